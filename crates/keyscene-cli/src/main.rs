@@ -1,0 +1,5 @@
+//! The `keyscene` command-line tool.
+
+fn main() {
+    println!("keyscene");
+}

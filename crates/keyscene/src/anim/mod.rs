@@ -1,0 +1,498 @@
+//! Animation: tracks of keys, and the evaluator that poses a [`Scene`] at a time.
+//!
+//! # Time
+//! Key times are **frames of the animation's clock** ([`Animation::fps`] frames per second),
+//! stored as `f64` so fractional keys (FBX KTime, glTF seconds) are exact enough:
+//! an FBX KTime `t` is frame `t · fps / 46_186_158_000`. [`Time`] names which unit a caller
+//! means, so `Time::Seconds(1.0)` and `Time::Frame(30.0)` agree on a 30 fps clock.
+//!
+//! # Tracks
+//! A [`Track`] holds keys sorted by time (equal times allowed: 3DS files repeat frames).
+//! Each key says how the curve leaves it ([`Interpolation`]): held (step), straight (linear),
+//! a Kochanek–Bartels spline ([`Tcb`], tangents from the neighbours as 3D Studio computes them),
+//! or a cubic Hermite with stored tangents (glTF `CUBICSPLINE`, 3DA `BEZIER`).
+//!
+//! # Evaluation
+//! [`Scene::evaluate`] samples one animation at one time and returns a [`Pose`]: every node's
+//! local and world matrix, visibility, and the animated camera/light values. Rotation tracks
+//! have their own type, [`RotationTrack`], because 3DS rotation keys are relative axis-angle
+//! turns that only become orientations when accumulated (seed 000, "Tracks").
+
+mod tcb;
+
+pub use tcb::{hermite, tcb_tangents};
+
+use glam::{DMat4, DQuat, DVec3};
+
+use crate::scene::{NodeId, NodeKind, Scene};
+
+/// A point on an animation's clock.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Time {
+    /// A frame of the animation's clock (fractional allowed).
+    Frame(f64),
+    /// Seconds from frame 0.
+    Seconds(f64),
+}
+
+impl Time {
+    /// This time in frames at `fps` frames per second.
+    pub fn to_frame(self, fps: f64) -> f64 {
+        match self {
+            Time::Frame(f) => f,
+            Time::Seconds(s) => s * fps,
+        }
+    }
+}
+
+/// The frame rate 3D Studio's keyframer runs at; 3DS files store no rate of their own.
+pub const THREE_DS_FPS: f64 = 30.0;
+
+/// One animation (3DS keyframer, FBX `AnimationStack`, glTF animation).
+#[derive(Debug, Clone, Default)]
+pub struct Animation {
+    /// The animation's name (FBX stack name; empty for 3DS).
+    pub name: String,
+    /// Frames per second of the key times.
+    pub fps: f64,
+    /// First and last frame of the animation, inclusive.
+    pub frame_range: (f64, f64),
+    /// What is animated.
+    pub channels: Vec<Channel>,
+}
+
+/// The animated values of one node.
+#[derive(Debug, Clone)]
+pub struct Channel {
+    /// The node whose value this drives.
+    pub node: NodeId,
+    /// Which value, with its keys.
+    pub target: ChannelTarget,
+}
+
+/// A node property driven by a track.
+#[derive(Debug, Clone)]
+pub enum ChannelTarget {
+    /// Local translation in scene units (3DS `POS_TRACK_TAG`).
+    Translation(Track<DVec3>),
+    /// Local rotation (3DS `ROT_TRACK_TAG`).
+    Rotation(RotationTrack),
+    /// Local scale factors (3DS `SCL_TRACK_TAG`).
+    Scale(Track<DVec3>),
+    /// Hidden (`true`) or shown, held between keys (3DS `HIDE_TRACK_TAG`, keys already turned
+    /// from toggles into absolute states).
+    Hidden(Track<bool>),
+    /// The mesh shown by the node, index into `Scene::meshes`, held between keys
+    /// (3DS `MORPH_TRACK_TAG`).
+    Morph(Track<usize>),
+    /// Camera field of view in degrees (3DS `FOV_TRACK_TAG`).
+    Fov(Track<f64>),
+    /// Camera or spotlight roll in degrees (3DS `ROLL_TRACK_TAG`).
+    Roll(Track<f64>),
+    /// Light colour, linear RGB 0–1 (3DS `COL_TRACK_TAG`).
+    Color(Track<DVec3>),
+    /// Spotlight hotspot full angle in degrees (3DS `HOT_TRACK_TAG`).
+    Hotspot(Track<f64>),
+    /// Spotlight falloff full angle in degrees (3DS `FALL_TRACK_TAG`).
+    Falloff(Track<f64>),
+}
+
+/// How a track continues outside its first and last key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Extrapolation {
+    /// Hold the end key's value.
+    #[default]
+    Constant,
+    /// Repeat the keyed span (3DS repeat/loop flags: the keyed span repeats).
+    Repeat,
+}
+
+/// Keys of one animated value, sorted by frame.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Track<T> {
+    /// The keys, in non-decreasing frame order.
+    pub keys: Vec<Key<T>>,
+    /// Behaviour before the first key.
+    pub before: Extrapolation,
+    /// Behaviour after the last key.
+    pub after: Extrapolation,
+    /// Tangents at the first and last key are computed as if the track were cyclic
+    /// (lib3ds `LIB3DS_SMOOTH`).
+    pub cyclic_tangents: bool,
+    /// The source's track flags word as stored (3DS: see `formats::three_ds` for which bits
+    /// keyscene reads and why).
+    pub flags: u16,
+}
+
+impl<T> Default for Track<T> {
+    fn default() -> Self {
+        Track {
+            keys: Vec::new(),
+            before: Extrapolation::Constant,
+            after: Extrapolation::Constant,
+            cyclic_tangents: false,
+            flags: 0,
+        }
+    }
+}
+
+impl<T> Track<T> {
+    /// A track of `keys` with constant extrapolation and no flags.
+    pub fn new(keys: Vec<Key<T>>) -> Self {
+        Track { keys, ..Track::default() }
+    }
+
+    /// `true` when the track has keys whose values can differ over time.
+    pub fn is_animated(&self) -> bool {
+        self.keys.len() > 1
+    }
+}
+
+/// One key of a [`Track`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Key<T> {
+    /// The key's time in frames of the animation's clock.
+    pub frame: f64,
+    /// The value at the key.
+    pub value: T,
+    /// How the curve arrives at and leaves this key.
+    pub interpolation: Interpolation<T>,
+}
+
+/// How the curve leaves a key towards the next one.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Interpolation<T> {
+    /// Hold this key's value until the next key.
+    Step,
+    /// Straight line to the next key.
+    Linear,
+    /// Kochanek–Bartels spline through the neighbouring keys (3D Studio, 3DA TCB tracks).
+    Tcb(Tcb),
+    /// Cubic Hermite with stored tangents, in value units **per frame**: `in_tangent` arrives at
+    /// this key, `out_tangent` leaves it (glTF `CUBICSPLINE` tangents are per second: multiply
+    /// by `1 / fps` when reading them).
+    Hermite {
+        /// Incoming tangent.
+        in_tangent: T,
+        /// Outgoing tangent.
+        out_tangent: T,
+    },
+}
+
+/// Kochanek–Bartels parameters of a key, as 3D Studio stores them (seed 000, "Tracks").
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Tcb {
+    /// Tension −1..1: higher is tighter.
+    pub tension: f32,
+    /// Continuity −1..1: 0 is smooth.
+    pub continuity: f32,
+    /// Bias −1..1: negative leans to the next key, positive to the previous.
+    pub bias: f32,
+    /// Ease into this key 0..1 (slows the approach).
+    pub ease_to: f32,
+    /// Ease out of this key 0..1 (slows the departure).
+    pub ease_from: f32,
+}
+
+/// A 3DS rotation key value: a turn of `angle` radians about `axis`, relative to the
+/// previous key's orientation (the first key is relative to identity).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AxisAngle {
+    /// The turn in radians (may exceed a full turn: 3D Studio keeps spins).
+    pub angle: f64,
+    /// The axis, not necessarily normalised (3DS files store what the editor computed).
+    pub axis: DVec3,
+}
+
+/// The rotation of a node over time.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RotationTrack {
+    /// Absolute orientations (glTF, 3DA TCB 4D).
+    Quat(Track<DQuat>),
+    /// 3DS relative axis-angle keys, accumulated and interpolated as lib3ds does.
+    Relative(Track<AxisAngle>),
+}
+
+impl RotationTrack {
+    /// Number of keys.
+    pub fn key_count(&self) -> usize {
+        match self {
+            RotationTrack::Quat(t) => t.keys.len(),
+            RotationTrack::Relative(t) => t.keys.len(),
+        }
+    }
+}
+
+impl ChannelTarget {
+    /// The track's name as the CLI shows it (`translation`, `rotation`, …).
+    pub fn name(&self) -> &'static str {
+        match self {
+            ChannelTarget::Translation(_) => "translation",
+            ChannelTarget::Rotation(_) => "rotation",
+            ChannelTarget::Scale(_) => "scale",
+            ChannelTarget::Hidden(_) => "hidden",
+            ChannelTarget::Morph(_) => "morph",
+            ChannelTarget::Fov(_) => "fov",
+            ChannelTarget::Roll(_) => "roll",
+            ChannelTarget::Color(_) => "color",
+            ChannelTarget::Hotspot(_) => "hotspot",
+            ChannelTarget::Falloff(_) => "falloff",
+        }
+    }
+
+    /// Number of keys in the track.
+    pub fn key_count(&self) -> usize {
+        match self {
+            ChannelTarget::Translation(t) | ChannelTarget::Scale(t) | ChannelTarget::Color(t) => {
+                t.keys.len()
+            }
+            ChannelTarget::Rotation(r) => r.key_count(),
+            ChannelTarget::Hidden(t) => t.keys.len(),
+            ChannelTarget::Morph(t) => t.keys.len(),
+            ChannelTarget::Fov(t)
+            | ChannelTarget::Roll(t)
+            | ChannelTarget::Hotspot(t)
+            | ChannelTarget::Falloff(t) => t.keys.len(),
+        }
+    }
+}
+
+/// The scene posed at one time: everything [`Scene::evaluate`] computes.
+#[derive(Debug, Clone)]
+pub struct Pose {
+    /// The frame that was evaluated, in the animation's clock.
+    pub frame: f64,
+    /// Local matrix of every node (parent frame ← node frame).
+    pub local: Vec<DMat4>,
+    /// World matrix of every node (world ← node frame). Camera and spotlight nodes with a target
+    /// are turned to look at it (see [`Scene::evaluate`]).
+    pub world: Vec<DMat4>,
+    /// Whether every node is hidden at this time.
+    pub hidden: Vec<bool>,
+    /// The mesh every node shows at this time (morph tracks switch it).
+    pub mesh: Vec<Option<usize>>,
+    /// Camera field of view in degrees, per camera in `Scene::cameras`.
+    pub camera_fov: Vec<f64>,
+    /// Camera roll in degrees, per camera.
+    pub camera_roll: Vec<f64>,
+}
+
+impl Pose {
+    /// The matrix that takes node `node`'s mesh positions to world space:
+    /// `world[node] · geometry_transform`.
+    pub fn mesh_to_world(&self, scene: &Scene, node: NodeId) -> DMat4 {
+        self.world[node] * scene.nodes[node].geometry_transform
+    }
+
+    /// World-space positions of the mesh node `node` shows at this pose, in the mesh's vertex
+    /// order; empty when the node has no mesh.
+    pub fn world_positions(&self, scene: &Scene, node: NodeId) -> Vec<DVec3> {
+        let Some(m) = self.mesh[node] else { return Vec::new() };
+        let to_world = self.mesh_to_world(scene, node);
+        scene.meshes[m].positions.iter().map(|&p| to_world.transform_point3(p)).collect()
+    }
+}
+
+impl Track<DVec3> {
+    /// The value at `frame` (see [`tcb`] for the spline rules).
+    pub fn sample(&self, frame: f64) -> Option<DVec3> {
+        tcb::sample_vector(self, frame)
+    }
+}
+
+impl Track<f64> {
+    /// The value at `frame`.
+    pub fn sample(&self, frame: f64) -> Option<f64> {
+        tcb::sample_vector(self, frame)
+    }
+}
+
+impl<T: Copy> Track<T>
+where
+    T: PartialEq,
+{
+    /// The held value at `frame`: the last key at or before it (the first key before the
+    /// first). For step tracks: hide, morph.
+    pub fn sample_step(&self, frame: f64) -> Option<T> {
+        let first = self.keys.first()?;
+        let mut v = first.value;
+        for k in &self.keys {
+            if k.frame <= frame {
+                v = k.value;
+            } else {
+                break;
+            }
+        }
+        Some(v)
+    }
+}
+
+impl RotationTrack {
+    /// The orientation at `frame`.
+    pub fn sample(&self, frame: f64) -> Option<DQuat> {
+        match self {
+            RotationTrack::Quat(t) => tcb::sample_quat(t, frame),
+            RotationTrack::Relative(t) => tcb::sample_relative(t, frame),
+        }
+    }
+}
+
+impl Scene {
+    /// Poses the scene: samples animation `animation` (index into [`Scene::animations`];
+    /// `None` or an index past the end poses the rest transforms) at `time`, then composes every
+    /// node's world matrix from the roots down.
+    ///
+    /// A node's local matrix is `T · R · S` from its channels, falling back to its rest
+    /// [`Node::transform`](crate::scene::Node::transform) for parts without a track. A camera
+    /// with a target (and a spotlight with one) is turned so its −Z axis points at the target's
+    /// world position, +Y towards the world up (+Z for Z-up sources, as 3D Studio's cameras) and
+    /// turned by its roll about the view axis; a camera exactly on its target keeps the unturned
+    /// orientation.
+    pub fn evaluate(&self, animation: Option<usize>, time: Time) -> Pose {
+        let anim = animation.and_then(|i| self.animations.get(i));
+        let fps = anim.map(|a| a.fps).unwrap_or(THREE_DS_FPS);
+        let frame = time.to_frame(fps);
+        let n = self.nodes.len();
+        let mut parts: Vec<_> = self.nodes.iter().map(|node| node.transform).collect();
+        let mut hidden: Vec<bool> = self.nodes.iter().map(|node| node.hidden).collect();
+        let mut mesh: Vec<Option<usize>> = self.nodes.iter().map(|node| node.mesh).collect();
+        let mut camera_fov: Vec<f64> = self.cameras.iter().map(|c| c.fov_degrees).collect();
+        let mut camera_roll: Vec<f64> = self.cameras.iter().map(|c| c.roll_degrees).collect();
+        if let Some(anim) = anim {
+            for ch in &anim.channels {
+                let Some(p) = parts.get_mut(ch.node) else { continue };
+                match &ch.target {
+                    ChannelTarget::Translation(t) => {
+                        if let Some(v) = t.sample(frame) {
+                            p.translation = v;
+                        }
+                    }
+                    ChannelTarget::Rotation(r) => {
+                        if let Some(q) = r.sample(frame) {
+                            p.rotation = q;
+                        }
+                    }
+                    ChannelTarget::Scale(t) => {
+                        if let Some(v) = t.sample(frame) {
+                            p.scale = v;
+                        }
+                    }
+                    ChannelTarget::Hidden(t) => {
+                        if let Some(h) = t.sample_step(frame) {
+                            hidden[ch.node] = h;
+                        }
+                    }
+                    ChannelTarget::Morph(t) => {
+                        if let Some(m) = t.sample_step(frame) {
+                            if m < self.meshes.len() {
+                                mesh[ch.node] = Some(m);
+                            }
+                        }
+                    }
+                    ChannelTarget::Fov(t) => {
+                        if let (NodeKind::Camera(c), Some(v)) =
+                            (&self.nodes[ch.node].kind, t.sample(frame))
+                        {
+                            camera_fov[*c] = v;
+                        }
+                    }
+                    ChannelTarget::Roll(t) => {
+                        if let (NodeKind::Camera(c), Some(v)) =
+                            (&self.nodes[ch.node].kind, t.sample(frame))
+                        {
+                            camera_roll[*c] = v;
+                        }
+                    }
+                    ChannelTarget::Color(_) | ChannelTarget::Hotspot(_) | ChannelTarget::Falloff(_) => {}
+                }
+            }
+        }
+        let local: Vec<DMat4> = parts.iter().map(|p| p.matrix()).collect();
+        let mut world = vec![DMat4::IDENTITY; n];
+        for id in self.depth_first() {
+            world[id] = match self.nodes[id].parent {
+                Some(p) => world[p] * local[id],
+                None => local[id],
+            };
+        }
+        let up = match self.meta.axes.up {
+            crate::scene::Axis::PosZ | crate::scene::Axis::NegZ => DVec3::Z,
+            crate::scene::Axis::PosX | crate::scene::Axis::NegX => DVec3::X,
+            _ => DVec3::Y,
+        };
+        for (id, node) in self.nodes.iter().enumerate() {
+            let (target, roll) = match node.kind {
+                NodeKind::Camera(c) => (self.cameras[c].target, camera_roll[c]),
+                NodeKind::Light(l) => (self.lights[l].target, self.lights[l].roll_degrees),
+                _ => continue,
+            };
+            let Some(t) = target.filter(|&t| t < n) else { continue };
+            world[id] = aim(world[id], world[t].w_axis.truncate(), up, roll);
+        }
+        Pose { frame, local, world, hidden, mesh, camera_fov, camera_roll }
+    }
+}
+
+/// Turns a camera-like frame at `m`'s origin so −Z looks at `target`, +Y leans to `up`, then
+/// rolls it by `roll_degrees` about the view axis (positive: counter-clockwise seen from behind
+/// the camera). Keeps `m` when the target is at the origin or straight along `up`.
+fn aim(m: DMat4, target: DVec3, up: DVec3, roll_degrees: f64) -> DMat4 {
+    let eye = m.w_axis.truncate();
+    let dir = target - eye;
+    if dir.length_squared() < 1e-24 {
+        return m;
+    }
+    let back = -dir.normalize();
+    let mut side = up.cross(back);
+    if side.length_squared() < 1e-24 {
+        side = DVec3::X.cross(back);
+        if side.length_squared() < 1e-24 {
+            return m;
+        }
+    }
+    let side = side.normalize();
+    let upv = back.cross(side);
+    let look = DMat4::from_cols(
+        side.extend(0.0),
+        upv.extend(0.0),
+        back.extend(0.0),
+        eye.extend(1.0),
+    );
+    look * DMat4::from_rotation_z(-roll_degrees.to_radians())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scene::{Node, Scene};
+
+    #[test]
+    fn seconds_and_frames_agree_at_thirty_fps() {
+        assert_eq!(Time::Seconds(2.0).to_frame(30.0), 60.0);
+        assert_eq!(Time::Frame(7.5).to_frame(30.0), 7.5);
+    }
+
+    #[test]
+    fn child_world_is_parent_world_times_local() {
+        let mut s = Scene::default();
+        s.nodes.push(Node::new("a", NodeKind::Null));
+        s.nodes.push(Node::new("b", NodeKind::Null));
+        s.attach(0, None);
+        s.attach(1, Some(0));
+        s.nodes[0].transform.translation = DVec3::new(10.0, 0.0, 0.0);
+        s.nodes[1].transform.translation = DVec3::new(0.0, 5.0, 0.0);
+        let pose = s.evaluate(None, Time::Frame(0.0));
+        assert_eq!(pose.world[1].w_axis.truncate(), DVec3::new(10.0, 5.0, 0.0));
+    }
+
+    #[test]
+    fn aimed_camera_looks_down_minus_z_at_its_target() {
+        let m = DMat4::from_translation(DVec3::new(0.0, -10.0, 0.0));
+        let a = aim(m, DVec3::ZERO, DVec3::Z, 0.0);
+        // −Z of the camera points from (0,−10,0) towards the origin: +Y in world.
+        let view = -a.z_axis.truncate();
+        assert!((view - DVec3::Y).length() < 1e-12);
+        // +Y of the camera is world up (+Z).
+        assert!((a.y_axis.truncate() - DVec3::Z).length() < 1e-12);
+    }
+}

@@ -1,0 +1,34 @@
+//! The crate's error type: one variant per format, each carrying where and what.
+
+use std::path::PathBuf;
+
+/// Everything that can stop keyscene from reading or writing a file.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// Reading or writing a file failed.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// The file's format could not be recognised from its bytes or extension.
+    #[error("{0}")]
+    UnknownFormat(String),
+    /// A 3DS/PRJ file is malformed.
+    #[cfg(feature = "three_ds")]
+    #[error(transparent)]
+    ThreeDs(#[from] crate::formats::three_ds::Error),
+    /// A glTF file is malformed or could not be written.
+    #[cfg(feature = "gltf")]
+    #[error(transparent)]
+    Gltf(#[from] crate::formats::gltf::Error),
+    /// An OBJ file could not be written.
+    #[cfg(feature = "obj")]
+    #[error(transparent)]
+    Obj(#[from] crate::formats::obj::Error),
+    /// The scene cannot be written in the requested format.
+    #[error("{0}")]
+    Unsupported(String),
+}

@@ -1,0 +1,127 @@
+//! Loading any supported file by content, and writing output files atomically.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use crate::limits::Limits;
+use crate::scene::{Scene, Warning};
+use crate::Error;
+
+/// The file formats keyscene reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileFormat {
+    /// Autodesk 3D Studio `.3ds` (root `M3DMAGIC` 0x4D4D) or project `.prj` (root 0xC23D).
+    ThreeDs,
+    /// glTF 2.0, JSON (`.gltf`) or binary (`.glb`).
+    Gltf,
+}
+
+impl FileFormat {
+    /// Recognises a format from the first bytes of a file, falling back to the extension.
+    /// Content wins: a `.3ds` file that does not start with a 3DS root chunk is not taken for
+    /// one (the 3DS reader then reports why).
+    pub fn detect(bytes: &[u8], path: Option<&Path>) -> Option<FileFormat> {
+        if bytes.starts_with(b"glTF") || bytes.first() == Some(&b'{') {
+            return Some(FileFormat::Gltf);
+        }
+        if bytes.len() >= 2 && matches!(u16::from_le_bytes([bytes[0], bytes[1]]), 0x4D4D | 0xC23D) {
+            return Some(FileFormat::ThreeDs);
+        }
+        let ext = path?.extension()?.to_str()?.to_ascii_lowercase();
+        match ext.as_str() {
+            "3ds" | "prj" => Some(FileFormat::ThreeDs),
+            "gltf" | "glb" => Some(FileFormat::Gltf),
+            _ => None,
+        }
+    }
+}
+
+/// Options every reader takes.
+#[derive(Debug, Clone, Default)]
+pub struct ReadOptions {
+    /// Allocation and depth limits.
+    pub limits: Limits,
+    /// The folder the file came from, for resolving texture and buffer file names
+    /// (case-insensitively). `None`: resolve nothing.
+    pub base_dir: Option<PathBuf>,
+}
+
+/// Reads a scene from a file, recognising its format by content (then extension).
+/// Returns the scene and the problems the reader survived.
+pub fn load(path: &Path) -> Result<(Scene, Vec<Warning>), Error> {
+    let bytes = std::fs::read(path).map_err(|source| Error::Io { path: path.into(), source })?;
+    let opts = ReadOptions {
+        limits: Limits::default(),
+        base_dir: path.parent().map(|p| if p.as_os_str().is_empty() { Path::new(".") } else { p }.into()),
+    };
+    load_bytes(&bytes, Some(path), &opts)
+}
+
+/// Reads a scene from bytes; `path` (which need not exist) only helps recognise the format.
+pub fn load_bytes(
+    bytes: &[u8],
+    path: Option<&Path>,
+    opts: &ReadOptions,
+) -> Result<(Scene, Vec<Warning>), Error> {
+    match FileFormat::detect(bytes, path) {
+        #[cfg(feature = "three_ds")]
+        Some(FileFormat::ThreeDs) => Ok(crate::formats::three_ds::read(bytes, opts)?),
+        #[cfg(feature = "gltf")]
+        Some(FileFormat::Gltf) => Ok(crate::formats::gltf::read(bytes, opts)?),
+        #[allow(unreachable_patterns)]
+        Some(f) => Err(Error::Unsupported(format!("{f:?} support is not compiled in"))),
+        None => Err(Error::UnknownFormat(match path {
+            Some(p) => format!("{}: not a file format keyscene reads", p.display()),
+            None => "not a file format keyscene reads".into(),
+        })),
+    }
+}
+
+/// Writes a file atomically: `fill` writes into a temporary file in the destination's folder,
+/// which is renamed over `path` only when `fill` succeeds. On any error nothing is left behind
+/// (the temporary file is removed) and an existing `path` is untouched.
+pub fn write_atomically<E>(
+    path: &Path,
+    fill: impl FnOnce(&mut dyn Write) -> Result<(), E>,
+) -> Result<(), E>
+where
+    E: From<Error>,
+{
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let io = |source| Error::Io { path: path.into(), source };
+    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(io)?;
+    {
+        let mut w = std::io::BufWriter::new(tmp.as_file_mut());
+        fill(&mut w)?;
+        w.flush().map_err(io)?;
+    }
+    tmp.persist(path).map_err(|e| io(e.error))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn failed_write_leaves_no_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("x.obj");
+        let r: Result<(), Error> = write_atomically(&out, |w| {
+            w.write_all(b"partial").unwrap();
+            Err(Error::Unsupported("stop".into()))
+        });
+        assert!(r.is_err());
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn detects_3ds_and_prj_roots_by_content() {
+        assert_eq!(FileFormat::detect(&[0x4D, 0x4D, 0, 0], None), Some(FileFormat::ThreeDs));
+        assert_eq!(FileFormat::detect(&[0x3D, 0xC2, 0, 0], None), Some(FileFormat::ThreeDs));
+        assert_eq!(FileFormat::detect(b"glTF\x02\0\0\0", None), Some(FileFormat::Gltf));
+    }
+}

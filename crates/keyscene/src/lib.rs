@@ -1,0 +1,28 @@
+//! keyscene: read, evaluate and convert animated 3D scenes.
+//!
+//! Layers, bottom up:
+//! - [`formats`]: one module per file format, each with a low-level layer (chunks, records,
+//!   structs) usable alone, and a bridge to and from the scene model. A format never imports
+//!   another format; conversions go through [`scene::Scene`].
+//! - [`scene`]: the format-neutral model (nodes, meshes, materials, cameras, lights, skins).
+//! - [`anim`]: tracks, keys and the evaluator that poses a scene at a time.
+//! - [`limits`]: the bounds every reader checks before allocating.
+//!
+//! ```no_run
+//! let (scene, warnings) = keyscene::load("examples/FLY.3DS".as_ref())?;
+//! let pose = scene.evaluate(Some(0), keyscene::anim::Time::Frame(10.0));
+//! # Ok::<(), keyscene::Error>(())
+//! ```
+
+#![warn(missing_docs)]
+
+pub mod anim;
+pub mod formats;
+pub mod limits;
+pub mod scene;
+
+mod error;
+mod io;
+
+pub use error::Error;
+pub use io::{load, load_bytes, write_atomically, FileFormat, ReadOptions};

@@ -1,0 +1,747 @@
+//! The format-neutral scene model every reader fills and every writer reads.
+//!
+//! # Shape
+//! A [`Scene`] keeps its objects in flat arenas indexed by `usize`: [`Scene::nodes`],
+//! [`Scene::meshes`], [`Scene::materials`], [`Scene::cameras`], [`Scene::lights`],
+//! [`Scene::skins`]. A [`Node`] names its parent and children by index into `nodes`, and what
+//! it carries (mesh, camera, light) by index into the matching arena. [`Scene::roots`] lists the
+//! nodes without a parent, in file order. Readers guarantee that the hierarchy is a forest (no
+//! cycles, every index in range); [`Scene::validate`] checks it.
+//!
+//! # Precision
+//! Transforms, animation values and mesh positions are `f64` (glam's `DVec3`, `DQuat`,
+//! `DMat4`): FBX stores `f64` positions and centimetre scenes far from the origin lose
+//! millimetres in `f32`. Normals, UVs and colours are `f32`, which is all their sources carry.
+//! 3DS stores `f32` everywhere; widening it to `f64` is exact.
+//!
+//! # Conventions
+//! Coordinates are the source's own (see [`Metadata::axes`] and [`Metadata::units`]); readers
+//! convert nothing. Matrices are column vectors (`world = parent_world * local`), glam's
+//! convention. Angles in the model are radians unless a field says degrees (camera FOV and
+//! light cones keep the degrees their sources use).
+
+use glam::{DMat4, DQuat, DVec3, Vec2, Vec3, Vec4};
+
+use crate::anim::Animation;
+
+/// A node index into [`Scene::nodes`].
+pub type NodeId = usize;
+
+/// A loaded scene: hierarchy, geometry, materials, cameras, lights and animation.
+#[derive(Debug, Clone, Default)]
+pub struct Scene {
+    /// Where the scene came from, its units, axes and time settings.
+    pub meta: Metadata,
+    /// Every node, parents and children by index into this list.
+    pub nodes: Vec<Node>,
+    /// Nodes without a parent, in file order.
+    pub roots: Vec<NodeId>,
+    /// Meshes, shared by index: several nodes may instance one mesh (3DS `INSTANCE_NAME`).
+    pub meshes: Vec<Mesh>,
+    /// Materials, referenced from [`Mesh::material_slots`].
+    pub materials: Vec<Material>,
+    /// Camera data, referenced from [`NodeKind::Camera`].
+    pub cameras: Vec<Camera>,
+    /// Light data, referenced from [`NodeKind::Light`].
+    pub lights: Vec<Light>,
+    /// Skinning deformers, referenced from [`Mesh::skin`].
+    pub skins: Vec<Skin>,
+    /// Animations (3DS: one keyframer; FBX: one per `AnimationStack`; glTF: one per animation).
+    pub animations: Vec<Animation>,
+}
+
+/// Facts about the source file that do not belong to any object.
+#[derive(Debug, Clone, Default)]
+pub struct Metadata {
+    /// The source format, e.g. `"3ds"`, `"fbx"`, `"3da"`, `"gltf"`.
+    pub format: String,
+    /// The format's own version as the file states it (3DS `M3D_VERSION`, FBX `FBXVersion`),
+    /// `None` when the file does not say.
+    pub version: Option<u32>,
+    /// The length unit of the coordinates.
+    pub units: Units,
+    /// The axis system of the coordinates.
+    pub axes: AxisSystem,
+    /// Frames per second of the source's animation clock. `None` when the format stores no rate
+    /// (3DS): callers then choose one, 3D Studio's 30 fps by default.
+    pub frame_rate: Option<f64>,
+    /// The animation range in the source's frames, first and last frame inclusive
+    /// (3DS `KFSEG`, FBX `TimeSpanStart`/`TimeSpanStop` converted to frames).
+    pub frame_range: Option<(f64, f64)>,
+    /// Other named values a format keeps about the whole file (3DS `KFHDR` name and length,
+    /// `MASTER_SCALE`, FBX creator …), as text, in file order.
+    pub properties: Vec<(String, String)>,
+}
+
+/// The length unit of a scene's coordinates.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub enum Units {
+    /// The file states no unit (3DS "generic units").
+    #[default]
+    Unitless,
+    /// One unit is this many metres (FBX `UnitScaleFactor` cm → 0.01; glTF 1.0).
+    Metres(f64),
+}
+
+/// One signed axis of a coordinate system.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Axis {
+    /// +X
+    PosX,
+    /// −X
+    NegX,
+    /// +Y
+    #[default]
+    PosY,
+    /// −Y
+    NegY,
+    /// +Z
+    PosZ,
+    /// −Z
+    NegZ,
+}
+
+/// Which way is up and front, and the handedness of the coordinates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AxisSystem {
+    /// The axis pointing up.
+    pub up: Axis,
+    /// The axis a model's front faces along ("front" as FBX `FrontAxis`).
+    pub front: Axis,
+    /// `true` for right-handed coordinates.
+    pub right_handed: bool,
+}
+
+impl Default for AxisSystem {
+    /// glTF's system: +Y up, +Z front, right-handed.
+    fn default() -> Self {
+        Self::Y_UP_RIGHT_HANDED
+    }
+}
+
+impl AxisSystem {
+    /// glTF and Maya: +Y up, +Z front, right-handed.
+    pub const Y_UP_RIGHT_HANDED: AxisSystem =
+        AxisSystem { up: Axis::PosY, front: Axis::PosZ, right_handed: true };
+    /// 3D Studio and 3ds Max: +Z up, −Y front, right-handed.
+    pub const Z_UP_RIGHT_HANDED: AxisSystem =
+        AxisSystem { up: Axis::PosZ, front: Axis::NegY, right_handed: true };
+}
+
+/// What a node is.
+#[derive(Debug, Clone, PartialEq)]
+pub enum NodeKind {
+    /// A node with a mesh; the mesh is [`Node::mesh`].
+    Mesh,
+    /// A helper without geometry (3DS `$$$DUMMY`, FBX `Null`).
+    Null,
+    /// A skeleton bone (FBX `LimbNode`, 3DA `ANIM_BONE_3DA`).
+    Bone,
+    /// A camera; its data is `Scene::cameras[index]`.
+    Camera(usize),
+    /// A camera's target (3DS `TARGET_NODE_TAG`); the camera node is named.
+    CameraTarget {
+        /// The camera node aiming at this target, when known.
+        camera: Option<NodeId>,
+    },
+    /// A light; its data is `Scene::lights[index]`.
+    Light(usize),
+    /// A spotlight's target (3DS `L_TARGET_NODE_TAG`).
+    LightTarget {
+        /// The light node aiming at this target, when known.
+        light: Option<NodeId>,
+    },
+    /// The scene's ambient light (3DS `AMBIENT_NODE_TAG`).
+    Ambient,
+}
+
+impl NodeKind {
+    /// A short lower-case name used by the CLI and JSON output: `mesh`, `null`, `bone`,
+    /// `camera`, `camera_target`, `light`, `light_target`, `ambient`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            NodeKind::Mesh => "mesh",
+            NodeKind::Null => "null",
+            NodeKind::Bone => "bone",
+            NodeKind::Camera(_) => "camera",
+            NodeKind::CameraTarget { .. } => "camera_target",
+            NodeKind::Light(_) => "light",
+            NodeKind::LightTarget { .. } => "light_target",
+            NodeKind::Ambient => "ambient",
+        }
+    }
+}
+
+/// A node of the hierarchy.
+///
+/// Its local matrix at rest is `T(translation) · R(rotation) · S(scale)` (column vectors);
+/// animation channels replace those parts over time (see [`crate::anim`]). The attached mesh
+/// is placed by [`Node::geometry_transform`] in the node's frame, which children do not inherit.
+#[derive(Debug, Clone)]
+pub struct Node {
+    /// The node's name as the source stores it (3DS `NODE_HDR` object name, so `$$$DUMMY` for
+    /// dummies; FBX name without the `Model::` prefix).
+    pub name: String,
+    /// A second name the source gives (3DS `INSTANCE_NAME`), else empty.
+    pub instance: String,
+    /// What the node is.
+    pub kind: NodeKind,
+    /// Parent index, `None` for a root.
+    pub parent: Option<NodeId>,
+    /// Child indices in file order.
+    pub children: Vec<NodeId>,
+    /// The rest-pose local transform (before animation).
+    pub transform: Transform,
+    /// Mesh-to-node matrix applied to the attached mesh only, not inherited by children.
+    /// 3DS: `T(−pivot) · MESH_MATRIX⁻¹` (lib3ds `3dsplay` convention); FBX: the geometric
+    /// translation/rotation/scaling. Identity when the source has none.
+    pub geometry_transform: DMat4,
+    /// The attached mesh, index into [`Scene::meshes`].
+    pub mesh: Option<usize>,
+    /// Hidden at rest (3DS NODE_HDR flags 1 bit 11; FBX `Visibility` 0).
+    pub hidden: bool,
+    /// Identity and flags as the source stores them, kept so writers can round-trip them.
+    pub source: NodeSource,
+}
+
+impl Node {
+    /// A node with the given name and kind, identity transforms, no parent and no attachments.
+    pub fn new(name: impl Into<String>, kind: NodeKind) -> Node {
+        Node {
+            name: name.into(),
+            instance: String::new(),
+            kind,
+            parent: None,
+            children: Vec::new(),
+            transform: Transform::IDENTITY,
+            geometry_transform: DMat4::IDENTITY,
+            mesh: None,
+            hidden: false,
+            source: NodeSource::default(),
+        }
+    }
+}
+
+/// A node's identity and flags in its source format.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct NodeSource {
+    /// The source's node id (3DS `NODE_ID`, or the file-order number when absent; FBX object id).
+    pub id: Option<i64>,
+    /// 3DS `NODE_HDR` flags 1 and flags 2 as stored.
+    pub flags: [u16; 2],
+    /// 3DS `PIVOT` in the mesh's frame (also folded into [`Node::geometry_transform`]).
+    pub pivot: DVec3,
+    /// 3DS `BOUNDBOX` (min, max) when present.
+    pub bound_box: Option<(DVec3, DVec3)>,
+    /// 3DS `MORPH_SMOOTH` angle in degrees when present.
+    pub morph_smooth: Option<f32>,
+}
+
+/// Translation, rotation and scale of a node relative to its parent.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Transform {
+    /// Translation in scene units.
+    pub translation: DVec3,
+    /// Rotation as a unit quaternion.
+    pub rotation: DQuat,
+    /// Scale factors per axis.
+    pub scale: DVec3,
+}
+
+impl Transform {
+    /// No translation, no rotation, unit scale.
+    pub const IDENTITY: Transform =
+        Transform { translation: DVec3::ZERO, rotation: DQuat::IDENTITY, scale: DVec3::ONE };
+
+    /// `T · R · S` as a matrix (column vectors).
+    pub fn matrix(&self) -> DMat4 {
+        DMat4::from_scale_rotation_translation(self.scale, self.rotation, self.translation)
+    }
+}
+
+/// A polygon mesh in its own frame.
+///
+/// Polygons are stored flat: polygon `p` has the corners
+/// `corner_vertices[polygon_starts[p] as usize .. polygon_starts[p + 1] as usize]`
+/// (`polygon_starts` has one more entry than there are polygons). 3DS meshes are all
+/// triangles; FBX brings n-gons. Winding is counter-clockwise seen from the front.
+#[derive(Debug, Clone, Default)]
+pub struct Mesh {
+    /// The mesh's name (3DS `NAMED_OBJECT`, FBX geometry name).
+    pub name: String,
+    /// Vertex positions in the mesh's frame.
+    pub positions: Vec<DVec3>,
+    /// Offsets into `corner_vertices`, one per polygon plus the end.
+    pub polygon_starts: Vec<u32>,
+    /// Vertex index of every polygon corner.
+    pub corner_vertices: Vec<u32>,
+    /// Normals, when the source stores them (3DS stores none: derive them from
+    /// `smoothing_groups`).
+    pub normals: Option<Attribute<Vec3>>,
+    /// UV sets in source order; V points up (OpenGL convention, as 3DS and FBX store it).
+    pub uv_sets: Vec<UvSet>,
+    /// Vertex colours (RGBA, 0–1).
+    pub colors: Option<Attribute<Vec4>>,
+    /// Smoothing-group bits per polygon (3DS `SMOOTH_GROUP`); two polygons share a normal at a
+    /// vertex only where their bits intersect. `None` when the source has none.
+    pub smoothing_groups: Option<Vec<u32>>,
+    /// Material slot per polygon, index into `material_slots`, or [`Mesh::NO_MATERIAL`].
+    /// Empty when every polygon uses slot 0 (or no material at all when there is no slot).
+    pub polygon_materials: Vec<u32>,
+    /// Scene material index per slot (`None`: the slot names a material the file lacks).
+    pub material_slots: Vec<Option<usize>>,
+    /// 3DS `MESH_MATRIX` (the object's frame at modelling time), FBX: none.
+    pub source_matrix: Option<DMat4>,
+    /// Morph targets (FBX blend shapes, 3DS morph meshes, glTF targets).
+    pub morph_targets: Vec<MorphTarget>,
+    /// The skin deforming this mesh, index into [`Scene::skins`].
+    pub skin: Option<usize>,
+}
+
+impl Mesh {
+    /// Marks a polygon without a material in [`Mesh::polygon_materials`].
+    pub const NO_MATERIAL: u32 = u32::MAX;
+
+    /// Number of polygons.
+    pub fn polygon_count(&self) -> usize {
+        self.polygon_starts.len().saturating_sub(1)
+    }
+
+    /// The vertex indices of polygon `p`. Panics when `p >= polygon_count()`.
+    pub fn polygon(&self, p: usize) -> &[u32] {
+        let a = self.polygon_starts[p] as usize;
+        let b = self.polygon_starts[p + 1] as usize;
+        &self.corner_vertices[a..b]
+    }
+
+    /// The corner index range of polygon `p` into per-corner attributes.
+    pub fn polygon_corners(&self, p: usize) -> std::ops::Range<usize> {
+        self.polygon_starts[p] as usize..self.polygon_starts[p + 1] as usize
+    }
+
+    /// The material slot of polygon `p` ([`Mesh::NO_MATERIAL`] for none).
+    pub fn polygon_material(&self, p: usize) -> u32 {
+        match self.polygon_materials.get(p) {
+            Some(&m) => m,
+            None if self.material_slots.is_empty() => Mesh::NO_MATERIAL,
+            None => 0,
+        }
+    }
+}
+
+/// A named set of texture coordinates.
+#[derive(Debug, Clone, Default)]
+pub struct UvSet {
+    /// The set's name (FBX `LayerElementUV` name), empty when unnamed.
+    pub name: String,
+    /// The coordinates.
+    pub uvs: Attribute<Vec2>,
+}
+
+/// Per-element mesh data and how it maps onto the mesh.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Attribute<T> {
+    /// The values.
+    pub values: Vec<T>,
+    /// How `values` map to vertices, corners or polygons.
+    pub mapping: Mapping,
+}
+
+impl<T> Default for Attribute<T> {
+    fn default() -> Self {
+        Attribute { values: Vec::new(), mapping: Mapping::PerVertex }
+    }
+}
+
+impl<T: Copy> Attribute<T> {
+    /// The value at polygon corner `corner` (a corner index) of a polygon `polygon` whose vertex
+    /// is `vertex`. `None` when the attribute has no value there.
+    pub fn get(&self, vertex: u32, corner: usize, polygon: usize) -> Option<T> {
+        match &self.mapping {
+            Mapping::PerVertex => self.values.get(vertex as usize).copied(),
+            Mapping::PerCorner => self.values.get(corner).copied(),
+            Mapping::PerPolygon => self.values.get(polygon).copied(),
+            Mapping::Indexed(ix) => {
+                ix.get(corner).and_then(|&i| self.values.get(i as usize)).copied()
+            }
+            Mapping::AllSame => self.values.first().copied(),
+        }
+    }
+}
+
+/// How an [`Attribute`]'s values map onto a mesh.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Mapping {
+    /// One value per vertex (`values[vertex]`).
+    PerVertex,
+    /// One value per polygon corner (`values[corner]`).
+    PerCorner,
+    /// One value per polygon.
+    PerPolygon,
+    /// An index into `values` per polygon corner.
+    Indexed(Vec<u32>),
+    /// One value for the whole mesh.
+    AllSame,
+}
+
+/// A morph target: positions (and normals) that replace or offset the base mesh.
+#[derive(Debug, Clone, Default)]
+pub struct MorphTarget {
+    /// The target's name (FBX `BlendShapeChannel`, 3DS morph object).
+    pub name: String,
+    /// Position offsets from the base mesh, one per base vertex.
+    pub position_deltas: Vec<DVec3>,
+    /// Normal offsets, when the source has them.
+    pub normal_deltas: Option<Vec<Vec3>>,
+    /// Weight at rest, 0–1.
+    pub default_weight: f64,
+}
+
+/// A skin: the bones that deform a mesh and each vertex's weights.
+#[derive(Debug, Clone, Default)]
+pub struct Skin {
+    /// Joints in order; `influences` name joints by index into this list.
+    pub joints: Vec<SkinJoint>,
+    /// Per vertex: (joint index, weight), weights as stored (not renormalised).
+    pub influences: Vec<Vec<(u32, f32)>>,
+}
+
+/// A bone of a [`Skin`].
+#[derive(Debug, Clone)]
+pub struct SkinJoint {
+    /// The bone's node.
+    pub node: NodeId,
+    /// Inverse of the bone's world matrix at bind time, times the mesh's world matrix at bind
+    /// time: maps mesh-space positions into the bone's frame.
+    pub inverse_bind: DMat4,
+}
+
+/// A surface material (3DS `MAT_ENTRY`, FBX lambert/phong, glTF material).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Material {
+    /// The material's name (3DS `MAT_NAME`: the key meshes refer to it by).
+    pub name: String,
+    /// Ambient colour, linear RGB 0–1.
+    pub ambient: Vec3,
+    /// Diffuse colour, linear RGB 0–1.
+    pub diffuse: Vec3,
+    /// Specular colour, linear RGB 0–1.
+    pub specular: Vec3,
+    /// Shininess 0–1 (3DS `MAT_SHININESS` percent ÷ 100).
+    pub shininess: f32,
+    /// Shininess strength 0–1 (3DS `MAT_SHIN2PCT` ÷ 100).
+    pub shininess_strength: f32,
+    /// Transparency 0 (opaque) – 1 (invisible) (3DS `MAT_TRANSPARENCY` ÷ 100).
+    pub transparency: f32,
+    /// Self-illumination 0–1 (3DS `MAT_SELF_ILPCT` ÷ 100).
+    pub self_illumination: f32,
+    /// Drawn from both sides (3DS `MAT_TWO_SIDE`).
+    pub two_sided: bool,
+    /// Drawn as wireframe (3DS `MAT_WIRE`).
+    pub wireframe: bool,
+    /// Texture maps in source order.
+    pub maps: Vec<TextureMap>,
+}
+
+impl Default for Material {
+    fn default() -> Self {
+        Material {
+            name: String::new(),
+            ambient: Vec3::splat(0.0),
+            diffuse: Vec3::splat(0.8),
+            specular: Vec3::splat(0.0),
+            shininess: 0.0,
+            shininess_strength: 0.0,
+            transparency: 0.0,
+            self_illumination: 0.0,
+            two_sided: false,
+            wireframe: false,
+            maps: Vec::new(),
+        }
+    }
+}
+
+/// What a texture map drives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MapSlot {
+    /// Diffuse colour (3DS `MAT_TEXMAP`).
+    Diffuse,
+    /// Opacity (3DS `MAT_OPACMAP`).
+    Opacity,
+    /// Bump/normal (3DS `MAT_BUMPMAP`).
+    Bump,
+    /// Specular colour (3DS `MAT_SPECMAP`).
+    Specular,
+    /// Shininess (3DS `MAT_SHINMAP`).
+    Shininess,
+    /// Reflection (3DS `MAT_REFLMAP`).
+    Reflection,
+    /// Self-illumination / emissive (3DS `MAT_SELFIMAP`).
+    Emissive,
+}
+
+/// A texture map of a material.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TextureMap {
+    /// What the map drives.
+    pub slot: MapSlot,
+    /// The file name as the source stores it (3DS: 8.3 upper case).
+    pub file: String,
+    /// The file found next to the scene (case-insensitively), when it exists.
+    pub resolved: Option<std::path::PathBuf>,
+    /// Map strength 0–1 (3DS `INT_PCT` of the map chunk).
+    pub strength: f32,
+    /// UV transform of the map.
+    pub uv_transform: UvTransform,
+    /// The source's map flags as stored (3DS `MAT_MAP_TILING`).
+    pub flags: u16,
+}
+
+/// A texture coordinate transform: `uv' = offset + R(rotation) · (scale · uv)`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct UvTransform {
+    /// U/V scale (3DS `MAT_MAP_USCALE`/`VSCALE`).
+    pub scale: Vec2,
+    /// U/V offset (3DS `MAT_MAP_UOFFSET`/`VOFFSET`).
+    pub offset: Vec2,
+    /// Rotation in degrees (3DS `MAT_MAP_ANG`).
+    pub rotation_degrees: f32,
+}
+
+impl Default for UvTransform {
+    fn default() -> Self {
+        UvTransform { scale: Vec2::ONE, offset: Vec2::ZERO, rotation_degrees: 0.0 }
+    }
+}
+
+/// A camera. Its node's world matrix positions it; when `target` is set the camera looks at
+/// that node and `roll` turns it about the view axis.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Camera {
+    /// The camera's name.
+    pub name: String,
+    /// The node the camera looks at (3DS camera target), if any.
+    pub target: Option<NodeId>,
+    /// Field of view in degrees, measured along `fov_axis` (3DS stores the horizontal FOV).
+    pub fov_degrees: f64,
+    /// Which dimension `fov_degrees` spans.
+    pub fov_axis: FovAxis,
+    /// Roll about the view axis in degrees.
+    pub roll_degrees: f64,
+    /// Near clip distance in scene units (`None`: not stated).
+    pub near: Option<f64>,
+    /// Far clip distance in scene units (`None`: not stated).
+    pub far: Option<f64>,
+    /// Width ÷ height of the film/viewport, when the source states it.
+    pub aspect: Option<f64>,
+}
+
+/// The direction a camera's field of view is measured in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FovAxis {
+    /// Horizontal (3DS, FBX default).
+    Horizontal,
+    /// Vertical (glTF `yfov`).
+    Vertical,
+}
+
+/// A light. Position from its node; direction from `target` (3DS spotlights) or the node's −Z.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Light {
+    /// The light's name.
+    pub name: String,
+    /// What kind of light.
+    pub kind: LightKind,
+    /// Colour, linear RGB 0–1.
+    pub color: Vec3,
+    /// Intensity multiplier (3DS `DL_MULTIPLIER`, FBX `Intensity` ÷ 100), 1 = nominal.
+    pub intensity: f64,
+    /// Spot hotspot (inner cone) full angle in degrees.
+    pub hotspot_degrees: f64,
+    /// Spot falloff (outer cone) full angle in degrees.
+    pub falloff_degrees: f64,
+    /// Attenuation range (inner, outer) in scene units, when enabled.
+    pub attenuation: Option<(f64, f64)>,
+    /// `false` when the light is switched off (3DS `DL_OFF`).
+    pub on: bool,
+    /// The node the light aims at (3DS spotlight target), if any.
+    pub target: Option<NodeId>,
+    /// Spot roll in degrees.
+    pub roll_degrees: f64,
+}
+
+/// The kind of a [`Light`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LightKind {
+    /// Radiates in all directions (3DS omni).
+    Point,
+    /// A cone (3DS `DL_SPOTLIGHT`).
+    Spot,
+    /// Parallel rays.
+    Directional,
+    /// Ambient light.
+    Ambient,
+}
+
+/// A problem the reader survived. Returned alongside the scene (as ufbx does), never logged.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Warning {
+    /// Byte offset in the file where the problem was found, when it has one.
+    pub offset: Option<u64>,
+    /// Where in the file's structure (e.g. `MDATA › NAMED_OBJECT "Box01" › FACE_ARRAY`).
+    pub place: String,
+    /// What was wrong and what the reader did about it.
+    pub message: String,
+}
+
+impl std::fmt::Display for Warning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.offset {
+            Some(o) => write!(f, "{} at byte {:#x}: {}", self.place, o, self.message),
+            None => write!(f, "{}: {}", self.place, self.message),
+        }
+    }
+}
+
+/// Why a scene's structure is inconsistent (see [`Scene::validate`]).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SceneError {
+    /// An index points past its arena.
+    #[error("node {node} ({name}): {what} index {index} is out of range")]
+    IndexOutOfRange {
+        /// The node holding the index.
+        node: NodeId,
+        /// The node's name.
+        name: String,
+        /// Which index.
+        what: &'static str,
+        /// The bad value.
+        index: usize,
+    },
+    /// Parent and child lists disagree, or the hierarchy has a cycle.
+    #[error("node {node} ({name}): {what}")]
+    Hierarchy {
+        /// The node.
+        node: NodeId,
+        /// The node's name.
+        name: String,
+        /// What is inconsistent.
+        what: String,
+    },
+}
+
+impl Scene {
+    /// Links `child` under `parent` (updating both sides). Does not check for cycles.
+    pub fn attach(&mut self, child: NodeId, parent: Option<NodeId>) {
+        self.nodes[child].parent = parent;
+        match parent {
+            Some(p) => self.nodes[p].children.push(child),
+            None => self.roots.push(child),
+        }
+    }
+
+    /// Nodes in depth-first pre-order from the roots (children in stored order).
+    pub fn depth_first(&self) -> Vec<NodeId> {
+        let mut out = Vec::with_capacity(self.nodes.len());
+        let mut stack: Vec<NodeId> = self.roots.iter().rev().copied().collect();
+        while let Some(n) = stack.pop() {
+            out.push(n);
+            stack.extend(self.nodes[n].children.iter().rev().copied());
+        }
+        out
+    }
+
+    /// Checks that every index is in range, parent and child links agree, `roots` holds exactly
+    /// the parentless nodes and the hierarchy has no cycle.
+    pub fn validate(&self) -> Result<(), SceneError> {
+        let n = self.nodes.len();
+        let range = |node: NodeId, what: &'static str, index: usize, len: usize| {
+            if index >= len {
+                Err(SceneError::IndexOutOfRange {
+                    node,
+                    name: self.nodes[node].name.clone(),
+                    what,
+                    index,
+                })
+            } else {
+                Ok(())
+            }
+        };
+        let hier = |node: NodeId, what: String| SceneError::Hierarchy {
+            node,
+            name: self.nodes[node].name.clone(),
+            what,
+        };
+        for (i, node) in self.nodes.iter().enumerate() {
+            if let Some(p) = node.parent {
+                range(i, "parent", p, n)?;
+                if !self.nodes[p].children.contains(&i) {
+                    return Err(hier(i, format!("parent {p} does not list it as a child")));
+                }
+            } else if !self.roots.contains(&i) {
+                return Err(hier(i, "has no parent but is not a root".into()));
+            }
+            for &c in &node.children {
+                range(i, "child", c, n)?;
+                if self.nodes[c].parent != Some(i) {
+                    return Err(hier(i, format!("child {c} names another parent")));
+                }
+            }
+            if let Some(m) = node.mesh {
+                range(i, "mesh", m, self.meshes.len())?;
+            }
+            match node.kind {
+                NodeKind::Camera(c) => range(i, "camera", c, self.cameras.len())?,
+                NodeKind::Light(l) => range(i, "light", l, self.lights.len())?,
+                _ => {}
+            }
+        }
+        if self.depth_first().len() != n {
+            return Err(hier(0, "the hierarchy has a cycle or unreachable nodes".into()));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chain(len: usize) -> Scene {
+        let mut s = Scene::default();
+        for i in 0..len {
+            s.nodes.push(Node::new(format!("n{i}"), NodeKind::Null));
+            s.attach(i, i.checked_sub(1));
+        }
+        s
+    }
+
+    #[test]
+    fn depth_first_visits_parent_before_children() {
+        let s = chain(4);
+        assert_eq!(s.depth_first(), vec![0, 1, 2, 3]);
+        assert!(s.validate().is_ok());
+    }
+
+    #[test]
+    fn validate_rejects_a_parent_cycle() {
+        let mut s = chain(3);
+        // 0 -> 1 -> 2 -> 0: no root reaches anything.
+        s.roots.clear();
+        s.nodes[0].parent = Some(2);
+        s.nodes[2].children.push(0);
+        assert!(s.validate().is_err());
+    }
+
+    #[test]
+    fn transform_matrix_is_translate_rotate_scale() {
+        let t = Transform {
+            translation: DVec3::new(1.0, 2.0, 3.0),
+            rotation: DQuat::from_rotation_z(std::f64::consts::FRAC_PI_2),
+            scale: DVec3::new(2.0, 2.0, 2.0),
+        };
+        // (1,0,0) scaled to (2,0,0), turned 90° about Z to (0,2,0), moved to (1,4,3).
+        let p = t.matrix().transform_point3(DVec3::X);
+        assert!((p - DVec3::new(1.0, 4.0, 3.0)).length() < 1e-12);
+    }
+}

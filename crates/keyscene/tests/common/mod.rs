@@ -1,0 +1,71 @@
+//! Shared helpers for the corpus tests.
+//!
+//! Corpus tests run one libtest-mimic trial per corpus file. The corpus is found at
+//! `KEYSCENE_CORPUS`, else `../shared/corpus` beside the workspace. When it is absent every
+//! corpus trial is reported as *ignored* (skipped), never as passed; when `KEYSCENE_CORPUS` is
+//! set but the folder is missing, the run fails.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+use libtest_mimic::{Failed, Trial};
+
+/// The corpus folder, or `None` when it is absent and `KEYSCENE_CORPUS` is not set.
+/// Panics when `KEYSCENE_CORPUS` names a folder that does not exist.
+pub fn corpus() -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os("KEYSCENE_CORPUS") {
+        let dir = PathBuf::from(dir);
+        assert!(dir.is_dir(), "KEYSCENE_CORPUS={} is not a folder", dir.display());
+        return Some(dir);
+    }
+    let default = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus");
+    default.is_dir().then_some(default)
+}
+
+/// A trial that runs `f` on the corpus, or is reported ignored when there is no corpus.
+pub fn corpus_trial(
+    name: impl Into<String>,
+    corpus: &Option<PathBuf>,
+    f: impl FnOnce(&Path) -> Result<(), Failed> + Send + 'static,
+) -> Trial {
+    let name = name.into();
+    match corpus.clone() {
+        Some(dir) => Trial::test(name, move || f(&dir)),
+        None => Trial::test(name, || Ok(())).with_ignored_flag(true),
+    }
+}
+
+/// Every file under `dir` (recursively) whose extension, lower-cased, is one of `exts`,
+/// sorted by path.
+pub fn files_with_ext(dir: &Path, exts: &[&str]) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(rd) = std::fs::read_dir(&d) else { continue };
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if let Some(x) = p.extension().and_then(|x| x.to_str()) {
+                if exts.iter().any(|e| e.eq_ignore_ascii_case(x)) {
+                    out.push(p);
+                }
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Runs the trials with libtest-mimic's command-line handling and exits with its status.
+/// Prints how many trials were skipped for want of a corpus.
+pub fn run(trials: Vec<Trial>) -> ! {
+    let args = libtest_mimic::Arguments::from_args();
+    if corpus().is_none() {
+        eprintln!(
+            "corpus not found (set KEYSCENE_CORPUS): {} corpus trials reported as ignored",
+            trials.iter().filter(|t| t.has_ignored_flag()).count()
+        );
+    }
+    libtest_mimic::run(&args, trials).exit()
+}

@@ -5,8 +5,10 @@
 //! - [`model`]: a file as a resolved tree (entities, surfaces, streams, tracks), no offsets.
 //! - [`read`] / [`write`]: bytes ↔ [`model::File`]; write → read → write is byte-identical.
 //! - [`check`]: every rule the file must satisfy, each violation with its byte offset.
+//! - [`eval`]: tracks sampled at a frame, EULER as the seed composes it.
 
 pub mod check;
+pub mod eval;
 pub mod layout;
 pub mod model;
 pub mod read;

@@ -236,7 +236,7 @@ fn tcb<V: Arbitrary + Copy + std::fmt::Debug>() -> impl Strategy<Value = TcbKey<
     })
 }
 
-fn keys<K: std::fmt::Debug, V: std::fmt::Debug>(
+fn keys<K, V: std::fmt::Debug>(
     cur: impl Strategy<Value = V>,
     k: impl Strategy<Value = K>,
 ) -> impl Strategy<Value = KeyTrack<K>>

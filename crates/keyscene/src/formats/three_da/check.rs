@@ -163,10 +163,8 @@ impl Checker<'_> {
                 self.error(at + 62, format!("{ctx}: num_children is {} but {expected} entities name it as parent", e.num_children));
             }
             let skinned = e.type_id == entity_type::MESH_SKINNED;
-            if e.type_id == entity_type::HELPER || e.type_id == entity_type::BONE {
-                if !e.surfaces.is_empty() {
-                    self.warn(at + 68, format!("{ctx}: a helper or bone with {} surfaces", e.surfaces.len()));
-                }
+            if (e.type_id == entity_type::HELPER || e.type_id == entity_type::BONE) && !e.surfaces.is_empty() {
+                self.warn(at + 68, format!("{ctx}: a helper or bone with {} surfaces", e.surfaces.len()));
             }
             for (j, s) in e.surfaces.iter().enumerate() {
                 let sat = locs.surfaces[i][j];

@@ -140,6 +140,24 @@ fn offsets_pointed_at_themselves_or_out_of_range_are_reported() {
 }
 
 #[test]
+fn huge_counts_are_refused_before_allocating() {
+    let bytes = write(&sample()).unwrap();
+    let e0 = u32_at(&bytes, 32) as usize;
+    let pos = u32_at(&bytes, e0 + 72) as usize;
+    for (field, value) in [(8usize, u32::MAX), (20, i32::MAX as u32), (e0 + 68, u32::MAX), (pos + 8, i32::MAX as u32)] {
+        let mut b = bytes.clone();
+        set_u32(&mut b, field, value);
+        let r = check(&b);
+        assert!(r.errors().any(|i| i.message.contains("exceed") || i.message.contains("past the end")), "field {field:#x}: {:#?}", r.issues);
+        assert!(read(&b, &Limits::default()).is_err());
+    }
+    let s0 = u32_at(&bytes, e0 + 64) as usize;
+    let mut b = bytes.clone();
+    set_u32(&mut b, s0 + 60, u32::MAX);
+    assert!(check(&b).has_errors());
+}
+
+#[test]
 fn content_violations_are_reported_with_offsets() {
     let base = sample();
     let bytes = |f: &File| write(f).unwrap();

@@ -53,24 +53,38 @@ pub enum Error {
 /// parent chain is cyclic or out of range are treated as roots, so every node appears once.
 pub fn traverse_order(parents: &[Option<usize>], names: &[&str]) -> Vec<usize> {
     let n = parents.len();
-    let valid = |i: usize| -> Option<usize> {
-        let p = parents[i]?;
-        // Reject parents out of range and chains that do not reach a root within n steps.
-        let mut cur = p;
-        for _ in 0..n {
-            if cur >= n {
-                return None;
+    // ok[i]: node i's parent chain reaches a root. Each chain is walked once (O(n)).
+    #[derive(Clone, Copy, PartialEq)]
+    enum State {
+        Unknown,
+        Walking,
+        Ok,
+        Bad,
+    }
+    let mut state = vec![State::Unknown; n];
+    let mut path = Vec::new();
+    for start in 0..n {
+        let mut cur = start;
+        let verdict = loop {
+            match state[cur] {
+                State::Ok => break State::Ok,
+                State::Bad | State::Walking => break State::Bad,
+                State::Unknown => {}
             }
-            if cur == i {
-                return None;
-            }
+            state[cur] = State::Walking;
+            path.push(cur);
             match parents[cur] {
-                Some(q) => cur = q,
-                None => return Some(p),
+                None => break State::Ok,
+                Some(p) if p < n => cur = p,
+                Some(_) => break State::Bad,
             }
+        };
+        for &i in &path {
+            state[i] = verdict;
         }
-        None
-    };
+        path.clear();
+    }
+    let valid = |i: usize| parents[i].filter(|_| state[i] == State::Ok);
     let mut children: Vec<Vec<usize>> = vec![Vec::new(); n];
     let mut roots = Vec::new();
     for i in 0..n {
@@ -105,6 +119,14 @@ mod tests {
         let parents = [Some(2), Some(4), None, Some(5), None, Some(4), Some(4), Some(5)];
         let order: Vec<&str> = traverse_order(&parents, &names).into_iter().map(|i| names[i]).collect();
         assert_eq!(order, ["Node0", "Node0.Child0", "Node0.Child0.Child0", "Node0.Child0.Child1", "Node0.Child1", "Node0.Child2", "Node1", "Node1.Child0"]);
+    }
+
+    #[test]
+    fn traverse_order_of_a_deep_chain_is_linear_time() {
+        let n: usize = 200_000;
+        let parents: Vec<Option<usize>> = (0..n).map(|i| i.checked_sub(1)).collect();
+        let names = vec!["n"; n];
+        assert_eq!(traverse_order(&parents, &names), (0..n).collect::<Vec<_>>());
     }
 
     #[test]

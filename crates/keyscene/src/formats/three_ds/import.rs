@@ -6,14 +6,17 @@
 //! without `NODE_ID` (1993, Second Reality) — by file-order number, as lib3ds numbers them. A
 //! parent that is missing, the node itself, or part of a cycle leaves the node a root, with a
 //! warning. An object node shows the mesh of the same name (instances share one mesh) placed by
-//! `geometry_transform = T(−pivot) · MESH_MATRIX⁻¹` (lib3ds' `3dsplay`). A file without
+//! `geometry_transform = T(−pivot) · MESH_MATRIX⁻¹` (lib3ds' `3dsplay`), times lib3ds' mirror
+//! correction `M · S(−1, 1, 1) · M⁻¹` when the matrix `M` has a negative determinant (see
+//! [`mirror_fix`]; positions stay as stored). A file without
 //! keyframer nodes gets one node per named object at identity (its points are already in world
 //! space), cameras and lights at their stored positions with target nodes.
 //!
 //! # Animation
 //! One [`Animation`] at [`THREE_DS_FPS`] over `KFSEG` (else `0..KFHDR length`), a channel per
-//! track. Keys are sorted by frame and a key on the same frame as an earlier one replaces it
-//! (lib3ds' `*_track_insert`; `claw.3DS` has rotation keys 0, 83, 83). Track flag bit 0 (repeat)
+//! track. Keys are sorted by frame; keys sharing a frame are all kept in file order, as lib3ds
+//! keeps them (`claw.3DS` has rotation keys 0, 83, 83: the second 83 still turns the
+//! accumulated orientation, and the empty segment between them is never entered). Track flag bit 0 (repeat)
 //! → [`Extrapolation::Repeat`] after the last key, otherwise lib3ds' last-key value before the
 //! first key ([`Extrapolation::HoldLast`]); bit 1 (smooth) → [`Track::cyclic_tangents`]. Hide
 //! keys become absolute states toggling from the node's hidden flag; morph keys name meshes.
@@ -271,6 +274,11 @@ impl Builder<'_> {
                 ObjectKind::Mesh(_) => {
                     let mut node = Node::new(o.name.clone(), NodeKind::Mesh);
                     node.mesh = self.mesh_by_name.get(&o.name).copied();
+                    if let Some(m) = node.mesh.and_then(|m| self.scene.meshes[m].source_matrix) {
+                        if m.is_finite() && m.determinant().abs() > 1e-12 {
+                            node.geometry_transform = mirror_fix(&m);
+                        }
+                    }
                     node.hidden = o.hidden;
                     self.push_root(node);
                 }
@@ -372,7 +380,7 @@ impl Builder<'_> {
             if node.kind == NodeKind::Mesh {
                 node.mesh = self.mesh_by_name.get(&nc.name).copied();
                 let inv = match matrices.get(nc.name.as_str()).copied().flatten() {
-                    Some(m) if m.determinant().abs() > 1e-12 && m.is_finite() => m.inverse(),
+                    Some(m) if m.determinant().abs() > 1e-12 && m.is_finite() => m.inverse() * mirror_fix(&m),
                     Some(_) => {
                         self.warn(Some(nc.offset), &place, "MESH_MATRIX is singular; identity used");
                         DMat4::IDENTITY
@@ -486,7 +494,7 @@ impl Builder<'_> {
             node.name,
             super::chunks::chunk_label(t.tag)
         );
-        let keys = self.sorted_keys(t, &place);
+        let keys = self.sorted_keys(t);
         if keys.is_empty() {
             return None;
         }
@@ -557,31 +565,12 @@ impl Builder<'_> {
         })
     }
 
-    /// The track's keys sorted by frame, a later key on an existing frame replacing the earlier
-    /// one (lib3ds `*_track_insert`).
-    fn sorted_keys<'t>(&mut self, t: &'t TrackChunk, place: &str) -> Vec<&'t KeyChunk> {
+    /// The track's keys sorted by frame, keys on the same frame kept in file order (lib3ds
+    /// `*_track_insert` inserts after equal frames; its replace-on-equal branch never runs).
+    fn sorted_keys<'t>(&mut self, t: &'t TrackChunk) -> Vec<&'t KeyChunk> {
         let mut keys: Vec<&KeyChunk> = t.keys.iter().collect();
         keys.sort_by_key(|k| k.frame);
-        let before = keys.len();
-        // After a stable sort the file's last key of each frame is the last of its run.
-        let mut out: Vec<&KeyChunk> = Vec::new();
-        for k in keys {
-            match out.last_mut() {
-                Some(last) if last.frame == k.frame => *last = k,
-                _ => out.push(k),
-            }
-        }
-        if out.len() != before {
-            self.warn(
-                Some(t.offset),
-                place,
-                format!(
-                    "{} keys repeat an earlier key's frame; the later key replaces the earlier (as lib3ds)",
-                    before - out.len()
-                ),
-            );
-        }
-        out
+        keys
     }
 
     /// Sets every node's rest transform to its animated value at frame `start`.
@@ -595,6 +584,17 @@ impl Builder<'_> {
                 _ => {}
             }
         }
+    }
+}
+
+/// The mirror correction lib3ds applies to the points of a mesh whose `MESH_MATRIX` has a
+/// negative determinant (a mirrored object, `mesh.c`): `M · S(−1, 1, 1) · M⁻¹`, identity
+/// otherwise. 3D Studio stores a mirrored object's points mirrored back through its frame.
+fn mirror_fix(m: &DMat4) -> DMat4 {
+    if m.determinant() < 0.0 {
+        *m * DMat4::from_scale(DVec3::new(-1.0, 1.0, 1.0)) * m.inverse()
+    } else {
+        DMat4::IDENTITY
     }
 }
 

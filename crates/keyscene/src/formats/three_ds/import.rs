@@ -672,3 +672,169 @@ fn convert_material(m: &MaterialEntry, files: &HashMap<String, PathBuf>) -> Mate
         maps,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::anim::Time;
+
+    fn chunk(id: u16, parts: &[&[u8]]) -> Vec<u8> {
+        let payload: Vec<u8> = parts.concat();
+        let mut v = id.to_le_bytes().to_vec();
+        v.extend(((payload.len() + 6) as u32).to_le_bytes());
+        v.extend(payload);
+        v
+    }
+
+    fn f32s(v: &[f32]) -> Vec<u8> {
+        v.iter().flat_map(|x| x.to_le_bytes()).collect()
+    }
+
+    /// A mesh object `name` with the given points, one face and a MESH_MATRIX.
+    fn mesh_object(name: &str, points: &[[f32; 3]], matrix: [f32; 12]) -> Vec<u8> {
+        let mut pts = (points.len() as u16).to_le_bytes().to_vec();
+        for p in points {
+            pts.extend(f32s(p));
+        }
+        let mut faces = 1u16.to_le_bytes().to_vec();
+        for v in [0u16, 1, 2, 0] {
+            faces.extend(v.to_le_bytes());
+        }
+        let tri = chunk(
+            id::N_TRI_OBJECT,
+            &[&chunk(id::POINT_ARRAY, &[&pts]), &chunk(id::FACE_ARRAY, &[&faces]), &chunk(id::MESH_MATRIX, &[&f32s(&matrix)])],
+        );
+        chunk(id::NAMED_OBJECT, &[name.as_bytes(), &[0], &tri])
+    }
+
+    /// A POS track with one key per `(frame, value)`.
+    fn pos_track(keys: &[(i32, [f32; 3])]) -> Vec<u8> {
+        let mut p = 0u16.to_le_bytes().to_vec();
+        p.extend([0u8; 8]);
+        p.extend((keys.len() as u32).to_le_bytes());
+        for (f, v) in keys {
+            p.extend(f.to_le_bytes());
+            p.extend(0u16.to_le_bytes());
+            p.extend(f32s(v));
+        }
+        chunk(id::POS_TRACK_TAG, &[&p])
+    }
+
+    fn hide_track(frames: &[i32]) -> Vec<u8> {
+        let mut p = 0u16.to_le_bytes().to_vec();
+        p.extend([0u8; 8]);
+        p.extend((frames.len() as u32).to_le_bytes());
+        for f in frames {
+            p.extend(f.to_le_bytes());
+            p.extend(0u16.to_le_bytes());
+        }
+        chunk(id::HIDE_TRACK_TAG, &[&p])
+    }
+
+    /// An object node: optional NODE_ID, NODE_HDR with `parent`, optional pivot, more chunks.
+    fn node(id_: Option<u16>, name: &str, parent: u16, pivot: Option<[f32; 3]>, more: &[Vec<u8>]) -> Vec<u8> {
+        let mut parts: Vec<Vec<u8>> = Vec::new();
+        if let Some(i) = id_ {
+            parts.push(chunk(id::NODE_ID, &[&i.to_le_bytes()]));
+        }
+        let mut hdr = name.as_bytes().to_vec();
+        hdr.push(0);
+        hdr.extend([0u8; 4]);
+        hdr.extend(parent.to_le_bytes());
+        parts.push(chunk(id::NODE_HDR, &[&hdr]));
+        if let Some(p) = pivot {
+            parts.push(chunk(id::PIVOT, &[&f32s(&p)]));
+        }
+        parts.extend(more.iter().cloned());
+        let refs: Vec<&[u8]> = parts.iter().map(|p| p.as_slice()).collect();
+        chunk(id::OBJECT_NODE_TAG, &refs)
+    }
+
+    fn file(objects: &[Vec<u8>], nodes: &[Vec<u8>]) -> Vec<u8> {
+        let o: Vec<&[u8]> = objects.iter().map(|p| p.as_slice()).collect();
+        let mut kf: Vec<&[u8]> = nodes.iter().map(|p| p.as_slice()).collect();
+        let seg = chunk(id::KFSEG, &[&0u32.to_le_bytes(), &100u32.to_le_bytes()]);
+        kf.insert(0, &seg);
+        chunk(id::M3DMAGIC, &[&chunk(id::MDATA, &o), &chunk(id::KFDATA, &kf)])
+    }
+
+    const IDENTITY: [f32; 12] = [1., 0., 0., 0., 1., 0., 0., 0., 1., 0., 0., 0.];
+
+    fn read(bytes: &[u8]) -> (Scene, Vec<Warning>) {
+        super::super::read(bytes, &ReadOptions::default()).unwrap()
+    }
+
+    #[test]
+    fn world_vertex_is_node_times_minus_pivot_times_inverse_mesh_matrix() {
+        // MESH_MATRIX: the object's frame at (10, 0, 0); stored point (11, 0, 0) is (1, 0, 0) in
+        // it. Pivot (1, 0, 0) moves it to the origin; the node at (0, 5, 0) puts it at (0, 5, 0).
+        let m = [1., 0., 0., 0., 1., 0., 0., 0., 1., 10., 0., 0.];
+        let obj = mesh_object("Box", &[[11., 0., 0.], [10., 1., 0.], [10., 0., 1.]], m);
+        let n = node(None, "Box", 0xFFFF, Some([1., 0., 0.]), &[pos_track(&[(0, [0., 5., 0.])])]);
+        let (scene, warnings) = read(&file(&[obj], &[n]));
+        assert!(warnings.is_empty(), "{warnings:?}");
+        let pose = scene.evaluate(Some(0), Time::Frame(0.0));
+        let w = pose.world_positions(&scene, 0);
+        assert!((w[0] - DVec3::new(0., 5., 0.)).length() < 1e-6, "{w:?}");
+    }
+
+    #[test]
+    fn mirrored_mesh_matrix_gets_lib3ds_x_flip() {
+        // det(MESH_MATRIX) = −1: lib3ds replaces points by M·S(−1,1,1)·M⁻¹·p, so with an identity
+        // node the world point is M⁻¹·M·S·M⁻¹·p = S·M⁻¹·p = (1, 0, 0) for p = (1, 0, 0) and
+        // M = S(−1, 1, 1); without the flip it would be (−1, 0, 0).
+        let m = [-1., 0., 0., 0., 1., 0., 0., 0., 1., 0., 0., 0.];
+        let obj = mesh_object("M", &[[1., 0., 0.], [0., 1., 0.], [0., 0., 1.]], m);
+        let n = node(None, "M", 0xFFFF, None, &[]);
+        let (scene, _) = read(&file(&[obj], &[n]));
+        let w = scene.evaluate(Some(0), Time::Frame(0.0)).world_positions(&scene, 0);
+        assert!((w[0] - DVec3::X).length() < 1e-9, "{w:?}");
+    }
+
+    #[test]
+    fn without_node_id_parents_are_file_order_numbers_and_instances_share_a_mesh() {
+        let obj = mesh_object("Car", &[[0.; 3], [1., 0., 0.], [0., 1., 0.]], IDENTITY);
+        let a = node(None, "$$$DUMMY", 0xFFFF, None, &[pos_track(&[(0, [1., 0., 0.])])]);
+        let b = node(None, "Car", 0, None, &[pos_track(&[(0, [0., 2., 0.])])]);
+        let c = node(None, "Car", 0, None, &[chunk(id::INSTANCE_NAME, &[b"copy01\0"])]);
+        let (scene, _) = read(&file(&[obj], &[a, b, c]));
+        assert_eq!(scene.nodes[0].kind, NodeKind::Null);
+        assert_eq!(scene.nodes[1].parent, Some(0));
+        assert_eq!(scene.nodes[2].parent, Some(0));
+        assert_eq!(scene.nodes[1].mesh, scene.nodes[2].mesh);
+        assert_eq!(scene.nodes[2].instance, "copy01");
+        let pose = scene.evaluate(Some(0), Time::Frame(0.0));
+        assert_eq!(pose.world[1].w_axis.truncate(), DVec3::new(1., 2., 0.));
+    }
+
+    #[test]
+    fn self_parent_and_parent_cycle_are_re_rooted_with_warnings() {
+        let a = node(Some(1), "A", 2, None, &[]);
+        let b = node(Some(2), "B", 1, None, &[]);
+        let c = node(Some(3), "C", 3, None, &[]);
+        let (scene, warnings) = read(&file(&[], &[a, b, c]));
+        scene.validate().unwrap();
+        assert_eq!(scene.nodes[0].parent, None);
+        assert_eq!(scene.nodes[1].parent, Some(0));
+        assert_eq!(scene.nodes[2].parent, None);
+        assert_eq!(warnings.len(), 2, "{warnings:?}");
+    }
+
+    #[test]
+    fn hide_keys_toggle_into_absolute_states() {
+        let n = node(None, "$$$DUMMY", 0xFFFF, None, &[hide_track(&[10, 20])]);
+        let (scene, _) = read(&file(&[], &[n]));
+        let hidden = |f| scene.evaluate(Some(0), Time::Frame(f)).hidden[0];
+        assert_eq!((hidden(0.0), hidden(10.0), hidden(15.0), hidden(20.0)), (false, true, true, false));
+    }
+
+    #[test]
+    fn file_without_keyframer_gets_one_identity_node_per_mesh() {
+        let obj = mesh_object("Rock", &[[0.; 3], [1., 0., 0.], [0., 1., 0.]], IDENTITY);
+        let bytes = chunk(id::M3DMAGIC, &[&chunk(id::MDATA, &[&obj])]);
+        let (scene, _) = read(&bytes);
+        assert_eq!(scene.nodes.len(), 1);
+        assert_eq!(scene.nodes[0].mesh, Some(0));
+        assert!(scene.animations.is_empty());
+    }
+}

@@ -20,7 +20,7 @@
 
 mod tcb;
 
-pub use tcb::{ease, hermite, tcb_tangents};
+pub use tcb::{hermite, tcb_tangents};
 
 use glam::{DMat4, DQuat, DVec3};
 

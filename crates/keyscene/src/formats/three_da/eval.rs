@@ -6,9 +6,10 @@
 //!   a track without keys has no value. Frames are `f64` frame numbers.
 //! - LINEAR: linear interpolation; 4D: spherical (shortest arc).
 //! - TCB: the stored tangents are lib3ds's: `m_out_tan` of key k (lib3ds `dd`) and `m_in_tan`
-//!   of key k+1 (`ds`), per unit of the segment parameter; the parameter is first eased with
-//!   key k's `m_fEaseOut` and key k+1's `m_fEaseIn` (3D Studio's ease). 1D/3D: Hermite; 4D:
-//!   `squad(q_k, out_k, in_k+1, q_k+1)` with the tangents as control quaternions, as lib3ds.
+//!   of key k+1 (`ds`), per unit of the segment parameter. Ease in/out are carried but not
+//!   applied, as lib3ds and keyscene's 3DS evaluation (`anim::tcb`) do, so a 3DS → 3DA
+//!   conversion samples like its source. 1D/3D: Hermite; 4D: `squad(q_k, out_k, in_k+1,
+//!   q_k+1)` with the tangents as control quaternions, as lib3ds.
 //! - BEZIER: Hermite with tangents as slopes in value per frame (`m_fOutTan` of key k,
 //!   `m_fInTan` of key k+1), scaled by the segment length.
 //! - EULER: the seed's code, with `FromEulerYaw/Pitch/Roll` as rotations about +Y, +X, +Z
@@ -18,7 +19,7 @@ use glam::{DQuat, DVec3};
 
 use super::layout::{BezierKey, KeyRecord, LinearKey, TcbKey};
 use super::model::{EulerTrack, FloatTrack, KeyTrack, Quat, RotTrack, Vec3, VecTrack};
-use crate::anim::{ease, hermite};
+use crate::anim::hermite;
 
 /// Finds the segment holding `frame`: `Ok((k, u))` with `u` in 0..1 between keys k and k+1,
 /// or `Err(i)` when the value is key i's (held at the ends, or a single key).
@@ -74,7 +75,6 @@ where
         Err(i) => keys[i].value.out(),
         Ok((k, u)) => {
             let (a, b) = (&keys[k], &keys[k + 1]);
-            let u = ease(u, a.ease_out.into(), b.ease_in.into());
             hermite(a.value.out(), a.out_tan.out(), b.in_tan.out(), b.value.out(), u)
         }
     })
@@ -137,7 +137,6 @@ fn tcb_quat(t: &KeyTrack<TcbKey<Quat>>, frame: f64) -> Option<DQuat> {
         Err(i) => q4(keys[i].value),
         Ok((k, u)) => {
             let (a, b) = (&keys[k], &keys[k + 1]);
-            let u = ease(u, a.ease_out.into(), b.ease_in.into());
             squad(q4(a.value), q4(a.out_tan), q4(b.in_tan), q4(b.value), u)
         }
     })
@@ -226,9 +225,10 @@ mod tests {
     }
 
     #[test]
-    fn tcb_zero_tangents_is_smoothstep() {
-        // Hermite with zero tangents: h(u) = 3u² − 2u³, so u = 0.25 gives 0.15625.
-        let k = |frame, value| TcbKey { frame, value, ..TcbKey::<f32>::default() };
+    fn tcb_zero_tangents_is_smoothstep_and_ease_is_not_applied() {
+        // Hermite with zero tangents: h(u) = 3u² − 2u³, so u = 0.25 gives 0.15625 — with full
+        // ease stored on both keys, which lib3ds does not apply.
+        let k = |frame, value| TcbKey { frame, value, ease_in: 1.0, ease_out: 1.0, ..TcbKey::<f32>::default() };
         let t = FloatTrack::Tcb(KeyTrack { current: 0.0, keys: vec![k(0, 0.0), k(4, 1.0)] });
         assert!((t.sample(1.0).unwrap() - 0.15625).abs() < 1e-12);
     }

@@ -14,6 +14,8 @@ pub enum FileFormat {
     ThreeDs,
     /// glTF 2.0, JSON (`.gltf`) or binary (`.glb`).
     Gltf,
+    /// Techland ChromeEngine `.3da` (starts with `3DA_`).
+    ThreeDa,
 }
 
 impl FileFormat {
@@ -24,6 +26,9 @@ impl FileFormat {
         if bytes.starts_with(b"glTF") || bytes.first() == Some(&b'{') {
             return Some(FileFormat::Gltf);
         }
+        if bytes.starts_with(b"3DA_") {
+            return Some(FileFormat::ThreeDa);
+        }
         if bytes.len() >= 2 && matches!(u16::from_le_bytes([bytes[0], bytes[1]]), 0x4D4D | 0xC23D) {
             return Some(FileFormat::ThreeDs);
         }
@@ -31,6 +36,7 @@ impl FileFormat {
         match ext.as_str() {
             "3ds" | "prj" => Some(FileFormat::ThreeDs),
             "gltf" | "glb" => Some(FileFormat::Gltf),
+            "3da" => Some(FileFormat::ThreeDa),
             _ => None,
         }
     }
@@ -66,6 +72,8 @@ pub fn load_bytes(
     match FileFormat::detect(bytes, path) {
         #[cfg(feature = "three_ds")]
         Some(FileFormat::ThreeDs) => Ok(crate::formats::three_ds::read(bytes, opts)?),
+        #[cfg(feature = "three_da")]
+        Some(FileFormat::ThreeDa) => Ok(crate::formats::three_da::load(bytes, opts)?),
         #[cfg(feature = "gltf")]
         Some(FileFormat::Gltf) => Ok(crate::formats::gltf::read(bytes, opts)?),
         #[allow(unreachable_patterns)]
@@ -123,5 +131,6 @@ mod tests {
         assert_eq!(FileFormat::detect(&[0x4D, 0x4D, 0, 0], None), Some(FileFormat::ThreeDs));
         assert_eq!(FileFormat::detect(&[0x3D, 0xC2, 0, 0], None), Some(FileFormat::ThreeDs));
         assert_eq!(FileFormat::detect(b"glTF\x02\0\0\0", None), Some(FileFormat::Gltf));
+        assert_eq!(FileFormat::detect(b"3DA_\x07\x02\0\0", None), Some(FileFormat::ThreeDa));
     }
 }

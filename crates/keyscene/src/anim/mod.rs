@@ -176,7 +176,8 @@ pub enum Interpolation<T> {
     Tcb(Tcb),
     /// Cubic Hermite with stored tangents, in value units **per frame**: `in_tangent` arrives at
     /// this key, `out_tangent` leaves it (glTF `CUBICSPLINE` tangents are per second: multiply
-    /// by `1 / fps` when reading them).
+    /// by `1 / fps` when reading them). On a quaternion track ([`RotationTrack::Quat`]) the two
+    /// values are squad control quaternions instead (3DA TCB 4D), see `RotationTrack::sample`.
     Hermite {
         /// Incoming tangent.
         in_tangent: T,

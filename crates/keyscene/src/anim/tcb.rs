@@ -226,7 +226,11 @@ pub(crate) fn sample_vector<V: Vector>(track: &Track<V>, frame: f64) -> Option<V
     }
 }
 
-/// Samples an absolute quaternion track: slerp between keys (step keys hold).
+/// Samples an absolute quaternion track: slerp between keys (step keys hold). A key with
+/// [`Interpolation::Hermite`] carries **squad control quaternions** instead of tangents (3DA
+/// TCB 4D keys store them as `m_in_tan`/`m_out_tan`): the segment to the next key is
+/// `squad(a, a.out_tangent, b.in_tangent, b, u)` = `slerp(slerp(a, b, u), slerp(s_a, s_b, u),
+/// 2u(1−u))`, where `s_b` is the next key's `in_tangent` (its own value when it has none).
 pub(crate) fn sample_quat(track: &Track<DQuat>, frame: f64) -> Option<DQuat> {
     track.keys.first()?;
     let (i, u) = match locate(track, frame) {
@@ -237,6 +241,13 @@ pub(crate) fn sample_quat(track: &Track<DQuat>, frame: f64) -> Option<DQuat> {
     let b = &track.keys[i + 1];
     match a.interpolation {
         Interpolation::Step => Some(a.value),
+        Interpolation::Hermite { out_tangent, .. } => {
+            let sb = match &b.interpolation {
+                Interpolation::Hermite { in_tangent, .. } => *in_tangent,
+                _ => b.value,
+            };
+            Some(a.value.slerp(b.value, u).slerp(out_tangent.slerp(sb, u), 2.0 * u * (1.0 - u)))
+        }
         _ => Some(a.value.slerp(b.value, u)),
     }
 }

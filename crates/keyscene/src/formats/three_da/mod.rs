@@ -6,9 +6,11 @@
 //! - [`read`] / [`write`]: bytes ↔ [`model::File`]; write → read → write is byte-identical.
 //! - [`check`]: every rule the file must satisfy, each violation with its byte offset.
 //! - [`eval`]: tracks sampled at a frame, EULER as the seed composes it.
+//! - [`import`]: [`File`] → [`crate::scene::Scene`] ([`load`] reads bytes straight to a scene).
 
 pub mod check;
 pub mod eval;
+pub mod import;
 pub mod layout;
 pub mod model;
 pub mod read;
@@ -18,6 +20,22 @@ pub use check::{check, Issue, Report, Severity};
 pub use model::File;
 pub use read::read;
 pub use write::write;
+
+/// Reads a 3DA file into a scene: [`read`] then [`import::import`]. The reader's warnings
+/// (with their byte offsets) come first in the returned list, then the importer's.
+pub fn load(
+    bytes: &[u8],
+    opts: &crate::ReadOptions,
+) -> Result<(crate::scene::Scene, Vec<crate::scene::Warning>), Error> {
+    let (file, issues) = read(bytes, &opts.limits)?;
+    let mut warnings: Vec<crate::scene::Warning> = issues
+        .into_iter()
+        .map(|i| crate::scene::Warning { offset: Some(i.offset), place: "3da".into(), message: i.message })
+        .collect();
+    let (scene, more) = import::import(&file);
+    warnings.extend(more);
+    Ok((scene, warnings))
+}
 
 /// A 3DA file that cannot be read or written.
 #[derive(Debug, thiserror::Error)]

@@ -41,7 +41,8 @@ fn find_node(scene: &Scene, r: &Value) -> Option<usize> {
 fn check_file(corpus: &Path, reference: &Path) -> Result<(), Failed> {
     let refj: Value = serde_json::from_slice(&std::fs::read(reference)?)?;
     let file = corpus.join("3ds").join(refj["file"].as_str().unwrap());
-    let (scene, _warnings) = keyscene::load(&file).map_err(|e| format!("{}: {e}", file.display()))?;
+    let (scene, _warnings) =
+        keyscene::load(&file).map_err(|e| format!("{}: {e}", file.display()))?;
     let mesh_count = refj["mesh_count"].as_u64().unwrap() as usize;
     if scene.meshes.len() != mesh_count {
         return Err(format!("{} meshes, lib3ds has {mesh_count}", scene.meshes.len()).into());
@@ -71,7 +72,11 @@ fn check_file(corpus: &Path, reference: &Path) -> Result<(), Failed> {
             };
             let world = pose.world_positions(&scene, i);
             if world.len() as u64 != r["vertex_count"].as_u64().unwrap() {
-                failures.push(format!("frame {frame} {name}: {} vertices, lib3ds {}", world.len(), r["vertex_count"]));
+                failures.push(format!(
+                    "frame {frame} {name}: {} vertices, lib3ds {}",
+                    world.len(),
+                    r["vertex_count"]
+                ));
                 continue;
             }
             let (mut bmin, mut bmax, mut sum) =
@@ -122,7 +127,8 @@ fn main() {
         }));
     }
     for r in refs {
-        let name = r.file_name().unwrap().to_string_lossy().trim_end_matches(".lib3ds.json").to_string();
+        let name =
+            r.file_name().unwrap().to_string_lossy().trim_end_matches(".lib3ds.json").to_string();
         trials.push(common::corpus_trial(name, &corpus, move |dir| check_file(dir, &r)));
     }
     common::run(trials);

@@ -31,8 +31,8 @@ use crate::anim::{
     Tcb, Track, THREE_DS_FPS,
 };
 use crate::scene::{
-    AxisSystem, Camera, FovAxis, Light, LightKind, MapSlot, Material, Mesh, Metadata, Node, NodeKind,
-    Scene, TextureMap, Units, UvSet, UvTransform, Warning,
+    AxisSystem, Camera, FovAxis, Light, LightKind, MapSlot, Material, Mesh, Metadata, Node,
+    NodeKind, Scene, TextureMap, Units, UvSet, UvTransform, Warning,
 };
 use crate::ReadOptions;
 
@@ -59,8 +59,12 @@ pub fn import(file: &File3ds, opts: &ReadOptions, warnings: &mut Vec<Warning>) -
     }
     if let Some(kf) = &file.keyframer {
         let range = b.scene.meta.frame_range.unwrap_or((0.0, 0.0));
-        let mut anim =
-            Animation { name: String::new(), fps: THREE_DS_FPS, frame_range: range, channels: Vec::new() };
+        let mut anim = Animation {
+            name: String::new(),
+            fps: THREE_DS_FPS,
+            frame_range: range,
+            channels: Vec::new(),
+        };
         for (i, node) in kf.nodes.iter().enumerate() {
             for t in &node.tracks {
                 if let Some(target) = b.channel(i, node, t, range.0) {
@@ -86,7 +90,12 @@ fn v3(a: [f32; 3]) -> DVec3 {
 
 /// `MESH_MATRIX` (four columns of three floats) as a 4×4 matrix.
 fn mesh_matrix(m: &[[f32; 3]; 4]) -> DMat4 {
-    DMat4::from_cols(v3(m[0]).extend(0.0), v3(m[1]).extend(0.0), v3(m[2]).extend(0.0), v3(m[3]).extend(1.0))
+    DMat4::from_cols(
+        v3(m[0]).extend(0.0),
+        v3(m[1]).extend(0.0),
+        v3(m[2]).extend(0.0),
+        v3(m[3]).extend(1.0),
+    )
 }
 
 impl Builder<'_> {
@@ -151,7 +160,11 @@ impl Builder<'_> {
                 let index = self.scene.meshes.len();
                 self.scene.meshes.push(mesh);
                 if self.mesh_by_name.insert(o.name.clone(), index).is_some() {
-                    self.warn(Some(o.offset), place, "a second mesh with this name; nodes show the last one");
+                    self.warn(
+                        Some(o.offset),
+                        place,
+                        "a second mesh with this name; nodes show the last one",
+                    );
                 }
             }
         }
@@ -191,23 +204,43 @@ impl Builder<'_> {
         if !tri.tex_verts.is_empty() {
             if tri.tex_verts.len() == n_points {
                 let uvs = tri.tex_verts.iter().map(|&[u, v]| Vec2::new(u, v)).collect();
-                mesh.uv_sets.push(UvSet { name: String::new(), uvs: crate::scene::Attribute { values: uvs, mapping: crate::scene::Mapping::PerVertex } });
+                mesh.uv_sets.push(UvSet {
+                    name: String::new(),
+                    uvs: crate::scene::Attribute {
+                        values: uvs,
+                        mapping: crate::scene::Mapping::PerVertex,
+                    },
+                });
             } else {
                 self.warn(
                     Some(offset),
                     place,
-                    format!("{} texture vertices for {n_points} points; UVs ignored", tri.tex_verts.len()),
+                    format!(
+                        "{} texture vertices for {n_points} points; UVs ignored",
+                        tri.tex_verts.len()
+                    ),
                 );
             }
         }
         if !tri.smoothing.is_empty() && tri.smoothing.len() == tri.faces.len() {
             mesh.smoothing_groups = Some(
-                tri.smoothing.iter().zip(&kept).filter(|(_, &k)| k != u32::MAX).map(|(&s, _)| s).collect(),
+                tri.smoothing
+                    .iter()
+                    .zip(&kept)
+                    .filter(|(_, &k)| k != u32::MAX)
+                    .map(|(&s, _)| s)
+                    .collect(),
             );
         }
         if !tri.material_groups.is_empty() {
-            let by_name: HashMap<&str, usize> =
-                self.scene.materials.iter().enumerate().map(|(i, m)| (m.name.as_str(), i)).rev().collect();
+            let by_name: HashMap<&str, usize> = self
+                .scene
+                .materials
+                .iter()
+                .enumerate()
+                .map(|(i, m)| (m.name.as_str(), i))
+                .rev()
+                .collect();
             let mut per_face = vec![Mesh::NO_MATERIAL; face_count];
             let mut bad = 0usize;
             for (slot, (mat, faces)) in tri.material_groups.iter().enumerate() {
@@ -220,7 +253,11 @@ impl Builder<'_> {
                 }
             }
             if bad > 0 {
-                self.warn(Some(offset), place, format!("{bad} material-group face indices out of range; ignored"));
+                self.warn(
+                    Some(offset),
+                    place,
+                    format!("{bad} material-group face indices out of range; ignored"),
+                );
             }
             mesh.polygon_materials = per_face;
         }
@@ -257,9 +294,9 @@ impl Builder<'_> {
             intensity: l.multiplier.map_or(1.0, f64::from),
             hotspot_degrees: spot.map_or(0.0, |s| s.hotspot.into()),
             falloff_degrees: spot.map_or(0.0, |s| s.falloff.into()),
-            attenuation: l
-                .attenuate
-                .then(|| (l.inner_range.map_or(0.0, f64::from), l.outer_range.map_or(0.0, f64::from))),
+            attenuation: l.attenuate.then(|| {
+                (l.inner_range.map_or(0.0, f64::from), l.outer_range.map_or(0.0, f64::from))
+            }),
             on: !l.off,
             target: None,
             roll_degrees: spot.and_then(|s| s.roll).map_or(0.0, f64::from),
@@ -287,7 +324,8 @@ impl Builder<'_> {
                     let mut node = Node::new(o.name.clone(), NodeKind::Camera(cam));
                     node.transform.translation = v3(c.position);
                     let at = self.push_root(node);
-                    let mut t = Node::new(o.name.clone(), NodeKind::CameraTarget { camera: Some(at) });
+                    let mut t =
+                        Node::new(o.name.clone(), NodeKind::CameraTarget { camera: Some(at) });
                     t.transform.translation = v3(c.target);
                     let target = self.push_root(t);
                     self.scene.cameras[cam].target = Some(target);
@@ -298,7 +336,8 @@ impl Builder<'_> {
                     node.transform.translation = v3(l.position);
                     let at = self.push_root(node);
                     if let Some(s) = &l.spot {
-                        let mut t = Node::new(o.name.clone(), NodeKind::LightTarget { light: Some(at) });
+                        let mut t =
+                            Node::new(o.name.clone(), NodeKind::LightTarget { light: Some(at) });
                         t.transform.translation = v3(s.target);
                         let target = self.push_root(t);
                         self.scene.lights[light].target = Some(target);
@@ -342,13 +381,18 @@ impl Builder<'_> {
             })
             .collect();
         for (i, nc) in nodes.iter().enumerate() {
-            let place = format!("KFDATA › {} #{i} {:?}", super::chunks::chunk_label(nc.tag), nc.name);
+            let place =
+                format!("KFDATA › {} #{i} {:?}", super::chunks::chunk_label(nc.tag), nc.name);
             let kind = match nc.tag {
                 id::AMBIENT_NODE_TAG => NodeKind::Ambient,
                 id::CAMERA_NODE_TAG => {
                     let c = cameras.get(nc.name.as_str()).copied();
                     if c.is_none() {
-                        self.warn(Some(nc.offset), &place, "no camera of this name in MDATA; default camera used");
+                        self.warn(
+                            Some(nc.offset),
+                            &place,
+                            "no camera of this name in MDATA; default camera used",
+                        );
                     }
                     NodeKind::Camera(self.camera_data(&nc.name, c))
                 }
@@ -356,7 +400,11 @@ impl Builder<'_> {
                 id::LIGHT_NODE_TAG | id::SPOTLIGHT_NODE_TAG => {
                     let l = lights.get(nc.name.as_str()).copied();
                     if l.is_none() {
-                        self.warn(Some(nc.offset), &place, "no light of this name in MDATA; default light used");
+                        self.warn(
+                            Some(nc.offset),
+                            &place,
+                            "no light of this name in MDATA; default light used",
+                        );
                     }
                     NodeKind::Light(self.light_data(&nc.name, l))
                 }
@@ -380,9 +428,15 @@ impl Builder<'_> {
             if node.kind == NodeKind::Mesh {
                 node.mesh = self.mesh_by_name.get(&nc.name).copied();
                 let inv = match matrices.get(nc.name.as_str()).copied().flatten() {
-                    Some(m) if m.determinant().abs() > 1e-12 && m.is_finite() => m.inverse() * mirror_fix(&m),
+                    Some(m) if m.determinant().abs() > 1e-12 && m.is_finite() => {
+                        m.inverse() * mirror_fix(&m)
+                    }
                     Some(_) => {
-                        self.warn(Some(nc.offset), &place, "MESH_MATRIX is singular; identity used");
+                        self.warn(
+                            Some(nc.offset),
+                            &place,
+                            "MESH_MATRIX is singular; identity used",
+                        );
                         DMat4::IDENTITY
                     }
                     None => DMat4::IDENTITY,
@@ -407,13 +461,21 @@ impl Builder<'_> {
         }
         let mut parents: Vec<Option<usize>> = Vec::new();
         for (i, nc) in nodes.iter().enumerate() {
-            let place = format!("KFDATA › {} #{i} {:?} › NODE_HDR", super::chunks::chunk_label(nc.tag), nc.name);
+            let place = format!(
+                "KFDATA › {} #{i} {:?} › NODE_HDR",
+                super::chunks::chunk_label(nc.tag),
+                nc.name
+            );
             let p = if nc.parent == NO_PARENT {
                 None
             } else {
                 match by_id.get(&nc.parent) {
                     Some(&p) if p == i => {
-                        self.warn(Some(nc.offset), place, "the node names itself as parent; made a root");
+                        self.warn(
+                            Some(nc.offset),
+                            place,
+                            "the node names itself as parent; made a root",
+                        );
                         None
                     }
                     Some(&p) => Some(p),
@@ -446,7 +508,11 @@ impl Builder<'_> {
                         let nc = &nodes[at];
                         self.warn(
                             Some(nc.offset),
-                            format!("KFDATA › {} #{at} {:?}", super::chunks::chunk_label(nc.tag), nc.name),
+                            format!(
+                                "KFDATA › {} #{at} {:?}",
+                                super::chunks::chunk_label(nc.tag),
+                                nc.name
+                            ),
                             "the node's parent chain loops back to it; made a root",
                         );
                         parents[at] = None;
@@ -499,7 +565,13 @@ impl Builder<'_> {
 
     /// The channel of track `t` of keyframer node `node` (index `i`), `None` when the track
     /// has no key or does not apply to the node.
-    fn channel(&mut self, i: usize, node: &NodeChunk, t: &TrackChunk, start: f64) -> Option<ChannelTarget> {
+    fn channel(
+        &mut self,
+        i: usize,
+        node: &NodeChunk,
+        t: &TrackChunk,
+        start: f64,
+    ) -> Option<ChannelTarget> {
         let place = format!(
             "KFDATA › {} #{i} {:?} › {}",
             super::chunks::chunk_label(node.tag),
@@ -511,27 +583,37 @@ impl Builder<'_> {
             return None;
         }
         let vector = |keys: &[&KeyChunk]| -> Track<DVec3> {
-            track(t, keys.iter().filter_map(|k| match k.value {
-                KeyValue::Vector(v) => Some(key(k, v3(v))),
-                _ => None,
-            }))
+            track(
+                t,
+                keys.iter().filter_map(|k| match k.value {
+                    KeyValue::Vector(v) => Some(key(k, v3(v))),
+                    _ => None,
+                }),
+            )
         };
         let scalar = |keys: &[&KeyChunk]| -> Track<f64> {
-            track(t, keys.iter().filter_map(|k| match k.value {
-                KeyValue::Scalar(v) => Some(key(k, f64::from(v))),
-                _ => None,
-            }))
+            track(
+                t,
+                keys.iter().filter_map(|k| match k.value {
+                    KeyValue::Scalar(v) => Some(key(k, f64::from(v))),
+                    _ => None,
+                }),
+            )
         };
         let is_object = node.tag == id::OBJECT_NODE_TAG;
         Some(match t.tag {
             id::POS_TRACK_TAG => ChannelTarget::Translation(vector(&keys)),
-            id::ROT_TRACK_TAG if is_object => ChannelTarget::Rotation(RotationTrack::Relative(track(
-                t,
-                keys.iter().filter_map(|k| match k.value {
-                    KeyValue::AxisAngle(a, axis) => Some(key(k, AxisAngle { angle: a.into(), axis: v3(axis) })),
-                    _ => None,
-                }),
-            ))),
+            id::ROT_TRACK_TAG if is_object => {
+                ChannelTarget::Rotation(RotationTrack::Relative(track(
+                    t,
+                    keys.iter().filter_map(|k| match k.value {
+                        KeyValue::AxisAngle(a, axis) => {
+                            Some(key(k, AxisAngle { angle: a.into(), axis: v3(axis) }))
+                        }
+                        _ => None,
+                    }),
+                )))
+            }
             id::SCL_TRACK_TAG if is_object => ChannelTarget::Scale(vector(&keys)),
             id::FOV_TRACK_TAG => ChannelTarget::Fov(scalar(&keys)),
             id::ROLL_TRACK_TAG => ChannelTarget::Roll(scalar(&keys)),
@@ -542,12 +624,20 @@ impl Builder<'_> {
                 let initial = node.flags[0] & NODE_HIDDEN != 0;
                 let mut out = Vec::new();
                 if keys[0].frame as f64 > start {
-                    out.push(Key { frame: start, value: initial, interpolation: Interpolation::Step });
+                    out.push(Key {
+                        frame: start,
+                        value: initial,
+                        interpolation: Interpolation::Step,
+                    });
                 }
                 let mut state = initial;
                 for k in &keys {
                     state = !state;
-                    out.push(Key { frame: k.frame.into(), value: state, interpolation: Interpolation::Step });
+                    out.push(Key {
+                        frame: k.frame.into(),
+                        value: state,
+                        interpolation: Interpolation::Step,
+                    });
                 }
                 ChannelTarget::Hidden(Track { flags: t.flags, ..Track::new(out) })
             }
@@ -556,11 +646,18 @@ impl Builder<'_> {
                 for k in &keys {
                     if let KeyValue::Name(name) = &k.value {
                         match self.mesh_by_name.get(name) {
-                            Some(&m) => out.push(Key { frame: k.frame.into(), value: m, interpolation: Interpolation::Step }),
+                            Some(&m) => out.push(Key {
+                                frame: k.frame.into(),
+                                value: m,
+                                interpolation: Interpolation::Step,
+                            }),
                             None => self.warn(
                                 Some(t.offset),
                                 &place,
-                                format!("morph key at frame {} names no mesh {name:?}; ignored", k.frame),
+                                format!(
+                                    "morph key at frame {} names no mesh {name:?}; ignored",
+                                    k.frame
+                                ),
                             ),
                         }
                     }
@@ -590,7 +687,9 @@ impl Builder<'_> {
         for ch in &anim.channels {
             let tr = &mut self.scene.nodes[ch.node].transform;
             match &ch.target {
-                ChannelTarget::Translation(t) => tr.translation = t.sample(start).unwrap_or(tr.translation),
+                ChannelTarget::Translation(t) => {
+                    tr.translation = t.sample(start).unwrap_or(tr.translation)
+                }
                 ChannelTarget::Rotation(r) => tr.rotation = r.sample(start).unwrap_or(tr.rotation),
                 ChannelTarget::Scale(t) => tr.scale = t.sample(start).unwrap_or(tr.scale),
                 _ => {}
@@ -660,7 +759,9 @@ fn convert_material(m: &MaterialEntry, files: &HashMap<String, PathBuf>) -> Mate
                 _ => MapSlot::Diffuse,
             },
             file: t.name.clone(),
-            resolved: (!t.name.is_empty()).then(|| files.get(&t.name.to_lowercase()).cloned()).flatten(),
+            resolved: (!t.name.is_empty())
+                .then(|| files.get(&t.name.to_lowercase()).cloned())
+                .flatten(),
             strength: t.percent.unwrap_or(1.0),
             uv_transform: UvTransform {
                 scale: Vec2::from(t.scale),
@@ -714,7 +815,11 @@ mod tests {
         }
         let tri = chunk(
             id::N_TRI_OBJECT,
-            &[&chunk(id::POINT_ARRAY, &[&pts]), &chunk(id::FACE_ARRAY, &[&faces]), &chunk(id::MESH_MATRIX, &[&f32s(&matrix)])],
+            &[
+                &chunk(id::POINT_ARRAY, &[&pts]),
+                &chunk(id::FACE_ARRAY, &[&faces]),
+                &chunk(id::MESH_MATRIX, &[&f32s(&matrix)]),
+            ],
         );
         chunk(id::NAMED_OBJECT, &[name.as_bytes(), &[0], &tri])
     }
@@ -744,7 +849,13 @@ mod tests {
     }
 
     /// An object node: optional NODE_ID, NODE_HDR with `parent`, optional pivot, more chunks.
-    fn node(id_: Option<u16>, name: &str, parent: u16, pivot: Option<[f32; 3]>, more: &[Vec<u8>]) -> Vec<u8> {
+    fn node(
+        id_: Option<u16>,
+        name: &str,
+        parent: u16,
+        pivot: Option<[f32; 3]>,
+        more: &[Vec<u8>],
+    ) -> Vec<u8> {
         let mut parts: Vec<Vec<u8>> = Vec::new();
         if let Some(i) = id_ {
             parts.push(chunk(id::NODE_ID, &[&i.to_le_bytes()]));
@@ -855,7 +966,10 @@ mod tests {
         let n = node(None, "$$$DUMMY", 0xFFFF, None, &[hide_track(&[10, 20])]);
         let (scene, _) = read(&file(&[], &[n]));
         let hidden = |f| scene.evaluate(Some(0), Time::Frame(f)).hidden[0];
-        assert_eq!((hidden(0.0), hidden(10.0), hidden(15.0), hidden(20.0)), (false, true, true, false));
+        assert_eq!(
+            (hidden(0.0), hidden(10.0), hidden(15.0), hidden(20.0)),
+            (false, true, true, false)
+        );
     }
 
     #[test]

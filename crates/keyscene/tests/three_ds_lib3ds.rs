@@ -49,6 +49,7 @@ fn check_file(corpus: &Path, reference: &Path) -> Result<(), Failed> {
     }
     let mut failures = Vec::new();
     let mut compared = 0usize;
+    let mut worst = 0.0f64;
     for sample in refj["samples"].as_array().unwrap() {
         let frame = sample["frame"].as_f64().unwrap();
         let pose = scene.evaluate(Some(0), Time::Frame(frame));
@@ -90,6 +91,7 @@ fn check_file(corpus: &Path, reference: &Path) -> Result<(), Failed> {
             let mut check = |what: String, ours: DVec3, theirs: DVec3| {
                 compared += 1;
                 let d = (ours - theirs).abs().max_element();
+                worst = worst.max(d / tol);
                 if !(d <= tol) {
                     failures.push(format!(
                         "frame {frame} {name}: {what} {ours:?} vs lib3ds {theirs:?} (off by {d:.3e}, tolerance {tol:.1e})"
@@ -106,6 +108,8 @@ fn check_file(corpus: &Path, reference: &Path) -> Result<(), Failed> {
         }
     }
     if failures.is_empty() {
+        let name = reference.file_name().unwrap().to_string_lossy();
+        eprintln!("{name}: {compared} comparisons, worst difference {worst:.2e} of the tolerance");
         Ok(())
     } else {
         let n = failures.len();

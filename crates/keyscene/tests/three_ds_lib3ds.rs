@@ -92,7 +92,7 @@ fn check_file(corpus: &Path, reference: &Path) -> Result<(), Failed> {
                 compared += 1;
                 let d = (ours - theirs).abs().max_element();
                 worst = worst.max(d / tol);
-                if !(d <= tol) {
+                if d.is_nan() || d > tol {
                     failures.push(format!(
                         "frame {frame} {name}: {what} {ours:?} vs lib3ds {theirs:?} (off by {d:.3e}, tolerance {tol:.1e})"
                     ));

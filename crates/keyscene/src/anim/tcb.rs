@@ -373,7 +373,8 @@ fn accumulate_raw(track: &Track<AxisAngle>) -> Vec<q4::Q> {
 
 fn to_dquat(q: q4::Q) -> DQuat {
     let l = q4::dot(q, q).sqrt();
-    if !(l > 1e-8) || !l.is_finite() {
+    // NaN lengths fail `is_finite`; tiny ones are lib3ds' "no rotation".
+    if !l.is_finite() || l <= 1e-8 {
         return DQuat::IDENTITY;
     }
     DQuat::from_xyzw(q[0] / l, q[1] / l, q[2] / l, q[3] / l)

@@ -1,0 +1,423 @@
+//! ASCII FBX: tokenizer and parser (text → [`Document`]).
+//!
+//! Grammar, as FBX 6.1 and 7.x writers produce it (seed 003, "ASCII files"):
+//!
+//! ```text
+//! file   := node*
+//! node   := NAME ':' values? ('{' node* '}')?
+//! values := ','* value (',' value)*          FBX 6 lists may span lines after a comma
+//! value  := "string" | number | bare-word | '*' N '{' 'a' ':' number (',' number)* '}'
+//! ```
+//!
+//! - `;` starts a comment that runs to the end of the line (outside strings).
+//! - Strings are bytes between double quotes; `&quot;` stands for `"` (the only escape the
+//!   writers use). A string may not run to the end of the file.
+//! - A name is any run of bytes other than white space and `:,{}";*`, directly followed by
+//!   `:` (so `Pre-Extrapolation` and `d|X` are names).
+//! - Numbers: decimal integers become [`Property::I64`]; everything Rust's float parser takes
+//!   (`1.5e-3`, `inf`, `-Infinity`, `nan`), the C library forms `nan(…)`, `-nan(ind)`, and
+//!   the MSVC forms `1.#INF`, `-1.#IND`, `1.#NAN`, `1.#QNAN` (digits may follow) become [`Property::F64`]. Other bare words (`T`, `Y`, `L` in FBX 6 files)
+//!   become [`Property::String`].
+//! - `*N { a: … }` becomes an [`Array`]: `i` when every value is an integer that fits 32
+//!   bits, `l` when all are integers, otherwise `d`; the values are stored little-endian. A
+//!   count other than N is kept with a [`Warning::ArrayCountMismatch`]. Leading or doubled
+//!   commas inside arrays are skipped (`maya_leading_comma_7500_ascii.fbx`).
+//! - FBX 6 bare number lists (`Vertices: 1,2,3,…`) stay scalar properties, as in the file.
+
+use std::borrow::Cow;
+
+use super::tree::{Array, ArrayType, Document, Encoding, NodeData, Property};
+use super::{Error, ErrorKind, Warning};
+use crate::limits::Limits;
+
+/// Parses an ASCII FBX file.
+pub fn parse<'a>(bytes: &'a [u8], limits: &Limits) -> Result<Document<'a>, Error> {
+    let mut p = Parser { lex: Lexer { s: bytes, pos: 0, peeked: None }, limits, stack: Vec::new(), doc: Document::new(Encoding::Ascii) };
+    p.run()?;
+    let mut doc = p.doc;
+    // The comment line and FBXVersion can disagree (`synthetic_unsupported_cube_8000_ascii`
+    // says 8.0.0 in the comment and 7500 in FBXVersion): the version is FBXVersion, and a
+    // warning is given when either is outside the supported range (ufbx warns for that file).
+    let comment = comment_version(bytes);
+    doc.version = header_version(&doc).unwrap_or(comment);
+    let supported = super::OLDEST_SUPPORTED..=super::NEWEST_SUPPORTED;
+    if !supported.contains(&doc.version) {
+        doc.warnings.insert(0, Warning::UnsupportedVersion(doc.version));
+    } else if comment != 0 && !supported.contains(&comment) {
+        doc.warnings.insert(0, Warning::UnsupportedVersion(comment));
+    }
+    Ok(doc)
+}
+
+/// `FBXHeaderExtension › FBXVersion`.
+fn header_version(doc: &Document<'_>) -> Option<u32> {
+    let v = doc.find(&["FBXHeaderExtension", "FBXVersion"])?.property(0)?.as_i64()?;
+    u32::try_from(v).ok()
+}
+
+/// The `; FBX 7.5.0 project file` line: 7500. 0 when absent.
+fn comment_version(bytes: &[u8]) -> u32 {
+    let head = &bytes[..bytes.len().min(256)];
+    let Some(at) = head.windows(6).position(|w| w == b"; FBX ") else { return 0 };
+    let mut parts = head[at + 6..].split(|&b| b == b'.' || b == b' ' || b == b'\n').take(3);
+    let mut num = |scale: u32| -> Option<u32> { std::str::from_utf8(parts.next()?).ok()?.trim().parse::<u32>().ok().map(|v| v * scale) };
+    match (num(1000), num(100)) {
+        (Some(a), Some(b)) => a + b,
+        _ => 0,
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Tok {
+    /// A name directly followed by `:` (range excludes the colon).
+    Name(usize, usize),
+    /// A bare word or number.
+    Word(usize, usize),
+    /// A quoted string (range inside the quotes); `escaped` when it holds `&quot;`.
+    Str(usize, usize, bool),
+    Comma,
+    Open,
+    Close,
+    /// `*` (an array count follows as a word).
+    Star,
+    Eof,
+}
+
+struct Lexer<'a> {
+    s: &'a [u8],
+    pos: usize,
+    peeked: Option<(Tok, usize)>,
+}
+
+fn is_word_byte(b: u8) -> bool {
+    !matches!(b, b' ' | b'\t' | b'\r' | b'\n' | b':' | b',' | b'{' | b'}' | b'"' | b';' | b'*' | 0x0b | 0x0c)
+}
+
+impl<'a> Lexer<'a> {
+    /// The next token and its byte offset.
+    fn next(&mut self) -> Result<(Tok, usize), Error> {
+        if let Some(t) = self.peeked.take() {
+            return Ok(t);
+        }
+        let s = self.s;
+        let mut i = self.pos;
+        loop {
+            match s.get(i) {
+                Some(b' ' | b'\t' | b'\r' | b'\n' | 0x0b | 0x0c) => i += 1,
+                Some(b';') => {
+                    while i < s.len() && s[i] != b'\n' {
+                        i += 1;
+                    }
+                }
+                _ => break,
+            }
+        }
+        let start = i;
+        let Some(&b) = s.get(i) else {
+            self.pos = i;
+            return Ok((Tok::Eof, i));
+        };
+        let tok = match b {
+            b',' => {
+                i += 1;
+                Tok::Comma
+            }
+            b'{' => {
+                i += 1;
+                Tok::Open
+            }
+            b'}' => {
+                i += 1;
+                Tok::Close
+            }
+            b'*' => {
+                i += 1;
+                Tok::Star
+            }
+            b':' => {
+                return Err(Error::new(i as u64, ErrorKind::Syntax { expected: "a name or value", found: "':'".into() }));
+            }
+            b'"' => {
+                i += 1;
+                let body = i;
+                let mut escaped = false;
+                loop {
+                    match s.get(i) {
+                        None => return Err(Error::new(start as u64, ErrorKind::UnterminatedString)),
+                        Some(b'"') => break,
+                        Some(b'&') => {
+                            escaped |= s[i..].starts_with(b"&quot;");
+                            i += 1;
+                        }
+                        Some(_) => i += 1,
+                    }
+                }
+                i += 1;
+                Tok::Str(body, i - 1, escaped)
+            }
+            _ => {
+                while i < s.len() && is_word_byte(s[i]) {
+                    i += 1;
+                }
+                if s.get(i) == Some(&b':') {
+                    i += 1;
+                    Tok::Name(start, i - 1)
+                } else {
+                    Tok::Word(start, i)
+                }
+            }
+        };
+        self.pos = i;
+        Ok((tok, start))
+    }
+
+    fn peek(&mut self) -> Result<Tok, Error> {
+        let t = self.next()?;
+        self.peeked = Some(t);
+        Ok(t.0)
+    }
+}
+
+/// A number or word as a property.
+fn word_value(w: &[u8]) -> Property<'_> {
+    if let Some(v) = parse_int(w) {
+        return Property::I64(v);
+    }
+    match parse_float(w) {
+        Some(v) => Property::F64(v),
+        None => Property::String(Cow::Borrowed(w)),
+    }
+}
+
+/// Decimal integer with optional sign; `None` for anything else or on overflow.
+fn parse_int(w: &[u8]) -> Option<i64> {
+    let (neg, digits) = match w.first()? {
+        b'-' => (true, &w[1..]),
+        b'+' => (false, &w[1..]),
+        _ => (false, w),
+    };
+    if digits.is_empty() || digits.len() > 18 {
+        return if digits.len() > 18 && digits.iter().all(u8::is_ascii_digit) {
+            std::str::from_utf8(w).ok()?.parse().ok()
+        } else {
+            None
+        };
+    }
+    let mut v: i64 = 0;
+    for &d in digits {
+        if !d.is_ascii_digit() {
+            return None;
+        }
+        v = v * 10 + (d - b'0') as i64;
+    }
+    Some(if neg { -v } else { v })
+}
+
+/// A float in Rust syntax (`1e5`, `inf`, `nan`), a C `nan(…)`, or an MSVC special
+/// (`1.#INF`, `-1.#IND`, `1.#NAN`, `2.#IND12345678`).
+fn parse_float(w: &[u8]) -> Option<f64> {
+    let first = *w.first()?;
+    if !(first.is_ascii_digit() || matches!(first, b'-' | b'+' | b'.' | b'n' | b'N' | b'i' | b'I')) {
+        return None;
+    }
+    let text = std::str::from_utf8(w).ok()?;
+    if let Ok(v) = text.parse::<f64>() {
+        return Some(v);
+    }
+    let neg = first == b'-';
+    let upper = text.to_ascii_uppercase();
+    let unsigned = upper.trim_start_matches(['-', '+']);
+    if unsigned.starts_with("NAN") {
+        Some(f64::NAN)
+    } else if upper.contains("#INF") {
+        Some(if neg { f64::NEG_INFINITY } else { f64::INFINITY })
+    } else if upper.contains("#IND") || upper.contains("#NAN") || upper.contains("#QNAN") || upper.contains("#SNAN") {
+        Some(f64::NAN)
+    } else {
+        None
+    }
+}
+
+/// `&quot;` → `"`.
+fn unescape(s: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(s.len());
+    let mut i = 0;
+    while i < s.len() {
+        if s[i..].starts_with(b"&quot;") {
+            out.push(b'"');
+            i += 6;
+        } else {
+            out.push(s[i]);
+            i += 1;
+        }
+    }
+    out
+}
+
+fn describe(s: &[u8], t: Tok) -> String {
+    let text = |a: usize, b: usize| String::from_utf8_lossy(&s[a..b.min(a + 40)]).into_owned();
+    match t {
+        Tok::Name(a, b) => format!("name {:?}", text(a, b)),
+        Tok::Word(a, b) => format!("{:?}", text(a, b)),
+        Tok::Str(a, b, _) => format!("string \"{}\"", text(a, b)),
+        Tok::Comma => "','".into(),
+        Tok::Open => "'{'".into(),
+        Tok::Close => "'}'".into(),
+        Tok::Star => "'*'".into(),
+        Tok::Eof => "the end of the file".into(),
+    }
+}
+
+struct Parser<'a, 'l> {
+    lex: Lexer<'a>,
+    limits: &'l Limits,
+    stack: Vec<u32>,
+    doc: Document<'a>,
+}
+
+impl<'a> Parser<'a, '_> {
+    fn err(&self, offset: usize, kind: ErrorKind) -> Error {
+        let mut e = Error::new(offset as u64, kind);
+        e.path = self.stack.iter().map(|&n| self.doc.nodes[n as usize].name.to_string()).collect();
+        e
+    }
+
+    fn syntax(&self, offset: usize, expected: &'static str, found: Tok) -> Error {
+        self.err(offset, ErrorKind::Syntax { expected, found: describe(self.lex.s, found) })
+    }
+
+    /// Adds an error's path to errors the lexer raised.
+    fn lexed(&mut self) -> Result<(Tok, usize), Error> {
+        self.lex.next().map_err(|e| self.err(e.offset as usize, e.kind))
+    }
+
+    fn peeked(&mut self) -> Result<Tok, Error> {
+        self.lex.peek().map_err(|e| self.err(e.offset as usize, e.kind))
+    }
+
+    fn close(&mut self) {
+        let n = self.stack.pop().expect("close with an open node");
+        self.doc.nodes[n as usize].subtree_end = self.doc.nodes.len() as u32;
+    }
+
+    fn run(&mut self) -> Result<(), Error> {
+        loop {
+            let (tok, at) = self.lexed()?;
+            match tok {
+                Tok::Eof => {
+                    if !self.stack.is_empty() {
+                        return Err(self.syntax(at, "'}'", tok));
+                    }
+                    return Ok(());
+                }
+                Tok::Close if !self.stack.is_empty() => self.close(),
+                Tok::Name(a, b) => self.node(a, b, at)?,
+                _ => return Err(self.syntax(at, "a node name followed by ':'", tok)),
+            }
+        }
+    }
+
+    /// Reads the values (and opens the children) of the node whose name is `s[a..b]`.
+    fn node(&mut self, a: usize, b: usize, at: usize) -> Result<(), Error> {
+        let name = std::str::from_utf8(&self.lex.s[a..b]).map_err(|_| self.err(at, ErrorKind::BadName))?;
+        let index = self.doc.nodes.len() as u32;
+        if index as u64 >= self.limits.max_elements {
+            return Err(self.err(at, ErrorKind::Limit { what: "nodes", requested: index as u64 + 1, limit: self.limits.max_elements }));
+        }
+        let first = self.doc.props.len() as u32;
+        self.doc.nodes.push(NodeData { name, props_start: first, props_end: first, subtree_end: index + 1, offset: at as u64 });
+        let mut want_value = true;
+        loop {
+            match self.peeked()? {
+                Tok::Open => {
+                    self.lexed()?;
+                    self.doc.nodes[index as usize].props_end = self.doc.props.len() as u32;
+                    if self.stack.len() as u64 >= self.limits.max_depth as u64 {
+                        self.stack.push(index);
+                        return Err(self.err(at, ErrorKind::TooDeep { max: self.limits.max_depth }));
+                    }
+                    self.stack.push(index);
+                    return Ok(());
+                }
+                Tok::Comma => {
+                    self.lexed()?;
+                    want_value = true;
+                }
+                Tok::Str(..) | Tok::Word(..) | Tok::Star if want_value => {
+                    let (tok, vat) = self.lexed()?;
+                    let prop = match tok {
+                        Tok::Str(x, y, escaped) => {
+                            let s = &self.lex.s[x..y];
+                            Property::String(if escaped { Cow::Owned(unescape(s)) } else { Cow::Borrowed(s) })
+                        }
+                        Tok::Word(x, y) => word_value(&self.lex.s[x..y]),
+                        _ => {
+                            self.stack.push(index);
+                            let r = self.array(vat);
+                            self.stack.pop();
+                            Property::Array(r?)
+                        }
+                    };
+                    self.doc.props.push(prop);
+                    want_value = false;
+                }
+                _ => {
+                    self.doc.nodes[index as usize].props_end = self.doc.props.len() as u32;
+                    return Ok(());
+                }
+            }
+        }
+    }
+
+    /// Reads `N { a: v, v, … }` after a `*` at `at`.
+    fn array(&mut self, at: usize) -> Result<Array<'a>, Error> {
+        let (tok, wat) = self.lexed()?;
+        let declared = match tok {
+            Tok::Word(x, y) => parse_int(&self.lex.s[x..y]).filter(|&n| n >= 0),
+            _ => None,
+        };
+        let Some(declared) = declared else { return Err(self.syntax(wat, "an array count after '*'", tok)) };
+        let (tok, oat) = self.lexed()?;
+        if tok != Tok::Open {
+            return Err(self.syntax(oat, "'{' after the array count", tok));
+        }
+        let mut ints: Vec<i64> = Vec::new();
+        let mut floats: Option<Vec<f64>> = None;
+        let mut seen_a = false;
+        loop {
+            let (tok, vat) = self.lexed()?;
+            match tok {
+                Tok::Close => break,
+                Tok::Comma => {}
+                Tok::Name(x, y) if !seen_a && &self.lex.s[x..y] == b"a" => seen_a = true,
+                Tok::Word(x, y) if seen_a => {
+                    let w = &self.lex.s[x..y];
+                    let count = ints.len() + floats.as_ref().map_or(0, Vec::len);
+                    if count as u64 >= self.limits.max_elements {
+                        return Err(self.err(vat, ErrorKind::Limit { what: "array elements", requested: count as u64 + 1, limit: self.limits.max_elements }));
+                    }
+                    match (&mut floats, parse_int(w)) {
+                        (None, Some(v)) => ints.push(v),
+                        (Some(f), Some(v)) => f.push(v as f64),
+                        (f, None) => {
+                            let Some(v) = parse_float(w) else { return Err(self.syntax(vat, "a number", tok)) };
+                            let f = f.get_or_insert_with(|| ints.drain(..).map(|i| i as f64).collect());
+                            f.push(v);
+                        }
+                    }
+                }
+                _ => return Err(self.syntax(vat, "array values 'a: …' and '}'", tok)),
+            }
+        }
+        let (ty, data): (ArrayType, Vec<u8>) = match floats {
+            Some(f) => (ArrayType::F64, f.iter().flat_map(|v| v.to_le_bytes()).collect()),
+            None if ints.iter().all(|&v| i32::try_from(v).is_ok()) => (ArrayType::I32, ints.iter().flat_map(|&v| (v as i32).to_le_bytes()).collect()),
+            None => (ArrayType::I64, ints.iter().flat_map(|v| v.to_le_bytes()).collect()),
+        };
+        let found = (data.len() / ty.size()) as u64;
+        if found != declared as u64 {
+            self.doc.warnings.push(Warning::ArrayCountMismatch { offset: at as u64, declared: declared as u64, found });
+        }
+        Ok(Array::new(ty, Cow::Owned(data), false, false))
+    }
+}

@@ -421,3 +421,138 @@ impl<'a> Parser<'a, '_> {
         Ok(Array::new(ty, Cow::Owned(data), false, false))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::formats::fbx::{self, ArrayType, Encoding, ErrorKind, Property, Warning};
+    use crate::limits::Limits;
+
+    fn parse(text: &str) -> fbx::Document<'_> {
+        fbx::parse(text.as_bytes(), &Limits::default()).unwrap()
+    }
+
+    fn err(text: &str) -> fbx::Error {
+        fbx::parse(text.as_bytes(), &Limits::default()).unwrap_err()
+    }
+
+    const FBX7: &str = r#"; FBX 7.4.0 project file
+; comment line: { not a brace
+FBXHeaderExtension:  {
+	FBXHeaderVersion: 1003
+	FBXVersion: 7400
+}
+Objects:  {
+	Geometry: 140, "Geometry::Cube &quot;A&quot;", "Mesh" {
+		Vertices: *6 {
+			a: -0.5,0.5,1e2,,0,-1.25,3
+		} 
+		PolygonVertexIndex: *3 {
+			a: 0,1,-3
+		}
+		KeyTime: *2 {
+			a: 0,46186158000
+		}
+		Properties70:  {
+			P: "Lcl Translation", "Lcl Translation", "", "A",1.5,-2,3 ; trailing comment
+		}
+	}
+}
+"#;
+
+    #[test]
+    fn nodes_values_arrays_and_comments() {
+        let doc = parse(FBX7);
+        assert_eq!((doc.version, doc.encoding), (7400, Encoding::Ascii));
+        let geo = doc.find(&["Objects", "Geometry"]).unwrap();
+        assert_eq!(geo.property(0), Some(&Property::I64(140)));
+        assert_eq!(geo.property(1).unwrap().as_str(), Some("Geometry::Cube \"A\""));
+        let v = geo.child_array("Vertices").unwrap();
+        assert_eq!(v.ty(), ArrayType::F64);
+        assert_eq!(v.to_f64_vec(), [-0.5, 0.5, 100.0, 0.0, -1.25, 3.0]);
+        assert_eq!(geo.child_array("PolygonVertexIndex").unwrap().ty(), ArrayType::I32);
+        let kt = geo.child_array("KeyTime").unwrap();
+        assert_eq!((kt.ty(), kt.to_i64_vec()), (ArrayType::I64, vec![0, 46_186_158_000]));
+        let p = geo.child("Properties70").unwrap().child("P").unwrap();
+        assert_eq!(p.properties().len(), 7);
+        assert_eq!(p.property(4), Some(&Property::F64(1.5)));
+        assert_eq!(p.property(5), Some(&Property::I64(-2)));
+        assert!(doc.warnings.is_empty(), "{:?}", doc.warnings);
+    }
+
+    #[test]
+    fn special_float_spellings_parse_to_inf_and_nan() {
+        let doc = parse("V: *9 { a: 1.#INF,-1.#INF,-1.#IND,1.#QNAN,-nan(ind),nan,inf,-Infinity,2.#IND1234 }");
+        let v = doc.root("V").unwrap().child_array("__none__");
+        assert!(v.is_none());
+        let a = doc.root("V").unwrap().property(0).unwrap().as_array().unwrap().to_f64_vec();
+        assert_eq!(&a[..2], [f64::INFINITY, f64::NEG_INFINITY]);
+        assert!(a[2..6].iter().all(|x| x.is_nan()));
+        assert_eq!(a[6..8], [f64::INFINITY, f64::NEG_INFINITY]);
+        assert!(a[8].is_nan());
+    }
+
+    #[test]
+    fn fbx6_bare_lists_span_lines_and_names_may_contain_dashes() {
+        let doc = parse(
+            "FBXHeaderExtension: { FBXVersion: 6100 }\nModel: \"Model::Cube\", \"Mesh\" {\n\tVertices: 1,2,3,\n\t\t4,5,6\n\tShading: Y\n\tPre-Extrapolation: {\n\t\tType: C\n\t}\n\tKey: 0,1,L,\n\t\t5,2,L\n}\n",
+        );
+        assert_eq!(doc.version, 6100);
+        let m = doc.root("Model").unwrap();
+        let v: Vec<f64> = m.child("Vertices").unwrap().properties().iter().filter_map(Property::as_f64).collect();
+        assert_eq!(v, [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+        assert_eq!(m.child("Shading").unwrap().property(0).unwrap().as_str(), Some("Y"));
+        assert_eq!(m.child("Pre-Extrapolation").unwrap().child("Type").unwrap().property(0).unwrap().as_str(), Some("C"));
+        assert_eq!(m.child("Key").unwrap().properties().len(), 6);
+    }
+
+    #[test]
+    fn empty_nodes_and_leading_commas() {
+        let doc = parse("A:\nB: {\n}\nC: , \"x\"\nD: *3 { a: ,1,2,3 }\n");
+        let names: Vec<_> = doc.roots().map(|n| (n.name(), n.properties().len())).collect();
+        assert_eq!(names, [("A", 0), ("B", 0), ("C", 1), ("D", 1)]);
+        assert_eq!(doc.root("D").unwrap().property(0).unwrap().as_array().unwrap().to_i32_vec(), [1, 2, 3]);
+    }
+
+    #[test]
+    fn array_count_mismatch_keeps_values_with_a_warning() {
+        let doc = parse("D: *4 { a: 1,2,3 }");
+        assert_eq!(doc.warnings, [Warning::UnsupportedVersion(0), Warning::ArrayCountMismatch { offset: 3, declared: 4, found: 3 }]);
+    }
+
+    #[test]
+    fn comment_version_disagreeing_with_fbxversion_warns() {
+        let doc = parse("; FBX 8.0.0 project file\nFBXHeaderExtension: { FBXVersion: 7500 }\n");
+        assert_eq!(doc.version, 7500);
+        assert_eq!(doc.warnings, [Warning::UnsupportedVersion(8000)]);
+    }
+
+    #[test]
+    fn string_cut_off_by_the_end_of_file_is_an_error() {
+        let e = err("Objects: {\n  Model: \"Model::Cu");
+        assert_eq!(e.kind, ErrorKind::UnterminatedString);
+        assert_eq!(e.path, ["Objects"]);
+        assert_eq!(e.offset, 20);
+    }
+
+    #[test]
+    fn unbalanced_braces_are_syntax_errors() {
+        assert!(matches!(err("A: {\n B: 1\n").kind, ErrorKind::Syntax { expected: "'}'", .. }));
+        assert!(matches!(err("}").kind, ErrorKind::Syntax { .. }));
+        assert!(matches!(err("A: *x { a: 1 }").kind, ErrorKind::Syntax { .. }));
+    }
+
+    #[test]
+    fn nesting_beyond_the_depth_limit_is_an_error() {
+        let text = "A: {".repeat(100) + &"}".repeat(100);
+        assert_eq!(err(&text).kind, ErrorKind::TooDeep { max: 64 });
+    }
+
+    #[test]
+    fn dump_shows_the_tree_with_arrays_summarised() {
+        let doc = parse(FBX7);
+        let text = fbx::dump(&doc);
+        assert!(text.starts_with("FBX 7400 (ASCII), 10 nodes, 15 properties\n"), "{text}");
+        assert!(text.contains("\n  Geometry: 140, \"Geometry::Cube \\\"A\\\"\", \"Mesh\"\n    Vertices: d[6] -0.5, 0.5, 100, 0, -1.25, 3\n"), "{text}");
+        assert!(text.contains("\n      P: \"Lcl Translation\", \"Lcl Translation\", \"\", \"A\", 1.5, -2, 3\n"), "{text}");
+    }
+}

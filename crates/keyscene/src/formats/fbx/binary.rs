@@ -358,3 +358,286 @@ impl<'a> Parser<'a, '_> {
         Ok(out)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write;
+
+    use super::*;
+    use crate::formats::fbx::{self, ErrorKind, Warning};
+
+    /// A property as written: type code and body bytes (little-endian; swapped for BE files).
+    enum P {
+        I(i32),
+        L(i64),
+        D(f64),
+        S(&'static [u8]),
+        ArrD(Vec<f64>, bool),
+        ArrI(Vec<i32>),
+    }
+
+    struct N {
+        name: &'static str,
+        props: Vec<P>,
+        children: Vec<N>,
+    }
+
+    fn n(name: &'static str, props: Vec<P>, children: Vec<N>) -> N {
+        N { name, props, children }
+    }
+
+    fn num(out: &mut Vec<u8>, le: &[u8], be: bool) {
+        if be {
+            out.extend(le.iter().rev());
+        } else {
+            out.extend_from_slice(le);
+        }
+    }
+
+    fn prop(out: &mut Vec<u8>, p: &P, be: bool) {
+        match p {
+            P::I(v) => {
+                out.push(b'I');
+                num(out, &v.to_le_bytes(), be);
+            }
+            P::L(v) => {
+                out.push(b'L');
+                num(out, &v.to_le_bytes(), be);
+            }
+            P::D(v) => {
+                out.push(b'D');
+                num(out, &v.to_le_bytes(), be);
+            }
+            P::S(s) => {
+                out.push(b'S');
+                num(out, &(s.len() as u32).to_le_bytes(), be);
+                out.extend_from_slice(s);
+            }
+            P::ArrI(v) => {
+                out.push(b'i');
+                num(out, &(v.len() as u32).to_le_bytes(), be);
+                num(out, &0u32.to_le_bytes(), be);
+                num(out, &(v.len() as u32 * 4).to_le_bytes(), be);
+                for x in v {
+                    num(out, &x.to_le_bytes(), be);
+                }
+            }
+            P::ArrD(v, zlib) => {
+                let mut raw = Vec::new();
+                for x in v {
+                    num(&mut raw, &x.to_le_bytes(), be);
+                }
+                if *zlib {
+                    let mut e = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
+                    e.write_all(&raw).unwrap();
+                    raw = e.finish().unwrap();
+                }
+                out.push(b'd');
+                num(out, &(v.len() as u32).to_le_bytes(), be);
+                num(out, &(*zlib as u32).to_le_bytes(), be);
+                num(out, &(raw.len() as u32).to_le_bytes(), be);
+                out.extend_from_slice(&raw);
+            }
+        }
+    }
+
+    fn field(out: &mut Vec<u8>, v: u64, wide: bool, be: bool) {
+        if wide {
+            num(out, &v.to_le_bytes(), be);
+        } else {
+            num(out, &(v as u32).to_le_bytes(), be);
+        }
+    }
+
+    fn node(out: &mut Vec<u8>, node: &N, wide: bool, be: bool) {
+        let start = out.len();
+        let mut props = Vec::new();
+        for p in &node.props {
+            prop(&mut props, p, be);
+        }
+        field(out, 0, wide, be);
+        field(out, node.props.len() as u64, wide, be);
+        field(out, props.len() as u64, wide, be);
+        out.push(node.name.len() as u8);
+        out.extend_from_slice(node.name.as_bytes());
+        out.extend_from_slice(&props);
+        for c in &node.children {
+            self::node(out, c, wide, be);
+        }
+        if !node.children.is_empty() {
+            out.extend(std::iter::repeat(0).take(if wide { 25 } else { 13 }));
+        }
+        let end = out.len() as u64;
+        let mut patched = Vec::new();
+        field(&mut patched, end, wide, be);
+        out[start..start + patched.len()].copy_from_slice(&patched);
+    }
+
+    fn file(version: u32, be: bool, roots: &[N]) -> Vec<u8> {
+        let wide = version >= 7500;
+        let mut out = MAGIC.to_vec();
+        out.push(0x1A);
+        out.push(be as u8);
+        num(&mut out, &version.to_le_bytes(), be);
+        for r in roots {
+            node(&mut out, r, wide, be);
+        }
+        out.extend(std::iter::repeat(0).take(if wide { 25 } else { 13 }));
+        out.extend_from_slice(&[0xfa; 16]); // footer stand-in: never read
+        out
+    }
+
+    fn mesh(zlib: bool) -> Vec<N> {
+        vec![
+            n("FBXHeaderExtension", vec![], vec![n("FBXVersion", vec![P::I(7400)], vec![]), n("Scale", vec![P::D(2.54)], vec![])]),
+            n(
+                "Objects",
+                vec![],
+                vec![n(
+                    "Geometry",
+                    vec![P::L(-42), P::S(b"Cube\x00\x01Geometry"), P::S(b"Mesh")],
+                    vec![
+                        n("Vertices", vec![P::ArrD(vec![1.0, -2.5, 3.25, 0.0, 1e300, -0.0], zlib)], vec![]),
+                        n("PolygonVertexIndex", vec![P::ArrI(vec![0, 1, -3])], vec![]),
+                    ],
+                )],
+            ),
+        ]
+    }
+
+    fn check_mesh(doc: &Document<'_>) {
+        assert_eq!(doc.find(&["FBXHeaderExtension", "Scale"]).unwrap().properties(), [Property::F64(2.54)]);
+        let geo = doc.find(&["Objects", "Geometry"]).unwrap();
+        assert_eq!(geo.property(0), Some(&Property::I64(-42)));
+        assert_eq!(geo.property(1).unwrap().as_bytes(), Some(&b"Cube\x00\x01Geometry"[..]));
+        assert_eq!(geo.property(2).unwrap().as_str(), Some("Mesh"));
+        let v = geo.child_array("Vertices").unwrap();
+        assert_eq!(v.ty(), ArrayType::F64);
+        assert_eq!(v.to_f64_vec(), vec![1.0, -2.5, 3.25, 0.0, 1e300, -0.0]);
+        assert_eq!(geo.child_array("PolygonVertexIndex").unwrap().to_i32_vec(), vec![0, 1, -3]);
+        assert_eq!(doc.roots().map(|r| r.name()).collect::<Vec<_>>(), ["FBXHeaderExtension", "Objects"]);
+        assert_eq!(geo.children().count(), 2);
+    }
+
+    #[test]
+    fn little_endian_32_bit_records_read_scalars_strings_and_arrays() {
+        let bytes = file(7400, false, &mesh(false));
+        let doc = fbx::parse(&bytes, &Limits::default()).unwrap();
+        assert_eq!((doc.version, doc.encoding, doc.big_endian), (7400, Encoding::Binary, false));
+        check_mesh(&doc);
+        assert!(doc.warnings.is_empty(), "{:?}", doc.warnings);
+    }
+
+    #[test]
+    fn big_endian_64_bit_records_decode_to_the_same_values() {
+        let bytes = file(7500, true, &mesh(true));
+        let doc = fbx::parse(&bytes, &Limits::default()).unwrap();
+        assert_eq!((doc.version, doc.big_endian), (7500, true));
+        check_mesh(&doc);
+    }
+
+    #[test]
+    fn zlib_arrays_inflate_to_their_declared_size() {
+        let bytes = file(7400, false, &mesh(true));
+        let doc = fbx::parse(&bytes, &Limits::default()).unwrap();
+        let v = doc.find(&["Objects", "Geometry", "Vertices"]).unwrap().property(0).unwrap().as_array().unwrap();
+        assert!(v.was_compressed());
+        check_mesh(&doc);
+    }
+
+    /// Offset of the first array header (its element count) after the `d` type code.
+    fn array_count_at(bytes: &[u8]) -> usize {
+        bytes.windows(5).position(|w| w == b"d\x06\x00\x00\x00").unwrap() + 1
+    }
+
+    #[test]
+    fn zlib_array_declaring_more_than_deflate_can_produce_fails_before_allocating() {
+        let mut bytes = file(7400, false, &mesh(true));
+        let at = array_count_at(&bytes);
+        bytes[at..at + 4].copy_from_slice(&0x0fff_ffffu32.to_le_bytes()); // 2 GiB of doubles
+        let e = fbx::parse(&bytes, &Limits::default()).unwrap_err();
+        assert!(matches!(e.kind, ErrorKind::ArrayTooLarge { count: 0x0fff_ffff, .. }), "{e}");
+        assert_eq!(e.path, ["Objects", "Geometry", "Vertices"]);
+        assert!(e.to_string().starts_with("fbx: Objects › Geometry › Vertices at byte 0x"), "{e}");
+    }
+
+    #[test]
+    fn raw_array_longer_than_its_record_names_the_record_and_sizes() {
+        let mut bytes = file(7400, false, &mesh(false));
+        let at = array_count_at(&bytes);
+        bytes[at..at + 4].copy_from_slice(&1_000_000u32.to_le_bytes());
+        let e = fbx::parse(&bytes, &Limits::default()).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::ArrayTooLarge { count: 1_000_000, bytes: 8_000_000, left: 48 });
+        assert_eq!(e.offset as usize, at - 1);
+    }
+
+    #[test]
+    fn inflated_size_other_than_declared_is_an_error() {
+        let mut bytes = file(7400, false, &mesh(true));
+        let at = array_count_at(&bytes);
+        bytes[at..at + 4].copy_from_slice(&7u32.to_le_bytes());
+        let e = fbx::parse(&bytes, &Limits::default()).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::InflatedSize { expected: 56, got: 48 });
+    }
+
+    #[test]
+    fn zero_end_offset_record_is_read_as_childless() {
+        let roots = [n("A", vec![P::I(1)], vec![]), n("B", vec![P::I(2)], vec![])];
+        let mut bytes = file(7400, false, &roots);
+        bytes[27..31].copy_from_slice(&[0; 4]);
+        let doc = fbx::parse(&bytes, &Limits::default()).unwrap();
+        assert_eq!(doc.roots().map(|r| r.name()).collect::<Vec<_>>(), ["A", "B"]);
+        assert_eq!(doc.warnings, [Warning::ZeroEndOffset { offset: 27 }]);
+    }
+
+    #[test]
+    fn end_offset_past_the_parent_is_rejected() {
+        let roots = [n("A", vec![], vec![n("B", vec![P::I(1)], vec![])])];
+        let mut bytes = file(7400, false, &roots);
+        let b_at = 27 + 13 + 1;
+        bytes[b_at..b_at + 4].copy_from_slice(&10_000u32.to_le_bytes());
+        let e = fbx::parse(&bytes, &Limits::default()).unwrap_err();
+        assert!(matches!(e.kind, ErrorKind::BadEndOffset { end: 10_000, .. }), "{e}");
+        assert_eq!(e.path, ["A", "B"]);
+    }
+
+    #[test]
+    fn nesting_beyond_the_depth_limit_is_an_error_not_a_stack_overflow() {
+        let mut deep = n("Leaf", vec![P::I(0)], vec![]);
+        for _ in 0..100 {
+            deep = n("Deep", vec![], vec![deep]);
+        }
+        let bytes = file(7500, false, &[deep]);
+        let e = fbx::parse(&bytes, &Limits::default()).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::TooDeep { max: 64 });
+        let doc = fbx::parse(&bytes, &Limits { max_depth: 200, ..Limits::default() }).unwrap();
+        assert_eq!(doc.node_count(), 101);
+    }
+
+    #[test]
+    fn header_with_nul_bytes_replaced_is_bad_magic() {
+        let mut bytes = file(7400, false, &mesh(false));
+        bytes[20] = 0x20;
+        assert_eq!(fbx::parse(&bytes, &Limits::default()).unwrap_err().kind, ErrorKind::BadMagic);
+    }
+
+    #[test]
+    fn pre_6_1_binary_keeps_the_records_before_a_break() {
+        let roots = [n("A", vec![P::I(1)], vec![]), n("B", vec![P::I(2)], vec![])];
+        let mut bytes = file(3000, false, &roots);
+        let b_at = 27 + 13 + 1 + 5;
+        bytes[b_at + 13 + 1] = b'?'; // B's first property type
+        let doc = fbx::parse(&bytes, &Limits::default()).unwrap();
+        assert_eq!(doc.warnings[0], Warning::UnsupportedVersion(3000));
+        assert!(matches!(&doc.warnings[1], Warning::Partial(e) if e.kind == ErrorKind::UnknownPropertyType(b'?')));
+        assert_eq!(doc.roots().next().unwrap().property(0), Some(&Property::I32(1)));
+    }
+
+    #[test]
+    fn every_cut_of_a_small_file_is_ok_or_a_typed_error() {
+        let bytes = file(7500, true, &mesh(true));
+        for cut in 0..bytes.len() {
+            let _ = fbx::parse(&bytes[..cut], &Limits::default());
+        }
+    }
+}

@@ -89,8 +89,20 @@ struct Lexer<'a> {
     peeked: Option<(Tok, usize)>,
 }
 
+/// `WORD[b]`: whether byte `b` can be part of a name, number or bare word.
+static WORD: [bool; 256] = {
+    let mut t = [true; 256];
+    let stops = b" \t\r\n:,{}\";*\x0b\x0c";
+    let mut i = 0;
+    while i < stops.len() {
+        t[stops[i] as usize] = false;
+        i += 1;
+    }
+    t
+};
+
 fn is_word_byte(b: u8) -> bool {
-    !matches!(b, b' ' | b'\t' | b'\r' | b'\n' | b':' | b',' | b'{' | b'}' | b'"' | b';' | b'*' | 0x0b | 0x0c)
+    WORD[b as usize]
 }
 
 impl<'a> Lexer<'a> {
@@ -140,20 +152,13 @@ impl<'a> Lexer<'a> {
             b'"' => {
                 i += 1;
                 let body = i;
-                let mut escaped = false;
-                loop {
-                    match s.get(i) {
-                        None => return Err(Error::new(start as u64, ErrorKind::UnterminatedString)),
-                        Some(b'"') => break,
-                        Some(b'&') => {
-                            escaped |= s[i..].starts_with(b"&quot;");
-                            i += 1;
-                        }
-                        Some(_) => i += 1,
-                    }
-                }
-                i += 1;
-                Tok::Str(body, i - 1, escaped)
+                let Some(len) = s[body..].iter().position(|&c| c == b'"') else {
+                    return Err(Error::new(start as u64, ErrorKind::UnterminatedString));
+                };
+                let text = &s[body..body + len];
+                let escaped = text.contains(&b'&') && text.windows(6).any(|w| w == b"&quot;");
+                i = body + len + 1;
+                Tok::Str(body, body + len, escaped)
             }
             _ => {
                 while i < s.len() && is_word_byte(s[i]) {
@@ -250,6 +255,15 @@ fn unescape(s: &[u8]) -> Vec<u8> {
             out.push(s[i]);
             i += 1;
         }
+    }
+    out
+}
+
+/// Packs values into little-endian bytes.
+fn to_le_bytes<T: Copy, const N: usize>(values: &[T], f: impl Fn(T) -> [u8; N]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(values.len() * N);
+    for &v in values {
+        out.extend_from_slice(&f(v));
     }
     out
 }
@@ -369,6 +383,48 @@ impl<'a> Parser<'a, '_> {
         }
     }
 
+    /// Reads the numbers after `a:` up to (not including) the closing `}`: a tight loop over
+    /// the bytes instead of the token stream, since arrays are most of an ASCII file. Values
+    /// stay integers until the first non-integer, then all become `f64`.
+    fn array_values(&mut self, ints: &mut Vec<i64>, floats: &mut Option<Vec<f64>>) -> Result<(), Error> {
+        debug_assert!(self.lex.peeked.is_none());
+        let s = self.lex.s;
+        let mut i = self.lex.pos;
+        loop {
+            while i < s.len() && matches!(s[i], b' ' | b'\t' | b'\r' | b'\n' | b',') {
+                i += 1;
+            }
+            if i >= s.len() || !is_word_byte(s[i]) {
+                if s.get(i) == Some(&b';') {
+                    while i < s.len() && s[i] != b'\n' {
+                        i += 1;
+                    }
+                    continue;
+                }
+                self.lex.pos = i;
+                return Ok(());
+            }
+            let start = i;
+            while i < s.len() && is_word_byte(s[i]) {
+                i += 1;
+            }
+            let w = &s[start..i];
+            let count = ints.len() + floats.as_ref().map_or(0, Vec::len);
+            if count as u64 >= self.limits.max_elements {
+                return Err(self.err(start, ErrorKind::Limit { what: "array elements", requested: count as u64 + 1, limit: self.limits.max_elements }));
+            }
+            match (&mut *floats, parse_int(w)) {
+                (None, Some(v)) => ints.push(v),
+                (Some(f), Some(v)) => f.push(v as f64),
+                (f, None) => {
+                    let Some(v) = parse_float(w) else { return Err(self.syntax(start, "a number", Tok::Word(start, i))) };
+                    let f = f.get_or_insert_with(|| ints.drain(..).map(|i| i as f64).collect());
+                    f.push(v);
+                }
+            }
+        }
+    }
+
     /// Reads `N { a: v, v, … }` after a `*` at `at`.
     fn array(&mut self, at: usize) -> Result<Array<'a>, Error> {
         let (tok, wat) = self.lexed()?;
@@ -383,36 +439,19 @@ impl<'a> Parser<'a, '_> {
         }
         let mut ints: Vec<i64> = Vec::new();
         let mut floats: Option<Vec<f64>> = None;
-        let mut seen_a = false;
         loop {
             let (tok, vat) = self.lexed()?;
             match tok {
                 Tok::Close => break,
                 Tok::Comma => {}
-                Tok::Name(x, y) if !seen_a && &self.lex.s[x..y] == b"a" => seen_a = true,
-                Tok::Word(x, y) if seen_a => {
-                    let w = &self.lex.s[x..y];
-                    let count = ints.len() + floats.as_ref().map_or(0, Vec::len);
-                    if count as u64 >= self.limits.max_elements {
-                        return Err(self.err(vat, ErrorKind::Limit { what: "array elements", requested: count as u64 + 1, limit: self.limits.max_elements }));
-                    }
-                    match (&mut floats, parse_int(w)) {
-                        (None, Some(v)) => ints.push(v),
-                        (Some(f), Some(v)) => f.push(v as f64),
-                        (f, None) => {
-                            let Some(v) = parse_float(w) else { return Err(self.syntax(vat, "a number", tok)) };
-                            let f = f.get_or_insert_with(|| ints.drain(..).map(|i| i as f64).collect());
-                            f.push(v);
-                        }
-                    }
-                }
+                Tok::Name(x, y) if &self.lex.s[x..y] == b"a" => self.array_values(&mut ints, &mut floats)?,
                 _ => return Err(self.syntax(vat, "array values 'a: …' and '}'", tok)),
             }
         }
         let (ty, data): (ArrayType, Vec<u8>) = match floats {
-            Some(f) => (ArrayType::F64, f.iter().flat_map(|v| v.to_le_bytes()).collect()),
-            None if ints.iter().all(|&v| i32::try_from(v).is_ok()) => (ArrayType::I32, ints.iter().flat_map(|&v| (v as i32).to_le_bytes()).collect()),
-            None => (ArrayType::I64, ints.iter().flat_map(|v| v.to_le_bytes()).collect()),
+            Some(f) => (ArrayType::F64, to_le_bytes(&f, f64::to_le_bytes)),
+            None if ints.iter().all(|&v| i32::try_from(v).is_ok()) => (ArrayType::I32, to_le_bytes(&ints, |v| (v as i32).to_le_bytes())),
+            None => (ArrayType::I64, to_le_bytes(&ints, i64::to_le_bytes)),
         };
         let found = (data.len() / ty.size()) as u64;
         if found != declared as u64 {

@@ -2,6 +2,9 @@
 //! the field at fault. Structural problems come from the reader's walk ([`super::read::parse`]);
 //! this module adds the content rules (hierarchy, indices, strips, keys, weights, names).
 //!
+//! The collision map (when `m_ColmapID` is `ANIM_COLMAP_AABBTREE`) is validated by
+//! [`super::colmap::Colmap::parse`].
+//!
 //! Errors are what the engine cannot load correctly; warnings are departures from the
 //! canonical layout or the seed's conventions that the engine survives (misaligned offsets on
 //! x86, non-zero runtime fields, children out of alphabetical order).
@@ -112,7 +115,13 @@ impl Checker<'_> {
     }
 
     fn file(&mut self, f: &File, locs: &super::read::Locations) {
-        let mat_table = u64::from(Header::decode(self.bytes).offset_materials);
+        let header = Header::decode(self.bytes);
+        let mat_table = u64::from(header.offset_materials);
+        if let (Some(c), super::layout::colmap_type::AABBTREE) = (&f.colmap, f.colmap_id) {
+            if let Err((o, m)) = super::colmap::Colmap::parse(c) {
+                self.error(u64::from(header.offset_colmap) + o as u64, m);
+            }
+        }
         for (i, m) in f.materials.iter().enumerate() {
             if !nul_terminated(&m.name) {
                 self.error(mat_table + (i * Material::SIZE) as u64, format!("material {i}: name is not NUL-terminated"));

@@ -6,10 +6,14 @@
 //! - [`read`] / [`write`]: bytes ↔ [`model::File`]; write → read → write is byte-identical.
 //! - [`check`]: every rule the file must satisfy, each violation with its byte offset.
 //! - [`eval`]: tracks sampled at a frame, EULER as the seed composes it.
+//! - [`colmap`]: the AABB-tree collision map (keyscene's layout), builder and ray query.
+//! - [`export`]: [`crate::scene::Scene`] → [`File`] + material scripts; [`save`] writes them.
 //! - [`import`]: [`File`] → [`crate::scene::Scene`] ([`load`] reads bytes straight to a scene).
 
 pub mod check;
+pub mod colmap;
 pub mod eval;
+pub mod export;
 pub mod import;
 pub mod layout;
 pub mod model;
@@ -17,6 +21,7 @@ pub mod read;
 pub mod write;
 
 pub use check::{check, Issue, Report, Severity};
+pub use export::{export, save, ExportOptions, ExportReport, MaterialScript};
 pub use model::File;
 pub use read::read;
 pub use write::write;

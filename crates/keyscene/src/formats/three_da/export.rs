@@ -1,0 +1,753 @@
+//! [`Scene`] → [`File`] and material scripts (issue #4 §2; decisions in `docs/3da.md`,
+//! "Exporter").
+//!
+//! - **Entities**: mesh, null (helper) and bone nodes, in the seed's traverse() order of their
+//!   (shortened) names. Cameras, lights, their targets and the ambient node are dropped and
+//!   reported; a kept node under a dropped one hangs from its nearest kept ancestor, with the
+//!   dropped transforms baked into its track. Names longer than 31 bytes are shortened uniquely.
+//! - **Geometry**: [`Node::geometry_transform`] (3DS pivot and mesh matrix, FBX geometric
+//!   transform) is baked into the positions and normals (3DA has no pivot); a mirroring one
+//!   reverses the winding so front faces stay front. One surface per material per entity; a
+//!   surface is split before its stream would pass 65,535 vertices. Vertices are the distinct
+//!   (position, normal, UV 0, UV 1, colour) corners. Normals come from the source or, when it
+//!   has none, from smoothing groups (a small local helper: the scene model has no shared one
+//!   yet). UV set 0 → texcoord 0, UV set 1 → the lightmap stream, further sets dropped.
+//! - **Index tables**: the list reordered by `meshopt::optimize_vertex_cache`; the strip made
+//!   from it by `meshopt::stripify` (no restart index: stitched with degenerate triangles).
+//!   ACMR is measured for a 24-entry FIFO cache (GeForce3) before and after.
+//! - **Animation**: every entity gets position, rotation and scale tracks. The node's local
+//!   T, R, S are **resampled at every integer frame** of the animation range into LINEAR 3D/4D
+//!   tracks: exact at integer frames, linear (slerp) between them. A track whose value never
+//!   changes is written as one key.
+//! - **Bounds**: entity bounds over its baked positions (local space); the file's over every
+//!   entity's vertices at the first frame of the range.
+
+use std::collections::HashMap;
+
+use glam::{DMat3, DMat4, DQuat, DVec3, Vec2, Vec3, Vec4};
+
+use super::layout::{entity_type, Extents, LinearKey, Material as MatRecord, NAME_LEN};
+use super::model::{Entity, File, KeyTrack, RotTrack, Surface, VecTrack};
+use super::Error;
+use crate::anim::ChannelTarget;
+use crate::scene::{Mesh, Node, NodeId, NodeKind, Scene, Transform};
+
+/// Largest stream a surface may have: indices are `u16`.
+pub const MAX_SURFACE_VERTICES: usize = 65_535;
+
+/// The vertex cache size the ACMR figures assume (GeForce3, the seed's target).
+pub const CACHE_SIZE: u32 = 24;
+
+/// What the exporter is asked to do.
+#[derive(Debug, Clone)]
+pub struct ExportOptions {
+    /// Which of [`Scene::animations`] to write (default 0; `None`: the rest pose only).
+    pub animation: Option<usize>,
+    /// Build the AABB-tree collision maps (default `true`).
+    pub collision_map: bool,
+}
+
+impl Default for ExportOptions {
+    fn default() -> Self {
+        ExportOptions { animation: Some(0), collision_map: true }
+    }
+}
+
+/// What the exporter did, for the caller (the CLI prints it).
+#[derive(Debug, Clone, Default)]
+pub struct ExportReport {
+    /// What went into the file as it was (nodes → entities, materials).
+    pub converted: Vec<String>,
+    /// What was folded into something else (geometry transforms into vertices, dropped
+    /// parents into a child's track).
+    pub baked: Vec<String>,
+    /// Tracks resampled at every frame.
+    pub resampled: Vec<String>,
+    /// What 3DA cannot hold and was left out (cameras, lights, morphs, extra UV sets …).
+    pub dropped: Vec<String>,
+    /// Other remarks (shortened names, surfaces split …).
+    pub warnings: Vec<String>,
+    /// The source node of every entity, in file order.
+    pub entity_nodes: Vec<NodeId>,
+    /// Triangles in all lists.
+    pub triangles: usize,
+    /// Average cache miss ratio (transformed vertices per triangle, 24-entry FIFO) of the
+    /// lists before and after `optimize_vertex_cache`, over all surfaces.
+    pub acmr_before: f64,
+    /// See [`ExportReport::acmr_before`].
+    pub acmr_after: f64,
+}
+
+/// A material script written beside the `.3da` (syntax in `docs/3da.md`, "Material scripts").
+#[derive(Debug, Clone, PartialEq)]
+pub struct MaterialScript {
+    /// The file name, also the material table's `name` (e.g. `stone.mat`).
+    pub file_name: String,
+    /// The script text.
+    pub text: String,
+}
+
+/// Converts `scene` to a 3DA file and its material scripts. Fails only when the result cannot
+/// be written (more than 255 entities referenced as bones, counts past the format's fields).
+pub fn export(scene: &Scene, opts: &ExportOptions) -> Result<(File, Vec<MaterialScript>, ExportReport), Error> {
+    let mut report = ExportReport::default();
+    // --- which nodes become entities, and their names.
+    let keep = |n: &Node| matches!(n.kind, NodeKind::Mesh | NodeKind::Null | NodeKind::Bone);
+    let kept: Vec<NodeId> = (0..scene.nodes.len()).filter(|&i| keep(&scene.nodes[i])).collect();
+    for (i, n) in scene.nodes.iter().enumerate() {
+        if !keep(n) {
+            report.dropped.push(format!("node {i} {:?} ({}): 3DA has no {}", n.name, n.kind.name(), n.kind.name()));
+        }
+    }
+    let mut slot_of: HashMap<NodeId, usize> = HashMap::new();
+    for (k, &i) in kept.iter().enumerate() {
+        slot_of.insert(i, k);
+    }
+    let kept_parent = |i: NodeId| -> Option<usize> {
+        let mut p = scene.nodes[i].parent;
+        let mut guard = 0;
+        while let Some(q) = p {
+            if let Some(&k) = slot_of.get(&q) {
+                return Some(k);
+            }
+            p = scene.nodes[q].parent;
+            guard += 1;
+            if guard > scene.nodes.len() {
+                return None;
+            }
+        }
+        None
+    };
+    let parents: Vec<Option<usize>> = kept.iter().map(|&i| kept_parent(i)).collect();
+    let names = unique_names(kept.iter().map(|&i| display_name(&scene.nodes[i])).collect(), &mut report);
+    let name_refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    let order = super::traverse_order(&parents, &name_refs);
+    let mut file_index = vec![0usize; kept.len()];
+    for (f, &k) in order.iter().enumerate() {
+        file_index[k] = f;
+    }
+    if kept.len() > usize::from(u16::MAX) {
+        return Err(Error::Invalid(format!("{} entities do not fit a u16 parent index", kept.len())));
+    }
+
+    // --- materials.
+    let mut mats = Materials::new(scene);
+
+    // --- animation frames.
+    let anim = opts.animation.and_then(|a| scene.animations.get(a));
+    let (lo, hi) = match anim {
+        Some(a) => {
+            let (a0, a1) = a.frame_range;
+            let lo = a0.floor().max(0.0);
+            (lo as i64, (a1.ceil().max(lo)) as i64)
+        }
+        None => (0, 0),
+    };
+    if let Some(a) = anim {
+        if a.frame_range.0 < 0.0 {
+            report.warnings.push(format!("animation starts at frame {}; frames before 0 are not written", a.frame_range.0));
+        }
+    }
+    let frames: Vec<i64> = (lo..=hi).collect();
+    let parts: Vec<Vec<Transform>> = frames.iter().map(|&f| sample_parts(scene, anim, f as f64)).collect();
+    let world_of = |parts: &[Transform]| -> Vec<DMat4> {
+        let mut world = vec![DMat4::IDENTITY; scene.nodes.len()];
+        for id in scene.depth_first() {
+            let l = parts[id].matrix();
+            world[id] = match scene.nodes[id].parent {
+                Some(p) => world[p] * l,
+                None => l,
+            };
+        }
+        world
+    };
+    let worlds: Vec<Vec<DMat4>> = parts.iter().map(|p| world_of(p)).collect();
+
+    // --- entities.
+    let mut entities: Vec<Option<Entity>> = vec![None; kept.len()];
+    let mut acmr = (0.0f64, 0.0f64, 0usize);
+    let mut first_frame_vertices: Vec<(usize, Vec<DVec3>)> = Vec::new();
+    for (k, &id) in kept.iter().enumerate() {
+        let node = &scene.nodes[id];
+        let type_id = match node.kind {
+            NodeKind::Mesh => entity_type::MESH,
+            NodeKind::Bone => entity_type::BONE,
+            _ => entity_type::HELPER,
+        };
+        let mut e = Entity::new(type_id, &names[k]);
+        e.parent_idx = parents[k].map_or(super::layout::NO_PARENT, |p| file_index[p] as u16);
+        e.num_children = parents.iter().filter(|&&p| p == Some(k)).count() as u16;
+        if let (NodeKind::Mesh, Some(m)) = (&node.kind, node.mesh) {
+            let mesh = &scene.meshes[m];
+            if mesh.skin.is_some() {
+                report.dropped.push(format!("{:?}: skinning (written as a rigid mesh in its bind pose)", names[k]));
+            }
+            if !mesh.morph_targets.is_empty() {
+                report.dropped.push(format!("{:?}: {} morph targets", names[k], mesh.morph_targets.len()));
+            }
+            if mesh.uv_sets.len() > 2 {
+                report.dropped.push(format!("{:?}: UV sets 2..{}", names[k], mesh.uv_sets.len() - 1));
+            }
+            let g = node.geometry_transform;
+            if g != DMat4::IDENTITY {
+                report.baked.push(format!("{:?}: geometry transform (pivot / mesh matrix) baked into the vertices", names[k]));
+            }
+            let built = surfaces(mesh, g, &mut mats, &names[k], &mut report);
+            for s in &built {
+                acmr.0 += s.acmr_before * s.triangles as f64;
+                acmr.1 += s.acmr_after * s.triangles as f64;
+                acmr.2 += s.triangles;
+            }
+            e.surfaces = built.into_iter().map(|s| s.surface).collect();
+            e.bounds = bounds(e.surfaces.iter().flat_map(|s| s.xyz.iter().flatten()).map(|p| p.map(f64::from)));
+            report.converted.push(format!(
+                "node {id} {:?} → mesh entity {:?}: {} surfaces, {} triangles",
+                node.name,
+                names[k],
+                e.surfaces.len(),
+                e.surfaces.iter().map(|s| s.tri_list.len() / 3).sum::<usize>()
+            ));
+            let pts: Vec<DVec3> =
+                e.surfaces.iter().flat_map(|s| s.xyz.iter().flatten()).map(|p| DVec3::from(p.map(f64::from))).collect();
+            first_frame_vertices.push((k, pts));
+        } else {
+            if matches!(node.kind, NodeKind::Mesh) {
+                report.warnings.push(format!("{:?}: mesh node without a mesh, written as a helper", names[k]));
+                e.type_id = entity_type::HELPER;
+            }
+            report.converted.push(format!("node {id} {:?} → {} entity {:?}", node.name, node.kind.name(), names[k]));
+        }
+        // Tracks: local T/R/S relative to the kept parent, at every frame.
+        let direct = scene.nodes[id].parent.map(|p| slot_of.contains_key(&p)).unwrap_or(true);
+        if !direct {
+            report.baked.push(format!("{:?}: transforms of dropped ancestors baked into its tracks", names[k]));
+        }
+        let locals: Vec<Transform> = (0..frames.len())
+            .map(|f| {
+                if direct {
+                    parts[f][id]
+                } else {
+                    let pw = parents[k].map_or(DMat4::IDENTITY, |p| worlds[f][kept[p]]);
+                    let (s, r, t) = (pw.inverse() * worlds[f][id]).to_scale_rotation_translation();
+                    Transform { translation: t, rotation: r, scale: s }
+                }
+            })
+            .collect();
+        let animated = anim.is_some_and(|a| a.channels.iter().any(|c| c.node == id));
+        if animated && frames.len() > 1 {
+            report.resampled.push(format!("{:?}: T/R/S resampled at frames {lo}..={hi} as LINEAR tracks", names[k]));
+        }
+        e.position = Some(vec_track(&frames, locals.iter().map(|t| t.translation)));
+        e.rotation = Some(rot_track(&frames, locals.iter().map(|t| t.rotation)));
+        e.scale = Some(vec_track(&frames, locals.iter().map(|t| t.scale)));
+        entities[file_index[k]] = Some(e);
+    }
+    let entities: Vec<Entity> = entities.into_iter().map(|e| e.expect("every slot filled")).collect();
+    report.entity_nodes = order.iter().map(|&k| kept[k]).collect();
+
+    // --- file bounds at the first frame: the entities' exported local matrices composed.
+    let mut world_k = vec![DMat4::IDENTITY; kept.len()];
+    for &k in &order {
+        let t = entities[file_index[k]].position.as_ref().and_then(|t| t.sample(lo as f64)).unwrap_or(DVec3::ZERO);
+        let r = entities[file_index[k]].rotation.as_ref().and_then(|t| t.sample(lo as f64)).unwrap_or(DQuat::IDENTITY);
+        let s = entities[file_index[k]].scale.as_ref().and_then(|t| t.sample(lo as f64)).unwrap_or(DVec3::ONE);
+        let l = DMat4::from_scale_rotation_translation(s, r, t);
+        world_k[k] = parents[k].map_or(l, |p| world_k[p] * l);
+    }
+    let file_bounds =
+        bounds(first_frame_vertices.iter().flat_map(|(k, pts)| pts.iter().map(|&p| world_k[*k].transform_point3(p).to_array())));
+
+    let (materials, scripts) = mats.finish(&mut report);
+    let num_faces: usize = entities.iter().flat_map(|e| &e.surfaces).map(|s| s.tri_list.len() / 3).sum();
+    let num_vertices: usize = entities.iter().flat_map(|e| &e.surfaces).map(|s| s.s_size as usize).sum();
+    report.triangles = acmr.2;
+    if acmr.2 > 0 {
+        report.acmr_before = acmr.0 / acmr.2 as f64;
+        report.acmr_after = acmr.1 / acmr.2 as f64;
+    }
+    let mut file = File {
+        frames: (hi + 1) as u32,
+        num_faces: i32::try_from(num_faces).map_err(|_| Error::Invalid("too many faces".into()))?,
+        num_vertices: i32::try_from(num_vertices).map_err(|_| Error::Invalid("too many vertices".into()))?,
+        bounds: file_bounds,
+        colmap_id: super::layout::colmap_type::AABBTREE,
+        materials,
+        entities,
+        ..File::default()
+    };
+    if opts.collision_map {
+        file.colmap = Some(super::colmap::build_for_file(&file, lo as f64, &mut report.warnings));
+    } else {
+        file.colmap_id = super::layout::colmap_type::UNKNOWN;
+    }
+    Ok((file, scripts, report))
+}
+
+/// Writes `scene` as `path` (a `.3da`) and one `<material>.mat` script per material beside
+/// it. Everything is encoded in memory first; each file is then written atomically
+/// ([`crate::write_atomically`]), the scripts before the model, and if any write fails the
+/// files this call created are removed again, so a failure leaves no partial output.
+pub fn save(scene: &Scene, path: &std::path::Path, opts: &ExportOptions) -> Result<ExportReport, crate::Error> {
+    let (file, scripts, report) = export(scene, opts)?;
+    let bytes = super::write(&file)?;
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => std::path::PathBuf::from("."),
+    };
+    let mut created: Vec<std::path::PathBuf> = Vec::new();
+    let mut result = Ok(());
+    let mut outputs: Vec<(std::path::PathBuf, &[u8])> =
+        scripts.iter().map(|s| (dir.join(&s.file_name), s.text.as_bytes())).collect();
+    outputs.push((path.to_path_buf(), &bytes));
+    for (p, data) in outputs {
+        let existed = p.exists();
+        let r = crate::write_atomically(&p, |w| {
+            w.write_all(data).map_err(|source| crate::Error::Io { path: p.clone(), source })
+        });
+        if let Err(e) = r {
+            result = Err(e);
+            break;
+        }
+        if !existed {
+            created.push(p);
+        }
+    }
+    if let Err(e) = result {
+        for p in created {
+            let _ = std::fs::remove_file(p);
+        }
+        return Err(e);
+    }
+    Ok(report)
+}
+
+/// The name a node is written under: its own, or for a 3DS dummy (`$$$DUMMY`) its instance name.
+fn display_name(n: &Node) -> String {
+    if n.name == "$$$DUMMY" && !n.instance.is_empty() {
+        n.instance.clone()
+    } else {
+        n.name.clone()
+    }
+}
+
+/// Cuts `s` to at most `max` bytes at a character boundary.
+fn cut(s: &str, max: usize) -> &str {
+    let mut end = s.len().min(max);
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    &s[..end]
+}
+
+/// Names of at most 31 bytes: longer ones are cut, and a cut name that collides with another
+/// name gets `~N` appended (within the 31 bytes). Each shortening is a warning.
+fn unique_names(names: Vec<String>, report: &mut ExportReport) -> Vec<String> {
+    let max = NAME_LEN - 1;
+    let mut taken: std::collections::HashSet<String> =
+        names.iter().filter(|n| n.len() <= max).cloned().collect();
+    names
+        .into_iter()
+        .map(|n| {
+            if n.len() <= max {
+                return n;
+            }
+            let mut short = cut(&n, max).to_string();
+            let mut k = 1;
+            while taken.contains(&short) {
+                let suffix = format!("~{k}");
+                short = format!("{}{suffix}", cut(&n, max - suffix.len()));
+                k += 1;
+            }
+            taken.insert(short.clone());
+            report.warnings.push(format!("name {n:?} is longer than 31 bytes: written as {short:?}"));
+            short
+        })
+        .collect()
+}
+
+/// The local T, R, S of every node at `frame`, as [`Scene::evaluate`] samples them.
+fn sample_parts(scene: &Scene, anim: Option<&crate::anim::Animation>, frame: f64) -> Vec<Transform> {
+    let mut parts: Vec<Transform> = scene.nodes.iter().map(|n| n.transform).collect();
+    for ch in anim.iter().flat_map(|a| &a.channels) {
+        let Some(p) = parts.get_mut(ch.node) else { continue };
+        match &ch.target {
+            ChannelTarget::Translation(t) => {
+                if let Some(v) = t.sample(frame) {
+                    p.translation = v;
+                }
+            }
+            ChannelTarget::Rotation(r) => {
+                if let Some(q) = r.sample(frame) {
+                    p.rotation = q;
+                }
+            }
+            ChannelTarget::Scale(t) => {
+                if let Some(v) = t.sample(frame) {
+                    p.scale = v;
+                }
+            }
+            _ => {}
+        }
+    }
+    parts
+}
+
+fn f3(v: DVec3) -> [f32; 3] {
+    v.as_vec3().to_array()
+}
+
+/// LINEAR 3D keys at `frames` (one key when every value is the same in `f32`).
+fn vec_track(frames: &[i64], values: impl Iterator<Item = DVec3>) -> VecTrack {
+    let mut keys: Vec<LinearKey<[f32; 3]>> =
+        frames.iter().zip(values).map(|(&f, v)| LinearKey { frame: f as i32, value: f3(v) }).collect();
+    if keys.iter().all(|k| k.value == keys[0].value) {
+        keys.truncate(1);
+    }
+    VecTrack::Linear(KeyTrack { current: keys[0].value, keys })
+}
+
+/// LINEAR 4D keys (x, y, z, w) at `frames`, each on the same hemisphere as the one before.
+fn rot_track(frames: &[i64], values: impl Iterator<Item = DQuat>) -> RotTrack {
+    let mut prev: Option<DQuat> = None;
+    let mut keys: Vec<LinearKey<[f32; 4]>> = frames
+        .iter()
+        .zip(values)
+        .map(|(&f, q)| {
+            let mut q = q.normalize();
+            if prev.is_some_and(|p| p.dot(q) < 0.0) {
+                q = -q;
+            }
+            prev = Some(q);
+            LinearKey { frame: f as i32, value: q.as_quat().to_array() }
+        })
+        .collect();
+    if keys.iter().all(|k| k.value == keys[0].value) {
+        keys.truncate(1);
+    }
+    RotTrack::Linear(KeyTrack { current: keys[0].value, keys })
+}
+
+fn bounds(points: impl Iterator<Item = [f64; 3]>) -> Extents {
+    let (mut lo, mut hi) = (DVec3::splat(f64::INFINITY), DVec3::splat(f64::NEG_INFINITY));
+    for p in points {
+        let p = DVec3::from(p);
+        lo = lo.min(p);
+        hi = hi.max(p);
+    }
+    if lo.x > hi.x {
+        return Extents::default();
+    }
+    Extents { min: f3(lo), max: f3(hi) }
+}
+
+/// The material table being built: scene materials in first-use order, plus `default.mat`
+/// for polygons without one.
+struct Materials<'a> {
+    scene: &'a Scene,
+    /// Scene material (or `None` for the default) → table index.
+    index: HashMap<Option<usize>, usize>,
+    used: Vec<Option<usize>>,
+}
+
+impl<'a> Materials<'a> {
+    fn new(scene: &'a Scene) -> Self {
+        Materials { scene, index: HashMap::new(), used: Vec::new() }
+    }
+
+    fn get(&mut self, m: Option<usize>) -> usize {
+        let m = m.filter(|&m| m < self.scene.materials.len());
+        *self.index.entry(m).or_insert_with(|| {
+            self.used.push(m);
+            self.used.len() - 1
+        })
+    }
+
+    /// The table and one script per entry. Script names: the material name with characters
+    /// outside `[A-Za-z0-9_.-]` replaced by `_`, cut to 27 bytes, `.mat` appended, made unique
+    /// case-insensitively (Windows file names) with `~N`.
+    fn finish(self, report: &mut ExportReport) -> (Vec<MatRecord>, Vec<MaterialScript>) {
+        let mut taken = std::collections::HashSet::new();
+        let mut table = Vec::new();
+        let mut scripts = Vec::new();
+        for m in self.used {
+            let src = m.map(|i| &self.scene.materials[i]);
+            let base: String = src
+                .map(|s| s.name.as_str())
+                .filter(|s| !s.is_empty())
+                .unwrap_or("default")
+                .chars()
+                .map(|c| if c.is_ascii_alphanumeric() || "_.-".contains(c) { c } else { '_' })
+                .collect();
+            let stem = cut(&base, 27).to_string();
+            let mut file_name = format!("{stem}.mat");
+            let mut k = 1;
+            while !taken.insert(file_name.to_ascii_lowercase()) {
+                let suffix = format!("~{k}");
+                file_name = format!("{}{suffix}.mat", cut(&base, 27 - suffix.len()));
+                k += 1;
+            }
+            let mut rec = MatRecord { name: super::layout::make_name(&file_name), ..MatRecord::default() };
+            let rgba = |c: Vec3, a: f32| [c.x, c.y, c.z, a];
+            let mut text = String::new();
+            match src {
+                Some(s) => {
+                    let alpha = 1.0 - s.transparency;
+                    rec.ambient = rgba(s.ambient, alpha);
+                    rec.diffuse = rgba(s.diffuse, alpha);
+                    rec.specular = rgba(s.specular, alpha);
+                    rec.emissive = rgba(s.diffuse * s.self_illumination, alpha);
+                    rec.specular_pow = s.shininess * 100.0;
+                    let maps: Vec<_> = s.maps.iter().take(super::layout::MAP_CHANNELS).collect();
+                    for (c, map) in maps.iter().enumerate() {
+                        rec.map_name[c] = super::layout::make_name(&map.file);
+                        rec.map_channel[c] = 0;
+                    }
+                    rec.num_maps = maps.len() as i32;
+                    text.push_str(&format!("// {file_name}: material {:?}, written by keyscene\n", s.name));
+                    let col = |c: [f32; 4]| format!("{} {} {} {}", c[0], c[1], c[2], c[3]);
+                    text.push_str(&format!("Ambient( \"{}\" ) // RGBA 0-1\n", col(rec.ambient)));
+                    text.push_str(&format!("Diffuse( \"{}\" ) // RGBA 0-1\n", col(rec.diffuse)));
+                    text.push_str(&format!("Specular( \"{}\" ) // RGBA 0-1\n", col(rec.specular)));
+                    text.push_str(&format!("Emissive( \"{}\" ) // RGBA 0-1\n", col(rec.emissive)));
+                    text.push_str(&format!("SpecularPower( \"{}\" ) // 0-100\n", rec.specular_pow));
+                    if s.two_sided {
+                        text.push_str("TwoSided( \"1\" ) // draw both sides\n");
+                    }
+                    for map in &maps {
+                        text.push_str(&format!(
+                            "Texture( \"{}\" ) // {:?} map, UV channel 0\n",
+                            map.file.replace('"', "_"),
+                            map.slot
+                        ));
+                    }
+                    report.converted.push(format!("material {:?} → {file_name}", s.name));
+                }
+                None => {
+                    rec.diffuse = [0.8, 0.8, 0.8, 1.0];
+                    text.push_str(&format!("// {file_name}: polygons without a material, written by keyscene\n"));
+                    text.push_str("Diffuse( \"0.8 0.8 0.8 1\" ) // RGBA 0-1\n");
+                    report.warnings.push(format!("polygons without a material use {file_name}"));
+                }
+            }
+            table.push(rec);
+            scripts.push(MaterialScript { file_name, text });
+        }
+        (table, scripts)
+    }
+}
+
+/// A surface with its ACMR figures.
+struct Built {
+    surface: Surface,
+    triangles: usize,
+    acmr_before: f64,
+    acmr_after: f64,
+}
+
+/// One exported vertex: the bit patterns of its attributes (for de-duplication).
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+struct VKey {
+    pos: [u32; 3],
+    normal: [u32; 3],
+    uv0: [u32; 2],
+    uv1: [u32; 2],
+    color: u32,
+}
+
+/// The surfaces of one mesh: triangles grouped by material, vertices de-duplicated, split at
+/// [`MAX_SURFACE_VERTICES`], indices optimised and stripified.
+fn surfaces(mesh: &Mesh, g: DMat4, mats: &mut Materials, name: &str, report: &mut ExportReport) -> Vec<Built> {
+    let pos: Vec<DVec3> = mesh.positions.iter().map(|&p| g.transform_point3(p)).collect();
+    let mirrored = g.determinant() < 0.0;
+    let normal_matrix = DMat3::from_mat4(g).inverse().transpose();
+    let corner_normals = smoothing_normals(mesh, &pos, mirrored);
+    let uv = |set: usize, v: u32, c: usize, p: usize| -> Option<Vec2> {
+        mesh.uv_sets.get(set).and_then(|s| s.uvs.get(v, c, p))
+    };
+    // Triangles (fans of the polygons), each as three corner indices, grouped by table index.
+    let mut by_material: Vec<(usize, Vec<[usize; 3]>)> = Vec::new();
+    for p in 0..mesh.polygon_count() {
+        let slot = mesh.polygon_material(p);
+        let mat = (slot != Mesh::NO_MATERIAL).then(|| mesh.material_slots.get(slot as usize).copied().flatten()).flatten();
+        let t = mats.get(mat);
+        let list = match by_material.iter_mut().find(|(m, _)| *m == t) {
+            Some((_, l)) => l,
+            None => {
+                by_material.push((t, Vec::new()));
+                &mut by_material.last_mut().unwrap().1
+            }
+        };
+        let cs: Vec<usize> = mesh.polygon_corners(p).collect();
+        for k in 1..cs.len().saturating_sub(1) {
+            let tri = [cs[0], cs[k], cs[k + 1]];
+            list.push(if mirrored { [tri[0], tri[2], tri[1]] } else { tri });
+        }
+    }
+    by_material.sort_by_key(|(m, _)| *m);
+    // Polygon of each corner (for per-polygon attributes).
+    let mut poly_of = vec![0usize; mesh.corner_vertices.len()];
+    for p in 0..mesh.polygon_count() {
+        for c in mesh.polygon_corners(p) {
+            poly_of[c] = p;
+        }
+    }
+    let mut out = Vec::new();
+    let has_uv0 = !mesh.uv_sets.is_empty();
+    let has_uv1 = mesh.uv_sets.len() > 1;
+    let has_color = mesh.colors.is_some();
+    for (material, tris) in by_material {
+        let mut start = 0;
+        while start < tris.len() {
+            let mut map: HashMap<VKey, u16> = HashMap::new();
+            let mut s = Surface { material_idx: material as i32, ..Surface::default() };
+            let (mut xyz, mut nrm, mut t0, mut t1, mut col) = (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+            let mut list: Vec<u32> = Vec::new();
+            let mut end = start;
+            while end < tris.len() {
+                let tri = tris[end];
+                let keys: Vec<VKey> = tri
+                    .iter()
+                    .map(|&c| {
+                        let v = mesh.corner_vertices[c];
+                        let p = poly_of[c];
+                        let position = pos.get(v as usize).copied().unwrap_or(DVec3::ZERO);
+                        let n = match mesh.normals.as_ref().and_then(|a| a.get(v, c, p)) {
+                            Some(n) => {
+                                let w = normal_matrix * n.as_dvec3();
+                                (if mirrored { -w } else { w }).normalize_or_zero().as_vec3()
+                            }
+                            None => corner_normals[c],
+                        };
+                        let a = uv(0, v, c, p).unwrap_or(Vec2::ZERO);
+                        let b = uv(1, v, c, p).unwrap_or(Vec2::ZERO);
+                        let color = mesh.colors.as_ref().and_then(|a| a.get(v, c, p)).unwrap_or(Vec4::ONE);
+                        let byte = |x: f32| (x.clamp(0.0, 1.0) * 255.0).round() as u8;
+                        VKey {
+                            pos: f3(position).map(f32::to_bits),
+                            normal: n.to_array().map(f32::to_bits),
+                            uv0: a.to_array().map(f32::to_bits),
+                            uv1: b.to_array().map(f32::to_bits),
+                            color: u32::from_le_bytes([byte(color.x), byte(color.y), byte(color.z), byte(color.w)]),
+                        }
+                    })
+                    .collect();
+                let new = keys.iter().filter(|k| !map.contains_key(k)).collect::<std::collections::HashSet<_>>().len();
+                if map.len() + new > MAX_SURFACE_VERTICES {
+                    break;
+                }
+                for k in keys {
+                    let next = map.len() as u16;
+                    let i = *map.entry(k).or_insert_with(|| {
+                        xyz.push(k.pos.map(f32::from_bits));
+                        nrm.push(k.normal.map(f32::from_bits));
+                        t0.push(k.uv0.map(f32::from_bits));
+                        t1.push(k.uv1.map(f32::from_bits));
+                        col.push(k.color);
+                        next
+                    });
+                    list.push(u32::from(i));
+                }
+                end += 1;
+            }
+            if end < tris.len() {
+                report.warnings.push(format!("{name:?}: surface split at {} vertices (u16 indices)", map.len()));
+            }
+            let n = xyz.len();
+            let before = meshopt::analyze_vertex_cache(&list, n, CACHE_SIZE, 0, 0).acmr as f64;
+            let optimized = meshopt::optimize_vertex_cache(&list, n);
+            let after = meshopt::analyze_vertex_cache(&optimized, n, CACHE_SIZE, 0, 0).acmr as f64;
+            let strip = meshopt::stripify(&optimized, n, 0).unwrap_or_default();
+            s.tri_list = optimized.iter().map(|&i| i as u16).collect();
+            s.tri_strip = strip.iter().map(|&i| i as u16).collect();
+            s.s_size = n as u32;
+            s.xyz = Some(xyz);
+            s.normal = Some(nrm);
+            if has_uv0 {
+                s.texcoord[0] = Some(t0);
+            }
+            if has_uv1 {
+                s.lightmap = Some(t1);
+            }
+            if has_color {
+                s.color = Some(col);
+            }
+            out.push(Built { surface: s, triangles: list.len() / 3, acmr_before: before, acmr_after: after });
+            start = end.max(start + 1);
+        }
+    }
+    out
+}
+
+/// Per-corner normals from smoothing groups over the baked positions `pos`: a corner's normal
+/// is its polygon's normal plus those of the other polygons at the vertex that share a
+/// smoothing bit with it (no bits: flat), normalised. `mirrored` turns them with the reversed
+/// winding. A small local helper (the OBJ writer has its own; the scene model has no shared
+/// one yet).
+fn smoothing_normals(mesh: &Mesh, pos: &[DVec3], mirrored: bool) -> Vec<Vec3> {
+    let at = |v: u32| pos.get(v as usize).copied().unwrap_or(DVec3::ZERO);
+    let face: Vec<DVec3> = (0..mesh.polygon_count())
+        .map(|p| {
+            let vs = mesh.polygon(p);
+            let mut n = DVec3::ZERO;
+            for (i, &a) in vs.iter().enumerate() {
+                let (a, b) = (at(a), at(vs[(i + 1) % vs.len()]));
+                n += DVec3::new((a.y - b.y) * (a.z + b.z), (a.z - b.z) * (a.x + b.x), (a.x - b.x) * (a.y + b.y));
+            }
+            n.normalize_or_zero()
+        })
+        .collect();
+    let bits = |p: usize| mesh.smoothing_groups.as_ref().and_then(|g| g.get(p)).copied().unwrap_or(0);
+    let mut around: Vec<Vec<u32>> = vec![Vec::new(); pos.len()];
+    for p in 0..mesh.polygon_count() {
+        for &v in mesh.polygon(p) {
+            if let Some(l) = around.get_mut(v as usize) {
+                l.push(p as u32);
+            }
+        }
+    }
+    let mut out = vec![Vec3::ZERO; mesh.corner_vertices.len()];
+    for p in 0..mesh.polygon_count() {
+        let own = bits(p);
+        for c in mesh.polygon_corners(p) {
+            let v = mesh.corner_vertices[c] as usize;
+            let mut n = face[p];
+            if own != 0 {
+                for &q in around.get(v).into_iter().flatten() {
+                    let q = q as usize;
+                    if q != p && bits(q) & own != 0 {
+                        n += face[q];
+                    }
+                }
+            }
+            // Face normals follow the source winding; the written winding is reversed when
+            // mirrored, so the normals turn with it.
+            let n = n.normalize_or_zero();
+            out[c] = (if mirrored { -n } else { n }).as_vec3();
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_names_are_shortened_uniquely() {
+        let long = "a".repeat(40);
+        let mut r = ExportReport::default();
+        let names = unique_names(vec![long.clone(), long.clone(), "b".into()], &mut r);
+        assert_eq!(names[0], "a".repeat(31));
+        assert_eq!(names[1], format!("{}~1", "a".repeat(29)));
+        assert_eq!(names[2], "b");
+        assert_eq!(r.warnings.len(), 2);
+    }
+
+    #[test]
+    fn constant_tracks_get_one_key() {
+        let t = vec_track(&[0, 1, 2], [DVec3::ONE; 3].into_iter());
+        assert_eq!(t.frames(), vec![0]);
+        let t = vec_track(&[0, 1, 2], [DVec3::ONE, DVec3::ZERO, DVec3::ONE].into_iter());
+        assert_eq!(t.frames(), vec![0, 1, 2]);
+    }
+}

@@ -208,6 +208,44 @@ fn key_tangents<V: Vector>(track: &Track<V>, i: usize) -> (V, V) {
     }
 }
 
+/// The incoming (`ds`) and outgoing (`dd`) tangents of key `i` of a vector track, per unit
+/// of the segment parameter `u`, exactly as the evaluator uses them: the stored ones for a
+/// [`Interpolation::Hermite`] key (per frame, so *not* scaled here), else lib3ds' TCB rule.
+/// Exporters write these as 3DA TCB `m_in_tan` / `m_out_tan`. Panics when `i` is out of range.
+pub fn vector_key_tangents<V: Vector>(track: &Track<V>, i: usize) -> (V, V) {
+    key_tangents(track, i)
+}
+
+/// The keys of a 3DS relative rotation track as lib3ds sets them up: per key the absolute
+/// orientation `q_i` and its incoming (`ds`) and outgoing (`dd`) squad control quaternions,
+/// raw (lib3ds' arithmetic, hemispheres as accumulated, not normalised). A segment between
+/// keys `a` and `b` is `squad(q_a, dd_a, ds_b, q_b, u)` with [`slerp_lib3ds`] — exporters
+/// write these as 3DA TCB 4D keys.
+pub fn relative_key_quats(track: &Track<AxisAngle>) -> Vec<[DQuat; 3]> {
+    let abs = accumulate_raw(track);
+    let raw = |q: q4::Q| DQuat::from_xyzw(q[0], q[1], q[2], q[3]);
+    (0..abs.len())
+        .map(|i| {
+            let (ds, dd) = quat_tangents(track, &abs, i);
+            [raw(abs[i]), raw(ds), raw(dd)]
+        })
+        .collect()
+}
+
+/// lib3ds' `lib3ds_quat_slerp`: spherical interpolation **without** the flip to the short way
+/// (keys more than half a turn apart spin the long way, as 3D Studio stored them).
+pub fn slerp_lib3ds(a: DQuat, b: DQuat, t: f64) -> DQuat {
+    let q = q4::slerp(a.to_array(), b.to_array(), t);
+    DQuat::from_xyzw(q[0], q[1], q[2], q[3])
+}
+
+/// `squad(a, p, q, b, u)` = `slerp(slerp(a, b, u), slerp(p, q, u), 2u(1−u))` with
+/// [`slerp_lib3ds`] (lib3ds `lib3ds_quat_squad`).
+pub fn squad_lib3ds(a: DQuat, p: DQuat, q: DQuat, b: DQuat, u: f64) -> DQuat {
+    let r = q4::squad(a.to_array(), p.to_array(), q.to_array(), b.to_array(), u);
+    DQuat::from_xyzw(r[0], r[1], r[2], r[3])
+}
+
 /// Samples a vector (or scalar) track at `frame`; `None` when it has no key.
 pub(crate) fn sample_vector<V: Vector>(track: &Track<V>, frame: f64) -> Option<V> {
     track.keys.first()?;
@@ -239,8 +277,9 @@ pub(crate) fn sample_vector<V: Vector>(track: &Track<V>, frame: f64) -> Option<V
 /// Samples an absolute quaternion track: slerp between keys (step keys hold). A key with
 /// [`Interpolation::Hermite`] carries **squad control quaternions** instead of tangents (3DA
 /// TCB 4D keys store them as `m_in_tan`/`m_out_tan`): the segment to the next key is
-/// `squad(a, a.out_tangent, b.in_tangent, b, u)` = `slerp(slerp(a, b, u), slerp(s_a, s_b, u),
-/// 2u(1−u))`, where `s_b` is the next key's `in_tangent` (its own value when it has none).
+/// [`squad_lib3ds`]`(a, a.out_tangent, b.in_tangent, b, u)`, where `b.in_tangent` is the next
+/// key's own value when it has none — lib3ds' quaternion spline, so 3DS rotations exported
+/// with [`relative_key_quats`] sample as their source.
 pub(crate) fn sample_quat(track: &Track<DQuat>, frame: f64) -> Option<DQuat> {
     track.keys.first()?;
     let (i, u) = match locate(track, frame) {
@@ -256,7 +295,7 @@ pub(crate) fn sample_quat(track: &Track<DQuat>, frame: f64) -> Option<DQuat> {
                 Interpolation::Hermite { in_tangent, .. } => *in_tangent,
                 _ => b.value,
             };
-            Some(a.value.slerp(b.value, u).slerp(out_tangent.slerp(sb, u), 2.0 * u * (1.0 - u)))
+            Some(squad_lib3ds(a.value, out_tangent, sb, b.value, u).normalize())
         }
         _ => Some(a.value.slerp(b.value, u)),
     }

@@ -9,7 +9,8 @@
 //!   of key k+1 (`ds`), per unit of the segment parameter. Ease in/out are carried but not
 //!   applied, as lib3ds and keyscene's 3DS evaluation (`anim::tcb`) do, so a 3DS → 3DA
 //!   conversion samples like its source. 1D/3D: Hermite; 4D: `squad(q_k, out_k, in_k+1,
-//!   q_k+1)` with the tangents as control quaternions, as lib3ds.
+//!   q_k+1)` with the tangents as control quaternions and lib3ds' slerp (no short-way flip),
+//!   as lib3ds.
 //! - BEZIER: Hermite with tangents as slopes in value per frame (`m_fOutTan` of key k,
 //!   `m_fInTan` of key k+1), scaled by the segment length.
 //! - EULER: the seed's code, with `FromEulerYaw/Pitch/Roll` as rotations about +Y, +X, +Z
@@ -104,9 +105,11 @@ where
     })
 }
 
-/// `squad(q0, a, b, q1, u)`: slerp of the chord slerp and the control slerp by `2u(1−u)`.
+/// `squad(q0, a, b, q1, u)`: slerp of the chord slerp and the control slerp by `2u(1−u)`,
+/// with lib3ds' slerp, which does not take the short way (so the stored hemispheres decide the
+/// direction of a turn, as in 3D Studio).
 fn squad(q0: DQuat, a: DQuat, b: DQuat, q1: DQuat, u: f64) -> DQuat {
-    q0.slerp(q1, u).slerp(a.slerp(b, u), 2.0 * u * (1.0 - u))
+    crate::anim::tcb::squad_lib3ds(q0, a, b, q1, u)
 }
 
 impl FloatTrack {

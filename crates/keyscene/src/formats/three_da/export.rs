@@ -15,10 +15,14 @@
 //! - **Index tables**: the list reordered by `meshopt::optimize_vertex_cache`; the strip made
 //!   from it by `meshopt::stripify` (no restart index: stitched with degenerate triangles).
 //!   ACMR is measured for a 24-entry FIFO cache (GeForce3) before and after.
-//! - **Animation**: every entity gets position, rotation and scale tracks. The node's local
-//!   T, R, S are **resampled at every integer frame** of the animation range into LINEAR 3D/4D
-//!   tracks: exact at integer frames, linear (slerp) between them. A track whose value never
-//!   changes is written as one key.
+//! - **Animation**: every entity gets position, rotation and scale tracks with ≥ 1 key. Where
+//!   3DA can hold the source's keys exactly (integer frames ≥ 0, strictly increasing, no step
+//!   keys, ends that hold) they are kept: 3DS TCB → TCB 3D with the tangents the evaluator
+//!   uses (lib3ds `ds`/`dd`, ease carried, not applied), 3DS relative rotation → TCB 4D of
+//!   absolute quaternions with lib3ds' squad controls, linear → LINEAR. Otherwise the node's
+//!   local T, R or S is **resampled at every integer frame** of the animation range into a
+//!   LINEAR track: exact at integer frames, linear (slerp) between them; a resampled track
+//!   whose value never changes is one key. Nodes under a dropped node are always resampled.
 //! - **Bounds**: entity bounds over its baked positions (local space); the file's over every
 //!   entity's vertices at the first frame of the range.
 
@@ -26,10 +30,11 @@ use std::collections::HashMap;
 
 use glam::{DMat3, DMat4, DQuat, DVec3, Vec2, Vec3, Vec4};
 
-use super::layout::{entity_type, Extents, LinearKey, Material as MatRecord, NAME_LEN};
+use super::layout::{entity_type, Extents, LinearKey, Material as MatRecord, TcbKey, NAME_LEN};
 use super::model::{Entity, File, KeyTrack, RotTrack, Surface, VecTrack};
 use super::Error;
-use crate::anim::ChannelTarget;
+use crate::anim::tcb::{relative_key_quats, vector_key_tangents};
+use crate::anim::{ChannelTarget, Extrapolation, Interpolation, RotationTrack, Tcb, Track};
 use crate::scene::{Mesh, Node, NodeId, NodeKind, Scene, Transform};
 
 /// Largest stream a surface may have: indices are `u16`.
@@ -233,13 +238,45 @@ pub fn export(scene: &Scene, opts: &ExportOptions) -> Result<(File, Vec<Material
                 }
             })
             .collect();
-        let animated = anim.is_some_and(|a| a.channels.iter().any(|c| c.node == id));
-        if animated && frames.len() > 1 {
-            report.resampled.push(format!("{:?}: T/R/S resampled at frames {lo}..={hi} as LINEAR tracks", names[k]));
+        // Keep the source's keys where 3DA can hold them exactly; resample the rest.
+        let mut exact: (Option<VecTrack>, Option<RotTrack>, Option<VecTrack>) = (None, None, None);
+        if direct {
+            let rest = scene.nodes[id].transform;
+            exact = (
+                Some(VecTrack::Linear(one_key(f3(rest.translation)))),
+                Some(RotTrack::Linear(one_key(rest.rotation.normalize().as_quat().to_array()))),
+                Some(VecTrack::Linear(one_key(f3(rest.scale)))),
+            );
+            for ch in anim.iter().flat_map(|a| &a.channels).filter(|c| c.node == id) {
+                let (lo, hi) = (lo as f64, hi as f64);
+                match &ch.target {
+                    ChannelTarget::Translation(t) => exact.0 = keyed_vec_track(t, lo, hi),
+                    ChannelTarget::Rotation(r) => exact.1 = keyed_rot_track(r, lo, hi),
+                    ChannelTarget::Scale(t) => exact.2 = keyed_vec_track(t, lo, hi),
+                    other => report.dropped.push(format!("{:?}: {} track", names[k], other.name())),
+                }
+            }
         }
-        e.position = Some(vec_track(&frames, locals.iter().map(|t| t.translation)));
-        e.rotation = Some(rot_track(&frames, locals.iter().map(|t| t.rotation)));
-        e.scale = Some(vec_track(&frames, locals.iter().map(|t| t.scale)));
+        let mut resampled = Vec::new();
+        e.position = Some(exact.0.unwrap_or_else(|| {
+            resampled.push("position");
+            vec_track(&frames, locals.iter().map(|t| t.translation))
+        }));
+        e.rotation = Some(exact.1.unwrap_or_else(|| {
+            resampled.push("rotation");
+            rot_track(&frames, locals.iter().map(|t| t.rotation))
+        }));
+        e.scale = Some(exact.2.unwrap_or_else(|| {
+            resampled.push("scale");
+            vec_track(&frames, locals.iter().map(|t| t.scale))
+        }));
+        if !resampled.is_empty() && frames.len() > 1 {
+            report.resampled.push(format!(
+                "{:?}: {} resampled at frames {lo}..={hi} as LINEAR tracks (exact at integer frames)",
+                names[k],
+                resampled.join(", ")
+            ));
+        }
         entities[file_index[k]] = Some(e);
     }
     let entities: Vec<Entity> = entities.into_iter().map(|e| e.expect("every slot filled")).collect();
@@ -425,6 +462,143 @@ fn rot_track(frames: &[i64], values: impl Iterator<Item = DQuat>) -> RotTrack {
         keys.truncate(1);
     }
     RotTrack::Linear(KeyTrack { current: keys[0].value, keys })
+}
+
+fn one_key<V: super::layout::Value>(value: V) -> KeyTrack<LinearKey<V>> {
+    KeyTrack { current: value, keys: vec![LinearKey { frame: 0, value }] }
+}
+
+/// The key frames of `t` as 3DA frames when 3DA's rules sample it exactly as the scene does
+/// within `lo..=hi`: integer frames ≥ 0, strictly increasing, and the ends behave alike (a
+/// lib3ds hold-last before the first key only when that key is at or before `lo`; a repeat
+/// after the last key only when that key is after `hi`).
+fn exact_frames<T>(t: &Track<T>, lo: f64, hi: f64) -> Option<Vec<u32>> {
+    let keys = &t.keys;
+    let (first, last) = (keys.first()?.frame, keys.last()?.frame);
+    if keys.len() > 1 {
+        if t.before == Extrapolation::HoldLast && first > lo {
+            return None;
+        }
+        if t.after == Extrapolation::Repeat && last <= hi {
+            return None;
+        }
+    }
+    let frames: Vec<u32> = keys
+        .iter()
+        .map(|k| (k.frame.fract() == 0.0 && (0.0..=f64::from(u32::MAX)).contains(&k.frame)).then_some(k.frame as u32))
+        .collect::<Option<_>>()?;
+    frames.windows(2).all(|w| w[0] < w[1]).then_some(frames)
+}
+
+/// A 3D track with the scene track's keys: all linear → LINEAR 3D; else TCB 3D whose
+/// `m_in_tan`/`m_out_tan` are the tangents (per unit of `u`) the scene's evaluator uses on
+/// each segment (TCB: lib3ds' `ds`/`dd`; Hermite: stored × segment length; linear segment:
+/// the chord, which makes the Hermite a straight line). `None` (resample) for step keys or
+/// frames 3DA cannot hold.
+fn keyed_vec_track(t: &Track<DVec3>, lo: f64, hi: f64) -> Option<VecTrack> {
+    let frames = exact_frames(t, lo, hi)?;
+    let keys = &t.keys;
+    if keys.iter().any(|k| matches!(k.interpolation, Interpolation::Step)) && keys.len() > 1 {
+        return None;
+    }
+    if keys.iter().all(|k| matches!(k.interpolation, Interpolation::Linear)) || keys.len() == 1 {
+        let keys: Vec<LinearKey<[f32; 3]>> =
+            keys.iter().zip(&frames).map(|(k, &f)| LinearKey { frame: f as i32, value: f3(k.value) }).collect();
+        return Some(VecTrack::Linear(KeyTrack { current: keys[0].value, keys }));
+    }
+    let mut out: Vec<TcbKey<[f32; 3]>> = keys
+        .iter()
+        .zip(&frames)
+        .map(|(k, &f)| {
+            let tcb = match &k.interpolation {
+                Interpolation::Tcb(c) => *c,
+                _ => Tcb::default(),
+            };
+            TcbKey {
+                frame: f,
+                tension: tcb.tension,
+                continuity: tcb.continuity,
+                bias: tcb.bias,
+                ease_in: tcb.ease_to,
+                ease_out: tcb.ease_from,
+                value: f3(k.value),
+                in_tan: [0.0; 3],
+                out_tan: [0.0; 3],
+            }
+        })
+        .collect();
+    for i in 0..keys.len().saturating_sub(1) {
+        let (a, b) = (&keys[i], &keys[i + 1]);
+        let span = b.frame - a.frame;
+        let (ta, tb) = match &a.interpolation {
+            Interpolation::Tcb(_) => (vector_key_tangents(t, i).1, vector_key_tangents(t, i + 1).0),
+            Interpolation::Hermite { out_tangent, .. } => {
+                let tb = match &b.interpolation {
+                    Interpolation::Hermite { in_tangent, .. } => *in_tangent,
+                    _ => vector_key_tangents(t, i + 1).0,
+                };
+                (*out_tangent * span, tb * span)
+            }
+            _ => (b.value - a.value, b.value - a.value),
+        };
+        out[i].out_tan = f3(ta);
+        out[i + 1].in_tan = f3(tb);
+    }
+    Some(VecTrack::Tcb(KeyTrack { current: out[0].value, keys: out }))
+}
+
+/// A rotation track with the scene track's keys: 3DS relative keys → TCB 4D of absolute
+/// quaternions with lib3ds' squad controls ([`relative_key_quats`]; a linear segment's
+/// controls are its end keys, which makes squad a slerp); absolute quaternion keys → LINEAR
+/// 4D when all linear, TCB 4D when all carry squad controls. `None` (resample) otherwise.
+fn keyed_rot_track(r: &RotationTrack, lo: f64, hi: f64) -> Option<RotTrack> {
+    let q = |q: DQuat| q.as_quat().to_array();
+    let tcb_key = |frame: u32, value, in_tan, out_tan| TcbKey { frame, value, in_tan, out_tan, ..TcbKey::default() };
+    match r {
+        RotationTrack::Relative(t) => {
+            let frames = exact_frames(t, lo, hi)?;
+            if t.keys.len() > 1 && t.keys.iter().any(|k| matches!(k.interpolation, Interpolation::Step)) {
+                return None;
+            }
+            let abs = relative_key_quats(t);
+            let mut keys: Vec<TcbKey<[f32; 4]>> =
+                abs.iter().zip(&frames).map(|(a, &f)| tcb_key(f, q(a[0]), q(a[0]), q(a[0]))).collect();
+            for i in 0..keys.len().saturating_sub(1) {
+                if !matches!(t.keys[i].interpolation, Interpolation::Linear) {
+                    keys[i].out_tan = q(abs[i][2]);
+                    keys[i + 1].in_tan = q(abs[i + 1][1]);
+                }
+            }
+            for (k, src) in keys.iter_mut().zip(&t.keys) {
+                if let Interpolation::Tcb(c) = src.interpolation {
+                    (k.tension, k.continuity, k.bias, k.ease_in, k.ease_out) =
+                        (c.tension, c.continuity, c.bias, c.ease_to, c.ease_from);
+                }
+            }
+            Some(RotTrack::Tcb(KeyTrack { current: keys[0].value, keys }))
+        }
+        RotationTrack::Quat(t) => {
+            let frames = exact_frames(t, lo, hi)?;
+            if t.keys.iter().all(|k| matches!(k.interpolation, Interpolation::Linear)) || t.keys.len() == 1 {
+                let keys: Vec<LinearKey<[f32; 4]>> =
+                    t.keys.iter().zip(&frames).map(|(k, &f)| LinearKey { frame: f as i32, value: q(k.value) }).collect();
+                return Some(RotTrack::Linear(KeyTrack { current: keys[0].value, keys }));
+            }
+            let n = t.keys.len();
+            let mut keys = Vec::with_capacity(n);
+            for (i, (k, &f)) in t.keys.iter().zip(&frames).enumerate() {
+                let Interpolation::Hermite { in_tangent, out_tangent } = k.interpolation else {
+                    if i + 1 == n {
+                        keys.push(tcb_key(f, q(k.value), q(k.value), q(k.value)));
+                        continue;
+                    }
+                    return None;
+                };
+                keys.push(tcb_key(f, q(k.value), q(in_tangent), q(out_tangent)));
+            }
+            Some(RotTrack::Tcb(KeyTrack { current: keys[0].value, keys }))
+        }
+    }
 }
 
 fn bounds(points: impl Iterator<Item = [f64; 3]>) -> Extents {

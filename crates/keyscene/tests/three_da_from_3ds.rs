@@ -16,6 +16,10 @@
 //!      reference's centroid where the source's positions are distinct and all used, else
 //!      compared with keyscene's distinct-used centroid;
 //!    - each reference sample vertex (used by a face) has an exported vertex at its position.
+//!    And at every integer and half frame of the animation range, every exported vertex lies
+//!    on a source vertex (keyscene's 3DS evaluation; tolerance from the source's bbox union).
+//!    Entities the exporter reports as resampled (`ExportReport::resampled_entities`) are
+//!    exact at integer frames only, so their half frames are skipped.
 //! 3. Strips decode to the lists' triangles, same winding.
 //! 4. The collision map answers rays like brute force over its triangles.
 //!
@@ -246,6 +250,41 @@ fn convert(corpus: &Path, rel: &str) -> Result<(), Failed> {
                     if used.contains(&k) {
                         fail(format!("sample vertex {k} vs lib3ds"), ours_cloud.near(vec3(&s["position"]), tol * 2.0));
                     }
+                }
+            }
+        }
+    }
+    // Every integer and half frame of the range: every exported vertex on a source vertex
+    // (keyscene's 3DS evaluation), same tolerance rule (from the source's bbox union).
+    if let Some(a) = src.animations.first() {
+        let (f0, f1) = (a.frame_range.0.max(0.0), a.frame_range.1.max(0.0));
+        let steps = ((f1 - f0) * 2.0).round() as usize;
+        for i in 0..=steps {
+            let frame = f0 + i as f64 * 0.5;
+            let pose_src = src.evaluate(Some(0), Time::Frame(frame));
+            let pose_3da = back.evaluate(back_anim, Time::Frame(frame));
+            let per_node: Vec<(usize, Vec<DVec3>)> = report
+                .entity_nodes
+                .iter()
+                .enumerate()
+                .filter(|(_, &n)| src.nodes[n].mesh.is_some())
+                .map(|(e, &n)| (e, pose_src.world_positions(&src, n)))
+                .collect();
+            let (lo, hi) = bbox(per_node.iter().flat_map(|(_, p)| p.iter().copied()));
+            let tol = 1e-4 * (hi - lo).length().max(1.0);
+            for (e, theirs) in per_node {
+                if frame.fract() != 0.0 && report.resampled_entities.contains(&e) {
+                    continue;
+                }
+                let cloud = Cloud::new(theirs);
+                let ours = pose_3da.world_positions(&back, e);
+                let worst = ours.iter().map(|&p| cloud.near(p, tol * 2.0)).fold(0.0f64, f64::max);
+                compared += 1;
+                if !(worst <= tol) {
+                    failures.push(format!(
+                        "frame {frame} {}: exported vertices off the source by {worst:.3e} (tolerance {tol:.1e})",
+                        back.nodes[e].name
+                    ));
                 }
             }
         }

@@ -68,6 +68,9 @@ pub struct ExportReport {
     pub baked: Vec<String>,
     /// Tracks resampled at every frame.
     pub resampled: Vec<String>,
+    /// Entities (file order) with a resampled track: they match the source at integer frames
+    /// only; every other entity's tracks hold the source's keys and match at any time.
+    pub resampled_entities: Vec<usize>,
     /// What 3DA cannot hold and was left out (cameras, lights, morphs, extra UV sets …).
     pub dropped: Vec<String>,
     /// Other remarks (shortened names, surfaces split …).
@@ -270,7 +273,8 @@ pub fn export(scene: &Scene, opts: &ExportOptions) -> Result<(File, Vec<Material
             resampled.push("scale");
             vec_track(&frames, locals.iter().map(|t| t.scale))
         }));
-        if !resampled.is_empty() && frames.len() > 1 {
+        if !resampled.is_empty() && frames.len() > 1 && animated_node(anim, id) {
+            report.resampled_entities.push(file_index[k]);
             report.resampled.push(format!(
                 "{:?}: {} resampled at frames {lo}..={hi} as LINEAR tracks (exact at integer frames)",
                 names[k],
@@ -468,8 +472,40 @@ fn one_key<V: super::layout::Value>(value: V) -> KeyTrack<LinearKey<V>> {
     KeyTrack { current: value, keys: vec![LinearKey { frame: 0, value }] }
 }
 
+fn animated_node(anim: Option<&crate::anim::Animation>, id: NodeId) -> bool {
+    anim.is_some_and(|a| a.channels.iter().any(|c| c.node == id))
+}
+
+/// Groups of keys at the same frame, as `(first, last)` key indices. The scene evaluator
+/// enters such a group through its first key and leaves through its last (see
+/// `anim::tcb`, "Outside the keys"), so a group whose keys hold the same value is one key
+/// (first's incoming tangent, last's outgoing); `None` when a group's values differ (a jump,
+/// which 3DA's strictly increasing keys cannot hold).
+fn merge_groups(frames: &[u32], same: impl Fn(usize, usize) -> bool) -> Option<Vec<(usize, usize)>> {
+    let mut out: Vec<(usize, usize)> = Vec::new();
+    for (i, &f) in frames.iter().enumerate() {
+        match out.last_mut() {
+            Some(g) if frames[g.1] == f => {
+                if !same(g.0, i) {
+                    return None;
+                }
+                g.1 = i;
+            }
+            _ => out.push((i, i)),
+        }
+    }
+    Some(out)
+}
+
+/// TCB keys with each same-frame group merged: the first key of the group with the last
+/// one's outgoing tangent.
+fn merged<V: Copy>(keys: Vec<TcbKey<V>>, groups: &[(usize, usize)]) -> Vec<TcbKey<V>> {
+    groups.iter().map(|&(a, b)| TcbKey { out_tan: keys[b].out_tan, ..keys[a] }).collect()
+}
+
 /// The key frames of `t` as 3DA frames when 3DA's rules sample it exactly as the scene does
-/// within `lo..=hi`: integer frames ≥ 0, strictly increasing, and the ends behave alike (a
+/// within `lo..=hi`: integer frames ≥ 0, non-decreasing (equal ones are merged by
+/// [`merge_groups`]), and the ends behave alike (a
 /// lib3ds hold-last before the first key only when that key is at or before `lo`; a repeat
 /// after the last key only when that key is after `hi`).
 fn exact_frames<T>(t: &Track<T>, lo: f64, hi: f64) -> Option<Vec<u32>> {
@@ -487,7 +523,7 @@ fn exact_frames<T>(t: &Track<T>, lo: f64, hi: f64) -> Option<Vec<u32>> {
         .iter()
         .map(|k| (k.frame.fract() == 0.0 && (0.0..=f64::from(u32::MAX)).contains(&k.frame)).then_some(k.frame as u32))
         .collect::<Option<_>>()?;
-    frames.windows(2).all(|w| w[0] < w[1]).then_some(frames)
+    frames.windows(2).all(|w| w[0] <= w[1]).then_some(frames)
 }
 
 /// A 3D track with the scene track's keys: all linear → LINEAR 3D; else TCB 3D whose
@@ -501,9 +537,10 @@ fn keyed_vec_track(t: &Track<DVec3>, lo: f64, hi: f64) -> Option<VecTrack> {
     if keys.iter().any(|k| matches!(k.interpolation, Interpolation::Step)) && keys.len() > 1 {
         return None;
     }
+    let groups = merge_groups(&frames, |a, b| keys[a].value == keys[b].value)?;
     if keys.iter().all(|k| matches!(k.interpolation, Interpolation::Linear)) || keys.len() == 1 {
         let keys: Vec<LinearKey<[f32; 3]>> =
-            keys.iter().zip(&frames).map(|(k, &f)| LinearKey { frame: f as i32, value: f3(k.value) }).collect();
+            groups.iter().map(|&(a, _)| LinearKey { frame: frames[a] as i32, value: f3(keys[a].value) }).collect();
         return Some(VecTrack::Linear(KeyTrack { current: keys[0].value, keys }));
     }
     let mut out: Vec<TcbKey<[f32; 3]>> = keys
@@ -544,6 +581,7 @@ fn keyed_vec_track(t: &Track<DVec3>, lo: f64, hi: f64) -> Option<VecTrack> {
         out[i].out_tan = f3(ta);
         out[i + 1].in_tan = f3(tb);
     }
+    let out = merged(out, &groups);
     Some(VecTrack::Tcb(KeyTrack { current: out[0].value, keys: out }))
 }
 
@@ -561,6 +599,7 @@ fn keyed_rot_track(r: &RotationTrack, lo: f64, hi: f64) -> Option<RotTrack> {
                 return None;
             }
             let abs = relative_key_quats(t);
+            let groups = merge_groups(&frames, |a, b| abs[a][0].abs_diff_eq(abs[b][0], 1e-12))?;
             let mut keys: Vec<TcbKey<[f32; 4]>> =
                 abs.iter().zip(&frames).map(|(a, &f)| tcb_key(f, q(a[0]), q(a[0]), q(a[0]))).collect();
             for i in 0..keys.len().saturating_sub(1) {
@@ -575,13 +614,15 @@ fn keyed_rot_track(r: &RotationTrack, lo: f64, hi: f64) -> Option<RotTrack> {
                         (c.tension, c.continuity, c.bias, c.ease_to, c.ease_from);
                 }
             }
+            let keys = merged(keys, &groups);
             Some(RotTrack::Tcb(KeyTrack { current: keys[0].value, keys }))
         }
         RotationTrack::Quat(t) => {
             let frames = exact_frames(t, lo, hi)?;
+            let groups = merge_groups(&frames, |a, b| t.keys[a].value == t.keys[b].value)?;
             if t.keys.iter().all(|k| matches!(k.interpolation, Interpolation::Linear)) || t.keys.len() == 1 {
                 let keys: Vec<LinearKey<[f32; 4]>> =
-                    t.keys.iter().zip(&frames).map(|(k, &f)| LinearKey { frame: f as i32, value: q(k.value) }).collect();
+                    groups.iter().map(|&(a, _)| LinearKey { frame: frames[a] as i32, value: q(t.keys[a].value) }).collect();
                 return Some(RotTrack::Linear(KeyTrack { current: keys[0].value, keys }));
             }
             let n = t.keys.len();
@@ -596,6 +637,7 @@ fn keyed_rot_track(r: &RotationTrack, lo: f64, hi: f64) -> Option<RotTrack> {
                 };
                 keys.push(tcb_key(f, q(k.value), q(in_tangent), q(out_tangent)));
             }
+            let keys = merged(keys, &groups);
             Some(RotTrack::Tcb(KeyTrack { current: keys[0].value, keys }))
         }
     }

@@ -12,9 +12,10 @@
 //!   (position, normal, UV 0, UV 1, colour) corners. Normals come from the source or, when it
 //!   has none, from smoothing groups (a small local helper: the scene model has no shared one
 //!   yet). UV set 0 → texcoord 0, UV set 1 → the lightmap stream, further sets dropped.
-//! - **Index tables**: the list reordered by `meshopt::optimize_vertex_cache`; the strip made
-//!   from it by `meshopt::stripify` (no restart index: stitched with degenerate triangles).
-//!   ACMR is measured for a 24-entry FIFO cache (GeForce3) before and after.
+//! - **Index tables**: the list reordered by `meshopt::optimize_vertex_cache` (kept in source
+//!   order when that has the lower ACMR); the strip made from it by `meshopt::stripify` (no
+//!   restart index: stitched with degenerate triangles). ACMR is measured by
+//!   `meshopt::analyze_vertex_cache` for a 24-entry FIFO cache (GeForce3) before and after.
 //! - **Animation**: every entity gets position, rotation and scale tracks with ≥ 1 key. Where
 //!   3DA can hold the source's keys exactly (integer frames ≥ 0, strictly increasing, no step
 //!   keys, ends that hold) they are kept: 3DS TCB → TCB 3D with the tangents the evaluator
@@ -870,8 +871,13 @@ fn surfaces(mesh: &Mesh, g: DMat4, mats: &mut Materials, name: &str, report: &mu
             }
             let n = xyz.len();
             let before = meshopt::analyze_vertex_cache(&list, n, CACHE_SIZE, 0, 0).acmr as f64;
-            let optimized = meshopt::optimize_vertex_cache(&list, n);
-            let after = meshopt::analyze_vertex_cache(&optimized, n, CACHE_SIZE, 0, 0).acmr as f64;
+            let mut optimized = meshopt::optimize_vertex_cache(&list, n);
+            let mut after = meshopt::analyze_vertex_cache(&optimized, n, CACHE_SIZE, 0, 0).acmr as f64;
+            if after > before {
+                // meshopt's model is not a 24-entry FIFO; keep the source order when it is better.
+                optimized = list.clone();
+                after = before;
+            }
             let strip = meshopt::stripify(&optimized, n, 0).unwrap_or_default();
             s.tri_list = optimized.iter().map(|&i| i as u16).collect();
             s.tri_strip = strip.iter().map(|&i| i as u16).collect();
@@ -957,6 +963,69 @@ mod tests {
         assert_eq!(names[1], format!("{}~1", "a".repeat(29)));
         assert_eq!(names[2], "b");
         assert_eq!(r.warnings.len(), 2);
+    }
+
+    fn triangle_scene() -> Scene {
+        use crate::scene::{Camera, FovAxis, Material};
+        let mut s = Scene::default();
+        s.materials.push(Material { name: "Red Stone".into(), ..Material::default() });
+        s.meshes.push(Mesh {
+            name: "tri".into(),
+            positions: vec![DVec3::ZERO, DVec3::X, DVec3::Y],
+            polygon_starts: vec![0, 3],
+            corner_vertices: vec![0, 1, 2],
+            material_slots: vec![Some(0)],
+            ..Mesh::default()
+        });
+        let mut n = Node::new("tri", NodeKind::Mesh);
+        n.mesh = Some(0);
+        n.geometry_transform = DMat4::from_translation(DVec3::new(0.0, 0.0, 5.0));
+        s.nodes.push(n);
+        s.attach(0, None);
+        s.cameras.push(Camera {
+            name: "cam".into(),
+            target: None,
+            fov_degrees: 45.0,
+            fov_axis: FovAxis::Horizontal,
+            roll_degrees: 0.0,
+            near: None,
+            far: None,
+            aspect: None,
+        });
+        s.nodes.push(Node::new("cam", NodeKind::Camera(0)));
+        s.attach(1, None);
+        s
+    }
+
+    #[test]
+    fn save_writes_the_model_and_its_material_scripts() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("x.3da");
+        let report = save(&triangle_scene(), &out, &ExportOptions::default()).unwrap();
+        assert_eq!(report.dropped.len(), 1, "{:?}", report.dropped);
+        assert!(report.baked.iter().any(|b| b.contains("geometry transform")));
+        let bytes = std::fs::read(&out).unwrap();
+        assert!(!super::super::check(&bytes).has_errors());
+        let script = std::fs::read_to_string(dir.path().join("Red_Stone.mat")).unwrap();
+        assert!(script.contains("Diffuse( \"0.8 0.8 0.8 1\" ) // RGBA 0-1"), "{script}");
+        let (scene, _) = crate::load(&out).unwrap();
+        assert_eq!(scene.nodes.len(), 1);
+        let pose = scene.evaluate(Some(0), crate::anim::Time::Frame(0.0));
+        let z: Vec<f64> = pose.world_positions(&scene, 0).iter().map(|p| p.z).collect();
+        assert_eq!(z, vec![5.0; 3]);
+    }
+
+    #[test]
+    fn failed_save_leaves_no_partial_output() {
+        let dir = tempfile::tempdir().unwrap();
+        // The model's path is a non-empty folder: renaming over it fails after the script
+        // was written, and the script must be removed again.
+        let out = dir.path().join("x.3da");
+        std::fs::create_dir(&out).unwrap();
+        std::fs::write(out.join("keep"), b"").unwrap();
+        assert!(save(&triangle_scene(), &out, &ExportOptions::default()).is_err());
+        let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(names, vec![std::ffi::OsString::from("x.3da")]);
     }
 
     #[test]

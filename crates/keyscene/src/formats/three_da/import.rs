@@ -312,8 +312,7 @@ mod tests {
 
     #[test]
     fn surfaces_become_one_mesh_with_a_slot_per_material() {
-        let mut file = File::default();
-        file.materials = vec![Mat::default(), Mat::default()];
+        let mut file = File { materials: vec![Mat::default(), Mat::default()], ..File::default() };
         let mut e = Entity::new(entity_type::MESH, "m");
         let surf = |mat, x: f32| Surface {
             material_idx: mat,

@@ -284,9 +284,9 @@ impl Header {
 ///
 /// | off | field |
 /// |---|---|
-/// | 0 | `name` char[32] |
-/// | 32 | `map_name` char[4][32] |
-/// | 160 | `map_channel` u32[4] |
+/// | 0 | `name` `char[32]` |
+/// | 32 | `map_name` `char[4][32]` |
+/// | 160 | `map_channel` `u32[4]` |
 /// | 176 | `num_maps` i32 |
 /// | 180 | `ambient` COLOR4F (RGBA floats) |
 /// | 196 | `diffuse` COLOR4F |
@@ -371,7 +371,7 @@ impl Material {
 /// | off | field | |
 /// |---|---|---|
 /// | 0 | `type_id` u32 | [`entity_type`] |
-/// | 4 | `name` char[32] | NUL-terminated |
+/// | 4 | `name` `char[32]` | NUL-terminated |
 /// | 36 | `bounds` EXTENTS | local space |
 /// | 60 | `parent_idx` u16 | index in file order, [`NO_PARENT`] for a root |
 /// | 62 | `num_children` u16 | |
@@ -380,7 +380,7 @@ impl Material {
 /// | 72 | `pos_track_offset` u32 | 3D track |
 /// | 76 | `rot_track_offset` u32 | 4D or EULER track |
 /// | 80 | `scl_track_offset` u32 | 3D track |
-/// | 84 | `bone_init_tm` f32[4][4] | the seed says: identity |
+/// | 84 | `bone_init_tm` `f32[4][4]` | the seed says: identity |
 /// | 148 | `next_offset` u32 | next `entity_s`, 0 at the end |
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[allow(missing_docs)]
@@ -450,12 +450,12 @@ impl EntityRecord {
 /// | 8 | `tri_list_size` u32 | number of indices |
 /// | 12 | `tri_strip_offset` u32 | u16 |
 /// | 16 | `tri_strip_size` u32 | number of indices (may be 0) |
-/// | 20 | `s_xyz_offset` u32 | f32[3] |
-/// | 24 | `s_tangent_offset` u32 | f32[3] |
+/// | 20 | `s_xyz_offset` u32 | `f32[3]` |
+/// | 24 | `s_tangent_offset` u32 | `f32[3]` |
 /// | 28 | `s_color_offset` u32 | RGBA_c, u32 |
-/// | 32 | `s_normal_offset` u32 | f32[3] |
-/// | 36 | `s_texcoord_offset` u32[4] | f32[2] |
-/// | 52 | `s_lgtcoord_offset` u32 | f32[2] |
+/// | 32 | `s_normal_offset` u32 | `f32[3]` |
+/// | 36 | `s_texcoord_offset` `u32[4]` | `f32[2]` |
+/// | 52 | `s_lgtcoord_offset` u32 | `f32[2]` |
 /// | 56 | `s_blending_offset` u32 | [`VBlend`], 12 bytes |
 /// | 60 | `s_size` u32 | stream length |
 /// | 64 | `next_offset` u32 | next `surface_s`, 0 at the end |
@@ -783,7 +783,7 @@ impl<V: Value> TrackHeader<V> {
 /// | 16 | `m_offsetXTrack` u32 (a 1D TCB/LINEAR/BEZIER track) |
 /// | 20 | `m_offsetYTrack` u32 |
 /// | 24 | `m_offsetZTrack` u32 |
-/// | 28 | `m_aRotOrder` u32[3], values 0 (yaw), 1 (roll), 2 (pitch) |
+/// | 28 | `m_aRotOrder` `u32[3]`, values 0 (yaw), 1 (roll), 2 (pitch) |
 /// | 40 | `m_cCurrentValue` quat |
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 #[allow(missing_docs)]

@@ -3,11 +3,11 @@
 //! Layers, each usable alone:
 //! - [`layout`]: the engine's 32-bit little-endian structs, sizes and constants.
 //! - [`model`]: a file as a resolved tree (entities, surfaces, streams, tracks), no offsets.
-//! - [`read`] / [`write`]: bytes ↔ [`model::File`]; write → read → write is byte-identical.
-//! - [`check`]: every rule the file must satisfy, each violation with its byte offset.
+//! - [`read`](mod@read) / [`write`](mod@write): bytes ↔ [`model::File`]; write → read → write is byte-identical.
+//! - [`check`](mod@check): every rule the file must satisfy, each violation with its byte offset.
 //! - [`eval`]: tracks sampled at a frame, EULER as the seed composes it.
 //! - [`colmap`]: the AABB-tree collision map (keyscene's layout), builder and ray query.
-//! - [`export`]: [`crate::scene::Scene`] → [`File`] + material scripts; [`save`] writes them.
+//! - [`export`](mod@export): [`crate::scene::Scene`] → [`File`] + material scripts; [`save`] writes them.
 //! - [`import`]: [`File`] → [`crate::scene::Scene`] ([`load`] reads bytes straight to a scene).
 
 pub mod check;
@@ -26,7 +26,7 @@ pub use model::File;
 pub use read::read;
 pub use write::write;
 
-/// Reads a 3DA file into a scene: [`read`] then [`import::import`]. The reader's warnings
+/// Reads a 3DA file into a scene: [`read()`] then [`import::import`]. The reader's warnings
 /// (with their byte offsets) come first in the returned list, then the importer's.
 pub fn load(
     bytes: &[u8],

@@ -1,4 +1,4 @@
-//! A 3DA file as a resolved tree: what [`super::read`] produces and [`super::write`] consumes.
+//! A 3DA file as a resolved tree: what [`super::read()`] produces and [`super::write()`] consumes.
 //! Offsets are gone (the writer recomputes them); everything else is kept as stored, so
 //! write → read → write is byte-identical. Still low level: no scene types.
 

@@ -18,7 +18,7 @@ use crate::limits::Limits;
 /// Reads a 3DA file. Accepts the canonical padded layout and the packed variant (detected:
 /// the padded reading is tried first, the packed one when the padded one finds structural
 /// errors; [`File::variant`] says which was found). Returns the file and the warnings the
-/// reader survived (see [`super::check`] for the full validation).
+/// reader survived (see [`super::check()`] for the full validation).
 ///
 /// Fails on a wrong file id or version, a truncated header, or any offset/count that does not
 /// fit the file ([`Error::Malformed`] names the byte offset of the bad field).
@@ -30,7 +30,7 @@ pub fn read(bytes: &[u8], limits: &Limits) -> Result<(File, Vec<Issue>), Error> 
     }
 }
 
-/// Where each part of a parsed file was found, for [`super::check`]'s messages.
+/// Where each part of a parsed file was found, for [`super::check()`]'s messages.
 #[derive(Debug, Clone, Default)]
 pub struct Locations {
     /// Offset of each `entity_s`, parallel to [`File::entities`].

@@ -4,7 +4,7 @@ use glam::{DMat4, DQuat, DVec3};
 
 use super::*;
 use crate::anim::{Animation, Channel, ChannelTarget, Interpolation, Key, Time, Track};
-use crate::scene::{AxisSystem, Mesh, Node, NodeKind};
+use crate::scene::{AxisSystem, Mesh, Node, NodeKind, Scene};
 
 /// One triangle (0,0,0) (1,0,0) (0,1,0) on a node at (1,2,3), in a Z-up scene.
 fn triangle_scene() -> Scene {

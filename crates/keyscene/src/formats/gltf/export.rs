@@ -173,6 +173,10 @@ pub fn save(scene: &Scene, path: &Path, opts: &WriteOptions) -> Result<Vec<Warni
     Ok(file.warnings)
 }
 
+/// How far before a jump (two keys on one frame) an extra sample is taken, as a fraction of
+/// the sampling step.
+const JUMP_LEAD: f64 = 1e-3;
+
 /// A helper node carrying an aimed camera or light: `index` in glTF, for scene node `node`.
 struct Helper {
     node: usize,
@@ -494,7 +498,8 @@ impl Out {
             }
         };
         let spot = (light.kind == LightKind::Spot).then(|| {
-            let quarter = std::f64::consts::FRAC_PI_2;
+            // Just under π/2: f32(π/2) rounds above it and the validator rejects that.
+            let quarter = std::f64::consts::FRAC_PI_2 - 1e-6;
             let fin = |x: f64| if x.is_finite() { x } else { 0.0 };
             let outer = (fin(light.falloff_degrees) / 2.0).to_radians().clamp(1e-4, quarter);
             let inner = (fin(light.hotspot_degrees) / 2.0).to_radians().clamp(0.0, outer * 0.999);
@@ -547,11 +552,8 @@ impl Out {
         let fps = if anim.fps.is_finite() && anim.fps > 0.0 { anim.fps } else { THREE_DS_FPS };
         let step = resample_fps.filter(|r| r.is_finite() && *r > 0.0).map(|r| fps / r).unwrap_or(1.0);
         let start = if anim.frame_range.0.is_finite() { anim.frame_range.0.max(0.0) } else { 0.0 };
-        let last_key = anim
-            .channels
-            .iter()
-            .filter_map(|c| last_key_frame(&c.target))
-            .fold(f64::NEG_INFINITY, f64::max);
+        let keys: Vec<Vec<f64>> = anim.channels.iter().map(|c| key_frames(&c.target)).collect();
+        let last_key = keys.iter().filter_map(|k| k.last().copied()).fold(f64::NEG_INFINITY, f64::max);
         let mut end = if anim.frame_range.1.is_finite() { anim.frame_range.1 } else { start };
         end = end.max(last_key).max(start);
         let mut frames = Vec::new();
@@ -565,6 +567,17 @@ impl Out {
             k += 1;
         }
         frames.push(end);
+        // Two keys on one frame make the curve jump there: sample just before the jump too, so
+        // the linear segment leading to it stays on the curve.
+        let before = JUMP_LEAD * step;
+        for k in &keys {
+            for w in k.windows(2).filter(|w| w[0] == w[1]) {
+                if w[0] - before > start && w[0] <= end {
+                    frames.push(w[0] - before);
+                }
+            }
+        }
+        frames.sort_by(f64::total_cmp);
         let mut times: Vec<f32> = Vec::with_capacity(frames.len());
         let mut kept = Vec::with_capacity(frames.len());
         for f in frames {
@@ -733,20 +746,22 @@ impl Out {
     }
 }
 
-/// The last key frame of a track, if any.
-fn last_key_frame(target: &ChannelTarget) -> Option<f64> {
+/// The key frames of a track, in order.
+fn key_frames(target: &ChannelTarget) -> Vec<f64> {
     use crate::anim::RotationTrack;
+    fn frames<T>(t: &crate::anim::Track<T>) -> Vec<f64> {
+        t.keys.iter().map(|k| k.frame).filter(|f| f.is_finite()).collect()
+    }
     match target {
-        ChannelTarget::Translation(t) | ChannelTarget::Scale(t) | ChannelTarget::Color(t) => t.keys.last().map(|k| k.frame),
-        ChannelTarget::Rotation(RotationTrack::Quat(t)) => t.keys.last().map(|k| k.frame),
-        ChannelTarget::Rotation(RotationTrack::Relative(t)) => t.keys.last().map(|k| k.frame),
-        ChannelTarget::Hidden(t) => t.keys.last().map(|k| k.frame),
-        ChannelTarget::Morph(t) => t.keys.last().map(|k| k.frame),
+        ChannelTarget::Translation(t) | ChannelTarget::Scale(t) | ChannelTarget::Color(t) => frames(t),
+        ChannelTarget::Rotation(RotationTrack::Quat(t)) => frames(t),
+        ChannelTarget::Rotation(RotationTrack::Relative(t)) => frames(t),
+        ChannelTarget::Hidden(t) => frames(t),
+        ChannelTarget::Morph(t) => frames(t),
         ChannelTarget::Fov(t) | ChannelTarget::Roll(t) | ChannelTarget::Hotspot(t) | ChannelTarget::Falloff(t) => {
-            t.keys.last().map(|k| k.frame)
+            frames(t)
         }
     }
-    .filter(|f| f.is_finite())
 }
 
 /// Every node's world matrix *without* camera/light aiming: `world[parent] · local` from the

@@ -36,9 +36,11 @@
 //! (`alphaMode` BLEND when alpha < 1), `doubleSided` = two-sided, `metallicFactor` 0,
 //! `roughnessFactor = 1 − shininess` (3DS shininess percent ÷ 100; a shiny 3DS material is a
 //! smooth dielectric), `emissiveFactor` = diffuse × self-illumination. The diffuse map becomes
-//! `baseColorTexture` when its file was found ([`TextureMap::resolved`](crate::scene::TextureMap::resolved)): `.gltf` refers to it
-//! by file name (and [`save`] copies it beside the `.gltf`); `.glb` embeds it when it is PNG or
-//! JPEG and otherwise leaves it out with a warning (glTF allows only those two).
+//! `baseColorTexture` when its file was found
+//! ([`TextureMap::resolved`](crate::scene::TextureMap::resolved)) and is PNG or JPEG (by its
+//! signature): `.gltf` refers to it by file name (and [`save`] copies it beside the `.gltf`),
+//! `.glb` embeds it. Other images (3DS scenes often use TGA/BMP) are left out with a warning:
+//! glTF allows only PNG and JPEG, and a viewer could not show them.
 //!
 //! **Cameras.** Perspective; 3DS stores the horizontal FOV, so `yfov = 2·atan(tan(fov/2) /
 //! aspect)` with the camera's aspect, else [`ASSUMED_ASPECT`] (4:3, 3D Studio's 640×480
@@ -59,6 +61,8 @@
 //! TCB splines (ease, relative rotation keys) exactly, so every animation is *resampled*: the
 //! scene is evaluated at the animation's frames from `max(0, first)` to its last frame (or its
 //! last key, when later), one sample per source frame or at [`WriteOptions::resample_fps`],
+//! plus a sample 0.001 step before every frame holding two keys of one track (3DS files repeat
+//! a frame to make a value jump; without it the jump would be smeared over a whole step),
 //! and each node whose local translation/rotation/scale differs from its rest value gets
 //! LINEAR channels of the decomposed local matrices (quaternions unit and hemisphere-continuous).
 //! Times are seconds: `frame / fps`, from frame 0, so glTF time `t` is source frame `t · fps`.

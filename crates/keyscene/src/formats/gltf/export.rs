@@ -173,6 +173,9 @@ pub fn save(scene: &Scene, path: &Path, opts: &WriteOptions) -> Result<Vec<Warni
     Ok(file.warnings)
 }
 
+/// Integers below 2^24 are exact in f32: the limit for `_KEYSCENE_VERTEX` values.
+const MAX_EXACT_F32_INT: u32 = 1 << 24;
+
 /// How far before a jump (two keys on one frame) an extra sample is taken, as a fraction of
 /// the sampling step.
 const JUMP_LEAD: f64 = 1e-3;
@@ -331,6 +334,11 @@ impl Out {
         }
         if let Some(colors) = &p.colors {
             attributes.insert(Valid(Semantic::Colors(0)), self.floats(colors, Type::Vec4, vb, false));
+        }
+        if p.source_vertices.iter().all(|&v| v < MAX_EXACT_F32_INT) {
+            let ids: Vec<[f32; 1]> = p.source_vertices.iter().map(|&v| [v as f32]).collect();
+            let semantic = Semantic::Extras(super::SOURCE_VERTEX_ATTRIBUTE[1..].to_string());
+            attributes.insert(Valid(semantic), self.floats(&ids, Type::Scalar, vb, false));
         }
         let indices = Some(self.indices(&p.indices, p.positions.len()));
         let material = mesh

@@ -29,6 +29,8 @@ pub struct Primitive {
     pub colors: Option<Vec<[f32; 4]>>,
     /// Three vertex indices per triangle, counter-clockwise.
     pub indices: Vec<u32>,
+    /// The source mesh's vertex index of every glTF vertex (written as `_KEYSCENE_VERTEX`).
+    pub source_vertices: Vec<u32>,
 }
 
 /// The unnormalised normal of a polygon by Newell's method (twice its area for a triangle);
@@ -243,6 +245,7 @@ pub fn primitives(mesh: &Mesh, bake: DMat4) -> (Vec<Primitive>, usize) {
             let key = (v, n.map(f32::to_bits), uv.map(f32::to_bits), col.map(f32::to_bits));
             *seen.entry(key).or_insert_with(|| {
                 prim.positions.push(pos);
+                prim.source_vertices.push(v);
                 prim.normals.push(n);
                 if let Some(u) = &mut prim.uvs {
                     u.push(uv);

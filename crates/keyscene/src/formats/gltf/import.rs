@@ -378,6 +378,8 @@ fn mesh<'s>(
     let mut uv_sets: Vec<Vec<Vec2>> = Vec::new();
     let mut colors: Option<Vec<Vec4>> = None;
     let mut polygon_materials = Vec::new();
+    // Source vertex index per merged vertex, while every primitive has them.
+    let mut source_ids: Option<Vec<u32>> = Some(Vec::new());
     for prim in m.primitives() {
         let place = format!("meshes[{}] › primitives[{}]", m.index(), prim.index());
         let too_many = |n: usize| Error::Limit { place: place.clone(), message: format!("{n} elements exceed the limit of {max}") };
@@ -399,6 +401,19 @@ fn mesh<'s>(
         }
         let base = out.positions.len() as u32;
         let count = pos.len();
+        let semantic = gltf::Semantic::Extras(super::SOURCE_VERTEX_ATTRIBUTE[1..].to_string());
+        let ids = prim
+            .get(&semantic)
+            .filter(|a| a.count() == count)
+            .and_then(|a| gltf::accessor::Iter::<f32>::new(a, get.clone()))
+            .map(|it| it.map(|f| if f >= 0.0 && f.fract() == 0.0 { f as u32 } else { u32::MAX }).collect::<Vec<_>>());
+        source_ids = match (source_ids, ids) {
+            (Some(mut all), Some(ids)) => {
+                all.extend(ids);
+                Some(all)
+            }
+            _ => None,
+        };
         out.positions.extend(pos.map(|p| DVec3::from_array(p.map(f64::from))));
         let indices: Vec<u32> = match reader.read_indices() {
             Some(ix) => {
@@ -484,7 +499,42 @@ fn mesh<'s>(
         Attribute { values, mapping: crate::scene::Mapping::PerVertex }
     });
     out.polygon_materials = polygon_materials;
+    if let Some(ids) = source_ids.filter(|ids| ids.len() == n) {
+        restore_source_vertices(&mut out, &ids);
+    }
     Ok(Some(out))
+}
+
+/// Renumbers the merged glTF vertices of `mesh` by their source indices `ids` (the writer's
+/// [`super::SOURCE_VERTEX_ATTRIBUTE`]), so positions come back in the source's vertex order;
+/// normals, UVs and colours become per-corner, as glTF's split vertices carried them. Leaves
+/// the mesh alone when an id is invalid or the ids would ask for more than twice the vertices
+/// present (a hostile file must not make it allocate).
+fn restore_source_vertices(mesh: &mut Mesh, ids: &[u32]) {
+    let Some(&max_id) = ids.iter().max() else { return };
+    if max_id == u32::MAX || max_id as usize >= 2 * ids.len() + 16 {
+        return;
+    }
+    let mut positions = vec![DVec3::ZERO; max_id as usize + 1];
+    for (v, &id) in ids.iter().enumerate() {
+        positions[id as usize] = mesh.positions[v];
+    }
+    let corners: Vec<usize> = mesh.corner_vertices.iter().map(|&v| v as usize).collect();
+    fn per_corner<T: Copy>(a: &mut Attribute<T>, corners: &[usize]) {
+        a.values = corners.iter().map(|&v| a.values[v]).collect();
+        a.mapping = crate::scene::Mapping::PerCorner;
+    }
+    if let Some(a) = &mut mesh.normals {
+        per_corner(a, &corners);
+    }
+    for set in &mut mesh.uv_sets {
+        per_corner(&mut set.uvs, &corners);
+    }
+    if let Some(a) = &mut mesh.colors {
+        per_corner(a, &corners);
+    }
+    mesh.corner_vertices = corners.iter().map(|&v| ids[v]).collect();
+    mesh.positions = positions;
 }
 
 fn animation<'s>(

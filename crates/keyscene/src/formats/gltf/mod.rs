@@ -30,7 +30,10 @@
 //! (from smoothing groups, else the mesh's normals, else flat; see
 //! [`geometry::corner_normals`]), TEXCOORD_0 from UV set 0 with V flipped (`v' = 1 − v`: glTF's
 //! V runs down, 3DS/OBJ/FBX's up), COLOR_0 when the mesh has colours, `u16` indices when a
-//! primitive has fewer than 65 535 vertices, else `u32`.
+//! primitive has fewer than 65 535 vertices, else `u32`. An application-specific attribute
+//! [`SOURCE_VERTEX_ATTRIBUTE`] (FLOAT scalar) gives every glTF vertex its index in the source
+//! mesh, so the reader can restore the source's vertex order that glTF's per-corner splitting
+//! loses (other clients ignore it, as the glTF spec requires for `_`-prefixed attributes).
 //!
 //! **Materials.** `baseColorFactor` = diffuse RGB and alpha `1 − transparency`
 //! (`alphaMode` BLEND when alpha < 1), `doubleSided` = two-sided, `metallicFactor` 0,
@@ -90,6 +93,10 @@ use crate::scene::Warning;
 
 /// The name of the root node the writer adds to turn a Z-up (or other non-Y-up) scene Y-up.
 pub const AXIS_ROOT_NAME: &str = "keyscene axis conversion";
+
+/// The vertex attribute holding each glTF vertex's index in the source mesh (written for
+/// meshes under 2^24 vertices, exact in f32; read back to restore the source vertex order).
+pub const SOURCE_VERTEX_ATTRIBUTE: &str = "_KEYSCENE_VERTEX";
 
 /// Width ÷ height assumed for a camera whose source states no aspect, to turn 3DS's horizontal
 /// FOV into glTF's `yfov`: 4:3 (3D Studio's default 640×480 render).

@@ -1,9 +1,557 @@
-//! Wavefront OBJ writer (being written: issue #2).
+//! Wavefront OBJ + MTL writer.
+//!
+//! [`write`] turns a scene into the text of an `.obj` file and its `.mtl` file; [`save`] writes
+//! both atomically. OBJ holds static geometry only, so the scene is written in one pose:
+//!
+//! - **Placement.** With a [`Pose`] every mesh node's vertices are placed by
+//!   [`Pose::mesh_to_world`] (the scene posed at that time) and the node shows the mesh the pose
+//!   names (3DS morph tracks switch it). Without a pose the geometry is written *as stored*, no
+//!   animation evaluated: a mesh whose source keeps its points in world coordinates
+//!   ([`Mesh::source_matrix`] is set — 3DS point arrays are world-space at modelling time) is
+//!   written verbatim; any other mesh is placed by its node's rest transforms
+//!   (`Scene::evaluate(None, …)`). A placement that mirrors (negative determinant) reverses each
+//!   polygon's corner order so front faces stay front faces.
+//! - **Objects.** One `o` per node with a mesh, in node order, named after the node
+//!   ([`Node::name`](crate::scene::Node::name); 3DS: the object name). Names are made unique
+//!   only when two written nodes share one: the later ones become `NAME.INSTANCE` when the node
+//!   has an instance name, then `NAME.2`, `NAME.3`… Hidden nodes are written too.
+//! - **Vertices.** Every stored vertex is written (`v`), in stored order, so OBJ vertex
+//!   `offset + i` is mesh vertex `i`. `vt` is UV set 0 and `vn` the normals: the mesh's own
+//!   when it stores them, else derived from smoothing groups (a polygon corner averages the unit
+//!   normals of the polygons around its vertex whose smoothing bits intersect the polygon's
+//!   own, as lib3ds `lib3ds_mesh_calculate_normals` does; a polygon with no bits is flat).
+//!   `vt` and `vn` values are de-duplicated by exact value, in first-use order.
+//! - **Faces.** Polygons in stored order, kept as n-gons, with `usemtl` before the first face
+//!   and at every change of material. Faces without a material use `default`, which the MTL
+//!   defines only when it is used.
+//! - **Materials.** `newmtl` per scene material with `Ka`/`Kd`/`Ks`, `Ns` = shininess × 1000
+//!   (MTL's 0–1000 exponent range), `d` = 1 − transparency, `illum 2`, and `map_Kd`/`map_Ks`/
+//!   `map_d`/`map_bump` naming the texture file found next to the source (its name on disk) or
+//!   else the name the source stores. UV transforms are not written. Whitespace in names becomes
+//!   `_`; duplicate names get `.2`, `.3`…
+//! - **Numbers.** A value that is exactly an `f32` (all unposed 3DS data) is written as the
+//!   shortest decimal that reads back as that `f32`; any other value as the shortest decimal
+//!   that reads back as the same `f64`. No exponents (some OBJ readers reject them); `-0` is `0`.
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::path::Path;
+
+use glam::{DMat4, DVec3, Vec2, Vec3};
+
+use crate::anim::{Pose, Time};
+use crate::scene::{MapSlot, Mesh, Scene};
 
 /// An OBJ problem.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    /// Cannot write.
+    /// The scene cannot be written as OBJ.
     #[error("obj: {0}")]
     Write(String),
+}
+
+/// The two texts [`write`] produces.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ObjText {
+    /// The `.obj` file.
+    pub obj: String,
+    /// The `.mtl` file the `.obj` names in its `mtllib` line.
+    pub mtl: String,
+}
+
+/// Renders `scene` as OBJ and MTL text (see the module docs for every rule). `pose`: the pose to
+/// write, `None` for the geometry as stored. `mtl_file_name` is written in the `mtllib` line
+/// (a file name relative to the `.obj`, such as `"scene.mtl"`).
+pub fn write(scene: &Scene, pose: Option<&Pose>, mtl_file_name: &str) -> Result<ObjText, Error> {
+    let rest;
+    let pose_for_rest = match pose {
+        Some(p) => p,
+        None => {
+            rest = scene.evaluate(None, Time::Frame(0.0));
+            &rest
+        }
+    };
+    let mut mat_names = UniqueNames::default();
+    let material_names: Vec<String> =
+        scene.materials.iter().map(|m| mat_names.add(&sanitize(&m.name), "")).collect();
+    let default_material = mat_names.add("default", "");
+    let mut used_default = false;
+
+    let mut obj = String::new();
+    obj.push_str("# written by keyscene\n");
+    writeln!(obj, "mtllib {mtl_file_name}").unwrap();
+
+    let mut object_names = UniqueNames::default();
+    let (mut v_base, mut vt_base, mut vn_base) = (1usize, 1usize, 1usize);
+    for (id, node) in scene.nodes.iter().enumerate() {
+        let mesh_index = match pose {
+            Some(p) => p.mesh.get(id).copied().flatten(),
+            None => node.mesh,
+        };
+        let Some(mesh) = mesh_index.and_then(|m| scene.meshes.get(m)) else { continue };
+        let to_world = match (pose, mesh.source_matrix) {
+            (None, Some(_)) => DMat4::IDENTITY,
+            _ => pose_for_rest.mesh_to_world(scene, id),
+        };
+        let name = if node.name.is_empty() { format!("node{id}") } else { node.name.clone() };
+        writeln!(obj, "o {}", object_names.add(&name, &node.instance)).unwrap();
+
+        let positions: Vec<DVec3> =
+            mesh.positions.iter().map(|&p| to_world.transform_point3(p)).collect();
+        for p in &positions {
+            writeln!(obj, "v {} {} {}", num(p.x), num(p.y), num(p.z)).unwrap();
+        }
+        let corners = corner_attributes(mesh, &positions, to_world);
+        let mut uv_index: Dedup<[u32; 2]> = Dedup::default();
+        let mut n_index: Dedup<[u32; 3]> = Dedup::default();
+        let mut faces = String::new();
+        let mut current: Option<String> = None;
+        let mirrored = to_world.determinant() < 0.0;
+        for p in 0..mesh.polygon_count() {
+            let slot = mesh.polygon_material(p);
+            let material = mesh
+                .material_slots
+                .get(slot as usize)
+                .copied()
+                .flatten()
+                .and_then(|m| material_names.get(m));
+            let material = match material {
+                Some(m) => m,
+                None => {
+                    used_default = true;
+                    &default_material
+                }
+            };
+            if current.as_deref() != Some(material.as_str()) {
+                writeln!(faces, "usemtl {material}").unwrap();
+                current = Some(material.clone());
+            }
+            faces.push('f');
+            let range = mesh.polygon_corners(p);
+            let order: Box<dyn Iterator<Item = usize>> =
+                if mirrored { Box::new(range.rev()) } else { Box::new(range) };
+            for c in order {
+                let v = mesh.corner_vertices[c] as usize + v_base;
+                let vt = corners.uvs[c].map(|uv| uv_index.index([uv.x.to_bits(), uv.y.to_bits()]));
+                let vn = corners.normals[c]
+                    .map(|n| n_index.index([n.x.to_bits(), n.y.to_bits(), n.z.to_bits()]));
+                match (vt, vn) {
+                    (None, None) => write!(faces, " {v}").unwrap(),
+                    (Some(t), None) => write!(faces, " {v}/{}", t + vt_base).unwrap(),
+                    (None, Some(n)) => write!(faces, " {v}//{}", n + vn_base).unwrap(),
+                    (Some(t), Some(n)) => {
+                        write!(faces, " {v}/{}/{}", t + vt_base, n + vn_base).unwrap()
+                    }
+                }
+            }
+            faces.push('\n');
+        }
+        for [u, v] in &uv_index.values {
+            writeln!(obj, "vt {} {}", num32(f32::from_bits(*u)), num32(f32::from_bits(*v))).unwrap();
+        }
+        for [x, y, z] in &n_index.values {
+            let n = Vec3::new(f32::from_bits(*x), f32::from_bits(*y), f32::from_bits(*z));
+            writeln!(obj, "vn {} {} {}", num32(n.x), num32(n.y), num32(n.z)).unwrap();
+        }
+        obj.push_str(&faces);
+        v_base += positions.len();
+        vt_base += uv_index.values.len();
+        vn_base += n_index.values.len();
+    }
+
+    let mut mtl = String::new();
+    mtl.push_str("# written by keyscene\n");
+    for (m, name) in scene.materials.iter().zip(&material_names) {
+        mtl.push('\n');
+        writeln!(mtl, "newmtl {name}").unwrap();
+        writeln!(mtl, "Ka {}", rgb(m.ambient)).unwrap();
+        writeln!(mtl, "Kd {}", rgb(m.diffuse)).unwrap();
+        writeln!(mtl, "Ks {}", rgb(m.specular)).unwrap();
+        writeln!(mtl, "Ns {}", num32(m.shininess * 1000.0)).unwrap();
+        writeln!(mtl, "d {}", num32(1.0 - m.transparency)).unwrap();
+        mtl.push_str("illum 2\n");
+        for map in &m.maps {
+            let key = match map.slot {
+                MapSlot::Diffuse => "map_Kd",
+                MapSlot::Specular => "map_Ks",
+                MapSlot::Opacity => "map_d",
+                MapSlot::Bump => "map_bump",
+                _ => continue,
+            };
+            let file = map
+                .resolved
+                .as_deref()
+                .and_then(|p| p.file_name())
+                .and_then(|f| f.to_str())
+                .unwrap_or(&map.file);
+            if !file.is_empty() {
+                writeln!(mtl, "{key} {file}").unwrap();
+            }
+        }
+    }
+    if used_default {
+        mtl.push('\n');
+        writeln!(mtl, "newmtl {default_material}").unwrap();
+        mtl.push_str("Kd 0.8 0.8 0.8\nillum 1\n");
+    }
+    Ok(ObjText { obj, mtl })
+}
+
+/// Writes `scene` (see [`write`]) to `obj_path` and the materials next to it, at the same path
+/// with the extension `.mtl`. Each file is written atomically ([`crate::write_atomically`]); when
+/// the `.obj` cannot be written the `.mtl` just written is removed again.
+pub fn save(scene: &Scene, pose: Option<&Pose>, obj_path: &Path) -> Result<(), crate::Error> {
+    let mtl_path = obj_path.with_extension("mtl");
+    let mtl_name = mtl_path
+        .file_name()
+        .and_then(|f| f.to_str())
+        .ok_or_else(|| Error::Write(format!("{}: not a usable file name", obj_path.display())))?
+        .to_owned();
+    let text = write(scene, pose, &mtl_name)?;
+    let put = |path: &Path, s: &str| {
+        crate::write_atomically(path, |w| {
+            w.write_all(s.as_bytes())
+                .map_err(|source| crate::Error::Io { path: path.into(), source })
+        })
+    };
+    put(&mtl_path, &text.mtl)?;
+    if let Err(e) = put(obj_path, &text.obj) {
+        let _ = std::fs::remove_file(&mtl_path);
+        return Err(e);
+    }
+    Ok(())
+}
+
+/// UV (set 0) and normal of every polygon corner, in corner order.
+struct Corners {
+    uvs: Vec<Option<Vec2>>,
+    normals: Vec<Option<Vec3>>,
+}
+
+fn corner_attributes(mesh: &Mesh, world: &[DVec3], to_world: DMat4) -> Corners {
+    let n_corners = mesh.corner_vertices.len();
+    let mut uvs = vec![None; n_corners];
+    let mut normals = vec![None; n_corners];
+    let uv_set = mesh.uv_sets.first();
+    let normal_matrix = to_world.inverse().transpose();
+    for p in 0..mesh.polygon_count() {
+        for c in mesh.polygon_corners(p) {
+            let v = mesh.corner_vertices[c];
+            uvs[c] = uv_set.and_then(|s| s.uvs.get(v, c, p));
+            if let Some(n) = mesh.normals.as_ref().and_then(|a| a.get(v, c, p)) {
+                let w = normal_matrix.transform_vector3(n.as_dvec3()).normalize_or_zero();
+                normals[c] = Some(w.as_vec3());
+            }
+        }
+    }
+    if mesh.normals.is_none() {
+        let mirrored = to_world.determinant() < 0.0;
+        smoothing_normals(mesh, world, mirrored, &mut normals);
+    }
+    Corners { uvs, normals }
+}
+
+/// Fills `out` (one entry per corner) with smoothing-group normals computed from the world
+/// positions (see the module docs). `mirrored`: the placement mirrors, so the written winding
+/// is reversed and the normals turn with it.
+fn smoothing_normals(mesh: &Mesh, world: &[DVec3], mirrored: bool, out: &mut [Option<Vec3>]) {
+    let sign = if mirrored { -1.0 } else { 1.0 };
+    let polys = mesh.polygon_count();
+    let face_normal: Vec<DVec3> = (0..polys)
+        .map(|p| {
+            // Newell's method: exact for triangles, robust for n-gons.
+            let vs = mesh.polygon(p);
+            let mut n = DVec3::ZERO;
+            for (i, &a) in vs.iter().enumerate() {
+                let b = vs[(i + 1) % vs.len()];
+                let (a, b) = (world_at(world, a), world_at(world, b));
+                n += DVec3::new(
+                    (a.y - b.y) * (a.z + b.z),
+                    (a.z - b.z) * (a.x + b.x),
+                    (a.x - b.x) * (a.y + b.y),
+                );
+            }
+            sign * n.normalize_or_zero()
+        })
+        .collect();
+    let bits = |p: usize| mesh.smoothing_groups.as_ref().and_then(|g| g.get(p)).copied().unwrap_or(0);
+    // Polygons around every vertex.
+    let mut around: Vec<Vec<u32>> = vec![Vec::new(); world.len()];
+    for p in 0..polys {
+        for &v in mesh.polygon(p) {
+            if let Some(list) = around.get_mut(v as usize) {
+                list.push(p as u32);
+            }
+        }
+    }
+    for p in 0..polys {
+        let own = bits(p);
+        for c in mesh.polygon_corners(p) {
+            let v = mesh.corner_vertices[c] as usize;
+            let mut n = face_normal[p];
+            if own != 0 {
+                if let Some(list) = around.get(v) {
+                    for &q in list {
+                        let q = q as usize;
+                        if q != p && bits(q) & own != 0 {
+                            n += face_normal[q];
+                        }
+                    }
+                }
+            }
+            out[c] = Some(n.normalize_or_zero().as_vec3());
+        }
+    }
+}
+
+fn world_at(world: &[DVec3], v: u32) -> DVec3 {
+    world.get(v as usize).copied().unwrap_or(DVec3::ZERO)
+}
+
+/// Values de-duplicated by bit pattern, indices in first-use order.
+struct Dedup<K> {
+    map: HashMap<K, usize>,
+    values: Vec<K>,
+}
+
+impl<K> Default for Dedup<K> {
+    fn default() -> Self {
+        Dedup { map: HashMap::new(), values: Vec::new() }
+    }
+}
+
+impl<K: std::hash::Hash + Eq + Copy> Dedup<K> {
+    fn index(&mut self, k: K) -> usize {
+        *self.map.entry(k).or_insert_with(|| {
+            self.values.push(k);
+            self.values.len() - 1
+        })
+    }
+}
+
+/// Hands out unique names (see the module docs for the rule).
+#[derive(Default)]
+struct UniqueNames {
+    used: std::collections::HashSet<String>,
+}
+
+impl UniqueNames {
+    fn add(&mut self, name: &str, instance: &str) -> String {
+        let mut candidates = vec![name.to_owned()];
+        if !instance.is_empty() {
+            candidates.push(format!("{name}.{instance}"));
+        }
+        for c in candidates {
+            if self.used.insert(c.clone()) {
+                return c;
+            }
+        }
+        (2..)
+            .map(|i| format!("{name}.{i}"))
+            .find(|c| self.used.insert(c.clone()))
+            .expect("an unused suffix exists")
+    }
+}
+
+fn sanitize(name: &str) -> String {
+    let s: String = name.chars().map(|c| if c.is_whitespace() { '_' } else { c }).collect();
+    if s.is_empty() {
+        "material".into()
+    } else {
+        s
+    }
+}
+
+fn rgb(c: Vec3) -> String {
+    format!("{} {} {}", num32(c.x), num32(c.y), num32(c.z))
+}
+
+/// Formats an `f64` compactly and exactly (see the module docs).
+fn num(v: f64) -> String {
+    if v == 0.0 {
+        return "0".into();
+    }
+    let f = v as f32;
+    if f64::from(f) == v {
+        num32(f)
+    } else {
+        format!("{v}")
+    }
+}
+
+/// Formats an `f32` as the shortest decimal that reads back as it.
+fn num32(v: f32) -> String {
+    if v == 0.0 {
+        "0".into()
+    } else {
+        format!("{v}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scene::{Attribute, Mapping, Material, Node, NodeKind, UvSet};
+
+    /// One triangle (0,0,0) (1,0,0) (0,1,0) with UVs, smoothing group 1 and one material.
+    fn triangle_scene() -> Scene {
+        let mut s = Scene::default();
+        s.materials.push(Material {
+            name: "Red Paint".into(),
+            ambient: Vec3::new(0.1, 0.0, 0.0),
+            diffuse: Vec3::new(1.0, 0.0, 0.0),
+            specular: Vec3::new(0.5, 0.5, 0.5),
+            shininess: 0.25,
+            transparency: 0.5,
+            ..Material::default()
+        });
+        s.meshes.push(Mesh {
+            name: "tri".into(),
+            positions: vec![DVec3::ZERO, DVec3::X, DVec3::Y],
+            polygon_starts: vec![0, 3],
+            corner_vertices: vec![0, 1, 2],
+            uv_sets: vec![UvSet {
+                name: String::new(),
+                uvs: Attribute {
+                    values: vec![Vec2::new(0.0, 0.0), Vec2::new(1.0, 0.0), Vec2::new(0.0, 1.0)],
+                    mapping: Mapping::PerVertex,
+                },
+            }],
+            smoothing_groups: Some(vec![1]),
+            material_slots: vec![Some(0)],
+            ..Mesh::default()
+        });
+        let mut n = Node::new("Tri", NodeKind::Mesh);
+        n.mesh = Some(0);
+        s.nodes.push(n);
+        s.attach(0, None);
+        s
+    }
+
+    #[test]
+    fn one_triangle_gives_the_hand_written_obj_and_mtl() {
+        let s = triangle_scene();
+        let t = write(&s, None, "tri.mtl").unwrap();
+        assert_eq!(
+            t.obj,
+            "# written by keyscene\nmtllib tri.mtl\no Tri\n\
+             v 0 0 0\nv 1 0 0\nv 0 1 0\n\
+             vt 0 0\nvt 1 0\nvt 0 1\n\
+             vn 0 0 1\n\
+             usemtl Red_Paint\nf 1/1/1 2/2/1 3/3/1\n"
+        );
+        assert_eq!(
+            t.mtl,
+            "# written by keyscene\n\nnewmtl Red_Paint\nKa 0.1 0 0\nKd 1 0 0\nKs 0.5 0.5 0.5\n\
+             Ns 250\nd 0.5\nillum 2\n"
+        );
+    }
+
+    #[test]
+    fn a_pose_moves_the_vertices_into_world_space() {
+        let mut s = triangle_scene();
+        s.nodes[0].transform.translation = DVec3::new(10.0, 0.0, 0.5);
+        let pose = s.evaluate(None, Time::Frame(0.0));
+        let t = write(&s, Some(&pose), "x.mtl").unwrap();
+        assert!(t.obj.contains("v 10 0 0.5\nv 11 0 0.5\nv 10 1 0.5\n"), "{}", t.obj);
+    }
+
+    #[test]
+    fn stored_world_geometry_is_written_verbatim_without_a_pose() {
+        let mut s = triangle_scene();
+        s.meshes[0].source_matrix = Some(DMat4::from_translation(DVec3::new(5.0, 5.0, 5.0)));
+        s.nodes[0].transform.translation = DVec3::new(10.0, 0.0, 0.0);
+        let t = write(&s, None, "x.mtl").unwrap();
+        assert!(t.obj.contains("v 0 0 0\nv 1 0 0\nv 0 1 0\n"), "{}", t.obj);
+    }
+
+    #[test]
+    fn a_mirroring_placement_reverses_the_winding() {
+        let mut s = triangle_scene();
+        s.nodes[0].transform.scale = DVec3::new(-1.0, 1.0, 1.0);
+        let pose = s.evaluate(None, Time::Frame(0.0));
+        let t = write(&s, Some(&pose), "x.mtl").unwrap();
+        // Mirrored in x the stored winding faces −Z; reversed, the face and its normal face +Z.
+        // UVs are numbered in the order the reversed corners use them.
+        assert!(t.obj.contains("vt 0 1\nvt 1 0\nvt 0 0\nvn 0 0 1\n"), "{}", t.obj);
+        assert!(t.obj.contains("f 3/1/1 2/2/1 1/3/1\n"), "{}", t.obj);
+    }
+
+    /// Two triangles folded 90° along their shared edge (0,0,0)–(1,0,0): the first in the z=0
+    /// plane (normal +Z), the second (0,0,0) (0,0,1) (1,0,0) in the y=0 plane, normal
+    /// (0,0,1)×(1,0,0) = +Y. `bits`: their smoothing groups.
+    fn folded(bits: [u32; 2]) -> Scene {
+        let mut s = triangle_scene();
+        let m = &mut s.meshes[0];
+        m.positions.push(DVec3::new(0.0, 0.0, 1.0));
+        m.corner_vertices.extend([0, 3, 1]);
+        m.polygon_starts.push(6);
+        m.uv_sets.clear();
+        m.smoothing_groups = Some(bits.to_vec());
+        s
+    }
+
+    #[test]
+    fn faces_share_a_normal_only_where_smoothing_bits_intersect() {
+        let t = write(&folded([1, 1]), None, "x.mtl").unwrap();
+        let h = std::f32::consts::FRAC_1_SQRT_2;
+        // Shared vertices 0 and 1 average +Z and +Y; vertex 2 (+Z only) and 3 (+Y only) don't.
+        // Normals are numbered in first use: the average, +Z, +Y.
+        assert!(t.obj.contains(&format!("vn 0 {h} {h}\nvn 0 0 1\nvn 0 1 0\n")), "{}", t.obj);
+        assert!(t.obj.contains("f 1//1 2//1 3//2\nf 1//1 4//3 2//1\n"), "{}", t.obj);
+
+        let t = write(&folded([1, 2]), None, "x.mtl").unwrap();
+        assert!(t.obj.contains("vn 0 0 1\nvn 0 1 0\n"), "{}", t.obj);
+        assert!(t.obj.contains("f 1//1 2//1 3//1\nf 1//2 4//2 2//2\n"), "{}", t.obj);
+
+        let t = write(&folded([0, 0]), None, "x.mtl").unwrap();
+        assert!(t.obj.contains("f 1//1 2//1 3//1\nf 1//2 4//2 2//2\n"), "{}", t.obj);
+    }
+
+    #[test]
+    fn duplicate_node_names_take_the_instance_name_then_a_number() {
+        let mut s = triangle_scene();
+        for inst in ["left", ""] {
+            let mut n = Node::new("Tri", NodeKind::Mesh);
+            n.instance = inst.into();
+            n.mesh = Some(0);
+            s.nodes.push(n);
+            let id = s.nodes.len() - 1;
+            s.attach(id, None);
+        }
+        let t = write(&s, None, "x.mtl").unwrap();
+        assert!(t.obj.contains("o Tri\n") && t.obj.contains("o Tri.left\n"));
+        assert!(t.obj.contains("o Tri.2\n"));
+        // The second object's vertices follow the first's: its face uses 4 5 6.
+        assert!(t.obj.contains("f 4/4/2 5/5/2 6/6/2\n"), "{}", t.obj);
+    }
+
+    #[test]
+    fn faces_without_material_use_a_default_material() {
+        let mut s = triangle_scene();
+        s.meshes[0].material_slots.clear();
+        let t = write(&s, None, "x.mtl").unwrap();
+        assert!(t.obj.contains("usemtl default\n"));
+        assert!(t.mtl.contains("newmtl default\nKd 0.8 0.8 0.8\n"));
+    }
+
+    #[test]
+    fn numbers_are_short_and_exact() {
+        assert_eq!(num(0.1f32 as f64), "0.1");
+        assert_eq!(num(0.1), "0.1");
+        assert_eq!(num(-0.0), "0");
+        assert_eq!(num(1.0 / 3.0), "0.3333333333333333");
+        assert_eq!(num(1e-7f32 as f64), "0.0000001");
+    }
+
+    #[test]
+    fn save_writes_obj_and_mtl_side_by_side() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("tri.obj");
+        save(&triangle_scene(), None, &path).unwrap();
+        let obj = std::fs::read_to_string(&path).unwrap();
+        assert!(obj.contains("mtllib tri.mtl\n"));
+        assert!(std::fs::read_to_string(dir.path().join("tri.mtl")).unwrap().contains("newmtl"));
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
+    }
 }

@@ -1,0 +1,539 @@
+//! `keyscene inspect`: what a scene file holds, as a readable summary or as JSON.
+//!
+//! The JSON document is [`Report`]; its fields and their order are stable (documented in
+//! `docs/cli.md`). Fields may be added at the end of an object in later versions; none is
+//! renamed or removed without a version note.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use keyscene::anim::THREE_DS_FPS;
+use keyscene::scene::{Axis, LightKind, MapSlot, Scene, Units};
+use serde::Serialize;
+
+use crate::{emit, CliError};
+
+/// The `inspect --json` document.
+#[derive(Debug, Serialize)]
+pub struct Report {
+    /// The file as given on the command line.
+    pub file: String,
+    /// Source format (`3ds`, `gltf`, …).
+    pub format: String,
+    /// The format's version as the file states it, or null.
+    pub version: Option<u32>,
+    /// Metres per scene unit, or null when the file states no unit.
+    pub metres_per_unit: Option<f64>,
+    /// The axis system of the coordinates.
+    pub axes: Axes,
+    /// Frames per second the file stores, or null (3DS stores none; 30 is assumed).
+    pub frame_rate: Option<f64>,
+    /// First and last frame of the file's animation range, or null.
+    pub frame_range: Option<[f64; 2]>,
+    /// Other file-level values the reader kept, in file order.
+    pub properties: Vec<Property>,
+    /// How many of each thing the scene holds.
+    pub counts: Counts,
+    /// Every node in scene order.
+    pub nodes: Vec<NodeInfo>,
+    /// Every mesh.
+    pub meshes: Vec<MeshInfo>,
+    /// Every material.
+    pub materials: Vec<MaterialInfo>,
+    /// Every camera.
+    pub cameras: Vec<CameraInfo>,
+    /// Every light.
+    pub lights: Vec<LightInfo>,
+    /// Every animation with its tracks.
+    pub animations: Vec<AnimationInfo>,
+}
+
+/// Up and front axes as signed axis names (`+Z`, `-Y`), and the handedness.
+#[derive(Debug, Serialize)]
+pub struct Axes {
+    /// The up axis.
+    pub up: &'static str,
+    /// The front axis.
+    pub front: &'static str,
+    /// `true` for right-handed coordinates.
+    pub right_handed: bool,
+}
+
+/// A named file-level value.
+#[derive(Debug, Serialize)]
+pub struct Property {
+    /// The name.
+    pub name: String,
+    /// The value as text.
+    pub value: String,
+}
+
+/// Scene totals.
+#[derive(Debug, Serialize)]
+pub struct Counts {
+    /// Nodes.
+    pub nodes: usize,
+    /// Meshes.
+    pub meshes: usize,
+    /// Vertices over all meshes (each mesh once, however many nodes show it).
+    pub vertices: usize,
+    /// Polygons over all meshes.
+    pub faces: usize,
+    /// Materials.
+    pub materials: usize,
+    /// Cameras.
+    pub cameras: usize,
+    /// Lights.
+    pub lights: usize,
+    /// Animations.
+    pub animations: usize,
+}
+
+/// One node.
+#[derive(Debug, Serialize)]
+pub struct NodeInfo {
+    /// Index in the scene's node list (what `parent`/`children` refer to).
+    pub index: usize,
+    /// The node's name.
+    pub name: String,
+    /// The instance name (3DS INSTANCE_NAME), else empty.
+    pub instance: String,
+    /// The node kind (`mesh`, `null`, `bone`, `camera`, `camera_target`, `light`,
+    /// `light_target`, `ambient`).
+    pub kind: &'static str,
+    /// Parent index, or null for a root.
+    pub parent: Option<usize>,
+    /// Child indices.
+    pub children: Vec<usize>,
+    /// Mesh index, or null.
+    pub mesh: Option<usize>,
+    /// Hidden at rest.
+    pub hidden: bool,
+    /// The source's node id (3DS NODE_ID), or null.
+    pub source_id: Option<i64>,
+}
+
+/// One mesh.
+#[derive(Debug, Serialize)]
+pub struct MeshInfo {
+    /// Index in the scene's mesh list.
+    pub index: usize,
+    /// The mesh's name.
+    pub name: String,
+    /// Stored vertices.
+    pub vertex_count: usize,
+    /// Polygons.
+    pub face_count: usize,
+    /// Number of UV sets.
+    pub uv_sets: usize,
+    /// The mesh stores normals.
+    pub has_normals: bool,
+    /// The mesh stores smoothing groups.
+    pub has_smoothing_groups: bool,
+    /// Material of every slot: its name, or null when the slot names a missing material.
+    pub materials: Vec<Option<String>>,
+    /// Number of morph targets.
+    pub morph_targets: usize,
+}
+
+/// One material.
+#[derive(Debug, Serialize)]
+pub struct MaterialInfo {
+    /// Index in the scene's material list.
+    pub index: usize,
+    /// The material's name.
+    pub name: String,
+    /// Ambient colour, linear RGB 0–1.
+    pub ambient: [f32; 3],
+    /// Diffuse colour, linear RGB 0–1.
+    pub diffuse: [f32; 3],
+    /// Specular colour, linear RGB 0–1.
+    pub specular: [f32; 3],
+    /// Shininess 0–1.
+    pub shininess: f32,
+    /// Transparency 0 (opaque) – 1.
+    pub transparency: f32,
+    /// Drawn from both sides.
+    pub two_sided: bool,
+    /// Texture maps.
+    pub maps: Vec<MapInfo>,
+}
+
+/// One texture map.
+#[derive(Debug, Serialize)]
+pub struct MapInfo {
+    /// What the map drives (`diffuse`, `opacity`, `bump`, `specular`, `shininess`,
+    /// `reflection`, `emissive`).
+    pub slot: &'static str,
+    /// The file name as stored.
+    pub file: String,
+    /// The file found next to the scene, or null when it was not found.
+    pub resolved: Option<String>,
+}
+
+/// One camera.
+#[derive(Debug, Serialize)]
+pub struct CameraInfo {
+    /// Index in the scene's camera list.
+    pub index: usize,
+    /// The camera's name.
+    pub name: String,
+    /// Field of view in degrees.
+    pub fov_degrees: f64,
+    /// The target node index, or null.
+    pub target: Option<usize>,
+}
+
+/// One light.
+#[derive(Debug, Serialize)]
+pub struct LightInfo {
+    /// Index in the scene's light list.
+    pub index: usize,
+    /// The light's name.
+    pub name: String,
+    /// `point`, `spot`, `directional` or `ambient`.
+    pub kind: &'static str,
+    /// Colour, linear RGB 0–1.
+    pub color: [f32; 3],
+    /// Switched on.
+    pub on: bool,
+    /// The target node index, or null.
+    pub target: Option<usize>,
+}
+
+/// One animation.
+#[derive(Debug, Serialize)]
+pub struct AnimationInfo {
+    /// Index in the scene's animation list.
+    pub index: usize,
+    /// The animation's name (empty for 3DS).
+    pub name: String,
+    /// Frames per second of its key times.
+    pub fps: f64,
+    /// First and last frame.
+    pub frame_range: [f64; 2],
+    /// Every track, in the animation's channel order.
+    pub tracks: Vec<TrackInfo>,
+}
+
+/// One track of one node.
+#[derive(Debug, Serialize)]
+pub struct TrackInfo {
+    /// The node index.
+    pub node: usize,
+    /// The node's name.
+    pub node_name: String,
+    /// Which value (`translation`, `rotation`, `scale`, `hidden`, `morph`, `fov`, `roll`,
+    /// `color`, `hotspot`, `falloff`).
+    pub track: &'static str,
+    /// Number of keys.
+    pub keys: usize,
+}
+
+fn axis(a: Axis) -> &'static str {
+    match a {
+        Axis::PosX => "+X",
+        Axis::NegX => "-X",
+        Axis::PosY => "+Y",
+        Axis::NegY => "-Y",
+        Axis::PosZ => "+Z",
+        Axis::NegZ => "-Z",
+    }
+}
+
+fn slot(s: MapSlot) -> &'static str {
+    match s {
+        MapSlot::Diffuse => "diffuse",
+        MapSlot::Opacity => "opacity",
+        MapSlot::Bump => "bump",
+        MapSlot::Specular => "specular",
+        MapSlot::Shininess => "shininess",
+        MapSlot::Reflection => "reflection",
+        MapSlot::Emissive => "emissive",
+    }
+}
+
+fn light_kind(k: LightKind) -> &'static str {
+    match k {
+        LightKind::Point => "point",
+        LightKind::Spot => "spot",
+        LightKind::Directional => "directional",
+        LightKind::Ambient => "ambient",
+    }
+}
+
+/// Gathers the report for `scene`, read from `file`.
+pub fn report(scene: &Scene, file: &Path) -> Report {
+    let meta = &scene.meta;
+    Report {
+        file: file.display().to_string(),
+        format: meta.format.clone(),
+        version: meta.version,
+        metres_per_unit: match meta.units {
+            Units::Unitless => None,
+            Units::Metres(m) => Some(m),
+        },
+        axes: Axes {
+            up: axis(meta.axes.up),
+            front: axis(meta.axes.front),
+            right_handed: meta.axes.right_handed,
+        },
+        frame_rate: meta.frame_rate,
+        frame_range: meta.frame_range.map(|(a, b)| [a, b]),
+        properties: meta
+            .properties
+            .iter()
+            .map(|(n, v)| Property { name: n.clone(), value: v.clone() })
+            .collect(),
+        counts: Counts {
+            nodes: scene.nodes.len(),
+            meshes: scene.meshes.len(),
+            vertices: scene.meshes.iter().map(|m| m.positions.len()).sum(),
+            faces: scene.meshes.iter().map(|m| m.polygon_count()).sum(),
+            materials: scene.materials.len(),
+            cameras: scene.cameras.len(),
+            lights: scene.lights.len(),
+            animations: scene.animations.len(),
+        },
+        nodes: scene
+            .nodes
+            .iter()
+            .enumerate()
+            .map(|(index, n)| NodeInfo {
+                index,
+                name: n.name.clone(),
+                instance: n.instance.clone(),
+                kind: n.kind.name(),
+                parent: n.parent,
+                children: n.children.clone(),
+                mesh: n.mesh,
+                hidden: n.hidden,
+                source_id: n.source.id,
+            })
+            .collect(),
+        meshes: scene
+            .meshes
+            .iter()
+            .enumerate()
+            .map(|(index, m)| MeshInfo {
+                index,
+                name: m.name.clone(),
+                vertex_count: m.positions.len(),
+                face_count: m.polygon_count(),
+                uv_sets: m.uv_sets.len(),
+                has_normals: m.normals.is_some(),
+                has_smoothing_groups: m.smoothing_groups.is_some(),
+                materials: m
+                    .material_slots
+                    .iter()
+                    .map(|s| s.and_then(|i| scene.materials.get(i)).map(|mat| mat.name.clone()))
+                    .collect(),
+                morph_targets: m.morph_targets.len(),
+            })
+            .collect(),
+        materials: scene
+            .materials
+            .iter()
+            .enumerate()
+            .map(|(index, m)| MaterialInfo {
+                index,
+                name: m.name.clone(),
+                ambient: m.ambient.to_array(),
+                diffuse: m.diffuse.to_array(),
+                specular: m.specular.to_array(),
+                shininess: m.shininess,
+                transparency: m.transparency,
+                two_sided: m.two_sided,
+                maps: m
+                    .maps
+                    .iter()
+                    .map(|t| MapInfo {
+                        slot: slot(t.slot),
+                        file: t.file.clone(),
+                        resolved: t.resolved.as_ref().map(|p| p.display().to_string()),
+                    })
+                    .collect(),
+            })
+            .collect(),
+        cameras: scene
+            .cameras
+            .iter()
+            .enumerate()
+            .map(|(index, c)| CameraInfo {
+                index,
+                name: c.name.clone(),
+                fov_degrees: c.fov_degrees,
+                target: c.target,
+            })
+            .collect(),
+        lights: scene
+            .lights
+            .iter()
+            .enumerate()
+            .map(|(index, l)| LightInfo {
+                index,
+                name: l.name.clone(),
+                kind: light_kind(l.kind),
+                color: l.color.to_array(),
+                on: l.on,
+                target: l.target,
+            })
+            .collect(),
+        animations: scene
+            .animations
+            .iter()
+            .enumerate()
+            .map(|(index, a)| AnimationInfo {
+                index,
+                name: a.name.clone(),
+                fps: a.fps,
+                frame_range: [a.frame_range.0, a.frame_range.1],
+                tracks: a
+                    .channels
+                    .iter()
+                    .map(|ch| TrackInfo {
+                        node: ch.node,
+                        node_name: scene.nodes.get(ch.node).map(|n| n.name.clone()).unwrap_or_default(),
+                        track: ch.target.name(),
+                        keys: ch.target.key_count(),
+                    })
+                    .collect(),
+            })
+            .collect(),
+    }
+}
+
+/// Prints the report for `scene` to `out`, as JSON or as a readable summary.
+pub fn run(
+    scene: &Scene,
+    file: &Path,
+    json: bool,
+    out: &mut dyn std::io::Write,
+) -> Result<(), CliError> {
+    let r = report(scene, file);
+    let text = if json {
+        let mut t = serde_json::to_string_pretty(&r).map_err(|e| CliError::Msg(e.to_string()))?;
+        t.push('\n');
+        t
+    } else {
+        human(&r)
+    };
+    emit(out, &text)
+}
+
+fn rgb(c: [f32; 3]) -> String {
+    format!("({}, {}, {})", c[0], c[1], c[2])
+}
+
+/// The readable summary.
+pub fn human(r: &Report) -> String {
+    let mut s = String::new();
+    let version = r.version.map(|v| format!(" version {v}")).unwrap_or_default();
+    writeln!(s, "{}: {}{}", r.file, r.format, version).unwrap();
+    let units = match r.metres_per_unit {
+        Some(m) => format!("{m} m per unit"),
+        None => "unitless".into(),
+    };
+    let hand = if r.axes.right_handed { "right-handed" } else { "left-handed" };
+    writeln!(s, "units: {units}; axes: {} up, {} front, {hand}", r.axes.up, r.axes.front).unwrap();
+    let rate = match r.frame_rate {
+        Some(f) => format!("{f} fps"),
+        None => format!("no frame rate stored ({THREE_DS_FPS} fps assumed)"),
+    };
+    match r.frame_range {
+        Some([a, b]) => writeln!(s, "frames: {a}..{b}, {rate}").unwrap(),
+        None => writeln!(s, "frames: none, {rate}").unwrap(),
+    }
+    let c = &r.counts;
+    writeln!(
+        s,
+        "counts: {} nodes, {} meshes ({} vertices, {} faces), {} materials, {} cameras, \
+         {} lights, {} animations",
+        c.nodes, c.meshes, c.vertices, c.faces, c.materials, c.cameras, c.lights, c.animations
+    )
+    .unwrap();
+    for p in &r.properties {
+        writeln!(s, "  {} = {}", p.name, p.value).unwrap();
+    }
+
+    writeln!(s, "\nnodes:").unwrap();
+    let mut stack: Vec<(usize, usize)> =
+        r.nodes.iter().filter(|n| n.parent.is_none()).map(|n| (n.index, 1)).rev().collect();
+    let mut seen = vec![false; r.nodes.len()];
+    while let Some((i, depth)) = stack.pop() {
+        if std::mem::replace(&mut seen[i], true) {
+            continue;
+        }
+        let n = &r.nodes[i];
+        let mut line = format!("{}{} [{}]", "  ".repeat(depth), n.name, n.kind);
+        if !n.instance.is_empty() {
+            write!(line, " instance \"{}\"", n.instance).unwrap();
+        }
+        if let Some(m) = n.mesh.and_then(|m| r.meshes.get(m)) {
+            write!(line, " mesh \"{}\": {} vertices, {} faces", m.name, m.vertex_count, m.face_count)
+                .unwrap();
+        }
+        if n.hidden {
+            line.push_str(" (hidden)");
+        }
+        writeln!(s, "{line}").unwrap();
+        stack.extend(n.children.iter().rev().map(|&c| (c, depth + 1)));
+    }
+
+    if !r.materials.is_empty() {
+        writeln!(s, "\nmaterials:").unwrap();
+    }
+    for m in &r.materials {
+        writeln!(
+            s,
+            "  {}: diffuse {}, ambient {}, specular {}, shininess {}, transparency {}{}",
+            m.name,
+            rgb(m.diffuse),
+            rgb(m.ambient),
+            rgb(m.specular),
+            m.shininess,
+            m.transparency,
+            if m.two_sided { ", two-sided" } else { "" }
+        )
+        .unwrap();
+        for t in &m.maps {
+            let found = match &t.resolved {
+                Some(p) => format!("found: {p}"),
+                None => "not found".into(),
+            };
+            writeln!(s, "    {} map: {} ({found})", t.slot, t.file).unwrap();
+        }
+    }
+    for c in &r.cameras {
+        writeln!(s, "camera {}: fov {}°", c.name, c.fov_degrees).unwrap();
+    }
+    for l in &r.lights {
+        writeln!(s, "light {}: {} {}{}", l.name, l.kind, rgb(l.color), if l.on { "" } else { " (off)" })
+            .unwrap();
+    }
+    for a in &r.animations {
+        writeln!(
+            s,
+            "\nanimation {} \"{}\": {} fps, frames {}..{}, {} tracks",
+            a.index,
+            a.name,
+            a.fps,
+            a.frame_range[0],
+            a.frame_range[1],
+            a.tracks.len()
+        )
+        .unwrap();
+        let mut i = 0;
+        while i < a.tracks.len() {
+            let node = a.tracks[i].node;
+            let mut parts = Vec::new();
+            while i < a.tracks.len() && a.tracks[i].node == node {
+                parts.push(format!("{} {}", a.tracks[i].track, a.tracks[i].keys));
+                i += 1;
+            }
+            let name = r.nodes.get(node).map(|n| n.name.as_str()).unwrap_or("?");
+            writeln!(s, "  {name} (node {node}) keys: {}", parts.join(", ")).unwrap();
+        }
+    }
+    s
+}

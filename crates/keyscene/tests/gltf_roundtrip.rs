@@ -72,22 +72,27 @@ fn check(corpus: &Path, reference: &Path) -> Result<(), Failed> {
                 (DVec3::splat(f64::INFINITY), DVec3::splat(f64::NEG_INFINITY)),
                 |(a, b), &p| (a.min(p), b.max(p)),
             );
-            let mut err = (gmin - bmin).abs().max_element().max((gmax - bmax).abs().max_element());
+            let mut errs = vec![(
+                "bbox",
+                (gmin - bmin).abs().max_element().max((gmax - bmax).abs().max_element()),
+            )];
             if let Some(c) = vec3(&n["world_centroid"]) {
                 let mean = world.iter().sum::<DVec3>() / world.len() as f64;
-                err = err.max((mean - c).length());
+                errs.push(("centroid", (mean - c).length()));
             }
             for sv in n["world_sample_vertices"].as_array().into_iter().flatten() {
                 let want = vec3(&sv["position"]).ok_or("sample vertex without position")?;
                 let index = sv["index"].as_u64().ok_or("sample vertex without index")? as usize;
                 let got = world.get(index).ok_or_else(|| format!("{name:?}: no vertex {index}"))?;
-                err = err.max((*got - want).length());
+                errs.push(("sample vertex", (*got - want).length()));
             }
-            worst = worst.max(err / tol);
-            if err > tol {
-                failures.push(format!(
-                    "frame {frame}: node {name:?}/{instance:?}: off by {err:.3e} (tolerance {tol:.3e})"
-                ));
+            for (what, err) in errs {
+                worst = worst.max(err / tol);
+                if err > tol {
+                    failures.push(format!(
+                        "frame {frame}: node {name:?}/{instance:?}: {what} off by {err:.3e} (tolerance {tol:.3e})"
+                    ));
+                }
             }
         }
     }

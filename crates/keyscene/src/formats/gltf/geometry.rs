@@ -200,6 +200,8 @@ fn finite<const N: usize>(v: &mut [f32; N]) -> usize {
 ///
 /// glTF vertices are the distinct (vertex, normal, UV, colour) combinations of the corners, so
 /// a 3DS vertex shared by faces of different smoothing groups is split as glTF requires.
+/// Vertices no polygon uses are appended to the first primitive (normal [`FALLBACK_NORMAL`]),
+/// unreferenced by its indices, so the mesh keeps every vertex.
 pub fn primitives(mesh: &Mesh, bake: DMat4) -> (Vec<Primitive>, usize) {
     let positions: Vec<DVec3> = mesh.positions.iter().map(|&p| bake.transform_point3(p)).collect();
     let normals = corner_normals(mesh, &positions, normal_matrix(bake));
@@ -263,7 +265,30 @@ pub fn primitives(mesh: &Mesh, bake: DMat4) -> (Vec<Primitive>, usize) {
             .collect();
         prim.indices.extend(tris);
     }
-    let out = prims.into_iter().map(|(p, _)| p).filter(|p| !p.indices.is_empty()).collect();
+    let mut out: Vec<Primitive> = prims.into_iter().map(|(p, _)| p).filter(|p| !p.indices.is_empty()).collect();
+    // Vertices no triangle uses still belong to the mesh (lib3ds's bounding box and centroid
+    // count them): they ride along in the first primitive, unreferenced by its indices.
+    if let Some(first) = out.first_mut() {
+        let mut used = vec![false; positions.len()];
+        for p in &mesh.corner_vertices {
+            if let Some(u) = used.get_mut(*p as usize) {
+                *u = true;
+            }
+        }
+        for (v, _) in used.iter().enumerate().filter(|(_, &u)| !u) {
+            let mut pos = positions[v].as_vec3().to_array();
+            bad += finite(&mut pos);
+            first.positions.push(pos);
+            first.source_vertices.push(v as u32);
+            first.normals.push(FALLBACK_NORMAL.to_array());
+            if let Some(u) = &mut first.uvs {
+                u.push([0.0, 0.0]);
+            }
+            if let Some(c) = &mut first.colors {
+                c.push([1.0; 4]);
+            }
+        }
+    }
     (out, bad)
 }
 

@@ -144,3 +144,75 @@ fn save_writes_atomically_beside_and_names_generator() {
     assert!(text.contains(&format!("keyscene {}", env!("CARGO_PKG_VERSION"))));
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
 }
+
+/// Standard base64 (RFC 4648) for building data URIs in tests.
+fn base64_encode(bytes: &[u8]) -> String {
+    const A: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for chunk in bytes.chunks(3) {
+        let b = [chunk[0], *chunk.get(1).unwrap_or(&0), *chunk.get(2).unwrap_or(&0)];
+        let n = u32::from_be_bytes([0, b[0], b[1], b[2]]);
+        for k in 0..4 {
+            if k <= chunk.len() {
+                out.push(A[(n >> (18 - 6 * k) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn cubicspline_and_step_channels_read_as_hermite_and_step_keys() {
+    // Translation x: CUBICSPLINE keys at 0 s (value 0, out-tangent 3 /s) and 1 s (value 1,
+    // in-tangent 0). glTF's Hermite at t = 0.5 s (u = 0.5, t_d = 1 s):
+    // h10·t_d·3 + h01·1 = 0.125·3 + 0.5 = 0.875. Scale: STEP 1 → 2 at 1 s.
+    let floats: [f32; 26] = [
+        0.0, 1.0, // inputs
+        0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 3.0, 0.0, 0.0, // key 0: in, value, out
+        0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, // key 1
+        1.0, 1.0, 1.0, 2.0, 2.0, 2.0, // step scales
+    ];
+    let bytes: Vec<u8> = floats.iter().flat_map(|f| f.to_le_bytes()).collect();
+    let json = format!(
+        r#"{{"asset":{{"version":"2.0"}},"scene":0,"scenes":[{{"nodes":[0]}}],"nodes":[{{"name":"n"}}],
+        "buffers":[{{"byteLength":104,"uri":"data:application/octet-stream;base64,{}"}}],
+        "bufferViews":[{{"buffer":0,"byteOffset":0,"byteLength":8}},{{"buffer":0,"byteOffset":8,"byteLength":72}},
+                       {{"buffer":0,"byteOffset":80,"byteLength":24}}],
+        "accessors":[{{"bufferView":0,"componentType":5126,"count":2,"type":"SCALAR","min":[0],"max":[1]}},
+                     {{"bufferView":1,"componentType":5126,"count":6,"type":"VEC3"}},
+                     {{"bufferView":2,"componentType":5126,"count":2,"type":"VEC3"}}],
+        "animations":[{{"channels":[{{"sampler":0,"target":{{"node":0,"path":"translation"}}}},
+                                    {{"sampler":1,"target":{{"node":0,"path":"scale"}}}}],
+                        "samplers":[{{"input":0,"output":1,"interpolation":"CUBICSPLINE"}},
+                                    {{"input":0,"output":2,"interpolation":"STEP"}}]}}]}}"#,
+        base64_encode(&bytes)
+    );
+    let (scene, warnings) = read(json.as_bytes(), &crate::ReadOptions::default()).unwrap();
+    assert!(warnings.is_empty(), "{warnings:?}");
+    assert_eq!(scene.animations[0].fps, 30.0);
+    assert_eq!(scene.animations[0].frame_range, (0.0, 30.0));
+    let at = |s: f64| scene.evaluate(Some(0), Time::Seconds(s)).local[0];
+    let m = at(0.5);
+    assert!((m.w_axis.x - 0.875).abs() < 1e-6, "{}", m.w_axis.x);
+    assert!((m.x_axis.x - 1.0).abs() < 1e-12);
+    let m = at(1.0);
+    assert!((m.w_axis.x - 1.0).abs() < 1e-6);
+    assert!((m.x_axis.x - 2.0).abs() < 1e-12);
+}
+
+#[test]
+fn malformed_input_is_an_error_not_a_panic() {
+    let opts = crate::ReadOptions::default();
+    assert!(read(b"glTF\x02\0\0\0\x0c\0\0\0", &opts).is_err());
+    assert!(read(b"{\"asset\":{\"version\":\"2.0\"},\"nodes\":[{\"children\":[0]}]}", &opts).is_err());
+    let mut glb = write(&triangle_scene(), &WriteOptions::default()).unwrap().main;
+    for cut in [0, 11, 20, glb.len() / 2, glb.len() - 1] {
+        let _ = read(&glb[..cut], &opts);
+    }
+    for i in (12..glb.len()).step_by(7) {
+        glb[i] ^= 0x5A;
+        let _ = read(&glb, &opts);
+    }
+}

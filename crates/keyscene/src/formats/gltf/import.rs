@@ -45,7 +45,8 @@ pub fn read(bytes: &[u8], opts: &ReadOptions) -> Result<(Scene, Vec<Warning>), E
 /// perspective cameras keep `yfov` as a vertical FOV; KHR_lights_punctual lights become
 /// lights (cone half angles → full hotspot/falloff degrees); animation channels become tracks
 /// with key frame `t · fps` (snapped to a whole frame within f32 rounding): LINEAR → linear keys (slerp for rotations), STEP → step keys,
-/// CUBICSPLINE → Hermite keys with tangents turned from per second to per frame (÷ fps).
+/// CUBICSPLINE → Hermite keys with tangents turned from per second to per frame (÷ fps;
+/// the evaluator uses them for translation and scale and slerps rotation keys).
 /// Skins, morph targets and morph-weight channels are not read yet (issue #5): a warning says
 /// so.
 pub fn read_with(

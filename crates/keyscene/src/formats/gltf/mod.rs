@@ -1,6 +1,9 @@
 //! glTF 2.0: writer (`.glb`, or `.gltf` + `.bin`) and reader, on the `gltf-json` and `gltf`
 //! crates (issue #2 §5; issue #5 extends it).
 //!
+//! What keyscene adds to glTF (axis root, node extras, `_KEYSCENE_VERTEX`) is written down
+//! in `docs/gltf.md`.
+//!
 //! Layers, each usable alone:
 //! - [`geometry`]: a scene [`Mesh`](crate::scene::Mesh) → triangle primitives (triangulation,
 //!   smoothing-group normals, deduplicated glTF vertices). Knows no JSON.

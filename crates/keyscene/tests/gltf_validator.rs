@@ -92,6 +92,18 @@ fn main() {
         let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
         write_and_validate(&gltf_scenes::feature_scene(dir.path()), "features")
     })));
+    trials.push(guard(Trial::test("synthetic/empty_scene", || write_and_validate(&Scene::default(), "empty"))));
+    trials.push(guard(Trial::test("synthetic/non_finite_values", || {
+        let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+        let mut s = gltf_scenes::feature_scene(dir.path());
+        s.nodes[1].transform.translation.x = f64::NAN;
+        s.nodes[2].transform.scale.y = f64::INFINITY;
+        s.meshes[0].positions[3].z = f64::NAN;
+        s.cameras[0].fov_degrees = f64::NAN;
+        s.lights[0].falloff_degrees = f64::INFINITY;
+        s.materials[0].transparency = f32::NAN;
+        write_and_validate(&s, "nan")
+    })));
     let files = corpus.as_ref().map(|c| corpus_files(c)).unwrap_or_default();
     for file in files {
         let root = corpus.clone().unwrap();

@@ -120,13 +120,16 @@ pub fn write(scene: &Scene, opts: &WriteOptions) -> Result<GltfFile, Error> {
     } else {
         roots
     };
-    out.root.scenes.push(json::Scene {
-        extensions: None,
-        extras: Default::default(),
-        name: None,
-        nodes: scene_nodes,
-    });
-    out.root.scene = Some(json::Index::new(0));
+    // A glTF scene needs at least one node: an empty scene gets none.
+    if !scene_nodes.is_empty() {
+        out.root.scenes.push(json::Scene {
+            extensions: None,
+            extras: Default::default(),
+            name: None,
+            nodes: scene_nodes,
+        });
+        out.root.scene = Some(json::Index::new(0));
+    }
 
     if opts.animations {
         for a in 0..scene.animations.len() {
@@ -817,7 +820,8 @@ pub(crate) fn axis_rotation(axes: AxisSystem, warnings: &mut Vec<Warning>) -> Op
 
 /// Splits an affine matrix into translation, unit rotation and scale with `m ≈ T·R·S`.
 /// A negative determinant puts the mirror into scale x. A zero-length axis (scale 0) keeps a
-/// rotation completed from the other axes (or identity), never NaN.
+/// rotation completed from the other axes (or identity), never NaN; non-finite translation or
+/// scale parts become 0 and 1.
 pub(crate) fn decompose(m: DMat4) -> (DVec3, DQuat, DVec3) {
     let t = m.w_axis.truncate();
     let mut cols = [m.x_axis.truncate(), m.y_axis.truncate(), m.z_axis.truncate()];
@@ -853,6 +857,9 @@ pub(crate) fn decompose(m: DMat4) -> (DVec3, DQuat, DVec3) {
     if !q.is_finite() || q.length_squared() < 1e-24 {
         q = DQuat::IDENTITY;
     }
+    // glTF JSON cannot hold NaN or infinity: a broken matrix becomes the identity's parts.
+    let t = if t.is_finite() { t } else { DVec3::ZERO };
+    let s = if s.is_finite() { s } else { DVec3::ONE };
     (t, q.normalize(), s)
 }
 

@@ -2,7 +2,7 @@
 //! attributes deduplicated into glTF vertices.
 //!
 //! This level knows the scene's [`Mesh`] but nothing of glTF's JSON: it produces flat `f32`
-//! arrays and `u32` indices per material slot that [`super::export`] stores in accessors.
+//! arrays and `u32` indices per material slot that the writer ([`super::write`](fn@super::write)) stores in accessors.
 
 use std::collections::HashMap;
 

@@ -8,7 +8,7 @@
 //! - [`geometry`]: a scene [`Mesh`](crate::scene::Mesh) → triangle primitives (triangulation,
 //!   smoothing-group normals, deduplicated glTF vertices). Knows no JSON.
 //! - [`glb`]: the GLB container (header, JSON and BIN chunks). Knows no scene.
-//! - `export`: [`Scene`](crate::scene::Scene) → `gltf_json::Root` + binary buffer ([`write`], [`save`]).
+//! - `export`: [`Scene`](crate::scene::Scene) → `gltf_json::Root` + binary buffer ([`write`](fn@write)(fn@write), [`save`]).
 //! - `import`: glTF document → [`Scene`](crate::scene::Scene) ([`read`], [`read_with`]).
 //!
 //! # Conventions of the writer
@@ -137,7 +137,7 @@ pub enum Error {
     Write(String),
 }
 
-/// Which glTF container [`write`] produces.
+/// Which glTF container [`write`](fn@write) produces.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Container {
     /// Binary `.glb`: JSON, buffer and PNG/JPEG images in one file.
@@ -150,7 +150,7 @@ pub enum Container {
     },
 }
 
-/// How [`write`] converts a scene.
+/// How [`write`](fn@write) converts a scene.
 #[derive(Debug, Clone)]
 pub struct WriteOptions {
     /// The container. [`save`] sets it from the path's extension.

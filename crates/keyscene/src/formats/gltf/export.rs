@@ -563,7 +563,7 @@ impl Out {
         let fps = if anim.fps.is_finite() && anim.fps > 0.0 { anim.fps } else { THREE_DS_FPS };
         let step = resample_fps.filter(|r| r.is_finite() && *r > 0.0).map(|r| fps / r).unwrap_or(1.0);
         let start = if anim.frame_range.0.is_finite() { anim.frame_range.0.max(0.0) } else { 0.0 };
-        let keys: Vec<Vec<f64>> = anim.channels.iter().map(|c| key_frames(&c.target)).collect();
+        let keys: Vec<Vec<f64>> = anim.channels.iter().flat_map(|c| key_frames(&c.target)).collect();
         let last_key = keys.iter().filter_map(|k| k.last().copied()).fold(f64::NEG_INFINITY, f64::max);
         let mut end = if anim.frame_range.1.is_finite() { anim.frame_range.1 } else { start };
         end = end.max(last_key).max(start);
@@ -706,6 +706,9 @@ impl Out {
                     "morph tracks (mesh switches) are not animated: nodes show their rest mesh"
                 }
                 ChannelTarget::Fov(t) if t.is_animated() => "camera FOV tracks are not animated",
+                ChannelTarget::Property { track, .. } if track.is_animated() => {
+                    "property tracks (FBX DeformPercent, Intensity …) are not animated"
+                }
                 ChannelTarget::Roll(_) => continue,
                 ChannelTarget::Color(_) | ChannelTarget::Hotspot(_) | ChannelTarget::Falloff(_)
                     if ch.target.key_count() > 1 =>
@@ -757,21 +760,28 @@ impl Out {
     }
 }
 
-/// The key frames of a track, in order.
-fn key_frames(target: &ChannelTarget) -> Vec<f64> {
-    use crate::anim::RotationTrack;
-    fn frames<T>(t: &crate::anim::Track<T>) -> Vec<f64> {
+/// The key frames of a channel's tracks, one list per track in key order (a channel animated
+/// per component has up to three).
+fn key_frames(target: &ChannelTarget) -> Vec<Vec<f64>> {
+    use crate::anim::{RotationTrack, Track};
+    fn frames<T>(t: &Track<T>) -> Vec<f64> {
         t.keys.iter().map(|k| k.frame).filter(|f| f.is_finite()).collect()
     }
+    fn each(tracks: &[Option<Track<f64>>; 3]) -> Vec<Vec<f64>> {
+        tracks.iter().flatten().map(frames).collect()
+    }
     match target {
-        ChannelTarget::Translation(t) | ChannelTarget::Scale(t) | ChannelTarget::Color(t) => frames(t),
-        ChannelTarget::Rotation(RotationTrack::Quat(t)) => frames(t),
-        ChannelTarget::Rotation(RotationTrack::Relative(t)) => frames(t),
-        ChannelTarget::Hidden(t) => frames(t),
-        ChannelTarget::Morph(t) => frames(t),
+        ChannelTarget::Translation(t) | ChannelTarget::Scale(t) | ChannelTarget::Color(t) => vec![frames(t)],
+        ChannelTarget::Rotation(RotationTrack::Quat(t)) => vec![frames(t)],
+        ChannelTarget::Rotation(RotationTrack::Relative(t)) => vec![frames(t)],
+        ChannelTarget::Rotation(RotationTrack::Euler { xyz, .. }) => each(xyz),
+        ChannelTarget::TranslationXyz(c) | ChannelTarget::ScaleXyz(c) => each(c),
+        ChannelTarget::Hidden(t) => vec![frames(t)],
+        ChannelTarget::Morph(t) => vec![frames(t)],
         ChannelTarget::Fov(t) | ChannelTarget::Roll(t) | ChannelTarget::Hotspot(t) | ChannelTarget::Falloff(t) => {
-            frames(t)
+            vec![frames(t)]
         }
+        ChannelTarget::Property { track, .. } => vec![frames(track)],
     }
 }
 

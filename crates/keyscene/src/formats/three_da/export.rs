@@ -159,18 +159,9 @@ pub fn export(scene: &Scene, opts: &ExportOptions) -> Result<(File, Vec<Material
     }
     let frames: Vec<i64> = (lo..=hi).collect();
     let parts: Vec<Vec<Transform>> = frames.iter().map(|&f| sample_parts(scene, anim, f as f64)).collect();
-    let world_of = |parts: &[Transform]| -> Vec<DMat4> {
-        let mut world = vec![DMat4::IDENTITY; scene.nodes.len()];
-        for id in scene.depth_first() {
-            let l = parts[id].matrix();
-            world[id] = match scene.nodes[id].parent {
-                Some(p) => world[p] * l,
-                None => l,
-            };
-        }
-        world
-    };
-    let worlds: Vec<Vec<DMat4>> = parts.iter().map(|p| world_of(p)).collect();
+    let anim_index = anim.and(opts.animation);
+    let worlds: Vec<Vec<DMat4>> =
+        frames.iter().map(|&f| scene.evaluate(anim_index, crate::anim::Time::Frame(f as f64)).world).collect();
 
     // --- entities.
     let mut entities: Vec<Option<Entity>> = vec![None; kept.len()];
@@ -227,9 +218,19 @@ pub fn export(scene: &Scene, opts: &ExportOptions) -> Result<(File, Vec<Material
             report.converted.push(format!("node {id} {:?} → {} entity {:?}", node.name, node.kind.name(), names[k]));
         }
         // Tracks: local T/R/S relative to the kept parent, at every frame.
-        let direct = scene.nodes[id].parent.map(|p| slot_of.contains_key(&p)).unwrap_or(true);
-        if !direct {
+        // "direct": the node's local matrix is its own T·R·S under its written parent, so its
+        // parts can be written as they are; else the local matrix is taken from the posed
+        // world matrices and decomposed.
+        let node_ref = &scene.nodes[id];
+        let parent_kept = node_ref.parent.map(|p| slot_of.contains_key(&p)).unwrap_or(true);
+        let plain = node_ref.pivots.is_none()
+            && (node_ref.parent.is_none() || node_ref.inherit == crate::scene::InheritType::RrSs);
+        let direct = parent_kept && plain;
+        if !parent_kept {
             report.baked.push(format!("{:?}: transforms of dropped ancestors baked into its tracks", names[k]));
+        }
+        if !plain {
+            report.baked.push(format!("{:?}: pivots / inherit type baked into its tracks", names[k]));
         }
         let locals: Vec<Transform> = (0..frames.len())
             .map(|f| {
@@ -257,6 +258,8 @@ pub fn export(scene: &Scene, opts: &ExportOptions) -> Result<(File, Vec<Material
                     ChannelTarget::Translation(t) => exact.0 = keyed_vec_track(t, lo, hi),
                     ChannelTarget::Rotation(r) => exact.1 = keyed_rot_track(r, lo, hi),
                     ChannelTarget::Scale(t) => exact.2 = keyed_vec_track(t, lo, hi),
+                    ChannelTarget::TranslationXyz(_) => exact.0 = None,
+                    ChannelTarget::ScaleXyz(_) => exact.2 = None,
                     other => report.dropped.push(format!("{:?}: {} track", names[k], other.name())),
                 }
             }
@@ -428,6 +431,20 @@ fn sample_parts(scene: &Scene, anim: Option<&crate::anim::Animation>, frame: f64
                     p.scale = v;
                 }
             }
+            ChannelTarget::TranslationXyz(c) => {
+                for (k, t) in c.iter().enumerate() {
+                    if let Some(v) = t.as_ref().and_then(|t| t.sample(frame)) {
+                        p.translation[k] = v;
+                    }
+                }
+            }
+            ChannelTarget::ScaleXyz(c) => {
+                for (k, t) in c.iter().enumerate() {
+                    if let Some(v) = t.as_ref().and_then(|t| t.sample(frame)) {
+                        p.scale[k] = v;
+                    }
+                }
+            }
             _ => {}
         }
     }
@@ -535,7 +552,7 @@ fn exact_frames<T>(t: &Track<T>, lo: f64, hi: f64) -> Option<Vec<u32>> {
 fn keyed_vec_track(t: &Track<DVec3>, lo: f64, hi: f64) -> Option<VecTrack> {
     let frames = exact_frames(t, lo, hi)?;
     let keys = &t.keys;
-    if keys.iter().any(|k| matches!(k.interpolation, Interpolation::Step)) && keys.len() > 1 {
+    if keys.len() > 1 && keys.iter().any(|k| matches!(k.interpolation, Interpolation::Step | Interpolation::Bezier { .. })) {
         return None;
     }
     let groups = merge_groups(&frames, |a, b| keys[a].value == keys[b].value)?;
@@ -577,7 +594,8 @@ fn keyed_vec_track(t: &Track<DVec3>, lo: f64, hi: f64) -> Option<VecTrack> {
                 };
                 (*out_tangent * span, tb * span)
             }
-            _ => (b.value - a.value, b.value - a.value),
+            Interpolation::Linear => (b.value - a.value, b.value - a.value),
+            Interpolation::Step | Interpolation::Bezier { .. } => return None,
         };
         out[i].out_tan = f3(ta);
         out[i + 1].in_tan = f3(tb);
@@ -596,7 +614,7 @@ fn keyed_rot_track(r: &RotationTrack, lo: f64, hi: f64) -> Option<RotTrack> {
     match r {
         RotationTrack::Relative(t) => {
             let frames = exact_frames(t, lo, hi)?;
-            if t.keys.len() > 1 && t.keys.iter().any(|k| matches!(k.interpolation, Interpolation::Step)) {
+            if t.keys.len() > 1 && t.keys.iter().any(|k| matches!(k.interpolation, Interpolation::Step | Interpolation::Bezier { .. })) {
                 return None;
             }
             let abs = relative_key_quats(t);
@@ -641,6 +659,7 @@ fn keyed_rot_track(r: &RotationTrack, lo: f64, hi: f64) -> Option<RotTrack> {
             let keys = merged(keys, &groups);
             Some(RotTrack::Tcb(KeyTrack { current: keys[0].value, keys }))
         }
+        RotationTrack::Euler { .. } => None,
     }
 }
 

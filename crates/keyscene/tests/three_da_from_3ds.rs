@@ -22,6 +22,8 @@
 //!      exact at integer frames only, so their half frames are skipped.
 //! 3. Strips decode to the lists' triangles, same winding.
 //! 4. The collision map answers rays like brute force over its triangles.
+//! 5. Truncated copies of the output (64 cuts) fail `check`; 200 single-bit flips (half of
+//!    them inside the collision map) neither panic `check` nor the scene loader.
 //!
 //! ACMR (24-entry FIFO) before/after `optimize_vertex_cache` is printed per file.
 
@@ -157,6 +159,27 @@ fn convert(corpus: &Path, rel: &str) -> Result<(), Failed> {
                 return Err(format!("colmap tree {}: ray {o:?} {d:?}: tree {fast:?}, brute force {brute:?}", tree.kind).into());
             }
         }
+    }
+
+    // 5. corrupted copies of the output: every truncation is an error; byte flips (also
+    // inside the collision map) never panic.
+    for k in 1..=64 {
+        let cut = bytes.len() * k / 65;
+        if !three_da::check(&bytes[..cut]).has_errors() {
+            return Err(format!("truncation at {cut} of {} bytes passes check", bytes.len()).into());
+        }
+    }
+    let colmap_at = u32::from_le_bytes(bytes[64..68].try_into().unwrap()) as usize;
+    let mut seed = 0x2545_f491u32;
+    for k in 0..200 {
+        seed ^= seed << 13;
+        seed ^= seed >> 17;
+        seed ^= seed << 5;
+        let mut bad = bytes.clone();
+        let at = if k % 2 == 0 { seed as usize % bad.len() } else { colmap_at + seed as usize % (bad.len() - colmap_at) };
+        bad[at] ^= 1 << (seed >> 29);
+        let _ = three_da::check(&bad);
+        let _ = keyscene::load_bytes(&bad, Some(Path::new("x.3da")), &Default::default());
     }
 
     // 2. read back and evaluate.

@@ -14,18 +14,18 @@
 //!   `0 ..= m_iFrames − 1`: LINEAR → [`Interpolation::Linear`]; TCB 1D/3D → Hermite with the
 //!   per-frame tangent = stored tangent ÷ segment length; TCB 4D → Hermite keys whose
 //!   "tangents" are the stored squad control quaternions (see [`Interpolation::Hermite`]);
-//!   BEZIER → Hermite as stored (already per frame); EULER → **resampled** at every integer
-//!   frame from the first to the last key as a slerp track (the scene model has no Euler
-//!   track), with a warning. The rest transform of each node is its tracks' value at frame 0.
+//!   BEZIER → Hermite as stored (already per frame); EULER → a scene Euler track (see
+//!   `euler_track`: axes and signs as the seed's code, order from `m_aRotOrder`; resampled
+//!   with a warning when `m_aRotOrder` is not a permutation). The rest transform of each node is its tracks' value at frame 0.
 //! - Skinning (blend streams) is not imported yet: the vertices stay in bind space, with a
 //!   warning.
 
 use glam::{DQuat, DVec3, Vec2, Vec3, Vec4};
 
 use super::layout::{entity_type, name_str, KeyRecord, TcbKey, MAP_CHANNELS};
-use super::model::{File, KeyTrack, Quat, RotTrack, VecTrack};
+use super::model::{File, FloatTrack, KeyTrack, Quat, RotTrack, VecTrack};
 use crate::anim::{Animation, Channel, ChannelTarget, Interpolation, Key, RotationTrack, Track, THREE_DS_FPS};
-use crate::scene::{Attribute, Mapping, Material, Mesh, Node, NodeKind, Scene, UvSet, Warning};
+use crate::scene::{Attribute, EulerOrder, Mapping, Material, Mesh, Node, NodeKind, Scene, UvSet, Warning};
 
 /// Builds a scene from a parsed 3DA file. Never fails: what the scene model cannot hold is
 /// reported in the returned warnings.
@@ -259,22 +259,93 @@ fn rot_track(t: &RotTrack, name: &str, warnings: &mut Vec<Warning>) -> RotationT
         RotTrack::Tcb(k) => quat_keys(k, |k| {
             (q4(k.value), Interpolation::Hermite { in_tangent: q4(k.in_tan), out_tangent: q4(k.out_tan) })
         }),
-        RotTrack::Euler(e) => {
-            let frames: Vec<i64> = [&e.x, &e.y, &e.z].iter().flat_map(|t| t.frames()).collect();
-            let (lo, hi) = (frames.iter().copied().min().unwrap_or(0), frames.iter().copied().max().unwrap_or(0));
-            warnings.push(warn(
-                name,
-                format!("EULER rotation resampled at every frame {lo}..={hi} (the scene model has no Euler track)"),
-            ));
-            let keys = (lo..=hi)
-                .filter_map(|f| {
-                    let q = e.sample(f as f64)?;
-                    Some(Key { frame: f as f64, value: q.normalize(), interpolation: Interpolation::Linear })
-                })
-                .collect();
-            Track::new(keys)
-        }
+        RotTrack::Euler(e) => return euler_track(e, name, warnings),
     })
+}
+
+/// A 1D track as a scene track, every value and tangent multiplied by `sign`.
+fn float_track(t: &FloatTrack, sign: f64) -> Track<f64> {
+    let keys = match t {
+        FloatTrack::Linear(k) => k
+            .keys
+            .iter()
+            .map(|k| Key { frame: k.frame() as f64, value: sign * f64::from(k.value), interpolation: Interpolation::Linear })
+            .collect(),
+        FloatTrack::Tcb(k) => (0..k.keys.len())
+            .map(|i| {
+                let key = &k.keys[i];
+                let (din, dout) = tcb_per_frame(&k.keys, i);
+                Key {
+                    frame: key.frame() as f64,
+                    value: sign * f64::from(key.value),
+                    interpolation: Interpolation::Hermite {
+                        in_tangent: sign * f64::from(key.in_tan) / din,
+                        out_tangent: sign * f64::from(key.out_tan) / dout,
+                    },
+                }
+            })
+            .collect(),
+        FloatTrack::Bezier(k) => k
+            .keys
+            .iter()
+            .map(|k| Key {
+                frame: k.frame() as f64,
+                value: sign * f64::from(k.value),
+                interpolation: Interpolation::Hermite {
+                    in_tangent: sign * f64::from(k.in_tan),
+                    out_tangent: sign * f64::from(k.out_tan),
+                },
+            })
+            .collect(),
+    };
+    Track::new(keys)
+}
+
+/// An EULER track as a scene Euler track. The seed composes `rot[0] · rot[1] · rot[2]` where
+/// `rot[i]` turns the X, Y or Z sub-track's angle about the engine axis `m_aRotOrder[i]`
+/// names (0 yaw → +Y with −angle, 1 roll → +Z with +angle, 2 pitch → +X with −angle, the
+/// provisional reading of docs/3da.md). So sub-track `i` becomes the scene's angle about that
+/// axis (negated for yaw and pitch), and the scene order applies `rot[2]` first. A
+/// `m_aRotOrder` that is not a permutation of 0, 1, 2 cannot be an [`EulerOrder`]: it is
+/// resampled at every frame from the first to the last key instead, with a warning.
+fn euler_track(e: &super::model::EulerTrack, name: &str, warnings: &mut Vec<Warning>) -> RotationTrack {
+    let axis = |o: u32| match o {
+        0 => Some((1usize, -1.0)),
+        1 => Some((2, 1.0)),
+        2 => Some((0, -1.0)),
+        _ => None,
+    };
+    let subs = [&e.x, &e.y, &e.z];
+    let mapped: Option<Vec<(usize, f64)>> = e.rot_order.iter().map(|&o| axis(o)).collect();
+    if let Some(m) = mapped.filter(|m| m[0].0 != m[1].0 && m[1].0 != m[2].0 && m[0].0 != m[2].0) {
+        // Applied first is rot[2], then rot[1], then rot[0].
+        let order = match [m[2].0, m[1].0, m[0].0] {
+            [0, 1, 2] => EulerOrder::Xyz,
+            [0, 2, 1] => EulerOrder::Xzy,
+            [1, 2, 0] => EulerOrder::Yzx,
+            [1, 0, 2] => EulerOrder::Yxz,
+            [2, 0, 1] => EulerOrder::Zxy,
+            _ => EulerOrder::Zyx,
+        };
+        let mut xyz: [Option<Track<f64>>; 3] = [None, None, None];
+        for (i, &(a, sign)) in m.iter().enumerate() {
+            xyz[a] = Some(float_track(subs[i], sign));
+        }
+        return RotationTrack::Euler { order, rest: DVec3::ZERO, xyz };
+    }
+    let frames: Vec<i64> = subs.iter().flat_map(|t| t.frames()).collect();
+    let (lo, hi) = (frames.iter().copied().min().unwrap_or(0), frames.iter().copied().max().unwrap_or(0));
+    warnings.push(warn(
+        name,
+        format!("EULER m_aRotOrder {:?} is not a permutation of 0, 1, 2: resampled at every frame {lo}..={hi}", e.rot_order),
+    ));
+    let keys = (lo..=hi)
+        .filter_map(|f| {
+            let q = e.sample(f as f64)?;
+            Some(Key { frame: f as f64, value: q.normalize(), interpolation: Interpolation::Linear })
+        })
+        .collect();
+    RotationTrack::Quat(Track::new(keys))
 }
 
 #[cfg(test)]
@@ -307,6 +378,25 @@ mod tests {
         for f in [1.0, 2.5, 5.0] {
             let (a, b) = (ours.sample(f).unwrap(), t.sample(f).unwrap());
             assert!(a.abs_diff_eq(b, 1e-6) || a.abs_diff_eq(-b, 1e-6), "{a:?} vs {b:?}");
+        }
+    }
+
+    #[test]
+    fn euler_tracks_sample_like_the_file_in_every_order() {
+        use crate::formats::three_da::model::EulerTrack;
+        let lin = |a: f32, b: f32| FloatTrack::Linear(KeyTrack { current: a, keys: vec![LinearKey { frame: 0, value: a }, LinearKey { frame: 10, value: b }] });
+        let k = |frame, value: f32| TcbKey { frame, value, in_tan: 0.3f32, out_tan: -0.2, ..TcbKey::default() };
+        let tcb = FloatTrack::Tcb(KeyTrack { current: 0.1, keys: vec![k(0, 0.1), k(10, 0.9)] });
+        for order in [[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0], [0, 0, 1]] {
+            let e = EulerTrack { num_keys: 2, x: lin(0.3, -1.2), y: tcb.clone(), z: lin(-0.7, 2.0), rot_order: order, current: [0.0, 0.0, 0.0, 1.0] };
+            let mut w = Vec::new();
+            let ours = euler_track(&e, "e", &mut w);
+            // Not a permutation ([0, 0, 1]): resampled, exact at integer frames only.
+            let frames: &[f64] = if order == [0, 0, 1] { &[0.0, 7.0, 10.0] } else { &[0.0, 2.5, 7.0, 10.0] };
+            for &f in frames {
+                let (a, b) = (ours.sample(f).unwrap(), e.sample(f).unwrap().normalize());
+                assert!(a.abs_diff_eq(b, 1e-6) || a.abs_diff_eq(-b, 1e-6), "order {order:?} frame {f}: {a:?} vs {b:?}");
+            }
         }
     }
 

@@ -1,7 +1,8 @@
 //! Every 3DS corpus file (except `online3dviewer/wrong.3ds`, a text file) converted to 3DA
 //! (issue #4, Done-when 2–4). One trial per file:
 //!
-//! 1. `formats::three_da::export` + `write`; `check` reports no error on the bytes.
+//! 1. `formats::three_da::export` + `write`; `check` reports no error on the bytes; read →
+//!    write gives the same bytes.
 //! 2. The bytes read back (`keyscene::load_bytes`) and evaluated at the lib3ds reference
 //!    frames (`corpus/3ds/reference/*.lib3ds.json`; files without a reference: first frame,
 //!    first + 0.5, last) match, within `1e-4 × max(1, diagonal of the frame's reference
@@ -91,6 +92,10 @@ fn convert(corpus: &Path, rel: &str) -> Result<(), Failed> {
     let (src, _) = keyscene::load(&path).map_err(|e| format!("{}: {e}", path.display()))?;
     let (file, scripts, report) = three_da::export(&src, &three_da::ExportOptions::default())?;
     let bytes = three_da::write(&file)?;
+    let (again, _) = three_da::read(&bytes, &Default::default())?;
+    if three_da::write(&again)? != bytes {
+        return Err("write → read → write is not byte-identical".into());
+    }
     let rep = three_da::check(&bytes);
     let errors: Vec<String> = rep.errors().map(|i| i.to_string()).collect();
     if !errors.is_empty() {

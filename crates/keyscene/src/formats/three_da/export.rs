@@ -1035,6 +1035,34 @@ mod tests {
     }
 
     #[test]
+    fn collision_hull_gets_its_own_tree_and_stays_out_of_the_first() {
+        let mut s = triangle_scene();
+        s.meshes.push(Mesh {
+            name: "hull".into(),
+            positions: vec![DVec3::ZERO, DVec3::X, DVec3::Z],
+            polygon_starts: vec![0, 3],
+            corner_vertices: vec![0, 1, 2],
+            ..Mesh::default()
+        });
+        let mut n = Node::new(super::super::layout::COLLISION_HULL, NodeKind::Mesh);
+        n.mesh = Some(1);
+        s.nodes.push(n);
+        s.attach(2, None);
+        let (file, _, _) = export(&s, &ExportOptions::default()).unwrap();
+        let map = super::super::colmap::Colmap::parse(file.colmap.as_ref().unwrap()).unwrap();
+        assert_eq!(map.trees.len(), 2);
+        let hull = file.entities.iter().position(|e| super::super::layout::name_str(&e.name) == "CollisionHull_0").unwrap();
+        assert_eq!(map.trees[0].kind, super::super::colmap::KIND_ALL);
+        assert!(map.trees[0].triangles.iter().all(|t| t[3] as usize != hull));
+        assert_eq!(map.trees[1].kind, super::super::colmap::KIND_HULL);
+        assert_eq!(map.trees[1].triangles.len(), 1);
+        assert_eq!(map.trees[1].triangles[0][3] as usize, hull);
+        // A ray down the hull's plane normal (−Y) hits it at y = 0 from y = 3.
+        let hit = map.trees[1].ray(glam::Vec3::new(0.2, 3.0, 0.2), glam::Vec3::NEG_Y, f32::INFINITY);
+        assert_eq!(hit.map(|h| h.0), Some(3.0));
+    }
+
+    #[test]
     fn failed_save_leaves_no_partial_output() {
         let dir = tempfile::tempdir().unwrap();
         // The model's path is a non-empty folder: renaming over it fails after the script

@@ -11,7 +11,8 @@
 //!   surface is split before its stream would pass 65,535 vertices. Vertices are the distinct
 //!   (position, normal, UV 0, UV 1, colour) corners. Normals come from the source or, when it
 //!   has none, from smoothing groups (a small local helper: the scene model has no shared one
-//!   yet). UV set 0 → texcoord 0, UV set 1 → the lightmap stream, further sets dropped.
+//!   yet). UV set 0 → texcoord 0 (and tangents from it), UV set 1 → the lightmap stream,
+//!   further sets dropped.
 //! - **Index tables**: the list reordered by `meshopt::optimize_vertex_cache` (kept in source
 //!   order when that has the lower ACMR); the strip made from it by `meshopt::stripify` (no
 //!   restart index: stitched with degenerate triangles). ACMR is measured by
@@ -901,6 +902,9 @@ fn surfaces(mesh: &Mesh, g: DMat4, mats: &mut Materials, name: &str, report: &mu
             s.tri_list = optimized.iter().map(|&i| i as u16).collect();
             s.tri_strip = strip.iter().map(|&i| i as u16).collect();
             s.s_size = n as u32;
+            if has_uv0 {
+                s.tangent = Some(tangents(&list, &xyz, &nrm, &t0));
+            }
             s.xyz = Some(xyz);
             s.normal = Some(nrm);
             if has_uv0 {
@@ -917,6 +921,45 @@ fn surfaces(mesh: &Mesh, g: DMat4, mats: &mut Materials, name: &str, report: &mu
         }
     }
     out
+}
+
+/// Per-vertex tangents (the direction of increasing U) from UV set 0: each triangle's
+/// `dP/dU` (Lengyel's method) summed at its vertices, made perpendicular to the vertex normal
+/// (Gram–Schmidt) and normalised. A vertex whose triangles have no usable UV gradient gets
+/// any unit vector perpendicular to its normal. 3DA's tangent stream has no handedness sign;
+/// the bitangent is `normal × tangent` when the UVs are not mirrored.
+fn tangents(list: &[u32], xyz: &[[f32; 3]], nrm: &[[f32; 3]], uv: &[[f32; 2]]) -> Vec<[f32; 3]> {
+    let mut acc = vec![Vec3::ZERO; xyz.len()];
+    for t in list.chunks_exact(3) {
+        let [a, b, c] = [t[0], t[1], t[2]].map(|i| i as usize);
+        let (p0, p1, p2) = (Vec3::from(xyz[a]), Vec3::from(xyz[b]), Vec3::from(xyz[c]));
+        let (w0, w1, w2) = (Vec2::from(uv[a]), Vec2::from(uv[b]), Vec2::from(uv[c]));
+        let (e1, e2) = (p1 - p0, p2 - p0);
+        let (d1, d2) = (w1 - w0, w2 - w0);
+        let det = d1.x * d2.y - d2.x * d1.y;
+        if det.abs() < 1e-20 || !det.is_finite() {
+            continue;
+        }
+        let tangent = (e1 * d2.y - e2 * d1.y) / det;
+        if tangent.is_finite() {
+            for i in [a, b, c] {
+                acc[i] += tangent;
+            }
+        }
+    }
+    acc.iter()
+        .zip(nrm)
+        .map(|(&t, n)| {
+            let n = Vec3::from(*n);
+            let t = (t - n * n.dot(t)).normalize_or_zero();
+            if t != Vec3::ZERO {
+                return t.to_array();
+            }
+            let any = if n.x.abs() < 0.9 { Vec3::X } else { Vec3::Y };
+            let t = (any - n * n.dot(any)).normalize_or_zero();
+            (if t == Vec3::ZERO { Vec3::X } else { t }).to_array()
+        })
+        .collect()
 }
 
 /// Per-corner normals from smoothing groups over the baked positions `pos`: a corner's normal
@@ -1073,6 +1116,19 @@ mod tests {
         assert!(save(&triangle_scene(), &out, &ExportOptions::default()).is_err());
         let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
         assert_eq!(names, vec![std::ffi::OsString::from("x.3da")]);
+    }
+
+    #[test]
+    fn tangents_follow_increasing_u_and_are_perpendicular_to_the_normal() {
+        // A quad in z = 0 with U along +X: the tangent is +X.
+        let xyz = [[0.0, 0.0, 0.0], [2.0, 0.0, 0.0], [2.0, 1.0, 0.0], [0.0, 1.0, 0.0]];
+        let nrm = [[0.0, 0.0, 1.0]; 4];
+        let uv = [[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]];
+        let t = tangents(&[0, 1, 2, 0, 2, 3], &xyz, &nrm, &uv);
+        assert!(t.iter().all(|t| *t == [1.0, 0.0, 0.0]), "{t:?}");
+        // Degenerate UVs: still a unit vector perpendicular to the normal.
+        let t = tangents(&[0, 1, 2], &xyz, &nrm, &[[0.5, 0.5]; 4]);
+        assert!(t.iter().take(3).all(|t| (Vec3::from(*t).length() - 1.0).abs() < 1e-6 && t[2] == 0.0), "{t:?}");
     }
 
     #[test]

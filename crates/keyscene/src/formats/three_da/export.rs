@@ -52,11 +52,15 @@ pub struct ExportOptions {
     pub animation: Option<usize>,
     /// Build the AABB-tree collision maps (default `true`).
     pub collision_map: bool,
+    /// The frame rate of the written key frames (3DA frames are integers and the file stores
+    /// no rate). `None`: the animation's own rate. Source key times are scaled by
+    /// `fps / Animation::fps`; keys that do not land on integer frames are resampled.
+    pub fps: Option<f64>,
 }
 
 impl Default for ExportOptions {
     fn default() -> Self {
-        ExportOptions { animation: Some(0), collision_map: true }
+        ExportOptions { animation: Some(0), collision_map: true, fps: None }
     }
 }
 
@@ -145,9 +149,14 @@ pub fn export(scene: &Scene, opts: &ExportOptions) -> Result<(File, Vec<Material
 
     // --- animation frames.
     let anim = opts.animation.and_then(|a| scene.animations.get(a));
+    // Output frames per source frame.
+    let rate = match (anim, opts.fps) {
+        (Some(a), Some(fps)) if a.fps > 0.0 && fps > 0.0 && fps.is_finite() => fps / a.fps,
+        _ => 1.0,
+    };
     let (lo, hi) = match anim {
         Some(a) => {
-            let (a0, a1) = a.frame_range;
+            let (a0, a1) = (a.frame_range.0 * rate, a.frame_range.1 * rate);
             let lo = a0.floor().max(0.0);
             (lo as i64, (a1.ceil().max(lo)) as i64)
         }
@@ -159,10 +168,10 @@ pub fn export(scene: &Scene, opts: &ExportOptions) -> Result<(File, Vec<Material
         }
     }
     let frames: Vec<i64> = (lo..=hi).collect();
-    let parts: Vec<Vec<Transform>> = frames.iter().map(|&f| sample_parts(scene, anim, f as f64)).collect();
+    let parts: Vec<Vec<Transform>> = frames.iter().map(|&f| sample_parts(scene, anim, f as f64 / rate)).collect();
     let anim_index = anim.and(opts.animation);
     let worlds: Vec<Vec<DMat4>> =
-        frames.iter().map(|&f| scene.evaluate(anim_index, crate::anim::Time::Frame(f as f64)).world).collect();
+        frames.iter().map(|&f| scene.evaluate(anim_index, crate::anim::Time::Frame(f as f64 / rate)).world).collect();
 
     // --- entities.
     let mut entities: Vec<Option<Entity>> = vec![None; kept.len()];
@@ -256,9 +265,9 @@ pub fn export(scene: &Scene, opts: &ExportOptions) -> Result<(File, Vec<Material
             for ch in anim.iter().flat_map(|a| &a.channels).filter(|c| c.node == id) {
                 let (lo, hi) = (lo as f64, hi as f64);
                 match &ch.target {
-                    ChannelTarget::Translation(t) => exact.0 = keyed_vec_track(t, lo, hi),
-                    ChannelTarget::Rotation(r) => exact.1 = keyed_rot_track(r, lo, hi),
-                    ChannelTarget::Scale(t) => exact.2 = keyed_vec_track(t, lo, hi),
+                    ChannelTarget::Translation(t) => exact.0 = keyed_vec_track(t, rate, lo, hi),
+                    ChannelTarget::Rotation(r) => exact.1 = keyed_rot_track(r, rate, lo, hi),
+                    ChannelTarget::Scale(t) => exact.2 = keyed_vec_track(t, rate, lo, hi),
                     ChannelTarget::TranslationXyz(_) => exact.0 = None,
                     ChannelTarget::ScaleXyz(_) => exact.2 = None,
                     other => report.dropped.push(format!("{:?}: {} track", names[k], other.name())),
@@ -523,13 +532,13 @@ fn merged<V: Copy>(keys: Vec<TcbKey<V>>, groups: &[(usize, usize)]) -> Vec<TcbKe
 }
 
 /// The key frames of `t` as 3DA frames when 3DA's rules sample it exactly as the scene does
-/// within `lo..=hi`: integer frames ≥ 0, non-decreasing (equal ones are merged by
+/// within `lo..=hi` (output frames; source frames × `rate`): integer frames ≥ 0 (within 1e-6), non-decreasing (equal ones are merged by
 /// [`merge_groups`]), and the ends behave alike (a
 /// lib3ds hold-last before the first key only when that key is at or before `lo`; a repeat
 /// after the last key only when that key is after `hi`).
-fn exact_frames<T>(t: &Track<T>, lo: f64, hi: f64) -> Option<Vec<u32>> {
+fn exact_frames<T>(t: &Track<T>, rate: f64, lo: f64, hi: f64) -> Option<Vec<u32>> {
     let keys = &t.keys;
-    let (first, last) = (keys.first()?.frame, keys.last()?.frame);
+    let (first, last) = (keys.first()?.frame * rate, keys.last()?.frame * rate);
     if keys.len() > 1 {
         if t.before == Extrapolation::HoldLast && first > lo {
             return None;
@@ -540,7 +549,11 @@ fn exact_frames<T>(t: &Track<T>, lo: f64, hi: f64) -> Option<Vec<u32>> {
     }
     let frames: Vec<u32> = keys
         .iter()
-        .map(|k| (k.frame.fract() == 0.0 && (0.0..=f64::from(u32::MAX)).contains(&k.frame)).then_some(k.frame as u32))
+        .map(|k| {
+            let f = k.frame * rate;
+            let r = f.round();
+            ((f - r).abs() <= 1e-6 && (0.0..=f64::from(u32::MAX)).contains(&r)).then_some(r as u32)
+        })
         .collect::<Option<_>>()?;
     frames.windows(2).all(|w| w[0] <= w[1]).then_some(frames)
 }
@@ -550,8 +563,8 @@ fn exact_frames<T>(t: &Track<T>, lo: f64, hi: f64) -> Option<Vec<u32>> {
 /// each segment (TCB: lib3ds' `ds`/`dd`; Hermite: stored × segment length; linear segment:
 /// the chord, which makes the Hermite a straight line). `None` (resample) for step keys or
 /// frames 3DA cannot hold.
-fn keyed_vec_track(t: &Track<DVec3>, lo: f64, hi: f64) -> Option<VecTrack> {
-    let frames = exact_frames(t, lo, hi)?;
+fn keyed_vec_track(t: &Track<DVec3>, rate: f64, lo: f64, hi: f64) -> Option<VecTrack> {
+    let frames = exact_frames(t, rate, lo, hi)?;
     let keys = &t.keys;
     if keys.len() > 1 && keys.iter().any(|k| matches!(k.interpolation, Interpolation::Step | Interpolation::Bezier { .. })) {
         return None;
@@ -609,12 +622,12 @@ fn keyed_vec_track(t: &Track<DVec3>, lo: f64, hi: f64) -> Option<VecTrack> {
 /// quaternions with lib3ds' squad controls ([`relative_key_quats`]; a linear segment's
 /// controls are its end keys, which makes squad a slerp); absolute quaternion keys → LINEAR
 /// 4D when all linear, TCB 4D when all carry squad controls. `None` (resample) otherwise.
-fn keyed_rot_track(r: &RotationTrack, lo: f64, hi: f64) -> Option<RotTrack> {
+fn keyed_rot_track(r: &RotationTrack, rate: f64, lo: f64, hi: f64) -> Option<RotTrack> {
     let q = |q: DQuat| q.as_quat().to_array();
     let tcb_key = |frame: u32, value, in_tan, out_tan| TcbKey { frame, value, in_tan, out_tan, ..TcbKey::default() };
     match r {
         RotationTrack::Relative(t) => {
-            let frames = exact_frames(t, lo, hi)?;
+            let frames = exact_frames(t, rate, lo, hi)?;
             if t.keys.len() > 1 && t.keys.iter().any(|k| matches!(k.interpolation, Interpolation::Step | Interpolation::Bezier { .. })) {
                 return None;
             }
@@ -638,7 +651,7 @@ fn keyed_rot_track(r: &RotationTrack, lo: f64, hi: f64) -> Option<RotTrack> {
             Some(RotTrack::Tcb(KeyTrack { current: keys[0].value, keys }))
         }
         RotationTrack::Quat(t) => {
-            let frames = exact_frames(t, lo, hi)?;
+            let frames = exact_frames(t, rate, lo, hi)?;
             let groups = merge_groups(&frames, |a, b| t.keys[a].value == t.keys[b].value)?;
             if t.keys.iter().all(|k| matches!(k.interpolation, Interpolation::Linear)) || t.keys.len() == 1 {
                 let keys: Vec<LinearKey<[f32; 4]>> =
@@ -1129,6 +1142,32 @@ mod tests {
         // Degenerate UVs: still a unit vector perpendicular to the normal.
         let t = tangents(&[0, 1, 2], &xyz, &nrm, &[[0.5, 0.5]; 4]);
         assert!(t.iter().take(3).all(|t| (Vec3::from(*t).length() - 1.0).abs() < 1e-6 && t[2] == 0.0), "{t:?}");
+    }
+
+    #[test]
+    fn fps_option_rescales_key_frames_and_keeps_the_curve() {
+        use crate::anim::{Animation, Channel, Key};
+        let mut s = Scene::default();
+        s.nodes.push(Node::new("n", NodeKind::Null));
+        s.attach(0, None);
+        let key = |frame: f64, x: f64| Key { frame, value: DVec3::new(x, 0.0, 0.0), interpolation: Interpolation::Tcb(Tcb::default()) };
+        let track = Track::new(vec![key(0.0, 0.0), key(10.0, 4.0), key(30.0, 1.0)]);
+        s.animations.push(Animation {
+            name: String::new(),
+            fps: 30.0,
+            frame_range: (0.0, 30.0),
+            channels: vec![Channel { node: 0, target: ChannelTarget::Translation(track.clone()) }],
+        });
+        let opts = ExportOptions { fps: Some(60.0), ..ExportOptions::default() };
+        let (file, _, report) = export(&s, &opts).unwrap();
+        assert!(report.resampled.is_empty(), "{:?}", report.resampled);
+        let pos = file.entities[0].position.as_ref().unwrap();
+        assert_eq!(pos.frames(), vec![0, 20, 60]);
+        assert_eq!(file.frames, 61);
+        for f in [3.0, 10.0, 17.5, 29.0] {
+            let ours = pos.sample(f * 2.0).unwrap();
+            assert!((ours - track.sample(f).unwrap()).length() < 1e-5, "frame {f}");
+        }
     }
 
     #[test]

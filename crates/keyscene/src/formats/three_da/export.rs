@@ -749,6 +749,12 @@ impl<'a> Materials<'a> {
                     rec.specular_pow = s.shininess * 100.0;
                     let maps: Vec<_> = s.maps.iter().take(super::layout::MAP_CHANNELS).collect();
                     for (c, map) in maps.iter().enumerate() {
+                        if map.file.len() >= NAME_LEN {
+                            report.warnings.push(format!(
+                                "material {:?}: map name {:?} cut to 31 bytes in the table (the script keeps it whole)",
+                                s.name, map.file
+                            ));
+                        }
                         rec.map_name[c] = super::layout::make_name(&map.file);
                         rec.map_channel[c] = 0;
                     }
@@ -1168,6 +1174,61 @@ mod tests {
             let ours = pos.sample(f * 2.0).unwrap();
             assert!((ours - track.sample(f).unwrap()).length() < 1e-5, "frame {f}");
         }
+    }
+
+    fn mesh_scene(mesh: Mesh, g: DMat4) -> Scene {
+        let mut s = Scene::default();
+        s.meshes.push(mesh);
+        let mut n = Node::new("m", NodeKind::Mesh);
+        n.mesh = Some(0);
+        n.geometry_transform = g;
+        s.nodes.push(n);
+        s.attach(0, None);
+        s
+    }
+
+    #[test]
+    fn surfaces_split_below_65536_vertices_and_keep_every_triangle() {
+        // 23,334 triangles with unshared corners: 70,002 vertices.
+        let t = 23_334u32;
+        let positions = (0..3 * t).map(|i| DVec3::new(f64::from(i), f64::from(i % 7), f64::from(i % 3))).collect();
+        let mesh = Mesh {
+            positions,
+            polygon_starts: (0..=t).map(|p| 3 * p).collect(),
+            corner_vertices: (0..3 * t).collect(),
+            ..Mesh::default()
+        };
+        let (file, _, report) = export(&mesh_scene(mesh, DMat4::IDENTITY), &ExportOptions::default()).unwrap();
+        let surfaces = &file.entities[0].surfaces;
+        assert_eq!(surfaces.len(), 2);
+        assert!(surfaces.iter().all(|s| s.s_size as usize <= MAX_SURFACE_VERTICES));
+        assert_eq!(surfaces.iter().map(|s| s.tri_list.len() / 3).sum::<usize>(), t as usize);
+        assert!(report.warnings.iter().any(|w| w.contains("split")));
+        let bytes = super::super::write(&file).unwrap();
+        let errors: Vec<_> = super::super::check(&bytes).errors().map(|i| i.to_string()).collect();
+        assert!(errors.is_empty(), "{errors:?}");
+    }
+
+    #[test]
+    fn ngons_become_fans_and_a_mirroring_transform_keeps_front_faces_front() {
+        // A unit square in z = 0, counter-clockwise seen from +Z, mirrored by x → −x.
+        let mesh = Mesh {
+            positions: vec![DVec3::ZERO, DVec3::X, DVec3::new(1.0, 1.0, 0.0), DVec3::Y],
+            polygon_starts: vec![0, 4],
+            corner_vertices: vec![0, 1, 2, 3],
+            ..Mesh::default()
+        };
+        let g = DMat4::from_scale(DVec3::new(-1.0, 1.0, 1.0));
+        let (file, _, _) = export(&mesh_scene(mesh, g), &ExportOptions::default()).unwrap();
+        let s = &file.entities[0].surfaces[0];
+        assert_eq!(s.tri_list.len(), 6);
+        let xyz = s.xyz.as_ref().unwrap();
+        for t in s.tri_list.chunks_exact(3) {
+            let [a, b, c] = [t[0], t[1], t[2]].map(|i| Vec3::from(xyz[usize::from(i)]));
+            // The mirrored square still faces +Z: its written winding is counter-clockwise.
+            assert!((b - a).cross(c - a).z > 0.0);
+        }
+        assert!(s.normal.as_ref().unwrap().iter().all(|n| *n == [0.0, 0.0, 1.0]));
     }
 
     #[test]

@@ -206,13 +206,23 @@ pub enum Interpolation<T> {
     },
     /// Cubic Hermite with stored tangents, in value units **per frame**: `in_tangent` arrives at
     /// this key, `out_tangent` leaves it (glTF `CUBICSPLINE` tangents are per second: multiply
-    /// by `1 / fps` when reading them). On a quaternion track ([`RotationTrack::Quat`]) the two
-    /// values are squad control quaternions instead (3DA TCB 4D), see `RotationTrack::sample`.
+    /// by `1 / fps` when reading them).
     Hermite {
         /// Incoming tangent.
         in_tangent: T,
         /// Outgoing tangent.
         out_tangent: T,
+    },
+    /// Quaternion tracks ([`RotationTrack::Quat`]): a squad segment with stored control
+    /// quaternions (3DA TCB 4D `m_in_tan` / `m_out_tan`). The segment to the next key is
+    /// `squad(a, a.out_control, b.in_control, b, u)` with lib3ds' slerp, which does not take
+    /// the short way ([`tcb::squad_lib3ds`]); `b.in_control` is `b`'s value when `b` is not a
+    /// squad key. On other tracks a squad key interpolates linearly.
+    Squad {
+        /// Control quaternion arriving at this key.
+        in_control: T,
+        /// Control quaternion leaving this key.
+        out_control: T,
     },
 }
 

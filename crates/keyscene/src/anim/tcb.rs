@@ -257,7 +257,7 @@ pub(crate) fn sample_vector<V: Vector>(track: &Track<V>, frame: f64) -> Option<V
     let b = &track.keys[i + 1];
     match &a.interpolation {
         Interpolation::Step => Some(a.value),
-        Interpolation::Linear => Some(a.value + (b.value - a.value) * u),
+        Interpolation::Linear | Interpolation::Squad { .. } => Some(a.value + (b.value - a.value) * u),
         Interpolation::Hermite { out_tangent, .. } => {
             let span = b.frame - a.frame;
             let tb = match &b.interpolation {
@@ -322,11 +322,10 @@ fn bezier_parameter(wa: f64, wb: f64, u: f64) -> f64 {
 }
 
 /// Samples an absolute quaternion track: slerp between keys (step keys hold). A key with
-/// [`Interpolation::Hermite`] carries **squad control quaternions** instead of tangents (3DA
-/// TCB 4D keys store them as `m_in_tan`/`m_out_tan`): the segment to the next key is
-/// [`squad_lib3ds`]`(a, a.out_tangent, b.in_tangent, b, u)`, where `b.in_tangent` is the next
-/// key's own value when it has none — lib3ds' quaternion spline, so 3DS rotations exported
-/// with [`relative_key_quats`] sample as their source.
+/// [`Interpolation::Squad`] (3DA TCB 4D) starts a segment
+/// [`squad_lib3ds`]`(a, a.out_control, b.in_control, b, u)`, where `b.in_control` is the next
+/// key's own value when it is not a squad key — lib3ds' quaternion spline, so 3DS rotations
+/// exported with [`relative_key_quats`] sample as their source.
 pub(crate) fn sample_quat(track: &Track<DQuat>, frame: f64) -> Option<DQuat> {
     track.keys.first()?;
     let (i, u) = match locate(track, frame) {
@@ -337,12 +336,12 @@ pub(crate) fn sample_quat(track: &Track<DQuat>, frame: f64) -> Option<DQuat> {
     let b = &track.keys[i + 1];
     match a.interpolation {
         Interpolation::Step => Some(a.value),
-        Interpolation::Hermite { out_tangent, .. } => {
+        Interpolation::Squad { out_control, .. } => {
             let sb = match &b.interpolation {
-                Interpolation::Hermite { in_tangent, .. } => *in_tangent,
+                Interpolation::Squad { in_control, .. } => *in_control,
                 _ => b.value,
             };
-            Some(squad_lib3ds(a.value, out_tangent, sb, b.value, u).normalize())
+            Some(squad_lib3ds(a.value, out_control, sb, b.value, u).normalize())
         }
         _ => Some(a.value.slerp(b.value, u)),
     }

@@ -609,7 +609,7 @@ fn keyed_vec_track(t: &Track<DVec3>, rate: f64, lo: f64, hi: f64) -> Option<VecT
                 (*out_tangent * span, tb * span)
             }
             Interpolation::Linear => (b.value - a.value, b.value - a.value),
-            Interpolation::Step | Interpolation::Bezier { .. } => return None,
+            Interpolation::Step | Interpolation::Bezier { .. } | Interpolation::Squad { .. } => return None,
         };
         out[i].out_tan = f3(ta);
         out[i + 1].in_tan = f3(tb);
@@ -621,7 +621,8 @@ fn keyed_vec_track(t: &Track<DVec3>, rate: f64, lo: f64, hi: f64) -> Option<VecT
 /// A rotation track with the scene track's keys: 3DS relative keys → TCB 4D of absolute
 /// quaternions with lib3ds' squad controls ([`relative_key_quats`]; a linear segment's
 /// controls are its end keys, which makes squad a slerp); absolute quaternion keys → LINEAR
-/// 4D when all linear, TCB 4D when all carry squad controls. `None` (resample) otherwise.
+/// 4D when all linear, TCB 4D when all are [`Interpolation::Squad`]. `None` (resample)
+/// otherwise.
 fn keyed_rot_track(r: &RotationTrack, rate: f64, lo: f64, hi: f64) -> Option<RotTrack> {
     let q = |q: DQuat| q.as_quat().to_array();
     let tcb_key = |frame: u32, value, in_tan, out_tan| TcbKey { frame, value, in_tan, out_tan, ..TcbKey::default() };
@@ -661,14 +662,14 @@ fn keyed_rot_track(r: &RotationTrack, rate: f64, lo: f64, hi: f64) -> Option<Rot
             let n = t.keys.len();
             let mut keys = Vec::with_capacity(n);
             for (i, (k, &f)) in t.keys.iter().zip(&frames).enumerate() {
-                let Interpolation::Hermite { in_tangent, out_tangent } = k.interpolation else {
+                let Interpolation::Squad { in_control, out_control } = k.interpolation else {
                     if i + 1 == n {
                         keys.push(tcb_key(f, q(k.value), q(k.value), q(k.value)));
                         continue;
                     }
                     return None;
                 };
-                keys.push(tcb_key(f, q(k.value), q(in_tangent), q(out_tangent)));
+                keys.push(tcb_key(f, q(k.value), q(in_control), q(out_control)));
             }
             let keys = merged(keys, &groups);
             Some(RotTrack::Tcb(KeyTrack { current: keys[0].value, keys }))

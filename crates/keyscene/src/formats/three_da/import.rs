@@ -12,8 +12,8 @@
 //! - Materials: the table's name, colours (ambient, diffuse, specular RGB) and map names.
 //! - Tracks become one animation at 30 fps (3DA stores no rate; 3ds Max's default), range
 //!   `0 ..= m_iFrames − 1`: LINEAR → [`Interpolation::Linear`]; TCB 1D/3D → Hermite with the
-//!   per-frame tangent = stored tangent ÷ segment length; TCB 4D → Hermite keys whose
-//!   "tangents" are the stored squad control quaternions (see [`Interpolation::Hermite`]);
+//!   per-frame tangent = stored tangent ÷ segment length; TCB 4D → squad keys with the
+//!   stored control quaternions ([`Interpolation::Squad`]);
 //!   BEZIER → Hermite as stored (already per frame); EULER → a scene Euler track (see
 //!   `euler_track`: axes and signs as the seed's code, order from `m_aRotOrder`; resampled
 //!   with a warning when `m_aRotOrder` is not a permutation). The rest transform of each node is its tracks' value at frame 0.
@@ -257,7 +257,7 @@ fn rot_track(t: &RotTrack, name: &str, warnings: &mut Vec<Warning>) -> RotationT
     RotationTrack::Quat(match t {
         RotTrack::Linear(k) => quat_keys(k, |k| (q4(k.value), Interpolation::Linear)),
         RotTrack::Tcb(k) => quat_keys(k, |k| {
-            (q4(k.value), Interpolation::Hermite { in_tangent: q4(k.in_tan), out_tangent: q4(k.out_tan) })
+            (q4(k.value), Interpolation::Squad { in_control: q4(k.in_tan), out_control: q4(k.out_tan) })
         }),
         RotTrack::Euler(e) => return euler_track(e, name, warnings),
     })

@@ -452,6 +452,9 @@ pub fn human(r: &Report) -> String {
         c.nodes, c.meshes, c.vertices, c.faces, c.materials, c.cameras, c.lights, c.animations
     )
     .unwrap();
+    if !r.properties.is_empty() {
+        writeln!(s, "properties:").unwrap();
+    }
     for p in &r.properties {
         writeln!(s, "  {} = {}", p.name, p.value).unwrap();
     }

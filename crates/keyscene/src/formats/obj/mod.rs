@@ -12,9 +12,10 @@
 //!   (`Scene::evaluate(None, …)`). A placement that mirrors (negative determinant) reverses each
 //!   polygon's corner order so front faces stay front faces.
 //! - **Objects.** One `o` per node with a mesh, in node order, named after the node
-//!   ([`Node::name`](crate::scene::Node::name); 3DS: the object name). Names are made unique
-//!   only when two written nodes share one: the later ones become `NAME.INSTANCE` when the node
-//!   has an instance name, then `NAME.2`, `NAME.3`… Hidden nodes are written too.
+//!   ([`Node::name`](crate::scene::Node::name); 3DS: the object name). Names change only when
+//!   two written nodes share one (3DS instances of one mesh): then every such node that has an
+//!   instance name is written as `NAME.INSTANCE`, and a name still taken gets `.2`, `.3`…
+//!   Hidden nodes are written too.
 //! - **Vertices.** Every stored vertex is written (`v`), in stored order, so OBJ vertex
 //!   `offset + i` is mesh vertex `i`. `vt` is UV set 0 and `vn` the normals: the mesh's own
 //!   when it stores them, else derived from smoothing groups (a polygon corner averages the unit
@@ -73,28 +74,47 @@ pub fn write(scene: &Scene, pose: Option<&Pose>, mtl_file_name: &str) -> Result<
     };
     let mut mat_names = UniqueNames::default();
     let material_names: Vec<String> =
-        scene.materials.iter().map(|m| mat_names.add(&sanitize(&m.name), "")).collect();
-    let default_material = mat_names.add("default", "");
+        scene.materials.iter().map(|m| mat_names.add(&sanitize(&m.name))).collect();
+    let default_material = mat_names.add("default");
     let mut used_default = false;
 
     let mut obj = String::new();
     obj.push_str("# written by keyscene\n");
     writeln!(obj, "mtllib {mtl_file_name}").unwrap();
 
+    // The mesh nodes to write, with their names before de-duplication.
+    let written: Vec<(usize, &Mesh, String)> = scene
+        .nodes
+        .iter()
+        .enumerate()
+        .filter_map(|(id, node)| {
+            let mesh_index = match pose {
+                Some(p) => p.mesh.get(id).copied().flatten(),
+                None => node.mesh,
+            };
+            let mesh = mesh_index.and_then(|m| scene.meshes.get(m))?;
+            let name = if node.name.is_empty() { format!("node{id}") } else { node.name.clone() };
+            Some((id, mesh, name))
+        })
+        .collect();
+    let mut name_count: HashMap<&str, usize> = HashMap::new();
+    for (_, _, name) in &written {
+        *name_count.entry(name).or_default() += 1;
+    }
     let mut object_names = UniqueNames::default();
     let (mut v_base, mut vt_base, mut vn_base) = (1usize, 1usize, 1usize);
-    for (id, node) in scene.nodes.iter().enumerate() {
-        let mesh_index = match pose {
-            Some(p) => p.mesh.get(id).copied().flatten(),
-            None => node.mesh,
-        };
-        let Some(mesh) = mesh_index.and_then(|m| scene.meshes.get(m)) else { continue };
+    for (id, mesh, name) in &written {
+        let (id, node) = (*id, &scene.nodes[*id]);
         let to_world = match (pose, mesh.source_matrix) {
             (None, Some(_)) => DMat4::IDENTITY,
             _ => pose_for_rest.mesh_to_world(scene, id),
         };
-        let name = if node.name.is_empty() { format!("node{id}") } else { node.name.clone() };
-        writeln!(obj, "o {}", object_names.add(&name, &node.instance)).unwrap();
+        let preferred = if name_count[name.as_str()] > 1 && !node.instance.is_empty() {
+            format!("{name}.{}", node.instance)
+        } else {
+            name.clone()
+        };
+        writeln!(obj, "o {}", object_names.add(&preferred)).unwrap();
 
         let positions: Vec<DVec3> =
             mesh.positions.iter().map(|&p| to_world.transform_point3(p)).collect();
@@ -336,15 +356,10 @@ struct UniqueNames {
 }
 
 impl UniqueNames {
-    fn add(&mut self, name: &str, instance: &str) -> String {
-        let mut candidates = vec![name.to_owned()];
-        if !instance.is_empty() {
-            candidates.push(format!("{name}.{instance}"));
-        }
-        for c in candidates {
-            if self.used.insert(c.clone()) {
-                return c;
-            }
+    /// `name` when unused, else `name.2`, `name.3`…
+    fn add(&mut self, name: &str) -> String {
+        if self.used.insert(name.to_owned()) {
+            return name.to_owned();
         }
         (2..)
             .map(|i| format!("{name}.{i}"))
@@ -509,7 +524,7 @@ mod tests {
     }
 
     #[test]
-    fn duplicate_node_names_take_the_instance_name_then_a_number() {
+    fn shared_node_names_take_the_instance_name_then_a_number() {
         let mut s = triangle_scene();
         for inst in ["left", ""] {
             let mut n = Node::new("Tri", NodeKind::Mesh);
@@ -520,8 +535,8 @@ mod tests {
             s.attach(id, None);
         }
         let t = write(&s, None, "x.mtl").unwrap();
-        assert!(t.obj.contains("o Tri\n") && t.obj.contains("o Tri.left\n"));
-        assert!(t.obj.contains("o Tri.2\n"));
+        let names: Vec<&str> = t.obj.lines().filter_map(|l| l.strip_prefix("o ")).collect();
+        assert_eq!(names, vec!["Tri", "Tri.left", "Tri.2"]);
         // The second object's vertices follow the first's: its face uses 4 5 6.
         assert!(t.obj.contains("f 4/4/2 5/5/2 6/6/2\n"), "{}", t.obj);
     }

@@ -105,6 +105,12 @@ pub enum Extrapolation {
     Constant,
     /// Repeat the keyed span (3DS repeat/loop flags: the keyed span repeats).
     Repeat,
+    /// Before the first key only: take the **last** key's value. This is what lib3ds 1.3
+    /// computes for a 3DS track without the repeat flag (its key search finds no segment and
+    /// falls through to the after-the-end branch); keyscene reproduces it so that 3DS files
+    /// evaluate as the reference does (e.g. `PASKA2.3DS`, whose objects' first keys are at
+    /// frames 140 and 150).
+    HoldLast,
 }
 
 /// Keys of one animated value, sorted by frame.
@@ -180,6 +186,9 @@ pub enum Interpolation<T> {
 }
 
 /// Kochanek–Bartels parameters of a key, as 3D Studio stores them (seed 000, "Tracks").
+///
+/// Ease to/from are kept but, like lib3ds 1.3 (whose track evaluation never calls its
+/// `lib3ds_ease`), not applied by the evaluator: 3DS results must agree with lib3ds.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Tcb {
     /// Tension −1..1: higher is tighter.

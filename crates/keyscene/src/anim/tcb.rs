@@ -1,27 +1,49 @@
-//! Kochanek–Bartels (TCB) splines as 3D Studio evaluates them, plus linear, step and Hermite
-//! segments.
+//! Kochanek–Bartels (TCB) splines as lib3ds 1.3 evaluates 3D Studio tracks, plus linear, step
+//! and Hermite segments.
 //!
-//! The tangent rule follows lib3ds 1.3 (`tcb.c`, `tracks.c`), the reference implementation
-//! named by issue #2: at key `c` with neighbours `p` and `n` the incoming and outgoing tangents
-//! are
-//! `ds = ksm·(c−p) + ksp·(n−c)`, `dd = kdm·(c−p) + kdp·(n−c)` with the weights of
-//! [`tcb_tangents`], and a segment from `a` to `b` is the Hermite cubic
-//! `h(u) = a·(2u³−3u²+1) + dd_a·(u³−2u²+u) + ds_b·(u³−u²) + b·(−2u³+3u²)`.
-//! End keys without a neighbour take the chord to their one neighbour as both tangents.
+//! Every rule here was checked against lib3ds 1.3's `tcb.c`, `tracks.c` and `quat.c` (Debian
+//! `lib3ds_1.3.0.orig.tar.gz`) and against the lib3ds references of the 3DS corpus
+//! (`tests/three_ds_lib3ds.rs`):
+//!
+//! * **Tangents.** At key `c` with neighbours `p` and `n` the incoming and outgoing tangents
+//!   are `ds = ksm·(c−p) + ksp·(n−c)`, `dd = kdm·(c−p) + kdp·(n−c)` with the weights of
+//!   [`tcb_tangents`]. A key with one neighbour takes the chord to it as both tangents; a lone
+//!   key has zero tangents.
+//! * **Smooth flag** ([`Track::cyclic_tangents`], 3DS track flag bit 1): the first key's
+//!   predecessor is the second-to-last key (gap measured from it to the last key), the last
+//!   key's successor is the second key (gap measured from the first key).
+//! * **Segments.** A segment from `a` to `b` is the Hermite cubic
+//!   `h(u) = a·(2u³−3u²+1) + dd_a·(u³−2u²+u) + ds_b·(u³−u²) + b·(−2u³+3u²)`,
+//!   `u = (t − frame_a) / (frame_b − frame_a)` — **without** ease: lib3ds reads ease to/from
+//!   but never applies them.
+//! * **Outside the keys.** The segment is the first `k` with `frame_k ≤ t < frame_k+1`. None
+//!   found (at or after the last key): hold the last key, or with repeat re-map
+//!   `t' = fmod(t − first, last − first) + first` (so `t = last` shows the first key). Before
+//!   the first key: the first key with repeat, else lib3ds's last-key quirk
+//!   ([`Extrapolation::HoldLast`]).
+//! * **Rotation** (3DS relative keys): key `i`'s absolute quaternion is
+//!   `q_i = r_i · q_{i−1}` with `r_i = (sin(−angle/2)·axis/|axis|, cos(−angle/2))` (lib3ds'
+//!   `lib3ds_quat_axis_angle` negates the angle; identity for a zero axis). Tangents use the
+//!   logarithm of the quotient to each neighbour (`ln(q⁻¹·q')`, neighbour flipped to the near
+//!   hemisphere; a neighbour whose own relative angle exceeds 2π − 1e-8 contributes 0), and a
+//!   segment is `squad(q_a, dd_a, ds_b, q_b, u)` built from lib3ds' slerp, which does *not*
+//!   take the short way: keys more than half a turn apart spin the long way as 3D Studio
+//!   stored them. End keys have `ds = dd = q` (no tangent).
 
 use glam::{DQuat, DVec3};
 
 use super::{AxisAngle, Extrapolation, Interpolation, Key, Tcb, Track};
 
-/// The four Kochanek–Bartels weights `(ksm, ksp, kdm, kdp)` of key `c` between keys `p` and
-/// `n`, as lib3ds computes them: the incoming tangent is `ksm·(c−p) + ksp·(n−c)`, the outgoing
-/// `kdm·(c−p) + kdp·(n−c)`. `dt_prev` and `dt_next` are the frame gaps to the neighbours; they
-/// adjust for unevenly spaced keys (lib3ds `lib3ds_tcb`).
+/// The four Kochanek–Bartels weights `(ksm, ksp, kdm, kdp)` of key `c` whose neighbours are
+/// `dt_prev` frames before and `dt_next` frames after it, as lib3ds `lib3ds_tcb` computes them:
+/// the incoming tangent is `ksm·(c−p) + ksp·(n−c)`, the outgoing `kdm·(c−p) + kdp·(n−c)`.
+/// Uneven gaps scale the weights by `dt_prev / dt̄` and `dt_next / dt̄` (`dt̄` their mean),
+/// blended towards 1 by `|continuity|`. Zero gaps (which lib3ds divides by) keep factor 1.
 pub fn tcb_tangents(c: &Tcb, dt_prev: f64, dt_next: f64) -> (f64, f64, f64, f64) {
     let mut fp = 1.0;
     let mut fn_ = 1.0;
     let dt = 0.5 * (dt_prev + dt_next);
-    if dt > 0.0 {
+    if dt != 0.0 && dt.is_finite() {
         fp = dt_prev / dt;
         fn_ = dt_next / dt;
         let cc = f64::from(c.continuity).abs();
@@ -52,30 +74,6 @@ where
         + b * (-2.0 * u3 + 3.0 * u2)
 }
 
-/// 3D Studio's ease: remaps the segment parameter `u` so the curve slows when leaving a key
-/// with `ease_from` and when arriving at a key with `ease_to` (lib3ds `lib3ds_float_ease`).
-pub fn ease(u: f64, ease_from: f64, ease_to: f64) -> f64 {
-    let mut a = ease_from;
-    let mut b = ease_to;
-    let s = a + b;
-    if s == 0.0 {
-        return u;
-    }
-    if s > 1.0 {
-        a /= s;
-        b /= s;
-    }
-    let k = 1.0 / (2.0 - a - b);
-    if u < a {
-        (k / a) * u * u
-    } else if u < 1.0 - b {
-        k * (2.0 * u - a)
-    } else {
-        let v = 1.0 - u;
-        1.0 - (k / b) * v * v
-    }
-}
-
 /// Values that can be interpolated by TCB splines component-wise.
 pub trait Vector:
     Copy + std::ops::Mul<f64, Output = Self> + std::ops::Add<Output = Self> + std::ops::Sub<Output = Self>
@@ -92,120 +90,135 @@ impl Vector for DVec3 {
     const ZERO: DVec3 = DVec3::ZERO;
 }
 
-/// The key index `i` such that `keys[i].frame <= frame < keys[i+1].frame`, after applying the
-/// track's extrapolation; `Err(value index)` when the frame is held at an end key.
-fn locate<T>(track: &Track<T>, frame: f64) -> Result<(usize, f64), usize> {
+/// Where a frame falls in a track.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Place {
+    /// The value of key `i`, held.
+    Hold(usize),
+    /// Between key `i` and `i + 1`, at parameter `u` in 0..1.
+    Between(usize, f64),
+}
+
+/// The first `i` with `keys[i].frame <= t < keys[i + 1].frame`.
+fn find_segment<T>(keys: &[Key<T>], t: f64) -> Option<usize> {
+    keys.windows(2).position(|w| t >= w[0].frame && t < w[1].frame)
+}
+
+/// Locates `frame` in a track with at least one key, as lib3ds' `*_track_eval` do.
+fn locate<T>(track: &Track<T>, frame: f64) -> Place {
     let keys = &track.keys;
     let last = keys.len() - 1;
+    if last == 0 {
+        return Place::Hold(0);
+    }
     let first_f = keys[0].frame;
-    let last_f = keys[last].frame;
-    if keys.len() == 1 {
-        return Err(0);
-    }
-    let mut t = frame;
-    if t < first_f {
+    if frame < first_f {
         match track.before {
-            Extrapolation::Constant => return Err(0),
-            Extrapolation::Repeat => return Err(0),
+            Extrapolation::HoldLast => return Place::Hold(last),
+            Extrapolation::Constant | Extrapolation::Repeat => return Place::Hold(0),
         }
     }
-    if t >= last_f {
-        match track.after {
-            Extrapolation::Constant => return Err(last),
+    let (i, t) = match find_segment(keys, frame) {
+        Some(i) => (i, frame),
+        None => match track.after {
             Extrapolation::Repeat => {
-                let span = last_f - first_f;
-                if span <= 0.0 {
-                    return Err(last);
+                let t = (frame - first_f) % (keys[last].frame - first_f) + first_f;
+                match find_segment(keys, t) {
+                    Some(i) => (i, t),
+                    None => return Place::Hold(last),
                 }
-                t = (t - first_f) % span + first_f;
             }
+            Extrapolation::Constant | Extrapolation::HoldLast => return Place::Hold(last),
+        },
+    };
+    let (a, b) = (keys[i].frame, keys[i + 1].frame);
+    Place::Between(i, (t - a) / (b - a))
+}
+
+/// The neighbours lib3ds' track setup gives key `i`: `(p, cp, n, cn)` as key indices, where
+/// `cp`/`cn` stand in for `c` when measuring the gaps to `p`/`n` (they differ from `i` only
+/// across the wrap of a smooth track).
+fn neighbours<T>(track: &Track<T>, i: usize) -> (Option<usize>, usize, Option<usize>, usize) {
+    let n = track.keys.len();
+    let last = n - 1;
+    let smooth = track.cyclic_tangents;
+    if i == 0 {
+        if smooth {
+            (Some(n - 2), last, Some(1), 0)
+        } else {
+            (None, 0, Some(1), 0)
         }
+    } else if i == last {
+        if smooth {
+            (Some(i - 1), i, Some(1), 0)
+        } else {
+            (Some(i - 1), i, None, i)
+        }
+    } else {
+        (Some(i - 1), i, Some(i + 1), i)
     }
-    // Last key with frame <= t whose successor is later (skips zero-length segments).
-    let i = keys.partition_point(|k| k.frame <= t).saturating_sub(1).min(last - 1);
-    Ok((i, t))
+}
+
+/// The TCB weights of key `i` between its neighbours `p` and `n` (with stand-ins `cp`, `cn`).
+fn weights<T>(keys: &[Key<T>], i: usize, p: usize, cp: usize, n: usize, cn: usize) -> (f64, f64, f64, f64) {
+    let tcb = match &keys[i].interpolation {
+        Interpolation::Tcb(t) => *t,
+        _ => Tcb::default(),
+    };
+    tcb_tangents(&tcb, keys[cp].frame - keys[p].frame, keys[n].frame - keys[cn].frame)
 }
 
 /// Incoming (`ds`) and outgoing (`dd`) tangents of key `i` of a vector track (lib3ds
-/// `lib3ds_lin3_key_setup`), with the track's cyclic-tangent rule at the ends.
+/// `lib3ds_lin3_key_setup` / `lib3ds_lin1_key_setup`).
 fn key_tangents<V: Vector>(track: &Track<V>, i: usize) -> (V, V) {
     let keys = &track.keys;
-    let n = keys.len();
-    let c = &keys[i];
-    let tcb = match &c.interpolation {
-        Interpolation::Tcb(t) => *t,
-        Interpolation::Hermite { in_tangent, out_tangent } => return (*in_tangent, *out_tangent),
-        _ => Tcb::default(),
-    };
-    let (prev, next): (Option<(V, f64)>, Option<(V, f64)>) = if n < 2 {
-        (None, None)
-    } else if track.cyclic_tangents && (i == 0 || i == n - 1) {
-        // lib3ds SMOOTH: the first key's predecessor is the second-to-last key, the last key's
-        // successor is the second key; gaps measured across the wrap.
-        if i == 0 {
-            let p = &keys[n - 2];
-            let pl = &keys[n - 1];
-            (Some((p.value, pl.frame - p.frame)), Some((keys[1].value, keys[1].frame - c.frame)))
-        } else {
-            let p = &keys[i - 1];
-            (Some((p.value, c.frame - p.frame)), Some((keys[1].value, keys[1].frame - keys[0].frame)))
-        }
-    } else {
-        (
-            (i > 0).then(|| (keys[i - 1].value, c.frame - keys[i - 1].frame)),
-            (i + 1 < n).then(|| (keys[i + 1].value, keys[i + 1].frame - c.frame)),
-        )
-    };
-    match (prev, next) {
-        (Some((p, dtp)), Some((nv, dtn))) => {
-            let (ksm, ksp, kdm, kdp) = tcb_tangents(&tcb, dtp, dtn);
-            let np = c.value - p;
-            let nn = nv - c.value;
+    if let Interpolation::Hermite { in_tangent, out_tangent } = &keys[i].interpolation {
+        return (*in_tangent, *out_tangent);
+    }
+    if keys.len() < 2 {
+        return (V::ZERO, V::ZERO);
+    }
+    let c = keys[i].value;
+    match neighbours(track, i) {
+        (Some(p), cp, Some(n), cn) => {
+            let (ksm, ksp, kdm, kdp) = weights(keys, i, p, cp, n, cn);
+            let np = c - keys[p].value;
+            let nn = keys[n].value - c;
             (np * ksm + nn * ksp, np * kdm + nn * kdp)
         }
-        (Some((p, _)), None) => {
-            let d = c.value - p;
+        (Some(p), ..) => {
+            let d = c - keys[p].value;
             (d, d)
         }
-        (None, Some((nv, _))) => {
-            let d = nv - c.value;
+        (None, _, Some(n), _) => {
+            let d = keys[n].value - c;
             (d, d)
         }
-        (None, None) => (V::ZERO, V::ZERO),
+        (None, _, None, _) => (V::ZERO, V::ZERO),
     }
 }
 
 /// Samples a vector (or scalar) track at `frame`; `None` when it has no key.
 pub(crate) fn sample_vector<V: Vector>(track: &Track<V>, frame: f64) -> Option<V> {
-    let first = track.keys.first()?;
-    let (i, t) = match locate(track, frame) {
-        Ok(x) => x,
-        Err(k) => return Some(track.keys[k].value),
+    track.keys.first()?;
+    let (i, u) = match locate(track, frame) {
+        Place::Hold(k) => return Some(track.keys[k].value),
+        Place::Between(i, u) => (i, u),
     };
-    let _ = first;
-    let a: &Key<V> = &track.keys[i];
+    let a = &track.keys[i];
     let b = &track.keys[i + 1];
-    let span = b.frame - a.frame;
-    if span <= 0.0 {
-        return Some(b.value);
-    }
-    let u = (t - a.frame) / span;
     match &a.interpolation {
         Interpolation::Step => Some(a.value),
         Interpolation::Linear => Some(a.value + (b.value - a.value) * u),
         Interpolation::Hermite { out_tangent, .. } => {
+            let span = b.frame - a.frame;
             let tb = match &b.interpolation {
                 Interpolation::Hermite { in_tangent, .. } => *in_tangent,
                 _ => key_tangents(track, i + 1).0,
             };
             Some(hermite(a.value, *out_tangent * span, tb * span, b.value, u))
         }
-        Interpolation::Tcb(ta) => {
-            let eb = match &b.interpolation {
-                Interpolation::Tcb(tb) => f64::from(tb.ease_to),
-                _ => 0.0,
-            };
-            let u = ease(u, f64::from(ta.ease_from), eb);
+        Interpolation::Tcb(_) => {
             let (_, dd) = key_tangents(track, i);
             let (ds, _) = key_tangents(track, i + 1);
             Some(hermite(a.value, dd, ds, b.value, u))
@@ -216,73 +229,218 @@ pub(crate) fn sample_vector<V: Vector>(track: &Track<V>, frame: f64) -> Option<V
 /// Samples an absolute quaternion track: slerp between keys (step keys hold).
 pub(crate) fn sample_quat(track: &Track<DQuat>, frame: f64) -> Option<DQuat> {
     track.keys.first()?;
-    let (i, t) = match locate(track, frame) {
-        Ok(x) => x,
-        Err(k) => return Some(track.keys[k].value),
+    let (i, u) = match locate(track, frame) {
+        Place::Hold(k) => return Some(track.keys[k].value),
+        Place::Between(i, u) => (i, u),
     };
     let a = &track.keys[i];
     let b = &track.keys[i + 1];
-    let span = b.frame - a.frame;
-    if span <= 0.0 {
-        return Some(b.value);
-    }
-    let u = (t - a.frame) / span;
     match a.interpolation {
         Interpolation::Step => Some(a.value),
         _ => Some(a.value.slerp(b.value, u)),
     }
 }
 
-/// Samples a 3DS relative rotation track: keys are accumulated into absolute orientations
-/// (`q_i = q_{i−1} · R(axis_i, angle_i)`) and interpolated between keys.
-pub(crate) fn sample_relative(track: &Track<AxisAngle>, frame: f64) -> Option<DQuat> {
-    track.keys.first()?;
-    let abs: Vec<DQuat> = accumulate(track);
-    let (i, t) = match locate(track, frame) {
-        Ok(x) => x,
-        Err(k) => return Some(abs[k]),
-    };
-    let a = &track.keys[i];
-    let b = &track.keys[i + 1];
-    let span = b.frame - a.frame;
-    if span <= 0.0 {
-        return Some(abs[i + 1]);
+/// lib3ds' quaternion arithmetic on raw `[x, y, z, w]` (no normalisation, no hemisphere
+/// choice unless stated), so that 3DS rotations match lib3ds to rounding.
+mod q4 {
+    pub type Q = [f64; 4];
+    const EPSILON: f64 = 1e-8;
+
+    pub fn mul(a: Q, b: Q) -> Q {
+        [
+            a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1],
+            a[3] * b[1] + a[1] * b[3] + a[2] * b[0] - a[0] * b[2],
+            a[3] * b[2] + a[2] * b[3] + a[0] * b[1] - a[1] * b[0],
+            a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2],
+        ]
     }
-    let u = (t - a.frame) / span;
-    Some(abs[i].slerp(abs[i + 1], u))
+
+    pub fn dot(a: Q, b: Q) -> f64 {
+        a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3]
+    }
+
+    pub fn neg(a: Q) -> Q {
+        [-a[0], -a[1], -a[2], -a[3]]
+    }
+
+    /// `lib3ds_quat_axis_angle`: a turn of **−angle** about `axis` (identity for a zero axis).
+    pub fn axis_angle(axis: [f64; 3], angle: f64) -> Q {
+        let l = (axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2]).sqrt();
+        if l < EPSILON {
+            return [0.0, 0.0, 0.0, 1.0];
+        }
+        let omega = -0.5 * angle;
+        let s = omega.sin() / l;
+        [s * axis[0], s * axis[1], s * axis[2], omega.cos()]
+    }
+
+    /// `lib3ds_quat_inv`: conjugate divided by the length.
+    pub fn inv(c: Q) -> Q {
+        let l = dot(c, c).sqrt();
+        if l < EPSILON {
+            return [0.0, 0.0, 0.0, 1.0];
+        }
+        let m = 1.0 / l;
+        [-c[0] * m, -c[1] * m, -c[2] * m, c[3] * m]
+    }
+
+    pub fn ln(c: Q) -> Q {
+        let s = (c[0] * c[0] + c[1] * c[1] + c[2] * c[2]).sqrt();
+        let om = s.atan2(c[3]);
+        let t = if s.abs() < EPSILON { 0.0 } else { om / s };
+        [c[0] * t, c[1] * t, c[2] * t, 0.0]
+    }
+
+    /// `ln(a⁻¹ · b)`.
+    pub fn ln_dif(a: Q, b: Q) -> Q {
+        ln(mul(inv(a), b))
+    }
+
+    pub fn exp(c: Q) -> Q {
+        let om = (c[0] * c[0] + c[1] * c[1] + c[2] * c[2]).sqrt();
+        let sinom = if om.abs() < EPSILON { 1.0 } else { om.sin() / om };
+        [c[0] * sinom, c[1] * sinom, c[2] * sinom, om.cos()]
+    }
+
+    /// `lib3ds_quat_slerp`: no flip to the short way.
+    pub fn slerp(a: Q, b: Q, t: f64) -> Q {
+        let mut l = dot(a, b);
+        if 1.0 + l > EPSILON {
+            if l.abs() > 1.0 {
+                l /= l.abs();
+            }
+            let om = l.acos();
+            let sinom = om.sin();
+            let (sp, sq) = if sinom.abs() > EPSILON {
+                (((1.0 - t) * om).sin() / sinom, (t * om).sin() / sinom)
+            } else {
+                (1.0 - t, t)
+            };
+            [
+                sp * a[0] + sq * b[0],
+                sp * a[1] + sq * b[1],
+                sp * a[2] + sq * b[2],
+                sp * a[3] + sq * b[3],
+            ]
+        } else {
+            let q = [-a[1], a[0], -a[3], a[2]];
+            let half = std::f64::consts::FRAC_PI_2;
+            let sp = ((1.0 - t) * half).sin();
+            let sq = (t * half).sin();
+            [
+                sp * a[0] + sq * q[0],
+                sp * a[1] + sq * q[1],
+                sp * a[2] + sq * q[2],
+                sp * a[3] + sq * q[3],
+            ]
+        }
+    }
+
+    pub fn squad(a: Q, p: Q, q: Q, b: Q, t: f64) -> Q {
+        slerp(slerp(a, b, t), slerp(p, q, t), 2.0 * t * (1.0 - t))
+    }
 }
 
-/// The absolute orientation at every key of a relative rotation track.
-pub(crate) fn accumulate(track: &Track<AxisAngle>) -> Vec<DQuat> {
-    let mut q = DQuat::IDENTITY;
+/// The absolute orientation at every key of a relative rotation track, as raw quaternions
+/// (lib3ds `lib3ds_quat_track_setup`: `q_i = r_i · q_{i−1}`).
+fn accumulate_raw(track: &Track<AxisAngle>) -> Vec<q4::Q> {
+    let mut prev: Option<q4::Q> = None;
     track
         .keys
         .iter()
         .map(|k| {
-            let axis = k.value.axis;
-            let r = if axis.length_squared() > 0.0 {
-                DQuat::from_axis_angle(axis.normalize(), k.value.angle)
-            } else {
-                DQuat::IDENTITY
+            let r = q4::axis_angle(k.value.axis.to_array(), k.value.angle);
+            let q = match prev {
+                Some(p) => q4::mul(r, p),
+                None => r,
             };
-            q = (q * r).normalize();
+            prev = Some(q);
             q
         })
         .collect()
 }
 
+fn to_dquat(q: q4::Q) -> DQuat {
+    let l = q4::dot(q, q).sqrt();
+    if !(l > 1e-8) || !l.is_finite() {
+        return DQuat::IDENTITY;
+    }
+    DQuat::from_xyzw(q[0] / l, q[1] / l, q[2] / l, q[3] / l)
+}
+
+/// Incoming (`ds`) and outgoing (`dd`) quaternion tangents of key `i` (lib3ds
+/// `lib3ds_quat_key_setup`).
+fn quat_tangents(track: &Track<AxisAngle>, abs: &[q4::Q], i: usize) -> (q4::Q, q4::Q) {
+    let c = abs[i];
+    let (Some(p), cp, Some(n), cn) = neighbours(track, i) else {
+        return (c, c);
+    };
+    let keys = &track.keys;
+    let full_turn = 2.0 * std::f64::consts::PI - 1e-8;
+    let near = |q: q4::Q| if q4::dot(q, c) < 0.0 { q4::neg(q) } else { q };
+    let qp = if keys[p].value.angle > full_turn { [0.0; 4] } else { q4::ln_dif(near(abs[p]), c) };
+    let qn = if keys[n].value.angle > full_turn { [0.0; 4] } else { q4::ln_dif(c, near(abs[n])) };
+    let (ksm, ksp, kdm, kdp) = weights(keys, i, p, cp, n, cn);
+    let mut qa = [0.0; 4];
+    let mut qb = [0.0; 4];
+    for j in 0..4 {
+        qa[j] = 0.5 * (kdm * qp[j] + (kdp - 1.0) * qn[j]);
+        qb[j] = 0.5 * ((1.0 - ksm) * qp[j] - ksp * qn[j]);
+    }
+    (q4::mul(c, q4::exp(qb)), q4::mul(c, q4::exp(qa)))
+}
+
+/// Samples a 3DS relative rotation track: keys are accumulated into absolute orientations
+/// and interpolated with lib3ds' quaternion TCB (see the module docs).
+pub(crate) fn sample_relative(track: &Track<AxisAngle>, frame: f64) -> Option<DQuat> {
+    track.keys.first()?;
+    let abs = accumulate_raw(track);
+    let (i, u) = match locate(track, frame) {
+        Place::Hold(k) => return Some(to_dquat(abs[k])),
+        Place::Between(i, u) => (i, u),
+    };
+    let q = match track.keys[i].interpolation {
+        Interpolation::Step => abs[i],
+        Interpolation::Linear => q4::slerp(abs[i], abs[i + 1], u),
+        _ => {
+            let (_, dd) = quat_tangents(track, &abs, i);
+            let (ds, _) = quat_tangents(track, &abs, i + 1);
+            q4::squad(abs[i], dd, ds, abs[i + 1], u)
+        }
+    };
+    Some(to_dquat(q))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::f64::consts::{FRAC_PI_2, PI};
 
     fn key(frame: f64, value: f64) -> Key<f64> {
         Key { frame, value, interpolation: Interpolation::Tcb(Tcb::default()) }
+    }
+
+    fn rot(frame: f64, angle: f64, axis: DVec3) -> Key<AxisAngle> {
+        Key { frame, value: AxisAngle { angle, axis }, interpolation: Interpolation::Tcb(Tcb::default()) }
     }
 
     #[test]
     fn default_tcb_weights_are_catmull_rom_halves() {
         // T=C=B=0, even spacing: ds = dd = ((c−p) + (n−c)) / 2, the Catmull–Rom tangent.
         assert_eq!(tcb_tangents(&Tcb::default(), 10.0, 10.0), (0.5, 0.5, 0.5, 0.5));
+    }
+
+    #[test]
+    fn uneven_gaps_scale_the_weights_by_gap_over_mean_gap() {
+        // Gaps 10 and 30: mean 20, fp = 0.5, fn = 1.5; weights 0.5·0.5 and 0.5·1.5.
+        assert_eq!(tcb_tangents(&Tcb::default(), 10.0, 30.0), (0.25, 0.25, 0.75, 0.75));
+    }
+
+    #[test]
+    fn tension_one_gives_zero_tangents() {
+        let t = Tcb { tension: 1.0, ..Tcb::default() };
+        assert_eq!(tcb_tangents(&t, 10.0, 10.0), (0.0, 0.0, 0.0, 0.0));
     }
 
     #[test]
@@ -295,24 +453,79 @@ mod tests {
     }
 
     #[test]
-    fn ease_is_identity_without_ease_and_fixes_ends() {
-        assert_eq!(ease(0.3, 0.0, 0.0), 0.3);
-        assert_eq!(ease(0.0, 0.5, 0.5), 0.0);
-        assert!((ease(1.0, 0.5, 0.5) - 1.0).abs() < 1e-12);
-        assert!((ease(0.5, 0.5, 0.5) - 0.5).abs() < 1e-12);
+    fn ease_is_not_applied_as_in_lib3ds() {
+        let eased = Tcb { ease_to: 1.0, ease_from: 1.0, ..Tcb::default() };
+        let k = |f, v| Key { frame: f, value: v, interpolation: Interpolation::Tcb(eased) };
+        let t = Track::new(vec![k(0.0, 0.0), k(10.0, 10.0)]);
+        // Two keys: chord tangents 10 each, so the cubic is the straight line.
+        assert!((t.sample(2.5).unwrap() - 2.5).abs() < 1e-12);
+    }
+
+    #[test]
+    fn before_the_first_key_lib3ds_holds_the_last_key() {
+        let mut t = Track::new(vec![key(140.0, 1.0), key(260.0, 5.0)]);
+        assert_eq!(t.sample(0.0), Some(1.0));
+        t.before = Extrapolation::HoldLast;
+        assert_eq!(t.sample(0.0), Some(5.0));
+        assert_eq!(t.sample(140.0), Some(1.0));
+    }
+
+    #[test]
+    fn repeat_wraps_with_fmod_and_shows_the_first_key_at_the_last_frame() {
+        let mut t = Track::new(vec![key(0.0, 0.0), key(10.0, 10.0), key(20.0, 0.0)]);
+        t.after = Extrapolation::Repeat;
+        assert_eq!(t.sample(20.0), Some(0.0));
+        assert_eq!(t.sample(30.0), Some(10.0));
+        assert!((t.sample(25.0).unwrap() - 6.25).abs() < 1e-12);
+    }
+
+    #[test]
+    fn smooth_flag_uses_the_wrapped_neighbours_for_end_tangents() {
+        // Keys 0, 10, 0 at frames 0, 10, 20, smooth: the first key's predecessor is key 1
+        // (second-to-last), so dd0 = 0.5·(0−10) + 0.5·(10−0) = 0, and the last key's
+        // successor is key 1, so ds2 = 0.5·(0−10) + 0.5·(10−0) = 0.
+        let mut t = Track::new(vec![key(0.0, 0.0), key(10.0, 10.0), key(20.0, 0.0)]);
+        t.cyclic_tangents = true;
+        // Segment 0→10 with dd0 = 0 and ds1 = 0: h(0.5) = 10·0.5 = 5.
+        assert!((t.sample(5.0).unwrap() - 5.0).abs() < 1e-12);
     }
 
     #[test]
     fn relative_rotation_keys_accumulate() {
-        use std::f64::consts::FRAC_PI_2;
-        let k = |f, a| Key {
-            frame: f,
-            value: AxisAngle { angle: a, axis: DVec3::Z },
-            interpolation: Interpolation::Tcb(Tcb::default()),
-        };
-        let t = Track::new(vec![k(0.0, 0.0), k(10.0, FRAC_PI_2), k(20.0, FRAC_PI_2)]);
+        let t = Track::new(vec![
+            rot(0.0, 0.0, DVec3::Z),
+            rot(10.0, FRAC_PI_2, DVec3::Z),
+            rot(20.0, FRAC_PI_2, DVec3::Z),
+        ]);
         // Two quarter turns about Z: X ends at −X.
         let q = sample_relative(&t, 20.0).unwrap();
         assert!((q * DVec3::X - DVec3::NEG_X).length() < 1e-12);
+    }
+
+    #[test]
+    fn a_3ds_angle_turns_the_other_way_than_the_right_hand_rule() {
+        // lib3ds builds (axis·sin(−a/2), cos(−a/2)): +90° about Z takes X to −Y.
+        let t = Track::new(vec![rot(0.0, FRAC_PI_2, DVec3::Z)]);
+        let q = sample_relative(&t, 0.0).unwrap();
+        assert!((q * DVec3::X - DVec3::NEG_Y).length() < 1e-12);
+    }
+
+    #[test]
+    fn two_keys_interpolate_by_the_angle_about_a_fixed_axis() {
+        // End keys have no tangents (ds = dd = q), so squad reduces to slerp: halfway between
+        // 0 and a 90° turn is a 45° turn.
+        let t = Track::new(vec![rot(0.0, 0.0, DVec3::Z), rot(10.0, FRAC_PI_2, DVec3::Z)]);
+        let q = sample_relative(&t, 5.0).unwrap();
+        let h = std::f64::consts::FRAC_1_SQRT_2;
+        assert!((q * DVec3::X - DVec3::new(h, -h, 0.0)).length() < 1e-12);
+    }
+
+    #[test]
+    fn a_relative_key_beyond_half_a_turn_spins_the_long_way() {
+        // 270° in one key: halfway is 135°, not the short-way −45°.
+        let t = Track::new(vec![rot(0.0, 0.0, DVec3::Z), rot(10.0, 1.5 * PI, DVec3::Z)]);
+        let q = sample_relative(&t, 5.0).unwrap();
+        let expect = DQuat::from_rotation_z(-0.75 * PI) * DVec3::X;
+        assert!((q * DVec3::X - expect).length() < 1e-12);
     }
 }

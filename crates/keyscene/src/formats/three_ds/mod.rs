@@ -1,17 +1,33 @@
-//! Autodesk 3D Studio `.3ds` / `.prj` (being written: issue #2).
+//! Autodesk 3D Studio `.3ds` and project `.prj` files (issue #2 §3–4).
+//!
+//! Two layers, each usable alone:
+//! - [`chunks`]: bytes → chunks → [`chunks::File3ds`], plain structs with the values as stored
+//!   (never imports [`crate::scene`]).
+//! - [`import`]: [`chunks::File3ds`] → [`Scene`], the keyframer as one
+//!   [`crate::anim::Animation`] at [`crate::anim::THREE_DS_FPS`] that evaluates as lib3ds 1.3
+//!   does (see [`crate::anim`]'s `tcb` module for the rules).
+//!
+//! Coordinates stay as stored: Z up, right-handed, unitless (`MASTER_SCALE` is kept as a
+//! property).
+
+pub mod chunks;
+mod error;
+pub mod import;
+
+pub use error::Error;
 
 use crate::scene::{Scene, Warning};
 use crate::ReadOptions;
 
-/// A malformed 3DS file.
-#[derive(Debug, thiserror::Error)]
-pub enum Error {
-    /// The file does not start with a 3DS root chunk.
-    #[error("3ds: not a 3DS file: {0}")]
-    NotThreeDs(String),
-}
-
-/// Reads a 3DS/PRJ file into a scene.
-pub fn read(_bytes: &[u8], _opts: &ReadOptions) -> Result<(Scene, Vec<Warning>), Error> {
-    Err(Error::NotThreeDs("reader not written yet".into()))
+/// Reads a 3DS/PRJ file into a scene, returning the problems it survived as warnings.
+///
+/// Errors say where (byte offset and chunk path) and what was expected; a file that does not
+/// start with a 3DS root chunk gives [`Error::NotThreeDs`]. Counts are checked against
+/// `opts.limits` and the bytes present before anything is allocated.
+pub fn read(bytes: &[u8], opts: &ReadOptions) -> Result<(Scene, Vec<Warning>), Error> {
+    let mut ctx = chunks::Ctx::new(opts.limits);
+    let file = chunks::decode(bytes, &mut ctx)?;
+    let mut warnings = ctx.warnings;
+    let scene = import::import(&file, opts, &mut warnings);
+    Ok((scene, warnings))
 }

@@ -1,0 +1,840 @@
+//! [`File3ds`] → [`Scene`]: the only part of the 3DS reader that knows both sides.
+//!
+//! # Nodes
+//! One node per keyframer node, in file order, named from `NODE_HDR` (`$$$DUMMY` kept; the
+//! `INSTANCE_NAME` goes to [`Node::instance`]). Parents are found by `NODE_ID`, or — in files
+//! without `NODE_ID` (1993, Second Reality) — by file-order number, as lib3ds numbers them. A
+//! parent that is missing, the node itself, or part of a cycle leaves the node a root, with a
+//! warning. An object node shows the mesh of the same name (instances share one mesh) placed by
+//! `geometry_transform = T(−pivot) · MESH_MATRIX⁻¹` (lib3ds' `3dsplay`), times lib3ds' mirror
+//! correction `M · S(−1, 1, 1) · M⁻¹` when the matrix `M` has a negative determinant (see
+//! [`mirror_fix`]; positions stay as stored). A file without
+//! keyframer nodes gets one node per named object at identity (its points are already in world
+//! space), cameras and lights at their stored positions with target nodes.
+//!
+//! # Animation
+//! One [`Animation`] at [`THREE_DS_FPS`] over `KFSEG` (else `0..KFHDR length`), a channel per
+//! track. Keys are sorted by frame; keys sharing a frame are all kept in file order, as lib3ds
+//! keeps them (`claw.3DS` has rotation keys 0, 83, 83: the second 83 still turns the
+//! accumulated orientation, and the empty segment between them is never entered). Track flag bit 0 (repeat)
+//! → [`Extrapolation::Repeat`] after the last key, otherwise lib3ds' last-key value before the
+//! first key ([`Extrapolation::HoldLast`]); bit 1 (smooth) → [`Track::cyclic_tangents`]. Hide
+//! keys become absolute states toggling from the node's hidden flag; morph keys name meshes.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use glam::{DMat4, DVec3, Vec2, Vec3};
+
+use crate::anim::{
+    Animation, AxisAngle, Channel, ChannelTarget, Extrapolation, Interpolation, Key, RotationTrack,
+    Tcb, Track, THREE_DS_FPS,
+};
+use crate::scene::{
+    AxisSystem, Camera, FovAxis, Light, LightKind, MapSlot, Material, Mesh, Metadata, Node, NodeKind,
+    Scene, TextureMap, Units, UvSet, UvTransform, Warning,
+};
+use crate::ReadOptions;
+
+use super::chunks::{
+    id, CameraChunk, File3ds, KeyChunk, KeyValue, LightChunk, MaterialEntry, NodeChunk, ObjectKind,
+    TrackChunk, TriMesh, TRACK_REPEAT, TRACK_SMOOTH,
+};
+
+/// `NODE_HDR` flags 1 bit 11: the node is hidden (seed 000, "Node sub-chunks").
+pub const NODE_HIDDEN: u16 = 0x0800;
+
+/// `NODE_HDR` parent value meaning "no parent".
+pub const NO_PARENT: u16 = 0xFFFF;
+
+/// Builds the scene of a decoded file. Problems it survives are appended to `warnings`.
+pub fn import(file: &File3ds, opts: &ReadOptions, warnings: &mut Vec<Warning>) -> Scene {
+    let mut b = Builder { scene: Scene::default(), warnings, mesh_by_name: HashMap::new() };
+    b.meta(file);
+    b.materials(file, opts.base_dir.as_deref());
+    b.meshes(file);
+    match &file.keyframer {
+        Some(kf) if !kf.nodes.is_empty() => b.keyframer_nodes(file, &kf.nodes),
+        _ => b.object_nodes(file),
+    }
+    if let Some(kf) = &file.keyframer {
+        let range = b.scene.meta.frame_range.unwrap_or((0.0, 0.0));
+        let mut anim =
+            Animation { name: String::new(), fps: THREE_DS_FPS, frame_range: range, channels: Vec::new() };
+        for (i, node) in kf.nodes.iter().enumerate() {
+            for t in &node.tracks {
+                if let Some(target) = b.channel(i, node, t, range.0) {
+                    anim.channels.push(Channel { node: i, target });
+                }
+            }
+        }
+        b.rest_pose(&anim, range.0);
+        b.scene.animations.push(anim);
+    }
+    b.scene
+}
+
+struct Builder<'w> {
+    scene: Scene,
+    warnings: &'w mut Vec<Warning>,
+    mesh_by_name: HashMap<String, usize>,
+}
+
+fn v3(a: [f32; 3]) -> DVec3 {
+    DVec3::new(a[0].into(), a[1].into(), a[2].into())
+}
+
+/// `MESH_MATRIX` (four columns of three floats) as a 4×4 matrix.
+fn mesh_matrix(m: &[[f32; 3]; 4]) -> DMat4 {
+    DMat4::from_cols(v3(m[0]).extend(0.0), v3(m[1]).extend(0.0), v3(m[2]).extend(0.0), v3(m[3]).extend(1.0))
+}
+
+impl Builder<'_> {
+    fn warn(&mut self, offset: Option<u64>, place: impl Into<String>, message: impl Into<String>) {
+        self.warnings.push(Warning { offset, place: place.into(), message: message.into() });
+    }
+
+    fn meta(&mut self, file: &File3ds) {
+        let mut props = Vec::new();
+        let root = if file.root == id::CMAGIC { "CMAGIC (project)" } else { "M3DMAGIC" };
+        props.push(("root".to_string(), root.to_string()));
+        if let Some(v) = file.mesh_version {
+            props.push(("mesh_version".into(), v.to_string()));
+        }
+        if let Some(s) = file.master_scale {
+            props.push(("master_scale".into(), s.to_string()));
+        }
+        let mut range = None;
+        if let Some(kf) = &file.keyframer {
+            if let Some((rev, name, len)) = &kf.header {
+                props.push(("kfhdr_revision".into(), rev.to_string()));
+                props.push(("kfhdr_name".into(), name.clone()));
+                props.push(("kfhdr_length".into(), len.to_string()));
+                range = Some((0.0, f64::from(*len)));
+            }
+            if let Some((a, z)) = kf.segment {
+                props.push(("kfseg".into(), format!("{a} {z}")));
+                range = Some((f64::from(a), f64::from(z)));
+            }
+            if let Some(c) = kf.current {
+                props.push(("kfcurtime".into(), c.to_string()));
+            }
+        }
+        self.scene.meta = Metadata {
+            format: "3ds".into(),
+            version: file.version,
+            units: Units::Unitless,
+            axes: AxisSystem::Z_UP_RIGHT_HANDED,
+            frame_rate: None,
+            frame_range: range,
+            properties: props,
+        };
+    }
+
+    fn materials(&mut self, file: &File3ds, base_dir: Option<&Path>) {
+        let needs_files = file.materials.iter().any(|m| m.maps.iter().any(|t| !t.name.is_empty()));
+        let files = match base_dir {
+            Some(dir) if needs_files => files_by_lower_name(dir),
+            _ => HashMap::new(),
+        };
+        for m in &file.materials {
+            let material = convert_material(m, &files);
+            self.scene.materials.push(material);
+        }
+    }
+
+    fn meshes(&mut self, file: &File3ds) {
+        for o in &file.objects {
+            if let ObjectKind::Mesh(tri) = &o.kind {
+                let place = format!("MDATA › NAMED_OBJECT {:?} › N_TRI_OBJECT", o.name);
+                let mesh = self.convert_mesh(&o.name, tri, &place, o.offset);
+                let index = self.scene.meshes.len();
+                self.scene.meshes.push(mesh);
+                if self.mesh_by_name.insert(o.name.clone(), index).is_some() {
+                    self.warn(Some(o.offset), place, "a second mesh with this name; nodes show the last one");
+                }
+            }
+        }
+    }
+
+    fn convert_mesh(&mut self, name: &str, tri: &TriMesh, place: &str, offset: u64) -> Mesh {
+        let n_points = tri.points.len();
+        let mut kept = Vec::new(); // new face index per old face, u32::MAX when dropped
+        let mut corner_vertices = Vec::new();
+        let mut dropped = 0usize;
+        for f in &tri.faces {
+            if f[..3].iter().any(|&v| usize::from(v) >= n_points) {
+                kept.push(u32::MAX);
+                dropped += 1;
+            } else {
+                kept.push((corner_vertices.len() / 3) as u32);
+                corner_vertices.extend(f[..3].iter().map(|&v| u32::from(v)));
+            }
+        }
+        if dropped > 0 {
+            self.warn(
+                Some(offset),
+                place,
+                format!("{dropped} faces name vertices past the {n_points} points; dropped"),
+            );
+        }
+        let face_count = corner_vertices.len() / 3;
+        let polygon_starts = (0..=face_count).map(|i| (i * 3) as u32).collect();
+        let mut mesh = Mesh {
+            name: name.to_string(),
+            positions: tri.points.iter().map(|&p| v3(p)).collect(),
+            polygon_starts,
+            corner_vertices,
+            source_matrix: tri.matrix.as_ref().map(mesh_matrix),
+            ..Mesh::default()
+        };
+        if !tri.tex_verts.is_empty() {
+            if tri.tex_verts.len() == n_points {
+                let uvs = tri.tex_verts.iter().map(|&[u, v]| Vec2::new(u, v)).collect();
+                mesh.uv_sets.push(UvSet { name: String::new(), uvs: crate::scene::Attribute { values: uvs, mapping: crate::scene::Mapping::PerVertex } });
+            } else {
+                self.warn(
+                    Some(offset),
+                    place,
+                    format!("{} texture vertices for {n_points} points; UVs ignored", tri.tex_verts.len()),
+                );
+            }
+        }
+        if !tri.smoothing.is_empty() && tri.smoothing.len() == tri.faces.len() {
+            mesh.smoothing_groups = Some(
+                tri.smoothing.iter().zip(&kept).filter(|(_, &k)| k != u32::MAX).map(|(&s, _)| s).collect(),
+            );
+        }
+        if !tri.material_groups.is_empty() {
+            let by_name: HashMap<&str, usize> =
+                self.scene.materials.iter().enumerate().map(|(i, m)| (m.name.as_str(), i)).rev().collect();
+            let mut per_face = vec![Mesh::NO_MATERIAL; face_count];
+            let mut bad = 0usize;
+            for (slot, (mat, faces)) in tri.material_groups.iter().enumerate() {
+                mesh.material_slots.push(by_name.get(mat.as_str()).copied());
+                for &f in faces {
+                    match kept.get(usize::from(f)) {
+                        Some(&k) if k != u32::MAX => per_face[k as usize] = slot as u32,
+                        _ => bad += 1,
+                    }
+                }
+            }
+            if bad > 0 {
+                self.warn(Some(offset), place, format!("{bad} material-group face indices out of range; ignored"));
+            }
+            mesh.polygon_materials = per_face;
+        }
+        mesh
+    }
+
+    fn camera_data(&mut self, name: &str, cam: Option<&CameraChunk>) -> usize {
+        let c = cam.cloned().unwrap_or_default();
+        let fov = if f64::from(c.lens).abs() < 1e-8 || !c.lens.is_finite() {
+            45.0
+        } else {
+            2400.0 / f64::from(c.lens)
+        };
+        self.scene.cameras.push(Camera {
+            name: name.to_string(),
+            target: None,
+            fov_degrees: fov,
+            fov_axis: FovAxis::Horizontal,
+            roll_degrees: c.roll.into(),
+            near: c.ranges.map(|r| r.0.into()),
+            far: c.ranges.map(|r| r.1.into()),
+            aspect: None,
+        });
+        self.scene.cameras.len() - 1
+    }
+
+    fn light_data(&mut self, name: &str, light: Option<&LightChunk>) -> usize {
+        let l = light.cloned().unwrap_or_default();
+        let spot = l.spot.as_ref();
+        self.scene.lights.push(Light {
+            name: name.to_string(),
+            kind: if spot.is_some() { LightKind::Spot } else { LightKind::Point },
+            color: l.color.map(Vec3::from).unwrap_or(Vec3::ONE),
+            intensity: l.multiplier.map_or(1.0, f64::from),
+            hotspot_degrees: spot.map_or(0.0, |s| s.hotspot.into()),
+            falloff_degrees: spot.map_or(0.0, |s| s.falloff.into()),
+            attenuation: l
+                .attenuate
+                .then(|| (l.inner_range.map_or(0.0, f64::from), l.outer_range.map_or(0.0, f64::from))),
+            on: !l.off,
+            target: None,
+            roll_degrees: spot.and_then(|s| s.roll).map_or(0.0, f64::from),
+        });
+        self.scene.lights.len() - 1
+    }
+
+    /// One node per named object, at identity (no keyframer nodes in the file).
+    fn object_nodes(&mut self, file: &File3ds) {
+        for o in &file.objects {
+            match &o.kind {
+                ObjectKind::Mesh(_) => {
+                    let mut node = Node::new(o.name.clone(), NodeKind::Mesh);
+                    node.mesh = self.mesh_by_name.get(&o.name).copied();
+                    if let Some(m) = node.mesh.and_then(|m| self.scene.meshes[m].source_matrix) {
+                        if m.is_finite() && m.determinant().abs() > 1e-12 {
+                            node.geometry_transform = mirror_fix(&m);
+                        }
+                    }
+                    node.hidden = o.hidden;
+                    self.push_root(node);
+                }
+                ObjectKind::Camera(c) => {
+                    let cam = self.camera_data(&o.name, Some(c));
+                    let mut node = Node::new(o.name.clone(), NodeKind::Camera(cam));
+                    node.transform.translation = v3(c.position);
+                    let at = self.push_root(node);
+                    let mut t = Node::new(o.name.clone(), NodeKind::CameraTarget { camera: Some(at) });
+                    t.transform.translation = v3(c.target);
+                    let target = self.push_root(t);
+                    self.scene.cameras[cam].target = Some(target);
+                }
+                ObjectKind::Light(l) => {
+                    let light = self.light_data(&o.name, Some(l));
+                    let mut node = Node::new(o.name.clone(), NodeKind::Light(light));
+                    node.transform.translation = v3(l.position);
+                    let at = self.push_root(node);
+                    if let Some(s) = &l.spot {
+                        let mut t = Node::new(o.name.clone(), NodeKind::LightTarget { light: Some(at) });
+                        t.transform.translation = v3(s.target);
+                        let target = self.push_root(t);
+                        self.scene.lights[light].target = Some(target);
+                    }
+                }
+                ObjectKind::Other => {}
+            }
+        }
+    }
+
+    fn push_root(&mut self, node: Node) -> usize {
+        let i = self.scene.nodes.len();
+        self.scene.nodes.push(node);
+        self.scene.attach(i, None);
+        i
+    }
+
+    fn keyframer_nodes(&mut self, file: &File3ds, nodes: &[NodeChunk]) {
+        let cameras: HashMap<&str, &CameraChunk> = file
+            .objects
+            .iter()
+            .filter_map(|o| match &o.kind {
+                ObjectKind::Camera(c) => Some((o.name.as_str(), c)),
+                _ => None,
+            })
+            .collect();
+        let lights: HashMap<&str, &LightChunk> = file
+            .objects
+            .iter()
+            .filter_map(|o| match &o.kind {
+                ObjectKind::Light(l) => Some((o.name.as_str(), l)),
+                _ => None,
+            })
+            .collect();
+        let matrices: HashMap<&str, Option<DMat4>> = file
+            .objects
+            .iter()
+            .filter_map(|o| match &o.kind {
+                ObjectKind::Mesh(m) => Some((o.name.as_str(), m.matrix.as_ref().map(mesh_matrix))),
+                _ => None,
+            })
+            .collect();
+        for (i, nc) in nodes.iter().enumerate() {
+            let place = format!("KFDATA › {} #{i} {:?}", super::chunks::chunk_label(nc.tag), nc.name);
+            let kind = match nc.tag {
+                id::AMBIENT_NODE_TAG => NodeKind::Ambient,
+                id::CAMERA_NODE_TAG => {
+                    let c = cameras.get(nc.name.as_str()).copied();
+                    if c.is_none() {
+                        self.warn(Some(nc.offset), &place, "no camera of this name in MDATA; default camera used");
+                    }
+                    NodeKind::Camera(self.camera_data(&nc.name, c))
+                }
+                id::TARGET_NODE_TAG => NodeKind::CameraTarget { camera: None },
+                id::LIGHT_NODE_TAG | id::SPOTLIGHT_NODE_TAG => {
+                    let l = lights.get(nc.name.as_str()).copied();
+                    if l.is_none() {
+                        self.warn(Some(nc.offset), &place, "no light of this name in MDATA; default light used");
+                    }
+                    NodeKind::Light(self.light_data(&nc.name, l))
+                }
+                id::L_TARGET_NODE_TAG => NodeKind::LightTarget { light: None },
+                _ => {
+                    if self.mesh_by_name.contains_key(&nc.name) {
+                        NodeKind::Mesh
+                    } else {
+                        NodeKind::Null
+                    }
+                }
+            };
+            let mut node = Node::new(nc.name.clone(), kind);
+            node.instance = nc.instance.clone().unwrap_or_default();
+            node.hidden = nc.flags[0] & NODE_HIDDEN != 0;
+            node.source.id = Some(i64::from(nc.id.unwrap_or(i as u16)));
+            node.source.flags = nc.flags;
+            node.source.pivot = nc.pivot.map(v3).unwrap_or(DVec3::ZERO);
+            node.source.bound_box = nc.bound_box.map(|(a, b)| (v3(a), v3(b)));
+            node.source.morph_smooth = nc.morph_smooth;
+            if node.kind == NodeKind::Mesh {
+                node.mesh = self.mesh_by_name.get(&nc.name).copied();
+                let inv = match matrices.get(nc.name.as_str()).copied().flatten() {
+                    Some(m) if m.determinant().abs() > 1e-12 && m.is_finite() => m.inverse() * mirror_fix(&m),
+                    Some(_) => {
+                        self.warn(Some(nc.offset), &place, "MESH_MATRIX is singular; identity used");
+                        DMat4::IDENTITY
+                    }
+                    None => DMat4::IDENTITY,
+                };
+                node.geometry_transform = DMat4::from_translation(-node.source.pivot) * inv;
+            }
+            self.scene.nodes.push(node);
+        }
+        let parents = self.parents(nodes);
+        for (i, p) in parents.into_iter().enumerate() {
+            self.scene.attach(i, p);
+        }
+        self.link_targets();
+    }
+
+    /// Parent index of every keyframer node: by `NODE_ID` (or file-order number when a node
+    /// has none, as lib3ds numbers them); missing parents, self-parents and cycles → root.
+    fn parents(&mut self, nodes: &[NodeChunk]) -> Vec<Option<usize>> {
+        let mut by_id: HashMap<u16, usize> = HashMap::new();
+        for (i, nc) in nodes.iter().enumerate() {
+            by_id.entry(nc.id.unwrap_or(i as u16)).or_insert(i);
+        }
+        let mut parents: Vec<Option<usize>> = Vec::new();
+        for (i, nc) in nodes.iter().enumerate() {
+            let place = format!("KFDATA › {} #{i} {:?} › NODE_HDR", super::chunks::chunk_label(nc.tag), nc.name);
+            let p = if nc.parent == NO_PARENT {
+                None
+            } else {
+                match by_id.get(&nc.parent) {
+                    Some(&p) if p == i => {
+                        self.warn(Some(nc.offset), place, "the node names itself as parent; made a root");
+                        None
+                    }
+                    Some(&p) => Some(p),
+                    None => {
+                        self.warn(
+                            Some(nc.offset),
+                            place,
+                            format!("parent {} names no node; made a root", nc.parent),
+                        );
+                        None
+                    }
+                }
+            };
+            parents.push(p);
+        }
+        // Break cycles: walk up from every node; a walk longer than the node count loops.
+        for start in 0..parents.len() {
+            let mut at = start;
+            let mut steps = 0;
+            while let Some(p) = parents[at] {
+                steps += 1;
+                if p == start || steps > parents.len() {
+                    let nc = &nodes[start];
+                    self.warn(
+                        Some(nc.offset),
+                        format!("KFDATA › {} #{start} {:?}", super::chunks::chunk_label(nc.tag), nc.name),
+                        "the node's parent chain loops back to it; made a root",
+                    );
+                    parents[start] = None;
+                    break;
+                }
+                at = p;
+            }
+        }
+        parents
+    }
+
+    /// Links camera/spot targets to their camera/light by name (a target node carries its
+    /// camera's or light's name).
+    fn link_targets(&mut self) {
+        let n = self.scene.nodes.len();
+        for t in 0..n {
+            let name = self.scene.nodes[t].name.clone();
+            match self.scene.nodes[t].kind {
+                NodeKind::CameraTarget { .. } => {
+                    let cam = (0..n).find(|&c| {
+                        matches!(self.scene.nodes[c].kind, NodeKind::Camera(_)) && self.scene.nodes[c].name == name
+                    });
+                    self.scene.nodes[t].kind = NodeKind::CameraTarget { camera: cam };
+                    if let Some(c) = cam {
+                        if let NodeKind::Camera(ci) = self.scene.nodes[c].kind {
+                            self.scene.cameras[ci].target = Some(t);
+                        }
+                    }
+                }
+                NodeKind::LightTarget { .. } => {
+                    let light = (0..n).find(|&l| {
+                        matches!(self.scene.nodes[l].kind, NodeKind::Light(_)) && self.scene.nodes[l].name == name
+                    });
+                    self.scene.nodes[t].kind = NodeKind::LightTarget { light };
+                    if let Some(l) = light {
+                        if let NodeKind::Light(li) = self.scene.nodes[l].kind {
+                            self.scene.lights[li].target = Some(t);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// The channel of track `t` of keyframer node `node` (index `i`), `None` when the track
+    /// has no key or does not apply to the node.
+    fn channel(&mut self, i: usize, node: &NodeChunk, t: &TrackChunk, start: f64) -> Option<ChannelTarget> {
+        let place = format!(
+            "KFDATA › {} #{i} {:?} › {}",
+            super::chunks::chunk_label(node.tag),
+            node.name,
+            super::chunks::chunk_label(t.tag)
+        );
+        let keys = self.sorted_keys(t);
+        if keys.is_empty() {
+            return None;
+        }
+        let vector = |keys: &[&KeyChunk]| -> Track<DVec3> {
+            track(t, keys.iter().filter_map(|k| match k.value {
+                KeyValue::Vector(v) => Some(key(k, v3(v))),
+                _ => None,
+            }))
+        };
+        let scalar = |keys: &[&KeyChunk]| -> Track<f64> {
+            track(t, keys.iter().filter_map(|k| match k.value {
+                KeyValue::Scalar(v) => Some(key(k, f64::from(v))),
+                _ => None,
+            }))
+        };
+        let is_object = node.tag == id::OBJECT_NODE_TAG;
+        Some(match t.tag {
+            id::POS_TRACK_TAG => ChannelTarget::Translation(vector(&keys)),
+            id::ROT_TRACK_TAG if is_object => ChannelTarget::Rotation(RotationTrack::Relative(track(
+                t,
+                keys.iter().filter_map(|k| match k.value {
+                    KeyValue::AxisAngle(a, axis) => Some(key(k, AxisAngle { angle: a.into(), axis: v3(axis) })),
+                    _ => None,
+                }),
+            ))),
+            id::SCL_TRACK_TAG if is_object => ChannelTarget::Scale(vector(&keys)),
+            id::FOV_TRACK_TAG => ChannelTarget::Fov(scalar(&keys)),
+            id::ROLL_TRACK_TAG => ChannelTarget::Roll(scalar(&keys)),
+            id::COL_TRACK_TAG => ChannelTarget::Color(vector(&keys)),
+            id::HOT_TRACK_TAG => ChannelTarget::Hotspot(scalar(&keys)),
+            id::FALL_TRACK_TAG => ChannelTarget::Falloff(scalar(&keys)),
+            id::HIDE_TRACK_TAG => {
+                let initial = node.flags[0] & NODE_HIDDEN != 0;
+                let mut out = Vec::new();
+                if keys[0].frame as f64 > start {
+                    out.push(Key { frame: start, value: initial, interpolation: Interpolation::Step });
+                }
+                let mut state = initial;
+                for k in &keys {
+                    state = !state;
+                    out.push(Key { frame: k.frame.into(), value: state, interpolation: Interpolation::Step });
+                }
+                ChannelTarget::Hidden(Track { flags: t.flags, ..Track::new(out) })
+            }
+            id::MORPH_TRACK_TAG => {
+                let mut out = Vec::new();
+                for k in &keys {
+                    if let KeyValue::Name(name) = &k.value {
+                        match self.mesh_by_name.get(name) {
+                            Some(&m) => out.push(Key { frame: k.frame.into(), value: m, interpolation: Interpolation::Step }),
+                            None => self.warn(
+                                Some(t.offset),
+                                &place,
+                                format!("morph key at frame {} names no mesh {name:?}; ignored", k.frame),
+                            ),
+                        }
+                    }
+                }
+                if out.is_empty() {
+                    return None;
+                }
+                ChannelTarget::Morph(Track { flags: t.flags, ..Track::new(out) })
+            }
+            _ => {
+                self.warn(Some(t.offset), place, "track does not apply to this node type; ignored");
+                return None;
+            }
+        })
+    }
+
+    /// The track's keys sorted by frame, keys on the same frame kept in file order (lib3ds
+    /// `*_track_insert` inserts after equal frames; its replace-on-equal branch never runs).
+    fn sorted_keys<'t>(&mut self, t: &'t TrackChunk) -> Vec<&'t KeyChunk> {
+        let mut keys: Vec<&KeyChunk> = t.keys.iter().collect();
+        keys.sort_by_key(|k| k.frame);
+        keys
+    }
+
+    /// Sets every node's rest transform to its animated value at frame `start`.
+    fn rest_pose(&mut self, anim: &Animation, start: f64) {
+        for ch in &anim.channels {
+            let tr = &mut self.scene.nodes[ch.node].transform;
+            match &ch.target {
+                ChannelTarget::Translation(t) => tr.translation = t.sample(start).unwrap_or(tr.translation),
+                ChannelTarget::Rotation(r) => tr.rotation = r.sample(start).unwrap_or(tr.rotation),
+                ChannelTarget::Scale(t) => tr.scale = t.sample(start).unwrap_or(tr.scale),
+                _ => {}
+            }
+        }
+    }
+}
+
+/// The mirror correction lib3ds applies to the points of a mesh whose `MESH_MATRIX` has a
+/// negative determinant (a mirrored object, `mesh.c`): `M · S(−1, 1, 1) · M⁻¹`, identity
+/// otherwise. 3D Studio stores a mirrored object's points mirrored back through its frame.
+fn mirror_fix(m: &DMat4) -> DMat4 {
+    if m.determinant() < 0.0 {
+        *m * DMat4::from_scale(DVec3::new(-1.0, 1.0, 1.0)) * m.inverse()
+    } else {
+        DMat4::IDENTITY
+    }
+}
+
+fn key<T>(k: &KeyChunk, value: T) -> Key<T> {
+    let [tension, continuity, bias, ease_to, ease_from] = k.tcb;
+    Key {
+        frame: k.frame.into(),
+        value,
+        interpolation: Interpolation::Tcb(Tcb { tension, continuity, bias, ease_to, ease_from }),
+    }
+}
+
+/// A track with the 3DS flag semantics (see the module docs).
+fn track<T>(t: &TrackChunk, keys: impl Iterator<Item = Key<T>>) -> Track<T> {
+    let repeat = t.flags & TRACK_REPEAT != 0;
+    Track {
+        keys: keys.collect(),
+        before: if repeat { Extrapolation::Constant } else { Extrapolation::HoldLast },
+        after: if repeat { Extrapolation::Repeat } else { Extrapolation::Constant },
+        cyclic_tangents: t.flags & TRACK_SMOOTH != 0,
+        flags: t.flags,
+    }
+}
+
+/// Files in `dir` by lower-cased name, for case-insensitive texture lookup.
+fn files_by_lower_name(dir: &Path) -> HashMap<String, PathBuf> {
+    let mut out = HashMap::new();
+    if let Ok(rd) = std::fs::read_dir(dir) {
+        for e in rd.flatten() {
+            if let Some(name) = e.file_name().to_str() {
+                out.insert(name.to_lowercase(), e.path());
+            }
+        }
+    }
+    out
+}
+
+fn convert_material(m: &MaterialEntry, files: &HashMap<String, PathBuf>) -> Material {
+    let d = Material::default();
+    let maps = m
+        .maps
+        .iter()
+        .map(|t| TextureMap {
+            slot: match t.id {
+                id::MAT_OPACMAP => MapSlot::Opacity,
+                id::MAT_BUMPMAP => MapSlot::Bump,
+                id::MAT_SPECMAP => MapSlot::Specular,
+                id::MAT_SHINMAP => MapSlot::Shininess,
+                id::MAT_REFLMAP => MapSlot::Reflection,
+                id::MAT_SELFIMAP => MapSlot::Emissive,
+                _ => MapSlot::Diffuse,
+            },
+            file: t.name.clone(),
+            resolved: (!t.name.is_empty()).then(|| files.get(&t.name.to_lowercase()).cloned()).flatten(),
+            strength: t.percent.unwrap_or(1.0),
+            uv_transform: UvTransform {
+                scale: Vec2::from(t.scale),
+                offset: Vec2::from(t.offset),
+                rotation_degrees: t.rotation,
+            },
+            flags: t.tiling,
+        })
+        .collect();
+    Material {
+        name: m.name.clone(),
+        ambient: m.ambient.map(Vec3::from).unwrap_or(d.ambient),
+        diffuse: m.diffuse.map(Vec3::from).unwrap_or(d.diffuse),
+        specular: m.specular.map(Vec3::from).unwrap_or(d.specular),
+        shininess: m.shininess.unwrap_or(d.shininess),
+        shininess_strength: m.shin2pct.unwrap_or(d.shininess_strength),
+        transparency: m.transparency.unwrap_or(d.transparency),
+        self_illumination: m.self_illum.unwrap_or(d.self_illumination),
+        two_sided: m.two_sided,
+        wireframe: m.wire,
+        maps,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::anim::Time;
+
+    fn chunk(id: u16, parts: &[&[u8]]) -> Vec<u8> {
+        let payload: Vec<u8> = parts.concat();
+        let mut v = id.to_le_bytes().to_vec();
+        v.extend(((payload.len() + 6) as u32).to_le_bytes());
+        v.extend(payload);
+        v
+    }
+
+    fn f32s(v: &[f32]) -> Vec<u8> {
+        v.iter().flat_map(|x| x.to_le_bytes()).collect()
+    }
+
+    /// A mesh object `name` with the given points, one face and a MESH_MATRIX.
+    fn mesh_object(name: &str, points: &[[f32; 3]], matrix: [f32; 12]) -> Vec<u8> {
+        let mut pts = (points.len() as u16).to_le_bytes().to_vec();
+        for p in points {
+            pts.extend(f32s(p));
+        }
+        let mut faces = 1u16.to_le_bytes().to_vec();
+        for v in [0u16, 1, 2, 0] {
+            faces.extend(v.to_le_bytes());
+        }
+        let tri = chunk(
+            id::N_TRI_OBJECT,
+            &[&chunk(id::POINT_ARRAY, &[&pts]), &chunk(id::FACE_ARRAY, &[&faces]), &chunk(id::MESH_MATRIX, &[&f32s(&matrix)])],
+        );
+        chunk(id::NAMED_OBJECT, &[name.as_bytes(), &[0], &tri])
+    }
+
+    /// A POS track with one key per `(frame, value)`.
+    fn pos_track(keys: &[(i32, [f32; 3])]) -> Vec<u8> {
+        let mut p = 0u16.to_le_bytes().to_vec();
+        p.extend([0u8; 8]);
+        p.extend((keys.len() as u32).to_le_bytes());
+        for (f, v) in keys {
+            p.extend(f.to_le_bytes());
+            p.extend(0u16.to_le_bytes());
+            p.extend(f32s(v));
+        }
+        chunk(id::POS_TRACK_TAG, &[&p])
+    }
+
+    fn hide_track(frames: &[i32]) -> Vec<u8> {
+        let mut p = 0u16.to_le_bytes().to_vec();
+        p.extend([0u8; 8]);
+        p.extend((frames.len() as u32).to_le_bytes());
+        for f in frames {
+            p.extend(f.to_le_bytes());
+            p.extend(0u16.to_le_bytes());
+        }
+        chunk(id::HIDE_TRACK_TAG, &[&p])
+    }
+
+    /// An object node: optional NODE_ID, NODE_HDR with `parent`, optional pivot, more chunks.
+    fn node(id_: Option<u16>, name: &str, parent: u16, pivot: Option<[f32; 3]>, more: &[Vec<u8>]) -> Vec<u8> {
+        let mut parts: Vec<Vec<u8>> = Vec::new();
+        if let Some(i) = id_ {
+            parts.push(chunk(id::NODE_ID, &[&i.to_le_bytes()]));
+        }
+        let mut hdr = name.as_bytes().to_vec();
+        hdr.push(0);
+        hdr.extend([0u8; 4]);
+        hdr.extend(parent.to_le_bytes());
+        parts.push(chunk(id::NODE_HDR, &[&hdr]));
+        if let Some(p) = pivot {
+            parts.push(chunk(id::PIVOT, &[&f32s(&p)]));
+        }
+        parts.extend(more.iter().cloned());
+        let refs: Vec<&[u8]> = parts.iter().map(|p| p.as_slice()).collect();
+        chunk(id::OBJECT_NODE_TAG, &refs)
+    }
+
+    fn file(objects: &[Vec<u8>], nodes: &[Vec<u8>]) -> Vec<u8> {
+        let o: Vec<&[u8]> = objects.iter().map(|p| p.as_slice()).collect();
+        let mut kf: Vec<&[u8]> = nodes.iter().map(|p| p.as_slice()).collect();
+        let seg = chunk(id::KFSEG, &[&0u32.to_le_bytes(), &100u32.to_le_bytes()]);
+        kf.insert(0, &seg);
+        chunk(id::M3DMAGIC, &[&chunk(id::MDATA, &o), &chunk(id::KFDATA, &kf)])
+    }
+
+    const IDENTITY: [f32; 12] = [1., 0., 0., 0., 1., 0., 0., 0., 1., 0., 0., 0.];
+
+    fn read(bytes: &[u8]) -> (Scene, Vec<Warning>) {
+        super::super::read(bytes, &ReadOptions::default()).unwrap()
+    }
+
+    #[test]
+    fn world_vertex_is_node_times_minus_pivot_times_inverse_mesh_matrix() {
+        // MESH_MATRIX: the object's frame at (10, 0, 0); stored point (11, 0, 0) is (1, 0, 0) in
+        // it. Pivot (1, 0, 0) moves it to the origin; the node at (0, 5, 0) puts it at (0, 5, 0).
+        let m = [1., 0., 0., 0., 1., 0., 0., 0., 1., 10., 0., 0.];
+        let obj = mesh_object("Box", &[[11., 0., 0.], [10., 1., 0.], [10., 0., 1.]], m);
+        let n = node(None, "Box", 0xFFFF, Some([1., 0., 0.]), &[pos_track(&[(0, [0., 5., 0.])])]);
+        let (scene, warnings) = read(&file(&[obj], &[n]));
+        assert!(warnings.is_empty(), "{warnings:?}");
+        let pose = scene.evaluate(Some(0), Time::Frame(0.0));
+        let w = pose.world_positions(&scene, 0);
+        assert!((w[0] - DVec3::new(0., 5., 0.)).length() < 1e-6, "{w:?}");
+    }
+
+    #[test]
+    fn mirrored_mesh_matrix_gets_lib3ds_x_flip() {
+        // det(MESH_MATRIX) = −1: lib3ds replaces points by M·S(−1,1,1)·M⁻¹·p, so with an identity
+        // node the world point is M⁻¹·M·S·M⁻¹·p = S·M⁻¹·p = (1, 0, 0) for p = (1, 0, 0) and
+        // M = S(−1, 1, 1); without the flip it would be (−1, 0, 0).
+        let m = [-1., 0., 0., 0., 1., 0., 0., 0., 1., 0., 0., 0.];
+        let obj = mesh_object("M", &[[1., 0., 0.], [0., 1., 0.], [0., 0., 1.]], m);
+        let n = node(None, "M", 0xFFFF, None, &[]);
+        let (scene, _) = read(&file(&[obj], &[n]));
+        let w = scene.evaluate(Some(0), Time::Frame(0.0)).world_positions(&scene, 0);
+        assert!((w[0] - DVec3::X).length() < 1e-9, "{w:?}");
+    }
+
+    #[test]
+    fn without_node_id_parents_are_file_order_numbers_and_instances_share_a_mesh() {
+        let obj = mesh_object("Car", &[[0.; 3], [1., 0., 0.], [0., 1., 0.]], IDENTITY);
+        let a = node(None, "$$$DUMMY", 0xFFFF, None, &[pos_track(&[(0, [1., 0., 0.])])]);
+        let b = node(None, "Car", 0, None, &[pos_track(&[(0, [0., 2., 0.])])]);
+        let c = node(None, "Car", 0, None, &[chunk(id::INSTANCE_NAME, &[b"copy01\0"])]);
+        let (scene, _) = read(&file(&[obj], &[a, b, c]));
+        assert_eq!(scene.nodes[0].kind, NodeKind::Null);
+        assert_eq!(scene.nodes[1].parent, Some(0));
+        assert_eq!(scene.nodes[2].parent, Some(0));
+        assert_eq!(scene.nodes[1].mesh, scene.nodes[2].mesh);
+        assert_eq!(scene.nodes[2].instance, "copy01");
+        let pose = scene.evaluate(Some(0), Time::Frame(0.0));
+        assert_eq!(pose.world[1].w_axis.truncate(), DVec3::new(1., 2., 0.));
+    }
+
+    #[test]
+    fn self_parent_and_parent_cycle_are_re_rooted_with_warnings() {
+        let a = node(Some(1), "A", 2, None, &[]);
+        let b = node(Some(2), "B", 1, None, &[]);
+        let c = node(Some(3), "C", 3, None, &[]);
+        let (scene, warnings) = read(&file(&[], &[a, b, c]));
+        scene.validate().unwrap();
+        assert_eq!(scene.nodes[0].parent, None);
+        assert_eq!(scene.nodes[1].parent, Some(0));
+        assert_eq!(scene.nodes[2].parent, None);
+        assert_eq!(warnings.len(), 2, "{warnings:?}");
+    }
+
+    #[test]
+    fn hide_keys_toggle_into_absolute_states() {
+        let n = node(None, "$$$DUMMY", 0xFFFF, None, &[hide_track(&[10, 20])]);
+        let (scene, _) = read(&file(&[], &[n]));
+        let hidden = |f| scene.evaluate(Some(0), Time::Frame(f)).hidden[0];
+        assert_eq!((hidden(0.0), hidden(10.0), hidden(15.0), hidden(20.0)), (false, true, true, false));
+    }
+
+    #[test]
+    fn file_without_keyframer_gets_one_identity_node_per_mesh() {
+        let obj = mesh_object("Rock", &[[0.; 3], [1., 0., 0.], [0., 1., 0.]], IDENTITY);
+        let bytes = chunk(id::M3DMAGIC, &[&chunk(id::MDATA, &[&obj])]);
+        let (scene, _) = read(&bytes);
+        assert_eq!(scene.nodes.len(), 1);
+        assert_eq!(scene.nodes[0].mesh, Some(0));
+        assert!(scene.animations.is_empty());
+    }
+}

@@ -20,6 +20,10 @@ pub enum Error {
     #[cfg(feature = "three_ds")]
     #[error(transparent)]
     ThreeDs(#[from] crate::formats::three_ds::Error),
+    /// A 3DA file is malformed or could not be written.
+    #[cfg(feature = "three_da")]
+    #[error(transparent)]
+    ThreeDa(#[from] crate::formats::three_da::Error),
     /// A glTF file is malformed or could not be written.
     #[cfg(feature = "gltf")]
     #[error(transparent)]

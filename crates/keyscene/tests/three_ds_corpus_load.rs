@@ -16,13 +16,18 @@ fn check_file(corpus: &Path, rel: &str) -> Result<(), Failed> {
     let (scene, _warnings) = keyscene::load(&path).map_err(|e| format!("{rel}: {e}"))?;
     scene.validate().map_err(|e| format!("{rel}: {e}"))?;
     assert_eq!(scene.meta.format, "3ds");
-    let meshes = entry["objects"].as_array().map_or(0, |o| o.iter().filter(|o| o["kind"] == "mesh").count());
+    let meshes =
+        entry["objects"].as_array().map_or(0, |o| o.iter().filter(|o| o["kind"] == "mesh").count());
     if scene.meshes.len() != meshes {
         return Err(format!("{} meshes, the scan counts {meshes}", scene.meshes.len()).into());
     }
     let kf_nodes = entry["nodes"].as_array().map_or(0, |n| n.len());
     if kf_nodes > 0 && scene.nodes.len() != kf_nodes {
-        return Err(format!("{} nodes, the scan counts {kf_nodes} keyframer nodes", scene.nodes.len()).into());
+        return Err(format!(
+            "{} nodes, the scan counts {kf_nodes} keyframer nodes",
+            scene.nodes.len()
+        )
+        .into());
     }
     if kf_nodes == 0 {
         let mesh_nodes = scene.nodes.iter().filter(|n| n.kind == NodeKind::Mesh).count();
@@ -41,11 +46,17 @@ fn main() {
         None => Vec::new(),
     };
     for f in files {
-        let rel = f.strip_prefix(corpus.as_ref().unwrap().join("3ds")).unwrap().to_string_lossy().into_owned();
+        let rel = f
+            .strip_prefix(corpus.as_ref().unwrap().join("3ds"))
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
         if rel == "online3dviewer/wrong.3ds" {
             continue;
         }
-        trials.push(common::corpus_trial(format!("loads {rel}"), &corpus, move |dir| check_file(dir, &rel)));
+        trials.push(common::corpus_trial(format!("loads {rel}"), &corpus, move |dir| {
+            check_file(dir, &rel)
+        }));
     }
     trials.push(common::corpus_trial("wrong_3ds_is_not_a_3ds_file", &corpus, |dir| {
         let err = match keyscene::load(&dir.join("3ds/online3dviewer/wrong.3ds")) {
@@ -57,13 +68,11 @@ fn main() {
         }
         Ok(())
     }));
-    trials.push(Trial::test("corpus_has_3ds_files", move || {
-        match &corpus {
-            Some(dir) if common::files_with_ext(&dir.join("3ds"), &["3ds", "prj"]).len() < 25 => {
-                Err("fewer than 25 3DS/PRJ files in the corpus".into())
-            }
-            _ => Ok(()),
+    trials.push(Trial::test("corpus_has_3ds_files", move || match &corpus {
+        Some(dir) if common::files_with_ext(&dir.join("3ds"), &["3ds", "prj"]).len() < 25 => {
+            Err("fewer than 25 3DS/PRJ files in the corpus".into())
         }
+        _ => Ok(()),
     }));
     common::run(trials);
 }

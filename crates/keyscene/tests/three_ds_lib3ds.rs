@@ -41,13 +41,15 @@ fn find_node(scene: &Scene, r: &Value) -> Option<usize> {
 fn check_file(corpus: &Path, reference: &Path) -> Result<(), Failed> {
     let refj: Value = serde_json::from_slice(&std::fs::read(reference)?)?;
     let file = corpus.join("3ds").join(refj["file"].as_str().unwrap());
-    let (scene, _warnings) = keyscene::load(&file).map_err(|e| format!("{}: {e}", file.display()))?;
+    let (scene, _warnings) =
+        keyscene::load(&file).map_err(|e| format!("{}: {e}", file.display()))?;
     let mesh_count = refj["mesh_count"].as_u64().unwrap() as usize;
     if scene.meshes.len() != mesh_count {
         return Err(format!("{} meshes, lib3ds has {mesh_count}", scene.meshes.len()).into());
     }
     let mut failures = Vec::new();
     let mut compared = 0usize;
+    let mut worst = 0.0f64;
     for sample in refj["samples"].as_array().unwrap() {
         let frame = sample["frame"].as_f64().unwrap();
         let pose = scene.evaluate(Some(0), Time::Frame(frame));
@@ -71,7 +73,11 @@ fn check_file(corpus: &Path, reference: &Path) -> Result<(), Failed> {
             };
             let world = pose.world_positions(&scene, i);
             if world.len() as u64 != r["vertex_count"].as_u64().unwrap() {
-                failures.push(format!("frame {frame} {name}: {} vertices, lib3ds {}", world.len(), r["vertex_count"]));
+                failures.push(format!(
+                    "frame {frame} {name}: {} vertices, lib3ds {}",
+                    world.len(),
+                    r["vertex_count"]
+                ));
                 continue;
             }
             let (mut bmin, mut bmax, mut sum) =
@@ -85,7 +91,8 @@ fn check_file(corpus: &Path, reference: &Path) -> Result<(), Failed> {
             let mut check = |what: String, ours: DVec3, theirs: DVec3| {
                 compared += 1;
                 let d = (ours - theirs).abs().max_element();
-                if !(d <= tol) {
+                worst = worst.max(d / tol);
+                if d.is_nan() || d > tol {
                     failures.push(format!(
                         "frame {frame} {name}: {what} {ours:?} vs lib3ds {theirs:?} (off by {d:.3e}, tolerance {tol:.1e})"
                     ));
@@ -101,6 +108,8 @@ fn check_file(corpus: &Path, reference: &Path) -> Result<(), Failed> {
         }
     }
     if failures.is_empty() {
+        let name = reference.file_name().unwrap().to_string_lossy();
+        eprintln!("{name}: {compared} comparisons, worst difference {worst:.2e} of the tolerance");
         Ok(())
     } else {
         let n = failures.len();
@@ -122,7 +131,8 @@ fn main() {
         }));
     }
     for r in refs {
-        let name = r.file_name().unwrap().to_string_lossy().trim_end_matches(".lib3ds.json").to_string();
+        let name =
+            r.file_name().unwrap().to_string_lossy().trim_end_matches(".lib3ds.json").to_string();
         trials.push(common::corpus_trial(name, &corpus, move |dir| check_file(dir, &r)));
     }
     common::run(trials);

@@ -78,7 +78,11 @@ fn tree() -> impl Strategy<Value = Vec<u8>> {
     let leaf = (prop::sample::select(IDS), prop::collection::vec(any::<u8>(), 0..40))
         .prop_map(|(id, data)| chunk(id, &data));
     leaf.prop_recursive(5, 64, 6, |inner| {
-        (prop::sample::select(IDS), prop::collection::vec(any::<u8>(), 0..8), prop::collection::vec(inner, 0..6))
+        (
+            prop::sample::select(IDS),
+            prop::collection::vec(any::<u8>(), 0..8),
+            prop::collection::vec(inner, 0..6),
+        )
             .prop_map(|(id, prefix, kids)| {
                 let mut p = prefix;
                 for k in kids {
@@ -99,7 +103,11 @@ fn main() {
     for f in files {
         let name = f.file_name().unwrap().to_string_lossy().into_owned();
         let parent = f.parent().unwrap().file_name().unwrap().to_string_lossy().into_owned();
-        trials.push(common::corpus_trial(format!("cut_and_flip {parent}/{name}"), &corpus, move |_| cut_and_flip(&f)));
+        trials.push(common::corpus_trial(
+            format!("cut_and_flip {parent}/{name}"),
+            &corpus,
+            move |_| cut_and_flip(&f),
+        ));
     }
     trials.push(Trial::test("synthetic_chunk_trees_never_panic", || {
         let mut runner = proptest::test_runner::TestRunner::new(proptest::test_runner::Config {

@@ -18,7 +18,7 @@
 //! have their own type, [`RotationTrack`], because 3DS rotation keys are relative axis-angle
 //! turns that only become orientations when accumulated (seed 000, "Tracks").
 
-mod tcb;
+pub mod tcb;
 
 pub use tcb::{hermite, tcb_tangents};
 

@@ -76,7 +76,10 @@ where
 
 /// Values that can be interpolated by TCB splines component-wise.
 pub trait Vector:
-    Copy + std::ops::Mul<f64, Output = Self> + std::ops::Add<Output = Self> + std::ops::Sub<Output = Self>
+    Copy
+    + std::ops::Mul<f64, Output = Self>
+    + std::ops::Add<Output = Self>
+    + std::ops::Sub<Output = Self>
 {
     /// The zero vector.
     const ZERO: Self;
@@ -160,7 +163,14 @@ fn neighbours<T>(track: &Track<T>, i: usize) -> (Option<usize>, usize, Option<us
 }
 
 /// The TCB weights of key `i` between its neighbours `p` and `n` (with stand-ins `cp`, `cn`).
-fn weights<T>(keys: &[Key<T>], i: usize, p: usize, cp: usize, n: usize, cn: usize) -> (f64, f64, f64, f64) {
+fn weights<T>(
+    keys: &[Key<T>],
+    i: usize,
+    p: usize,
+    cp: usize,
+    n: usize,
+    cn: usize,
+) -> (f64, f64, f64, f64) {
     let tcb = match &keys[i].interpolation {
         Interpolation::Tcb(t) => *t,
         _ => Tcb::default(),
@@ -363,7 +373,8 @@ fn accumulate_raw(track: &Track<AxisAngle>) -> Vec<q4::Q> {
 
 fn to_dquat(q: q4::Q) -> DQuat {
     let l = q4::dot(q, q).sqrt();
-    if !(l > 1e-8) || !l.is_finite() {
+    // NaN lengths fail `is_finite`; tiny ones are lib3ds' "no rotation".
+    if !l.is_finite() || l <= 1e-8 {
         return DQuat::IDENTITY;
     }
     DQuat::from_xyzw(q[0] / l, q[1] / l, q[2] / l, q[3] / l)
@@ -422,7 +433,11 @@ mod tests {
     }
 
     fn rot(frame: f64, angle: f64, axis: DVec3) -> Key<AxisAngle> {
-        Key { frame, value: AxisAngle { angle, axis }, interpolation: Interpolation::Tcb(Tcb::default()) }
+        Key {
+            frame,
+            value: AxisAngle { angle, axis },
+            interpolation: Interpolation::Tcb(Tcb::default()),
+        }
     }
 
     #[test]

@@ -5,5 +5,7 @@
 pub mod gltf;
 #[cfg(feature = "obj")]
 pub mod obj;
+#[cfg(feature = "three_da")]
+pub mod three_da;
 #[cfg(feature = "three_ds")]
 pub mod three_ds;

@@ -429,7 +429,10 @@ pub fn split<'a>(data: &'a [u8], base: u64, ctx: &mut Ctx) -> Vec<Chunk<'a>> {
         let left = data.len() - pos;
         let offset = base + pos as u64;
         if left < HEADER_LEN {
-            ctx.warn(offset, format!("{left} trailing bytes are too few for a chunk header; ignored"));
+            ctx.warn(
+                offset,
+                format!("{left} trailing bytes are too few for a chunk header; ignored"),
+            );
             break;
         }
         let id = u16::from_le_bytes([data[pos], data[pos + 1]]);
@@ -442,7 +445,10 @@ pub fn split<'a>(data: &'a [u8], base: u64, ctx: &mut Ctx) -> Vec<Chunk<'a>> {
         if (len as usize) < HEADER_LEN {
             ctx.warn(
                 offset,
-                format!("{} declares length {len}, shorter than its header; rest of the level ignored", chunk_label(id)),
+                format!(
+                    "{} declares length {len}, shorter than its header; rest of the level ignored",
+                    chunk_label(id)
+                ),
             );
             break;
         }
@@ -546,7 +552,10 @@ impl<'a> Cursor<'a> {
         let Some(n) = rest.iter().position(|&b| b == 0) else {
             return Err(ctx.malformed(
                 self.offset(),
-                format!("expected a NUL-terminated string but the chunk ends after {} bytes", rest.len()),
+                format!(
+                    "expected a NUL-terminated string but the chunk ends after {} bytes",
+                    rest.len()
+                ),
             ));
         };
         let bytes = &rest[..n];
@@ -914,9 +923,11 @@ fn decode_mdata(chunk: &Chunk, file: &mut File3ds, ctx: &mut Ctx) -> Result<(), 
             | 0x1301
             | 0x2201
             | 0x2301
-            | 0x2303 => {
-                file.environment.push(RawChunk { id: c.id, offset: c.offset, data: c.data.to_vec() })
-            }
+            | 0x2303 => file.environment.push(RawChunk {
+                id: c.id,
+                offset: c.offset,
+                data: c.data.to_vec(),
+            }),
             _ => {}
         }
     }
@@ -926,19 +937,23 @@ fn decode_mdata(chunk: &Chunk, file: &mut File3ds, ctx: &mut Ctx) -> Result<(), 
 fn decode_named_object(chunk: &Chunk, name: String, ctx: &mut Ctx) -> Result<NamedObject, Error> {
     let mut cur = Cursor::new(chunk);
     cur.cstr(ctx)?;
-    let mut obj = NamedObject { name, offset: chunk.offset, hidden: false, kind: ObjectKind::Other };
+    let mut obj =
+        NamedObject { name, offset: chunk.offset, hidden: false, kind: ObjectKind::Other };
     for c in split(cur.rest(), cur.offset(), ctx) {
         match c.id {
             id::OBJ_HIDDEN => obj.hidden = true,
             id::N_TRI_OBJECT => {
-                obj.kind = ObjectKind::Mesh(ctx.within("N_TRI_OBJECT".into(), |ctx| decode_mesh(&c, ctx))?)
+                obj.kind =
+                    ObjectKind::Mesh(ctx.within("N_TRI_OBJECT".into(), |ctx| decode_mesh(&c, ctx))?)
             }
             id::N_DIRECT_LIGHT => {
-                obj.kind =
-                    ObjectKind::Light(ctx.within("N_DIRECT_LIGHT".into(), |ctx| decode_light(&c, ctx))?)
+                obj.kind = ObjectKind::Light(
+                    ctx.within("N_DIRECT_LIGHT".into(), |ctx| decode_light(&c, ctx))?,
+                )
             }
             id::N_CAMERA => {
-                obj.kind = ObjectKind::Camera(ctx.within("N_CAMERA".into(), |ctx| decode_camera(&c, ctx))?)
+                obj.kind =
+                    ObjectKind::Camera(ctx.within("N_CAMERA".into(), |ctx| decode_camera(&c, ctx))?)
             }
             _ => {}
         }
@@ -994,7 +1009,8 @@ fn decode_mesh(chunk: &Chunk, ctx: &mut Ctx) -> Result<TriMesh, Error> {
                     }
                 }
                 id::MESH_MATRIX => {
-                    m.matrix = Some([cur.vec3(ctx)?, cur.vec3(ctx)?, cur.vec3(ctx)?, cur.vec3(ctx)?]);
+                    m.matrix =
+                        Some([cur.vec3(ctx)?, cur.vec3(ctx)?, cur.vec3(ctx)?, cur.vec3(ctx)?]);
                 }
                 id::MESH_COLOR => m.color = Some(cur.u8(ctx)?),
                 id::MESH_TEXTURE_INFO => m.texture_info = Some(c.data.to_vec()),
@@ -1022,7 +1038,8 @@ fn decode_face_sub(c: &Chunk, faces: usize, m: &mut TriMesh, ctx: &mut Ctx) -> R
         }
         id::SMOOTH_GROUP => {
             // One u32 per face of the FACE_ARRAY (lib3ds reads exactly that many).
-            let n = ctx.check_count(c.data_offset(), "smoothing groups", faces as u64, 4, cur.left())?;
+            let n =
+                ctx.check_count(c.data_offset(), "smoothing groups", faces as u64, 4, cur.left())?;
             m.smoothing.clear();
             for _ in 0..n {
                 m.smoothing.push(cur.u32(ctx)?);
@@ -1219,7 +1236,8 @@ fn decode_kfdata(chunk: &Chunk, ctx: &mut Ctx) -> Result<Keyframer, Error> {
 }
 
 fn decode_node(chunk: &Chunk, ctx: &mut Ctx) -> Result<NodeChunk, Error> {
-    let mut n = NodeChunk { tag: chunk.id, offset: chunk.offset, parent: 0xFFFF, ..NodeChunk::default() };
+    let mut n =
+        NodeChunk { tag: chunk.id, offset: chunk.offset, parent: 0xFFFF, ..NodeChunk::default() };
     for c in split(chunk.data, chunk.data_offset(), ctx) {
         let label = chunk_label(c.id);
         ctx.within(label, |ctx| -> Result<(), Error> {
@@ -1270,7 +1288,9 @@ pub fn decode_track(chunk: &Chunk, ctx: &mut Ctx) -> Result<TrackChunk, Error> {
             }
         }
         let value = match chunk.id {
-            id::POS_TRACK_TAG | id::SCL_TRACK_TAG | id::COL_TRACK_TAG => KeyValue::Vector(cur.vec3(ctx)?),
+            id::POS_TRACK_TAG | id::SCL_TRACK_TAG | id::COL_TRACK_TAG => {
+                KeyValue::Vector(cur.vec3(ctx)?)
+            }
             id::ROT_TRACK_TAG => {
                 let angle = cur.f32(ctx)?;
                 KeyValue::AxisAngle(angle, cur.vec3(ctx)?)

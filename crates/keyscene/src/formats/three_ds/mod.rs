@@ -5,7 +5,7 @@
 //!   (never imports [`crate::scene`]).
 //! - [`import`]: [`chunks::File3ds`] → [`Scene`], the keyframer as one
 //!   [`crate::anim::Animation`] at [`crate::anim::THREE_DS_FPS`] that evaluates as lib3ds 1.3
-//!   does (see [`crate::anim`]'s `tcb` module for the rules).
+//!   does (rules in [`crate::anim::tcb`]).
 //!
 //! Coordinates stay as stored: Z up, right-handed, unitless (`MASTER_SCALE` is kept as a
 //! property).

@@ -393,7 +393,11 @@ pub fn report(scene: &Scene, file: &Path) -> Report {
                     .iter()
                     .map(|ch| TrackInfo {
                         node: ch.node,
-                        node_name: scene.nodes.get(ch.node).map(|n| n.name.clone()).unwrap_or_default(),
+                        node_name: scene
+                            .nodes
+                            .get(ch.node)
+                            .map(|n| n.name.clone())
+                            .unwrap_or_default(),
                         track: ch.target.name(),
                         keys: ch.target.key_count(),
                     })
@@ -473,8 +477,12 @@ pub fn human(r: &Report) -> String {
             write!(line, " instance \"{}\"", n.instance).unwrap();
         }
         if let Some(m) = n.mesh.and_then(|m| r.meshes.get(m)) {
-            write!(line, " mesh \"{}\": {} vertices, {} faces", m.name, m.vertex_count, m.face_count)
-                .unwrap();
+            write!(
+                line,
+                " mesh \"{}\": {} vertices, {} faces",
+                m.name, m.vertex_count, m.face_count
+            )
+            .unwrap();
         }
         if n.hidden {
             line.push_str(" (hidden)");
@@ -511,8 +519,15 @@ pub fn human(r: &Report) -> String {
         writeln!(s, "camera {}: fov {}°", c.name, c.fov_degrees).unwrap();
     }
     for l in &r.lights {
-        writeln!(s, "light {}: {} {}{}", l.name, l.kind, rgb(l.color), if l.on { "" } else { " (off)" })
-            .unwrap();
+        writeln!(
+            s,
+            "light {}: {} {}{}",
+            l.name,
+            l.kind,
+            rgb(l.color),
+            if l.on { "" } else { " (off)" }
+        )
+        .unwrap();
     }
     for a in &r.animations {
         writeln!(

@@ -107,8 +107,9 @@ fn sample_matches_lib3ds_at_its_reference_frames() {
 #[test]
 fn sample_keeps_frames_and_times_in_command_line_order() {
     let f = fly();
-    let out =
-        stdout_json(&keyscene(&["sample", &f, "--time", "1", "--frame", "7.5", "--time", "0.5", "--json"]));
+    let out = stdout_json(&keyscene(&[
+        "sample", &f, "--time", "1", "--frame", "7.5", "--time", "0.5", "--json",
+    ]));
     let frames: Vec<f64> =
         out["samples"].as_array().unwrap().iter().map(|s| s["frame"].as_f64().unwrap()).collect();
     assert_eq!(frames, vec![30.0, 7.5, 15.0]);
@@ -238,7 +239,10 @@ fn a_file_that_is_not_3ds_fails_with_an_error_and_writes_nothing() {
     let err = String::from_utf8_lossy(&r.stderr);
     assert!(err.starts_with("keyscene: error: "), "{err}");
     assert_eq!(files_in(dir.path()), vec![bad.clone()], "no output, no temporary file");
-    for cmd in [&["inspect", bad.to_str().unwrap()][..], &["sample", bad.to_str().unwrap(), "--frame", "0", "--json"]] {
+    for cmd in [
+        &["inspect", bad.to_str().unwrap()][..],
+        &["sample", bad.to_str().unwrap(), "--frame", "0", "--json"],
+    ] {
         let r = keyscene(cmd);
         assert!(!r.status.success());
         assert!(r.stdout.is_empty());

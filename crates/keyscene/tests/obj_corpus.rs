@@ -81,19 +81,24 @@ fn as_stored(file: &Path) -> Result<(), Failed> {
     let (scene, _) = keyscene::load(file).map_err(|e| e.to_string())?;
     let text = obj::write(&scene, None, "x.mtl")?;
     let blocks = parse(&text.obj)?;
-    let mesh_nodes: Vec<usize> = (0..scene.nodes.len()).filter(|&i| scene.nodes[i].mesh.is_some()).collect();
+    let mesh_nodes: Vec<usize> =
+        (0..scene.nodes.len()).filter(|&i| scene.nodes[i].mesh.is_some()).collect();
     if blocks.len() != mesh_nodes.len() {
         return Err(format!("{} o blocks for {} mesh nodes", blocks.len(), mesh_nodes.len()).into());
     }
     for ((name, vs), &id) in blocks.iter().zip(&mesh_nodes) {
         let mesh = &scene.meshes[scene.nodes[id].mesh.unwrap()];
         if vs.len() != mesh.positions.len() {
-            return Err(format!("{name}: {} v lines, mesh has {}", vs.len(), mesh.positions.len()).into());
+            return Err(
+                format!("{name}: {} v lines, mesh has {}", vs.len(), mesh.positions.len()).into()
+            );
         }
     }
     let faces = text.obj.lines().filter(|l| l.starts_with("f ")).count();
-    let expected: usize =
-        mesh_nodes.iter().map(|&id| scene.meshes[scene.nodes[id].mesh.unwrap()].polygon_count()).sum();
+    let expected: usize = mesh_nodes
+        .iter()
+        .map(|&id| scene.meshes[scene.nodes[id].mesh.unwrap()].polygon_count())
+        .sum();
     if faces != expected {
         return Err(format!("{faces} f lines, the meshes have {expected} polygons").into());
     }
@@ -132,8 +137,12 @@ fn posed(corpus: &Path, reference: &Path) -> Result<(), Failed> {
     let blocks = parse(&obj::write(&scene, Some(&pose), "x.mtl")?.obj)?;
     // The k-th block is the k-th node showing a mesh at this pose.
     let shown: Vec<usize> = (0..scene.nodes.len()).filter(|&i| pose.mesh[i].is_some()).collect();
-    let ref_meshes: Vec<&Value> =
-        sample["nodes"].as_array().unwrap().iter().filter(|n| n.get("world_centroid").is_some()).collect();
+    let ref_meshes: Vec<&Value> = sample["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|n| n.get("world_centroid").is_some())
+        .collect();
     let (mut lo, mut hi) = (DVec3::INFINITY, DVec3::NEG_INFINITY);
     for r in &ref_meshes {
         lo = lo.min(vec3(&r["world_bbox_min"]));
@@ -149,7 +158,11 @@ fn posed(corpus: &Path, reference: &Path) -> Result<(), Failed> {
             let got = *vs.get(i).ok_or(format!("{}: no vertex {i}", r["name"]))?;
             let d = (got - vec3(&s["position"])).length();
             if d > tol {
-                return Err(format!("{} at frame {frame}: vertex {i} off by {d} (tolerance {tol})", r["name"]).into());
+                return Err(format!(
+                    "{} at frame {frame}: vertex {i} off by {d} (tolerance {tol})",
+                    r["name"]
+                )
+                .into());
             }
         }
     }

@@ -167,7 +167,8 @@ pub fn write(scene: &Scene, pose: Option<&Pose>, mtl_file_name: &str) -> Result<
             faces.push('\n');
         }
         for [u, v] in &uv_index.values {
-            writeln!(obj, "vt {} {}", num32(f32::from_bits(*u)), num32(f32::from_bits(*v))).unwrap();
+            writeln!(obj, "vt {} {}", num32(f32::from_bits(*u)), num32(f32::from_bits(*v)))
+                .unwrap();
         }
         for [x, y, z] in &n_index.values {
             let n = Vec3::new(f32::from_bits(*x), f32::from_bits(*y), f32::from_bits(*z));
@@ -294,7 +295,8 @@ fn smoothing_normals(mesh: &Mesh, world: &[DVec3], mirrored: bool, out: &mut [Op
             sign * n.normalize_or_zero()
         })
         .collect();
-    let bits = |p: usize| mesh.smoothing_groups.as_ref().and_then(|g| g.get(p)).copied().unwrap_or(0);
+    let bits =
+        |p: usize| mesh.smoothing_groups.as_ref().and_then(|g| g.get(p)).copied().unwrap_or(0);
     // Polygons around every vertex.
     let mut around: Vec<Vec<u32>> = vec![Vec::new(); world.len()];
     for p in 0..polys {

@@ -79,7 +79,9 @@ pub fn load_bytes(
 
 /// Writes a file atomically: `fill` writes into a temporary file in the destination's folder,
 /// which is renamed over `path` only when `fill` succeeds. On any error nothing is left behind
-/// (the temporary file is removed) and an existing `path` is untouched.
+/// (the temporary file is removed) and an existing `path` is untouched. The file gets the
+/// permissions a newly created file gets (on Unix `0o666` less the umask), not the owner-only
+/// mode of a temporary file.
 pub fn write_atomically<E>(
     path: &Path,
     fill: impl FnOnce(&mut dyn Write) -> Result<(), E>,
@@ -92,7 +94,14 @@ where
         _ => Path::new("."),
     };
     let io = |source| Error::Io { path: path.into(), source };
-    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(io)?;
+    let mut builder = tempfile::Builder::new();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        // Passed to open(2) as the creation mode, so the umask applies as for any new file.
+        builder.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    let mut tmp = builder.tempfile_in(dir).map_err(io)?;
     {
         let mut w = std::io::BufWriter::new(tmp.as_file_mut());
         fill(&mut w)?;
@@ -116,6 +125,18 @@ mod tests {
         });
         assert!(r.is_err());
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn written_file_is_readable_by_others_as_a_new_file_would_be() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let (out, plain) = (dir.path().join("x.obj"), dir.path().join("plain"));
+        write_atomically::<Error>(&out, |w| Ok(w.write_all(b"v 0 0 0\n").unwrap())).unwrap();
+        std::fs::write(&plain, b"").unwrap();
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&out), mode(&plain));
     }
 
     #[test]

@@ -79,9 +79,7 @@ pub fn load_bytes(
 
 /// Writes a file atomically: `fill` writes into a temporary file in the destination's folder,
 /// which is renamed over `path` only when `fill` succeeds. On any error nothing is left behind
-/// (the temporary file is removed) and an existing `path` is untouched. The file gets the
-/// permissions a newly created file gets (on Unix `0o666` less the umask), not the owner-only
-/// mode of a temporary file.
+/// (the temporary file is removed) and an existing `path` is untouched.
 pub fn write_atomically<E>(
     path: &Path,
     fill: impl FnOnce(&mut dyn Write) -> Result<(), E>,
@@ -94,21 +92,46 @@ where
         _ => Path::new("."),
     };
     let io = |source| Error::Io { path: path.into(), source };
-    let mut builder = tempfile::Builder::new();
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        // Passed to open(2) as the creation mode, so the umask applies as for any new file.
-        builder.permissions(std::fs::Permissions::from_mode(0o666));
-    }
-    let mut tmp = builder.tempfile_in(dir).map_err(io)?;
+    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(io)?;
     {
         let mut w = std::io::BufWriter::new(tmp.as_file_mut());
         fill(&mut w)?;
         w.flush().map_err(io)?;
     }
+    set_default_permissions(tmp.as_file(), path).map_err(io)?;
     tmp.persist(path).map_err(|e| io(e.error))?;
     Ok(())
+}
+
+/// Gives the finished temporary file the permissions a plainly created file would have: an
+/// existing destination's mode, else 0o666 less the process umask (temporary files start at
+/// 0o600, which would hide the output from other users).
+#[cfg(unix)]
+fn set_default_permissions(file: &std::fs::File, dest: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let mode = match std::fs::metadata(dest) {
+        Ok(m) => m.permissions().mode() & 0o7777,
+        Err(_) => 0o666 & !current_umask(),
+    };
+    file.set_permissions(std::fs::Permissions::from_mode(mode))
+}
+
+#[cfg(not(unix))]
+fn set_default_permissions(_file: &std::fs::File, _dest: &Path) -> std::io::Result<()> {
+    Ok(())
+}
+
+/// The process umask, read from `/proc/self/status` (Linux); 0o022 where that is unavailable.
+#[cfg(unix)]
+fn current_umask() -> u32 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("Umask:"))
+                .and_then(|v| u32::from_str_radix(v.trim(), 8).ok())
+        })
+        .unwrap_or(0o022)
 }
 
 #[cfg(test)]
@@ -129,14 +152,13 @@ mod tests {
 
     #[cfg(unix)]
     #[test]
-    fn written_file_is_readable_by_others_as_a_new_file_would_be() {
+    fn written_file_is_readable_by_others_as_a_plain_file_would_be() {
         use std::os::unix::fs::PermissionsExt;
         let dir = tempfile::tempdir().unwrap();
-        let (out, plain) = (dir.path().join("x.obj"), dir.path().join("plain"));
+        let out = dir.path().join("x.obj");
         write_atomically::<Error>(&out, |w| Ok(w.write_all(b"v 0 0 0\n").unwrap())).unwrap();
-        std::fs::write(&plain, b"").unwrap();
-        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
-        assert_eq!(mode(&out), mode(&plain));
+        let mode = std::fs::metadata(&out).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o666 & !current_umask());
     }
 
     #[test]

@@ -24,7 +24,7 @@ pub use tcb::{hermite, tcb_tangents};
 
 use glam::{DMat4, DQuat, DVec3};
 
-use crate::scene::{NodeId, NodeKind, Scene};
+use crate::scene::{EulerOrder, NodeId, NodeKind, Scene};
 
 /// A point on an animation's clock.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -95,6 +95,19 @@ pub enum ChannelTarget {
     Hotspot(Track<f64>),
     /// Spotlight falloff full angle in degrees (3DS `FALL_TRACK_TAG`).
     Falloff(Track<f64>),
+    /// Local translation animated per component (FBX `Lcl Translation` with its `d|X`, `d|Y`,
+    /// `d|Z` curves); `None` components keep the rest value.
+    TranslationXyz([Option<Track<f64>>; 3]),
+    /// Local scale animated per component (FBX `Lcl Scaling`); `None` keeps the rest value.
+    ScaleXyz([Option<Track<f64>>; 3]),
+    /// Any other animated scalar property, by the source's property name (FBX
+    /// `DeformPercent`, `FieldOfView`, `Intensity`, `Visibility` …), in the source's units.
+    Property {
+        /// The property's name as the source spells it.
+        name: String,
+        /// The keys.
+        track: Track<f64>,
+    },
 }
 
 /// How a track continues outside its first and last key.
@@ -174,6 +187,23 @@ pub enum Interpolation<T> {
     Linear,
     /// Kochanek–Bartels spline through the neighbouring keys (3D Studio, 3DA TCB tracks).
     Tcb(Tcb),
+    /// Cubic Bézier in (time, value) with weighted tangents, as FBX `AnimationCurve` cubic keys
+    /// and 3DA `BEZIER` keys store them. Slopes are value units **per frame**; a weight is the
+    /// fraction of the segment's duration the tangent handle spans (1/3 makes this the plain
+    /// Hermite cubic). The segment from key `a` to `b` has control points
+    /// `(fa, va)`, `(fa + wa·Δ, va + sa·wa·Δ)`, `(fb − wb·Δ, vb − sb·wb·Δ)`, `(fb, vb)` with
+    /// `sa`/`wa` = `a.out_slope`/`a.out_weight`, `sb`/`wb` = `b.in_slope`/`b.in_weight`,
+    /// `Δ = fb − fa`, and is evaluated by solving the time polynomial for the frame.
+    Bezier {
+        /// Slope arriving at this key.
+        in_slope: T,
+        /// Weight of the arriving handle (fraction of the previous segment).
+        in_weight: f64,
+        /// Slope leaving this key.
+        out_slope: T,
+        /// Weight of the leaving handle (fraction of the next segment).
+        out_weight: f64,
+    },
     /// Cubic Hermite with stored tangents, in value units **per frame**: `in_tangent` arrives at
     /// this key, `out_tangent` leaves it (glTF `CUBICSPLINE` tangents are per second: multiply
     /// by `1 / fps` when reading them).
@@ -220,6 +250,17 @@ pub enum RotationTrack {
     Quat(Track<DQuat>),
     /// 3DS relative axis-angle keys, accumulated and interpolated as lib3ds does.
     Relative(Track<AxisAngle>),
+    /// Euler angles in **radians** animated per component (FBX `Lcl Rotation` curves, 3DA
+    /// `EULER` tracks), combined in `order`; `None` components keep the rest rotation's angle
+    /// (`rest`, also radians, in the same order).
+    Euler {
+        /// The order the three rotations apply in.
+        order: EulerOrder,
+        /// The rest angles (radians) used for components without a track.
+        rest: DVec3,
+        /// X, Y and Z angle tracks, radians.
+        xyz: [Option<Track<f64>>; 3],
+    },
 }
 
 impl RotationTrack {
@@ -228,6 +269,9 @@ impl RotationTrack {
         match self {
             RotationTrack::Quat(t) => t.keys.len(),
             RotationTrack::Relative(t) => t.keys.len(),
+            RotationTrack::Euler { xyz, .. } => {
+                xyz.iter().flatten().map(|t| t.keys.len()).max().unwrap_or(0)
+            }
         }
     }
 }
@@ -246,6 +290,9 @@ impl ChannelTarget {
             ChannelTarget::Color(_) => "color",
             ChannelTarget::Hotspot(_) => "hotspot",
             ChannelTarget::Falloff(_) => "falloff",
+            ChannelTarget::TranslationXyz(_) => "translation",
+            ChannelTarget::ScaleXyz(_) => "scale",
+            ChannelTarget::Property { .. } => "property",
         }
     }
 
@@ -262,6 +309,10 @@ impl ChannelTarget {
             | ChannelTarget::Roll(t)
             | ChannelTarget::Hotspot(t)
             | ChannelTarget::Falloff(t) => t.keys.len(),
+            ChannelTarget::TranslationXyz(c) | ChannelTarget::ScaleXyz(c) => {
+                c.iter().flatten().map(|t| t.keys.len()).max().unwrap_or(0)
+            }
+            ChannelTarget::Property { track, .. } => track.keys.len(),
         }
     }
 }
@@ -342,6 +393,15 @@ impl RotationTrack {
         match self {
             RotationTrack::Quat(t) => tcb::sample_quat(t, frame),
             RotationTrack::Relative(t) => tcb::sample_relative(t, frame),
+            RotationTrack::Euler { order, rest, xyz } => {
+                let mut a = *rest;
+                for (k, t) in xyz.iter().enumerate() {
+                    if let Some(v) = t.as_ref().and_then(|t| t.sample(frame)) {
+                        a[k] = v;
+                    }
+                }
+                Some(order.to_quat(a))
+            }
         }
     }
 }
@@ -412,15 +472,39 @@ impl Scene {
                             camera_roll[*c] = v;
                         }
                     }
-                    ChannelTarget::Color(_) | ChannelTarget::Hotspot(_) | ChannelTarget::Falloff(_) => {}
+                    ChannelTarget::TranslationXyz(c) => {
+                        for (k, t) in c.iter().enumerate() {
+                            if let Some(v) = t.as_ref().and_then(|t| t.sample(frame)) {
+                                p.translation[k] = v;
+                            }
+                        }
+                    }
+                    ChannelTarget::ScaleXyz(c) => {
+                        for (k, t) in c.iter().enumerate() {
+                            if let Some(v) = t.as_ref().and_then(|t| t.sample(frame)) {
+                                p.scale[k] = v;
+                            }
+                        }
+                    }
+                    ChannelTarget::Color(_)
+                    | ChannelTarget::Hotspot(_)
+                    | ChannelTarget::Falloff(_)
+                    | ChannelTarget::Property { .. } => {}
                 }
             }
         }
-        let local: Vec<DMat4> = parts.iter().map(|p| p.matrix()).collect();
+        let local: Vec<DMat4> = parts
+            .iter()
+            .zip(&self.nodes)
+            .map(|(p, node)| match &node.pivots {
+                Some(pv) => pv.matrix(p.translation, p.rotation, p.scale),
+                None => p.matrix(),
+            })
+            .collect();
         let mut world = vec![DMat4::IDENTITY; n];
         for id in self.depth_first() {
             world[id] = match self.nodes[id].parent {
-                Some(p) => world[p] * local[id],
+                Some(p) => inherit(world[p], local[id], self.nodes[id].inherit),
                 None => local[id],
             };
         }
@@ -439,6 +523,26 @@ impl Scene {
             world[id] = aim(world[id], world[t].w_axis.truncate(), up, roll);
         }
         Pose { frame, local, world, hidden, mesh, camera_fov, camera_roll }
+    }
+}
+
+/// A child's world matrix from its parent's world matrix and its own local matrix.
+///
+/// `RrSs` multiplies the matrices. The other two modes decompose both into scale, rotation and
+/// translation and recombine without shear, as ufbx does: `RSrs` scales component-wise
+/// (`S = S_parent · S_local`), `Rrs` drops the parent's scale from the child's rotation and
+/// scale (the child's origin still moves with the parent's full matrix).
+fn inherit(parent: DMat4, local: DMat4, mode: crate::scene::InheritType) -> DMat4 {
+    use crate::scene::InheritType;
+    match mode {
+        InheritType::RrSs => parent * local,
+        InheritType::RSrs | InheritType::Rrs => {
+            let (ps, pr, _) = parent.to_scale_rotation_translation();
+            let (ls, lr, lt) = local.to_scale_rotation_translation();
+            let origin = parent.transform_point3(lt);
+            let scale = if mode == InheritType::RSrs { ps * ls } else { ls };
+            DMat4::from_scale_rotation_translation(scale, pr * lr, origin)
+        }
     }
 }
 

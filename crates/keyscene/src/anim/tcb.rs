@@ -233,7 +233,54 @@ pub(crate) fn sample_vector<V: Vector>(track: &Track<V>, frame: f64) -> Option<V
             let (ds, _) = key_tangents(track, i + 1);
             Some(hermite(a.value, dd, ds, b.value, u))
         }
+        Interpolation::Bezier { out_slope, out_weight, .. } => {
+            let (in_slope, in_weight) = match &b.interpolation {
+                Interpolation::Bezier { in_slope, in_weight, .. } => (*in_slope, *in_weight),
+                _ => (*out_slope, 1.0 / 3.0),
+            };
+            let span = b.frame - a.frame;
+            let s = bezier_parameter(*out_weight, in_weight, u);
+            let p1 = a.value + *out_slope * (out_weight * span);
+            let p2 = b.value - in_slope * (in_weight * span);
+            Some(cubic_bezier(a.value, p1, p2, b.value, s))
+        }
     }
+}
+
+/// The cubic Bézier `p0…p3` at parameter `s`.
+fn cubic_bezier<V: Vector>(p0: V, p1: V, p2: V, p3: V, s: f64) -> V {
+    let r = 1.0 - s;
+    p0 * (r * r * r) + p1 * (3.0 * r * r * s) + p2 * (3.0 * r * s * s) + p3 * (s * s * s)
+}
+
+/// The Bézier parameter whose time coordinate is `u` (0–1 across the segment), for time
+/// handles at `wa` from the start and `wb` before the end. With weights in 0..1 the time curve
+/// is monotonic, so Newton steps guarded by bisection converge; `u` itself is the answer when
+/// both weights are 1/3 (the time curve is then the identity).
+fn bezier_parameter(wa: f64, wb: f64, u: f64) -> f64 {
+    let wa = wa.clamp(0.0, 1.0);
+    let wb = wb.clamp(0.0, 1.0);
+    if (wa - 1.0 / 3.0).abs() < 1e-12 && (wb - 1.0 / 3.0).abs() < 1e-12 {
+        return u;
+    }
+    let x = |s: f64| cubic_bezier(0.0, wa, 1.0 - wb, 1.0, s);
+    let (mut lo, mut hi, mut s) = (0.0_f64, 1.0_f64, u);
+    for _ in 0..64 {
+        let f = x(s) - u;
+        if f.abs() < 1e-14 {
+            break;
+        }
+        if f > 0.0 {
+            hi = s;
+        } else {
+            lo = s;
+        }
+        let r = 1.0 - s;
+        let d = 3.0 * r * r * wa + 6.0 * r * s * (1.0 - wb - wa) + 3.0 * s * s * wb;
+        let next = s - f / d;
+        s = if d > 1e-12 && next > lo && next < hi { next } else { 0.5 * (lo + hi) };
+    }
+    s
 }
 
 /// Samples an absolute quaternion track: slerp between keys (step keys hold).
@@ -437,6 +484,43 @@ mod tests {
             frame,
             value: AxisAngle { angle, axis },
             interpolation: Interpolation::Tcb(Tcb::default()),
+        }
+    }
+
+    #[test]
+    fn bezier_with_third_weights_is_the_hermite_cubic() {
+        let k = |frame, value, slope| Key {
+            frame,
+            value,
+            interpolation: Interpolation::Bezier {
+                in_slope: slope,
+                in_weight: 1.0 / 3.0,
+                out_slope: slope,
+                out_weight: 1.0 / 3.0,
+            },
+        };
+        // Slopes 0 at both ends from 0 to 1 over 10 frames: smoothstep, 3u² − 2u³.
+        let t = Track::new(vec![k(0.0, 0.0, 0.0), k(10.0, 1.0, 0.0)]);
+        let u: f64 = 0.25;
+        assert!((t.sample(2.5).unwrap() - (3.0 * u * u - 2.0 * u.powi(3))).abs() < 1e-12);
+    }
+
+    #[test]
+    fn weighted_bezier_time_is_solved_for_the_frame() {
+        // Straight-line handles (slope 1 per frame) with any weights stay on the line v = f.
+        let k = |frame: f64, w| Key {
+            frame,
+            value: frame,
+            interpolation: Interpolation::Bezier {
+                in_slope: 1.0,
+                in_weight: w,
+                out_slope: 1.0,
+                out_weight: w,
+            },
+        };
+        let t = Track::new(vec![k(0.0, 0.1), k(10.0, 0.8)]);
+        for f in [1.0, 3.3, 5.0, 9.9] {
+            assert!((t.sample(f).unwrap() - f).abs() < 1e-9, "frame {f}");
         }
     }
 

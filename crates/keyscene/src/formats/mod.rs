@@ -1,6 +1,8 @@
 //! File formats. Each module is a low-level layer (chunks, records, structs) plus a bridge to
 //! and from [`crate::scene::Scene`]; formats never import each other.
 
+#[cfg(feature = "fbx")]
+pub mod fbx;
 #[cfg(feature = "gltf")]
 pub mod gltf;
 #[cfg(feature = "obj")]

@@ -200,6 +200,10 @@ pub struct Node {
     pub mesh: Option<usize>,
     /// Hidden at rest (3DS NODE_HDR flags 1 bit 11; FBX `Visibility` 0).
     pub hidden: bool,
+    /// FBX pivots and pre/post rotation, when the node has any (see [`Pivots`]).
+    pub pivots: Option<Box<Pivots>>,
+    /// How the node inherits its parent's transform.
+    pub inherit: InheritType,
     /// Identity and flags as the source stores them, kept so writers can round-trip them.
     pub source: NodeSource,
 }
@@ -217,6 +221,8 @@ impl Node {
             geometry_transform: DMat4::IDENTITY,
             mesh: None,
             hidden: false,
+            pivots: None,
+            inherit: InheritType::RrSs,
             source: NodeSource::default(),
         }
     }
@@ -583,6 +589,117 @@ pub enum LightKind {
     Ambient,
 }
 
+/// The order in which three Euler rotations apply.
+///
+/// `Xyz` turns about X first, then Y, then Z, all about the parent's fixed axes — the matrix
+/// `Rz · Ry · Rx` for column vectors. This is FBX's `RotationOrder` 0 (`eEulerXYZ`) and 3ds Max's
+/// default; the names give the application order, as the FBX SDK's enum does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum EulerOrder {
+    /// X, then Y, then Z (`Rz·Ry·Rx`). FBX 0.
+    #[default]
+    Xyz,
+    /// X, then Z, then Y (`Ry·Rz·Rx`). FBX 1.
+    Xzy,
+    /// Y, then Z, then X (`Rx·Rz·Ry`). FBX 2.
+    Yzx,
+    /// Y, then X, then Z (`Rz·Rx·Ry`). FBX 3.
+    Yxz,
+    /// Z, then X, then Y (`Ry·Rx·Rz`). FBX 4.
+    Zxy,
+    /// Z, then Y, then X (`Rx·Ry·Rz`). FBX 5.
+    Zyx,
+}
+
+impl EulerOrder {
+    /// The orientation for `angles` (radians about X, Y, Z) applied in this order.
+    pub fn to_quat(self, angles: DVec3) -> DQuat {
+        let x = DQuat::from_rotation_x(angles.x);
+        let y = DQuat::from_rotation_y(angles.y);
+        let z = DQuat::from_rotation_z(angles.z);
+        match self {
+            EulerOrder::Xyz => z * y * x,
+            EulerOrder::Xzy => y * z * x,
+            EulerOrder::Yzx => x * z * y,
+            EulerOrder::Yxz => z * x * y,
+            EulerOrder::Zxy => y * x * z,
+            EulerOrder::Zyx => x * y * z,
+        }
+    }
+
+    /// The order for FBX's `RotationOrder` enum value (0–5); 6 (spheric XYZ) and unknown
+    /// values read as `Xyz`, as the FBX SDK evaluates them.
+    pub fn from_fbx(v: i64) -> EulerOrder {
+        match v {
+            1 => EulerOrder::Xzy,
+            2 => EulerOrder::Yzx,
+            3 => EulerOrder::Yxz,
+            4 => EulerOrder::Zxy,
+            5 => EulerOrder::Zyx,
+            _ => EulerOrder::Xyz,
+        }
+    }
+}
+
+/// FBX's extra transform parts around rotation and scaling (seed 003, "Model transforms"):
+/// the local matrix becomes
+/// `T · Roff · Rp · Rpre · R · Rpost⁻¹ · Rp⁻¹ · Soff · Sp · S · Sp⁻¹`.
+/// Offsets and pivots are translations in the parent's units; pre/post rotations are
+/// orientations (FBX stores them as XYZ Euler degrees, always applied in XYZ order).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Pivots {
+    /// `RotationOffset`.
+    pub rotation_offset: DVec3,
+    /// `RotationPivot`.
+    pub rotation_pivot: DVec3,
+    /// `PreRotation` as a quaternion.
+    pub pre_rotation: DQuat,
+    /// `PostRotation` as a quaternion (its inverse enters the formula).
+    pub post_rotation: DQuat,
+    /// `ScalingOffset`.
+    pub scaling_offset: DVec3,
+    /// `ScalingPivot`.
+    pub scaling_pivot: DVec3,
+}
+
+impl Default for Pivots {
+    fn default() -> Self {
+        Pivots {
+            rotation_offset: DVec3::ZERO,
+            rotation_pivot: DVec3::ZERO,
+            pre_rotation: DQuat::IDENTITY,
+            post_rotation: DQuat::IDENTITY,
+            scaling_offset: DVec3::ZERO,
+            scaling_pivot: DVec3::ZERO,
+        }
+    }
+}
+
+impl Pivots {
+    /// The local matrix for translation `t`, rotation `r` and scale `s` with these pivots.
+    pub fn matrix(&self, t: DVec3, r: DQuat, s: DVec3) -> DMat4 {
+        let tr = DMat4::from_translation;
+        tr(t + self.rotation_offset + self.rotation_pivot)
+            * DMat4::from_quat(self.pre_rotation * r * self.post_rotation.inverse())
+            * tr(-self.rotation_pivot + self.scaling_offset + self.scaling_pivot)
+            * DMat4::from_scale(s)
+            * tr(-self.scaling_pivot)
+    }
+}
+
+/// How a node inherits its parent's transform (FBX `InheritType`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum InheritType {
+    /// `eInheritRrSs`: the parent's full matrix (the usual case; 3DS, glTF).
+    #[default]
+    RrSs,
+    /// `eInheritRSrs`: parent rotation and scale, child rotation, child scale applied
+    /// without the parent's shear (Maya's "segment scale compensate" off).
+    RSrs,
+    /// `eInheritRrs`: the parent's scale is not inherited (Maya segment scale compensation).
+    Rrs,
+}
+
 /// A problem the reader survived. Returned alongside the scene (as ufbx does), never logged.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Warning {
@@ -731,6 +848,25 @@ mod tests {
         s.nodes[0].parent = Some(2);
         s.nodes[2].children.push(0);
         assert!(s.validate().is_err());
+    }
+
+    #[test]
+    fn euler_xyz_turns_about_x_first_then_z() {
+        let q = EulerOrder::Xyz.to_quat(DVec3::new(90f64.to_radians(), 0.0, 90f64.to_radians()));
+        // X first: +Y goes to +Z, which the Z turn keeps; +X stays, then Z turns it to +Y.
+        assert!((q * DVec3::Y - DVec3::Z).length() < 1e-12);
+        assert!((q * DVec3::X - DVec3::Y).length() < 1e-12);
+        // Z first (ZYX reversed: Zxy applies Z, X, Y): +X goes to +Y, then X turns it to +Z.
+        let q = EulerOrder::Zxy.to_quat(DVec3::new(90f64.to_radians(), 0.0, 90f64.to_radians()));
+        assert!((q * DVec3::X - DVec3::Z).length() < 1e-12);
+    }
+
+    #[test]
+    fn rotation_pivot_turns_about_the_pivot_point() {
+        let pv = Pivots { rotation_pivot: DVec3::X, ..Pivots::default() };
+        let m = pv.matrix(DVec3::ZERO, DQuat::from_rotation_z(std::f64::consts::PI), DVec3::ONE);
+        // The origin, half a turn about (1,0,0), lands at (2,0,0).
+        assert!((m.transform_point3(DVec3::ZERO) - DVec3::new(2.0, 0.0, 0.0)).length() < 1e-12);
     }
 
     #[test]

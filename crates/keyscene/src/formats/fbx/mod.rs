@@ -1,0 +1,308 @@
+//! Autodesk FBX, low level: the binary and ASCII encodings parsed into one record tree.
+//!
+//! - [`binary`]: header, node records, property decoding, zlib arrays (bytes → records).
+//! - [`ascii`]: tokenizer and parser (text → records).
+//! - [`tree`]: the record tree both produce: [`Document`], [`NodeRef`], [`Property`],
+//!   [`Array`].
+//!
+//! [`parse`] picks the encoding from the first bytes; [`dump`] prints the tree as
+//! `keyscene inspect --raw` shows it. The scene import (objects, connections, templates) is
+//! built on this layer and is the only place that knows the scene model.
+//!
+//! ```
+//! use keyscene::formats::fbx;
+//! let text = b"; FBX 7.4.0 project file\nFBXHeaderExtension: { FBXVersion: 7400 }\n";
+//! let doc = fbx::parse(text, &Default::default()).unwrap();
+//! assert_eq!(doc.version, 7400);
+//! assert_eq!(doc.find(&["FBXHeaderExtension", "FBXVersion"]).unwrap().property(0).unwrap().as_i64(), Some(7400));
+//! ```
+
+pub mod ascii;
+pub mod binary;
+pub mod tree;
+
+use std::fmt::{self, Write as _};
+
+pub use tree::{Array, ArrayType, Children, Document, Encoding, NodeId, NodeRef, Property};
+
+use crate::limits::Limits;
+
+/// Oldest version this reader is written for (FBX 6.1). Older files are read best-effort with
+/// a [`Warning::UnsupportedVersion`]; binary ones whose records break off are kept up to the
+/// break ([`Warning::Partial`]).
+pub const OLDEST_SUPPORTED: u32 = 6100;
+
+/// Newest version this reader is written for (FBX 7.7). Newer files are read with a
+/// [`Warning::UnsupportedVersion`], as ufbx does.
+pub const NEWEST_SUPPORTED: u32 = 7700;
+
+/// Parses an FBX file, binary or ASCII, into its record tree.
+///
+/// Binary when `bytes` starts with `Kaydara FBX Binary` (a file that starts so but does not
+/// carry the exact 23-byte header, such as a copy mangled by a text-mode transfer, is an
+/// error, not ASCII); ASCII otherwise. Nothing is allocated from a count in the file before
+/// that count is checked against the bytes left and against `limits`.
+pub fn parse<'a>(bytes: &'a [u8], limits: &Limits) -> Result<Document<'a>, Error> {
+    if bytes.len() as u64 > limits.max_bytes {
+        return Err(Error::new(0, ErrorKind::Limit { what: "file bytes", requested: bytes.len() as u64, limit: limits.max_bytes }));
+    }
+    if bytes.starts_with(b"Kaydara FBX Binary") {
+        binary::parse(bytes, limits)
+    } else {
+        ascii::parse(bytes, limits)
+    }
+}
+
+/// An FBX file could not be parsed: where (byte offset, record path) and what.
+///
+/// Displays as `fbx: Objects › Geometry › Vertices at byte 0x1234: …`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Error {
+    /// Byte offset in the input where the problem was found.
+    pub offset: u64,
+    /// Names of the enclosing records, outermost first (empty at the top level).
+    pub path: Vec<String>,
+    /// What went wrong.
+    pub kind: ErrorKind,
+}
+
+impl Error {
+    pub(crate) fn new(offset: u64, kind: ErrorKind) -> Self {
+        Error { offset, path: Vec::new(), kind }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("fbx: ")?;
+        for (i, name) in self.path.iter().enumerate() {
+            if i > 0 {
+                f.write_str(" › ")?;
+            }
+            f.write_str(name)?;
+        }
+        if !self.path.is_empty() {
+            f.write_char(' ')?;
+        }
+        write!(f, "at byte {:#x}: {}", self.offset, self.kind)
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// The kinds of [`Error`].
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ErrorKind {
+    /// The data ends (file, record or property block) before a field does.
+    #[error("needs {needed} bytes but {left} are left")]
+    Truncated {
+        /// Bytes the field needs.
+        needed: u64,
+        /// Bytes left in the enclosing record or file.
+        left: u64,
+    },
+    /// The file starts like a binary FBX but the 23-byte header is wrong.
+    #[error("not a binary FBX header (expected \"Kaydara FBX Binary  \\0\" then 0x1A)")]
+    BadMagic,
+    /// Header byte 22 is neither 0 (little-endian) nor 1 (big-endian).
+    #[error("endianness byte is {0}, expected 0 or 1")]
+    BadEndianness(u8),
+    /// A record's end offset is not after its properties or not inside its parent.
+    #[error("record end offset {end:#x} is outside {min:#x}..={max:#x}")]
+    BadEndOffset {
+        /// The end offset read.
+        end: u64,
+        /// The end of the record's properties.
+        min: u64,
+        /// The end of the parent record (or the file).
+        max: u64,
+    },
+    /// A record's properties do not fill the byte count its header declares.
+    #[error("properties declare {declared} bytes but take {used}")]
+    PropertyLength {
+        /// Declared property bytes.
+        declared: u64,
+        /// Bytes the properties took.
+        used: u64,
+    },
+    /// A property type code other than `C B Y I L F D S R b c i l f d`.
+    #[error("unknown property type {:?}", char::from(*.0))]
+    UnknownPropertyType(u8),
+    /// An array needs more bytes than its record holds (or, for zlib arrays, more than the
+    /// stored bytes could inflate to).
+    #[error("array declares {count} elements ({bytes} bytes) but the record has {left} bytes left")]
+    ArrayTooLarge {
+        /// Declared element count.
+        count: u64,
+        /// Bytes those elements need.
+        bytes: u64,
+        /// Bytes available.
+        left: u64,
+    },
+    /// An array encoding other than 0 (raw) or 1 (zlib).
+    #[error("array encoding {0} (known: 0 raw, 1 zlib)")]
+    UnknownArrayEncoding(u32),
+    /// The zlib stream of an array is corrupt.
+    #[error("zlib: {0}")]
+    Inflate(String),
+    /// A zlib array inflated to a size other than the declared one.
+    #[error("zlib array inflated to {got} bytes, {expected} declared")]
+    InflatedSize {
+        /// Declared bytes.
+        expected: u64,
+        /// Bytes produced.
+        got: u64,
+    },
+    /// Records nest deeper than [`Limits::max_depth`].
+    #[error("records nest deeper than {max} levels")]
+    TooDeep {
+        /// The limit.
+        max: u32,
+    },
+    /// A count or size exceeds [`Limits`].
+    #[error("{what}: {requested} exceeds the limit {limit}")]
+    Limit {
+        /// What was counted.
+        what: &'static str,
+        /// The amount asked for.
+        requested: u64,
+        /// The limit.
+        limit: u64,
+    },
+    /// A node name that is not UTF-8.
+    #[error("record name is not UTF-8")]
+    BadName,
+    /// ASCII: an unexpected token.
+    #[error("expected {expected}, found {found}")]
+    Syntax {
+        /// What the grammar allows here.
+        expected: &'static str,
+        /// What is there (shortened).
+        found: String,
+    },
+    /// ASCII: a quoted string that runs to the end of the file.
+    #[error("string not closed before the end of the file")]
+    UnterminatedString,
+}
+
+/// A problem the parser survived; returned in [`Document::warnings`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum Warning {
+    /// The version is outside [`OLDEST_SUPPORTED`]..=[`NEWEST_SUPPORTED`].
+    UnsupportedVersion(u32),
+    /// A binary record with end offset 0 that is not a null record; read as having no
+    /// children (see [`binary`]).
+    ZeroEndOffset {
+        /// Byte offset of the record.
+        offset: u64,
+    },
+    /// The binary file ends between top-level records without a null record.
+    MissingNullRecord {
+        /// Where the file stopped making sense.
+        offset: u64,
+    },
+    /// ASCII: an array `*N { a: … }` whose value count differs from N; the values read are
+    /// kept.
+    ArrayCountMismatch {
+        /// Byte offset of the `*N`.
+        offset: u64,
+        /// N.
+        declared: u64,
+        /// Values read.
+        found: u64,
+    },
+    /// The file broke off here; the records before it are kept (pre-6.1 binaries only).
+    Partial(Error),
+}
+
+/// Number of array elements [`dump`] prints before eliding the rest.
+pub const DUMP_ARRAY_PREVIEW: usize = 6;
+
+/// The tree as `keyscene inspect --raw` prints it: a header line, then one line per node,
+/// indented two spaces per level, `Name: value, value` with strings quoted (non-printable
+/// bytes as `\xNN`, the binary name separator `\0\x01` included) and arrays summarised as
+/// `d[24] (zlib) 1, -1, …` (type code, count, whether stored compressed, first
+/// [`DUMP_ARRAY_PREVIEW`] values).
+pub fn dump(doc: &Document<'_>) -> String {
+    let mut out = String::new();
+    let enc = match (doc.encoding, doc.big_endian) {
+        (Encoding::Ascii, _) => "ASCII",
+        (Encoding::Binary, false) => "binary, little-endian",
+        (Encoding::Binary, true) => "binary, big-endian",
+    };
+    let _ = writeln!(out, "FBX {} ({}), {} nodes, {} properties", doc.version, enc, doc.node_count(), doc.property_count());
+    for w in &doc.warnings {
+        let _ = writeln!(out, "warning: {w:?}");
+    }
+    let mut stack: Vec<(NodeRef<'_, '_>, usize)> = doc.roots().map(|n| (n, 0)).collect();
+    stack.reverse();
+    while let Some((node, depth)) = stack.pop() {
+        for _ in 0..depth {
+            out.push_str("  ");
+        }
+        out.push_str(node.name());
+        out.push(':');
+        for (i, p) in node.properties().iter().enumerate() {
+            out.push_str(if i == 0 { " " } else { ", " });
+            write_property(&mut out, p);
+        }
+        out.push('\n');
+        let first = stack.len();
+        stack.extend(node.children().map(|c| (c, depth + 1)));
+        stack[first..].reverse();
+    }
+    out
+}
+
+fn write_property(out: &mut String, p: &Property<'_>) {
+    let _ = match p {
+        Property::Bool(b) => write!(out, "{}", if b.is_ascii_alphabetic() { format!("'{}'", *b as char) } else { b.to_string() }),
+        Property::I16(v) => write!(out, "{v}"),
+        Property::I32(v) => write!(out, "{v}"),
+        Property::I64(v) => write!(out, "{v}"),
+        Property::F32(v) => write!(out, "{v}"),
+        Property::F64(v) => write!(out, "{v}"),
+        Property::String(s) => {
+            out.push('"');
+            write_escaped(out, s);
+            out.push('"');
+            Ok(())
+        }
+        Property::Raw(r) => write!(out, "raw[{}]", r.len()),
+        Property::Array(a) => {
+            let _ = write!(out, "{}[{}]", a.ty().code(), a.len());
+            if a.was_compressed() {
+                out.push_str(" (zlib)");
+            }
+            for i in 0..a.len().min(DUMP_ARRAY_PREVIEW) {
+                out.push_str(if i == 0 { " " } else { ", " });
+                let _ = match a.ty() {
+                    ArrayType::F32 | ArrayType::F64 => write!(out, "{}", a.get_f64(i).unwrap_or_default()),
+                    _ => write!(out, "{}", a.get_i64(i).unwrap_or_default()),
+                };
+            }
+            if a.len() > DUMP_ARRAY_PREVIEW {
+                out.push_str(", …");
+            }
+            Ok(())
+        }
+    };
+}
+
+fn write_escaped(out: &mut String, s: &[u8]) {
+    for chunk in s.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            match c {
+                '"' => out.push_str("\\\""),
+                '\\' => out.push_str("\\\\"),
+                c if c.is_control() => {
+                    let _ = write!(out, "\\x{:02x}", c as u32);
+                }
+                c => out.push(c),
+            }
+        }
+        for b in chunk.invalid() {
+            let _ = write!(out, "\\x{b:02x}");
+        }
+    }
+}

@@ -272,3 +272,29 @@ fn sample_needs_a_frame_or_time() {
     assert!(!r.status.success());
     assert!(String::from_utf8_lossy(&r.stderr).contains("--frame or --time"));
 }
+
+#[test]
+fn convert_to_glb_and_gltf_writes_files_that_read_back() {
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["fly.glb", "fly.gltf"] {
+        let out = dir.path().join(name);
+        let r = keyscene(&["convert", &fly(), out.to_str().unwrap()]);
+        assert!(r.status.success(), "{name}: {}", String::from_utf8_lossy(&r.stderr));
+        let back = stdout_json(&keyscene(&["inspect", out.to_str().unwrap(), "--json"]));
+        assert_eq!(back["format"], "gltf", "{name}");
+        assert_eq!(back["counts"]["meshes"], 3, "{name}");
+        assert_eq!(back["counts"]["vertices"], 8 + 66 + 122, "{name}");
+    }
+    assert!(std::fs::read(dir.path().join("fly.glb")).unwrap().starts_with(b"glTF"));
+    assert!(dir.path().join("fly.bin").is_file(), "the .gltf's buffer is written beside it");
+}
+
+#[test]
+fn convert_to_glb_refuses_a_frame_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("fly.glb");
+    let r = keyscene(&["convert", &fly(), out.to_str().unwrap(), "--frame", "10"]);
+    assert!(!r.status.success());
+    assert!(String::from_utf8_lossy(&r.stderr).contains("--frame applies to OBJ"));
+    assert!(files_in(dir.path()).is_empty());
+}

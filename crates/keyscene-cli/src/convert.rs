@@ -7,8 +7,10 @@ use keyscene::scene::Scene;
 
 use crate::{pick_animation, CliError};
 
-/// Writes `scene` to `output`: `.obj` (plus `.mtl`), `.gltf` or `.glb`. `frame`: pose the scene
-/// at that frame of animation `animation` (default 0); `None` writes OBJ geometry as stored.
+/// Writes `scene` to `output`: `.obj` (plus `.mtl`), `.gltf` (plus `.bin` and images) or `.glb`.
+/// OBJ: `frame` poses the scene at that frame of animation `animation` (default 0), `None` writes
+/// the geometry as stored. glTF keeps the whole animation, so `frame` is refused there.
+/// Conversion warnings go to stderr.
 pub fn run(
     scene: &Scene,
     output: &Path,
@@ -21,13 +23,24 @@ pub fn run(
         .map(str::to_ascii_lowercase)
         .unwrap_or_default();
     let animation = pick_animation(scene, animation)?;
-    let pose = frame.map(|f| scene.evaluate(animation, Time::Frame(f)));
     match ext.as_str() {
-        "obj" => Ok(keyscene::formats::obj::save(scene, pose.as_ref(), output)?),
-        "gltf" | "glb" => Err(CliError::Msg(format!(
-            "{}: glTF output is not available in this build yet",
-            output.display()
-        ))),
+        "obj" => {
+            let pose = frame.map(|f| scene.evaluate(animation, Time::Frame(f)));
+            Ok(keyscene::formats::obj::save(scene, pose.as_ref(), output)?)
+        }
+        "gltf" | "glb" => {
+            if frame.is_some() {
+                return Err(CliError::Msg(
+                    "--frame applies to OBJ output; glTF keeps the whole animation".into(),
+                ));
+            }
+            let opts = keyscene::formats::gltf::WriteOptions::default();
+            let warnings = keyscene::formats::gltf::save(scene, output, &opts)?;
+            for w in &warnings {
+                eprintln!("keyscene: warning: {}: {w}", output.display());
+            }
+            Ok(())
+        }
         _ => Err(CliError::Msg(format!(
             "{}: unknown output format (use .obj, .gltf or .glb)",
             output.display()

@@ -393,7 +393,11 @@ pub fn report(scene: &Scene, file: &Path) -> Report {
                     .iter()
                     .map(|ch| TrackInfo {
                         node: ch.node,
-                        node_name: scene.nodes.get(ch.node).map(|n| n.name.clone()).unwrap_or_default(),
+                        node_name: scene
+                            .nodes
+                            .get(ch.node)
+                            .map(|n| n.name.clone())
+                            .unwrap_or_default(),
                         track: ch.target.name(),
                         keys: ch.target.key_count(),
                     })
@@ -452,6 +456,9 @@ pub fn human(r: &Report) -> String {
         c.nodes, c.meshes, c.vertices, c.faces, c.materials, c.cameras, c.lights, c.animations
     )
     .unwrap();
+    if !r.properties.is_empty() {
+        writeln!(s, "properties:").unwrap();
+    }
     for p in &r.properties {
         writeln!(s, "  {} = {}", p.name, p.value).unwrap();
     }
@@ -470,8 +477,12 @@ pub fn human(r: &Report) -> String {
             write!(line, " instance \"{}\"", n.instance).unwrap();
         }
         if let Some(m) = n.mesh.and_then(|m| r.meshes.get(m)) {
-            write!(line, " mesh \"{}\": {} vertices, {} faces", m.name, m.vertex_count, m.face_count)
-                .unwrap();
+            write!(
+                line,
+                " mesh \"{}\": {} vertices, {} faces",
+                m.name, m.vertex_count, m.face_count
+            )
+            .unwrap();
         }
         if n.hidden {
             line.push_str(" (hidden)");
@@ -508,8 +519,15 @@ pub fn human(r: &Report) -> String {
         writeln!(s, "camera {}: fov {}°", c.name, c.fov_degrees).unwrap();
     }
     for l in &r.lights {
-        writeln!(s, "light {}: {} {}{}", l.name, l.kind, rgb(l.color), if l.on { "" } else { " (off)" })
-            .unwrap();
+        writeln!(
+            s,
+            "light {}: {} {}{}",
+            l.name,
+            l.kind,
+            rgb(l.color),
+            if l.on { "" } else { " (off)" }
+        )
+        .unwrap();
     }
     for a in &r.animations {
         writeln!(
@@ -536,4 +554,22 @@ pub fn human(r: &Report) -> String {
         }
     }
     s
+}
+
+/// `inspect --raw`: the low-level structure of the file. FBX files print their node-record
+/// tree ([`keyscene::formats::fbx::dump`]); other formats have no raw dump yet and say so.
+pub fn raw(file: &std::path::Path, out: &mut dyn std::io::Write) -> Result<(), CliError> {
+    let bytes = std::fs::read(file)
+        .map_err(|e| CliError::Lib(keyscene::Error::Io { path: file.into(), source: e }))?;
+    let is_fbx = bytes.starts_with(b"Kaydara FBX Binary")
+        || file.extension().is_some_and(|e| e.eq_ignore_ascii_case("fbx"));
+    if !is_fbx {
+        return Err(CliError::Msg(format!(
+            "{}: --raw dumps FBX files only (3DS chunk dumps are not written yet)",
+            file.display()
+        )));
+    }
+    let doc = keyscene::formats::fbx::parse(&bytes, &keyscene::limits::Limits::default())
+        .map_err(|e| CliError::Msg(format!("{}: {e}", file.display())))?;
+    crate::emit(out, &keyscene::formats::fbx::dump(&doc))
 }

@@ -117,9 +117,8 @@ pub fn run(
         Some(f) => return Err(CliError::Msg(format!("--fps {f}: must be a positive number"))),
         None => default_fps(scene, animation),
     };
-    let doc = SampleDoc {
-        samples: times.iter().map(|&t| sample(scene, animation, t, fps)).collect(),
-    };
+    let doc =
+        SampleDoc { samples: times.iter().map(|&t| sample(scene, animation, t, fps)).collect() };
     let mut text = serde_json::to_string(&doc).map_err(|e| CliError::Msg(e.to_string()))?;
     text.push('\n');
     emit(out, &text)

@@ -26,7 +26,9 @@ use keyscene::ReadOptions;
 
 fn main() {
     if corpus_files().is_empty() {
-        eprintln!("load bench: no 3DS corpus found (set KEYSCENE_CORPUS); skipped, nothing measured");
+        eprintln!(
+            "load bench: no 3DS corpus found (set KEYSCENE_CORPUS); skipped, nothing measured"
+        );
         return;
     }
     divan::main();
@@ -93,7 +95,9 @@ fn load_all(bencher: Bencher) {
 #[divan::bench(args = file_names())]
 fn load_file(bencher: Bencher, name: &str) {
     let bytes = &corpus_files().iter().find(|(n, _)| n == name).expect("listed").1;
-    bencher.counter(BytesCount::new(bytes.len())).bench(|| black_box(parse(name, black_box(bytes))));
+    bencher
+        .counter(BytesCount::new(bytes.len()))
+        .bench(|| black_box(parse(name, black_box(bytes))));
 }
 
 #[divan::bench]

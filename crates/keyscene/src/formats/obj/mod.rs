@@ -12,9 +12,10 @@
 //!   (`Scene::evaluate(None, …)`). A placement that mirrors (negative determinant) reverses each
 //!   polygon's corner order so front faces stay front faces.
 //! - **Objects.** One `o` per node with a mesh, in node order, named after the node
-//!   ([`Node::name`](crate::scene::Node::name); 3DS: the object name). Names are made unique
-//!   only when two written nodes share one: the later ones become `NAME.INSTANCE` when the node
-//!   has an instance name, then `NAME.2`, `NAME.3`… Hidden nodes are written too.
+//!   ([`Node::name`](crate::scene::Node::name); 3DS: the object name). Names change only when
+//!   two written nodes share one (3DS instances of one mesh): then every such node that has an
+//!   instance name is written as `NAME.INSTANCE`, and a name still taken gets `.2`, `.3`…
+//!   Hidden nodes are written too.
 //! - **Vertices.** Every stored vertex is written (`v`), in stored order, so OBJ vertex
 //!   `offset + i` is mesh vertex `i`. `vt` is UV set 0 and `vn` the normals: the mesh's own
 //!   when it stores them, else derived from smoothing groups (a polygon corner averages the unit
@@ -40,7 +41,7 @@ use std::path::Path;
 use glam::{DMat4, DVec3, Vec2, Vec3};
 
 use crate::anim::{Pose, Time};
-use crate::scene::{MapSlot, Mesh, Scene};
+use crate::scene::{geometry, MapSlot, Mesh, Scene};
 
 /// An OBJ problem.
 #[derive(Debug, thiserror::Error)]
@@ -73,28 +74,47 @@ pub fn write(scene: &Scene, pose: Option<&Pose>, mtl_file_name: &str) -> Result<
     };
     let mut mat_names = UniqueNames::default();
     let material_names: Vec<String> =
-        scene.materials.iter().map(|m| mat_names.add(&sanitize(&m.name), "")).collect();
-    let default_material = mat_names.add("default", "");
+        scene.materials.iter().map(|m| mat_names.add(&sanitize(&m.name))).collect();
+    let default_material = mat_names.add("default");
     let mut used_default = false;
 
     let mut obj = String::new();
     obj.push_str("# written by keyscene\n");
     writeln!(obj, "mtllib {mtl_file_name}").unwrap();
 
+    // The mesh nodes to write, with their names before de-duplication.
+    let written: Vec<(usize, &Mesh, String)> = scene
+        .nodes
+        .iter()
+        .enumerate()
+        .filter_map(|(id, node)| {
+            let mesh_index = match pose {
+                Some(p) => p.mesh.get(id).copied().flatten(),
+                None => node.mesh,
+            };
+            let mesh = mesh_index.and_then(|m| scene.meshes.get(m))?;
+            let name = if node.name.is_empty() { format!("node{id}") } else { node.name.clone() };
+            Some((id, mesh, name))
+        })
+        .collect();
+    let mut name_count: HashMap<&str, usize> = HashMap::new();
+    for (_, _, name) in &written {
+        *name_count.entry(name).or_default() += 1;
+    }
     let mut object_names = UniqueNames::default();
     let (mut v_base, mut vt_base, mut vn_base) = (1usize, 1usize, 1usize);
-    for (id, node) in scene.nodes.iter().enumerate() {
-        let mesh_index = match pose {
-            Some(p) => p.mesh.get(id).copied().flatten(),
-            None => node.mesh,
-        };
-        let Some(mesh) = mesh_index.and_then(|m| scene.meshes.get(m)) else { continue };
+    for (id, mesh, name) in &written {
+        let (id, node) = (*id, &scene.nodes[*id]);
         let to_world = match (pose, mesh.source_matrix) {
             (None, Some(_)) => DMat4::IDENTITY,
             _ => pose_for_rest.mesh_to_world(scene, id),
         };
-        let name = if node.name.is_empty() { format!("node{id}") } else { node.name.clone() };
-        writeln!(obj, "o {}", object_names.add(&name, &node.instance)).unwrap();
+        let preferred = if name_count[name.as_str()] > 1 && !node.instance.is_empty() {
+            format!("{name}.{}", node.instance)
+        } else {
+            name.clone()
+        };
+        writeln!(obj, "o {}", object_names.add(&preferred)).unwrap();
 
         let positions: Vec<DVec3> =
             mesh.positions.iter().map(|&p| to_world.transform_point3(p)).collect();
@@ -147,7 +167,8 @@ pub fn write(scene: &Scene, pose: Option<&Pose>, mtl_file_name: &str) -> Result<
             faces.push('\n');
         }
         for [u, v] in &uv_index.values {
-            writeln!(obj, "vt {} {}", num32(f32::from_bits(*u)), num32(f32::from_bits(*v))).unwrap();
+            writeln!(obj, "vt {} {}", num32(f32::from_bits(*u)), num32(f32::from_bits(*v)))
+                .unwrap();
         }
         for [x, y, z] in &n_index.values {
             let n = Vec3::new(f32::from_bits(*x), f32::from_bits(*y), f32::from_bits(*z));
@@ -229,83 +250,22 @@ struct Corners {
 }
 
 fn corner_attributes(mesh: &Mesh, world: &[DVec3], to_world: DMat4) -> Corners {
-    let n_corners = mesh.corner_vertices.len();
-    let mut uvs = vec![None; n_corners];
-    let mut normals = vec![None; n_corners];
     let uv_set = mesh.uv_sets.first();
-    let normal_matrix = to_world.inverse().transpose();
+    let mut uvs = vec![None; mesh.corner_vertices.len()];
     for p in 0..mesh.polygon_count() {
         for c in mesh.polygon_corners(p) {
-            let v = mesh.corner_vertices[c];
-            uvs[c] = uv_set.and_then(|s| s.uvs.get(v, c, p));
-            if let Some(n) = mesh.normals.as_ref().and_then(|a| a.get(v, c, p)) {
-                let w = normal_matrix.transform_vector3(n.as_dvec3()).normalize_or_zero();
-                normals[c] = Some(w.as_vec3());
-            }
+            uvs[c] = uv_set.and_then(|s| s.uvs.get(mesh.corner_vertices[c], c, p));
         }
     }
-    if mesh.normals.is_none() {
-        let mirrored = to_world.determinant() < 0.0;
-        smoothing_normals(mesh, world, mirrored, &mut normals);
-    }
-    Corners { uvs, normals }
-}
-
-/// Fills `out` (one entry per corner) with smoothing-group normals computed from the world
-/// positions (see the module docs). `mirrored`: the placement mirrors, so the written winding
-/// is reversed and the normals turn with it.
-fn smoothing_normals(mesh: &Mesh, world: &[DVec3], mirrored: bool, out: &mut [Option<Vec3>]) {
-    let sign = if mirrored { -1.0 } else { 1.0 };
-    let polys = mesh.polygon_count();
-    let face_normal: Vec<DVec3> = (0..polys)
-        .map(|p| {
-            // Newell's method: exact for triangles, robust for n-gons.
-            let vs = mesh.polygon(p);
-            let mut n = DVec3::ZERO;
-            for (i, &a) in vs.iter().enumerate() {
-                let b = vs[(i + 1) % vs.len()];
-                let (a, b) = (world_at(world, a), world_at(world, b));
-                n += DVec3::new(
-                    (a.y - b.y) * (a.z + b.z),
-                    (a.z - b.z) * (a.x + b.x),
-                    (a.x - b.x) * (a.y + b.y),
-                );
-            }
-            sign * n.normalize_or_zero()
-        })
+    // Smoothing-group and flat normals come from the world positions in stored winding; when
+    // the placement mirrors, the written winding is reversed and the normals turn with it.
+    // Stored normals are carried through the placement's inverse transpose.
+    let sign = if mesh.normals.is_none() && to_world.determinant() < 0.0 { -1.0 } else { 1.0 };
+    let normals = geometry::corner_normals(mesh, world, geometry::normal_matrix(to_world))
+        .into_iter()
+        .map(|n| Some(n * sign))
         .collect();
-    let bits = |p: usize| mesh.smoothing_groups.as_ref().and_then(|g| g.get(p)).copied().unwrap_or(0);
-    // Polygons around every vertex.
-    let mut around: Vec<Vec<u32>> = vec![Vec::new(); world.len()];
-    for p in 0..polys {
-        for &v in mesh.polygon(p) {
-            if let Some(list) = around.get_mut(v as usize) {
-                list.push(p as u32);
-            }
-        }
-    }
-    for p in 0..polys {
-        let own = bits(p);
-        for c in mesh.polygon_corners(p) {
-            let v = mesh.corner_vertices[c] as usize;
-            let mut n = face_normal[p];
-            if own != 0 {
-                if let Some(list) = around.get(v) {
-                    for &q in list {
-                        let q = q as usize;
-                        if q != p && bits(q) & own != 0 {
-                            n += face_normal[q];
-                        }
-                    }
-                }
-            }
-            out[c] = Some(n.normalize_or_zero().as_vec3());
-        }
-    }
-}
-
-fn world_at(world: &[DVec3], v: u32) -> DVec3 {
-    world.get(v as usize).copied().unwrap_or(DVec3::ZERO)
+    Corners { uvs, normals }
 }
 
 /// Values de-duplicated by bit pattern, indices in first-use order.
@@ -336,15 +296,10 @@ struct UniqueNames {
 }
 
 impl UniqueNames {
-    fn add(&mut self, name: &str, instance: &str) -> String {
-        let mut candidates = vec![name.to_owned()];
-        if !instance.is_empty() {
-            candidates.push(format!("{name}.{instance}"));
-        }
-        for c in candidates {
-            if self.used.insert(c.clone()) {
-                return c;
-            }
+    /// `name` when unused, else `name.2`, `name.3`…
+    fn add(&mut self, name: &str) -> String {
+        if self.used.insert(name.to_owned()) {
+            return name.to_owned();
         }
         (2..)
             .map(|i| format!("{name}.{i}"))
@@ -509,7 +464,7 @@ mod tests {
     }
 
     #[test]
-    fn duplicate_node_names_take_the_instance_name_then_a_number() {
+    fn shared_node_names_take_the_instance_name_then_a_number() {
         let mut s = triangle_scene();
         for inst in ["left", ""] {
             let mut n = Node::new("Tri", NodeKind::Mesh);
@@ -520,8 +475,8 @@ mod tests {
             s.attach(id, None);
         }
         let t = write(&s, None, "x.mtl").unwrap();
-        assert!(t.obj.contains("o Tri\n") && t.obj.contains("o Tri.left\n"));
-        assert!(t.obj.contains("o Tri.2\n"));
+        let names: Vec<&str> = t.obj.lines().filter_map(|l| l.strip_prefix("o ")).collect();
+        assert_eq!(names, vec!["Tri", "Tri.left", "Tri.2"]);
         // The second object's vertices follow the first's: its face uses 4 5 6.
         assert!(t.obj.contains("f 4/4/2 5/5/2 6/6/2\n"), "{}", t.obj);
     }

@@ -1,0 +1,314 @@
+//! The `keyscene` binary on the bundled example `examples/FLY.3DS` (Second Reality, Unlicense):
+//! what each command prints, that `sample` agrees with lib3ds (`tests/data/FLY.3DS.lib3ds.json`,
+//! lib3ds 1.3's own answers), and that failures exit non-zero and leave no output file.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn keyscene(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_keyscene")).args(args).output().expect("keyscene runs")
+}
+
+fn fly() -> String {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/FLY.3DS");
+    assert!(p.is_file(), "{} is bundled with the repository", p.display());
+    p.to_str().unwrap().to_owned()
+}
+
+fn stdout_json(out: &Output) -> Value {
+    assert!(out.status.success(), "failed: {}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).expect("stdout is JSON")
+}
+
+fn reference() -> Value {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/FLY.3DS.lib3ds.json");
+    serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
+}
+
+fn vec3(v: &Value) -> [f64; 3] {
+    let a = v.as_array().expect("a 3-vector");
+    [a[0].as_f64().unwrap(), a[1].as_f64().unwrap(), a[2].as_f64().unwrap()]
+}
+
+fn dist(a: [f64; 3], b: [f64; 3]) -> f64 {
+    ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)).sqrt()
+}
+
+/// Issue #2's tolerance: 1e-4 × max(1, diagonal of the box around every mesh vertex lib3ds
+/// reports at any frame).
+fn tolerance(reference: &Value) -> f64 {
+    let (mut lo, mut hi) = ([f64::INFINITY; 3], [f64::NEG_INFINITY; 3]);
+    for s in reference["samples"].as_array().unwrap() {
+        for n in s["nodes"].as_array().unwrap() {
+            if n.get("world_bbox_min").is_some() {
+                let (a, b) = (vec3(&n["world_bbox_min"]), vec3(&n["world_bbox_max"]));
+                for k in 0..3 {
+                    lo[k] = lo[k].min(a[k]);
+                    hi[k] = hi[k].max(b[k]);
+                }
+            }
+        }
+    }
+    1e-4 * dist(lo, hi).max(1.0)
+}
+
+#[test]
+fn sample_matches_lib3ds_at_its_reference_frames() {
+    let reference = reference();
+    let tol = tolerance(&reference);
+    let ref_samples = reference["samples"].as_array().unwrap();
+    let mut args = vec!["sample".to_owned(), fly(), "--json".to_owned()];
+    for s in ref_samples {
+        args.push("--frame".into());
+        args.push(s["frame"].to_string());
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let ours = stdout_json(&keyscene(&args));
+    let samples = ours["samples"].as_array().unwrap();
+    assert_eq!(samples.len(), ref_samples.len());
+    let mut compared = 0;
+    for (ours, theirs) in samples.iter().zip(ref_samples) {
+        let frame = theirs["frame"].as_f64().unwrap();
+        assert_eq!(ours["frame"].as_f64(), Some(frame));
+        assert_eq!(ours["time"].as_f64(), Some(frame / 30.0));
+        let nodes = ours["nodes"].as_array().unwrap();
+        for r in theirs["nodes"].as_array().unwrap().iter().filter(|n| n.get("mesh").is_some()) {
+            let matches: Vec<&Value> = nodes
+                .iter()
+                .filter(|n| n["name"] == r["name"] && n["instance"] == r["instance"])
+                .collect();
+            assert_eq!(matches.len(), 1, "one node {} at frame {frame}", r["name"]);
+            let m = &matches[0]["mesh"];
+            let at = format!("{} at frame {frame}", r["name"]);
+            assert_eq!(m["vertex_count"], r["vertex_count"], "{at}");
+            assert_eq!(m["face_count"], r["face_count"], "{at}");
+            for key in ["world_bbox_min", "world_bbox_max", "world_centroid"] {
+                let d = dist(vec3(&m[key]), vec3(&r[key]));
+                assert!(d <= tol, "{at}: {key} {} vs lib3ds {} (off by {d})", m[key], r[key]);
+            }
+            let (sv, rv) = (
+                m["world_sample_vertices"].as_array().unwrap(),
+                r["world_sample_vertices"].as_array().unwrap(),
+            );
+            assert_eq!(sv.len(), rv.len(), "{at}");
+            for (a, b) in sv.iter().zip(rv) {
+                assert_eq!(a["index"], b["index"], "{at}");
+                let d = dist(vec3(&a["position"]), vec3(&b["position"]));
+                assert!(d <= tol, "{at}: vertex {} off by {d}", a["index"]);
+            }
+            compared += 1;
+        }
+    }
+    assert_eq!(compared, 3 * ref_samples.len(), "FLY.3DS has three mesh nodes");
+}
+
+#[test]
+fn sample_keeps_frames_and_times_in_command_line_order() {
+    let f = fly();
+    let out = stdout_json(&keyscene(&[
+        "sample", &f, "--time", "1", "--frame", "7.5", "--time", "0.5", "--json",
+    ]));
+    let frames: Vec<f64> =
+        out["samples"].as_array().unwrap().iter().map(|s| s["frame"].as_f64().unwrap()).collect();
+    assert_eq!(frames, vec![30.0, 7.5, 15.0]);
+    // --fps changes only the seconds ↔ frames rate.
+    let out = stdout_json(&keyscene(&["sample", &f, "--time", "1", "--fps", "25", "--json"]));
+    assert_eq!(out["samples"][0]["frame"].as_f64(), Some(25.0));
+    assert_eq!(out["samples"][0]["time"].as_f64(), Some(1.0));
+}
+
+#[test]
+fn sample_at_a_time_equals_sample_at_its_frame() {
+    let f = fly();
+    let a = stdout_json(&keyscene(&["sample", &f, "--time", "2", "--json"]));
+    let b = stdout_json(&keyscene(&["sample", &f, "--frame", "60", "--json"]));
+    assert_eq!(a["samples"][0]["nodes"], b["samples"][0]["nodes"]);
+}
+
+#[test]
+fn sample_nodes_have_the_documented_fields() {
+    let out = stdout_json(&keyscene(&["sample", &fly(), "--frame", "0", "--json"]));
+    let keys: Vec<&str> = out.as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(keys, vec!["samples"]);
+    for n in out["samples"][0]["nodes"].as_array().unwrap() {
+        for k in ["name", "instance", "kind", "parent", "world_matrix"] {
+            assert!(n.get(k).is_some(), "node lacks {k}: {n}");
+        }
+        assert_eq!(n["world_matrix"].as_array().unwrap().len(), 16);
+        assert_eq!(n.get("mesh").is_some(), n["kind"] == "mesh", "{n}");
+    }
+}
+
+#[test]
+fn inspect_json_counts_what_lib3ds_counts() {
+    let out = stdout_json(&keyscene(&["inspect", &fly(), "--json"]));
+    assert_eq!(out["format"], "3ds");
+    // lib3ds: three meshes (8 + 66 + 122 vertices, 12 + 108 + 216 faces), a camera and its
+    // target, two lights; keyframer 0..600.
+    assert_eq!(out["counts"]["meshes"], 3);
+    assert_eq!(out["counts"]["vertices"], 8 + 66 + 122);
+    assert_eq!(out["counts"]["faces"], 12 + 108 + 216);
+    assert_eq!(out["counts"]["cameras"], 1);
+    assert_eq!(out["counts"]["lights"], 2);
+    assert_eq!(out["counts"]["nodes"], 7);
+    assert_eq!(out["frame_range"], serde_json::json!([0.0, 600.0]));
+    let tracks = out["animations"][0]["tracks"].as_array().unwrap();
+    assert!(tracks.iter().any(|t| t["track"] == "translation" && t["keys"].as_u64() > Some(0)));
+}
+
+#[test]
+fn inspect_prints_an_indented_tree() {
+    let out = keyscene(&["inspect", &fly()]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("\n  sippi [mesh]"), "{text}");
+    // The camera target hangs under sippi, one level deeper.
+    assert!(text.contains("\n    Camera01 [camera_target]"), "{text}");
+}
+
+/// Vertex lines of object `name` in an OBJ text.
+fn obj_vertices(obj: &str, name: &str) -> Vec<[f64; 3]> {
+    let mut inside = false;
+    let mut out = Vec::new();
+    for line in obj.lines() {
+        if let Some(n) = line.strip_prefix("o ") {
+            inside = n == name;
+        } else if let (true, Some(v)) = (inside, line.strip_prefix("v ")) {
+            let p: Vec<f64> = v.split(' ').map(|x| x.parse().unwrap()).collect();
+            out.push([p[0], p[1], p[2]]);
+        }
+    }
+    out
+}
+
+#[test]
+fn convert_to_obj_at_a_frame_puts_vertices_where_lib3ds_does() {
+    let reference = reference();
+    let tol = tolerance(&reference);
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("fly.obj");
+    let r = keyscene(&["convert", &fly(), out.to_str().unwrap(), "--frame", "200"]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let obj = std::fs::read_to_string(&out).unwrap();
+    assert!(obj.contains("mtllib fly.mtl\n"));
+    assert!(dir.path().join("fly.mtl").is_file());
+    let sample = reference["samples"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["frame"].as_f64() == Some(200.0))
+        .unwrap();
+    for r in sample["nodes"].as_array().unwrap().iter().filter(|n| n.get("mesh").is_some()) {
+        let vs = obj_vertices(&obj, r["name"].as_str().unwrap());
+        assert_eq!(vs.len() as u64, r["vertex_count"].as_u64().unwrap(), "{}", r["name"]);
+        for s in r["world_sample_vertices"].as_array().unwrap() {
+            let i = s["index"].as_u64().unwrap() as usize;
+            let d = dist(vs[i], vec3(&s["position"]));
+            assert!(d <= tol, "{} vertex {i} off by {d}", r["name"]);
+        }
+    }
+}
+
+#[test]
+fn convert_to_obj_without_a_frame_writes_every_mesh() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("fly.obj");
+    let r = keyscene(&["convert", &fly(), out.to_str().unwrap()]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let obj = std::fs::read_to_string(&out).unwrap();
+    let objects: Vec<&str> = obj.lines().filter_map(|l| l.strip_prefix("o ")).collect();
+    assert_eq!(objects.len(), 3, "{objects:?}");
+    assert_eq!(obj.lines().filter(|l| l.starts_with("v ")).count(), 8 + 66 + 122);
+    assert_eq!(obj.lines().filter(|l| l.starts_with("f ")).count(), 12 + 108 + 216);
+}
+
+fn files_in(dir: &Path) -> Vec<PathBuf> {
+    std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect()
+}
+
+#[test]
+fn a_file_that_is_not_3ds_fails_with_an_error_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("wrong.3ds");
+    std::fs::write(&bad, b"this is no 3ds!\n").unwrap();
+    let out = dir.path().join("out.obj");
+    let r = keyscene(&["convert", bad.to_str().unwrap(), out.to_str().unwrap()]);
+    assert!(!r.status.success());
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert!(err.starts_with("keyscene: error: "), "{err}");
+    assert_eq!(files_in(dir.path()), vec![bad.clone()], "no output, no temporary file");
+    for cmd in [
+        &["inspect", bad.to_str().unwrap()][..],
+        &["sample", bad.to_str().unwrap(), "--frame", "0", "--json"],
+    ] {
+        let r = keyscene(cmd);
+        assert!(!r.status.success());
+        assert!(r.stdout.is_empty());
+    }
+}
+
+#[test]
+fn a_missing_file_is_named_in_the_error() {
+    let r = keyscene(&["inspect", "no/such/file.3ds"]);
+    assert!(!r.status.success());
+    assert!(String::from_utf8_lossy(&r.stderr).contains("no/such/file.3ds"));
+}
+
+#[test]
+fn an_unknown_output_extension_is_refused_without_writing() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("fly.xyz");
+    let r = keyscene(&["convert", &fly(), out.to_str().unwrap()]);
+    assert!(!r.status.success());
+    assert!(String::from_utf8_lossy(&r.stderr).contains("unknown output format"));
+    assert!(files_in(dir.path()).is_empty());
+}
+
+#[test]
+fn sample_needs_a_frame_or_time() {
+    let r = keyscene(&["sample", &fly(), "--json"]);
+    assert!(!r.status.success());
+    assert!(String::from_utf8_lossy(&r.stderr).contains("--frame or --time"));
+}
+
+#[test]
+fn convert_to_glb_and_gltf_writes_files_that_read_back() {
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["fly.glb", "fly.gltf"] {
+        let out = dir.path().join(name);
+        let r = keyscene(&["convert", &fly(), out.to_str().unwrap()]);
+        assert!(r.status.success(), "{name}: {}", String::from_utf8_lossy(&r.stderr));
+        let back = stdout_json(&keyscene(&["inspect", out.to_str().unwrap(), "--json"]));
+        assert_eq!(back["format"], "gltf", "{name}");
+        assert_eq!(back["counts"]["meshes"], 3, "{name}");
+        assert_eq!(back["counts"]["vertices"], 8 + 66 + 122, "{name}");
+    }
+    assert!(std::fs::read(dir.path().join("fly.glb")).unwrap().starts_with(b"glTF"));
+    assert!(dir.path().join("fly.bin").is_file(), "the .gltf's buffer is written beside it");
+}
+
+#[test]
+fn convert_to_glb_refuses_a_frame_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("fly.glb");
+    let r = keyscene(&["convert", &fly(), out.to_str().unwrap(), "--frame", "10"]);
+    assert!(!r.status.success());
+    assert!(String::from_utf8_lossy(&r.stderr).contains("--frame applies to OBJ"));
+    assert!(files_in(dir.path()).is_empty());
+}
+
+#[test]
+fn check_passes_a_sound_file_and_fails_a_cut_one_with_its_place() {
+    let ok = keyscene(&["check", &fly()]);
+    assert!(ok.status.success(), "{}", String::from_utf8_lossy(&ok.stderr));
+    assert!(String::from_utf8_lossy(&ok.stdout).ends_with("0 errors, 0 warnings\n"));
+    // FLY.3DS cut inside its first chunk's header: the reader must refuse it and say where.
+    let dir = tempfile::tempdir().unwrap();
+    let cut = dir.path().join("cut.3ds");
+    std::fs::write(&cut, &std::fs::read(fly()).unwrap()[..4]).unwrap();
+    let bad = keyscene(&["check", cut.to_str().unwrap()]);
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("byte"), "error names a byte offset");
+}

@@ -9,9 +9,9 @@
 //!   transform) is baked into the positions and normals (3DA has no pivot); a mirroring one
 //!   reverses the winding so front faces stay front. One surface per material per entity; a
 //!   surface is split before its stream would pass 65,535 vertices. Vertices are the distinct
-//!   (position, normal, UV 0, UV 1, colour) corners. Normals come from the source or, when it
-//!   has none, from smoothing groups (a small local helper: the scene model has no shared one
-//!   yet). UV set 0 → texcoord 0 (and tangents from it), UV set 1 → the lightmap stream,
+//!   (position, normal, UV 0, UV 1, colour) corners; n-gons are split by
+//!   `scene::geometry::triangulate`. Normals from `scene::geometry::corner_normals` (smoothing
+//!   groups, else the source's normals, else flat), computed in the baked frame. UV set 0 → texcoord 0 (and tangents from it), UV set 1 → the lightmap stream,
 //!   further sets dropped.
 //! - **Index tables**: the list reordered by `meshopt::optimize_vertex_cache` (kept in source
 //!   order when that has the lower ACMR); the strip made from it by `meshopt::stripify` (no
@@ -30,14 +30,14 @@
 
 use std::collections::HashMap;
 
-use glam::{DMat3, DMat4, DQuat, DVec3, Vec2, Vec3, Vec4};
+use glam::{DMat4, DQuat, DVec3, Vec2, Vec3, Vec4};
 
 use super::layout::{entity_type, Extents, LinearKey, Material as MatRecord, TcbKey, NAME_LEN};
 use super::model::{Entity, File, KeyTrack, RotTrack, Surface, VecTrack};
 use super::Error;
 use crate::anim::tcb::{relative_key_quats, vector_key_tangents};
 use crate::anim::{ChannelTarget, Extrapolation, Interpolation, RotationTrack, Tcb, Track};
-use crate::scene::{Mesh, Node, NodeId, NodeKind, Scene, Transform};
+use crate::scene::{geometry, Mesh, Node, NodeId, NodeKind, Scene, Transform};
 
 /// Largest stream a surface may have: indices are `u16`.
 pub const MAX_SURFACE_VERTICES: usize = 65_535;
@@ -816,8 +816,15 @@ struct VKey {
 fn surfaces(mesh: &Mesh, g: DMat4, mats: &mut Materials, name: &str, report: &mut ExportReport) -> Vec<Built> {
     let pos: Vec<DVec3> = mesh.positions.iter().map(|&p| g.transform_point3(p)).collect();
     let mirrored = g.determinant() < 0.0;
-    let normal_matrix = DMat3::from_mat4(g).inverse().transpose();
-    let corner_normals = smoothing_normals(mesh, &pos, mirrored);
+    // Normals from the shared helper (smoothing groups, else stored normals through the
+    // normal matrix, else flat). Face normals follow the source winding, which is written
+    // reversed when `g` mirrors, so those turn with it; stored normals carried by the inverse
+    // transpose already face the mirrored front.
+    let stored = mesh.smoothing_groups.is_none() && mesh.normals.is_some();
+    let corner_normals: Vec<Vec3> = geometry::corner_normals(mesh, &pos, geometry::normal_matrix(g))
+        .into_iter()
+        .map(|n| if mirrored && !stored { -n } else { n })
+        .collect();
     let uv = |set: usize, v: u32, c: usize, p: usize| -> Option<Vec2> {
         mesh.uv_sets.get(set).and_then(|s| s.uvs.get(v, c, p))
     };
@@ -835,8 +842,8 @@ fn surfaces(mesh: &Mesh, g: DMat4, mats: &mut Materials, name: &str, report: &mu
             }
         };
         let cs: Vec<usize> = mesh.polygon_corners(p).collect();
-        for k in 1..cs.len().saturating_sub(1) {
-            let tri = [cs[0], cs[k], cs[k + 1]];
+        for t in geometry::triangulate(&pos, mesh.polygon(p)) {
+            let tri = t.map(|k| cs[k]);
             list.push(if mirrored { [tri[0], tri[2], tri[1]] } else { tri });
         }
     }
@@ -868,13 +875,7 @@ fn surfaces(mesh: &Mesh, g: DMat4, mats: &mut Materials, name: &str, report: &mu
                         let v = mesh.corner_vertices[c];
                         let p = poly_of[c];
                         let position = pos.get(v as usize).copied().unwrap_or(DVec3::ZERO);
-                        let n = match mesh.normals.as_ref().and_then(|a| a.get(v, c, p)) {
-                            Some(n) => {
-                                let w = normal_matrix * n.as_dvec3();
-                                (if mirrored { -w } else { w }).normalize_or_zero().as_vec3()
-                            }
-                            None => corner_normals[c],
-                        };
+                        let n = corner_normals[c];
                         let a = uv(0, v, c, p).unwrap_or(Vec2::ZERO);
                         let b = uv(1, v, c, p).unwrap_or(Vec2::ZERO);
                         let color = mesh.colors.as_ref().and_then(|a| a.get(v, c, p)).unwrap_or(Vec4::ONE);
@@ -980,56 +981,6 @@ fn tangents(list: &[u32], xyz: &[[f32; 3]], nrm: &[[f32; 3]], uv: &[[f32; 2]]) -
             (if t == Vec3::ZERO { Vec3::X } else { t }).to_array()
         })
         .collect()
-}
-
-/// Per-corner normals from smoothing groups over the baked positions `pos`: a corner's normal
-/// is its polygon's normal plus those of the other polygons at the vertex that share a
-/// smoothing bit with it (no bits: flat), normalised. `mirrored` turns them with the reversed
-/// winding. A small local helper (the OBJ writer has its own; the scene model has no shared
-/// one yet).
-fn smoothing_normals(mesh: &Mesh, pos: &[DVec3], mirrored: bool) -> Vec<Vec3> {
-    let at = |v: u32| pos.get(v as usize).copied().unwrap_or(DVec3::ZERO);
-    let face: Vec<DVec3> = (0..mesh.polygon_count())
-        .map(|p| {
-            let vs = mesh.polygon(p);
-            let mut n = DVec3::ZERO;
-            for (i, &a) in vs.iter().enumerate() {
-                let (a, b) = (at(a), at(vs[(i + 1) % vs.len()]));
-                n += DVec3::new((a.y - b.y) * (a.z + b.z), (a.z - b.z) * (a.x + b.x), (a.x - b.x) * (a.y + b.y));
-            }
-            n.normalize_or_zero()
-        })
-        .collect();
-    let bits = |p: usize| mesh.smoothing_groups.as_ref().and_then(|g| g.get(p)).copied().unwrap_or(0);
-    let mut around: Vec<Vec<u32>> = vec![Vec::new(); pos.len()];
-    for p in 0..mesh.polygon_count() {
-        for &v in mesh.polygon(p) {
-            if let Some(l) = around.get_mut(v as usize) {
-                l.push(p as u32);
-            }
-        }
-    }
-    let mut out = vec![Vec3::ZERO; mesh.corner_vertices.len()];
-    for p in 0..mesh.polygon_count() {
-        let own = bits(p);
-        for c in mesh.polygon_corners(p) {
-            let v = mesh.corner_vertices[c] as usize;
-            let mut n = face[p];
-            if own != 0 {
-                for &q in around.get(v).into_iter().flatten() {
-                    let q = q as usize;
-                    if q != p && bits(q) & own != 0 {
-                        n += face[q];
-                    }
-                }
-            }
-            // Face normals follow the source winding; the written winding is reversed when
-            // mirrored, so the normals turn with it.
-            let n = n.normalize_or_zero();
-            out[c] = (if mirrored { -n } else { n }).as_vec3();
-        }
-    }
-    out
 }
 
 #[cfg(test)]
@@ -1230,6 +1181,14 @@ mod tests {
             assert!((b - a).cross(c - a).z > 0.0);
         }
         assert!(s.normal.as_ref().unwrap().iter().all(|n| *n == [0.0, 0.0, 1.0]));
+        // Stored normals go through the inverse transpose and face the mirrored front too.
+        let mut mesh = mesh_scene(Mesh::default(), g).meshes.pop().unwrap();
+        mesh.positions = vec![DVec3::ZERO, DVec3::X, DVec3::new(1.0, 1.0, 0.0)];
+        mesh.polygon_starts = vec![0, 3];
+        mesh.corner_vertices = vec![0, 1, 2];
+        mesh.normals = Some(crate::scene::Attribute { values: vec![Vec3::Z; 3], mapping: crate::scene::Mapping::PerVertex });
+        let (file, _, _) = export(&mesh_scene(mesh, g), &ExportOptions::default()).unwrap();
+        assert!(file.entities[0].surfaces[0].normal.as_ref().unwrap().iter().all(|n| *n == [0.0, 0.0, 1.0]));
     }
 
     #[test]

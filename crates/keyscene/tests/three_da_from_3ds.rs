@@ -35,7 +35,9 @@ use std::path::Path;
 
 use glam::{DVec3, Vec3};
 use keyscene::anim::Time;
-use keyscene::formats::three_da::{self, check::triangles_of_list, check::triangles_of_strip, colmap::Colmap};
+use keyscene::formats::three_da::{
+    self, check::triangles_of_list, check::triangles_of_strip, colmap::Colmap,
+};
 use keyscene::scene::Scene;
 use libtest_mimic::Failed;
 use serde_json::Value;
@@ -54,7 +56,11 @@ fn find_node(scene: &Scene, r: &Value) -> Option<usize> {
     (0..scene.nodes.len())
         .filter(with_mesh)
         .find(|&i| scene.nodes[i].source.id == id && scene.nodes[i].name == name)
-        .or_else(|| (0..scene.nodes.len()).filter(with_mesh).find(|&i| scene.nodes[i].name == name && scene.nodes[i].instance == instance))
+        .or_else(|| {
+            (0..scene.nodes.len())
+                .filter(with_mesh)
+                .find(|&i| scene.nodes[i].name == name && scene.nodes[i].instance == instance)
+        })
 }
 
 /// Points sorted by x for nearest-point queries within a tolerance.
@@ -80,7 +86,9 @@ impl Cloud {
 }
 
 fn bbox(p: impl Iterator<Item = DVec3>) -> (DVec3, DVec3) {
-    p.fold((DVec3::splat(f64::INFINITY), DVec3::splat(f64::NEG_INFINITY)), |(lo, hi), v| (lo.min(v), hi.max(v)))
+    p.fold((DVec3::splat(f64::INFINITY), DVec3::splat(f64::NEG_INFINITY)), |(lo, hi), v| {
+        (lo.min(v), hi.max(v))
+    })
 }
 
 fn mean(p: &[DVec3]) -> DVec3 {
@@ -99,7 +107,12 @@ fn convert(corpus: &Path, rel: &str) -> Result<(), Failed> {
     let rep = three_da::check(&bytes);
     let errors: Vec<String> = rep.errors().map(|i| i.to_string()).collect();
     if !errors.is_empty() {
-        return Err(format!("check: {} errors:\n{}", errors.len(), errors[..errors.len().min(10)].join("\n")).into());
+        return Err(format!(
+            "check: {} errors:\n{}",
+            errors.len(),
+            errors[..errors.len().min(10)].join("\n")
+        )
+        .into());
     }
     if scripts.len() != file.materials.len() {
         return Err("one material script per material".into());
@@ -122,20 +135,30 @@ fn convert(corpus: &Path, rel: &str) -> Result<(), Failed> {
             a.sort_unstable();
             b.sort_unstable();
             if a != b {
-                return Err(format!("{:?} surface {j}: strip decodes to {} triangles, list has {}", e.name, b.len(), a.len()).into());
+                return Err(format!(
+                    "{:?} surface {j}: strip decodes to {} triangles, list has {}",
+                    e.name,
+                    b.len(),
+                    a.len()
+                )
+                .into());
             }
         }
     }
 
     // 4. collision map rays vs brute force.
-    let map = Colmap::parse(file.colmap.as_deref().ok_or("no collision map")?).map_err(|(o, m)| format!("colmap at {o}: {m}"))?;
+    let map = Colmap::parse(file.colmap.as_deref().ok_or("no collision map")?)
+        .map_err(|(o, m)| format!("colmap at {o}: {m}"))?;
     for tree in &map.trees {
         if tree.triangles.is_empty() {
             continue;
         }
-        let (lo, hi) = tree.vertices.iter().fold((Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY)), |(l, h), v| {
-            (l.min(Vec3::from(*v)), h.max(Vec3::from(*v)))
-        });
+        let (lo, hi) = tree
+            .vertices
+            .iter()
+            .fold((Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY)), |(l, h), v| {
+                (l.min(Vec3::from(*v)), h.max(Vec3::from(*v)))
+            });
         let size = (hi - lo).max(Vec3::splat(1e-3));
         let mut seed = 0x9e37_79b9u32;
         let mut rnd = || {
@@ -161,7 +184,11 @@ fn convert(corpus: &Path, rel: &str) -> Result<(), Failed> {
                 .fold(None, |m: Option<f32>, t| Some(m.map_or(t, |m| m.min(t))));
             let fast = tree.ray(o, d, f32::INFINITY).map(|h| h.0);
             if brute != fast {
-                return Err(format!("colmap tree {}: ray {o:?} {d:?}: tree {fast:?}, brute force {brute:?}", tree.kind).into());
+                return Err(format!(
+                    "colmap tree {}: ray {o:?} {d:?}: tree {fast:?}, brute force {brute:?}",
+                    tree.kind
+                )
+                .into());
             }
         }
     }
@@ -181,7 +208,11 @@ fn convert(corpus: &Path, rel: &str) -> Result<(), Failed> {
         seed ^= seed >> 17;
         seed ^= seed << 5;
         let mut bad = bytes.clone();
-        let at = if k % 2 == 0 { seed as usize % bad.len() } else { colmap_at + seed as usize % (bad.len() - colmap_at) };
+        let at = if k % 2 == 0 {
+            seed as usize % bad.len()
+        } else {
+            colmap_at + seed as usize % (bad.len() - colmap_at)
+        };
         bad[at] ^= 1 << (seed >> 29);
         let _ = three_da::check(&bad);
         let _ = keyscene::load_bytes(&bad, Some(Path::new("x.3da")), &Default::default());
@@ -189,14 +220,17 @@ fn convert(corpus: &Path, rel: &str) -> Result<(), Failed> {
 
     // 2. read back and evaluate.
     let (back, _) = keyscene::load_bytes(&bytes, Some(Path::new("x.3da")), &Default::default())?;
-    let reference = corpus.join("3ds/reference").join(format!("{}.lib3ds.json", rel.replace('/', "_")));
+    let reference =
+        corpus.join("3ds/reference").join(format!("{}.lib3ds.json", rel.replace('/', "_")));
     let refj: Option<Value> = match std::fs::read(&reference) {
         Ok(b) => Some(serde_json::from_slice(&b)?),
         Err(_) => None,
     };
     let (a0, a1) = src.animations.first().map(|a| a.frame_range).unwrap_or((0.0, 0.0));
     let frames: Vec<f64> = match &refj {
-        Some(r) => r["samples"].as_array().unwrap().iter().map(|s| s["frame"].as_f64().unwrap()).collect(),
+        Some(r) => {
+            r["samples"].as_array().unwrap().iter().map(|s| s["frame"].as_f64().unwrap()).collect()
+        }
         None => vec![a0.max(0.0), a0.max(0.0) + 0.5, a1.max(0.0)],
     };
     let back_anim = (!back.animations.is_empty()).then_some(0);
@@ -207,13 +241,24 @@ fn convert(corpus: &Path, rel: &str) -> Result<(), Failed> {
         let pose_3da = back.evaluate(back_anim, Time::Frame(frame));
         let ref_nodes: Vec<&Value> = refj
             .as_ref()
-            .map(|r| r["samples"][fi]["nodes"].as_array().unwrap().iter().filter(|n| n.get("world_centroid").is_some()).collect())
+            .map(|r| {
+                r["samples"][fi]["nodes"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .filter(|n| n.get("world_centroid").is_some())
+                    .collect()
+            })
             .unwrap_or_default();
         // Tolerance from the reference's bbox union, else from the source's.
         let (lo, hi) = if ref_nodes.is_empty() {
             bbox((0..src.nodes.len()).flat_map(|i| pose_src.world_positions(&src, i)))
         } else {
-            bbox(ref_nodes.iter().flat_map(|n| [vec3(&n["world_bbox_min"]), vec3(&n["world_bbox_max"])]))
+            bbox(
+                ref_nodes
+                    .iter()
+                    .flat_map(|n| [vec3(&n["world_bbox_min"]), vec3(&n["world_bbox_max"])]),
+            )
         };
         let tol = 1e-4 * (hi - lo).length().max(1.0);
         for (e, &node) in report.entity_nodes.iter().enumerate() {
@@ -222,7 +267,10 @@ fn convert(corpus: &Path, rel: &str) -> Result<(), Failed> {
             let ours = pose_3da.world_positions(&back, e);
             let theirs_all = pose_src.world_positions(&src, node);
             let used: HashSet<u32> = mesh.corner_vertices.iter().copied().collect();
-            let used_pts: Vec<DVec3> = (0..theirs_all.len()).filter(|v| used.contains(&(*v as u32))).map(|v| theirs_all[v]).collect();
+            let used_pts: Vec<DVec3> = (0..theirs_all.len())
+                .filter(|v| used.contains(&(*v as u32)))
+                .map(|v| theirs_all[v])
+                .collect();
             let name = &src.nodes[node].name;
             if ours.is_empty() && used_pts.is_empty() {
                 continue;
@@ -231,7 +279,9 @@ fn convert(corpus: &Path, rel: &str) -> Result<(), Failed> {
             let mut fail = |what: String, d: f64| {
                 compared += 1;
                 if d.is_nan() || d > tol {
-                    failures.push(format!("frame {frame} {name}: {what} off by {d:.3e} (tolerance {tol:.1e})"));
+                    failures.push(format!(
+                        "frame {frame} {name}: {what} off by {d:.3e} (tolerance {tol:.1e})"
+                    ));
                 }
             };
             // Every exported vertex on a source vertex.
@@ -249,16 +299,26 @@ fn convert(corpus: &Path, rel: &str) -> Result<(), Failed> {
                 .collect();
             let mut seen = HashSet::new();
             let distinct_src: Vec<DVec3> = (0..theirs_all.len())
-                .filter(|v| used.contains(&(*v as u32)) && seen.insert(mesh.positions[*v].to_array().map(f64::to_bits)))
+                .filter(|v| {
+                    used.contains(&(*v as u32))
+                        && seen.insert(mesh.positions[*v].to_array().map(f64::to_bits))
+                })
                 .map(|v| theirs_all[v])
                 .collect();
-            let all_used_distinct = used.len() == mesh.positions.len() && distinct_src.len() == mesh.positions.len();
+            let all_used_distinct =
+                used.len() == mesh.positions.len() && distinct_src.len() == mesh.positions.len();
             let (ob_lo, ob_hi) = bbox(ours.iter().copied());
             let r = ref_nodes.iter().find(|r| find_node(&src, r) == Some(node));
             match r {
                 Some(r) if used.len() == mesh.positions.len() => {
-                    fail("bbox min vs lib3ds".into(), (ob_lo - vec3(&r["world_bbox_min"])).abs().max_element());
-                    fail("bbox max vs lib3ds".into(), (ob_hi - vec3(&r["world_bbox_max"])).abs().max_element());
+                    fail(
+                        "bbox min vs lib3ds".into(),
+                        (ob_lo - vec3(&r["world_bbox_min"])).abs().max_element(),
+                    );
+                    fail(
+                        "bbox max vs lib3ds".into(),
+                        (ob_hi - vec3(&r["world_bbox_max"])).abs().max_element(),
+                    );
                 }
                 _ => {
                     let (s_lo, s_hi) = bbox(used_pts.iter().copied());
@@ -268,15 +328,24 @@ fn convert(corpus: &Path, rel: &str) -> Result<(), Failed> {
             }
             let c = mean(&distinct_ours);
             match r {
-                Some(r) if all_used_distinct => fail("centroid vs lib3ds".into(), (c - vec3(&r["world_centroid"])).abs().max_element()),
-                _ => fail("distinct centroid vs source".into(), (c - mean(&distinct_src)).abs().max_element()),
+                Some(r) if all_used_distinct => fail(
+                    "centroid vs lib3ds".into(),
+                    (c - vec3(&r["world_centroid"])).abs().max_element(),
+                ),
+                _ => fail(
+                    "distinct centroid vs source".into(),
+                    (c - mean(&distinct_src)).abs().max_element(),
+                ),
             }
             if let Some(r) = r {
                 let ours_cloud = Cloud::new(ours.clone());
                 for s in r["world_sample_vertices"].as_array().unwrap() {
                     let k = s["index"].as_u64().unwrap() as u32;
                     if used.contains(&k) {
-                        fail(format!("sample vertex {k} vs lib3ds"), ours_cloud.near(vec3(&s["position"]), tol * 2.0));
+                        fail(
+                            format!("sample vertex {k} vs lib3ds"),
+                            ours_cloud.near(vec3(&s["position"]), tol * 2.0),
+                        );
                     }
                 }
             }
@@ -334,7 +403,9 @@ fn main() {
         None => Vec::new(),
     };
     if files.is_empty() {
-        trials.push(common::corpus_trial("three_da_from_3ds", &corpus, |_| Err("no 3DS file found in the corpus".into())));
+        trials.push(common::corpus_trial("three_da_from_3ds", &corpus, |_| {
+            Err("no 3DS file found in the corpus".into())
+        }));
     }
     for f in files {
         let dir = corpus.clone().unwrap().join("3ds");

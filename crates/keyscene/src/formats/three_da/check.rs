@@ -90,7 +90,11 @@ pub fn check(bytes: &[u8]) -> Report {
         Err(e) => {
             return Report {
                 variant: None,
-                issues: vec![Issue { severity: Severity::Error, offset: 0, message: e.to_string() }],
+                issues: vec![Issue {
+                    severity: Severity::Error,
+                    offset: 0,
+                    message: e.to_string(),
+                }],
             }
         }
     };
@@ -124,7 +128,10 @@ impl Checker<'_> {
         }
         for (i, m) in f.materials.iter().enumerate() {
             if !nul_terminated(&m.name) {
-                self.error(mat_table + (i * Material::SIZE) as u64, format!("material {i}: name is not NUL-terminated"));
+                self.error(
+                    mat_table + (i * Material::SIZE) as u64,
+                    format!("material {i}: name is not NUL-terminated"),
+                );
             }
         }
         let n = f.entities.len();
@@ -144,7 +151,13 @@ impl Checker<'_> {
                 self.error(at + 4, format!("{ctx}: name is not NUL-terminated"));
             }
             if !(entity_type::MESH..=entity_type::BONE).contains(&e.type_id) {
-                self.error(at, format!("{ctx}: type_id {} is not 1..4 (mesh, skinned mesh, helper, bone)", e.type_id));
+                self.error(
+                    at,
+                    format!(
+                        "{ctx}: type_id {} is not 1..4 (mesh, skinned mesh, helper, bone)",
+                        e.type_id
+                    ),
+                );
             }
             let p = e.parent_idx;
             if p != NO_PARENT && usize::from(p) >= i {
@@ -157,23 +170,48 @@ impl Checker<'_> {
                     stack.pop();
                 }
                 if p != NO_PARENT && stack.is_empty() {
-                    self.warn(at + 60, format!("{ctx}: not in depth-first order (parent {p} is not an open ancestor)"));
+                    self.warn(
+                        at + 60,
+                        format!(
+                            "{ctx}: not in depth-first order (parent {p} is not an open ancestor)"
+                        ),
+                    );
                 }
                 if let Some(&prev) = last_child.get(&p) {
                     if f.entities[prev].name > e.name {
-                        self.warn(at + 4, format!("{ctx}: siblings not in alphabetical order (after entity {prev})"));
+                        self.warn(
+                            at + 4,
+                            format!(
+                                "{ctx}: siblings not in alphabetical order (after entity {prev})"
+                            ),
+                        );
                     }
                 }
                 last_child.insert(p, i);
                 stack.push(i);
             }
-            let expected = if i < usize::from(NO_PARENT) { children.get(&(i as u16)).copied().unwrap_or(0) } else { 0 };
+            let expected = if i < usize::from(NO_PARENT) {
+                children.get(&(i as u16)).copied().unwrap_or(0)
+            } else {
+                0
+            };
             if u32::from(e.num_children) != expected {
-                self.error(at + 62, format!("{ctx}: num_children is {} but {expected} entities name it as parent", e.num_children));
+                self.error(
+                    at + 62,
+                    format!(
+                        "{ctx}: num_children is {} but {expected} entities name it as parent",
+                        e.num_children
+                    ),
+                );
             }
             let skinned = e.type_id == entity_type::MESH_SKINNED;
-            if (e.type_id == entity_type::HELPER || e.type_id == entity_type::BONE) && !e.surfaces.is_empty() {
-                self.warn(at + 68, format!("{ctx}: a helper or bone with {} surfaces", e.surfaces.len()));
+            if (e.type_id == entity_type::HELPER || e.type_id == entity_type::BONE)
+                && !e.surfaces.is_empty()
+            {
+                self.warn(
+                    at + 68,
+                    format!("{ctx}: a helper or bone with {} surfaces", e.surfaces.len()),
+                );
             }
             for (j, s) in e.surfaces.iter().enumerate() {
                 let sat = locs.surfaces[i][j];
@@ -202,17 +240,36 @@ impl Checker<'_> {
                     Some(fr) => self.keys(&tctx, &loc, fr, key_size_vec_or_rot(e, t)),
                     None => {
                         if let Some(RotTrack::Euler(eu)) = &e.rotation {
-                            for (k, (sub, axis)) in [(&eu.x, "X"), (&eu.y, "Y"), (&eu.z, "Z")].into_iter().enumerate() {
+                            for (k, (sub, axis)) in
+                                [(&eu.x, "X"), (&eu.y, "Y"), (&eu.z, "Z")].into_iter().enumerate()
+                            {
                                 let sloc = loc.sub.get(k).cloned().unwrap_or_default();
-                                self.keys(&format!("{tctx} › {axis}"), &sloc, &sub.frames(), float_key_size(sub));
+                                self.keys(
+                                    &format!("{tctx} › {axis}"),
+                                    &sloc,
+                                    &sub.frames(),
+                                    float_key_size(sub),
+                                );
                             }
                             if let Some(k) = eu.rot_order.iter().position(|&o| o > 2) {
-                                self.error(loc.header + 28 - (3 - self.variant.copy_padding() as u64), format!("{tctx}: m_aRotOrder[{k}] is {}, not 0, 1 or 2", eu.rot_order[k]));
+                                self.error(
+                                    loc.header + 28 - (3 - self.variant.copy_padding() as u64),
+                                    format!(
+                                        "{tctx}: m_aRotOrder[{k}] is {}, not 0, 1 or 2",
+                                        eu.rot_order[k]
+                                    ),
+                                );
                             }
                             let mut o = eu.rot_order;
                             o.sort_unstable();
                             if o != [0, 1, 2] {
-                                self.warn(loc.header, format!("{tctx}: m_aRotOrder {:?} is not a permutation of 0, 1, 2", eu.rot_order));
+                                self.warn(
+                                    loc.header,
+                                    format!(
+                                        "{tctx}: m_aRotOrder {:?} is not a permutation of 0, 1, 2",
+                                        eu.rot_order
+                                    ),
+                                );
                             }
                         }
                     }
@@ -220,7 +277,10 @@ impl Checker<'_> {
             }
         }
         let h = Header::decode(self.bytes);
-        if i64::from(h.num_faces) as u64 != faces || i64::from(h.num_vertices) as u64 != vertices || h.num_faces < 0 {
+        if i64::from(h.num_faces) as u64 != faces
+            || i64::from(h.num_vertices) as u64 != vertices
+            || h.num_faces < 0
+        {
             self.warn(24, format!(
                 "m_iNumFaces/m_iNumVertices are {}/{} but the surfaces hold {faces} triangles and {vertices} vertices",
                 h.num_faces, h.num_vertices
@@ -230,7 +290,12 @@ impl Checker<'_> {
             self.warn(36, "m_Bounds is not a finite box (min ≤ max)".into());
         }
         if n > usize::from(NO_PARENT) {
-            self.error(8, format!("{n} entities: parent indices (u16, 0xFFFF = none) cannot address them all"));
+            self.error(
+                8,
+                format!(
+                    "{n} entities: parent indices (u16, 0xFFFF = none) cannot address them all"
+                ),
+            );
         }
     }
 
@@ -249,7 +314,11 @@ impl Checker<'_> {
             if frames[k] <= frames[k - 1] {
                 self.error(
                     loc.keys + (k * key_size) as u64,
-                    format!("{ctx}: key {k} is at frame {} after frame {} (frames must increase)", frames[k], frames[k - 1]),
+                    format!(
+                        "{ctx}: key {k} is at frame {} after frame {} (frames must increase)",
+                        frames[k],
+                        frames[k - 1]
+                    ),
                 );
                 return;
             }
@@ -260,17 +329,30 @@ impl Checker<'_> {
         let rec = SurfaceRecord::decode(self.bytes.get(at as usize..).unwrap_or_default());
         let n = s.s_size;
         if s.material_idx < 0 || s.material_idx as usize >= f.materials.len() {
-            self.error(at, format!("{ctx}: material_idx {} is not below the {} materials", s.material_idx, f.materials.len()));
+            self.error(
+                at,
+                format!(
+                    "{ctx}: material_idx {} is not below the {} materials",
+                    s.material_idx,
+                    f.materials.len()
+                ),
+            );
         }
         if s.tri_list.len() % 3 != 0 {
-            self.error(at + 8, format!("{ctx}: tri_list_size {} is not a multiple of 3", s.tri_list.len()));
+            self.error(
+                at + 8,
+                format!("{ctx}: tri_list_size {} is not a multiple of 3", s.tri_list.len()),
+            );
         }
         self.indices(&format!("{ctx} › tri_list"), u64::from(rec.tri_list_offset), &s.tri_list, n);
         if !s.tri_strip.is_empty() {
             let sctx = format!("{ctx} › tri_strip");
             let soff = u64::from(rec.tri_strip_offset);
             if s.tri_strip.len() < 3 {
-                self.error(at + 16, format!("{sctx}: {} indices do not make a triangle", s.tri_strip.len()));
+                self.error(
+                    at + 16,
+                    format!("{sctx}: {} indices do not make a triangle", s.tri_strip.len()),
+                );
             } else if self.indices(&sctx, soff, &s.tri_strip, n) {
                 let mut list = triangles_of_list(&s.tri_list);
                 let mut strip = triangles_of_strip(&s.tri_strip);
@@ -289,8 +371,13 @@ impl Checker<'_> {
             self.error(at + 20, format!("{ctx}: {n} vertices but no xyz stream"));
         }
         match (&s.blending, skinned) {
-            (None, true) if n > 0 => self.error(at + 56, format!("{ctx}: a skinned mesh without a blending stream")),
-            (Some(_), false) => self.warn(at + 56, format!("{ctx}: a blending stream on an entity that is not skinned")),
+            (None, true) if n > 0 => {
+                self.error(at + 56, format!("{ctx}: a skinned mesh without a blending stream"))
+            }
+            (Some(_), false) => self.warn(
+                at + 56,
+                format!("{ctx}: a blending stream on an entity that is not skinned"),
+            ),
             _ => {}
         }
         if let Some(b) = &s.blending {
@@ -325,13 +412,13 @@ impl Checker<'_> {
 
     /// Reports indices ≥ `n` (once per table, with the count); true when all are in range.
     fn indices(&mut self, ctx: &str, table_at: u64, t: &[u16], n: u32) -> bool {
-        let bad: Vec<usize> = t.iter().enumerate().filter(|&(_, &i)| u32::from(i) >= n).map(|(k, _)| k).collect();
+        let bad: Vec<usize> =
+            t.iter().enumerate().filter(|&(_, &i)| u32::from(i) >= n).map(|(k, _)| k).collect();
         if let Some(&k) = bad.first() {
-            self.error(table_at + 2 * k as u64, format!(
-                "{ctx}: {} indices ≥ s_size {n} (first: index {k} = {})",
-                bad.len(),
-                t[k]
-            ));
+            self.error(
+                table_at + 2 * k as u64,
+                format!("{ctx}: {} indices ≥ s_size {n} (first: index {k} = {})", bad.len(), t[k]),
+            );
         }
         bad.is_empty()
     }
@@ -400,6 +487,12 @@ pub fn triangles_of_list(t: &[u16]) -> Vec<[u16; 3]> {
 pub fn triangles_of_strip(s: &[u16]) -> Vec<[u16; 3]> {
     s.windows(3)
         .enumerate()
-        .filter_map(|(k, w)| if k % 2 == 0 { canonical(w[0], w[1], w[2]) } else { canonical(w[1], w[0], w[2]) })
+        .filter_map(|(k, w)| {
+            if k % 2 == 0 {
+                canonical(w[0], w[1], w[2])
+            } else {
+                canonical(w[1], w[0], w[2])
+            }
+        })
         .collect()
 }

@@ -113,9 +113,17 @@ impl Tree {
                 continue;
             }
             let ext = chi - clo;
-            let axis = if ext.x >= ext.y && ext.x >= ext.z { 0 } else if ext.y >= ext.z { 1 } else { 2 };
+            let axis = if ext.x >= ext.y && ext.x >= ext.z {
+                0
+            } else if ext.y >= ext.z {
+                1
+            } else {
+                2
+            };
             let mid = (a + b) / 2;
-            tris[a..b].select_nth_unstable_by(mid - a, |p, q| centroid(p)[axis].total_cmp(&centroid(q)[axis]));
+            tris[a..b].select_nth_unstable_by(mid - a, |p, q| {
+                centroid(p)[axis].total_cmp(&centroid(q)[axis])
+            });
             let (l, r) = (nodes.len(), nodes.len() + 1);
             nodes.push(Node { min: [0.0; 3], max: [0.0; 3], first: 0, second: 0 });
             nodes.push(Node { min: [0.0; 3], max: [0.0; 3], first: 0, second: 0 });
@@ -272,7 +280,13 @@ impl Colmap {
         let count = usize::from(u16::from_le_bytes([b[6], b[7]]));
         let size = u32_at(b, 8).unwrap_or(0) as usize;
         if size < 16 || size > b.len() {
-            return err(8, format!("collision map: block size {size} does not fit the {} bytes present", b.len()));
+            return err(
+                8,
+                format!(
+                    "collision map: block size {size} does not fit the {} bytes present",
+                    b.len()
+                ),
+            );
         }
         let b = &b[..size];
         if 16 + 8 * count > size {
@@ -286,7 +300,10 @@ impl Colmap {
             }
             let at = u32_at(b, 20 + 8 * i).unwrap_or(0) as usize;
             if at % 4 != 0 || at < 16 + 8 * count || at + 16 > size {
-                return err(20 + 8 * i, format!("collision map: tree {i} offset {at} is out of range or misaligned"));
+                return err(
+                    20 + 8 * i,
+                    format!("collision map: tree {i} offset {at} is out of range or misaligned"),
+                );
             }
             let nv = u32_at(b, at).unwrap_or(0) as usize;
             let nt = u32_at(b, at + 4).unwrap_or(0) as usize;
@@ -298,13 +315,18 @@ impl Colmap {
             let vo = at + 16;
             let to = vo + nv * 12;
             let no = to + nt * 16;
-            let vertices: Vec<[f32; 3]> =
-                (0..nv).map(|k| [0, 1, 2].map(|c| f32_at(b, vo + 12 * k + 4 * c).unwrap_or(0.0))).collect();
-            let triangles: Vec<[u32; 4]> =
-                (0..nt).map(|k| [0, 1, 2, 3].map(|c| u32_at(b, to + 16 * k + 4 * c).unwrap_or(0))).collect();
+            let vertices: Vec<[f32; 3]> = (0..nv)
+                .map(|k| [0, 1, 2].map(|c| f32_at(b, vo + 12 * k + 4 * c).unwrap_or(0.0)))
+                .collect();
+            let triangles: Vec<[u32; 4]> = (0..nt)
+                .map(|k| [0, 1, 2, 3].map(|c| u32_at(b, to + 16 * k + 4 * c).unwrap_or(0)))
+                .collect();
             for (k, t) in triangles.iter().enumerate() {
                 if t[..3].iter().any(|&x| x as usize >= nv) {
-                    return err(to + 16 * k, format!("collision map: tree {i} triangle {k} has a vertex index ≥ {nv}"));
+                    return err(
+                        to + 16 * k,
+                        format!("collision map: tree {i} triangle {k} has a vertex index ≥ {nv}"),
+                    );
                 }
             }
             let nodes: Vec<Node> = (0..nn)
@@ -319,7 +341,10 @@ impl Colmap {
                 })
                 .collect();
             if nn == 0 && nt > 0 {
-                return err(at + 8, format!("collision map: tree {i} has {nt} triangles but no nodes"));
+                return err(
+                    at + 8,
+                    format!("collision map: tree {i} has {nt} triangles but no nodes"),
+                );
             }
             let mut covered = vec![false; nt];
             let mut reached = vec![false; nn];
@@ -329,17 +354,31 @@ impl Colmap {
             for (k, n) in nodes.iter().enumerate() {
                 let o = no + NODE_SIZE * k;
                 if !reached[k] {
-                    return err(o, format!("collision map: tree {i} node {k} is not reached from the root"));
+                    return err(
+                        o,
+                        format!("collision map: tree {i} node {k} is not reached from the root"),
+                    );
                 }
-                let inside = |lo: [f32; 3], hi: [f32; 3]| (0..3).all(|c| lo[c] >= n.min[c] && hi[c] <= n.max[c]);
+                let inside = |lo: [f32; 3], hi: [f32; 3]| {
+                    (0..3).all(|c| lo[c] >= n.min[c] && hi[c] <= n.max[c])
+                };
                 if n.second & LEAF != 0 {
                     let (first, cnt) = (n.first as usize, (n.second & !LEAF) as usize);
                     if first + cnt > nt {
-                        return err(o + 24, format!("collision map: tree {i} leaf {k} triangles {first}..{} pass {nt}", first + cnt));
+                        return err(
+                            o + 24,
+                            format!(
+                                "collision map: tree {i} leaf {k} triangles {first}..{} pass {nt}",
+                                first + cnt
+                            ),
+                        );
                     }
                     for (t, seen) in covered.iter_mut().enumerate().skip(first).take(cnt) {
                         if std::mem::replace(seen, true) {
-                            return err(o + 24, format!("collision map: tree {i} triangle {t} is in two leaves"));
+                            return err(
+                                o + 24,
+                                format!("collision map: tree {i} triangle {t} is in two leaves"),
+                            );
                         }
                         let p = triangles[t];
                         for &x in &p[..3] {
@@ -355,16 +394,27 @@ impl Colmap {
                             return err(o + 24, format!("collision map: tree {i} node {k} child {c} is not after it or past {nn}"));
                         }
                         if std::mem::replace(&mut reached[c], true) {
-                            return err(o + 24, format!("collision map: tree {i} node {c} has two parents"));
+                            return err(
+                                o + 24,
+                                format!("collision map: tree {i} node {c} has two parents"),
+                            );
                         }
                         if !inside(nodes[c].min, nodes[c].max) {
-                            return err(o, format!("collision map: tree {i} node {k} box does not hold child {c}"));
+                            return err(
+                                o,
+                                format!(
+                                    "collision map: tree {i} node {k} box does not hold child {c}"
+                                ),
+                            );
                         }
                     }
                 }
             }
             if let Some(t) = covered.iter().position(|&c| !c) {
-                return err(to + 16 * t, format!("collision map: tree {i} triangle {t} is in no leaf"));
+                return err(
+                    to + 16 * t,
+                    format!("collision map: tree {i} triangle {t} is in no leaf"),
+                );
             }
             trees.push(Tree { kind, vertices, triangles, nodes });
         }
@@ -397,7 +447,10 @@ pub fn build_for_file(file: &File, frame: f64, warnings: &mut Vec<String>) -> Ve
                 let ids: Vec<u32> = xyz
                     .iter()
                     .map(|p| {
-                        let w = world[i].transform_point3(DVec3::from(p.map(f64::from))).as_vec3().to_array();
+                        let w = world[i]
+                            .transform_point3(DVec3::from(p.map(f64::from)))
+                            .as_vec3()
+                            .to_array();
                         *index.entry(w.map(f32::to_bits)).or_insert_with(|| {
                             vertices.push(w);
                             vertices.len() as u32 - 1
@@ -405,7 +458,8 @@ pub fn build_for_file(file: &File, frame: f64, warnings: &mut Vec<String>) -> Ve
                     })
                     .collect();
                 for t in s.tri_list.chunks_exact(3) {
-                    let [a, b, c] = [t[0], t[1], t[2]].map(|x| ids.get(usize::from(x)).copied().unwrap_or(0));
+                    let [a, b, c] =
+                        [t[0], t[1], t[2]].map(|x| ids.get(usize::from(x)).copied().unwrap_or(0));
                     if a != b && b != c && a != c {
                         triangles.push([a, b, c, i as u32]);
                     }
@@ -420,7 +474,8 @@ pub fn build_for_file(file: &File, frame: f64, warnings: &mut Vec<String>) -> Ve
     if let Some(h) = hull {
         let (v, t) = gather(&|i| i == h);
         if t.is_empty() {
-            warnings.push(format!("{COLLISION_HULL} has no triangles: its collision tree is empty"));
+            warnings
+                .push(format!("{COLLISION_HULL} has no triangles: its collision tree is empty"));
         }
         map.trees.push(Tree::build(KIND_HULL, v, t));
     }
@@ -461,7 +516,9 @@ mod tests {
         for _ in 0..500 {
             let o = Vec3::new(rnd() * 12.0 - 1.0, rnd() * 12.0 - 1.0, 2.0 + rnd());
             let d = Vec3::new(rnd() - 0.5, rnd() - 0.5, -1.0).normalize();
-            let brute = (0..tree.triangles.len()).filter_map(|k| tree.triangle_hit(k, o, d)).fold(None, |m: Option<f32>, t| Some(m.map_or(t, |m| m.min(t))));
+            let brute = (0..tree.triangles.len())
+                .filter_map(|k| tree.triangle_hit(k, o, d))
+                .fold(None, |m: Option<f32>, t| Some(m.map_or(t, |m| m.min(t))));
             let fast = tree.ray(o, d, f32::INFINITY).map(|h| h.0);
             assert_eq!(brute, fast, "ray {o:?} {d:?}");
         }

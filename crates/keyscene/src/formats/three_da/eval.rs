@@ -206,7 +206,10 @@ mod tests {
     use super::*;
 
     fn lin1(keys: &[(i32, f32)]) -> FloatTrack {
-        FloatTrack::Linear(KeyTrack { current: 0.0, keys: keys.iter().map(|&(frame, value)| LinearKey { frame, value }).collect() })
+        FloatTrack::Linear(KeyTrack {
+            current: 0.0,
+            keys: keys.iter().map(|&(frame, value)| LinearKey { frame, value }).collect(),
+        })
     }
 
     #[test]
@@ -231,7 +234,13 @@ mod tests {
     fn tcb_zero_tangents_is_smoothstep_and_ease_is_not_applied() {
         // Hermite with zero tangents: h(u) = 3u² − 2u³, so u = 0.25 gives 0.15625 — with full
         // ease stored on both keys, which lib3ds does not apply.
-        let k = |frame, value| TcbKey { frame, value, ease_in: 1.0, ease_out: 1.0, ..TcbKey::<f32>::default() };
+        let k = |frame, value| TcbKey {
+            frame,
+            value,
+            ease_in: 1.0,
+            ease_out: 1.0,
+            ..TcbKey::<f32>::default()
+        };
         let t = FloatTrack::Tcb(KeyTrack { current: 0.0, keys: vec![k(0, 0.0), k(4, 1.0)] });
         assert!((t.sample(1.0).unwrap() - 0.15625).abs() < 1e-12);
     }
@@ -260,9 +269,11 @@ mod tests {
     fn tcb_quat_with_chord_controls_is_slerp() {
         // With control quaternions equal to the keys themselves squad degenerates to slerp:
         // halfway between identity and 90° about Z is 45° about Z.
-        let q1 = [0.0, 0.0, (std::f32::consts::FRAC_PI_4).sin(), (std::f32::consts::FRAC_PI_4).cos()];
+        let q1 =
+            [0.0, 0.0, (std::f32::consts::FRAC_PI_4).sin(), (std::f32::consts::FRAC_PI_4).cos()];
         let id = [0.0, 0.0, 0.0, 1.0];
-        let k = |frame, v: Quat| TcbKey { frame, value: v, in_tan: v, out_tan: v, ..TcbKey::default() };
+        let k =
+            |frame, v: Quat| TcbKey { frame, value: v, in_tan: v, out_tan: v, ..TcbKey::default() };
         let t = RotTrack::Tcb(KeyTrack { current: id, keys: vec![k(0, id), k(2, q1)] });
         let q = t.sample(1.0).unwrap();
         assert!(q.abs_diff_eq(DQuat::from_rotation_z(std::f64::consts::FRAC_PI_4), 1e-6), "{q:?}");

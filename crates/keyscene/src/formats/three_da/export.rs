@@ -103,14 +103,22 @@ pub struct MaterialScript {
 
 /// Converts `scene` to a 3DA file and its material scripts. Fails only when the result cannot
 /// be written (more than 255 entities referenced as bones, counts past the format's fields).
-pub fn export(scene: &Scene, opts: &ExportOptions) -> Result<(File, Vec<MaterialScript>, ExportReport), Error> {
+pub fn export(
+    scene: &Scene,
+    opts: &ExportOptions,
+) -> Result<(File, Vec<MaterialScript>, ExportReport), Error> {
     let mut report = ExportReport::default();
     // --- which nodes become entities, and their names.
     let keep = |n: &Node| matches!(n.kind, NodeKind::Mesh | NodeKind::Null | NodeKind::Bone);
     let kept: Vec<NodeId> = (0..scene.nodes.len()).filter(|&i| keep(&scene.nodes[i])).collect();
     for (i, n) in scene.nodes.iter().enumerate() {
         if !keep(n) {
-            report.dropped.push(format!("node {i} {:?} ({}): 3DA has no {}", n.name, n.kind.name(), n.kind.name()));
+            report.dropped.push(format!(
+                "node {i} {:?} ({}): 3DA has no {}",
+                n.name,
+                n.kind.name(),
+                n.kind.name()
+            ));
         }
     }
     let mut slot_of: HashMap<NodeId, usize> = HashMap::new();
@@ -133,7 +141,8 @@ pub fn export(scene: &Scene, opts: &ExportOptions) -> Result<(File, Vec<Material
         None
     };
     let parents: Vec<Option<usize>> = kept.iter().map(|&i| kept_parent(i)).collect();
-    let names = unique_names(kept.iter().map(|&i| display_name(&scene.nodes[i])).collect(), &mut report);
+    let names =
+        unique_names(kept.iter().map(|&i| display_name(&scene.nodes[i])).collect(), &mut report);
     let name_refs: Vec<&str> = names.iter().map(String::as_str).collect();
     let order = super::traverse_order(&parents, &name_refs);
     let mut file_index = vec![0usize; kept.len()];
@@ -141,7 +150,10 @@ pub fn export(scene: &Scene, opts: &ExportOptions) -> Result<(File, Vec<Material
         file_index[k] = f;
     }
     if kept.len() > usize::from(u16::MAX) {
-        return Err(Error::Invalid(format!("{} entities do not fit a u16 parent index", kept.len())));
+        return Err(Error::Invalid(format!(
+            "{} entities do not fit a u16 parent index",
+            kept.len()
+        )));
     }
 
     // --- materials.
@@ -164,14 +176,20 @@ pub fn export(scene: &Scene, opts: &ExportOptions) -> Result<(File, Vec<Material
     };
     if let Some(a) = anim {
         if a.frame_range.0 < 0.0 {
-            report.warnings.push(format!("animation starts at frame {}; frames before 0 are not written", a.frame_range.0));
+            report.warnings.push(format!(
+                "animation starts at frame {}; frames before 0 are not written",
+                a.frame_range.0
+            ));
         }
     }
     let frames: Vec<i64> = (lo..=hi).collect();
-    let parts: Vec<Vec<Transform>> = frames.iter().map(|&f| sample_parts(scene, anim, f as f64 / rate)).collect();
+    let parts: Vec<Vec<Transform>> =
+        frames.iter().map(|&f| sample_parts(scene, anim, f as f64 / rate)).collect();
     let anim_index = anim.and(opts.animation);
-    let worlds: Vec<Vec<DMat4>> =
-        frames.iter().map(|&f| scene.evaluate(anim_index, crate::anim::Time::Frame(f as f64 / rate)).world).collect();
+    let worlds: Vec<Vec<DMat4>> = frames
+        .iter()
+        .map(|&f| scene.evaluate(anim_index, crate::anim::Time::Frame(f as f64 / rate)).world)
+        .collect();
 
     // --- entities.
     let mut entities: Vec<Option<Entity>> = vec![None; kept.len()];
@@ -190,17 +208,31 @@ pub fn export(scene: &Scene, opts: &ExportOptions) -> Result<(File, Vec<Material
         if let (NodeKind::Mesh, Some(m)) = (&node.kind, node.mesh) {
             let mesh = &scene.meshes[m];
             if mesh.skin.is_some() {
-                report.dropped.push(format!("{:?}: skinning (written as a rigid mesh in its bind pose)", names[k]));
+                report.dropped.push(format!(
+                    "{:?}: skinning (written as a rigid mesh in its bind pose)",
+                    names[k]
+                ));
             }
             if !mesh.morph_targets.is_empty() {
-                report.dropped.push(format!("{:?}: {} morph targets", names[k], mesh.morph_targets.len()));
+                report.dropped.push(format!(
+                    "{:?}: {} morph targets",
+                    names[k],
+                    mesh.morph_targets.len()
+                ));
             }
             if mesh.uv_sets.len() > 2 {
-                report.dropped.push(format!("{:?}: UV sets 2..{}", names[k], mesh.uv_sets.len() - 1));
+                report.dropped.push(format!(
+                    "{:?}: UV sets 2..{}",
+                    names[k],
+                    mesh.uv_sets.len() - 1
+                ));
             }
             let g = node.geometry_transform;
             if g != DMat4::IDENTITY {
-                report.baked.push(format!("{:?}: geometry transform (pivot / mesh matrix) baked into the vertices", names[k]));
+                report.baked.push(format!(
+                    "{:?}: geometry transform (pivot / mesh matrix) baked into the vertices",
+                    names[k]
+                ));
             }
             let built = surfaces(mesh, g, &mut mats, &names[k], &mut report);
             for s in &built {
@@ -209,7 +241,9 @@ pub fn export(scene: &Scene, opts: &ExportOptions) -> Result<(File, Vec<Material
                 acmr.2 += s.triangles;
             }
             e.surfaces = built.into_iter().map(|s| s.surface).collect();
-            e.bounds = bounds(e.surfaces.iter().flat_map(|s| s.xyz.iter().flatten()).map(|p| p.map(f64::from)));
+            e.bounds = bounds(
+                e.surfaces.iter().flat_map(|s| s.xyz.iter().flatten()).map(|p| p.map(f64::from)),
+            );
             report.converted.push(format!(
                 "node {id} {:?} → mesh entity {:?}: {} surfaces, {} triangles",
                 node.name,
@@ -217,15 +251,26 @@ pub fn export(scene: &Scene, opts: &ExportOptions) -> Result<(File, Vec<Material
                 e.surfaces.len(),
                 e.surfaces.iter().map(|s| s.tri_list.len() / 3).sum::<usize>()
             ));
-            let pts: Vec<DVec3> =
-                e.surfaces.iter().flat_map(|s| s.xyz.iter().flatten()).map(|p| DVec3::from(p.map(f64::from))).collect();
+            let pts: Vec<DVec3> = e
+                .surfaces
+                .iter()
+                .flat_map(|s| s.xyz.iter().flatten())
+                .map(|p| DVec3::from(p.map(f64::from)))
+                .collect();
             first_frame_vertices.push((k, pts));
         } else {
             if matches!(node.kind, NodeKind::Mesh) {
-                report.warnings.push(format!("{:?}: mesh node without a mesh, written as a helper", names[k]));
+                report
+                    .warnings
+                    .push(format!("{:?}: mesh node without a mesh, written as a helper", names[k]));
                 e.type_id = entity_type::HELPER;
             }
-            report.converted.push(format!("node {id} {:?} → {} entity {:?}", node.name, node.kind.name(), names[k]));
+            report.converted.push(format!(
+                "node {id} {:?} → {} entity {:?}",
+                node.name,
+                node.kind.name(),
+                names[k]
+            ));
         }
         // Tracks: local T/R/S relative to the kept parent, at every frame.
         // "direct": the node's local matrix is its own T·R·S under its written parent, so its
@@ -237,10 +282,15 @@ pub fn export(scene: &Scene, opts: &ExportOptions) -> Result<(File, Vec<Material
             && (node_ref.parent.is_none() || node_ref.inherit == crate::scene::InheritType::RrSs);
         let direct = parent_kept && plain;
         if !parent_kept {
-            report.baked.push(format!("{:?}: transforms of dropped ancestors baked into its tracks", names[k]));
+            report.baked.push(format!(
+                "{:?}: transforms of dropped ancestors baked into its tracks",
+                names[k]
+            ));
         }
         if !plain {
-            report.baked.push(format!("{:?}: pivots / inherit type baked into its tracks", names[k]));
+            report
+                .baked
+                .push(format!("{:?}: pivots / inherit type baked into its tracks", names[k]));
         }
         let locals: Vec<Transform> = (0..frames.len())
             .map(|f| {
@@ -297,24 +347,42 @@ pub fn export(scene: &Scene, opts: &ExportOptions) -> Result<(File, Vec<Material
         }
         entities[file_index[k]] = Some(e);
     }
-    let entities: Vec<Entity> = entities.into_iter().map(|e| e.expect("every slot filled")).collect();
+    let entities: Vec<Entity> =
+        entities.into_iter().map(|e| e.expect("every slot filled")).collect();
     report.entity_nodes = order.iter().map(|&k| kept[k]).collect();
 
     // --- file bounds at the first frame: the entities' exported local matrices composed.
     let mut world_k = vec![DMat4::IDENTITY; kept.len()];
     for &k in &order {
-        let t = entities[file_index[k]].position.as_ref().and_then(|t| t.sample(lo as f64)).unwrap_or(DVec3::ZERO);
-        let r = entities[file_index[k]].rotation.as_ref().and_then(|t| t.sample(lo as f64)).unwrap_or(DQuat::IDENTITY);
-        let s = entities[file_index[k]].scale.as_ref().and_then(|t| t.sample(lo as f64)).unwrap_or(DVec3::ONE);
+        let t = entities[file_index[k]]
+            .position
+            .as_ref()
+            .and_then(|t| t.sample(lo as f64))
+            .unwrap_or(DVec3::ZERO);
+        let r = entities[file_index[k]]
+            .rotation
+            .as_ref()
+            .and_then(|t| t.sample(lo as f64))
+            .unwrap_or(DQuat::IDENTITY);
+        let s = entities[file_index[k]]
+            .scale
+            .as_ref()
+            .and_then(|t| t.sample(lo as f64))
+            .unwrap_or(DVec3::ONE);
         let l = DMat4::from_scale_rotation_translation(s, r, t);
         world_k[k] = parents[k].map_or(l, |p| world_k[p] * l);
     }
-    let file_bounds =
-        bounds(first_frame_vertices.iter().flat_map(|(k, pts)| pts.iter().map(|&p| world_k[*k].transform_point3(p).to_array())));
+    let file_bounds = bounds(
+        first_frame_vertices
+            .iter()
+            .flat_map(|(k, pts)| pts.iter().map(|&p| world_k[*k].transform_point3(p).to_array())),
+    );
 
     let (materials, scripts) = mats.finish(&mut report);
-    let num_faces: usize = entities.iter().flat_map(|e| &e.surfaces).map(|s| s.tri_list.len() / 3).sum();
-    let num_vertices: usize = entities.iter().flat_map(|e| &e.surfaces).map(|s| s.s_size as usize).sum();
+    let num_faces: usize =
+        entities.iter().flat_map(|e| &e.surfaces).map(|s| s.tri_list.len() / 3).sum();
+    let num_vertices: usize =
+        entities.iter().flat_map(|e| &e.surfaces).map(|s| s.s_size as usize).sum();
     report.triangles = acmr.2;
     if acmr.2 > 0 {
         report.acmr_before = acmr.0 / acmr.2 as f64;
@@ -323,7 +391,8 @@ pub fn export(scene: &Scene, opts: &ExportOptions) -> Result<(File, Vec<Material
     let mut file = File {
         frames: (hi + 1) as u32,
         num_faces: i32::try_from(num_faces).map_err(|_| Error::Invalid("too many faces".into()))?,
-        num_vertices: i32::try_from(num_vertices).map_err(|_| Error::Invalid("too many vertices".into()))?,
+        num_vertices: i32::try_from(num_vertices)
+            .map_err(|_| Error::Invalid("too many vertices".into()))?,
         bounds: file_bounds,
         colmap_id: super::layout::colmap_type::AABBTREE,
         materials,
@@ -342,7 +411,11 @@ pub fn export(scene: &Scene, opts: &ExportOptions) -> Result<(File, Vec<Material
 /// it. Everything is encoded in memory first; each file is then written atomically
 /// ([`crate::write_atomically`]), the scripts before the model, and if any write fails the
 /// files this call created are removed again, so a failure leaves no partial output.
-pub fn save(scene: &Scene, path: &std::path::Path, opts: &ExportOptions) -> Result<ExportReport, crate::Error> {
+pub fn save(
+    scene: &Scene,
+    path: &std::path::Path,
+    opts: &ExportOptions,
+) -> Result<ExportReport, crate::Error> {
     let (file, scripts, report) = export(scene, opts)?;
     let bytes = super::write(&file)?;
     let dir = match path.parent() {
@@ -414,14 +487,20 @@ fn unique_names(names: Vec<String>, report: &mut ExportReport) -> Vec<String> {
                 k += 1;
             }
             taken.insert(short.clone());
-            report.warnings.push(format!("name {n:?} is longer than 31 bytes: written as {short:?}"));
+            report
+                .warnings
+                .push(format!("name {n:?} is longer than 31 bytes: written as {short:?}"));
             short
         })
         .collect()
 }
 
 /// The local T, R, S of every node at `frame`, as [`Scene::evaluate`] samples them.
-fn sample_parts(scene: &Scene, anim: Option<&crate::anim::Animation>, frame: f64) -> Vec<Transform> {
+fn sample_parts(
+    scene: &Scene,
+    anim: Option<&crate::anim::Animation>,
+    frame: f64,
+) -> Vec<Transform> {
     let mut parts: Vec<Transform> = scene.nodes.iter().map(|n| n.transform).collect();
     for ch in anim.iter().flat_map(|a| &a.channels) {
         let Some(p) = parts.get_mut(ch.node) else { continue };
@@ -467,8 +546,11 @@ fn f3(v: DVec3) -> [f32; 3] {
 
 /// LINEAR 3D keys at `frames` (one key when every value is the same in `f32`).
 fn vec_track(frames: &[i64], values: impl Iterator<Item = DVec3>) -> VecTrack {
-    let mut keys: Vec<LinearKey<[f32; 3]>> =
-        frames.iter().zip(values).map(|(&f, v)| LinearKey { frame: f as i32, value: f3(v) }).collect();
+    let mut keys: Vec<LinearKey<[f32; 3]>> = frames
+        .iter()
+        .zip(values)
+        .map(|(&f, v)| LinearKey { frame: f as i32, value: f3(v) })
+        .collect();
     if keys.iter().all(|k| k.value == keys[0].value) {
         keys.truncate(1);
     }
@@ -509,7 +591,10 @@ fn animated_node(anim: Option<&crate::anim::Animation>, id: NodeId) -> bool {
 /// `anim::tcb`, "Outside the keys"), so a group whose keys hold the same value is one key
 /// (first's incoming tangent, last's outgoing); `None` when a group's values differ (a jump,
 /// which 3DA's strictly increasing keys cannot hold).
-fn merge_groups(frames: &[u32], same: impl Fn(usize, usize) -> bool) -> Option<Vec<(usize, usize)>> {
+fn merge_groups(
+    frames: &[u32],
+    same: impl Fn(usize, usize) -> bool,
+) -> Option<Vec<(usize, usize)>> {
     let mut out: Vec<(usize, usize)> = Vec::new();
     for (i, &f) in frames.iter().enumerate() {
         match out.last_mut() {
@@ -566,13 +651,19 @@ fn exact_frames<T>(t: &Track<T>, rate: f64, lo: f64, hi: f64) -> Option<Vec<u32>
 fn keyed_vec_track(t: &Track<DVec3>, rate: f64, lo: f64, hi: f64) -> Option<VecTrack> {
     let frames = exact_frames(t, rate, lo, hi)?;
     let keys = &t.keys;
-    if keys.len() > 1 && keys.iter().any(|k| matches!(k.interpolation, Interpolation::Step | Interpolation::Bezier { .. })) {
+    if keys.len() > 1
+        && keys
+            .iter()
+            .any(|k| matches!(k.interpolation, Interpolation::Step | Interpolation::Bezier { .. }))
+    {
         return None;
     }
     let groups = merge_groups(&frames, |a, b| keys[a].value == keys[b].value)?;
     if keys.iter().all(|k| matches!(k.interpolation, Interpolation::Linear)) || keys.len() == 1 {
-        let keys: Vec<LinearKey<[f32; 3]>> =
-            groups.iter().map(|&(a, _)| LinearKey { frame: frames[a] as i32, value: f3(keys[a].value) }).collect();
+        let keys: Vec<LinearKey<[f32; 3]>> = groups
+            .iter()
+            .map(|&(a, _)| LinearKey { frame: frames[a] as i32, value: f3(keys[a].value) })
+            .collect();
         return Some(VecTrack::Linear(KeyTrack { current: keys[0].value, keys }));
     }
     let mut out: Vec<TcbKey<[f32; 3]>> = keys
@@ -609,7 +700,9 @@ fn keyed_vec_track(t: &Track<DVec3>, rate: f64, lo: f64, hi: f64) -> Option<VecT
                 (*out_tangent * span, tb * span)
             }
             Interpolation::Linear => (b.value - a.value, b.value - a.value),
-            Interpolation::Step | Interpolation::Bezier { .. } | Interpolation::Squad { .. } => return None,
+            Interpolation::Step | Interpolation::Bezier { .. } | Interpolation::Squad { .. } => {
+                return None
+            }
         };
         out[i].out_tan = f3(ta);
         out[i + 1].in_tan = f3(tb);
@@ -625,17 +718,30 @@ fn keyed_vec_track(t: &Track<DVec3>, rate: f64, lo: f64, hi: f64) -> Option<VecT
 /// otherwise.
 fn keyed_rot_track(r: &RotationTrack, rate: f64, lo: f64, hi: f64) -> Option<RotTrack> {
     let q = |q: DQuat| q.as_quat().to_array();
-    let tcb_key = |frame: u32, value, in_tan, out_tan| TcbKey { frame, value, in_tan, out_tan, ..TcbKey::default() };
+    let tcb_key = |frame: u32, value, in_tan, out_tan| TcbKey {
+        frame,
+        value,
+        in_tan,
+        out_tan,
+        ..TcbKey::default()
+    };
     match r {
         RotationTrack::Relative(t) => {
             let frames = exact_frames(t, rate, lo, hi)?;
-            if t.keys.len() > 1 && t.keys.iter().any(|k| matches!(k.interpolation, Interpolation::Step | Interpolation::Bezier { .. })) {
+            if t.keys.len() > 1
+                && t.keys.iter().any(|k| {
+                    matches!(k.interpolation, Interpolation::Step | Interpolation::Bezier { .. })
+                })
+            {
                 return None;
             }
             let abs = relative_key_quats(t);
             let groups = merge_groups(&frames, |a, b| abs[a][0].abs_diff_eq(abs[b][0], 1e-12))?;
-            let mut keys: Vec<TcbKey<[f32; 4]>> =
-                abs.iter().zip(&frames).map(|(a, &f)| tcb_key(f, q(a[0]), q(a[0]), q(a[0]))).collect();
+            let mut keys: Vec<TcbKey<[f32; 4]>> = abs
+                .iter()
+                .zip(&frames)
+                .map(|(a, &f)| tcb_key(f, q(a[0]), q(a[0]), q(a[0])))
+                .collect();
             for i in 0..keys.len().saturating_sub(1) {
                 if !matches!(t.keys[i].interpolation, Interpolation::Linear) {
                     keys[i].out_tan = q(abs[i][2]);
@@ -654,9 +760,13 @@ fn keyed_rot_track(r: &RotationTrack, rate: f64, lo: f64, hi: f64) -> Option<Rot
         RotationTrack::Quat(t) => {
             let frames = exact_frames(t, rate, lo, hi)?;
             let groups = merge_groups(&frames, |a, b| t.keys[a].value == t.keys[b].value)?;
-            if t.keys.iter().all(|k| matches!(k.interpolation, Interpolation::Linear)) || t.keys.len() == 1 {
-                let keys: Vec<LinearKey<[f32; 4]>> =
-                    groups.iter().map(|&(a, _)| LinearKey { frame: frames[a] as i32, value: q(t.keys[a].value) }).collect();
+            if t.keys.iter().all(|k| matches!(k.interpolation, Interpolation::Linear))
+                || t.keys.len() == 1
+            {
+                let keys: Vec<LinearKey<[f32; 4]>> = groups
+                    .iter()
+                    .map(|&(a, _)| LinearKey { frame: frames[a] as i32, value: q(t.keys[a].value) })
+                    .collect();
                 return Some(RotTrack::Linear(KeyTrack { current: keys[0].value, keys }));
             }
             let n = t.keys.len();
@@ -737,7 +847,8 @@ impl<'a> Materials<'a> {
                 file_name = format!("{}{suffix}.mat", cut(&base, 27 - suffix.len()));
                 k += 1;
             }
-            let mut rec = MatRecord { name: super::layout::make_name(&file_name), ..MatRecord::default() };
+            let mut rec =
+                MatRecord { name: super::layout::make_name(&file_name), ..MatRecord::default() };
             let rgba = |c: Vec3, a: f32| [c.x, c.y, c.z, a];
             let mut text = String::new();
             match src {
@@ -760,7 +871,10 @@ impl<'a> Materials<'a> {
                         rec.map_channel[c] = 0;
                     }
                     rec.num_maps = maps.len() as i32;
-                    text.push_str(&format!("// {file_name}: material {:?}, written by keyscene\n", s.name));
+                    text.push_str(&format!(
+                        "// {file_name}: material {:?}, written by keyscene\n",
+                        s.name
+                    ));
                     let col = |c: [f32; 4]| format!("{} {} {} {}", c[0], c[1], c[2], c[3]);
                     text.push_str(&format!("Ambient( \"{}\" ) // RGBA 0-1\n", col(rec.ambient)));
                     text.push_str(&format!("Diffuse( \"{}\" ) // RGBA 0-1\n", col(rec.diffuse)));
@@ -781,7 +895,9 @@ impl<'a> Materials<'a> {
                 }
                 None => {
                     rec.diffuse = [0.8, 0.8, 0.8, 1.0];
-                    text.push_str(&format!("// {file_name}: polygons without a material, written by keyscene\n"));
+                    text.push_str(&format!(
+                        "// {file_name}: polygons without a material, written by keyscene\n"
+                    ));
                     text.push_str("Diffuse( \"0.8 0.8 0.8 1\" ) // RGBA 0-1\n");
                     report.warnings.push(format!("polygons without a material use {file_name}"));
                 }
@@ -813,7 +929,13 @@ struct VKey {
 
 /// The surfaces of one mesh: triangles grouped by material, vertices de-duplicated, split at
 /// [`MAX_SURFACE_VERTICES`], indices optimised and stripified.
-fn surfaces(mesh: &Mesh, g: DMat4, mats: &mut Materials, name: &str, report: &mut ExportReport) -> Vec<Built> {
+fn surfaces(
+    mesh: &Mesh,
+    g: DMat4,
+    mats: &mut Materials,
+    name: &str,
+    report: &mut ExportReport,
+) -> Vec<Built> {
     let pos: Vec<DVec3> = mesh.positions.iter().map(|&p| g.transform_point3(p)).collect();
     let mirrored = g.determinant() < 0.0;
     // Normals from the shared helper (smoothing groups, else stored normals through the
@@ -821,10 +943,11 @@ fn surfaces(mesh: &Mesh, g: DMat4, mats: &mut Materials, name: &str, report: &mu
     // reversed when `g` mirrors, so those turn with it; stored normals carried by the inverse
     // transpose already face the mirrored front.
     let stored = mesh.smoothing_groups.is_none() && mesh.normals.is_some();
-    let corner_normals: Vec<Vec3> = geometry::corner_normals(mesh, &pos, geometry::normal_matrix(g))
-        .into_iter()
-        .map(|n| if mirrored && !stored { -n } else { n })
-        .collect();
+    let corner_normals: Vec<Vec3> =
+        geometry::corner_normals(mesh, &pos, geometry::normal_matrix(g))
+            .into_iter()
+            .map(|n| if mirrored && !stored { -n } else { n })
+            .collect();
     let uv = |set: usize, v: u32, c: usize, p: usize| -> Option<Vec2> {
         mesh.uv_sets.get(set).and_then(|s| s.uvs.get(v, c, p))
     };
@@ -832,7 +955,9 @@ fn surfaces(mesh: &Mesh, g: DMat4, mats: &mut Materials, name: &str, report: &mu
     let mut by_material: Vec<(usize, Vec<[usize; 3]>)> = Vec::new();
     for p in 0..mesh.polygon_count() {
         let slot = mesh.polygon_material(p);
-        let mat = (slot != Mesh::NO_MATERIAL).then(|| mesh.material_slots.get(slot as usize).copied().flatten()).flatten();
+        let mat = (slot != Mesh::NO_MATERIAL)
+            .then(|| mesh.material_slots.get(slot as usize).copied().flatten())
+            .flatten();
         let t = mats.get(mat);
         let list = match by_material.iter_mut().find(|(m, _)| *m == t) {
             Some((_, l)) => l,
@@ -864,7 +989,8 @@ fn surfaces(mesh: &Mesh, g: DMat4, mats: &mut Materials, name: &str, report: &mu
         while start < tris.len() {
             let mut map: HashMap<VKey, u16> = HashMap::new();
             let mut s = Surface { material_idx: material as i32, ..Surface::default() };
-            let (mut xyz, mut nrm, mut t0, mut t1, mut col) = (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+            let (mut xyz, mut nrm, mut t0, mut t1, mut col) =
+                (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
             let mut list: Vec<u32> = Vec::new();
             let mut end = start;
             while end < tris.len() {
@@ -878,18 +1004,28 @@ fn surfaces(mesh: &Mesh, g: DMat4, mats: &mut Materials, name: &str, report: &mu
                         let n = corner_normals[c];
                         let a = uv(0, v, c, p).unwrap_or(Vec2::ZERO);
                         let b = uv(1, v, c, p).unwrap_or(Vec2::ZERO);
-                        let color = mesh.colors.as_ref().and_then(|a| a.get(v, c, p)).unwrap_or(Vec4::ONE);
+                        let color =
+                            mesh.colors.as_ref().and_then(|a| a.get(v, c, p)).unwrap_or(Vec4::ONE);
                         let byte = |x: f32| (x.clamp(0.0, 1.0) * 255.0).round() as u8;
                         VKey {
                             pos: f3(position).map(f32::to_bits),
                             normal: n.to_array().map(f32::to_bits),
                             uv0: a.to_array().map(f32::to_bits),
                             uv1: b.to_array().map(f32::to_bits),
-                            color: u32::from_le_bytes([byte(color.x), byte(color.y), byte(color.z), byte(color.w)]),
+                            color: u32::from_le_bytes([
+                                byte(color.x),
+                                byte(color.y),
+                                byte(color.z),
+                                byte(color.w),
+                            ]),
                         }
                     })
                     .collect();
-                let new = keys.iter().filter(|k| !map.contains_key(k)).collect::<std::collections::HashSet<_>>().len();
+                let new = keys
+                    .iter()
+                    .filter(|k| !map.contains_key(k))
+                    .collect::<std::collections::HashSet<_>>()
+                    .len();
                 if map.len() + new > MAX_SURFACE_VERTICES {
                     break;
                 }
@@ -908,12 +1044,16 @@ fn surfaces(mesh: &Mesh, g: DMat4, mats: &mut Materials, name: &str, report: &mu
                 end += 1;
             }
             if end < tris.len() {
-                report.warnings.push(format!("{name:?}: surface split at {} vertices (u16 indices)", map.len()));
+                report.warnings.push(format!(
+                    "{name:?}: surface split at {} vertices (u16 indices)",
+                    map.len()
+                ));
             }
             let n = xyz.len();
             let before = meshopt::analyze_vertex_cache(&list, n, CACHE_SIZE, 0, 0).acmr as f64;
             let mut optimized = meshopt::optimize_vertex_cache(&list, n);
-            let mut after = meshopt::analyze_vertex_cache(&optimized, n, CACHE_SIZE, 0, 0).acmr as f64;
+            let mut after =
+                meshopt::analyze_vertex_cache(&optimized, n, CACHE_SIZE, 0, 0).acmr as f64;
             if after > before {
                 // meshopt's model is not a 24-entry FIFO; keep the source order when it is better.
                 optimized = list.clone();
@@ -937,7 +1077,12 @@ fn surfaces(mesh: &Mesh, g: DMat4, mats: &mut Materials, name: &str, report: &mu
             if has_color {
                 s.color = Some(col);
             }
-            out.push(Built { surface: s, triangles: list.len() / 3, acmr_before: before, acmr_after: after });
+            out.push(Built {
+                surface: s,
+                triangles: list.len() / 3,
+                acmr_before: before,
+                acmr_after: after,
+            });
             start = end.max(start + 1);
         }
     }
@@ -1065,14 +1210,19 @@ mod tests {
         let (file, _, _) = export(&s, &ExportOptions::default()).unwrap();
         let map = super::super::colmap::Colmap::parse(file.colmap.as_ref().unwrap()).unwrap();
         assert_eq!(map.trees.len(), 2);
-        let hull = file.entities.iter().position(|e| super::super::layout::name_str(&e.name) == "CollisionHull_0").unwrap();
+        let hull = file
+            .entities
+            .iter()
+            .position(|e| super::super::layout::name_str(&e.name) == "CollisionHull_0")
+            .unwrap();
         assert_eq!(map.trees[0].kind, super::super::colmap::KIND_ALL);
         assert!(map.trees[0].triangles.iter().all(|t| t[3] as usize != hull));
         assert_eq!(map.trees[1].kind, super::super::colmap::KIND_HULL);
         assert_eq!(map.trees[1].triangles.len(), 1);
         assert_eq!(map.trees[1].triangles[0][3] as usize, hull);
         // A ray down the hull's plane normal (−Y) hits it at y = 0 from y = 3.
-        let hit = map.trees[1].ray(glam::Vec3::new(0.2, 3.0, 0.2), glam::Vec3::NEG_Y, f32::INFINITY);
+        let hit =
+            map.trees[1].ray(glam::Vec3::new(0.2, 3.0, 0.2), glam::Vec3::NEG_Y, f32::INFINITY);
         assert_eq!(hit.map(|h| h.0), Some(3.0));
     }
 
@@ -1085,7 +1235,8 @@ mod tests {
         std::fs::create_dir(&out).unwrap();
         std::fs::write(out.join("keep"), b"").unwrap();
         assert!(save(&triangle_scene(), &out, &ExportOptions::default()).is_err());
-        let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        let names: Vec<_> =
+            std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
         assert_eq!(names, vec![std::ffi::OsString::from("x.3da")]);
     }
 
@@ -1099,7 +1250,10 @@ mod tests {
         assert!(t.iter().all(|t| *t == [1.0, 0.0, 0.0]), "{t:?}");
         // Degenerate UVs: still a unit vector perpendicular to the normal.
         let t = tangents(&[0, 1, 2], &xyz, &nrm, &[[0.5, 0.5]; 4]);
-        assert!(t.iter().take(3).all(|t| (Vec3::from(*t).length() - 1.0).abs() < 1e-6 && t[2] == 0.0), "{t:?}");
+        assert!(
+            t.iter().take(3).all(|t| (Vec3::from(*t).length() - 1.0).abs() < 1e-6 && t[2] == 0.0),
+            "{t:?}"
+        );
     }
 
     #[test]
@@ -1108,7 +1262,11 @@ mod tests {
         let mut s = Scene::default();
         s.nodes.push(Node::new("n", NodeKind::Null));
         s.attach(0, None);
-        let key = |frame: f64, x: f64| Key { frame, value: DVec3::new(x, 0.0, 0.0), interpolation: Interpolation::Tcb(Tcb::default()) };
+        let key = |frame: f64, x: f64| Key {
+            frame,
+            value: DVec3::new(x, 0.0, 0.0),
+            interpolation: Interpolation::Tcb(Tcb::default()),
+        };
         let track = Track::new(vec![key(0.0, 0.0), key(10.0, 4.0), key(30.0, 1.0)]);
         s.animations.push(Animation {
             name: String::new(),
@@ -1143,14 +1301,17 @@ mod tests {
     fn surfaces_split_below_65536_vertices_and_keep_every_triangle() {
         // 23,334 triangles with unshared corners: 70,002 vertices.
         let t = 23_334u32;
-        let positions = (0..3 * t).map(|i| DVec3::new(f64::from(i), f64::from(i % 7), f64::from(i % 3))).collect();
+        let positions = (0..3 * t)
+            .map(|i| DVec3::new(f64::from(i), f64::from(i % 7), f64::from(i % 3)))
+            .collect();
         let mesh = Mesh {
             positions,
             polygon_starts: (0..=t).map(|p| 3 * p).collect(),
             corner_vertices: (0..3 * t).collect(),
             ..Mesh::default()
         };
-        let (file, _, report) = export(&mesh_scene(mesh, DMat4::IDENTITY), &ExportOptions::default()).unwrap();
+        let (file, _, report) =
+            export(&mesh_scene(mesh, DMat4::IDENTITY), &ExportOptions::default()).unwrap();
         let surfaces = &file.entities[0].surfaces;
         assert_eq!(surfaces.len(), 2);
         assert!(surfaces.iter().all(|s| s.s_size as usize <= MAX_SURFACE_VERTICES));
@@ -1186,9 +1347,17 @@ mod tests {
         mesh.positions = vec![DVec3::ZERO, DVec3::X, DVec3::new(1.0, 1.0, 0.0)];
         mesh.polygon_starts = vec![0, 3];
         mesh.corner_vertices = vec![0, 1, 2];
-        mesh.normals = Some(crate::scene::Attribute { values: vec![Vec3::Z; 3], mapping: crate::scene::Mapping::PerVertex });
+        mesh.normals = Some(crate::scene::Attribute {
+            values: vec![Vec3::Z; 3],
+            mapping: crate::scene::Mapping::PerVertex,
+        });
         let (file, _, _) = export(&mesh_scene(mesh, g), &ExportOptions::default()).unwrap();
-        assert!(file.entities[0].surfaces[0].normal.as_ref().unwrap().iter().all(|n| *n == [0.0, 0.0, 1.0]));
+        assert!(file.entities[0].surfaces[0]
+            .normal
+            .as_ref()
+            .unwrap()
+            .iter()
+            .all(|n| *n == [0.0, 0.0, 1.0]));
     }
 
     #[test]

@@ -24,8 +24,12 @@ use glam::{DQuat, DVec3, Vec2, Vec3, Vec4};
 
 use super::layout::{entity_type, name_str, KeyRecord, TcbKey, MAP_CHANNELS};
 use super::model::{File, FloatTrack, KeyTrack, Quat, RotTrack, VecTrack};
-use crate::anim::{Animation, Channel, ChannelTarget, Interpolation, Key, RotationTrack, Track, THREE_DS_FPS};
-use crate::scene::{Attribute, EulerOrder, Mapping, Material, Mesh, Node, NodeKind, Scene, UvSet, Warning};
+use crate::anim::{
+    Animation, Channel, ChannelTarget, Interpolation, Key, RotationTrack, Track, THREE_DS_FPS,
+};
+use crate::scene::{
+    Attribute, EulerOrder, Mapping, Material, Mesh, Node, NodeKind, Scene, UvSet, Warning,
+};
 
 /// Builds a scene from a parsed 3DA file. Never fails: what the scene model cannot hold is
 /// reported in the returned warnings.
@@ -58,7 +62,12 @@ pub fn import(file: &File) -> (Scene, Vec<Warning>) {
             ..Material::default()
         })
         .collect();
-    let mut anim = Animation { name: String::new(), fps: THREE_DS_FPS, frame_range: (0.0, last_frame), channels: Vec::new() };
+    let mut anim = Animation {
+        name: String::new(),
+        fps: THREE_DS_FPS,
+        frame_range: (0.0, last_frame),
+        channels: Vec::new(),
+    };
     let n = file.entities.len();
     for (i, e) in file.entities.iter().enumerate() {
         let name = name_str(&e.name);
@@ -72,7 +81,10 @@ pub fn import(file: &File) -> (Scene, Vec<Warning>) {
             node.mesh = Some(scene.meshes.len());
             scene.meshes.push(mesh(file, i, &name));
             if e.type_id == entity_type::MESH_SKINNED {
-                warnings.push(warn(&name, "vertex blending is not imported; the mesh stays in its bind pose".into()));
+                warnings.push(warn(
+                    &name,
+                    "vertex blending is not imported; the mesh stays in its bind pose".into(),
+                ));
             }
         }
         let parent = usize::from(e.parent_idx);
@@ -146,7 +158,10 @@ fn mesh(file: &File, e: usize, name: &str) -> Mesh {
         }
         if let Some(out) = &mut colors {
             match &s.color {
-                Some(v) => out.extend(v.iter().map(|&c| Vec4::from_array(c.to_le_bytes().map(|b| f32::from(b) / 255.0)))),
+                Some(v) => out.extend(
+                    v.iter()
+                        .map(|&c| Vec4::from_array(c.to_le_bytes().map(|b| f32::from(b) / 255.0))),
+                ),
                 None => out.extend(std::iter::repeat(Vec4::ONE).take(n)),
             }
         }
@@ -212,7 +227,11 @@ fn vec_track(t: &VecTrack) -> Track<DVec3> {
         VecTrack::Linear(k) => k
             .keys
             .iter()
-            .map(|k| Key { frame: k.frame() as f64, value: v3(k.value), interpolation: Interpolation::Linear })
+            .map(|k| Key {
+                frame: k.frame() as f64,
+                value: v3(k.value),
+                interpolation: Interpolation::Linear,
+            })
             .collect(),
         VecTrack::Tcb(k) => (0..k.keys.len())
             .map(|i| {
@@ -234,14 +253,20 @@ fn vec_track(t: &VecTrack) -> Track<DVec3> {
             .map(|k| Key {
                 frame: k.frame() as f64,
                 value: v3(k.value),
-                interpolation: Interpolation::Hermite { in_tangent: v3(k.in_tan), out_tangent: v3(k.out_tan) },
+                interpolation: Interpolation::Hermite {
+                    in_tangent: v3(k.in_tan),
+                    out_tangent: v3(k.out_tan),
+                },
             })
             .collect(),
     };
     Track::new(keys)
 }
 
-fn quat_keys<K: KeyRecord<V = Quat>>(k: &KeyTrack<K>, f: impl Fn(&K) -> (DQuat, Interpolation<DQuat>)) -> Track<DQuat> {
+fn quat_keys<K: KeyRecord<V = Quat>>(
+    k: &KeyTrack<K>,
+    f: impl Fn(&K) -> (DQuat, Interpolation<DQuat>),
+) -> Track<DQuat> {
     Track::new(
         k.keys
             .iter()
@@ -257,7 +282,10 @@ fn rot_track(t: &RotTrack, name: &str, warnings: &mut Vec<Warning>) -> RotationT
     RotationTrack::Quat(match t {
         RotTrack::Linear(k) => quat_keys(k, |k| (q4(k.value), Interpolation::Linear)),
         RotTrack::Tcb(k) => quat_keys(k, |k| {
-            (q4(k.value), Interpolation::Squad { in_control: q4(k.in_tan), out_control: q4(k.out_tan) })
+            (
+                q4(k.value),
+                Interpolation::Squad { in_control: q4(k.in_tan), out_control: q4(k.out_tan) },
+            )
         }),
         RotTrack::Euler(e) => return euler_track(e, name, warnings),
     })
@@ -269,7 +297,11 @@ fn float_track(t: &FloatTrack, sign: f64) -> Track<f64> {
         FloatTrack::Linear(k) => k
             .keys
             .iter()
-            .map(|k| Key { frame: k.frame() as f64, value: sign * f64::from(k.value), interpolation: Interpolation::Linear })
+            .map(|k| Key {
+                frame: k.frame() as f64,
+                value: sign * f64::from(k.value),
+                interpolation: Interpolation::Linear,
+            })
             .collect(),
         FloatTrack::Tcb(k) => (0..k.keys.len())
             .map(|i| {
@@ -308,7 +340,11 @@ fn float_track(t: &FloatTrack, sign: f64) -> Track<f64> {
 /// axis (negated for yaw and pitch), and the scene order applies `rot[2]` first. A
 /// `m_aRotOrder` that is not a permutation of 0, 1, 2 cannot be an [`EulerOrder`]: it is
 /// resampled at every frame from the first to the last key instead, with a warning.
-fn euler_track(e: &super::model::EulerTrack, name: &str, warnings: &mut Vec<Warning>) -> RotationTrack {
+fn euler_track(
+    e: &super::model::EulerTrack,
+    name: &str,
+    warnings: &mut Vec<Warning>,
+) -> RotationTrack {
     let axis = |o: u32| match o {
         0 => Some((1usize, -1.0)),
         1 => Some((2, 1.0)),
@@ -334,7 +370,8 @@ fn euler_track(e: &super::model::EulerTrack, name: &str, warnings: &mut Vec<Warn
         return RotationTrack::Euler { order, rest: DVec3::ZERO, xyz };
     }
     let frames: Vec<i64> = subs.iter().flat_map(|t| t.frames()).collect();
-    let (lo, hi) = (frames.iter().copied().min().unwrap_or(0), frames.iter().copied().max().unwrap_or(0));
+    let (lo, hi) =
+        (frames.iter().copied().min().unwrap_or(0), frames.iter().copied().max().unwrap_or(0));
     warnings.push(warn(
         name,
         format!("EULER m_aRotOrder {:?} is not a permutation of 0, 1, 2: resampled at every frame {lo}..={hi}", e.rot_order),
@@ -342,7 +379,11 @@ fn euler_track(e: &super::model::EulerTrack, name: &str, warnings: &mut Vec<Warn
     let keys = (lo..=hi)
         .filter_map(|f| {
             let q = e.sample(f as f64)?;
-            Some(Key { frame: f as f64, value: q.normalize(), interpolation: Interpolation::Linear })
+            Some(Key {
+                frame: f as f64,
+                value: q.normalize(),
+                interpolation: Interpolation::Linear,
+            })
         })
         .collect();
     RotationTrack::Quat(Track::new(keys))
@@ -358,7 +399,13 @@ mod tests {
     fn tcb_tangents_become_per_frame_and_sample_like_the_file() {
         // TCB 3D, keys at 0 and 4, out-tangent of key 0 = (4,0,0) per unit of u: a straight
         // line from 0 to 4 when the in-tangent of key 1 is also (4,0,0). Frame 1 → x = 1.
-        let k = |frame, x: f32| TcbKey { frame, value: [x, 0.0, 0.0], in_tan: [4.0, 0.0, 0.0], out_tan: [4.0, 0.0, 0.0], ..TcbKey::default() };
+        let k = |frame, x: f32| TcbKey {
+            frame,
+            value: [x, 0.0, 0.0],
+            in_tan: [4.0, 0.0, 0.0],
+            out_tan: [4.0, 0.0, 0.0],
+            ..TcbKey::default()
+        };
         let t = VecTrack::Tcb(KeyTrack { current: [0.0; 3], keys: vec![k(0, 0.0), k(4, 4.0)] });
         let scene_track = vec_track(&t);
         for f in [0.5, 1.0, 2.5, 3.0] {
@@ -371,8 +418,12 @@ mod tests {
     fn tcb_quat_controls_sample_like_the_file() {
         let h = std::f32::consts::FRAC_PI_8;
         let q = |a: f32| [0.0, 0.0, a.sin(), a.cos()];
-        let k = |frame, v, c| TcbKey { frame, value: v, in_tan: c, out_tan: c, ..TcbKey::default() };
-        let t = RotTrack::Tcb(KeyTrack { current: q(0.0), keys: vec![k(0, q(0.0), q(0.3 * h)), k(6, q(2.0 * h), q(1.2 * h))] });
+        let k =
+            |frame, v, c| TcbKey { frame, value: v, in_tan: c, out_tan: c, ..TcbKey::default() };
+        let t = RotTrack::Tcb(KeyTrack {
+            current: q(0.0),
+            keys: vec![k(0, q(0.0), q(0.3 * h)), k(6, q(2.0 * h), q(1.2 * h))],
+        });
         let mut w = Vec::new();
         let ours = rot_track(&t, "x", &mut w);
         for f in [1.0, 2.5, 5.0] {
@@ -384,18 +435,40 @@ mod tests {
     #[test]
     fn euler_tracks_sample_like_the_file_in_every_order() {
         use crate::formats::three_da::model::EulerTrack;
-        let lin = |a: f32, b: f32| FloatTrack::Linear(KeyTrack { current: a, keys: vec![LinearKey { frame: 0, value: a }, LinearKey { frame: 10, value: b }] });
-        let k = |frame, value: f32| TcbKey { frame, value, in_tan: 0.3f32, out_tan: -0.2, ..TcbKey::default() };
+        let lin = |a: f32, b: f32| {
+            FloatTrack::Linear(KeyTrack {
+                current: a,
+                keys: vec![LinearKey { frame: 0, value: a }, LinearKey { frame: 10, value: b }],
+            })
+        };
+        let k = |frame, value: f32| TcbKey {
+            frame,
+            value,
+            in_tan: 0.3f32,
+            out_tan: -0.2,
+            ..TcbKey::default()
+        };
         let tcb = FloatTrack::Tcb(KeyTrack { current: 0.1, keys: vec![k(0, 0.1), k(10, 0.9)] });
         for order in [[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0], [0, 0, 1]] {
-            let e = EulerTrack { num_keys: 2, x: lin(0.3, -1.2), y: tcb.clone(), z: lin(-0.7, 2.0), rot_order: order, current: [0.0, 0.0, 0.0, 1.0] };
+            let e = EulerTrack {
+                num_keys: 2,
+                x: lin(0.3, -1.2),
+                y: tcb.clone(),
+                z: lin(-0.7, 2.0),
+                rot_order: order,
+                current: [0.0, 0.0, 0.0, 1.0],
+            };
             let mut w = Vec::new();
             let ours = euler_track(&e, "e", &mut w);
             // Not a permutation ([0, 0, 1]): resampled, exact at integer frames only.
-            let frames: &[f64] = if order == [0, 0, 1] { &[0.0, 7.0, 10.0] } else { &[0.0, 2.5, 7.0, 10.0] };
+            let frames: &[f64] =
+                if order == [0, 0, 1] { &[0.0, 7.0, 10.0] } else { &[0.0, 2.5, 7.0, 10.0] };
             for &f in frames {
                 let (a, b) = (ours.sample(f).unwrap(), e.sample(f).unwrap().normalize());
-                assert!(a.abs_diff_eq(b, 1e-6) || a.abs_diff_eq(-b, 1e-6), "order {order:?} frame {f}: {a:?} vs {b:?}");
+                assert!(
+                    a.abs_diff_eq(b, 1e-6) || a.abs_diff_eq(-b, 1e-6),
+                    "order {order:?} frame {f}: {a:?} vs {b:?}"
+                );
             }
         }
     }
@@ -412,7 +485,10 @@ mod tests {
             ..Surface::default()
         };
         e.surfaces = vec![surf(1, 0.0), surf(0, 5.0)];
-        e.position = Some(VecTrack::Linear(KeyTrack { current: [0.0; 3], keys: vec![LinearKey { frame: 0, value: [1.0, 2.0, 3.0] }] }));
+        e.position = Some(VecTrack::Linear(KeyTrack {
+            current: [0.0; 3],
+            keys: vec![LinearKey { frame: 0, value: [1.0, 2.0, 3.0] }],
+        }));
         file.entities.push(e);
         let (scene, _) = import(&file);
         let m = &scene.meshes[0];

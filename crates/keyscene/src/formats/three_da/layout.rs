@@ -10,7 +10,8 @@ use std::fmt;
 
 /// `ANIM_FILE_ID`: `'_'<<24 | 'A'<<16 | 'D'<<8 | '3'`, so the file starts with the bytes
 /// `33 44 41 5F` ("3DA_").
-pub const FILE_ID: u32 = (b'_' as u32) << 24 | (b'A' as u32) << 16 | (b'D' as u32) << 8 | b'3' as u32;
+pub const FILE_ID: u32 =
+    (b'_' as u32) << 24 | (b'A' as u32) << 16 | (b'D' as u32) << 8 | b'3' as u32;
 /// `ANIM_FILE_VERSION`, the only version this crate reads and writes.
 pub const FILE_VERSION: u32 = 0x207;
 /// `ANIM_MAX_MATERIAL_NAMELEN` and `ANIM_MAX_MESH_NAMELEN`: name arrays are 32 bytes, NUL
@@ -695,7 +696,12 @@ impl<V: Value> KeyRecord for BezierKey<V> {
         self.frame.into()
     }
     fn decode(r: &mut Rd<'_>) -> Self {
-        BezierKey { frame: r.i32(), in_tan: V::decode(r), out_tan: V::decode(r), value: V::decode(r) }
+        BezierKey {
+            frame: r.i32(),
+            in_tan: V::decode(r),
+            out_tan: V::decode(r),
+            value: V::decode(r),
+        }
     }
     fn encode(&self, w: &mut Vec<u8>) {
         w.i32(self.frame);
@@ -1124,7 +1130,12 @@ mod tests {
             assert_eq!(f32_at(&b, off), i as f32 + 2.0, "TCB 3D field at {off}");
         }
         // BEZIER 3D: frame 0, in 4..16, out 16..28, value 28..40 (value last).
-        let z = BezierKey { frame: -1, in_tan: [1.0f32, 0.0, 0.0], out_tan: [2.0, 0.0, 0.0], value: [3.0, 0.0, 0.0] };
+        let z = BezierKey {
+            frame: -1,
+            in_tan: [1.0f32, 0.0, 0.0],
+            out_tan: [2.0, 0.0, 0.0],
+            value: [3.0, 0.0, 0.0],
+        };
         let mut b = Vec::new();
         z.encode(&mut b);
         assert_eq!(b.len(), 40);

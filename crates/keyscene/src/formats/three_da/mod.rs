@@ -35,7 +35,11 @@ pub fn load(
     let (file, issues) = read(bytes, &opts.limits)?;
     let mut warnings: Vec<crate::scene::Warning> = issues
         .into_iter()
-        .map(|i| crate::scene::Warning { offset: Some(i.offset), place: "3da".into(), message: i.message })
+        .map(|i| crate::scene::Warning {
+            offset: Some(i.offset),
+            place: "3da".into(),
+            message: i.message,
+        })
         .collect();
     let (scene, more) = import::import(&file);
     warnings.extend(more);
@@ -116,7 +120,9 @@ pub fn traverse_order(parents: &[Option<usize>], names: &[&str]) -> Vec<usize> {
             None => roots.push(i),
         }
     }
-    let by_name = |v: &mut Vec<usize>| v.sort_by(|&a, &b| names[a].as_bytes().cmp(names[b].as_bytes()).then(a.cmp(&b)));
+    let by_name = |v: &mut Vec<usize>| {
+        v.sort_by(|&a, &b| names[a].as_bytes().cmp(names[b].as_bytes()).then(a.cmp(&b)))
+    };
     by_name(&mut roots);
     for c in &mut children {
         by_name(c);
@@ -138,10 +144,32 @@ mod tests {
     fn traverse_order_matches_the_seed_example() {
         // Seed 002 §3: Node0, Node0.Child0, Node0.Child0.Child0, Node0.Child0.Child1,
         // Node0.Child1, Node0.Child2, Node1, Node1.Child0 — given here shuffled.
-        let names = ["Node1.Child0", "Node0.Child2", "Node1", "Node0.Child0.Child1", "Node0", "Node0.Child0", "Node0.Child1", "Node0.Child0.Child0"];
+        let names = [
+            "Node1.Child0",
+            "Node0.Child2",
+            "Node1",
+            "Node0.Child0.Child1",
+            "Node0",
+            "Node0.Child0",
+            "Node0.Child1",
+            "Node0.Child0.Child0",
+        ];
         let parents = [Some(2), Some(4), None, Some(5), None, Some(4), Some(4), Some(5)];
-        let order: Vec<&str> = traverse_order(&parents, &names).into_iter().map(|i| names[i]).collect();
-        assert_eq!(order, ["Node0", "Node0.Child0", "Node0.Child0.Child0", "Node0.Child0.Child1", "Node0.Child1", "Node0.Child2", "Node1", "Node1.Child0"]);
+        let order: Vec<&str> =
+            traverse_order(&parents, &names).into_iter().map(|i| names[i]).collect();
+        assert_eq!(
+            order,
+            [
+                "Node0",
+                "Node0.Child0",
+                "Node0.Child0.Child0",
+                "Node0.Child0.Child1",
+                "Node0.Child1",
+                "Node0.Child2",
+                "Node1",
+                "Node1.Child0"
+            ]
+        );
     }
 
     #[test]

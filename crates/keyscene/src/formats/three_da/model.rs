@@ -3,7 +3,8 @@
 //! write → read → write is byte-identical. Still low level: no scene types.
 
 use super::layout::{
-    BezierKey, EntityRecord, Extents, LinearKey, Material, TcbKey, VBlend, Variant, MAP_CHANNELS, NAME_LEN,
+    BezierKey, EntityRecord, Extents, LinearKey, Material, TcbKey, VBlend, Variant, MAP_CHANNELS,
+    NAME_LEN,
 };
 
 /// `vec3`: x, y, z.
@@ -96,7 +97,8 @@ impl Entity {
 }
 
 /// The 4×4 identity, the seed's `bone_init_tm`.
-pub const IDENTITY: [f32; 16] = [1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0];
+pub const IDENTITY: [f32; 16] =
+    [1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0];
 
 /// One `surface_s` with its index tables and streams. Every present stream has exactly
 /// `s_size` elements (the writer refuses otherwise).
@@ -208,7 +210,9 @@ impl RotTrack {
     pub fn frames(&self) -> Option<Vec<i64>> {
         match self {
             RotTrack::Tcb(k) => Some(k.keys.iter().map(super::layout::KeyRecord::frame).collect()),
-            RotTrack::Linear(k) => Some(k.keys.iter().map(super::layout::KeyRecord::frame).collect()),
+            RotTrack::Linear(k) => {
+                Some(k.keys.iter().map(super::layout::KeyRecord::frame).collect())
+            }
             RotTrack::Euler(_) => None,
         }
     }

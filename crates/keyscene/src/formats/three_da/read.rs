@@ -8,10 +8,13 @@ use std::collections::HashSet;
 
 use super::check::{Issue, Severity};
 use super::layout::{
-    colmap_type, name_str, BezierKey, EntityRecord, EulerHeader, Header, KeyRecord, LinearKey, Material, Rd,
-    SurfaceRecord, TcbKey, TrackHeader, TrackKind, VBlend, Variant, FILE_ID, FILE_VERSION, NAME_LEN,
+    colmap_type, name_str, BezierKey, EntityRecord, EulerHeader, Header, KeyRecord, LinearKey,
+    Material, Rd, SurfaceRecord, TcbKey, TrackHeader, TrackKind, VBlend, Variant, FILE_ID,
+    FILE_VERSION, NAME_LEN,
 };
-use super::model::{EulerTrack, File, FloatTrack, KeyTrack, Quat, RotTrack, Surface, Vec3, VecTrack};
+use super::model::{
+    EulerTrack, File, FloatTrack, KeyTrack, Quat, RotTrack, Surface, Vec3, VecTrack,
+};
 use super::Error;
 use crate::limits::Limits;
 
@@ -70,7 +73,10 @@ pub fn parse(bytes: &[u8], limits: &Limits) -> Result<Parsed, Error> {
     if bytes.len() < Header::SIZE {
         return Err(Error::Malformed {
             offset: 0,
-            message: format!("file is {} bytes, shorter than the 68-byte Anim_c header", bytes.len()),
+            message: format!(
+                "file is {} bytes, shorter than the 68-byte Anim_c header",
+                bytes.len()
+            ),
         });
     }
     let header = Header::decode(bytes);
@@ -114,10 +120,24 @@ impl<'a> Parser<'a> {
     /// The `count × size` bytes at `off`, named by the field at `field_at` that holds `off`.
     /// `None` (with an error) when they do not fit the file or the limits; a misaligned offset
     /// in a padded file is a warning.
-    fn fetch(&mut self, field_at: u64, what: &str, off: u32, count: u64, size: usize, align: u32) -> Option<&'a [u8]> {
+    fn fetch(
+        &mut self,
+        field_at: u64,
+        what: &str,
+        off: u32,
+        count: u64,
+        size: usize,
+        align: u32,
+    ) -> Option<&'a [u8]> {
         let len = self.b.len() as u64;
         if count > self.limits.max_elements {
-            self.error(field_at, format!("{what}: {count} elements exceed the limit of {}", self.limits.max_elements));
+            self.error(
+                field_at,
+                format!(
+                    "{what}: {count} elements exceed the limit of {}",
+                    self.limits.max_elements
+                ),
+            );
             return None;
         }
         let bytes = count.saturating_mul(size as u64);
@@ -153,7 +173,9 @@ impl<'a> Parser<'a> {
             self.error(20, format!("m_iMaterials is negative ({})", h.num_materials));
         } else if h.num_materials > 0 {
             let n = h.num_materials as u64;
-            if let Some(t) = self.fetch(16, "material table", h.offset_materials, n, Material::SIZE, 4) {
+            if let Some(t) =
+                self.fetch(16, "material table", h.offset_materials, n, Material::SIZE, 4)
+            {
                 file.materials = t.chunks_exact(Material::SIZE).map(Material::decode).collect();
             }
         }
@@ -166,7 +188,13 @@ impl<'a> Parser<'a> {
                 file.colmap = Some(self.b[off..].to_vec());
             }
             if h.colmap_id != colmap_type::AABBTREE {
-                self.warn(60, format!("m_ColmapID is {} but the seed allows only ANIM_COLMAP_AABBTREE (2)", h.colmap_id));
+                self.warn(
+                    60,
+                    format!(
+                        "m_ColmapID is {} but the seed allows only ANIM_COLMAP_AABBTREE (2)",
+                        h.colmap_id
+                    ),
+                );
             }
         }
         Parsed { file, issues: self.issues, locations: self.locs }
@@ -187,19 +215,27 @@ impl<'a> Parser<'a> {
                 return;
             }
             if !seen.insert(off) {
-                self.error(field_at, format!("entity chain is cyclic: entity {i} points back to {off:#x}"));
+                self.error(
+                    field_at,
+                    format!("entity chain is cyclic: entity {i} points back to {off:#x}"),
+                );
                 return;
             }
-            let Some(rb) = self.fetch(field_at, &format!("entity {i}"), off, 1, EntityRecord::SIZE, 4) else {
+            let Some(rb) =
+                self.fetch(field_at, &format!("entity {i}"), off, 1, EntityRecord::SIZE, 4)
+            else {
                 return;
             };
             let rec = EntityRecord::decode(rb);
             let at = u64::from(off);
             let ctx = format!("entity {i} \"{}\"", name_str(&rec.name));
             let surfaces = self.surfaces(&ctx, at, &rec);
-            let pos = self.vec_track(&format!("{ctx} › position track"), at + 72, rec.pos_track_offset);
-            let rot = self.rot_track(&format!("{ctx} › rotation track"), at + 76, rec.rot_track_offset);
-            let scl = self.vec_track(&format!("{ctx} › scale track"), at + 80, rec.scl_track_offset);
+            let pos =
+                self.vec_track(&format!("{ctx} › position track"), at + 72, rec.pos_track_offset);
+            let rot =
+                self.rot_track(&format!("{ctx} › rotation track"), at + 76, rec.rot_track_offset);
+            let scl =
+                self.vec_track(&format!("{ctx} › scale track"), at + 80, rec.scl_track_offset);
             let (surfaces, surface_locs) = surfaces;
             file.entities.push(super::model::Entity {
                 type_id: rec.type_id,
@@ -220,7 +256,10 @@ impl<'a> Parser<'a> {
             off = rec.next_offset;
         }
         if off != 0 {
-            self.warn(field_at, format!("last entity's next_offset is {off:#x}, not 0 (m_iNumEntities is {n})"));
+            self.warn(
+                field_at,
+                format!("last entity's next_offset is {off:#x}, not 0 (m_iNumEntities is {n})"),
+            );
         }
     }
 
@@ -232,7 +271,10 @@ impl<'a> Parser<'a> {
             return (out, locs);
         }
         if n.saturating_mul(SurfaceRecord::SIZE as u64) > self.b.len() as u64 {
-            self.error(at + 68, format!("{ctx}: num_surfaces {n} × 68 bytes exceeds the file size"));
+            self.error(
+                at + 68,
+                format!("{ctx}: num_surfaces {n} × 68 bytes exceeds the file size"),
+            );
             return (out, locs);
         }
         let mut seen = HashSet::new();
@@ -241,7 +283,10 @@ impl<'a> Parser<'a> {
         for i in 0..n {
             let sctx = format!("{ctx} › surface {i}");
             if off == 0 {
-                self.error(field_at, format!("{ctx}: surface chain ends after {i} of {n} surfaces"));
+                self.error(
+                    field_at,
+                    format!("{ctx}: surface chain ends after {i} of {n} surfaces"),
+                );
                 break;
             }
             if !seen.insert(off) {
@@ -266,22 +311,69 @@ impl<'a> Parser<'a> {
 
     fn surface(&mut self, ctx: &str, at: u64, s: &SurfaceRecord) -> Surface {
         let n = u64::from(s.s_size);
-        let mut out = Surface { material_idx: s.material_idx, s_size: s.s_size, ..Surface::default() };
-        out.tri_list = self.u16s(&format!("{ctx} › tri_list"), at + 4, s.tri_list_offset, s.tri_list_size);
-        out.tri_strip = self.u16s(&format!("{ctx} › tri_strip"), at + 12, s.tri_strip_offset, s.tri_strip_size);
-        out.xyz = self.stream(&format!("{ctx} › xyz stream"), at + 20, s.s_xyz_offset, n, 12, |r| r.f32s_3());
-        out.tangent = self.stream(&format!("{ctx} › tangent stream"), at + 24, s.s_tangent_offset, n, 12, |r| r.f32s_3());
-        out.color = self.stream(&format!("{ctx} › colour stream"), at + 28, s.s_color_offset, n, 4, |r| r.u32());
-        out.normal = self.stream(&format!("{ctx} › normal stream"), at + 32, s.s_normal_offset, n, 12, |r| r.f32s_3());
+        let mut out =
+            Surface { material_idx: s.material_idx, s_size: s.s_size, ..Surface::default() };
+        out.tri_list =
+            self.u16s(&format!("{ctx} › tri_list"), at + 4, s.tri_list_offset, s.tri_list_size);
+        out.tri_strip =
+            self.u16s(&format!("{ctx} › tri_strip"), at + 12, s.tri_strip_offset, s.tri_strip_size);
+        out.xyz =
+            self.stream(&format!("{ctx} › xyz stream"), at + 20, s.s_xyz_offset, n, 12, |r| {
+                r.f32s_3()
+            });
+        out.tangent = self.stream(
+            &format!("{ctx} › tangent stream"),
+            at + 24,
+            s.s_tangent_offset,
+            n,
+            12,
+            |r| r.f32s_3(),
+        );
+        out.color = self.stream(
+            &format!("{ctx} › colour stream"),
+            at + 28,
+            s.s_color_offset,
+            n,
+            4,
+            |r| r.u32(),
+        );
+        out.normal = self.stream(
+            &format!("{ctx} › normal stream"),
+            at + 32,
+            s.s_normal_offset,
+            n,
+            12,
+            |r| r.f32s_3(),
+        );
         for (c, &o) in s.s_texcoord_offset.iter().enumerate() {
-            out.texcoord[c] =
-                self.stream(&format!("{ctx} › texcoord {c} stream"), at + 36 + 4 * c as u64, o, n, 8, |r| r.f32s_2());
+            out.texcoord[c] = self.stream(
+                &format!("{ctx} › texcoord {c} stream"),
+                at + 36 + 4 * c as u64,
+                o,
+                n,
+                8,
+                |r| r.f32s_2(),
+            );
         }
-        out.lightmap = self.stream(&format!("{ctx} › lightmap stream"), at + 52, s.s_lgtcoord_offset, n, 8, |r| r.f32s_2());
-        out.blending = self.stream(&format!("{ctx} › blending stream"), at + 56, s.s_blending_offset, n, VBlend::SIZE, |r| VBlend {
-            bone_idx: [r.u8(), r.u8(), r.u8(), r.u8()],
-            weight: [r.u16(), r.u16(), r.u16(), r.u16()],
-        });
+        out.lightmap = self.stream(
+            &format!("{ctx} › lightmap stream"),
+            at + 52,
+            s.s_lgtcoord_offset,
+            n,
+            8,
+            |r| r.f32s_2(),
+        );
+        out.blending = self.stream(
+            &format!("{ctx} › blending stream"),
+            at + 56,
+            s.s_blending_offset,
+            n,
+            VBlend::SIZE,
+            |r| VBlend {
+                bone_idx: [r.u8(), r.u8(), r.u8(), r.u8()],
+                weight: [r.u16(), r.u16(), r.u16(), r.u16()],
+            },
+        );
         out
     }
 
@@ -334,7 +426,12 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn key_track<K: KeyRecord>(&mut self, ctx: &str, field_at: u64, off: u32) -> Option<(KeyTrack<K>, TrackLoc)> {
+    fn key_track<K: KeyRecord>(
+        &mut self,
+        ctx: &str,
+        field_at: u64,
+        off: u32,
+    ) -> Option<(KeyTrack<K>, TrackLoc)> {
         let size = TrackHeader::<K::V>::size(self.variant);
         let b = self.fetch(field_at, ctx, off, 1, size, 4)?;
         let h = TrackHeader::<K::V>::decode(b, self.variant);
@@ -352,23 +449,36 @@ impl<'a> Parser<'a> {
             keys = t.chunks_exact(K::SIZE).map(|c| K::decode(&mut Rd::new(c))).collect();
         }
         let keys_at = if h.num_keys > 0 { u64::from(h.offset_keys) } else { 0 };
-        Some((KeyTrack { current: h.current, keys }, TrackLoc { header: at, keys: keys_at, sub: Vec::new() }))
+        Some((
+            KeyTrack { current: h.current, keys },
+            TrackLoc { header: at, keys: keys_at, sub: Vec::new() },
+        ))
     }
 
-    fn vec_track(&mut self, ctx: &str, field_at: u64, off: u32) -> (Option<VecTrack>, Option<TrackLoc>) {
+    fn vec_track(
+        &mut self,
+        ctx: &str,
+        field_at: u64,
+        off: u32,
+    ) -> (Option<VecTrack>, Option<TrackLoc>) {
         if off == 0 {
             return (None, None);
         }
         let r = match self.track_id(ctx, field_at, off) {
-            Some((TrackKind::Tcb, _)) => self.key_track::<TcbKey<Vec3>>(ctx, field_at, off).map(|(t, l)| (VecTrack::Tcb(t), l)),
-            Some((TrackKind::Linear, _)) => {
-                self.key_track::<LinearKey<Vec3>>(ctx, field_at, off).map(|(t, l)| (VecTrack::Linear(t), l))
-            }
-            Some((TrackKind::Bezier, _)) => {
-                self.key_track::<BezierKey<Vec3>>(ctx, field_at, off).map(|(t, l)| (VecTrack::Bezier(t), l))
-            }
+            Some((TrackKind::Tcb, _)) => self
+                .key_track::<TcbKey<Vec3>>(ctx, field_at, off)
+                .map(|(t, l)| (VecTrack::Tcb(t), l)),
+            Some((TrackKind::Linear, _)) => self
+                .key_track::<LinearKey<Vec3>>(ctx, field_at, off)
+                .map(|(t, l)| (VecTrack::Linear(t), l)),
+            Some((TrackKind::Bezier, _)) => self
+                .key_track::<BezierKey<Vec3>>(ctx, field_at, off)
+                .map(|(t, l)| (VecTrack::Bezier(t), l)),
             Some((TrackKind::Euler, _)) => {
-                self.error(u64::from(off), format!("{ctx}: an EULER track where a 3D track is expected"));
+                self.error(
+                    u64::from(off),
+                    format!("{ctx}: an EULER track where a 3D track is expected"),
+                );
                 None
             }
             None => None,
@@ -376,33 +486,57 @@ impl<'a> Parser<'a> {
         r.map_or((None, None), |(t, l)| (Some(t), Some(l)))
     }
 
-    fn float_track(&mut self, ctx: &str, field_at: u64, off: u32) -> Option<(FloatTrack, TrackLoc)> {
+    fn float_track(
+        &mut self,
+        ctx: &str,
+        field_at: u64,
+        off: u32,
+    ) -> Option<(FloatTrack, TrackLoc)> {
         if off == 0 {
             self.error(field_at, format!("{ctx}: offset is 0"));
             return None;
         }
         match self.track_id(ctx, field_at, off)?.0 {
-            TrackKind::Tcb => self.key_track::<TcbKey<f32>>(ctx, field_at, off).map(|(t, l)| (FloatTrack::Tcb(t), l)),
-            TrackKind::Linear => self.key_track::<LinearKey<f32>>(ctx, field_at, off).map(|(t, l)| (FloatTrack::Linear(t), l)),
-            TrackKind::Bezier => self.key_track::<BezierKey<f32>>(ctx, field_at, off).map(|(t, l)| (FloatTrack::Bezier(t), l)),
+            TrackKind::Tcb => self
+                .key_track::<TcbKey<f32>>(ctx, field_at, off)
+                .map(|(t, l)| (FloatTrack::Tcb(t), l)),
+            TrackKind::Linear => self
+                .key_track::<LinearKey<f32>>(ctx, field_at, off)
+                .map(|(t, l)| (FloatTrack::Linear(t), l)),
+            TrackKind::Bezier => self
+                .key_track::<BezierKey<f32>>(ctx, field_at, off)
+                .map(|(t, l)| (FloatTrack::Bezier(t), l)),
             TrackKind::Euler => {
-                self.error(u64::from(off), format!("{ctx}: an EULER track where a 1D track is expected"));
+                self.error(
+                    u64::from(off),
+                    format!("{ctx}: an EULER track where a 1D track is expected"),
+                );
                 None
             }
         }
     }
 
-    fn rot_track(&mut self, ctx: &str, field_at: u64, off: u32) -> (Option<RotTrack>, Option<TrackLoc>) {
+    fn rot_track(
+        &mut self,
+        ctx: &str,
+        field_at: u64,
+        off: u32,
+    ) -> (Option<RotTrack>, Option<TrackLoc>) {
         if off == 0 {
             return (None, None);
         }
         let r = match self.track_id(ctx, field_at, off) {
-            Some((TrackKind::Tcb, _)) => self.key_track::<TcbKey<Quat>>(ctx, field_at, off).map(|(t, l)| (RotTrack::Tcb(t), l)),
-            Some((TrackKind::Linear, _)) => {
-                self.key_track::<LinearKey<Quat>>(ctx, field_at, off).map(|(t, l)| (RotTrack::Linear(t), l))
-            }
+            Some((TrackKind::Tcb, _)) => self
+                .key_track::<TcbKey<Quat>>(ctx, field_at, off)
+                .map(|(t, l)| (RotTrack::Tcb(t), l)),
+            Some((TrackKind::Linear, _)) => self
+                .key_track::<LinearKey<Quat>>(ctx, field_at, off)
+                .map(|(t, l)| (RotTrack::Linear(t), l)),
             Some((TrackKind::Bezier, _)) => {
-                self.error(u64::from(off), format!("{ctx}: a BEZIER rotation track (the seed has no BEZIER 4D)"));
+                self.error(
+                    u64::from(off),
+                    format!("{ctx}: a BEZIER rotation track (the seed has no BEZIER 4D)"),
+                );
                 None
             }
             Some((TrackKind::Euler, _)) => self.euler(ctx, field_at, off),
@@ -421,8 +555,18 @@ impl<'a> Parser<'a> {
         let y = self.float_track(&format!("{ctx} › Y"), base + 4, h.offset_y);
         let z = self.float_track(&format!("{ctx} › Z"), base + 8, h.offset_z);
         let (x, y, z) = (x?, y?, z?);
-        let track = EulerTrack { num_keys: h.num_keys, x: x.0, y: y.0, z: z.0, rot_order: h.rot_order, current: h.current };
-        Some((RotTrack::Euler(Box::new(track)), TrackLoc { header: at, keys: 0, sub: vec![x.1, y.1, z.1] }))
+        let track = EulerTrack {
+            num_keys: h.num_keys,
+            x: x.0,
+            y: y.0,
+            z: z.0,
+            rot_order: h.rot_order,
+            current: h.current,
+        };
+        Some((
+            RotTrack::Euler(Box::new(track)),
+            TrackLoc { header: at, keys: 0, sub: vec![x.1, y.1, z.1] },
+        ))
     }
 }
 

@@ -51,7 +51,8 @@ fn count_i32(n: usize, what: &str) -> Result<i32, Error> {
 
 impl Writer {
     fn pos(&self) -> Result<u32, Error> {
-        u32::try_from(self.b.len()).map_err(|_| invalid("the file would be larger than 4 GiB".into()))
+        u32::try_from(self.b.len())
+            .map_err(|_| invalid("the file would be larger than 4 GiB".into()))
     }
 
     fn align(&mut self) {
@@ -184,7 +185,10 @@ impl Writer {
     ) -> Result<u32, Error> {
         let Some(s) = s else { return Ok(0) };
         if s.len() != n {
-            return Err(invalid(format!("{what}: {name} stream has {} elements but s_size is {n}", s.len())));
+            return Err(invalid(format!(
+                "{what}: {name} stream has {} elements but s_size is {n}",
+                s.len()
+            )));
         }
         self.align();
         let at = self.pos()?;

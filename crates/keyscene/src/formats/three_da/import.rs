@@ -22,7 +22,9 @@
 
 use glam::{DQuat, DVec3, Vec2, Vec3, Vec4};
 
-use super::layout::{entity_type, name_str, KeyRecord, TcbKey, MAP_CHANNELS};
+use super::layout::{
+    entity_type, name_str, BezierKey, KeyRecord, LinearKey, TcbKey, Value, MAP_CHANNELS,
+};
 use super::model::{File, FloatTrack, KeyTrack, Quat, RotTrack, VecTrack};
 use crate::anim::{
     Animation, Channel, ChannelTarget, Interpolation, Key, RotationTrack, Track, THREE_DS_FPS,
@@ -215,52 +217,77 @@ fn per_vertex<T>(values: Vec<T>) -> Attribute<T> {
 
 /// The per-frame tangents of TCB key `i`: stored tangents ÷ the length of the segment they
 /// belong to (`in` to the one before, `out` to the one after).
-fn tcb_per_frame<V: super::layout::Value>(keys: &[TcbKey<V>], i: usize) -> (f64, f64) {
+fn tcb_per_frame<V: Value>(keys: &[TcbKey<V>], i: usize) -> (f64, f64) {
     let len = |a: usize, b: usize| (keys[b].frame() - keys[a].frame()).max(1) as f64;
     let din = if i > 0 { len(i - 1, i) } else { 1.0 };
     let dout = if i + 1 < keys.len() { len(i, i + 1) } else { 1.0 };
     (din, dout)
 }
 
-fn vec_track(t: &VecTrack) -> Track<DVec3> {
-    let keys = match t {
-        VecTrack::Linear(k) => k
-            .keys
-            .iter()
+/// Scene keys from the keys of a TCB, LINEAR or BEZIER track of any dimension, each stored
+/// value turned by `conv` (widening, and for EULER sub-tracks the seed's sign): LINEAR →
+/// linear; TCB → Hermite with per-frame tangents ([`tcb_per_frame`]); BEZIER → Hermite as
+/// stored (already per frame).
+trait SceneKeys<V: Value> {
+    fn scene_keys<O>(&self, conv: impl Fn(V) -> O) -> Vec<Key<O>>
+    where
+        O: std::ops::Div<f64, Output = O>;
+}
+
+impl<V: Value> SceneKeys<V> for [LinearKey<V>] {
+    fn scene_keys<O>(&self, conv: impl Fn(V) -> O) -> Vec<Key<O>> {
+        self.iter()
             .map(|k| Key {
                 frame: k.frame() as f64,
-                value: v3(k.value),
+                value: conv(k.value),
                 interpolation: Interpolation::Linear,
             })
-            .collect(),
-        VecTrack::Tcb(k) => (0..k.keys.len())
+            .collect()
+    }
+}
+
+impl<V: Value> SceneKeys<V> for [TcbKey<V>] {
+    fn scene_keys<O>(&self, conv: impl Fn(V) -> O) -> Vec<Key<O>>
+    where
+        O: std::ops::Div<f64, Output = O>,
+    {
+        (0..self.len())
             .map(|i| {
-                let key = &k.keys[i];
-                let (din, dout) = tcb_per_frame(&k.keys, i);
+                let (din, dout) = tcb_per_frame(self, i);
                 Key {
-                    frame: key.frame() as f64,
-                    value: v3(key.value),
+                    frame: self[i].frame() as f64,
+                    value: conv(self[i].value),
                     interpolation: Interpolation::Hermite {
-                        in_tangent: v3(key.in_tan) / din,
-                        out_tangent: v3(key.out_tan) / dout,
+                        in_tangent: conv(self[i].in_tan) / din,
+                        out_tangent: conv(self[i].out_tan) / dout,
                     },
                 }
             })
-            .collect(),
-        VecTrack::Bezier(k) => k
-            .keys
-            .iter()
+            .collect()
+    }
+}
+
+impl<V: Value> SceneKeys<V> for [BezierKey<V>] {
+    fn scene_keys<O>(&self, conv: impl Fn(V) -> O) -> Vec<Key<O>> {
+        self.iter()
             .map(|k| Key {
                 frame: k.frame() as f64,
-                value: v3(k.value),
+                value: conv(k.value),
                 interpolation: Interpolation::Hermite {
-                    in_tangent: v3(k.in_tan),
-                    out_tangent: v3(k.out_tan),
+                    in_tangent: conv(k.in_tan),
+                    out_tangent: conv(k.out_tan),
                 },
             })
-            .collect(),
-    };
-    Track::new(keys)
+            .collect()
+    }
+}
+
+fn vec_track(t: &VecTrack) -> Track<DVec3> {
+    Track::new(match t {
+        VecTrack::Linear(k) => k.keys.scene_keys(v3),
+        VecTrack::Tcb(k) => k.keys.scene_keys(v3),
+        VecTrack::Bezier(k) => k.keys.scene_keys(v3),
+    })
 }
 
 fn quat_keys<K: KeyRecord<V = Quat>>(
@@ -293,44 +320,12 @@ fn rot_track(t: &RotTrack, name: &str, warnings: &mut Vec<Warning>) -> RotationT
 
 /// A 1D track as a scene track, every value and tangent multiplied by `sign`.
 fn float_track(t: &FloatTrack, sign: f64) -> Track<f64> {
-    let keys = match t {
-        FloatTrack::Linear(k) => k
-            .keys
-            .iter()
-            .map(|k| Key {
-                frame: k.frame() as f64,
-                value: sign * f64::from(k.value),
-                interpolation: Interpolation::Linear,
-            })
-            .collect(),
-        FloatTrack::Tcb(k) => (0..k.keys.len())
-            .map(|i| {
-                let key = &k.keys[i];
-                let (din, dout) = tcb_per_frame(&k.keys, i);
-                Key {
-                    frame: key.frame() as f64,
-                    value: sign * f64::from(key.value),
-                    interpolation: Interpolation::Hermite {
-                        in_tangent: sign * f64::from(key.in_tan) / din,
-                        out_tangent: sign * f64::from(key.out_tan) / dout,
-                    },
-                }
-            })
-            .collect(),
-        FloatTrack::Bezier(k) => k
-            .keys
-            .iter()
-            .map(|k| Key {
-                frame: k.frame() as f64,
-                value: sign * f64::from(k.value),
-                interpolation: Interpolation::Hermite {
-                    in_tangent: sign * f64::from(k.in_tan),
-                    out_tangent: sign * f64::from(k.out_tan),
-                },
-            })
-            .collect(),
-    };
-    Track::new(keys)
+    let conv = |v: f32| sign * f64::from(v);
+    Track::new(match t {
+        FloatTrack::Linear(k) => k.keys.scene_keys(conv),
+        FloatTrack::Tcb(k) => k.keys.scene_keys(conv),
+        FloatTrack::Bezier(k) => k.keys.scene_keys(conv),
+    })
 }
 
 /// An EULER track as a scene Euler track. The seed composes `rot[0] · rot[1] · rot[2]` where

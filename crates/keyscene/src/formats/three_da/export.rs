@@ -17,6 +17,9 @@
 //!   order when that has the lower ACMR); the strip made from it by `meshopt::stripify` (no
 //!   restart index: stitched with degenerate triangles). ACMR is measured by
 //!   `meshopt::analyze_vertex_cache` for a 24-entry FIFO cache (GeForce3) before and after.
+//! - **Skinning**: a mesh whose skin's joints are all entities below index 256 is written
+//!   `ANIM_MESH_SKINNED_3DA` with a blend stream ([`blend_weights`]); vertices stay in the
+//!   mesh's bind-time frame, `bone_init_tm` identity (docs/3da.md, "Skinning").
 //! - **Animation**: every entity gets position, rotation and scale tracks with ≥ 1 key. Where
 //!   3DA can hold the source's keys exactly (integer frames ≥ 0, strictly increasing, no step
 //!   keys, ends that hold) they are kept: 3DS TCB → TCB 3D with the tangents the evaluator
@@ -32,7 +35,10 @@ use std::collections::HashMap;
 
 use glam::{DMat4, DQuat, DVec3, Vec2, Vec3, Vec4};
 
-use super::layout::{entity_type, Extents, LinearKey, Material as MatRecord, TcbKey, NAME_LEN};
+use super::layout::{
+    entity_type, Extents, LinearKey, Material as MatRecord, TcbKey, VBlend, NAME_LEN,
+    VERTEX_WEIGHT_SCALE,
+};
 use super::model::{Entity, File, KeyTrack, RotTrack, Surface, VecTrack};
 use super::Error;
 use crate::anim::tcb::{relative_key_quats, vector_key_tangents};
@@ -207,11 +213,34 @@ pub fn export(
         e.num_children = parents.iter().filter(|&&p| p == Some(k)).count() as u16;
         if let (NodeKind::Mesh, Some(m)) = (&node.kind, node.mesh) {
             let mesh = &scene.meshes[m];
-            if mesh.skin.is_some() {
-                report.dropped.push(format!(
-                    "{:?}: skinning (written as a rigid mesh in its bind pose)",
+            // Skin joints as entity indices (u8), when every joint is an entity below 256.
+            let joints: Option<Vec<u8>> =
+                mesh.skin.and_then(|si| scene.skins.get(si)).and_then(|skin| {
+                    skin.joints
+                        .iter()
+                        .map(|j| {
+                            slot_of.get(&j.node).and_then(|&s| u8::try_from(file_index[s]).ok())
+                        })
+                        .collect()
+                });
+            match (&mesh.skin, &joints) {
+                (Some(_), None) => report.dropped.push(format!(
+                    "{:?}: skinning (a joint is not an entity or past entity 255; written as a rigid mesh in its bind pose)",
                     names[k]
-                ));
+                )),
+                (Some(_), Some(j)) => {
+                    e.type_id = entity_type::MESH_SKINNED;
+                    report.converted.push(format!(
+                        "{:?}: skin with {} joints → blend stream (4 largest weights per vertex)",
+                        names[k],
+                        j.len()
+                    ));
+                    report.warnings.push(format!(
+                        "{:?}: 3DA carries no bind pose (bone_init_tm is identity, per the seed): the engine is assumed to bind at the first frame",
+                        names[k]
+                    ));
+                }
+                _ => {}
             }
             if !mesh.morph_targets.is_empty() {
                 report.dropped.push(format!(
@@ -234,7 +263,8 @@ pub fn export(
                     names[k]
                 ));
             }
-            let built = surfaces(mesh, g, &mut mats, &names[k], &mut report);
+            let skin = mesh.skin.and_then(|si| scene.skins.get(si)).zip(joints.as_deref());
+            let built = surfaces(mesh, g, skin, &mut mats, &names[k], &mut report);
             for s in &built {
                 acmr.0 += s.acmr_before * s.triangles as f64;
                 acmr.1 += s.acmr_after * s.triangles as f64;
@@ -925,6 +955,49 @@ struct VKey {
     uv0: [u32; 2],
     uv1: [u32; 2],
     color: u32,
+    blend: VBlend,
+}
+
+/// A vertex's blend record: the four largest influences (ties: the lower joint first), weights
+/// scaled to [`VERTEX_WEIGHT_SCALE`] and rounded so they sum to it **exactly** (largest
+/// remainder); `joints` maps the skin's joint numbers to entity indices. Unused slots repeat
+/// the first bone with weight 0. A vertex without a positive finite weight is bound fully to
+/// the skin's first joint.
+pub fn blend_weights(influences: &[(u32, f32)], joints: &[u8]) -> VBlend {
+    let mut inf: Vec<(u8, f64)> = influences
+        .iter()
+        .filter(|(j, w)| w.is_finite() && *w > 0.0 && (*j as usize) < joints.len())
+        .map(|&(j, w)| (joints[j as usize], f64::from(w)))
+        .collect();
+    inf.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    inf.truncate(4);
+    let sum: f64 = inf.iter().map(|x| x.1).sum();
+    let first = joints.first().copied().unwrap_or(0);
+    if inf.is_empty() || sum <= 0.0 {
+        return VBlend { bone_idx: [first; 4], weight: [VERTEX_WEIGHT_SCALE as u16, 0, 0, 0] };
+    }
+    let scale = f64::from(VERTEX_WEIGHT_SCALE);
+    let exact: Vec<f64> = inf.iter().map(|x| x.1 / sum * scale).collect();
+    let mut w: Vec<u32> = exact.iter().map(|x| x.floor() as u32).collect();
+    let mut left = VERTEX_WEIGHT_SCALE - w.iter().sum::<u32>();
+    let mut by_remainder: Vec<usize> = (0..w.len()).collect();
+    by_remainder.sort_by(|&a, &b| {
+        (exact[b] - exact[b].floor()).total_cmp(&(exact[a] - exact[a].floor())).then(a.cmp(&b))
+    });
+    for &i in by_remainder.iter().cycle() {
+        if left == 0 {
+            break;
+        }
+        w[i] += 1;
+        left -= 1;
+    }
+    let mut out = VBlend { bone_idx: [inf[0].0; 4], weight: [0; 4] };
+    for (i, (&(b, _), &x)) in inf.iter().zip(&w).enumerate() {
+        out.bone_idx[i] = b;
+        // A single influence has weight 32768, which a u16 holds.
+        out.weight[i] = x as u16;
+    }
+    out
 }
 
 /// The surfaces of one mesh: triangles grouped by material, vertices de-duplicated, split at
@@ -932,6 +1005,7 @@ struct VKey {
 fn surfaces(
     mesh: &Mesh,
     g: DMat4,
+    skin: Option<(&crate::scene::Skin, &[u8])>,
     mats: &mut Materials,
     name: &str,
     report: &mut ExportReport,
@@ -991,6 +1065,7 @@ fn surfaces(
             let mut s = Surface { material_idx: material as i32, ..Surface::default() };
             let (mut xyz, mut nrm, mut t0, mut t1, mut col) =
                 (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+            let mut blends = Vec::new();
             let mut list: Vec<u32> = Vec::new();
             let mut end = start;
             while end < tris.len() {
@@ -1012,6 +1087,12 @@ fn surfaces(
                             normal: n.to_array().map(f32::to_bits),
                             uv0: a.to_array().map(f32::to_bits),
                             uv1: b.to_array().map(f32::to_bits),
+                            blend: skin.map_or(VBlend::default(), |(s, j)| {
+                                blend_weights(
+                                    s.influences.get(v as usize).map_or(&[], Vec::as_slice),
+                                    j,
+                                )
+                            }),
                             color: u32::from_le_bytes([
                                 byte(color.x),
                                 byte(color.y),
@@ -1037,6 +1118,7 @@ fn surfaces(
                         t0.push(k.uv0.map(f32::from_bits));
                         t1.push(k.uv1.map(f32::from_bits));
                         col.push(k.color);
+                        blends.push(k.blend);
                         next
                     });
                     list.push(u32::from(i));
@@ -1076,6 +1158,9 @@ fn surfaces(
             }
             if has_color {
                 s.color = Some(col);
+            }
+            if skin.is_some() {
+                s.blending = Some(blends);
             }
             out.push(Built {
                 surface: s,
@@ -1358,6 +1443,49 @@ mod tests {
             .unwrap()
             .iter()
             .all(|n| *n == [0.0, 0.0, 1.0]));
+    }
+
+    #[test]
+    fn blend_weights_keep_the_four_largest_and_sum_to_exactly_32768() {
+        let joints = [10u8, 11, 12, 13, 14];
+        let b = blend_weights(&[(0, 0.1), (1, 0.3), (2, 0.05), (3, 0.25), (4, 0.3)], &joints);
+        assert_eq!(b.bone_idx, [11, 14, 13, 10]);
+        assert_eq!(b.weight.iter().map(|&w| u32::from(w)).sum::<u32>(), 32768);
+        // 0.3 / 0.95 · 32768 = 10347.79 … the largest remainders get the spare units.
+        assert_eq!(b.weight, [10348, 10348, 8623, 3449]);
+        let third = blend_weights(&[(0, 1.0), (1, 1.0), (2, 1.0)], &joints);
+        assert_eq!(third.weight, [10923, 10923, 10922, 0]);
+        let none = blend_weights(&[(0, 0.0), (1, f32::NAN)], &joints);
+        assert_eq!((none.bone_idx[0], none.weight), (10, [32768, 0, 0, 0]));
+    }
+
+    #[test]
+    fn skinned_meshes_get_blend_streams_that_check_accepts() {
+        use crate::scene::{Skin, SkinJoint};
+        let mut s = triangle_scene();
+        for name in ["b0", "b1"] {
+            let id = s.nodes.len();
+            s.nodes.push(Node::new(name, NodeKind::Bone));
+            s.attach(id, None);
+        }
+        let joint = |node| SkinJoint { node, inverse_bind: DMat4::IDENTITY };
+        s.skins.push(Skin {
+            joints: vec![joint(2), joint(3)],
+            influences: vec![vec![(0, 1.0)], vec![(0, 0.5), (1, 0.5)], vec![(1, 2.0)]],
+        });
+        s.meshes[0].skin = Some(0);
+        let (file, _, _) = export(&s, &ExportOptions::default()).unwrap();
+        let e = file.entities.iter().find(|e| e.type_id == entity_type::MESH_SKINNED).unwrap();
+        let blend = e.surfaces[0].blending.as_ref().unwrap();
+        let b0 = file
+            .entities
+            .iter()
+            .position(|e| super::super::layout::name_str(&e.name) == "b0")
+            .unwrap() as u8;
+        assert!(blend.iter().any(|b| b.bone_idx[0] == b0 && b.weight[0] == 32768));
+        let bytes = super::super::write(&file).unwrap();
+        let errors: Vec<_> = super::super::check(&bytes).errors().map(|i| i.to_string()).collect();
+        assert!(errors.is_empty(), "{errors:?}");
     }
 
     #[test]

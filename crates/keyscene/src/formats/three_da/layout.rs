@@ -527,7 +527,7 @@ impl SurfaceRecord {
 
 /// `VBlend_s`, 12 bytes: four bone indices (`uchar`, entity indices in file order) at 0 and
 /// four weights (`ushort`, scaled by [`VERTEX_WEIGHT_SCALE`], summing to it) at 4.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
 pub struct VBlend {
     /// Entity indices of the influencing bones.
     pub bone_idx: [u8; 4],

@@ -98,6 +98,33 @@ pub struct ExportReport {
     pub acmr_after: f64,
 }
 
+impl std::fmt::Display for ExportReport {
+    /// One line per item, grouped under `converted:`, `baked:`, `resampled:`, `dropped:` and
+    /// `warnings:` (empty groups left out), then the triangle count and ACMR figures — what
+    /// `keyscene convert … out.3da` prints.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for (title, items) in [
+            ("converted", &self.converted),
+            ("baked", &self.baked),
+            ("resampled", &self.resampled),
+            ("dropped", &self.dropped),
+            ("warnings", &self.warnings),
+        ] {
+            if !items.is_empty() {
+                writeln!(f, "{title}:")?;
+                for i in items {
+                    writeln!(f, "  {i}")?;
+                }
+            }
+        }
+        write!(
+            f,
+            "{} triangles; ACMR (24-entry FIFO) {:.3} before, {:.3} after optimize_vertex_cache",
+            self.triangles, self.acmr_before, self.acmr_after
+        )
+    }
+}
+
 /// A material script written beside the `.3da` (syntax in `docs/3da.md`, "Material scripts").
 #[derive(Debug, Clone, PartialEq)]
 pub struct MaterialScript {
@@ -1266,6 +1293,8 @@ mod tests {
         let out = dir.path().join("x.3da");
         let report = save(&triangle_scene(), &out, &ExportOptions::default()).unwrap();
         assert_eq!(report.dropped.len(), 1, "{:?}", report.dropped);
+        let text = report.to_string();
+        assert!(text.contains("dropped:\n  node 1 \"cam\" (camera)"), "{text}");
         assert!(report.baked.iter().any(|b| b.contains("geometry transform")));
         let bytes = std::fs::read(&out).unwrap();
         assert!(!super::super::check(&bytes).has_errors());

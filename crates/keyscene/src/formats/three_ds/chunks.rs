@@ -873,6 +873,14 @@ pub fn decode(bytes: &[u8], ctx: &mut Ctx) -> Result<File3ds, Error> {
         )));
     }
     let mut tops = split(bytes, 0, ctx);
+    if tops.first().map(|c| (c.id, c.offset)) != Some((root, 0)) {
+        let len = u32::from_le_bytes([bytes[2], bytes[3], bytes[4], bytes[5]]);
+        return Err(Error::Malformed {
+            place: chunk_label(root).to_string(),
+            offset: 0,
+            message: format!("the root chunk declares length {len}, less than its 6-byte header"),
+        });
+    }
     let root_chunk = tops.remove(0);
     if !tops.is_empty() {
         ctx.warn(tops[0].offset, "bytes after the root chunk ignored");
@@ -1388,6 +1396,17 @@ mod tests {
         v.extend_from_slice(&((payload.len() + 6) as u32).to_le_bytes());
         v.extend_from_slice(payload);
         v
+    }
+
+    #[test]
+    fn root_chunk_shorter_than_its_header_is_an_error_not_a_panic() {
+        for len in [0u32, 4] {
+            let mut data = vec![0x4D, 0x4D];
+            data.extend(len.to_le_bytes());
+            let mut ctx = Ctx::new(Limits::default());
+            let err = decode(&data, &mut ctx).unwrap_err();
+            assert!(err.to_string().contains("at byte 0x0"), "{err}");
+        }
     }
 
     #[test]

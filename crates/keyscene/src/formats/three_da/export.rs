@@ -1515,6 +1515,16 @@ mod tests {
         let bytes = super::super::write(&file).unwrap();
         let errors: Vec<_> = super::super::check(&bytes).errors().map(|i| i.to_string()).collect();
         assert!(errors.is_empty(), "{errors:?}");
+        // Read back: one skin over the two bones, the weights as written.
+        let (back, _) = crate::load_bytes(&bytes, None, &Default::default()).unwrap();
+        let skin = &back.skins[0];
+        let joint_names: Vec<&str> =
+            skin.joints.iter().map(|j| back.nodes[j.node].name.as_str()).collect();
+        assert_eq!(joint_names, ["b0", "b1"]);
+        let mut w: Vec<Vec<f32>> =
+            skin.influences.iter().map(|i| i.iter().map(|x| x.1).collect()).collect();
+        w.sort_by(|a, b| a.len().cmp(&b.len()));
+        assert_eq!(w, vec![vec![1.0], vec![1.0], vec![0.5, 0.5]]);
     }
 
     #[test]

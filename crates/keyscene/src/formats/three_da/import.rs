@@ -17,20 +17,22 @@
 //!   BEZIER → Hermite as stored (already per frame); EULER → a scene Euler track (see
 //!   `euler_track`: axes and signs as the seed's code, order from `m_aRotOrder`; resampled
 //!   with a warning when `m_aRotOrder` is not a permutation). The rest transform of each node is its tracks' value at frame 0.
-//! - Skinning (blend streams) is not imported yet: the vertices stay in bind space, with a
-//!   warning.
+//! - Blend streams of skinned meshes become a [`Skin`] whose bind pose is the first frame
+//!   (3DA stores none; docs/3da.md, "Skinning"), with a warning.
 
 use glam::{DQuat, DVec3, Vec2, Vec3, Vec4};
 
 use super::layout::{
     entity_type, name_str, BezierKey, KeyRecord, LinearKey, TcbKey, Value, MAP_CHANNELS,
+    VERTEX_WEIGHT_SCALE,
 };
 use super::model::{File, FloatTrack, KeyTrack, Quat, RotTrack, VecTrack};
 use crate::anim::{
     Animation, Channel, ChannelTarget, Interpolation, Key, RotationTrack, Track, THREE_DS_FPS,
 };
 use crate::scene::{
-    Attribute, EulerOrder, Mapping, Material, Mesh, Node, NodeKind, Scene, UvSet, Warning,
+    Attribute, EulerOrder, Mapping, Material, Mesh, Node, NodeKind, Scene, Skin, SkinJoint, UvSet,
+    Warning,
 };
 
 /// Builds a scene from a parsed 3DA file. Never fails: what the scene model cannot hold is
@@ -82,12 +84,6 @@ pub fn import(file: &File) -> (Scene, Vec<Warning>) {
         if matches!(node.kind, NodeKind::Mesh) {
             node.mesh = Some(scene.meshes.len());
             scene.meshes.push(mesh(file, i, &name));
-            if e.type_id == entity_type::MESH_SKINNED {
-                warnings.push(warn(
-                    &name,
-                    "vertex blending is not imported; the mesh stays in its bind pose".into(),
-                ));
-            }
         }
         let parent = usize::from(e.parent_idx);
         let parent = (e.parent_idx != super::layout::NO_PARENT && parent < i).then_some(parent);
@@ -119,7 +115,66 @@ pub fn import(file: &File) -> (Scene, Vec<Warning>) {
     if !anim.channels.is_empty() {
         scene.animations.push(anim);
     }
+    skins(file, &mut scene, &mut warnings);
     (scene, warnings)
+}
+
+/// Skins from the blend streams of `ANIM_MESH_SKINNED_3DA` entities: the joints are the
+/// entities the stream names (node `i` is entity `i`), each vertex's influences its non-zero
+/// weights ÷ 32768. 3DA carries no bind pose, so the bind pose is the first frame
+/// (docs/3da.md, "Skinning"): `inverse_bind = world(joint)⁻¹ · world(mesh)` at frame 0.
+fn skins(file: &File, scene: &mut Scene, warnings: &mut Vec<Warning>) {
+    let pose = scene.evaluate(Some(0), crate::anim::Time::Frame(0.0));
+    for (i, e) in file.entities.iter().enumerate() {
+        if e.type_id != entity_type::MESH_SKINNED {
+            continue;
+        }
+        let Some(m) = scene.nodes[i].mesh else { continue };
+        let mut joints: Vec<usize> = Vec::new();
+        let mut influences: Vec<Vec<(u32, f32)>> = Vec::new();
+        for s in &e.surfaces {
+            let n = s.s_size as usize;
+            match &s.blending {
+                Some(b) => {
+                    for v in b {
+                        let mut inf = Vec::new();
+                        for (&bone, &w) in v.bone_idx.iter().zip(&v.weight) {
+                            let bone = usize::from(bone);
+                            if w == 0 || bone >= scene.nodes.len() {
+                                continue;
+                            }
+                            let j = match joints.iter().position(|&x| x == bone) {
+                                Some(j) => j,
+                                None => {
+                                    joints.push(bone);
+                                    joints.len() - 1
+                                }
+                            };
+                            inf.push((j as u32, f32::from(w) / VERTEX_WEIGHT_SCALE as f32));
+                        }
+                        influences.push(inf);
+                    }
+                }
+                None => influences.extend(std::iter::repeat_with(Vec::new).take(n)),
+            }
+        }
+        let mesh_world = pose.world[i];
+        scene.skins.push(Skin {
+            joints: joints
+                .iter()
+                .map(|&node| SkinJoint {
+                    node,
+                    inverse_bind: pose.world[node].inverse() * mesh_world,
+                })
+                .collect(),
+            influences,
+        });
+        scene.meshes[m].skin = Some(scene.skins.len() - 1);
+        warnings.push(warn(
+            &scene.nodes[i].name,
+            "skin imported with the first frame as bind pose (3DA stores none)".into(),
+        ));
+    }
 }
 
 fn warn(place: &str, message: String) -> Warning {

@@ -1523,7 +1523,7 @@ mod tests {
         assert_eq!(joint_names, ["b0", "b1"]);
         let mut w: Vec<Vec<f32>> =
             skin.influences.iter().map(|i| i.iter().map(|x| x.1).collect()).collect();
-        w.sort_by(|a, b| a.len().cmp(&b.len()));
+        w.sort_by_key(Vec::len);
         assert_eq!(w, vec![vec![1.0], vec![1.0], vec![0.5, 0.5]]);
     }
 

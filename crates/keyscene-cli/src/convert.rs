@@ -7,7 +7,9 @@ use keyscene::scene::Scene;
 
 use crate::{pick_animation, CliError};
 
-/// Writes `scene` to `output`: `.obj` (plus `.mtl`), `.gltf` (plus `.bin` and images) or `.glb`.
+/// Writes `scene` to `output`: `.obj` (plus `.mtl`), `.gltf` (plus `.bin` and images), `.glb`,
+/// or `.3da` (plus one `.mat` script per material; what was converted, baked, resampled and
+/// dropped is printed).
 /// OBJ: `frame` poses the scene at that frame of animation `animation` (default 0), `None` writes
 /// the geometry as stored. glTF keeps the whole animation, so `frame` is refused there.
 /// Conversion warnings go to stderr.
@@ -41,8 +43,22 @@ pub fn run(
             }
             Ok(())
         }
+        "3da" => {
+            if frame.is_some() {
+                return Err(CliError::Msg(
+                    "--frame applies to OBJ output; 3DA keeps the whole animation".into(),
+                ));
+            }
+            let opts = keyscene::formats::three_da::ExportOptions {
+                animation,
+                ..keyscene::formats::three_da::ExportOptions::default()
+            };
+            let report = keyscene::formats::three_da::save(scene, output, &opts)?;
+            println!("{report}");
+            Ok(())
+        }
         _ => Err(CliError::Msg(format!(
-            "{}: unknown output format (use .obj, .gltf or .glb)",
+            "{}: unknown output format (use .obj, .gltf, .glb or .3da)",
             output.display()
         ))),
     }

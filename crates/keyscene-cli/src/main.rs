@@ -72,11 +72,12 @@ enum Command {
         #[arg(long, required = true)]
         json: bool,
     },
-    /// Convert a scene; the output format follows OUT's extension (.obj, .gltf, .glb).
+    /// Convert a scene; the output format follows OUT's extension (.obj, .gltf, .glb, .3da).
     Convert {
         /// The scene file to read.
         input: PathBuf,
-        /// The file to write: .obj (with a .mtl beside it), .gltf or .glb.
+        /// The file to write: .obj (with a .mtl beside it), .gltf, .glb, or .3da (with .mat
+        /// material scripts beside it).
         output: PathBuf,
         /// Pose the scene at this frame. OBJ default: the geometry as stored, no animation
         /// evaluated.

@@ -312,3 +312,40 @@ fn check_passes_a_sound_file_and_fails_a_cut_one_with_its_place() {
     assert!(!bad.status.success());
     assert!(String::from_utf8_lossy(&bad.stderr).contains("byte"), "error names a byte offset");
 }
+
+#[test]
+fn convert_to_3da_writes_a_file_that_checks_clean_and_samples_like_lib3ds() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("fly.3da");
+    let conv = keyscene(&["convert", &fly(), out.to_str().unwrap()]);
+    assert!(conv.status.success(), "{}", String::from_utf8_lossy(&conv.stderr));
+    let report = String::from_utf8_lossy(&conv.stdout);
+    assert!(report.contains("3DA has no camera"), "the camera is reported dropped:\n{report}");
+    assert!(dir.path().join("default.mat").is_file(), "material script beside the model");
+    let check = keyscene(&["check", out.to_str().unwrap()]);
+    assert!(check.status.success(), "{}", String::from_utf8_lossy(&check.stdout));
+
+    // The 3DA's world-space mesh boxes at lib3ds' reference frames. The exporter splits
+    // vertices where corners differ in normal or UV (3DA streams are per vertex), so the
+    // vertex mean (centroid) and vertex indices legitimately differ; the box does not.
+    let reference = reference();
+    let tol = tolerance(&reference);
+    for r in reference["samples"].as_array().unwrap() {
+        let frame = r["frame"].as_f64().unwrap();
+        let ours = stdout_json(&keyscene(&[
+            "sample",
+            out.to_str().unwrap(),
+            "--frame",
+            &frame.to_string(),
+            "--json",
+        ]));
+        let nodes = ours["samples"][0]["nodes"].as_array().unwrap();
+        for rn in r["nodes"].as_array().unwrap().iter().filter(|n| n.get("mesh").is_some()) {
+            let n = nodes.iter().find(|n| n["name"] == rn["name"]).expect("entity by name");
+            for key in ["world_bbox_min", "world_bbox_max"] {
+                let d = dist(vec3(&n["mesh"][key]), vec3(&rn[key]));
+                assert!(d <= tol, "{} {key} at frame {frame}: off by {d}", rn["name"]);
+            }
+        }
+    }
+}

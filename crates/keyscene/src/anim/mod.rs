@@ -18,8 +18,10 @@
 //! have their own type, [`RotationTrack`], because 3DS rotation keys are relative axis-angle
 //! turns that only become orientations when accumulated (seed 000, "Tracks").
 
+pub mod curve;
 pub mod tcb;
 
+pub use curve::{CycleMode, MORPH_WEIGHT_PROPERTY};
 pub use tcb::{hermite, tcb_tangents};
 
 use glam::{DMat4, DQuat, DVec3};
@@ -124,6 +126,19 @@ pub enum Extrapolation {
     /// evaluate as the reference does (e.g. `PASKA2.3DS`, whose objects' first keys are at
     /// frames 140 and 150).
     HoldLast,
+    /// Continue in a straight line with the end key's tangent (FBX "keep slope", `K`): before
+    /// the first key its leaving slope, after the last key its arriving slope.
+    Slope,
+    /// Cycle the keyed span (FBX repetition `R`, mirror `M`, relative repetition `A`), at most
+    /// `count` times (`None`: forever), then hold the value the last cycle ends on. See
+    /// [`curve`] for the exact rules. Unlike [`Extrapolation::Repeat`] the curve is only
+    /// extrapolated strictly outside its keys (a frame on the last key shows the last key).
+    Cycle {
+        /// How each cycle maps back onto the keyed span.
+        mode: CycleMode,
+        /// How many cycles, `None` for no limit.
+        count: Option<u32>,
+    },
 }
 
 /// Keys of one animated value, sorted by frame.
@@ -183,6 +198,9 @@ pub struct Key<T> {
 pub enum Interpolation<T> {
     /// Hold this key's value until the next key.
     Step,
+    /// Take the **next** key's value right after this key (FBX "constant next"): the value is
+    /// this key's at exactly its frame and the next key's strictly between the two.
+    StepNext,
     /// Straight line to the next key.
     Linear,
     /// Kochanek–Bartels spline through the neighbouring keys (3D Studio, 3DA TCB tracks).

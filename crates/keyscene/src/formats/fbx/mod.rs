@@ -19,6 +19,7 @@
 
 pub mod ascii;
 pub mod binary;
+pub mod objects;
 pub mod tree;
 
 use std::fmt::{self, Write as _};

@@ -125,7 +125,7 @@ pub struct Object<'d, 'a> {
 }
 
 /// Axes, units and time settings from `GlobalSettings` (defaults as the FBX SDK's:
-/// Y up, Z front, X right, centimetres, 24 fps).
+/// Y up, Z front, X right, centimetres, time mode 0).
 #[derive(Debug, Clone, PartialEq)]
 pub struct GlobalSettings {
     /// `UpAxis`: 0 X, 1 Y, 2 Z.
@@ -154,6 +154,12 @@ pub struct GlobalSettings {
     pub time_span_stop: i64,
     /// Whether the file had a `GlobalSettings` record at all.
     pub present: bool,
+    /// KTime ticks per second: [`KTIME_PER_SECOND`], or 141 120 000 for files from version
+    /// 8000 and for files whose `FBXHeaderExtension › OtherFlags › TCDefinition` (with
+    /// `FBXHeaderVersion` ≥ 1004) is other than 127 — the FBX SDK's newer time unit, which
+    /// ufbx reads the same way (`ufbxi_read_header_extension`). Missing it makes clips 327×
+    /// too long or short.
+    pub ktime_per_second: i64,
 }
 
 impl Default for GlobalSettings {
@@ -172,6 +178,7 @@ impl Default for GlobalSettings {
             time_span_start: 0,
             time_span_stop: 0,
             present: false,
+            ktime_per_second: KTIME_PER_SECOND,
         }
     }
 }
@@ -187,8 +194,8 @@ impl GlobalSettings {
     }
 }
 
-/// Frames per second of an FBX `TimeMode` (the FBX SDK's `FbxTime::EMode`): 0 default (24, as
-/// ufbx), 1 120, 2 100, 3 60, 4 50, 5 48, 6 30, 7 30 drop-frame, 8 NTSC drop-frame
+/// Frames per second of an FBX `TimeMode` (the FBX SDK's `FbxTime::EMode`): 0 default (30, as
+/// ufbx `ufbxi_time_mode_fps`), 1 120, 2 100, 3 60, 4 50, 5 48, 6 30, 7 30 drop-frame, 8 NTSC drop-frame
 /// (30/1.001), 9 NTSC full-frame (30/1.001), 10 PAL 25, 11 24, 12 1000, 13 film 24/1.001,
 /// 14 custom (24 here; see [`GlobalSettings::frame_rate`]), 15 96, 16 72, 17 60/1.001,
 /// 18 120/1.001. Unknown values: 24.
@@ -208,6 +215,7 @@ pub fn time_mode_fps(mode: i64) -> f64 {
         16 => 72.0,
         17 => 60.0 / 1.001,
         18 => 120.0 / 1.001,
+        0 => 30.0,
         _ => 24.0,
     }
 }
@@ -282,6 +290,22 @@ pub fn split_name(raw: &[u8]) -> (Option<&[u8]>, &[u8]) {
         return (Some(&raw[..i]), &raw[i + 2..]);
     }
     (None, raw)
+}
+
+/// The KTime unit of `doc` (see [`GlobalSettings::ktime_per_second`]).
+fn ktime_per_second(doc: &Document<'_>) -> i64 {
+    let header = doc.root("FBXHeaderExtension");
+    let header_version = header.and_then(|h| h.child("FBXHeaderVersion")).and_then(|n| n.property(0)).and_then(Property::as_i64).unwrap_or(0);
+    let tc = header.and_then(|h| h.child("OtherFlags")).and_then(|o| o.child("TCDefinition")).and_then(|n| n.property(0)).and_then(Property::as_i64);
+    let mut v7 = doc.version < 8000;
+    if let (true, Some(tc)) = (header_version >= 1004, tc) {
+        v7 = tc == 127;
+    }
+    if v7 {
+        KTIME_PER_SECOND
+    } else {
+        141_120_000
+    }
 }
 
 fn str_of<'d>(p: Option<&'d Property<'_>>) -> &'d str {
@@ -386,6 +410,7 @@ impl<'d, 'a> ObjectGraph<'d, 'a> {
                 });
             }
         }
+        g.settings.ktime_per_second = ktime_per_second(doc);
         if let Some(s) = settings_record {
             g.read_settings(s);
         }
@@ -455,6 +480,7 @@ impl<'d, 'a> ObjectGraph<'d, 'a> {
             time_span_start: i("TimeSpanStart", d.time_span_start),
             time_span_stop: i("TimeSpanStop", d.time_span_stop),
             present: true,
+            ktime_per_second: self.settings.ktime_per_second,
         };
     }
 

@@ -546,19 +546,19 @@ impl Scene {
 
 /// A child's world matrix from its parent's world matrix and its own local matrix.
 ///
-/// `RrSs` multiplies the matrices. The other two modes decompose both into scale, rotation and
-/// translation and recombine without shear, as ufbx does: `RSrs` scales component-wise
-/// (`S = S_parent · S_local`), `Rrs` drops the parent's scale from the child's rotation and
-/// scale (the child's origin still moves with the parent's full matrix).
+/// `RSrs` (the usual case) multiplies the matrices. The other two modes decompose both into
+/// scale, rotation and translation and recombine without shear, as ufbx does: `RrSs` scales
+/// component-wise (`S = S_parent · S_local`), `Rrs` drops the parent's scale from the child's
+/// rotation and scale (the child's origin still moves with the parent's full matrix).
 fn inherit(parent: DMat4, local: DMat4, mode: crate::scene::InheritType) -> DMat4 {
     use crate::scene::InheritType;
     match mode {
-        InheritType::RrSs => parent * local,
-        InheritType::RSrs | InheritType::Rrs => {
+        InheritType::RSrs => parent * local,
+        InheritType::RrSs | InheritType::Rrs => {
             let (ps, pr, _) = parent.to_scale_rotation_translation();
             let (ls, lr, lt) = local.to_scale_rotation_translation();
             let origin = parent.transform_point3(lt);
-            let scale = if mode == InheritType::RSrs { ps * ls } else { ls };
+            let scale = if mode == InheritType::RrSs { ps * ls } else { ls };
             DMat4::from_scale_rotation_translation(scale, pr * lr, origin)
         }
     }

@@ -19,10 +19,13 @@
 
 pub mod ascii;
 pub mod binary;
+pub mod import;
+pub mod objects;
 pub mod tree;
 
 use std::fmt::{self, Write as _};
 
+pub use import::read;
 pub use tree::{Array, ArrayType, Children, Document, Encoding, NodeId, NodeRef, Property};
 
 use crate::limits::Limits;

@@ -14,10 +14,17 @@
 //! - **Objects.** One `o` per node with a mesh, in node order, named after the node
 //!   ([`Node::name`](crate::scene::Node::name); 3DS: the object name). Names are made unique
 //!   only when two written nodes share one: the later ones become `NAME.INSTANCE` when the node
-//!   has an instance name, then `NAME.2`, `NAME.3`… Hidden nodes are written too.
+//!   has an instance name, then `NAME.2`, `NAME.3`… Hidden nodes are written too. Bytes of
+//!   the name outside `[A-Za-z0-9_.:-]` (spaces included, which would split the `o` line) are
+//!   written as `FBXASCnnn` with `nnn` the byte in three decimal digits — the escape Maya's
+//!   OBJ exporter and ufbx's reference files use (oracles README, "Candidate OBJ contract").
 //! - **Vertices.** Every stored vertex is written (`v`), in stored order, so OBJ vertex
 //!   `offset + i` is mesh vertex `i`. `vt` is UV set 0 and `vn` the normals: the mesh's own
-//!   when it stores them, else derived from smoothing groups (a polygon corner averages the unit
+//!   when it stores them — turned by the inverse transpose of the node's world matrix times
+//!   only the *rotation* of [`Node::geometry_transform`](crate::scene::Node::geometry_transform)
+//!   (ufbx's "compatible" normal matrix, which its `synthetic_geometric_squish`/`_transform`
+//!   references expect; with no geometric transform this is the usual inverse transpose of
+//!   the placement) — else derived from smoothing groups (a polygon corner averages the unit
 //!   normals of the polygons around its vertex whose smoothing bits intersect the polygon's
 //!   own, as lib3ds `lib3ds_mesh_calculate_normals` does; a polygon with no bits is flat).
 //!   `vt` and `vn` values are de-duplicated by exact value, in first-use order.
@@ -94,14 +101,21 @@ pub fn write(scene: &Scene, pose: Option<&Pose>, mtl_file_name: &str) -> Result<
             _ => pose_for_rest.mesh_to_world(scene, id),
         };
         let name = if node.name.is_empty() { format!("node{id}") } else { node.name.clone() };
-        writeln!(obj, "o {}", object_names.add(&name, &node.instance)).unwrap();
+        writeln!(obj, "o {}", escape_name(&object_names.add(&name, &node.instance))).unwrap();
+        let normal_to_world = match (pose, mesh.source_matrix) {
+            (None, Some(_)) => DMat4::IDENTITY,
+            _ => {
+                let (_, geometric_rotation, _) = node.geometry_transform.to_scale_rotation_translation();
+                pose_for_rest.world[id] * DMat4::from_quat(geometric_rotation)
+            }
+        };
 
         let positions: Vec<DVec3> =
             mesh.positions.iter().map(|&p| to_world.transform_point3(p)).collect();
         for p in &positions {
             writeln!(obj, "v {} {} {}", num(p.x), num(p.y), num(p.z)).unwrap();
         }
-        let corners = corner_attributes(mesh, &positions, to_world);
+        let corners = corner_attributes(mesh, &positions, to_world, normal_to_world);
         let mut uv_index: Dedup<[u32; 2]> = Dedup::default();
         let mut n_index: Dedup<[u32; 3]> = Dedup::default();
         let mut faces = String::new();
@@ -228,12 +242,12 @@ struct Corners {
     normals: Vec<Option<Vec3>>,
 }
 
-fn corner_attributes(mesh: &Mesh, world: &[DVec3], to_world: DMat4) -> Corners {
+fn corner_attributes(mesh: &Mesh, world: &[DVec3], to_world: DMat4, normal_to_world: DMat4) -> Corners {
     let n_corners = mesh.corner_vertices.len();
     let mut uvs = vec![None; n_corners];
     let mut normals = vec![None; n_corners];
     let uv_set = mesh.uv_sets.first();
-    let normal_matrix = to_world.inverse().transpose();
+    let normal_matrix = normal_to_world.inverse().transpose();
     for p in 0..mesh.polygon_count() {
         for c in mesh.polygon_corners(p) {
             let v = mesh.corner_vertices[c];
@@ -351,6 +365,20 @@ impl UniqueNames {
             .find(|c| self.used.insert(c.clone()))
             .expect("an unused suffix exists")
     }
+}
+
+/// `name` with every byte outside `[A-Za-z0-9_.:-]` written as `FBXASCnnn` (see the module
+/// docs).
+fn escape_name(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    for &b in name.as_bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b':' | b'-') {
+            out.push(b as char);
+        } else {
+            write!(out, "FBXASC{b:03}").unwrap();
+        }
+    }
+    out
 }
 
 fn sanitize(name: &str) -> String {
@@ -524,6 +552,28 @@ mod tests {
         assert!(t.obj.contains("o Tri.2\n"));
         // The second object's vertices follow the first's: its face uses 4 5 6.
         assert!(t.obj.contains("f 4/4/2 5/5/2 6/6/2\n"), "{}", t.obj);
+    }
+
+    #[test]
+    fn object_names_escape_spaces_and_symbols_as_fbxasc() {
+        let mut s = triangle_scene();
+        s.nodes[0].name = "Tri 1(a)".into();
+        let t = write(&s, None, "x.mtl").unwrap();
+        assert!(t.obj.contains("o TriFBXASC0321FBXASC040aFBXASC041\n"), "{}", t.obj);
+    }
+
+    #[test]
+    fn normals_ignore_the_scale_of_the_geometric_transform() {
+        let mut s = triangle_scene();
+        s.meshes[0].normals = Some(Attribute {
+            values: vec![Vec3::new(1.0, 0.0, 1.0).normalize()],
+            mapping: Mapping::AllSame,
+        });
+        s.nodes[0].geometry_transform = DMat4::from_scale(DVec3::new(1.0, 1.0, 4.0));
+        let pose = s.evaluate(None, Time::Frame(0.0));
+        let t = write(&s, Some(&pose), "x.mtl").unwrap();
+        let h = std::f32::consts::FRAC_1_SQRT_2;
+        assert!(t.obj.contains(&format!("vn {h} 0 {h}\n")), "{}", t.obj);
     }
 
     #[test]

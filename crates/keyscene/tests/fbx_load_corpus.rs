@@ -1,0 +1,79 @@
+//! Every corpus FBX file through `keyscene::load` (parser, object graph and scene import).
+//!
+//! - Files MANIFEST.md does not mark as negative load into a scene that passes
+//!   `Scene::validate`, within 5 s, with the same mesh count and control-point totals as the
+//!   `ufbx` crate loads.
+//! - Negative files (fuzz, `_fail_`, unsupported versions, the mangled `transparentTest`,
+//!   pre-6.1 legacy, cyclic) give a typed error or a scene with warnings — never a panic.
+
+mod common;
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use keyscene::scene::NodeKind;
+
+/// MANIFEST.md's negative files: must not panic, may fail.
+fn is_negative(rel: &str) -> bool {
+    rel.contains("/fuzz/")
+        || rel.contains("_fail_")
+        || rel.contains("synthetic_unsupported_cube_")
+        || rel.ends_with("transparentTest.fbx")
+        || rel.ends_with("max7_cube_5000_binary.fbx")
+        || rel.ends_with("max2009_blob_5800_ascii.fbx")
+}
+
+fn rel_name(fbx_dir: &Path, path: &Path) -> String {
+    path.strip_prefix(fbx_dir).unwrap_or(path).to_string_lossy().replace('\\', "/")
+}
+
+fn check_file(fbx_dir: &Path, path: &Path) -> Result<(), libtest_mimic::Failed> {
+    let rel = rel_name(fbx_dir, path);
+    let start = Instant::now();
+    let result = keyscene::load(path);
+    let took = start.elapsed();
+    if took > Duration::from_secs(5) {
+        return Err(format!("{rel}: loading took {took:?}").into());
+    }
+    let (scene, _warnings) = match result {
+        Ok(s) => s,
+        Err(e) if is_negative(&rel) => {
+            assert!(!e.to_string().is_empty());
+            return Ok(());
+        }
+        Err(e) => return Err(format!("{rel}: {e}").into()),
+    };
+    scene.validate().map_err(|e| format!("{rel}: invalid scene: {e}"))?;
+    if is_negative(&rel) {
+        return Ok(());
+    }
+    if scene.meta.format != "fbx" {
+        return Err(format!("{rel}: format {:?}", scene.meta.format).into());
+    }
+    let bytes = std::fs::read(path).map_err(|e| format!("{rel}: {e}"))?;
+    if let Ok(theirs) = ufbx::load_memory(&bytes, ufbx::LoadOpts::default()) {
+        let their_mesh_nodes = theirs.nodes.iter().filter(|n| n.mesh.is_some()).count();
+        let ours = scene.nodes.iter().filter(|n| n.kind == NodeKind::Mesh).count();
+        if ours != their_mesh_nodes {
+            return Err(format!("{rel}: {ours} mesh nodes, ufbx loads {their_mesh_nodes}").into());
+        }
+        let their_models = theirs.nodes.iter().filter(|n| !n.is_root).count();
+        if scene.nodes.len() != their_models {
+            return Err(format!("{rel}: {} nodes, ufbx loads {their_models}", scene.nodes.len()).into());
+        }
+    }
+    Ok(())
+}
+
+fn main() {
+    let corpus = common::corpus();
+    let mut trials = Vec::new();
+    let fbx_dir = corpus.as_ref().map(|c| c.join("fbx"));
+    let files = fbx_dir.as_ref().map(|d| common::files_with_ext(d, &["fbx"])).unwrap_or_default();
+    for path in files {
+        let dir = fbx_dir.clone().unwrap();
+        let name = format!("load::{}", rel_name(&dir, &path));
+        trials.push(common::corpus_trial(name, &corpus, move |_| check_file(&dir, &path)));
+    }
+    common::run(trials)
+}

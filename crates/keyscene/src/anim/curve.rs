@@ -17,7 +17,8 @@
 //! * [`Extrapolation::Cycle`]: the distance past the end `δ = f0 − t` (before) or `t − f1`
 //!   (after) splits into `n = ⌊δ / D⌋` whole cycles and a remainder `r = δ − n·D`. With a
 //!   repeat count `c` (`c = 0` holds the end key) and `n ≥ c`: `n = c − 1`, `r = D` (the value
-//!   the last allowed cycle ends on). Mirror flips even cycles: `r ← D − r` when `n` is even.
+//!   the last allowed cycle ends on); a remainder within 1e-9 of a whole span counts as the
+//!   next cycle's start, as ufbx's integer-tick arithmetic makes it. Mirror flips even cycles: `r ← D − r` when `n` is even.
 //!   Before the start `r ← D − r` again (the cycles run backwards). The curve is sampled at
 //!   `f0 + r`; relative repetition then adds `(n + 1)·(v1 − v0)` after the end and subtracts
 //!   it before the start. A span shorter than 1e-9 frames holds the end key.
@@ -104,6 +105,15 @@ pub(crate) fn extrapolate<V: Vector>(track: &Track<V>, frame: f64) -> Option<V> 
             let delta = if pre { first.frame - frame } else { frame - last.frame };
             let mut n = (delta / duration).floor();
             let mut r = delta - n * duration;
+            // Whole cycles must land on the start exactly (ufbx counts in integer KTime ticks):
+            // a remainder within rounding of a full span is the next cycle's start.
+            let eps = 1e-9 * duration.max(1.0);
+            if duration - r <= eps {
+                n += 1.0;
+                r = 0.0;
+            } else if r < eps {
+                r = 0.0;
+            }
             if let Some(c) = count {
                 if n >= f64::from(c) {
                     n = f64::from(c - 1);

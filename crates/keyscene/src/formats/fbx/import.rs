@@ -128,6 +128,7 @@ pub fn import(graph: &ObjectGraph<'_, '_>, opts: &ReadOptions) -> (Scene, Vec<Wa
     im.materials();
     im.models();
     im.hierarchy();
+    super::animation::import(graph, &im.ids, &mut im.scene, &mut im.warnings);
     (im.scene, im.warnings, im.ids)
 }
 

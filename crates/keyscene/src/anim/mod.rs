@@ -353,6 +353,11 @@ pub struct Pose {
     pub camera_fov: Vec<f64>,
     /// Camera roll in degrees, per camera.
     pub camera_roll: Vec<f64>,
+    /// Morph target weights (0–1) per mesh in `Scene::meshes`, one per
+    /// [`MorphTarget`](crate::scene::MorphTarget): the targets' default weights, overridden by
+    /// [`morph weight properties`](curve::morph_weight_property) (percent) animated on a node
+    /// that shows the mesh.
+    pub morph_weights: Vec<Vec<f64>>,
 }
 
 impl Pose {
@@ -363,11 +368,66 @@ impl Pose {
     }
 
     /// World-space positions of the mesh node `node` shows at this pose, in the mesh's vertex
-    /// order; empty when the node has no mesh.
+    /// order, deformed; empty when the node has no mesh.
+    ///
+    /// 1. **Blend shapes**: `p = p₀ + Σₖ wₖ · Δₖ` over the mesh's morph targets with their
+    ///    weights in [`Pose::morph_weights`] (targets of weight 0 are skipped).
+    /// 2. **Skinning** (when the mesh has a [`Skin`](crate::scene::Skin)), linear blend as
+    ///    ufbx evaluates it: `world = (Σⱼ wⱼ · W(boneⱼ) · inverse_bindⱼ) · p`, the matrix sum
+    ///    divided by `Σⱼ wⱼ` when that differs from 1 by more than 1e-6 (weights renormalised);
+    ///    a vertex with no positive total weight is placed by [`Pose::mesh_to_world`], as are
+    ///    all vertices of a mesh without a skin.
+    ///
+    /// A mesh with neither deformation takes the fast path: one matrix for all vertices.
     pub fn world_positions(&self, scene: &Scene, node: NodeId) -> Vec<DVec3> {
         let Some(m) = self.mesh[node] else { return Vec::new() };
+        let mesh = &scene.meshes[m];
         let to_world = self.mesh_to_world(scene, node);
-        scene.meshes[m].positions.iter().map(|&p| to_world.transform_point3(p)).collect()
+        let weights = self.morph_weights.get(m).map(Vec::as_slice).unwrap_or(&[]);
+        let morphing = weights.iter().any(|&w| w != 0.0);
+        let skin = mesh.skin.and_then(|s| scene.skins.get(s));
+        if !morphing && skin.is_none() {
+            return mesh.positions.iter().map(|&p| to_world.transform_point3(p)).collect();
+        }
+        let mut positions = mesh.positions.clone();
+        for (target, &w) in mesh.morph_targets.iter().zip(weights) {
+            if w == 0.0 {
+                continue;
+            }
+            for (p, d) in positions.iter_mut().zip(&target.position_deltas) {
+                *p += *d * w;
+            }
+        }
+        let Some(skin) = skin else {
+            return positions.iter().map(|&p| to_world.transform_point3(p)).collect();
+        };
+        let joint_matrices: Vec<Option<DMat4>> = skin
+            .joints
+            .iter()
+            .map(|j| self.world.get(j.node).map(|w| *w * j.inverse_bind))
+            .collect();
+        positions
+            .iter()
+            .enumerate()
+            .map(|(i, &p)| {
+                let influences = skin.influences.get(i).map(Vec::as_slice).unwrap_or(&[]);
+                let mut sum = DMat4::ZERO;
+                let mut total = 0.0f64;
+                for &(j, w) in influences {
+                    let Some(Some(mj)) = joint_matrices.get(j as usize) else { continue };
+                    let w = f64::from(w);
+                    total += w;
+                    sum += *mj * w;
+                }
+                if !(total > 0.0) {
+                    return to_world.transform_point3(p);
+                }
+                if (total - 1.0).abs() > 1e-6 {
+                    sum *= 1.0 / total;
+                }
+                sum.transform_point3(p)
+            })
+            .collect()
     }
 }
 
@@ -445,6 +505,11 @@ impl Scene {
         let mut mesh: Vec<Option<usize>> = self.nodes.iter().map(|node| node.mesh).collect();
         let mut camera_fov: Vec<f64> = self.cameras.iter().map(|c| c.fov_degrees).collect();
         let mut camera_roll: Vec<f64> = self.cameras.iter().map(|c| c.roll_degrees).collect();
+        let mut morph_weights: Vec<Vec<f64>> = self
+            .meshes
+            .iter()
+            .map(|m| m.morph_targets.iter().map(|t| t.default_weight).collect())
+            .collect();
         if let Some(anim) = anim {
             for ch in &anim.channels {
                 let Some(p) = parts.get_mut(ch.node) else { continue };
@@ -504,10 +569,16 @@ impl Scene {
                             }
                         }
                     }
-                    ChannelTarget::Color(_)
-                    | ChannelTarget::Hotspot(_)
-                    | ChannelTarget::Falloff(_)
-                    | ChannelTarget::Property { .. } => {}
+                    ChannelTarget::Property { name, track } => {
+                        let Some(k) = curve::morph_target_of(name) else { continue };
+                        let Some(m) = self.nodes[ch.node].mesh else { continue };
+                        if let (Some(w), Some(v)) =
+                            (morph_weights.get_mut(m).and_then(|w| w.get_mut(k)), track.sample(frame))
+                        {
+                            *w = v / 100.0;
+                        }
+                    }
+                    ChannelTarget::Color(_) | ChannelTarget::Hotspot(_) | ChannelTarget::Falloff(_) => {}
                 }
             }
         }
@@ -540,7 +611,7 @@ impl Scene {
             let Some(t) = target.filter(|&t| t < n) else { continue };
             world[id] = aim(world[id], world[t].w_axis.truncate(), up, roll);
         }
-        Pose { frame, local, world, hidden, mesh, camera_fov, camera_roll }
+        Pose { frame, local, world, hidden, mesh, camera_fov, camera_roll, morph_weights }
     }
 }
 
@@ -614,6 +685,87 @@ mod tests {
         s.nodes[1].transform.translation = DVec3::new(0.0, 5.0, 0.0);
         let pose = s.evaluate(None, Time::Frame(0.0));
         assert_eq!(pose.world[1].w_axis.truncate(), DVec3::new(10.0, 5.0, 0.0));
+    }
+
+    /// A one-vertex mesh at (1, 0, 0) on node 2, skinned to bones 0 and 1.
+    fn two_bone_scene(weights: Vec<(u32, f32)>) -> Scene {
+        use crate::scene::{Mesh, Skin, SkinJoint};
+        let mut s = Scene::default();
+        for name in ["bone0", "bone1", "mesh"] {
+            s.nodes.push(Node::new(name, NodeKind::Null));
+        }
+        for i in 0..3 {
+            s.attach(i, None);
+        }
+        s.nodes[2].kind = NodeKind::Mesh;
+        s.nodes[2].mesh = Some(0);
+        s.meshes.push(Mesh { positions: vec![DVec3::X], skin: Some(0), ..Mesh::default() });
+        // Bone 1 was bound at (0, 1, 0): its inverse bind moves points back by −Y.
+        s.skins.push(Skin {
+            joints: vec![
+                SkinJoint { node: 0, inverse_bind: DMat4::IDENTITY },
+                SkinJoint { node: 1, inverse_bind: DMat4::from_translation(DVec3::NEG_Y) },
+            ],
+            influences: vec![weights],
+        });
+        s
+    }
+
+    #[test]
+    fn linear_blend_skinning_of_two_bones() {
+        let mut s = two_bone_scene(vec![(0, 0.25), (1, 0.75)]);
+        // Bone 0 stays; bone 1 now sits at (0, 1, 0) turned 90° about Z.
+        s.nodes[1].transform.translation = DVec3::Y;
+        s.nodes[1].transform.rotation = DQuat::from_rotation_z(std::f64::consts::FRAC_PI_2);
+        let pose = s.evaluate(None, Time::Frame(0.0));
+        // Bone 0 keeps (1, 0, 0). Bone 1: (1, 0, 0) − Y = (1, −1, 0), turned: (1, 1, 0), moved
+        // up: (1, 2, 0). Blend: 0.25·(1, 0, 0) + 0.75·(1, 2, 0) = (1, 1.5, 0).
+        let p = pose.world_positions(&s, 2);
+        assert!((p[0] - DVec3::new(1.0, 1.5, 0.0)).length() < 1e-12, "{p:?}");
+    }
+
+    #[test]
+    fn skin_weights_are_renormalised_and_unweighted_vertices_follow_the_node() {
+        let mut s = two_bone_scene(vec![(0, 1.0), (1, 3.0)]);
+        s.nodes[1].transform.translation = DVec3::new(0.0, 1.0, 2.0);
+        let pose = s.evaluate(None, Time::Frame(0.0));
+        // Weights 1 and 3 → ¼ and ¾: bone 1 gives (1, 0, 2); blend (1, 0, 1.5).
+        let p = pose.world_positions(&s, 2);
+        assert!((p[0] - DVec3::new(1.0, 0.0, 1.5)).length() < 1e-12, "{p:?}");
+        let mut s = two_bone_scene(vec![]);
+        s.nodes[2].transform.translation = DVec3::new(0.0, 0.0, 5.0);
+        let pose = s.evaluate(None, Time::Frame(0.0));
+        assert_eq!(pose.world_positions(&s, 2), vec![DVec3::new(1.0, 0.0, 5.0)]);
+    }
+
+    #[test]
+    fn deform_percent_drives_blend_shapes_before_skinning() {
+        use crate::scene::MorphTarget;
+        let mut s = two_bone_scene(vec![(0, 1.0)]);
+        s.meshes[0].morph_targets.push(MorphTarget {
+            name: "up".into(),
+            position_deltas: vec![DVec3::new(0.0, 4.0, 0.0)],
+            normal_deltas: None,
+            default_weight: 0.0,
+        });
+        s.nodes[0].transform.translation = DVec3::Z;
+        let track = Track::new(vec![
+            Key { frame: 0.0, value: 0.0, interpolation: Interpolation::Linear },
+            Key { frame: 10.0, value: 100.0, interpolation: Interpolation::Linear },
+        ]);
+        s.animations.push(Animation {
+            name: "a".into(),
+            fps: 10.0,
+            frame_range: (0.0, 10.0),
+            channels: vec![Channel {
+                node: 2,
+                target: ChannelTarget::Property { name: curve::morph_weight_property(0), track },
+            }],
+        });
+        let pose = s.evaluate(Some(0), Time::Frame(2.5));
+        assert_eq!(pose.morph_weights, vec![vec![0.25]]);
+        // (1, 0, 0) + 0.25·(0, 4, 0) = (1, 1, 0), then bone 0 moved by +Z.
+        assert_eq!(pose.world_positions(&s, 2), vec![DVec3::new(1.0, 1.0, 1.0)]);
     }
 
     #[test]

@@ -714,8 +714,15 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
             name: ch.name.clone(),
             position_deltas: deltas,
             normal_deltas,
-            default_weight: self.graph.get_f64(ch.id, "DeformPercent", 0.0) / 100.0,
+            default_weight: self.deform_percent(ch) / 100.0,
         }
+    }
+
+    /// A channel's `DeformPercent` property, else its `DeformPercent` record (Blender writes it
+    /// as a record; ufbx `ufbxi_read_blend_channel` reads both), else 0.
+    fn deform_percent(&self, ch: &Object<'_, '_>) -> f64 {
+        let record = || ch.node.child("DeformPercent").and_then(|n| n.property(0)).and_then(Property::as_f64);
+        self.graph.prop(ch.id, "DeformPercent").and_then(|p| p.f64()).or_else(record).filter(|v| v.is_finite()).unwrap_or(0.0)
     }
 
     /// Links every node under its parent model and resolves skin joints to nodes.

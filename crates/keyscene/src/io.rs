@@ -116,8 +116,40 @@ where
         fill(&mut w)?;
         w.flush().map_err(io)?;
     }
+    set_default_permissions(tmp.as_file(), path).map_err(io)?;
     tmp.persist(path).map_err(|e| io(e.error))?;
     Ok(())
+}
+
+/// Gives the finished temporary file the permissions a plainly created file would have: an
+/// existing destination's mode, else 0o666 less the process umask (temporary files start at
+/// 0o600, which would hide the output from other users).
+#[cfg(unix)]
+fn set_default_permissions(file: &std::fs::File, dest: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let mode = match std::fs::metadata(dest) {
+        Ok(m) => m.permissions().mode() & 0o7777,
+        Err(_) => 0o666 & !current_umask(),
+    };
+    file.set_permissions(std::fs::Permissions::from_mode(mode))
+}
+
+#[cfg(not(unix))]
+fn set_default_permissions(_file: &std::fs::File, _dest: &Path) -> std::io::Result<()> {
+    Ok(())
+}
+
+/// The process umask, read from `/proc/self/status` (Linux); 0o022 where that is unavailable.
+#[cfg(unix)]
+fn current_umask() -> u32 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("Umask:"))
+                .and_then(|v| u32::from_str_radix(v.trim(), 8).ok())
+        })
+        .unwrap_or(0o022)
 }
 
 #[cfg(test)]
@@ -134,6 +166,17 @@ mod tests {
         });
         assert!(r.is_err());
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn written_file_is_readable_by_others_as_a_plain_file_would_be() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("x.obj");
+        write_atomically::<Error>(&out, |w| Ok(w.write_all(b"v 0 0 0\n").unwrap())).unwrap();
+        let mode = std::fs::metadata(&out).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o666 & !current_umask());
     }
 
     #[test]

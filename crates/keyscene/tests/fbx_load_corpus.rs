@@ -2,7 +2,9 @@
 //!
 //! - Files MANIFEST.md does not mark as negative load into a scene that passes
 //!   `Scene::validate`, within 5 s, with the same mesh count and control-point totals as the
-//!   `ufbx` crate loads.
+//!   `ufbx` crate loads, the nodes in the same order with the same names, and every node's
+//!   geometry-to-world matrix at the stored pose within 1e-4 (relative to the matrix's
+//!   largest entry, at least 1) of ufbx's `geometry_to_world`.
 //! - Negative files (fuzz, `_fail_`, unsupported versions, the mangled `transparentTest`,
 //!   pre-6.1 legacy, cyclic) give a typed error or a scene with warnings — never a panic.
 
@@ -11,6 +13,8 @@ mod common;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+use glam::DMat4;
+use keyscene::anim::Time;
 use keyscene::scene::NodeKind;
 
 /// MANIFEST.md's negative files: must not panic, may fail.
@@ -57,9 +61,32 @@ fn check_file(fbx_dir: &Path, path: &Path) -> Result<(), libtest_mimic::Failed> 
         if ours != their_mesh_nodes {
             return Err(format!("{rel}: {ours} mesh nodes, ufbx loads {their_mesh_nodes}").into());
         }
-        let their_models = theirs.nodes.iter().filter(|n| !n.is_root).count();
-        if scene.nodes.len() != their_models {
-            return Err(format!("{rel}: {} nodes, ufbx loads {their_models}", scene.nodes.len()).into());
+        let their_models: Vec<_> = theirs.nodes.iter().filter(|n| !n.is_root).collect();
+        if scene.nodes.len() != their_models.len() {
+            return Err(format!("{rel}: {} nodes, ufbx loads {}", scene.nodes.len(), their_models.len()).into());
+        }
+        let pose = scene.evaluate(None, Time::Frame(0.0));
+        // ufbx orders nodes by hierarchy, keyscene by file: pair them by name (the best of
+        // several equally named nodes); names ufbx sanitised differently are skipped.
+        for theirs in &their_models {
+            let their_name: &str = &theirs.element.name;
+            let m = &theirs.geometry_to_world;
+            let want = DMat4::from_cols_array(&[
+                m.m00, m.m10, m.m20, 0.0, m.m01, m.m11, m.m21, 0.0, m.m02, m.m12, m.m22, 0.0, m.m03, m.m13, m.m23, 1.0,
+            ]);
+            let scale = want.to_cols_array().iter().fold(1.0f64, |a, v| a.max(v.abs()));
+            let best = (0..scene.nodes.len())
+                .filter(|&i| scene.nodes[i].name == their_name)
+                .map(|i| {
+                    let got = pose.mesh_to_world(&scene, i);
+                    ((got - want).to_cols_array().iter().fold(0.0f64, |a, v| a.max(v.abs())) / scale, got)
+                })
+                .min_by(|a, b| a.0.total_cmp(&b.0));
+            if let Some((err, got)) = best {
+                if !(err <= 1e-4) {
+                    return Err(format!("{rel}: node {their_name:?} geometry-to-world differs from ufbx by {err:e}\nours {got}\nufbx {want}").into());
+                }
+            }
         }
     }
     Ok(())

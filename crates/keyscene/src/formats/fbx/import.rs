@@ -715,8 +715,15 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
             name: ch.name.clone(),
             position_deltas: deltas,
             normal_deltas,
-            default_weight: self.graph.get_f64(ch.id, "DeformPercent", 0.0) / 100.0,
+            default_weight: self.deform_percent(ch) / 100.0,
         }
+    }
+
+    /// A channel's `DeformPercent` property, else its `DeformPercent` record (Blender writes it
+    /// as a record; ufbx `ufbxi_read_blend_channel` reads both), else 0.
+    fn deform_percent(&self, ch: &Object<'_, '_>) -> f64 {
+        let record = || ch.node.child("DeformPercent").and_then(|n| n.property(0)).and_then(Property::as_f64);
+        self.graph.prop(ch.id, "DeformPercent").and_then(|p| p.f64()).or_else(record).filter(|v| v.is_finite()).unwrap_or(0.0)
     }
 
     /// Links every node under its parent model and resolves skin joints to nodes.
@@ -732,20 +739,31 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
                 .find_map(|c| self.ids.nodes.get(&c.parent).copied())
                 .filter(|&p| p != i);
         }
-        // Cut loops: walk up from every node; a walk longer than the node count loops.
+        // Cut loops: walk up from every node not yet known to reach a root, marking the path;
+        // meeting the current path again closes a loop, cut at the node that closes it.
+        // Each node is walked once: linear in the node count.
+        let mut state = vec![0u8; count]; // 0 unseen, 1 on the current path, 2 reaches a root
+        let mut path = Vec::new();
         for start in 0..count {
             let mut at = start;
-            let mut steps = 0;
-            while let Some(p) = parent[at] {
-                steps += 1;
-                if p == start || steps > count {
-                    let name = self.scene.nodes[at].name.clone();
-                    parent[at] = None;
-                    self.warn(None, &format!("Objects › Model \"{name}\""), "its parent chain loops back to it; made a root");
-                    break;
+            while state[at] == 0 {
+                state[at] = 1;
+                path.push(at);
+                match parent[at] {
+                    Some(p) if state[p] == 1 => {
+                        let name = self.scene.nodes[at].name.clone();
+                        parent[at] = None;
+                        self.warn(None, &format!("Objects › Model \"{name}\""), "its parent chain loops back to it; made a root");
+                        break;
+                    }
+                    Some(p) => at = p,
+                    None => break,
                 }
-                at = p;
             }
+            for &n in &path {
+                state[n] = 2;
+            }
+            path.clear();
         }
         for (i, p) in parent.into_iter().enumerate() {
             self.scene.attach(i, p);

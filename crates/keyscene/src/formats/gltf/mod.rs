@@ -1,17 +1,212 @@
-//! glTF 2.0 (being written: issue #2).
+//! glTF 2.0: writer (`.glb`, or `.gltf` + `.bin`) and reader, on the `gltf-json` and `gltf`
+//! crates (issue #2 §5; issue #5 extends it).
+//!
+//! What keyscene adds to glTF (axis root, node extras, `_KEYSCENE_VERTEX`) is written down
+//! in `docs/gltf.md`.
+//!
+//! Layers, each usable alone:
+//! - [`geometry`]: a scene [`Mesh`](crate::scene::Mesh) → triangle primitives (triangulation,
+//!   smoothing-group normals, deduplicated glTF vertices). Knows no JSON.
+//! - [`glb`]: the GLB container (header, JSON and BIN chunks). Knows no scene.
+//! - `export`: [`Scene`](crate::scene::Scene) → `gltf_json::Root` + binary buffer ([`write`](fn@write)(fn@write), [`save`]).
+//! - `import`: glTF document → [`Scene`](crate::scene::Scene) ([`read`], [`read_with`]).
+//!
+//! # Conventions of the writer
+//! **Axes.** glTF is +Y up, +Z front, right-handed, metres. A scene whose
+//! [`Metadata::axes`](crate::scene::Metadata::axes) differ gets one extra root node,
+//! [`AXIS_ROOT_NAME`], whose rotation maps the source's up axis to +Y and its front axis to
+//! +Z; every source root becomes its child. For 3DS (+Z up, −Y front) that is −90° about X:
+//! `(x, y, z) → (x, z, −y)`. All other nodes keep their own local transforms exactly, so
+//! animation channels stay in the source's frame. A left-handed source would need a mirror,
+//! which glTF cannot put on a root without flipping every winding: it is written unconverted
+//! with a warning. Units are not converted (3DS is unitless); [`WriteOptions::convert_axes`]
+//! turns the axis root off.
+//!
+//! **Geometry transforms and pivots.** A node's
+//! [`geometry_transform`](crate::scene::Node::geometry_transform) (3DS `T(−pivot) ·
+//! MESH_MATRIX⁻¹`) is baked into the mesh's vertex positions and normals, so the glTF node
+//! carrying the mesh is the scene node itself and every vertex lands where
+//! [`Pose::world_positions`](crate::anim::Pose::world_positions) puts it. Nodes instancing one
+//! mesh with different geometry transforms get one glTF mesh each.
+//!
+//! **Meshes.** One primitive per material slot, `TRIANGLES`, POSITION (with min/max), NORMAL
+//! (from smoothing groups, else the mesh's normals, else flat; see
+//! [`geometry::corner_normals`]), TEXCOORD_0 from UV set 0 with V flipped (`v' = 1 − v`: glTF's
+//! V runs down, 3DS/OBJ/FBX's up), COLOR_0 when the mesh has colours, `u16` indices when a
+//! primitive has fewer than 65 535 vertices, else `u32`. An application-specific attribute
+//! [`SOURCE_VERTEX_ATTRIBUTE`] (FLOAT scalar) gives every glTF vertex its index in the source
+//! mesh, so the reader can restore the source's vertex order that glTF's per-corner splitting
+//! loses (other clients ignore it, as the glTF spec requires for `_`-prefixed attributes).
+//!
+//! **Materials.** `baseColorFactor` = diffuse RGB and alpha `1 − transparency`
+//! (`alphaMode` BLEND when alpha < 1), `doubleSided` = two-sided, `metallicFactor` 0,
+//! `roughnessFactor = 1 − shininess` (3DS shininess percent ÷ 100; a shiny 3DS material is a
+//! smooth dielectric), `emissiveFactor` = diffuse × self-illumination. The diffuse map becomes
+//! `baseColorTexture` when its file was found
+//! ([`TextureMap::resolved`](crate::scene::TextureMap::resolved)) and is PNG or JPEG (by its
+//! signature): `.gltf` refers to it by file name (and [`save`] copies it beside the `.gltf`),
+//! `.glb` embeds it. Other images (3DS scenes often use TGA/BMP) are left out with a warning:
+//! glTF allows only PNG and JPEG, and a viewer could not show them.
+//!
+//! **Cameras.** Perspective; 3DS stores the horizontal FOV, so `yfov = 2·atan(tan(fov/2) /
+//! aspect)` with the camera's aspect, else [`ASSUMED_ASPECT`] (4:3, 3D Studio's 640×480
+//! output); `znear` is the camera's near distance when positive, else [`DEFAULT_ZNEAR`].
+//!
+//! **Lights.** KHR_lights_punctual: point, spot (inner/outer cone = half the hotspot/falloff
+//! full angles, in radians, clamped to `0 ≤ inner < outer ≤ π/2`), directional; `intensity` is
+//! the source's multiplier unchanged (0 when the light is off), `range` the outer attenuation
+//! distance when enabled. Ambient lights have no glTF form and are left out with a warning.
+//!
+//! **Aimed cameras and spotlights.** The evaluator turns a camera or light with a target to
+//! look at it. glTF has no aim constraint, so such a node's camera/light hangs on a helper
+//! child node (named `"<node> aim"`) whose local matrix is `unaimed_world⁻¹ · aimed_world`,
+//! resampled like the rest of the animation; the node itself keeps its own transform for its
+//! children (which the evaluator does not aim either).
+//!
+//! **Animation.** One glTF animation per [`Scene::animations`](crate::scene::Scene::animations) entry. glTF cannot express 3DS
+//! TCB splines (ease, relative rotation keys) exactly, so every animation is *resampled*: the
+//! scene is evaluated at the animation's frames from `max(0, first)` to its last frame (or its
+//! last key, when later), one sample per source frame or at [`WriteOptions::resample_fps`],
+//! plus a sample 0.001 step before every frame holding two keys of one track (3DS files repeat
+//! a frame to make a value jump; without it the jump would be smeared over a whole step),
+//! and each node whose local translation/rotation/scale differs from its rest value gets
+//! LINEAR channels of the decomposed local matrices (quaternions unit and hemisphere-continuous).
+//! Times are seconds: `frame / fps`, from frame 0, so glTF time `t` is source frame `t · fps`.
+//! Visibility is not animated (glTF has no visibility; scaling to 0 would move vertices): a
+//! node hidden at rest records `"hidden": true` in its extras. Morph (mesh switch), FOV and
+//! light-colour tracks are not written; a warning says when a scene has them.
+//!
+//! **Names.** glTF node names are the source names, except a 3DS `$$$DUMMY` with an instance
+//! name, which is named after the instance. Extras `{"keyscene": {"name", "instance"}}` keep
+//! the source's name and instance where they differ from the glTF name, and the reader restores
+//! them. `asset.generator` is `"keyscene <version>"`.
 
-use crate::scene::{Scene, Warning};
-use crate::ReadOptions;
+pub mod base64;
+mod export;
+pub mod geometry;
+pub mod glb;
+mod import;
 
-/// A glTF problem.
+use std::path::{Path, PathBuf};
+
+pub use export::{save, write};
+pub use import::{read, read_with, GltfReadOptions};
+
+use crate::scene::Warning;
+
+/// The name of the root node the writer adds to turn a Z-up (or other non-Y-up) scene Y-up.
+pub const AXIS_ROOT_NAME: &str = "keyscene axis conversion";
+
+/// The vertex attribute holding each glTF vertex's index in the source mesh (written for
+/// meshes under 2^24 vertices, exact in f32; read back to restore the source vertex order).
+pub const SOURCE_VERTEX_ATTRIBUTE: &str = "_KEYSCENE_VERTEX";
+
+/// Width ÷ height assumed for a camera whose source states no aspect, to turn 3DS's horizontal
+/// FOV into glTF's `yfov`: 4:3 (3D Studio's default 640×480 render).
+pub const ASSUMED_ASPECT: f64 = 4.0 / 3.0;
+
+/// Near clip distance in scene units for a camera whose source states none (glTF requires
+/// `znear > 0`).
+pub const DEFAULT_ZNEAR: f64 = 0.1;
+
+/// The frame rate the reader gives glTF animations unless told otherwise: glTF time `t` s is
+/// frame `t · 30`, 3D Studio's rate, so a 3DS → glTF → scene round trip keeps frame numbers.
+pub const DEFAULT_READ_FPS: f64 = 30.0;
+
+/// A glTF problem: where in the document, and what.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    /// Invalid glTF.
-    #[error("gltf: {0}")]
-    Invalid(String),
+    /// The file is not valid glTF, or refers to something the reader cannot use.
+    #[error("gltf: {place}: {message}")]
+    Invalid {
+        /// Where in the document (`nodes[3]`, `buffers[0] "scene.bin"`, `document`).
+        place: String,
+        /// What was wrong or expected.
+        message: String,
+    },
+    /// A count or size in the file exceeds [`crate::limits::Limits`].
+    #[error("gltf: {place}: {message}")]
+    Limit {
+        /// Where in the document.
+        place: String,
+        /// Which limit and the value asked for.
+        message: String,
+    },
+    /// The scene could not be written as glTF.
+    #[error("gltf: cannot write: {0}")]
+    Write(String),
 }
 
-/// Reads a glTF/GLB file into a scene.
-pub fn read(_bytes: &[u8], _opts: &ReadOptions) -> Result<(Scene, Vec<Warning>), Error> {
-    Err(Error::Invalid("reader not written yet".into()))
+/// Which glTF container [`write`](fn@write) produces.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Container {
+    /// Binary `.glb`: JSON, buffer and PNG/JPEG images in one file.
+    Glb,
+    /// JSON `.gltf` whose buffer is a separate file named `bin_uri` (relative to the `.gltf`),
+    /// and whose images are referenced by file name beside it.
+    Gltf {
+        /// The buffer's file name, e.g. `"scene.bin"`.
+        bin_uri: String,
+    },
 }
+
+/// How [`write`](fn@write) converts a scene.
+#[derive(Debug, Clone)]
+pub struct WriteOptions {
+    /// The container. [`save`] sets it from the path's extension.
+    pub container: Container,
+    /// Samples per second of resampled animation; `None`: one sample per source frame.
+    pub resample_fps: Option<f64>,
+    /// Add the axis root node that turns the scene's axes into glTF's +Y up (default `true`).
+    pub convert_axes: bool,
+    /// Write animations (default `true`).
+    pub animations: bool,
+}
+
+impl Default for WriteOptions {
+    fn default() -> Self {
+        WriteOptions { container: Container::Glb, resample_fps: None, convert_axes: true, animations: true }
+    }
+}
+
+/// A written glTF file in memory.
+#[derive(Debug, Clone)]
+pub struct GltfFile {
+    /// The `.glb` bytes, or the `.gltf` JSON text.
+    pub main: Vec<u8>,
+    /// For [`Container::Gltf`]: the buffer's file name and bytes.
+    pub bin: Option<(String, Vec<u8>)>,
+    /// For [`Container::Gltf`]: image files the JSON refers to, to be placed beside it.
+    pub images: Vec<ExternalImage>,
+    /// What could not be converted exactly.
+    pub warnings: Vec<Warning>,
+}
+
+/// An image a `.gltf` refers to by file name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExternalImage {
+    /// The URI in the JSON (the file name, percent-encoded).
+    pub uri: String,
+    /// The file's plain name, as it must be written beside the `.gltf`.
+    pub file_name: String,
+    /// Where the image is now.
+    pub source: PathBuf,
+}
+
+/// The container [`save`] writes for `path`: `.gltf` → JSON with `<stem>.bin`; else GLB.
+pub fn container_for(path: &Path) -> Container {
+    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
+    if ext == "gltf" {
+        let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("scene");
+        Container::Gltf { bin_uri: export::uri_encode(&format!("{stem}.bin")) }
+    } else {
+        Container::Glb
+    }
+}
+
+fn warning(place: impl Into<String>, message: impl Into<String>) -> Warning {
+    Warning { offset: None, place: place.into(), message: message.into() }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,943 @@
+//! [`Scene`] → glTF document and buffer. The conventions are documented on the module
+//! [`super`]; this file implements them.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use glam::{DMat3, DMat4, DQuat, DVec3};
+use gltf_json as json;
+use json::validation::{Checked::Valid, USize64};
+
+use super::geometry::{self, Primitive};
+use super::{warning, Container, Error, ExternalImage, GltfFile, WriteOptions};
+use super::{ASSUMED_ASPECT, AXIS_ROOT_NAME, DEFAULT_ZNEAR};
+use crate::anim::{ChannelTarget, Pose, Time, THREE_DS_FPS};
+use crate::scene::{Axis, AxisSystem, FovAxis, LightKind, MapSlot, NodeKind, Scene, Warning};
+
+/// Converts `scene` to glTF in memory (see the module docs for every conversion rule).
+///
+/// Fails only when the result cannot be represented (a GLB over 4 GiB) or serialised; what is
+/// converted inexactly or left out is reported in [`GltfFile::warnings`].
+pub fn write(scene: &Scene, opts: &WriteOptions) -> Result<GltfFile, Error> {
+    scene.validate().map_err(|e| Error::Write(format!("inconsistent scene: {e}")))?;
+    let mut out = Out::new(opts.container.clone());
+    out.root.asset.generator = Some(format!("keyscene {}", env!("CARGO_PKG_VERSION")));
+
+    let axis = if opts.convert_axes { axis_rotation(scene.meta.axes, &mut out.warnings) } else { None };
+    let base = usize::from(axis.is_some());
+    if let Some(q) = axis {
+        out.root.nodes.push(json::Node {
+            name: Some(AXIS_ROOT_NAME.into()),
+            rotation: Some(json::scene::UnitQuaternion(quat_f32(q))),
+            ..Default::default()
+        });
+    }
+
+    let anim0 = (!scene.animations.is_empty()).then_some(0);
+    let rest_frame = scene.animations.first().map(|a| a.frame_range.0.max(0.0)).unwrap_or(0.0);
+    let rest = scene.evaluate(anim0, Time::Frame(rest_frame));
+    let rest_unaimed = unaimed_world(scene, &rest);
+
+    // glTF node order: [axis root], the scene's nodes in order, then the aim helpers.
+    let n = scene.nodes.len();
+    let mut children: Vec<Vec<json::Index<json::Node>>> = vec![Vec::new(); n];
+    let mut helpers: Vec<Helper> = Vec::new();
+    let mut helper_nodes: Vec<json::Node> = Vec::new();
+    // One glTF mesh per (scene mesh, geometry transform bits).
+    let mut meshes: HashMap<(usize, [u64; 16]), Option<json::Index<json::Mesh>>> = HashMap::new();
+    for (i, node) in scene.nodes.iter().enumerate() {
+        let (t, r, s) = decompose(rest.local[i]);
+        let mut g = json::Node { name: Some(gltf_name(&node.name, &node.instance)), ..Default::default() };
+        set_trs(&mut g, t, r, s);
+        if let Some(m) = node.mesh {
+            let key = (m, node.geometry_transform.to_cols_array().map(f64::to_bits));
+            let index = match meshes.get(&key) {
+                Some(&ix) => ix,
+                None => {
+                    let ix = out.mesh(scene, m, node.geometry_transform, &node.name);
+                    meshes.insert(key, ix);
+                    ix
+                }
+            };
+            g.mesh = index;
+        }
+        let aim_target = match node.kind {
+            NodeKind::Camera(c) => scene.cameras[c].target,
+            NodeKind::Light(l) => scene.lights[l].target,
+            _ => None,
+        };
+        // The node that carries the camera/light: the helper when aimed, else the node.
+        let holder = if aim_target.is_some() {
+            let index = json::Index::new((base + n + helper_nodes.len()) as u32);
+            let mut helper = json::Node { name: Some(format!("{} aim", node.name)), ..Default::default() };
+            let (t, r, s) = decompose(rest_unaimed[i].inverse() * rest.world[i]);
+            set_trs(&mut helper, t, r, s);
+            helper_nodes.push(helper);
+            children[i].push(index);
+            helpers.push(Helper { node: i, index });
+            helper_nodes.last_mut()
+        } else {
+            None
+        }
+        .unwrap_or(&mut g);
+        match node.kind {
+            NodeKind::Camera(c) => holder.camera = Some(out.camera(scene, c)),
+            NodeKind::Light(l) => {
+                if let Some(light) = out.light(scene, l) {
+                    holder.extensions = Some(json::extensions::scene::Node {
+                        khr_lights_punctual: Some(
+                            json::extensions::scene::khr_lights_punctual::KhrLightsPunctual { light },
+                        ),
+                        ..Default::default()
+                    });
+                }
+            }
+            NodeKind::Ambient => {
+                out.warnings.push(warning(
+                    format!("node \"{}\"", node.name),
+                    "ambient light left out: glTF has no ambient light",
+                ));
+            }
+            _ => {}
+        }
+        g.extras = node_extras(&node.name, &node.instance, node.hidden);
+        out.root.nodes.push(g);
+    }
+    out.root.nodes.extend(helper_nodes);
+    for (i, node) in scene.nodes.iter().enumerate() {
+        let mut list: Vec<_> = node.children.iter().map(|&c| json::Index::new((base + c) as u32)).collect();
+        list.extend(children[i].iter().copied());
+        if !list.is_empty() {
+            out.root.nodes[base + i].children = Some(list);
+        }
+    }
+    let roots: Vec<_> = scene.roots.iter().map(|&r| json::Index::new((base + r) as u32)).collect();
+    let scene_nodes = if base == 1 {
+        if !roots.is_empty() {
+            out.root.nodes[0].children = Some(roots);
+        }
+        vec![json::Index::new(0)]
+    } else {
+        roots
+    };
+    // A glTF scene needs at least one node: an empty scene gets none.
+    if !scene_nodes.is_empty() {
+        out.root.scenes.push(json::Scene {
+            extensions: None,
+            extras: Default::default(),
+            name: None,
+            nodes: scene_nodes,
+        });
+        out.root.scene = Some(json::Index::new(0));
+    }
+
+    if opts.animations {
+        for a in 0..scene.animations.len() {
+            out.animation(scene, a, base, &rest, &rest_unaimed, &helpers, opts.resample_fps);
+        }
+    }
+    out.finish()
+}
+
+/// Writes `scene` to `path` as `.glb` or `.gltf` (by extension, overriding
+/// `opts.container`), atomically: each file goes to a temporary file that is renamed into
+/// place. For `.gltf` the buffer `<stem>.bin` and the referenced images are written beside it
+/// first, the `.gltf` last. Returns the conversion warnings.
+pub fn save(scene: &Scene, path: &Path, opts: &WriteOptions) -> Result<Vec<Warning>, crate::Error> {
+    let mut opts = opts.clone();
+    opts.container = super::container_for(path);
+    let file = write(scene, &opts)?;
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let put = |dest: &Path, bytes: &[u8]| {
+        crate::write_atomically::<crate::Error>(dest, |w| {
+            w.write_all(bytes).map_err(|source| crate::Error::Io { path: dest.into(), source })
+        })
+    };
+    if let Some((_, bin)) = &file.bin {
+        let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("scene");
+        put(&dir.join(format!("{stem}.bin")), bin)?;
+    }
+    for img in &file.images {
+        let dest = dir.join(&img.file_name);
+        let same = match (dest.canonicalize(), img.source.canonicalize()) {
+            (Ok(a), Ok(b)) => a == b,
+            _ => false,
+        };
+        if !same {
+            let bytes = std::fs::read(&img.source)
+                .map_err(|source| crate::Error::Io { path: img.source.clone(), source })?;
+            put(&dest, &bytes)?;
+        }
+    }
+    put(path, &file.main)?;
+    Ok(file.warnings)
+}
+
+/// Integers below 2^24 are exact in f32: the limit for `_KEYSCENE_VERTEX` values.
+const MAX_EXACT_F32_INT: u32 = 1 << 24;
+
+/// How far before a jump (two keys on one frame) an extra sample is taken, as a fraction of
+/// the sampling step.
+const JUMP_LEAD: f64 = 1e-3;
+
+/// A helper node carrying an aimed camera or light: `index` in glTF, for scene node `node`.
+struct Helper {
+    node: usize,
+    index: json::Index<json::Node>,
+}
+
+/// The document being built, its binary buffer and caches.
+struct Out {
+    root: json::Root,
+    bin: Vec<u8>,
+    container: Container,
+    warnings: Vec<Warning>,
+    materials: HashMap<usize, json::Index<json::Material>>,
+    textures: HashMap<std::path::PathBuf, Option<json::Index<json::Texture>>>,
+    images: Vec<ExternalImage>,
+}
+
+impl Out {
+    fn new(container: Container) -> Out {
+        Out {
+            root: json::Root::default(),
+            bin: Vec::new(),
+            container,
+            warnings: Vec::new(),
+            materials: HashMap::new(),
+            textures: HashMap::new(),
+            images: Vec::new(),
+        }
+    }
+
+    /// Appends `bytes` to the buffer (4-byte aligned) as a new buffer view.
+    fn view(&mut self, bytes: &[u8], target: Option<json::buffer::Target>) -> json::Index<json::buffer::View> {
+        self.bin.resize(self.bin.len().next_multiple_of(4), 0);
+        let offset = self.bin.len();
+        self.bin.extend_from_slice(bytes);
+        json::Index::push(
+            &mut self.root.buffer_views,
+            json::buffer::View {
+                buffer: json::Index::new(0),
+                byte_length: USize64(bytes.len() as u64),
+                byte_offset: Some(USize64(offset as u64)),
+                byte_stride: None,
+                name: None,
+                target: target.map(Valid),
+                extensions: None,
+                extras: Default::default(),
+            },
+        )
+    }
+
+    /// A float accessor of `N`-component elements, with min/max when asked.
+    fn floats<const N: usize>(
+        &mut self,
+        data: &[[f32; N]],
+        type_: json::accessor::Type,
+        target: Option<json::buffer::Target>,
+        min_max: bool,
+    ) -> json::Index<json::Accessor> {
+        let bytes: Vec<u8> = data.iter().flatten().flat_map(|x| x.to_le_bytes()).collect();
+        let view = self.view(&bytes, target);
+        let (min, max) = if min_max {
+            let mut lo = [f32::INFINITY; N];
+            let mut hi = [f32::NEG_INFINITY; N];
+            for v in data {
+                for k in 0..N {
+                    lo[k] = lo[k].min(v[k]);
+                    hi[k] = hi[k].max(v[k]);
+                }
+            }
+            (Some(json::Value::from(lo.to_vec())), Some(json::Value::from(hi.to_vec())))
+        } else {
+            (None, None)
+        };
+        self.accessor(view, data.len(), json::accessor::ComponentType::F32, type_, min, max)
+    }
+
+    /// An index accessor: u16 when every index fits below u16's primitive-restart value.
+    fn indices(&mut self, indices: &[u32], vertex_count: usize) -> json::Index<json::Accessor> {
+        let target = Some(json::buffer::Target::ElementArrayBuffer);
+        let (view, ct) = if vertex_count < usize::from(u16::MAX) {
+            let bytes: Vec<u8> = indices.iter().flat_map(|&i| (i as u16).to_le_bytes()).collect();
+            (self.view(&bytes, target), json::accessor::ComponentType::U16)
+        } else {
+            let bytes: Vec<u8> = indices.iter().flat_map(|&i| i.to_le_bytes()).collect();
+            (self.view(&bytes, target), json::accessor::ComponentType::U32)
+        };
+        self.accessor(view, indices.len(), ct, json::accessor::Type::Scalar, None, None)
+    }
+
+    fn accessor(
+        &mut self,
+        view: json::Index<json::buffer::View>,
+        count: usize,
+        ct: json::accessor::ComponentType,
+        type_: json::accessor::Type,
+        min: Option<json::Value>,
+        max: Option<json::Value>,
+    ) -> json::Index<json::Accessor> {
+        json::Index::push(
+            &mut self.root.accessors,
+            json::Accessor {
+                buffer_view: Some(view),
+                byte_offset: None,
+                count: USize64(count as u64),
+                component_type: Valid(json::accessor::GenericComponentType(ct)),
+                extensions: None,
+                extras: Default::default(),
+                type_: Valid(type_),
+                min,
+                max,
+                name: None,
+                normalized: false,
+                sparse: None,
+            },
+        )
+    }
+
+    /// The glTF mesh for scene mesh `m` baked through `bake`; `None` when it has no triangles.
+    fn mesh(&mut self, scene: &Scene, m: usize, bake: DMat4, node: &str) -> Option<json::Index<json::Mesh>> {
+        let mesh = &scene.meshes[m];
+        let (prims, bad) = geometry::primitives(mesh, bake);
+        let place = format!("node \"{node}\" › mesh \"{}\"", mesh.name);
+        if bad > 0 {
+            self.warnings.push(warning(&place, format!("{bad} non-finite numbers written as 0")));
+        }
+        if prims.is_empty() {
+            self.warnings.push(warning(place, "mesh has no triangles: left out"));
+            return None;
+        }
+        let primitives = prims.iter().map(|p| self.primitive(scene, mesh, p)).collect();
+        Some(json::Index::push(
+            &mut self.root.meshes,
+            json::Mesh {
+                extensions: None,
+                extras: Default::default(),
+                name: Some(mesh.name.clone()),
+                primitives,
+                weights: None,
+            },
+        ))
+    }
+
+    fn primitive(&mut self, scene: &Scene, mesh: &crate::scene::Mesh, p: &Primitive) -> json::mesh::Primitive {
+        use json::accessor::Type;
+        use json::mesh::Semantic;
+        let vb = Some(json::buffer::Target::ArrayBuffer);
+        let mut attributes = std::collections::BTreeMap::new();
+        attributes.insert(Valid(Semantic::Positions), self.floats(&p.positions, Type::Vec3, vb, true));
+        attributes.insert(Valid(Semantic::Normals), self.floats(&p.normals, Type::Vec3, vb, false));
+        if let Some(uvs) = &p.uvs {
+            attributes.insert(Valid(Semantic::TexCoords(0)), self.floats(uvs, Type::Vec2, vb, false));
+        }
+        if let Some(colors) = &p.colors {
+            attributes.insert(Valid(Semantic::Colors(0)), self.floats(colors, Type::Vec4, vb, false));
+        }
+        if p.source_vertices.iter().all(|&v| v < MAX_EXACT_F32_INT) {
+            let ids: Vec<[f32; 1]> = p.source_vertices.iter().map(|&v| [v as f32]).collect();
+            let semantic = Semantic::Extras(super::SOURCE_VERTEX_ATTRIBUTE[1..].to_string());
+            attributes.insert(Valid(semantic), self.floats(&ids, Type::Scalar, vb, false));
+        }
+        let indices = Some(self.indices(&p.indices, p.positions.len()));
+        let material = mesh
+            .material_slots
+            .get(p.material_slot as usize)
+            .copied()
+            .flatten()
+            .filter(|&m| m < scene.materials.len())
+            .map(|m| self.material(scene, m));
+        json::mesh::Primitive {
+            attributes,
+            extensions: None,
+            extras: Default::default(),
+            indices,
+            material,
+            mode: Valid(json::mesh::Mode::Triangles),
+            targets: None,
+        }
+    }
+
+    fn material(&mut self, scene: &Scene, m: usize) -> json::Index<json::Material> {
+        if let Some(&ix) = self.materials.get(&m) {
+            return ix;
+        }
+        let mat = &scene.materials[m];
+        let clamp = |x: f32| if x.is_finite() { x.clamp(0.0, 1.0) } else { 0.0 };
+        let alpha = clamp(1.0 - mat.transparency);
+        let d = mat.diffuse.to_array().map(clamp);
+        let base_color_texture = mat
+            .maps
+            .iter()
+            .find(|t| t.slot == MapSlot::Diffuse)
+            .and_then(|t| self.texture(&mat.name, t))
+            .map(|index| json::texture::Info { index, tex_coord: 0, extensions: None, extras: Default::default() });
+        let g = json::Material {
+            alpha_mode: Valid(if alpha < 1.0 { json::material::AlphaMode::Blend } else { json::material::AlphaMode::Opaque }),
+            double_sided: mat.two_sided,
+            name: Some(mat.name.clone()),
+            pbr_metallic_roughness: json::material::PbrMetallicRoughness {
+                base_color_factor: json::material::PbrBaseColorFactor([d[0], d[1], d[2], alpha]),
+                base_color_texture,
+                metallic_factor: json::material::StrengthFactor(0.0),
+                roughness_factor: json::material::StrengthFactor(clamp(1.0 - mat.shininess)),
+                ..Default::default()
+            },
+            emissive_factor: json::material::EmissiveFactor(d.map(|c| clamp(c * clamp(mat.self_illumination)))),
+            ..Default::default()
+        };
+        let ix = json::Index::push(&mut self.root.materials, g);
+        self.materials.insert(m, ix);
+        ix
+    }
+
+    /// The texture for a map whose file was found, embedded (GLB) or referenced (.gltf).
+    fn texture(&mut self, material: &str, map: &crate::scene::TextureMap) -> Option<json::Index<json::Texture>> {
+        let place = format!("material \"{material}\" › map \"{}\"", map.file);
+        let Some(path) = map.resolved.clone() else {
+            self.warnings.push(warning(place, "texture file not found: left out"));
+            return None;
+        };
+        if let Some(&ix) = self.textures.get(&path) {
+            return ix;
+        }
+        let file_name = path.file_name().and_then(|n| n.to_str()).unwrap_or(&map.file).to_string();
+        let bytes = match std::fs::read(&path) {
+            Ok(b) => b,
+            Err(e) => {
+                self.warnings.push(warning(place, format!("{}: {e}: left out", path.display())));
+                self.textures.insert(path, None);
+                return None;
+            }
+        };
+        let mime = image_mime(&bytes);
+        let image = match (&self.container, mime) {
+            (_, None) => {
+                self.warnings.push(warning(
+                    place,
+                    format!("{file_name} is not PNG or JPEG, the only images glTF allows: left out"),
+                ));
+                self.textures.insert(path, None);
+                return None;
+            }
+            (Container::Glb, Some(mime)) => json::Image {
+                buffer_view: Some(self.view(&bytes, None)),
+                mime_type: Some(json::image::MimeType(mime.into())),
+                name: Some(file_name.clone()),
+                uri: None,
+                extensions: None,
+                extras: Default::default(),
+            },
+            (Container::Gltf { .. }, Some(_)) => {
+                let uri = uri_encode(&file_name);
+                self.images.push(ExternalImage { uri: uri.clone(), file_name: file_name.clone(), source: path.clone() });
+                json::Image {
+                    buffer_view: None,
+                    mime_type: None,
+                    name: Some(file_name.clone()),
+                    uri: Some(uri),
+                    extensions: None,
+                    extras: Default::default(),
+                }
+            }
+        };
+        let source = json::Index::push(&mut self.root.images, image);
+        let tex = json::Index::push(
+            &mut self.root.textures,
+            json::Texture { name: Some(file_name), sampler: None, source, extensions: None, extras: Default::default() },
+        );
+        self.textures.insert(path, Some(tex));
+        Some(tex)
+    }
+
+    fn camera(&mut self, scene: &Scene, c: usize) -> json::Index<json::Camera> {
+        let cam = &scene.cameras[c];
+        let aspect = cam.aspect.filter(|a| a.is_finite() && *a > 0.0).unwrap_or(ASSUMED_ASPECT);
+        let mut fov = cam.fov_degrees;
+        if !(fov.is_finite() && fov > 0.0 && fov < 180.0) {
+            self.warnings.push(warning(format!("camera \"{}\"", cam.name), format!("FOV {fov}° written as 45°")));
+            fov = 45.0;
+        }
+        let half = (fov / 2.0).to_radians();
+        let yfov = match cam.fov_axis {
+            FovAxis::Horizontal => 2.0 * (half.tan() / aspect).atan(),
+            FovAxis::Vertical => 2.0 * half,
+        };
+        let znear = cam.near.filter(|n| n.is_finite() && *n > 0.0).unwrap_or(DEFAULT_ZNEAR);
+        let zfar = cam.far.filter(|f| f.is_finite() && *f > znear).map(|f| f as f32);
+        json::Index::push(
+            &mut self.root.cameras,
+            json::Camera {
+                name: Some(cam.name.clone()),
+                orthographic: None,
+                perspective: Some(json::camera::Perspective {
+                    aspect_ratio: Some(aspect as f32),
+                    yfov: yfov as f32,
+                    zfar,
+                    znear: znear as f32,
+                    extensions: None,
+                    extras: Default::default(),
+                }),
+                type_: Valid(json::camera::Type::Perspective),
+                extensions: None,
+                extras: Default::default(),
+            },
+        )
+    }
+
+    fn light(
+        &mut self,
+        scene: &Scene,
+        l: usize,
+    ) -> Option<json::Index<json::extensions::scene::khr_lights_punctual::Light>> {
+        use json::extensions::scene::khr_lights_punctual as khr;
+        let light = &scene.lights[l];
+        let type_ = match light.kind {
+            LightKind::Point => khr::Type::Point,
+            LightKind::Spot => khr::Type::Spot,
+            LightKind::Directional => khr::Type::Directional,
+            LightKind::Ambient => {
+                self.warnings.push(warning(
+                    format!("light \"{}\"", light.name),
+                    "ambient light left out: glTF has no ambient light",
+                ));
+                return None;
+            }
+        };
+        let spot = (light.kind == LightKind::Spot).then(|| {
+            // Just under π/2: f32(π/2) rounds above it and the validator rejects that.
+            let quarter = std::f64::consts::FRAC_PI_2 - 1e-6;
+            let fin = |x: f64| if x.is_finite() { x } else { 0.0 };
+            let outer = (fin(light.falloff_degrees) / 2.0).to_radians().clamp(1e-4, quarter);
+            let inner = (fin(light.hotspot_degrees) / 2.0).to_radians().clamp(0.0, outer * 0.999);
+            khr::Spot { inner_cone_angle: inner as f32, outer_cone_angle: outer as f32 }
+        });
+        let range = light
+            .attenuation
+            .map(|(_, outer)| outer)
+            .filter(|r| r.is_finite() && *r > 0.0)
+            .filter(|_| light.kind != LightKind::Directional)
+            .map(|r| r as f32);
+        let intensity = if light.on && light.intensity.is_finite() { light.intensity.max(0.0) } else { 0.0 };
+        let ext = self.root.extensions.get_or_insert_with(Default::default);
+        let lights = &mut ext.khr_lights_punctual.get_or_insert_with(Default::default).lights;
+        let ix = json::Index::push(
+            lights,
+            khr::Light {
+                color: light.color.to_array().map(|c| if c.is_finite() { c.max(0.0) } else { 0.0 }),
+                extensions: None,
+                extras: Default::default(),
+                intensity: intensity as f32,
+                name: Some(light.name.clone()),
+                range,
+                spot,
+                type_: Valid(type_),
+            },
+        );
+        let used = "KHR_lights_punctual".to_string();
+        if !self.root.extensions_used.contains(&used) {
+            self.root.extensions_used.push(used);
+        }
+        Some(ix)
+    }
+
+    /// Resamples animation `a` into LINEAR channels (see the module docs).
+    #[allow(clippy::too_many_arguments)]
+    fn animation(
+        &mut self,
+        scene: &Scene,
+        a: usize,
+        base: usize,
+        rest: &Pose,
+        rest_unaimed: &[DMat4],
+        helpers: &[Helper],
+        resample_fps: Option<f64>,
+    ) {
+        let anim = &scene.animations[a];
+        let place = format!("animation {a} \"{}\"", anim.name);
+        self.unsupported_channels(scene, a, &place);
+        let fps = if anim.fps.is_finite() && anim.fps > 0.0 { anim.fps } else { THREE_DS_FPS };
+        let step = resample_fps.filter(|r| r.is_finite() && *r > 0.0).map(|r| fps / r).unwrap_or(1.0);
+        let start = if anim.frame_range.0.is_finite() { anim.frame_range.0.max(0.0) } else { 0.0 };
+        let keys: Vec<Vec<f64>> = anim.channels.iter().flat_map(|c| key_frames(&c.target)).collect();
+        let last_key = keys.iter().filter_map(|k| k.last().copied()).fold(f64::NEG_INFINITY, f64::max);
+        let mut end = if anim.frame_range.1.is_finite() { anim.frame_range.1 } else { start };
+        end = end.max(last_key).max(start);
+        let mut frames = Vec::new();
+        let mut k = 0u64;
+        loop {
+            let f = start + k as f64 * step;
+            if f >= end - 1e-9 * step || k > 10_000_000 {
+                break;
+            }
+            frames.push(f);
+            k += 1;
+        }
+        frames.push(end);
+        // Two keys on one frame make the curve jump there: sample just before the jump too, so
+        // the linear segment leading to it stays on the curve.
+        let before = JUMP_LEAD * step;
+        for k in &keys {
+            for w in k.windows(2).filter(|w| w[0] == w[1]) {
+                if w[0] - before > start && w[0] <= end {
+                    frames.push(w[0] - before);
+                }
+            }
+        }
+        frames.sort_by(f64::total_cmp);
+        let mut times: Vec<f32> = Vec::with_capacity(frames.len());
+        let mut kept = Vec::with_capacity(frames.len());
+        for f in frames {
+            let t = (f / fps) as f32;
+            if times.last().map_or(true, |&l| t > l) {
+                times.push(t);
+                kept.push(f);
+            }
+        }
+        // Targets: every scene node, then every aim helper.
+        let targets = scene.nodes.len() + helpers.len();
+        let mut tr: Vec<Vec<DVec3>> = vec![Vec::with_capacity(kept.len()); targets];
+        let mut ro: Vec<Vec<DQuat>> = vec![Vec::with_capacity(kept.len()); targets];
+        let mut sc: Vec<Vec<DVec3>> = vec![Vec::with_capacity(kept.len()); targets];
+        for &f in &kept {
+            let pose = scene.evaluate(Some(a), Time::Frame(f));
+            let unaimed = unaimed_world(scene, &pose);
+            let locals = (0..scene.nodes.len())
+                .map(|i| pose.local[i])
+                .chain(helpers.iter().map(|h| unaimed[h.node].inverse() * pose.world[h.node]));
+            for (k, m) in locals.enumerate() {
+                let (t, r, s) = decompose(m);
+                tr[k].push(t);
+                let r = match ro[k].last() {
+                    Some(prev) if prev.dot(r) < 0.0 => -r,
+                    _ => r,
+                };
+                ro[k].push(r);
+                sc[k].push(s);
+            }
+        }
+        let rests: Vec<(DVec3, DQuat, DVec3)> = (0..scene.nodes.len())
+            .map(|i| decompose(rest.local[i]))
+            .chain(helpers.iter().map(|h| decompose(rest_unaimed[h.node].inverse() * rest.world[h.node])))
+            .collect();
+        let node_index = |k: usize| {
+            if k < scene.nodes.len() {
+                json::Index::new((base + k) as u32)
+            } else {
+                helpers[k - scene.nodes.len()].index
+            }
+        };
+        let mut input = None;
+        let mut channels = Vec::new();
+        let mut samplers: Vec<json::animation::Sampler> = Vec::new();
+        for k in 0..targets {
+            let (rt, rr, rs) = rests[k];
+            let v3 = |v: DVec3| v.as_vec3().to_array();
+            let moves_t = tr[k].iter().any(|&t| v3(t) != v3(rt));
+            let moves_r = ro[k].iter().any(|&r| quat_f32(r) != quat_f32(rr) && quat_f32(-r) != quat_f32(rr));
+            let moves_s = sc[k].iter().any(|&s| v3(s) != v3(rs));
+            use json::animation::Property;
+            let mut outputs: Vec<(Property, json::Index<json::Accessor>)> = Vec::new();
+            if moves_t {
+                let data: Vec<[f32; 3]> = tr[k].iter().map(|&t| v3(t)).collect();
+                outputs.push((Property::Translation, self.floats(&data, json::accessor::Type::Vec3, None, false)));
+            }
+            if moves_r {
+                let data: Vec<[f32; 4]> = ro[k].iter().map(|&r| quat_f32(r)).collect();
+                outputs.push((Property::Rotation, self.floats(&data, json::accessor::Type::Vec4, None, false)));
+            }
+            if moves_s {
+                let data: Vec<[f32; 3]> = sc[k].iter().map(|&s| v3(s)).collect();
+                outputs.push((Property::Scale, self.floats(&data, json::accessor::Type::Vec3, None, false)));
+            }
+            for (path, output) in outputs {
+                let input = *input.get_or_insert_with(|| {
+                    let data: Vec<[f32; 1]> = times.iter().map(|&t| [t]).collect();
+                    self.floats(&data, json::accessor::Type::Scalar, None, true)
+                });
+                let sampler = json::Index::push(
+                    &mut samplers,
+                    json::animation::Sampler {
+                        extensions: None,
+                        extras: Default::default(),
+                        input,
+                        interpolation: Valid(json::animation::Interpolation::Linear),
+                        output,
+                    },
+                );
+                channels.push(json::animation::Channel {
+                    sampler,
+                    target: json::animation::Target {
+                        extensions: None,
+                        extras: Default::default(),
+                        node: node_index(k),
+                        path: Valid(path),
+                    },
+                    extensions: None,
+                    extras: Default::default(),
+                });
+            }
+        }
+        if channels.is_empty() {
+            return;
+        }
+        self.root.animations.push(json::Animation {
+            extensions: None,
+            extras: Default::default(),
+            channels,
+            name: Some(if anim.name.is_empty() { format!("animation {a}") } else { anim.name.clone() }),
+            samplers,
+        });
+    }
+
+    /// Warns about animated values glTF (core) cannot carry.
+    fn unsupported_channels(&mut self, scene: &Scene, a: usize, place: &str) {
+        let mut seen: Vec<&'static str> = Vec::new();
+        for ch in &scene.animations[a].channels {
+            let what = match &ch.target {
+                ChannelTarget::Hidden(t) if t.keys.iter().any(|k| k.value != scene.nodes[ch.node].hidden) => {
+                    "visibility (hide) tracks are not animated"
+                }
+                ChannelTarget::Morph(t) if t.keys.iter().any(|k| Some(k.value) != scene.nodes[ch.node].mesh) => {
+                    "morph tracks (mesh switches) are not animated: nodes show their rest mesh"
+                }
+                ChannelTarget::Fov(t) if t.is_animated() => "camera FOV tracks are not animated",
+                ChannelTarget::Property { track, .. } if track.is_animated() => {
+                    "property tracks (FBX DeformPercent, Intensity …) are not animated"
+                }
+                ChannelTarget::Roll(_) => continue,
+                ChannelTarget::Color(_) | ChannelTarget::Hotspot(_) | ChannelTarget::Falloff(_)
+                    if ch.target.key_count() > 1 =>
+                {
+                    "light colour/cone tracks are not animated"
+                }
+                _ => continue,
+            };
+            if !seen.contains(&what) {
+                seen.push(what);
+                self.warnings.push(warning(place, what));
+            }
+        }
+    }
+
+    fn finish(mut self) -> Result<GltfFile, Error> {
+        if !self.bin.is_empty() {
+            self.bin.resize(self.bin.len().next_multiple_of(4), 0);
+            let uri = match &self.container {
+                Container::Glb => None,
+                Container::Gltf { bin_uri } => Some(bin_uri.clone()),
+            };
+            self.root.buffers.push(json::Buffer {
+                byte_length: USize64(self.bin.len() as u64),
+                name: None,
+                uri,
+                extensions: None,
+                extras: Default::default(),
+            });
+        }
+        let ser = |e: serde_json::Error| Error::Write(format!("JSON: {e}"));
+        match self.container {
+            Container::Glb => {
+                let json = serde_json::to_vec(&self.root).map_err(ser)?;
+                Ok(GltfFile {
+                    main: super::glb::to_glb(&json, &self.bin)?,
+                    bin: None,
+                    images: Vec::new(),
+                    warnings: self.warnings,
+                })
+            }
+            Container::Gltf { bin_uri } => Ok(GltfFile {
+                main: serde_json::to_vec_pretty(&self.root).map_err(ser)?,
+                bin: (!self.bin.is_empty()).then_some((bin_uri, self.bin)),
+                images: self.images,
+                warnings: self.warnings,
+            }),
+        }
+    }
+}
+
+/// The key frames of a channel's tracks, one list per track in key order (a channel animated
+/// per component has up to three).
+fn key_frames(target: &ChannelTarget) -> Vec<Vec<f64>> {
+    use crate::anim::{RotationTrack, Track};
+    fn frames<T>(t: &Track<T>) -> Vec<f64> {
+        t.keys.iter().map(|k| k.frame).filter(|f| f.is_finite()).collect()
+    }
+    fn each(tracks: &[Option<Track<f64>>; 3]) -> Vec<Vec<f64>> {
+        tracks.iter().flatten().map(frames).collect()
+    }
+    match target {
+        ChannelTarget::Translation(t) | ChannelTarget::Scale(t) | ChannelTarget::Color(t) => vec![frames(t)],
+        ChannelTarget::Rotation(RotationTrack::Quat(t)) => vec![frames(t)],
+        ChannelTarget::Rotation(RotationTrack::Relative(t)) => vec![frames(t)],
+        ChannelTarget::Rotation(RotationTrack::Euler { xyz, .. }) => each(xyz),
+        ChannelTarget::TranslationXyz(c) | ChannelTarget::ScaleXyz(c) => each(c),
+        ChannelTarget::Hidden(t) => vec![frames(t)],
+        ChannelTarget::Morph(t) => vec![frames(t)],
+        ChannelTarget::Fov(t) | ChannelTarget::Roll(t) | ChannelTarget::Hotspot(t) | ChannelTarget::Falloff(t) => {
+            vec![frames(t)]
+        }
+        ChannelTarget::Property { track, .. } => vec![frames(track)],
+    }
+}
+
+/// Every node's world matrix *without* camera/light aiming: `world[parent] · local` from the
+/// roots down, which is what the evaluator's children of an aimed node inherit.
+fn unaimed_world(scene: &Scene, pose: &Pose) -> Vec<DMat4> {
+    let mut world = vec![DMat4::IDENTITY; scene.nodes.len()];
+    for id in scene.depth_first() {
+        world[id] = match scene.nodes[id].parent {
+            Some(p) => world[p] * pose.local[id],
+            None => pose.local[id],
+        };
+    }
+    world
+}
+
+/// The unit vector of a signed axis.
+fn axis_vector(a: Axis) -> DVec3 {
+    match a {
+        Axis::PosX => DVec3::X,
+        Axis::NegX => DVec3::NEG_X,
+        Axis::PosY => DVec3::Y,
+        Axis::NegY => DVec3::NEG_Y,
+        Axis::PosZ => DVec3::Z,
+        Axis::NegZ => DVec3::NEG_Z,
+    }
+}
+
+/// The rotation taking `axes` to glTF's (+Y up, +Z front, right-handed), `None` when it is the
+/// identity or impossible (left-handed, or up parallel to front: a warning says so).
+pub(crate) fn axis_rotation(axes: AxisSystem, warnings: &mut Vec<Warning>) -> Option<DQuat> {
+    let up = axis_vector(axes.up);
+    let front = axis_vector(axes.front);
+    if !axes.right_handed || up.dot(front) != 0.0 {
+        warnings.push(warning(
+            "scene axes",
+            format!("{axes:?} cannot be turned into glTF's axes by a rotation: written unconverted"),
+        ));
+        return None;
+    }
+    // Rows side, up, front: maps side → +X, up → +Y, front → +Z.
+    let m = DMat3::from_cols(up.cross(front), up, front).transpose();
+    let q = DQuat::from_mat3(&m).normalize();
+    (q.angle_between(DQuat::IDENTITY) > 1e-12).then_some(q)
+}
+
+/// Splits an affine matrix into translation, unit rotation and scale with `m ≈ T·R·S`.
+/// A negative determinant puts the mirror into scale x. A zero-length axis (scale 0) keeps a
+/// rotation completed from the other axes (or identity), never NaN; non-finite translation or
+/// scale parts become 0 and 1.
+pub(crate) fn decompose(m: DMat4) -> (DVec3, DQuat, DVec3) {
+    let t = m.w_axis.truncate();
+    let mut cols = [m.x_axis.truncate(), m.y_axis.truncate(), m.z_axis.truncate()];
+    let mut s = DVec3::new(cols[0].length(), cols[1].length(), cols[2].length());
+    if DMat3::from_cols(cols[0], cols[1], cols[2]).determinant() < 0.0 {
+        s.x = -s.x;
+    }
+    let tiny = 1e-12 * (1.0 + s.abs().max_element());
+    let ok: Vec<bool> = (0..3).map(|k| s[k].abs() > tiny).collect();
+    for k in 0..3 {
+        if ok[k] {
+            cols[k] /= s[k];
+        }
+    }
+    let r = match ok.iter().filter(|&&b| b).count() {
+        3 => DMat3::from_cols(cols[0], cols[1], cols[2]),
+        2 => {
+            let z = ok.iter().position(|&b| !b).unwrap();
+            let (a, b) = ((z + 1) % 3, (z + 2) % 3);
+            cols[z] = cols[a].cross(cols[b]).normalize_or_zero();
+            DMat3::from_cols(cols[0], cols[1], cols[2])
+        }
+        1 => {
+            let a = ok.iter().position(|&b| b).unwrap();
+            let (b, c) = ((a + 1) % 3, (a + 2) % 3);
+            cols[b] = cols[a].any_orthonormal_vector();
+            cols[c] = cols[a].cross(cols[b]);
+            DMat3::from_cols(cols[0], cols[1], cols[2])
+        }
+        _ => DMat3::IDENTITY,
+    };
+    let mut q = DQuat::from_mat3(&r);
+    if !q.is_finite() || q.length_squared() < 1e-24 {
+        q = DQuat::IDENTITY;
+    }
+    // glTF JSON cannot hold NaN or infinity: a broken matrix becomes the identity's parts.
+    let t = if t.is_finite() { t } else { DVec3::ZERO };
+    let s = if s.is_finite() { s } else { DVec3::ONE };
+    (t, q.normalize(), s)
+}
+
+fn quat_f32(q: DQuat) -> [f32; 4] {
+    let q = q.normalize();
+    q.as_quat().normalize().to_array()
+}
+
+fn set_trs(g: &mut json::Node, t: DVec3, r: DQuat, s: DVec3) {
+    if t != DVec3::ZERO {
+        g.translation = Some(t.as_vec3().to_array());
+    }
+    if r.angle_between(DQuat::IDENTITY) > 1e-12 {
+        g.rotation = Some(json::scene::UnitQuaternion(quat_f32(r)));
+    }
+    if s != DVec3::ONE {
+        g.scale = Some(s.as_vec3().to_array());
+    }
+}
+
+/// The glTF name of a scene node: the instance name for a 3DS `$$$DUMMY` that has one, else
+/// the node's name.
+fn gltf_name(name: &str, instance: &str) -> String {
+    if name == "$$$DUMMY" && !instance.is_empty() {
+        instance.to_string()
+    } else {
+        name.to_string()
+    }
+}
+
+/// `{"keyscene": {...}}` extras keeping the source name/instance (where the glTF name differs
+/// or an instance exists) and the hidden-at-rest flag; `None` when nothing needs keeping.
+fn node_extras(name: &str, instance: &str, hidden: bool) -> json::extras::Extras {
+    let mut obj = serde_json::Map::new();
+    if gltf_name(name, instance) != name || !instance.is_empty() {
+        obj.insert("name".into(), name.into());
+        obj.insert("instance".into(), instance.into());
+    }
+    if hidden {
+        obj.insert("hidden".into(), true.into());
+    }
+    if obj.is_empty() {
+        return None;
+    }
+    let value = serde_json::json!({ "keyscene": obj });
+    serde_json::value::RawValue::from_string(value.to_string()).ok()
+}
+
+/// `image/png` or `image/jpeg` from the file's signature, else `None`.
+fn image_mime(bytes: &[u8]) -> Option<&'static str> {
+    if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
+        Some("image/png")
+    } else if bytes.starts_with(&[0xFF, 0xD8, 0xFF]) {
+        Some("image/jpeg")
+    } else {
+        None
+    }
+}
+
+/// Percent-encodes everything but RFC 3986 unreserved characters, for file names in URIs.
+pub(crate) fn uri_encode(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    for b in name.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}

@@ -1,0 +1,654 @@
+//! glTF document → [`Scene`], on the `gltf` crate (which parses and validates the JSON and the
+//! GLB container); buffers are resolved here.
+
+use std::path::{Path, PathBuf};
+
+use glam::{DQuat, DVec3, Vec2, Vec3, Vec4};
+
+use super::{base64, warning, Error, DEFAULT_READ_FPS};
+use crate::anim::{Animation, Channel, ChannelTarget, Interpolation, Key, RotationTrack, Track};
+use crate::scene::{
+    Attribute, AxisSystem, Camera, FovAxis, Light, LightKind, MapSlot, Material, Mesh, Metadata, Node,
+    NodeKind, Scene, TextureMap, Transform, Units, UvSet, UvTransform, Warning,
+};
+use crate::ReadOptions;
+
+/// glTF-specific reading choices.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct GltfReadOptions {
+    /// Frames per second given to every animation: a glTF key at `t` seconds becomes frame
+    /// `t · fps`. Default [`DEFAULT_READ_FPS`] (30, 3D Studio's rate).
+    pub fps: f64,
+}
+
+impl Default for GltfReadOptions {
+    fn default() -> Self {
+        GltfReadOptions { fps: DEFAULT_READ_FPS }
+    }
+}
+
+/// Reads a `.glb` or `.gltf` file with [`GltfReadOptions::default`] (30 fps).
+pub fn read(bytes: &[u8], opts: &ReadOptions) -> Result<(Scene, Vec<Warning>), Error> {
+    read_with(bytes, opts, &GltfReadOptions::default())
+}
+
+/// Reads a `.glb` or `.gltf` file into a scene.
+///
+/// External buffers and images are found relative to `opts.base_dir` (a `.gltf` with external
+/// buffers and no `base_dir` is an error); `data:` URIs are decoded. The scene is +Y up,
+/// metres, right-handed (`meta.axes`, `meta.units`), `meta.format` = `"gltf"`.
+///
+/// What becomes what: every glTF node is a scene node (TRS or matrix → translation, rotation,
+/// scale), named by `name` unless keyscene's extras restore a source name/instance; a mesh's
+/// primitives (triangles, strips and fans) are merged into one [`Mesh`] with one material slot
+/// per glTF material, POSITION/NORMAL/TEXCOORD_n (V flipped back up)/COLOR_0 per vertex;
+/// perspective cameras keep `yfov` as a vertical FOV; KHR_lights_punctual lights become
+/// lights (cone half angles → full hotspot/falloff degrees); animation channels become tracks
+/// with key frame `t · fps` (snapped to a whole frame within f32 rounding): LINEAR → linear keys (slerp for rotations), STEP → step keys,
+/// CUBICSPLINE → Hermite keys with tangents turned from per second to per frame (÷ fps;
+/// the evaluator uses them for translation and scale and slerps rotation keys).
+/// Skins, morph targets and morph-weight channels are not read yet (issue #5): a warning says
+/// so.
+pub fn read_with(
+    bytes: &[u8],
+    opts: &ReadOptions,
+    gopts: &GltfReadOptions,
+) -> Result<(Scene, Vec<Warning>), Error> {
+    if bytes.len() as u64 > opts.limits.max_bytes {
+        return Err(Error::Limit {
+            place: "file".into(),
+            message: format!("{} bytes exceed the limit of {}", bytes.len(), opts.limits.max_bytes),
+        });
+    }
+    let fps = if gopts.fps.is_finite() && gopts.fps > 0.0 { gopts.fps } else { DEFAULT_READ_FPS };
+    let gltf = gltf::Gltf::from_slice(bytes)
+        .map_err(|e| Error::Invalid { place: "document".into(), message: e.to_string() })?;
+    let doc = &gltf.document;
+    let mut warnings = Vec::new();
+    let mut buffers: Vec<Vec<u8>> = Vec::new();
+    for b in doc.buffers() {
+        let place = format!("buffers[{}]", b.index());
+        let data = match b.source() {
+            gltf::buffer::Source::Bin => gltf
+                .blob
+                .clone()
+                .ok_or_else(|| Error::Invalid { place: place.clone(), message: "GLB has no BIN chunk".into() })?,
+            gltf::buffer::Source::Uri(uri) => load_uri(uri, opts, &place)?,
+        };
+        if data.len() < b.length() {
+            return Err(Error::Invalid {
+                place,
+                message: format!("declares {} bytes but has {}", b.length(), data.len()),
+            });
+        }
+        buffers.push(data);
+    }
+    let get = |buffer: gltf::Buffer| buffers.get(buffer.index()).map(Vec::as_slice);
+    let max = opts.limits.max_elements;
+    let check = |place: &str, n: usize| -> Result<(), Error> {
+        if n as u64 > max {
+            return Err(Error::Limit { place: place.into(), message: format!("{n} elements exceed the limit of {max}") });
+        }
+        Ok(())
+    };
+    check("nodes", doc.nodes().len())?;
+    check("accessors", doc.accessors().len())?;
+
+    let mut scene = Scene {
+        meta: Metadata {
+            format: "gltf".into(),
+            version: Some(2),
+            units: Units::Metres(1.0),
+            axes: AxisSystem::Y_UP_RIGHT_HANDED,
+            frame_rate: Some(fps),
+            frame_range: None,
+            properties: doc
+                .as_json()
+                .asset
+                .generator
+                .iter()
+                .map(|g| ("generator".to_string(), g.clone()))
+                .collect(),
+        },
+        ..Scene::default()
+    };
+    for m in doc.materials() {
+        scene.materials.push(material(&m, opts.base_dir.as_deref()));
+    }
+    for c in doc.cameras() {
+        scene.cameras.push(camera(&c, &mut warnings));
+    }
+    if let Some(lights) = doc.lights() {
+        for l in lights {
+            scene.lights.push(light(&l));
+        }
+    }
+    let mut mesh_of: Vec<Option<usize>> = Vec::new();
+    for m in doc.meshes() {
+        let mesh = mesh(&m, &get, &scene.materials, max, &mut warnings)?;
+        mesh_of.push(mesh.map(|mesh| {
+            scene.meshes.push(mesh);
+            scene.meshes.len() - 1
+        }));
+    }
+    if doc.skins().len() > 0 {
+        warnings.push(warning("skins", "skins are not read yet (issue #5): meshes stay in bind pose"));
+    }
+
+    let mut parent: Vec<Option<usize>> = vec![None; doc.nodes().len()];
+    for node in doc.nodes() {
+        let i = node.index();
+        let place = format!("nodes[{i}]");
+        let kind = if let Some(c) = node.camera() {
+            NodeKind::Camera(c.index())
+        } else if let Some(l) = node.light() {
+            NodeKind::Light(l.index())
+        } else if node.mesh().is_some() {
+            NodeKind::Mesh
+        } else {
+            NodeKind::Null
+        };
+        let mut n = Node::new(node.name().unwrap_or(""), kind);
+        let (t, r, s) = node.transform().decomposed();
+        let rotation = DQuat::from_array(r.map(f64::from));
+        n.transform = Transform {
+            translation: DVec3::from_array(t.map(f64::from)),
+            rotation: if rotation.length_squared() > 0.0 { rotation.normalize() } else { DQuat::IDENTITY },
+            scale: DVec3::from_array(s.map(f64::from)),
+        };
+        n.mesh = node.mesh().and_then(|m| mesh_of.get(m.index()).copied().flatten());
+        if let Some(extras) = node.extras() {
+            if let Ok(v) = serde_json::from_str::<serde_json::Value>(extras.get()) {
+                let k = &v["keyscene"];
+                if let Some(name) = k["name"].as_str() {
+                    n.name = name.into();
+                }
+                if let Some(instance) = k["instance"].as_str() {
+                    n.instance = instance.into();
+                }
+                n.hidden = k["hidden"].as_bool().unwrap_or(false);
+            }
+        }
+        for c in node.children() {
+            let c = c.index();
+            if parent[c].is_some() || c == i {
+                return Err(Error::Invalid { place, message: format!("node {c} has more than one parent") });
+            }
+            parent[c] = Some(i);
+            n.children.push(c);
+        }
+        scene.nodes.push(n);
+    }
+    for (i, p) in parent.iter().enumerate() {
+        scene.nodes[i].parent = *p;
+        if p.is_none() {
+            scene.roots.push(i);
+        }
+    }
+    scene
+        .validate()
+        .map_err(|e| Error::Invalid { place: "nodes".into(), message: e.to_string() })?;
+
+    for a in doc.animations() {
+        let anim = animation(&a, &get, fps, max, &mut warnings)?;
+        if anim.channels.is_empty() {
+            continue;
+        }
+        let range = anim.frame_range;
+        scene.meta.frame_range = Some(match scene.meta.frame_range {
+            Some((lo, hi)) => (lo.min(range.0), hi.max(range.1)),
+            None => range,
+        });
+        scene.animations.push(anim);
+    }
+    Ok((scene, warnings))
+}
+
+/// The bytes of a buffer URI: a `data:` URI decoded, else a file under `opts.base_dir`.
+fn load_uri(uri: &str, opts: &ReadOptions, place: &str) -> Result<Vec<u8>, Error> {
+    let invalid = |message: String| Error::Invalid { place: format!("{place} \"{}\"", short(uri)), message };
+    if let Some(data) = base64::decode_data_uri(uri) {
+        return data.ok_or_else(|| invalid("data URI is not valid base64".into()));
+    }
+    let Some(dir) = &opts.base_dir else {
+        return Err(invalid("external buffer, but no base folder to resolve it in".into()));
+    };
+    let path = dir.join(percent_decode(uri));
+    let len = std::fs::metadata(&path).map_err(|e| invalid(format!("{}: {e}", path.display())))?.len();
+    if len > opts.limits.max_bytes {
+        return Err(Error::Limit {
+            place: place.into(),
+            message: format!("{} is {len} bytes, over the limit of {}", path.display(), opts.limits.max_bytes),
+        });
+    }
+    std::fs::read(&path).map_err(|e| invalid(format!("{}: {e}", path.display())))
+}
+
+fn short(uri: &str) -> String {
+    if uri.len() > 40 {
+        format!("{}…", &uri[..uri.char_indices().nth(40).map(|(i, _)| i).unwrap_or(uri.len())])
+    } else {
+        uri.to_string()
+    }
+}
+
+/// Decodes `%XX` escapes (RFC 3986); malformed escapes are kept as they are.
+fn percent_decode(uri: &str) -> String {
+    let b = uri.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' && i + 2 < b.len() {
+            if let Ok(v) = u8::from_str_radix(&uri[i + 1..i + 3], 16) {
+                out.push(v);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// The material, with the writer's mapping inverted: baseColor → diffuse and transparency,
+/// roughness → shininess (`1 − roughness`), emissive → self-illumination relative to diffuse.
+fn material(m: &gltf::Material, base_dir: Option<&Path>) -> Material {
+    let pbr = m.pbr_metallic_roughness();
+    let c = pbr.base_color_factor();
+    let diffuse = Vec3::new(c[0], c[1], c[2]);
+    let emissive = Vec3::from_array(m.emissive_factor());
+    let self_illumination =
+        if diffuse.max_element() > 0.0 { (emissive.max_element() / diffuse.max_element()).clamp(0.0, 1.0) } else { 0.0 };
+    let mut maps = Vec::new();
+    if let Some(info) = pbr.base_color_texture() {
+        let image = info.texture().source();
+        let (file, resolved) = match image.source() {
+            gltf::image::Source::Uri { uri, .. } if !uri.starts_with("data:") => {
+                let file = percent_decode(uri);
+                let resolved = base_dir.and_then(|d| resolve(d, &file));
+                (file, resolved)
+            }
+            _ => (image.name().map(str::to_string).unwrap_or_else(|| format!("image{}", image.index())), None),
+        };
+        maps.push(TextureMap {
+            slot: MapSlot::Diffuse,
+            file,
+            resolved,
+            strength: 1.0,
+            uv_transform: UvTransform::default(),
+            flags: 0,
+        });
+    }
+    Material {
+        name: m.name().unwrap_or("").to_string(),
+        diffuse,
+        transparency: 1.0 - c[3],
+        shininess: 1.0 - pbr.roughness_factor(),
+        self_illumination,
+        two_sided: m.double_sided(),
+        maps,
+        ..Material::default()
+    }
+}
+
+/// `dir/file`, or the entry of `dir` whose name matches `file` case-insensitively.
+fn resolve(dir: &Path, file: &str) -> Option<PathBuf> {
+    let direct = dir.join(file);
+    if direct.is_file() {
+        return Some(direct);
+    }
+    let (sub, name) = match file.rsplit_once('/') {
+        Some((s, n)) => (dir.join(s), n),
+        None => (dir.to_path_buf(), file),
+    };
+    std::fs::read_dir(sub).ok()?.flatten().map(|e| e.path()).find(|p| {
+        p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.eq_ignore_ascii_case(name))
+    })
+}
+
+fn camera(c: &gltf::Camera, warnings: &mut Vec<Warning>) -> Camera {
+    let name = c.name().unwrap_or("").to_string();
+    match c.projection() {
+        gltf::camera::Projection::Perspective(p) => Camera {
+            name,
+            target: None,
+            fov_degrees: f64::from(p.yfov()).to_degrees(),
+            fov_axis: FovAxis::Vertical,
+            roll_degrees: 0.0,
+            near: Some(f64::from(p.znear())),
+            far: p.zfar().map(f64::from),
+            aspect: p.aspect_ratio().map(f64::from),
+        },
+        gltf::camera::Projection::Orthographic(o) => {
+            warnings.push(warning(
+                format!("cameras[{}]", c.index()),
+                "orthographic camera read as a perspective camera (the model has no orthographic cameras)",
+            ));
+            Camera {
+                name,
+                target: None,
+                fov_degrees: 45.0,
+                fov_axis: FovAxis::Vertical,
+                roll_degrees: 0.0,
+                near: Some(f64::from(o.znear())),
+                far: Some(f64::from(o.zfar())),
+                aspect: None,
+            }
+        }
+    }
+}
+
+fn light(l: &gltf::khr_lights_punctual::Light) -> Light {
+    use gltf::khr_lights_punctual::Kind;
+    let (kind, hotspot, falloff) = match l.kind() {
+        Kind::Directional => (LightKind::Directional, 0.0, 0.0),
+        Kind::Point => (LightKind::Point, 0.0, 0.0),
+        Kind::Spot { inner_cone_angle, outer_cone_angle } => (
+            LightKind::Spot,
+            2.0 * f64::from(inner_cone_angle).to_degrees(),
+            2.0 * f64::from(outer_cone_angle).to_degrees(),
+        ),
+    };
+    Light {
+        name: l.name().unwrap_or("").to_string(),
+        kind,
+        color: Vec3::from_array(l.color()),
+        intensity: f64::from(l.intensity()),
+        hotspot_degrees: hotspot,
+        falloff_degrees: falloff,
+        attenuation: l.range().map(|r| (0.0, f64::from(r))),
+        on: true,
+        target: None,
+        roll_degrees: 0.0,
+    }
+}
+
+/// Merges a glTF mesh's triangle primitives into one [`Mesh`]; `None` when it has none.
+fn mesh<'s>(
+    m: &gltf::Mesh,
+    get: &(impl Fn(gltf::Buffer) -> Option<&'s [u8]> + Clone),
+    materials: &[Material],
+    max: u64,
+    warnings: &mut Vec<Warning>,
+) -> Result<Option<Mesh>, Error> {
+    use gltf::mesh::Mode;
+    let mut out = Mesh { name: m.name().unwrap_or("").to_string(), polygon_starts: vec![0], ..Mesh::default() };
+    let mut normals: Vec<Vec3> = Vec::new();
+    let mut all_normals = true;
+    let mut uv_sets: Vec<Vec<Vec2>> = Vec::new();
+    let mut colors: Option<Vec<Vec4>> = None;
+    let mut polygon_materials = Vec::new();
+    // Source vertex index per merged vertex, while every primitive has them.
+    let mut source_ids: Option<Vec<u32>> = Some(Vec::new());
+    for prim in m.primitives() {
+        let place = format!("meshes[{}] › primitives[{}]", m.index(), prim.index());
+        let too_many = |n: usize| Error::Limit { place: place.clone(), message: format!("{n} elements exceed the limit of {max}") };
+        if prim.morph_targets().len() > 0 {
+            warnings.push(warning(&place, "morph targets are not read yet (issue #5)"));
+        }
+        let mode = prim.mode();
+        if !matches!(mode, Mode::Triangles | Mode::TriangleStrip | Mode::TriangleFan) {
+            warnings.push(warning(&place, format!("{mode:?} primitive left out: only triangles are read")));
+            continue;
+        }
+        let reader = prim.reader(get.clone());
+        let Some(pos) = reader.read_positions() else {
+            warnings.push(warning(&place, "primitive without POSITION left out"));
+            continue;
+        };
+        if pos.len() as u64 > max {
+            return Err(too_many(pos.len()));
+        }
+        let base = out.positions.len() as u32;
+        let count = pos.len();
+        let semantic = gltf::Semantic::Extras(super::SOURCE_VERTEX_ATTRIBUTE[1..].to_string());
+        let ids = prim
+            .get(&semantic)
+            .filter(|a| a.count() == count)
+            .and_then(|a| gltf::accessor::Iter::<f32>::new(a, get.clone()))
+            .map(|it| it.map(|f| if f >= 0.0 && f.fract() == 0.0 { f as u32 } else { u32::MAX }).collect::<Vec<_>>());
+        source_ids = match (source_ids, ids) {
+            (Some(mut all), Some(ids)) => {
+                all.extend(ids);
+                Some(all)
+            }
+            _ => None,
+        };
+        out.positions.extend(pos.map(|p| DVec3::from_array(p.map(f64::from))));
+        let indices: Vec<u32> = match reader.read_indices() {
+            Some(ix) => {
+                let ix = ix.into_u32();
+                if ix.len() as u64 > max {
+                    return Err(too_many(ix.len()));
+                }
+                ix.collect()
+            }
+            None => (0..count as u32).collect(),
+        };
+        if let Some(&bad) = indices.iter().find(|&&i| i as usize >= count) {
+            return Err(Error::Invalid { place, message: format!("index {bad} past the {count} vertices") });
+        }
+        let tris: Vec<[u32; 3]> = match mode {
+            Mode::Triangles => indices.chunks_exact(3).map(|t| [t[0], t[1], t[2]]).collect(),
+            Mode::TriangleStrip => (2..indices.len())
+                .map(|k| {
+                    if k % 2 == 0 {
+                        [indices[k - 2], indices[k - 1], indices[k]]
+                    } else {
+                        [indices[k - 1], indices[k - 2], indices[k]]
+                    }
+                })
+                .collect(),
+            _ => (2..indices.len()).map(|k| [indices[0], indices[k - 1], indices[k]]).collect(),
+        };
+        let slot = match prim.material().index() {
+            Some(mi) if mi < materials.len() => {
+                let slot = match out.material_slots.iter().position(|&s| s == Some(mi)) {
+                    Some(s) => s,
+                    None => {
+                        out.material_slots.push(Some(mi));
+                        out.material_slots.len() - 1
+                    }
+                };
+                slot as u32
+            }
+            _ => Mesh::NO_MATERIAL,
+        };
+        for t in &tris {
+            out.corner_vertices.extend(t.iter().map(|&v| base + v));
+            out.polygon_starts.push(out.corner_vertices.len() as u32);
+            polygon_materials.push(slot);
+        }
+        match reader.read_normals() {
+            Some(n) if all_normals => normals.extend(n.take(count).map(Vec3::from_array)),
+            _ => all_normals = false,
+        }
+        let mut set = 0;
+        while let Some(uv) = reader.read_tex_coords(set) {
+            let uv: Vec<Vec2> = uv.into_f32().take(count).map(|[u, v]| Vec2::new(u, 1.0 - v)).collect();
+            if uv_sets.len() <= set as usize {
+                uv_sets.push(vec![Vec2::ZERO; base as usize]);
+            }
+            let s = &mut uv_sets[set as usize];
+            s.resize(base as usize, Vec2::ZERO);
+            s.extend(uv);
+            set += 1;
+        }
+        if let Some(c) = reader.read_colors(0) {
+            let dst = colors.get_or_insert_with(|| vec![Vec4::ONE; base as usize]);
+            dst.resize(base as usize, Vec4::ONE);
+            dst.extend(c.into_rgba_f32().take(count).map(Vec4::from_array));
+        }
+    }
+    if out.polygon_count() == 0 {
+        return Ok(None);
+    }
+    let n = out.positions.len();
+    if all_normals && normals.len() == n {
+        out.normals = Some(Attribute { values: normals, mapping: crate::scene::Mapping::PerVertex });
+    }
+    out.uv_sets = uv_sets
+        .into_iter()
+        .map(|mut values| {
+            values.resize(n, Vec2::ZERO);
+            UvSet { name: String::new(), uvs: Attribute { values, mapping: crate::scene::Mapping::PerVertex } }
+        })
+        .collect();
+    out.colors = colors.map(|mut values| {
+        values.resize(n, Vec4::ONE);
+        Attribute { values, mapping: crate::scene::Mapping::PerVertex }
+    });
+    out.polygon_materials = polygon_materials;
+    if let Some(ids) = source_ids.filter(|ids| ids.len() == n) {
+        restore_source_vertices(&mut out, &ids);
+    }
+    Ok(Some(out))
+}
+
+/// Renumbers the merged glTF vertices of `mesh` by their source indices `ids` (the writer's
+/// [`super::SOURCE_VERTEX_ATTRIBUTE`]), so positions come back in the source's vertex order;
+/// normals, UVs and colours become per-corner, as glTF's split vertices carried them. Leaves
+/// the mesh alone when an id is invalid or the ids would ask for more than twice the vertices
+/// present (a hostile file must not make it allocate).
+fn restore_source_vertices(mesh: &mut Mesh, ids: &[u32]) {
+    let Some(&max_id) = ids.iter().max() else { return };
+    if max_id == u32::MAX || max_id as usize >= 2 * ids.len() + 16 {
+        return;
+    }
+    let mut positions = vec![DVec3::ZERO; max_id as usize + 1];
+    for (v, &id) in ids.iter().enumerate() {
+        positions[id as usize] = mesh.positions[v];
+    }
+    let corners: Vec<usize> = mesh.corner_vertices.iter().map(|&v| v as usize).collect();
+    fn per_corner<T: Copy>(a: &mut Attribute<T>, corners: &[usize]) {
+        a.values = corners.iter().map(|&v| a.values[v]).collect();
+        a.mapping = crate::scene::Mapping::PerCorner;
+    }
+    if let Some(a) = &mut mesh.normals {
+        per_corner(a, &corners);
+    }
+    for set in &mut mesh.uv_sets {
+        per_corner(&mut set.uvs, &corners);
+    }
+    if let Some(a) = &mut mesh.colors {
+        per_corner(a, &corners);
+    }
+    mesh.corner_vertices = corners.iter().map(|&v| ids[v]).collect();
+    mesh.positions = positions;
+}
+
+fn animation<'s>(
+    a: &gltf::Animation,
+    get: &(impl Fn(gltf::Buffer) -> Option<&'s [u8]> + Clone),
+    fps: f64,
+    max: u64,
+    warnings: &mut Vec<Warning>,
+) -> Result<Animation, Error> {
+    use gltf::animation::util::ReadOutputs;
+    let mut out = Animation { name: a.name().unwrap_or("").to_string(), fps, frame_range: (0.0, 0.0), channels: Vec::new() };
+    let mut lo = f64::INFINITY;
+    let mut hi = f64::NEG_INFINITY;
+    for ch in a.channels() {
+        let place = format!("animations[{}] › channels[{}]", a.index(), ch.index());
+        let invalid = |message: String| Error::Invalid { place: place.clone(), message };
+        let reader = ch.reader(get.clone());
+        let inputs: Vec<f64> = match reader.read_inputs() {
+            Some(i) if i.len() as u64 > max => {
+                return Err(Error::Limit { place, message: format!("{} keys exceed the limit of {max}", i.len()) })
+            }
+            Some(i) => i.map(|t| snap_frame(f64::from(t) * fps)).collect(),
+            None => return Err(invalid("input accessor cannot be read".into())),
+        };
+        if inputs.windows(2).any(|w| w[0] >= w[1]) || inputs.iter().any(|t| !t.is_finite()) {
+            return Err(invalid("key times are not strictly increasing".into()));
+        }
+        let interp = ch.sampler().interpolation();
+        let node = ch.target().node().index();
+        let target = match reader.read_outputs() {
+            Some(ReadOutputs::Translations(v)) => {
+                ChannelTarget::Translation(track(&inputs, v.map(vec3).collect(), interp, fps, &invalid)?)
+            }
+            Some(ReadOutputs::Scales(v)) => ChannelTarget::Scale(track(&inputs, v.map(vec3).collect(), interp, fps, &invalid)?),
+            Some(ReadOutputs::Rotations(r)) => {
+                let values: Vec<DQuat> = r.into_f32().map(|q| DQuat::from_array(q.map(f64::from))).collect();
+                let mut t = track(&inputs, values, interp, fps, &invalid)?;
+                for k in &mut t.keys {
+                    if k.value.length_squared() > 0.0 {
+                        k.value = k.value.normalize();
+                    }
+                }
+                ChannelTarget::Rotation(RotationTrack::Quat(t))
+            }
+            Some(ReadOutputs::MorphTargetWeights(_)) => {
+                warnings.push(warning(place, "morph weight channel left out (not read yet: issue #5)"));
+                continue;
+            }
+            None => return Err(invalid("output accessor cannot be read".into())),
+        };
+        if let (Some(&f), Some(&l)) = (inputs.first(), inputs.last()) {
+            lo = lo.min(f);
+            hi = hi.max(l);
+        }
+        out.channels.push(Channel { node, target });
+    }
+    if lo.is_finite() {
+        out.frame_range = (lo, hi);
+    }
+    Ok(out)
+}
+
+/// A key time in frames, snapped to the nearest whole frame when within f32 rounding of it
+/// (glTF stores seconds as f32, so frame 20 at 30 fps reads back as 20.0000006).
+fn snap_frame(frame: f64) -> f64 {
+    let r = frame.round();
+    if (frame - r).abs() <= 1e-6 * r.abs().max(1.0) {
+        r
+    } else {
+        frame
+    }
+}
+
+fn vec3(v: [f32; 3]) -> DVec3 {
+    DVec3::from_array(v.map(f64::from))
+}
+
+/// Keys at `frames` from glTF sampler outputs. CUBICSPLINE outputs are (in-tangent, value,
+/// out-tangent) triples with tangents per second: divided by `fps` to per frame.
+fn track<T>(
+    frames: &[f64],
+    values: Vec<T>,
+    interp: gltf::animation::Interpolation,
+    fps: f64,
+    invalid: &dyn Fn(String) -> Error,
+) -> Result<Track<T>, Error>
+where
+    T: Copy + std::ops::Mul<f64, Output = T>,
+{
+    use gltf::animation::Interpolation as I;
+    let per_key = if interp == I::CubicSpline { 3 } else { 1 };
+    if values.len() != frames.len() * per_key {
+        return Err(invalid(format!(
+            "{} outputs for {} inputs ({per_key} per key expected)",
+            values.len(),
+            frames.len()
+        )));
+    }
+    let keys = frames
+        .iter()
+        .enumerate()
+        .map(|(k, &frame)| match interp {
+            I::Linear => Key { frame, value: values[k], interpolation: Interpolation::Linear },
+            I::Step => Key { frame, value: values[k], interpolation: Interpolation::Step },
+            I::CubicSpline => Key {
+                frame,
+                value: values[3 * k + 1],
+                interpolation: Interpolation::Hermite {
+                    in_tangent: values[3 * k] * (1.0 / fps),
+                    out_tangent: values[3 * k + 2] * (1.0 / fps),
+                },
+            },
+        })
+        .collect();
+    Ok(Track::new(keys))
+}

@@ -1,0 +1,218 @@
+//! Writer ↔ reader tests on hand-built scenes, with hand-computed expectations.
+
+use glam::{DMat4, DQuat, DVec3};
+
+use super::*;
+use crate::anim::{Animation, Channel, ChannelTarget, Interpolation, Key, Time, Track};
+use crate::scene::{AxisSystem, Mesh, Node, NodeKind, Scene};
+
+/// One triangle (0,0,0) (1,0,0) (0,1,0) on a node at (1,2,3), in a Z-up scene.
+fn triangle_scene() -> Scene {
+    let mut s = Scene::default();
+    s.meta.axes = AxisSystem::Z_UP_RIGHT_HANDED;
+    s.meshes.push(Mesh {
+        name: "tri".into(),
+        positions: vec![DVec3::ZERO, DVec3::X, DVec3::Y],
+        polygon_starts: vec![0, 3],
+        corner_vertices: vec![0, 1, 2],
+        smoothing_groups: Some(vec![1]),
+        ..Mesh::default()
+    });
+    let mut n = Node::new("Tri", NodeKind::Mesh);
+    n.mesh = Some(0);
+    n.transform.translation = DVec3::new(1.0, 2.0, 3.0);
+    s.nodes.push(n);
+    s.attach(0, None);
+    s
+}
+
+fn read_glb(bytes: &[u8]) -> Scene {
+    let (scene, warnings) = read(bytes, &crate::ReadOptions::default()).unwrap();
+    assert!(warnings.is_empty(), "{warnings:?}");
+    scene
+}
+
+#[test]
+fn z_up_point_maps_to_y_up() {
+    // 3DS (+Z up, −Y front) → glTF: (x, y, z) → (x, z, −y), so (1, 2, 3) → (1, 3, −2).
+    let q = export::axis_rotation(AxisSystem::Z_UP_RIGHT_HANDED, &mut Vec::new()).unwrap();
+    let p = q * DVec3::new(1.0, 2.0, 3.0);
+    assert!((p - DVec3::new(1.0, 3.0, -2.0)).length() < 1e-12, "{p}");
+    assert!(export::axis_rotation(AxisSystem::Y_UP_RIGHT_HANDED, &mut Vec::new()).is_none());
+}
+
+#[test]
+fn one_triangle_round_trips_through_glb() {
+    let src = triangle_scene();
+    let file = write(&src, &WriteOptions::default()).unwrap();
+    assert!(file.warnings.is_empty(), "{:?}", file.warnings);
+    let back = read_glb(&file.main);
+    assert_eq!(back.meta.format, "gltf");
+    // Axis root + the triangle's node.
+    assert_eq!(back.nodes.len(), 2);
+    assert_eq!(back.nodes[0].name, AXIS_ROOT_NAME);
+    assert_eq!(back.nodes[1].name, "Tri");
+    let pose = back.evaluate(None, Time::Frame(0.0));
+    let got = pose.world_positions(&back, 1);
+    // Source world (1,2,3), (2,2,3), (1,3,3) → Y-up (x, z, −y).
+    let want = [DVec3::new(1.0, 3.0, -2.0), DVec3::new(2.0, 3.0, -2.0), DVec3::new(1.0, 3.0, -3.0)];
+    assert_eq!(got.len(), 3);
+    for (g, w) in got.iter().zip(want) {
+        assert!((*g - w).length() < 1e-6, "{g} vs {w}");
+    }
+    let normals = back.meshes[0].normals.as_ref().unwrap();
+    // The face normal +Z (source) is +Y after the root turn; in the node's frame it stays +Z.
+    assert!((normals.values[0] - glam::Vec3::Z).length() < 1e-6);
+}
+
+#[test]
+fn geometry_transform_is_baked_into_vertices() {
+    let mut s = triangle_scene();
+    s.meta.axes = AxisSystem::Y_UP_RIGHT_HANDED;
+    s.nodes[0].geometry_transform = DMat4::from_translation(DVec3::new(-10.0, 0.0, 0.0));
+    let back = read_glb(&write(&s, &WriteOptions::default()).unwrap().main);
+    let want = s.evaluate(None, Time::Frame(0.0)).world_positions(&s, 0);
+    let got = back.evaluate(None, Time::Frame(0.0)).world_positions(&back, 0);
+    for (g, w) in got.iter().zip(&want) {
+        assert!((*g - *w).length() < 1e-6, "{g} vs {w}");
+    }
+}
+
+#[test]
+fn resampled_animation_matches_at_frames_and_seconds() {
+    let mut s = triangle_scene();
+    s.meta.axes = AxisSystem::Y_UP_RIGHT_HANDED;
+    let tcb = Interpolation::Tcb(crate::anim::Tcb::default());
+    let keys = vec![
+        Key { frame: 0.0, value: DVec3::ZERO, interpolation: tcb.clone() },
+        Key { frame: 10.0, value: DVec3::new(5.0, 0.0, 0.0), interpolation: tcb.clone() },
+        Key { frame: 20.0, value: DVec3::new(5.0, 5.0, 0.0), interpolation: tcb },
+    ];
+    let rot = vec![
+        Key { frame: 0.0, value: DQuat::IDENTITY, interpolation: Interpolation::Linear },
+        Key { frame: 20.0, value: DQuat::from_rotation_z(3.0), interpolation: Interpolation::Linear },
+    ];
+    s.animations.push(Animation {
+        name: "take".into(),
+        fps: 30.0,
+        frame_range: (0.0, 20.0),
+        channels: vec![
+            Channel { node: 0, target: ChannelTarget::Translation(Track::new(keys)) },
+            Channel {
+                node: 0,
+                target: ChannelTarget::Rotation(crate::anim::RotationTrack::Quat(Track::new(rot))),
+            },
+        ],
+    });
+    let file = write(&s, &WriteOptions::default()).unwrap();
+    let back = read_glb(&file.main);
+    assert_eq!(back.animations.len(), 1);
+    assert_eq!(back.animations[0].frame_range, (0.0, 20.0));
+    for f in [0.0, 3.0, 10.0, 17.0, 20.0] {
+        let want = s.evaluate(Some(0), Time::Frame(f)).world_positions(&s, 0);
+        let got = back.evaluate(Some(0), Time::Seconds(f / 30.0)).world_positions(&back, 0);
+        for (g, w) in got.iter().zip(&want) {
+            assert!((*g - *w).length() < 1e-5, "frame {f}: {g} vs {w}");
+        }
+    }
+}
+
+#[test]
+fn gltf_container_refers_to_its_bin() {
+    let s = triangle_scene();
+    let opts = WriteOptions { container: Container::Gltf { bin_uri: "t.bin".into() }, ..WriteOptions::default() };
+    let file = write(&s, &opts).unwrap();
+    let (name, bin) = file.bin.clone().unwrap();
+    assert_eq!(name, "t.bin");
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("t.bin"), bin).unwrap();
+    let ro = crate::ReadOptions { base_dir: Some(dir.path().into()), ..Default::default() };
+    let (back, _) = read(&file.main, &ro).unwrap();
+    assert_eq!(back.meshes[0].positions.len(), 3);
+    // Without a base folder the external buffer cannot be found: an error that says where.
+    let err = read(&file.main, &crate::ReadOptions::default()).unwrap_err().to_string();
+    assert!(err.contains("buffers[0]"), "{err}");
+}
+
+#[test]
+fn save_writes_atomically_beside_and_names_generator() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("scene.gltf");
+    save(&triangle_scene(), &path, &WriteOptions::default()).unwrap();
+    assert!(dir.path().join("scene.bin").is_file());
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.contains(&format!("keyscene {}", env!("CARGO_PKG_VERSION"))));
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
+}
+
+/// Standard base64 (RFC 4648) for building data URIs in tests.
+fn base64_encode(bytes: &[u8]) -> String {
+    const A: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for chunk in bytes.chunks(3) {
+        let b = [chunk[0], *chunk.get(1).unwrap_or(&0), *chunk.get(2).unwrap_or(&0)];
+        let n = u32::from_be_bytes([0, b[0], b[1], b[2]]);
+        for k in 0..4 {
+            if k <= chunk.len() {
+                out.push(A[(n >> (18 - 6 * k) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn cubicspline_and_step_channels_read_as_hermite_and_step_keys() {
+    // Translation x: CUBICSPLINE keys at 0 s (value 0, out-tangent 3 /s) and 1 s (value 1,
+    // in-tangent 0). glTF's Hermite at t = 0.5 s (u = 0.5, t_d = 1 s):
+    // h10·t_d·3 + h01·1 = 0.125·3 + 0.5 = 0.875. Scale: STEP 1 → 2 at 1 s.
+    let floats: [f32; 26] = [
+        0.0, 1.0, // inputs
+        0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 3.0, 0.0, 0.0, // key 0: in, value, out
+        0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, // key 1
+        1.0, 1.0, 1.0, 2.0, 2.0, 2.0, // step scales
+    ];
+    let bytes: Vec<u8> = floats.iter().flat_map(|f| f.to_le_bytes()).collect();
+    let json = format!(
+        r#"{{"asset":{{"version":"2.0"}},"scene":0,"scenes":[{{"nodes":[0]}}],"nodes":[{{"name":"n"}}],
+        "buffers":[{{"byteLength":104,"uri":"data:application/octet-stream;base64,{}"}}],
+        "bufferViews":[{{"buffer":0,"byteOffset":0,"byteLength":8}},{{"buffer":0,"byteOffset":8,"byteLength":72}},
+                       {{"buffer":0,"byteOffset":80,"byteLength":24}}],
+        "accessors":[{{"bufferView":0,"componentType":5126,"count":2,"type":"SCALAR","min":[0],"max":[1]}},
+                     {{"bufferView":1,"componentType":5126,"count":6,"type":"VEC3"}},
+                     {{"bufferView":2,"componentType":5126,"count":2,"type":"VEC3"}}],
+        "animations":[{{"channels":[{{"sampler":0,"target":{{"node":0,"path":"translation"}}}},
+                                    {{"sampler":1,"target":{{"node":0,"path":"scale"}}}}],
+                        "samplers":[{{"input":0,"output":1,"interpolation":"CUBICSPLINE"}},
+                                    {{"input":0,"output":2,"interpolation":"STEP"}}]}}]}}"#,
+        base64_encode(&bytes)
+    );
+    let (scene, warnings) = read(json.as_bytes(), &crate::ReadOptions::default()).unwrap();
+    assert!(warnings.is_empty(), "{warnings:?}");
+    assert_eq!(scene.animations[0].fps, 30.0);
+    assert_eq!(scene.animations[0].frame_range, (0.0, 30.0));
+    let at = |s: f64| scene.evaluate(Some(0), Time::Seconds(s)).local[0];
+    let m = at(0.5);
+    assert!((m.w_axis.x - 0.875).abs() < 1e-6, "{}", m.w_axis.x);
+    assert!((m.x_axis.x - 1.0).abs() < 1e-12);
+    let m = at(1.0);
+    assert!((m.w_axis.x - 1.0).abs() < 1e-6);
+    assert!((m.x_axis.x - 2.0).abs() < 1e-12);
+}
+
+#[test]
+fn malformed_input_is_an_error_not_a_panic() {
+    let opts = crate::ReadOptions::default();
+    assert!(read(b"glTF\x02\0\0\0\x0c\0\0\0", &opts).is_err());
+    assert!(read(b"{\"asset\":{\"version\":\"2.0\"},\"nodes\":[{\"children\":[0]}]}", &opts).is_err());
+    let mut glb = write(&triangle_scene(), &WriteOptions::default()).unwrap().main;
+    for cut in [0, 11, 20, glb.len() / 2, glb.len() - 1] {
+        let _ = read(&glb[..cut], &opts);
+    }
+    for i in (12..glb.len()).step_by(7) {
+        glb[i] ^= 0x5A;
+        let _ = read(&glb, &opts);
+    }
+}

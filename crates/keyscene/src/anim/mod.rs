@@ -373,7 +373,9 @@ impl Pose {
     /// 1. **Blend shapes**: `p = p₀ + Σₖ wₖ · Δₖ` over the mesh's morph targets with their
     ///    weights in [`Pose::morph_weights`] (targets of weight 0 are skipped).
     /// 2. **Skinning** (when the mesh has a [`Skin`](crate::scene::Skin)), linear blend as
-    ///    ufbx evaluates it: `world = (Σⱼ wⱼ · W(boneⱼ) · inverse_bindⱼ) · p`, the matrix sum
+    ///    ufbx evaluates it: `world = (Σⱼ wⱼ · W(boneⱼ) · inverse_bindⱼ · G) · p` with `G` the
+    ///    node's [`geometry_transform`](crate::scene::Node::geometry_transform) (the inverse
+    ///    bind matrix maps the mesh *node's* frame into the bone's), the matrix sum
     ///    divided by `Σⱼ wⱼ` when that differs from 1 by more than 1e-6 (weights renormalised);
     ///    a vertex with no positive total weight is placed by [`Pose::mesh_to_world`], as are
     ///    all vertices of a mesh without a skin.
@@ -401,10 +403,11 @@ impl Pose {
         let Some(skin) = skin else {
             return positions.iter().map(|&p| to_world.transform_point3(p)).collect();
         };
+        let geometry = scene.nodes[node].geometry_transform;
         let joint_matrices: Vec<Option<DMat4>> = skin
             .joints
             .iter()
-            .map(|j| self.world.get(j.node).map(|w| *w * j.inverse_bind))
+            .map(|j| self.world.get(j.node).map(|w| *w * j.inverse_bind * geometry))
             .collect();
         positions
             .iter()

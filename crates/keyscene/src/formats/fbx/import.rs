@@ -27,7 +27,8 @@
 //!   show the one the authoring tool showed. Material slots are the `Material` objects
 //!   connected to the model, in connection order.
 //! - Deformers: `Skin` → `Cluster`s → bone models become a [`Skin`] (per-vertex influences
-//!   from `Indexes`/`Weights`, [`SkinJoint::inverse_bind`] = `TransformLink⁻¹ · Transform`);
+//!   from `Indexes`/`Weights`, [`SkinJoint::inverse_bind`] = `Transform`, which files store as
+//!   `TransformLink⁻¹ · mesh world at bind`, as ufbx reads it);
 //!   `BlendShape` → `BlendShapeChannel` → `Shape` geometry becomes one [`MorphTarget`] per
 //!   channel (position deltas per base vertex from the channel's last — full-weight — shape;
 //!   in-between shapes are not kept; weight `DeformPercent / 100`).
@@ -675,7 +676,12 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
         let link = child_matrix(cl.node, "TransformLink").unwrap_or(DMat4::IDENTITY);
         let joint = skin.joints.len() as u32;
         // Bones may come after the mesh in the file: the node is filled in by `hierarchy`.
-        skin.joints.push(SkinJoint { node: usize::MAX, inverse_bind: link.inverse() * transform });
+        // `Transform` already maps the mesh node's frame into the bone's bind frame (it is
+        // `TransformLink⁻¹ · mesh world at bind` as exporters write it; ufbx reads it as
+        // `mesh_node_to_bone`), so it is the inverse bind matrix as stored. `TransformLink` (the
+        // bone's world matrix at bind) is only needed for posing from the bind pose.
+        let _ = link;
+        skin.joints.push(SkinJoint { node: usize::MAX, inverse_bind: transform });
         self.pending.push((self.scene.skins.len(), joint as usize, bone));
         let mut bad = 0usize;
         for (&i, &w) in indexes.iter().zip(&weights) {

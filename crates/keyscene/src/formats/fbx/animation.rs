@@ -403,6 +403,12 @@ pub(crate) fn import(graph: &ObjectGraph<'_, '_>, ids: &ImportIds, scene: &mut S
         .map(|(&id, &n)| (n, (rotation_setup(graph, id).order, DVec3::from(graph.get_vec3(id, "Lcl Rotation", [0.0; 3])))))
         .collect();
     let stacks: Vec<&Object<'_, '_>> = graph.objects().iter().filter(|o| o.class == "AnimationStack").collect();
+    if stacks.is_empty() {
+        if let Some(takes) = graph.doc.root("Takes") {
+            import_takes(graph, takes, ids, scene, warnings, &rot, ktime, fps);
+        }
+        return;
+    }
     for stack in stacks {
         let mut layers = Vec::new();
         for layer in graph.child_objects(stack.id, "AnimationLayer") {
@@ -432,6 +438,287 @@ pub(crate) fn import(graph: &ObjectGraph<'_, '_>, ids: &ImportIds, scene: &mut S
         merge_layers(scene, layers, &mut anim, &rot);
         scene.animations.push(anim);
     }
+}
+
+/// FBX 6 `Takes`: one [`Animation`] per `Take`, its `Model` channels read as one layer.
+#[allow(clippy::too_many_arguments)]
+fn import_takes(
+    graph: &ObjectGraph<'_, '_>,
+    takes: NodeRef<'_, '_>,
+    ids: &ImportIds,
+    scene: &mut Scene,
+    warnings: &mut Vec<Warning>,
+    rot: &HashMap<NodeId, (EulerOrder, DVec3)>,
+    ktime: i64,
+    fps: f64,
+) {
+    let mut by_name: HashMap<&str, i64> = HashMap::new();
+    let mut shapes: HashMap<&str, i64> = HashMap::new();
+    for o in graph.objects() {
+        if o.class == "Model" {
+            by_name.entry(o.name.as_str()).or_insert(o.id);
+        }
+        if o.sub_class == "BlendShapeChannel" {
+            shapes.entry(o.name.as_str()).or_insert(o.id);
+        }
+    }
+    let mut mesh_nodes: HashMap<usize, Vec<NodeId>> = HashMap::new();
+    for (i, n) in scene.nodes.iter().enumerate() {
+        if let Some(m) = n.mesh {
+            mesh_nodes.entry(m).or_default().push(i);
+        }
+    }
+    for take in takes.children().filter(|c| c.name() == "Take") {
+        let name = take.property(0).and_then(|p| p.as_str()).unwrap_or("").to_string();
+        let mut layer = Layer { weight: 1.0, weight_curve: None, mode: 1, compose_rotation: true, compose_scale: true, props: Vec::new() };
+        for model in take.children().filter(|c| c.name() == "Model") {
+            let raw = model.property(0).and_then(|p| p.as_bytes()).unwrap_or(b"");
+            let (_, short) = super::objects::split_name(raw);
+            let short = String::from_utf8_lossy(short);
+            let Some(&id) = by_name.get(short.as_ref()) else { continue };
+            let Some(&node) = ids.nodes.get(&id) else { continue };
+            for ch in model.children().filter(|c| c.name() == "Channel") {
+                let cname = ch.property(0).and_then(|p| p.as_str()).unwrap_or("");
+                if cname == "Transform" {
+                    for sub in ch.children().filter(|c| c.name() == "Channel") {
+                        let target = match sub.property(0).and_then(|p| p.as_str()) {
+                            Some("T") => Target::Translation(node),
+                            Some("R") => Target::Rotation(node),
+                            Some("S") => Target::Scaling(node),
+                            _ => continue,
+                        };
+                        if let Some(a) = take_channel(sub, &target, ktime, fps, warnings) {
+                            layer.props.push(a);
+                        }
+                    }
+                    continue;
+                }
+                let targets: Vec<Target> = match shapes.get(cname).and_then(|id| ids.morph_channels.get(id)) {
+                    Some(list) => list
+                        .iter()
+                        .flat_map(|&(mesh, k)| mesh_nodes.get(&mesh).into_iter().flatten().map(move |&n| Target::Morph(n, k)))
+                        .collect(),
+                    None => vec![Target::Property(node, cname.to_string())],
+                };
+                for target in targets {
+                    if let Some(a) = take_channel(ch, &target, ktime, fps, warnings) {
+                        layer.props.push(a);
+                    }
+                }
+            }
+        }
+        let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+        for p in &layer.props {
+            for t in p.curves.iter().flatten() {
+                if let (Some(a), Some(b)) = (t.keys.first(), t.keys.last()) {
+                    lo = lo.min(a.frame);
+                    hi = hi.max(b.frame);
+                }
+            }
+        }
+        let local = take.child("LocalTime").map(|n| (n.property(0).and_then(|p| p.as_i64()), n.property(1).and_then(|p| p.as_i64())));
+        let frame_range = match local {
+            Some((Some(b), Some(e))) if e > b => (b as f64 / ktime as f64 * fps, e as f64 / ktime as f64 * fps),
+            _ if lo <= hi => (lo, hi),
+            _ => (0.0, 0.0),
+        };
+        let mut anim = Animation { name, fps, frame_range, channels: Vec::new() };
+        merge_layers(scene, vec![layer], &mut anim, rot);
+        scene.animations.push(anim);
+    }
+}
+
+/// One FBX 6 channel: a scalar one with `Key`s, or a vector one with `X`, `Y`, `Z` children.
+fn take_channel(ch: NodeRef<'_, '_>, target: &Target, ktime: i64, fps: f64, warnings: &mut Vec<Warning>) -> Option<Animated> {
+    let prop = ch.property(0).and_then(|p| p.as_str()).unwrap_or("").to_string();
+    let mut curves: [Option<Track<f64>>; 3] = [None, None, None];
+    let mut defaults = [None; 3];
+    let mut count = 0;
+    let subs: Vec<_> = ch.children().filter(|c| c.name() == "Channel").collect();
+    let mut read = |node: NodeRef<'_, '_>, k: usize| {
+        defaults[k] = node.child("Default").and_then(|d| d.property(0)).and_then(|p| p.as_f64());
+        match read_take_curve(node, ktime, fps) {
+            Ok(Some(t)) => {
+                curves[k] = Some(t);
+                count = count.max(k + 1);
+            }
+            Ok(None) => {}
+            Err(e) => warnings.push(Warning { offset: Some(node.offset()), place: format!("Takes › Channel {prop}"), message: format!("{e}; channel ignored") }),
+        }
+    };
+    if subs.is_empty() {
+        read(ch, 0);
+    } else {
+        for sub in subs {
+            let k = match sub.property(0).and_then(|p| p.as_str()) {
+                Some("X") => 0,
+                Some("Y") => 1,
+                Some("Z") => 2,
+                _ => continue,
+            };
+            read(sub, k);
+        }
+    }
+    (count > 0).then(|| Animated { target: target.clone(), prop, curves, count, defaults })
+}
+
+/// The `Key` list of an FBX 6 channel (ufbx `ufbxi_read_take_anim_channel`): per key its
+/// time, value and mode — `C` constant (then `n` for next with KeyVer ≥ 4004), `L` linear,
+/// `U` cubic followed by a slope mode (`s`/`b`: right and next-left slopes; `a`, `p`, `q`,
+/// `t`, `d`: automatic, with 0–3 parameters ignored) and weight modes (`n` none, `a` both,
+/// `r` right, `l` next-left, `c` none). Automatic keys take the progressive-clamped,
+/// time-independent auto slope. `None` when the channel has no keys.
+fn read_take_curve(node: NodeRef<'_, '_>, ktime: i64, fps: f64) -> Result<Option<Track<f64>>, String> {
+    let Some(key) = node.child("Key") else { return Ok(None) };
+    let mut data: Vec<f64> = Vec::new();
+    for p in key.properties() {
+        use super::tree::Property as P;
+        match p {
+            P::Array(a) => data.extend(a.to_f64_vec()),
+            P::String(s) | P::Raw(s) => data.push(f64::from(s.first().copied().unwrap_or(0))),
+            P::Bool(b) => data.push(f64::from(*b)),
+            other => data.push(other.as_f64().unwrap_or(0.0)),
+        }
+    }
+    let n = node.child("KeyCount").and_then(|c| c.property(0)).and_then(|p| p.as_i64()).unwrap_or(0).max(0) as usize;
+    let key_ver = node.child("KeyVer").and_then(|c| c.property(0)).and_then(|p| p.as_i64()).unwrap_or(4005);
+    if n == 0 {
+        return Ok(None);
+    }
+    let ch = |x: f64| x as i64 as u8;
+    let mut pos = 0usize;
+    let need = |pos: usize, k: usize| -> Result<(), String> {
+        if pos + k > data.len() { Err(format!("Key list ends early ({} values)", data.len())) } else { Ok(()) }
+    };
+    need(0, 2)?;
+    let mut raw: Vec<RawKey> = Vec::with_capacity(n.min(data.len() / 3 + 1));
+    let mut next_time = data[0] / ktime as f64;
+    let mut next_value = data[1];
+    let mut slope_left = 0.0;
+    let mut weight_left = THIRD;
+    let mut prev_time = 0.0;
+    for i in 0..n {
+        need(pos, 3)?;
+        let time = next_time;
+        let value = next_value;
+        let mode = ch(data[pos + 2]);
+        pos += 3;
+        let mut right_slope = 0.0;
+        let mut right_weight = THIRD;
+        let mut next_left_slope = 0.0;
+        let mut next_left_weight = THIRD;
+        let mut auto = false;
+        let leave;
+        match mode {
+            b'U' => {
+                leave = Leave::Cubic;
+                need(pos, 1)?;
+                let slope_mode = ch(data[pos]);
+                pos += 1;
+                let mut weights = 1usize;
+                match slope_mode {
+                    b's' | b'b' => {
+                        need(pos, 2)?;
+                        right_slope = data[pos];
+                        next_left_slope = data[pos + 1];
+                        pos += 2;
+                        if key_ver == 4003 {
+                            weights = 0;
+                        }
+                    }
+                    b'a' => {
+                        auto = true;
+                        if key_ver <= 4004 {
+                            weights = 0;
+                        }
+                    }
+                    b'p' | b'q' => {
+                        auto = true;
+                        need(pos, 2)?;
+                        pos += 2;
+                        weights = if key_ver <= 4004 { 1 } else { 2 };
+                    }
+                    b't' => {
+                        auto = true;
+                        need(pos, 3)?;
+                        pos += 3;
+                        weights = 0;
+                    }
+                    b'd' => {
+                        auto = true;
+                        need(pos, 1)?;
+                        pos += 1;
+                    }
+                    other => return Err(format!("unknown slope mode {:?}", other as char)),
+                }
+                for _ in 0..weights {
+                    need(pos, 1)?;
+                    let wm = ch(data[pos]);
+                    pos += 1;
+                    match wm {
+                        b'n' | b'c' => {}
+                        b'a' => {
+                            need(pos, 2)?;
+                            right_weight = data[pos];
+                            next_left_weight = data[pos + 1];
+                            pos += 2;
+                        }
+                        b'l' => {
+                            need(pos, 1)?;
+                            next_left_weight = data[pos];
+                            pos += 1;
+                        }
+                        b'r' => {
+                            need(pos, 1)?;
+                            right_weight = data[pos];
+                            pos += 1;
+                        }
+                        other => return Err(format!("unknown weight mode {:?}", other as char)),
+                    }
+                }
+            }
+            b'L' => leave = Leave::Linear,
+            b'C' => {
+                if key_ver >= 4004 {
+                    need(pos, 1)?;
+                    leave = if ch(data[pos]) == b'n' { Leave::HoldNext } else { Leave::Hold };
+                    pos += 1;
+                } else {
+                    leave = Leave::Hold;
+                }
+            }
+            other => return Err(format!("unknown key mode {:?}", other as char)),
+        }
+        if i + 1 < n {
+            need(pos, 2)?;
+            next_time = data[pos] / ktime as f64;
+            next_value = data[pos + 1];
+        }
+        let mut left = slope_left;
+        if auto {
+            let s = if i > 0 {
+                let rules = AutoRules { clamp_progressive: true, time_independent: true, ..AutoRules::default() };
+                auto_slope((prev_time, raw[i - 1].value), (time, value), (next_time, next_value), weight_left, right_weight, 0.0, rules)
+            } else {
+                0.0
+            };
+            left = s;
+            right_slope = s;
+        }
+        if leave == Leave::Linear {
+            let s = if next_time > time { (next_value - value) / (next_time - time) } else { 0.0 };
+            right_slope = s;
+            next_left_slope = s;
+        }
+        raw.push(RawKey { time, value, leave, left_slope: left, left_weight: weight_left, right_slope, right_weight });
+        slope_left = next_left_slope;
+        weight_left = next_left_weight;
+        prev_time = time;
+    }
+    let mut track = to_track(&raw, fps);
+    track.before = extrapolation(node, "Pre-Extrapolation");
+    track.after = extrapolation(node, "Post-Extrapolation");
+    Ok(Some(track))
 }
 
 #[allow(clippy::too_many_arguments)]

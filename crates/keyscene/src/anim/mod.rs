@@ -63,6 +63,38 @@ pub struct Animation {
     pub channels: Vec<Channel>,
 }
 
+impl Animation {
+    /// A copy whose tracks all hold their end keys outside their key range
+    /// ([`Extrapolation::Constant`] before and after): what ufbx evaluates with
+    /// `UFBX_EVALUATE_FLAG_NO_EXTRAPOLATION`, and what the FBX references marked
+    /// `no_extrapolation` expect ("evaluate without curve extrapolation").
+    pub fn without_extrapolation(&self) -> Animation {
+        fn hold<T>(t: &mut Track<T>) {
+            t.before = Extrapolation::Constant;
+            t.after = Extrapolation::Constant;
+        }
+        let mut a = self.clone();
+        for ch in &mut a.channels {
+            match &mut ch.target {
+                ChannelTarget::Translation(t) | ChannelTarget::Scale(t) | ChannelTarget::Color(t) => hold(t),
+                ChannelTarget::Rotation(RotationTrack::Quat(t)) => hold(t),
+                ChannelTarget::Rotation(RotationTrack::Relative(t)) => hold(t),
+                ChannelTarget::Rotation(RotationTrack::Euler { xyz: c, .. })
+                | ChannelTarget::TranslationXyz(c)
+                | ChannelTarget::ScaleXyz(c) => c.iter_mut().flatten().for_each(hold),
+                ChannelTarget::Hidden(t) => hold(t),
+                ChannelTarget::Morph(t) => hold(t),
+                ChannelTarget::Fov(t)
+                | ChannelTarget::Roll(t)
+                | ChannelTarget::Hotspot(t)
+                | ChannelTarget::Falloff(t)
+                | ChannelTarget::Property { track: t, .. } => hold(t),
+            }
+        }
+        a
+    }
+}
+
 /// The animated values of one node.
 #[derive(Debug, Clone)]
 pub struct Channel {

@@ -428,8 +428,22 @@ impl Pose {
             if w == 0.0 {
                 continue;
             }
-            for (p, d) in positions.iter_mut().zip(&target.position_deltas) {
-                *p += *d * w;
+            if target.inbetweens.is_empty() {
+                for (p, d) in positions.iter_mut().zip(&target.position_deltas) {
+                    *p += *d * w;
+                }
+                continue;
+            }
+            let mut levels: Vec<f64> = target.inbetweens.iter().map(|s| s.0).collect();
+            levels.push(1.0);
+            for (k, e) in inbetween_weights(w, &levels).into_iter().enumerate() {
+                if e == 0.0 {
+                    continue;
+                }
+                let deltas = target.inbetweens.get(k).map_or(&target.position_deltas, |s| &s.1);
+                for (p, d) in positions.iter_mut().zip(deltas) {
+                    *p += *d * e;
+                }
             }
         }
         let Some(skin) = skin else {
@@ -464,6 +478,60 @@ impl Pose {
             })
             .collect()
     }
+}
+
+/// How much of each shape of a blend-shape channel with in-betweens applies at channel
+/// weight `w`: `levels` are the weights at which the shapes apply in full, sorted. As ufbx
+/// (`ufbxi_update_blend_channel`): the shapes — with an implicit empty shape at weight 0 — on
+/// the side of 0 that `w` lies on are walked outwards until one lies beyond `w`; `w` then
+/// blends linearly between that shape and the one before it (`1 − t` and `t`,
+/// `t = (w − before) / (after − before)`; beyond the last shape `t` exceeds 1 and the blend
+/// extrapolates). All other shapes get 0.
+pub fn inbetween_weights(w: f64, levels: &[f64]) -> Vec<f64> {
+    let n = levels.len();
+    let mut eff = vec![0.0; n];
+    // `None` stands for the empty shape at weight 0.
+    let level = |k: Option<usize>| k.map_or(0.0, |k| levels[k]);
+    let last_negative = levels.iter().rposition(|&l| l < 0.0);
+    let (mut prev, mut next): (Option<usize>, Option<usize>) = (None, None);
+    if w > 0.0 {
+        let start = last_negative.map_or(0, |k| k + 1);
+        if let Some(k) = last_negative {
+            prev = Some(k);
+        }
+        for i in start..n {
+            prev = next;
+            next = Some(i);
+            if levels[i] > w {
+                break;
+            }
+        }
+    } else {
+        let first_positive = last_negative.map_or(0, |k| k + 1);
+        if first_positive < n {
+            prev = Some(first_positive);
+        }
+        if let Some(k) = last_negative {
+            for i in (0..=k).rev() {
+                prev = next;
+                next = Some(i);
+                if levels[i] < w {
+                    break;
+                }
+            }
+        }
+    }
+    let delta = level(next) - level(prev);
+    if delta != 0.0 {
+        let t = (w - level(prev)) / delta;
+        if let Some(p) = prev {
+            eff[p] = 1.0 - t;
+        }
+        if let Some(q) = next {
+            eff[q] = t;
+        }
+    }
+    eff
 }
 
 impl Track<DVec3> {
@@ -782,6 +850,7 @@ mod tests {
             position_deltas: vec![DVec3::new(0.0, 4.0, 0.0)],
             normal_deltas: None,
             default_weight: 0.0,
+            inbetweens: Vec::new(),
         });
         s.nodes[0].transform.translation = DVec3::Z;
         let track = Track::new(vec![
@@ -801,6 +870,20 @@ mod tests {
         assert_eq!(pose.morph_weights, vec![vec![0.25]]);
         // (1, 0, 0) + 0.25·(0, 4, 0) = (1, 1, 0), then bone 0 moved by +Z.
         assert_eq!(pose.world_positions(&s, 2), vec![DVec3::new(1.0, 1.0, 1.0)]);
+    }
+
+    #[test]
+    fn inbetween_shapes_blend_piecewise_linearly() {
+        // Shapes full at 0.5 and 1.0.
+        assert_eq!(inbetween_weights(0.25, &[0.5, 1.0]), vec![0.5, 0.0]);
+        assert_eq!(inbetween_weights(0.5, &[0.5, 1.0]), vec![1.0, 0.0]);
+        assert_eq!(inbetween_weights(0.75, &[0.5, 1.0]), vec![0.5, 0.5]);
+        assert_eq!(inbetween_weights(1.0, &[0.5, 1.0]), vec![0.0, 1.0]);
+        // Beyond the last shape: extrapolates from the last two.
+        assert_eq!(inbetween_weights(1.5, &[0.5, 1.0]), vec![-1.0, 2.0]);
+        assert_eq!(inbetween_weights(0.0, &[0.5, 1.0]), vec![0.0, 0.0]);
+        // A plain target behaves linearly.
+        assert_eq!(inbetween_weights(0.3, &[1.0]), vec![0.3]);
     }
 
     #[test]

@@ -401,6 +401,12 @@ pub struct MorphTarget {
     pub normal_deltas: Option<Vec<Vec3>>,
     /// Weight at rest, 0–1.
     pub default_weight: f64,
+    /// In-between shapes (FBX `BlendShapeChannel` with several `Shape`s and `FullWeights`):
+    /// `(weight, position offsets per base vertex)` sorted by weight, each shape reached in full
+    /// at that channel weight (0–1); [`position_deltas`](Self::position_deltas) is reached at
+    /// weight 1. Between neighbouring shapes (and 0) the offsets blend linearly; see
+    /// [`Pose::world_positions`](crate::anim::Pose::world_positions). Empty for plain targets.
+    pub inbetweens: Vec<(f64, Vec<DVec3>)>,
 }
 
 /// A skin: the bones that deform a mesh and each vertex's weights.

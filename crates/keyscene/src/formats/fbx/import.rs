@@ -30,8 +30,9 @@
 //!   from `Indexes`/`Weights`, [`SkinJoint::inverse_bind`] = `Transform`, which files store as
 //!   `TransformLink⁻¹ · mesh world at bind`, as ufbx reads it);
 //!   `BlendShape` → `BlendShapeChannel` → `Shape` geometry becomes one [`MorphTarget`] per
-//!   channel (position deltas per base vertex from the channel's last — full-weight — shape;
-//!   in-between shapes are not kept; weight `DeformPercent / 100`).
+//!   channel (position deltas per base vertex from the channel's heaviest shape by
+//!   `FullWeights`, the other shapes as [`MorphTarget::inbetweens`]; weight
+//!   `DeformPercent / 100`).
 //! - Materials (`DiffuseColor`, `AmbientColor`, `SpecularColor`, `ShininessExponent`,
 //!   transparency) and their textures (`Texture` objects connected to a material property,
 //!   file names from the texture or its `Video`).
@@ -651,13 +652,24 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
                     let channels: Vec<&Object<'_, '_>> = g.child_objects(d.id, "Deformer").filter(|c| c.sub_class == "BlendShapeChannel").collect();
                     for ch in channels {
                         let shapes: Vec<&Object<'_, '_>> = g.child_objects(ch.id, "Geometry").filter(|s| s.sub_class == "Shape").collect();
-                        let Some(shape) = shapes.last() else { continue };
-                        if self.budget < n as u64 {
+                        // Shapes reach their full effect at `FullWeights[i] / 100` (1 when
+                        // absent), sorted by that weight as ufbx does; the heaviest is the
+                        // target, the others are in-betweens.
+                        let full = child_f64(ch.node, "FullWeights");
+                        let mut keyed: Vec<(f64, &Object<'_, '_>)> =
+                            shapes.iter().enumerate().map(|(i, s)| (full.get(i).map_or(1.0, |w| w / 100.0), *s)).collect();
+                        keyed.sort_by(|a, b| a.0.total_cmp(&b.0));
+                        let Some(&(_, shape)) = keyed.last() else { continue };
+                        if self.budget < (n * keyed.len()) as u64 {
                             self.warn(Some(ch.node), place, "blend shape channels exceed the element limit; channel skipped");
                             continue;
                         }
-                        self.budget -= n as u64;
-                        let target = self.morph(ch, shape.node, n, place);
+                        self.budget -= (n * keyed.len()) as u64;
+                        let mut target = self.morph(ch, shape.node, n, place);
+                        for &(w, s) in &keyed[..keyed.len() - 1] {
+                            let t = self.morph(ch, s.node, n, place);
+                            target.inbetweens.push((w, t.position_deltas));
+                        }
                         self.ids.morph_channels.entry(ch.id).or_default().push((self.scene.meshes.len(), mesh.morph_targets.len()));
                         mesh.morph_targets.push(target);
                     }
@@ -722,6 +734,7 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
             position_deltas: deltas,
             normal_deltas,
             default_weight: self.deform_percent(ch) / 100.0,
+            inbetweens: Vec::new(),
         }
     }
 

@@ -410,7 +410,12 @@ impl Pose {
     ///    bind matrix maps the mesh *node's* frame into the bone's), the matrix sum
     ///    divided by `Σⱼ wⱼ` when that differs from 1 by more than 1e-6 (weights renormalised);
     ///    a vertex with no positive total weight is placed by [`Pose::mesh_to_world`], as are
-    ///    all vertices of a mesh without a skin.
+    ///    all vertices of a mesh without a skin. Vertices with a dual-quaternion share `d`
+    ///    ([`Skin::dq_weights`](crate::scene::Skin::dq_weights)) use `(1 − d)·M_linear + d·M_dq`,
+    ///    `M_dq` built as ufbx does: each joint matrix split into scale `s`, rotation `r` (flipped
+    ///    to the first joint's hemisphere) and translation `t`; `q₀ = Σ w·r`,
+    ///    `qₑ = Σ w·(t/2, 0)·r`, `S = Σ w·s` (divided by the total weight when it is not 1); the
+    ///    rotation is `q₀/|q₀|`, the translation `2·vec(qₑ·q₀*)/|q₀|²`, the scale `S`.
     ///
     /// A mesh with neither deformation takes the fast path: one matrix for all vertices.
     pub fn world_positions(&self, scene: &Scene, node: NodeId) -> Vec<DVec3> {
@@ -455,24 +460,55 @@ impl Pose {
             .iter()
             .map(|j| self.world.get(j.node).map(|w| *w * j.inverse_bind * geometry))
             .collect();
+        // Rotation, translation and scale of every joint matrix, for dual quaternion skinning.
+        let joint_srt: Vec<Option<(DVec3, DQuat, DVec3)>> = if skin.dq_weights.is_empty() {
+            Vec::new()
+        } else {
+            joint_matrices.iter().map(|m| m.map(|m| m.to_scale_rotation_translation())).collect()
+        };
         positions
             .iter()
             .enumerate()
             .map(|(i, &p)| {
                 let influences = skin.influences.get(i).map(Vec::as_slice).unwrap_or(&[]);
+                let dq = skin.dq_weights.get(i).map_or(0.0, |&d| f64::from(d));
                 let mut sum = DMat4::ZERO;
                 let mut total = 0.0f64;
+                let (mut q0, mut qe, mut qs) = (DQuat::from_xyzw(0.0, 0.0, 0.0, 0.0), DQuat::from_xyzw(0.0, 0.0, 0.0, 0.0), DVec3::ZERO);
+                let mut first: Option<DQuat> = None;
                 for &(j, w) in influences {
                     let Some(Some(mj)) = joint_matrices.get(j as usize) else { continue };
                     let w = f64::from(w);
                     total += w;
-                    sum += *mj * w;
+                    if dq > 0.0 {
+                        if let Some(Some((s, r, t))) = joint_srt.get(j as usize) {
+                            let f = *first.get_or_insert(*r);
+                            let r = if f.dot(*r) < 0.0 { -*r } else { *r };
+                            let e = DQuat::from_xyzw(0.5 * t.x, 0.5 * t.y, 0.5 * t.z, 0.0) * r;
+                            q0 = q0 + r * w;
+                            qe = qe + e * w;
+                            qs += *s * w;
+                        }
+                    }
+                    if dq < 1.0 {
+                        sum += *mj * ((1.0 - dq) * w);
+                    }
                 }
                 if !(total > 0.0) {
                     return to_world.transform_point3(p);
                 }
                 if (total - 1.0).abs() > 1e-6 {
-                    sum *= 1.0 / total;
+                    let r = 1.0 / total;
+                    sum *= r;
+                    q0 = q0 * r;
+                    qe = qe * r;
+                    qs *= r;
+                }
+                if dq > 0.0 {
+                    let len2 = q0.length_squared();
+                    let t = (qe * q0.conjugate()).xyz() * (2.0 / len2);
+                    let m = DMat4::from_scale_rotation_translation(qs, q0 * (1.0 / len2.sqrt()), t);
+                    sum = if dq < 1.0 { sum + m * dq } else { m };
                 }
                 sum.transform_point3(p)
             })
@@ -810,6 +846,7 @@ mod tests {
                 SkinJoint { node: 1, inverse_bind: DMat4::from_translation(DVec3::NEG_Y) },
             ],
             influences: vec![weights],
+            dq_weights: Vec::new(),
         });
         s
     }
@@ -870,6 +907,24 @@ mod tests {
         assert_eq!(pose.morph_weights, vec![vec![0.25]]);
         // (1, 0, 0) + 0.25·(0, 4, 0) = (1, 1, 0), then bone 0 moved by +Z.
         assert_eq!(pose.world_positions(&s, 2), vec![DVec3::new(1.0, 1.0, 1.0)]);
+    }
+
+    #[test]
+    fn dual_quaternion_skinning_keeps_lengths() {
+        let mut s = two_bone_scene(vec![(0, 0.5), (1, 0.5)]);
+        s.skins[0].joints[1].inverse_bind = DMat4::IDENTITY;
+        s.nodes[1].transform.rotation = DQuat::from_rotation_z(std::f64::consts::FRAC_PI_2);
+        let pose = s.evaluate(None, Time::Frame(0.0));
+        // Linear: the average of (1, 0, 0) and (0, 1, 0).
+        assert!((pose.world_positions(&s, 2)[0] - DVec3::new(0.5, 0.5, 0.0)).length() < 1e-12);
+        // Dual quaternion: halfway rotation, 45° about Z.
+        s.skins[0].dq_weights = vec![1.0];
+        let h = std::f64::consts::FRAC_1_SQRT_2;
+        assert!((pose.world_positions(&s, 2)[0] - DVec3::new(h, h, 0.0)).length() < 1e-12);
+        // Half and half: the mean of both.
+        s.skins[0].dq_weights = vec![0.5];
+        let mid = (DVec3::new(0.5, 0.5, 0.0) + DVec3::new(h, h, 0.0)) * 0.5;
+        assert!((pose.world_positions(&s, 2)[0] - mid).length() < 1e-12);
     }
 
     #[test]

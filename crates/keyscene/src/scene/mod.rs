@@ -416,6 +416,10 @@ pub struct Skin {
     pub joints: Vec<SkinJoint>,
     /// Per vertex: (joint index, weight), weights as stored (not renormalised).
     pub influences: Vec<Vec<(u32, f32)>>,
+    /// Per vertex: how much of the vertex is skinned by dual quaternions (1) rather than by
+    /// linear blending (0), FBX `SkinningType` `DualQuaternion` (all 1) or `Blend`
+    /// (`BlendWeights`). Empty: linear blend skinning for every vertex.
+    pub dq_weights: Vec<f32>,
 }
 
 /// A bone of a [`Skin`].

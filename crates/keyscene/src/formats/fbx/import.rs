@@ -636,7 +636,21 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
         for d in deformers {
             match d.sub_class {
                 "Skin" if mesh.skin.is_none() => {
-                    let mut skin = Skin { joints: Vec::new(), influences: vec![Vec::new(); n] };
+                    let mut skin = Skin { joints: Vec::new(), influences: vec![Vec::new(); n], dq_weights: Vec::new() };
+                    // `SkinningType` (ufbx `ufbxi_read_skin`): `DualQuaternion` skins every
+                    // vertex by dual quaternions, `Blend` mixes per vertex by `BlendWeights`.
+                    match child_str(d.node, "SkinningType") {
+                        "DualQuaternion" => skin.dq_weights = vec![1.0; n],
+                        "Blend" => {
+                            skin.dq_weights = vec![0.0; n];
+                            for (&i, &w) in child_i64(d.node, "Indexes").iter().zip(&child_f64(d.node, "BlendWeights")) {
+                                if let Some(slot) = usize::try_from(i).ok().and_then(|i| skin.dq_weights.get_mut(i)) {
+                                    *slot = w as f32;
+                                }
+                            }
+                        }
+                        _ => {}
+                    }
                     let clusters: Vec<&Object<'_, '_>> = g.child_objects(d.id, "Deformer").filter(|c| c.sub_class == "Cluster").collect();
                     for cl in clusters {
                         if let Some(bone) = g.child_objects(cl.id, "Model").next() {

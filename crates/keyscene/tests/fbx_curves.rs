@@ -26,9 +26,15 @@ use libtest_mimic::{Failed, Trial};
 
 /// `a_{1,2}_{x,y}.fbx` → the four names.
 fn expand_braces(pattern: &str) -> Vec<String> {
-    let Some(open) = pattern.find('{') else { return vec![pattern.to_string()] };
+    let Some(open) = pattern.find('{') else {
+        return vec![pattern.to_string()];
+    };
     let close = open + pattern[open..].find('}').unwrap();
-    let (head, alts, tail) = (&pattern[..open], &pattern[open + 1..close], &pattern[close + 1..]);
+    let (head, alts, tail) = (
+        &pattern[..open],
+        &pattern[open + 1..close],
+        &pattern[close + 1..],
+    );
     let mut out = Vec::new();
     for alt in alts.split(',') {
         for rest in expand_braces(tail) {
@@ -82,7 +88,8 @@ fn read_table(path: &Path) -> Table {
                     tolerance = Tolerance::Relative;
                 } else if let Some(x) = c.split("abs").nth(1) {
                     let x = x.split_whitespace().next().unwrap_or("0.001");
-                    tolerance = Tolerance::Abs(x.trim_end_matches([',', ';']).parse().unwrap_or(0.001));
+                    tolerance =
+                        Tolerance::Abs(x.trim_end_matches([',', ';']).parse().unwrap_or(0.001));
                 }
             } else if let Some(cols) = c.strip_prefix("columns:") {
                 header = cols.split(',').map(|s| s.trim().to_string()).collect();
@@ -94,27 +101,49 @@ fn read_table(path: &Path) -> Table {
         }
         rows.push(line.split('\t').map(str::to_string).collect());
     }
-    Table { applies_to, tolerance, header, rows }
+    Table {
+        applies_to,
+        tolerance,
+        header,
+        rows,
+    }
 }
 
 fn col(t: &Table, name: &str) -> usize {
-    t.header.iter().position(|h| h == name).unwrap_or_else(|| panic!("no column {name} in {:?}", t.header))
+    t.header
+        .iter()
+        .position(|h| h == name)
+        .unwrap_or_else(|| panic!("no column {name} in {:?}", t.header))
 }
 
 /// The `d|X` curve of `pCube1`'s `Lcl Translation` in the first layer of the first stack.
 fn curve_track(bytes: &[u8]) -> Result<(keyscene::anim::Track<f64>, f64, u32), Failed> {
-    let doc = keyscene::formats::fbx::parse(bytes, &Default::default()).map_err(|e| e.to_string())?;
+    let doc =
+        keyscene::formats::fbx::parse(bytes, &Default::default()).map_err(|e| e.to_string())?;
     if doc.version < 7000 {
         return take_track(bytes, doc.version);
     }
     let graph = ObjectGraph::new(&doc).map_err(|e| e.to_string())?;
     let fps = graph.settings.frame_rate();
-    let stack = graph.objects().iter().find(|o| o.class == "AnimationStack").ok_or("no AnimationStack")?;
-    let layer = graph.child_objects(stack.id, "AnimationLayer").next().ok_or("no AnimationLayer")?;
-    let model = graph.objects().iter().find(|o| o.class == "Model" && o.name == "pCube1").ok_or("no pCube1")?;
+    let stack = graph
+        .objects()
+        .iter()
+        .find(|o| o.class == "AnimationStack")
+        .ok_or("no AnimationStack")?;
+    let layer = graph
+        .child_objects(stack.id, "AnimationLayer")
+        .next()
+        .ok_or("no AnimationLayer")?;
+    let model = graph
+        .objects()
+        .iter()
+        .find(|o| o.class == "Model" && o.name == "pCube1")
+        .ok_or("no pCube1")?;
     for cn in graph.child_objects(layer.id, "AnimationCurveNode") {
         let drives = graph.parents(cn.id).any(|c| {
-            c.kind == ConnectionKind::ObjectProperty && c.parent == model.id && c.parent_prop == Some("Lcl Translation")
+            c.kind == ConnectionKind::ObjectProperty
+                && c.parent == model.id
+                && c.parent_prop == Some("Lcl Translation")
         });
         if !drives {
             continue;
@@ -123,8 +152,16 @@ fn curve_track(bytes: &[u8]) -> Result<(keyscene::anim::Track<f64>, f64, u32), F
             if c.parent_prop != Some("d|X") {
                 continue;
             }
-            let Some(obj) = graph.object(c.child) else { continue };
-            let track = read_curve(doc.version, doc.encoding, obj.node, graph.settings.ktime_per_second, fps)?;
+            let Some(obj) = graph.object(c.child) else {
+                continue;
+            };
+            let track = read_curve(
+                doc.version,
+                doc.encoding,
+                obj.node,
+                graph.settings.ktime_per_second,
+                fps,
+            )?;
             return Ok((track, fps, doc.version));
         }
     }
@@ -132,9 +169,17 @@ fn curve_track(bytes: &[u8]) -> Result<(keyscene::anim::Track<f64>, f64, u32), F
 }
 
 /// FBX 6: the scene's first animation (the first `Take`, one layer), `pCube1`'s translation X.
-fn take_track(bytes: &[u8], version: u32) -> Result<(keyscene::anim::Track<f64>, f64, u32), Failed> {
-    let (scene, _) = keyscene::formats::fbx::read(bytes, &Default::default()).map_err(|e| e.to_string())?;
-    let node = scene.nodes.iter().position(|n| n.name == "pCube1").ok_or("no pCube1")?;
+fn take_track(
+    bytes: &[u8],
+    version: u32,
+) -> Result<(keyscene::anim::Track<f64>, f64, u32), Failed> {
+    let (scene, _) =
+        keyscene::formats::fbx::read(bytes, &Default::default()).map_err(|e| e.to_string())?;
+    let node = scene
+        .nodes
+        .iter()
+        .position(|n| n.name == "pCube1")
+        .ok_or("no pCube1")?;
     let anim = scene.animations.first().ok_or("no Take")?;
     for ch in anim.channels.iter().filter(|c| c.node == node) {
         if let keyscene::anim::ChannelTarget::TranslationXyz([Some(x), _, _]) = &ch.target {
@@ -156,7 +201,13 @@ fn check_curve_table(table: &Table, file: &Path, keys_table: bool) -> Result<(),
         let mut expect: f64 = row[vi].parse().unwrap();
         // maya_anim_extrapolation's version rule: pre-7200 files cannot store relative
         // pre-extrapolation, ufbx's test expects the first key's value at frames ≤ 0.
-        if keys_table && version < 7200 && table.applies_to.iter().any(|a| a.contains("maya_anim_extrapolation")) {
+        if keys_table
+            && version < 7200
+            && table
+                .applies_to
+                .iter()
+                .any(|a| a.contains("maya_anim_extrapolation"))
+        {
             if let Some(fi) = fi {
                 if row[fi].parse::<f64>().unwrap() <= 0.0 {
                     expect = first;
@@ -166,7 +217,11 @@ fn check_curve_table(table: &Table, file: &Path, keys_table: bool) -> Result<(),
         let got = track.sample(t * fps).ok_or("empty track")?;
         let d = (got - expect).abs();
         if d > table.tolerance.of(expect) {
-            return Err(format!("t = {t}: got {got}, expected {expect} (tolerance {})", table.tolerance.of(expect)).into());
+            return Err(format!(
+                "t = {t}: got {got}, expected {expect} (tolerance {})",
+                table.tolerance.of(expect)
+            )
+            .into());
         }
     }
     Ok(())
@@ -174,7 +229,11 @@ fn check_curve_table(table: &Table, file: &Path, keys_table: bool) -> Result<(),
 
 fn check_trs_table(table: &Table, file: &Path) -> Result<(), Failed> {
     let (scene, _) = keyscene::load(file).map_err(|e| e.to_string())?;
-    let node = scene.nodes.iter().position(|n| n.name == "pCube1").ok_or("no pCube1")?;
+    let node = scene
+        .nodes
+        .iter()
+        .position(|n| n.name == "pCube1")
+        .ok_or("no pCube1")?;
     if scene.animations.is_empty() {
         return Err("no animation".into());
     }
@@ -191,10 +250,13 @@ fn check_trs_table(table: &Table, file: &Path) -> Result<(), Failed> {
         let et = DVec3::new(f(c("tx")), f(c("ty")), f(c("tz")));
         let es = DVec3::new(f(c("sx")), f(c("sy")), f(c("sz")));
         let deg = std::f64::consts::PI / 180.0;
-        let er = keyscene::scene::EulerOrder::Xyz.to_quat(DVec3::new(f(c("rx_deg")), f(c("ry_deg")), f(c("rz_deg"))) * deg);
+        let er = keyscene::scene::EulerOrder::Xyz
+            .to_quat(DVec3::new(f(c("rx_deg")), f(c("ry_deg")), f(c("rz_deg"))) * deg);
         let dq = (r - er).length().min((r + er).length());
         if (tr - et).abs().max_element() > tol || (s - es).abs().max_element() > tol || dq > tol {
-            return Err(format!("t = {t}: T {tr} S {s} R {r}, expected T {et} S {es} R {er}").into());
+            return Err(
+                format!("t = {t}: T {tr} S {s} R {r}, expected T {et} S {es} R {er}").into(),
+            );
         }
     }
     Ok(())
@@ -224,14 +286,21 @@ fn check_magnum(table: &Table, file: &Path) -> Result<(), Failed> {
 fn main() {
     let corpus = common::corpus();
     let mut trials = Vec::new();
-    let refs = corpus.as_ref().map(|c| c.join("fbx/ufbx/refs")).filter(|p| p.is_dir());
+    let refs = corpus
+        .as_ref()
+        .map(|c| c.join("fbx/ufbx/refs"))
+        .filter(|p| p.is_dir());
     let Some(dir) = refs else {
         trials.push(Trial::test("corpus", || Ok(())).with_ignored_flag(true));
         common::run(trials);
     };
     let fbx = dir.parent().unwrap().to_path_buf();
     for table_path in common::files_with_ext(&dir, &["tsv"]) {
-        let name = table_path.file_name().unwrap().to_string_lossy().to_string();
+        let name = table_path
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .to_string();
         let kind = if name.ends_with(".curve.tsv") {
             "curve"
         } else if name.ends_with(".keys.tsv") {
@@ -260,7 +329,9 @@ fn main() {
     if magnum.is_file() {
         let table = read_table(&magnum);
         let file = fbx.join("magnum/animation-interpolation.fbx");
-        trials.push(Trial::test("magnum animation-interpolation", move || check_magnum(&table, &file)));
+        trials.push(Trial::test("magnum animation-interpolation", move || {
+            check_magnum(&table, &file)
+        }));
     }
     common::run(trials);
 }

@@ -67,7 +67,9 @@ use glam::DVec3;
 use super::import::{rotation_setup, ImportIds};
 use super::objects::{ConnectionKind, Object, ObjectGraph};
 use super::tree::{ArrayType, Encoding, NodeRef};
-use crate::anim::curve::{auto_slope, auto_slope_one_side, morph_weight_property, tcb_slopes, AutoRules};
+use crate::anim::curve::{
+    auto_slope, auto_slope_one_side, morph_weight_property, tcb_slopes, AutoRules,
+};
 use crate::anim::{
     Animation, Channel, ChannelTarget, CycleMode, Extrapolation, Interpolation, Key, RotationTrack,
     Track,
@@ -113,23 +115,39 @@ struct RawKey {
 
 /// The curve's attribute floats, bit-exact (see the module docs for the ASCII rule).
 fn attr_floats(doc_version: u32, encoding: Encoding, node: NodeRef<'_, '_>) -> Vec<f32> {
-    let Some(arr) = node.child_array("KeyAttrDataFloat") else { return Vec::new() };
+    let Some(arr) = node.child_array("KeyAttrDataFloat") else {
+        return Vec::new();
+    };
     match arr.ty() {
         ArrayType::F32 => arr.to_f32_vec(),
         ArrayType::I32 | ArrayType::I64 if encoding == Encoding::Ascii || doc_version >= 7200 => {
-            arr.to_i64_vec().into_iter().map(|v| f32::from_bits(v as i32 as u32)).collect()
+            arr.to_i64_vec()
+                .into_iter()
+                .map(|v| f32::from_bits(v as i32 as u32))
+                .collect()
         }
         _ => arr.to_f32_vec(),
     }
 }
 
 fn extrapolation(node: NodeRef<'_, '_>, name: &str) -> Extrapolation {
-    let Some(e) = node.child(name) else { return Extrapolation::Constant };
-    let ty = e.child("Type").and_then(|t| t.property(0).map(|p| {
-        p.as_i64().map(|c| c as u8).or_else(|| p.as_bytes().and_then(|b| b.first().copied()))
-    }));
-    let count = e.child("Repetition").and_then(|t| t.property(0)).and_then(|p| p.as_i64());
-    let count = count.filter(|&c| c >= 0).map(|c| c.min(u32::MAX as i64) as u32);
+    let Some(e) = node.child(name) else {
+        return Extrapolation::Constant;
+    };
+    let ty = e.child("Type").and_then(|t| {
+        t.property(0).map(|p| {
+            p.as_i64()
+                .map(|c| c as u8)
+                .or_else(|| p.as_bytes().and_then(|b| b.first().copied()))
+        })
+    });
+    let count = e
+        .child("Repetition")
+        .and_then(|t| t.property(0))
+        .and_then(|p| p.as_i64());
+    let count = count
+        .filter(|&c| c >= 0)
+        .map(|c| c.min(u32::MAX as i64) as u32);
     let cycle = |mode| Extrapolation::Cycle { mode, count };
     match ty.flatten() {
         Some(b'R') => cycle(CycleMode::Repeat),
@@ -149,13 +167,29 @@ pub fn read_curve(
     ktime: i64,
     fps: f64,
 ) -> Result<Track<f64>, String> {
-    let times = node.child_array("KeyTime").map(|a| a.to_i64_vec()).unwrap_or_default();
-    let values = node.child_array("KeyValueFloat").map(|a| a.to_f64_vec()).unwrap_or_default();
+    let times = node
+        .child_array("KeyTime")
+        .map(|a| a.to_i64_vec())
+        .unwrap_or_default();
+    let values = node
+        .child_array("KeyValueFloat")
+        .map(|a| a.to_f64_vec())
+        .unwrap_or_default();
     if times.len() != values.len() {
-        return Err(format!("{} key times but {} values", times.len(), values.len()));
+        return Err(format!(
+            "{} key times but {} values",
+            times.len(),
+            values.len()
+        ));
     }
-    let flags = node.child_array("KeyAttrFlags").map(|a| a.to_i32_vec()).unwrap_or_default();
-    let refs = node.child_array("KeyAttrRefCount").map(|a| a.to_i32_vec()).unwrap_or_default();
+    let flags = node
+        .child_array("KeyAttrFlags")
+        .map(|a| a.to_i32_vec())
+        .unwrap_or_default();
+    let refs = node
+        .child_array("KeyAttrRefCount")
+        .map(|a| a.to_i32_vec())
+        .unwrap_or_default();
     let data = attr_floats(doc_version, encoding, node);
     let secs: Vec<f64> = times.iter().map(|&t| t as f64 / ktime as f64).collect();
     let raw = resolve_keys(&secs, &values, &flags, &data, &refs)?;
@@ -166,13 +200,24 @@ pub fn read_curve(
 }
 
 /// Resolves every key's interpolation and tangents as ufbx does (module docs).
-fn resolve_keys(t: &[f64], v: &[f64], flags: &[i32], data: &[f32], refs: &[i32]) -> Result<Vec<RawKey>, String> {
+fn resolve_keys(
+    t: &[f64],
+    v: &[f64],
+    flags: &[i32],
+    data: &[f32],
+    refs: &[i32],
+) -> Result<Vec<RawKey>, String> {
     let n = t.len();
     if n == 0 {
         return Ok(Vec::new());
     }
     if flags.len() != refs.len() || data.len() < refs.len() * 4 {
-        return Err(format!("{} attribute flags, {} ref counts, {} attribute floats", flags.len(), refs.len(), data.len()));
+        return Err(format!(
+            "{} attribute flags, {} ref counts, {} attribute floats",
+            flags.len(),
+            refs.len(),
+            data.len()
+        ));
     }
     let mut out = Vec::with_capacity(n);
     let mut run = 0usize;
@@ -182,7 +227,9 @@ fn resolve_keys(t: &[f64], v: &[f64], flags: &[i32], data: &[f32], refs: &[i32])
     let mut prev_time = 0.0f64;
     for i in 0..n {
         if left_in_run <= 0 || run >= refs.len() {
-            return Err(format!("key attribute ref counts cover fewer than {n} keys"));
+            return Err(format!(
+                "key attribute ref counts cover fewer than {n} keys"
+            ));
         }
         let f = flags[run] as u32;
         let a = &data[run * 4..run * 4 + 4];
@@ -206,7 +253,11 @@ fn resolve_keys(t: &[f64], v: &[f64], flags: &[i32], data: &[f32], refs: &[i32])
         let has_next = next.is_some_and(|(nt, _)| nt > time);
         let leave;
         if f & CONSTANT != 0 {
-            leave = if f & AUTO_OR_NEXT != 0 { Leave::HoldNext } else { Leave::Hold };
+            leave = if f & AUTO_OR_NEXT != 0 {
+                Leave::HoldNext
+            } else {
+                Leave::Hold
+            };
             right_weight = THIRD;
             next_left_weight = THIRD;
             right_slope = 0.0;
@@ -214,13 +265,24 @@ fn resolve_keys(t: &[f64], v: &[f64], flags: &[i32], data: &[f32], refs: &[i32])
         } else if f & CUBIC != 0 {
             leave = Leave::Cubic;
             if f & TCB != 0 {
-                let sl = if has_prev { (value - v[i - 1]) / (time - prev_time) } else { 0.0 };
+                let sl = if has_prev {
+                    (value - v[i - 1]) / (time - prev_time)
+                } else {
+                    0.0
+                };
                 let sr = match next {
                     Some((nt, nv)) if nt > time => (nv - value) / (nt - time),
                     _ => 0.0,
                 };
                 let edge = !has_prev || !has_next;
-                let (l, r) = tcb_slopes(f64::from(a[0]), f64::from(a[1]), f64::from(a[2]), sl, sr, edge);
+                let (l, r) = tcb_slopes(
+                    f64::from(a[0]),
+                    f64::from(a[1]),
+                    f64::from(a[2]),
+                    sl,
+                    sr,
+                    edge,
+                );
                 slope_left = l;
                 right_slope = r;
                 next_left_slope = 0.0;
@@ -243,16 +305,24 @@ fn resolve_keys(t: &[f64], v: &[f64], flags: &[i32], data: &[f32], refs: &[i32])
                         let p = (prev_time, v[i - 1]);
                         let (c, nx) = ((time, value), (nt, nv));
                         if (bias_left + bias_right).abs() <= 0.0001 {
-                            let s = auto_slope(p, c, nx, weight_left, right_weight, bias_right, rules);
+                            let s =
+                                auto_slope(p, c, nx, weight_left, right_weight, bias_right, rules);
                             slope_left = s;
                             right_slope = s;
                         } else {
-                            slope_left = auto_slope(p, c, nx, weight_left, right_weight, -bias_left, rules);
-                            right_slope = auto_slope(p, c, nx, weight_left, right_weight, bias_right, rules);
+                            slope_left =
+                                auto_slope(p, c, nx, weight_left, right_weight, -bias_left, rules);
+                            right_slope =
+                                auto_slope(p, c, nx, weight_left, right_weight, bias_right, rules);
                         }
                     }
                     (true, _) => {
-                        let s = auto_slope_one_side((time, value), (prev_time, v[i - 1]), -bias_left, rules);
+                        let s = auto_slope_one_side(
+                            (time, value),
+                            (prev_time, v[i - 1]),
+                            -bias_left,
+                            rules,
+                        );
                         slope_left = s;
                         right_slope = s;
                     }
@@ -278,7 +348,15 @@ fn resolve_keys(t: &[f64], v: &[f64], flags: &[i32], data: &[f32], refs: &[i32])
             right_slope = s;
             next_left_slope = s;
         }
-        out.push(RawKey { time, value, leave, left_slope: slope_left, left_weight: weight_left, right_slope, right_weight });
+        out.push(RawKey {
+            time,
+            value,
+            leave,
+            left_slope: slope_left,
+            left_weight: weight_left,
+            right_slope,
+            right_weight,
+        });
         slope_left = next_left_slope;
         weight_left = next_left_weight;
         prev_time = time;
@@ -307,7 +385,11 @@ fn to_track(raw: &[RawKey], fps: f64) -> Track<f64> {
         let arrives_cubic = i > 0 && raw[i - 1].leave == Leave::Cubic;
         let leave = match k.leave {
             Leave::Cubic => {
-                keys.push(Key { frame, value: k.value, interpolation: bezier });
+                keys.push(Key {
+                    frame,
+                    value: k.value,
+                    interpolation: bezier,
+                });
                 continue;
             }
             Leave::Hold => Interpolation::Step,
@@ -315,19 +397,32 @@ fn to_track(raw: &[RawKey], fps: f64) -> Track<f64> {
             Leave::Linear => Interpolation::Linear,
         };
         if arrives_cubic {
-            keys.push(Key { frame, value: k.value, interpolation: bezier });
+            keys.push(Key {
+                frame,
+                value: k.value,
+                interpolation: bezier,
+            });
         }
-        keys.push(Key { frame, value: k.value, interpolation: leave });
+        keys.push(Key {
+            frame,
+            value: k.value,
+            interpolation: leave,
+        });
     }
     Track::new(keys)
 }
 
 /// The curves of a curve node: component index → curve object, plus the node's `d|…`
 /// defaults.
-fn curves_of<'g, 'd, 'a>(graph: &'g ObjectGraph<'d, 'a>, curve_node: i64) -> Vec<(usize, &'g Object<'d, 'a>)> {
+fn curves_of<'g, 'd, 'a>(
+    graph: &'g ObjectGraph<'d, 'a>,
+    curve_node: i64,
+) -> Vec<(usize, &'g Object<'d, 'a>)> {
     let mut out = Vec::new();
     for c in graph.children(curve_node) {
-        let Some(obj) = graph.object(c.child) else { continue };
+        let Some(obj) = graph.object(c.child) else {
+            continue;
+        };
         if obj.class != "AnimationCurve" {
             continue;
         }
@@ -376,9 +471,18 @@ struct Layer {
 
 /// Adds one [`Animation`] per `AnimationStack` of `graph` to `scene` (see the module docs).
 /// `ids` says which object became which scene element.
-pub(crate) fn import(graph: &ObjectGraph<'_, '_>, ids: &ImportIds, scene: &mut Scene, warnings: &mut Vec<Warning>) {
+pub(crate) fn import(
+    graph: &ObjectGraph<'_, '_>,
+    ids: &ImportIds,
+    scene: &mut Scene,
+    warnings: &mut Vec<Warning>,
+) {
     let fps = graph.settings.frame_rate();
-    let fps = if fps > 0.0 && fps.is_finite() { fps } else { 24.0 };
+    let fps = if fps > 0.0 && fps.is_finite() {
+        fps
+    } else {
+        24.0
+    };
     let ktime = graph.settings.ktime_per_second.max(1);
     let mut mesh_nodes: HashMap<usize, Vec<NodeId>> = HashMap::new();
     for (i, n) in scene.nodes.iter().enumerate() {
@@ -388,21 +492,41 @@ pub(crate) fn import(graph: &ObjectGraph<'_, '_>, ids: &ImportIds, scene: &mut S
     }
     let mut attr_nodes: HashMap<i64, NodeId> = HashMap::new();
     for (&id, &cam) in &ids.cameras {
-        if let Some(n) = scene.nodes.iter().position(|n| n.kind == NodeKind::Camera(cam)) {
+        if let Some(n) = scene
+            .nodes
+            .iter()
+            .position(|n| n.kind == NodeKind::Camera(cam))
+        {
             attr_nodes.insert(id, n);
         }
     }
     for (&id, &light) in &ids.lights {
-        if let Some(n) = scene.nodes.iter().position(|n| n.kind == NodeKind::Light(light)) {
+        if let Some(n) = scene
+            .nodes
+            .iter()
+            .position(|n| n.kind == NodeKind::Light(light))
+        {
             attr_nodes.insert(id, n);
         }
     }
     let rot: HashMap<NodeId, (EulerOrder, DVec3)> = ids
         .nodes
         .iter()
-        .map(|(&id, &n)| (n, (rotation_setup(graph, id).order, DVec3::from(graph.get_vec3(id, "Lcl Rotation", [0.0; 3])))))
+        .map(|(&id, &n)| {
+            (
+                n,
+                (
+                    rotation_setup(graph, id).order,
+                    DVec3::from(graph.get_vec3(id, "Lcl Rotation", [0.0; 3])),
+                ),
+            )
+        })
         .collect();
-    let stacks: Vec<&Object<'_, '_>> = graph.objects().iter().filter(|o| o.class == "AnimationStack").collect();
+    let stacks: Vec<&Object<'_, '_>> = graph
+        .objects()
+        .iter()
+        .filter(|o| o.class == "AnimationStack")
+        .collect();
     if stacks.is_empty() {
         if let Some(takes) = graph.doc.root("Takes") {
             import_takes(graph, takes, ids, scene, warnings, &rot, ktime, fps);
@@ -412,12 +536,26 @@ pub(crate) fn import(graph: &ObjectGraph<'_, '_>, ids: &ImportIds, scene: &mut S
     for stack in stacks {
         let mut layers = Vec::new();
         for layer in graph.child_objects(stack.id, "AnimationLayer") {
-            layers.push(read_layer(graph, layer, ids, &mesh_nodes, &attr_nodes, ktime, fps, warnings));
+            layers.push(read_layer(
+                graph,
+                layer,
+                ids,
+                &mesh_nodes,
+                &attr_nodes,
+                ktime,
+                fps,
+                warnings,
+            ));
         }
         let begin = graph.prop(stack.id, "LocalStart").and_then(|p| p.i64());
         let end = graph.prop(stack.id, "LocalStop").and_then(|p| p.i64());
         let to_frame = |t: i64| t as f64 / ktime as f64 * fps;
-        let mut anim = Animation { name: stack.name.clone(), fps, frame_range: (0.0, 0.0), channels: Vec::new() };
+        let mut anim = Animation {
+            name: stack.name.clone(),
+            fps,
+            frame_range: (0.0, 0.0),
+            channels: Vec::new(),
+        };
         let mut lo = f64::INFINITY;
         let mut hi = f64::NEG_INFINITY;
         for l in &layers {
@@ -469,14 +607,29 @@ fn import_takes(
         }
     }
     for take in takes.children().filter(|c| c.name() == "Take") {
-        let name = take.property(0).and_then(|p| p.as_str()).unwrap_or("").to_string();
-        let mut layer = Layer { weight: 1.0, weight_curve: None, mode: 1, compose_rotation: true, compose_scale: true, props: Vec::new() };
+        let name = take
+            .property(0)
+            .and_then(|p| p.as_str())
+            .unwrap_or("")
+            .to_string();
+        let mut layer = Layer {
+            weight: 1.0,
+            weight_curve: None,
+            mode: 1,
+            compose_rotation: true,
+            compose_scale: true,
+            props: Vec::new(),
+        };
         for model in take.children().filter(|c| c.name() == "Model") {
             let raw = model.property(0).and_then(|p| p.as_bytes()).unwrap_or(b"");
             let (_, short) = super::objects::split_name(raw);
             let short = String::from_utf8_lossy(short);
-            let Some(&id) = by_name.get(short.as_ref()) else { continue };
-            let Some(&node) = ids.nodes.get(&id) else { continue };
+            let Some(&id) = by_name.get(short.as_ref()) else {
+                continue;
+            };
+            let Some(&node) = ids.nodes.get(&id) else {
+                continue;
+            };
             for ch in model.children().filter(|c| c.name() == "Channel") {
                 let cname = ch.property(0).and_then(|p| p.as_str()).unwrap_or("");
                 if cname == "Transform" {
@@ -493,13 +646,20 @@ fn import_takes(
                     }
                     continue;
                 }
-                let targets: Vec<Target> = match shapes.get(cname).and_then(|id| ids.morph_channels.get(id)) {
-                    Some(list) => list
-                        .iter()
-                        .flat_map(|&(mesh, k)| mesh_nodes.get(&mesh).into_iter().flatten().map(move |&n| Target::Morph(n, k)))
-                        .collect(),
-                    None => vec![Target::Property(node, cname.to_string())],
-                };
+                let targets: Vec<Target> =
+                    match shapes.get(cname).and_then(|id| ids.morph_channels.get(id)) {
+                        Some(list) => list
+                            .iter()
+                            .flat_map(|&(mesh, k)| {
+                                mesh_nodes
+                                    .get(&mesh)
+                                    .into_iter()
+                                    .flatten()
+                                    .map(move |&n| Target::Morph(n, k))
+                            })
+                            .collect(),
+                        None => vec![Target::Property(node, cname.to_string())],
+                    };
                 for target in targets {
                     if let Some(a) = take_channel(ch, &target, ktime, fps, warnings) {
                         layer.props.push(a);
@@ -516,34 +676,63 @@ fn import_takes(
                 }
             }
         }
-        let local = take.child("LocalTime").map(|n| (n.property(0).and_then(|p| p.as_i64()), n.property(1).and_then(|p| p.as_i64())));
+        let local = take.child("LocalTime").map(|n| {
+            (
+                n.property(0).and_then(|p| p.as_i64()),
+                n.property(1).and_then(|p| p.as_i64()),
+            )
+        });
         let frame_range = match local {
-            Some((Some(b), Some(e))) if e > b => (b as f64 / ktime as f64 * fps, e as f64 / ktime as f64 * fps),
+            Some((Some(b), Some(e))) if e > b => {
+                (b as f64 / ktime as f64 * fps, e as f64 / ktime as f64 * fps)
+            }
             _ if lo <= hi => (lo, hi),
             _ => (0.0, 0.0),
         };
-        let mut anim = Animation { name, fps, frame_range, channels: Vec::new() };
+        let mut anim = Animation {
+            name,
+            fps,
+            frame_range,
+            channels: Vec::new(),
+        };
         merge_layers(scene, vec![layer], &mut anim, rot);
         scene.animations.push(anim);
     }
 }
 
 /// One FBX 6 channel: a scalar one with `Key`s, or a vector one with `X`, `Y`, `Z` children.
-fn take_channel(ch: NodeRef<'_, '_>, target: &Target, ktime: i64, fps: f64, warnings: &mut Vec<Warning>) -> Option<Animated> {
-    let prop = ch.property(0).and_then(|p| p.as_str()).unwrap_or("").to_string();
+fn take_channel(
+    ch: NodeRef<'_, '_>,
+    target: &Target,
+    ktime: i64,
+    fps: f64,
+    warnings: &mut Vec<Warning>,
+) -> Option<Animated> {
+    let prop = ch
+        .property(0)
+        .and_then(|p| p.as_str())
+        .unwrap_or("")
+        .to_string();
     let mut curves: [Option<Track<f64>>; 3] = [None, None, None];
     let mut defaults = [None; 3];
     let mut count = 0;
     let subs: Vec<_> = ch.children().filter(|c| c.name() == "Channel").collect();
     let mut read = |node: NodeRef<'_, '_>, k: usize| {
-        defaults[k] = node.child("Default").and_then(|d| d.property(0)).and_then(|p| p.as_f64());
+        defaults[k] = node
+            .child("Default")
+            .and_then(|d| d.property(0))
+            .and_then(|p| p.as_f64());
         match read_take_curve(node, ktime, fps) {
             Ok(Some(t)) => {
                 curves[k] = Some(t);
                 count = count.max(k + 1);
             }
             Ok(None) => {}
-            Err(e) => warnings.push(Warning { offset: Some(node.offset()), place: format!("Takes › Channel {prop}"), message: format!("{e}; channel ignored") }),
+            Err(e) => warnings.push(Warning {
+                offset: Some(node.offset()),
+                place: format!("Takes › Channel {prop}"),
+                message: format!("{e}; channel ignored"),
+            }),
         }
     };
     if subs.is_empty() {
@@ -559,7 +748,13 @@ fn take_channel(ch: NodeRef<'_, '_>, target: &Target, ktime: i64, fps: f64, warn
             read(sub, k);
         }
     }
-    (count > 0).then(|| Animated { target: target.clone(), prop, curves, count, defaults })
+    (count > 0).then(|| Animated {
+        target: target.clone(),
+        prop,
+        curves,
+        count,
+        defaults,
+    })
 }
 
 /// The `Key` list of an FBX 6 channel (ufbx `ufbxi_read_take_anim_channel`): per key its
@@ -568,8 +763,14 @@ fn take_channel(ch: NodeRef<'_, '_>, target: &Target, ktime: i64, fps: f64, warn
 /// `t`, `d`: automatic, with 0–3 parameters ignored) and weight modes (`n` none, `a` both,
 /// `r` right, `l` next-left, `c` none). Automatic keys take the progressive-clamped,
 /// time-independent auto slope. `None` when the channel has no keys.
-fn read_take_curve(node: NodeRef<'_, '_>, ktime: i64, fps: f64) -> Result<Option<Track<f64>>, String> {
-    let Some(key) = node.child("Key") else { return Ok(None) };
+fn read_take_curve(
+    node: NodeRef<'_, '_>,
+    ktime: i64,
+    fps: f64,
+) -> Result<Option<Track<f64>>, String> {
+    let Some(key) = node.child("Key") else {
+        return Ok(None);
+    };
     let mut data: Vec<f64> = Vec::new();
     for p in key.properties() {
         use super::tree::Property as P;
@@ -580,15 +781,28 @@ fn read_take_curve(node: NodeRef<'_, '_>, ktime: i64, fps: f64) -> Result<Option
             other => data.push(other.as_f64().unwrap_or(0.0)),
         }
     }
-    let n = node.child("KeyCount").and_then(|c| c.property(0)).and_then(|p| p.as_i64()).unwrap_or(0).max(0) as usize;
-    let key_ver = node.child("KeyVer").and_then(|c| c.property(0)).and_then(|p| p.as_i64()).unwrap_or(4005);
+    let n = node
+        .child("KeyCount")
+        .and_then(|c| c.property(0))
+        .and_then(|p| p.as_i64())
+        .unwrap_or(0)
+        .max(0) as usize;
+    let key_ver = node
+        .child("KeyVer")
+        .and_then(|c| c.property(0))
+        .and_then(|p| p.as_i64())
+        .unwrap_or(4005);
     if n == 0 {
         return Ok(None);
     }
     let ch = |x: f64| x as i64 as u8;
     let mut pos = 0usize;
     let need = |pos: usize, k: usize| -> Result<(), String> {
-        if pos + k > data.len() { Err(format!("Key list ends early ({} values)", data.len())) } else { Ok(()) }
+        if pos + k > data.len() {
+            Err(format!("Key list ends early ({} values)", data.len()))
+        } else {
+            Ok(())
+        }
     };
     need(0, 2)?;
     let mut raw: Vec<RawKey> = Vec::with_capacity(n.min(data.len() / 3 + 1));
@@ -681,7 +895,11 @@ fn read_take_curve(node: NodeRef<'_, '_>, ktime: i64, fps: f64) -> Result<Option
             b'C' => {
                 if key_ver >= 4004 {
                     need(pos, 1)?;
-                    leave = if ch(data[pos]) == b'n' { Leave::HoldNext } else { Leave::Hold };
+                    leave = if ch(data[pos]) == b'n' {
+                        Leave::HoldNext
+                    } else {
+                        Leave::Hold
+                    };
                     pos += 1;
                 } else {
                     leave = Leave::Hold;
@@ -697,8 +915,20 @@ fn read_take_curve(node: NodeRef<'_, '_>, ktime: i64, fps: f64) -> Result<Option
         let mut left = slope_left;
         if auto {
             let s = if i > 0 {
-                let rules = AutoRules { clamp_progressive: true, time_independent: true, ..AutoRules::default() };
-                auto_slope((prev_time, raw[i - 1].value), (time, value), (next_time, next_value), weight_left, right_weight, 0.0, rules)
+                let rules = AutoRules {
+                    clamp_progressive: true,
+                    time_independent: true,
+                    ..AutoRules::default()
+                };
+                auto_slope(
+                    (prev_time, raw[i - 1].value),
+                    (time, value),
+                    (next_time, next_value),
+                    weight_left,
+                    right_weight,
+                    0.0,
+                    rules,
+                )
             } else {
                 0.0
             };
@@ -706,11 +936,23 @@ fn read_take_curve(node: NodeRef<'_, '_>, ktime: i64, fps: f64) -> Result<Option
             right_slope = s;
         }
         if leave == Leave::Linear {
-            let s = if next_time > time { (next_value - value) / (next_time - time) } else { 0.0 };
+            let s = if next_time > time {
+                (next_value - value) / (next_time - time)
+            } else {
+                0.0
+            };
             right_slope = s;
             next_left_slope = s;
         }
-        raw.push(RawKey { time, value, leave, left_slope: left, left_weight: weight_left, right_slope, right_weight });
+        raw.push(RawKey {
+            time,
+            value,
+            leave,
+            left_slope: left,
+            left_weight: weight_left,
+            right_slope,
+            right_weight,
+        });
         slope_left = next_left_slope;
         weight_left = next_left_weight;
         prev_time = time;
@@ -769,7 +1011,9 @@ fn read_layer(
                 continue;
             }
             let Some(prop) = c.parent_prop else { continue };
-            let Some(obj) = graph.object(c.parent) else { continue };
+            let Some(obj) = graph.object(c.parent) else {
+                continue;
+            };
             let targets: Vec<Target> = if let Some(&node) = ids.nodes.get(&obj.id) {
                 vec![match prop {
                     "Lcl Translation" => Target::Translation(node),
@@ -782,7 +1026,13 @@ fn read_layer(
                     continue;
                 }
                 list.iter()
-                    .flat_map(|&(mesh, k)| mesh_nodes.get(&mesh).into_iter().flatten().map(move |&n| Target::Morph(n, k)))
+                    .flat_map(|&(mesh, k)| {
+                        mesh_nodes
+                            .get(&mesh)
+                            .into_iter()
+                            .flatten()
+                            .map(move |&n| Target::Morph(n, k))
+                    })
                     .collect()
             } else if let Some(&node) = attr_nodes.get(&obj.id) {
                 vec![Target::Property(node, prop.to_string())]
@@ -797,7 +1047,13 @@ fn read_layer(
                 if defaults[0].is_none() {
                     defaults[0] = d(&format!("d|{prop}"));
                 }
-                out.props.push(Animated { target, prop: prop.to_string(), curves: curves.clone(), count, defaults });
+                out.props.push(Animated {
+                    target,
+                    prop: prop.to_string(),
+                    curves: curves.clone(),
+                    count,
+                    defaults,
+                });
             }
         }
     }
@@ -811,7 +1067,10 @@ fn rest_value(scene: &Scene, target: &Target, rest_rot_deg: &HashMap<NodeId, DVe
         Target::Scaling(n) => scene.nodes[*n].transform.scale,
         Target::Rotation(n) => rest_rot_deg.get(n).copied().unwrap_or(DVec3::ZERO),
         Target::Morph(n, k) => {
-            let w = scene.nodes[*n].mesh.and_then(|m| scene.meshes[m].morph_targets.get(*k)).map(|t| t.default_weight);
+            let w = scene.nodes[*n]
+                .mesh
+                .and_then(|m| scene.meshes[m].morph_targets.get(*k))
+                .map(|t| t.default_weight);
             DVec3::splat(w.unwrap_or(0.0) * 100.0)
         }
         _ => DVec3::ZERO,
@@ -820,7 +1079,12 @@ fn rest_value(scene: &Scene, target: &Target, rest_rot_deg: &HashMap<NodeId, DVe
 
 /// Turns the layers of a stack into channels (see "Layers" in the module docs).
 /// `rot` gives every model node's rotation order and stored `Lcl Rotation` (degrees).
-fn merge_layers(scene: &Scene, layers: Vec<Layer>, anim: &mut Animation, rot: &HashMap<NodeId, (EulerOrder, DVec3)>) {
+fn merge_layers(
+    scene: &Scene,
+    layers: Vec<Layer>,
+    anim: &mut Animation,
+    rot: &HashMap<NodeId, (EulerOrder, DVec3)>,
+) {
     let order_of: HashMap<NodeId, EulerOrder> = rot.iter().map(|(&n, &(o, _))| (n, o)).collect();
     let rest_deg: HashMap<NodeId, DVec3> = rot.iter().map(|(&n, &(_, r))| (n, r)).collect();
     // Group by target.
@@ -840,7 +1104,15 @@ fn merge_layers(scene: &Scene, layers: Vec<Layer>, anim: &mut Animation, rot: &H
         let curves: [Option<Track<f64>>; 3] = if simple {
             layers[members[0].0].props[members[0].1].curves.clone()
         } else {
-            bake(scene, &layers, &members, &target, &rest_deg, order_of.get(&node_of(&target)).copied(), anim.frame_range)
+            bake(
+                scene,
+                &layers,
+                &members,
+                &target,
+                &rest_deg,
+                order_of.get(&node_of(&target)).copied(),
+                anim.frame_range,
+            )
         };
         let count = layers[members[0].0].props[members[0].1].count;
         let prop = layers[members[0].0].props[members[0].1].prop.clone();
@@ -850,7 +1122,11 @@ fn merge_layers(scene: &Scene, layers: Vec<Layer>, anim: &mut Animation, rot: &H
 
 fn node_of(t: &Target) -> NodeId {
     match t {
-        Target::Translation(n) | Target::Rotation(n) | Target::Scaling(n) | Target::Morph(n, _) | Target::Property(n, _) => *n,
+        Target::Translation(n)
+        | Target::Rotation(n)
+        | Target::Scaling(n)
+        | Target::Morph(n, _)
+        | Target::Property(n, _) => *n,
     }
 }
 
@@ -897,26 +1173,48 @@ fn push_channels(
     order_of: &HashMap<NodeId, EulerOrder>,
 ) {
     match target {
-        Target::Translation(node) => anim.channels.push(Channel { node, target: ChannelTarget::TranslationXyz(curves) }),
-        Target::Scaling(node) => anim.channels.push(Channel { node, target: ChannelTarget::ScaleXyz(curves) }),
+        Target::Translation(node) => anim.channels.push(Channel {
+            node,
+            target: ChannelTarget::TranslationXyz(curves),
+        }),
+        Target::Scaling(node) => anim.channels.push(Channel {
+            node,
+            target: ChannelTarget::ScaleXyz(curves),
+        }),
         Target::Rotation(node) => {
             let to_rad = std::f64::consts::PI / 180.0;
             let xyz = curves.map(|c| c.map(|t| scale_track(t, to_rad)));
             let rest = rest_deg.get(&node).copied().unwrap_or(DVec3::ZERO) * to_rad;
             let order = order_of.get(&node).copied().unwrap_or(EulerOrder::Xyz);
-            anim.channels.push(Channel { node, target: ChannelTarget::Rotation(RotationTrack::Euler { order, rest, xyz }) });
+            anim.channels.push(Channel {
+                node,
+                target: ChannelTarget::Rotation(RotationTrack::Euler { order, rest, xyz }),
+            });
         }
         Target::Morph(node, k) => {
             if let Some(track) = curves.into_iter().flatten().next() {
-                anim.channels.push(Channel { node, target: ChannelTarget::Property { name: morph_weight_property(k), track } });
+                anim.channels.push(Channel {
+                    node,
+                    target: ChannelTarget::Property {
+                        name: morph_weight_property(k),
+                        track,
+                    },
+                });
             }
         }
         Target::Property(node, name) => {
             let _ = prop;
             for (i, c) in curves.into_iter().enumerate() {
                 let Some(track) = c else { continue };
-                let name = if count > 1 { format!("{name}|{}", ["X", "Y", "Z"][i]) } else { name.clone() };
-                anim.channels.push(Channel { node, target: ChannelTarget::Property { name, track } });
+                let name = if count > 1 {
+                    format!("{name}|{}", ["X", "Y", "Z"][i])
+                } else {
+                    name.clone()
+                };
+                anim.channels.push(Channel {
+                    node,
+                    target: ChannelTarget::Property { name, track },
+                });
             }
         }
     }
@@ -926,7 +1224,12 @@ fn push_channels(
 fn scale_track(mut t: Track<f64>, s: f64) -> Track<f64> {
     for k in &mut t.keys {
         k.value *= s;
-        if let Interpolation::Bezier { in_slope, out_slope, .. } = &mut k.interpolation {
+        if let Interpolation::Bezier {
+            in_slope,
+            out_slope,
+            ..
+        } = &mut k.interpolation
+        {
             *in_slope *= s;
             *out_slope *= s;
         }
@@ -949,7 +1252,12 @@ fn bake(
     let mut frames: Vec<f64> = Vec::new();
     let (mut lo, mut hi) = range;
     for &(li, pi) in members {
-        for t in layers[li].props[pi].curves.iter().flatten().chain(layers[li].weight_curve.iter()) {
+        for t in layers[li].props[pi]
+            .curves
+            .iter()
+            .flatten()
+            .chain(layers[li].weight_curve.iter())
+        {
             for k in &t.keys {
                 frames.push(k.frame);
                 lo = lo.min(k.frame);
@@ -975,7 +1283,9 @@ fn bake(
     for &f in &frames {
         let mut value = rest;
         for (li, l) in layers.iter().enumerate() {
-            let Some(&(_, pi)) = members.iter().find(|m| m.0 == li) else { continue };
+            let Some(&(_, pi)) = members.iter().find(|m| m.0 == li) else {
+                continue;
+            };
             let p = &l.props[pi];
             // Components without a curve take the curve node's value, else the stored one.
             let mut lv = value;
@@ -1006,7 +1316,11 @@ fn bake(
             value = combine(l, value, lv, w, is_rot, is_scale, order);
         }
         for c in 0..3 {
-            comps[c].push(Key { frame: f, value: value[c], interpolation: Interpolation::Linear });
+            comps[c].push(Key {
+                frame: f,
+                value: value[c],
+                interpolation: Interpolation::Linear,
+            });
         }
     }
     let mut out: [Option<Track<f64>>; 3] = [None, None, None];
@@ -1029,14 +1343,26 @@ fn pow_abs(v: f64, e: f64) -> f64 {
 }
 
 /// ufbx's layer combination rule for one property (see "Layers").
-fn combine(l: &Layer, base: DVec3, v: DVec3, w: f64, is_rot: bool, is_scale: bool, order: EulerOrder) -> DVec3 {
+fn combine(
+    l: &Layer,
+    base: DVec3,
+    v: DVec3,
+    w: f64,
+    is_rot: bool,
+    is_scale: bool,
+    order: EulerOrder,
+) -> DVec3 {
     let additive = l.mode == 0;
     let blended = l.mode == 0 || l.mode == 2;
     let to_rad = std::f64::consts::PI / 180.0;
     let q = |e: DVec3| order.to_quat(e * to_rad);
     if additive {
         if l.compose_scale && is_scale {
-            DVec3::new(base.x * pow_abs(v.x, w), base.y * pow_abs(v.y, w), base.z * pow_abs(v.z, w))
+            DVec3::new(
+                base.x * pow_abs(v.x, w),
+                base.y * pow_abs(v.y, w),
+                base.z * pow_abs(v.z, w),
+            )
         } else if l.compose_rotation && is_rot {
             let b = glam::DQuat::IDENTITY.slerp(q(v), w);
             euler_of(q(base) * b, order)
@@ -1120,7 +1446,9 @@ mod tests {
         let t = to_track(&k, 1.0);
         // Two keys at frame 1: the Bézier one with the arriving slope 6, then the held one.
         assert_eq!(t.keys.len(), 4);
-        assert!(matches!(t.keys[1].interpolation, Interpolation::Bezier { in_slope, .. } if in_slope == 6.0));
+        assert!(
+            matches!(t.keys[1].interpolation, Interpolation::Bezier { in_slope, .. } if in_slope == 6.0)
+        );
         assert_eq!(t.keys[2].interpolation, Interpolation::Step);
         assert_eq!(t.sample(1.5), Some(1.0));
         // Bézier 0, 0, 1 − 2, 1 at s = ½ (weights ⅓): (0 + 0 + 3·(−1)·… ) = 3/8·(−1) + 1/8 = −0.25.

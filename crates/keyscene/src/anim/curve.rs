@@ -106,7 +106,7 @@ pub(crate) fn extrapolate<V: Vector>(track: &Track<V>, frame: f64) -> Option<V> 
                 return Some(end);
             }
             let duration = last.frame - first.frame;
-            if !(duration >= 1e-9) || !frame.is_finite() {
+            if duration.is_nan() || duration < 1e-9 || !frame.is_finite() {
                 return Some(end);
             }
             let delta = if pre {
@@ -261,10 +261,10 @@ pub fn auto_slope(
         } else {
             0.0
         };
-        if !(max_l > 0.0) {
+        if max_l.is_nan() || max_l <= 0.0 {
             max_l = 0.0;
         }
-        if !(max_r > 0.0) {
+        if max_r.is_nan() || max_r <= 0.0 {
             max_r = 0.0;
         }
         slope = sign * (sign * slope).min(max_l).min(max_r);

@@ -485,8 +485,8 @@ impl Pose {
                             let f = *first.get_or_insert(*r);
                             let r = if f.dot(*r) < 0.0 { -*r } else { *r };
                             let e = DQuat::from_xyzw(0.5 * t.x, 0.5 * t.y, 0.5 * t.z, 0.0) * r;
-                            q0 = q0 + r * w;
-                            qe = qe + e * w;
+                            q0 += r * w;
+                            qe += e * w;
                             qs += *s * w;
                         }
                     }
@@ -494,14 +494,14 @@ impl Pose {
                         sum += *mj * ((1.0 - dq) * w);
                     }
                 }
-                if !(total > 0.0) {
+                if total.is_nan() || total <= 0.0 {
                     return to_world.transform_point3(p);
                 }
                 if (total - 1.0).abs() > 1e-6 {
                     let r = 1.0 / total;
                     sum *= r;
-                    q0 = q0 * r;
-                    qe = qe * r;
+                    q0 *= r;
+                    qe *= r;
                     qs *= r;
                 }
                 if dq > 0.0 {
@@ -535,10 +535,10 @@ pub fn inbetween_weights(w: f64, levels: &[f64]) -> Vec<f64> {
         if let Some(k) = last_negative {
             prev = Some(k);
         }
-        for i in start..n {
+        for (i, &l) in levels.iter().enumerate().skip(start) {
             prev = next;
             next = Some(i);
-            if levels[i] > w {
+            if l > w {
                 break;
             }
         }

@@ -8,6 +8,8 @@
 //! - `fbx/ufbx/refs/*.trs.tsv`: node `pCube1`'s local translation, rotation (compared as
 //!   quaternions from the XYZ Euler degrees) and scale from `Scene::evaluate` at
 //!   `time_seconds`, first stack, all layers.
+//! - `fbx/ufbx/refs/maya_anim_light.tsv`: `pointLight1`'s `Intensity` (÷ 100) and `Color`
+//!   property channels at `time_seconds`.
 //! - `fbx/magnum/refs/animation-interpolation.translation.tsv`: the translation of the animated
 //!   node at `time_seconds`, x within 0.001.
 //!
@@ -262,6 +264,44 @@ fn check_trs_table(table: &Table, file: &Path) -> Result<(), Failed> {
     Ok(())
 }
 
+/// `maya_anim_light.tsv`: `pointLight1`'s animated `Intensity` (÷ 100) and `Color` properties
+/// (the stored light values where a property has no curve).
+fn check_light_table(table: &Table, file: &Path) -> Result<(), Failed> {
+    use keyscene::anim::ChannelTarget;
+    use keyscene::scene::NodeKind;
+    let (scene, _) = keyscene::load(file).map_err(|e| e.to_string())?;
+    let node = scene.nodes.iter().position(|n| n.name == "pointLight1").ok_or("no pointLight1")?;
+    let NodeKind::Light(l) = scene.nodes[node].kind else { return Err("pointLight1 is not a light".into()) };
+    let light = &scene.lights[l];
+    let anim = scene.animations.first().ok_or("no animation")?;
+    let track = |name: &str| {
+        anim.channels.iter().find_map(|c| match &c.target {
+            ChannelTarget::Property { name: n, track } if c.node == node && n == name => Some(track),
+            _ => None,
+        })
+    };
+    let c = |n: &str| col(table, n);
+    let tol = table.tolerance.of(0.0);
+    for row in &table.rows {
+        let f = |i: usize| -> f64 { row[i].parse().unwrap() };
+        let frame = f(c("time_seconds")) * anim.fps;
+        let sample = |name: &str, rest: f64| track(name).and_then(|t| t.sample(frame)).unwrap_or(rest);
+        let got = [
+            sample("Intensity", light.intensity * 100.0) / 100.0,
+            sample("Color|X", f64::from(light.color.x)),
+            sample("Color|Y", f64::from(light.color.y)),
+            sample("Color|Z", f64::from(light.color.z)),
+        ];
+        let want = [f(c("intensity")), f(c("r")), f(c("g")), f(c("b"))];
+        for k in 0..4 {
+            if (got[k] - want[k]).abs() > tol {
+                return Err(format!("frame {frame}: got {got:?}, expected {want:?}").into());
+            }
+        }
+    }
+    Ok(())
+}
+
 fn check_magnum(table: &Table, file: &Path) -> Result<(), Failed> {
     let (scene, _) = keyscene::load(file).map_err(|e| e.to_string())?;
     if scene.animations.is_empty() {
@@ -307,6 +347,8 @@ fn main() {
             "keys"
         } else if name.ends_with(".trs.tsv") {
             "trs"
+        } else if name == "maya_anim_light.tsv" {
+            "light"
         } else {
             continue;
         };
@@ -320,6 +362,7 @@ fn main() {
             let trial_name = format!("{name} {file}");
             let trial = Trial::test(trial_name, move || match kind {
                 "trs" => check_trs_table(&table, &path),
+                "light" => check_light_table(&table, &path),
                 k => check_curve_table(&table, &path, k == "keys"),
             });
             trials.push(trial);

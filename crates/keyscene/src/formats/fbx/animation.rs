@@ -1265,7 +1265,7 @@ fn bake(
             }
         }
     }
-    if lo.is_finite() && hi.is_finite() && hi - lo < 1e6 {
+    if lo.is_finite() && hi.is_finite() && hi - lo < 1e5 {
         let mut f = lo.floor();
         while f <= hi.ceil() {
             frames.push(f);

@@ -11,7 +11,8 @@
 //! - `fbx/ufbx/refs/maya_anim_light.tsv`: `pointLight1`'s `Intensity` (÷ 100) and `Color`
 //!   property channels at `time_seconds`.
 //! - `fbx/magnum/refs/animation-interpolation.translation.tsv`: the translation of the animated
-//!   node at `time_seconds`, x within 0.001.
+//!   node at `time_seconds`, x within 0.001; `animation-stacks.expected.txt` (stack names, `Cube`
+//!   at 10/24 s of each) and `animation-multi-clip.expected.txt` (stack names and time ranges).
 //!
 //! FBX 6.1 files keep their animation in `Takes`: their curve is found through the imported
 //! scene (first take, `pCube1`'s translation X channel).
@@ -309,10 +310,19 @@ fn check_magnum(table: &Table, file: &Path) -> Result<(), Failed> {
     }
     let anim = &scene.animations[0];
     let node = anim.channels.first().ok_or("no channel")?.node;
-    let ti = col(table, "time_seconds");
+    let ei = col(table, "time_expression");
     let xi = col(table, "x");
     for row in &table.rows {
-        let t: f64 = row[ti].parse().unwrap();
+        // The exact time from the expression (`25.0f/30.0f-epsilon`, epsilon 0.001 s): the
+        // rounded `time_seconds` column falls on the wrong side of step keys.
+        let expr = row[ei].replace('f', "");
+        let (expr, eps) = match (expr.strip_suffix("-epsilon"), expr.strip_suffix("+epsilon")) {
+            (Some(e), _) => (e.to_string(), -0.001),
+            (_, Some(e)) => (e.to_string(), 0.001),
+            _ => (expr.clone(), 0.0),
+        };
+        let (a, b) = expr.split_once('/').ok_or("bad time expression")?;
+        let t = a.parse::<f64>().unwrap() / b.parse::<f64>().unwrap() + eps;
         let x: f64 = row[xi].parse().unwrap();
         let pose = scene.evaluate(Some(0), Time::Seconds(t));
         let got = pose.local[node].w_axis.x;
@@ -321,6 +331,52 @@ fn check_magnum(table: &Table, file: &Path) -> Result<(), Failed> {
         }
     }
     Ok(())
+}
+
+/// `magnum/refs/animation-stacks.expected.txt`: stack names in file order and `Cube`'s local
+/// transform at 10/24 s of each stack.
+fn check_magnum_stacks(file: &Path) -> Result<(), Failed> {
+    let (scene, _) = keyscene::load(file).map_err(|e| e.to_string())?;
+    let names: Vec<&str> = scene.animations.iter().map(|a| a.name.as_str()).collect();
+    if names != ["Cube|Grow", "Cube|Lift", "Cube|Spin"] {
+        return Err(format!("stacks {names:?}").into());
+    }
+    let node = scene.nodes.iter().position(|n| n.name == "Cube").ok_or("no Cube")?;
+    let h = std::f64::consts::FRAC_1_SQRT_2;
+    let expect = [
+        (DVec3::ZERO, glam::DQuat::from_xyzw(-h, 0.0, 0.0, h), DVec3::splat(2.0)),
+        (DVec3::Y, glam::DQuat::from_xyzw(-h, 0.0, 0.0, h), DVec3::ONE),
+        (DVec3::ZERO, glam::DQuat::from_xyzw(-0.5, 0.5, 0.5, 0.5), DVec3::ONE),
+    ];
+    for (a, (t, r, sc)) in expect.iter().enumerate() {
+        let pose = scene.evaluate(Some(a), Time::Seconds(10.0 / 24.0));
+        let (s, q, tr) = pose.local[node].to_scale_rotation_translation();
+        let dq = (q - *r).length().min((q + *r).length());
+        if (tr - *t).length() > 1e-3 || (s - *sc).length() > 1e-3 || dq > 1e-3 {
+            return Err(format!("{}: T {tr} R {q} S {s}", names[a]).into());
+        }
+    }
+    Ok(())
+}
+
+/// `magnum/refs/animation-multi-clip.expected.txt`: stack names and time ranges.
+fn check_magnum_multi_clip(file: &Path) -> Result<(), Failed> {
+    let (scene, _) = keyscene::load(file).map_err(|e| e.to_string())?;
+    let got: Vec<(String, f64, f64)> = scene
+        .animations
+        .iter()
+        .map(|a| (a.name.clone(), a.frame_range.0 / a.fps, a.frame_range.1 / a.fps))
+        .collect();
+    let want = [("MoveX", 0.0, 11.0), ("MoveZ", 12.0, 23.0), ("MoveY", 24.0, 30.0)];
+    let ok = got.len() == 3
+        && got.iter().zip(want).all(|(g, w)| {
+            g.0 == w.0 && (g.1 - w.1 / 24.0).abs() < 1e-6 && (g.2 - w.2 / 24.0).abs() < 1e-6
+        });
+    if ok {
+        Ok(())
+    } else {
+        Err(format!("stacks {got:?}").into())
+    }
 }
 
 fn main() {
@@ -334,7 +390,8 @@ fn main() {
         trials.push(Trial::test("corpus", || Ok(())).with_ignored_flag(true));
         common::run(trials);
     };
-    let fbx = dir.parent().unwrap().to_path_buf();
+    let ufbx_dir = dir.parent().unwrap().to_path_buf();
+    let fbx = ufbx_dir.parent().unwrap().to_path_buf();
     for table_path in common::files_with_ext(&dir, &["tsv"]) {
         let name = table_path
             .file_name()
@@ -354,7 +411,7 @@ fn main() {
         };
         let table = std::sync::Arc::new(read_table(&table_path));
         for file in &table.applies_to {
-            let path: PathBuf = fbx.join(file);
+            let path: PathBuf = ufbx_dir.join(file);
             if !path.is_file() {
                 continue;
             }
@@ -375,6 +432,15 @@ fn main() {
         trials.push(Trial::test("magnum animation-interpolation", move || {
             check_magnum(&table, &file)
         }));
+    }
+    for (name, check) in [
+        ("animation-stacks", check_magnum_stacks as fn(&Path) -> Result<(), Failed>),
+        ("animation-multi-clip", check_magnum_multi_clip),
+    ] {
+        let file = fbx.join(format!("magnum/{name}.fbx"));
+        if file.is_file() {
+            trials.push(Trial::test(format!("magnum {name}"), move || check(&file)));
+        }
     }
     common::run(trials);
 }

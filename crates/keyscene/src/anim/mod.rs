@@ -729,13 +729,7 @@ impl Scene {
                 None => p.matrix(),
             })
             .collect();
-        let mut world = vec![DMat4::IDENTITY; n];
-        for id in self.depth_first() {
-            world[id] = match self.nodes[id].parent {
-                Some(p) => inherit(world[p], local[id], self.nodes[id].inherit),
-                None => local[id],
-            };
-        }
+        let mut world = self.compose_world(&local);
         let up = match self.meta.axes.up {
             crate::scene::Axis::PosZ | crate::scene::Axis::NegZ => DVec3::Z,
             crate::scene::Axis::PosX | crate::scene::Axis::NegX => DVec3::X,
@@ -754,23 +748,57 @@ impl Scene {
     }
 }
 
-/// A child's world matrix from its parent's world matrix and its own local matrix.
-///
-/// `RSrs` (the usual case) multiplies the matrices. The other two modes decompose both into
-/// scale, rotation and translation and recombine without shear, as ufbx does: `RrSs` scales
-/// component-wise (`S = S_parent · S_local`), `Rrs` drops the parent's scale from the child's
-/// rotation and scale (the child's origin still moves with the parent's full matrix).
-fn inherit(parent: DMat4, local: DMat4, mode: crate::scene::InheritType) -> DMat4 {
-    use crate::scene::InheritType;
-    match mode {
-        InheritType::RSrs => parent * local,
-        InheritType::RrSs | InheritType::Rrs => {
-            let (ps, pr, _) = parent.to_scale_rotation_translation();
-            let (ls, lr, lt) = local.to_scale_rotation_translation();
-            let origin = parent.transform_point3(lt);
-            let scale = if mode == InheritType::RrSs { ps * ls } else { ls };
-            DMat4::from_scale_rotation_translation(scale, pr * lr, origin)
+impl Scene {
+    /// World matrices from local ones, parents first, by each node's
+    /// [`InheritType`](crate::scene::InheritType), as ufbx `ufbxi_update_node` composes them.
+    ///
+    /// Every node keeps, besides its world matrix `W`, an *unscaled* world matrix `U` (its
+    /// world matrix without its own scale) and an *inherited scale* `s`. With the local matrix
+    /// split into translation `t`, rotation `r` and scale `S`:
+    ///
+    /// - `RSrs` (the usual case; roots always): `W = W_parent · local`,
+    ///   `U = W_parent · T(t)·R(r)`, `s = S`.
+    /// - `RrSs` and `Rrs`: `S' = S ∘ s_scale-source`, `t' = t ∘ s_parent` (component-wise), then
+    ///   `W = U_parent · T(t')·R(r)·S(S')`, `U = U_parent · T(t')·R(r)`, `s = S'` — the parent's
+    ///   rotation and placement apply, its scale only component-wise (no shear). The scale
+    ///   source of an `RrSs` node is its parent; of an `Rrs` node its parent's scale source, so
+    ///   an `Rrs` node ignores the scale of its immediate parent (Maya's segment scale
+    ///   compensation) but still inherits what that parent inherited from further up. A node
+    ///   without a scale source uses 1.
+    pub fn compose_world(&self, local: &[DMat4]) -> Vec<DMat4> {
+        use crate::scene::InheritType;
+        let n = self.nodes.len();
+        let mut world = vec![DMat4::IDENTITY; n];
+        let mut unscaled = vec![DMat4::IDENTITY; n];
+        let mut inherit_scale = vec![DVec3::ONE; n];
+        let mut scale_source: Vec<Option<NodeId>> = vec![None; n];
+        for id in self.depth_first() {
+            let (s, r, t) = local[id].to_scale_rotation_translation();
+            let parent = self.nodes[id].parent.filter(|&p| p < n);
+            let mode = if parent.is_some() { self.nodes[id].inherit } else { InheritType::RSrs };
+            match (parent, mode) {
+                (None, _) => {
+                    world[id] = local[id];
+                    unscaled[id] = DMat4::from_rotation_translation(r, t);
+                    inherit_scale[id] = s;
+                }
+                (Some(p), InheritType::RSrs) => {
+                    world[id] = world[p] * local[id];
+                    unscaled[id] = world[p] * DMat4::from_rotation_translation(r, t);
+                    inherit_scale[id] = s;
+                }
+                (Some(p), _) => {
+                    scale_source[id] = if mode == InheritType::RrSs { Some(p) } else { scale_source[p] };
+                    let ps = scale_source[id].map_or(DVec3::ONE, |q| inherit_scale[q]);
+                    let s2 = s * ps;
+                    let t2 = t * inherit_scale[p];
+                    world[id] = unscaled[p] * DMat4::from_scale_rotation_translation(s2, r, t2);
+                    unscaled[id] = unscaled[p] * DMat4::from_rotation_translation(r, t2);
+                    inherit_scale[id] = s2;
+                }
+            }
         }
+        world
     }
 }
 
@@ -907,6 +935,36 @@ mod tests {
         assert_eq!(pose.morph_weights, vec![vec![0.25]]);
         // (1, 0, 0) + 0.25·(0, 4, 0) = (1, 1, 0), then bone 0 moved by +Z.
         assert_eq!(pose.world_positions(&s, 2), vec![DVec3::new(1.0, 1.0, 1.0)]);
+    }
+
+    #[test]
+    fn inherit_modes_compose_scale_as_ufbx() {
+        use crate::scene::InheritType;
+        // Parent scaled (2, 1, 1) and turned 90° about Z; child one unit along its parent's X
+        // with scale (1, 3, 1).
+        let mut s = Scene::default();
+        s.nodes.push(Node::new("p", NodeKind::Null));
+        s.nodes.push(Node::new("c", NodeKind::Null));
+        s.attach(0, None);
+        s.attach(1, Some(0));
+        s.nodes[0].transform.scale = DVec3::new(2.0, 1.0, 1.0);
+        s.nodes[0].transform.rotation = DQuat::from_rotation_z(std::f64::consts::FRAC_PI_2);
+        s.nodes[1].transform.translation = DVec3::X;
+        s.nodes[1].transform.scale = DVec3::new(1.0, 3.0, 1.0);
+        let near = |a: DMat4, b: DMat4| a.abs_diff_eq(b, 1e-12);
+        // RSrs: the plain product; the child's origin at the parent's X axis, scaled: (0, 2, 0).
+        let w = s.evaluate(None, Time::Frame(0.0)).world[1];
+        assert!(near(w, s.evaluate(None, Time::Frame(0.0)).world[0] * s.nodes[1].transform.matrix()));
+        assert!((w.w_axis.truncate() - DVec3::new(0.0, 2.0, 0.0)).length() < 1e-12);
+        // RrSs: same origin, scale (2, 3, 1) component-wise, then the parent's rotation.
+        s.nodes[1].inherit = InheritType::RrSs;
+        let w = s.evaluate(None, Time::Frame(0.0)).world[1];
+        let r = DQuat::from_rotation_z(std::f64::consts::FRAC_PI_2);
+        assert!(near(w, DMat4::from_scale_rotation_translation(DVec3::new(2.0, 3.0, 1.0), r, DVec3::new(0.0, 2.0, 0.0))));
+        // Rrs: the parent's scale moves the origin but does not scale the child.
+        s.nodes[1].inherit = InheritType::Rrs;
+        let w = s.evaluate(None, Time::Frame(0.0)).world[1];
+        assert!(near(w, DMat4::from_scale_rotation_translation(DVec3::new(1.0, 3.0, 1.0), r, DVec3::new(0.0, 2.0, 0.0))));
     }
 
     #[test]

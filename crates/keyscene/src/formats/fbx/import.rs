@@ -237,7 +237,7 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
         self.scene.meta = Metadata {
             format: "fbx".into(),
             version: Some(doc.version),
-            units: Units::Metres(s.unit_scale_factor * 0.01),
+            units: Units::Metres(s.unit_scale_factor / 100.0),
             axes: AxisSystem { up, front, right_handed: axis_vec(right).cross(axis_vec(up)).dot(axis_vec(front)) > 0.0 },
             frame_rate: Some(fps),
             frame_range: (s.present && s.time_span_stop >= s.time_span_start)
@@ -772,5 +772,185 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
                 self.scene.skins[skin].joints[joint].node = node;
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn load(text: &str) -> (Scene, Vec<Warning>) {
+        read(text.as_bytes(), &ReadOptions::default()).unwrap()
+    }
+
+    /// A quad (0,0,0) (1,0,0) (1,1,0) (0,1,0) as geometry 20 of model 10, with `layers` added
+    /// to the geometry and `model_props` to the model's Properties70.
+    fn quad(model_props: &str, layers: &str) -> String {
+        format!(
+            r#"; FBX 7.4.0 project file
+Objects: {{
+    Geometry: 20, "Geometry::Quad", "Mesh" {{
+        Vertices: *12 {{ a: 0,0,0, 1,0,0, 1,1,0, 0,1,0 }}
+        PolygonVertexIndex: *4 {{ a: 0,1,2,-4 }}
+        {layers}
+    }}
+    Model: 10, "Model::Quad", "Mesh" {{ Properties70: {{ {model_props} }} }}
+}}
+Connections: {{ C: "OO",10,0
+    C: "OO",20,10 }}
+"#
+        )
+    }
+
+    #[test]
+    fn rotation_order_and_pre_rotation_apply_only_when_rotation_is_active() {
+        let props = |active: u8| {
+            format!(
+                r#"P: "RotationActive", "bool", "", "",{active}
+                P: "RotationOrder", "enum", "", "",4
+                P: "PreRotation", "Vector3D", "Vector", "",0,0,90
+                P: "Lcl Rotation", "Lcl Rotation", "", "A",90,0,90"#
+            )
+        };
+        let deg90 = std::f64::consts::FRAC_PI_2;
+        let (s, _) = load(&quad(&props(0), ""));
+        let n = &s.nodes[0];
+        // Inactive: XYZ order, no pre-rotation (ufbx ≥ 0.23, FBX SDK).
+        assert!(n.pivots.is_none());
+        assert!(n.transform.rotation.angle_between(EulerOrder::Xyz.to_quat(DVec3::new(deg90, 0.0, deg90))) < 1e-12);
+        let (s, _) = load(&quad(&props(1), ""));
+        let n = &s.nodes[0];
+        assert!(n.transform.rotation.angle_between(EulerOrder::Zxy.to_quat(DVec3::new(deg90, 0.0, deg90))) < 1e-12);
+        assert!(n.pivots.as_ref().unwrap().pre_rotation.angle_between(DQuat::from_rotation_z(deg90)) < 1e-12);
+    }
+
+    #[test]
+    fn negative_index_ends_a_polygon_and_out_of_range_indices_are_clamped() {
+        let text = quad("", "").replace("a: 0,1,2,-4", "a: 0,1,-3,2,3,-10");
+        let (s, w) = load(&text);
+        let m = &s.meshes[0];
+        assert_eq!(m.polygon_starts, vec![0, 3, 6]);
+        assert_eq!(m.corner_vertices, vec![0, 1, 2, 2, 3, 3]);
+        assert!(w.iter().any(|w| w.message.contains("clamped")), "{w:?}");
+    }
+
+    #[test]
+    fn by_vertex_index_to_direct_values_follow_each_corners_vertex() {
+        let layer = r#"LayerElementNormal: 0 {
+            MappingInformationType: "ByVertice"
+            ReferenceInformationType: "IndexToDirect"
+            Normals: *6 { a: 0,0,1, 0,0,-1 }
+            NormalsIndex: *4 { a: 1,0,0,1 }
+        }"#;
+        let (s, _) = load(&quad("", layer));
+        let n = s.meshes[0].normals.as_ref().unwrap();
+        let at = |c: usize| n.get(s.meshes[0].corner_vertices[c], c, 0).unwrap().z;
+        assert_eq!([at(0), at(1), at(2), at(3)], [-1.0, 1.0, 1.0, -1.0]);
+    }
+
+    #[test]
+    fn by_polygon_vertex_direct_uvs_are_per_corner_and_the_current_set_comes_first() {
+        let layers = r#"LayerElementUV: 0 {
+            Name: "first"
+            MappingInformationType: "ByPolygonVertex"
+            ReferenceInformationType: "Direct"
+            UV: *8 { a: 0,0, 1,0, 1,1, 0,1 }
+        }
+        LayerElementUV: 1 {
+            Name: "second"
+            MappingInformationType: "AllSame"
+            ReferenceInformationType: "Direct"
+            UV: *2 { a: 0.5,0.25 }
+        }"#;
+        let (s, _) = load(&quad(r#"P: "currentUVSet", "KString", "", "U", "second""#, layers));
+        let m = &s.meshes[0];
+        assert_eq!(m.uv_sets.iter().map(|u| u.name.as_str()).collect::<Vec<_>>(), ["second", "first"]);
+        assert_eq!(m.uv_sets[0].uvs.get(0, 3, 0), Some(Vec2::new(0.5, 0.25)));
+        assert_eq!(m.uv_sets[1].uvs.mapping, Mapping::PerCorner);
+        assert_eq!(m.uv_sets[1].uvs.get(3, 2, 0), Some(Vec2::new(1.0, 1.0)));
+    }
+
+    #[test]
+    fn a_parent_loop_is_cut_and_reported() {
+        let text = r#"; FBX 7.4.0 project file
+Objects: {
+    Model: 1, "Model::A", "Null" { }
+    Model: 2, "Model::B", "Null" { }
+}
+Connections: { C: "OO",1,2
+    C: "OO",2,1 }
+"#;
+        let (s, w) = load(text);
+        assert!(s.validate().is_ok());
+        assert_eq!(s.roots.len(), 1);
+        assert!(w.iter().any(|w| w.message.contains("loops")), "{w:?}");
+    }
+
+    #[test]
+    fn cluster_inverse_bind_is_link_inverse_times_transform() {
+        let text = quad("", "").replace(
+            "Model: 10,",
+            r#"Deformer: 30, "Deformer::Skin", "Skin" { }
+    Deformer: 31, "SubDeformer::Cluster", "Cluster" {
+        Indexes: *2 { a: 0,3 }
+        Weights: *2 { a: 1,0.5 }
+        Transform: *16 { a: 1,0,0,0, 0,1,0,0, 0,0,1,0, 0,0,5,1 }
+        TransformLink: *16 { a: 1,0,0,0, 0,1,0,0, 0,0,1,0, 2,0,0,1 }
+    }
+    Model: 40, "Model::Bone", "LimbNode" { }
+    Model: 10,"#,
+        )
+        .replace(r#"C: "OO",20,10"#, "C: \"OO\",20,10\n    C: \"OO\",30,20\n    C: \"OO\",31,30\n    C: \"OO\",40,31");
+        let (s, _) = load(&text);
+        let skin = &s.skins[s.meshes[0].skin.unwrap()];
+        assert_eq!(s.nodes[skin.joints[0].node].name, "Bone");
+        let p = skin.joints[0].inverse_bind.transform_point3(DVec3::ZERO);
+        assert_eq!(p, DVec3::new(-2.0, 0.0, 5.0));
+        assert_eq!(skin.influences[3], vec![(0, 0.5)]);
+        assert!(skin.influences[1].is_empty());
+    }
+
+    #[test]
+    fn light_intensity_is_a_hundredth_and_axes_come_from_global_settings() {
+        let text = r#"; FBX 7.4.0 project file
+GlobalSettings: { Properties70: {
+    P: "UpAxis", "int", "Integer", "",2
+    P: "FrontAxis", "int", "Integer", "",1
+    P: "FrontAxisSign", "int", "Integer", "",-1
+    P: "UnitScaleFactor", "double", "Number", "",2.54
+} }
+Objects: {
+    NodeAttribute: 2, "NodeAttribute::Lamp", "Light" { Properties70: {
+        P: "LightType", "enum", "", "",2
+        P: "Intensity", "Number", "", "A",250
+    } }
+    Model: 1, "Model::Lamp", "Light" { }
+}
+Connections: { C: "OO",1,0
+    C: "OO",2,1 }
+"#;
+        let (s, _) = load(text);
+        assert_eq!(s.meta.axes, AxisSystem::Z_UP_RIGHT_HANDED);
+        assert_eq!(s.meta.units, Units::Metres(0.0254));
+        let NodeKind::Light(l) = s.nodes[0].kind else { panic!("{:?}", s.nodes[0].kind) };
+        assert_eq!((s.lights[l].kind, s.lights[l].intensity), (LightKind::Spot, 2.5));
+    }
+
+    #[test]
+    fn fbx6_models_hold_their_geometry() {
+        let text = r#"; FBX 6.1.0 project file
+Objects: {
+    Model: "Model::Tri", "Mesh" {
+        Properties60: { Property: "Lcl Translation", "Lcl Translation", "A+",0,0,7 }
+        Vertices: 0,0,0,1,0,0,0,1,0
+        PolygonVertexIndex: 0,1,-3
+    }
+}
+Connections: { Connect: "OO", "Model::Tri", "Model::Scene" }
+"#;
+        let (s, _) = load(text);
+        assert_eq!(s.nodes[0].kind, NodeKind::Mesh);
+        assert_eq!(s.meshes[0].positions.len(), 3);
+        assert_eq!(s.nodes[0].transform.translation, DVec3::new(0.0, 0.0, 7.0));
     }
 }

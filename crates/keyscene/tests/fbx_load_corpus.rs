@@ -92,7 +92,7 @@ fn check_file(fbx_dir: &Path, path: &Path) -> Result<(), libtest_mimic::Failed> 
                 }
             }
             if let Some((err, got)) = best {
-                if !(err <= 1e-4) {
+                if err.is_nan() || err > 1e-4 {
                     return Err(format!("{rel}: node {their_name:?} geometry-to-world differs from ufbx by {err:e}\nours {got}\nufbx {want}").into());
                 }
             }

@@ -80,6 +80,20 @@ pub struct ImportIds {
     pub lights: HashMap<i64, usize>,
     /// `Material` object id → index into `Scene::materials`.
     pub materials: HashMap<i64, usize>,
+    /// The file's bind poses, in file order.
+    pub bind_poses: Vec<BindPose>,
+}
+
+/// A stored bind pose (`Pose` object of type `BindPose`, seed 003 "Deformers"): the world
+/// matrix of each listed node when the skin was bound. Maya writes one per skin cluster
+/// (`skinCluster1`…); posing a scene from one places every listed node at its matrix.
+#[derive(Debug, Clone, Default)]
+pub struct BindPose {
+    /// The pose's name (`BindPose`, `skinCluster1`…).
+    pub name: String,
+    /// (scene node, world matrix at bind time), in the pose's order; nodes the pose names that
+    /// are not models are left out.
+    pub nodes: Vec<(usize, DMat4)>,
 }
 
 /// How a model's rotation is put together (ufbx `ufbxi_update_node`, `ufbxi_get_transform`).
@@ -128,6 +142,7 @@ pub fn import(graph: &ObjectGraph<'_, '_>, opts: &ReadOptions) -> (Scene, Vec<Wa
     im.materials();
     im.models();
     im.hierarchy();
+    im.bind_poses();
     (im.scene, im.warnings, im.ids)
 }
 
@@ -718,6 +733,20 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
         }
     }
 
+    /// `Pose` objects of type `BindPose`: `PoseNode { Node: id, Matrix: *16 }` children.
+    fn bind_poses(&mut self) {
+        let g = self.graph;
+        for pose in g.objects().iter().filter(|o| o.class == "Pose" && o.sub_class == "BindPose") {
+            let mut nodes = Vec::new();
+            for pn in pose.node.children().filter(|c| c.name() == "PoseNode") {
+                let id = pn.child("Node").and_then(|n| n.property(0)).and_then(|p| g.resolve(p));
+                let (Some(&node), Some(m)) = (id.and_then(|id| self.ids.nodes.get(&id)), child_matrix(pn, "Matrix")) else { continue };
+                nodes.push((node, m));
+            }
+            self.ids.bind_poses.push(BindPose { name: pose.name.clone(), nodes });
+        }
+    }
+
     /// A channel's `DeformPercent` property, else its `DeformPercent` record (Blender writes it
     /// as a record; ufbx `ufbxi_read_blend_channel` reads both), else 0.
     fn deform_percent(&self, ch: &Object<'_, '_>) -> f64 {
@@ -934,6 +963,26 @@ Connections: { C: "OO",1,0
         assert_eq!(s.meta.units, Units::Metres(0.0254));
         let NodeKind::Light(l) = s.nodes[0].kind else { panic!("{:?}", s.nodes[0].kind) };
         assert_eq!((s.lights[l].kind, s.lights[l].intensity), (LightKind::Spot, 2.5));
+    }
+
+    #[test]
+    fn bind_poses_list_node_matrices() {
+        let text = quad("", "").replace(
+            "Model: 10,",
+            r#"Pose: 50, "Pose::skinCluster1", "BindPose" {
+        Type: "BindPose"
+        NbPoseNodes: 1
+        PoseNode: { Node: 10
+            Matrix: *16 { a: 1,0,0,0, 0,1,0,0, 0,0,1,0, 3,4,5,1 } }
+    }
+    Model: 10,"#,
+        );
+        let doc = crate::formats::fbx::parse(text.as_bytes(), &Default::default()).unwrap();
+        let graph = ObjectGraph::new(&doc).unwrap();
+        let (_, _, ids) = import(&graph, &ReadOptions::default());
+        assert_eq!(ids.bind_poses.len(), 1);
+        assert_eq!(ids.bind_poses[0].name, "skinCluster1");
+        assert_eq!(ids.bind_poses[0].nodes, vec![(0, DMat4::from_translation(DVec3::new(3.0, 4.0, 5.0)))]);
     }
 
     #[test]

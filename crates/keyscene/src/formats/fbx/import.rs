@@ -27,7 +27,8 @@
 //!   show the one the authoring tool showed. Material slots are the `Material` objects
 //!   connected to the model, in connection order.
 //! - Deformers: `Skin` → `Cluster`s → bone models become a [`Skin`] (per-vertex influences
-//!   from `Indexes`/`Weights`, [`SkinJoint::inverse_bind`] = `TransformLink⁻¹ · Transform`);
+//!   from `Indexes`/`Weights`, [`SkinJoint::inverse_bind`] = `Transform`, which files store as
+//!   `TransformLink⁻¹ · mesh world at bind`, as ufbx reads it);
 //!   `BlendShape` → `BlendShapeChannel` → `Shape` geometry becomes one [`MorphTarget`] per
 //!   channel (position deltas per base vertex from the channel's last — full-weight — shape;
 //!   in-between shapes are not kept; weight `DeformPercent / 100`).
@@ -689,7 +690,12 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
         let link = child_matrix(cl.node, "TransformLink").unwrap_or(DMat4::IDENTITY);
         let joint = skin.joints.len() as u32;
         // Bones may come after the mesh in the file: the node is filled in by `hierarchy`.
-        skin.joints.push(SkinJoint { node: usize::MAX, inverse_bind: link.inverse() * transform });
+        // `Transform` already maps the mesh node's frame into the bone's bind frame (it is
+        // `TransformLink⁻¹ · mesh world at bind` as exporters write it; ufbx reads it as
+        // `mesh_node_to_bone`), so it is the inverse bind matrix as stored. `TransformLink` (the
+        // bone's world matrix at bind) is only needed for posing from the bind pose.
+        let _ = link;
+        skin.joints.push(SkinJoint { node: usize::MAX, inverse_bind: transform });
         self.pending.push((self.scene.skins.len(), joint as usize, bone));
         let mut bad = 0usize;
         for (&i, &w) in indexes.iter().zip(&weights) {
@@ -916,7 +922,7 @@ Connections: { C: "OO",1,2
     }
 
     #[test]
-    fn cluster_inverse_bind_is_link_inverse_times_transform() {
+    fn cluster_inverse_bind_is_the_stored_transform() {
         let text = quad("", "").replace(
             "Model: 10,",
             r#"Deformer: 30, "Deformer::Skin", "Skin" { }
@@ -934,7 +940,7 @@ Connections: { C: "OO",1,2
         let skin = &s.skins[s.meshes[0].skin.unwrap()];
         assert_eq!(s.nodes[skin.joints[0].node].name, "Bone");
         let p = skin.joints[0].inverse_bind.transform_point3(DVec3::ZERO);
-        assert_eq!(p, DVec3::new(-2.0, 0.0, 5.0));
+        assert_eq!(p, DVec3::new(0.0, 0.0, 5.0));
         assert_eq!(skin.influences[3], vec![(0, 0.5)]);
         assert!(skin.influences[1].is_empty());
     }

@@ -142,8 +142,8 @@ pub fn import(graph: &ObjectGraph<'_, '_>, opts: &ReadOptions) -> (Scene, Vec<Wa
     im.metadata();
     im.materials();
     im.models();
-    im.hierarchy();
     im.bind_poses();
+    im.hierarchy();
     (im.scene, im.warnings, im.ids)
 }
 

@@ -32,8 +32,13 @@
 //!   `BlendShape` → `BlendShapeChannel` → `Shape` geometry becomes one [`MorphTarget`] per
 //!   channel (position deltas per base vertex from the channel's last — full-weight — shape;
 //!   in-between shapes are not kept; weight `DeformPercent / 100`).
-//! - Materials (`DiffuseColor`, `AmbientColor`, `SpecularColor`, `ShininessExponent`,
-//!   transparency) and their textures (`Texture` objects connected to a material property,
+//! - Materials: diffuse = `DiffuseColor × DiffuseFactor`, ambient = `AmbientColor ×
+//!   AmbientFactor` (the colours Maya shades with, and what assimp reports for
+//!   `phong_cube.fbx`), specular = `SpecularColor` with strength `SpecularFactor`, shininess =
+//!   `ShininessExponent / 100`, transparency = `1 − Opacity`, else `TransparentColor ×
+//!   TransparencyFactor` (mean), self-illumination = brightest `EmissiveColor × EmissiveFactor`
+//!   channel; FBX 6's `Diffuse`/`Ambient`/`Specular`/`Emissive` where the newer names are
+//!   missing. Their textures (`Texture` objects connected to a material property,
 //!   file names from the texture or its `Video`).
 //! - Cameras: field of view per `ApertureMode` (ufbx `ufbxi_update_camera`), clip planes,
 //!   aspect `AspectWidth / AspectHeight`. Lights: `LightType`, `Color`, `Intensity ÷ 100`,
@@ -266,26 +271,29 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
         let g = self.graph;
         for obj in g.objects().iter().filter(|o| o.class == "Material") {
             let id = obj.id;
-            let color = |name: &str, legacy: &str, def: [f64; 3]| {
+            // A colour property, or its FBX 6 legacy name; `factor` scales it (1 when absent).
+            let color = |name: &str, legacy: &str, factor: Option<&str>, def: [f64; 3]| {
                 let v = g.prop(id, name).or_else(|| g.prop(id, legacy)).and_then(|p| p.vec3()).unwrap_or(def);
-                Vec3::new(v[0] as f32, v[1] as f32, v[2] as f32)
+                let f = factor.map_or(1.0, |f| g.get_f64(id, f, 1.0));
+                Vec3::new((v[0] * f) as f32, (v[1] * f) as f32, (v[2] * f) as f32)
             };
-            let transparency = match g.prop(id, "Opacity").and_then(|p| p.f64()) {
-                Some(o) if g.prop(id, "TransparencyFactor").is_none() => (1.0 - o) as f32,
-                _ => {
-                    let c = color("TransparentColor", "TransparentColor", [0.0; 3]);
-                    ((c.x + c.y + c.z) / 3.0) * g.get_f64(id, "TransparencyFactor", 0.0) as f32
+            let transparency = match g.prop(id, "Opacity").and_then(|p| p.f64()).filter(|o| o.is_finite()) {
+                Some(o) => (1.0 - o) as f32,
+                None => {
+                    let c = color("TransparentColor", "TransparentColor", Some("TransparencyFactor"), [0.0; 3]);
+                    (c.x + c.y + c.z) / 3.0
                 }
             };
+            let emissive = color("EmissiveColor", "Emissive", Some("EmissiveFactor"), [0.0; 3]);
             let mut m = Material {
                 name: obj.name.clone(),
-                ambient: color("AmbientColor", "Ambient", [0.0; 3]),
-                diffuse: color("DiffuseColor", "Diffuse", [0.8; 3]),
-                specular: color("SpecularColor", "Specular", [0.0; 3]),
+                ambient: color("AmbientColor", "Ambient", Some("AmbientFactor"), [0.0; 3]),
+                diffuse: color("DiffuseColor", "Diffuse", Some("DiffuseFactor"), [0.8; 3]),
+                specular: color("SpecularColor", "Specular", None, [0.0; 3]),
                 shininess: (g.get_f64(id, "ShininessExponent", g.get_f64(id, "Shininess", 0.0)) / 100.0).clamp(0.0, 1.0) as f32,
                 shininess_strength: g.get_f64(id, "SpecularFactor", 0.0).clamp(0.0, 1.0) as f32,
                 transparency: transparency.clamp(0.0, 1.0),
-                self_illumination: g.get_f64(id, "EmissiveFactor", 0.0).clamp(0.0, 1.0) as f32 * (color("EmissiveColor", "Emissive", [0.0; 3]).max_element()),
+                self_illumination: emissive.max_element().clamp(0.0, 1.0),
                 ..Material::default()
             };
             for c in g.children(id).filter(|c| c.kind == ConnectionKind::ObjectProperty) {

@@ -31,7 +31,8 @@
 //!   `TransformLink⁻¹ · mesh world at bind`, as ufbx reads it);
 //!   `BlendShape` → `BlendShapeChannel` → `Shape` geometry becomes one [`MorphTarget`] per
 //!   channel (position deltas per base vertex from the channel's last — full-weight — shape;
-//!   in-between shapes are not kept; weight `DeformPercent / 100`).
+//!   in-between shapes are not kept; weight `DeformPercent / 100`). FBX 6 keeps its shapes as
+//!   `Shape` records inside the mesh model, weighted by the model property of the same name.
 //! - Materials: diffuse = `DiffuseColor × DiffuseFactor`, ambient = `AmbientColor ×
 //!   AmbientFactor` (the colours Maya shades with, and what assimp reports for
 //!   `phong_cube.fbx`), specular = `SpecularColor` with strength `SpecularFactor`, shininess =
@@ -88,6 +89,9 @@ pub struct ImportIds {
     pub materials: HashMap<i64, usize>,
     /// The file's bind poses, in file order.
     pub bind_poses: Vec<BindPose>,
+    /// FBX 6 blend shapes, driven by a property of their model named after the shape:
+    /// (model id, property name, mesh index, morph target index).
+    pub morph_properties: Vec<(i64, String, usize, usize)>,
 }
 
 /// A stored bind pose (`Pose` object of type `BindPose`, seed 003 "Deformers"): the world
@@ -574,6 +578,7 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
             }
         }
         self.deformers(geo_id, &mut mesh, place);
+        self.legacy_shapes(geo, model.id, &mut mesh, place);
         Some(mesh)
     }
 
@@ -679,13 +684,32 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
                             continue;
                         }
                         self.budget -= n as u64;
-                        let target = self.morph(ch, shape.node, n, place);
+                        let target = self.morph(&ch.name, self.deform_percent(ch) / 100.0, shape.node, n, place);
                         self.ids.morph_channels.entry(ch.id).or_default().push((self.scene.meshes.len(), mesh.morph_targets.len()));
                         mesh.morph_targets.push(target);
                     }
                 }
                 _ => {}
             }
+        }
+    }
+
+    /// FBX 6 blend shapes: `Shape: "Name" { Indexes, Vertices, Normals }` records inside the
+    /// mesh model, each one channel whose weight is the model's property `Name` (percent), 0
+    /// when absent (ufbx `ufbxi_read_synthetic_blend_shapes`).
+    fn legacy_shapes(&mut self, geo: NodeRef<'_, '_>, model: i64, mesh: &mut Mesh, place: &str) {
+        let n = mesh.positions.len();
+        for shape in geo.children().filter(|c| c.name() == "Shape") {
+            let name = shape.property(0).and_then(Property::as_bytes).map(|b| String::from_utf8_lossy(b).into_owned()).unwrap_or_default();
+            if self.budget < n as u64 {
+                self.warn(Some(shape), place, "blend shapes exceed the element limit; shape skipped");
+                continue;
+            }
+            self.budget -= n as u64;
+            let weight = self.graph.get_f64(model, &name, 0.0) / 100.0;
+            let target = self.morph(&name, weight, shape, n, place);
+            self.ids.morph_properties.push((model, name, self.scene.meshes.len(), mesh.morph_targets.len()));
+            mesh.morph_targets.push(target);
         }
     }
 
@@ -717,7 +741,9 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
         }
     }
 
-    fn morph(&mut self, ch: &Object<'_, '_>, shape: NodeRef<'_, '_>, n: usize, place: &str) -> MorphTarget {
+    /// A morph target named `name` of weight `weight` (0–1) from `Shape` record `shape`
+    /// (`Indexes`, `Vertices` and `Normals` offsets) over a mesh of `n` vertices.
+    fn morph(&mut self, name: &str, weight: f64, shape: NodeRef<'_, '_>, n: usize, place: &str) -> MorphTarget {
         let indexes = child_i64(shape, "Indexes");
         let verts = child_f64(shape, "Vertices");
         let normals = child_f64(shape, "Normals");
@@ -737,14 +763,9 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
             }
         }
         if bad > 0 {
-            self.warn(Some(shape), place, format!("shape of channel \"{}\": {bad} indices past the {n} vertices ignored", ch.name));
+            self.warn(Some(shape), place, format!("shape of channel \"{name}\": {bad} indices past the {n} vertices ignored"));
         }
-        MorphTarget {
-            name: ch.name.clone(),
-            position_deltas: deltas,
-            normal_deltas,
-            default_weight: self.deform_percent(ch) / 100.0,
-        }
+        MorphTarget { name: name.into(), position_deltas: deltas, normal_deltas, default_weight: weight }
     }
 
     /// `Pose` objects of type `BindPose`: `PoseNode { Node: id, Matrix: *16 }` children.

@@ -401,6 +401,12 @@ pub struct MorphTarget {
     pub normal_deltas: Option<Vec<Vec3>>,
     /// Weight at rest, 0–1.
     pub default_weight: f64,
+    /// In-between shapes (FBX `BlendShapeChannel` with several `Shape`s and `FullWeights`):
+    /// `(weight, position offsets per base vertex)` sorted by weight, each shape reached in full
+    /// at that channel weight (0–1); [`position_deltas`](Self::position_deltas) is reached at
+    /// weight 1. Between neighbouring shapes (and 0) the offsets blend linearly; see
+    /// [`Pose::world_positions`](crate::anim::Pose::world_positions). Empty for plain targets.
+    pub inbetweens: Vec<(f64, Vec<DVec3>)>,
 }
 
 /// A skin: the bones that deform a mesh and each vertex's weights.
@@ -410,6 +416,10 @@ pub struct Skin {
     pub joints: Vec<SkinJoint>,
     /// Per vertex: (joint index, weight), weights as stored (not renormalised).
     pub influences: Vec<Vec<(u32, f32)>>,
+    /// Per vertex: how much of the vertex is skinned by dual quaternions (1) rather than by
+    /// linear blending (0), FBX `SkinningType` `DualQuaternion` (all 1) or `Blend`
+    /// (`BlendWeights`). Empty: linear blend skinning for every vertex.
+    pub dq_weights: Vec<f32>,
 }
 
 /// A bone of a [`Skin`].

@@ -30,9 +30,10 @@
 //!   from `Indexes`/`Weights`, [`SkinJoint::inverse_bind`] = `Transform`, which files store as
 //!   `TransformLink⁻¹ · mesh world at bind`, as ufbx reads it);
 //!   `BlendShape` → `BlendShapeChannel` → `Shape` geometry becomes one [`MorphTarget`] per
-//!   channel (position deltas per base vertex from the channel's last — full-weight — shape;
-//!   in-between shapes are not kept; weight `DeformPercent / 100`). FBX 6 keeps its shapes as
-//!   `Shape` records inside the mesh model, weighted by the model property of the same name.
+//!   channel (position deltas per base vertex from the channel's heaviest shape by
+//!   `FullWeights`, the other shapes as [`MorphTarget::inbetweens`]; weight
+//!   `DeformPercent / 100`). FBX 6 keeps its shapes as `Shape` records inside the mesh model,
+//!   weighted by the model property of the same name.
 //! - Materials: diffuse = `DiffuseColor × DiffuseFactor`, ambient = `AmbientColor ×
 //!   AmbientFactor` (the colours Maya shades with, and what assimp reports for
 //!   `phong_cube.fbx`), specular = `SpecularColor` with strength `SpecularFactor`, shininess =
@@ -153,6 +154,7 @@ pub fn import(graph: &ObjectGraph<'_, '_>, opts: &ReadOptions) -> (Scene, Vec<Wa
     im.models();
     im.bind_poses();
     im.hierarchy();
+    super::animation::import(graph, &im.ids, &mut im.scene, &mut im.warnings);
     (im.scene, im.warnings, im.ids)
 }
 
@@ -662,7 +664,21 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
         for d in deformers {
             match d.sub_class {
                 "Skin" if mesh.skin.is_none() => {
-                    let mut skin = Skin { joints: Vec::new(), influences: vec![Vec::new(); n] };
+                    let mut skin = Skin { joints: Vec::new(), influences: vec![Vec::new(); n], dq_weights: Vec::new() };
+                    // `SkinningType` (ufbx `ufbxi_read_skin`): `DualQuaternion` skins every
+                    // vertex by dual quaternions, `Blend` mixes per vertex by `BlendWeights`.
+                    match child_str(d.node, "SkinningType") {
+                        "DualQuaternion" => skin.dq_weights = vec![1.0; n],
+                        "Blend" => {
+                            skin.dq_weights = vec![0.0; n];
+                            for (&i, &w) in child_i64(d.node, "Indexes").iter().zip(&child_f64(d.node, "BlendWeights")) {
+                                if let Some(slot) = usize::try_from(i).ok().and_then(|i| skin.dq_weights.get_mut(i)) {
+                                    *slot = w as f32;
+                                }
+                            }
+                        }
+                        _ => {}
+                    }
                     let clusters: Vec<&Object<'_, '_>> = g.child_objects(d.id, "Deformer").filter(|c| c.sub_class == "Cluster").collect();
                     for cl in clusters {
                         if let Some(bone) = g.child_objects(cl.id, "Model").next() {
@@ -678,13 +694,25 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
                     let channels: Vec<&Object<'_, '_>> = g.child_objects(d.id, "Deformer").filter(|c| c.sub_class == "BlendShapeChannel").collect();
                     for ch in channels {
                         let shapes: Vec<&Object<'_, '_>> = g.child_objects(ch.id, "Geometry").filter(|s| s.sub_class == "Shape").collect();
-                        let Some(shape) = shapes.last() else { continue };
-                        if self.budget < n as u64 {
+                        // Shapes reach their full effect at `FullWeights[i] / 100` (1 when
+                        // absent), sorted by that weight as ufbx does; the heaviest is the
+                        // target, the others are in-betweens.
+                        let full = child_f64(ch.node, "FullWeights");
+                        let mut keyed: Vec<(f64, &Object<'_, '_>)> =
+                            shapes.iter().enumerate().map(|(i, s)| (full.get(i).map_or(1.0, |w| w / 100.0), *s)).collect();
+                        keyed.sort_by(|a, b| a.0.total_cmp(&b.0));
+                        let Some(&(_, shape)) = keyed.last() else { continue };
+                        if self.budget < (n * keyed.len()) as u64 {
                             self.warn(Some(ch.node), place, "blend shape channels exceed the element limit; channel skipped");
                             continue;
                         }
-                        self.budget -= n as u64;
-                        let target = self.morph(&ch.name, self.deform_percent(ch) / 100.0, shape.node, n, place);
+                        self.budget -= (n * keyed.len()) as u64;
+                        let weight = self.deform_percent(ch) / 100.0;
+                        let mut target = self.morph(&ch.name, weight, shape.node, n, place);
+                        for &(w, s) in &keyed[..keyed.len() - 1] {
+                            let t = self.morph(&ch.name, weight, s.node, n, place);
+                            target.inbetweens.push((w, t.position_deltas));
+                        }
                         self.ids.morph_channels.entry(ch.id).or_default().push((self.scene.meshes.len(), mesh.morph_targets.len()));
                         mesh.morph_targets.push(target);
                     }
@@ -765,7 +793,7 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
         if bad > 0 {
             self.warn(Some(shape), place, format!("shape of channel \"{name}\": {bad} indices past the {n} vertices ignored"));
         }
-        MorphTarget { name: name.into(), position_deltas: deltas, normal_deltas, default_weight: weight }
+        MorphTarget { name: name.into(), position_deltas: deltas, normal_deltas, default_weight: weight, inbetweens: Vec::new() }
     }
 
     /// `Pose` objects of type `BindPose`: `PoseNode { Node: id, Matrix: *16 }` children.

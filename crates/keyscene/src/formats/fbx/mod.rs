@@ -17,6 +17,7 @@
 //! assert_eq!(doc.find(&["FBXHeaderExtension", "FBXVersion"]).unwrap().property(0).unwrap().as_i64(), Some(7400));
 //! ```
 
+pub mod animation;
 pub mod ascii;
 pub mod binary;
 pub mod import;

@@ -3,6 +3,8 @@
 //! - Files MANIFEST.md does not mark as negative load into a scene that passes
 //!   `Scene::validate`, within 5 s, with the same mesh count and control-point totals as the
 //!   `ufbx` crate loads, the nodes in the same order with the same names, and every node's
+//!   mesh vertex, corner and polygon counts, blend channel and skin joint counts, and every
+//!   node's
 //!   geometry-to-world matrix at the stored pose within 1e-4 (relative to the matrix's
 //!   largest entry, at least 1) of ufbx's `geometry_to_world`.
 //! - Negative files (fuzz, `_fail_`, unsupported versions, the mangled `transparentTest`,
@@ -82,8 +84,27 @@ fn check_file(fbx_dir: &Path, path: &Path) -> Result<(), libtest_mimic::Failed> 
                     ((got - want).to_cols_array().iter().fold(0.0f64, |a, v| a.max(v.abs())) / scale, got)
                 })
                 .min_by(|a, b| a.0.total_cmp(&b.0));
+            if let (Some(theirs_mesh), Some(ours)) = (theirs.mesh.as_ref(), scene.nodes.iter().find(|n| n.name == their_name).and_then(|n| n.mesh)) {
+                let ours = &scene.meshes[ours];
+                let counts = (ours.positions.len(), ours.corner_vertices.len(), ours.polygon_count());
+                let want = (theirs_mesh.num_vertices, theirs_mesh.num_indices, theirs_mesh.num_faces);
+                let unique = scene.nodes.iter().filter(|n| n.name == their_name).count() == 1;
+                if counts != want && unique {
+                    return Err(format!("{rel}: mesh of {their_name:?} has (vertices, corners, polygons) {counts:?}, ufbx {want:?}").into());
+                }
+                let their_channels: usize = theirs_mesh.blend_deformers.iter().map(|b| b.channels.len()).sum();
+                let their_joints: usize = theirs_mesh.skin_deformers.iter().map(|d| d.clusters.len()).next().unwrap_or(0);
+                let our_joints = ours.skin.map_or(0, |k| scene.skins[k].joints.len());
+                if unique && (ours.morph_targets.len(), our_joints) != (their_channels, their_joints) {
+                    return Err(format!(
+                        "{rel}: mesh of {their_name:?} has {} blend channels and {our_joints} skin joints, ufbx {their_channels} and {their_joints}",
+                        ours.morph_targets.len()
+                    )
+                    .into());
+                }
+            }
             if let Some((err, got)) = best {
-                if !(err <= 1e-4) {
+                if err.is_nan() || err > 1e-4 {
                     return Err(format!("{rel}: node {their_name:?} geometry-to-world differs from ufbx by {err:e}\nours {got}\nufbx {want}").into());
                 }
             }

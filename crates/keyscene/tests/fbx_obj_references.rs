@@ -185,7 +185,8 @@ fn check(corpus: &Path, oracles: &Path, row: &Row, out_dir: &Path, k: usize) -> 
         return Outcome::Pass;
     }
     if has_deformers(&scene) {
-        return Outcome::Ignore(format!("skinned/blend-shaped meshes, not deformed by Scene::evaluate yet ({report})"));
+        eprintln!("{}: {report}", row.fbx);
+        return Outcome::Ignore("skinned/blend-shaped meshes, not deformed by Scene::evaluate yet".into());
     }
     Outcome::Fail(format!("{report}{}", String::from_utf8_lossy(&out.stderr)))
 }

@@ -32,9 +32,15 @@
 //!   `BlendShape` → `BlendShapeChannel` → `Shape` geometry becomes one [`MorphTarget`] per
 //!   channel (position deltas per base vertex from the channel's heaviest shape by
 //!   `FullWeights`, the other shapes as [`MorphTarget::inbetweens`]; weight
-//!   `DeformPercent / 100`).
-//! - Materials (`DiffuseColor`, `AmbientColor`, `SpecularColor`, `ShininessExponent`,
-//!   transparency) and their textures (`Texture` objects connected to a material property,
+//!   `DeformPercent / 100`). FBX 6 keeps its shapes as `Shape` records inside the mesh model,
+//!   weighted by the model property of the same name.
+//! - Materials: diffuse = `DiffuseColor × DiffuseFactor`, ambient = `AmbientColor ×
+//!   AmbientFactor` (the colours Maya shades with, and what assimp reports for
+//!   `phong_cube.fbx`), specular = `SpecularColor` with strength `SpecularFactor`, shininess =
+//!   `ShininessExponent / 100`, transparency = `1 − Opacity`, else `TransparentColor ×
+//!   TransparencyFactor` (mean), self-illumination = brightest `EmissiveColor × EmissiveFactor`
+//!   channel; FBX 6's `Diffuse`/`Ambient`/`Specular`/`Emissive` where the newer names are
+//!   missing. Their textures (`Texture` objects connected to a material property,
 //!   file names from the texture or its `Video`).
 //! - Cameras: field of view per `ApertureMode` (ufbx `ufbxi_update_camera`), clip planes,
 //!   aspect `AspectWidth / AspectHeight`. Lights: `LightType`, `Color`, `Intensity ÷ 100`,
@@ -82,6 +88,23 @@ pub struct ImportIds {
     pub lights: HashMap<i64, usize>,
     /// `Material` object id → index into `Scene::materials`.
     pub materials: HashMap<i64, usize>,
+    /// The file's bind poses, in file order.
+    pub bind_poses: Vec<BindPose>,
+    /// FBX 6 blend shapes, driven by a property of their model named after the shape:
+    /// (model id, property name, mesh index, morph target index).
+    pub morph_properties: Vec<(i64, String, usize, usize)>,
+}
+
+/// A stored bind pose (`Pose` object of type `BindPose`, seed 003 "Deformers"): the world
+/// matrix of each listed node when the skin was bound. Maya writes one per skin cluster
+/// (`skinCluster1`…); posing a scene from one places every listed node at its matrix.
+#[derive(Debug, Clone, Default)]
+pub struct BindPose {
+    /// The pose's name (`BindPose`, `skinCluster1`…).
+    pub name: String,
+    /// (scene node, world matrix at bind time), in the pose's order; nodes the pose names that
+    /// are not models are left out.
+    pub nodes: Vec<(usize, DMat4)>,
 }
 
 /// How a model's rotation is put together (ufbx `ufbxi_update_node`, `ufbxi_get_transform`).
@@ -129,6 +152,7 @@ pub fn import(graph: &ObjectGraph<'_, '_>, opts: &ReadOptions) -> (Scene, Vec<Wa
     im.metadata();
     im.materials();
     im.models();
+    im.bind_poses();
     im.hierarchy();
     super::animation::import(graph, &im.ids, &mut im.scene, &mut im.warnings);
     (im.scene, im.warnings, im.ids)
@@ -240,7 +264,7 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
         self.scene.meta = Metadata {
             format: "fbx".into(),
             version: Some(doc.version),
-            units: Units::Metres(s.unit_scale_factor * 0.01),
+            units: Units::Metres(s.unit_scale_factor / 100.0),
             axes: AxisSystem { up, front, right_handed: axis_vec(right).cross(axis_vec(up)).dot(axis_vec(front)) > 0.0 },
             frame_rate: Some(fps),
             frame_range: (s.present && s.time_span_stop >= s.time_span_start)
@@ -253,26 +277,29 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
         let g = self.graph;
         for obj in g.objects().iter().filter(|o| o.class == "Material") {
             let id = obj.id;
-            let color = |name: &str, legacy: &str, def: [f64; 3]| {
+            // A colour property, or its FBX 6 legacy name; `factor` scales it (1 when absent).
+            let color = |name: &str, legacy: &str, factor: Option<&str>, def: [f64; 3]| {
                 let v = g.prop(id, name).or_else(|| g.prop(id, legacy)).and_then(|p| p.vec3()).unwrap_or(def);
-                Vec3::new(v[0] as f32, v[1] as f32, v[2] as f32)
+                let f = factor.map_or(1.0, |f| g.get_f64(id, f, 1.0));
+                Vec3::new((v[0] * f) as f32, (v[1] * f) as f32, (v[2] * f) as f32)
             };
-            let transparency = match g.prop(id, "Opacity").and_then(|p| p.f64()) {
-                Some(o) if g.prop(id, "TransparencyFactor").is_none() => (1.0 - o) as f32,
-                _ => {
-                    let c = color("TransparentColor", "TransparentColor", [0.0; 3]);
-                    ((c.x + c.y + c.z) / 3.0) * g.get_f64(id, "TransparencyFactor", 0.0) as f32
+            let transparency = match g.prop(id, "Opacity").and_then(|p| p.f64()).filter(|o| o.is_finite()) {
+                Some(o) => (1.0 - o) as f32,
+                None => {
+                    let c = color("TransparentColor", "TransparentColor", Some("TransparencyFactor"), [0.0; 3]);
+                    (c.x + c.y + c.z) / 3.0
                 }
             };
+            let emissive = color("EmissiveColor", "Emissive", Some("EmissiveFactor"), [0.0; 3]);
             let mut m = Material {
                 name: obj.name.clone(),
-                ambient: color("AmbientColor", "Ambient", [0.0; 3]),
-                diffuse: color("DiffuseColor", "Diffuse", [0.8; 3]),
-                specular: color("SpecularColor", "Specular", [0.0; 3]),
+                ambient: color("AmbientColor", "Ambient", Some("AmbientFactor"), [0.0; 3]),
+                diffuse: color("DiffuseColor", "Diffuse", Some("DiffuseFactor"), [0.8; 3]),
+                specular: color("SpecularColor", "Specular", None, [0.0; 3]),
                 shininess: (g.get_f64(id, "ShininessExponent", g.get_f64(id, "Shininess", 0.0)) / 100.0).clamp(0.0, 1.0) as f32,
                 shininess_strength: g.get_f64(id, "SpecularFactor", 0.0).clamp(0.0, 1.0) as f32,
                 transparency: transparency.clamp(0.0, 1.0),
-                self_illumination: g.get_f64(id, "EmissiveFactor", 0.0).clamp(0.0, 1.0) as f32 * (color("EmissiveColor", "Emissive", [0.0; 3]).max_element()),
+                self_illumination: emissive.max_element().clamp(0.0, 1.0),
                 ..Material::default()
             };
             for c in g.children(id).filter(|c| c.kind == ConnectionKind::ObjectProperty) {
@@ -553,6 +580,7 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
             }
         }
         self.deformers(geo_id, &mut mesh, place);
+        self.legacy_shapes(geo, model.id, &mut mesh, place);
         Some(mesh)
     }
 
@@ -679,9 +707,10 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
                             continue;
                         }
                         self.budget -= (n * keyed.len()) as u64;
-                        let mut target = self.morph(ch, shape.node, n, place);
+                        let weight = self.deform_percent(ch) / 100.0;
+                        let mut target = self.morph(&ch.name, weight, shape.node, n, place);
                         for &(w, s) in &keyed[..keyed.len() - 1] {
-                            let t = self.morph(ch, s.node, n, place);
+                            let t = self.morph(&ch.name, weight, s.node, n, place);
                             target.inbetweens.push((w, t.position_deltas));
                         }
                         self.ids.morph_channels.entry(ch.id).or_default().push((self.scene.meshes.len(), mesh.morph_targets.len()));
@@ -690,6 +719,25 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
                 }
                 _ => {}
             }
+        }
+    }
+
+    /// FBX 6 blend shapes: `Shape: "Name" { Indexes, Vertices, Normals }` records inside the
+    /// mesh model, each one channel whose weight is the model's property `Name` (percent), 0
+    /// when absent (ufbx `ufbxi_read_synthetic_blend_shapes`).
+    fn legacy_shapes(&mut self, geo: NodeRef<'_, '_>, model: i64, mesh: &mut Mesh, place: &str) {
+        let n = mesh.positions.len();
+        for shape in geo.children().filter(|c| c.name() == "Shape") {
+            let name = shape.property(0).and_then(Property::as_bytes).map(|b| String::from_utf8_lossy(b).into_owned()).unwrap_or_default();
+            if self.budget < n as u64 {
+                self.warn(Some(shape), place, "blend shapes exceed the element limit; shape skipped");
+                continue;
+            }
+            self.budget -= n as u64;
+            let weight = self.graph.get_f64(model, &name, 0.0) / 100.0;
+            let target = self.morph(&name, weight, shape, n, place);
+            self.ids.morph_properties.push((model, name, self.scene.meshes.len(), mesh.morph_targets.len()));
+            mesh.morph_targets.push(target);
         }
     }
 
@@ -721,7 +769,9 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
         }
     }
 
-    fn morph(&mut self, ch: &Object<'_, '_>, shape: NodeRef<'_, '_>, n: usize, place: &str) -> MorphTarget {
+    /// A morph target named `name` of weight `weight` (0–1) from `Shape` record `shape`
+    /// (`Indexes`, `Vertices` and `Normals` offsets) over a mesh of `n` vertices.
+    fn morph(&mut self, name: &str, weight: f64, shape: NodeRef<'_, '_>, n: usize, place: &str) -> MorphTarget {
         let indexes = child_i64(shape, "Indexes");
         let verts = child_f64(shape, "Vertices");
         let normals = child_f64(shape, "Normals");
@@ -741,14 +791,22 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
             }
         }
         if bad > 0 {
-            self.warn(Some(shape), place, format!("shape of channel \"{}\": {bad} indices past the {n} vertices ignored", ch.name));
+            self.warn(Some(shape), place, format!("shape of channel \"{name}\": {bad} indices past the {n} vertices ignored"));
         }
-        MorphTarget {
-            name: ch.name.clone(),
-            position_deltas: deltas,
-            normal_deltas,
-            default_weight: self.deform_percent(ch) / 100.0,
-            inbetweens: Vec::new(),
+        MorphTarget { name: name.into(), position_deltas: deltas, normal_deltas, default_weight: weight, inbetweens: Vec::new() }
+    }
+
+    /// `Pose` objects of type `BindPose`: `PoseNode { Node: id, Matrix: *16 }` children.
+    fn bind_poses(&mut self) {
+        let g = self.graph;
+        for pose in g.objects().iter().filter(|o| o.class == "Pose" && o.sub_class == "BindPose") {
+            let mut nodes = Vec::new();
+            for pn in pose.node.children().filter(|c| c.name() == "PoseNode") {
+                let id = pn.child("Node").and_then(|n| n.property(0)).and_then(|p| g.resolve(p));
+                let (Some(&node), Some(m)) = (id.and_then(|id| self.ids.nodes.get(&id)), child_matrix(pn, "Matrix")) else { continue };
+                nodes.push((node, m));
+            }
+            self.ids.bind_poses.push(BindPose { name: pose.name.clone(), nodes });
         }
     }
 
@@ -806,5 +864,205 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
                 self.scene.skins[skin].joints[joint].node = node;
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn load(text: &str) -> (Scene, Vec<Warning>) {
+        read(text.as_bytes(), &ReadOptions::default()).unwrap()
+    }
+
+    /// A quad (0,0,0) (1,0,0) (1,1,0) (0,1,0) as geometry 20 of model 10, with `layers` added
+    /// to the geometry and `model_props` to the model's Properties70.
+    fn quad(model_props: &str, layers: &str) -> String {
+        format!(
+            r#"; FBX 7.4.0 project file
+Objects: {{
+    Geometry: 20, "Geometry::Quad", "Mesh" {{
+        Vertices: *12 {{ a: 0,0,0, 1,0,0, 1,1,0, 0,1,0 }}
+        PolygonVertexIndex: *4 {{ a: 0,1,2,-4 }}
+        {layers}
+    }}
+    Model: 10, "Model::Quad", "Mesh" {{ Properties70: {{ {model_props} }} }}
+}}
+Connections: {{ C: "OO",10,0
+    C: "OO",20,10 }}
+"#
+        )
+    }
+
+    #[test]
+    fn rotation_order_and_pre_rotation_apply_only_when_rotation_is_active() {
+        let props = |active: u8| {
+            format!(
+                r#"P: "RotationActive", "bool", "", "",{active}
+                P: "RotationOrder", "enum", "", "",4
+                P: "PreRotation", "Vector3D", "Vector", "",0,0,90
+                P: "Lcl Rotation", "Lcl Rotation", "", "A",90,0,90"#
+            )
+        };
+        let deg90 = std::f64::consts::FRAC_PI_2;
+        let (s, _) = load(&quad(&props(0), ""));
+        let n = &s.nodes[0];
+        // Inactive: XYZ order, no pre-rotation (ufbx ≥ 0.23, FBX SDK).
+        assert!(n.pivots.is_none());
+        assert!(n.transform.rotation.angle_between(EulerOrder::Xyz.to_quat(DVec3::new(deg90, 0.0, deg90))) < 1e-12);
+        let (s, _) = load(&quad(&props(1), ""));
+        let n = &s.nodes[0];
+        assert!(n.transform.rotation.angle_between(EulerOrder::Zxy.to_quat(DVec3::new(deg90, 0.0, deg90))) < 1e-12);
+        assert!(n.pivots.as_ref().unwrap().pre_rotation.angle_between(DQuat::from_rotation_z(deg90)) < 1e-12);
+    }
+
+    #[test]
+    fn negative_index_ends_a_polygon_and_out_of_range_indices_are_clamped() {
+        let text = quad("", "").replace("a: 0,1,2,-4", "a: 0,1,-3,2,3,-10");
+        let (s, w) = load(&text);
+        let m = &s.meshes[0];
+        assert_eq!(m.polygon_starts, vec![0, 3, 6]);
+        assert_eq!(m.corner_vertices, vec![0, 1, 2, 2, 3, 3]);
+        assert!(w.iter().any(|w| w.message.contains("clamped")), "{w:?}");
+    }
+
+    #[test]
+    fn by_vertex_index_to_direct_values_follow_each_corners_vertex() {
+        let layer = r#"LayerElementNormal: 0 {
+            MappingInformationType: "ByVertice"
+            ReferenceInformationType: "IndexToDirect"
+            Normals: *6 { a: 0,0,1, 0,0,-1 }
+            NormalsIndex: *4 { a: 1,0,0,1 }
+        }"#;
+        let (s, _) = load(&quad("", layer));
+        let n = s.meshes[0].normals.as_ref().unwrap();
+        let at = |c: usize| n.get(s.meshes[0].corner_vertices[c], c, 0).unwrap().z;
+        assert_eq!([at(0), at(1), at(2), at(3)], [-1.0, 1.0, 1.0, -1.0]);
+    }
+
+    #[test]
+    fn by_polygon_vertex_direct_uvs_are_per_corner_and_the_current_set_comes_first() {
+        let layers = r#"LayerElementUV: 0 {
+            Name: "first"
+            MappingInformationType: "ByPolygonVertex"
+            ReferenceInformationType: "Direct"
+            UV: *8 { a: 0,0, 1,0, 1,1, 0,1 }
+        }
+        LayerElementUV: 1 {
+            Name: "second"
+            MappingInformationType: "AllSame"
+            ReferenceInformationType: "Direct"
+            UV: *2 { a: 0.5,0.25 }
+        }"#;
+        let (s, _) = load(&quad(r#"P: "currentUVSet", "KString", "", "U", "second""#, layers));
+        let m = &s.meshes[0];
+        assert_eq!(m.uv_sets.iter().map(|u| u.name.as_str()).collect::<Vec<_>>(), ["second", "first"]);
+        assert_eq!(m.uv_sets[0].uvs.get(0, 3, 0), Some(Vec2::new(0.5, 0.25)));
+        assert_eq!(m.uv_sets[1].uvs.mapping, Mapping::PerCorner);
+        assert_eq!(m.uv_sets[1].uvs.get(3, 2, 0), Some(Vec2::new(1.0, 1.0)));
+    }
+
+    #[test]
+    fn a_parent_loop_is_cut_and_reported() {
+        let text = r#"; FBX 7.4.0 project file
+Objects: {
+    Model: 1, "Model::A", "Null" { }
+    Model: 2, "Model::B", "Null" { }
+}
+Connections: { C: "OO",1,2
+    C: "OO",2,1 }
+"#;
+        let (s, w) = load(text);
+        assert!(s.validate().is_ok());
+        assert_eq!(s.roots.len(), 1);
+        assert!(w.iter().any(|w| w.message.contains("loops")), "{w:?}");
+    }
+
+    #[test]
+    fn cluster_inverse_bind_is_the_stored_transform() {
+        let text = quad("", "").replace(
+            "Model: 10,",
+            r#"Deformer: 30, "Deformer::Skin", "Skin" { }
+    Deformer: 31, "SubDeformer::Cluster", "Cluster" {
+        Indexes: *2 { a: 0,3 }
+        Weights: *2 { a: 1,0.5 }
+        Transform: *16 { a: 1,0,0,0, 0,1,0,0, 0,0,1,0, 0,0,5,1 }
+        TransformLink: *16 { a: 1,0,0,0, 0,1,0,0, 0,0,1,0, 2,0,0,1 }
+    }
+    Model: 40, "Model::Bone", "LimbNode" { }
+    Model: 10,"#,
+        )
+        .replace(r#"C: "OO",20,10"#, "C: \"OO\",20,10\n    C: \"OO\",30,20\n    C: \"OO\",31,30\n    C: \"OO\",40,31");
+        let (s, _) = load(&text);
+        let skin = &s.skins[s.meshes[0].skin.unwrap()];
+        assert_eq!(s.nodes[skin.joints[0].node].name, "Bone");
+        let p = skin.joints[0].inverse_bind.transform_point3(DVec3::ZERO);
+        assert_eq!(p, DVec3::new(0.0, 0.0, 5.0));
+        assert_eq!(skin.influences[3], vec![(0, 0.5)]);
+        assert!(skin.influences[1].is_empty());
+    }
+
+    #[test]
+    fn light_intensity_is_a_hundredth_and_axes_come_from_global_settings() {
+        let text = r#"; FBX 7.4.0 project file
+GlobalSettings: { Properties70: {
+    P: "UpAxis", "int", "Integer", "",2
+    P: "FrontAxis", "int", "Integer", "",1
+    P: "FrontAxisSign", "int", "Integer", "",-1
+    P: "UnitScaleFactor", "double", "Number", "",2.54
+} }
+Objects: {
+    NodeAttribute: 2, "NodeAttribute::Lamp", "Light" { Properties70: {
+        P: "LightType", "enum", "", "",2
+        P: "Intensity", "Number", "", "A",250
+    } }
+    Model: 1, "Model::Lamp", "Light" { }
+}
+Connections: { C: "OO",1,0
+    C: "OO",2,1 }
+"#;
+        let (s, _) = load(text);
+        assert_eq!(s.meta.axes, AxisSystem::Z_UP_RIGHT_HANDED);
+        assert_eq!(s.meta.units, Units::Metres(0.0254));
+        let NodeKind::Light(l) = s.nodes[0].kind else { panic!("{:?}", s.nodes[0].kind) };
+        assert_eq!((s.lights[l].kind, s.lights[l].intensity), (LightKind::Spot, 2.5));
+    }
+
+    #[test]
+    fn bind_poses_list_node_matrices() {
+        let text = quad("", "").replace(
+            "Model: 10,",
+            r#"Pose: 50, "Pose::skinCluster1", "BindPose" {
+        Type: "BindPose"
+        NbPoseNodes: 1
+        PoseNode: { Node: 10
+            Matrix: *16 { a: 1,0,0,0, 0,1,0,0, 0,0,1,0, 3,4,5,1 } }
+    }
+    Model: 10,"#,
+        );
+        let doc = crate::formats::fbx::parse(text.as_bytes(), &Default::default()).unwrap();
+        let graph = ObjectGraph::new(&doc).unwrap();
+        let (_, _, ids) = import(&graph, &ReadOptions::default());
+        assert_eq!(ids.bind_poses.len(), 1);
+        assert_eq!(ids.bind_poses[0].name, "skinCluster1");
+        assert_eq!(ids.bind_poses[0].nodes, vec![(0, DMat4::from_translation(DVec3::new(3.0, 4.0, 5.0)))]);
+    }
+
+    #[test]
+    fn fbx6_models_hold_their_geometry() {
+        let text = r#"; FBX 6.1.0 project file
+Objects: {
+    Model: "Model::Tri", "Mesh" {
+        Properties60: { Property: "Lcl Translation", "Lcl Translation", "A+",0,0,7 }
+        Vertices: 0,0,0,1,0,0,0,1,0
+        PolygonVertexIndex: 0,1,-3
+    }
+}
+Connections: { Connect: "OO", "Model::Tri", "Model::Scene" }
+"#;
+        let (s, _) = load(text);
+        assert_eq!(s.nodes[0].kind, NodeKind::Mesh);
+        assert_eq!(s.meshes[0].positions.len(), 3);
+        assert_eq!(s.nodes[0].transform.translation, DVec3::new(0.0, 0.0, 7.0));
     }
 }

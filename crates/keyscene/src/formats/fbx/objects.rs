@@ -268,6 +268,8 @@ pub struct ObjectGraph<'d, 'a> {
     by_parent: Vec<u32>,
     /// Connection indices sorted by child id.
     by_child: Vec<u32>,
+    /// FBX 6: `Class::Name` → assigned id.
+    fbx6_names: HashMap<Vec<u8>, i64>,
 }
 
 impl std::fmt::Debug for ObjectGraph<'_, '_> {
@@ -362,6 +364,7 @@ impl<'d, 'a> ObjectGraph<'d, 'a> {
             connections: Vec::new(),
             by_parent: Vec::new(),
             by_child: Vec::new(),
+            fbx6_names: HashMap::new(),
         };
         g.read_templates();
         // FBX 6 names ("Class::Name") → assigned id.
@@ -414,7 +417,8 @@ impl<'d, 'a> ObjectGraph<'d, 'a> {
         if let Some(s) = settings_record {
             g.read_settings(s);
         }
-        g.read_connections(&fbx6_names);
+        g.fbx6_names = fbx6_names;
+        g.read_connections();
         Ok(g)
     }
 
@@ -484,7 +488,7 @@ impl<'d, 'a> ObjectGraph<'d, 'a> {
         };
     }
 
-    fn read_connections(&mut self, fbx6_names: &HashMap<Vec<u8>, i64>) {
+    fn read_connections(&mut self) {
         let Some(conns) = self.doc.root("Connections") else { return };
         for c in conns.children() {
             if c.name() != "C" && c.name() != "Connect" {
@@ -505,18 +509,7 @@ impl<'d, 'a> ObjectGraph<'d, 'a> {
                 ConnectionKind::PropertyObject => (1, Some(2), 3, None),
                 ConnectionKind::PropertyProperty => (1, Some(2), 3, Some(4)),
             };
-            let id = |i: usize| -> Option<i64> {
-                let p = v.get(i)?;
-                if let Some(id) = p.as_i64() {
-                    return Some(id);
-                }
-                let (class, name) = split_name(p.as_bytes()?);
-                let key = [class.unwrap_or(b""), b"::", name].concat();
-                if let Some(&id) = fbx6_names.get(&key) {
-                    return Some(id);
-                }
-                (key == b"Model::Scene").then_some(ROOT_ID)
-            };
+            let id = |i: usize| v.get(i).and_then(|p| self.resolve(p));
             let (Some(child), Some(parent)) = (id(ci), id(pi)) else { continue };
             self.connections.push(Connection {
                 kind,
@@ -541,6 +534,20 @@ impl<'d, 'a> ObjectGraph<'d, 'a> {
     /// The object with id `id`.
     pub fn object(&self, id: i64) -> Option<&Object<'d, 'a>> {
         self.by_id.get(&id).map(|&i| &self.objects[i as usize])
+    }
+
+    /// The id an object reference names: an integer id (FBX 7), or an FBX 6 `Class::Name`
+    /// string (`Model::Scene` is [`ROOT_ID`]). `None` when it names no object.
+    pub fn resolve(&self, reference: &Property<'_>) -> Option<i64> {
+        if let Some(id) = reference.as_i64() {
+            return Some(id);
+        }
+        let (class, name) = split_name(reference.as_bytes()?);
+        let key = [class.unwrap_or(b""), b"::", name].concat();
+        if let Some(&id) = self.fbx6_names.get(&key) {
+            return Some(id);
+        }
+        (key == b"Model::Scene").then_some(ROOT_ID)
     }
 
     /// Every connection in file order.

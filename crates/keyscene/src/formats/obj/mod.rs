@@ -3,8 +3,9 @@
 //! [`write`] turns a scene into the text of an `.obj` file and its `.mtl` file; [`save`] writes
 //! both atomically. OBJ holds static geometry only, so the scene is written in one pose:
 //!
-//! - **Placement.** With a [`Pose`] every mesh node's vertices are placed by
-//!   [`Pose::mesh_to_world`] (the scene posed at that time) and the node shows the mesh the pose
+//! - **Placement.** With a [`Pose`] every mesh node's vertices are the pose's
+//!   [`Pose::world_positions`] (placed by [`Pose::mesh_to_world`], and deformed where the
+//!   evaluator deforms meshes) and the node shows the mesh the pose
 //!   names (3DS morph tracks switch it). Without a pose the geometry is written *as stored*, no
 //!   animation evaluated: a mesh whose source keeps its points in world coordinates
 //!   ([`Mesh::source_matrix`] is set — 3DS point arrays are world-space at modelling time) is
@@ -110,8 +111,10 @@ pub fn write(scene: &Scene, pose: Option<&Pose>, mtl_file_name: &str) -> Result<
             }
         };
 
-        let positions: Vec<DVec3> =
-            mesh.positions.iter().map(|&p| to_world.transform_point3(p)).collect();
+        let positions: Vec<DVec3> = match (pose, mesh.source_matrix) {
+            (None, Some(_)) => mesh.positions.clone(),
+            _ => pose_for_rest.world_positions(scene, id),
+        };
         for p in &positions {
             writeln!(obj, "v {} {} {}", num(p.x), num(p.y), num(p.z)).unwrap();
         }

@@ -379,6 +379,39 @@ fn check_magnum_multi_clip(file: &Path) -> Result<(), Failed> {
     }
 }
 
+/// `maya_blend_shape_cube`: the FBX 6.1 take (blend shapes driven by model properties) and the
+/// 7.7 stack (`BlendShapeChannel` `DeformPercent` curves) give the same morph weights and
+/// deformed positions at every frame 0–30 (no table: the two exports check each other).
+fn check_blend_shape_versions(a: &Path, b: &Path) -> Result<(), Failed> {
+    let (sa, _) = keyscene::load(a).map_err(|e| e.to_string())?;
+    let (sb, _) = keyscene::load(b).map_err(|e| e.to_string())?;
+    if sa.animations.is_empty() || sb.animations.is_empty() {
+        return Err("no animation".into());
+    }
+    let node = |s: &keyscene::scene::Scene| s.nodes.iter().position(|n| n.name == "pCube1");
+    let (na, nb) = (node(&sa).ok_or("no pCube1")?, node(&sb).ok_or("no pCube1")?);
+    let mut moved = false;
+    for f in 0..=30 {
+        let t = Time::Seconds(f64::from(f) / 24.0);
+        let (pa, pb) = (sa.evaluate(Some(0), t), sb.evaluate(Some(0), t));
+        let (wa, wb) = (pa.world_positions(&sa, na), pb.world_positions(&sb, nb));
+        if wa.len() != wb.len() {
+            return Err("vertex counts differ".into());
+        }
+        for (x, y) in wa.iter().zip(&wb) {
+            if (*x - *y).length() > 1e-3 {
+                return Err(format!("frame {f}: {x} vs {y}").into());
+            }
+        }
+        moved |= pa.morph_weights.iter().flatten().any(|&w| w != 0.0);
+    }
+    if moved {
+        Ok(())
+    } else {
+        Err("no morph weight ever non-zero".into())
+    }
+}
+
 fn main() {
     let corpus = common::corpus();
     let mut trials = Vec::new();
@@ -441,6 +474,15 @@ fn main() {
         if file.is_file() {
             trials.push(Trial::test(format!("magnum {name}"), move || check(&file)));
         }
+    }
+    let (a, b) = (
+        ufbx_dir.join("maya_blend_shape_cube_6100_ascii.fbx"),
+        ufbx_dir.join("maya_blend_shape_cube_7700_binary.fbx"),
+    );
+    if a.is_file() && b.is_file() {
+        trials.push(Trial::test("maya_blend_shape_cube 6100 take = 7700 stack", move || {
+            check_blend_shape_versions(&a, &b)
+        }));
     }
     common::run(trials);
 }

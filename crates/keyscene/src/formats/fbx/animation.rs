@@ -646,8 +646,20 @@ fn import_takes(
                     }
                     continue;
                 }
+                // FBX 6 blend shapes are driven by a model property named after the shape.
+                let six: Vec<(usize, usize)> = ids
+                    .morph_properties
+                    .iter()
+                    .filter(|(m, name, ..)| *m == id && name == cname)
+                    .map(|&(_, _, mesh, k)| (mesh, k))
+                    .collect();
+                let list = if six.is_empty() {
+                    shapes.get(cname).and_then(|id| ids.morph_channels.get(id)).cloned()
+                } else {
+                    Some(six)
+                };
                 let targets: Vec<Target> =
-                    match shapes.get(cname).and_then(|id| ids.morph_channels.get(id)) {
+                    match list {
                         Some(list) => list
                             .iter()
                             .flat_map(|&(mesh, k)| {

@@ -271,13 +271,21 @@ fn check_light_table(table: &Table, file: &Path) -> Result<(), Failed> {
     use keyscene::anim::ChannelTarget;
     use keyscene::scene::NodeKind;
     let (scene, _) = keyscene::load(file).map_err(|e| e.to_string())?;
-    let node = scene.nodes.iter().position(|n| n.name == "pointLight1").ok_or("no pointLight1")?;
-    let NodeKind::Light(l) = scene.nodes[node].kind else { return Err("pointLight1 is not a light".into()) };
+    let node = scene
+        .nodes
+        .iter()
+        .position(|n| n.name == "pointLight1")
+        .ok_or("no pointLight1")?;
+    let NodeKind::Light(l) = scene.nodes[node].kind else {
+        return Err("pointLight1 is not a light".into());
+    };
     let light = &scene.lights[l];
     let anim = scene.animations.first().ok_or("no animation")?;
     let track = |name: &str| {
         anim.channels.iter().find_map(|c| match &c.target {
-            ChannelTarget::Property { name: n, track } if c.node == node && n == name => Some(track),
+            ChannelTarget::Property { name: n, track } if c.node == node && n == name => {
+                Some(track)
+            }
             _ => None,
         })
     };
@@ -286,7 +294,8 @@ fn check_light_table(table: &Table, file: &Path) -> Result<(), Failed> {
     for row in &table.rows {
         let f = |i: usize| -> f64 { row[i].parse().unwrap() };
         let frame = f(c("time_seconds")) * anim.fps;
-        let sample = |name: &str, rest: f64| track(name).and_then(|t| t.sample(frame)).unwrap_or(rest);
+        let sample =
+            |name: &str, rest: f64| track(name).and_then(|t| t.sample(frame)).unwrap_or(rest);
         let got = [
             sample("Intensity", light.intensity * 100.0) / 100.0,
             sample("Color|X", f64::from(light.color.x)),
@@ -341,12 +350,28 @@ fn check_magnum_stacks(file: &Path) -> Result<(), Failed> {
     if names != ["Cube|Grow", "Cube|Lift", "Cube|Spin"] {
         return Err(format!("stacks {names:?}").into());
     }
-    let node = scene.nodes.iter().position(|n| n.name == "Cube").ok_or("no Cube")?;
+    let node = scene
+        .nodes
+        .iter()
+        .position(|n| n.name == "Cube")
+        .ok_or("no Cube")?;
     let h = std::f64::consts::FRAC_1_SQRT_2;
     let expect = [
-        (DVec3::ZERO, glam::DQuat::from_xyzw(-h, 0.0, 0.0, h), DVec3::splat(2.0)),
-        (DVec3::Y, glam::DQuat::from_xyzw(-h, 0.0, 0.0, h), DVec3::ONE),
-        (DVec3::ZERO, glam::DQuat::from_xyzw(-0.5, 0.5, 0.5, 0.5), DVec3::ONE),
+        (
+            DVec3::ZERO,
+            glam::DQuat::from_xyzw(-h, 0.0, 0.0, h),
+            DVec3::splat(2.0),
+        ),
+        (
+            DVec3::Y,
+            glam::DQuat::from_xyzw(-h, 0.0, 0.0, h),
+            DVec3::ONE,
+        ),
+        (
+            DVec3::ZERO,
+            glam::DQuat::from_xyzw(-0.5, 0.5, 0.5, 0.5),
+            DVec3::ONE,
+        ),
     ];
     for (a, (t, r, sc)) in expect.iter().enumerate() {
         let pose = scene.evaluate(Some(a), Time::Seconds(10.0 / 24.0));
@@ -365,9 +390,19 @@ fn check_magnum_multi_clip(file: &Path) -> Result<(), Failed> {
     let got: Vec<(String, f64, f64)> = scene
         .animations
         .iter()
-        .map(|a| (a.name.clone(), a.frame_range.0 / a.fps, a.frame_range.1 / a.fps))
+        .map(|a| {
+            (
+                a.name.clone(),
+                a.frame_range.0 / a.fps,
+                a.frame_range.1 / a.fps,
+            )
+        })
         .collect();
-    let want = [("MoveX", 0.0, 11.0), ("MoveZ", 12.0, 23.0), ("MoveY", 24.0, 30.0)];
+    let want = [
+        ("MoveX", 0.0, 11.0),
+        ("MoveZ", 12.0, 23.0),
+        ("MoveY", 24.0, 30.0),
+    ];
     let ok = got.len() == 3
         && got.iter().zip(want).all(|(g, w)| {
             g.0 == w.0 && (g.1 - w.1 / 24.0).abs() < 1e-6 && (g.2 - w.2 / 24.0).abs() < 1e-6
@@ -467,7 +502,10 @@ fn main() {
         }));
     }
     for (name, check) in [
-        ("animation-stacks", check_magnum_stacks as fn(&Path) -> Result<(), Failed>),
+        (
+            "animation-stacks",
+            check_magnum_stacks as fn(&Path) -> Result<(), Failed>,
+        ),
         ("animation-multi-clip", check_magnum_multi_clip),
     ] {
         let file = fbx.join(format!("magnum/{name}.fbx"));
@@ -480,9 +518,10 @@ fn main() {
         ufbx_dir.join("maya_blend_shape_cube_7700_binary.fbx"),
     );
     if a.is_file() && b.is_file() {
-        trials.push(Trial::test("maya_blend_shape_cube 6100 take = 7700 stack", move || {
-            check_blend_shape_versions(&a, &b)
-        }));
+        trials.push(Trial::test(
+            "maya_blend_shape_cube 6100 take = 7700 stack",
+            move || check_blend_shape_versions(&a, &b),
+        ));
     }
     common::run(trials);
 }

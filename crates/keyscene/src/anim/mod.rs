@@ -399,6 +399,22 @@ impl Pose {
         self.world[node] * scene.nodes[node].geometry_transform
     }
 
+    /// [`Pose::world_positions`] for a skinned mesh whose node was moved after the skin was
+    /// bound, shown as Maya and the FBX SDK show it ("skin follows its node"): the skinned
+    /// positions are further mapped by `mesh_to_world · bind⁻¹`, where `bind` is the mesh
+    /// node's world matrix in the bind pose (FBX `BindPose`), so the node's own movement since
+    /// binding applies on top of the bones'. ufbx calls this `transform_skin` in its tests.
+    /// Meshes without a skin are returned as by [`Pose::world_positions`].
+    pub fn world_positions_following_node(&self, scene: &Scene, node: NodeId, bind: DMat4) -> Vec<DVec3> {
+        let positions = self.world_positions(scene, node);
+        let skinned = self.mesh[node].and_then(|m| scene.meshes.get(m)).is_some_and(|m| m.skin.is_some());
+        if !skinned || bind.determinant() == 0.0 {
+            return positions;
+        }
+        let m = self.mesh_to_world(scene, node) * bind.inverse();
+        positions.into_iter().map(|p| m.transform_point3(p)).collect()
+    }
+
     /// World-space positions of the mesh node `node` shows at this pose, in the mesh's vertex
     /// order, deformed; empty when the node has no mesh.
     ///

@@ -654,24 +654,26 @@ fn import_takes(
                     .map(|&(_, _, mesh, k)| (mesh, k))
                     .collect();
                 let list = if six.is_empty() {
-                    shapes.get(cname).and_then(|id| ids.morph_channels.get(id)).cloned()
+                    shapes
+                        .get(cname)
+                        .and_then(|id| ids.morph_channels.get(id))
+                        .cloned()
                 } else {
                     Some(six)
                 };
-                let targets: Vec<Target> =
-                    match list {
-                        Some(list) => list
-                            .iter()
-                            .flat_map(|&(mesh, k)| {
-                                mesh_nodes
-                                    .get(&mesh)
-                                    .into_iter()
-                                    .flatten()
-                                    .map(move |&n| Target::Morph(n, k))
-                            })
-                            .collect(),
-                        None => vec![Target::Property(node, cname.to_string())],
-                    };
+                let targets: Vec<Target> = match list {
+                    Some(list) => list
+                        .iter()
+                        .flat_map(|&(mesh, k)| {
+                            mesh_nodes
+                                .get(&mesh)
+                                .into_iter()
+                                .flatten()
+                                .map(move |&n| Target::Morph(n, k))
+                        })
+                        .collect(),
+                    None => vec![Target::Property(node, cname.to_string())],
+                };
                 for target in targets {
                     if let Some(a) = take_channel(ch, &target, ktime, fps, warnings) {
                         layer.props.push(a);

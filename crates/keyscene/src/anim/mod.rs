@@ -134,8 +134,11 @@ pub enum ChannelTarget {
     TranslationXyz([Option<Track<f64>>; 3]),
     /// Local scale animated per component (FBX `Lcl Scaling`); `None` keeps the rest value.
     ScaleXyz([Option<Track<f64>>; 3]),
-    /// Any other animated scalar property, by the source's property name (FBX
-    /// `DeformPercent`, `FieldOfView`, `Intensity`, `Visibility` …), in the source's units.
+    /// Any other animated scalar property, by the source's property name (FBX `FieldOfView`,
+    /// `Intensity`, `Color|X` …), in the source's units. Two names are evaluated:
+    /// `Visibility` hides the node while its value is below 1 in magnitude, and
+    /// `DeformPercent#k` ([`curve::morph_weight_property`]) sets the weight of morph target `k`
+    /// of the node's mesh, in percent ([`Pose::morph_weights`]).
     Property {
         /// The property's name as the source spells it.
         name: String,
@@ -724,6 +727,13 @@ impl Scene {
                             }
                         }
                     }
+                    ChannelTarget::Property { name, track } if name == "Visibility" => {
+                        // FBX: shown when the value truncates to a non-zero integer (ufbx
+                        // `node->visible`), so 0.5 hides.
+                        if let Some(v) = track.sample(frame) {
+                            hidden[ch.node] = v.is_nan() || v.abs() < 1.0;
+                        }
+                    }
                     ChannelTarget::Property { name, track } => {
                         let Some(k) = curve::morph_target_of(name) else { continue };
                         let Some(m) = self.nodes[ch.node].mesh else { continue };
@@ -951,6 +961,25 @@ mod tests {
         assert_eq!(pose.morph_weights, vec![vec![0.25]]);
         // (1, 0, 0) + 0.25·(0, 4, 0) = (1, 1, 0), then bone 0 moved by +Z.
         assert_eq!(pose.world_positions(&s, 2), vec![DVec3::new(1.0, 1.0, 1.0)]);
+    }
+
+    #[test]
+    fn an_animated_fbx_visibility_hides_below_one() {
+        let mut s = Scene::default();
+        s.nodes.push(Node::new("a", NodeKind::Null));
+        s.attach(0, None);
+        let track = Track::new(vec![
+            Key { frame: 0.0, value: 1.0, interpolation: Interpolation::Linear },
+            Key { frame: 10.0, value: 0.0, interpolation: Interpolation::Linear },
+        ]);
+        s.animations.push(Animation {
+            name: "a".into(),
+            fps: 10.0,
+            frame_range: (0.0, 10.0),
+            channels: vec![Channel { node: 0, target: ChannelTarget::Property { name: "Visibility".into(), track } }],
+        });
+        assert!(!s.evaluate(Some(0), Time::Frame(0.0)).hidden[0]);
+        assert!(s.evaluate(Some(0), Time::Frame(1.0)).hidden[0]);
     }
 
     #[test]

@@ -6,7 +6,9 @@
 //! `Scene::evaluate(None, …)`; `time` rows: the row's stack at `time_s` seconds), apply the
 //! row's axis/unit conversion (`y_up_m`, `y_up_cm`: the world re-expressed in right-handed
 //! Y-up axes and metres or centimetres, as ufbx's `target_axes`/`target_unit_meters` with
-//! `space_conversion = transform-root`), write OBJ with `formats::obj::write`, and compare
+//! `space_conversion = transform-root`), pose from a stored bind pose when the row says
+//! `bind_pose=NAME` (every node the pose lists at its matrix, the others under their parents),
+//! write OBJ with `formats::obj::write`, and compare
 //! with `obj_compare.py` (found at `KEYSCENE_ORACLES`, else `<corpus>/../oracles`) with the
 //! row's matching, tolerance, position scale, normals and UVs.
 //!
@@ -14,10 +16,10 @@
 //! - `time` rows of files whose scene has no animation (FBX animation import is on its way);
 //! - rows of FBX 5.x files (MANIFEST.md: legacy layout, best effort), which keyscene loads
 //!   without their geometry;
-//! - rows needing options keyscene has no API for yet: `no_extrapolation`, `bind_pose=…`,
-//!   `transform_skin`;
+//! - rows needing options keyscene has no API for yet: `no_extrapolation`, `transform_skin`;
 //! - rows whose check fails and whose meshes are skinned or blend-shaped (non-zero weight):
-//!   `Scene::evaluate` does not deform meshes yet. A deformed row that passes counts as passed.
+//!   the deformation is still being brought in line with ufbx (at this commit: the seven
+//!   `maya_mixed_inherit_mode` time rows). A deformed row that passes counts as passed.
 //!
 //! The test's name says which: `ignored: <reason> :: <row>`.
 
@@ -28,6 +30,7 @@ use std::process::Command;
 
 use glam::{DMat3, DMat4, DVec3};
 use keyscene::anim::Time;
+use keyscene::formats::fbx;
 use keyscene::scene::{Axis, Scene, Units};
 use libtest_mimic::Trial;
 
@@ -99,6 +102,19 @@ fn conversion(scene: &Scene, metres_per_unit: f64) -> DMat4 {
     DMat4::from_mat3(rotate * (unit / metres_per_unit))
 }
 
+/// Places every node the bind pose lists at its stored world matrix, and every other node
+/// under its (re-placed) parent by its own local matrix — ufbx's `transform_overrides` with
+/// the pose's matrices, as the `bind_pose=` rows ask.
+fn pose_from_bind_pose(scene: &Scene, pose: &mut keyscene::anim::Pose, bind: &fbx::import::BindPose) {
+    for id in scene.depth_first() {
+        pose.world[id] = match (bind.nodes.iter().find(|(n, _)| *n == id), scene.nodes[id].parent) {
+            (Some(&(_, m)), _) => m,
+            (None, Some(p)) => pose.world[p] * pose.local[id],
+            (None, None) => pose.local[id],
+        };
+    }
+}
+
 fn has_deformers(scene: &Scene) -> bool {
     scene.nodes.iter().filter_map(|n| n.mesh).any(|m| {
         let mesh = &scene.meshes[m];
@@ -116,14 +132,20 @@ fn check(corpus: &Path, oracles: &Path, row: &Row, out_dir: &Path, k: usize) -> 
     if row.options.contains("no_extrapolation") {
         return Outcome::Ignore("needs evaluation without extrapolation".into());
     }
-    if row.options.contains("bind_pose=") {
-        return Outcome::Ignore("needs posing from a stored bind pose".into());
-    }
     if row.transform_skin {
         return Outcome::Ignore("needs transform_skin".into());
     }
     let fbx_dir = corpus.join("fbx");
-    let (scene, _) = match keyscene::load(&fbx_dir.join(&row.fbx)) {
+    let bytes = match std::fs::read(fbx_dir.join(&row.fbx)) {
+        Ok(b) => b,
+        Err(e) => return Outcome::Fail(format!("read: {e}")),
+    };
+    let opts = keyscene::ReadOptions { base_dir: fbx_dir.join(&row.fbx).parent().map(Path::to_path_buf), ..Default::default() };
+    let (scene, ids) = match fbx::parse(&bytes, &opts.limits).and_then(|doc| {
+        let graph = fbx::objects::ObjectGraph::new(&doc)?;
+        let (scene, _, ids) = fbx::import::import(&graph, &opts);
+        Ok((scene, ids))
+    }) {
         Ok(s) => s,
         Err(e) => return Outcome::Fail(format!("load: {e}")),
     };
@@ -141,6 +163,12 @@ fn check(corpus: &Path, oracles: &Path, row: &Row, out_dir: &Path, k: usize) -> 
     } else {
         scene.evaluate(None, Time::Frame(0.0))
     };
+    if let Some(name) = row.options.split(',').find_map(|o| o.trim().strip_prefix("bind_pose=")) {
+        let Some(bind) = ids.bind_poses.iter().find(|p| p.name == name) else {
+            return Outcome::Fail(format!("no bind pose {name:?}"));
+        };
+        pose_from_bind_pose(&scene, &mut pose, bind);
+    }
     let convert = match row.conversion.as_str() {
         "" => None,
         "y_up_m" => Some(conversion(&scene, 1.0)),
@@ -186,7 +214,7 @@ fn check(corpus: &Path, oracles: &Path, row: &Row, out_dir: &Path, k: usize) -> 
     }
     if has_deformers(&scene) {
         eprintln!("{}: {report}", row.fbx);
-        return Outcome::Ignore("skinned/blend-shaped meshes, not deformed by Scene::evaluate yet".into());
+        return Outcome::Ignore("skinned/blend-shaped meshes whose deformation does not match ufbx yet".into());
     }
     Outcome::Fail(format!("{report}{}", String::from_utf8_lossy(&out.stderr)))
 }

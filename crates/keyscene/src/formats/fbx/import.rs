@@ -164,7 +164,8 @@ struct Importer<'g, 'd, 'a> {
     scene: Scene,
     warnings: Vec<Warning>,
     ids: ImportIds,
-    /// Elements left to allocate for data the file multiplies (morph deltas per channel).
+    /// Elements left to allocate for data the file can multiply (mesh copies per model,
+    /// per-corner layer indices, morph deltas per channel); see [`Importer::charge`].
     budget: u64,
     /// Skin joints whose bone node is resolved once every model is a node:
     /// (skin index, joint index, bone model id).
@@ -240,6 +241,19 @@ struct Topology {
 }
 
 impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
+    /// Takes `n` elements from the budget ([`Limits::max_elements`](crate::limits::Limits)
+    /// for everything the importer allocates beyond the file's own arrays); `false` when they
+    /// are not left.
+    fn charge(&mut self, n: u64) -> bool {
+        match self.budget.checked_sub(n) {
+            Some(left) => {
+                self.budget = left;
+                true
+            }
+            None => false,
+        }
+    }
+
     fn warn(&mut self, node: Option<NodeRef<'_, '_>>, place: &str, message: impl Into<String>) {
         self.warnings.push(Warning { offset: node.map(|n| n.offset()), place: place.into(), message: message.into() });
     }
@@ -496,6 +510,13 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
 
     /// The mesh of model `model` from geometry record `geo` (object id `geo_id`).
     fn mesh(&mut self, geo: NodeRef<'_, '_>, geo_id: i64, name: &str, model: &Object<'_, '_>, place: &str) -> Option<Mesh> {
+        // Every model gets its own copy of its geometry: many models sharing one large
+        // geometry must not multiply memory past the limit.
+        let size = |n: &str| geo.child(n).map_or(0, |c| c.properties().iter().map(|p| p.as_array().map_or(1, |a| a.len() as u64)).sum::<u64>());
+        if !self.charge(size("Vertices") + 2 * size("PolygonVertexIndex")) {
+            self.warn(Some(geo), place, "meshes exceed the element limit; mesh skipped");
+            return None;
+        }
         let v = child_f64(geo, "Vertices");
         let positions: Vec<DVec3> = v.chunks_exact(3).map(|c| DVec3::new(c[0], c[1], c[2])).collect();
         let pvi = child_i64(geo, "PolygonVertexIndex");
@@ -598,6 +619,10 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
         place: &str,
         make: impl Fn(&[f64]) -> T,
     ) -> Option<Attribute<T>> {
+        if !self.charge(topo.corner_vertex.len() as u64) {
+            self.warn(Some(e), place, format!("{}: layers exceed the element limit; layer skipped", e.name()));
+            return None;
+        }
         let raw = child_f64(e, data);
         let values: Vec<T> = raw.chunks_exact(comps).map(&make).collect();
         let mapping = child_str(e, "MappingInformationType");
@@ -702,11 +727,10 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
                             shapes.iter().enumerate().map(|(i, s)| (full.get(i).map_or(1.0, |w| w / 100.0), *s)).collect();
                         keyed.sort_by(|a, b| a.0.total_cmp(&b.0));
                         let Some(&(_, shape)) = keyed.last() else { continue };
-                        if self.budget < (n * keyed.len()) as u64 {
+                        if !self.charge((n * keyed.len()) as u64) {
                             self.warn(Some(ch.node), place, "blend shape channels exceed the element limit; channel skipped");
                             continue;
                         }
-                        self.budget -= (n * keyed.len()) as u64;
                         let weight = self.deform_percent(ch) / 100.0;
                         let mut target = self.morph(&ch.name, weight, shape.node, n, place);
                         for &(w, s) in &keyed[..keyed.len() - 1] {
@@ -729,11 +753,10 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
         let n = mesh.positions.len();
         for shape in geo.children().filter(|c| c.name() == "Shape") {
             let name = shape.property(0).and_then(Property::as_bytes).map(|b| String::from_utf8_lossy(b).into_owned()).unwrap_or_default();
-            if self.budget < n as u64 {
+            if !self.charge(n as u64) {
                 self.warn(Some(shape), place, "blend shapes exceed the element limit; shape skipped");
                 continue;
             }
-            self.budget -= n as u64;
             let weight = self.graph.get_f64(model, &name, 0.0) / 100.0;
             let target = self.morph(&name, weight, shape, n, place);
             self.ids.morph_properties.push((model, name, self.scene.meshes.len(), mesh.morph_targets.len()));
@@ -1046,6 +1069,22 @@ Connections: { C: "OO",1,0
         assert_eq!(ids.bind_poses.len(), 1);
         assert_eq!(ids.bind_poses[0].name, "skinCluster1");
         assert_eq!(ids.bind_poses[0].nodes, vec![(0, DMat4::from_translation(DVec3::new(3.0, 4.0, 5.0)))]);
+    }
+
+    #[test]
+    fn many_models_sharing_one_geometry_stop_at_the_element_limit() {
+        let mut text = quad("", "");
+        for k in 0..50 {
+            text = text.replace("Connections: {", &format!("Connections: {{ C: \"OO\",20,{}\n", 1000 + k));
+            text = text.replace("Objects: {", &format!("Objects: {{\n    Model: {}, \"Model::M{k}\", \"Mesh\" {{ }}", 1000 + k));
+        }
+        let mut opts = ReadOptions::default();
+        opts.limits.max_elements = 12 * 10;
+        let (s, w) = read(text.as_bytes(), &opts).unwrap();
+        // Each copy costs 12 (vertices) + 2 × 4 (corners): the budget covers 6 copies, and
+        // layers are not charged here (none).
+        assert_eq!(s.meshes.len(), 6);
+        assert!(w.iter().any(|w| w.message.contains("element limit")), "{w:?}");
     }
 
     #[test]

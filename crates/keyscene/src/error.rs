@@ -24,6 +24,10 @@ pub enum Error {
     #[cfg(feature = "three_da")]
     #[error(transparent)]
     ThreeDa(#[from] crate::formats::three_da::Error),
+    /// An FBX file is malformed.
+    #[cfg(feature = "fbx")]
+    #[error(transparent)]
+    Fbx(#[from] crate::formats::fbx::Error),
     /// A glTF file is malformed or could not be written.
     #[cfg(feature = "gltf")]
     #[error(transparent)]

@@ -16,6 +16,9 @@ pub enum FileFormat {
     Gltf,
     /// Techland ChromeEngine `.3da` (starts with `3DA_`).
     ThreeDa,
+    /// Autodesk FBX, binary (`Kaydara FBX Binary` header) or ASCII (`; FBX` comment or an
+    /// `FBXHeaderExtension` record near the start), or any file named `.fbx`.
+    Fbx,
 }
 
 impl FileFormat {
@@ -29,6 +32,9 @@ impl FileFormat {
         if bytes.starts_with(b"3DA_") {
             return Some(FileFormat::ThreeDa);
         }
+        if bytes.starts_with(b"Kaydara FBX Binary") || looks_like_ascii_fbx(bytes) {
+            return Some(FileFormat::Fbx);
+        }
         if bytes.len() >= 2 && matches!(u16::from_le_bytes([bytes[0], bytes[1]]), 0x4D4D | 0xC23D) {
             return Some(FileFormat::ThreeDs);
         }
@@ -37,9 +43,19 @@ impl FileFormat {
             "3ds" | "prj" => Some(FileFormat::ThreeDs),
             "gltf" | "glb" => Some(FileFormat::Gltf),
             "3da" => Some(FileFormat::ThreeDa),
+            "fbx" => Some(FileFormat::Fbx),
             _ => None,
         }
     }
+}
+
+/// An ASCII FBX file: its first kilobyte, after a possible UTF-8 byte-order mark and
+/// whitespace, starts with `; FBX` or holds `FBXHeaderExtension`.
+fn looks_like_ascii_fbx(bytes: &[u8]) -> bool {
+    let head = &bytes[..bytes.len().min(1024)];
+    let head = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
+    let start = head.iter().position(|b| !b.is_ascii_whitespace()).unwrap_or(head.len());
+    head[start..].starts_with(b"; FBX") || head.windows(18).any(|w| w == b"FBXHeaderExtension")
 }
 
 /// Options every reader takes.
@@ -76,6 +92,8 @@ pub fn load_bytes(
         Some(FileFormat::ThreeDa) => Ok(crate::formats::three_da::load(bytes, opts)?),
         #[cfg(feature = "gltf")]
         Some(FileFormat::Gltf) => Ok(crate::formats::gltf::read(bytes, opts)?),
+        #[cfg(feature = "fbx")]
+        Some(FileFormat::Fbx) => Ok(crate::formats::fbx::read(bytes, opts)?),
         #[allow(unreachable_patterns)]
         Some(f) => Err(Error::Unsupported(format!("{f:?} support is not compiled in"))),
         None => Err(Error::UnknownFormat(match path {
@@ -175,5 +193,13 @@ mod tests {
         assert_eq!(FileFormat::detect(&[0x3D, 0xC2, 0, 0], None), Some(FileFormat::ThreeDs));
         assert_eq!(FileFormat::detect(b"glTF\x02\0\0\0", None), Some(FileFormat::Gltf));
         assert_eq!(FileFormat::detect(b"3DA_\x07\x02\0\0", None), Some(FileFormat::ThreeDa));
+    }
+
+    #[test]
+    fn detects_fbx_binary_and_ascii_by_content() {
+        assert_eq!(FileFormat::detect(b"Kaydara FBX Binary  \0\x1a\0", None), Some(FileFormat::Fbx));
+        assert_eq!(FileFormat::detect(b"; FBX 7.4.0 project file\n", None), Some(FileFormat::Fbx));
+        assert_eq!(FileFormat::detect(b"\n\nFBXHeaderExtension:  {\n", None), Some(FileFormat::Fbx));
+        assert_eq!(FileFormat::detect(b"x", Some(Path::new("a.FBX"))), Some(FileFormat::Fbx));
     }
 }

@@ -1,5 +1,7 @@
 //! Every corpus FBX file cut short and with bytes flipped: `formats::fbx::parse` returns `Ok`
-//! or a typed `Err`, never panics, and stays fast (a time bound per file catches hangs and
+//! or a typed `Err`, never panics, and stays fast; whatever parses is also imported
+//! (`formats::fbx::read`), must give a scene that passes `Scene::validate`, and is posed and
+//! written as OBJ without panicking (a time bound per file catches hangs and
 //! runaway allocation that would page).
 //!
 //! Cuts: 64 offsets spread evenly over the file plus the first 64 bytes one by one (header
@@ -14,6 +16,7 @@ use std::time::{Duration, Instant};
 
 use keyscene::formats::fbx;
 use keyscene::limits::Limits;
+use keyscene::ReadOptions;
 use libtest_mimic::Failed;
 
 /// Cut offsets per file (besides the first 64 bytes).
@@ -44,11 +47,24 @@ fn try_parse(bytes: &[u8], what: &str) -> Result<(), Failed> {
     let start = Instant::now();
     let outcome = std::panic::catch_unwind(|| match fbx::parse(bytes, &limits()) {
         // Touch the result so lazily decoded data is exercised too.
-        Ok(doc) => fbx::dump(&doc).len(),
-        Err(e) => e.to_string().len(),
+        Ok(doc) => {
+            let opts = ReadOptions { limits: limits(), base_dir: None };
+            match fbx::read(bytes, &opts) {
+                Ok((scene, _)) => {
+                    scene.validate().map_err(|e| e.to_string())?;
+                    let pose = scene.evaluate(None, keyscene::anim::Time::Frame(0.0));
+                    let obj = keyscene::formats::obj::write(&scene, Some(&pose), "x.mtl").map_err(|e| e.to_string())?;
+                    Ok::<usize, String>(fbx::dump(&doc).len() + obj.obj.len())
+                }
+                Err(e) => Ok(e.to_string().len()),
+            }
+        }
+        Err(e) => Ok(e.to_string().len()),
     });
-    if outcome.is_err() {
-        return Err(format!("{what}: panicked").into());
+    match outcome {
+        Err(_) => return Err(format!("{what}: panicked").into()),
+        Ok(Err(e)) => return Err(format!("{what}: {e}").into()),
+        Ok(Ok(_)) => {}
     }
     let took = start.elapsed();
     if took > Duration::from_secs(2) {

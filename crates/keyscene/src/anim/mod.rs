@@ -18,8 +18,10 @@
 //! have their own type, [`RotationTrack`], because 3DS rotation keys are relative axis-angle
 //! turns that only become orientations when accumulated (seed 000, "Tracks").
 
+pub mod curve;
 pub mod tcb;
 
+pub use curve::{CycleMode, MORPH_WEIGHT_PROPERTY};
 pub use tcb::{hermite, tcb_tangents};
 
 use glam::{DMat4, DQuat, DVec3};
@@ -61,6 +63,38 @@ pub struct Animation {
     pub channels: Vec<Channel>,
 }
 
+impl Animation {
+    /// A copy whose tracks all hold their end keys outside their key range
+    /// ([`Extrapolation::Constant`] before and after): what ufbx evaluates with
+    /// `UFBX_EVALUATE_FLAG_NO_EXTRAPOLATION`, and what the FBX references marked
+    /// `no_extrapolation` expect ("evaluate without curve extrapolation").
+    pub fn without_extrapolation(&self) -> Animation {
+        fn hold<T>(t: &mut Track<T>) {
+            t.before = Extrapolation::Constant;
+            t.after = Extrapolation::Constant;
+        }
+        let mut a = self.clone();
+        for ch in &mut a.channels {
+            match &mut ch.target {
+                ChannelTarget::Translation(t) | ChannelTarget::Scale(t) | ChannelTarget::Color(t) => hold(t),
+                ChannelTarget::Rotation(RotationTrack::Quat(t)) => hold(t),
+                ChannelTarget::Rotation(RotationTrack::Relative(t)) => hold(t),
+                ChannelTarget::Rotation(RotationTrack::Euler { xyz: c, .. })
+                | ChannelTarget::TranslationXyz(c)
+                | ChannelTarget::ScaleXyz(c) => c.iter_mut().flatten().for_each(hold),
+                ChannelTarget::Hidden(t) => hold(t),
+                ChannelTarget::Morph(t) => hold(t),
+                ChannelTarget::Fov(t)
+                | ChannelTarget::Roll(t)
+                | ChannelTarget::Hotspot(t)
+                | ChannelTarget::Falloff(t)
+                | ChannelTarget::Property { track: t, .. } => hold(t),
+            }
+        }
+        a
+    }
+}
+
 /// The animated values of one node.
 #[derive(Debug, Clone)]
 pub struct Channel {
@@ -100,8 +134,11 @@ pub enum ChannelTarget {
     TranslationXyz([Option<Track<f64>>; 3]),
     /// Local scale animated per component (FBX `Lcl Scaling`); `None` keeps the rest value.
     ScaleXyz([Option<Track<f64>>; 3]),
-    /// Any other animated scalar property, by the source's property name (FBX
-    /// `DeformPercent`, `FieldOfView`, `Intensity`, `Visibility` …), in the source's units.
+    /// Any other animated scalar property, by the source's property name (FBX `FieldOfView`,
+    /// `Intensity`, `Color|X` …), in the source's units. Two names are evaluated:
+    /// `Visibility` hides the node while its value is below 1 in magnitude, and
+    /// `DeformPercent#k` ([`curve::morph_weight_property`]) sets the weight of morph target `k`
+    /// of the node's mesh, in percent ([`Pose::morph_weights`]).
     Property {
         /// The property's name as the source spells it.
         name: String,
@@ -124,6 +161,19 @@ pub enum Extrapolation {
     /// evaluate as the reference does (e.g. `PASKA2.3DS`, whose objects' first keys are at
     /// frames 140 and 150).
     HoldLast,
+    /// Continue in a straight line with the end key's tangent (FBX "keep slope", `K`): before
+    /// the first key its leaving slope, after the last key its arriving slope.
+    Slope,
+    /// Cycle the keyed span (FBX repetition `R`, mirror `M`, relative repetition `A`), at most
+    /// `count` times (`None`: forever), then hold the value the last cycle ends on. See
+    /// [`curve`] for the exact rules. Unlike [`Extrapolation::Repeat`] the curve is only
+    /// extrapolated strictly outside its keys (a frame on the last key shows the last key).
+    Cycle {
+        /// How each cycle maps back onto the keyed span.
+        mode: CycleMode,
+        /// How many cycles, `None` for no limit.
+        count: Option<u32>,
+    },
 }
 
 /// Keys of one animated value, sorted by frame.
@@ -183,6 +233,9 @@ pub struct Key<T> {
 pub enum Interpolation<T> {
     /// Hold this key's value until the next key.
     Step,
+    /// Take the **next** key's value right after this key (FBX "constant next"): the value is
+    /// this key's at exactly its frame and the next key's strictly between the two.
+    StepNext,
     /// Straight line to the next key.
     Linear,
     /// Kochanek–Bartels spline through the neighbouring keys (3D Studio, 3DA TCB tracks).
@@ -346,6 +399,11 @@ pub struct Pose {
     pub camera_fov: Vec<f64>,
     /// Camera roll in degrees, per camera.
     pub camera_roll: Vec<f64>,
+    /// Morph target weights (0–1) per mesh in `Scene::meshes`, one per
+    /// [`MorphTarget`](crate::scene::MorphTarget): the targets' default weights, overridden by
+    /// [`morph weight properties`](curve::morph_weight_property) (percent) animated on a node
+    /// that shows the mesh.
+    pub morph_weights: Vec<Vec<f64>>,
 }
 
 impl Pose {
@@ -355,13 +413,191 @@ impl Pose {
         self.world[node] * scene.nodes[node].geometry_transform
     }
 
+    /// [`Pose::world_positions`] for a skinned mesh whose node was moved after the skin was
+    /// bound, shown as Maya and the FBX SDK show it ("skin follows its node"): the skinned
+    /// positions are further mapped by `mesh_to_world · bind⁻¹`, where `bind` is the mesh
+    /// node's world matrix in the bind pose (FBX `BindPose`), so the node's own movement since
+    /// binding applies on top of the bones'. ufbx calls this `transform_skin` in its tests.
+    /// Meshes without a skin are returned as by [`Pose::world_positions`].
+    pub fn world_positions_following_node(&self, scene: &Scene, node: NodeId, bind: DMat4) -> Vec<DVec3> {
+        let positions = self.world_positions(scene, node);
+        let skinned = self.mesh[node].and_then(|m| scene.meshes.get(m)).is_some_and(|m| m.skin.is_some());
+        if !skinned || bind.determinant() == 0.0 {
+            return positions;
+        }
+        let m = self.mesh_to_world(scene, node) * bind.inverse();
+        positions.into_iter().map(|p| m.transform_point3(p)).collect()
+    }
+
     /// World-space positions of the mesh node `node` shows at this pose, in the mesh's vertex
-    /// order; empty when the node has no mesh.
+    /// order, deformed; empty when the node has no mesh.
+    ///
+    /// 1. **Blend shapes**: `p = p₀ + Σₖ wₖ · Δₖ` over the mesh's morph targets with their
+    ///    weights in [`Pose::morph_weights`] (targets of weight 0 are skipped).
+    /// 2. **Skinning** (when the mesh has a [`Skin`](crate::scene::Skin)), linear blend as
+    ///    ufbx evaluates it: `world = (Σⱼ wⱼ · W(boneⱼ) · inverse_bindⱼ · G) · p` with `G` the
+    ///    node's [`geometry_transform`](crate::scene::Node::geometry_transform) (the inverse
+    ///    bind matrix maps the mesh *node's* frame into the bone's), the matrix sum
+    ///    divided by `Σⱼ wⱼ` when that differs from 1 by more than 1e-6 (weights renormalised);
+    ///    a vertex with no positive total weight is placed by [`Pose::mesh_to_world`], as are
+    ///    all vertices of a mesh without a skin. Vertices with a dual-quaternion share `d`
+    ///    ([`Skin::dq_weights`](crate::scene::Skin::dq_weights)) use `(1 − d)·M_linear + d·M_dq`,
+    ///    `M_dq` built as ufbx does: each joint matrix split into scale `s`, rotation `r` (flipped
+    ///    to the first joint's hemisphere) and translation `t`; `q₀ = Σ w·r`,
+    ///    `qₑ = Σ w·(t/2, 0)·r`, `S = Σ w·s` (divided by the total weight when it is not 1); the
+    ///    rotation is `q₀/|q₀|`, the translation `2·vec(qₑ·q₀*)/|q₀|²`, the scale `S`.
+    ///
+    /// A mesh with neither deformation takes the fast path: one matrix for all vertices.
     pub fn world_positions(&self, scene: &Scene, node: NodeId) -> Vec<DVec3> {
         let Some(m) = self.mesh[node] else { return Vec::new() };
+        let mesh = &scene.meshes[m];
         let to_world = self.mesh_to_world(scene, node);
-        scene.meshes[m].positions.iter().map(|&p| to_world.transform_point3(p)).collect()
+        let weights = self.morph_weights.get(m).map(Vec::as_slice).unwrap_or(&[]);
+        let morphing = weights.iter().any(|&w| w != 0.0);
+        let skin = mesh.skin.and_then(|s| scene.skins.get(s));
+        if !morphing && skin.is_none() {
+            return mesh.positions.iter().map(|&p| to_world.transform_point3(p)).collect();
+        }
+        let mut positions = mesh.positions.clone();
+        for (target, &w) in mesh.morph_targets.iter().zip(weights) {
+            if w == 0.0 {
+                continue;
+            }
+            if target.inbetweens.is_empty() {
+                for (p, d) in positions.iter_mut().zip(&target.position_deltas) {
+                    *p += *d * w;
+                }
+                continue;
+            }
+            let mut levels: Vec<f64> = target.inbetweens.iter().map(|s| s.0).collect();
+            levels.push(1.0);
+            for (k, e) in inbetween_weights(w, &levels).into_iter().enumerate() {
+                if e == 0.0 {
+                    continue;
+                }
+                let deltas = target.inbetweens.get(k).map_or(&target.position_deltas, |s| &s.1);
+                for (p, d) in positions.iter_mut().zip(deltas) {
+                    *p += *d * e;
+                }
+            }
+        }
+        let Some(skin) = skin else {
+            return positions.iter().map(|&p| to_world.transform_point3(p)).collect();
+        };
+        let geometry = scene.nodes[node].geometry_transform;
+        let joint_matrices: Vec<Option<DMat4>> = skin
+            .joints
+            .iter()
+            .map(|j| self.world.get(j.node).map(|w| *w * j.inverse_bind * geometry))
+            .collect();
+        // Rotation, translation and scale of every joint matrix, for dual quaternion skinning.
+        let joint_srt: Vec<Option<(DVec3, DQuat, DVec3)>> = if skin.dq_weights.is_empty() {
+            Vec::new()
+        } else {
+            joint_matrices.iter().map(|m| m.map(|m| m.to_scale_rotation_translation())).collect()
+        };
+        positions
+            .iter()
+            .enumerate()
+            .map(|(i, &p)| {
+                let influences = skin.influences.get(i).map(Vec::as_slice).unwrap_or(&[]);
+                let dq = skin.dq_weights.get(i).map_or(0.0, |&d| f64::from(d));
+                let mut sum = DMat4::ZERO;
+                let mut total = 0.0f64;
+                let (mut q0, mut qe, mut qs) = (DQuat::from_xyzw(0.0, 0.0, 0.0, 0.0), DQuat::from_xyzw(0.0, 0.0, 0.0, 0.0), DVec3::ZERO);
+                let mut first: Option<DQuat> = None;
+                for &(j, w) in influences {
+                    let Some(Some(mj)) = joint_matrices.get(j as usize) else { continue };
+                    let w = f64::from(w);
+                    total += w;
+                    if dq > 0.0 {
+                        if let Some(Some((s, r, t))) = joint_srt.get(j as usize) {
+                            let f = *first.get_or_insert(*r);
+                            let r = if f.dot(*r) < 0.0 { -*r } else { *r };
+                            let e = DQuat::from_xyzw(0.5 * t.x, 0.5 * t.y, 0.5 * t.z, 0.0) * r;
+                            q0 += r * w;
+                            qe += e * w;
+                            qs += *s * w;
+                        }
+                    }
+                    if dq < 1.0 {
+                        sum += *mj * ((1.0 - dq) * w);
+                    }
+                }
+                if total.is_nan() || total <= 0.0 {
+                    return to_world.transform_point3(p);
+                }
+                if (total - 1.0).abs() > 1e-6 {
+                    let r = 1.0 / total;
+                    sum *= r;
+                    q0 *= r;
+                    qe *= r;
+                    qs *= r;
+                }
+                if dq > 0.0 {
+                    let len2 = q0.length_squared();
+                    let t = (qe * q0.conjugate()).xyz() * (2.0 / len2);
+                    let m = DMat4::from_scale_rotation_translation(qs, q0 * (1.0 / len2.sqrt()), t);
+                    sum = if dq < 1.0 { sum + m * dq } else { m };
+                }
+                sum.transform_point3(p)
+            })
+            .collect()
     }
+}
+
+/// How much of each shape of a blend-shape channel with in-betweens applies at channel
+/// weight `w`: `levels` are the weights at which the shapes apply in full, sorted. As ufbx
+/// (`ufbxi_update_blend_channel`): the shapes — with an implicit empty shape at weight 0 — on
+/// the side of 0 that `w` lies on are walked outwards until one lies beyond `w`; `w` then
+/// blends linearly between that shape and the one before it (`1 − t` and `t`,
+/// `t = (w − before) / (after − before)`; beyond the last shape `t` exceeds 1 and the blend
+/// extrapolates). All other shapes get 0.
+pub fn inbetween_weights(w: f64, levels: &[f64]) -> Vec<f64> {
+    let n = levels.len();
+    let mut eff = vec![0.0; n];
+    // `None` stands for the empty shape at weight 0.
+    let level = |k: Option<usize>| k.map_or(0.0, |k| levels[k]);
+    let last_negative = levels.iter().rposition(|&l| l < 0.0);
+    let (mut prev, mut next): (Option<usize>, Option<usize>) = (None, None);
+    if w > 0.0 {
+        let start = last_negative.map_or(0, |k| k + 1);
+        if let Some(k) = last_negative {
+            prev = Some(k);
+        }
+        for (i, &l) in levels.iter().enumerate().skip(start) {
+            prev = next;
+            next = Some(i);
+            if l > w {
+                break;
+            }
+        }
+    } else {
+        let first_positive = last_negative.map_or(0, |k| k + 1);
+        if first_positive < n {
+            prev = Some(first_positive);
+        }
+        if let Some(k) = last_negative {
+            for i in (0..=k).rev() {
+                prev = next;
+                next = Some(i);
+                if levels[i] < w {
+                    break;
+                }
+            }
+        }
+    }
+    let delta = level(next) - level(prev);
+    if delta != 0.0 {
+        let t = (w - level(prev)) / delta;
+        if let Some(p) = prev {
+            eff[p] = 1.0 - t;
+        }
+        if let Some(q) = next {
+            eff[q] = t;
+        }
+    }
+    eff
 }
 
 impl Track<DVec3> {
@@ -438,6 +674,11 @@ impl Scene {
         let mut mesh: Vec<Option<usize>> = self.nodes.iter().map(|node| node.mesh).collect();
         let mut camera_fov: Vec<f64> = self.cameras.iter().map(|c| c.fov_degrees).collect();
         let mut camera_roll: Vec<f64> = self.cameras.iter().map(|c| c.roll_degrees).collect();
+        let mut morph_weights: Vec<Vec<f64>> = self
+            .meshes
+            .iter()
+            .map(|m| m.morph_targets.iter().map(|t| t.default_weight).collect())
+            .collect();
         if let Some(anim) = anim {
             for ch in &anim.channels {
                 let Some(p) = parts.get_mut(ch.node) else { continue };
@@ -497,10 +738,23 @@ impl Scene {
                             }
                         }
                     }
-                    ChannelTarget::Color(_)
-                    | ChannelTarget::Hotspot(_)
-                    | ChannelTarget::Falloff(_)
-                    | ChannelTarget::Property { .. } => {}
+                    ChannelTarget::Property { name, track } if name == "Visibility" => {
+                        // FBX: shown when the value truncates to a non-zero integer (ufbx
+                        // `node->visible`), so 0.5 hides.
+                        if let Some(v) = track.sample(frame) {
+                            hidden[ch.node] = v.is_nan() || v.abs() < 1.0;
+                        }
+                    }
+                    ChannelTarget::Property { name, track } => {
+                        let Some(k) = curve::morph_target_of(name) else { continue };
+                        let Some(m) = self.nodes[ch.node].mesh else { continue };
+                        if let (Some(w), Some(v)) =
+                            (morph_weights.get_mut(m).and_then(|w| w.get_mut(k)), track.sample(frame))
+                        {
+                            *w = v / 100.0;
+                        }
+                    }
+                    ChannelTarget::Color(_) | ChannelTarget::Hotspot(_) | ChannelTarget::Falloff(_) => {}
                 }
             }
         }
@@ -512,13 +766,7 @@ impl Scene {
                 None => p.matrix(),
             })
             .collect();
-        let mut world = vec![DMat4::IDENTITY; n];
-        for id in self.depth_first() {
-            world[id] = match self.nodes[id].parent {
-                Some(p) => inherit(world[p], local[id], self.nodes[id].inherit),
-                None => local[id],
-            };
-        }
+        let mut world = self.compose_world(&local);
         let up = match self.meta.axes.up {
             crate::scene::Axis::PosZ | crate::scene::Axis::NegZ => DVec3::Z,
             crate::scene::Axis::PosX | crate::scene::Axis::NegX => DVec3::X,
@@ -533,27 +781,61 @@ impl Scene {
             let Some(t) = target.filter(|&t| t < n) else { continue };
             world[id] = aim(world[id], world[t].w_axis.truncate(), up, roll);
         }
-        Pose { frame, local, world, hidden, mesh, camera_fov, camera_roll }
+        Pose { frame, local, world, hidden, mesh, camera_fov, camera_roll, morph_weights }
     }
 }
 
-/// A child's world matrix from its parent's world matrix and its own local matrix.
-///
-/// `RrSs` multiplies the matrices. The other two modes decompose both into scale, rotation and
-/// translation and recombine without shear, as ufbx does: `RSrs` scales component-wise
-/// (`S = S_parent · S_local`), `Rrs` drops the parent's scale from the child's rotation and
-/// scale (the child's origin still moves with the parent's full matrix).
-fn inherit(parent: DMat4, local: DMat4, mode: crate::scene::InheritType) -> DMat4 {
-    use crate::scene::InheritType;
-    match mode {
-        InheritType::RrSs => parent * local,
-        InheritType::RSrs | InheritType::Rrs => {
-            let (ps, pr, _) = parent.to_scale_rotation_translation();
-            let (ls, lr, lt) = local.to_scale_rotation_translation();
-            let origin = parent.transform_point3(lt);
-            let scale = if mode == InheritType::RSrs { ps * ls } else { ls };
-            DMat4::from_scale_rotation_translation(scale, pr * lr, origin)
+impl Scene {
+    /// World matrices from local ones, parents first, by each node's
+    /// [`InheritType`](crate::scene::InheritType), as ufbx `ufbxi_update_node` composes them.
+    ///
+    /// Every node keeps, besides its world matrix `W`, an *unscaled* world matrix `U` (its
+    /// world matrix without its own scale) and an *inherited scale* `s`. With the local matrix
+    /// split into translation `t`, rotation `r` and scale `S`:
+    ///
+    /// - `RSrs` (the usual case; roots always): `W = W_parent · local`,
+    ///   `U = W_parent · T(t)·R(r)`, `s = S`.
+    /// - `RrSs` and `Rrs`: `S' = S ∘ s_scale-source`, `t' = t ∘ s_parent` (component-wise), then
+    ///   `W = U_parent · T(t')·R(r)·S(S')`, `U = U_parent · T(t')·R(r)`, `s = S'` — the parent's
+    ///   rotation and placement apply, its scale only component-wise (no shear). The scale
+    ///   source of an `RrSs` node is its parent; of an `Rrs` node its parent's scale source, so
+    ///   an `Rrs` node ignores the scale of its immediate parent (Maya's segment scale
+    ///   compensation) but still inherits what that parent inherited from further up. A node
+    ///   without a scale source uses 1.
+    pub fn compose_world(&self, local: &[DMat4]) -> Vec<DMat4> {
+        use crate::scene::InheritType;
+        let n = self.nodes.len();
+        let mut world = vec![DMat4::IDENTITY; n];
+        let mut unscaled = vec![DMat4::IDENTITY; n];
+        let mut inherit_scale = vec![DVec3::ONE; n];
+        let mut scale_source: Vec<Option<NodeId>> = vec![None; n];
+        for id in self.depth_first() {
+            let (s, r, t) = local[id].to_scale_rotation_translation();
+            let parent = self.nodes[id].parent.filter(|&p| p < n);
+            let mode = if parent.is_some() { self.nodes[id].inherit } else { InheritType::RSrs };
+            match (parent, mode) {
+                (None, _) => {
+                    world[id] = local[id];
+                    unscaled[id] = DMat4::from_rotation_translation(r, t);
+                    inherit_scale[id] = s;
+                }
+                (Some(p), InheritType::RSrs) => {
+                    world[id] = world[p] * local[id];
+                    unscaled[id] = world[p] * DMat4::from_rotation_translation(r, t);
+                    inherit_scale[id] = s;
+                }
+                (Some(p), _) => {
+                    scale_source[id] = if mode == InheritType::RrSs { Some(p) } else { scale_source[p] };
+                    let ps = scale_source[id].map_or(DVec3::ONE, |q| inherit_scale[q]);
+                    let s2 = s * ps;
+                    let t2 = t * inherit_scale[p];
+                    world[id] = unscaled[p] * DMat4::from_scale_rotation_translation(s2, r, t2);
+                    unscaled[id] = unscaled[p] * DMat4::from_rotation_translation(r, t2);
+                    inherit_scale[id] = s2;
+                }
+            }
         }
+        world
     }
 }
 
@@ -607,6 +889,170 @@ mod tests {
         s.nodes[1].transform.translation = DVec3::new(0.0, 5.0, 0.0);
         let pose = s.evaluate(None, Time::Frame(0.0));
         assert_eq!(pose.world[1].w_axis.truncate(), DVec3::new(10.0, 5.0, 0.0));
+    }
+
+    /// A one-vertex mesh at (1, 0, 0) on node 2, skinned to bones 0 and 1.
+    fn two_bone_scene(weights: Vec<(u32, f32)>) -> Scene {
+        use crate::scene::{Mesh, Skin, SkinJoint};
+        let mut s = Scene::default();
+        for name in ["bone0", "bone1", "mesh"] {
+            s.nodes.push(Node::new(name, NodeKind::Null));
+        }
+        for i in 0..3 {
+            s.attach(i, None);
+        }
+        s.nodes[2].kind = NodeKind::Mesh;
+        s.nodes[2].mesh = Some(0);
+        s.meshes.push(Mesh { positions: vec![DVec3::X], skin: Some(0), ..Mesh::default() });
+        // Bone 1 was bound at (0, 1, 0): its inverse bind moves points back by −Y.
+        s.skins.push(Skin {
+            joints: vec![
+                SkinJoint { node: 0, inverse_bind: DMat4::IDENTITY },
+                SkinJoint { node: 1, inverse_bind: DMat4::from_translation(DVec3::NEG_Y) },
+            ],
+            influences: vec![weights],
+            dq_weights: Vec::new(),
+        });
+        s
+    }
+
+    #[test]
+    fn linear_blend_skinning_of_two_bones() {
+        let mut s = two_bone_scene(vec![(0, 0.25), (1, 0.75)]);
+        // Bone 0 stays; bone 1 now sits at (0, 1, 0) turned 90° about Z.
+        s.nodes[1].transform.translation = DVec3::Y;
+        s.nodes[1].transform.rotation = DQuat::from_rotation_z(std::f64::consts::FRAC_PI_2);
+        let pose = s.evaluate(None, Time::Frame(0.0));
+        // Bone 0 keeps (1, 0, 0). Bone 1: (1, 0, 0) − Y = (1, −1, 0), turned: (1, 1, 0), moved
+        // up: (1, 2, 0). Blend: 0.25·(1, 0, 0) + 0.75·(1, 2, 0) = (1, 1.5, 0).
+        let p = pose.world_positions(&s, 2);
+        assert!((p[0] - DVec3::new(1.0, 1.5, 0.0)).length() < 1e-12, "{p:?}");
+    }
+
+    #[test]
+    fn skin_weights_are_renormalised_and_unweighted_vertices_follow_the_node() {
+        let mut s = two_bone_scene(vec![(0, 1.0), (1, 3.0)]);
+        s.nodes[1].transform.translation = DVec3::new(0.0, 1.0, 2.0);
+        let pose = s.evaluate(None, Time::Frame(0.0));
+        // Weights 1 and 3 → ¼ and ¾: bone 1 gives (1, 0, 2); blend (1, 0, 1.5).
+        let p = pose.world_positions(&s, 2);
+        assert!((p[0] - DVec3::new(1.0, 0.0, 1.5)).length() < 1e-12, "{p:?}");
+        let mut s = two_bone_scene(vec![]);
+        s.nodes[2].transform.translation = DVec3::new(0.0, 0.0, 5.0);
+        let pose = s.evaluate(None, Time::Frame(0.0));
+        assert_eq!(pose.world_positions(&s, 2), vec![DVec3::new(1.0, 0.0, 5.0)]);
+    }
+
+    #[test]
+    fn deform_percent_drives_blend_shapes_before_skinning() {
+        use crate::scene::MorphTarget;
+        let mut s = two_bone_scene(vec![(0, 1.0)]);
+        s.meshes[0].morph_targets.push(MorphTarget {
+            name: "up".into(),
+            position_deltas: vec![DVec3::new(0.0, 4.0, 0.0)],
+            normal_deltas: None,
+            default_weight: 0.0,
+            inbetweens: Vec::new(),
+        });
+        s.nodes[0].transform.translation = DVec3::Z;
+        let track = Track::new(vec![
+            Key { frame: 0.0, value: 0.0, interpolation: Interpolation::Linear },
+            Key { frame: 10.0, value: 100.0, interpolation: Interpolation::Linear },
+        ]);
+        s.animations.push(Animation {
+            name: "a".into(),
+            fps: 10.0,
+            frame_range: (0.0, 10.0),
+            channels: vec![Channel {
+                node: 2,
+                target: ChannelTarget::Property { name: curve::morph_weight_property(0), track },
+            }],
+        });
+        let pose = s.evaluate(Some(0), Time::Frame(2.5));
+        assert_eq!(pose.morph_weights, vec![vec![0.25]]);
+        // (1, 0, 0) + 0.25·(0, 4, 0) = (1, 1, 0), then bone 0 moved by +Z.
+        assert_eq!(pose.world_positions(&s, 2), vec![DVec3::new(1.0, 1.0, 1.0)]);
+    }
+
+    #[test]
+    fn an_animated_fbx_visibility_hides_below_one() {
+        let mut s = Scene::default();
+        s.nodes.push(Node::new("a", NodeKind::Null));
+        s.attach(0, None);
+        let track = Track::new(vec![
+            Key { frame: 0.0, value: 1.0, interpolation: Interpolation::Linear },
+            Key { frame: 10.0, value: 0.0, interpolation: Interpolation::Linear },
+        ]);
+        s.animations.push(Animation {
+            name: "a".into(),
+            fps: 10.0,
+            frame_range: (0.0, 10.0),
+            channels: vec![Channel { node: 0, target: ChannelTarget::Property { name: "Visibility".into(), track } }],
+        });
+        assert!(!s.evaluate(Some(0), Time::Frame(0.0)).hidden[0]);
+        assert!(s.evaluate(Some(0), Time::Frame(1.0)).hidden[0]);
+    }
+
+    #[test]
+    fn inherit_modes_compose_scale_as_ufbx() {
+        use crate::scene::InheritType;
+        // Parent scaled (2, 1, 1) and turned 90° about Z; child one unit along its parent's X
+        // with scale (1, 3, 1).
+        let mut s = Scene::default();
+        s.nodes.push(Node::new("p", NodeKind::Null));
+        s.nodes.push(Node::new("c", NodeKind::Null));
+        s.attach(0, None);
+        s.attach(1, Some(0));
+        s.nodes[0].transform.scale = DVec3::new(2.0, 1.0, 1.0);
+        s.nodes[0].transform.rotation = DQuat::from_rotation_z(std::f64::consts::FRAC_PI_2);
+        s.nodes[1].transform.translation = DVec3::X;
+        s.nodes[1].transform.scale = DVec3::new(1.0, 3.0, 1.0);
+        let near = |a: DMat4, b: DMat4| a.abs_diff_eq(b, 1e-12);
+        // RSrs: the plain product; the child's origin at the parent's X axis, scaled: (0, 2, 0).
+        let w = s.evaluate(None, Time::Frame(0.0)).world[1];
+        assert!(near(w, s.evaluate(None, Time::Frame(0.0)).world[0] * s.nodes[1].transform.matrix()));
+        assert!((w.w_axis.truncate() - DVec3::new(0.0, 2.0, 0.0)).length() < 1e-12);
+        // RrSs: same origin, scale (2, 3, 1) component-wise, then the parent's rotation.
+        s.nodes[1].inherit = InheritType::RrSs;
+        let w = s.evaluate(None, Time::Frame(0.0)).world[1];
+        let r = DQuat::from_rotation_z(std::f64::consts::FRAC_PI_2);
+        assert!(near(w, DMat4::from_scale_rotation_translation(DVec3::new(2.0, 3.0, 1.0), r, DVec3::new(0.0, 2.0, 0.0))));
+        // Rrs: the parent's scale moves the origin but does not scale the child.
+        s.nodes[1].inherit = InheritType::Rrs;
+        let w = s.evaluate(None, Time::Frame(0.0)).world[1];
+        assert!(near(w, DMat4::from_scale_rotation_translation(DVec3::new(1.0, 3.0, 1.0), r, DVec3::new(0.0, 2.0, 0.0))));
+    }
+
+    #[test]
+    fn dual_quaternion_skinning_keeps_lengths() {
+        let mut s = two_bone_scene(vec![(0, 0.5), (1, 0.5)]);
+        s.skins[0].joints[1].inverse_bind = DMat4::IDENTITY;
+        s.nodes[1].transform.rotation = DQuat::from_rotation_z(std::f64::consts::FRAC_PI_2);
+        let pose = s.evaluate(None, Time::Frame(0.0));
+        // Linear: the average of (1, 0, 0) and (0, 1, 0).
+        assert!((pose.world_positions(&s, 2)[0] - DVec3::new(0.5, 0.5, 0.0)).length() < 1e-12);
+        // Dual quaternion: halfway rotation, 45° about Z.
+        s.skins[0].dq_weights = vec![1.0];
+        let h = std::f64::consts::FRAC_1_SQRT_2;
+        assert!((pose.world_positions(&s, 2)[0] - DVec3::new(h, h, 0.0)).length() < 1e-12);
+        // Half and half: the mean of both.
+        s.skins[0].dq_weights = vec![0.5];
+        let mid = (DVec3::new(0.5, 0.5, 0.0) + DVec3::new(h, h, 0.0)) * 0.5;
+        assert!((pose.world_positions(&s, 2)[0] - mid).length() < 1e-12);
+    }
+
+    #[test]
+    fn inbetween_shapes_blend_piecewise_linearly() {
+        // Shapes full at 0.5 and 1.0.
+        assert_eq!(inbetween_weights(0.25, &[0.5, 1.0]), vec![0.5, 0.0]);
+        assert_eq!(inbetween_weights(0.5, &[0.5, 1.0]), vec![1.0, 0.0]);
+        assert_eq!(inbetween_weights(0.75, &[0.5, 1.0]), vec![0.5, 0.5]);
+        assert_eq!(inbetween_weights(1.0, &[0.5, 1.0]), vec![0.0, 1.0]);
+        // Beyond the last shape: extrapolates from the last two.
+        assert_eq!(inbetween_weights(1.5, &[0.5, 1.0]), vec![-1.0, 2.0]);
+        assert_eq!(inbetween_weights(0.0, &[0.5, 1.0]), vec![0.0, 0.0]);
+        // A plain target behaves linearly.
+        assert_eq!(inbetween_weights(0.3, &[1.0]), vec![0.3]);
     }
 
     #[test]

@@ -118,7 +118,9 @@ fn locate<T>(track: &Track<T>, frame: f64) -> Place {
     if frame < first_f {
         match track.before {
             Extrapolation::HoldLast => return Place::Hold(last),
-            Extrapolation::Constant | Extrapolation::Repeat => return Place::Hold(0),
+            // Slope and cycles are handled by `curve::extrapolate` for the tracks that have
+            // them; other value types hold the end key.
+            _ => return Place::Hold(0),
         }
     }
     let (i, t) = match find_segment(keys, frame) {
@@ -131,7 +133,7 @@ fn locate<T>(track: &Track<T>, frame: f64) -> Place {
                     None => return Place::Hold(last),
                 }
             }
-            Extrapolation::Constant | Extrapolation::HoldLast => return Place::Hold(last),
+            _ => return Place::Hold(last),
         },
     };
     let (a, b) = (keys[i].frame, keys[i + 1].frame);
@@ -249,6 +251,15 @@ pub fn squad_lib3ds(a: DQuat, p: DQuat, q: DQuat, b: DQuat, u: f64) -> DQuat {
 /// Samples a vector (or scalar) track at `frame`; `None` when it has no key.
 pub(crate) fn sample_vector<V: Vector>(track: &Track<V>, frame: f64) -> Option<V> {
     track.keys.first()?;
+    if let Some(v) = super::curve::extrapolate(track, frame) {
+        return Some(v);
+    }
+    sample_inside(track, frame)
+}
+
+/// Samples a track with at least one key as if it had no slope or cycle extrapolation.
+pub(crate) fn sample_inside<V: Vector>(track: &Track<V>, frame: f64) -> Option<V> {
+    track.keys.first()?;
     let (i, u) = match locate(track, frame) {
         Place::Hold(k) => return Some(track.keys[k].value),
         Place::Between(i, u) => (i, u),
@@ -257,7 +268,10 @@ pub(crate) fn sample_vector<V: Vector>(track: &Track<V>, frame: f64) -> Option<V
     let b = &track.keys[i + 1];
     match &a.interpolation {
         Interpolation::Step => Some(a.value),
-        Interpolation::Linear | Interpolation::Squad { .. } => Some(a.value + (b.value - a.value) * u),
+        Interpolation::StepNext => Some(if u > 0.0 { b.value } else { a.value }),
+        Interpolation::Linear | Interpolation::Squad { .. } => {
+            Some(a.value + (b.value - a.value) * u)
+        }
         Interpolation::Hermite { out_tangent, .. } => {
             let span = b.frame - a.frame;
             let tb = match &b.interpolation {
@@ -343,6 +357,7 @@ pub(crate) fn sample_quat(track: &Track<DQuat>, frame: f64) -> Option<DQuat> {
             };
             Some(squad_lib3ds(a.value, out_control, sb, b.value, u).normalize())
         }
+        Interpolation::StepNext => Some(if u > 0.0 { b.value } else { a.value }),
         _ => Some(a.value.slerp(b.value, u)),
     }
 }
@@ -509,6 +524,8 @@ pub(crate) fn sample_relative(track: &Track<AxisAngle>, frame: f64) -> Option<DQ
     };
     let q = match track.keys[i].interpolation {
         Interpolation::Step => abs[i],
+        Interpolation::StepNext if u > 0.0 => abs[i + 1],
+        Interpolation::StepNext => abs[i],
         Interpolation::Linear => q4::slerp(abs[i], abs[i + 1], u),
         _ => {
             let (_, dd) = quat_tangents(track, &abs, i);

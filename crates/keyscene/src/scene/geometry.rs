@@ -87,12 +87,13 @@ pub fn triangulate(positions: &[DVec3], polygon: &[u32]) -> Vec<[usize; 3]> {
 /// One unit normal per polygon corner (indexed like [`Mesh::corner_vertices`]) for a mesh
 /// whose positions are `positions` (the mesh's own, or baked into another frame).
 ///
-/// With smoothing groups (3DS): a corner of polygon `p` at vertex `v` gets the sum of the unit
-/// face normals of every polygon at `v` whose smoothing bits intersect `p`'s (so `p` itself
-/// counts), normalised — lib3ds `lib3ds_mesh_calculate_normals`' rule. A polygon with
-/// smoothing 0 is flat. Without smoothing groups the mesh's own normals are used (transformed
-/// by `normal_matrix`), and without those every polygon is flat. Faces are weighted equally,
-/// not by area, as lib3ds does.
+/// The mesh's own normals win when it stores them (FBX stores both normals and smoothing
+/// groups; the normals are what the authoring tool showed), turned by `normal_matrix`.
+/// Otherwise, with smoothing groups (3DS): a corner of polygon `p` at vertex `v` gets the sum of
+/// the unit face normals of every polygon at `v` whose smoothing bits intersect `p`'s (so `p`
+/// itself counts), normalised — lib3ds `lib3ds_mesh_calculate_normals`' rule; a polygon with
+/// smoothing 0 is flat. Without either every polygon is flat. Faces are weighted equally, not
+/// by area, as lib3ds does.
 pub fn corner_normals(mesh: &Mesh, positions: &[DVec3], normal_matrix: DMat3) -> Vec<Vec3> {
     let polys = mesh.polygon_count();
     let face: Vec<DVec3> =
@@ -106,7 +107,15 @@ pub fn corner_normals(mesh: &Mesh, positions: &[DVec3], normal_matrix: DMat3) ->
         }
     };
     let mut out = vec![FALLBACK_NORMAL; mesh.corner_vertices.len()];
-    if let Some(groups) = &mesh.smoothing_groups {
+    if let Some(normals) = &mesh.normals {
+        for (p, &flat) in face.iter().enumerate() {
+            for c in mesh.polygon_corners(p) {
+                let v = mesh.corner_vertices[c];
+                let n = normals.get(v, c, p).map(|n| normal_matrix * n.as_dvec3());
+                out[c] = unit(n.unwrap_or(DVec3::ZERO), flat);
+            }
+        }
+    } else if let Some(groups) = &mesh.smoothing_groups {
         let mut at_vertex: Vec<Vec<u32>> = vec![Vec::new(); positions.len()];
         for p in 0..polys {
             for &v in mesh.polygon(p) {
@@ -129,14 +138,6 @@ pub fn corner_normals(mesh: &Mesh, positions: &[DVec3], normal_matrix: DMat3) ->
                     }
                 }
                 out[c] = unit(sum, face[p]);
-            }
-        }
-    } else if let Some(normals) = &mesh.normals {
-        for (p, &flat) in face.iter().enumerate() {
-            for c in mesh.polygon_corners(p) {
-                let v = mesh.corner_vertices[c];
-                let n = normals.get(v, c, p).map(|n| normal_matrix * n.as_dvec3());
-                out[c] = unit(n.unwrap_or(DVec3::ZERO), flat);
             }
         }
     } else {
@@ -233,6 +234,17 @@ mod tests {
         assert!((normal_at(&m, &n, 2, 7) - zy).length() < 1e-6);
         assert!((normal_at(&m, &n, 6, 7) - zy).length() < 1e-6);
         assert_eq!(normal_at(&m, &n, 10, 7), Vec3::X);
+    }
+
+    #[test]
+    fn stored_normals_win_over_smoothing_groups() {
+        let mut m = unit_cube(Some(vec![1; 12]));
+        m.normals = Some(crate::scene::Attribute {
+            values: vec![Vec3::X],
+            mapping: crate::scene::Mapping::AllSame,
+        });
+        let n = corner_normals(&m, &m.positions, DMat3::from_diagonal(glam::DVec3::new(2.0, 1.0, 1.0)));
+        assert!(n.iter().all(|&v| v == Vec3::X), "the stored +X, turned and renormalised");
     }
 
     #[test]

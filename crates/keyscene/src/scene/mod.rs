@@ -224,7 +224,7 @@ impl Node {
             mesh: None,
             hidden: false,
             pivots: None,
-            inherit: InheritType::RrSs,
+            inherit: InheritType::RSrs,
             source: NodeSource::default(),
         }
     }
@@ -403,6 +403,12 @@ pub struct MorphTarget {
     pub normal_deltas: Option<Vec<Vec3>>,
     /// Weight at rest, 0–1.
     pub default_weight: f64,
+    /// In-between shapes (FBX `BlendShapeChannel` with several `Shape`s and `FullWeights`):
+    /// `(weight, position offsets per base vertex)` sorted by weight, each shape reached in full
+    /// at that channel weight (0–1); [`position_deltas`](Self::position_deltas) is reached at
+    /// weight 1. Between neighbouring shapes (and 0) the offsets blend linearly; see
+    /// [`Pose::world_positions`](crate::anim::Pose::world_positions). Empty for plain targets.
+    pub inbetweens: Vec<(f64, Vec<DVec3>)>,
 }
 
 /// A skin: the bones that deform a mesh and each vertex's weights.
@@ -412,6 +418,10 @@ pub struct Skin {
     pub joints: Vec<SkinJoint>,
     /// Per vertex: (joint index, weight), weights as stored (not renormalised).
     pub influences: Vec<Vec<(u32, f32)>>,
+    /// Per vertex: how much of the vertex is skinned by dual quaternions (1) rather than by
+    /// linear blending (0), FBX `SkinningType` `DualQuaternion` (all 1) or `Blend`
+    /// (`BlendWeights`). Empty: linear blend skinning for every vertex.
+    pub dq_weights: Vec<f32>,
 }
 
 /// A bone of a [`Skin`].
@@ -689,17 +699,35 @@ impl Pivots {
     }
 }
 
-/// How a node inherits its parent's transform (FBX `InheritType`).
+/// How a node inherits its parent's transform (FBX `InheritType`, the FBX SDK's
+/// `FbxTransform::EInheritType`; ufbx `ufbxi_read_model` maps them the same way).
+///
+/// The letters read parent first: upper case is the parent's rotation (R) and scale (S), lower
+/// case the child's. FBX stores 0 for `RrSs`, 1 for `RSrs`, 2 for `Rrs`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum InheritType {
-    /// `eInheritRrSs`: the parent's full matrix (the usual case; 3DS, glTF).
-    #[default]
+    /// `eInheritRrSs` (FBX 0): parent rotation, child rotation, then parent scale times child
+    /// scale per component, without the shear a plain product would give (ufbx
+    /// `UFBX_INHERIT_MODE_COMPONENTWISE_SCALE`).
     RrSs,
-    /// `eInheritRSrs`: parent rotation and scale, child rotation, child scale applied
-    /// without the parent's shear (Maya's "segment scale compensate" off).
+    /// `eInheritRSrs` (FBX 1): the parent's full matrix times the child's — the usual case
+    /// (Maya's default; 3DS, glTF).
+    #[default]
     RSrs,
-    /// `eInheritRrs`: the parent's scale is not inherited (Maya segment scale compensation).
+    /// `eInheritRrs` (FBX 2): the parent's scale is not inherited (Maya's segment scale
+    /// compensation).
     Rrs,
+}
+
+impl InheritType {
+    /// The mode for FBX's `InheritType` value; unknown values read as `RSrs`, the full matrix.
+    pub fn from_fbx(v: i64) -> InheritType {
+        match v {
+            0 => InheritType::RrSs,
+            2 => InheritType::Rrs,
+            _ => InheritType::RSrs,
+        }
+    }
 }
 
 /// A problem the reader survived. Returned alongside the scene (as ufbx does), never logged.

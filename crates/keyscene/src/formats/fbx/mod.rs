@@ -1,13 +1,17 @@
-//! Autodesk FBX, low level: the binary and ASCII encodings parsed into one record tree.
+//! Autodesk FBX: the binary and ASCII encodings parsed into one record tree, an object graph
+//! over it, and the import into the scene model. Each layer is usable alone:
 //!
 //! - [`binary`]: header, node records, property decoding, zlib arrays (bytes → records).
 //! - [`ascii`]: tokenizer and parser (text → records).
 //! - [`tree`]: the record tree both produce: [`Document`], [`NodeRef`], [`Property`],
 //!   [`Array`].
+//! - [`objects`]: objects, properties with template defaults, connections and global
+//!   settings ([`objects::ObjectGraph`]).
+//! - [`import`]: object graph → [`crate::scene::Scene`], the only module that knows the scene
+//!   model; [`animation`] adds the animation stacks to it.
 //!
 //! [`parse`] picks the encoding from the first bytes; [`dump`] prints the tree as
-//! `keyscene inspect --raw` shows it. The scene import (objects, connections, templates) is
-//! built on this layer and is the only place that knows the scene model.
+//! `keyscene inspect --raw` shows it; [`read`] does all of it.
 //!
 //! ```
 //! use keyscene::formats::fbx;
@@ -17,12 +21,16 @@
 //! assert_eq!(doc.find(&["FBXHeaderExtension", "FBXVersion"]).unwrap().property(0).unwrap().as_i64(), Some(7400));
 //! ```
 
+pub mod animation;
 pub mod ascii;
 pub mod binary;
+pub mod import;
+pub mod objects;
 pub mod tree;
 
 use std::fmt::{self, Write as _};
 
+pub use import::read;
 pub use tree::{Array, ArrayType, Children, Document, Encoding, NodeId, NodeRef, Property};
 
 use crate::limits::Limits;

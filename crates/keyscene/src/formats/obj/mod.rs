@@ -3,8 +3,9 @@
 //! [`write`] turns a scene into the text of an `.obj` file and its `.mtl` file; [`save`] writes
 //! both atomically. OBJ holds static geometry only, so the scene is written in one pose:
 //!
-//! - **Placement.** With a [`Pose`] every mesh node's vertices are placed by
-//!   [`Pose::mesh_to_world`] (the scene posed at that time) and the node shows the mesh the pose
+//! - **Placement.** With a [`Pose`] every mesh node's vertices are the pose's
+//!   [`Pose::world_positions`] (placed by [`Pose::mesh_to_world`], and deformed where the
+//!   evaluator deforms meshes) and the node shows the mesh the pose
 //!   names (3DS morph tracks switch it). Without a pose the geometry is written *as stored*, no
 //!   animation evaluated: a mesh whose source keeps its points in world coordinates
 //!   ([`Mesh::source_matrix`] is set — 3DS point arrays are world-space at modelling time) is
@@ -12,13 +13,19 @@
 //!   (`Scene::evaluate(None, …)`). A placement that mirrors (negative determinant) reverses each
 //!   polygon's corner order so front faces stay front faces.
 //! - **Objects.** One `o` per node with a mesh, in node order, named after the node
-//!   ([`Node::name`](crate::scene::Node::name); 3DS: the object name). Names change only when
-//!   two written nodes share one (3DS instances of one mesh): then every such node that has an
-//!   instance name is written as `NAME.INSTANCE`, and a name still taken gets `.2`, `.3`…
-//!   Hidden nodes are written too.
+//!   ([`Node::name`](crate::scene::Node::name); 3DS: the object name). Names are made unique
+//!   only when two written nodes share one: the later ones become `NAME.INSTANCE` when the node
+//!   has an instance name, then `NAME.2`, `NAME.3`… Hidden nodes are written too. Bytes of
+//!   the name outside `[A-Za-z0-9_.:-]` (spaces included, which would split the `o` line) are
+//!   written as `FBXASCnnn` with `nnn` the byte in three decimal digits — the escape Maya's
+//!   OBJ exporter and ufbx's reference files use (oracles README, "Candidate OBJ contract").
 //! - **Vertices.** Every stored vertex is written (`v`), in stored order, so OBJ vertex
 //!   `offset + i` is mesh vertex `i`. `vt` is UV set 0 and `vn` the normals: the mesh's own
-//!   when it stores them, else derived from smoothing groups (a polygon corner averages the unit
+//!   when it stores them — turned by the inverse transpose of the node's world matrix times
+//!   only the *rotation* of [`Node::geometry_transform`](crate::scene::Node::geometry_transform)
+//!   (ufbx's "compatible" normal matrix, which its `synthetic_geometric_squish`/`_transform`
+//!   references expect; with no geometric transform this is the usual inverse transpose of
+//!   the placement) — else derived from smoothing groups (a polygon corner averages the unit
 //!   normals of the polygons around its vertex whose smoothing bits intersect the polygon's
 //!   own, as lib3ds `lib3ds_mesh_calculate_normals` does; a polygon with no bits is flat).
 //!   `vt` and `vn` values are de-duplicated by exact value, in first-use order.
@@ -74,54 +81,44 @@ pub fn write(scene: &Scene, pose: Option<&Pose>, mtl_file_name: &str) -> Result<
     };
     let mut mat_names = UniqueNames::default();
     let material_names: Vec<String> =
-        scene.materials.iter().map(|m| mat_names.add(&sanitize(&m.name))).collect();
-    let default_material = mat_names.add("default");
+        scene.materials.iter().map(|m| mat_names.add(&sanitize(&m.name), "")).collect();
+    let default_material = mat_names.add("default", "");
     let mut used_default = false;
 
     let mut obj = String::new();
     obj.push_str("# written by keyscene\n");
     writeln!(obj, "mtllib {mtl_file_name}").unwrap();
 
-    // The mesh nodes to write, with their names before de-duplication.
-    let written: Vec<(usize, &Mesh, String)> = scene
-        .nodes
-        .iter()
-        .enumerate()
-        .filter_map(|(id, node)| {
-            let mesh_index = match pose {
-                Some(p) => p.mesh.get(id).copied().flatten(),
-                None => node.mesh,
-            };
-            let mesh = mesh_index.and_then(|m| scene.meshes.get(m))?;
-            let name = if node.name.is_empty() { format!("node{id}") } else { node.name.clone() };
-            Some((id, mesh, name))
-        })
-        .collect();
-    let mut name_count: HashMap<&str, usize> = HashMap::new();
-    for (_, _, name) in &written {
-        *name_count.entry(name).or_default() += 1;
-    }
     let mut object_names = UniqueNames::default();
     let (mut v_base, mut vt_base, mut vn_base) = (1usize, 1usize, 1usize);
-    for (id, mesh, name) in &written {
-        let (id, node) = (*id, &scene.nodes[*id]);
+    for (id, node) in scene.nodes.iter().enumerate() {
+        let mesh_index = match pose {
+            Some(p) => p.mesh.get(id).copied().flatten(),
+            None => node.mesh,
+        };
+        let Some(mesh) = mesh_index.and_then(|m| scene.meshes.get(m)) else { continue };
         let to_world = match (pose, mesh.source_matrix) {
             (None, Some(_)) => DMat4::IDENTITY,
             _ => pose_for_rest.mesh_to_world(scene, id),
         };
-        let preferred = if name_count[name.as_str()] > 1 && !node.instance.is_empty() {
-            format!("{name}.{}", node.instance)
-        } else {
-            name.clone()
+        let name = if node.name.is_empty() { format!("node{id}") } else { node.name.clone() };
+        writeln!(obj, "o {}", escape_name(&object_names.add(&name, &node.instance))).unwrap();
+        let normal_to_world = match (pose, mesh.source_matrix) {
+            (None, Some(_)) => DMat4::IDENTITY,
+            _ => {
+                let (_, geometric_rotation, _) = node.geometry_transform.to_scale_rotation_translation();
+                pose_for_rest.world[id] * DMat4::from_quat(geometric_rotation)
+            }
         };
-        writeln!(obj, "o {}", object_names.add(&preferred)).unwrap();
 
-        let positions: Vec<DVec3> =
-            mesh.positions.iter().map(|&p| to_world.transform_point3(p)).collect();
+        let positions: Vec<DVec3> = match (pose, mesh.source_matrix) {
+            (None, Some(_)) => mesh.positions.clone(),
+            _ => pose_for_rest.world_positions(scene, id),
+        };
         for p in &positions {
             writeln!(obj, "v {} {} {}", num(p.x), num(p.y), num(p.z)).unwrap();
         }
-        let corners = corner_attributes(mesh, &positions, to_world);
+        let corners = corner_attributes(mesh, &positions, to_world, normal_to_world);
         let mut uv_index: Dedup<[u32; 2]> = Dedup::default();
         let mut n_index: Dedup<[u32; 3]> = Dedup::default();
         let mut faces = String::new();
@@ -167,8 +164,7 @@ pub fn write(scene: &Scene, pose: Option<&Pose>, mtl_file_name: &str) -> Result<
             faces.push('\n');
         }
         for [u, v] in &uv_index.values {
-            writeln!(obj, "vt {} {}", num32(f32::from_bits(*u)), num32(f32::from_bits(*v)))
-                .unwrap();
+            writeln!(obj, "vt {} {}", num32(f32::from_bits(*u)), num32(f32::from_bits(*v))).unwrap();
         }
         for [x, y, z] in &n_index.values {
             let n = Vec3::new(f32::from_bits(*x), f32::from_bits(*y), f32::from_bits(*z));
@@ -249,7 +245,12 @@ struct Corners {
     normals: Vec<Option<Vec3>>,
 }
 
-fn corner_attributes(mesh: &Mesh, world: &[DVec3], to_world: DMat4) -> Corners {
+fn corner_attributes(
+    mesh: &Mesh,
+    world: &[DVec3],
+    to_world: DMat4,
+    normal_to_world: DMat4,
+) -> Corners {
     let uv_set = mesh.uv_sets.first();
     let mut uvs = vec![None; mesh.corner_vertices.len()];
     for p in 0..mesh.polygon_count() {
@@ -259,9 +260,9 @@ fn corner_attributes(mesh: &Mesh, world: &[DVec3], to_world: DMat4) -> Corners {
     }
     // Smoothing-group and flat normals come from the world positions in stored winding; when
     // the placement mirrors, the written winding is reversed and the normals turn with it.
-    // Stored normals are carried through the placement's inverse transpose.
+    // Stored normals are carried through the inverse transpose of `normal_to_world`.
     let sign = if mesh.normals.is_none() && to_world.determinant() < 0.0 { -1.0 } else { 1.0 };
-    let normals = geometry::corner_normals(mesh, world, geometry::normal_matrix(to_world))
+    let normals = geometry::corner_normals(mesh, world, geometry::normal_matrix(normal_to_world))
         .into_iter()
         .map(|n| Some(n * sign))
         .collect();
@@ -296,16 +297,35 @@ struct UniqueNames {
 }
 
 impl UniqueNames {
-    /// `name` when unused, else `name.2`, `name.3`…
-    fn add(&mut self, name: &str) -> String {
-        if self.used.insert(name.to_owned()) {
-            return name.to_owned();
+    fn add(&mut self, name: &str, instance: &str) -> String {
+        let mut candidates = vec![name.to_owned()];
+        if !instance.is_empty() {
+            candidates.push(format!("{name}.{instance}"));
+        }
+        for c in candidates {
+            if self.used.insert(c.clone()) {
+                return c;
+            }
         }
         (2..)
             .map(|i| format!("{name}.{i}"))
             .find(|c| self.used.insert(c.clone()))
             .expect("an unused suffix exists")
     }
+}
+
+/// `name` with every byte outside `[A-Za-z0-9_.:-]` written as `FBXASCnnn` (see the module
+/// docs).
+fn escape_name(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    for &b in name.as_bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b':' | b'-') {
+            out.push(b as char);
+        } else {
+            write!(out, "FBXASC{b:03}").unwrap();
+        }
+    }
+    out
 }
 
 fn sanitize(name: &str) -> String {
@@ -464,7 +484,7 @@ mod tests {
     }
 
     #[test]
-    fn shared_node_names_take_the_instance_name_then_a_number() {
+    fn duplicate_node_names_take_the_instance_name_then_a_number() {
         let mut s = triangle_scene();
         for inst in ["left", ""] {
             let mut n = Node::new("Tri", NodeKind::Mesh);
@@ -475,10 +495,32 @@ mod tests {
             s.attach(id, None);
         }
         let t = write(&s, None, "x.mtl").unwrap();
-        let names: Vec<&str> = t.obj.lines().filter_map(|l| l.strip_prefix("o ")).collect();
-        assert_eq!(names, vec!["Tri", "Tri.left", "Tri.2"]);
+        assert!(t.obj.contains("o Tri\n") && t.obj.contains("o Tri.left\n"));
+        assert!(t.obj.contains("o Tri.2\n"));
         // The second object's vertices follow the first's: its face uses 4 5 6.
         assert!(t.obj.contains("f 4/4/2 5/5/2 6/6/2\n"), "{}", t.obj);
+    }
+
+    #[test]
+    fn object_names_escape_spaces_and_symbols_as_fbxasc() {
+        let mut s = triangle_scene();
+        s.nodes[0].name = "Tri 1(a)".into();
+        let t = write(&s, None, "x.mtl").unwrap();
+        assert!(t.obj.contains("o TriFBXASC0321FBXASC040aFBXASC041\n"), "{}", t.obj);
+    }
+
+    #[test]
+    fn normals_ignore_the_scale_of_the_geometric_transform() {
+        let mut s = triangle_scene();
+        s.meshes[0].normals = Some(Attribute {
+            values: vec![Vec3::new(1.0, 0.0, 1.0).normalize()],
+            mapping: Mapping::AllSame,
+        });
+        s.nodes[0].geometry_transform = DMat4::from_scale(DVec3::new(1.0, 1.0, 4.0));
+        let pose = s.evaluate(None, Time::Frame(0.0));
+        let t = write(&s, Some(&pose), "x.mtl").unwrap();
+        let h = std::f32::consts::FRAC_1_SQRT_2;
+        assert!(t.obj.contains(&format!("vn {h} 0 {h}\n")), "{}", t.obj);
     }
 
     #[test]

@@ -757,9 +757,10 @@ fn keyed_vec_track(t: &Track<DVec3>, rate: f64, lo: f64, hi: f64) -> Option<VecT
                 (*out_tangent * span, tb * span)
             }
             Interpolation::Linear => (b.value - a.value, b.value - a.value),
-            Interpolation::Step | Interpolation::Bezier { .. } | Interpolation::Squad { .. } => {
-                return None
-            }
+            Interpolation::Step
+            | Interpolation::StepNext
+            | Interpolation::Bezier { .. }
+            | Interpolation::Squad { .. } => return None,
         };
         out[i].out_tan = f3(ta);
         out[i + 1].in_tan = f3(tb);
@@ -1501,6 +1502,7 @@ mod tests {
         s.skins.push(Skin {
             joints: vec![joint(2), joint(3)],
             influences: vec![vec![(0, 1.0)], vec![(0, 0.5), (1, 0.5)], vec![(1, 2.0)]],
+            dq_weights: Vec::new(),
         });
         s.meshes[0].skin = Some(0);
         let (file, _, _) = export(&s, &ExportOptions::default()).unwrap();

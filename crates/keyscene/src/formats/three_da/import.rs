@@ -168,6 +168,7 @@ fn skins(file: &File, scene: &mut Scene, warnings: &mut Vec<Warning>) {
                 })
                 .collect(),
             influences,
+            dq_weights: Vec::new(),
         });
         scene.meshes[m].skin = Some(scene.skins.len() - 1);
         warnings.push(warn(

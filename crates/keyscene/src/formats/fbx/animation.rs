@@ -1,0 +1,1471 @@
+//! FBX animation → [`Animation`]s: `AnimationStack` → `AnimationLayer` → `AnimationCurveNode`
+//! → `AnimationCurve` (seed 003, "Animation").
+//!
+//! # Curves
+//! An `AnimationCurve` holds `KeyTime` (KTime ticks: 1/46,186,158,000 s, or 1/141,120,000 s
+//! when the header's `OtherFlags › TCDefinition` says so — FBX 7.7+ files may use the newer
+//! unit, and reading them with the old one makes clips ≈327× too short; see
+//! [`GlobalSettings::ktime_per_second`](super::objects::GlobalSettings)), `KeyValueFloat`, and
+//! run-length encoded attributes: `KeyAttrRefCount[j]` consecutive keys share
+//! `KeyAttrFlags[j]` and the four floats `KeyAttrDataFloat[4j..4j+4]`. ASCII files from 7.2 on
+//! write those floats as the integers of their bit patterns (some are not floats at all);
+//! they are turned back into floats bit for bit. The attributes of key `i` describe the
+//! segment to key `i + 1`:
+//!
+//! | flags | segment | data |
+//! |---|---|---|
+//! | `0x2` constant (`0x100`: next) | held at key `i` (or `i + 1`) | — |
+//! | `0x4` linear | straight | — |
+//! | `0x8` cubic, `0x400` user | Bézier | `[0]` right slope, `[1]` next key's left slope |
+//! | `0x8` cubic, `0x200` TCB | Bézier | `[0..3]` tension, continuity, bias |
+//! | `0x8` cubic, other (auto) | Bézier | `[0]` right auto bias, `[1]` next left auto bias |
+//!
+//! with `0x1000` clamp, `0x2000` time-independent, `0x4000` progressive clamp (see
+//! [`crate::anim::curve`] for the solvers), and `0x01000000`/`0x02000000` weighted right /
+//! next-left tangents whose weights are two 16-bit decimal fractions (÷ 10 000) packed in the
+//! bits of `[2]` (low half: right). Unweighted handles span a third of their segment. Slopes
+//! are value units per second in the file; the [`Track`] stores them per frame.
+//!
+//! A key that is reached on a cubic segment but leaves on a held or straight one becomes two
+//! [`Key`]s on the same frame — a Bézier one carrying the arriving handle, then the held or
+//! linear one — because [`Interpolation`] describes both ends of a key in one value. Sampling
+//! is unchanged by this (a frame on the key shows its value).
+//!
+//! `Pre-Extrapolation`/`Post-Extrapolation { Type, Repetition }`: `C` constant, `R` repetition,
+//! `M` mirror, `K` keep slope, `A` relative repetition → [`Extrapolation`], with the repeat
+//! count (absent or negative: forever).
+//!
+//! # Channels
+//! A curve node connects to the property it drives (`OP` connection naming it) and its curves
+//! connect to it naming the component (`d|X`, `d|Y`, `d|Z`, or `d|<Property>` for scalars):
+//!
+//! - Model `Lcl Translation` → [`ChannelTarget::TranslationXyz`]; `Lcl Scaling` →
+//!   [`ChannelTarget::ScaleXyz`]; `Lcl Rotation` (degrees) → [`RotationTrack::Euler`] in
+//!   radians, in the rotation order the importer used for the node
+//!   ([`rotation_setup`]: `RotationOrder` only when the node uses its rotation space), rest
+//!   angles from the node's stored `Lcl Rotation`.
+//! - `BlendShapeChannel` `DeformPercent` → a [`ChannelTarget::Property`] named
+//!   [`morph_weight_property`]`(k)` on every node that shows a mesh the channel deforms.
+//! - Anything else on a model, camera or light (`Visibility`, `FieldOfView`, `Intensity`,
+//!   `Color` …) → [`ChannelTarget::Property`] on the node, named as the property, with `|X`
+//!   (`|Y`, `|Z`) appended for the components of vector properties; values as stored.
+//!
+//! # Layers
+//! One [`Animation`] per stack, with the stack's layers merged as ufbx evaluates them: a
+//! property animated by a single full-weight layer keeps its curves exactly. A property that
+//! several layers animate, or whose layer weight is below 100 % or animated, is **baked**:
+//! sampled on every frame of the stack (and on every key time of the curves involved) with the
+//! layer rules — `BlendMode` 0 additive (`value += weight · layer`; scale multiplies by
+//! `layer^weight` and rotation composes quaternions when the layer's accumulation mode is 0),
+//! 1 override (replace), 2 override-passthrough (`mix(value, layer, weight)`) — into linear keys.
+//! Between baked samples the result is linear, so it is exact on frames and close between.
+
+use std::collections::HashMap;
+
+use glam::DVec3;
+
+use super::import::{rotation_setup, ImportIds};
+use super::objects::{ConnectionKind, Object, ObjectGraph};
+use super::tree::{ArrayType, Encoding, NodeRef};
+use crate::anim::curve::{
+    auto_slope, auto_slope_one_side, morph_weight_property, tcb_slopes, AutoRules,
+};
+use crate::anim::{
+    Animation, Channel, ChannelTarget, CycleMode, Extrapolation, Interpolation, Key, RotationTrack,
+    Track,
+};
+use crate::scene::{EulerOrder, NodeId, NodeKind, Scene, Warning};
+
+const CONSTANT: u32 = 0x2;
+#[cfg_attr(not(test), allow(dead_code))]
+const LINEAR: u32 = 0x4;
+const CUBIC: u32 = 0x8;
+const AUTO_OR_NEXT: u32 = 0x100;
+const TCB: u32 = 0x200;
+const USER: u32 = 0x400;
+const BREAK: u32 = 0x800;
+const CLAMP: u32 = 0x1000;
+const TIME_INDEPENDENT: u32 = 0x2000;
+const CLAMP_PROGRESSIVE: u32 = 0x4000;
+const WEIGHTED_RIGHT: u32 = 0x0100_0000;
+const WEIGHTED_NEXT_LEFT: u32 = 0x0200_0000;
+
+const THIRD: f64 = 1.0 / 3.0;
+
+/// How a key leaves towards the next one, as read.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Leave {
+    Hold,
+    HoldNext,
+    Linear,
+    Cubic,
+}
+
+/// One key resolved to ufbx's form: times in seconds, slopes per second.
+#[derive(Debug, Clone, Copy)]
+struct RawKey {
+    time: f64,
+    value: f64,
+    leave: Leave,
+    left_slope: f64,
+    left_weight: f64,
+    right_slope: f64,
+    right_weight: f64,
+}
+
+/// The curve's attribute floats, bit-exact (see the module docs for the ASCII rule).
+fn attr_floats(doc_version: u32, encoding: Encoding, node: NodeRef<'_, '_>) -> Vec<f32> {
+    let Some(arr) = node.child_array("KeyAttrDataFloat") else {
+        return Vec::new();
+    };
+    match arr.ty() {
+        ArrayType::F32 => arr.to_f32_vec(),
+        ArrayType::I32 | ArrayType::I64 if encoding == Encoding::Ascii || doc_version >= 7200 => {
+            arr.to_i64_vec()
+                .into_iter()
+                .map(|v| f32::from_bits(v as i32 as u32))
+                .collect()
+        }
+        _ => arr.to_f32_vec(),
+    }
+}
+
+fn extrapolation(node: NodeRef<'_, '_>, name: &str) -> Extrapolation {
+    let Some(e) = node.child(name) else {
+        return Extrapolation::Constant;
+    };
+    let ty = e.child("Type").and_then(|t| {
+        t.property(0).map(|p| {
+            p.as_i64()
+                .map(|c| c as u8)
+                .or_else(|| p.as_bytes().and_then(|b| b.first().copied()))
+        })
+    });
+    let count = e
+        .child("Repetition")
+        .and_then(|t| t.property(0))
+        .and_then(|p| p.as_i64());
+    let count = count
+        .filter(|&c| c >= 0)
+        .map(|c| c.min(u32::MAX as i64) as u32);
+    let cycle = |mode| Extrapolation::Cycle { mode, count };
+    match ty.flatten() {
+        Some(b'R') => cycle(CycleMode::Repeat),
+        Some(b'M') => cycle(CycleMode::Mirror),
+        Some(b'A') => cycle(CycleMode::Relative),
+        Some(b'K') => Extrapolation::Slope,
+        _ => Extrapolation::Constant,
+    }
+}
+
+/// Reads an `AnimationCurve` record into a track with key times in frames at `fps`, `ktime`
+/// ticks per second. Errors name what is inconsistent; an empty curve gives an empty track.
+pub fn read_curve(
+    doc_version: u32,
+    encoding: Encoding,
+    node: NodeRef<'_, '_>,
+    ktime: i64,
+    fps: f64,
+) -> Result<Track<f64>, String> {
+    let times = node
+        .child_array("KeyTime")
+        .map(|a| a.to_i64_vec())
+        .unwrap_or_default();
+    let values = node
+        .child_array("KeyValueFloat")
+        .map(|a| a.to_f64_vec())
+        .unwrap_or_default();
+    if times.len() != values.len() {
+        return Err(format!(
+            "{} key times but {} values",
+            times.len(),
+            values.len()
+        ));
+    }
+    let flags = node
+        .child_array("KeyAttrFlags")
+        .map(|a| a.to_i32_vec())
+        .unwrap_or_default();
+    let refs = node
+        .child_array("KeyAttrRefCount")
+        .map(|a| a.to_i32_vec())
+        .unwrap_or_default();
+    let data = attr_floats(doc_version, encoding, node);
+    let secs: Vec<f64> = times.iter().map(|&t| t as f64 / ktime as f64).collect();
+    let raw = resolve_keys(&secs, &values, &flags, &data, &refs)?;
+    let mut track = to_track(&raw, fps);
+    track.before = extrapolation(node, "Pre-Extrapolation");
+    track.after = extrapolation(node, "Post-Extrapolation");
+    Ok(track)
+}
+
+/// Resolves every key's interpolation and tangents as ufbx does (module docs).
+fn resolve_keys(
+    t: &[f64],
+    v: &[f64],
+    flags: &[i32],
+    data: &[f32],
+    refs: &[i32],
+) -> Result<Vec<RawKey>, String> {
+    let n = t.len();
+    if n == 0 {
+        return Ok(Vec::new());
+    }
+    if flags.len() != refs.len() || data.len() < refs.len() * 4 {
+        return Err(format!(
+            "{} attribute flags, {} ref counts, {} attribute floats",
+            flags.len(),
+            refs.len(),
+            data.len()
+        ));
+    }
+    let mut out = Vec::with_capacity(n);
+    let mut run = 0usize;
+    let mut left_in_run = refs.first().copied().unwrap_or(0);
+    let mut slope_left = 0.0f64;
+    let mut weight_left = THIRD;
+    let mut prev_time = 0.0f64;
+    for i in 0..n {
+        if left_in_run <= 0 || run >= refs.len() {
+            return Err(format!(
+                "key attribute ref counts cover fewer than {n} keys"
+            ));
+        }
+        let f = flags[run] as u32;
+        let a = &data[run * 4..run * 4 + 4];
+        let time = t[i];
+        let value = v[i];
+        let next = (i + 1 < n).then(|| (t[i + 1], v[i + 1]));
+        let mut right_slope = f64::from(a[0]);
+        let mut right_weight = THIRD;
+        let mut next_left_slope = f64::from(a[1]);
+        let mut next_left_weight = THIRD;
+        if f & (WEIGHTED_RIGHT | WEIGHTED_NEXT_LEFT) != 0 {
+            let packed = a[2].to_bits();
+            if f & WEIGHTED_RIGHT != 0 {
+                right_weight = f64::from(packed & 0xffff) * 0.0001;
+            }
+            if f & WEIGHTED_NEXT_LEFT != 0 {
+                next_left_weight = f64::from(packed >> 16) * 0.0001;
+            }
+        }
+        let has_prev = i > 0 && time > prev_time;
+        let has_next = next.is_some_and(|(nt, _)| nt > time);
+        let leave;
+        if f & CONSTANT != 0 {
+            leave = if f & AUTO_OR_NEXT != 0 {
+                Leave::HoldNext
+            } else {
+                Leave::Hold
+            };
+            right_weight = THIRD;
+            next_left_weight = THIRD;
+            right_slope = 0.0;
+            next_left_slope = 0.0;
+        } else if f & CUBIC != 0 {
+            leave = Leave::Cubic;
+            if f & TCB != 0 {
+                let sl = if has_prev {
+                    (value - v[i - 1]) / (time - prev_time)
+                } else {
+                    0.0
+                };
+                let sr = match next {
+                    Some((nt, nv)) if nt > time => (nv - value) / (nt - time),
+                    _ => 0.0,
+                };
+                let edge = !has_prev || !has_next;
+                let (l, r) = tcb_slopes(
+                    f64::from(a[0]),
+                    f64::from(a[1]),
+                    f64::from(a[2]),
+                    sl,
+                    sr,
+                    edge,
+                );
+                slope_left = l;
+                right_slope = r;
+                next_left_slope = 0.0;
+                next_left_weight = THIRD;
+            } else if f & USER != 0 {
+                // User slopes as stored ("break" keeps the two sides apart; unbroken keys store
+                // equal ones).
+                let _ = f & BREAK;
+            } else {
+                let rules = AutoRules {
+                    clamp: f & CLAMP != 0,
+                    time_independent: f & TIME_INDEPENDENT != 0,
+                    clamp_progressive: f & CLAMP_PROGRESSIVE != 0,
+                    clamp_threshold: 0.0,
+                };
+                let bias_right = right_slope;
+                let bias_left = slope_left;
+                match (has_prev, next) {
+                    (true, Some((nt, nv))) if nt > time => {
+                        let p = (prev_time, v[i - 1]);
+                        let (c, nx) = ((time, value), (nt, nv));
+                        if (bias_left + bias_right).abs() <= 0.0001 {
+                            let s =
+                                auto_slope(p, c, nx, weight_left, right_weight, bias_right, rules);
+                            slope_left = s;
+                            right_slope = s;
+                        } else {
+                            slope_left =
+                                auto_slope(p, c, nx, weight_left, right_weight, -bias_left, rules);
+                            right_slope =
+                                auto_slope(p, c, nx, weight_left, right_weight, bias_right, rules);
+                        }
+                    }
+                    (true, _) => {
+                        let s = auto_slope_one_side(
+                            (time, value),
+                            (prev_time, v[i - 1]),
+                            -bias_left,
+                            rules,
+                        );
+                        slope_left = s;
+                        right_slope = s;
+                    }
+                    (false, Some((nt, nv))) if nt > time => {
+                        let s = auto_slope_one_side((time, value), (nt, nv), bias_right, rules);
+                        slope_left = s;
+                        right_slope = s;
+                    }
+                    _ => {
+                        slope_left = 0.0;
+                        right_slope = 0.0;
+                    }
+                }
+            }
+        } else {
+            leave = Leave::Linear;
+            right_weight = THIRD;
+            next_left_weight = THIRD;
+            let s = match next {
+                Some((nt, nv)) if nt > time => (nv - value) / (nt - time),
+                _ => 0.0,
+            };
+            right_slope = s;
+            next_left_slope = s;
+        }
+        out.push(RawKey {
+            time,
+            value,
+            leave,
+            left_slope: slope_left,
+            left_weight: weight_left,
+            right_slope,
+            right_weight,
+        });
+        slope_left = next_left_slope;
+        weight_left = next_left_weight;
+        prev_time = time;
+        left_in_run -= 1;
+        if left_in_run == 0 {
+            run += 1;
+            left_in_run = refs.get(run).copied().unwrap_or(0);
+        }
+    }
+    Ok(out)
+}
+
+/// The resolved keys as a track in frames (two keys where the arriving and leaving kinds
+/// differ, see the module docs).
+fn to_track(raw: &[RawKey], fps: f64) -> Track<f64> {
+    let per_frame = 1.0 / fps;
+    let mut keys = Vec::with_capacity(raw.len());
+    for (i, k) in raw.iter().enumerate() {
+        let frame = k.time * fps;
+        let bezier = Interpolation::Bezier {
+            in_slope: k.left_slope * per_frame,
+            in_weight: k.left_weight,
+            out_slope: k.right_slope * per_frame,
+            out_weight: k.right_weight,
+        };
+        let arrives_cubic = i > 0 && raw[i - 1].leave == Leave::Cubic;
+        let leave = match k.leave {
+            Leave::Cubic => {
+                keys.push(Key {
+                    frame,
+                    value: k.value,
+                    interpolation: bezier,
+                });
+                continue;
+            }
+            Leave::Hold => Interpolation::Step,
+            Leave::HoldNext => Interpolation::StepNext,
+            Leave::Linear => Interpolation::Linear,
+        };
+        if arrives_cubic {
+            keys.push(Key {
+                frame,
+                value: k.value,
+                interpolation: bezier,
+            });
+        }
+        keys.push(Key {
+            frame,
+            value: k.value,
+            interpolation: leave,
+        });
+    }
+    Track::new(keys)
+}
+
+/// The curves of a curve node: component index → curve object, plus the node's `d|…`
+/// defaults.
+fn curves_of<'g, 'd, 'a>(
+    graph: &'g ObjectGraph<'d, 'a>,
+    curve_node: i64,
+) -> Vec<(usize, &'g Object<'d, 'a>)> {
+    let mut out = Vec::new();
+    for c in graph.children(curve_node) {
+        let Some(obj) = graph.object(c.child) else {
+            continue;
+        };
+        if obj.class != "AnimationCurve" {
+            continue;
+        }
+        let comp = match c.parent_prop {
+            Some("d|X") | Some("d|x") => 0,
+            Some("d|Y") | Some("d|y") => 1,
+            Some("d|Z") | Some("d|z") => 2,
+            Some(_) => 0,
+            None => out.len(),
+        };
+        out.push((comp.min(2), obj));
+    }
+    out
+}
+
+/// What an animated property drives.
+#[derive(Debug, Clone, PartialEq)]
+enum Target {
+    Translation(NodeId),
+    Rotation(NodeId),
+    Scaling(NodeId),
+    Morph(NodeId, usize),
+    Property(NodeId, String),
+}
+
+/// One animated property in one layer: its target, the curves per component.
+struct Animated {
+    target: Target,
+    /// Name of the source property (for naming vector components).
+    prop: String,
+    curves: [Option<Track<f64>>; 3],
+    count: usize,
+    /// The curve node's `d|X`, `d|Y`, `d|Z` (or `d|<Property>`) values: what components
+    /// without a curve contribute in a layer.
+    defaults: [Option<f64>; 3],
+}
+
+struct Layer {
+    weight: f64,
+    weight_curve: Option<Track<f64>>,
+    mode: i64,
+    compose_rotation: bool,
+    compose_scale: bool,
+    props: Vec<Animated>,
+}
+
+/// Adds one [`Animation`] per `AnimationStack` of `graph` to `scene` (see the module docs).
+/// `ids` says which object became which scene element.
+pub(crate) fn import(
+    graph: &ObjectGraph<'_, '_>,
+    ids: &ImportIds,
+    scene: &mut Scene,
+    warnings: &mut Vec<Warning>,
+) {
+    let fps = graph.settings.frame_rate();
+    let fps = if fps > 0.0 && fps.is_finite() {
+        fps
+    } else {
+        24.0
+    };
+    let ktime = graph.settings.ktime_per_second.max(1);
+    let mut mesh_nodes: HashMap<usize, Vec<NodeId>> = HashMap::new();
+    for (i, n) in scene.nodes.iter().enumerate() {
+        if let Some(m) = n.mesh {
+            mesh_nodes.entry(m).or_default().push(i);
+        }
+    }
+    let mut attr_nodes: HashMap<i64, NodeId> = HashMap::new();
+    for (&id, &cam) in &ids.cameras {
+        if let Some(n) = scene
+            .nodes
+            .iter()
+            .position(|n| n.kind == NodeKind::Camera(cam))
+        {
+            attr_nodes.insert(id, n);
+        }
+    }
+    for (&id, &light) in &ids.lights {
+        if let Some(n) = scene
+            .nodes
+            .iter()
+            .position(|n| n.kind == NodeKind::Light(light))
+        {
+            attr_nodes.insert(id, n);
+        }
+    }
+    let rot: HashMap<NodeId, (EulerOrder, DVec3)> = ids
+        .nodes
+        .iter()
+        .map(|(&id, &n)| {
+            (
+                n,
+                (
+                    rotation_setup(graph, id).order,
+                    DVec3::from(graph.get_vec3(id, "Lcl Rotation", [0.0; 3])),
+                ),
+            )
+        })
+        .collect();
+    let stacks: Vec<&Object<'_, '_>> = graph
+        .objects()
+        .iter()
+        .filter(|o| o.class == "AnimationStack")
+        .collect();
+    if stacks.is_empty() {
+        if let Some(takes) = graph.doc.root("Takes") {
+            import_takes(graph, takes, ids, scene, warnings, &rot, ktime, fps);
+        }
+        return;
+    }
+    for stack in stacks {
+        let mut layers = Vec::new();
+        for layer in graph.child_objects(stack.id, "AnimationLayer") {
+            layers.push(read_layer(
+                graph,
+                layer,
+                ids,
+                &mesh_nodes,
+                &attr_nodes,
+                ktime,
+                fps,
+                warnings,
+            ));
+        }
+        let begin = graph.prop(stack.id, "LocalStart").and_then(|p| p.i64());
+        let end = graph.prop(stack.id, "LocalStop").and_then(|p| p.i64());
+        let to_frame = |t: i64| t as f64 / ktime as f64 * fps;
+        let mut anim = Animation {
+            name: stack.name.clone(),
+            fps,
+            frame_range: (0.0, 0.0),
+            channels: Vec::new(),
+        };
+        let mut lo = f64::INFINITY;
+        let mut hi = f64::NEG_INFINITY;
+        for l in &layers {
+            for p in &l.props {
+                for t in p.curves.iter().flatten() {
+                    if let (Some(a), Some(b)) = (t.keys.first(), t.keys.last()) {
+                        lo = lo.min(a.frame);
+                        hi = hi.max(b.frame);
+                    }
+                }
+            }
+        }
+        anim.frame_range = match (begin, end) {
+            (Some(b), Some(e)) if e > b => (to_frame(b), to_frame(e)),
+            _ if lo <= hi => (lo, hi),
+            _ => (0.0, 0.0),
+        };
+        merge_layers(scene, layers, &mut anim, &rot);
+        scene.animations.push(anim);
+    }
+}
+
+/// FBX 6 `Takes`: one [`Animation`] per `Take`, its `Model` channels read as one layer.
+#[allow(clippy::too_many_arguments)]
+fn import_takes(
+    graph: &ObjectGraph<'_, '_>,
+    takes: NodeRef<'_, '_>,
+    ids: &ImportIds,
+    scene: &mut Scene,
+    warnings: &mut Vec<Warning>,
+    rot: &HashMap<NodeId, (EulerOrder, DVec3)>,
+    ktime: i64,
+    fps: f64,
+) {
+    let mut by_name: HashMap<&str, i64> = HashMap::new();
+    let mut shapes: HashMap<&str, i64> = HashMap::new();
+    for o in graph.objects() {
+        if o.class == "Model" {
+            by_name.entry(o.name.as_str()).or_insert(o.id);
+        }
+        if o.sub_class == "BlendShapeChannel" {
+            shapes.entry(o.name.as_str()).or_insert(o.id);
+        }
+    }
+    let mut mesh_nodes: HashMap<usize, Vec<NodeId>> = HashMap::new();
+    for (i, n) in scene.nodes.iter().enumerate() {
+        if let Some(m) = n.mesh {
+            mesh_nodes.entry(m).or_default().push(i);
+        }
+    }
+    for take in takes.children().filter(|c| c.name() == "Take") {
+        let name = take
+            .property(0)
+            .and_then(|p| p.as_str())
+            .unwrap_or("")
+            .to_string();
+        let mut layer = Layer {
+            weight: 1.0,
+            weight_curve: None,
+            mode: 1,
+            compose_rotation: true,
+            compose_scale: true,
+            props: Vec::new(),
+        };
+        for model in take.children().filter(|c| c.name() == "Model") {
+            let raw = model.property(0).and_then(|p| p.as_bytes()).unwrap_or(b"");
+            let (_, short) = super::objects::split_name(raw);
+            let short = String::from_utf8_lossy(short);
+            let Some(&id) = by_name.get(short.as_ref()) else {
+                continue;
+            };
+            let Some(&node) = ids.nodes.get(&id) else {
+                continue;
+            };
+            for ch in model.children().filter(|c| c.name() == "Channel") {
+                let cname = ch.property(0).and_then(|p| p.as_str()).unwrap_or("");
+                if cname == "Transform" {
+                    for sub in ch.children().filter(|c| c.name() == "Channel") {
+                        let target = match sub.property(0).and_then(|p| p.as_str()) {
+                            Some("T") => Target::Translation(node),
+                            Some("R") => Target::Rotation(node),
+                            Some("S") => Target::Scaling(node),
+                            _ => continue,
+                        };
+                        if let Some(a) = take_channel(sub, &target, ktime, fps, warnings) {
+                            layer.props.push(a);
+                        }
+                    }
+                    continue;
+                }
+                // FBX 6 blend shapes are driven by a model property named after the shape.
+                let six: Vec<(usize, usize)> = ids
+                    .morph_properties
+                    .iter()
+                    .filter(|(m, name, ..)| *m == id && name == cname)
+                    .map(|&(_, _, mesh, k)| (mesh, k))
+                    .collect();
+                let list = if six.is_empty() {
+                    shapes
+                        .get(cname)
+                        .and_then(|id| ids.morph_channels.get(id))
+                        .cloned()
+                } else {
+                    Some(six)
+                };
+                let targets: Vec<Target> = match list {
+                    Some(list) => list
+                        .iter()
+                        .flat_map(|&(mesh, k)| {
+                            mesh_nodes
+                                .get(&mesh)
+                                .into_iter()
+                                .flatten()
+                                .map(move |&n| Target::Morph(n, k))
+                        })
+                        .collect(),
+                    None => vec![Target::Property(node, cname.to_string())],
+                };
+                for target in targets {
+                    if let Some(a) = take_channel(ch, &target, ktime, fps, warnings) {
+                        layer.props.push(a);
+                    }
+                }
+            }
+        }
+        let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+        for p in &layer.props {
+            for t in p.curves.iter().flatten() {
+                if let (Some(a), Some(b)) = (t.keys.first(), t.keys.last()) {
+                    lo = lo.min(a.frame);
+                    hi = hi.max(b.frame);
+                }
+            }
+        }
+        let local = take.child("LocalTime").map(|n| {
+            (
+                n.property(0).and_then(|p| p.as_i64()),
+                n.property(1).and_then(|p| p.as_i64()),
+            )
+        });
+        let frame_range = match local {
+            Some((Some(b), Some(e))) if e > b => {
+                (b as f64 / ktime as f64 * fps, e as f64 / ktime as f64 * fps)
+            }
+            _ if lo <= hi => (lo, hi),
+            _ => (0.0, 0.0),
+        };
+        let mut anim = Animation {
+            name,
+            fps,
+            frame_range,
+            channels: Vec::new(),
+        };
+        merge_layers(scene, vec![layer], &mut anim, rot);
+        scene.animations.push(anim);
+    }
+}
+
+/// One FBX 6 channel: a scalar one with `Key`s, or a vector one with `X`, `Y`, `Z` children.
+fn take_channel(
+    ch: NodeRef<'_, '_>,
+    target: &Target,
+    ktime: i64,
+    fps: f64,
+    warnings: &mut Vec<Warning>,
+) -> Option<Animated> {
+    let prop = ch
+        .property(0)
+        .and_then(|p| p.as_str())
+        .unwrap_or("")
+        .to_string();
+    let mut curves: [Option<Track<f64>>; 3] = [None, None, None];
+    let mut defaults = [None; 3];
+    let mut count = 0;
+    let subs: Vec<_> = ch.children().filter(|c| c.name() == "Channel").collect();
+    let mut read = |node: NodeRef<'_, '_>, k: usize| {
+        defaults[k] = node
+            .child("Default")
+            .and_then(|d| d.property(0))
+            .and_then(|p| p.as_f64());
+        match read_take_curve(node, ktime, fps) {
+            Ok(Some(t)) => {
+                curves[k] = Some(t);
+                count = count.max(k + 1);
+            }
+            Ok(None) => {}
+            Err(e) => warnings.push(Warning {
+                offset: Some(node.offset()),
+                place: format!("Takes › Channel {prop}"),
+                message: format!("{e}; channel ignored"),
+            }),
+        }
+    };
+    if subs.is_empty() {
+        read(ch, 0);
+    } else {
+        for sub in subs {
+            let k = match sub.property(0).and_then(|p| p.as_str()) {
+                Some("X") => 0,
+                Some("Y") => 1,
+                Some("Z") => 2,
+                _ => continue,
+            };
+            read(sub, k);
+        }
+    }
+    (count > 0).then(|| Animated {
+        target: target.clone(),
+        prop,
+        curves,
+        count,
+        defaults,
+    })
+}
+
+/// The `Key` list of an FBX 6 channel (ufbx `ufbxi_read_take_anim_channel`): per key its
+/// time, value and mode — `C` constant (then `n` for next with KeyVer ≥ 4004), `L` linear,
+/// `U` cubic followed by a slope mode (`s`/`b`: right and next-left slopes; `a`, `p`, `q`,
+/// `t`, `d`: automatic, with 0–3 parameters ignored) and weight modes (`n` none, `a` both,
+/// `r` right, `l` next-left, `c` none). Automatic keys take the progressive-clamped,
+/// time-independent auto slope. `None` when the channel has no keys.
+fn read_take_curve(
+    node: NodeRef<'_, '_>,
+    ktime: i64,
+    fps: f64,
+) -> Result<Option<Track<f64>>, String> {
+    let Some(key) = node.child("Key") else {
+        return Ok(None);
+    };
+    let mut data: Vec<f64> = Vec::new();
+    for p in key.properties() {
+        use super::tree::Property as P;
+        match p {
+            P::Array(a) => data.extend(a.to_f64_vec()),
+            P::String(s) | P::Raw(s) => data.push(f64::from(s.first().copied().unwrap_or(0))),
+            P::Bool(b) => data.push(f64::from(*b)),
+            other => data.push(other.as_f64().unwrap_or(0.0)),
+        }
+    }
+    let n = node
+        .child("KeyCount")
+        .and_then(|c| c.property(0))
+        .and_then(|p| p.as_i64())
+        .unwrap_or(0)
+        .max(0) as usize;
+    let key_ver = node
+        .child("KeyVer")
+        .and_then(|c| c.property(0))
+        .and_then(|p| p.as_i64())
+        .unwrap_or(4005);
+    if n == 0 {
+        return Ok(None);
+    }
+    let ch = |x: f64| x as i64 as u8;
+    let mut pos = 0usize;
+    let need = |pos: usize, k: usize| -> Result<(), String> {
+        if pos + k > data.len() {
+            Err(format!("Key list ends early ({} values)", data.len()))
+        } else {
+            Ok(())
+        }
+    };
+    need(0, 2)?;
+    let mut raw: Vec<RawKey> = Vec::with_capacity(n.min(data.len() / 3 + 1));
+    let mut next_time = data[0] / ktime as f64;
+    let mut next_value = data[1];
+    let mut slope_left = 0.0;
+    let mut weight_left = THIRD;
+    let mut prev_time = 0.0;
+    for i in 0..n {
+        need(pos, 3)?;
+        let time = next_time;
+        let value = next_value;
+        let mode = ch(data[pos + 2]);
+        pos += 3;
+        let mut right_slope = 0.0;
+        let mut right_weight = THIRD;
+        let mut next_left_slope = 0.0;
+        let mut next_left_weight = THIRD;
+        let mut auto = false;
+        let leave;
+        match mode {
+            b'U' => {
+                leave = Leave::Cubic;
+                need(pos, 1)?;
+                let slope_mode = ch(data[pos]);
+                pos += 1;
+                let mut weights = 1usize;
+                match slope_mode {
+                    b's' | b'b' => {
+                        need(pos, 2)?;
+                        right_slope = data[pos];
+                        next_left_slope = data[pos + 1];
+                        pos += 2;
+                        if key_ver == 4003 {
+                            weights = 0;
+                        }
+                    }
+                    b'a' => {
+                        auto = true;
+                        if key_ver <= 4004 {
+                            weights = 0;
+                        }
+                    }
+                    b'p' | b'q' => {
+                        auto = true;
+                        need(pos, 2)?;
+                        pos += 2;
+                        weights = if key_ver <= 4004 { 1 } else { 2 };
+                    }
+                    b't' => {
+                        auto = true;
+                        need(pos, 3)?;
+                        pos += 3;
+                        weights = 0;
+                    }
+                    b'd' => {
+                        auto = true;
+                        need(pos, 1)?;
+                        pos += 1;
+                    }
+                    other => return Err(format!("unknown slope mode {:?}", other as char)),
+                }
+                for _ in 0..weights {
+                    need(pos, 1)?;
+                    let wm = ch(data[pos]);
+                    pos += 1;
+                    match wm {
+                        b'n' | b'c' => {}
+                        b'a' => {
+                            need(pos, 2)?;
+                            right_weight = data[pos];
+                            next_left_weight = data[pos + 1];
+                            pos += 2;
+                        }
+                        b'l' => {
+                            need(pos, 1)?;
+                            next_left_weight = data[pos];
+                            pos += 1;
+                        }
+                        b'r' => {
+                            need(pos, 1)?;
+                            right_weight = data[pos];
+                            pos += 1;
+                        }
+                        other => return Err(format!("unknown weight mode {:?}", other as char)),
+                    }
+                }
+            }
+            b'L' => leave = Leave::Linear,
+            b'C' => {
+                if key_ver >= 4004 {
+                    need(pos, 1)?;
+                    leave = if ch(data[pos]) == b'n' {
+                        Leave::HoldNext
+                    } else {
+                        Leave::Hold
+                    };
+                    pos += 1;
+                } else {
+                    leave = Leave::Hold;
+                }
+            }
+            other => return Err(format!("unknown key mode {:?}", other as char)),
+        }
+        if i + 1 < n {
+            need(pos, 2)?;
+            next_time = data[pos] / ktime as f64;
+            next_value = data[pos + 1];
+        }
+        let mut left = slope_left;
+        if auto {
+            let s = if i > 0 {
+                let rules = AutoRules {
+                    clamp_progressive: true,
+                    time_independent: true,
+                    ..AutoRules::default()
+                };
+                auto_slope(
+                    (prev_time, raw[i - 1].value),
+                    (time, value),
+                    (next_time, next_value),
+                    weight_left,
+                    right_weight,
+                    0.0,
+                    rules,
+                )
+            } else {
+                0.0
+            };
+            left = s;
+            right_slope = s;
+        }
+        if leave == Leave::Linear {
+            let s = if next_time > time {
+                (next_value - value) / (next_time - time)
+            } else {
+                0.0
+            };
+            right_slope = s;
+            next_left_slope = s;
+        }
+        raw.push(RawKey {
+            time,
+            value,
+            leave,
+            left_slope: left,
+            left_weight: weight_left,
+            right_slope,
+            right_weight,
+        });
+        slope_left = next_left_slope;
+        weight_left = next_left_weight;
+        prev_time = time;
+    }
+    let mut track = to_track(&raw, fps);
+    track.before = extrapolation(node, "Pre-Extrapolation");
+    track.after = extrapolation(node, "Post-Extrapolation");
+    Ok(Some(track))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn read_layer(
+    graph: &ObjectGraph<'_, '_>,
+    layer: &Object<'_, '_>,
+    ids: &ImportIds,
+    mesh_nodes: &HashMap<usize, Vec<NodeId>>,
+    attr_nodes: &HashMap<i64, NodeId>,
+    ktime: i64,
+    fps: f64,
+    warnings: &mut Vec<Warning>,
+) -> Layer {
+    let mut out = Layer {
+        weight: (graph.get_f64(layer.id, "Weight", 100.0) / 100.0).clamp(0.0, 1.0),
+        weight_curve: None,
+        mode: graph.get_i64(layer.id, "BlendMode", 0),
+        compose_rotation: graph.get_i64(layer.id, "RotationAccumulationMode", 0) == 0,
+        compose_scale: graph.get_i64(layer.id, "ScaleAccumulationMode", 0) == 0,
+        props: Vec::new(),
+    };
+    if out.weight > 0.99999 {
+        out.weight = 1.0;
+    }
+    for cn in graph.child_objects(layer.id, "AnimationCurveNode") {
+        let mut curves: [Option<Track<f64>>; 3] = [None, None, None];
+        let mut count = 0;
+        for (comp, obj) in curves_of(graph, cn.id) {
+            match read_curve(graph.doc.version, graph.doc.encoding, obj.node, ktime, fps) {
+                Ok(t) => {
+                    count = count.max(comp + 1);
+                    curves[comp] = Some(t);
+                }
+                Err(e) => warnings.push(Warning {
+                    offset: Some(obj.node.offset()),
+                    place: format!("AnimationCurve {}", obj.id),
+                    message: format!("{e}; curve ignored"),
+                }),
+            }
+        }
+        if count == 0 {
+            continue;
+        }
+        let d = |name: &str| graph.prop(cn.id, name).and_then(|p| p.f64());
+        let defaults = [d("d|X"), d("d|Y"), d("d|Z")];
+        for c in graph.parents(cn.id) {
+            if c.kind != ConnectionKind::ObjectProperty {
+                continue;
+            }
+            let Some(prop) = c.parent_prop else { continue };
+            let Some(obj) = graph.object(c.parent) else {
+                continue;
+            };
+            let targets: Vec<Target> = if let Some(&node) = ids.nodes.get(&obj.id) {
+                vec![match prop {
+                    "Lcl Translation" => Target::Translation(node),
+                    "Lcl Rotation" => Target::Rotation(node),
+                    "Lcl Scaling" => Target::Scaling(node),
+                    _ => Target::Property(node, prop.to_string()),
+                }]
+            } else if let Some(list) = ids.morph_channels.get(&obj.id) {
+                if prop != "DeformPercent" {
+                    continue;
+                }
+                list.iter()
+                    .flat_map(|&(mesh, k)| {
+                        mesh_nodes
+                            .get(&mesh)
+                            .into_iter()
+                            .flatten()
+                            .map(move |&n| Target::Morph(n, k))
+                    })
+                    .collect()
+            } else if let Some(&node) = attr_nodes.get(&obj.id) {
+                vec![Target::Property(node, prop.to_string())]
+            } else if obj.id == layer.id && prop == "Weight" {
+                out.weight_curve = curves.iter().flatten().next().cloned();
+                continue;
+            } else {
+                continue;
+            };
+            for target in targets {
+                let mut defaults = defaults;
+                if defaults[0].is_none() {
+                    defaults[0] = d(&format!("d|{prop}"));
+                }
+                out.props.push(Animated {
+                    target,
+                    prop: prop.to_string(),
+                    curves: curves.clone(),
+                    count,
+                    defaults,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// The scene's rest value of a target's three components (degrees for rotation).
+fn rest_value(scene: &Scene, target: &Target, rest_rot_deg: &HashMap<NodeId, DVec3>) -> DVec3 {
+    match target {
+        Target::Translation(n) => scene.nodes[*n].transform.translation,
+        Target::Scaling(n) => scene.nodes[*n].transform.scale,
+        Target::Rotation(n) => rest_rot_deg.get(n).copied().unwrap_or(DVec3::ZERO),
+        Target::Morph(n, k) => {
+            let w = scene.nodes[*n]
+                .mesh
+                .and_then(|m| scene.meshes[m].morph_targets.get(*k))
+                .map(|t| t.default_weight);
+            DVec3::splat(w.unwrap_or(0.0) * 100.0)
+        }
+        _ => DVec3::ZERO,
+    }
+}
+
+/// Turns the layers of a stack into channels (see "Layers" in the module docs).
+/// `rot` gives every model node's rotation order and stored `Lcl Rotation` (degrees).
+fn merge_layers(
+    scene: &Scene,
+    layers: Vec<Layer>,
+    anim: &mut Animation,
+    rot: &HashMap<NodeId, (EulerOrder, DVec3)>,
+) {
+    let order_of: HashMap<NodeId, EulerOrder> = rot.iter().map(|(&n, &(o, _))| (n, o)).collect();
+    let rest_deg: HashMap<NodeId, DVec3> = rot.iter().map(|(&n, &(_, r))| (n, r)).collect();
+    // Group by target.
+    let mut groups: Vec<(Target, Vec<(usize, usize)>)> = Vec::new();
+    for (li, l) in layers.iter().enumerate() {
+        for (pi, p) in l.props.iter().enumerate() {
+            match groups.iter_mut().find(|g| g.0 == p.target) {
+                Some(g) => g.1.push((li, pi)),
+                None => groups.push((p.target.clone(), vec![(li, pi)])),
+            }
+        }
+    }
+    for (target, members) in groups {
+        // The first layer replaces the stored value, as does a lone override layer; anything
+        // else blends and is baked.
+        let simple = members.len() == 1 && (members[0].0 == 0 || layers[members[0].0].mode == 1);
+        let curves: [Option<Track<f64>>; 3] = if simple {
+            layers[members[0].0].props[members[0].1].curves.clone()
+        } else {
+            bake(
+                scene,
+                &layers,
+                &members,
+                &target,
+                &rest_deg,
+                order_of.get(&node_of(&target)).copied(),
+                anim.frame_range,
+            )
+        };
+        let count = layers[members[0].0].props[members[0].1].count;
+        let prop = layers[members[0].0].props[members[0].1].prop.clone();
+        push_channels(anim, target, curves, count, &prop, &rest_deg, &order_of);
+    }
+}
+
+fn node_of(t: &Target) -> NodeId {
+    match t {
+        Target::Translation(n)
+        | Target::Rotation(n)
+        | Target::Scaling(n)
+        | Target::Morph(n, _)
+        | Target::Property(n, _) => *n,
+    }
+}
+
+/// Euler angles in degrees (about X, Y, Z) of `q` in `order`.
+fn euler_of(q: glam::DQuat, order: EulerOrder) -> DVec3 {
+    use glam::EulerRot as E;
+    // glam names intrinsic orders: `ZYX` is Rz·Ry·Rx, keyscene's `Xyz`.
+    let r = match order {
+        EulerOrder::Xyz => {
+            let (z, y, x) = q.to_euler(E::ZYX);
+            DVec3::new(x, y, z)
+        }
+        EulerOrder::Xzy => {
+            let (y, z, x) = q.to_euler(E::YZX);
+            DVec3::new(x, y, z)
+        }
+        EulerOrder::Yzx => {
+            let (x, z, y) = q.to_euler(E::XZY);
+            DVec3::new(x, y, z)
+        }
+        EulerOrder::Yxz => {
+            let (z, x, y) = q.to_euler(E::ZXY);
+            DVec3::new(x, y, z)
+        }
+        EulerOrder::Zxy => {
+            let (y, x, z) = q.to_euler(E::YXZ);
+            DVec3::new(x, y, z)
+        }
+        EulerOrder::Zyx => {
+            let (x, y, z) = q.to_euler(E::XYZ);
+            DVec3::new(x, y, z)
+        }
+    };
+    r * (180.0 / std::f64::consts::PI)
+}
+
+fn push_channels(
+    anim: &mut Animation,
+    target: Target,
+    curves: [Option<Track<f64>>; 3],
+    count: usize,
+    prop: &str,
+    rest_deg: &HashMap<NodeId, DVec3>,
+    order_of: &HashMap<NodeId, EulerOrder>,
+) {
+    match target {
+        Target::Translation(node) => anim.channels.push(Channel {
+            node,
+            target: ChannelTarget::TranslationXyz(curves),
+        }),
+        Target::Scaling(node) => anim.channels.push(Channel {
+            node,
+            target: ChannelTarget::ScaleXyz(curves),
+        }),
+        Target::Rotation(node) => {
+            let to_rad = std::f64::consts::PI / 180.0;
+            let xyz = curves.map(|c| c.map(|t| scale_track(t, to_rad)));
+            let rest = rest_deg.get(&node).copied().unwrap_or(DVec3::ZERO) * to_rad;
+            let order = order_of.get(&node).copied().unwrap_or(EulerOrder::Xyz);
+            anim.channels.push(Channel {
+                node,
+                target: ChannelTarget::Rotation(RotationTrack::Euler { order, rest, xyz }),
+            });
+        }
+        Target::Morph(node, k) => {
+            if let Some(track) = curves.into_iter().flatten().next() {
+                anim.channels.push(Channel {
+                    node,
+                    target: ChannelTarget::Property {
+                        name: morph_weight_property(k),
+                        track,
+                    },
+                });
+            }
+        }
+        Target::Property(node, name) => {
+            let _ = prop;
+            for (i, c) in curves.into_iter().enumerate() {
+                let Some(track) = c else { continue };
+                let name = if count > 1 {
+                    format!("{name}|{}", ["X", "Y", "Z"][i])
+                } else {
+                    name.clone()
+                };
+                anim.channels.push(Channel {
+                    node,
+                    target: ChannelTarget::Property { name, track },
+                });
+            }
+        }
+    }
+}
+
+/// Multiplies a track's values and slopes by `s`.
+fn scale_track(mut t: Track<f64>, s: f64) -> Track<f64> {
+    for k in &mut t.keys {
+        k.value *= s;
+        if let Interpolation::Bezier {
+            in_slope,
+            out_slope,
+            ..
+        } = &mut k.interpolation
+        {
+            *in_slope *= s;
+            *out_slope *= s;
+        }
+    }
+    t
+}
+
+/// Bakes a property several layers (or a partial-weight layer) animate into linear keys.
+#[allow(clippy::too_many_arguments)]
+fn bake(
+    scene: &Scene,
+    layers: &[Layer],
+    members: &[(usize, usize)],
+    target: &Target,
+    rest_deg: &HashMap<NodeId, DVec3>,
+    order: Option<EulerOrder>,
+    range: (f64, f64),
+) -> [Option<Track<f64>>; 3] {
+    // Sample frames: every whole frame of the range plus every key frame involved.
+    let mut frames: Vec<f64> = Vec::new();
+    let (mut lo, mut hi) = range;
+    for &(li, pi) in members {
+        for t in layers[li].props[pi]
+            .curves
+            .iter()
+            .flatten()
+            .chain(layers[li].weight_curve.iter())
+        {
+            for k in &t.keys {
+                frames.push(k.frame);
+                lo = lo.min(k.frame);
+                hi = hi.max(k.frame);
+            }
+        }
+    }
+    if lo.is_finite() && hi.is_finite() && hi - lo < 1e5 {
+        let mut f = lo.floor();
+        while f <= hi.ceil() {
+            frames.push(f);
+            f += 1.0;
+        }
+    }
+    frames.sort_by(|a, b| a.total_cmp(b));
+    frames.dedup();
+    let rest = rest_value(scene, target, rest_deg);
+    let is_rot = matches!(target, Target::Rotation(_));
+    let is_scale = matches!(target, Target::Scaling(_));
+    let order = order.unwrap_or(EulerOrder::Xyz);
+    let mut comps: [Vec<Key<f64>>; 3] = [Vec::new(), Vec::new(), Vec::new()];
+    let mut used = [false; 3];
+    for &f in &frames {
+        let mut value = rest;
+        for (li, l) in layers.iter().enumerate() {
+            let Some(&(_, pi)) = members.iter().find(|m| m.0 == li) else {
+                continue;
+            };
+            let p = &l.props[pi];
+            // Components without a curve take the curve node's value, else the stored one.
+            let mut lv = value;
+            for (c, t) in p.curves.iter().enumerate() {
+                match t.as_ref().and_then(|t| t.sample(f)) {
+                    Some(v) => {
+                        lv[c] = v;
+                        used[c] = true;
+                    }
+                    None => {
+                        if let Some(d) = p.defaults[c] {
+                            lv[c] = d;
+                        }
+                    }
+                }
+            }
+            if li == 0 {
+                value = lv;
+                continue;
+            }
+            let mut w = l.weight;
+            if l.mode != 1 {
+                if let Some(v) = l.weight_curve.as_ref().and_then(|t| t.sample(f)) {
+                    w = (v / 100.0).clamp(0.0, 1.0);
+                }
+            }
+            let w = if w > 0.99999 { 1.0 } else { w };
+            value = combine(l, value, lv, w, is_rot, is_scale, order);
+        }
+        for c in 0..3 {
+            comps[c].push(Key {
+                frame: f,
+                value: value[c],
+                interpolation: Interpolation::Linear,
+            });
+        }
+    }
+    let mut out: [Option<Track<f64>>; 3] = [None, None, None];
+    for c in 0..3 {
+        if used[c] || is_rot {
+            out[c] = Some(Track::new(std::mem::take(&mut comps[c])));
+        }
+    }
+    out
+}
+
+fn pow_abs(v: f64, e: f64) -> f64 {
+    if e <= 0.0 {
+        return 1.0;
+    }
+    if e >= 1.0 {
+        return v;
+    }
+    v.signum() * v.abs().powf(e)
+}
+
+/// ufbx's layer combination rule for one property (see "Layers").
+fn combine(
+    l: &Layer,
+    base: DVec3,
+    v: DVec3,
+    w: f64,
+    is_rot: bool,
+    is_scale: bool,
+    order: EulerOrder,
+) -> DVec3 {
+    let additive = l.mode == 0;
+    let blended = l.mode == 0 || l.mode == 2;
+    let to_rad = std::f64::consts::PI / 180.0;
+    let q = |e: DVec3| order.to_quat(e * to_rad);
+    if additive {
+        if l.compose_scale && is_scale {
+            DVec3::new(
+                base.x * pow_abs(v.x, w),
+                base.y * pow_abs(v.y, w),
+                base.z * pow_abs(v.z, w),
+            )
+        } else if l.compose_rotation && is_rot {
+            let b = glam::DQuat::IDENTITY.slerp(q(v), w);
+            euler_of(q(base) * b, order)
+        } else {
+            base + v * w
+        }
+    } else if blended {
+        if l.compose_scale && is_scale {
+            let r = 1.0 - w;
+            DVec3::new(
+                pow_abs(base.x, r) * pow_abs(v.x, w),
+                pow_abs(base.y, r) * pow_abs(v.y, w),
+                pow_abs(base.z, r) * pow_abs(v.z, w),
+            )
+        } else if l.compose_rotation && is_rot {
+            euler_of(q(base).slerp(q(v), w), order)
+        } else {
+            base * (1.0 - w) + v * w
+        }
+    } else {
+        v
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bits(x: f32) -> f32 {
+        x
+    }
+
+    #[test]
+    fn packed_weights_decode_as_decimal_fractions() {
+        // Right 0.5 (5000), next-left 0.25 (2500).
+        let packed = f32::from_bits(5000 | (2500 << 16));
+        let k = resolve_keys(
+            &[0.0, 1.0],
+            &[0.0, 1.0],
+            &[(CUBIC | USER | WEIGHTED_RIGHT | WEIGHTED_NEXT_LEFT) as i32],
+            &[2.0, 3.0, packed, 0.0],
+            &[2],
+        )
+        .unwrap();
+        assert_eq!(k[0].right_weight, 0.5);
+        assert_eq!(k[1].left_weight, 0.25);
+        assert_eq!(k[0].right_slope, 2.0);
+        assert_eq!(k[1].left_slope, 3.0);
+        let _ = bits(0.0);
+    }
+
+    #[test]
+    fn linear_then_constant_next_keys() {
+        let k = resolve_keys(
+            &[0.0, 1.0, 2.0],
+            &[0.0, 2.0, 5.0],
+            &[LINEAR as i32, (CONSTANT | AUTO_OR_NEXT) as i32],
+            &[0.0; 8],
+            &[1, 2],
+        )
+        .unwrap();
+        assert_eq!(k[0].leave, Leave::Linear);
+        assert_eq!(k[0].right_slope, 2.0);
+        assert_eq!(k[1].leave, Leave::HoldNext);
+        let t = to_track(&k, 24.0);
+        assert_eq!(t.sample(36.0), Some(5.0));
+        assert_eq!(t.sample(12.0), Some(1.0));
+    }
+
+    #[test]
+    fn a_cubic_key_followed_by_a_held_key_keeps_its_arriving_handle() {
+        // Key 0 cubic (user, slopes 0 out, 6 into key 1), key 1 held.
+        let k = resolve_keys(
+            &[0.0, 1.0, 2.0],
+            &[0.0, 1.0, 1.0],
+            &[(CUBIC | USER) as i32, CONSTANT as i32],
+            &[0.0, 6.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+            &[1, 2],
+        )
+        .unwrap();
+        let t = to_track(&k, 1.0);
+        // Two keys at frame 1: the Bézier one with the arriving slope 6, then the held one.
+        assert_eq!(t.keys.len(), 4);
+        assert!(
+            matches!(t.keys[1].interpolation, Interpolation::Bezier { in_slope, .. } if in_slope == 6.0)
+        );
+        assert_eq!(t.keys[2].interpolation, Interpolation::Step);
+        assert_eq!(t.sample(1.5), Some(1.0));
+        // Bézier 0, 0, 1 − 2, 1 at s = ½ (weights ⅓): (0 + 0 + 3·(−1)·… ) = 3/8·(−1) + 1/8 = −0.25.
+        assert!((t.sample(0.5).unwrap() - (-0.25)).abs() < 1e-12);
+    }
+}

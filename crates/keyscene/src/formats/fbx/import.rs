@@ -1,0 +1,1107 @@
+//! FBX object graph → [`Scene`]: the only part of the FBX reader that knows the scene model.
+//!
+//! What becomes what (seed 003, "Objects", "Model transforms", "Geometry", "Deformers"):
+//!
+//! - Every `Model` object is a [`Node`], in file order: `Mesh` models with a geometry become
+//!   [`NodeKind::Mesh`], `LimbNode`/`Limb`/`Root` bones, `Camera`/`Light` models cameras and
+//!   lights (data from the connected `NodeAttribute`, or the model itself in FBX 6), everything
+//!   else (`Null`, `CameraSwitcher`, unknown) a [`NodeKind::Null`]. A node's parent is the
+//!   first `Model` it is connected to; a parent chain that loops back is cut at the node that
+//!   closes the loop (a [`Warning`]), which becomes a root.
+//! - Transforms follow ufbx `ufbxi_get_transform`: `Lcl Translation`, `Lcl Rotation` (Euler
+//!   degrees) and `Lcl Scaling` become [`Node::transform`]; offsets, pivots and pre/post
+//!   rotation become [`Pivots`]. The rotation order and pre/post rotation apply only when the
+//!   node "uses its rotation space": `RotationActive` (default 1) is non-zero and
+//!   `RotationSpaceForLimitOnly` (default 0) is zero, as the FBX SDK and ufbx ≥ 0.23 read them;
+//!   otherwise the rotation is XYZ and pre/post rotation are ignored ([`rotation_setup`]).
+//!   `InheritType` → [`InheritType::from_fbx`]; `GeometricTranslation/Rotation/Scaling` →
+//!   [`Node::geometry_transform`] = `T · R(XYZ) · S`; `Visibility` 0 → [`Node::hidden`].
+//! - Each mesh model gets its own [`Mesh`] built from its `Geometry` (FBX 7) or its own record
+//!   (FBX 6): `Vertices`, `PolygonVertexIndex` (a negative index `i` ends a polygon at vertex
+//!   `-i - 1`; indices past the vertex list are clamped to the last vertex, as ufbx does by
+//!   default, with a warning), layer elements with every mapping and reference type
+//!   ([`Mapping`]): the first `LayerElementNormal`, every `LayerElementUV`, the first
+//!   `LayerElementColor`, `LayerElementSmoothing` (per polygon only: Maya's per-edge hard/soft
+//!   flags have no place in the model) and `LayerElementMaterial`. **UV sets** are in file
+//!   order except that the model's `currentUVSet` comes first, so writers that show one set
+//!   show the one the authoring tool showed. Material slots are the `Material` objects
+//!   connected to the model, in connection order.
+//! - Deformers: `Skin` → `Cluster`s → bone models become a [`Skin`] (per-vertex influences
+//!   from `Indexes`/`Weights`, [`SkinJoint::inverse_bind`] = `Transform`, which files store as
+//!   `TransformLink⁻¹ · mesh world at bind`, as ufbx reads it);
+//!   `BlendShape` → `BlendShapeChannel` → `Shape` geometry becomes one [`MorphTarget`] per
+//!   channel (position deltas per base vertex from the channel's heaviest shape by
+//!   `FullWeights`, the other shapes as [`MorphTarget::inbetweens`]; weight
+//!   `DeformPercent / 100`). FBX 6 keeps its shapes as `Shape` records inside the mesh model,
+//!   weighted by the model property of the same name.
+//! - Materials: diffuse = `DiffuseColor × DiffuseFactor`, ambient = `AmbientColor ×
+//!   AmbientFactor` (the colours Maya shades with, and what assimp reports for
+//!   `phong_cube.fbx`), specular = `SpecularColor` with strength `SpecularFactor`, shininess =
+//!   `ShininessExponent / 100`, transparency = `1 − Opacity`, else `TransparentColor ×
+//!   TransparencyFactor` (mean), self-illumination = brightest `EmissiveColor × EmissiveFactor`
+//!   channel; FBX 6's `Diffuse`/`Ambient`/`Specular`/`Emissive` where the newer names are
+//!   missing. Their textures (`Texture` objects connected to a material property,
+//!   file names from the texture or its `Video`).
+//! - Cameras: field of view per `ApertureMode` (ufbx `ufbxi_update_camera`), clip planes,
+//!   aspect `AspectWidth / AspectHeight`. Lights: `LightType`, `Color`, `Intensity ÷ 100`,
+//!   `InnerAngle`/`OuterAngle` (older `HotSpot`/`Cone angle`) in degrees.
+//! - [`Metadata`]: format `fbx`, version, axes and units from `GlobalSettings`, frame rate from
+//!   `TimeMode`, frame range from `TimeSpanStart/Stop`.
+//!
+//! Animation is read by the FBX animation module from the same graph, with the ids in
+//! [`ImportIds`].
+
+use std::collections::HashMap;
+
+use glam::{DMat4, DQuat, DVec3, Vec2, Vec3, Vec4};
+
+use super::objects::{ConnectionKind, Object, ObjectGraph};
+use super::tree::{NodeRef, Property};
+use crate::io::ReadOptions;
+use crate::scene::{
+    Attribute, Axis, AxisSystem, Camera, EulerOrder, FovAxis, InheritType, Light, LightKind,
+    MapSlot, Mapping, Material, Mesh, Metadata, MorphTarget, Node, NodeKind, Pivots, Scene, Skin,
+    SkinJoint, TextureMap, Transform, Units, UvSet, UvTransform, Warning,
+};
+
+/// Reads an FBX file (binary or ASCII) into a scene and the problems survived.
+pub fn read(bytes: &[u8], opts: &ReadOptions) -> Result<(Scene, Vec<Warning>), super::Error> {
+    let doc = super::parse(bytes, &opts.limits)?;
+    let graph = ObjectGraph::new(&doc)?;
+    let (scene, warnings, _) = import(&graph, opts);
+    Ok((scene, warnings))
+}
+
+/// Which scene element every FBX object became, for readers that work on the same graph
+/// afterwards (animation: curves name their targets by object id).
+#[derive(Debug, Clone, Default)]
+pub struct ImportIds {
+    /// `Model` object id → scene node.
+    pub nodes: HashMap<i64, usize>,
+    /// `BlendShapeChannel` object id → (mesh index, morph target index) for every mesh the
+    /// channel deforms.
+    pub morph_channels: HashMap<i64, Vec<(usize, usize)>>,
+    /// Camera attribute (`NodeAttribute`, or the model in FBX 6) id → index into
+    /// `Scene::cameras`.
+    pub cameras: HashMap<i64, usize>,
+    /// Light attribute id → index into `Scene::lights`.
+    pub lights: HashMap<i64, usize>,
+    /// `Material` object id → index into `Scene::materials`.
+    pub materials: HashMap<i64, usize>,
+    /// The file's bind poses, in file order.
+    pub bind_poses: Vec<BindPose>,
+    /// FBX 6 blend shapes, driven by a property of their model named after the shape:
+    /// (model id, property name, mesh index, morph target index).
+    pub morph_properties: Vec<(i64, String, usize, usize)>,
+}
+
+/// A stored bind pose (`Pose` object of type `BindPose`, seed 003 "Deformers"): the world
+/// matrix of each listed node when the skin was bound. Maya writes one per skin cluster
+/// (`skinCluster1`…); posing a scene from one places every listed node at its matrix.
+#[derive(Debug, Clone, Default)]
+pub struct BindPose {
+    /// The pose's name (`BindPose`, `skinCluster1`…).
+    pub name: String,
+    /// (scene node, world matrix at bind time), in the pose's order; nodes the pose names that
+    /// are not models are left out.
+    pub nodes: Vec<(usize, DMat4)>,
+}
+
+/// How a model's rotation is put together (ufbx `ufbxi_update_node`, `ufbxi_get_transform`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RotationSetup {
+    /// The Euler order `Lcl Rotation` (and its curves) use: `RotationOrder` when the rotation
+    /// space is used, else XYZ.
+    pub order: EulerOrder,
+    /// `PreRotation` (XYZ degrees) as a quaternion; identity when the space is not used.
+    pub pre: DQuat,
+    /// `PostRotation` as a quaternion (its inverse enters the local matrix); identity when the
+    /// space is not used.
+    pub post: DQuat,
+    /// `RotationActive` ≠ 0 and `RotationSpaceForLimitOnly` = 0.
+    pub uses_rotation_space: bool,
+}
+
+/// The rotation setup of model `id` (see the module docs for the rule).
+pub fn rotation_setup(graph: &ObjectGraph<'_, '_>, id: i64) -> RotationSetup {
+    let active = graph.get_i64(id, "RotationActive", 1) != 0;
+    let limit_only = graph.get_i64(id, "RotationSpaceForLimitOnly", 0) != 0;
+    let uses = active && !limit_only;
+    if !uses {
+        return RotationSetup { order: EulerOrder::Xyz, pre: DQuat::IDENTITY, post: DQuat::IDENTITY, uses_rotation_space: false };
+    }
+    let xyz = |name: &str| EulerOrder::Xyz.to_quat(DVec3::from(graph.get_vec3(id, name, [0.0; 3])) * (std::f64::consts::PI / 180.0));
+    RotationSetup {
+        order: EulerOrder::from_fbx(graph.get_i64(id, "RotationOrder", 0)),
+        pre: xyz("PreRotation"),
+        post: xyz("PostRotation"),
+        uses_rotation_space: true,
+    }
+}
+
+/// Builds the scene from `graph`. Returns the scene, the warnings (the parser's and the
+/// graph's included) and which object became which element.
+pub fn import(graph: &ObjectGraph<'_, '_>, opts: &ReadOptions) -> (Scene, Vec<Warning>, ImportIds) {
+    let mut im = Importer { graph, opts, scene: Scene::default(), warnings: Vec::new(), ids: ImportIds::default(), budget: opts.limits.max_elements, pending: Vec::new() };
+    for w in &graph.doc.warnings {
+        im.warnings.push(Warning { offset: None, place: "fbx".into(), message: format!("{w:?}") });
+    }
+    for w in &graph.warnings {
+        im.warnings.push(Warning { offset: Some(w.offset), place: "Objects".into(), message: w.message.clone() });
+    }
+    im.metadata();
+    im.materials();
+    im.models();
+    im.bind_poses();
+    im.hierarchy();
+    super::animation::import(graph, &im.ids, &mut im.scene, &mut im.warnings);
+    (im.scene, im.warnings, im.ids)
+}
+
+struct Importer<'g, 'd, 'a> {
+    graph: &'g ObjectGraph<'d, 'a>,
+    opts: &'g ReadOptions,
+    scene: Scene,
+    warnings: Vec<Warning>,
+    ids: ImportIds,
+    /// Elements left to allocate for data the file can multiply (mesh copies per model,
+    /// per-corner layer indices, morph deltas per channel); see [`Importer::charge`].
+    budget: u64,
+    /// Skin joints whose bone node is resolved once every model is a node:
+    /// (skin index, joint index, bone model id).
+    pending: Vec<(usize, usize, i64)>,
+}
+
+fn deg(v: [f64; 3]) -> DVec3 {
+    DVec3::from(v) * (std::f64::consts::PI / 180.0)
+}
+
+fn axis(index: i64, sign: i64) -> Option<Axis> {
+    Some(match (index, sign >= 0) {
+        (0, true) => Axis::PosX,
+        (0, false) => Axis::NegX,
+        (1, true) => Axis::PosY,
+        (1, false) => Axis::NegY,
+        (2, true) => Axis::PosZ,
+        (2, false) => Axis::NegZ,
+        _ => return None,
+    })
+}
+
+fn axis_vec(a: Axis) -> DVec3 {
+    match a {
+        Axis::PosX => DVec3::X,
+        Axis::NegX => -DVec3::X,
+        Axis::PosY => DVec3::Y,
+        Axis::NegY => -DVec3::Y,
+        Axis::PosZ => DVec3::Z,
+        Axis::NegZ => -DVec3::Z,
+    }
+}
+
+/// All numbers of a record's values: one array, or (FBX 6 ASCII) a list of scalars.
+fn numbers_f64(node: NodeRef<'_, '_>) -> Vec<f64> {
+    match node.properties() {
+        [Property::Array(a)] => a.to_f64_vec(),
+        list => list.iter().filter_map(Property::as_f64).collect(),
+    }
+}
+
+fn numbers_i64(node: NodeRef<'_, '_>) -> Vec<i64> {
+    match node.properties() {
+        [Property::Array(a)] => a.to_i64_vec(),
+        list => list.iter().filter_map(|p| p.as_i64().or_else(|| p.as_f64().map(|f| f as i64))).collect(),
+    }
+}
+
+fn child_f64(node: NodeRef<'_, '_>, name: &str) -> Vec<f64> {
+    node.child(name).map(numbers_f64).unwrap_or_default()
+}
+
+fn child_i64(node: NodeRef<'_, '_>, name: &str) -> Vec<i64> {
+    node.child(name).map(numbers_i64).unwrap_or_default()
+}
+
+fn child_str<'d>(node: NodeRef<'d, '_>, name: &str) -> &'d str {
+    node.child(name).and_then(|n| n.property(0)).and_then(Property::as_str).unwrap_or("")
+}
+
+/// A 4×4 matrix record (16 numbers, columns first as FBX stores them).
+fn child_matrix(node: NodeRef<'_, '_>, name: &str) -> Option<DMat4> {
+    let v = child_f64(node, name);
+    let a: [f64; 16] = v.get(..16)?.try_into().ok()?;
+    a.iter().all(|x| x.is_finite()).then(|| DMat4::from_cols_array(&a))
+}
+
+/// Per-corner facts a layer element mapping needs.
+struct Topology {
+    corner_vertex: Vec<u32>,
+    corner_polygon: Vec<u32>,
+    polygon_count: usize,
+}
+
+impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
+    /// Takes `n` elements from the budget ([`Limits::max_elements`](crate::limits::Limits)
+    /// for everything the importer allocates beyond the file's own arrays); `false` when they
+    /// are not left.
+    fn charge(&mut self, n: u64) -> bool {
+        match self.budget.checked_sub(n) {
+            Some(left) => {
+                self.budget = left;
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn warn(&mut self, node: Option<NodeRef<'_, '_>>, place: &str, message: impl Into<String>) {
+        self.warnings.push(Warning { offset: node.map(|n| n.offset()), place: place.into(), message: message.into() });
+    }
+
+    fn metadata(&mut self) {
+        let s = &self.graph.settings;
+        let doc = self.graph.doc;
+        let up = axis(s.up_axis, s.up_axis_sign).unwrap_or(Axis::PosY);
+        let front = axis(s.front_axis, s.front_axis_sign).unwrap_or(Axis::PosZ);
+        let right = axis(s.coord_axis, s.coord_axis_sign).unwrap_or(Axis::PosX);
+        let fps = s.frame_rate();
+        let tick = s.ktime_per_second as f64;
+        let mut properties = Vec::new();
+        if let Some(c) = doc.find(&["FBXHeaderExtension", "Creator"]).or_else(|| doc.root("Creator")) {
+            if let Some(t) = c.property(0).and_then(Property::as_str) {
+                properties.push(("creator".to_string(), t.to_string()));
+            }
+        }
+        properties.push(("unit_scale_factor".into(), s.unit_scale_factor.to_string()));
+        properties.push(("original_unit_scale_factor".into(), s.original_unit_scale_factor.to_string()));
+        properties.push(("ktime_per_second".into(), s.ktime_per_second.to_string()));
+        self.scene.meta = Metadata {
+            format: "fbx".into(),
+            version: Some(doc.version),
+            units: Units::Metres(s.unit_scale_factor / 100.0),
+            axes: AxisSystem { up, front, right_handed: axis_vec(right).cross(axis_vec(up)).dot(axis_vec(front)) > 0.0 },
+            frame_rate: Some(fps),
+            frame_range: (s.present && s.time_span_stop >= s.time_span_start)
+                .then(|| (s.time_span_start as f64 / tick * fps, s.time_span_stop as f64 / tick * fps)),
+            properties,
+        };
+    }
+
+    fn materials(&mut self) {
+        let g = self.graph;
+        for obj in g.objects().iter().filter(|o| o.class == "Material") {
+            let id = obj.id;
+            // A colour property, or its FBX 6 legacy name; `factor` scales it (1 when absent).
+            let color = |name: &str, legacy: &str, factor: Option<&str>, def: [f64; 3]| {
+                let v = g.prop(id, name).or_else(|| g.prop(id, legacy)).and_then(|p| p.vec3()).unwrap_or(def);
+                let f = factor.map_or(1.0, |f| g.get_f64(id, f, 1.0));
+                Vec3::new((v[0] * f) as f32, (v[1] * f) as f32, (v[2] * f) as f32)
+            };
+            let transparency = match g.prop(id, "Opacity").and_then(|p| p.f64()).filter(|o| o.is_finite()) {
+                Some(o) => (1.0 - o) as f32,
+                None => {
+                    let c = color("TransparentColor", "TransparentColor", Some("TransparencyFactor"), [0.0; 3]);
+                    (c.x + c.y + c.z) / 3.0
+                }
+            };
+            let emissive = color("EmissiveColor", "Emissive", Some("EmissiveFactor"), [0.0; 3]);
+            let mut m = Material {
+                name: obj.name.clone(),
+                ambient: color("AmbientColor", "Ambient", Some("AmbientFactor"), [0.0; 3]),
+                diffuse: color("DiffuseColor", "Diffuse", Some("DiffuseFactor"), [0.8; 3]),
+                specular: color("SpecularColor", "Specular", None, [0.0; 3]),
+                shininess: (g.get_f64(id, "ShininessExponent", g.get_f64(id, "Shininess", 0.0)) / 100.0).clamp(0.0, 1.0) as f32,
+                shininess_strength: g.get_f64(id, "SpecularFactor", 0.0).clamp(0.0, 1.0) as f32,
+                transparency: transparency.clamp(0.0, 1.0),
+                self_illumination: emissive.max_element().clamp(0.0, 1.0),
+                ..Material::default()
+            };
+            for c in g.children(id).filter(|c| c.kind == ConnectionKind::ObjectProperty) {
+                let Some(tex) = g.object(c.child).filter(|o| o.class == "Texture") else { continue };
+                let slot = match c.parent_prop.unwrap_or("") {
+                    "DiffuseColor" | "Diffuse" => MapSlot::Diffuse,
+                    "TransparentColor" | "TransparencyFactor" | "Opacity" => MapSlot::Opacity,
+                    "Bump" | "NormalMap" | "BumpFactor" => MapSlot::Bump,
+                    "SpecularColor" | "SpecularFactor" => MapSlot::Specular,
+                    "ShininessExponent" | "Shininess" => MapSlot::Shininess,
+                    "ReflectionColor" | "ReflectionFactor" => MapSlot::Reflection,
+                    "EmissiveColor" | "EmissiveFactor" => MapSlot::Emissive,
+                    _ => continue,
+                };
+                let file = self.texture_file(tex);
+                let resolved = self.resolve(&file);
+                m.maps.push(TextureMap { slot, file, resolved, strength: 1.0, uv_transform: UvTransform::default(), flags: 0 });
+            }
+            self.ids.materials.insert(id, self.scene.materials.len());
+            self.scene.materials.push(m);
+        }
+    }
+
+    /// The texture's file name: `RelativeFilename`, else `FileName`, of the texture or else of
+    /// its `Video`.
+    fn texture_file(&self, tex: &Object<'_, '_>) -> String {
+        let pick = |n: NodeRef<'_, '_>| {
+            let rel = child_str(n, "RelativeFilename");
+            let abs = child_str(n, "FileName");
+            let abs = if abs.is_empty() { child_str(n, "Filename") } else { abs };
+            if rel.is_empty() { abs.to_string() } else { rel.to_string() }
+        };
+        let own = pick(tex.node);
+        if !own.is_empty() {
+            return own;
+        }
+        let prop = self.graph.get_str(tex.id, "FileName", "").to_string();
+        if !prop.is_empty() {
+            return prop;
+        }
+        self.graph.child_objects(tex.id, "Video").map(|v| pick(v.node)).find(|f| !f.is_empty()).unwrap_or_default()
+    }
+
+    /// The texture file next to the scene: the relative path, then the bare file name.
+    fn resolve(&self, file: &str) -> Option<std::path::PathBuf> {
+        let base = self.opts.base_dir.as_ref()?;
+        if file.is_empty() {
+            return None;
+        }
+        let norm = file.replace('\\', "/");
+        let rel = base.join(&norm);
+        if rel.is_file() {
+            return Some(rel);
+        }
+        let name = norm.rsplit('/').next()?;
+        let bare = base.join(name);
+        bare.is_file().then_some(bare)
+    }
+
+    fn models(&mut self) {
+        let g = self.graph;
+        for obj in g.objects().iter().filter(|o| o.class == "Model") {
+            let id = obj.id;
+            let place = format!("Objects › Model \"{}\"", obj.name);
+            let attr = g.child_objects(id, "NodeAttribute").next();
+            let kind_name = match (obj.sub_class, attr) {
+                ("" | "Null", Some(a)) if !a.sub_class.is_empty() => a.sub_class,
+                (s, _) => s,
+            };
+            let mut node = Node::new(obj.name.clone(), NodeKind::Null);
+            node.source.id = Some(id);
+            self.transform(obj, &mut node);
+            let data_id = attr.map(|a| a.id).unwrap_or(id);
+            match kind_name {
+                "Mesh" => {
+                    let geometry = if obj.node.child("Vertices").is_some() {
+                        Some((obj.node, id, obj.name.clone()))
+                    } else {
+                        g.child_objects(id, "Geometry").find(|o| o.sub_class == "Mesh" || o.sub_class.is_empty()).map(|o| (o.node, o.id, o.name.clone()))
+                    };
+                    if let Some((record, geo_id, geo_name)) = geometry {
+                        if let Some(mesh) = self.mesh(record, geo_id, &geo_name, obj, &place) {
+                            node.kind = NodeKind::Mesh;
+                            node.mesh = Some(self.scene.meshes.len());
+                            self.scene.meshes.push(mesh);
+                        }
+                    }
+                }
+                "LimbNode" | "Limb" | "Root" | "Skeleton" => node.kind = NodeKind::Bone,
+                "Camera" => {
+                    self.ids.cameras.insert(data_id, self.scene.cameras.len());
+                    node.kind = NodeKind::Camera(self.scene.cameras.len());
+                    self.scene.cameras.push(self.camera(data_id, &obj.name));
+                }
+                "Light" => {
+                    self.ids.lights.insert(data_id, self.scene.lights.len());
+                    node.kind = NodeKind::Light(self.scene.lights.len());
+                    self.scene.lights.push(self.light(data_id, &obj.name));
+                }
+                _ => {}
+            }
+            self.ids.nodes.insert(id, self.scene.nodes.len());
+            self.scene.nodes.push(node);
+        }
+    }
+
+    fn transform(&self, obj: &Object<'_, '_>, node: &mut Node) {
+        let g = self.graph;
+        let id = obj.id;
+        let setup = rotation_setup(g, id);
+        let v = |name: &str, def: f64| DVec3::from(g.get_vec3(id, name, [def; 3]));
+        node.transform = Transform {
+            translation: v("Lcl Translation", 0.0),
+            rotation: setup.order.to_quat(deg(g.get_vec3(id, "Lcl Rotation", [0.0; 3]))),
+            scale: v("Lcl Scaling", 1.0),
+        };
+        let pivots = Pivots {
+            rotation_offset: v("RotationOffset", 0.0),
+            rotation_pivot: v("RotationPivot", 0.0),
+            pre_rotation: setup.pre,
+            post_rotation: setup.post,
+            scaling_offset: v("ScalingOffset", 0.0),
+            scaling_pivot: v("ScalingPivot", 0.0),
+        };
+        if pivots != Pivots::default() {
+            node.pivots = Some(Box::new(pivots));
+        }
+        node.inherit = InheritType::from_fbx(g.get_i64(id, "InheritType", 1));
+        let gt = v("GeometricTranslation", 0.0);
+        let gr = EulerOrder::Xyz.to_quat(deg(g.get_vec3(id, "GeometricRotation", [0.0; 3])));
+        let gs = v("GeometricScaling", 1.0);
+        node.geometry_transform = DMat4::from_scale_rotation_translation(gs, gr, gt);
+        node.hidden = g.get_f64(id, "Visibility", 1.0) == 0.0;
+    }
+
+    fn camera(&self, id: i64, name: &str) -> Camera {
+        let g = self.graph;
+        let f = |n: &str| g.prop(id, n).and_then(|p| p.f64()).filter(|v| v.is_finite());
+        let aspect = match (f("AspectWidth").or(f("AspectW")), f("AspectHeight").or(f("AspectH"))) {
+            (Some(w), Some(h)) if w > 0.0 && h > 0.0 => Some(w / h),
+            _ => match (f("FilmWidth"), f("FilmHeight")) {
+                (Some(w), Some(h)) if w > 0.0 && h > 0.0 => Some(w / h),
+                _ => None,
+            },
+        };
+        let (fov_degrees, fov_axis) = match g.get_i64(id, "ApertureMode", 2) {
+            0 => (f("FieldOfViewX").or(f("FieldOfView")).unwrap_or(40.0), FovAxis::Horizontal),
+            1 => (f("FieldOfView").unwrap_or(40.0), FovAxis::Horizontal),
+            3 => {
+                let focal = f("FocalLength").unwrap_or(0.0);
+                let film = f("FilmWidth").unwrap_or(0.0) * 25.4;
+                if focal > 0.0 && film > 0.0 {
+                    ((film / (2.0 * focal)).atan().to_degrees() * 2.0, FovAxis::Horizontal)
+                } else {
+                    (f("FieldOfView").unwrap_or(40.0), FovAxis::Horizontal)
+                }
+            }
+            _ => (f("FieldOfView").or(f("FieldOfViewY")).unwrap_or(40.0), FovAxis::Vertical),
+        };
+        Camera {
+            name: name.into(),
+            target: None,
+            fov_degrees,
+            fov_axis,
+            roll_degrees: f("Roll").unwrap_or(0.0),
+            near: f("NearPlane"),
+            far: f("FarPlane"),
+            aspect,
+        }
+    }
+
+    fn light(&self, id: i64, name: &str) -> Light {
+        let g = self.graph;
+        let c = g.get_vec3(id, "Color", [1.0; 3]);
+        let inner = g.get_f64(id, "InnerAngle", g.get_f64(id, "HotSpot", 0.0));
+        let outer = g.get_f64(id, "OuterAngle", g.get_f64(id, "Cone angle", 45.0));
+        Light {
+            name: name.into(),
+            kind: match g.get_i64(id, "LightType", 0) {
+                1 => LightKind::Directional,
+                2 => LightKind::Spot,
+                _ => LightKind::Point,
+            },
+            color: Vec3::new(c[0] as f32, c[1] as f32, c[2] as f32),
+            intensity: g.get_f64(id, "Intensity", 100.0) / 100.0,
+            hotspot_degrees: inner,
+            falloff_degrees: outer,
+            attenuation: None,
+            on: g.get_i64(id, "CastLight", 1) != 0,
+            target: None,
+            roll_degrees: 0.0,
+        }
+    }
+
+    /// The mesh of model `model` from geometry record `geo` (object id `geo_id`).
+    fn mesh(&mut self, geo: NodeRef<'_, '_>, geo_id: i64, name: &str, model: &Object<'_, '_>, place: &str) -> Option<Mesh> {
+        // Every model gets its own copy of its geometry: many models sharing one large
+        // geometry must not multiply memory past the limit.
+        let size = |n: &str| geo.child(n).map_or(0, |c| c.properties().iter().map(|p| p.as_array().map_or(1, |a| a.len() as u64)).sum::<u64>());
+        if !self.charge(size("Vertices") + 2 * size("PolygonVertexIndex")) {
+            self.warn(Some(geo), place, "meshes exceed the element limit; mesh skipped");
+            return None;
+        }
+        let v = child_f64(geo, "Vertices");
+        let positions: Vec<DVec3> = v.chunks_exact(3).map(|c| DVec3::new(c[0], c[1], c[2])).collect();
+        let pvi = child_i64(geo, "PolygonVertexIndex");
+        let mut mesh = Mesh { name: name.into(), positions, polygon_starts: vec![0], ..Mesh::default() };
+        let n = mesh.positions.len();
+        let mut clamped = 0usize;
+        let mut corner_polygon = Vec::with_capacity(pvi.len());
+        for &raw in &pvi {
+            let (index, end) = if raw < 0 { (!raw, true) } else { (raw, false) };
+            let vtx = if (index as u64) < n as u64 {
+                index as u32
+            } else {
+                clamped += 1;
+                n.saturating_sub(1) as u32
+            };
+            corner_polygon.push((mesh.polygon_starts.len() - 1) as u32);
+            mesh.corner_vertices.push(vtx);
+            if end {
+                mesh.polygon_starts.push(mesh.corner_vertices.len() as u32);
+            }
+        }
+        if *mesh.polygon_starts.last().unwrap_or(&0) as usize != mesh.corner_vertices.len() {
+            mesh.polygon_starts.push(mesh.corner_vertices.len() as u32);
+        }
+        if n == 0 && !mesh.corner_vertices.is_empty() {
+            self.warn(Some(geo), place, "polygons but no vertices; polygons dropped");
+            mesh.corner_vertices.clear();
+            mesh.polygon_starts = vec![0];
+            corner_polygon.clear();
+        } else if clamped > 0 {
+            self.warn(Some(geo), place, format!("{clamped} polygon vertex indices past the {n} vertices, clamped to the last vertex"));
+        }
+        let topo = Topology {
+            corner_vertex: mesh.corner_vertices.clone(),
+            corner_polygon,
+            polygon_count: mesh.polygon_count(),
+        };
+        let first = |name: &str| geo.children().filter(|c| c.name() == name).min_by_key(|c| c.property(0).and_then(Property::as_i64).unwrap_or(0));
+        if let Some(e) = first("LayerElementNormal") {
+            mesh.normals = self.layer(geo, e, "Normals", &["NormalsIndex", "NormalIndex"], 3, &topo, place, |c| Vec3::new(c[0] as f32, c[1] as f32, c[2] as f32));
+        }
+        let mut uv_layers: Vec<NodeRef<'_, '_>> = geo.children().filter(|c| c.name() == "LayerElementUV").collect();
+        uv_layers.sort_by_key(|c| c.property(0).and_then(Property::as_i64).unwrap_or(0));
+        for e in uv_layers {
+            if let Some(uvs) = self.layer(geo, e, "UV", &["UVIndex"], 2, &topo, place, |c| Vec2::new(c[0] as f32, c[1] as f32)) {
+                mesh.uv_sets.push(UvSet { name: child_str(e, "Name").to_string(), uvs });
+            }
+        }
+        let current = self.graph.get_str(model.id, "currentUVSet", "");
+        if let Some(i) = mesh.uv_sets.iter().position(|s| !current.is_empty() && s.name == current) {
+            let set = mesh.uv_sets.remove(i);
+            mesh.uv_sets.insert(0, set);
+        }
+        if let Some(e) = first("LayerElementColor") {
+            mesh.colors = self.layer(geo, e, "Colors", &["ColorIndex"], 4, &topo, place, |c| Vec4::new(c[0] as f32, c[1] as f32, c[2] as f32, c[3] as f32));
+        }
+        if let Some(e) = first("LayerElementSmoothing") {
+            if child_str(e, "MappingInformationType") == "ByPolygon" {
+                let s = child_i64(e, "Smoothing");
+                if s.len() >= topo.polygon_count {
+                    mesh.smoothing_groups = Some(s[..topo.polygon_count].iter().map(|&b| b as u32).collect());
+                }
+            }
+        }
+        mesh.material_slots = self.graph.child_objects(model.id, "Material").map(|m| self.ids.materials.get(&m.id).copied()).collect();
+        if let Some(e) = first("LayerElementMaterial") {
+            let m = child_i64(e, "Materials");
+            let slot = |v: i64| if v < 0 || v > u32::MAX as i64 - 1 { Mesh::NO_MATERIAL } else { v as u32 };
+            match child_str(e, "MappingInformationType") {
+                "ByPolygon" => {
+                    let mut per: Vec<u32> = m.iter().take(topo.polygon_count).map(|&v| slot(v)).collect();
+                    per.resize(topo.polygon_count, per.last().copied().unwrap_or(0));
+                    if per.iter().any(|&s| s != 0) {
+                        mesh.polygon_materials = per;
+                    }
+                }
+                _ => {
+                    if let Some(&v) = m.first().filter(|&&v| v != 0) {
+                        mesh.polygon_materials = vec![slot(v); topo.polygon_count];
+                    }
+                }
+            }
+        }
+        self.deformers(geo_id, &mut mesh, place);
+        self.legacy_shapes(geo, model.id, &mut mesh, place);
+        Some(mesh)
+    }
+
+    /// One layer element as an [`Attribute`]: `data` holds `comps` numbers per value, `index`
+    /// names the index array of `IndexToDirect`/`Index` references.
+    #[allow(clippy::too_many_arguments)]
+    fn layer<T: Copy>(
+        &mut self,
+        geo: NodeRef<'_, '_>,
+        e: NodeRef<'_, '_>,
+        data: &str,
+        index: &[&str],
+        comps: usize,
+        topo: &Topology,
+        place: &str,
+        make: impl Fn(&[f64]) -> T,
+    ) -> Option<Attribute<T>> {
+        if !self.charge(topo.corner_vertex.len() as u64) {
+            self.warn(Some(e), place, format!("{}: layers exceed the element limit; layer skipped", e.name()));
+            return None;
+        }
+        let raw = child_f64(e, data);
+        let values: Vec<T> = raw.chunks_exact(comps).map(&make).collect();
+        let mapping = child_str(e, "MappingInformationType");
+        let reference = child_str(e, "ReferenceInformationType");
+        let idx: Option<Vec<i64>> = match reference {
+            "IndexToDirect" | "Index" => index.iter().find_map(|n| e.child(n)).map(numbers_i64),
+            _ => None,
+        };
+        let to_u32 = |v: i64| u32::try_from(v).unwrap_or(u32::MAX);
+        let per_corner = |of: &dyn Fn(usize) -> usize, idx: &Option<Vec<i64>>| -> Vec<u32> {
+            (0..topo.corner_vertex.len())
+                .map(|c| {
+                    let k = of(c);
+                    match idx {
+                        Some(ix) => ix.get(k).map(|&v| to_u32(v)).unwrap_or(u32::MAX),
+                        None => u32::try_from(k).unwrap_or(u32::MAX),
+                    }
+                })
+                .collect()
+        };
+        let mapping = match mapping {
+            "ByPolygonVertex" => match &idx {
+                Some(_) => Mapping::Indexed(per_corner(&|c| c, &idx)),
+                None => Mapping::PerCorner,
+            },
+            "ByVertice" | "ByVertex" => match &idx {
+                Some(_) => Mapping::Indexed(per_corner(&|c| topo.corner_vertex[c] as usize, &idx)),
+                None => Mapping::PerVertex,
+            },
+            "ByPolygon" => match &idx {
+                Some(_) => Mapping::Indexed(per_corner(&|c| topo.corner_polygon[c] as usize, &idx)),
+                None => Mapping::PerPolygon,
+            },
+            "AllSame" => {
+                let k = idx.as_ref().and_then(|i| i.first()).map(|&v| to_u32(v) as usize).unwrap_or(0);
+                let &v = values.get(k)?;
+                return Some(Attribute { values: vec![v], mapping: Mapping::AllSame });
+            }
+            "ByEdge" => {
+                // `Edges[e]` is the corner an edge starts at; a corner takes its edge's value.
+                let edges = child_i64(geo, "Edges");
+                let mut corner_edge = vec![usize::MAX; topo.corner_vertex.len()];
+                for (k, &c) in edges.iter().enumerate() {
+                    if let Some(slot) = usize::try_from(c).ok().and_then(|c| corner_edge.get_mut(c)) {
+                        *slot = k;
+                    }
+                }
+                Mapping::Indexed(per_corner(&|c| corner_edge[c], &idx))
+            }
+            other => {
+                let other = other.to_string();
+                self.warn(Some(e), place, format!("{}: mapping \"{other}\" not known; layer ignored", e.name()));
+                return None;
+            }
+        };
+        Some(Attribute { values, mapping })
+    }
+
+    /// Skin and blend shape deformers connected to geometry `geo_id` (FBX 6: the model).
+    fn deformers(&mut self, geo_id: i64, mesh: &mut Mesh, place: &str) {
+        let g = self.graph;
+        let n = mesh.positions.len();
+        let deformers: Vec<&Object<'_, '_>> = g.child_objects(geo_id, "Deformer").collect();
+        for d in deformers {
+            match d.sub_class {
+                "Skin" if mesh.skin.is_none() => {
+                    let mut skin = Skin { joints: Vec::new(), influences: vec![Vec::new(); n], dq_weights: Vec::new() };
+                    // `SkinningType` (ufbx `ufbxi_read_skin`): `DualQuaternion` skins every
+                    // vertex by dual quaternions, `Blend` mixes per vertex by `BlendWeights`.
+                    match child_str(d.node, "SkinningType") {
+                        "DualQuaternion" => skin.dq_weights = vec![1.0; n],
+                        "Blend" => {
+                            skin.dq_weights = vec![0.0; n];
+                            for (&i, &w) in child_i64(d.node, "Indexes").iter().zip(&child_f64(d.node, "BlendWeights")) {
+                                if let Some(slot) = usize::try_from(i).ok().and_then(|i| skin.dq_weights.get_mut(i)) {
+                                    *slot = w as f32;
+                                }
+                            }
+                        }
+                        _ => {}
+                    }
+                    let clusters: Vec<&Object<'_, '_>> = g.child_objects(d.id, "Deformer").filter(|c| c.sub_class == "Cluster").collect();
+                    for cl in clusters {
+                        if let Some(bone) = g.child_objects(cl.id, "Model").next() {
+                            self.cluster(cl, bone.id, &mut skin, n, place);
+                        }
+                    }
+                    if !skin.joints.is_empty() {
+                        mesh.skin = Some(self.scene.skins.len());
+                        self.scene.skins.push(skin);
+                    }
+                }
+                "BlendShape" => {
+                    let channels: Vec<&Object<'_, '_>> = g.child_objects(d.id, "Deformer").filter(|c| c.sub_class == "BlendShapeChannel").collect();
+                    for ch in channels {
+                        let shapes: Vec<&Object<'_, '_>> = g.child_objects(ch.id, "Geometry").filter(|s| s.sub_class == "Shape").collect();
+                        // Shapes reach their full effect at `FullWeights[i] / 100` (1 when
+                        // absent), sorted by that weight as ufbx does; the heaviest is the
+                        // target, the others are in-betweens.
+                        let full = child_f64(ch.node, "FullWeights");
+                        let mut keyed: Vec<(f64, &Object<'_, '_>)> =
+                            shapes.iter().enumerate().map(|(i, s)| (full.get(i).map_or(1.0, |w| w / 100.0), *s)).collect();
+                        keyed.sort_by(|a, b| a.0.total_cmp(&b.0));
+                        let Some(&(_, shape)) = keyed.last() else { continue };
+                        if !self.charge((n * keyed.len()) as u64) {
+                            self.warn(Some(ch.node), place, "blend shape channels exceed the element limit; channel skipped");
+                            continue;
+                        }
+                        let weight = self.deform_percent(ch) / 100.0;
+                        let mut target = self.morph(&ch.name, weight, shape.node, n, place);
+                        for &(w, s) in &keyed[..keyed.len() - 1] {
+                            let t = self.morph(&ch.name, weight, s.node, n, place);
+                            target.inbetweens.push((w, t.position_deltas));
+                        }
+                        self.ids.morph_channels.entry(ch.id).or_default().push((self.scene.meshes.len(), mesh.morph_targets.len()));
+                        mesh.morph_targets.push(target);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// FBX 6 blend shapes: `Shape: "Name" { Indexes, Vertices, Normals }` records inside the
+    /// mesh model, each one channel whose weight is the model's property `Name` (percent), 0
+    /// when absent (ufbx `ufbxi_read_synthetic_blend_shapes`).
+    fn legacy_shapes(&mut self, geo: NodeRef<'_, '_>, model: i64, mesh: &mut Mesh, place: &str) {
+        let n = mesh.positions.len();
+        for shape in geo.children().filter(|c| c.name() == "Shape") {
+            let name = shape.property(0).and_then(Property::as_bytes).map(|b| String::from_utf8_lossy(b).into_owned()).unwrap_or_default();
+            if !self.charge(n as u64) {
+                self.warn(Some(shape), place, "blend shapes exceed the element limit; shape skipped");
+                continue;
+            }
+            let weight = self.graph.get_f64(model, &name, 0.0) / 100.0;
+            let target = self.morph(&name, weight, shape, n, place);
+            self.ids.morph_properties.push((model, name, self.scene.meshes.len(), mesh.morph_targets.len()));
+            mesh.morph_targets.push(target);
+        }
+    }
+
+    /// Adds cluster `cl` (bone model `bone`) as the next joint of `skin`, the skin about to be
+    /// pushed to `Scene::skins`.
+    fn cluster(&mut self, cl: &Object<'_, '_>, bone: i64, skin: &mut Skin, n: usize, place: &str) {
+        let indexes = child_i64(cl.node, "Indexes");
+        let weights = child_f64(cl.node, "Weights");
+        let transform = child_matrix(cl.node, "Transform").unwrap_or(DMat4::IDENTITY);
+        let link = child_matrix(cl.node, "TransformLink").unwrap_or(DMat4::IDENTITY);
+        let joint = skin.joints.len() as u32;
+        // Bones may come after the mesh in the file: the node is filled in by `hierarchy`.
+        // `Transform` already maps the mesh node's frame into the bone's bind frame (it is
+        // `TransformLink⁻¹ · mesh world at bind` as exporters write it; ufbx reads it as
+        // `mesh_node_to_bone`), so it is the inverse bind matrix as stored. `TransformLink` (the
+        // bone's world matrix at bind) is only needed for posing from the bind pose.
+        let _ = link;
+        skin.joints.push(SkinJoint { node: usize::MAX, inverse_bind: transform });
+        self.pending.push((self.scene.skins.len(), joint as usize, bone));
+        let mut bad = 0usize;
+        for (&i, &w) in indexes.iter().zip(&weights) {
+            match usize::try_from(i).ok().and_then(|i| skin.influences.get_mut(i)) {
+                Some(list) => list.push((joint, w as f32)),
+                None => bad += 1,
+            }
+        }
+        if bad > 0 {
+            self.warn(Some(cl.node), place, format!("cluster \"{}\": {bad} vertex indices past the {n} vertices ignored", cl.name));
+        }
+    }
+
+    /// A morph target named `name` of weight `weight` (0–1) from `Shape` record `shape`
+    /// (`Indexes`, `Vertices` and `Normals` offsets) over a mesh of `n` vertices.
+    fn morph(&mut self, name: &str, weight: f64, shape: NodeRef<'_, '_>, n: usize, place: &str) -> MorphTarget {
+        let indexes = child_i64(shape, "Indexes");
+        let verts = child_f64(shape, "Vertices");
+        let normals = child_f64(shape, "Normals");
+        let mut deltas = vec![DVec3::ZERO; n];
+        let mut normal_deltas = (!normals.is_empty()).then(|| vec![Vec3::ZERO; n]);
+        let mut bad = 0usize;
+        for (k, &i) in indexes.iter().enumerate() {
+            let Some(slot) = usize::try_from(i).ok().filter(|&i| i < n) else {
+                bad += 1;
+                continue;
+            };
+            if let Some(c) = verts.get(3 * k..3 * k + 3) {
+                deltas[slot] = DVec3::new(c[0], c[1], c[2]);
+            }
+            if let (Some(nd), Some(c)) = (normal_deltas.as_mut(), normals.get(3 * k..3 * k + 3)) {
+                nd[slot] = Vec3::new(c[0] as f32, c[1] as f32, c[2] as f32);
+            }
+        }
+        if bad > 0 {
+            self.warn(Some(shape), place, format!("shape of channel \"{name}\": {bad} indices past the {n} vertices ignored"));
+        }
+        MorphTarget { name: name.into(), position_deltas: deltas, normal_deltas, default_weight: weight, inbetweens: Vec::new() }
+    }
+
+    /// `Pose` objects of type `BindPose`: `PoseNode { Node: id, Matrix: *16 }` children.
+    fn bind_poses(&mut self) {
+        let g = self.graph;
+        for pose in g.objects().iter().filter(|o| o.class == "Pose" && o.sub_class == "BindPose") {
+            let mut nodes = Vec::new();
+            for pn in pose.node.children().filter(|c| c.name() == "PoseNode") {
+                let id = pn.child("Node").and_then(|n| n.property(0)).and_then(|p| g.resolve(p));
+                let (Some(&node), Some(m)) = (id.and_then(|id| self.ids.nodes.get(&id)), child_matrix(pn, "Matrix")) else { continue };
+                nodes.push((node, m));
+            }
+            self.ids.bind_poses.push(BindPose { name: pose.name.clone(), nodes });
+        }
+    }
+
+    /// A channel's `DeformPercent` property, else its `DeformPercent` record (Blender writes it
+    /// as a record; ufbx `ufbxi_read_blend_channel` reads both), else 0.
+    fn deform_percent(&self, ch: &Object<'_, '_>) -> f64 {
+        let record = || ch.node.child("DeformPercent").and_then(|n| n.property(0)).and_then(Property::as_f64);
+        self.graph.prop(ch.id, "DeformPercent").and_then(|p| p.f64()).or_else(record).filter(|v| v.is_finite()).unwrap_or(0.0)
+    }
+
+    /// Links every node under its parent model and resolves skin joints to nodes.
+    fn hierarchy(&mut self) {
+        let g = self.graph;
+        let count = self.scene.nodes.len();
+        let mut parent: Vec<Option<usize>> = vec![None; count];
+        for (i, node) in self.scene.nodes.iter().enumerate() {
+            let Some(id) = node.source.id else { continue };
+            parent[i] = g
+                .parents(id)
+                .filter(|c| c.kind == ConnectionKind::ObjectObject)
+                .find_map(|c| self.ids.nodes.get(&c.parent).copied())
+                .filter(|&p| p != i);
+        }
+        // Cut loops: walk up from every node not yet known to reach a root, marking the path;
+        // meeting the current path again closes a loop, cut at the node that closes it.
+        // Each node is walked once: linear in the node count.
+        let mut state = vec![0u8; count]; // 0 unseen, 1 on the current path, 2 reaches a root
+        let mut path = Vec::new();
+        for start in 0..count {
+            let mut at = start;
+            while state[at] == 0 {
+                state[at] = 1;
+                path.push(at);
+                match parent[at] {
+                    Some(p) if state[p] == 1 => {
+                        let name = self.scene.nodes[at].name.clone();
+                        parent[at] = None;
+                        self.warn(None, &format!("Objects › Model \"{name}\""), "its parent chain loops back to it; made a root");
+                        break;
+                    }
+                    Some(p) => at = p,
+                    None => break,
+                }
+            }
+            for &n in &path {
+                state[n] = 2;
+            }
+            path.clear();
+        }
+        for (i, p) in parent.into_iter().enumerate() {
+            self.scene.attach(i, p);
+        }
+        for (skin, joint, bone) in std::mem::take(&mut self.pending) {
+            if let Some(&node) = self.ids.nodes.get(&bone) {
+                self.scene.skins[skin].joints[joint].node = node;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn load(text: &str) -> (Scene, Vec<Warning>) {
+        read(text.as_bytes(), &ReadOptions::default()).unwrap()
+    }
+
+    /// A quad (0,0,0) (1,0,0) (1,1,0) (0,1,0) as geometry 20 of model 10, with `layers` added
+    /// to the geometry and `model_props` to the model's Properties70.
+    fn quad(model_props: &str, layers: &str) -> String {
+        format!(
+            r#"; FBX 7.4.0 project file
+Objects: {{
+    Geometry: 20, "Geometry::Quad", "Mesh" {{
+        Vertices: *12 {{ a: 0,0,0, 1,0,0, 1,1,0, 0,1,0 }}
+        PolygonVertexIndex: *4 {{ a: 0,1,2,-4 }}
+        {layers}
+    }}
+    Model: 10, "Model::Quad", "Mesh" {{ Properties70: {{ {model_props} }} }}
+}}
+Connections: {{ C: "OO",10,0
+    C: "OO",20,10 }}
+"#
+        )
+    }
+
+    #[test]
+    fn rotation_order_and_pre_rotation_apply_only_when_rotation_is_active() {
+        let props = |active: u8| {
+            format!(
+                r#"P: "RotationActive", "bool", "", "",{active}
+                P: "RotationOrder", "enum", "", "",4
+                P: "PreRotation", "Vector3D", "Vector", "",0,0,90
+                P: "Lcl Rotation", "Lcl Rotation", "", "A",90,0,90"#
+            )
+        };
+        let deg90 = std::f64::consts::FRAC_PI_2;
+        let (s, _) = load(&quad(&props(0), ""));
+        let n = &s.nodes[0];
+        // Inactive: XYZ order, no pre-rotation (ufbx ≥ 0.23, FBX SDK).
+        assert!(n.pivots.is_none());
+        assert!(n.transform.rotation.angle_between(EulerOrder::Xyz.to_quat(DVec3::new(deg90, 0.0, deg90))) < 1e-12);
+        let (s, _) = load(&quad(&props(1), ""));
+        let n = &s.nodes[0];
+        assert!(n.transform.rotation.angle_between(EulerOrder::Zxy.to_quat(DVec3::new(deg90, 0.0, deg90))) < 1e-12);
+        assert!(n.pivots.as_ref().unwrap().pre_rotation.angle_between(DQuat::from_rotation_z(deg90)) < 1e-12);
+    }
+
+    #[test]
+    fn negative_index_ends_a_polygon_and_out_of_range_indices_are_clamped() {
+        let text = quad("", "").replace("a: 0,1,2,-4", "a: 0,1,-3,2,3,-10");
+        let (s, w) = load(&text);
+        let m = &s.meshes[0];
+        assert_eq!(m.polygon_starts, vec![0, 3, 6]);
+        assert_eq!(m.corner_vertices, vec![0, 1, 2, 2, 3, 3]);
+        assert!(w.iter().any(|w| w.message.contains("clamped")), "{w:?}");
+    }
+
+    #[test]
+    fn by_vertex_index_to_direct_values_follow_each_corners_vertex() {
+        let layer = r#"LayerElementNormal: 0 {
+            MappingInformationType: "ByVertice"
+            ReferenceInformationType: "IndexToDirect"
+            Normals: *6 { a: 0,0,1, 0,0,-1 }
+            NormalsIndex: *4 { a: 1,0,0,1 }
+        }"#;
+        let (s, _) = load(&quad("", layer));
+        let n = s.meshes[0].normals.as_ref().unwrap();
+        let at = |c: usize| n.get(s.meshes[0].corner_vertices[c], c, 0).unwrap().z;
+        assert_eq!([at(0), at(1), at(2), at(3)], [-1.0, 1.0, 1.0, -1.0]);
+    }
+
+    #[test]
+    fn by_polygon_vertex_direct_uvs_are_per_corner_and_the_current_set_comes_first() {
+        let layers = r#"LayerElementUV: 0 {
+            Name: "first"
+            MappingInformationType: "ByPolygonVertex"
+            ReferenceInformationType: "Direct"
+            UV: *8 { a: 0,0, 1,0, 1,1, 0,1 }
+        }
+        LayerElementUV: 1 {
+            Name: "second"
+            MappingInformationType: "AllSame"
+            ReferenceInformationType: "Direct"
+            UV: *2 { a: 0.5,0.25 }
+        }"#;
+        let (s, _) = load(&quad(r#"P: "currentUVSet", "KString", "", "U", "second""#, layers));
+        let m = &s.meshes[0];
+        assert_eq!(m.uv_sets.iter().map(|u| u.name.as_str()).collect::<Vec<_>>(), ["second", "first"]);
+        assert_eq!(m.uv_sets[0].uvs.get(0, 3, 0), Some(Vec2::new(0.5, 0.25)));
+        assert_eq!(m.uv_sets[1].uvs.mapping, Mapping::PerCorner);
+        assert_eq!(m.uv_sets[1].uvs.get(3, 2, 0), Some(Vec2::new(1.0, 1.0)));
+    }
+
+    #[test]
+    fn a_parent_loop_is_cut_and_reported() {
+        let text = r#"; FBX 7.4.0 project file
+Objects: {
+    Model: 1, "Model::A", "Null" { }
+    Model: 2, "Model::B", "Null" { }
+}
+Connections: { C: "OO",1,2
+    C: "OO",2,1 }
+"#;
+        let (s, w) = load(text);
+        assert!(s.validate().is_ok());
+        assert_eq!(s.roots.len(), 1);
+        assert!(w.iter().any(|w| w.message.contains("loops")), "{w:?}");
+    }
+
+    #[test]
+    fn cluster_inverse_bind_is_the_stored_transform() {
+        let text = quad("", "").replace(
+            "Model: 10,",
+            r#"Deformer: 30, "Deformer::Skin", "Skin" { }
+    Deformer: 31, "SubDeformer::Cluster", "Cluster" {
+        Indexes: *2 { a: 0,3 }
+        Weights: *2 { a: 1,0.5 }
+        Transform: *16 { a: 1,0,0,0, 0,1,0,0, 0,0,1,0, 0,0,5,1 }
+        TransformLink: *16 { a: 1,0,0,0, 0,1,0,0, 0,0,1,0, 2,0,0,1 }
+    }
+    Model: 40, "Model::Bone", "LimbNode" { }
+    Model: 10,"#,
+        )
+        .replace(r#"C: "OO",20,10"#, "C: \"OO\",20,10\n    C: \"OO\",30,20\n    C: \"OO\",31,30\n    C: \"OO\",40,31");
+        let (s, _) = load(&text);
+        let skin = &s.skins[s.meshes[0].skin.unwrap()];
+        assert_eq!(s.nodes[skin.joints[0].node].name, "Bone");
+        let p = skin.joints[0].inverse_bind.transform_point3(DVec3::ZERO);
+        assert_eq!(p, DVec3::new(0.0, 0.0, 5.0));
+        assert_eq!(skin.influences[3], vec![(0, 0.5)]);
+        assert!(skin.influences[1].is_empty());
+    }
+
+    #[test]
+    fn light_intensity_is_a_hundredth_and_axes_come_from_global_settings() {
+        let text = r#"; FBX 7.4.0 project file
+GlobalSettings: { Properties70: {
+    P: "UpAxis", "int", "Integer", "",2
+    P: "FrontAxis", "int", "Integer", "",1
+    P: "FrontAxisSign", "int", "Integer", "",-1
+    P: "UnitScaleFactor", "double", "Number", "",2.54
+} }
+Objects: {
+    NodeAttribute: 2, "NodeAttribute::Lamp", "Light" { Properties70: {
+        P: "LightType", "enum", "", "",2
+        P: "Intensity", "Number", "", "A",250
+    } }
+    Model: 1, "Model::Lamp", "Light" { }
+}
+Connections: { C: "OO",1,0
+    C: "OO",2,1 }
+"#;
+        let (s, _) = load(text);
+        assert_eq!(s.meta.axes, AxisSystem::Z_UP_RIGHT_HANDED);
+        assert_eq!(s.meta.units, Units::Metres(0.0254));
+        let NodeKind::Light(l) = s.nodes[0].kind else { panic!("{:?}", s.nodes[0].kind) };
+        assert_eq!((s.lights[l].kind, s.lights[l].intensity), (LightKind::Spot, 2.5));
+    }
+
+    #[test]
+    fn bind_poses_list_node_matrices() {
+        let text = quad("", "").replace(
+            "Model: 10,",
+            r#"Pose: 50, "Pose::skinCluster1", "BindPose" {
+        Type: "BindPose"
+        NbPoseNodes: 1
+        PoseNode: { Node: 10
+            Matrix: *16 { a: 1,0,0,0, 0,1,0,0, 0,0,1,0, 3,4,5,1 } }
+    }
+    Model: 10,"#,
+        );
+        let doc = crate::formats::fbx::parse(text.as_bytes(), &Default::default()).unwrap();
+        let graph = ObjectGraph::new(&doc).unwrap();
+        let (_, _, ids) = import(&graph, &ReadOptions::default());
+        assert_eq!(ids.bind_poses.len(), 1);
+        assert_eq!(ids.bind_poses[0].name, "skinCluster1");
+        assert_eq!(ids.bind_poses[0].nodes, vec![(0, DMat4::from_translation(DVec3::new(3.0, 4.0, 5.0)))]);
+    }
+
+    #[test]
+    fn many_models_sharing_one_geometry_stop_at_the_element_limit() {
+        let mut text = quad("", "");
+        for k in 0..50 {
+            text = text.replace("Connections: {", &format!("Connections: {{ C: \"OO\",20,{}\n", 1000 + k));
+            text = text.replace("Objects: {", &format!("Objects: {{\n    Model: {}, \"Model::M{k}\", \"Mesh\" {{ }}", 1000 + k));
+        }
+        let mut opts = ReadOptions::default();
+        opts.limits.max_elements = 12 * 10;
+        let (s, w) = read(text.as_bytes(), &opts).unwrap();
+        // Each copy costs 12 (vertices) + 2 × 4 (corners): the budget covers 6 copies, and
+        // layers are not charged here (none).
+        assert_eq!(s.meshes.len(), 6);
+        assert!(w.iter().any(|w| w.message.contains("element limit")), "{w:?}");
+    }
+
+    #[test]
+    fn fbx6_models_hold_their_geometry() {
+        let text = r#"; FBX 6.1.0 project file
+Objects: {
+    Model: "Model::Tri", "Mesh" {
+        Properties60: { Property: "Lcl Translation", "Lcl Translation", "A+",0,0,7 }
+        Vertices: 0,0,0,1,0,0,0,1,0
+        PolygonVertexIndex: 0,1,-3
+    }
+}
+Connections: { Connect: "OO", "Model::Tri", "Model::Scene" }
+"#;
+        let (s, _) = load(text);
+        assert_eq!(s.nodes[0].kind, NodeKind::Mesh);
+        assert_eq!(s.meshes[0].positions.len(), 3);
+        assert_eq!(s.nodes[0].transform.translation, DVec3::new(0.0, 0.0, 7.0));
+    }
+}

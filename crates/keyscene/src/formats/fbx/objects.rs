@@ -1,0 +1,733 @@
+//! The FBX object graph over the record tree: objects, their properties (with the
+//! `Definitions` templates merged underneath), connections and the global settings.
+//!
+//! Seed 003, "Objects and connections":
+//!
+//! - **Objects** are the children of the top-level `Objects` record. FBX 7 writes
+//!   `Class: id, "name", "SubClass"`, the name being `Name\0\x01Class` in binary files and
+//!   `Class::Name` in ASCII ones; FBX 6 writes `Class: "Class::Name", "SubClass"` without an
+//!   id. [`Object::name`] is the bare name either way. FBX 6 objects get ids of their own
+//!   (1, 2, … in file order; the scene root `Model::Scene` is 0 as in FBX 7) so the same API
+//!   serves both.
+//! - **Properties** are `Properties70 › P: name, type, label, flags, values…` (FBX 7) or
+//!   `Properties60 › Property: name, type, flags, values…` (FBX 6). A property an object does
+//!   not state comes from its class's `Definitions › ObjectType › PropertyTemplate` (FBX 7),
+//!   as the FBX SDK and ufbx read it; the typed getters then fall back to the caller's default.
+//! - **Connections** are `Connections › C: "OO", child, parent` (also `OP` with the parent's
+//!   property name, `PO` with the child's, `PP` with both). FBX 6 writes
+//!   `Connect: "OO", "Class::Child", "Class::Parent"`, resolved here by name.
+//! - **GlobalSettings** (top level in FBX 7, under `Objects` in FBX 6) become
+//!   [`GlobalSettings`]: axes, units, time mode and span.
+//!
+//! Nothing here knows the scene model; [`super::import`] turns a graph into a scene.
+
+use std::collections::HashMap;
+
+use super::tree::{Document, NodeRef, Property};
+use super::Error;
+
+/// KTime ticks per second (seed 003, "Time"): `1 s = 46_186_158_000` ticks.
+pub const KTIME_PER_SECOND: i64 = 46_186_158_000;
+
+/// The id FBX 7 gives the scene root (`Model::Scene` in FBX 6), parent of the top-level nodes.
+pub const ROOT_ID: i64 = 0;
+
+/// One property of an object: `P: "Lcl Translation", "Lcl Translation", "", "A", 0, 0, 0`.
+#[derive(Debug, Clone, Copy)]
+pub struct Prop<'d, 'a> {
+    /// The property name (`Lcl Translation`).
+    pub name: &'d str,
+    /// The type name (`Lcl Translation`, `double`, `Vector3D`, `KString`, `enum` …).
+    pub ty: &'d str,
+    /// FBX 7's third string (`Vector`, `Color`, `Number`…; usually empty); empty in FBX 6.
+    pub label: &'d str,
+    /// Flags (`A` animatable, `+` animated, `U` user-defined, `H` hidden …).
+    pub flags: &'d str,
+    /// The values after the header strings, as stored.
+    pub values: &'d [Property<'a>],
+}
+
+impl<'d, 'a> Prop<'d, 'a> {
+    /// The first value as a number.
+    pub fn f64(&self) -> Option<f64> {
+        self.values.first()?.as_f64()
+    }
+
+    /// The first value as an integer (floats truncate toward zero).
+    pub fn i64(&self) -> Option<i64> {
+        let v = self.values.first()?;
+        v.as_i64().or_else(|| v.as_f64().filter(|f| f.is_finite()).map(|f| f as i64))
+    }
+
+    /// The first three values as numbers (missing ones: `None`).
+    pub fn vec3(&self) -> Option<[f64; 3]> {
+        let n = |i: usize| self.values.get(i).and_then(Property::as_f64);
+        Some([n(0)?, n(1)?, n(2)?])
+    }
+
+    /// The first value as text (non-UTF-8 strings: `None`).
+    pub fn str(&self) -> Option<&'d str> {
+        self.values.first()?.as_str()
+    }
+
+    /// Whether the flags mark the property animated (`+`).
+    pub fn is_animated(&self) -> bool {
+        self.flags.contains('+')
+    }
+}
+
+/// How a connection links its ends (the first string of `C:`/`Connect:`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ConnectionKind {
+    /// Object to object (`OO`): a node under its parent, a geometry under its model…
+    ObjectObject,
+    /// Object to a property of the parent (`OP`): a texture to `DiffuseColor`, a curve node
+    /// to `Lcl Translation`.
+    ObjectProperty,
+    /// A property of the child to the parent object (`PO`).
+    PropertyObject,
+    /// A property of the child to a property of the parent (`PP`).
+    PropertyProperty,
+}
+
+/// One connection: `child` is connected to `parent` (FBX 7 ids; FBX 6 names resolved).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Connection<'d> {
+    /// What kind.
+    pub kind: ConnectionKind,
+    /// The child (source) object id.
+    pub child: i64,
+    /// The parent (destination) object id.
+    pub parent: i64,
+    /// The child's property (`PO`, `PP`).
+    pub child_prop: Option<&'d str>,
+    /// The parent's property (`OP`, `PP`).
+    pub parent_prop: Option<&'d str>,
+}
+
+/// An object of the `Objects` section.
+#[derive(Debug, Clone)]
+pub struct Object<'d, 'a> {
+    /// The object's id (FBX 6: assigned, see the module docs).
+    pub id: i64,
+    /// The record name: `Model`, `Geometry`, `Material`, `Deformer`, `NodeAttribute`,
+    /// `AnimationCurve` …
+    pub class: &'d str,
+    /// The sub-class string: `Mesh`, `LimbNode`, `Null`, `Camera`, `Skin`, `Cluster`,
+    /// `BlendShape`, `BlendShapeChannel`, `Shape` … (empty when none).
+    pub sub_class: &'d str,
+    /// The name without the class (`Model::` prefix or `\0\x01Model` suffix), lossily UTF-8.
+    pub name: String,
+    /// The object's record.
+    pub node: NodeRef<'d, 'a>,
+    props: (u32, u32),
+    template: Option<u32>,
+}
+
+/// Axes, units and time settings from `GlobalSettings` (defaults as the FBX SDK's:
+/// Y up, Z front, X right, centimetres, time mode 0).
+#[derive(Debug, Clone, PartialEq)]
+pub struct GlobalSettings {
+    /// `UpAxis`: 0 X, 1 Y, 2 Z.
+    pub up_axis: i64,
+    /// `UpAxisSign`: 1 or −1.
+    pub up_axis_sign: i64,
+    /// `FrontAxis`: 0 X, 1 Y, 2 Z.
+    pub front_axis: i64,
+    /// `FrontAxisSign`.
+    pub front_axis_sign: i64,
+    /// `CoordAxis` (the "right" axis): 0 X, 1 Y, 2 Z.
+    pub coord_axis: i64,
+    /// `CoordAxisSign`.
+    pub coord_axis_sign: i64,
+    /// `UnitScaleFactor`: centimetres per file unit (1 = cm, 100 = m, 2.54 = inch).
+    pub unit_scale_factor: f64,
+    /// `OriginalUnitScaleFactor`: the authoring tool's unit, centimetres per unit.
+    pub original_unit_scale_factor: f64,
+    /// `TimeMode` as stored (see [`time_mode_fps`]).
+    pub time_mode: i64,
+    /// `CustomFrameRate` (used when `time_mode` is 14, custom).
+    pub custom_frame_rate: f64,
+    /// `TimeSpanStart` in KTime ticks.
+    pub time_span_start: i64,
+    /// `TimeSpanStop` in KTime ticks.
+    pub time_span_stop: i64,
+    /// Whether the file had a `GlobalSettings` record at all.
+    pub present: bool,
+    /// KTime ticks per second: [`KTIME_PER_SECOND`], or 141 120 000 for files from version
+    /// 8000 and for files whose `FBXHeaderExtension › OtherFlags › TCDefinition` (with
+    /// `FBXHeaderVersion` ≥ 1004) is other than 127 — the FBX SDK's newer time unit, which
+    /// ufbx reads the same way (`ufbxi_read_header_extension`). Missing it makes clips 327×
+    /// too long or short.
+    pub ktime_per_second: i64,
+}
+
+impl Default for GlobalSettings {
+    fn default() -> Self {
+        GlobalSettings {
+            up_axis: 1,
+            up_axis_sign: 1,
+            front_axis: 2,
+            front_axis_sign: 1,
+            coord_axis: 0,
+            coord_axis_sign: 1,
+            unit_scale_factor: 1.0,
+            original_unit_scale_factor: 1.0,
+            time_mode: 0,
+            custom_frame_rate: -1.0,
+            time_span_start: 0,
+            time_span_stop: 0,
+            present: false,
+            ktime_per_second: KTIME_PER_SECOND,
+        }
+    }
+}
+
+impl GlobalSettings {
+    /// Frames per second: [`time_mode_fps`] of `time_mode`, or `custom_frame_rate` for the
+    /// custom mode (14) when it is positive.
+    pub fn frame_rate(&self) -> f64 {
+        if self.time_mode == 14 && self.custom_frame_rate > 0.0 && self.custom_frame_rate.is_finite() {
+            return self.custom_frame_rate;
+        }
+        time_mode_fps(self.time_mode)
+    }
+}
+
+/// Frames per second of an FBX `TimeMode` (the FBX SDK's `FbxTime::EMode`): 0 default (30, as
+/// ufbx `ufbxi_time_mode_fps`), 1 120, 2 100, 3 60, 4 50, 5 48, 6 30, 7 30 drop-frame, 8 NTSC drop-frame
+/// (30/1.001), 9 NTSC full-frame (30/1.001), 10 PAL 25, 11 24, 12 1000, 13 film 24/1.001,
+/// 14 custom (24 here; see [`GlobalSettings::frame_rate`]), 15 96, 16 72, 17 60/1.001,
+/// 18 120/1.001. Unknown values: 24.
+pub fn time_mode_fps(mode: i64) -> f64 {
+    match mode {
+        1 => 120.0,
+        2 => 100.0,
+        3 => 60.0,
+        4 => 50.0,
+        5 => 48.0,
+        6 | 7 => 30.0,
+        8 | 9 => 30.0 / 1.001,
+        10 => 25.0,
+        12 => 1000.0,
+        13 => 24.0 / 1.001,
+        15 => 96.0,
+        16 => 72.0,
+        17 => 60.0 / 1.001,
+        18 => 120.0 / 1.001,
+        0 => 30.0,
+        _ => 24.0,
+    }
+}
+
+/// A problem the graph builder survived.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GraphWarning {
+    /// Byte offset of the record.
+    pub offset: u64,
+    /// What was wrong and what was done.
+    pub message: String,
+}
+
+struct Template<'d> {
+    class: &'d str,
+    name: &'d str,
+    props: (u32, u32),
+}
+
+/// The object graph of one FBX document (see the module docs).
+///
+/// ```
+/// use keyscene::formats::fbx::{self, objects::ObjectGraph};
+/// let text = br#"; FBX 7.4.0 project file
+/// Objects: {
+///     Model: 10, "Model::Box", "Mesh" { Properties70: { P: "Lcl Translation", "Lcl Translation", "", "A", 1, 2, 3 } }
+/// }
+/// Connections: { C: "OO", 10, 0 }
+/// "#;
+/// let doc = fbx::parse(text, &Default::default()).unwrap();
+/// let graph = ObjectGraph::new(&doc).unwrap();
+/// let boxx = graph.object(10).unwrap();
+/// assert_eq!(boxx.name, "Box");
+/// assert_eq!(graph.get_vec3(10, "Lcl Translation", [0.0; 3]), [1.0, 2.0, 3.0]);
+/// assert_eq!(graph.children(0).next().unwrap().child, 10);
+/// ```
+pub struct ObjectGraph<'d, 'a> {
+    /// The document the graph reads.
+    pub doc: &'d Document<'a>,
+    /// Axes, units, time.
+    pub settings: GlobalSettings,
+    /// Problems survived (duplicate ids, connections to unknown objects are kept silently).
+    pub warnings: Vec<GraphWarning>,
+    objects: Vec<Object<'d, 'a>>,
+    by_id: HashMap<i64, u32>,
+    props: Vec<Prop<'d, 'a>>,
+    templates: Vec<Template<'d>>,
+    connections: Vec<Connection<'d>>,
+    /// Connection indices sorted by parent id (stable: file order within a parent).
+    by_parent: Vec<u32>,
+    /// Connection indices sorted by child id.
+    by_child: Vec<u32>,
+    /// FBX 6: `Class::Name` → assigned id.
+    fbx6_names: HashMap<Vec<u8>, i64>,
+}
+
+impl std::fmt::Debug for ObjectGraph<'_, '_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ObjectGraph")
+            .field("objects", &self.objects.len())
+            .field("connections", &self.connections.len())
+            .field("settings", &self.settings)
+            .finish()
+    }
+}
+
+/// Splits an object name into (class prefix, bare name): `Name\0\x01Class` (binary FBX 7),
+/// `Class::Name` (ASCII and FBX 6). Names without either come back whole with no class.
+pub fn split_name(raw: &[u8]) -> (Option<&[u8]>, &[u8]) {
+    if let Some(i) = raw.windows(2).position(|w| w == b"\0\x01") {
+        return (Some(&raw[i + 2..]), &raw[..i]);
+    }
+    if let Some(i) = raw.windows(2).position(|w| w == b"::") {
+        return (Some(&raw[..i]), &raw[i + 2..]);
+    }
+    (None, raw)
+}
+
+/// The KTime unit of `doc` (see [`GlobalSettings::ktime_per_second`]).
+fn ktime_per_second(doc: &Document<'_>) -> i64 {
+    let header = doc.root("FBXHeaderExtension");
+    let header_version = header.and_then(|h| h.child("FBXHeaderVersion")).and_then(|n| n.property(0)).and_then(Property::as_i64).unwrap_or(0);
+    let tc = header.and_then(|h| h.child("OtherFlags")).and_then(|o| o.child("TCDefinition")).and_then(|n| n.property(0)).and_then(Property::as_i64);
+    let mut v7 = doc.version < 8000;
+    if let (true, Some(tc)) = (header_version >= 1004, tc) {
+        v7 = tc == 127;
+    }
+    if v7 {
+        KTIME_PER_SECOND
+    } else {
+        141_120_000
+    }
+}
+
+fn str_of<'d>(p: Option<&'d Property<'_>>) -> &'d str {
+    p.and_then(Property::as_bytes).and_then(|b| std::str::from_utf8(b).ok()).unwrap_or("")
+}
+
+/// Reads a `Properties70`/`Properties60` record into `out`, sorted by name (first of equal
+/// names wins); returns the range.
+fn read_props<'d, 'a>(record: Option<NodeRef<'d, 'a>>, out: &mut Vec<Prop<'d, 'a>>) -> (u32, u32) {
+    let start = out.len();
+    if let Some(record) = record {
+        let fbx7 = record.name() == "Properties70";
+        for p in record.children() {
+            if p.name() != "P" && p.name() != "Property" {
+                continue;
+            }
+            let v = p.properties();
+            // Header strings: 4 in FBX 7 (name, type, label, flags), 3 in FBX 6 (name, type,
+            // flags). Some writers drop trailing empty ones: count the leading strings.
+            let strings = v.iter().take(if fbx7 { 4 } else { 3 }).take_while(|p| p.as_bytes().is_some()).count();
+            let header = if fbx7 { 4 } else { 3 };
+            let values = &v[strings.min(header)..];
+            let (label, flags) = if fbx7 {
+                (str_of(v.get(2).filter(|_| strings > 2)), str_of(v.get(3).filter(|_| strings > 3)))
+            } else {
+                ("", str_of(v.get(2).filter(|_| strings > 2)))
+            };
+            out.push(Prop { name: str_of(v.first()), ty: str_of(v.get(1).filter(|_| strings > 1)), label, flags, values });
+        }
+    }
+    let slice = &mut out[start..];
+    slice.sort_by(|a, b| a.name.cmp(b.name));
+    (start as u32, out.len() as u32)
+}
+
+fn props_record<'d, 'a>(node: NodeRef<'d, 'a>) -> Option<NodeRef<'d, 'a>> {
+    node.child("Properties70").or_else(|| node.child("Properties60"))
+}
+
+impl<'d, 'a> ObjectGraph<'d, 'a> {
+    /// Builds the graph of `doc`. Fails only when the document breaks a structural rule no
+    /// reader could work around (an `Objects` record that is not a record of objects is not
+    /// such a case: odd children are skipped). Duplicate ids keep the first object and add a
+    /// [`GraphWarning`].
+    pub fn new(doc: &'d Document<'a>) -> Result<Self, Error> {
+        let mut g = ObjectGraph {
+            doc,
+            settings: GlobalSettings::default(),
+            warnings: Vec::new(),
+            objects: Vec::new(),
+            by_id: HashMap::new(),
+            props: Vec::new(),
+            templates: Vec::new(),
+            connections: Vec::new(),
+            by_parent: Vec::new(),
+            by_child: Vec::new(),
+            fbx6_names: HashMap::new(),
+        };
+        g.read_templates();
+        // FBX 6 names ("Class::Name") → assigned id.
+        let mut fbx6_names: HashMap<Vec<u8>, i64> = HashMap::new();
+        let mut settings_record = doc.root("GlobalSettings");
+        if let Some(objects) = doc.root("Objects") {
+            for node in objects.children() {
+                if node.name() == "GlobalSettings" {
+                    settings_record = settings_record.or(Some(node));
+                    continue;
+                }
+                let v = node.properties();
+                let (id, raw_name, sub) = match v.first() {
+                    Some(first) if first.as_i64().is_some() => {
+                        (first.as_i64().unwrap_or(0), v.get(1).and_then(Property::as_bytes).unwrap_or(b""), v.get(2))
+                    }
+                    Some(Property::String(s)) => {
+                        let id = g.objects.len() as i64 + 1;
+                        let (class, name) = split_name(s);
+                        let key = [class.unwrap_or(node.name().as_bytes()), b"::", name].concat();
+                        fbx6_names.entry(key).or_insert(id);
+                        (id, &s[..], v.get(1))
+                    }
+                    _ => continue,
+                };
+                let (_, name) = split_name(raw_name);
+                if g.by_id.contains_key(&id) {
+                    g.warnings.push(GraphWarning {
+                        offset: node.offset(),
+                        message: format!("object id {id} appears again; the first object keeps it"),
+                    });
+                    continue;
+                }
+                let props = read_props(props_record(node), &mut g.props);
+                let sub_class = str_of(sub);
+                let template = g.find_template(node, sub_class);
+                g.by_id.insert(id, g.objects.len() as u32);
+                g.objects.push(Object {
+                    id,
+                    class: node.name(),
+                    sub_class,
+                    name: String::from_utf8_lossy(name).into_owned(),
+                    node,
+                    props,
+                    template,
+                });
+            }
+        }
+        g.settings.ktime_per_second = ktime_per_second(doc);
+        if let Some(s) = settings_record {
+            g.read_settings(s);
+        }
+        g.fbx6_names = fbx6_names;
+        g.read_connections();
+        Ok(g)
+    }
+
+    fn read_templates(&mut self) {
+        let Some(defs) = self.doc.root("Definitions") else { return };
+        for ty in defs.children().filter(|n| n.name() == "ObjectType") {
+            let class = str_of(ty.property(0));
+            for t in ty.children().filter(|n| n.name() == "PropertyTemplate") {
+                let props = read_props(props_record(t), &mut self.props);
+                self.templates.push(Template { class, name: str_of(t.property(0)), props });
+            }
+        }
+    }
+
+    /// The template of an object of record `node` and sub-class `sub`: the only template of
+    /// its class, else the one whose name (without `Fbx` and `Surface`) equals the sub-class
+    /// (`LimbNode`/`Limb`/`Root` take `FbxSkeleton`) or, for materials, the `ShadingModel`,
+    /// case-insensitively; `Model` objects take their class's template whatever their
+    /// sub-class (ufbx `ufbxi_find_template`). No match among several: none.
+    fn find_template(&self, node: NodeRef<'d, 'a>, sub: &str) -> Option<u32> {
+        let class = node.name();
+        let mut candidates = self.templates.iter().enumerate().filter(|(_, t)| t.class == class);
+        let first = candidates.next()?;
+        if class == "Model" || !self.templates[first.0 + 1..].iter().any(|t| t.class == class) {
+            return Some(first.0 as u32);
+        }
+        let shading = node.child("ShadingModel").map(|n| str_of(n.property(0))).unwrap_or("");
+        let want = match (class, sub) {
+            ("Material", _) => shading,
+            (_, "LimbNode" | "Limb" | "Root") => "Skeleton",
+            _ => sub,
+        };
+        if want.is_empty() {
+            return None;
+        }
+        std::iter::once(first).chain(candidates).find_map(|(i, t)| {
+            let bare = t.name.strip_prefix("Fbx").unwrap_or(t.name);
+            let bare2 = bare.strip_prefix("Surface").unwrap_or(bare);
+            (bare.eq_ignore_ascii_case(want) || bare2.eq_ignore_ascii_case(want)).then_some(i as u32)
+        })
+    }
+
+    fn read_settings(&mut self, record: NodeRef<'d, 'a>) {
+        let range = read_props(props_record(record), &mut self.props);
+        let tmpl = self.templates.iter().find(|t| t.class == "GlobalSettings").map(|t| t.props);
+        let get = |name: &str| -> Option<Prop<'d, 'a>> {
+            lookup(&self.props, range, name).or_else(|| tmpl.and_then(|t| lookup(&self.props, t, name)))
+        };
+        let d = GlobalSettings::default();
+        let i = |name: &str, def: i64| get(name).and_then(|p| p.i64()).unwrap_or(def);
+        let f = |name: &str, def: f64| get(name).and_then(|p| p.f64()).filter(|v| v.is_finite()).unwrap_or(def);
+        self.settings = GlobalSettings {
+            up_axis: i("UpAxis", d.up_axis),
+            up_axis_sign: i("UpAxisSign", d.up_axis_sign),
+            front_axis: i("FrontAxis", d.front_axis),
+            front_axis_sign: i("FrontAxisSign", d.front_axis_sign),
+            coord_axis: i("CoordAxis", d.coord_axis),
+            coord_axis_sign: i("CoordAxisSign", d.coord_axis_sign),
+            unit_scale_factor: f("UnitScaleFactor", d.unit_scale_factor),
+            original_unit_scale_factor: f("OriginalUnitScaleFactor", d.original_unit_scale_factor),
+            time_mode: i("TimeMode", d.time_mode),
+            custom_frame_rate: f("CustomFrameRate", d.custom_frame_rate),
+            time_span_start: i("TimeSpanStart", d.time_span_start),
+            time_span_stop: i("TimeSpanStop", d.time_span_stop),
+            present: true,
+            ktime_per_second: self.settings.ktime_per_second,
+        };
+    }
+
+    fn read_connections(&mut self) {
+        let Some(conns) = self.doc.root("Connections") else { return };
+        for c in conns.children() {
+            if c.name() != "C" && c.name() != "Connect" {
+                continue;
+            }
+            let v = c.properties();
+            let kind = match str_of(v.first()) {
+                "OO" => ConnectionKind::ObjectObject,
+                "OP" => ConnectionKind::ObjectProperty,
+                "PO" => ConnectionKind::PropertyObject,
+                "PP" => ConnectionKind::PropertyProperty,
+                _ => continue,
+            };
+            // Values after the kind: child, [child prop], parent, [parent prop].
+            let (ci, cp, pi, pp) = match kind {
+                ConnectionKind::ObjectObject => (1, None, 2, None),
+                ConnectionKind::ObjectProperty => (1, None, 2, Some(3)),
+                ConnectionKind::PropertyObject => (1, Some(2), 3, None),
+                ConnectionKind::PropertyProperty => (1, Some(2), 3, Some(4)),
+            };
+            let id = |i: usize| v.get(i).and_then(|p| self.resolve(p));
+            let (Some(child), Some(parent)) = (id(ci), id(pi)) else { continue };
+            self.connections.push(Connection {
+                kind,
+                child,
+                parent,
+                child_prop: cp.map(|i| str_of(v.get(i))),
+                parent_prop: pp.map(|i| str_of(v.get(i))),
+            });
+        }
+        let n = self.connections.len() as u32;
+        self.by_parent = (0..n).collect();
+        self.by_parent.sort_by_key(|&i| self.connections[i as usize].parent);
+        self.by_child = (0..n).collect();
+        self.by_child.sort_by_key(|&i| self.connections[i as usize].child);
+    }
+
+    /// All objects in file order.
+    pub fn objects(&self) -> &[Object<'d, 'a>] {
+        &self.objects
+    }
+
+    /// The object with id `id`.
+    pub fn object(&self, id: i64) -> Option<&Object<'d, 'a>> {
+        self.by_id.get(&id).map(|&i| &self.objects[i as usize])
+    }
+
+    /// The id an object reference names: an integer id (FBX 7), or an FBX 6 `Class::Name`
+    /// string (`Model::Scene` is [`ROOT_ID`]). `None` when it names no object.
+    pub fn resolve(&self, reference: &Property<'_>) -> Option<i64> {
+        if let Some(id) = reference.as_i64() {
+            return Some(id);
+        }
+        let (class, name) = split_name(reference.as_bytes()?);
+        let key = [class.unwrap_or(b""), b"::", name].concat();
+        if let Some(&id) = self.fbx6_names.get(&key) {
+            return Some(id);
+        }
+        (key == b"Model::Scene").then_some(ROOT_ID)
+    }
+
+    /// Every connection in file order.
+    pub fn connections(&self) -> &[Connection<'d>] {
+        &self.connections
+    }
+
+    /// Connections whose parent is `id` (what is connected *to* it), in file order.
+    pub fn children(&self, id: i64) -> impl Iterator<Item = &Connection<'d>> + '_ {
+        let lo = self.by_parent.partition_point(|&i| self.connections[i as usize].parent < id);
+        let hi = self.by_parent.partition_point(|&i| self.connections[i as usize].parent <= id);
+        self.by_parent[lo..hi].iter().map(move |&i| &self.connections[i as usize])
+    }
+
+    /// Connections whose child is `id` (what it is connected *to*), in file order.
+    pub fn parents(&self, id: i64) -> impl Iterator<Item = &Connection<'d>> + '_ {
+        let lo = self.by_child.partition_point(|&i| self.connections[i as usize].child < id);
+        let hi = self.by_child.partition_point(|&i| self.connections[i as usize].child <= id);
+        self.by_child[lo..hi].iter().map(move |&i| &self.connections[i as usize])
+    }
+
+    /// Objects connected to `id` object-to-object (`OO`) whose class is `class`, in file order.
+    pub fn child_objects<'s>(&'s self, id: i64, class: &'s str) -> impl Iterator<Item = &'s Object<'d, 'a>> + 's {
+        self.children(id)
+            .filter(|c| c.kind == ConnectionKind::ObjectObject)
+            .filter_map(move |c| self.object(c.child))
+            .filter(move |o| o.class == class)
+    }
+
+    /// Objects `id` is connected to object-to-object (`OO`) whose class is `class`.
+    pub fn parent_objects<'s>(&'s self, id: i64, class: &'s str) -> impl Iterator<Item = &'s Object<'d, 'a>> + 's {
+        self.parents(id)
+            .filter(|c| c.kind == ConnectionKind::ObjectObject)
+            .filter_map(move |c| self.object(c.parent))
+            .filter(move |o| o.class == class)
+    }
+
+    /// The object's own properties (sorted by name), without the template.
+    pub fn own_props(&self, obj: &Object<'d, 'a>) -> &[Prop<'d, 'a>] {
+        &self.props[obj.props.0 as usize..obj.props.1 as usize]
+    }
+
+    /// Property `name` of object `id`: its own, else its template's.
+    pub fn prop(&self, id: i64, name: &str) -> Option<Prop<'d, 'a>> {
+        let obj = self.object(id)?;
+        lookup(&self.props, obj.props, name)
+            .or_else(|| obj.template.and_then(|t| lookup(&self.props, self.templates[t as usize].props, name)))
+    }
+
+    /// A number property, or `default` when absent, not a number or not finite.
+    pub fn get_f64(&self, id: i64, name: &str, default: f64) -> f64 {
+        self.prop(id, name).and_then(|p| p.f64()).filter(|v| v.is_finite()).unwrap_or(default)
+    }
+
+    /// An integer (enum, bool, KTime) property, or `default`.
+    pub fn get_i64(&self, id: i64, name: &str, default: i64) -> i64 {
+        self.prop(id, name).and_then(|p| p.i64()).unwrap_or(default)
+    }
+
+    /// A three-number property (`Vector3D`, `Color`, `Lcl Translation`…), or `default` when
+    /// absent or any component is missing or not finite.
+    pub fn get_vec3(&self, id: i64, name: &str, default: [f64; 3]) -> [f64; 3] {
+        self.prop(id, name).and_then(|p| p.vec3()).filter(|v| v.iter().all(|x| x.is_finite())).unwrap_or(default)
+    }
+
+    /// A string property, or `default`.
+    pub fn get_str<'s>(&'s self, id: i64, name: &str, default: &'s str) -> &'s str {
+        self.prop(id, name).and_then(|p| p.str()).unwrap_or(default)
+    }
+}
+
+fn lookup<'d, 'a>(props: &[Prop<'d, 'a>], range: (u32, u32), name: &str) -> Option<Prop<'d, 'a>> {
+    let s = &props[range.0 as usize..range.1 as usize];
+    let i = s.partition_point(|p| p.name < name);
+    s.get(i).filter(|p| p.name == name).copied()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formats::fbx;
+
+    const FBX7: &[u8] = br#"; FBX 7.4.0 project file
+GlobalSettings: { Properties70: {
+    P: "UpAxis", "int", "Integer", "",2
+    P: "UnitScaleFactor", "double", "Number", "",2.54
+    P: "TimeMode", "enum", "", "",14
+    P: "CustomFrameRate", "double", "Number", "",12.5
+} }
+Definitions: {
+    ObjectType: "Model" { PropertyTemplate: "FbxNode" { Properties70: {
+        P: "Lcl Scaling", "Lcl Scaling", "", "A",1,1,1
+        P: "RotationOrder", "enum", "", "",0
+    } } }
+    ObjectType: "NodeAttribute" {
+        PropertyTemplate: "FbxCamera" { Properties70: { P: "FieldOfView", "FieldOfView", "", "A",40 } }
+        PropertyTemplate: "FbxLight" { Properties70: { P: "Intensity", "Number", "", "A",100 } }
+    }
+}
+Objects: {
+    Model: 1, "Model::Root", "Null" { }
+    Model: 2, "Model::Child", "Mesh" { Properties70: { P: "RotationOrder", "enum", "", "",4 } }
+    NodeAttribute: 3, "NodeAttribute::Light", "Light" { }
+    Material: 4, "Material::Red", "" { }
+}
+Connections: {
+    C: "OO",1,0
+    C: "OO",2,1
+    C: "OO",3,2
+    C: "OP",4,2, "DiffuseColor"
+}
+"#;
+
+    #[test]
+    fn template_defaults_sit_under_object_properties() {
+        let doc = fbx::parse(FBX7, &Default::default()).unwrap();
+        let g = ObjectGraph::new(&doc).unwrap();
+        assert_eq!(g.get_i64(2, "RotationOrder", -1), 4);
+        assert_eq!(g.get_i64(1, "RotationOrder", -1), 0);
+        assert_eq!(g.get_vec3(1, "Lcl Scaling", [0.0; 3]), [1.0, 1.0, 1.0]);
+        assert_eq!(g.get_f64(1, "Missing", 7.0), 7.0);
+        // The light takes the FbxLight template, not the class's first (FbxCamera).
+        assert_eq!(g.get_f64(3, "Intensity", 0.0), 100.0);
+        assert_eq!(g.get_f64(3, "FieldOfView", -1.0), -1.0);
+    }
+
+    #[test]
+    fn connections_link_both_ways_with_property_names() {
+        let doc = fbx::parse(FBX7, &Default::default()).unwrap();
+        let g = ObjectGraph::new(&doc).unwrap();
+        let kids: Vec<i64> = g.children(2).map(|c| c.child).collect();
+        assert_eq!(kids, vec![3, 4]);
+        let op = g.children(2).find(|c| c.child == 4).unwrap();
+        assert_eq!((op.kind, op.parent_prop), (ConnectionKind::ObjectProperty, Some("DiffuseColor")));
+        assert_eq!(g.parents(2).next().unwrap().parent, 1);
+        assert_eq!(g.child_objects(1, "Model").next().unwrap().name, "Child");
+        assert_eq!(g.object(3).unwrap().sub_class, "Light");
+    }
+
+    #[test]
+    fn global_settings_give_axes_units_and_custom_rate() {
+        let doc = fbx::parse(FBX7, &Default::default()).unwrap();
+        let g = ObjectGraph::new(&doc).unwrap();
+        assert_eq!(g.settings.up_axis, 2);
+        assert_eq!(g.settings.unit_scale_factor, 2.54);
+        assert_eq!(g.settings.frame_rate(), 12.5);
+        assert_eq!(time_mode_fps(11), 24.0);
+        assert_eq!(time_mode_fps(6), 30.0);
+    }
+
+    #[test]
+    fn fbx6_connects_by_class_and_name() {
+        let text = br#"; FBX 6.1.0 project file
+Objects: {
+    Model: "Model::pCube1", "Mesh" { Properties60: { Property: "Lcl Translation", "Lcl Translation", "A+",1,2,3 } }
+    Material: "Material::lambert1", "" { }
+    Deformer: "SubDeformer::Cluster a", "Cluster" { }
+    GlobalSettings: { Properties60: { Property: "UpAxis", "int", "",2 } }
+}
+Connections: {
+    Connect: "OO", "Model::pCube1", "Model::Scene"
+    Connect: "OO", "Material::lambert1", "Model::pCube1"
+    Connect: "OO", "SubDeformer::Cluster a", "Model::pCube1"
+}
+"#;
+        let doc = fbx::parse(text, &Default::default()).unwrap();
+        let g = ObjectGraph::new(&doc).unwrap();
+        let cube = g.objects().iter().find(|o| o.name == "pCube1").unwrap();
+        assert_eq!(g.parents(cube.id).next().unwrap().parent, ROOT_ID);
+        let p = g.prop(cube.id, "Lcl Translation").unwrap();
+        assert_eq!((p.vec3(), p.flags, p.is_animated()), (Some([1.0, 2.0, 3.0]), "A+", true));
+        assert_eq!(g.child_objects(cube.id, "Material").count(), 1);
+        assert_eq!(g.child_objects(cube.id, "Deformer").next().unwrap().sub_class, "Cluster");
+        assert_eq!(g.settings.up_axis, 2);
+    }
+
+    #[test]
+    fn binary_names_split_at_the_separator() {
+        assert_eq!(split_name(b"Cube\0\x01Model"), (Some(&b"Model"[..]), &b"Cube"[..]));
+        assert_eq!(split_name(b"Model::a::b"), (Some(&b"Model"[..]), &b"a::b"[..]));
+        assert_eq!(split_name(b"plain"), (None, &b"plain"[..]));
+    }
+}

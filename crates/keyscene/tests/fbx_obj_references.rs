@@ -8,6 +8,8 @@
 //! Y-up axes and metres or centimetres, as ufbx's `target_axes`/`target_unit_meters` with
 //! `space_conversion = transform-root`), pose from a stored bind pose when the row says
 //! `bind_pose=NAME` (every node the pose lists at its matrix, the others under their parents),
+//! evaluate without curve extrapolation for `no_extrapolation` rows
+//! (`Animation::without_extrapolation`),
 //! write OBJ with `formats::obj::write`, and compare
 //! with `obj_compare.py` (found at `KEYSCENE_ORACLES`, else `<corpus>/../oracles`) with the
 //! row's matching, tolerance, position scale, normals and UVs.
@@ -16,7 +18,7 @@
 //! - `time` rows of files whose scene has no animation (FBX animation import is on its way);
 //! - rows of FBX 5.x files (MANIFEST.md: legacy layout, best effort), which keyscene loads
 //!   without their geometry;
-//! - rows needing options keyscene has no API for yet: `no_extrapolation`, `transform_skin`;
+//! - rows needing an option keyscene has no API for yet: `transform_skin`;
 //! - rows whose check fails and whose meshes are skinned or blend-shaped (non-zero weight):
 //!   the deformation is still being brought in line with ufbx (at this commit: the seven
 //!   `maya_mixed_inherit_mode` time rows). A deformed row that passes counts as passed.
@@ -129,9 +131,6 @@ enum Outcome {
 }
 
 fn check(corpus: &Path, oracles: &Path, row: &Row, out_dir: &Path, k: usize) -> Outcome {
-    if row.options.contains("no_extrapolation") {
-        return Outcome::Ignore("needs evaluation without extrapolation".into());
-    }
     if row.transform_skin {
         return Outcome::Ignore("needs transform_skin".into());
     }
@@ -141,7 +140,7 @@ fn check(corpus: &Path, oracles: &Path, row: &Row, out_dir: &Path, k: usize) -> 
         Err(e) => return Outcome::Fail(format!("read: {e}")),
     };
     let opts = keyscene::ReadOptions { base_dir: fbx_dir.join(&row.fbx).parent().map(Path::to_path_buf), ..Default::default() };
-    let (scene, ids) = match fbx::parse(&bytes, &opts.limits).and_then(|doc| {
+    let (mut scene, ids) = match fbx::parse(&bytes, &opts.limits).and_then(|doc| {
         let graph = fbx::objects::ObjectGraph::new(&doc)?;
         let (scene, _, ids) = fbx::import::import(&graph, &opts);
         Ok((scene, ids))
@@ -159,6 +158,9 @@ fn check(corpus: &Path, oracles: &Path, row: &Row, out_dir: &Path, k: usize) -> 
         }
         let anim = if row.stack.is_empty() { Some(0) } else { scene.animations.iter().position(|a| a.name.contains(&row.stack)) };
         let Some(anim) = anim else { return Outcome::Fail(format!("no stack containing {:?}", row.stack)) };
+        if row.options.split(',').any(|o| o.trim() == "no_extrapolation") {
+            scene.animations[anim] = scene.animations[anim].without_extrapolation();
+        }
         scene.evaluate(Some(anim), Time::Seconds(t))
     } else {
         scene.evaluate(None, Time::Frame(0.0))

@@ -9,7 +9,8 @@
 //! `space_conversion = transform-root`), pose from a stored bind pose when the row says
 //! `bind_pose=NAME` (every node the pose lists at its matrix, the others under their parents),
 //! evaluate without curve extrapolation for `no_extrapolation` rows
-//! (`Animation::without_extrapolation`),
+//! (`Animation::without_extrapolation`), and for `transform_skin` rows map the skinned mesh
+//! once more by its node's `mesh_to_world · bind⁻¹` (emulated here: see [`transform_skin`]),
 //! write OBJ with `formats::obj::write`, and compare
 //! with `obj_compare.py` (found at `KEYSCENE_ORACLES`, else `<corpus>/../oracles`) with the
 //! row's matching, tolerance, position scale, normals and UVs.
@@ -18,7 +19,6 @@
 //! - `time` rows of files whose scene has no animation (FBX animation import is on its way);
 //! - rows of FBX 5.x files (MANIFEST.md: legacy layout, best effort), which keyscene loads
 //!   without their geometry;
-//! - rows needing an option keyscene has no API for yet: `transform_skin`;
 //! - rows whose check fails and whose meshes are skinned or blend-shaped (non-zero weight):
 //!   the deformation is still being brought in line with ufbx (at this commit: the seven
 //!   `maya_mixed_inherit_mode` time rows). A deformed row that passes counts as passed.
@@ -117,6 +117,27 @@ fn pose_from_bind_pose(scene: &Scene, pose: &mut keyscene::anim::Pose, bind: &fb
     }
 }
 
+/// `transform_skin` (oracles README; ufbx `ufbxt_diff_to_obj`): a skinned mesh whose node
+/// moved after binding is shown as Maya shows it — its skinned world positions mapped once more
+/// by `mesh_to_world · bind⁻¹`, with `bind` the mesh node's matrix in the bind pose. keyscene
+/// has no such option yet; the test gets the same positions by moving the skin's bones by that
+/// matrix (the rows' files have one skinned mesh whose bones drive nothing else).
+fn transform_skin(scene: &Scene, pose: &mut keyscene::anim::Pose, ids: &fbx::import::ImportIds) -> Result<(), String> {
+    for (node, n) in scene.nodes.iter().enumerate() {
+        let Some(skin) = n.mesh.and_then(|m| scene.meshes[m].skin) else { continue };
+        let bind = ids
+            .bind_poses
+            .iter()
+            .find_map(|p| p.nodes.iter().find(|(k, _)| *k == node).map(|(_, m)| *m))
+            .ok_or_else(|| format!("{}: no bind pose matrix for transform_skin", n.name))?;
+        let m = pose.mesh_to_world(scene, node) * bind.inverse();
+        for joint in &scene.skins[skin].joints {
+            pose.world[joint.node] = m * pose.world[joint.node];
+        }
+    }
+    Ok(())
+}
+
 fn has_deformers(scene: &Scene) -> bool {
     scene.nodes.iter().filter_map(|n| n.mesh).any(|m| {
         let mesh = &scene.meshes[m];
@@ -131,9 +152,6 @@ enum Outcome {
 }
 
 fn check(corpus: &Path, oracles: &Path, row: &Row, out_dir: &Path, k: usize) -> Outcome {
-    if row.transform_skin {
-        return Outcome::Ignore("needs transform_skin".into());
-    }
     let fbx_dir = corpus.join("fbx");
     let bytes = match std::fs::read(fbx_dir.join(&row.fbx)) {
         Ok(b) => b,
@@ -170,6 +188,11 @@ fn check(corpus: &Path, oracles: &Path, row: &Row, out_dir: &Path, k: usize) -> 
             return Outcome::Fail(format!("no bind pose {name:?}"));
         };
         pose_from_bind_pose(&scene, &mut pose, bind);
+    }
+    if row.transform_skin {
+        if let Err(why) = transform_skin(&scene, &mut pose, &ids) {
+            return Outcome::Fail(why);
+        }
     }
     let convert = match row.conversion.as_str() {
         "" => None,

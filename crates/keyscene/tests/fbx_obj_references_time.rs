@@ -1,10 +1,14 @@
-//! The `time` rows of `fbx/references.tsv` that need evaluation **without curve
-//! extrapolation** (option `no_extrapolation`), which `fbx_obj_references.rs` reports as
-//! ignored: the row's stack is made with [`Animation::without_extrapolation`], evaluated at
-//! `time_s`, written with `formats::obj::write` and compared with `obj_compare.py` at the row's
-//! settings — the same mechanism as `fbx_obj_references.rs`.
+//! The `time` rows of `fbx/references.tsv` that `fbx_obj_references.rs` reports as ignored for
+//! want of an option, with the option applied — otherwise the same mechanism (evaluate the
+//! row's stack at `time_s`, `formats::obj::write`, `obj_compare.py` at the row's settings):
+//!
+//! - `no_extrapolation`: the stack made with [`Animation::without_extrapolation`];
+//! - `transform_skin` ("skin follows its node"): the skinned meshes' vertices replaced by
+//!   [`Pose::world_positions_following_node`] with the mesh node's matrix from the file's
+//!   `BindPose`.
 //!
 //! [`Animation::without_extrapolation`]: keyscene::anim::Animation::without_extrapolation
+//! [`Pose::world_positions_following_node`]: keyscene::anim::Pose::world_positions_following_node
 
 mod common;
 
@@ -22,7 +26,12 @@ fn oracles(corpus: &Path) -> PathBuf {
 
 fn check(corpus: &Path, cols: &[String], k: usize) -> Result<(), Failed> {
     let fbx_dir = corpus.join("fbx");
-    let (mut scene, _) = keyscene::load(&fbx_dir.join(&cols[0])).map_err(|e| e.to_string())?;
+    let bytes = std::fs::read(fbx_dir.join(&cols[0])).map_err(|e| e.to_string())?;
+    let doc =
+        keyscene::formats::fbx::parse(&bytes, &Default::default()).map_err(|e| e.to_string())?;
+    let graph =
+        keyscene::formats::fbx::objects::ObjectGraph::new(&doc).map_err(|e| e.to_string())?;
+    let (mut scene, _, ids) = keyscene::formats::fbx::import::import(&graph, &Default::default());
     let t: f64 = cols[3]
         .parse()
         .map_err(|_| format!("bad time {:?}", cols[3]))?;
@@ -38,10 +47,49 @@ fn check(corpus: &Path, cols: &[String], k: usize) -> Result<(), Failed> {
     let anim = anim
         .filter(|&a| a < scene.animations.len())
         .ok_or("no such stack")?;
-    scene.animations[anim] = scene.animations[anim].without_extrapolation();
+    let options: Vec<&str> = cols[12].split(',').map(str::trim).collect();
+    if options.contains(&"no_extrapolation") {
+        scene.animations[anim] = scene.animations[anim].without_extrapolation();
+    }
     let pose = scene.evaluate(Some(anim), Time::Seconds(t));
-    let text =
+    let mut text =
         keyscene::formats::obj::write(&scene, Some(&pose), "x.mtl").map_err(|e| e.to_string())?;
+    if cols[10] == "yes" {
+        // One `o` per node showing a mesh, in node order, its vertices in stored order.
+        let shown: Vec<usize> = (0..scene.nodes.len())
+            .filter(|&i| pose.mesh[i].is_some())
+            .collect();
+        let mut out = String::new();
+        let mut group: Option<usize> = None;
+        let mut positions: Vec<glam::DVec3> = Vec::new();
+        let mut k = 0;
+        for line in text.obj.lines() {
+            if line.starts_with("o ") {
+                let g = group.map_or(0, |g| g + 1);
+                group = Some(g);
+                let node = *shown.get(g).ok_or("more objects than mesh nodes")?;
+                let bind = ids
+                    .bind_poses
+                    .iter()
+                    .find_map(|b| b.nodes.iter().find(|n| n.0 == node).map(|n| n.1));
+                positions = match bind {
+                    Some(b) => pose.world_positions_following_node(&scene, node, b),
+                    None => Vec::new(),
+                };
+                k = 0;
+            } else if line.starts_with("v ") {
+                if let Some(p) = positions.get(k) {
+                    out.push_str(&format!("v {} {} {}\n", p.x, p.y, p.z));
+                    k += 1;
+                    continue;
+                }
+                k += 1;
+            }
+            out.push_str(line);
+            out.push('\n');
+        }
+        text.obj = out;
+    }
     let dir = std::env::temp_dir().join(format!("keyscene-noex-{}", std::process::id()));
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
     let cand = dir.join(format!("row{k}.obj"));
@@ -88,14 +136,17 @@ fn main() {
                 let mut cols: Vec<String> =
                     line.split('\t').map(|c| c.trim().to_string()).collect();
                 cols.resize(14, String::new());
-                if cols[2] != "time" || !cols[12].split(',').any(|o| o.trim() == "no_extrapolation")
-                {
+                let noex = cols[12].split(',').any(|o| o.trim() == "no_extrapolation");
+                let transform_skin = cols[10] == "yes";
+                if cols[2] != "time" || !(noex || transform_skin) {
                     continue;
                 }
-                let name = format!(
-                    "time {} -> {} t={} no_extrapolation",
-                    cols[0], cols[1], cols[3]
-                );
+                let option = if noex {
+                    "no_extrapolation"
+                } else {
+                    "transform_skin"
+                };
+                let name = format!("time {} -> {} t={} {option}", cols[0], cols[1], cols[3]);
                 let corpus = corpus.clone();
                 trials.push(Trial::test(name, move || check(&corpus, &cols, k)));
             }

@@ -134,8 +134,11 @@ pub enum ChannelTarget {
     TranslationXyz([Option<Track<f64>>; 3]),
     /// Local scale animated per component (FBX `Lcl Scaling`); `None` keeps the rest value.
     ScaleXyz([Option<Track<f64>>; 3]),
-    /// Any other animated scalar property, by the source's property name (FBX
-    /// `DeformPercent`, `FieldOfView`, `Intensity`, `Visibility` …), in the source's units.
+    /// Any other animated scalar property, by the source's property name (FBX `FieldOfView`,
+    /// `Intensity`, `Color|X` …), in the source's units. Two names are evaluated:
+    /// `Visibility` hides the node while its value is below 1 in magnitude, and
+    /// `DeformPercent#k` ([`curve::morph_weight_property`]) sets the weight of morph target `k`
+    /// of the node's mesh, in percent ([`Pose::morph_weights`]).
     Property {
         /// The property's name as the source spells it.
         name: String,
@@ -397,6 +400,22 @@ impl Pose {
     /// `world[node] · geometry_transform`.
     pub fn mesh_to_world(&self, scene: &Scene, node: NodeId) -> DMat4 {
         self.world[node] * scene.nodes[node].geometry_transform
+    }
+
+    /// [`Pose::world_positions`] for a skinned mesh whose node was moved after the skin was
+    /// bound, shown as Maya and the FBX SDK show it ("skin follows its node"): the skinned
+    /// positions are further mapped by `mesh_to_world · bind⁻¹`, where `bind` is the mesh
+    /// node's world matrix in the bind pose (FBX `BindPose`), so the node's own movement since
+    /// binding applies on top of the bones'. ufbx calls this `transform_skin` in its tests.
+    /// Meshes without a skin are returned as by [`Pose::world_positions`].
+    pub fn world_positions_following_node(&self, scene: &Scene, node: NodeId, bind: DMat4) -> Vec<DVec3> {
+        let positions = self.world_positions(scene, node);
+        let skinned = self.mesh[node].and_then(|m| scene.meshes.get(m)).is_some_and(|m| m.skin.is_some());
+        if !skinned || bind.determinant() == 0.0 {
+            return positions;
+        }
+        let m = self.mesh_to_world(scene, node) * bind.inverse();
+        positions.into_iter().map(|p| m.transform_point3(p)).collect()
     }
 
     /// World-space positions of the mesh node `node` shows at this pose, in the mesh's vertex
@@ -708,6 +727,13 @@ impl Scene {
                             }
                         }
                     }
+                    ChannelTarget::Property { name, track } if name == "Visibility" => {
+                        // FBX: shown when the value truncates to a non-zero integer (ufbx
+                        // `node->visible`), so 0.5 hides.
+                        if let Some(v) = track.sample(frame) {
+                            hidden[ch.node] = v.is_nan() || v.abs() < 1.0;
+                        }
+                    }
                     ChannelTarget::Property { name, track } => {
                         let Some(k) = curve::morph_target_of(name) else { continue };
                         let Some(m) = self.nodes[ch.node].mesh else { continue };
@@ -729,13 +755,7 @@ impl Scene {
                 None => p.matrix(),
             })
             .collect();
-        let mut world = vec![DMat4::IDENTITY; n];
-        for id in self.depth_first() {
-            world[id] = match self.nodes[id].parent {
-                Some(p) => inherit(world[p], local[id], self.nodes[id].inherit),
-                None => local[id],
-            };
-        }
+        let mut world = self.compose_world(&local);
         let up = match self.meta.axes.up {
             crate::scene::Axis::PosZ | crate::scene::Axis::NegZ => DVec3::Z,
             crate::scene::Axis::PosX | crate::scene::Axis::NegX => DVec3::X,
@@ -754,23 +774,57 @@ impl Scene {
     }
 }
 
-/// A child's world matrix from its parent's world matrix and its own local matrix.
-///
-/// `RSrs` (the usual case) multiplies the matrices. The other two modes decompose both into
-/// scale, rotation and translation and recombine without shear, as ufbx does: `RrSs` scales
-/// component-wise (`S = S_parent · S_local`), `Rrs` drops the parent's scale from the child's
-/// rotation and scale (the child's origin still moves with the parent's full matrix).
-fn inherit(parent: DMat4, local: DMat4, mode: crate::scene::InheritType) -> DMat4 {
-    use crate::scene::InheritType;
-    match mode {
-        InheritType::RSrs => parent * local,
-        InheritType::RrSs | InheritType::Rrs => {
-            let (ps, pr, _) = parent.to_scale_rotation_translation();
-            let (ls, lr, lt) = local.to_scale_rotation_translation();
-            let origin = parent.transform_point3(lt);
-            let scale = if mode == InheritType::RrSs { ps * ls } else { ls };
-            DMat4::from_scale_rotation_translation(scale, pr * lr, origin)
+impl Scene {
+    /// World matrices from local ones, parents first, by each node's
+    /// [`InheritType`](crate::scene::InheritType), as ufbx `ufbxi_update_node` composes them.
+    ///
+    /// Every node keeps, besides its world matrix `W`, an *unscaled* world matrix `U` (its
+    /// world matrix without its own scale) and an *inherited scale* `s`. With the local matrix
+    /// split into translation `t`, rotation `r` and scale `S`:
+    ///
+    /// - `RSrs` (the usual case; roots always): `W = W_parent · local`,
+    ///   `U = W_parent · T(t)·R(r)`, `s = S`.
+    /// - `RrSs` and `Rrs`: `S' = S ∘ s_scale-source`, `t' = t ∘ s_parent` (component-wise), then
+    ///   `W = U_parent · T(t')·R(r)·S(S')`, `U = U_parent · T(t')·R(r)`, `s = S'` — the parent's
+    ///   rotation and placement apply, its scale only component-wise (no shear). The scale
+    ///   source of an `RrSs` node is its parent; of an `Rrs` node its parent's scale source, so
+    ///   an `Rrs` node ignores the scale of its immediate parent (Maya's segment scale
+    ///   compensation) but still inherits what that parent inherited from further up. A node
+    ///   without a scale source uses 1.
+    pub fn compose_world(&self, local: &[DMat4]) -> Vec<DMat4> {
+        use crate::scene::InheritType;
+        let n = self.nodes.len();
+        let mut world = vec![DMat4::IDENTITY; n];
+        let mut unscaled = vec![DMat4::IDENTITY; n];
+        let mut inherit_scale = vec![DVec3::ONE; n];
+        let mut scale_source: Vec<Option<NodeId>> = vec![None; n];
+        for id in self.depth_first() {
+            let (s, r, t) = local[id].to_scale_rotation_translation();
+            let parent = self.nodes[id].parent.filter(|&p| p < n);
+            let mode = if parent.is_some() { self.nodes[id].inherit } else { InheritType::RSrs };
+            match (parent, mode) {
+                (None, _) => {
+                    world[id] = local[id];
+                    unscaled[id] = DMat4::from_rotation_translation(r, t);
+                    inherit_scale[id] = s;
+                }
+                (Some(p), InheritType::RSrs) => {
+                    world[id] = world[p] * local[id];
+                    unscaled[id] = world[p] * DMat4::from_rotation_translation(r, t);
+                    inherit_scale[id] = s;
+                }
+                (Some(p), _) => {
+                    scale_source[id] = if mode == InheritType::RrSs { Some(p) } else { scale_source[p] };
+                    let ps = scale_source[id].map_or(DVec3::ONE, |q| inherit_scale[q]);
+                    let s2 = s * ps;
+                    let t2 = t * inherit_scale[p];
+                    world[id] = unscaled[p] * DMat4::from_scale_rotation_translation(s2, r, t2);
+                    unscaled[id] = unscaled[p] * DMat4::from_rotation_translation(r, t2);
+                    inherit_scale[id] = s2;
+                }
+            }
         }
+        world
     }
 }
 
@@ -907,6 +961,55 @@ mod tests {
         assert_eq!(pose.morph_weights, vec![vec![0.25]]);
         // (1, 0, 0) + 0.25·(0, 4, 0) = (1, 1, 0), then bone 0 moved by +Z.
         assert_eq!(pose.world_positions(&s, 2), vec![DVec3::new(1.0, 1.0, 1.0)]);
+    }
+
+    #[test]
+    fn an_animated_fbx_visibility_hides_below_one() {
+        let mut s = Scene::default();
+        s.nodes.push(Node::new("a", NodeKind::Null));
+        s.attach(0, None);
+        let track = Track::new(vec![
+            Key { frame: 0.0, value: 1.0, interpolation: Interpolation::Linear },
+            Key { frame: 10.0, value: 0.0, interpolation: Interpolation::Linear },
+        ]);
+        s.animations.push(Animation {
+            name: "a".into(),
+            fps: 10.0,
+            frame_range: (0.0, 10.0),
+            channels: vec![Channel { node: 0, target: ChannelTarget::Property { name: "Visibility".into(), track } }],
+        });
+        assert!(!s.evaluate(Some(0), Time::Frame(0.0)).hidden[0]);
+        assert!(s.evaluate(Some(0), Time::Frame(1.0)).hidden[0]);
+    }
+
+    #[test]
+    fn inherit_modes_compose_scale_as_ufbx() {
+        use crate::scene::InheritType;
+        // Parent scaled (2, 1, 1) and turned 90° about Z; child one unit along its parent's X
+        // with scale (1, 3, 1).
+        let mut s = Scene::default();
+        s.nodes.push(Node::new("p", NodeKind::Null));
+        s.nodes.push(Node::new("c", NodeKind::Null));
+        s.attach(0, None);
+        s.attach(1, Some(0));
+        s.nodes[0].transform.scale = DVec3::new(2.0, 1.0, 1.0);
+        s.nodes[0].transform.rotation = DQuat::from_rotation_z(std::f64::consts::FRAC_PI_2);
+        s.nodes[1].transform.translation = DVec3::X;
+        s.nodes[1].transform.scale = DVec3::new(1.0, 3.0, 1.0);
+        let near = |a: DMat4, b: DMat4| a.abs_diff_eq(b, 1e-12);
+        // RSrs: the plain product; the child's origin at the parent's X axis, scaled: (0, 2, 0).
+        let w = s.evaluate(None, Time::Frame(0.0)).world[1];
+        assert!(near(w, s.evaluate(None, Time::Frame(0.0)).world[0] * s.nodes[1].transform.matrix()));
+        assert!((w.w_axis.truncate() - DVec3::new(0.0, 2.0, 0.0)).length() < 1e-12);
+        // RrSs: same origin, scale (2, 3, 1) component-wise, then the parent's rotation.
+        s.nodes[1].inherit = InheritType::RrSs;
+        let w = s.evaluate(None, Time::Frame(0.0)).world[1];
+        let r = DQuat::from_rotation_z(std::f64::consts::FRAC_PI_2);
+        assert!(near(w, DMat4::from_scale_rotation_translation(DVec3::new(2.0, 3.0, 1.0), r, DVec3::new(0.0, 2.0, 0.0))));
+        // Rrs: the parent's scale moves the origin but does not scale the child.
+        s.nodes[1].inherit = InheritType::Rrs;
+        let w = s.evaluate(None, Time::Frame(0.0)).world[1];
+        assert!(near(w, DMat4::from_scale_rotation_translation(DVec3::new(1.0, 3.0, 1.0), r, DVec3::new(0.0, 2.0, 0.0))));
     }
 
     #[test]

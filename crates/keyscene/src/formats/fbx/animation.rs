@@ -646,20 +646,34 @@ fn import_takes(
                     }
                     continue;
                 }
-                let targets: Vec<Target> =
-                    match shapes.get(cname).and_then(|id| ids.morph_channels.get(id)) {
-                        Some(list) => list
-                            .iter()
-                            .flat_map(|&(mesh, k)| {
-                                mesh_nodes
-                                    .get(&mesh)
-                                    .into_iter()
-                                    .flatten()
-                                    .map(move |&n| Target::Morph(n, k))
-                            })
-                            .collect(),
-                        None => vec![Target::Property(node, cname.to_string())],
-                    };
+                // FBX 6 blend shapes are driven by a model property named after the shape.
+                let six: Vec<(usize, usize)> = ids
+                    .morph_properties
+                    .iter()
+                    .filter(|(m, name, ..)| *m == id && name == cname)
+                    .map(|&(_, _, mesh, k)| (mesh, k))
+                    .collect();
+                let list = if six.is_empty() {
+                    shapes
+                        .get(cname)
+                        .and_then(|id| ids.morph_channels.get(id))
+                        .cloned()
+                } else {
+                    Some(six)
+                };
+                let targets: Vec<Target> = match list {
+                    Some(list) => list
+                        .iter()
+                        .flat_map(|&(mesh, k)| {
+                            mesh_nodes
+                                .get(&mesh)
+                                .into_iter()
+                                .flatten()
+                                .map(move |&n| Target::Morph(n, k))
+                        })
+                        .collect(),
+                    None => vec![Target::Property(node, cname.to_string())],
+                };
                 for target in targets {
                     if let Some(a) = take_channel(ch, &target, ktime, fps, warnings) {
                         layer.props.push(a);
@@ -1265,7 +1279,7 @@ fn bake(
             }
         }
     }
-    if lo.is_finite() && hi.is_finite() && hi - lo < 1e6 {
+    if lo.is_finite() && hi.is_finite() && hi - lo < 1e5 {
         let mut f = lo.floor();
         while f <= hi.ceil() {
             frames.push(f);

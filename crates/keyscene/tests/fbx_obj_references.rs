@@ -20,8 +20,8 @@
 //! - rows of FBX 5.x files (MANIFEST.md: legacy layout, best effort), which keyscene loads
 //!   without their geometry;
 //! - rows whose check fails and whose meshes are skinned or blend-shaped (non-zero weight):
-//!   the deformation is still being brought in line with ufbx (at this commit: the seven
-//!   `maya_mixed_inherit_mode` time rows). A deformed row that passes counts as passed.
+//!   such a row would be one whose deformation is not yet in line with ufbx (none at this
+//!   commit). A deformed row that passes counts as passed.
 //!
 //! The test's name says which: `ignored: <reason> :: <row>`.
 

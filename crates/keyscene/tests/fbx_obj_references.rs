@@ -8,6 +8,9 @@
 //! Y-up axes and metres or centimetres, as ufbx's `target_axes`/`target_unit_meters` with
 //! `space_conversion = transform-root`), pose from a stored bind pose when the row says
 //! `bind_pose=NAME` (every node the pose lists at its matrix, the others under their parents),
+//! evaluate without curve extrapolation for `no_extrapolation` rows
+//! (`Animation::without_extrapolation`), and for `transform_skin` rows map the skinned mesh
+//! once more by its node's `mesh_to_world · bind⁻¹` (emulated here: see [`transform_skin`]),
 //! write OBJ with `formats::obj::write`, and compare
 //! with `obj_compare.py` (found at `KEYSCENE_ORACLES`, else `<corpus>/../oracles`) with the
 //! row's matching, tolerance, position scale, normals and UVs.
@@ -16,10 +19,9 @@
 //! - `time` rows of files whose scene has no animation (FBX animation import is on its way);
 //! - rows of FBX 5.x files (MANIFEST.md: legacy layout, best effort), which keyscene loads
 //!   without their geometry;
-//! - rows needing options keyscene has no API for yet: `no_extrapolation`, `transform_skin`;
 //! - rows whose check fails and whose meshes are skinned or blend-shaped (non-zero weight):
-//!   the deformation is still being brought in line with ufbx (at this commit: the seven
-//!   `maya_mixed_inherit_mode` time rows). A deformed row that passes counts as passed.
+//!   such a row would be one whose deformation is not yet in line with ufbx (none at this
+//!   commit). A deformed row that passes counts as passed.
 //!
 //! The test's name says which: `ignored: <reason> :: <row>`.
 
@@ -115,6 +117,27 @@ fn pose_from_bind_pose(scene: &Scene, pose: &mut keyscene::anim::Pose, bind: &fb
     }
 }
 
+/// `transform_skin` (oracles README; ufbx `ufbxt_diff_to_obj`): a skinned mesh whose node
+/// moved after binding is shown as Maya shows it — its skinned world positions mapped once more
+/// by `mesh_to_world · bind⁻¹`, with `bind` the mesh node's matrix in the bind pose. keyscene
+/// has no such option yet; the test gets the same positions by moving the skin's bones by that
+/// matrix (the rows' files have one skinned mesh whose bones drive nothing else).
+fn transform_skin(scene: &Scene, pose: &mut keyscene::anim::Pose, ids: &fbx::import::ImportIds) -> Result<(), String> {
+    for (node, n) in scene.nodes.iter().enumerate() {
+        let Some(skin) = n.mesh.and_then(|m| scene.meshes[m].skin) else { continue };
+        let bind = ids
+            .bind_poses
+            .iter()
+            .find_map(|p| p.nodes.iter().find(|(k, _)| *k == node).map(|(_, m)| *m))
+            .ok_or_else(|| format!("{}: no bind pose matrix for transform_skin", n.name))?;
+        let m = pose.mesh_to_world(scene, node) * bind.inverse();
+        for joint in &scene.skins[skin].joints {
+            pose.world[joint.node] = m * pose.world[joint.node];
+        }
+    }
+    Ok(())
+}
+
 fn has_deformers(scene: &Scene) -> bool {
     scene.nodes.iter().filter_map(|n| n.mesh).any(|m| {
         let mesh = &scene.meshes[m];
@@ -129,19 +152,13 @@ enum Outcome {
 }
 
 fn check(corpus: &Path, oracles: &Path, row: &Row, out_dir: &Path, k: usize) -> Outcome {
-    if row.options.contains("no_extrapolation") {
-        return Outcome::Ignore("needs evaluation without extrapolation".into());
-    }
-    if row.transform_skin {
-        return Outcome::Ignore("needs transform_skin".into());
-    }
     let fbx_dir = corpus.join("fbx");
     let bytes = match std::fs::read(fbx_dir.join(&row.fbx)) {
         Ok(b) => b,
         Err(e) => return Outcome::Fail(format!("read: {e}")),
     };
     let opts = keyscene::ReadOptions { base_dir: fbx_dir.join(&row.fbx).parent().map(Path::to_path_buf), ..Default::default() };
-    let (scene, ids) = match fbx::parse(&bytes, &opts.limits).and_then(|doc| {
+    let (mut scene, ids) = match fbx::parse(&bytes, &opts.limits).and_then(|doc| {
         let graph = fbx::objects::ObjectGraph::new(&doc)?;
         let (scene, _, ids) = fbx::import::import(&graph, &opts);
         Ok((scene, ids))
@@ -159,6 +176,9 @@ fn check(corpus: &Path, oracles: &Path, row: &Row, out_dir: &Path, k: usize) -> 
         }
         let anim = if row.stack.is_empty() { Some(0) } else { scene.animations.iter().position(|a| a.name.contains(&row.stack)) };
         let Some(anim) = anim else { return Outcome::Fail(format!("no stack containing {:?}", row.stack)) };
+        if row.options.split(',').any(|o| o.trim() == "no_extrapolation") {
+            scene.animations[anim] = scene.animations[anim].without_extrapolation();
+        }
         scene.evaluate(Some(anim), Time::Seconds(t))
     } else {
         scene.evaluate(None, Time::Frame(0.0))
@@ -168,6 +188,11 @@ fn check(corpus: &Path, oracles: &Path, row: &Row, out_dir: &Path, k: usize) -> 
             return Outcome::Fail(format!("no bind pose {name:?}"));
         };
         pose_from_bind_pose(&scene, &mut pose, bind);
+    }
+    if row.transform_skin {
+        if let Err(why) = transform_skin(&scene, &mut pose, &ids) {
+            return Outcome::Fail(why);
+        }
     }
     let convert = match row.conversion.as_str() {
         "" => None,

@@ -149,6 +149,11 @@ pub fn import(graph: &ObjectGraph<'_, '_>, opts: &ReadOptions) -> (Scene, Vec<Wa
     for w in &graph.warnings {
         im.warnings.push(Warning { offset: Some(w.offset), place: "Objects".into(), message: w.message.clone() });
     }
+    if graph.doc.root("Objects").is_none() {
+        if let Some(m) = graph.doc.root("Model") {
+            im.warn(Some(m), "Model", "FBX 5.x layout (top-level models, transforms in takes) is not imported; the scene has no nodes");
+        }
+    }
     im.metadata();
     im.materials();
     im.models();
@@ -1085,6 +1090,13 @@ Connections: { C: "OO",1,0
         // layers are not charged here (none).
         assert_eq!(s.meshes.len(), 6);
         assert!(w.iter().any(|w| w.message.contains("element limit")), "{w:?}");
+    }
+
+    #[test]
+    fn fbx5_top_level_models_are_reported_not_imported() {
+        let (s, w) = load("; FBX 5.8.0 project file\nModel: \"Model::Box01\" { Vertices: 0,0,0 }\n");
+        assert!(s.nodes.is_empty());
+        assert!(w.iter().any(|w| w.message.contains("FBX 5.x layout")), "{w:?}");
     }
 
     #[test]

@@ -8,8 +8,8 @@
 //!
 //! # Robustness
 //! Every count is checked against the bytes left in its chunk *and* against
-//! [`Limits::max_elements`] before anything is allocated; vectors grow by pushing, never by a
-//! capacity taken from the file. A chunk whose length runs past its parent is cut at the
+//! [`Limits::max_elements`] before anything is allocated, so an array's allocation is bounded
+//! by the bytes actually present (arrays are then converted in bulk from that checked range). A chunk whose length runs past its parent is cut at the
 //! parent's end (a [`Warning`]); a zero-length chunk is skipped (a [`Warning`]); a length below
 //! the header size ends the walk of that level (a [`Warning`]). Nesting is bounded by the
 //! decoders' fixed structure and, for [`walk`], by [`Limits::max_depth`].
@@ -340,10 +340,32 @@ impl Chunk<'_> {
     }
 }
 
+/// One step of a chunk path. Kept as ids and numbers while walking; turned into text only when
+/// an error or a warning needs its place.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Label {
+    /// A chunk, shown by its lib3ds name ([`chunk_label`]).
+    Chunk(u16),
+    /// A keyframer node chunk and its file-order number: `OBJECT_NODE_TAG #3`.
+    Node(u16, usize),
+    /// A named object: `NAMED_OBJECT "Box01"`.
+    Object(String),
+}
+
+impl std::fmt::Display for Label {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Label::Chunk(c) => f.write_str(&chunk_label(*c)),
+            Label::Node(c, n) => write!(f, "{} #{n}", chunk_label(*c)),
+            Label::Object(name) => write!(f, "NAMED_OBJECT {name:?}"),
+        }
+    }
+}
+
 /// Where the walker is, for errors and warnings: the chunk path and the warnings so far.
 #[derive(Debug)]
 pub struct Ctx {
-    path: Vec<String>,
+    path: Vec<Label>,
     /// Warnings collected while walking.
     pub warnings: Vec<Warning>,
     /// The limits every count is checked against.
@@ -353,39 +375,71 @@ pub struct Ctx {
 impl Ctx {
     /// A context at the file's root.
     pub fn new(limits: Limits) -> Ctx {
-        Ctx { path: Vec::new(), warnings: Vec::new(), limits }
+        Ctx {
+            path: Vec::new(),
+            warnings: Vec::new(),
+            limits,
+        }
     }
 
     /// The current chunk path, outermost first, joined with ` › `.
     pub fn place(&self) -> String {
         if self.path.is_empty() {
-            "file".into()
-        } else {
-            self.path.join(" › ")
+            return "file".into();
         }
+        let mut s = String::new();
+        for (i, l) in self.path.iter().enumerate() {
+            if i > 0 {
+                s.push_str(" › ");
+            }
+            s.push_str(&l.to_string());
+        }
+        s
     }
 
     /// Records a survivable problem at `offset`.
+    #[cold]
     pub fn warn(&mut self, offset: u64, message: impl Into<String>) {
         let place = self.place();
-        self.warnings.push(Warning { offset: Some(offset), place, message: message.into() });
+        self.warnings.push(Warning {
+            offset: Some(offset),
+            place,
+            message: message.into(),
+        });
     }
 
     /// An error at `offset` in the current place.
+    #[cold]
     pub fn malformed(&self, offset: u64, message: impl Into<String>) -> Error {
-        Error::Malformed { place: self.place(), offset, message: message.into() }
+        Error::Malformed {
+            place: self.place(),
+            offset,
+            message: message.into(),
+        }
     }
 
     /// Runs `f` with `label` appended to the chunk path.
-    pub fn within<T>(&mut self, label: String, f: impl FnOnce(&mut Ctx) -> T) -> T {
+    #[inline]
+    pub fn within<T>(&mut self, label: Label, f: impl FnOnce(&mut Ctx) -> T) -> T {
         self.path.push(label);
         let r = f(self);
         self.path.pop();
         r
     }
 
+    /// Runs `f` inside `NAMED_OBJECT "name"` and gives the name back with `f`'s result.
+    fn within_object<T>(&mut self, name: String, f: impl FnOnce(&mut Ctx) -> T) -> (String, T) {
+        self.path.push(Label::Object(name));
+        let r = f(self);
+        match self.path.pop() {
+            Some(Label::Object(name)) => (name, r),
+            _ => (String::new(), r),
+        }
+    }
+
     /// Checks a count read from the file: `count` elements of at least `min_size` bytes each
     /// must fit in `left` bytes and stay within [`Limits::max_elements`].
+    #[inline]
     pub fn check_count(
         &self,
         offset: u64,
@@ -394,26 +448,108 @@ impl Ctx {
         min_size: u64,
         left: usize,
     ) -> Result<usize, Error> {
+        if count > self.limits.max_elements || count.saturating_mul(min_size) > left as u64 {
+            return Err(self.bad_count(offset, what, count, min_size, left));
+        }
+        Ok(count as usize)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn bad_count(&self, offset: u64, what: &str, count: u64, min_size: u64, left: usize) -> Error {
         if count > self.limits.max_elements {
-            return Err(Error::Limit {
+            return Error::Limit {
                 place: self.place(),
                 offset,
                 message: format!(
                     "declares {count} {what}, more than the limit of {}",
                     self.limits.max_elements
                 ),
-            });
+            };
         }
         let need = count.saturating_mul(min_size);
-        if need > left as u64 {
-            return Err(self.malformed(
+        self.malformed(
+            offset,
+            format!("declares {count} {what} ({need} bytes) but the chunk has {left} bytes left"),
+        )
+    }
+}
+
+/// The chunks of a payload region, one at a time ([`Chunks::next_chunk`]), with the rules of
+/// [`split`]; walking a level allocates nothing.
+#[derive(Debug, Clone)]
+pub struct Chunks<'a> {
+    data: &'a [u8],
+    base: u64,
+    pos: usize,
+}
+
+impl<'a> Chunks<'a> {
+    /// The chunks of `data`, a payload region starting at absolute offset `base`.
+    pub fn new(data: &'a [u8], base: u64) -> Chunks<'a> {
+        Chunks { data, base, pos: 0 }
+    }
+
+    /// The sub-chunks of `chunk`'s payload.
+    pub fn of(chunk: &Chunk<'a>) -> Chunks<'a> {
+        Chunks::new(chunk.data, chunk.data_offset())
+    }
+
+    /// The next chunk, `None` at the end of the region (problems go to `ctx` as warnings).
+    #[inline]
+    pub fn next_chunk(&mut self, ctx: &mut Ctx) -> Option<Chunk<'a>> {
+        let data = self.data;
+        while self.pos < data.len() {
+            let pos = self.pos;
+            let left = data.len() - pos;
+            let offset = self.base + pos as u64;
+            let Some(h) = data.get(pos..pos + HEADER_LEN) else {
+                ctx.warn(
+                    offset,
+                    format!("{left} trailing bytes are too few for a chunk header; ignored"),
+                );
+                self.pos = data.len();
+                return None;
+            };
+            let id = u16::from_le_bytes([h[0], h[1]]);
+            let len = u32::from_le_bytes([h[2], h[3], h[4], h[5]]);
+            if len == 0 {
+                ctx.warn(offset, format!("{} has length 0; skipped", chunk_label(id)));
+                self.pos += HEADER_LEN;
+                continue;
+            }
+            if (len as usize) < HEADER_LEN {
+                ctx.warn(
+                    offset,
+                    format!(
+                        "{} declares length {len}, shorter than its header; rest of the level ignored",
+                        chunk_label(id)
+                    ),
+                );
+                self.pos = data.len();
+                return None;
+            }
+            let end = if len as usize > left {
+                ctx.warn(
+                    offset,
+                    format!(
+                        "{} declares {len} bytes but only {left} remain in its parent; cut at the parent's end",
+                        chunk_label(id)
+                    ),
+                );
+                data.len()
+            } else {
+                pos + len as usize
+            };
+            self.pos = end;
+            return Some(Chunk {
+                id,
                 offset,
-                format!(
-                    "declares {count} {what} ({need} bytes) but the chunk has {left} bytes left"
-                ),
-            ));
+                declared_len: len,
+                data: &data[pos + HEADER_LEN..end],
+            });
         }
-        Ok(count as usize)
+        None
     }
 }
 
@@ -424,48 +560,9 @@ impl Ctx {
 /// bytes left end the walk with a warning. Never fails.
 pub fn split<'a>(data: &'a [u8], base: u64, ctx: &mut Ctx) -> Vec<Chunk<'a>> {
     let mut out = Vec::new();
-    let mut pos = 0usize;
-    while pos < data.len() {
-        let left = data.len() - pos;
-        let offset = base + pos as u64;
-        if left < HEADER_LEN {
-            ctx.warn(
-                offset,
-                format!("{left} trailing bytes are too few for a chunk header; ignored"),
-            );
-            break;
-        }
-        let id = u16::from_le_bytes([data[pos], data[pos + 1]]);
-        let len = u32::from_le_bytes([data[pos + 2], data[pos + 3], data[pos + 4], data[pos + 5]]);
-        if len == 0 {
-            ctx.warn(offset, format!("{} has length 0; skipped", chunk_label(id)));
-            pos += HEADER_LEN;
-            continue;
-        }
-        if (len as usize) < HEADER_LEN {
-            ctx.warn(
-                offset,
-                format!(
-                    "{} declares length {len}, shorter than its header; rest of the level ignored",
-                    chunk_label(id)
-                ),
-            );
-            break;
-        }
-        let end = if len as usize > left {
-            ctx.warn(
-                offset,
-                format!(
-                    "{} declares {len} bytes but only {left} remain in its parent; cut at the parent's end",
-                    chunk_label(id)
-                ),
-            );
-            data.len()
-        } else {
-            pos + len as usize
-        };
-        out.push(Chunk { id, offset, declared_len: len, data: &data[pos + HEADER_LEN..end] });
-        pos = end;
+    let mut chunks = Chunks::new(data, base);
+    while let Some(c) = chunks.next_chunk(ctx) {
+        out.push(c);
     }
     out
 }
@@ -479,10 +576,40 @@ pub struct Cursor<'a> {
     base: u64,
 }
 
+/// `f32` from 4 little-endian bytes at `at` of `b` (the caller has checked the length).
+#[inline(always)]
+fn f32_at(b: &[u8], at: usize) -> f32 {
+    f32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
+}
+
+/// `u16` from 2 little-endian bytes at `at` of `b` (the caller has checked the length).
+#[inline(always)]
+fn u16_at(b: &[u8], at: usize) -> u16 {
+    u16::from_le_bytes([b[at], b[at + 1]])
+}
+
+/// `u32` from 4 little-endian bytes at `at` of `b` (the caller has checked the length).
+#[inline(always)]
+fn u32_at(b: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
+}
+
+/// Decodes a string's bytes: UTF-8 when valid, else Latin-1.
+fn bytes_to_string(bytes: &[u8]) -> String {
+    match std::str::from_utf8(bytes) {
+        Ok(s) => s.to_string(),
+        Err(_) => bytes.iter().map(|&b| b as char).collect(),
+    }
+}
+
 impl<'a> Cursor<'a> {
     /// A cursor over `chunk`'s payload.
     pub fn new(chunk: &Chunk<'a>) -> Cursor<'a> {
-        Cursor { data: chunk.data, pos: 0, base: chunk.data_offset() }
+        Cursor {
+            data: chunk.data,
+            pos: 0,
+            base: chunk.data_offset(),
+        }
     }
 
     /// Absolute offset of the next byte.
@@ -500,49 +627,88 @@ impl<'a> Cursor<'a> {
         &self.data[self.pos..]
     }
 
+    /// The sub-chunks in the unread bytes.
+    pub fn chunks(&self) -> Chunks<'a> {
+        Chunks::new(self.rest(), self.offset())
+    }
+
+    #[inline(always)]
     fn take(&mut self, n: usize, what: &str, ctx: &Ctx) -> Result<&'a [u8], Error> {
-        if self.left() < n {
-            return Err(ctx.malformed(
-                self.offset(),
-                format!("expected {what} ({n} bytes) but the chunk has {} bytes left", self.left()),
-            ));
+        if n > self.left() {
+            return Err(self.short(n, what, ctx));
         }
         let s = &self.data[self.pos..self.pos + n];
         self.pos += n;
         Ok(s)
     }
 
+    #[cold]
+    #[inline(never)]
+    fn short(&self, n: usize, what: &str, ctx: &Ctx) -> Error {
+        ctx.malformed(
+            self.offset(),
+            format!(
+                "expected {what} ({n} bytes) but the chunk has {} bytes left",
+                self.left()
+            ),
+        )
+    }
+
+    /// Reads `count` elements of `size` bytes as one slice (`count` already checked with
+    /// [`Ctx::check_count`]).
+    #[inline]
+    pub fn array(
+        &mut self,
+        count: usize,
+        size: usize,
+        what: &str,
+        ctx: &Ctx,
+    ) -> Result<&'a [u8], Error> {
+        self.take(count.saturating_mul(size), what, ctx)
+    }
+
     /// Reads a `u8`.
+    #[inline]
     pub fn u8(&mut self, ctx: &Ctx) -> Result<u8, Error> {
         Ok(self.take(1, "a byte", ctx)?[0])
     }
 
     /// Reads a `u16`.
+    #[inline]
     pub fn u16(&mut self, ctx: &Ctx) -> Result<u16, Error> {
         let b = self.take(2, "a u16", ctx)?;
-        Ok(u16::from_le_bytes([b[0], b[1]]))
+        Ok(u16_at(b, 0))
     }
 
     /// Reads a `u32`.
+    #[inline]
     pub fn u32(&mut self, ctx: &Ctx) -> Result<u32, Error> {
         let b = self.take(4, "a u32", ctx)?;
-        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        Ok(u32_at(b, 0))
     }
 
     /// Reads an `i32`.
+    #[inline]
     pub fn i32(&mut self, ctx: &Ctx) -> Result<i32, Error> {
         Ok(self.u32(ctx)? as i32)
     }
 
     /// Reads an `f32`.
+    #[inline]
     pub fn f32(&mut self, ctx: &Ctx) -> Result<f32, Error> {
         let b = self.take(4, "an f32", ctx)?;
-        Ok(f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        Ok(f32_at(b, 0))
     }
 
     /// Reads three `f32`.
+    #[inline]
     pub fn vec3(&mut self, ctx: &Ctx) -> Result<[f32; 3], Error> {
-        Ok([self.f32(ctx)?, self.f32(ctx)?, self.f32(ctx)?])
+        if self.left() < 12 {
+            // Read one by one so the error names the float that is missing.
+            return Ok([self.f32(ctx)?, self.f32(ctx)?, self.f32(ctx)?]);
+        }
+        let b = self.take(12, "three f32", ctx)?;
+        Ok([f32_at(b, 0), f32_at(b, 4), f32_at(b, 8)])
     }
 
     /// Reads a NUL-terminated string. Bytes are taken as UTF-8 when valid, else as Latin-1
@@ -558,12 +724,20 @@ impl<'a> Cursor<'a> {
                 ),
             ));
         };
-        let bytes = &rest[..n];
         self.pos += n + 1;
-        Ok(match std::str::from_utf8(bytes) {
-            Ok(s) => s.to_string(),
-            Err(_) => bytes.iter().map(|&b| b as char).collect(),
-        })
+        Ok(bytes_to_string(&rest[..n]))
+    }
+
+    /// Skips a NUL-terminated string (as [`Cursor::cstr`], without building it).
+    pub fn skip_cstr(&mut self, ctx: &Ctx) -> Result<(), Error> {
+        let rest = self.rest();
+        match rest.iter().position(|&b| b == 0) {
+            Some(n) => {
+                self.pos += n + 1;
+                Ok(())
+            }
+            None => self.cstr(ctx).map(drop),
+        }
     }
 }
 
@@ -852,7 +1026,11 @@ pub fn decode(bytes: &[u8], ctx: &mut Ctx) -> Result<File3ds, Error> {
         return Err(Error::Limit {
             place: "file".into(),
             offset: 0,
-            message: format!("{} bytes exceed the limit of {}", bytes.len(), ctx.limits.max_bytes),
+            message: format!(
+                "{} bytes exceed the limit of {}",
+                bytes.len(),
+                ctx.limits.max_bytes
+            ),
         });
     }
     if bytes.len() < HEADER_LEN {
@@ -866,27 +1044,49 @@ pub fn decode(bytes: &[u8], ctx: &mut Ctx) -> Result<File3ds, Error> {
         let shown: String = bytes
             .iter()
             .take(8)
-            .map(|&b| if b.is_ascii_graphic() || b == b' ' { b as char } else { '.' })
+            .map(|&b| {
+                if b.is_ascii_graphic() || b == b' ' {
+                    b as char
+                } else {
+                    '.'
+                }
+            })
             .collect();
         return Err(Error::NotThreeDs(format!(
             "the file starts with {root:#06x} (\"{shown}\"), expected the root chunk M3DMAGIC 0x4d4d or CMAGIC 0xc23d"
         )));
     }
-    let mut tops = split(bytes, 0, ctx);
-    let root_chunk = tops.remove(0);
-    if !tops.is_empty() {
-        ctx.warn(tops[0].offset, "bytes after the root chunk ignored");
+    let mut tops = Chunks::new(bytes, 0);
+    let Some(root_chunk) = tops.next_chunk(ctx) else {
+        let len = u32_at(bytes, 2);
+        return Err(ctx.malformed(
+            0,
+            format!("the root chunk declares length {len}, too short to hold anything"),
+        ));
+    };
+    if root_chunk.id != root {
+        // The root was skipped (length 0) and another chunk followed: nothing to read.
+        return Err(ctx.malformed(0, "the root chunk has length 0"));
     }
-    let mut file = File3ds { root, ..File3ds::default() };
-    ctx.within(chunk_label(root), |ctx| {
-        for c in split(root_chunk.data, root_chunk.data_offset(), ctx) {
+    if let Some(next) = tops.next_chunk(ctx) {
+        ctx.warn(next.offset, "bytes after the root chunk ignored");
+    }
+    let mut file = File3ds {
+        root,
+        ..File3ds::default()
+    };
+    ctx.within(Label::Chunk(root), |ctx| {
+        let mut subs = Chunks::of(&root_chunk);
+        while let Some(c) = subs.next_chunk(ctx) {
             match c.id {
                 id::M3D_VERSION => {
                     file.version = Some(Cursor::new(&c).u32(ctx)?);
                 }
-                id::MDATA => ctx.within("MDATA".into(), |ctx| decode_mdata(&c, &mut file, ctx))?,
+                id::MDATA => {
+                    ctx.within(Label::Chunk(c.id), |ctx| decode_mdata(&c, &mut file, ctx))?
+                }
                 id::KFDATA => {
-                    let kf = ctx.within("KFDATA".into(), |ctx| decode_kfdata(&c, ctx))?;
+                    let kf = ctx.within(Label::Chunk(c.id), |ctx| decode_kfdata(&c, ctx))?;
                     file.keyframer = Some(kf);
                 }
                 _ => {}
@@ -897,18 +1097,24 @@ pub fn decode(bytes: &[u8], ctx: &mut Ctx) -> Result<File3ds, Error> {
 }
 
 fn decode_mdata(chunk: &Chunk, file: &mut File3ds, ctx: &mut Ctx) -> Result<(), Error> {
-    for c in split(chunk.data, chunk.data_offset(), ctx) {
+    let mut subs = Chunks::of(chunk);
+    while let Some(c) = subs.next_chunk(ctx) {
         match c.id {
             id::MESH_VERSION => file.mesh_version = Some(Cursor::new(&c).u32(ctx)?),
             id::MASTER_SCALE => file.master_scale = Some(Cursor::new(&c).f32(ctx)?),
             id::NAMED_OBJECT => {
                 let name = Cursor::new(&c).cstr(ctx)?;
-                let label = format!("NAMED_OBJECT {name:?}");
-                let o = ctx.within(label, |ctx| decode_named_object(&c, name, ctx))?;
-                file.objects.push(o);
+                let (name, o) = ctx.within_object(name, |ctx| decode_named_object(&c, ctx));
+                let (hidden, kind) = o?;
+                file.objects.push(NamedObject {
+                    name,
+                    offset: c.offset,
+                    hidden,
+                    kind,
+                });
             }
             id::MAT_ENTRY => {
-                let m = ctx.within("MAT_ENTRY".into(), |ctx| decode_material(&c, ctx))?;
+                let m = ctx.within(Label::Chunk(c.id), |ctx| decode_material(&c, ctx))?;
                 file.materials.push(m);
             }
             id::AMBIENT_LIGHT
@@ -934,92 +1140,103 @@ fn decode_mdata(chunk: &Chunk, file: &mut File3ds, ctx: &mut Ctx) -> Result<(), 
     Ok(())
 }
 
-fn decode_named_object(chunk: &Chunk, name: String, ctx: &mut Ctx) -> Result<NamedObject, Error> {
+/// A named object's hidden flag and contents (the name is read by the caller).
+fn decode_named_object(chunk: &Chunk, ctx: &mut Ctx) -> Result<(bool, ObjectKind), Error> {
     let mut cur = Cursor::new(chunk);
-    cur.cstr(ctx)?;
-    let mut obj =
-        NamedObject { name, offset: chunk.offset, hidden: false, kind: ObjectKind::Other };
-    for c in split(cur.rest(), cur.offset(), ctx) {
+    cur.skip_cstr(ctx)?;
+    let mut hidden = false;
+    let mut kind = ObjectKind::Other;
+    let mut subs = cur.chunks();
+    while let Some(c) = subs.next_chunk(ctx) {
         match c.id {
-            id::OBJ_HIDDEN => obj.hidden = true,
+            id::OBJ_HIDDEN => hidden = true,
             id::N_TRI_OBJECT => {
-                obj.kind =
-                    ObjectKind::Mesh(ctx.within("N_TRI_OBJECT".into(), |ctx| decode_mesh(&c, ctx))?)
+                kind = ObjectKind::Mesh(ctx.within(Label::Chunk(c.id), |ctx| decode_mesh(&c, ctx))?)
             }
             id::N_DIRECT_LIGHT => {
-                obj.kind = ObjectKind::Light(
-                    ctx.within("N_DIRECT_LIGHT".into(), |ctx| decode_light(&c, ctx))?,
-                )
+                kind =
+                    ObjectKind::Light(ctx.within(Label::Chunk(c.id), |ctx| decode_light(&c, ctx))?)
             }
             id::N_CAMERA => {
-                obj.kind =
-                    ObjectKind::Camera(ctx.within("N_CAMERA".into(), |ctx| decode_camera(&c, ctx))?)
+                kind = ObjectKind::Camera(
+                    ctx.within(Label::Chunk(c.id), |ctx| decode_camera(&c, ctx))?,
+                )
             }
             _ => {}
         }
     }
-    Ok(obj)
+    Ok((hidden, kind))
 }
 
 fn decode_mesh(chunk: &Chunk, ctx: &mut Ctx) -> Result<TriMesh, Error> {
     let mut m = TriMesh::default();
-    for c in split(chunk.data, chunk.data_offset(), ctx) {
-        let label = chunk_label(c.id);
-        ctx.within(label, |ctx| -> Result<(), Error> {
-            let mut cur = Cursor::new(&c);
-            match c.id {
-                id::POINT_ARRAY => {
-                    let at = cur.offset();
-                    let n = cur.u16(ctx)?;
-                    let n = ctx.check_count(at, "points", n.into(), 12, cur.left())?;
-                    m.points.clear();
-                    for _ in 0..n {
-                        m.points.push(cur.vec3(ctx)?);
-                    }
-                }
-                id::POINT_FLAG_ARRAY => {
-                    let at = cur.offset();
-                    let n = cur.u16(ctx)?;
-                    let n = ctx.check_count(at, "point flags", n.into(), 2, cur.left())?;
-                    m.point_flags.clear();
-                    for _ in 0..n {
-                        m.point_flags.push(cur.u16(ctx)?);
-                    }
-                }
-                id::FACE_ARRAY => {
-                    let at = cur.offset();
-                    let n = cur.u16(ctx)?;
-                    let n = ctx.check_count(at, "faces", n.into(), 8, cur.left())?;
-                    m.faces.clear();
-                    for _ in 0..n {
-                        m.faces.push([cur.u16(ctx)?, cur.u16(ctx)?, cur.u16(ctx)?, cur.u16(ctx)?]);
-                    }
-                    for s in split(cur.rest(), cur.offset(), ctx) {
-                        let label = chunk_label(s.id);
-                        ctx.within(label, |ctx| decode_face_sub(&s, n, &mut m, ctx))?;
-                    }
-                }
-                id::TEX_VERTS => {
-                    let at = cur.offset();
-                    let n = cur.u16(ctx)?;
-                    let n = ctx.check_count(at, "texture vertices", n.into(), 8, cur.left())?;
-                    m.tex_verts.clear();
-                    for _ in 0..n {
-                        m.tex_verts.push([cur.f32(ctx)?, cur.f32(ctx)?]);
-                    }
-                }
-                id::MESH_MATRIX => {
-                    m.matrix =
-                        Some([cur.vec3(ctx)?, cur.vec3(ctx)?, cur.vec3(ctx)?, cur.vec3(ctx)?]);
-                }
-                id::MESH_COLOR => m.color = Some(cur.u8(ctx)?),
-                id::MESH_TEXTURE_INFO => m.texture_info = Some(c.data.to_vec()),
-                _ => {}
-            }
-            Ok(())
-        })?;
+    let mut subs = Chunks::of(chunk);
+    while let Some(c) = subs.next_chunk(ctx) {
+        ctx.within(Label::Chunk(c.id), |ctx| decode_mesh_part(&c, &mut m, ctx))?;
     }
     Ok(m)
+}
+
+/// Reads a `u16` count and checks that many elements of `size` bytes fit; returns their bytes.
+fn counted<'a>(
+    cur: &mut Cursor<'a>,
+    what: &str,
+    size: usize,
+    ctx: &Ctx,
+) -> Result<(usize, &'a [u8]), Error> {
+    let at = cur.offset();
+    let n = cur.u16(ctx)?;
+    let n = ctx.check_count(at, what, n.into(), size as u64, cur.left())?;
+    Ok((n, cur.array(n, size, what, ctx)?))
+}
+
+/// One sub-chunk of `N_TRI_OBJECT`. Arrays are converted in bulk from the checked byte range:
+/// their length is bounded by the bytes present, so the exact-size allocation is too.
+fn decode_mesh_part(c: &Chunk, m: &mut TriMesh, ctx: &mut Ctx) -> Result<(), Error> {
+    let mut cur = Cursor::new(c);
+    match c.id {
+        id::POINT_ARRAY => {
+            let (_, b) = counted(&mut cur, "points", 12, ctx)?;
+            m.points = b
+                .chunks_exact(12)
+                .map(|p| [f32_at(p, 0), f32_at(p, 4), f32_at(p, 8)])
+                .collect();
+        }
+        id::POINT_FLAG_ARRAY => {
+            let (_, b) = counted(&mut cur, "point flags", 2, ctx)?;
+            m.point_flags = b.chunks_exact(2).map(|p| u16_at(p, 0)).collect();
+        }
+        id::FACE_ARRAY => {
+            let (n, b) = counted(&mut cur, "faces", 8, ctx)?;
+            m.faces = b
+                .chunks_exact(8)
+                .map(|f| [u16_at(f, 0), u16_at(f, 2), u16_at(f, 4), u16_at(f, 6)])
+                .collect();
+            let mut subs = cur.chunks();
+            while let Some(s) = subs.next_chunk(ctx) {
+                ctx.within(Label::Chunk(s.id), |ctx| decode_face_sub(&s, n, m, ctx))?;
+            }
+        }
+        id::TEX_VERTS => {
+            let (_, b) = counted(&mut cur, "texture vertices", 8, ctx)?;
+            m.tex_verts = b
+                .chunks_exact(8)
+                .map(|t| [f32_at(t, 0), f32_at(t, 4)])
+                .collect();
+        }
+        id::MESH_MATRIX => {
+            m.matrix = Some([
+                cur.vec3(ctx)?,
+                cur.vec3(ctx)?,
+                cur.vec3(ctx)?,
+                cur.vec3(ctx)?,
+            ]);
+        }
+        id::MESH_COLOR => m.color = Some(cur.u8(ctx)?),
+        id::MESH_TEXTURE_INFO => m.texture_info = Some(c.data.to_vec()),
+        _ => {}
+    }
+    Ok(())
 }
 
 fn decode_face_sub(c: &Chunk, faces: usize, m: &mut TriMesh, ctx: &mut Ctx) -> Result<(), Error> {
@@ -1027,23 +1244,21 @@ fn decode_face_sub(c: &Chunk, faces: usize, m: &mut TriMesh, ctx: &mut Ctx) -> R
     match c.id {
         id::MSH_MAT_GROUP => {
             let name = cur.cstr(ctx)?;
-            let at = cur.offset();
-            let n = cur.u16(ctx)?;
-            let n = ctx.check_count(at, "face indices", n.into(), 2, cur.left())?;
-            let mut list = Vec::new();
-            for _ in 0..n {
-                list.push(cur.u16(ctx)?);
-            }
-            m.material_groups.push((name, list));
+            let (_, b) = counted(&mut cur, "face indices", 2, ctx)?;
+            m.material_groups
+                .push((name, b.chunks_exact(2).map(|p| u16_at(p, 0)).collect()));
         }
         id::SMOOTH_GROUP => {
             // One u32 per face of the FACE_ARRAY (lib3ds reads exactly that many).
-            let n =
-                ctx.check_count(c.data_offset(), "smoothing groups", faces as u64, 4, cur.left())?;
-            m.smoothing.clear();
-            for _ in 0..n {
-                m.smoothing.push(cur.u32(ctx)?);
-            }
+            let n = ctx.check_count(
+                c.data_offset(),
+                "smoothing groups",
+                faces as u64,
+                4,
+                cur.left(),
+            )?;
+            let b = cur.array(n, 4, "smoothing groups", ctx)?;
+            m.smoothing = b.chunks_exact(4).map(|p| u32_at(p, 0)).collect();
         }
         _ => {}
     }
@@ -1054,7 +1269,8 @@ fn decode_face_sub(c: &Chunk, faces: usize, m: &mut TriMesh, ctx: &mut Ctx) -> R
 fn decode_color(chunk: &Chunk, ctx: &mut Ctx) -> Result<Option<[f32; 3]>, Error> {
     let mut plain = None;
     let mut linear = None;
-    for c in split(chunk.data, chunk.data_offset(), ctx) {
+    let mut subs = Chunks::of(chunk);
+    while let Some(c) = subs.next_chunk(ctx) {
         let mut cur = Cursor::new(&c);
         let v = match c.id {
             id::COLOR_F | id::LIN_COLOR_F => cur.vec3(ctx)?,
@@ -1076,7 +1292,8 @@ fn decode_color(chunk: &Chunk, ctx: &mut Ctx) -> Result<Option<[f32; 3]>, Error>
 /// Reads a percentage sub-chunk list (`INT_PERCENTAGE` ÷ 100, `FLOAT_PERCENTAGE` as stored).
 fn decode_percent(chunk: &Chunk, ctx: &mut Ctx) -> Result<Option<f32>, Error> {
     let mut out = None;
-    for c in split(chunk.data, chunk.data_offset(), ctx) {
+    let mut subs = Chunks::of(chunk);
+    while let Some(c) = subs.next_chunk(ctx) {
         let mut cur = Cursor::new(&c);
         match c.id {
             id::INT_PERCENTAGE => out = Some(f32::from(cur.u16(ctx)? as i16) / 100.0),
@@ -1089,10 +1306,13 @@ fn decode_percent(chunk: &Chunk, ctx: &mut Ctx) -> Result<Option<f32>, Error> {
 
 fn decode_light(chunk: &Chunk, ctx: &mut Ctx) -> Result<LightChunk, Error> {
     let mut cur = Cursor::new(chunk);
-    let mut l = LightChunk { position: cur.vec3(ctx)?, ..LightChunk::default() };
-    for c in split(cur.rest(), cur.offset(), ctx) {
-        let label = chunk_label(c.id);
-        ctx.within(label, |ctx| -> Result<(), Error> {
+    let mut l = LightChunk {
+        position: cur.vec3(ctx)?,
+        ..LightChunk::default()
+    };
+    let mut subs = cur.chunks();
+    while let Some(c) = subs.next_chunk(ctx) {
+        ctx.within(Label::Chunk(c.id), |ctx| -> Result<(), Error> {
             let mut cur = Cursor::new(&c);
             match c.id {
                 id::COLOR_F | id::LIN_COLOR_F => l.color = Some(cur.vec3(ctx)?),
@@ -1112,7 +1332,8 @@ fn decode_light(chunk: &Chunk, ctx: &mut Ctx) -> Result<LightChunk, Error> {
                         falloff: cur.f32(ctx)?,
                         roll: None,
                     };
-                    for sc in split(cur.rest(), cur.offset(), ctx) {
+                    let mut subs = cur.chunks();
+                    while let Some(sc) = subs.next_chunk(ctx) {
                         if sc.id == id::DL_SPOT_ROLL {
                             s.roll = Some(Cursor::new(&sc).f32(ctx)?);
                         }
@@ -1136,7 +1357,8 @@ fn decode_camera(chunk: &Chunk, ctx: &mut Ctx) -> Result<CameraChunk, Error> {
         lens: cur.f32(ctx)?,
         ranges: None,
     };
-    for c in split(cur.rest(), cur.offset(), ctx) {
+    let mut subs = cur.chunks();
+    while let Some(c) = subs.next_chunk(ctx) {
         if c.id == id::CAM_RANGES {
             let mut cur = Cursor::new(&c);
             cam.ranges = Some((cur.f32(ctx)?, cur.f32(ctx)?));
@@ -1146,10 +1368,13 @@ fn decode_camera(chunk: &Chunk, ctx: &mut Ctx) -> Result<CameraChunk, Error> {
 }
 
 fn decode_material(chunk: &Chunk, ctx: &mut Ctx) -> Result<MaterialEntry, Error> {
-    let mut m = MaterialEntry { offset: chunk.offset, ..MaterialEntry::default() };
-    for c in split(chunk.data, chunk.data_offset(), ctx) {
-        let label = chunk_label(c.id);
-        ctx.within(label, |ctx| -> Result<(), Error> {
+    let mut m = MaterialEntry {
+        offset: chunk.offset,
+        ..MaterialEntry::default()
+    };
+    let mut subs = Chunks::of(chunk);
+    while let Some(c) = subs.next_chunk(ctx) {
+        ctx.within(Label::Chunk(c.id), |ctx| -> Result<(), Error> {
             match c.id {
                 id::MAT_NAME => m.name = Cursor::new(&c).cstr(ctx)?,
                 id::MAT_AMBIENT => m.ambient = decode_color(&c, ctx)?,
@@ -1188,7 +1413,8 @@ fn decode_map(chunk: &Chunk, ctx: &mut Ctx) -> Result<MapEntry, Error> {
         offset: [0.0, 0.0],
         rotation: 0.0,
     };
-    for c in split(chunk.data, chunk.data_offset(), ctx) {
+    let mut subs = Chunks::of(chunk);
+    while let Some(c) = subs.next_chunk(ctx) {
         let mut cur = Cursor::new(&c);
         match c.id {
             id::INT_PERCENTAGE => map.percent = Some(f32::from(cur.u16(ctx)? as i16) / 100.0),
@@ -1209,25 +1435,26 @@ fn decode_map(chunk: &Chunk, ctx: &mut Ctx) -> Result<MapEntry, Error> {
 
 fn decode_kfdata(chunk: &Chunk, ctx: &mut Ctx) -> Result<Keyframer, Error> {
     let mut kf = Keyframer::default();
-    for c in split(chunk.data, chunk.data_offset(), ctx) {
-        let label = chunk_label(c.id);
+    let mut subs = Chunks::of(chunk);
+    while let Some(c) = subs.next_chunk(ctx) {
         match c.id {
-            id::KFHDR => ctx.within(label, |ctx| -> Result<(), Error> {
+            id::KFHDR => ctx.within(Label::Chunk(c.id), |ctx| -> Result<(), Error> {
                 let mut cur = Cursor::new(&c);
                 kf.header = Some((cur.u16(ctx)?, cur.cstr(ctx)?, cur.u32(ctx)?));
                 Ok(())
             })?,
-            id::KFSEG => ctx.within(label, |ctx| -> Result<(), Error> {
+            id::KFSEG => ctx.within(Label::Chunk(c.id), |ctx| -> Result<(), Error> {
                 let mut cur = Cursor::new(&c);
                 kf.segment = Some((cur.u32(ctx)?, cur.u32(ctx)?));
                 Ok(())
             })?,
             id::KFCURTIME => {
-                kf.current = Some(ctx.within(label, |ctx| Cursor::new(&c).u32(ctx))?);
+                kf.current = Some(ctx.within(Label::Chunk(c.id), |ctx| Cursor::new(&c).u32(ctx))?);
             }
             id::AMBIENT_NODE_TAG..=id::SPOTLIGHT_NODE_TAG => {
-                let label = format!("{label} #{}", kf.nodes.len());
-                kf.nodes.push(ctx.within(label, |ctx| decode_node(&c, ctx))?);
+                let label = Label::Node(c.id, kf.nodes.len());
+                kf.nodes
+                    .push(ctx.within(label, |ctx| decode_node(&c, ctx))?);
             }
             _ => {}
         }
@@ -1236,11 +1463,15 @@ fn decode_kfdata(chunk: &Chunk, ctx: &mut Ctx) -> Result<Keyframer, Error> {
 }
 
 fn decode_node(chunk: &Chunk, ctx: &mut Ctx) -> Result<NodeChunk, Error> {
-    let mut n =
-        NodeChunk { tag: chunk.id, offset: chunk.offset, parent: 0xFFFF, ..NodeChunk::default() };
-    for c in split(chunk.data, chunk.data_offset(), ctx) {
-        let label = chunk_label(c.id);
-        ctx.within(label, |ctx| -> Result<(), Error> {
+    let mut n = NodeChunk {
+        tag: chunk.id,
+        offset: chunk.offset,
+        parent: 0xFFFF,
+        ..NodeChunk::default()
+    };
+    let mut subs = Chunks::of(chunk);
+    while let Some(c) = subs.next_chunk(ctx) {
+        ctx.within(Label::Chunk(c.id), |ctx| -> Result<(), Error> {
             let mut cur = Cursor::new(&c);
             match c.id {
                 id::NODE_ID => n.id = Some(cur.u16(ctx)?),
@@ -1277,14 +1508,17 @@ pub fn decode_track(chunk: &Chunk, ctx: &mut Ctx) -> Result<TrackChunk, Error> {
         _ => 4,
     };
     let count = ctx.check_count(at, "keys", count.into(), 6 + value_min, cur.left())?;
-    let mut keys = Vec::new();
+    // `count` keys of at least 6 bytes each fit in the chunk: the capacity is bounded by it.
+    let mut keys = Vec::with_capacity(count);
     for _ in 0..count {
         let frame = cur.i32(ctx)?;
         let kflags = cur.u16(ctx)?;
         let mut tcb = [0.0f32; 5];
-        for (bit, slot) in tcb.iter_mut().enumerate() {
-            if kflags & (1 << bit) != 0 {
-                *slot = cur.f32(ctx)?;
+        if kflags & 0x1F != 0 {
+            for (bit, slot) in tcb.iter_mut().enumerate() {
+                if kflags & (1 << bit) != 0 {
+                    *slot = cur.f32(ctx)?;
+                }
             }
         }
         let value = match chunk.id {
@@ -1299,9 +1533,20 @@ pub fn decode_track(chunk: &Chunk, ctx: &mut Ctx) -> Result<TrackChunk, Error> {
             id::HIDE_TRACK_TAG => KeyValue::None,
             _ => KeyValue::Scalar(cur.f32(ctx)?),
         };
-        keys.push(KeyChunk { frame, flags: kflags, tcb, value });
+        keys.push(KeyChunk {
+            frame,
+            flags: kflags,
+            tcb,
+            value,
+        });
     }
-    Ok(TrackChunk { tag: chunk.id, offset: chunk.offset, flags, unknown, keys })
+    Ok(TrackChunk {
+        tag: chunk.id,
+        offset: chunk.offset,
+        flags,
+        unknown,
+        keys,
+    })
 }
 
 /// A node of the raw chunk tree built by [`walk`].
@@ -1366,7 +1611,10 @@ pub fn walk(bytes: &[u8], ctx: &mut Ctx) -> Vec<ChunkNode> {
             };
             if let Some(p) = prefix.filter(|&p| p <= c.data.len()) {
                 if depth >= ctx.limits.max_depth {
-                    ctx.warn(c.offset, "nesting deeper than the depth limit; not descended");
+                    ctx.warn(
+                        c.offset,
+                        "nesting deeper than the depth limit; not descended",
+                    );
                 } else {
                     node.data_len = p;
                     node.children = level(&c.data[p..], c.data_offset() + p as u64, depth + 1, ctx);
@@ -1481,10 +1729,24 @@ mod tests {
     }
 
     #[test]
+    fn root_chunk_too_short_is_an_error_not_a_panic() {
+        for len in [0u32, 3] {
+            let mut bytes = 0x4D4Du16.to_le_bytes().to_vec();
+            bytes.extend(len.to_le_bytes());
+            let mut ctx = Ctx::new(Limits::default());
+            let e = decode(&bytes, &mut ctx).unwrap_err();
+            assert!(matches!(e, Error::Malformed { offset: 0, .. }), "{e}");
+        }
+    }
+
+    #[test]
     fn text_file_is_not_a_3ds_file() {
         let mut ctx = Ctx::new(Limits::default());
         let e = decode(b"invalid 3ds file\n", &mut ctx).unwrap_err();
         assert!(matches!(e, Error::NotThreeDs(_)));
-        assert!(e.to_string().contains("expected the root chunk M3DMAGIC"), "{e}");
+        assert!(
+            e.to_string().contains("expected the root chunk M3DMAGIC"),
+            "{e}"
+        );
     }
 }

@@ -555,3 +555,21 @@ pub fn human(r: &Report) -> String {
     }
     s
 }
+
+/// `inspect --raw`: the low-level structure of the file. FBX files print their node-record
+/// tree ([`keyscene::formats::fbx::dump`]); other formats have no raw dump yet and say so.
+pub fn raw(file: &std::path::Path, out: &mut dyn std::io::Write) -> Result<(), CliError> {
+    let bytes = std::fs::read(file)
+        .map_err(|e| CliError::Lib(keyscene::Error::Io { path: file.into(), source: e }))?;
+    let is_fbx = bytes.starts_with(b"Kaydara FBX Binary")
+        || file.extension().is_some_and(|e| e.eq_ignore_ascii_case("fbx"));
+    if !is_fbx {
+        return Err(CliError::Msg(format!(
+            "{}: --raw dumps FBX files only (3DS chunk dumps are not written yet)",
+            file.display()
+        )));
+    }
+    let doc = keyscene::formats::fbx::parse(&bytes, &keyscene::limits::Limits::default())
+        .map_err(|e| CliError::Msg(format!("{}: {e}", file.display())))?;
+    crate::emit(out, &keyscene::formats::fbx::dump(&doc))
+}

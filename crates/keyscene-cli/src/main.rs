@@ -16,6 +16,7 @@ use std::process::ExitCode;
 
 use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser, Subcommand};
 
+mod check;
 mod convert;
 mod inspect;
 mod sample;
@@ -37,6 +38,18 @@ enum Command {
         /// Print JSON (schema in docs/cli.md) instead of the readable summary.
         #[arg(long)]
         json: bool,
+        /// Dump the file's low-level structure instead (FBX: the node-record tree, arrays
+        /// summarised), to locate a problem in one layer.
+        #[arg(long, conflicts_with = "json")]
+        raw: bool,
+    },
+    /// Validate a file: 3DA files get every structural check of docs/3da.md (offsets, chains,
+    /// hierarchy, indices, strips, keys, weights, names, collision map), each with its byte
+    /// offset; other formats are loaded and their reader warnings listed. Exits non-zero on any
+    /// error.
+    Check {
+        /// The file to check.
+        file: PathBuf,
     },
     /// Evaluate the animation at frames or times and print world-space results as JSON.
     Sample {
@@ -118,10 +131,12 @@ fn run(cli: Cli, matches: &ArgMatches) -> Result<(), CliError> {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     match cli.command {
-        Command::Inspect { file, json } => {
+        Command::Inspect { file, raw: true, .. } => inspect::raw(&file, &mut out),
+        Command::Inspect { file, json, raw: false } => {
             let scene = load(&file)?;
             inspect::run(&scene, &file, json, &mut out)
         }
+        Command::Check { file } => check::run(&file, &mut out),
         Command::Sample { file, fps, animation, .. } => {
             let sub = matches.subcommand_matches("sample").expect("sample was parsed");
             let times = sample::requested_times(sub);

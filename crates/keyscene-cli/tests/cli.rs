@@ -298,3 +298,17 @@ fn convert_to_glb_refuses_a_frame_and_writes_nothing() {
     assert!(String::from_utf8_lossy(&r.stderr).contains("--frame applies to OBJ"));
     assert!(files_in(dir.path()).is_empty());
 }
+
+#[test]
+fn check_passes_a_sound_file_and_fails_a_cut_one_with_its_place() {
+    let ok = keyscene(&["check", &fly()]);
+    assert!(ok.status.success(), "{}", String::from_utf8_lossy(&ok.stderr));
+    assert!(String::from_utf8_lossy(&ok.stdout).ends_with("0 errors, 0 warnings\n"));
+    // FLY.3DS cut inside its first chunk's header: the reader must refuse it and say where.
+    let dir = tempfile::tempdir().unwrap();
+    let cut = dir.path().join("cut.3ds");
+    std::fs::write(&cut, &std::fs::read(fly()).unwrap()[..4]).unwrap();
+    let bad = keyscene(&["check", cut.to_str().unwrap()]);
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("byte"), "error names a byte offset");
+}

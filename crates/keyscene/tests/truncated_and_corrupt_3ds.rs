@@ -123,5 +123,45 @@ fn main() {
             })
             .map_err(|e| Failed::from(e.to_string()))
     }));
+    trials.push(Trial::test("root_id_then_arbitrary_bytes_never_panics", || {
+        // Found by hand: a root chunk declaring a length below its 6-byte header panicked.
+        let mut runner = proptest::test_runner::TestRunner::new(proptest::test_runner::Config {
+            cases: 4000,
+            failure_persistence: None,
+            ..Default::default()
+        });
+        runner
+            .run(
+                &(any::<bool>(), 0u32..128, prop::collection::vec(any::<u8>(), 0..96)),
+                |(prj, len, rest)| {
+                    // Small declared lengths: shorter than the header, than the data, or longer.
+                    let mut bytes = if prj { vec![0x3D, 0xC2] } else { vec![0x4D, 0x4D] };
+                    bytes.extend(len.to_le_bytes());
+                    bytes.extend(rest);
+                    read(&bytes);
+                    Ok(())
+                },
+            )
+            .map_err(|e| Failed::from(e.to_string()))
+    }));
+    trials.push(Trial::test("synthetic_trees_with_overwritten_bytes_never_panic", || {
+        let mut runner = proptest::test_runner::TestRunner::new(proptest::test_runner::Config {
+            cases: 2000,
+            failure_persistence: None,
+            ..Default::default()
+        });
+        let edits = prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..8);
+        runner
+            .run(&(tree(), edits), |(body, edits)| {
+                let mut bytes = chunk(0x4D4D, &body);
+                for (at, b) in edits {
+                    let i = at.index(bytes.len());
+                    bytes[i] = b;
+                }
+                read(&bytes);
+                Ok(())
+            })
+            .map_err(|e| Failed::from(e.to_string()))
+    }));
     common::run(trials);
 }

@@ -24,6 +24,8 @@ use glam::{DMat4, DQuat, DVec3, Vec2, Vec3, Vec4};
 
 use crate::anim::Animation;
 
+pub mod geometry;
+
 /// A node index into [`Scene::nodes`].
 pub type NodeId = usize;
 

@@ -41,7 +41,7 @@ use std::path::Path;
 use glam::{DMat4, DVec3, Vec2, Vec3};
 
 use crate::anim::{Pose, Time};
-use crate::scene::{MapSlot, Mesh, Scene};
+use crate::scene::{geometry, MapSlot, Mesh, Scene};
 
 /// An OBJ problem.
 #[derive(Debug, thiserror::Error)]
@@ -250,84 +250,22 @@ struct Corners {
 }
 
 fn corner_attributes(mesh: &Mesh, world: &[DVec3], to_world: DMat4) -> Corners {
-    let n_corners = mesh.corner_vertices.len();
-    let mut uvs = vec![None; n_corners];
-    let mut normals = vec![None; n_corners];
     let uv_set = mesh.uv_sets.first();
-    let normal_matrix = to_world.inverse().transpose();
+    let mut uvs = vec![None; mesh.corner_vertices.len()];
     for p in 0..mesh.polygon_count() {
         for c in mesh.polygon_corners(p) {
-            let v = mesh.corner_vertices[c];
-            uvs[c] = uv_set.and_then(|s| s.uvs.get(v, c, p));
-            if let Some(n) = mesh.normals.as_ref().and_then(|a| a.get(v, c, p)) {
-                let w = normal_matrix.transform_vector3(n.as_dvec3()).normalize_or_zero();
-                normals[c] = Some(w.as_vec3());
-            }
+            uvs[c] = uv_set.and_then(|s| s.uvs.get(mesh.corner_vertices[c], c, p));
         }
     }
-    if mesh.normals.is_none() {
-        let mirrored = to_world.determinant() < 0.0;
-        smoothing_normals(mesh, world, mirrored, &mut normals);
-    }
-    Corners { uvs, normals }
-}
-
-/// Fills `out` (one entry per corner) with smoothing-group normals computed from the world
-/// positions (see the module docs). `mirrored`: the placement mirrors, so the written winding
-/// is reversed and the normals turn with it.
-fn smoothing_normals(mesh: &Mesh, world: &[DVec3], mirrored: bool, out: &mut [Option<Vec3>]) {
-    let sign = if mirrored { -1.0 } else { 1.0 };
-    let polys = mesh.polygon_count();
-    let face_normal: Vec<DVec3> = (0..polys)
-        .map(|p| {
-            // Newell's method: exact for triangles, robust for n-gons.
-            let vs = mesh.polygon(p);
-            let mut n = DVec3::ZERO;
-            for (i, &a) in vs.iter().enumerate() {
-                let b = vs[(i + 1) % vs.len()];
-                let (a, b) = (world_at(world, a), world_at(world, b));
-                n += DVec3::new(
-                    (a.y - b.y) * (a.z + b.z),
-                    (a.z - b.z) * (a.x + b.x),
-                    (a.x - b.x) * (a.y + b.y),
-                );
-            }
-            sign * n.normalize_or_zero()
-        })
+    // Smoothing-group and flat normals come from the world positions in stored winding; when
+    // the placement mirrors, the written winding is reversed and the normals turn with it.
+    // Stored normals are carried through the placement's inverse transpose.
+    let sign = if mesh.normals.is_none() && to_world.determinant() < 0.0 { -1.0 } else { 1.0 };
+    let normals = geometry::corner_normals(mesh, world, geometry::normal_matrix(to_world))
+        .into_iter()
+        .map(|n| Some(n * sign))
         .collect();
-    let bits =
-        |p: usize| mesh.smoothing_groups.as_ref().and_then(|g| g.get(p)).copied().unwrap_or(0);
-    // Polygons around every vertex.
-    let mut around: Vec<Vec<u32>> = vec![Vec::new(); world.len()];
-    for p in 0..polys {
-        for &v in mesh.polygon(p) {
-            if let Some(list) = around.get_mut(v as usize) {
-                list.push(p as u32);
-            }
-        }
-    }
-    for p in 0..polys {
-        let own = bits(p);
-        for c in mesh.polygon_corners(p) {
-            let v = mesh.corner_vertices[c] as usize;
-            let mut n = face_normal[p];
-            if own != 0 {
-                if let Some(list) = around.get(v) {
-                    for &q in list {
-                        let q = q as usize;
-                        if q != p && bits(q) & own != 0 {
-                            n += face_normal[q];
-                        }
-                    }
-                }
-            }
-            out[c] = Some(n.normalize_or_zero().as_vec3());
-        }
-    }
-}
-
-fn world_at(world: &[DVec3], v: u32) -> DVec3 {
-    world.get(v as usize).copied().unwrap_or(DVec3::ZERO)
+    Corners { uvs, normals }
 }
 
 /// Values de-duplicated by bit pattern, indices in first-use order.

@@ -1,0 +1,266 @@
+//! Geometry every writer and renderer needs: polygon normals, triangulation of n-gons, and
+//! per-corner normals from smoothing groups or stored normals.
+//!
+//! Positions are `f64` in whatever frame the caller passes (a mesh's own, or baked into world
+//! space); normals come out as unit `f32` vectors.
+
+use glam::{DMat3, DMat4, DVec2, DVec3, Vec3};
+
+use super::Mesh;
+
+/// The normal used where a polygon has no area (and its neighbours give none): glTF requires
+/// unit normals, so a degenerate face gets +Y rather than a zero vector.
+pub const FALLBACK_NORMAL: Vec3 = Vec3::Y;
+
+/// The unnormalised normal of a polygon by Newell's method (twice its area for a triangle);
+/// works for non-planar and concave n-gons.
+pub fn newell_normal(positions: &[DVec3], polygon: &[u32]) -> DVec3 {
+    let mut n = DVec3::ZERO;
+    let point = |i: u32| positions.get(i as usize).copied().unwrap_or(DVec3::ZERO);
+    for (k, &a) in polygon.iter().enumerate() {
+        let p = point(a);
+        let q = point(polygon[(k + 1) % polygon.len()]);
+        n += DVec3::new((p.y - q.y) * (p.z + q.z), (p.z - q.z) * (p.x + q.x), (p.x - q.x) * (p.y + q.y));
+    }
+    n
+}
+
+/// Splits a polygon into triangles, as triples of positions *within* the polygon (0-based
+/// corner numbers). Triangles pass through; convex polygons are fanned from corner 0; concave
+/// ones are ear-clipped in the plane of their Newell normal. A polygon ear clipping cannot
+/// split (self-intersecting) falls back to the fan. Fewer than three corners give nothing.
+pub fn triangulate(positions: &[DVec3], polygon: &[u32]) -> Vec<[usize; 3]> {
+    let n = polygon.len();
+    if n < 3 {
+        return Vec::new();
+    }
+    let fan = || (1..n - 1).map(|k| [0, k, k + 1]).collect::<Vec<_>>();
+    if n == 3 {
+        return fan();
+    }
+    let normal = newell_normal(positions, polygon);
+    if normal.length_squared() == 0.0 {
+        return fan();
+    }
+    // Project onto the plane: u, v span it with u × v = normal, so CCW stays CCW.
+    let w = normal.normalize();
+    let u = w.any_orthonormal_vector();
+    let v = w.cross(u);
+    let pts: Vec<DVec2> = polygon
+        .iter()
+        .map(|&i| {
+            let p = positions.get(i as usize).copied().unwrap_or(DVec3::ZERO);
+            DVec2::new(p.dot(u), p.dot(v))
+        })
+        .collect();
+    let cross = |o: DVec2, a: DVec2, b: DVec2| (a - o).perp_dot(b - o);
+    let convex = (0..n).all(|k| cross(pts[k], pts[(k + 1) % n], pts[(k + 2) % n]) >= 0.0);
+    if convex {
+        return fan();
+    }
+    let mut remaining: Vec<usize> = (0..n).collect();
+    let mut out = Vec::with_capacity(n - 2);
+    while remaining.len() > 3 {
+        let m = remaining.len();
+        let ear = (0..m).find(|&k| {
+            let (a, b, c) = (remaining[(k + m - 1) % m], remaining[k], remaining[(k + 1) % m]);
+            if cross(pts[a], pts[b], pts[c]) <= 0.0 {
+                return false;
+            }
+            remaining.iter().all(|&r| {
+                r == a
+                    || r == b
+                    || r == c
+                    || !(cross(pts[a], pts[b], pts[r]) >= 0.0
+                        && cross(pts[b], pts[c], pts[r]) >= 0.0
+                        && cross(pts[c], pts[a], pts[r]) >= 0.0)
+            })
+        });
+        let Some(k) = ear else { return fan() };
+        out.push([remaining[(k + m - 1) % m], remaining[k], remaining[(k + 1) % m]]);
+        remaining.remove(k);
+    }
+    out.push([remaining[0], remaining[1], remaining[2]]);
+    out
+}
+
+/// One unit normal per polygon corner (indexed like [`Mesh::corner_vertices`]) for a mesh
+/// whose positions are `positions` (the mesh's own, or baked into another frame).
+///
+/// With smoothing groups (3DS): a corner of polygon `p` at vertex `v` gets the sum of the unit
+/// face normals of every polygon at `v` whose smoothing bits intersect `p`'s (so `p` itself
+/// counts), normalised — lib3ds `lib3ds_mesh_calculate_normals`' rule. A polygon with
+/// smoothing 0 is flat. Without smoothing groups the mesh's own normals are used (transformed
+/// by `normal_matrix`), and without those every polygon is flat. Faces are weighted equally,
+/// not by area, as lib3ds does.
+pub fn corner_normals(mesh: &Mesh, positions: &[DVec3], normal_matrix: DMat3) -> Vec<Vec3> {
+    let polys = mesh.polygon_count();
+    let face: Vec<DVec3> =
+        (0..polys).map(|p| newell_normal(positions, mesh.polygon(p)).normalize_or_zero()).collect();
+    let unit = |n: DVec3, flat: DVec3| {
+        let n = if n.length_squared() > 1e-24 { n } else { flat };
+        if n.length_squared() > 1e-24 {
+            n.normalize().as_vec3()
+        } else {
+            FALLBACK_NORMAL
+        }
+    };
+    let mut out = vec![FALLBACK_NORMAL; mesh.corner_vertices.len()];
+    if let Some(groups) = &mesh.smoothing_groups {
+        let mut at_vertex: Vec<Vec<u32>> = vec![Vec::new(); positions.len()];
+        for p in 0..polys {
+            for &v in mesh.polygon(p) {
+                if let Some(list) = at_vertex.get_mut(v as usize) {
+                    list.push(p as u32);
+                }
+            }
+        }
+        for p in 0..polys {
+            let bits = groups.get(p).copied().unwrap_or(0);
+            for c in mesh.polygon_corners(p) {
+                let v = mesh.corner_vertices[c] as usize;
+                let mut sum = face[p];
+                if bits != 0 {
+                    sum = DVec3::ZERO;
+                    for &q in at_vertex.get(v).map(Vec::as_slice).unwrap_or(&[]) {
+                        if groups.get(q as usize).copied().unwrap_or(0) & bits != 0 {
+                            sum += face[q as usize];
+                        }
+                    }
+                }
+                out[c] = unit(sum, face[p]);
+            }
+        }
+    } else if let Some(normals) = &mesh.normals {
+        for (p, &flat) in face.iter().enumerate() {
+            for c in mesh.polygon_corners(p) {
+                let v = mesh.corner_vertices[c];
+                let n = normals.get(v, c, p).map(|n| normal_matrix * n.as_dvec3());
+                out[c] = unit(n.unwrap_or(DVec3::ZERO), flat);
+            }
+        }
+    } else {
+        for (p, &flat) in face.iter().enumerate() {
+            for c in mesh.polygon_corners(p) {
+                out[c] = unit(flat, flat);
+            }
+        }
+    }
+    out
+}
+
+/// The matrix that carries normals through `m`: the inverse transpose of its 3×3 part
+/// (identity when `m` is singular).
+pub fn normal_matrix(m: DMat4) -> DMat3 {
+    let m3 = DMat3::from_mat4(m);
+    if m3.determinant().abs() < 1e-300 {
+        DMat3::IDENTITY
+    } else {
+        m3.inverse().transpose()
+    }
+}
+
+
+#[cfg(test)]
+/// A unit cube [0,1]³ with 8 shared vertices and 12 triangles, outward CCW winding.
+pub(crate) fn unit_cube(groups: Option<Vec<u32>>) -> Mesh {
+    let positions = (0..8)
+        .map(|i| DVec3::new((i & 1) as f64, ((i >> 1) & 1) as f64, ((i >> 2) & 1) as f64))
+        .collect();
+    #[rustfmt::skip]
+    let tris: [[u32; 3]; 12] = [
+        [0, 2, 3], [0, 3, 1], // z = 0, normal −Z
+        [4, 5, 7], [4, 7, 6], // z = 1, +Z
+        [0, 1, 5], [0, 5, 4], // y = 0, −Y
+        [2, 6, 7], [2, 7, 3], // y = 1, +Y
+        [0, 4, 6], [0, 6, 2], // x = 0, −X
+        [1, 3, 7], [1, 7, 5], // x = 1, +X
+    ];
+    Mesh {
+        positions,
+        polygon_starts: (0..=12).map(|i| i * 3).collect(),
+        corner_vertices: tris.iter().flatten().copied().collect(),
+        smoothing_groups: groups,
+        ..Mesh::default()
+    }
+}
+
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn normal_at(mesh: &Mesh, normals: &[Vec3], polygon: usize, vertex: u32) -> Vec3 {
+        let c = mesh.polygon_corners(polygon).find(|&c| mesh.corner_vertices[c] == vertex).unwrap();
+        normals[c]
+    }
+
+    #[test]
+    fn cube_with_one_smoothing_group_shares_the_diagonal_normal() {
+        // Vertex 7 = (1,1,1) touches 6 triangles: two per face +Z, +Y, +X. Unit face normals
+        // summed: 2·(0,0,1) + 2·(0,1,0) + 2·(1,0,0) → (1,1,1)/√3.
+        let m = unit_cube(Some(vec![1; 12]));
+        let n = corner_normals(&m, &m.positions, DMat3::IDENTITY);
+        let d = 1.0 / 3f32.sqrt();
+        for p in [2, 6, 10] {
+            assert!((normal_at(&m, &n, p, 7) - Vec3::splat(d)).length() < 1e-6);
+        }
+    }
+
+    #[test]
+    fn cube_with_a_group_per_side_is_flat() {
+        let m = unit_cube(Some(vec![1, 1, 2, 2, 4, 4, 8, 8, 16, 16, 32, 32]));
+        let n = corner_normals(&m, &m.positions, DMat3::IDENTITY);
+        assert_eq!(normal_at(&m, &n, 2, 7), Vec3::Z);
+        assert_eq!(normal_at(&m, &n, 6, 7), Vec3::Y);
+        assert_eq!(normal_at(&m, &n, 10, 7), Vec3::X);
+    }
+
+    #[test]
+    fn smoothing_zero_is_flat_and_bits_must_intersect() {
+        // Top (+Z) triangles in group 1|2, side +Y in group 2, side +X in group 0 (flat).
+        let mut g = vec![4; 12];
+        g[2] = 3;
+        g[3] = 3;
+        g[6] = 2;
+        g[7] = 2;
+        g[10] = 0;
+        g[11] = 0;
+        let m = unit_cube(Some(g));
+        let n = corner_normals(&m, &m.positions, DMat3::IDENTITY);
+        // At vertex 7 the +Z face meets +Y (bits 2 intersect) but not +X (flat, 0).
+        let zy = Vec3::new(0.0, 1.0, 1.0).normalize();
+        assert!((normal_at(&m, &n, 2, 7) - zy).length() < 1e-6);
+        assert!((normal_at(&m, &n, 6, 7) - zy).length() < 1e-6);
+        assert_eq!(normal_at(&m, &n, 10, 7), Vec3::X);
+    }
+
+    #[test]
+    fn no_smoothing_groups_and_no_normals_is_flat() {
+        let m = unit_cube(None);
+        let n = corner_normals(&m, &m.positions, DMat3::IDENTITY);
+        assert_eq!(normal_at(&m, &n, 0, 0), -Vec3::Z);
+    }
+
+    #[test]
+    fn concave_pentagon_is_ear_clipped_inside_its_outline() {
+        // An arrow-head: corner 3 (2,1) is reflex; a fan from 0 would leave the outline.
+        let p = vec![
+            DVec3::new(0.0, 0.0, 0.0),
+            DVec3::new(4.0, 0.0, 0.0),
+            DVec3::new(4.0, 4.0, 0.0),
+            DVec3::new(2.0, 1.0, 0.0),
+            DVec3::new(0.0, 4.0, 0.0),
+        ];
+        let tris = triangulate(&p, &[0, 1, 2, 3, 4]);
+        assert_eq!(tris.len(), 3);
+        let area: f64 = tris
+            .iter()
+            .map(|t| (p[t[1]] - p[t[0]]).cross(p[t[2]] - p[t[0]]).z / 2.0)
+            .sum();
+        // Outline area by the shoelace formula: 16 − triangle (0,4)-(4,4)-(2,1) of area 6 = 10.
+        assert!((area - 10.0).abs() < 1e-12);
+        assert!(tris.iter().all(|t| (p[t[1]] - p[t[0]]).cross(p[t[2]] - p[t[0]]).z > 0.0));
+    }
+
+}

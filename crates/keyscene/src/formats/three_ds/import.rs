@@ -61,7 +61,12 @@ pub const NO_PARENT: u16 = 0xFFFF;
 
 /// Builds the scene of a decoded file. Problems it survives are appended to `warnings`.
 pub fn import(file: &File3ds, opts: &ReadOptions, warnings: &mut Vec<Warning>) -> Scene {
-    let mut b = Builder { scene: Scene::default(), warnings, mesh_by_name: HashMap::new() };
+    let mut b = Builder {
+        scene: Scene::default(),
+        warnings,
+        mesh_by_name: HashMap::new(),
+        material_by_name: None,
+    };
     b.meta(file);
     b.materials(file, opts.base_dir.as_deref());
     b.meshes(file);
@@ -90,10 +95,22 @@ pub fn import(file: &File3ds, opts: &ReadOptions, warnings: &mut Vec<Warning>) -
     b.scene
 }
 
-struct Builder<'w> {
+struct Builder<'w, 'f> {
     scene: Scene,
     warnings: &'w mut Vec<Warning>,
-    mesh_by_name: HashMap<String, usize>,
+    mesh_by_name: HashMap<&'f str, usize>,
+    /// Material index by name (the first of a name wins), built when a mesh first needs it.
+    material_by_name: Option<HashMap<&'f str, usize>>,
+}
+
+/// Where a mesh's problems are reported.
+fn mesh_place(name: &str) -> String {
+    format!("MDATA › NAMED_OBJECT {name:?} › N_TRI_OBJECT")
+}
+
+/// Where a keyframer node's problems are reported.
+fn node_place(i: usize, nc: &NodeChunk) -> String {
+    format!("KFDATA › {} #{i} {:?}", super::chunks::chunk_label(nc.tag), nc.name)
 }
 
 fn v3(a: [f32; 3]) -> DVec3 {
@@ -110,7 +127,7 @@ fn mesh_matrix(m: &[[f32; 3]; 4]) -> DMat4 {
     )
 }
 
-impl Builder<'_> {
+impl<'f> Builder<'_, 'f> {
     fn warn(&mut self, offset: Option<u64>, place: impl Into<String>, message: impl Into<String>) {
         self.warnings.push(Warning { offset, place: place.into(), message: message.into() });
     }
@@ -164,17 +181,16 @@ impl Builder<'_> {
         }
     }
 
-    fn meshes(&mut self, file: &File3ds) {
+    fn meshes(&mut self, file: &'f File3ds) {
         for o in &file.objects {
             if let ObjectKind::Mesh(tri) = &o.kind {
-                let place = format!("MDATA › NAMED_OBJECT {:?} › N_TRI_OBJECT", o.name);
-                let mesh = self.convert_mesh(&o.name, tri, &place, o.offset);
+                let mesh = self.convert_mesh(file, &o.name, tri, o.offset);
                 let index = self.scene.meshes.len();
                 self.scene.meshes.push(mesh);
-                if self.mesh_by_name.insert(o.name.clone(), index).is_some() {
+                if self.mesh_by_name.insert(&o.name, index).is_some() {
                     self.warn(
                         Some(o.offset),
-                        place,
+                        mesh_place(&o.name),
                         "a second mesh with this name; nodes show the last one",
                     );
                 }
@@ -182,27 +198,46 @@ impl Builder<'_> {
         }
     }
 
-    fn convert_mesh(&mut self, name: &str, tri: &TriMesh, place: &str, offset: u64) -> Mesh {
+    fn convert_mesh(&mut self, file: &'f File3ds, name: &str, tri: &TriMesh, offset: u64) -> Mesh {
         let n_points = tri.points.len();
-        let mut kept = Vec::new(); // new face index per old face, u32::MAX when dropped
-        let mut corner_vertices = Vec::new();
-        let mut dropped = 0usize;
-        for f in &tri.faces {
-            if f[..3].iter().any(|&v| usize::from(v) >= n_points) {
-                kept.push(u32::MAX);
-                dropped += 1;
-            } else {
-                kept.push((corner_vertices.len() / 3) as u32);
-                corner_vertices.extend(f[..3].iter().map(|&v| u32::from(v)));
+        let faces = &tri.faces;
+        let valid = |f: &[u16; 4]| usize::from(f[0].max(f[1]).max(f[2])) < n_points;
+        // Faces naming a vertex past the points are dropped. `kept` (new face index per old
+        // face, u32::MAX when dropped) is only built when some face is dropped.
+        let mut kept: Option<Vec<u32>> = None;
+        let corner_vertices: Vec<u32> = if faces.iter().all(valid) {
+            let mut cv = vec![0u32; faces.len() * 3];
+            for (c, f) in cv.chunks_exact_mut(3).zip(faces) {
+                c.copy_from_slice(&[f[0].into(), f[1].into(), f[2].into()]);
             }
-        }
-        if dropped > 0 {
+            cv
+        } else {
+            let mut map = Vec::with_capacity(faces.len());
+            let mut cv = Vec::new();
+            for f in faces {
+                if valid(f) {
+                    map.push((cv.len() / 3) as u32);
+                    cv.extend_from_slice(&[f[0].into(), f[1].into(), f[2].into()]);
+                } else {
+                    map.push(u32::MAX);
+                }
+            }
+            let dropped = faces.len() - cv.len() / 3;
             self.warn(
                 Some(offset),
-                place,
+                mesh_place(name),
                 format!("{dropped} faces name vertices past the {n_points} points; dropped"),
             );
-        }
+            kept = Some(map);
+            cv
+        };
+        // The new index of old face `f`, `None` when it was dropped or does not exist.
+        let new_face = |f: usize| -> Option<usize> {
+            match &kept {
+                None => (f < faces.len()).then_some(f),
+                Some(map) => map.get(f).filter(|&&k| k != u32::MAX).map(|&k| k as usize),
+            }
+        };
         let face_count = corner_vertices.len() / 3;
         let polygon_starts = (0..=face_count).map(|i| (i * 3) as u32).collect();
         let mut mesh = Mesh {
@@ -226,7 +261,7 @@ impl Builder<'_> {
             } else {
                 self.warn(
                     Some(offset),
-                    place,
+                    mesh_place(name),
                     format!(
                         "{} texture vertices for {n_points} points; UVs ignored",
                         tri.tex_verts.len()
@@ -234,40 +269,37 @@ impl Builder<'_> {
                 );
             }
         }
-        if !tri.smoothing.is_empty() && tri.smoothing.len() == tri.faces.len() {
-            mesh.smoothing_groups = Some(
-                tri.smoothing
+        if !tri.smoothing.is_empty() && tri.smoothing.len() == faces.len() {
+            mesh.smoothing_groups = Some(match &kept {
+                None => tri.smoothing.clone(),
+                Some(map) => tri
+                    .smoothing
                     .iter()
-                    .zip(&kept)
+                    .zip(map)
                     .filter(|(_, &k)| k != u32::MAX)
                     .map(|(&s, _)| s)
                     .collect(),
-            );
+            });
         }
         if !tri.material_groups.is_empty() {
-            let by_name: HashMap<&str, usize> = self
-                .scene
-                .materials
-                .iter()
-                .enumerate()
-                .map(|(i, m)| (m.name.as_str(), i))
-                .rev()
-                .collect();
+            let by_name = self.material_by_name.get_or_insert_with(|| {
+                file.materials.iter().enumerate().rev().map(|(i, m)| (m.name.as_str(), i)).collect()
+            });
             let mut per_face = vec![Mesh::NO_MATERIAL; face_count];
             let mut bad = 0usize;
             for (slot, (mat, faces)) in tri.material_groups.iter().enumerate() {
                 mesh.material_slots.push(by_name.get(mat.as_str()).copied());
                 for &f in faces {
-                    match kept.get(usize::from(f)) {
-                        Some(&k) if k != u32::MAX => per_face[k as usize] = slot as u32,
-                        _ => bad += 1,
+                    match new_face(usize::from(f)) {
+                        Some(k) => per_face[k] = slot as u32,
+                        None => bad += 1,
                     }
                 }
             }
             if bad > 0 {
                 self.warn(
                     Some(offset),
-                    place,
+                    mesh_place(name),
                     format!("{bad} material-group face indices out of range; ignored"),
                 );
             }
@@ -322,7 +354,7 @@ impl Builder<'_> {
             match &o.kind {
                 ObjectKind::Mesh(_) => {
                     let mut node = Node::new(o.name.clone(), NodeKind::Mesh);
-                    node.mesh = self.mesh_by_name.get(&o.name).copied();
+                    node.mesh = self.mesh_by_name.get(o.name.as_str()).copied();
                     if let Some(m) = node.mesh.and_then(|m| self.scene.meshes[m].source_matrix) {
                         if m.is_finite() && m.determinant().abs() > 1e-12 {
                             node.geometry_transform = mirror_fix(&m);
@@ -384,17 +416,7 @@ impl Builder<'_> {
                 _ => None,
             })
             .collect();
-        let matrices: HashMap<&str, Option<DMat4>> = file
-            .objects
-            .iter()
-            .filter_map(|o| match &o.kind {
-                ObjectKind::Mesh(m) => Some((o.name.as_str(), m.matrix.as_ref().map(mesh_matrix))),
-                _ => None,
-            })
-            .collect();
         for (i, nc) in nodes.iter().enumerate() {
-            let place =
-                format!("KFDATA › {} #{i} {:?}", super::chunks::chunk_label(nc.tag), nc.name);
             let kind = match nc.tag {
                 id::AMBIENT_NODE_TAG => NodeKind::Ambient,
                 id::CAMERA_NODE_TAG => {
@@ -402,7 +424,7 @@ impl Builder<'_> {
                     if c.is_none() {
                         self.warn(
                             Some(nc.offset),
-                            &place,
+                            node_place(i, nc),
                             "no camera of this name in MDATA; default camera used",
                         );
                     }
@@ -414,7 +436,7 @@ impl Builder<'_> {
                     if l.is_none() {
                         self.warn(
                             Some(nc.offset),
-                            &place,
+                            node_place(i, nc),
                             "no light of this name in MDATA; default light used",
                         );
                     }
@@ -422,7 +444,7 @@ impl Builder<'_> {
                 }
                 id::L_TARGET_NODE_TAG => NodeKind::LightTarget { light: None },
                 _ => {
-                    if self.mesh_by_name.contains_key(&nc.name) {
+                    if self.mesh_by_name.contains_key(nc.name.as_str()) {
                         NodeKind::Mesh
                     } else {
                         NodeKind::Null
@@ -438,15 +460,16 @@ impl Builder<'_> {
             node.source.bound_box = nc.bound_box.map(|(a, b)| (v3(a), v3(b)));
             node.source.morph_smooth = nc.morph_smooth;
             if node.kind == NodeKind::Mesh {
-                node.mesh = self.mesh_by_name.get(&nc.name).copied();
-                let inv = match matrices.get(nc.name.as_str()).copied().flatten() {
+                node.mesh = self.mesh_by_name.get(nc.name.as_str()).copied();
+                let matrix = node.mesh.and_then(|m| self.scene.meshes[m].source_matrix);
+                let inv = match matrix {
                     Some(m) if m.determinant().abs() > 1e-12 && m.is_finite() => {
                         m.inverse() * mirror_fix(&m)
                     }
                     Some(_) => {
                         self.warn(
                             Some(nc.offset),
-                            &place,
+                            node_place(i, nc),
                             "MESH_MATRIX is singular; identity used",
                         );
                         DMat4::IDENTITY
@@ -471,13 +494,9 @@ impl Builder<'_> {
         for (i, nc) in nodes.iter().enumerate() {
             by_id.entry(nc.id.unwrap_or(i as u16)).or_insert(i);
         }
-        let mut parents: Vec<Option<usize>> = Vec::new();
+        let mut parents: Vec<Option<usize>> = Vec::with_capacity(nodes.len());
         for (i, nc) in nodes.iter().enumerate() {
-            let place = format!(
-                "KFDATA › {} #{i} {:?} › NODE_HDR",
-                super::chunks::chunk_label(nc.tag),
-                nc.name
-            );
+            let place = || format!("{} › NODE_HDR", node_place(i, nc));
             let p = if nc.parent == NO_PARENT {
                 None
             } else {
@@ -485,7 +504,7 @@ impl Builder<'_> {
                     Some(&p) if p == i => {
                         self.warn(
                             Some(nc.offset),
-                            place,
+                            place(),
                             "the node names itself as parent; made a root",
                         );
                         None
@@ -494,7 +513,7 @@ impl Builder<'_> {
                     None => {
                         self.warn(
                             Some(nc.offset),
-                            place,
+                            place(),
                             format!("parent {} names no node; made a root", nc.parent),
                         );
                         None
@@ -509,8 +528,9 @@ impl Builder<'_> {
         const ON_PATH: u8 = 1;
         const DONE: u8 = 2;
         let mut state = vec![UNSEEN; parents.len()];
+        let mut path = Vec::new();
         for start in 0..parents.len() {
-            let mut path = Vec::new();
+            path.clear();
             let mut at = start;
             while state[at] == UNSEEN {
                 state[at] = ON_PATH;
@@ -520,11 +540,7 @@ impl Builder<'_> {
                         let nc = &nodes[at];
                         self.warn(
                             Some(nc.offset),
-                            format!(
-                                "KFDATA › {} #{at} {:?}",
-                                super::chunks::chunk_label(nc.tag),
-                                nc.name
-                            ),
+                            node_place(at, nc),
                             "the node's parent chain loops back to it; made a root",
                         );
                         parents[at] = None;
@@ -534,7 +550,7 @@ impl Builder<'_> {
                     None => break,
                 }
             }
-            for n in path {
+            for &n in &path {
                 state[n] = DONE;
             }
         }
@@ -584,12 +600,7 @@ impl Builder<'_> {
         t: &TrackChunk,
         start: f64,
     ) -> Option<ChannelTarget> {
-        let place = format!(
-            "KFDATA › {} #{i} {:?} › {}",
-            super::chunks::chunk_label(node.tag),
-            node.name,
-            super::chunks::chunk_label(t.tag)
-        );
+        let place = || format!("{} › {}", node_place(i, node), super::chunks::chunk_label(t.tag));
         let keys = self.sorted_keys(t);
         if keys.is_empty() {
             return None;
@@ -657,7 +668,7 @@ impl Builder<'_> {
                 let mut out = Vec::new();
                 for k in &keys {
                     if let KeyValue::Name(name) = &k.value {
-                        match self.mesh_by_name.get(name) {
+                        match self.mesh_by_name.get(name.as_str()) {
                             Some(&m) => out.push(Key {
                                 frame: k.frame.into(),
                                 value: m,
@@ -665,7 +676,7 @@ impl Builder<'_> {
                             }),
                             None => self.warn(
                                 Some(t.offset),
-                                &place,
+                                place(),
                                 format!(
                                     "morph key at frame {} names no mesh {name:?}; ignored",
                                     k.frame
@@ -680,7 +691,11 @@ impl Builder<'_> {
                 ChannelTarget::Morph(Track { flags: t.flags, ..Track::new(out) })
             }
             _ => {
-                self.warn(Some(t.offset), place, "track does not apply to this node type; ignored");
+                self.warn(
+                    Some(t.offset),
+                    place(),
+                    "track does not apply to this node type; ignored",
+                );
                 return None;
             }
         })

@@ -80,7 +80,7 @@ pub fn import(file: &File3ds, opts: &ReadOptions, warnings: &mut Vec<Warning>) -
             name: String::new(),
             fps: THREE_DS_FPS,
             frame_range: range,
-            channels: Vec::new(),
+            channels: Vec::with_capacity(kf.nodes.iter().map(|n| n.tracks.len()).sum()),
         };
         for (i, node) in kf.nodes.iter().enumerate() {
             for t in &node.tracks {
@@ -182,6 +182,9 @@ impl<'f> Builder<'_, 'f> {
     }
 
     fn meshes(&mut self, file: &'f File3ds) {
+        let count = file.objects.iter().filter(|o| matches!(o.kind, ObjectKind::Mesh(_))).count();
+        self.scene.meshes.reserve(count);
+        self.mesh_by_name.reserve(count);
         for o in &file.objects {
             if let ObjectKind::Mesh(tri) = &o.kind {
                 let mesh = self.convert_mesh(file, &o.name, tri, o.offset);
@@ -416,6 +419,7 @@ impl<'f> Builder<'_, 'f> {
                 _ => None,
             })
             .collect();
+        self.scene.nodes.reserve(nodes.len());
         for (i, nc) in nodes.iter().enumerate() {
             let kind = match nc.tag {
                 id::AMBIENT_NODE_TAG => NodeKind::Ambient,
@@ -601,11 +605,17 @@ impl<'f> Builder<'_, 'f> {
         start: f64,
     ) -> Option<ChannelTarget> {
         let place = || format!("{} › {}", node_place(i, node), super::chunks::chunk_label(t.tag));
-        let keys = self.sorted_keys(t);
+        let sorted;
+        let keys: &[KeyChunk] = if t.keys.windows(2).all(|w| w[0].frame <= w[1].frame) {
+            &t.keys
+        } else {
+            sorted = sorted_keys(t);
+            &sorted
+        };
         if keys.is_empty() {
             return None;
         }
-        let vector = |keys: &[&KeyChunk]| -> Track<DVec3> {
+        let vector = |keys: &[KeyChunk]| -> Track<DVec3> {
             track(
                 t,
                 keys.iter().filter_map(|k| match k.value {
@@ -614,7 +624,7 @@ impl<'f> Builder<'_, 'f> {
                 }),
             )
         };
-        let scalar = |keys: &[&KeyChunk]| -> Track<f64> {
+        let scalar = |keys: &[KeyChunk]| -> Track<f64> {
             track(
                 t,
                 keys.iter().filter_map(|k| match k.value {
@@ -625,7 +635,7 @@ impl<'f> Builder<'_, 'f> {
         };
         let is_object = node.tag == id::OBJECT_NODE_TAG;
         Some(match t.tag {
-            id::POS_TRACK_TAG => ChannelTarget::Translation(vector(&keys)),
+            id::POS_TRACK_TAG => ChannelTarget::Translation(vector(keys)),
             id::ROT_TRACK_TAG if is_object => {
                 ChannelTarget::Rotation(RotationTrack::Relative(track(
                     t,
@@ -637,12 +647,12 @@ impl<'f> Builder<'_, 'f> {
                     }),
                 )))
             }
-            id::SCL_TRACK_TAG if is_object => ChannelTarget::Scale(vector(&keys)),
-            id::FOV_TRACK_TAG => ChannelTarget::Fov(scalar(&keys)),
-            id::ROLL_TRACK_TAG => ChannelTarget::Roll(scalar(&keys)),
-            id::COL_TRACK_TAG => ChannelTarget::Color(vector(&keys)),
-            id::HOT_TRACK_TAG => ChannelTarget::Hotspot(scalar(&keys)),
-            id::FALL_TRACK_TAG => ChannelTarget::Falloff(scalar(&keys)),
+            id::SCL_TRACK_TAG if is_object => ChannelTarget::Scale(vector(keys)),
+            id::FOV_TRACK_TAG => ChannelTarget::Fov(scalar(keys)),
+            id::ROLL_TRACK_TAG => ChannelTarget::Roll(scalar(keys)),
+            id::COL_TRACK_TAG => ChannelTarget::Color(vector(keys)),
+            id::HOT_TRACK_TAG => ChannelTarget::Hotspot(scalar(keys)),
+            id::FALL_TRACK_TAG => ChannelTarget::Falloff(scalar(keys)),
             id::HIDE_TRACK_TAG => {
                 let initial = node.flags[0] & NODE_HIDDEN != 0;
                 let mut out = Vec::new();
@@ -654,7 +664,7 @@ impl<'f> Builder<'_, 'f> {
                     });
                 }
                 let mut state = initial;
-                for k in &keys {
+                for k in keys {
                     state = !state;
                     out.push(Key {
                         frame: k.frame.into(),
@@ -666,7 +676,7 @@ impl<'f> Builder<'_, 'f> {
             }
             id::MORPH_TRACK_TAG => {
                 let mut out = Vec::new();
-                for k in &keys {
+                for k in keys {
                     if let KeyValue::Name(name) = &k.value {
                         match self.mesh_by_name.get(name.as_str()) {
                             Some(&m) => out.push(Key {
@@ -701,14 +711,6 @@ impl<'f> Builder<'_, 'f> {
         })
     }
 
-    /// The track's keys sorted by frame, keys on the same frame kept in file order (lib3ds
-    /// `*_track_insert` inserts after equal frames; its replace-on-equal branch never runs).
-    fn sorted_keys<'t>(&mut self, t: &'t TrackChunk) -> Vec<&'t KeyChunk> {
-        let mut keys: Vec<&KeyChunk> = t.keys.iter().collect();
-        keys.sort_by_key(|k| k.frame);
-        keys
-    }
-
     /// Sets every node's rest transform to its animated value at frame `start`.
     fn rest_pose(&mut self, anim: &Animation, start: f64) {
         for ch in &anim.channels {
@@ -723,6 +725,15 @@ impl<'f> Builder<'_, 'f> {
             }
         }
     }
+}
+
+/// The track's keys sorted by frame, keys on the same frame kept in file order (lib3ds
+/// `*_track_insert` inserts after equal frames; its replace-on-equal branch never runs). Only
+/// called for tracks whose keys are out of order.
+fn sorted_keys(t: &TrackChunk) -> Vec<KeyChunk> {
+    let mut keys = t.keys.clone();
+    keys.sort_by_key(|k| k.frame);
+    keys
 }
 
 /// The mirror correction lib3ds applies to the points of a mesh whose `MESH_MATRIX` has a

@@ -722,10 +722,131 @@ impl<'a> Cursor<'a> {
     }
 }
 
+/// An element of a fixed-size array stored in a chunk: its size and how it is read.
+pub trait Element: Copy + 'static {
+    /// Bytes per element in the file.
+    const SIZE: usize;
+    /// Reads one element from exactly [`Element::SIZE`] little-endian bytes.
+    fn read(b: &[u8]) -> Self;
+}
+
+impl Element for u16 {
+    const SIZE: usize = 2;
+    #[inline(always)]
+    fn read(b: &[u8]) -> u16 {
+        u16_at(b, 0)
+    }
+}
+
+impl Element for u32 {
+    const SIZE: usize = 4;
+    #[inline(always)]
+    fn read(b: &[u8]) -> u32 {
+        u32_at(b, 0)
+    }
+}
+
+impl Element for [f32; 2] {
+    const SIZE: usize = 8;
+    #[inline(always)]
+    fn read(b: &[u8]) -> [f32; 2] {
+        [f32_at(b, 0), f32_at(b, 4)]
+    }
+}
+
+impl Element for [f32; 3] {
+    const SIZE: usize = 12;
+    #[inline(always)]
+    fn read(b: &[u8]) -> [f32; 3] {
+        [f32_at(b, 0), f32_at(b, 4), f32_at(b, 8)]
+    }
+}
+
+impl Element for [u16; 4] {
+    const SIZE: usize = 8;
+    #[inline(always)]
+    fn read(b: &[u8]) -> [u16; 4] {
+        [u16_at(b, 0), u16_at(b, 2), u16_at(b, 4), u16_at(b, 6)]
+    }
+}
+
+/// A fixed-size array as stored in the file: a view of its checked byte range, read element by
+/// element on demand (no copy is made while decoding).
+pub struct Array<'a, T> {
+    bytes: &'a [u8],
+    _element: std::marker::PhantomData<fn() -> T>,
+}
+
+impl<'a, T: Element> Array<'a, T> {
+    /// The elements in `bytes` (a trailing partial element is ignored).
+    pub fn new(bytes: &'a [u8]) -> Array<'a, T> {
+        let n = bytes.len() / T::SIZE;
+        Array { bytes: &bytes[..n * T::SIZE], _element: std::marker::PhantomData }
+    }
+
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        self.bytes.len() / T::SIZE
+    }
+
+    /// True when there is no element.
+    pub fn is_empty(&self) -> bool {
+        self.bytes.is_empty()
+    }
+
+    /// Element `i`, `None` past the end.
+    pub fn get(&self, i: usize) -> Option<T> {
+        let at = i.checked_mul(T::SIZE)?;
+        self.bytes.get(at..at + T::SIZE).map(T::read)
+    }
+
+    /// The elements in order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = T> + DoubleEndedIterator + 'a {
+        self.bytes.chunks_exact(T::SIZE).map(T::read)
+    }
+
+    /// The elements, copied into a vector.
+    pub fn to_vec(&self) -> Vec<T> {
+        self.iter().collect()
+    }
+
+    /// The stored bytes.
+    pub fn bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+}
+
+impl<T> Clone for Array<'_, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for Array<'_, T> {}
+
+impl<T> Default for Array<'_, T> {
+    fn default() -> Self {
+        Array { bytes: &[], _element: std::marker::PhantomData }
+    }
+}
+
+impl<T: Element + std::fmt::Debug> std::fmt::Debug for Array<'_, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl<T: Element + PartialEq> PartialEq for Array<'_, T> {
+    fn eq(&self, other: &Self) -> bool {
+        self.bytes == other.bytes
+    }
+}
+
 /// A decoded 3DS/PRJ file: the editor data (`MDATA`) and the keyframer (`KFDATA`), values as
-/// stored (`f32`, file units, 3D Studio's Z-up frame).
+/// stored (`f32`, file units, 3D Studio's Z-up frame). Mesh arrays are views of the file's
+/// bytes ([`Array`]), so the file borrows them.
 #[derive(Debug, Clone, Default)]
-pub struct File3ds {
+pub struct File3ds<'a> {
     /// Root chunk id: [`id::M3DMAGIC`] (.3ds) or [`id::CMAGIC`] (.prj).
     pub root: u16,
     /// `M3D_VERSION`, when present.
@@ -735,7 +856,7 @@ pub struct File3ds {
     /// `MASTER_SCALE`: scene units per 3D Studio unit, when present.
     pub master_scale: Option<f32>,
     /// `NAMED_OBJECT`s in file order.
-    pub objects: Vec<NamedObject>,
+    pub objects: Vec<NamedObject<'a>>,
     /// `MAT_ENTRY`s in file order.
     pub materials: Vec<MaterialEntry>,
     /// Ambient, background and fog chunks of `MDATA`, kept as raw chunks.
@@ -757,7 +878,7 @@ pub struct RawChunk {
 
 /// A `NAMED_OBJECT`: a name and what it holds.
 #[derive(Debug, Clone)]
-pub struct NamedObject {
+pub struct NamedObject<'a> {
     /// The object name (keyframer nodes refer to it).
     pub name: String,
     /// Absolute offset of the chunk.
@@ -765,14 +886,14 @@ pub struct NamedObject {
     /// `OBJ_HIDDEN` present.
     pub hidden: bool,
     /// The object's data.
-    pub kind: ObjectKind,
+    pub kind: ObjectKind<'a>,
 }
 
 /// What a named object holds.
 #[derive(Debug, Clone)]
-pub enum ObjectKind {
+pub enum ObjectKind<'a> {
     /// `N_TRI_OBJECT`.
-    Mesh(TriMesh),
+    Mesh(TriMesh<'a>),
     /// `N_DIRECT_LIGHT`.
     Light(LightChunk),
     /// `N_CAMERA`.
@@ -783,19 +904,19 @@ pub enum ObjectKind {
 
 /// A triangle mesh (`N_TRI_OBJECT`), as stored.
 #[derive(Debug, Clone, Default)]
-pub struct TriMesh {
+pub struct TriMesh<'a> {
     /// `POINT_ARRAY`: vertex positions in world space at modelling time.
-    pub points: Vec<[f32; 3]>,
+    pub points: Array<'a, [f32; 3]>,
     /// `POINT_FLAG_ARRAY`.
-    pub point_flags: Vec<u16>,
+    pub point_flags: Array<'a, u16>,
     /// `FACE_ARRAY`: vertex indices a, b, c and the face flags word.
-    pub faces: Vec<[u16; 4]>,
+    pub faces: Array<'a, [u16; 4]>,
     /// `MSH_MAT_GROUP`s: material name and the faces using it.
-    pub material_groups: Vec<(String, Vec<u16>)>,
+    pub material_groups: Vec<(String, Array<'a, u16>)>,
     /// `SMOOTH_GROUP`: one bit set per face.
-    pub smoothing: Vec<u32>,
+    pub smoothing: Array<'a, u32>,
     /// `TEX_VERTS`: one UV per vertex.
-    pub tex_verts: Vec<[f32; 2]>,
+    pub tex_verts: Array<'a, [f32; 2]>,
     /// `MESH_MATRIX`: the object's frame at modelling time, as four columns (X, Y, Z axes and
     /// origin) of three floats.
     pub matrix: Option<[[f32; 3]; 4]>,
@@ -1002,7 +1123,7 @@ pub enum KeyValue {
 /// Fails with [`Error::NotThreeDs`] when the bytes do not start with a 3DS root chunk, and
 /// with [`Error::Malformed`] / [`Error::Limit`] when a known chunk's payload is inconsistent.
 /// Survivable problems are pushed to `ctx.warnings`.
-pub fn decode(bytes: &[u8], ctx: &mut Ctx) -> Result<File3ds, Error> {
+pub fn decode<'a>(bytes: &'a [u8], ctx: &mut Ctx) -> Result<File3ds<'a>, Error> {
     if bytes.len() as u64 > ctx.limits.max_bytes {
         return Err(Error::Limit {
             place: "file".into(),
@@ -1071,7 +1192,7 @@ pub fn decode(bytes: &[u8], ctx: &mut Ctx) -> Result<File3ds, Error> {
     })
 }
 
-fn decode_mdata(chunk: &Chunk, file: &mut File3ds, ctx: &mut Ctx) -> Result<(), Error> {
+fn decode_mdata<'a>(chunk: &Chunk<'a>, file: &mut File3ds<'a>, ctx: &mut Ctx) -> Result<(), Error> {
     let mut subs = Chunks::of(chunk);
     while let Some(c) = subs.next_chunk(ctx) {
         match c.id {
@@ -1111,7 +1232,10 @@ fn decode_mdata(chunk: &Chunk, file: &mut File3ds, ctx: &mut Ctx) -> Result<(), 
 }
 
 /// A named object's hidden flag and contents (the name is read by the caller).
-fn decode_named_object(chunk: &Chunk, ctx: &mut Ctx) -> Result<(bool, ObjectKind), Error> {
+fn decode_named_object<'a>(
+    chunk: &Chunk<'a>,
+    ctx: &mut Ctx,
+) -> Result<(bool, ObjectKind<'a>), Error> {
     let mut cur = Cursor::new(chunk);
     cur.skip_cstr(ctx)?;
     let mut hidden = false;
@@ -1138,7 +1262,7 @@ fn decode_named_object(chunk: &Chunk, ctx: &mut Ctx) -> Result<(bool, ObjectKind
     Ok((hidden, kind))
 }
 
-fn decode_mesh(chunk: &Chunk, ctx: &mut Ctx) -> Result<TriMesh, Error> {
+fn decode_mesh<'a>(chunk: &Chunk<'a>, ctx: &mut Ctx) -> Result<TriMesh<'a>, Error> {
     let mut m = TriMesh::default();
     let mut subs = Chunks::of(chunk);
     while let Some(c) = subs.next_chunk(ctx) {
@@ -1160,26 +1284,22 @@ fn counted<'a>(
     Ok((n, cur.array(n, size, what, ctx)?))
 }
 
-/// One sub-chunk of `N_TRI_OBJECT`. Arrays are converted in bulk from the checked byte range:
-/// their length is bounded by the bytes present, so the exact-size allocation is too.
-fn decode_mesh_part(c: &Chunk, m: &mut TriMesh, ctx: &mut Ctx) -> Result<(), Error> {
+/// One sub-chunk of `N_TRI_OBJECT`. Arrays are kept as views of their checked byte range
+/// ([`Array`]); nothing is copied or allocated for them here.
+fn decode_mesh_part<'a>(c: &Chunk<'a>, m: &mut TriMesh<'a>, ctx: &mut Ctx) -> Result<(), Error> {
     let mut cur = Cursor::new(c);
     match c.id {
         id::POINT_ARRAY => {
             let (_, b) = counted(&mut cur, "points", 12, ctx)?;
-            m.points =
-                b.chunks_exact(12).map(|p| [f32_at(p, 0), f32_at(p, 4), f32_at(p, 8)]).collect();
+            m.points = Array::new(b);
         }
         id::POINT_FLAG_ARRAY => {
             let (_, b) = counted(&mut cur, "point flags", 2, ctx)?;
-            m.point_flags = b.chunks_exact(2).map(|p| u16_at(p, 0)).collect();
+            m.point_flags = Array::new(b);
         }
         id::FACE_ARRAY => {
             let (n, b) = counted(&mut cur, "faces", 8, ctx)?;
-            m.faces = b
-                .chunks_exact(8)
-                .map(|f| [u16_at(f, 0), u16_at(f, 2), u16_at(f, 4), u16_at(f, 6)])
-                .collect();
+            m.faces = Array::new(b);
             let mut subs = cur.chunks();
             while let Some(s) = subs.next_chunk(ctx) {
                 ctx.within(Label::Chunk(s.id), |ctx| decode_face_sub(&s, n, m, ctx))?;
@@ -1187,7 +1307,7 @@ fn decode_mesh_part(c: &Chunk, m: &mut TriMesh, ctx: &mut Ctx) -> Result<(), Err
         }
         id::TEX_VERTS => {
             let (_, b) = counted(&mut cur, "texture vertices", 8, ctx)?;
-            m.tex_verts = b.chunks_exact(8).map(|t| [f32_at(t, 0), f32_at(t, 4)]).collect();
+            m.tex_verts = Array::new(b);
         }
         id::MESH_MATRIX => {
             m.matrix = Some([cur.vec3(ctx)?, cur.vec3(ctx)?, cur.vec3(ctx)?, cur.vec3(ctx)?]);
@@ -1199,20 +1319,25 @@ fn decode_mesh_part(c: &Chunk, m: &mut TriMesh, ctx: &mut Ctx) -> Result<(), Err
     Ok(())
 }
 
-fn decode_face_sub(c: &Chunk, faces: usize, m: &mut TriMesh, ctx: &mut Ctx) -> Result<(), Error> {
+fn decode_face_sub<'a>(
+    c: &Chunk<'a>,
+    faces: usize,
+    m: &mut TriMesh<'a>,
+    ctx: &mut Ctx,
+) -> Result<(), Error> {
     let mut cur = Cursor::new(c);
     match c.id {
         id::MSH_MAT_GROUP => {
             let name = cur.cstr(ctx)?;
             let (_, b) = counted(&mut cur, "face indices", 2, ctx)?;
-            m.material_groups.push((name, b.chunks_exact(2).map(|p| u16_at(p, 0)).collect()));
+            m.material_groups.push((name, Array::new(b)));
         }
         id::SMOOTH_GROUP => {
             // One u32 per face of the FACE_ARRAY (lib3ds reads exactly that many).
             let n =
                 ctx.check_count(c.data_offset(), "smoothing groups", faces as u64, 4, cur.left())?;
             let b = cur.array(n, 4, "smoothing groups", ctx)?;
-            m.smoothing = b.chunks_exact(4).map(|p| u32_at(p, 0)).collect();
+            m.smoothing = Array::new(b);
         }
         _ => {}
     }

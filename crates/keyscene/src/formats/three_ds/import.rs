@@ -60,7 +60,7 @@ pub const NODE_HIDDEN: u16 = 0x0800;
 pub const NO_PARENT: u16 = 0xFFFF;
 
 /// Builds the scene of a decoded file. Problems it survives are appended to `warnings`.
-pub fn import(file: &File3ds, opts: &ReadOptions, warnings: &mut Vec<Warning>) -> Scene {
+pub fn import(file: &File3ds<'_>, opts: &ReadOptions, warnings: &mut Vec<Warning>) -> Scene {
     let mut b = Builder {
         scene: Scene::default(),
         warnings,
@@ -132,7 +132,7 @@ impl<'f> Builder<'_, 'f> {
         self.warnings.push(Warning { offset, place: place.into(), message: message.into() });
     }
 
-    fn meta(&mut self, file: &File3ds) {
+    fn meta(&mut self, file: &File3ds<'_>) {
         let mut props = Vec::new();
         let root = if file.root == id::CMAGIC { "CMAGIC (project)" } else { "M3DMAGIC" };
         props.push(("root".to_string(), root.to_string()));
@@ -169,7 +169,7 @@ impl<'f> Builder<'_, 'f> {
         };
     }
 
-    fn materials(&mut self, file: &File3ds, base_dir: Option<&Path>) {
+    fn materials(&mut self, file: &File3ds<'_>, base_dir: Option<&Path>) {
         let needs_files = file.materials.iter().any(|m| m.maps.iter().any(|t| !t.name.is_empty()));
         let files = match base_dir {
             Some(dir) if needs_files => files_by_lower_name(dir),
@@ -181,7 +181,7 @@ impl<'f> Builder<'_, 'f> {
         }
     }
 
-    fn meshes(&mut self, file: &'f File3ds) {
+    fn meshes(&mut self, file: &'f File3ds<'_>) {
         let count = file.objects.iter().filter(|o| matches!(o.kind, ObjectKind::Mesh(_))).count();
         self.scene.meshes.reserve(count);
         self.mesh_by_name.reserve(count);
@@ -201,24 +201,30 @@ impl<'f> Builder<'_, 'f> {
         }
     }
 
-    fn convert_mesh(&mut self, file: &'f File3ds, name: &str, tri: &TriMesh, offset: u64) -> Mesh {
+    fn convert_mesh(
+        &mut self,
+        file: &'f File3ds<'_>,
+        name: &str,
+        tri: &TriMesh<'_>,
+        offset: u64,
+    ) -> Mesh {
         let n_points = tri.points.len();
-        let faces = &tri.faces;
+        let faces = tri.faces;
         let valid = |f: &[u16; 4]| usize::from(f[0].max(f[1]).max(f[2])) < n_points;
         // Faces naming a vertex past the points are dropped. `kept` (new face index per old
         // face, u32::MAX when dropped) is only built when some face is dropped.
         let mut kept: Option<Vec<u32>> = None;
-        let corner_vertices: Vec<u32> = if faces.iter().all(valid) {
+        let corner_vertices: Vec<u32> = if faces.iter().all(|f| valid(&f)) {
             let mut cv = vec![0u32; faces.len() * 3];
-            for (c, f) in cv.chunks_exact_mut(3).zip(faces) {
+            for (c, f) in cv.chunks_exact_mut(3).zip(faces.iter()) {
                 c.copy_from_slice(&[f[0].into(), f[1].into(), f[2].into()]);
             }
             cv
         } else {
             let mut map = Vec::with_capacity(faces.len());
             let mut cv = Vec::new();
-            for f in faces {
-                if valid(f) {
+            for f in faces.iter() {
+                if valid(&f) {
                     map.push((cv.len() / 3) as u32);
                     cv.extend_from_slice(&[f[0].into(), f[1].into(), f[2].into()]);
                 } else {
@@ -245,7 +251,7 @@ impl<'f> Builder<'_, 'f> {
         let polygon_starts = (0..=face_count).map(|i| (i * 3) as u32).collect();
         let mut mesh = Mesh {
             name: name.to_string(),
-            positions: tri.points.iter().map(|&p| v3(p)).collect(),
+            positions: tri.points.iter().map(v3).collect(),
             polygon_starts,
             corner_vertices,
             source_matrix: tri.matrix.as_ref().map(mesh_matrix),
@@ -253,7 +259,7 @@ impl<'f> Builder<'_, 'f> {
         };
         if !tri.tex_verts.is_empty() {
             if tri.tex_verts.len() == n_points {
-                let uvs = tri.tex_verts.iter().map(|&[u, v]| Vec2::new(u, v)).collect();
+                let uvs = tri.tex_verts.iter().map(|[u, v]| Vec2::new(u, v)).collect();
                 mesh.uv_sets.push(UvSet {
                     name: String::new(),
                     uvs: crate::scene::Attribute {
@@ -274,13 +280,13 @@ impl<'f> Builder<'_, 'f> {
         }
         if !tri.smoothing.is_empty() && tri.smoothing.len() == faces.len() {
             mesh.smoothing_groups = Some(match &kept {
-                None => tri.smoothing.clone(),
+                None => tri.smoothing.to_vec(),
                 Some(map) => tri
                     .smoothing
                     .iter()
                     .zip(map)
                     .filter(|(_, &k)| k != u32::MAX)
-                    .map(|(&s, _)| s)
+                    .map(|(s, _)| s)
                     .collect(),
             });
         }
@@ -292,7 +298,7 @@ impl<'f> Builder<'_, 'f> {
             let mut bad = 0usize;
             for (slot, (mat, faces)) in tri.material_groups.iter().enumerate() {
                 mesh.material_slots.push(by_name.get(mat.as_str()).copied());
-                for &f in faces {
+                for f in faces.iter() {
                     match new_face(usize::from(f)) {
                         Some(k) => per_face[k] = slot as u32,
                         None => bad += 1,
@@ -352,7 +358,7 @@ impl<'f> Builder<'_, 'f> {
     }
 
     /// One node per named object, at identity (no keyframer nodes in the file).
-    fn object_nodes(&mut self, file: &File3ds) {
+    fn object_nodes(&mut self, file: &File3ds<'_>) {
         for o in &file.objects {
             match &o.kind {
                 ObjectKind::Mesh(_) => {
@@ -402,7 +408,7 @@ impl<'f> Builder<'_, 'f> {
         i
     }
 
-    fn keyframer_nodes(&mut self, file: &File3ds, nodes: &[NodeChunk]) {
+    fn keyframer_nodes(&mut self, file: &File3ds<'_>, nodes: &[NodeChunk]) {
         let cameras: HashMap<&str, &CameraChunk> = file
             .objects
             .iter()

@@ -862,7 +862,7 @@ pub struct File3ds<'a> {
     /// Ambient, background and fog chunks of `MDATA`, kept as raw chunks.
     pub environment: Vec<RawChunk>,
     /// The keyframer, when the file has a `KFDATA` chunk.
-    pub keyframer: Option<Keyframer>,
+    pub keyframer: Option<Keyframer<'a>>,
 }
 
 /// A chunk kept undecoded: id, offset and payload.
@@ -1027,7 +1027,7 @@ pub struct MapEntry {
 
 /// The keyframer (`KFDATA`).
 #[derive(Debug, Clone, Default)]
-pub struct Keyframer {
+pub struct Keyframer<'a> {
     /// `KFHDR`: revision, scene name, animation length in frames.
     pub header: Option<(u16, String, u32)>,
     /// `KFSEG`: first and last frame of the active segment.
@@ -1035,12 +1035,12 @@ pub struct Keyframer {
     /// `KFCURTIME`.
     pub current: Option<u32>,
     /// Node chunks (B001–B007) in file order.
-    pub nodes: Vec<NodeChunk>,
+    pub nodes: Vec<NodeChunk<'a>>,
 }
 
 /// A keyframer node (one of the node tags B001–B007).
 #[derive(Debug, Clone, Default)]
-pub struct NodeChunk {
+pub struct NodeChunk<'a> {
     /// The node tag: [`id::OBJECT_NODE_TAG`], [`id::CAMERA_NODE_TAG`] …
     pub tag: u16,
     /// Absolute offset of the chunk.
@@ -1062,12 +1062,12 @@ pub struct NodeChunk {
     /// `MORPH_SMOOTH` in degrees.
     pub morph_smooth: Option<f32>,
     /// Tracks (B020–B029) in file order.
-    pub tracks: Vec<TrackChunk>,
+    pub tracks: Vec<TrackChunk<'a>>,
 }
 
 /// A keyframer track (B020–B029), keys as stored (not sorted, not de-duplicated).
 #[derive(Debug, Clone, Default)]
-pub struct TrackChunk {
+pub struct TrackChunk<'a> {
     /// The track tag (`POS_TRACK_TAG` …).
     pub tag: u16,
     /// Absolute offset of the chunk.
@@ -1081,7 +1081,7 @@ pub struct TrackChunk {
     /// 3ds Max exports. Not a key count.
     pub unknown: [u32; 2],
     /// The keys in file order.
-    pub keys: Vec<KeyChunk>,
+    pub keys: Keys<'a>,
 }
 
 /// Track flag bit 0: the keyed span repeats (lib3ds `LIB3DS_REPEAT`).
@@ -1506,7 +1506,7 @@ fn decode_map(chunk: &Chunk, ctx: &mut Ctx) -> Result<MapEntry, Error> {
     Ok(map)
 }
 
-fn decode_kfdata(chunk: &Chunk, ctx: &mut Ctx) -> Result<Keyframer, Error> {
+fn decode_kfdata<'a>(chunk: &Chunk<'a>, ctx: &mut Ctx) -> Result<Keyframer<'a>, Error> {
     let mut kf = Keyframer::default();
     let mut subs = Chunks::of(chunk);
     while let Some(c) = subs.next_chunk(ctx) {
@@ -1534,7 +1534,7 @@ fn decode_kfdata(chunk: &Chunk, ctx: &mut Ctx) -> Result<Keyframer, Error> {
     Ok(kf)
 }
 
-fn decode_node(chunk: &Chunk, ctx: &mut Ctx) -> Result<NodeChunk, Error> {
+fn decode_node<'a>(chunk: &Chunk<'a>, ctx: &mut Ctx) -> Result<NodeChunk<'a>, Error> {
     let mut n =
         NodeChunk { tag: chunk.id, offset: chunk.offset, parent: 0xFFFF, ..NodeChunk::default() };
     let mut subs = Chunks::of(chunk);
@@ -1562,7 +1562,7 @@ fn decode_node(chunk: &Chunk, ctx: &mut Ctx) -> Result<NodeChunk, Error> {
 }
 
 /// Decodes a track chunk (B020–B029): `u16` flags, 8 unknown bytes, `u32` key count, keys.
-pub fn decode_track(chunk: &Chunk, ctx: &mut Ctx) -> Result<TrackChunk, Error> {
+pub fn decode_track<'a>(chunk: &Chunk<'a>, ctx: &mut Ctx) -> Result<TrackChunk<'a>, Error> {
     let mut cur = Cursor::new(chunk);
     let flags = cur.u16(ctx)?;
     let unknown = [cur.u32(ctx)?, cur.u32(ctx)?];
@@ -1576,34 +1576,146 @@ pub fn decode_track(chunk: &Chunk, ctx: &mut Ctx) -> Result<TrackChunk, Error> {
         _ => 4,
     };
     let count = ctx.check_count(at, "keys", count.into(), 6 + value_min, cur.left())?;
-    // `count` keys of at least 6 bytes each fit in the chunk: the capacity is bounded by it.
-    let mut keys = Vec::with_capacity(count);
+    // Every key is checked here, with errors naming the value that is cut off; the keys are
+    // kept as a view of their bytes and decoded by `Keys::iter`.
+    let start = cur.pos;
     for _ in 0..count {
-        let frame = cur.i32(ctx)?;
+        cur.i32(ctx)?;
         let kflags = cur.u16(ctx)?;
-        let mut tcb = [0.0f32; 5];
-        if kflags & 0x1F != 0 {
-            for (bit, slot) in tcb.iter_mut().enumerate() {
-                if kflags & (1 << bit) != 0 {
-                    *slot = cur.f32(ctx)?;
-                }
+        for bit in 0..5 {
+            if kflags & (1 << bit) != 0 {
+                cur.f32(ctx)?;
             }
         }
-        let value = match chunk.id {
+        match chunk.id {
             id::POS_TRACK_TAG | id::SCL_TRACK_TAG | id::COL_TRACK_TAG => {
-                KeyValue::Vector(cur.vec3(ctx)?)
+                cur.vec3(ctx)?;
             }
             id::ROT_TRACK_TAG => {
-                let angle = cur.f32(ctx)?;
-                KeyValue::AxisAngle(angle, cur.vec3(ctx)?)
+                cur.f32(ctx)?;
+                cur.vec3(ctx)?;
             }
-            id::MORPH_TRACK_TAG => KeyValue::Name(cur.cstr(ctx)?),
-            id::HIDE_TRACK_TAG => KeyValue::None,
-            _ => KeyValue::Scalar(cur.f32(ctx)?),
-        };
-        keys.push(KeyChunk { frame, flags: kflags, tcb, value });
+            id::MORPH_TRACK_TAG => cur.skip_cstr(ctx)?,
+            id::HIDE_TRACK_TAG => {}
+            _ => {
+                cur.f32(ctx)?;
+            }
+        }
     }
+    let keys = Keys { tag: chunk.id, count, bytes: &chunk.data[start..cur.pos] };
     Ok(TrackChunk { tag: chunk.id, offset: chunk.offset, flags, unknown, keys })
+}
+
+/// One key of a track of type `tag` from the start of `b`, and the bytes it takes; `None`
+/// when `b` is too short (never for keys checked by [`decode_track`]).
+fn read_key(tag: u16, b: &[u8]) -> Option<(KeyChunk, usize)> {
+    let mut pos = 0usize;
+    let f32_next = |pos: &mut usize| -> Option<f32> {
+        let v = f32_at(b.get(*pos..*pos + 4)?, 0);
+        *pos += 4;
+        Some(v)
+    };
+    let frame = u32_at(b.get(0..4)?, 0) as i32;
+    let flags = u16_at(b.get(4..6)?, 0);
+    pos += 6;
+    let mut tcb = [0.0f32; 5];
+    for (bit, slot) in tcb.iter_mut().enumerate() {
+        if flags & (1 << bit) != 0 {
+            *slot = f32_next(&mut pos)?;
+        }
+    }
+    let vec3 = |pos: &mut usize| -> Option<[f32; 3]> {
+        Some([f32_next(pos)?, f32_next(pos)?, f32_next(pos)?])
+    };
+    let value = match tag {
+        id::POS_TRACK_TAG | id::SCL_TRACK_TAG | id::COL_TRACK_TAG => {
+            KeyValue::Vector(vec3(&mut pos)?)
+        }
+        id::ROT_TRACK_TAG => {
+            let angle = f32_at(b.get(pos..pos + 4)?, 0);
+            pos += 4;
+            KeyValue::AxisAngle(angle, vec3(&mut pos)?)
+        }
+        id::MORPH_TRACK_TAG => {
+            let rest = b.get(pos..)?;
+            let n = rest.iter().position(|&c| c == 0)?;
+            pos += n + 1;
+            KeyValue::Name(bytes_to_string(&rest[..n]))
+        }
+        id::HIDE_TRACK_TAG => KeyValue::None,
+        _ => {
+            let v = f32_at(b.get(pos..pos + 4)?, 0);
+            pos += 4;
+            KeyValue::Scalar(v)
+        }
+    };
+    Some((KeyChunk { frame, flags, tcb, value }, pos))
+}
+
+/// A track's keys as stored: a view of their checked bytes, decoded on demand ([`Keys::iter`]).
+#[derive(Clone, Copy, Default)]
+pub struct Keys<'a> {
+    tag: u16,
+    count: usize,
+    bytes: &'a [u8],
+}
+
+impl<'a> Keys<'a> {
+    /// Number of keys.
+    pub fn len(&self) -> usize {
+        self.count
+    }
+
+    /// True when the track has no key.
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// The keys in file order.
+    pub fn iter(&self) -> KeyIter<'a> {
+        KeyIter { tag: self.tag, left: self.count, bytes: self.bytes }
+    }
+
+    /// The keys in file order, copied into a vector.
+    pub fn to_vec(&self) -> Vec<KeyChunk> {
+        self.iter().collect()
+    }
+}
+
+impl std::fmt::Debug for Keys<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+/// The keys of a [`Keys`] view, decoded one by one.
+#[derive(Debug, Clone)]
+pub struct KeyIter<'a> {
+    tag: u16,
+    left: usize,
+    bytes: &'a [u8],
+}
+
+impl Iterator for KeyIter<'_> {
+    type Item = KeyChunk;
+
+    #[inline]
+    fn next(&mut self) -> Option<KeyChunk> {
+        if self.left == 0 {
+            return None;
+        }
+        let Some((key, used)) = read_key(self.tag, self.bytes) else {
+            self.left = 0;
+            return None;
+        };
+        self.bytes = &self.bytes[used..];
+        self.left -= 1;
+        Some(key)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (0, Some(self.left))
+    }
 }
 
 /// A node of the raw chunk tree built by [`walk`].
@@ -1775,10 +1887,11 @@ mod tests {
         let t = decode_track(&c, &mut ctx).unwrap();
         assert_eq!(t.flags, 0x40);
         assert_eq!(t.unknown, [0, 83]);
-        assert_eq!(t.keys.len(), 1);
-        assert_eq!(t.keys[0].frame, 5);
-        assert_eq!(t.keys[0].tcb, [0.5, 0.0, 0.0, 0.0, 0.0]);
-        assert_eq!(t.keys[0].value, KeyValue::Vector([1.0, 2.0, 3.0]));
+        let keys = t.keys.to_vec();
+        assert_eq!(keys.len(), 1);
+        assert_eq!(keys[0].frame, 5);
+        assert_eq!(keys[0].tcb, [0.5, 0.0, 0.0, 0.0, 0.0]);
+        assert_eq!(keys[0].value, KeyValue::Vector([1.0, 2.0, 3.0]));
     }
 
     #[test]

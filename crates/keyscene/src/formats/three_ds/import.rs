@@ -109,7 +109,7 @@ fn mesh_place(name: &str) -> String {
 }
 
 /// Where a keyframer node's problems are reported.
-fn node_place(i: usize, nc: &NodeChunk) -> String {
+fn node_place(i: usize, nc: &NodeChunk<'_>) -> String {
     format!("KFDATA › {} #{i} {:?}", super::chunks::chunk_label(nc.tag), nc.name)
 }
 
@@ -408,7 +408,7 @@ impl<'f> Builder<'_, 'f> {
         i
     }
 
-    fn keyframer_nodes(&mut self, file: &File3ds<'_>, nodes: &[NodeChunk]) {
+    fn keyframer_nodes(&mut self, file: &File3ds<'_>, nodes: &[NodeChunk<'_>]) {
         let cameras: HashMap<&str, &CameraChunk> = file
             .objects
             .iter()
@@ -499,7 +499,7 @@ impl<'f> Builder<'_, 'f> {
 
     /// Parent index of every keyframer node: by `NODE_ID` (or file-order number when a node
     /// has none, as lib3ds numbers them); missing parents, self-parents and cycles → root.
-    fn parents(&mut self, nodes: &[NodeChunk]) -> Vec<Option<usize>> {
+    fn parents(&mut self, nodes: &[NodeChunk<'_>]) -> Vec<Option<usize>> {
         let mut by_id: HashMap<u16, usize> = HashMap::new();
         for (i, nc) in nodes.iter().enumerate() {
             by_id.entry(nc.id.unwrap_or(i as u16)).or_insert(i);
@@ -606,63 +606,76 @@ impl<'f> Builder<'_, 'f> {
     fn channel(
         &mut self,
         i: usize,
-        node: &NodeChunk,
-        t: &TrackChunk,
+        node: &NodeChunk<'_>,
+        t: &TrackChunk<'_>,
         start: f64,
     ) -> Option<ChannelTarget> {
-        let place = || format!("{} › {}", node_place(i, node), super::chunks::chunk_label(t.tag));
-        let sorted;
-        let keys: &[KeyChunk] = if t.keys.windows(2).all(|w| w[0].frame <= w[1].frame) {
-            &t.keys
-        } else {
-            sorted = sorted_keys(t);
-            &sorted
-        };
-        if keys.is_empty() {
+        if t.keys.is_empty() {
             return None;
         }
-        let vector = |keys: &[KeyChunk]| -> Track<DVec3> {
+        let mut last = i32::MIN;
+        let in_order = t.keys.iter().all(|k| std::mem::replace(&mut last, k.frame) <= k.frame);
+        if in_order {
+            self.channel_from(i, node, t, start, t.keys.iter())
+        } else {
+            let sorted = sorted_keys(t);
+            self.channel_from(i, node, t, start, sorted.into_iter())
+        }
+    }
+
+    /// [`Builder::channel`] from the track's keys in frame order (`keys`, not empty).
+    fn channel_from<I: Iterator<Item = KeyChunk> + Clone>(
+        &mut self,
+        i: usize,
+        node: &NodeChunk<'_>,
+        t: &TrackChunk<'_>,
+        start: f64,
+        keys: I,
+    ) -> Option<ChannelTarget> {
+        let place = || format!("{} › {}", node_place(i, node), super::chunks::chunk_label(t.tag));
+        let vector = || -> Track<DVec3> {
             track(
                 t,
-                keys.iter().filter_map(|k| match k.value {
-                    KeyValue::Vector(v) => Some(key(k, v3(v))),
+                keys.clone().filter_map(|k| match &k.value {
+                    KeyValue::Vector(v) => Some(key(&k, v3(*v))),
                     _ => None,
                 }),
             )
         };
-        let scalar = |keys: &[KeyChunk]| -> Track<f64> {
+        let scalar = || -> Track<f64> {
             track(
                 t,
-                keys.iter().filter_map(|k| match k.value {
-                    KeyValue::Scalar(v) => Some(key(k, f64::from(v))),
+                keys.clone().filter_map(|k| match &k.value {
+                    KeyValue::Scalar(v) => Some(key(&k, f64::from(*v))),
                     _ => None,
                 }),
             )
         };
         let is_object = node.tag == id::OBJECT_NODE_TAG;
         Some(match t.tag {
-            id::POS_TRACK_TAG => ChannelTarget::Translation(vector(keys)),
+            id::POS_TRACK_TAG => ChannelTarget::Translation(vector()),
             id::ROT_TRACK_TAG if is_object => {
                 ChannelTarget::Rotation(RotationTrack::Relative(track(
                     t,
-                    keys.iter().filter_map(|k| match k.value {
+                    keys.clone().filter_map(|k| match &k.value {
                         KeyValue::AxisAngle(a, axis) => {
-                            Some(key(k, AxisAngle { angle: a.into(), axis: v3(axis) }))
+                            Some(key(&k, AxisAngle { angle: (*a).into(), axis: v3(*axis) }))
                         }
                         _ => None,
                     }),
                 )))
             }
-            id::SCL_TRACK_TAG if is_object => ChannelTarget::Scale(vector(keys)),
-            id::FOV_TRACK_TAG => ChannelTarget::Fov(scalar(keys)),
-            id::ROLL_TRACK_TAG => ChannelTarget::Roll(scalar(keys)),
-            id::COL_TRACK_TAG => ChannelTarget::Color(vector(keys)),
-            id::HOT_TRACK_TAG => ChannelTarget::Hotspot(scalar(keys)),
-            id::FALL_TRACK_TAG => ChannelTarget::Falloff(scalar(keys)),
+            id::SCL_TRACK_TAG if is_object => ChannelTarget::Scale(vector()),
+            id::FOV_TRACK_TAG => ChannelTarget::Fov(scalar()),
+            id::ROLL_TRACK_TAG => ChannelTarget::Roll(scalar()),
+            id::COL_TRACK_TAG => ChannelTarget::Color(vector()),
+            id::HOT_TRACK_TAG => ChannelTarget::Hotspot(scalar()),
+            id::FALL_TRACK_TAG => ChannelTarget::Falloff(scalar()),
             id::HIDE_TRACK_TAG => {
                 let initial = node.flags[0] & NODE_HIDDEN != 0;
                 let mut out = Vec::new();
-                if keys[0].frame as f64 > start {
+                let first = keys.clone().next().map_or(start, |k| f64::from(k.frame));
+                if first > start {
                     out.push(Key {
                         frame: start,
                         value: initial,
@@ -736,8 +749,8 @@ impl<'f> Builder<'_, 'f> {
 /// The track's keys sorted by frame, keys on the same frame kept in file order (lib3ds
 /// `*_track_insert` inserts after equal frames; its replace-on-equal branch never runs). Only
 /// called for tracks whose keys are out of order.
-fn sorted_keys(t: &TrackChunk) -> Vec<KeyChunk> {
-    let mut keys = t.keys.clone();
+fn sorted_keys(t: &TrackChunk<'_>) -> Vec<KeyChunk> {
+    let mut keys = t.keys.to_vec();
     keys.sort_by_key(|k| k.frame);
     keys
 }
@@ -763,7 +776,7 @@ fn key<T>(k: &KeyChunk, value: T) -> Key<T> {
 }
 
 /// A track with the 3DS flag semantics (see the module docs).
-fn track<T>(t: &TrackChunk, keys: impl Iterator<Item = Key<T>>) -> Track<T> {
+fn track<T>(t: &TrackChunk<'_>, keys: impl Iterator<Item = Key<T>>) -> Track<T> {
     let repeat = t.flags & TRACK_REPEAT != 0;
     Track {
         keys: keys.collect(),

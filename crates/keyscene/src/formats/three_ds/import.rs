@@ -214,15 +214,19 @@ impl<'f> Builder<'_, 'f> {
         // Faces naming a vertex past the points are dropped. `kept` (new face index per old
         // face, u32::MAX when dropped) is only built when some face is dropped.
         let mut kept: Option<Vec<u32>> = None;
-        let corner_vertices: Vec<u32> = if faces.iter().all(|f| valid(&f)) {
-            let mut cv = vec![0u32; faces.len() * 3];
-            for (c, f) in cv.chunks_exact_mut(3).zip(faces.iter()) {
-                c.copy_from_slice(&[f[0].into(), f[1].into(), f[2].into()]);
-            }
+        // One pass converts the corners and finds the largest index; only when that index is
+        // past the points is the face list walked again, face by face.
+        let mut cv = vec![0u32; faces.len() * 3];
+        let mut max = 0u16;
+        for (c, f) in cv.chunks_exact_mut(3).zip(faces.iter()) {
+            max = max.max(f[0]).max(f[1]).max(f[2]);
+            c.copy_from_slice(&[f[0].into(), f[1].into(), f[2].into()]);
+        }
+        let corner_vertices: Vec<u32> = if faces.is_empty() || usize::from(max) < n_points {
             cv
         } else {
             let mut map = Vec::with_capacity(faces.len());
-            let mut cv = Vec::new();
+            cv.clear();
             for f in faces.iter() {
                 if valid(&f) {
                     map.push((cv.len() / 3) as u32);
@@ -298,6 +302,15 @@ impl<'f> Builder<'_, 'f> {
             let mut bad = 0usize;
             for (slot, (mat, faces)) in tri.material_groups.iter().enumerate() {
                 mesh.material_slots.push(by_name.get(mat.as_str()).copied());
+                if kept.is_none() {
+                    for f in faces.iter() {
+                        match per_face.get_mut(usize::from(f)) {
+                            Some(p) => *p = slot as u32,
+                            None => bad += 1,
+                        }
+                    }
+                    continue;
+                }
                 for f in faces.iter() {
                     match new_face(usize::from(f)) {
                         Some(k) => per_face[k] = slot as u32,
@@ -1027,6 +1040,39 @@ mod tests {
             (hidden(0.0), hidden(10.0), hidden(15.0), hidden(20.0)),
             (false, true, true, false)
         );
+    }
+
+    #[test]
+    fn faces_past_the_points_are_dropped_with_their_smoothing_and_material_entries() {
+        let mut pts = 3u16.to_le_bytes().to_vec();
+        pts.extend(f32s(&[0., 0., 0., 1., 0., 0., 0., 1., 0.]));
+        // Faces 0 and 2 are fine, face 1 names vertex 7 of 3.
+        let mut faces = 3u16.to_le_bytes().to_vec();
+        for v in [0u16, 1, 2, 0, 0, 7, 2, 0, 2, 1, 0, 0] {
+            faces.extend(v.to_le_bytes());
+        }
+        let mut group = b"Red\0".to_vec();
+        group.extend(2u16.to_le_bytes());
+        group.extend(1u16.to_le_bytes());
+        group.extend(2u16.to_le_bytes());
+        let smooth: Vec<u8> = [1u32, 2, 4].iter().flat_map(|x| x.to_le_bytes()).collect();
+        faces.extend(chunk(id::MSH_MAT_GROUP, &[&group]));
+        faces.extend(chunk(id::SMOOTH_GROUP, &[&smooth]));
+        let tri = chunk(
+            id::N_TRI_OBJECT,
+            &[&chunk(id::POINT_ARRAY, &[&pts]), &chunk(id::FACE_ARRAY, &[&faces])],
+        );
+        let obj = chunk(id::NAMED_OBJECT, &[b"M\0", &tri]);
+        let mat = chunk(id::MAT_ENTRY, &[&chunk(id::MAT_NAME, &[b"Red\0"])]);
+        let bytes = chunk(id::M3DMAGIC, &[&chunk(id::MDATA, &[&mat, &obj])]);
+        let (scene, warnings) = read(&bytes);
+        let m = &scene.meshes[0];
+        assert_eq!(m.corner_vertices, [0, 1, 2, 2, 1, 0]);
+        assert_eq!(m.polygon_starts, [0, 3, 6]);
+        assert_eq!(m.smoothing_groups.as_deref(), Some(&[1u32, 4][..]));
+        assert_eq!(m.material_slots, [Some(0)]);
+        assert_eq!(m.polygon_materials, [Mesh::NO_MATERIAL, 0]);
+        assert_eq!(warnings.len(), 2, "{warnings:?}"); // the dropped face, its group entry
     }
 
     #[test]

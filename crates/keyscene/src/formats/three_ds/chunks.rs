@@ -8,8 +8,8 @@
 //!
 //! # Robustness
 //! Every count is checked against the bytes left in its chunk *and* against
-//! [`Limits::max_elements`] before anything is allocated; vectors grow by pushing, never by a
-//! capacity taken from the file. A chunk whose length runs past its parent is cut at the
+//! [`Limits::max_elements`] before anything is allocated, so an array's allocation is bounded
+//! by the bytes actually present (arrays are then converted in bulk from that checked range). A chunk whose length runs past its parent is cut at the
 //! parent's end (a [`Warning`]); a zero-length chunk is skipped (a [`Warning`]); a length below
 //! the header size ends the walk of that level (a [`Warning`]). Nesting is bounded by the
 //! decoders' fixed structure and, for [`walk`], by [`Limits::max_depth`].
@@ -340,10 +340,32 @@ impl Chunk<'_> {
     }
 }
 
+/// One step of a chunk path. Kept as ids and numbers while walking; turned into text only when
+/// an error or a warning needs its place.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Label {
+    /// A chunk, shown by its lib3ds name ([`chunk_label`]).
+    Chunk(u16),
+    /// A keyframer node chunk and its file-order number: `OBJECT_NODE_TAG #3`.
+    Node(u16, usize),
+    /// A named object: `NAMED_OBJECT "Box01"`.
+    Object(String),
+}
+
+impl std::fmt::Display for Label {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Label::Chunk(c) => f.write_str(&chunk_label(*c)),
+            Label::Node(c, n) => write!(f, "{} #{n}", chunk_label(*c)),
+            Label::Object(name) => write!(f, "NAMED_OBJECT {name:?}"),
+        }
+    }
+}
+
 /// Where the walker is, for errors and warnings: the chunk path and the warnings so far.
 #[derive(Debug)]
 pub struct Ctx {
-    path: Vec<String>,
+    path: Vec<Label>,
     /// Warnings collected while walking.
     pub warnings: Vec<Warning>,
     /// The limits every count is checked against.
@@ -359,33 +381,53 @@ impl Ctx {
     /// The current chunk path, outermost first, joined with ` › `.
     pub fn place(&self) -> String {
         if self.path.is_empty() {
-            "file".into()
-        } else {
-            self.path.join(" › ")
+            return "file".into();
         }
+        let mut s = String::new();
+        for (i, l) in self.path.iter().enumerate() {
+            if i > 0 {
+                s.push_str(" › ");
+            }
+            s.push_str(&l.to_string());
+        }
+        s
     }
 
     /// Records a survivable problem at `offset`.
+    #[cold]
     pub fn warn(&mut self, offset: u64, message: impl Into<String>) {
         let place = self.place();
         self.warnings.push(Warning { offset: Some(offset), place, message: message.into() });
     }
 
     /// An error at `offset` in the current place.
+    #[cold]
     pub fn malformed(&self, offset: u64, message: impl Into<String>) -> Error {
         Error::Malformed { place: self.place(), offset, message: message.into() }
     }
 
     /// Runs `f` with `label` appended to the chunk path.
-    pub fn within<T>(&mut self, label: String, f: impl FnOnce(&mut Ctx) -> T) -> T {
+    #[inline]
+    pub fn within<T>(&mut self, label: Label, f: impl FnOnce(&mut Ctx) -> T) -> T {
         self.path.push(label);
         let r = f(self);
         self.path.pop();
         r
     }
 
+    /// Runs `f` inside `NAMED_OBJECT "name"` and gives the name back with `f`'s result.
+    fn within_object<T>(&mut self, name: String, f: impl FnOnce(&mut Ctx) -> T) -> (String, T) {
+        self.path.push(Label::Object(name));
+        let r = f(self);
+        match self.path.pop() {
+            Some(Label::Object(name)) => (name, r),
+            _ => (String::new(), r),
+        }
+    }
+
     /// Checks a count read from the file: `count` elements of at least `min_size` bytes each
     /// must fit in `left` bytes and stay within [`Limits::max_elements`].
+    #[inline]
     pub fn check_count(
         &self,
         offset: u64,
@@ -394,26 +436,108 @@ impl Ctx {
         min_size: u64,
         left: usize,
     ) -> Result<usize, Error> {
+        if count > self.limits.max_elements || count.saturating_mul(min_size) > left as u64 {
+            return Err(self.bad_count(offset, what, count, min_size, left));
+        }
+        Ok(count as usize)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn bad_count(&self, offset: u64, what: &str, count: u64, min_size: u64, left: usize) -> Error {
         if count > self.limits.max_elements {
-            return Err(Error::Limit {
+            return Error::Limit {
                 place: self.place(),
                 offset,
                 message: format!(
                     "declares {count} {what}, more than the limit of {}",
                     self.limits.max_elements
                 ),
-            });
+            };
         }
         let need = count.saturating_mul(min_size);
-        if need > left as u64 {
-            return Err(self.malformed(
+        self.malformed(
+            offset,
+            format!("declares {count} {what} ({need} bytes) but the chunk has {left} bytes left"),
+        )
+    }
+}
+
+/// The chunks of a payload region, one at a time ([`Chunks::next_chunk`]), with the rules of
+/// [`split`]; walking a level allocates nothing.
+#[derive(Debug, Clone)]
+pub struct Chunks<'a> {
+    data: &'a [u8],
+    base: u64,
+    pos: usize,
+}
+
+impl<'a> Chunks<'a> {
+    /// The chunks of `data`, a payload region starting at absolute offset `base`.
+    pub fn new(data: &'a [u8], base: u64) -> Chunks<'a> {
+        Chunks { data, base, pos: 0 }
+    }
+
+    /// The sub-chunks of `chunk`'s payload.
+    pub fn of(chunk: &Chunk<'a>) -> Chunks<'a> {
+        Chunks::new(chunk.data, chunk.data_offset())
+    }
+
+    /// The next chunk, `None` at the end of the region (problems go to `ctx` as warnings).
+    #[inline]
+    pub fn next_chunk(&mut self, ctx: &mut Ctx) -> Option<Chunk<'a>> {
+        let data = self.data;
+        while self.pos < data.len() {
+            let pos = self.pos;
+            let left = data.len() - pos;
+            let offset = self.base + pos as u64;
+            let Some(h) = data.get(pos..pos + HEADER_LEN) else {
+                ctx.warn(
+                    offset,
+                    format!("{left} trailing bytes are too few for a chunk header; ignored"),
+                );
+                self.pos = data.len();
+                return None;
+            };
+            let id = u16::from_le_bytes([h[0], h[1]]);
+            let len = u32::from_le_bytes([h[2], h[3], h[4], h[5]]);
+            if len == 0 {
+                ctx.warn(offset, format!("{} has length 0; skipped", chunk_label(id)));
+                self.pos += HEADER_LEN;
+                continue;
+            }
+            if (len as usize) < HEADER_LEN {
+                ctx.warn(
+                    offset,
+                    format!(
+                        "{} declares length {len}, shorter than its header; rest of the level ignored",
+                        chunk_label(id)
+                    ),
+                );
+                self.pos = data.len();
+                return None;
+            }
+            let end = if len as usize > left {
+                ctx.warn(
+                    offset,
+                    format!(
+                        "{} declares {len} bytes but only {left} remain in its parent; cut at the parent's end",
+                        chunk_label(id)
+                    ),
+                );
+                data.len()
+            } else {
+                pos + len as usize
+            };
+            self.pos = end;
+            return Some(Chunk {
+                id,
                 offset,
-                format!(
-                    "declares {count} {what} ({need} bytes) but the chunk has {left} bytes left"
-                ),
-            ));
+                declared_len: len,
+                data: &data[pos + HEADER_LEN..end],
+            });
         }
-        Ok(count as usize)
+        None
     }
 }
 
@@ -424,48 +548,9 @@ impl Ctx {
 /// bytes left end the walk with a warning. Never fails.
 pub fn split<'a>(data: &'a [u8], base: u64, ctx: &mut Ctx) -> Vec<Chunk<'a>> {
     let mut out = Vec::new();
-    let mut pos = 0usize;
-    while pos < data.len() {
-        let left = data.len() - pos;
-        let offset = base + pos as u64;
-        if left < HEADER_LEN {
-            ctx.warn(
-                offset,
-                format!("{left} trailing bytes are too few for a chunk header; ignored"),
-            );
-            break;
-        }
-        let id = u16::from_le_bytes([data[pos], data[pos + 1]]);
-        let len = u32::from_le_bytes([data[pos + 2], data[pos + 3], data[pos + 4], data[pos + 5]]);
-        if len == 0 {
-            ctx.warn(offset, format!("{} has length 0; skipped", chunk_label(id)));
-            pos += HEADER_LEN;
-            continue;
-        }
-        if (len as usize) < HEADER_LEN {
-            ctx.warn(
-                offset,
-                format!(
-                    "{} declares length {len}, shorter than its header; rest of the level ignored",
-                    chunk_label(id)
-                ),
-            );
-            break;
-        }
-        let end = if len as usize > left {
-            ctx.warn(
-                offset,
-                format!(
-                    "{} declares {len} bytes but only {left} remain in its parent; cut at the parent's end",
-                    chunk_label(id)
-                ),
-            );
-            data.len()
-        } else {
-            pos + len as usize
-        };
-        out.push(Chunk { id, offset, declared_len: len, data: &data[pos + HEADER_LEN..end] });
-        pos = end;
+    let mut chunks = Chunks::new(data, base);
+    while let Some(c) = chunks.next_chunk(ctx) {
+        out.push(c);
     }
     out
 }
@@ -477,6 +562,32 @@ pub struct Cursor<'a> {
     data: &'a [u8],
     pos: usize,
     base: u64,
+}
+
+/// `f32` from 4 little-endian bytes at `at` of `b` (the caller has checked the length).
+#[inline(always)]
+fn f32_at(b: &[u8], at: usize) -> f32 {
+    f32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
+}
+
+/// `u16` from 2 little-endian bytes at `at` of `b` (the caller has checked the length).
+#[inline(always)]
+fn u16_at(b: &[u8], at: usize) -> u16 {
+    u16::from_le_bytes([b[at], b[at + 1]])
+}
+
+/// `u32` from 4 little-endian bytes at `at` of `b` (the caller has checked the length).
+#[inline(always)]
+fn u32_at(b: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
+}
+
+/// Decodes a string's bytes: UTF-8 when valid, else Latin-1.
+fn bytes_to_string(bytes: &[u8]) -> String {
+    match std::str::from_utf8(bytes) {
+        Ok(s) => s.to_string(),
+        Err(_) => bytes.iter().map(|&b| b as char).collect(),
+    }
 }
 
 impl<'a> Cursor<'a> {
@@ -500,49 +611,85 @@ impl<'a> Cursor<'a> {
         &self.data[self.pos..]
     }
 
+    /// The sub-chunks in the unread bytes.
+    pub fn chunks(&self) -> Chunks<'a> {
+        Chunks::new(self.rest(), self.offset())
+    }
+
+    #[inline(always)]
     fn take(&mut self, n: usize, what: &str, ctx: &Ctx) -> Result<&'a [u8], Error> {
-        if self.left() < n {
-            return Err(ctx.malformed(
-                self.offset(),
-                format!("expected {what} ({n} bytes) but the chunk has {} bytes left", self.left()),
-            ));
+        if n > self.left() {
+            return Err(self.short(n, what, ctx));
         }
         let s = &self.data[self.pos..self.pos + n];
         self.pos += n;
         Ok(s)
     }
 
+    #[cold]
+    #[inline(never)]
+    fn short(&self, n: usize, what: &str, ctx: &Ctx) -> Error {
+        ctx.malformed(
+            self.offset(),
+            format!("expected {what} ({n} bytes) but the chunk has {} bytes left", self.left()),
+        )
+    }
+
+    /// Reads `count` elements of `size` bytes as one slice (`count` already checked with
+    /// [`Ctx::check_count`]).
+    #[inline]
+    pub fn array(
+        &mut self,
+        count: usize,
+        size: usize,
+        what: &str,
+        ctx: &Ctx,
+    ) -> Result<&'a [u8], Error> {
+        self.take(count.saturating_mul(size), what, ctx)
+    }
+
     /// Reads a `u8`.
+    #[inline]
     pub fn u8(&mut self, ctx: &Ctx) -> Result<u8, Error> {
         Ok(self.take(1, "a byte", ctx)?[0])
     }
 
     /// Reads a `u16`.
+    #[inline]
     pub fn u16(&mut self, ctx: &Ctx) -> Result<u16, Error> {
         let b = self.take(2, "a u16", ctx)?;
-        Ok(u16::from_le_bytes([b[0], b[1]]))
+        Ok(u16_at(b, 0))
     }
 
     /// Reads a `u32`.
+    #[inline]
     pub fn u32(&mut self, ctx: &Ctx) -> Result<u32, Error> {
         let b = self.take(4, "a u32", ctx)?;
-        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        Ok(u32_at(b, 0))
     }
 
     /// Reads an `i32`.
+    #[inline]
     pub fn i32(&mut self, ctx: &Ctx) -> Result<i32, Error> {
         Ok(self.u32(ctx)? as i32)
     }
 
     /// Reads an `f32`.
+    #[inline]
     pub fn f32(&mut self, ctx: &Ctx) -> Result<f32, Error> {
         let b = self.take(4, "an f32", ctx)?;
-        Ok(f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        Ok(f32_at(b, 0))
     }
 
     /// Reads three `f32`.
+    #[inline]
     pub fn vec3(&mut self, ctx: &Ctx) -> Result<[f32; 3], Error> {
-        Ok([self.f32(ctx)?, self.f32(ctx)?, self.f32(ctx)?])
+        if self.left() < 12 {
+            // Read one by one so the error names the float that is missing.
+            return Ok([self.f32(ctx)?, self.f32(ctx)?, self.f32(ctx)?]);
+        }
+        let b = self.take(12, "three f32", ctx)?;
+        Ok([f32_at(b, 0), f32_at(b, 4), f32_at(b, 8)])
     }
 
     /// Reads a NUL-terminated string. Bytes are taken as UTF-8 when valid, else as Latin-1
@@ -558,19 +705,148 @@ impl<'a> Cursor<'a> {
                 ),
             ));
         };
-        let bytes = &rest[..n];
         self.pos += n + 1;
-        Ok(match std::str::from_utf8(bytes) {
-            Ok(s) => s.to_string(),
-            Err(_) => bytes.iter().map(|&b| b as char).collect(),
-        })
+        Ok(bytes_to_string(&rest[..n]))
+    }
+
+    /// Skips a NUL-terminated string (as [`Cursor::cstr`], without building it).
+    pub fn skip_cstr(&mut self, ctx: &Ctx) -> Result<(), Error> {
+        let rest = self.rest();
+        match rest.iter().position(|&b| b == 0) {
+            Some(n) => {
+                self.pos += n + 1;
+                Ok(())
+            }
+            None => self.cstr(ctx).map(drop),
+        }
+    }
+}
+
+/// An element of a fixed-size array stored in a chunk: its size and how it is read.
+pub trait Element: Copy + 'static {
+    /// Bytes per element in the file.
+    const SIZE: usize;
+    /// Reads one element from exactly [`Element::SIZE`] little-endian bytes.
+    fn read(b: &[u8]) -> Self;
+}
+
+impl Element for u16 {
+    const SIZE: usize = 2;
+    #[inline(always)]
+    fn read(b: &[u8]) -> u16 {
+        u16_at(b, 0)
+    }
+}
+
+impl Element for u32 {
+    const SIZE: usize = 4;
+    #[inline(always)]
+    fn read(b: &[u8]) -> u32 {
+        u32_at(b, 0)
+    }
+}
+
+impl Element for [f32; 2] {
+    const SIZE: usize = 8;
+    #[inline(always)]
+    fn read(b: &[u8]) -> [f32; 2] {
+        [f32_at(b, 0), f32_at(b, 4)]
+    }
+}
+
+impl Element for [f32; 3] {
+    const SIZE: usize = 12;
+    #[inline(always)]
+    fn read(b: &[u8]) -> [f32; 3] {
+        [f32_at(b, 0), f32_at(b, 4), f32_at(b, 8)]
+    }
+}
+
+impl Element for [u16; 4] {
+    const SIZE: usize = 8;
+    #[inline(always)]
+    fn read(b: &[u8]) -> [u16; 4] {
+        [u16_at(b, 0), u16_at(b, 2), u16_at(b, 4), u16_at(b, 6)]
+    }
+}
+
+/// A fixed-size array as stored in the file: a view of its checked byte range, read element by
+/// element on demand (no copy is made while decoding).
+pub struct Array<'a, T> {
+    bytes: &'a [u8],
+    _element: std::marker::PhantomData<fn() -> T>,
+}
+
+impl<'a, T: Element> Array<'a, T> {
+    /// The elements in `bytes` (a trailing partial element is ignored).
+    pub fn new(bytes: &'a [u8]) -> Array<'a, T> {
+        let n = bytes.len() / T::SIZE;
+        Array { bytes: &bytes[..n * T::SIZE], _element: std::marker::PhantomData }
+    }
+
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        self.bytes.len() / T::SIZE
+    }
+
+    /// True when there is no element.
+    pub fn is_empty(&self) -> bool {
+        self.bytes.is_empty()
+    }
+
+    /// Element `i`, `None` past the end.
+    pub fn get(&self, i: usize) -> Option<T> {
+        let at = i.checked_mul(T::SIZE)?;
+        self.bytes.get(at..at + T::SIZE).map(T::read)
+    }
+
+    /// The elements in order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = T> + DoubleEndedIterator + 'a {
+        self.bytes.chunks_exact(T::SIZE).map(T::read)
+    }
+
+    /// The elements, copied into a vector.
+    pub fn to_vec(&self) -> Vec<T> {
+        self.iter().collect()
+    }
+
+    /// The stored bytes.
+    pub fn bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+}
+
+impl<T> Clone for Array<'_, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for Array<'_, T> {}
+
+impl<T> Default for Array<'_, T> {
+    fn default() -> Self {
+        Array { bytes: &[], _element: std::marker::PhantomData }
+    }
+}
+
+impl<T: Element + std::fmt::Debug> std::fmt::Debug for Array<'_, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl<T: Element + PartialEq> PartialEq for Array<'_, T> {
+    fn eq(&self, other: &Self) -> bool {
+        self.bytes == other.bytes
     }
 }
 
 /// A decoded 3DS/PRJ file: the editor data (`MDATA`) and the keyframer (`KFDATA`), values as
-/// stored (`f32`, file units, 3D Studio's Z-up frame).
+/// stored (`f32`, file units, 3D Studio's Z-up frame). Mesh arrays are views of the file's
+/// bytes ([`Array`]), so the file borrows them.
 #[derive(Debug, Clone, Default)]
-pub struct File3ds {
+pub struct File3ds<'a> {
     /// Root chunk id: [`id::M3DMAGIC`] (.3ds) or [`id::CMAGIC`] (.prj).
     pub root: u16,
     /// `M3D_VERSION`, when present.
@@ -580,13 +856,13 @@ pub struct File3ds {
     /// `MASTER_SCALE`: scene units per 3D Studio unit, when present.
     pub master_scale: Option<f32>,
     /// `NAMED_OBJECT`s in file order.
-    pub objects: Vec<NamedObject>,
+    pub objects: Vec<NamedObject<'a>>,
     /// `MAT_ENTRY`s in file order.
     pub materials: Vec<MaterialEntry>,
     /// Ambient, background and fog chunks of `MDATA`, kept as raw chunks.
     pub environment: Vec<RawChunk>,
     /// The keyframer, when the file has a `KFDATA` chunk.
-    pub keyframer: Option<Keyframer>,
+    pub keyframer: Option<Keyframer<'a>>,
 }
 
 /// A chunk kept undecoded: id, offset and payload.
@@ -602,7 +878,7 @@ pub struct RawChunk {
 
 /// A `NAMED_OBJECT`: a name and what it holds.
 #[derive(Debug, Clone)]
-pub struct NamedObject {
+pub struct NamedObject<'a> {
     /// The object name (keyframer nodes refer to it).
     pub name: String,
     /// Absolute offset of the chunk.
@@ -610,14 +886,14 @@ pub struct NamedObject {
     /// `OBJ_HIDDEN` present.
     pub hidden: bool,
     /// The object's data.
-    pub kind: ObjectKind,
+    pub kind: ObjectKind<'a>,
 }
 
 /// What a named object holds.
 #[derive(Debug, Clone)]
-pub enum ObjectKind {
+pub enum ObjectKind<'a> {
     /// `N_TRI_OBJECT`.
-    Mesh(TriMesh),
+    Mesh(TriMesh<'a>),
     /// `N_DIRECT_LIGHT`.
     Light(LightChunk),
     /// `N_CAMERA`.
@@ -628,19 +904,19 @@ pub enum ObjectKind {
 
 /// A triangle mesh (`N_TRI_OBJECT`), as stored.
 #[derive(Debug, Clone, Default)]
-pub struct TriMesh {
+pub struct TriMesh<'a> {
     /// `POINT_ARRAY`: vertex positions in world space at modelling time.
-    pub points: Vec<[f32; 3]>,
+    pub points: Array<'a, [f32; 3]>,
     /// `POINT_FLAG_ARRAY`.
-    pub point_flags: Vec<u16>,
+    pub point_flags: Array<'a, u16>,
     /// `FACE_ARRAY`: vertex indices a, b, c and the face flags word.
-    pub faces: Vec<[u16; 4]>,
+    pub faces: Array<'a, [u16; 4]>,
     /// `MSH_MAT_GROUP`s: material name and the faces using it.
-    pub material_groups: Vec<(String, Vec<u16>)>,
+    pub material_groups: Vec<(String, Array<'a, u16>)>,
     /// `SMOOTH_GROUP`: one bit set per face.
-    pub smoothing: Vec<u32>,
+    pub smoothing: Array<'a, u32>,
     /// `TEX_VERTS`: one UV per vertex.
-    pub tex_verts: Vec<[f32; 2]>,
+    pub tex_verts: Array<'a, [f32; 2]>,
     /// `MESH_MATRIX`: the object's frame at modelling time, as four columns (X, Y, Z axes and
     /// origin) of three floats.
     pub matrix: Option<[[f32; 3]; 4]>,
@@ -751,7 +1027,7 @@ pub struct MapEntry {
 
 /// The keyframer (`KFDATA`).
 #[derive(Debug, Clone, Default)]
-pub struct Keyframer {
+pub struct Keyframer<'a> {
     /// `KFHDR`: revision, scene name, animation length in frames.
     pub header: Option<(u16, String, u32)>,
     /// `KFSEG`: first and last frame of the active segment.
@@ -759,12 +1035,12 @@ pub struct Keyframer {
     /// `KFCURTIME`.
     pub current: Option<u32>,
     /// Node chunks (B001–B007) in file order.
-    pub nodes: Vec<NodeChunk>,
+    pub nodes: Vec<NodeChunk<'a>>,
 }
 
 /// A keyframer node (one of the node tags B001–B007).
 #[derive(Debug, Clone, Default)]
-pub struct NodeChunk {
+pub struct NodeChunk<'a> {
     /// The node tag: [`id::OBJECT_NODE_TAG`], [`id::CAMERA_NODE_TAG`] …
     pub tag: u16,
     /// Absolute offset of the chunk.
@@ -786,12 +1062,12 @@ pub struct NodeChunk {
     /// `MORPH_SMOOTH` in degrees.
     pub morph_smooth: Option<f32>,
     /// Tracks (B020–B029) in file order.
-    pub tracks: Vec<TrackChunk>,
+    pub tracks: Vec<TrackChunk<'a>>,
 }
 
 /// A keyframer track (B020–B029), keys as stored (not sorted, not de-duplicated).
 #[derive(Debug, Clone, Default)]
-pub struct TrackChunk {
+pub struct TrackChunk<'a> {
     /// The track tag (`POS_TRACK_TAG` …).
     pub tag: u16,
     /// Absolute offset of the chunk.
@@ -805,7 +1081,7 @@ pub struct TrackChunk {
     /// 3ds Max exports. Not a key count.
     pub unknown: [u32; 2],
     /// The keys in file order.
-    pub keys: Vec<KeyChunk>,
+    pub keys: Keys<'a>,
 }
 
 /// Track flag bit 0: the keyed span repeats (lib3ds `LIB3DS_REPEAT`).
@@ -847,7 +1123,7 @@ pub enum KeyValue {
 /// Fails with [`Error::NotThreeDs`] when the bytes do not start with a 3DS root chunk, and
 /// with [`Error::Malformed`] / [`Error::Limit`] when a known chunk's payload is inconsistent.
 /// Survivable problems are pushed to `ctx.warnings`.
-pub fn decode(bytes: &[u8], ctx: &mut Ctx) -> Result<File3ds, Error> {
+pub fn decode<'a>(bytes: &'a [u8], ctx: &mut Ctx) -> Result<File3ds<'a>, Error> {
     if bytes.len() as u64 > ctx.limits.max_bytes {
         return Err(Error::Limit {
             place: "file".into(),
@@ -872,29 +1148,41 @@ pub fn decode(bytes: &[u8], ctx: &mut Ctx) -> Result<File3ds, Error> {
             "the file starts with {root:#06x} (\"{shown}\"), expected the root chunk M3DMAGIC 0x4d4d or CMAGIC 0xc23d"
         )));
     }
-    let mut tops = split(bytes, 0, ctx);
-    if tops.first().map(|c| (c.id, c.offset)) != Some((root, 0)) {
-        let len = u32::from_le_bytes([bytes[2], bytes[3], bytes[4], bytes[5]]);
-        return Err(Error::Malformed {
-            place: chunk_label(root).to_string(),
-            offset: 0,
-            message: format!("the root chunk declares length {len}, less than its 6-byte header"),
-        });
+    let mut tops = Chunks::new(bytes, 0);
+    let root_chunk = match tops.next_chunk(ctx) {
+        Some(c) if c.id == root && c.offset == 0 => c,
+        _ => {
+            let len = u32_at(bytes, 2);
+            return Err(Error::Malformed {
+                place: chunk_label(root).to_string(),
+                offset: 0,
+                message: format!(
+                    "the root chunk declares length {len}, less than its 6-byte header"
+                ),
+            });
+        }
+    };
+    // The rest of the top level is walked (for its warnings) but not read.
+    let mut after = None;
+    while let Some(c) = tops.next_chunk(ctx) {
+        after.get_or_insert(c.offset);
     }
-    let root_chunk = tops.remove(0);
-    if !tops.is_empty() {
-        ctx.warn(tops[0].offset, "bytes after the root chunk ignored");
+    if let Some(offset) = after {
+        ctx.warn(offset, "bytes after the root chunk ignored");
     }
     let mut file = File3ds { root, ..File3ds::default() };
-    ctx.within(chunk_label(root), |ctx| {
-        for c in split(root_chunk.data, root_chunk.data_offset(), ctx) {
+    ctx.within(Label::Chunk(root), |ctx| {
+        let mut subs = Chunks::of(&root_chunk);
+        while let Some(c) = subs.next_chunk(ctx) {
             match c.id {
                 id::M3D_VERSION => {
                     file.version = Some(Cursor::new(&c).u32(ctx)?);
                 }
-                id::MDATA => ctx.within("MDATA".into(), |ctx| decode_mdata(&c, &mut file, ctx))?,
+                id::MDATA => {
+                    ctx.within(Label::Chunk(c.id), |ctx| decode_mdata(&c, &mut file, ctx))?
+                }
                 id::KFDATA => {
-                    let kf = ctx.within("KFDATA".into(), |ctx| decode_kfdata(&c, ctx))?;
+                    let kf = ctx.within(Label::Chunk(c.id), |ctx| decode_kfdata(&c, ctx))?;
                     file.keyframer = Some(kf);
                 }
                 _ => {}
@@ -904,19 +1192,20 @@ pub fn decode(bytes: &[u8], ctx: &mut Ctx) -> Result<File3ds, Error> {
     })
 }
 
-fn decode_mdata(chunk: &Chunk, file: &mut File3ds, ctx: &mut Ctx) -> Result<(), Error> {
-    for c in split(chunk.data, chunk.data_offset(), ctx) {
+fn decode_mdata<'a>(chunk: &Chunk<'a>, file: &mut File3ds<'a>, ctx: &mut Ctx) -> Result<(), Error> {
+    let mut subs = Chunks::of(chunk);
+    while let Some(c) = subs.next_chunk(ctx) {
         match c.id {
             id::MESH_VERSION => file.mesh_version = Some(Cursor::new(&c).u32(ctx)?),
             id::MASTER_SCALE => file.master_scale = Some(Cursor::new(&c).f32(ctx)?),
             id::NAMED_OBJECT => {
                 let name = Cursor::new(&c).cstr(ctx)?;
-                let label = format!("NAMED_OBJECT {name:?}");
-                let o = ctx.within(label, |ctx| decode_named_object(&c, name, ctx))?;
-                file.objects.push(o);
+                let (name, o) = ctx.within_object(name, |ctx| decode_named_object(&c, ctx));
+                let (hidden, kind) = o?;
+                file.objects.push(NamedObject { name, offset: c.offset, hidden, kind });
             }
             id::MAT_ENTRY => {
-                let m = ctx.within("MAT_ENTRY".into(), |ctx| decode_material(&c, ctx))?;
+                let m = ctx.within(Label::Chunk(c.id), |ctx| decode_material(&c, ctx))?;
                 file.materials.push(m);
             }
             id::AMBIENT_LIGHT
@@ -942,116 +1231,113 @@ fn decode_mdata(chunk: &Chunk, file: &mut File3ds, ctx: &mut Ctx) -> Result<(), 
     Ok(())
 }
 
-fn decode_named_object(chunk: &Chunk, name: String, ctx: &mut Ctx) -> Result<NamedObject, Error> {
+/// A named object's hidden flag and contents (the name is read by the caller).
+fn decode_named_object<'a>(
+    chunk: &Chunk<'a>,
+    ctx: &mut Ctx,
+) -> Result<(bool, ObjectKind<'a>), Error> {
     let mut cur = Cursor::new(chunk);
-    cur.cstr(ctx)?;
-    let mut obj =
-        NamedObject { name, offset: chunk.offset, hidden: false, kind: ObjectKind::Other };
-    for c in split(cur.rest(), cur.offset(), ctx) {
+    cur.skip_cstr(ctx)?;
+    let mut hidden = false;
+    let mut kind = ObjectKind::Other;
+    let mut subs = cur.chunks();
+    while let Some(c) = subs.next_chunk(ctx) {
         match c.id {
-            id::OBJ_HIDDEN => obj.hidden = true,
+            id::OBJ_HIDDEN => hidden = true,
             id::N_TRI_OBJECT => {
-                obj.kind =
-                    ObjectKind::Mesh(ctx.within("N_TRI_OBJECT".into(), |ctx| decode_mesh(&c, ctx))?)
+                kind = ObjectKind::Mesh(ctx.within(Label::Chunk(c.id), |ctx| decode_mesh(&c, ctx))?)
             }
             id::N_DIRECT_LIGHT => {
-                obj.kind = ObjectKind::Light(
-                    ctx.within("N_DIRECT_LIGHT".into(), |ctx| decode_light(&c, ctx))?,
-                )
+                kind =
+                    ObjectKind::Light(ctx.within(Label::Chunk(c.id), |ctx| decode_light(&c, ctx))?)
             }
             id::N_CAMERA => {
-                obj.kind =
-                    ObjectKind::Camera(ctx.within("N_CAMERA".into(), |ctx| decode_camera(&c, ctx))?)
+                kind = ObjectKind::Camera(
+                    ctx.within(Label::Chunk(c.id), |ctx| decode_camera(&c, ctx))?,
+                )
             }
             _ => {}
         }
     }
-    Ok(obj)
+    Ok((hidden, kind))
 }
 
-fn decode_mesh(chunk: &Chunk, ctx: &mut Ctx) -> Result<TriMesh, Error> {
+fn decode_mesh<'a>(chunk: &Chunk<'a>, ctx: &mut Ctx) -> Result<TriMesh<'a>, Error> {
     let mut m = TriMesh::default();
-    for c in split(chunk.data, chunk.data_offset(), ctx) {
-        let label = chunk_label(c.id);
-        ctx.within(label, |ctx| -> Result<(), Error> {
-            let mut cur = Cursor::new(&c);
-            match c.id {
-                id::POINT_ARRAY => {
-                    let at = cur.offset();
-                    let n = cur.u16(ctx)?;
-                    let n = ctx.check_count(at, "points", n.into(), 12, cur.left())?;
-                    m.points.clear();
-                    for _ in 0..n {
-                        m.points.push(cur.vec3(ctx)?);
-                    }
-                }
-                id::POINT_FLAG_ARRAY => {
-                    let at = cur.offset();
-                    let n = cur.u16(ctx)?;
-                    let n = ctx.check_count(at, "point flags", n.into(), 2, cur.left())?;
-                    m.point_flags.clear();
-                    for _ in 0..n {
-                        m.point_flags.push(cur.u16(ctx)?);
-                    }
-                }
-                id::FACE_ARRAY => {
-                    let at = cur.offset();
-                    let n = cur.u16(ctx)?;
-                    let n = ctx.check_count(at, "faces", n.into(), 8, cur.left())?;
-                    m.faces.clear();
-                    for _ in 0..n {
-                        m.faces.push([cur.u16(ctx)?, cur.u16(ctx)?, cur.u16(ctx)?, cur.u16(ctx)?]);
-                    }
-                    for s in split(cur.rest(), cur.offset(), ctx) {
-                        let label = chunk_label(s.id);
-                        ctx.within(label, |ctx| decode_face_sub(&s, n, &mut m, ctx))?;
-                    }
-                }
-                id::TEX_VERTS => {
-                    let at = cur.offset();
-                    let n = cur.u16(ctx)?;
-                    let n = ctx.check_count(at, "texture vertices", n.into(), 8, cur.left())?;
-                    m.tex_verts.clear();
-                    for _ in 0..n {
-                        m.tex_verts.push([cur.f32(ctx)?, cur.f32(ctx)?]);
-                    }
-                }
-                id::MESH_MATRIX => {
-                    m.matrix =
-                        Some([cur.vec3(ctx)?, cur.vec3(ctx)?, cur.vec3(ctx)?, cur.vec3(ctx)?]);
-                }
-                id::MESH_COLOR => m.color = Some(cur.u8(ctx)?),
-                id::MESH_TEXTURE_INFO => m.texture_info = Some(c.data.to_vec()),
-                _ => {}
-            }
-            Ok(())
-        })?;
+    let mut subs = Chunks::of(chunk);
+    while let Some(c) = subs.next_chunk(ctx) {
+        ctx.within(Label::Chunk(c.id), |ctx| decode_mesh_part(&c, &mut m, ctx))?;
     }
     Ok(m)
 }
 
-fn decode_face_sub(c: &Chunk, faces: usize, m: &mut TriMesh, ctx: &mut Ctx) -> Result<(), Error> {
+/// Reads a `u16` count and checks that many elements of `size` bytes fit; returns their bytes.
+fn counted<'a>(
+    cur: &mut Cursor<'a>,
+    what: &str,
+    size: usize,
+    ctx: &Ctx,
+) -> Result<(usize, &'a [u8]), Error> {
+    let at = cur.offset();
+    let n = cur.u16(ctx)?;
+    let n = ctx.check_count(at, what, n.into(), size as u64, cur.left())?;
+    Ok((n, cur.array(n, size, what, ctx)?))
+}
+
+/// One sub-chunk of `N_TRI_OBJECT`. Arrays are kept as views of their checked byte range
+/// ([`Array`]); nothing is copied or allocated for them here.
+fn decode_mesh_part<'a>(c: &Chunk<'a>, m: &mut TriMesh<'a>, ctx: &mut Ctx) -> Result<(), Error> {
+    let mut cur = Cursor::new(c);
+    match c.id {
+        id::POINT_ARRAY => {
+            let (_, b) = counted(&mut cur, "points", 12, ctx)?;
+            m.points = Array::new(b);
+        }
+        id::POINT_FLAG_ARRAY => {
+            let (_, b) = counted(&mut cur, "point flags", 2, ctx)?;
+            m.point_flags = Array::new(b);
+        }
+        id::FACE_ARRAY => {
+            let (n, b) = counted(&mut cur, "faces", 8, ctx)?;
+            m.faces = Array::new(b);
+            let mut subs = cur.chunks();
+            while let Some(s) = subs.next_chunk(ctx) {
+                ctx.within(Label::Chunk(s.id), |ctx| decode_face_sub(&s, n, m, ctx))?;
+            }
+        }
+        id::TEX_VERTS => {
+            let (_, b) = counted(&mut cur, "texture vertices", 8, ctx)?;
+            m.tex_verts = Array::new(b);
+        }
+        id::MESH_MATRIX => {
+            m.matrix = Some([cur.vec3(ctx)?, cur.vec3(ctx)?, cur.vec3(ctx)?, cur.vec3(ctx)?]);
+        }
+        id::MESH_COLOR => m.color = Some(cur.u8(ctx)?),
+        id::MESH_TEXTURE_INFO => m.texture_info = Some(c.data.to_vec()),
+        _ => {}
+    }
+    Ok(())
+}
+
+fn decode_face_sub<'a>(
+    c: &Chunk<'a>,
+    faces: usize,
+    m: &mut TriMesh<'a>,
+    ctx: &mut Ctx,
+) -> Result<(), Error> {
     let mut cur = Cursor::new(c);
     match c.id {
         id::MSH_MAT_GROUP => {
             let name = cur.cstr(ctx)?;
-            let at = cur.offset();
-            let n = cur.u16(ctx)?;
-            let n = ctx.check_count(at, "face indices", n.into(), 2, cur.left())?;
-            let mut list = Vec::new();
-            for _ in 0..n {
-                list.push(cur.u16(ctx)?);
-            }
-            m.material_groups.push((name, list));
+            let (_, b) = counted(&mut cur, "face indices", 2, ctx)?;
+            m.material_groups.push((name, Array::new(b)));
         }
         id::SMOOTH_GROUP => {
             // One u32 per face of the FACE_ARRAY (lib3ds reads exactly that many).
             let n =
                 ctx.check_count(c.data_offset(), "smoothing groups", faces as u64, 4, cur.left())?;
-            m.smoothing.clear();
-            for _ in 0..n {
-                m.smoothing.push(cur.u32(ctx)?);
-            }
+            let b = cur.array(n, 4, "smoothing groups", ctx)?;
+            m.smoothing = Array::new(b);
         }
         _ => {}
     }
@@ -1062,7 +1348,8 @@ fn decode_face_sub(c: &Chunk, faces: usize, m: &mut TriMesh, ctx: &mut Ctx) -> R
 fn decode_color(chunk: &Chunk, ctx: &mut Ctx) -> Result<Option<[f32; 3]>, Error> {
     let mut plain = None;
     let mut linear = None;
-    for c in split(chunk.data, chunk.data_offset(), ctx) {
+    let mut subs = Chunks::of(chunk);
+    while let Some(c) = subs.next_chunk(ctx) {
         let mut cur = Cursor::new(&c);
         let v = match c.id {
             id::COLOR_F | id::LIN_COLOR_F => cur.vec3(ctx)?,
@@ -1084,7 +1371,8 @@ fn decode_color(chunk: &Chunk, ctx: &mut Ctx) -> Result<Option<[f32; 3]>, Error>
 /// Reads a percentage sub-chunk list (`INT_PERCENTAGE` ÷ 100, `FLOAT_PERCENTAGE` as stored).
 fn decode_percent(chunk: &Chunk, ctx: &mut Ctx) -> Result<Option<f32>, Error> {
     let mut out = None;
-    for c in split(chunk.data, chunk.data_offset(), ctx) {
+    let mut subs = Chunks::of(chunk);
+    while let Some(c) = subs.next_chunk(ctx) {
         let mut cur = Cursor::new(&c);
         match c.id {
             id::INT_PERCENTAGE => out = Some(f32::from(cur.u16(ctx)? as i16) / 100.0),
@@ -1098,9 +1386,9 @@ fn decode_percent(chunk: &Chunk, ctx: &mut Ctx) -> Result<Option<f32>, Error> {
 fn decode_light(chunk: &Chunk, ctx: &mut Ctx) -> Result<LightChunk, Error> {
     let mut cur = Cursor::new(chunk);
     let mut l = LightChunk { position: cur.vec3(ctx)?, ..LightChunk::default() };
-    for c in split(cur.rest(), cur.offset(), ctx) {
-        let label = chunk_label(c.id);
-        ctx.within(label, |ctx| -> Result<(), Error> {
+    let mut subs = cur.chunks();
+    while let Some(c) = subs.next_chunk(ctx) {
+        ctx.within(Label::Chunk(c.id), |ctx| -> Result<(), Error> {
             let mut cur = Cursor::new(&c);
             match c.id {
                 id::COLOR_F | id::LIN_COLOR_F => l.color = Some(cur.vec3(ctx)?),
@@ -1120,7 +1408,8 @@ fn decode_light(chunk: &Chunk, ctx: &mut Ctx) -> Result<LightChunk, Error> {
                         falloff: cur.f32(ctx)?,
                         roll: None,
                     };
-                    for sc in split(cur.rest(), cur.offset(), ctx) {
+                    let mut subs = cur.chunks();
+                    while let Some(sc) = subs.next_chunk(ctx) {
                         if sc.id == id::DL_SPOT_ROLL {
                             s.roll = Some(Cursor::new(&sc).f32(ctx)?);
                         }
@@ -1144,7 +1433,8 @@ fn decode_camera(chunk: &Chunk, ctx: &mut Ctx) -> Result<CameraChunk, Error> {
         lens: cur.f32(ctx)?,
         ranges: None,
     };
-    for c in split(cur.rest(), cur.offset(), ctx) {
+    let mut subs = cur.chunks();
+    while let Some(c) = subs.next_chunk(ctx) {
         if c.id == id::CAM_RANGES {
             let mut cur = Cursor::new(&c);
             cam.ranges = Some((cur.f32(ctx)?, cur.f32(ctx)?));
@@ -1155,9 +1445,9 @@ fn decode_camera(chunk: &Chunk, ctx: &mut Ctx) -> Result<CameraChunk, Error> {
 
 fn decode_material(chunk: &Chunk, ctx: &mut Ctx) -> Result<MaterialEntry, Error> {
     let mut m = MaterialEntry { offset: chunk.offset, ..MaterialEntry::default() };
-    for c in split(chunk.data, chunk.data_offset(), ctx) {
-        let label = chunk_label(c.id);
-        ctx.within(label, |ctx| -> Result<(), Error> {
+    let mut subs = Chunks::of(chunk);
+    while let Some(c) = subs.next_chunk(ctx) {
+        ctx.within(Label::Chunk(c.id), |ctx| -> Result<(), Error> {
             match c.id {
                 id::MAT_NAME => m.name = Cursor::new(&c).cstr(ctx)?,
                 id::MAT_AMBIENT => m.ambient = decode_color(&c, ctx)?,
@@ -1196,7 +1486,8 @@ fn decode_map(chunk: &Chunk, ctx: &mut Ctx) -> Result<MapEntry, Error> {
         offset: [0.0, 0.0],
         rotation: 0.0,
     };
-    for c in split(chunk.data, chunk.data_offset(), ctx) {
+    let mut subs = Chunks::of(chunk);
+    while let Some(c) = subs.next_chunk(ctx) {
         let mut cur = Cursor::new(&c);
         match c.id {
             id::INT_PERCENTAGE => map.percent = Some(f32::from(cur.u16(ctx)? as i16) / 100.0),
@@ -1215,26 +1506,26 @@ fn decode_map(chunk: &Chunk, ctx: &mut Ctx) -> Result<MapEntry, Error> {
     Ok(map)
 }
 
-fn decode_kfdata(chunk: &Chunk, ctx: &mut Ctx) -> Result<Keyframer, Error> {
+fn decode_kfdata<'a>(chunk: &Chunk<'a>, ctx: &mut Ctx) -> Result<Keyframer<'a>, Error> {
     let mut kf = Keyframer::default();
-    for c in split(chunk.data, chunk.data_offset(), ctx) {
-        let label = chunk_label(c.id);
+    let mut subs = Chunks::of(chunk);
+    while let Some(c) = subs.next_chunk(ctx) {
         match c.id {
-            id::KFHDR => ctx.within(label, |ctx| -> Result<(), Error> {
+            id::KFHDR => ctx.within(Label::Chunk(c.id), |ctx| -> Result<(), Error> {
                 let mut cur = Cursor::new(&c);
                 kf.header = Some((cur.u16(ctx)?, cur.cstr(ctx)?, cur.u32(ctx)?));
                 Ok(())
             })?,
-            id::KFSEG => ctx.within(label, |ctx| -> Result<(), Error> {
+            id::KFSEG => ctx.within(Label::Chunk(c.id), |ctx| -> Result<(), Error> {
                 let mut cur = Cursor::new(&c);
                 kf.segment = Some((cur.u32(ctx)?, cur.u32(ctx)?));
                 Ok(())
             })?,
             id::KFCURTIME => {
-                kf.current = Some(ctx.within(label, |ctx| Cursor::new(&c).u32(ctx))?);
+                kf.current = Some(ctx.within(Label::Chunk(c.id), |ctx| Cursor::new(&c).u32(ctx))?);
             }
             id::AMBIENT_NODE_TAG..=id::SPOTLIGHT_NODE_TAG => {
-                let label = format!("{label} #{}", kf.nodes.len());
+                let label = Label::Node(c.id, kf.nodes.len());
                 kf.nodes.push(ctx.within(label, |ctx| decode_node(&c, ctx))?);
             }
             _ => {}
@@ -1243,12 +1534,12 @@ fn decode_kfdata(chunk: &Chunk, ctx: &mut Ctx) -> Result<Keyframer, Error> {
     Ok(kf)
 }
 
-fn decode_node(chunk: &Chunk, ctx: &mut Ctx) -> Result<NodeChunk, Error> {
+fn decode_node<'a>(chunk: &Chunk<'a>, ctx: &mut Ctx) -> Result<NodeChunk<'a>, Error> {
     let mut n =
         NodeChunk { tag: chunk.id, offset: chunk.offset, parent: 0xFFFF, ..NodeChunk::default() };
-    for c in split(chunk.data, chunk.data_offset(), ctx) {
-        let label = chunk_label(c.id);
-        ctx.within(label, |ctx| -> Result<(), Error> {
+    let mut subs = Chunks::of(chunk);
+    while let Some(c) = subs.next_chunk(ctx) {
+        ctx.within(Label::Chunk(c.id), |ctx| -> Result<(), Error> {
             let mut cur = Cursor::new(&c);
             match c.id {
                 id::NODE_ID => n.id = Some(cur.u16(ctx)?),
@@ -1271,7 +1562,7 @@ fn decode_node(chunk: &Chunk, ctx: &mut Ctx) -> Result<NodeChunk, Error> {
 }
 
 /// Decodes a track chunk (B020–B029): `u16` flags, 8 unknown bytes, `u32` key count, keys.
-pub fn decode_track(chunk: &Chunk, ctx: &mut Ctx) -> Result<TrackChunk, Error> {
+pub fn decode_track<'a>(chunk: &Chunk<'a>, ctx: &mut Ctx) -> Result<TrackChunk<'a>, Error> {
     let mut cur = Cursor::new(chunk);
     let flags = cur.u16(ctx)?;
     let unknown = [cur.u32(ctx)?, cur.u32(ctx)?];
@@ -1285,31 +1576,146 @@ pub fn decode_track(chunk: &Chunk, ctx: &mut Ctx) -> Result<TrackChunk, Error> {
         _ => 4,
     };
     let count = ctx.check_count(at, "keys", count.into(), 6 + value_min, cur.left())?;
-    let mut keys = Vec::new();
+    // Every key is checked here, with errors naming the value that is cut off; the keys are
+    // kept as a view of their bytes and decoded by `Keys::iter`.
+    let start = cur.pos;
     for _ in 0..count {
-        let frame = cur.i32(ctx)?;
+        cur.i32(ctx)?;
         let kflags = cur.u16(ctx)?;
-        let mut tcb = [0.0f32; 5];
-        for (bit, slot) in tcb.iter_mut().enumerate() {
+        for bit in 0..5 {
             if kflags & (1 << bit) != 0 {
-                *slot = cur.f32(ctx)?;
+                cur.f32(ctx)?;
             }
         }
-        let value = match chunk.id {
+        match chunk.id {
             id::POS_TRACK_TAG | id::SCL_TRACK_TAG | id::COL_TRACK_TAG => {
-                KeyValue::Vector(cur.vec3(ctx)?)
+                cur.vec3(ctx)?;
             }
             id::ROT_TRACK_TAG => {
-                let angle = cur.f32(ctx)?;
-                KeyValue::AxisAngle(angle, cur.vec3(ctx)?)
+                cur.f32(ctx)?;
+                cur.vec3(ctx)?;
             }
-            id::MORPH_TRACK_TAG => KeyValue::Name(cur.cstr(ctx)?),
-            id::HIDE_TRACK_TAG => KeyValue::None,
-            _ => KeyValue::Scalar(cur.f32(ctx)?),
-        };
-        keys.push(KeyChunk { frame, flags: kflags, tcb, value });
+            id::MORPH_TRACK_TAG => cur.skip_cstr(ctx)?,
+            id::HIDE_TRACK_TAG => {}
+            _ => {
+                cur.f32(ctx)?;
+            }
+        }
     }
+    let keys = Keys { tag: chunk.id, count, bytes: &chunk.data[start..cur.pos] };
     Ok(TrackChunk { tag: chunk.id, offset: chunk.offset, flags, unknown, keys })
+}
+
+/// One key of a track of type `tag` from the start of `b`, and the bytes it takes; `None`
+/// when `b` is too short (never for keys checked by [`decode_track`]).
+fn read_key(tag: u16, b: &[u8]) -> Option<(KeyChunk, usize)> {
+    let mut pos = 0usize;
+    let f32_next = |pos: &mut usize| -> Option<f32> {
+        let v = f32_at(b.get(*pos..*pos + 4)?, 0);
+        *pos += 4;
+        Some(v)
+    };
+    let frame = u32_at(b.get(0..4)?, 0) as i32;
+    let flags = u16_at(b.get(4..6)?, 0);
+    pos += 6;
+    let mut tcb = [0.0f32; 5];
+    for (bit, slot) in tcb.iter_mut().enumerate() {
+        if flags & (1 << bit) != 0 {
+            *slot = f32_next(&mut pos)?;
+        }
+    }
+    let vec3 = |pos: &mut usize| -> Option<[f32; 3]> {
+        Some([f32_next(pos)?, f32_next(pos)?, f32_next(pos)?])
+    };
+    let value = match tag {
+        id::POS_TRACK_TAG | id::SCL_TRACK_TAG | id::COL_TRACK_TAG => {
+            KeyValue::Vector(vec3(&mut pos)?)
+        }
+        id::ROT_TRACK_TAG => {
+            let angle = f32_at(b.get(pos..pos + 4)?, 0);
+            pos += 4;
+            KeyValue::AxisAngle(angle, vec3(&mut pos)?)
+        }
+        id::MORPH_TRACK_TAG => {
+            let rest = b.get(pos..)?;
+            let n = rest.iter().position(|&c| c == 0)?;
+            pos += n + 1;
+            KeyValue::Name(bytes_to_string(&rest[..n]))
+        }
+        id::HIDE_TRACK_TAG => KeyValue::None,
+        _ => {
+            let v = f32_at(b.get(pos..pos + 4)?, 0);
+            pos += 4;
+            KeyValue::Scalar(v)
+        }
+    };
+    Some((KeyChunk { frame, flags, tcb, value }, pos))
+}
+
+/// A track's keys as stored: a view of their checked bytes, decoded on demand ([`Keys::iter`]).
+#[derive(Clone, Copy, Default)]
+pub struct Keys<'a> {
+    tag: u16,
+    count: usize,
+    bytes: &'a [u8],
+}
+
+impl<'a> Keys<'a> {
+    /// Number of keys.
+    pub fn len(&self) -> usize {
+        self.count
+    }
+
+    /// True when the track has no key.
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// The keys in file order.
+    pub fn iter(&self) -> KeyIter<'a> {
+        KeyIter { tag: self.tag, left: self.count, bytes: self.bytes }
+    }
+
+    /// The keys in file order, copied into a vector.
+    pub fn to_vec(&self) -> Vec<KeyChunk> {
+        self.iter().collect()
+    }
+}
+
+impl std::fmt::Debug for Keys<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+/// The keys of a [`Keys`] view, decoded one by one.
+#[derive(Debug, Clone)]
+pub struct KeyIter<'a> {
+    tag: u16,
+    left: usize,
+    bytes: &'a [u8],
+}
+
+impl Iterator for KeyIter<'_> {
+    type Item = KeyChunk;
+
+    #[inline]
+    fn next(&mut self) -> Option<KeyChunk> {
+        if self.left == 0 {
+            return None;
+        }
+        let Some((key, used)) = read_key(self.tag, self.bytes) else {
+            self.left = 0;
+            return None;
+        };
+        self.bytes = &self.bytes[used..];
+        self.left -= 1;
+        Some(key)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (0, Some(self.left))
+    }
 }
 
 /// A node of the raw chunk tree built by [`walk`].
@@ -1481,10 +1887,11 @@ mod tests {
         let t = decode_track(&c, &mut ctx).unwrap();
         assert_eq!(t.flags, 0x40);
         assert_eq!(t.unknown, [0, 83]);
-        assert_eq!(t.keys.len(), 1);
-        assert_eq!(t.keys[0].frame, 5);
-        assert_eq!(t.keys[0].tcb, [0.5, 0.0, 0.0, 0.0, 0.0]);
-        assert_eq!(t.keys[0].value, KeyValue::Vector([1.0, 2.0, 3.0]));
+        let keys = t.keys.to_vec();
+        assert_eq!(keys.len(), 1);
+        assert_eq!(keys[0].frame, 5);
+        assert_eq!(keys[0].tcb, [0.5, 0.0, 0.0, 0.0, 0.0]);
+        assert_eq!(keys[0].value, KeyValue::Vector([1.0, 2.0, 3.0]));
     }
 
     #[test]

@@ -60,8 +60,13 @@ pub const NODE_HIDDEN: u16 = 0x0800;
 pub const NO_PARENT: u16 = 0xFFFF;
 
 /// Builds the scene of a decoded file. Problems it survives are appended to `warnings`.
-pub fn import(file: &File3ds, opts: &ReadOptions, warnings: &mut Vec<Warning>) -> Scene {
-    let mut b = Builder { scene: Scene::default(), warnings, mesh_by_name: HashMap::new() };
+pub fn import(file: &File3ds<'_>, opts: &ReadOptions, warnings: &mut Vec<Warning>) -> Scene {
+    let mut b = Builder {
+        scene: Scene::default(),
+        warnings,
+        mesh_by_name: HashMap::new(),
+        material_by_name: None,
+    };
     b.meta(file);
     b.materials(file, opts.base_dir.as_deref());
     b.meshes(file);
@@ -75,7 +80,7 @@ pub fn import(file: &File3ds, opts: &ReadOptions, warnings: &mut Vec<Warning>) -
             name: String::new(),
             fps: THREE_DS_FPS,
             frame_range: range,
-            channels: Vec::new(),
+            channels: Vec::with_capacity(kf.nodes.iter().map(|n| n.tracks.len()).sum()),
         };
         for (i, node) in kf.nodes.iter().enumerate() {
             for t in &node.tracks {
@@ -90,10 +95,22 @@ pub fn import(file: &File3ds, opts: &ReadOptions, warnings: &mut Vec<Warning>) -
     b.scene
 }
 
-struct Builder<'w> {
+struct Builder<'w, 'f> {
     scene: Scene,
     warnings: &'w mut Vec<Warning>,
-    mesh_by_name: HashMap<String, usize>,
+    mesh_by_name: HashMap<&'f str, usize>,
+    /// Material index by name (the first of a name wins), built when a mesh first needs it.
+    material_by_name: Option<HashMap<&'f str, usize>>,
+}
+
+/// Where a mesh's problems are reported.
+fn mesh_place(name: &str) -> String {
+    format!("MDATA › NAMED_OBJECT {name:?} › N_TRI_OBJECT")
+}
+
+/// Where a keyframer node's problems are reported.
+fn node_place(i: usize, nc: &NodeChunk<'_>) -> String {
+    format!("KFDATA › {} #{i} {:?}", super::chunks::chunk_label(nc.tag), nc.name)
 }
 
 fn v3(a: [f32; 3]) -> DVec3 {
@@ -110,12 +127,12 @@ fn mesh_matrix(m: &[[f32; 3]; 4]) -> DMat4 {
     )
 }
 
-impl Builder<'_> {
+impl<'f> Builder<'_, 'f> {
     fn warn(&mut self, offset: Option<u64>, place: impl Into<String>, message: impl Into<String>) {
         self.warnings.push(Warning { offset, place: place.into(), message: message.into() });
     }
 
-    fn meta(&mut self, file: &File3ds) {
+    fn meta(&mut self, file: &File3ds<'_>) {
         let mut props = Vec::new();
         let root = if file.root == id::CMAGIC { "CMAGIC (project)" } else { "M3DMAGIC" };
         props.push(("root".to_string(), root.to_string()));
@@ -152,7 +169,7 @@ impl Builder<'_> {
         };
     }
 
-    fn materials(&mut self, file: &File3ds, base_dir: Option<&Path>) {
+    fn materials(&mut self, file: &File3ds<'_>, base_dir: Option<&Path>) {
         let needs_files = file.materials.iter().any(|m| m.maps.iter().any(|t| !t.name.is_empty()));
         let files = match base_dir {
             Some(dir) if needs_files => files_by_lower_name(dir),
@@ -164,17 +181,19 @@ impl Builder<'_> {
         }
     }
 
-    fn meshes(&mut self, file: &File3ds) {
+    fn meshes(&mut self, file: &'f File3ds<'_>) {
+        let count = file.objects.iter().filter(|o| matches!(o.kind, ObjectKind::Mesh(_))).count();
+        self.scene.meshes.reserve(count);
+        self.mesh_by_name.reserve(count);
         for o in &file.objects {
             if let ObjectKind::Mesh(tri) = &o.kind {
-                let place = format!("MDATA › NAMED_OBJECT {:?} › N_TRI_OBJECT", o.name);
-                let mesh = self.convert_mesh(&o.name, tri, &place, o.offset);
+                let mesh = self.convert_mesh(file, &o.name, tri, o.offset);
                 let index = self.scene.meshes.len();
                 self.scene.meshes.push(mesh);
-                if self.mesh_by_name.insert(o.name.clone(), index).is_some() {
+                if self.mesh_by_name.insert(&o.name, index).is_some() {
                     self.warn(
                         Some(o.offset),
-                        place,
+                        mesh_place(&o.name),
                         "a second mesh with this name; nodes show the last one",
                     );
                 }
@@ -182,32 +201,61 @@ impl Builder<'_> {
         }
     }
 
-    fn convert_mesh(&mut self, name: &str, tri: &TriMesh, place: &str, offset: u64) -> Mesh {
+    fn convert_mesh(
+        &mut self,
+        file: &'f File3ds<'_>,
+        name: &str,
+        tri: &TriMesh<'_>,
+        offset: u64,
+    ) -> Mesh {
         let n_points = tri.points.len();
-        let mut kept = Vec::new(); // new face index per old face, u32::MAX when dropped
-        let mut corner_vertices = Vec::new();
-        let mut dropped = 0usize;
-        for f in &tri.faces {
-            if f[..3].iter().any(|&v| usize::from(v) >= n_points) {
-                kept.push(u32::MAX);
-                dropped += 1;
-            } else {
-                kept.push((corner_vertices.len() / 3) as u32);
-                corner_vertices.extend(f[..3].iter().map(|&v| u32::from(v)));
-            }
+        let faces = tri.faces;
+        let valid = |f: &[u16; 4]| usize::from(f[0].max(f[1]).max(f[2])) < n_points;
+        // Faces naming a vertex past the points are dropped. `kept` (new face index per old
+        // face, u32::MAX when dropped) is only built when some face is dropped.
+        let mut kept: Option<Vec<u32>> = None;
+        // One pass converts the corners and finds the largest index; only when that index is
+        // past the points is the face list walked again, face by face.
+        let mut cv = vec![0u32; faces.len() * 3];
+        let mut max = 0u16;
+        for (c, f) in cv.chunks_exact_mut(3).zip(faces.iter()) {
+            max = max.max(f[0]).max(f[1]).max(f[2]);
+            c.copy_from_slice(&[f[0].into(), f[1].into(), f[2].into()]);
         }
-        if dropped > 0 {
+        let corner_vertices: Vec<u32> = if faces.is_empty() || usize::from(max) < n_points {
+            cv
+        } else {
+            let mut map = Vec::with_capacity(faces.len());
+            cv.clear();
+            for f in faces.iter() {
+                if valid(&f) {
+                    map.push((cv.len() / 3) as u32);
+                    cv.extend_from_slice(&[f[0].into(), f[1].into(), f[2].into()]);
+                } else {
+                    map.push(u32::MAX);
+                }
+            }
+            let dropped = faces.len() - cv.len() / 3;
             self.warn(
                 Some(offset),
-                place,
+                mesh_place(name),
                 format!("{dropped} faces name vertices past the {n_points} points; dropped"),
             );
-        }
+            kept = Some(map);
+            cv
+        };
+        // The new index of old face `f`, `None` when it was dropped or does not exist.
+        let new_face = |f: usize| -> Option<usize> {
+            match &kept {
+                None => (f < faces.len()).then_some(f),
+                Some(map) => map.get(f).filter(|&&k| k != u32::MAX).map(|&k| k as usize),
+            }
+        };
         let face_count = corner_vertices.len() / 3;
         let polygon_starts = (0..=face_count).map(|i| (i * 3) as u32).collect();
         let mut mesh = Mesh {
             name: name.to_string(),
-            positions: tri.points.iter().map(|&p| v3(p)).collect(),
+            positions: tri.points.iter().map(v3).collect(),
             polygon_starts,
             corner_vertices,
             source_matrix: tri.matrix.as_ref().map(mesh_matrix),
@@ -215,7 +263,7 @@ impl Builder<'_> {
         };
         if !tri.tex_verts.is_empty() {
             if tri.tex_verts.len() == n_points {
-                let uvs = tri.tex_verts.iter().map(|&[u, v]| Vec2::new(u, v)).collect();
+                let uvs = tri.tex_verts.iter().map(|[u, v]| Vec2::new(u, v)).collect();
                 mesh.uv_sets.push(UvSet {
                     name: String::new(),
                     uvs: crate::scene::Attribute {
@@ -226,7 +274,7 @@ impl Builder<'_> {
             } else {
                 self.warn(
                     Some(offset),
-                    place,
+                    mesh_place(name),
                     format!(
                         "{} texture vertices for {n_points} points; UVs ignored",
                         tri.tex_verts.len()
@@ -234,40 +282,46 @@ impl Builder<'_> {
                 );
             }
         }
-        if !tri.smoothing.is_empty() && tri.smoothing.len() == tri.faces.len() {
-            mesh.smoothing_groups = Some(
-                tri.smoothing
+        if !tri.smoothing.is_empty() && tri.smoothing.len() == faces.len() {
+            mesh.smoothing_groups = Some(match &kept {
+                None => tri.smoothing.to_vec(),
+                Some(map) => tri
+                    .smoothing
                     .iter()
-                    .zip(&kept)
+                    .zip(map)
                     .filter(|(_, &k)| k != u32::MAX)
-                    .map(|(&s, _)| s)
+                    .map(|(s, _)| s)
                     .collect(),
-            );
+            });
         }
         if !tri.material_groups.is_empty() {
-            let by_name: HashMap<&str, usize> = self
-                .scene
-                .materials
-                .iter()
-                .enumerate()
-                .map(|(i, m)| (m.name.as_str(), i))
-                .rev()
-                .collect();
+            let by_name = self.material_by_name.get_or_insert_with(|| {
+                file.materials.iter().enumerate().rev().map(|(i, m)| (m.name.as_str(), i)).collect()
+            });
             let mut per_face = vec![Mesh::NO_MATERIAL; face_count];
             let mut bad = 0usize;
             for (slot, (mat, faces)) in tri.material_groups.iter().enumerate() {
                 mesh.material_slots.push(by_name.get(mat.as_str()).copied());
-                for &f in faces {
-                    match kept.get(usize::from(f)) {
-                        Some(&k) if k != u32::MAX => per_face[k as usize] = slot as u32,
-                        _ => bad += 1,
+                if kept.is_none() {
+                    for f in faces.iter() {
+                        match per_face.get_mut(usize::from(f)) {
+                            Some(p) => *p = slot as u32,
+                            None => bad += 1,
+                        }
+                    }
+                    continue;
+                }
+                for f in faces.iter() {
+                    match new_face(usize::from(f)) {
+                        Some(k) => per_face[k] = slot as u32,
+                        None => bad += 1,
                     }
                 }
             }
             if bad > 0 {
                 self.warn(
                     Some(offset),
-                    place,
+                    mesh_place(name),
                     format!("{bad} material-group face indices out of range; ignored"),
                 );
             }
@@ -317,12 +371,12 @@ impl Builder<'_> {
     }
 
     /// One node per named object, at identity (no keyframer nodes in the file).
-    fn object_nodes(&mut self, file: &File3ds) {
+    fn object_nodes(&mut self, file: &File3ds<'_>) {
         for o in &file.objects {
             match &o.kind {
                 ObjectKind::Mesh(_) => {
                     let mut node = Node::new(o.name.clone(), NodeKind::Mesh);
-                    node.mesh = self.mesh_by_name.get(&o.name).copied();
+                    node.mesh = self.mesh_by_name.get(o.name.as_str()).copied();
                     if let Some(m) = node.mesh.and_then(|m| self.scene.meshes[m].source_matrix) {
                         if m.is_finite() && m.determinant().abs() > 1e-12 {
                             node.geometry_transform = mirror_fix(&m);
@@ -367,7 +421,7 @@ impl Builder<'_> {
         i
     }
 
-    fn keyframer_nodes(&mut self, file: &File3ds, nodes: &[NodeChunk]) {
+    fn keyframer_nodes(&mut self, file: &File3ds<'_>, nodes: &[NodeChunk<'_>]) {
         let cameras: HashMap<&str, &CameraChunk> = file
             .objects
             .iter()
@@ -384,17 +438,8 @@ impl Builder<'_> {
                 _ => None,
             })
             .collect();
-        let matrices: HashMap<&str, Option<DMat4>> = file
-            .objects
-            .iter()
-            .filter_map(|o| match &o.kind {
-                ObjectKind::Mesh(m) => Some((o.name.as_str(), m.matrix.as_ref().map(mesh_matrix))),
-                _ => None,
-            })
-            .collect();
+        self.scene.nodes.reserve(nodes.len());
         for (i, nc) in nodes.iter().enumerate() {
-            let place =
-                format!("KFDATA › {} #{i} {:?}", super::chunks::chunk_label(nc.tag), nc.name);
             let kind = match nc.tag {
                 id::AMBIENT_NODE_TAG => NodeKind::Ambient,
                 id::CAMERA_NODE_TAG => {
@@ -402,7 +447,7 @@ impl Builder<'_> {
                     if c.is_none() {
                         self.warn(
                             Some(nc.offset),
-                            &place,
+                            node_place(i, nc),
                             "no camera of this name in MDATA; default camera used",
                         );
                     }
@@ -414,7 +459,7 @@ impl Builder<'_> {
                     if l.is_none() {
                         self.warn(
                             Some(nc.offset),
-                            &place,
+                            node_place(i, nc),
                             "no light of this name in MDATA; default light used",
                         );
                     }
@@ -422,7 +467,7 @@ impl Builder<'_> {
                 }
                 id::L_TARGET_NODE_TAG => NodeKind::LightTarget { light: None },
                 _ => {
-                    if self.mesh_by_name.contains_key(&nc.name) {
+                    if self.mesh_by_name.contains_key(nc.name.as_str()) {
                         NodeKind::Mesh
                     } else {
                         NodeKind::Null
@@ -438,15 +483,16 @@ impl Builder<'_> {
             node.source.bound_box = nc.bound_box.map(|(a, b)| (v3(a), v3(b)));
             node.source.morph_smooth = nc.morph_smooth;
             if node.kind == NodeKind::Mesh {
-                node.mesh = self.mesh_by_name.get(&nc.name).copied();
-                let inv = match matrices.get(nc.name.as_str()).copied().flatten() {
+                node.mesh = self.mesh_by_name.get(nc.name.as_str()).copied();
+                let matrix = node.mesh.and_then(|m| self.scene.meshes[m].source_matrix);
+                let inv = match matrix {
                     Some(m) if m.determinant().abs() > 1e-12 && m.is_finite() => {
                         m.inverse() * mirror_fix(&m)
                     }
                     Some(_) => {
                         self.warn(
                             Some(nc.offset),
-                            &place,
+                            node_place(i, nc),
                             "MESH_MATRIX is singular; identity used",
                         );
                         DMat4::IDENTITY
@@ -466,18 +512,14 @@ impl Builder<'_> {
 
     /// Parent index of every keyframer node: by `NODE_ID` (or file-order number when a node
     /// has none, as lib3ds numbers them); missing parents, self-parents and cycles → root.
-    fn parents(&mut self, nodes: &[NodeChunk]) -> Vec<Option<usize>> {
+    fn parents(&mut self, nodes: &[NodeChunk<'_>]) -> Vec<Option<usize>> {
         let mut by_id: HashMap<u16, usize> = HashMap::new();
         for (i, nc) in nodes.iter().enumerate() {
             by_id.entry(nc.id.unwrap_or(i as u16)).or_insert(i);
         }
-        let mut parents: Vec<Option<usize>> = Vec::new();
+        let mut parents: Vec<Option<usize>> = Vec::with_capacity(nodes.len());
         for (i, nc) in nodes.iter().enumerate() {
-            let place = format!(
-                "KFDATA › {} #{i} {:?} › NODE_HDR",
-                super::chunks::chunk_label(nc.tag),
-                nc.name
-            );
+            let place = || format!("{} › NODE_HDR", node_place(i, nc));
             let p = if nc.parent == NO_PARENT {
                 None
             } else {
@@ -485,7 +527,7 @@ impl Builder<'_> {
                     Some(&p) if p == i => {
                         self.warn(
                             Some(nc.offset),
-                            place,
+                            place(),
                             "the node names itself as parent; made a root",
                         );
                         None
@@ -494,7 +536,7 @@ impl Builder<'_> {
                     None => {
                         self.warn(
                             Some(nc.offset),
-                            place,
+                            place(),
                             format!("parent {} names no node; made a root", nc.parent),
                         );
                         None
@@ -509,8 +551,9 @@ impl Builder<'_> {
         const ON_PATH: u8 = 1;
         const DONE: u8 = 2;
         let mut state = vec![UNSEEN; parents.len()];
+        let mut path = Vec::new();
         for start in 0..parents.len() {
-            let mut path = Vec::new();
+            path.clear();
             let mut at = start;
             while state[at] == UNSEEN {
                 state[at] = ON_PATH;
@@ -520,11 +563,7 @@ impl Builder<'_> {
                         let nc = &nodes[at];
                         self.warn(
                             Some(nc.offset),
-                            format!(
-                                "KFDATA › {} #{at} {:?}",
-                                super::chunks::chunk_label(nc.tag),
-                                nc.name
-                            ),
+                            node_place(at, nc),
                             "the node's parent chain loops back to it; made a root",
                         );
                         parents[at] = None;
@@ -534,7 +573,7 @@ impl Builder<'_> {
                     None => break,
                 }
             }
-            for n in path {
+            for &n in &path {
                 state[n] = DONE;
             }
         }
@@ -580,62 +619,76 @@ impl Builder<'_> {
     fn channel(
         &mut self,
         i: usize,
-        node: &NodeChunk,
-        t: &TrackChunk,
+        node: &NodeChunk<'_>,
+        t: &TrackChunk<'_>,
         start: f64,
     ) -> Option<ChannelTarget> {
-        let place = format!(
-            "KFDATA › {} #{i} {:?} › {}",
-            super::chunks::chunk_label(node.tag),
-            node.name,
-            super::chunks::chunk_label(t.tag)
-        );
-        let keys = self.sorted_keys(t);
-        if keys.is_empty() {
+        if t.keys.is_empty() {
             return None;
         }
-        let vector = |keys: &[&KeyChunk]| -> Track<DVec3> {
+        let mut last = i32::MIN;
+        let in_order = t.keys.iter().all(|k| std::mem::replace(&mut last, k.frame) <= k.frame);
+        if in_order {
+            self.channel_from(i, node, t, start, t.keys.iter())
+        } else {
+            let sorted = sorted_keys(t);
+            self.channel_from(i, node, t, start, sorted.into_iter())
+        }
+    }
+
+    /// [`Builder::channel`] from the track's keys in frame order (`keys`, not empty).
+    fn channel_from<I: Iterator<Item = KeyChunk> + Clone>(
+        &mut self,
+        i: usize,
+        node: &NodeChunk<'_>,
+        t: &TrackChunk<'_>,
+        start: f64,
+        keys: I,
+    ) -> Option<ChannelTarget> {
+        let place = || format!("{} › {}", node_place(i, node), super::chunks::chunk_label(t.tag));
+        let vector = || -> Track<DVec3> {
             track(
                 t,
-                keys.iter().filter_map(|k| match k.value {
-                    KeyValue::Vector(v) => Some(key(k, v3(v))),
+                keys.clone().filter_map(|k| match &k.value {
+                    KeyValue::Vector(v) => Some(key(&k, v3(*v))),
                     _ => None,
                 }),
             )
         };
-        let scalar = |keys: &[&KeyChunk]| -> Track<f64> {
+        let scalar = || -> Track<f64> {
             track(
                 t,
-                keys.iter().filter_map(|k| match k.value {
-                    KeyValue::Scalar(v) => Some(key(k, f64::from(v))),
+                keys.clone().filter_map(|k| match &k.value {
+                    KeyValue::Scalar(v) => Some(key(&k, f64::from(*v))),
                     _ => None,
                 }),
             )
         };
         let is_object = node.tag == id::OBJECT_NODE_TAG;
         Some(match t.tag {
-            id::POS_TRACK_TAG => ChannelTarget::Translation(vector(&keys)),
+            id::POS_TRACK_TAG => ChannelTarget::Translation(vector()),
             id::ROT_TRACK_TAG if is_object => {
                 ChannelTarget::Rotation(RotationTrack::Relative(track(
                     t,
-                    keys.iter().filter_map(|k| match k.value {
+                    keys.clone().filter_map(|k| match &k.value {
                         KeyValue::AxisAngle(a, axis) => {
-                            Some(key(k, AxisAngle { angle: a.into(), axis: v3(axis) }))
+                            Some(key(&k, AxisAngle { angle: (*a).into(), axis: v3(*axis) }))
                         }
                         _ => None,
                     }),
                 )))
             }
-            id::SCL_TRACK_TAG if is_object => ChannelTarget::Scale(vector(&keys)),
-            id::FOV_TRACK_TAG => ChannelTarget::Fov(scalar(&keys)),
-            id::ROLL_TRACK_TAG => ChannelTarget::Roll(scalar(&keys)),
-            id::COL_TRACK_TAG => ChannelTarget::Color(vector(&keys)),
-            id::HOT_TRACK_TAG => ChannelTarget::Hotspot(scalar(&keys)),
-            id::FALL_TRACK_TAG => ChannelTarget::Falloff(scalar(&keys)),
+            id::SCL_TRACK_TAG if is_object => ChannelTarget::Scale(vector()),
+            id::FOV_TRACK_TAG => ChannelTarget::Fov(scalar()),
+            id::ROLL_TRACK_TAG => ChannelTarget::Roll(scalar()),
+            id::COL_TRACK_TAG => ChannelTarget::Color(vector()),
+            id::HOT_TRACK_TAG => ChannelTarget::Hotspot(scalar()),
+            id::FALL_TRACK_TAG => ChannelTarget::Falloff(scalar()),
             id::HIDE_TRACK_TAG => {
                 let initial = node.flags[0] & NODE_HIDDEN != 0;
                 let mut out = Vec::new();
-                if keys[0].frame as f64 > start {
+                let first = keys.clone().next().map_or(start, |k| f64::from(k.frame));
+                if first > start {
                     out.push(Key {
                         frame: start,
                         value: initial,
@@ -643,7 +696,7 @@ impl Builder<'_> {
                     });
                 }
                 let mut state = initial;
-                for k in &keys {
+                for k in keys {
                     state = !state;
                     out.push(Key {
                         frame: k.frame.into(),
@@ -655,9 +708,9 @@ impl Builder<'_> {
             }
             id::MORPH_TRACK_TAG => {
                 let mut out = Vec::new();
-                for k in &keys {
+                for k in keys {
                     if let KeyValue::Name(name) = &k.value {
-                        match self.mesh_by_name.get(name) {
+                        match self.mesh_by_name.get(name.as_str()) {
                             Some(&m) => out.push(Key {
                                 frame: k.frame.into(),
                                 value: m,
@@ -665,7 +718,7 @@ impl Builder<'_> {
                             }),
                             None => self.warn(
                                 Some(t.offset),
-                                &place,
+                                place(),
                                 format!(
                                     "morph key at frame {} names no mesh {name:?}; ignored",
                                     k.frame
@@ -680,18 +733,14 @@ impl Builder<'_> {
                 ChannelTarget::Morph(Track { flags: t.flags, ..Track::new(out) })
             }
             _ => {
-                self.warn(Some(t.offset), place, "track does not apply to this node type; ignored");
+                self.warn(
+                    Some(t.offset),
+                    place(),
+                    "track does not apply to this node type; ignored",
+                );
                 return None;
             }
         })
-    }
-
-    /// The track's keys sorted by frame, keys on the same frame kept in file order (lib3ds
-    /// `*_track_insert` inserts after equal frames; its replace-on-equal branch never runs).
-    fn sorted_keys<'t>(&mut self, t: &'t TrackChunk) -> Vec<&'t KeyChunk> {
-        let mut keys: Vec<&KeyChunk> = t.keys.iter().collect();
-        keys.sort_by_key(|k| k.frame);
-        keys
     }
 
     /// Sets every node's rest transform to its animated value at frame `start`.
@@ -708,6 +757,15 @@ impl Builder<'_> {
             }
         }
     }
+}
+
+/// The track's keys sorted by frame, keys on the same frame kept in file order (lib3ds
+/// `*_track_insert` inserts after equal frames; its replace-on-equal branch never runs). Only
+/// called for tracks whose keys are out of order.
+fn sorted_keys(t: &TrackChunk<'_>) -> Vec<KeyChunk> {
+    let mut keys = t.keys.to_vec();
+    keys.sort_by_key(|k| k.frame);
+    keys
 }
 
 /// The mirror correction lib3ds applies to the points of a mesh whose `MESH_MATRIX` has a
@@ -731,7 +789,7 @@ fn key<T>(k: &KeyChunk, value: T) -> Key<T> {
 }
 
 /// A track with the 3DS flag semantics (see the module docs).
-fn track<T>(t: &TrackChunk, keys: impl Iterator<Item = Key<T>>) -> Track<T> {
+fn track<T>(t: &TrackChunk<'_>, keys: impl Iterator<Item = Key<T>>) -> Track<T> {
     let repeat = t.flags & TRACK_REPEAT != 0;
     Track {
         keys: keys.collect(),
@@ -982,6 +1040,39 @@ mod tests {
             (hidden(0.0), hidden(10.0), hidden(15.0), hidden(20.0)),
             (false, true, true, false)
         );
+    }
+
+    #[test]
+    fn faces_past_the_points_are_dropped_with_their_smoothing_and_material_entries() {
+        let mut pts = 3u16.to_le_bytes().to_vec();
+        pts.extend(f32s(&[0., 0., 0., 1., 0., 0., 0., 1., 0.]));
+        // Faces 0 and 2 are fine, face 1 names vertex 7 of 3.
+        let mut faces = 3u16.to_le_bytes().to_vec();
+        for v in [0u16, 1, 2, 0, 0, 7, 2, 0, 2, 1, 0, 0] {
+            faces.extend(v.to_le_bytes());
+        }
+        let mut group = b"Red\0".to_vec();
+        group.extend(2u16.to_le_bytes());
+        group.extend(1u16.to_le_bytes());
+        group.extend(2u16.to_le_bytes());
+        let smooth: Vec<u8> = [1u32, 2, 4].iter().flat_map(|x| x.to_le_bytes()).collect();
+        faces.extend(chunk(id::MSH_MAT_GROUP, &[&group]));
+        faces.extend(chunk(id::SMOOTH_GROUP, &[&smooth]));
+        let tri = chunk(
+            id::N_TRI_OBJECT,
+            &[&chunk(id::POINT_ARRAY, &[&pts]), &chunk(id::FACE_ARRAY, &[&faces])],
+        );
+        let obj = chunk(id::NAMED_OBJECT, &[b"M\0", &tri]);
+        let mat = chunk(id::MAT_ENTRY, &[&chunk(id::MAT_NAME, &[b"Red\0"])]);
+        let bytes = chunk(id::M3DMAGIC, &[&chunk(id::MDATA, &[&mat, &obj])]);
+        let (scene, warnings) = read(&bytes);
+        let m = &scene.meshes[0];
+        assert_eq!(m.corner_vertices, [0, 1, 2, 2, 1, 0]);
+        assert_eq!(m.polygon_starts, [0, 3, 6]);
+        assert_eq!(m.smoothing_groups.as_deref(), Some(&[1u32, 4][..]));
+        assert_eq!(m.material_slots, [Some(0)]);
+        assert_eq!(m.polygon_materials, [Mesh::NO_MATERIAL, 0]);
+        assert_eq!(warnings.len(), 2, "{warnings:?}"); // the dropped face, its group entry
     }
 
     #[test]

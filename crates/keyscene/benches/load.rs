@@ -24,6 +24,12 @@ use divan::{black_box, Bencher};
 use keyscene::anim::Time;
 use keyscene::ReadOptions;
 
+/// The allocator the `keyscene` binary ships with (crates/keyscene-cli/src/main.rs), so the
+/// figures are those of the shipped tool; `docs/benchmarks.md` also gives them with the system
+/// allocator (comment these two lines out to measure that).
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() {
     if corpus_files().is_empty() {
         eprintln!(

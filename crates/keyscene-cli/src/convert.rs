@@ -3,20 +3,83 @@
 use std::path::Path;
 
 use keyscene::anim::Time;
-use keyscene::scene::Scene;
+use keyscene::scene::{Axis, AxisSystem, Scene};
 
 use crate::{pick_animation, CliError};
+
+/// How `convert … .obj` poses and places the geometry (all off by default: the geometry as
+/// stored, in the file's own axes and units).
+#[derive(Debug, Clone, Default)]
+pub struct PoseOptions {
+    /// Pose at this frame of the file's clock.
+    pub frame: Option<f64>,
+    /// Pose at this time in seconds.
+    pub time: Option<f64>,
+    /// Write with this axis pointing up (right-handed; see [`target_axes`]).
+    pub up: Option<Axis>,
+    /// Write in this unit: metres per unit (`None`: the file's own unit).
+    pub metres_per_unit: Option<f64>,
+    /// Hold every curve's end values outside its keys instead of the file's pre/post
+    /// extrapolation (cycles, mirror, slope).
+    pub no_extrapolation: bool,
+    /// Pose the nodes a stored bind pose of this name lists at its matrices.
+    pub bind_pose: Option<String>,
+    /// Skinned meshes follow their own node's motion since binding, as Maya shows them.
+    pub transform_skin: bool,
+}
+
+impl PoseOptions {
+    /// Whether anything but the geometry as stored was asked for.
+    fn poses(&self) -> bool {
+        self.frame.is_some()
+            || self.time.is_some()
+            || self.up.is_some()
+            || self.metres_per_unit.is_some()
+            || self.bind_pose.is_some()
+            || self.transform_skin
+    }
+
+    /// The option names given that only OBJ output uses.
+    fn obj_only(&self) -> Vec<&'static str> {
+        let mut v = Vec::new();
+        for (on, name) in [
+            (self.frame.is_some(), "--frame"),
+            (self.time.is_some(), "--time"),
+            (self.up.is_some(), "--up"),
+            (self.metres_per_unit.is_some(), "--units"),
+            (self.no_extrapolation, "--no-extrapolation"),
+            (self.bind_pose.is_some(), "--bind-pose"),
+            (self.transform_skin, "--transform-skin"),
+        ] {
+            if on {
+                v.push(name);
+            }
+        }
+        v
+    }
+}
+
+/// The right-handed axis system with `up` up that `--up` names: front +Z for an X or Y up
+/// axis (Maya, glTF), front −Y for a Z up axis (3ds Max, Blender).
+pub fn target_axes(up: Axis) -> AxisSystem {
+    let front = match up {
+        Axis::PosZ | Axis::NegZ => Axis::NegY,
+        _ => Axis::PosZ,
+    };
+    AxisSystem { up, front, right_handed: true }
+}
 
 /// Writes `scene` to `output`: `.obj` (plus `.mtl`), `.gltf` (plus `.bin` and images), `.glb`,
 /// or `.3da` (plus one `.mat` script per material; what was converted, baked, resampled and
 /// dropped is printed).
-/// OBJ: `frame` poses the scene at that frame of animation `animation` (default 0), `None` writes
-/// the geometry as stored. glTF keeps the whole animation, so `frame` is refused there.
-/// Conversion warnings go to stderr.
+/// OBJ: `pose` says how to pose and place it (see [`PoseOptions`]); with none of its options the
+/// geometry is written as stored. glTF and 3DA keep the whole animation, so posing options are
+/// refused there. `animation` (already resolved from `--animation`/`--stack`) picks the
+/// animation to pose with (OBJ) or export (3DA). Conversion warnings go to stderr.
 pub fn run(
-    scene: &Scene,
+    mut scene: Scene,
     output: &Path,
-    frame: Option<f64>,
+    pose: &PoseOptions,
     animation: Option<usize>,
 ) -> Result<(), CliError> {
     let ext = output
@@ -24,36 +87,66 @@ pub fn run(
         .and_then(|e| e.to_str())
         .map(str::to_ascii_lowercase)
         .unwrap_or_default();
-    let animation = pick_animation(scene, animation)?;
+    let animation = pick_animation(&scene, animation)?;
+    if let (Some(first), "gltf" | "glb" | "3da") = (pose.obj_only().first(), ext.as_str()) {
+        let what = if ext == "3da" { "3DA" } else { "glTF" };
+        return Err(CliError::Msg(format!(
+            "{first} applies to OBJ output; {what} keeps the whole animation"
+        )));
+    }
     match ext.as_str() {
         "obj" => {
-            let pose = frame.map(|f| scene.evaluate(animation, Time::Frame(f)));
-            Ok(keyscene::formats::obj::save(scene, pose.as_ref(), output)?)
+            if !pose.poses() {
+                return Ok(keyscene::formats::obj::save(&scene, None, output)?);
+            }
+            if pose.no_extrapolation {
+                if let Some(a) = animation {
+                    scene.animations[a] = scene.animations[a].without_extrapolation();
+                }
+            }
+            let mut p = match (pose.frame, pose.time) {
+                (Some(f), _) => scene.evaluate(animation, Time::Frame(f)),
+                (None, Some(t)) => scene.evaluate(animation, Time::Seconds(t)),
+                (None, None) => scene.evaluate(None, Time::Frame(0.0)),
+            };
+            if let Some(name) = &pose.bind_pose {
+                let Some(bind) = scene.bind_pose(name) else {
+                    let names: Vec<&str> = scene.bind_poses.iter().map(|b| b.name.as_str()).collect();
+                    return Err(CliError::Msg(format!(
+                        "--bind-pose {name:?}: the file has no such bind pose (it has: {})",
+                        if names.is_empty() { "none".to_string() } else { names.join(", ") }
+                    )));
+                };
+                p.apply_bind_pose(&scene, bind);
+            }
+            if pose.transform_skin {
+                for n in p.follow_skinned_nodes(&scene, &scene.bind_poses) {
+                    eprintln!(
+                        "keyscene: warning: --transform-skin: no bind pose lists skinned mesh node {:?}; left as skinned",
+                        scene.nodes[n].name
+                    );
+                }
+            }
+            if pose.up.is_some() || pose.metres_per_unit.is_some() {
+                let axes = pose.up.map_or(scene.meta.axes, target_axes);
+                p.transform_world(scene.axis_unit_conversion(axes, pose.metres_per_unit));
+            }
+            Ok(keyscene::formats::obj::save(&scene, Some(&p), output)?)
         }
         "gltf" | "glb" => {
-            if frame.is_some() {
-                return Err(CliError::Msg(
-                    "--frame applies to OBJ output; glTF keeps the whole animation".into(),
-                ));
-            }
             let opts = keyscene::formats::gltf::WriteOptions::default();
-            let warnings = keyscene::formats::gltf::save(scene, output, &opts)?;
+            let warnings = keyscene::formats::gltf::save(&scene, output, &opts)?;
             for w in &warnings {
                 eprintln!("keyscene: warning: {}: {w}", output.display());
             }
             Ok(())
         }
         "3da" => {
-            if frame.is_some() {
-                return Err(CliError::Msg(
-                    "--frame applies to OBJ output; 3DA keeps the whole animation".into(),
-                ));
-            }
             let opts = keyscene::formats::three_da::ExportOptions {
                 animation,
                 ..keyscene::formats::three_da::ExportOptions::default()
             };
-            let report = keyscene::formats::three_da::save(scene, output, &opts)?;
+            let report = keyscene::formats::three_da::save(&scene, output, &opts)?;
             println!("{report}");
             Ok(())
         }
@@ -61,5 +154,17 @@ pub fn run(
             "{}: unknown output format (use .obj, .gltf, .glb or .3da)",
             output.display()
         ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn z_up_faces_minus_y_and_y_up_faces_z() {
+        assert_eq!(target_axes(Axis::PosZ), AxisSystem::Z_UP_RIGHT_HANDED);
+        assert_eq!(target_axes(Axis::PosY), AxisSystem::Y_UP_RIGHT_HANDED);
+        assert!(target_axes(Axis::NegX).basis().is_some());
     }
 }

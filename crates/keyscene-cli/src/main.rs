@@ -2,8 +2,9 @@
 //!
 //! ```text
 //! keyscene inspect FILE [--json]
-//! keyscene sample FILE (--frame F | --time SECONDS)... [--fps N] [--animation I] --json
-//! keyscene convert IN OUT [--frame F] [--animation I]
+//! keyscene sample FILE (--frame F | --time SECONDS)... [--fps N] [--animation I | --stack NAME] --json
+//! keyscene convert IN OUT [--frame F | --time SECONDS] [--animation I | --stack NAME]
+//!     [--up AXIS] [--units UNIT] [--no-extrapolation] [--bind-pose NAME] [--transform-skin]
 //! ```
 //!
 //! Reader warnings go to stderr as `keyscene: warning: …`; errors as `keyscene: error: …` (with
@@ -15,6 +16,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser, Subcommand};
+use keyscene::scene::Axis;
 
 /// mimalloc as the global allocator: a fifth of loading a 3DS file is allocating the scene's
 /// many small vectors, and mimalloc makes that markedly cheaper than the system allocator
@@ -74,6 +76,10 @@ enum Command {
         /// The animation to evaluate (index; default 0).
         #[arg(long, value_name = "I")]
         animation: Option<usize>,
+        /// The animation to evaluate, by name (FBX: the AnimationStack; the first whose name
+        /// equals NAME, else the first containing it). Default: the first animation.
+        #[arg(long, value_name = "NAME", conflicts_with = "animation")]
+        stack: Option<String>,
         /// Print JSON (the only output format; required so the output is explicit).
         #[arg(long, required = true)]
         json: bool,
@@ -85,13 +91,45 @@ enum Command {
         /// The file to write: .obj (with a .mtl beside it), .gltf, .glb, or .3da (with .mat
         /// material scripts beside it).
         output: PathBuf,
-        /// Pose the scene at this frame. OBJ default: the geometry as stored, no animation
-        /// evaluated.
-        #[arg(long, value_name = "F", allow_negative_numbers = true)]
+        /// OBJ: pose the scene at this frame of the file's clock. Default: the geometry as
+        /// stored (properties as stored, no curve evaluated, skins at their stored pose).
+        #[arg(long, value_name = "F", allow_negative_numbers = true, conflicts_with = "time")]
         frame: Option<f64>,
-        /// The animation to pose with --frame (index; default 0).
+        /// OBJ: pose the scene at this time in seconds (FBX: absolute file time).
+        #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
+        time: Option<f64>,
+        /// The animation to pose with (index; default 0).
         #[arg(long, value_name = "I")]
         animation: Option<usize>,
+        /// The animation to pose with, by name (FBX: the AnimationStack; the first whose name
+        /// equals NAME, else the first containing it). Default: the first animation.
+        #[arg(long, value_name = "NAME", conflicts_with = "animation")]
+        stack: Option<String>,
+        /// OBJ: write with this axis pointing up: x, y, z, -x, -y or -z (right-handed; front is
+        /// +Z for x/y up, -Y for z up). Default: the file's own axes.
+        #[arg(long, value_name = "AXIS", value_parser = parse_axis, allow_hyphen_values = true)]
+        up: Option<Axis>,
+        /// OBJ: write in this unit: m, cm, mm, in, ft, or unitless (the file's own unit, the
+        /// default). A file without a unit counts as metres.
+        #[arg(long, value_name = "UNIT", value_parser = parse_units)]
+        units: Option<UnitsArg>,
+        /// OBJ: shorthand for --up and --units together, written AXIS_up_UNIT: `y_up_m`
+        /// (glTF's space), `y_up_cm` (Maya's), `z_up_m`, `-z_up_in`…
+        #[arg(long, value_name = "AXIS_up_UNIT", value_parser = parse_space,
+              allow_hyphen_values = true, conflicts_with_all = ["up", "units"])]
+        space: Option<(Axis, UnitsArg)>,
+        /// OBJ: hold every animation curve at its first/last key outside its keys, instead of
+        /// the file's pre/post extrapolation (repeat, mirror, keep slope).
+        #[arg(long)]
+        no_extrapolation: bool,
+        /// OBJ: pose the nodes listed by the file's stored bind pose NAME (FBX `BindPose`,
+        /// e.g. `skinCluster1`) at their bind-time matrices; other nodes follow their parents.
+        #[arg(long, value_name = "NAME")]
+        bind_pose: Option<String>,
+        /// OBJ: a skinned mesh also follows its own node's motion since binding, as Maya shows
+        /// it (by default only its bones move it, as the FBX SDK evaluates skins).
+        #[arg(long)]
+        transform_skin: bool,
     },
 }
 
@@ -144,18 +182,46 @@ fn run(cli: Cli, matches: &ArgMatches) -> Result<(), CliError> {
             inspect::run(&scene, &file, json, &mut out)
         }
         Command::Check { file } => check::run(&file, &mut out),
-        Command::Sample { file, fps, animation, .. } => {
+        Command::Sample { file, fps, animation, stack, .. } => {
             let sub = matches.subcommand_matches("sample").expect("sample was parsed");
             let times = sample::requested_times(sub);
             if times.is_empty() {
                 return Err(CliError::Msg("sample: give at least one --frame or --time".into()));
             }
             let scene = load(&file)?;
+            let animation = by_name(&scene, animation, stack.as_deref())?;
             sample::run(&scene, &times, fps, animation, &mut out)
         }
-        Command::Convert { input, output, frame, animation } => {
+        Command::Convert {
+            input,
+            output,
+            frame,
+            time,
+            animation,
+            stack,
+            up,
+            units,
+            space,
+            no_extrapolation,
+            bind_pose,
+            transform_skin,
+        } => {
+            let (up, units) = match space {
+                Some((a, u)) => (Some(a), Some(u)),
+                None => (up, units),
+            };
             let scene = load(&input)?;
-            convert::run(&scene, &output, frame, animation)
+            let animation = by_name(&scene, animation, stack.as_deref())?;
+            let pose = convert::PoseOptions {
+                frame,
+                time,
+                up,
+                metres_per_unit: units.and_then(|u| u.0),
+                no_extrapolation,
+                bind_pose,
+                transform_skin,
+            };
+            convert::run(scene, &output, &pose, animation)
         }
     }
 }
@@ -167,6 +233,64 @@ fn load(path: &Path) -> Result<keyscene::scene::Scene, CliError> {
         eprintln!("keyscene: warning: {}: {w}", path.display());
     }
     Ok(scene)
+}
+
+/// `--units`: metres per unit, `None` for `unitless` (keep the file's unit).
+#[derive(Debug, Clone, Copy)]
+pub struct UnitsArg(Option<f64>);
+
+fn parse_units(s: &str) -> Result<UnitsArg, String> {
+    Ok(UnitsArg(Some(match s.to_ascii_lowercase().as_str() {
+        "m" => 1.0,
+        "cm" => 0.01,
+        "mm" => 0.001,
+        "in" => 0.0254,
+        "ft" => 0.3048,
+        "unitless" => return Ok(UnitsArg(None)),
+        _ => return Err("expected m, cm, mm, in, ft or unitless".into()),
+    })))
+}
+
+fn parse_space(s: &str) -> Result<(Axis, UnitsArg), String> {
+    let (axis, unit) = s
+        .split_once("_up_")
+        .ok_or("expected AXIS_up_UNIT, e.g. y_up_m or z_up_cm")?;
+    Ok((parse_axis(axis)?, parse_units(unit)?))
+}
+
+fn parse_axis(s: &str) -> Result<Axis, String> {
+    Ok(match s.to_ascii_lowercase().as_str() {
+        "x" | "+x" => Axis::PosX,
+        "-x" => Axis::NegX,
+        "y" | "+y" => Axis::PosY,
+        "-y" => Axis::NegY,
+        "z" | "+z" => Axis::PosZ,
+        "-z" => Axis::NegZ,
+        _ => return Err("expected x, y, z, -x, -y or -z".into()),
+    })
+}
+
+/// `--stack NAME` resolved to an animation index (the first animation named exactly NAME, else
+/// the first whose name contains it); without it, `--animation` as given.
+pub fn by_name(
+    scene: &keyscene::scene::Scene,
+    index: Option<usize>,
+    name: Option<&str>,
+) -> Result<Option<usize>, CliError> {
+    let Some(name) = name else { return Ok(index) };
+    let anims = &scene.animations;
+    anims
+        .iter()
+        .position(|a| a.name == name)
+        .or_else(|| anims.iter().position(|a| a.name.contains(name)))
+        .map(Some)
+        .ok_or_else(|| {
+            let names: Vec<String> = anims.iter().map(|a| format!("{:?}", a.name)).collect();
+            CliError::Msg(format!(
+                "--stack {name:?}: no animation has that name (the file has: {})",
+                if names.is_empty() { "none".into() } else { names.join(", ") }
+            ))
+        })
 }
 
 /// The animation index to use: `requested` when given (an error when out of range), else 0

@@ -6,11 +6,12 @@
 //! `Scene::evaluate(None, …)`; `time` rows: the row's stack at `time_s` seconds), apply the
 //! row's axis/unit conversion (`y_up_m`, `y_up_cm`: the world re-expressed in right-handed
 //! Y-up axes and metres or centimetres, as ufbx's `target_axes`/`target_unit_meters` with
-//! `space_conversion = transform-root`), pose from a stored bind pose when the row says
-//! `bind_pose=NAME` (every node the pose lists at its matrix, the others under their parents),
+//! `space_conversion = transform-root`; `Scene::axis_unit_conversion`), pose from a stored bind pose when the row says
+//! `bind_pose=NAME` (`Pose::apply_bind_pose`: every node the pose lists at its matrix, the
+//! others under their parents),
 //! evaluate without curve extrapolation for `no_extrapolation` rows
 //! (`Animation::without_extrapolation`), and for `transform_skin` rows map the skinned mesh
-//! once more by its node's `mesh_to_world · bind⁻¹` (emulated here: see [`transform_skin`]),
+//! once more by its node's `mesh_to_world · bind⁻¹` (`Pose::follow_skinned_nodes`),
 //! write OBJ with `formats::obj::write`, and compare
 //! with `obj_compare.py` (found at `KEYSCENE_ORACLES`, else `<corpus>/../oracles`) with the
 //! row's matching, tolerance, position scale, normals and UVs.
@@ -30,10 +31,8 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use glam::{DMat3, DMat4, DVec3};
 use keyscene::anim::Time;
-use keyscene::formats::fbx;
-use keyscene::scene::{Axis, Scene, Units};
+use keyscene::scene::{AxisSystem, Scene};
 use libtest_mimic::Trial;
 
 struct Row {
@@ -79,65 +78,6 @@ fn rows(fbx_dir: &Path) -> Vec<Row> {
         .collect()
 }
 
-fn axis_vec(a: Axis) -> DVec3 {
-    match a {
-        Axis::PosX => DVec3::X,
-        Axis::NegX => -DVec3::X,
-        Axis::PosY => DVec3::Y,
-        Axis::NegY => -DVec3::Y,
-        Axis::PosZ => DVec3::Z,
-        Axis::NegZ => -DVec3::Z,
-    }
-}
-
-/// The matrix that re-expresses the scene's world in right-handed Y-up (+X right, +Z front)
-/// with `metres_per_unit` metres per unit.
-fn conversion(scene: &Scene, metres_per_unit: f64) -> DMat4 {
-    let ax = scene.meta.axes;
-    let (up, front) = (axis_vec(ax.up), axis_vec(ax.front));
-    let right = if ax.right_handed { up.cross(front) } else { front.cross(up) };
-    let rotate = DMat3::from_cols(right, up, front).transpose();
-    let unit = match scene.meta.units {
-        Units::Metres(m) => m,
-        Units::Unitless => 1.0,
-    };
-    DMat4::from_mat3(rotate * (unit / metres_per_unit))
-}
-
-/// Places every node the bind pose lists at its stored world matrix, and every other node
-/// under its (re-placed) parent by its own local matrix — ufbx's `transform_overrides` with
-/// the pose's matrices, as the `bind_pose=` rows ask.
-fn pose_from_bind_pose(scene: &Scene, pose: &mut keyscene::anim::Pose, bind: &fbx::import::BindPose) {
-    for id in scene.depth_first() {
-        pose.world[id] = match (bind.nodes.iter().find(|(n, _)| *n == id), scene.nodes[id].parent) {
-            (Some(&(_, m)), _) => m,
-            (None, Some(p)) => pose.world[p] * pose.local[id],
-            (None, None) => pose.local[id],
-        };
-    }
-}
-
-/// `transform_skin` (oracles README; ufbx `ufbxt_diff_to_obj`): a skinned mesh whose node
-/// moved after binding is shown as Maya shows it — its skinned world positions mapped once more
-/// by `mesh_to_world · bind⁻¹`, with `bind` the mesh node's matrix in the bind pose. keyscene
-/// has no such option yet; the test gets the same positions by moving the skin's bones by that
-/// matrix (the rows' files have one skinned mesh whose bones drive nothing else).
-fn transform_skin(scene: &Scene, pose: &mut keyscene::anim::Pose, ids: &fbx::import::ImportIds) -> Result<(), String> {
-    for (node, n) in scene.nodes.iter().enumerate() {
-        let Some(skin) = n.mesh.and_then(|m| scene.meshes[m].skin) else { continue };
-        let bind = ids
-            .bind_poses
-            .iter()
-            .find_map(|p| p.nodes.iter().find(|(k, _)| *k == node).map(|(_, m)| *m))
-            .ok_or_else(|| format!("{}: no bind pose matrix for transform_skin", n.name))?;
-        let m = pose.mesh_to_world(scene, node) * bind.inverse();
-        for joint in &scene.skins[skin].joints {
-            pose.world[joint.node] = m * pose.world[joint.node];
-        }
-    }
-    Ok(())
-}
-
 fn has_deformers(scene: &Scene) -> bool {
     scene.nodes.iter().filter_map(|n| n.mesh).any(|m| {
         let mesh = &scene.meshes[m];
@@ -158,12 +98,8 @@ fn check(corpus: &Path, oracles: &Path, row: &Row, out_dir: &Path, k: usize) -> 
         Err(e) => return Outcome::Fail(format!("read: {e}")),
     };
     let opts = keyscene::ReadOptions { base_dir: fbx_dir.join(&row.fbx).parent().map(Path::to_path_buf), ..Default::default() };
-    let (mut scene, ids) = match fbx::parse(&bytes, &opts.limits).and_then(|doc| {
-        let graph = fbx::objects::ObjectGraph::new(&doc)?;
-        let (scene, _, ids) = fbx::import::import(&graph, &opts);
-        Ok((scene, ids))
-    }) {
-        Ok(s) => s,
+    let mut scene = match keyscene::load_bytes(&bytes, Some(&fbx_dir.join(&row.fbx)), &opts) {
+        Ok((s, _)) => s,
         Err(e) => return Outcome::Fail(format!("load: {e}")),
     };
     if scene.meta.version.is_some_and(|v| v < 6000) {
@@ -184,26 +120,25 @@ fn check(corpus: &Path, oracles: &Path, row: &Row, out_dir: &Path, k: usize) -> 
         scene.evaluate(None, Time::Frame(0.0))
     };
     if let Some(name) = row.options.split(',').find_map(|o| o.trim().strip_prefix("bind_pose=")) {
-        let Some(bind) = ids.bind_poses.iter().find(|p| p.name == name) else {
+        let Some(bind) = scene.bind_pose(name) else {
             return Outcome::Fail(format!("no bind pose {name:?}"));
         };
-        pose_from_bind_pose(&scene, &mut pose, bind);
+        pose.apply_bind_pose(&scene, bind);
     }
     if row.transform_skin {
-        if let Err(why) = transform_skin(&scene, &mut pose, &ids) {
-            return Outcome::Fail(why);
+        let missing = pose.follow_skinned_nodes(&scene, &scene.bind_poses);
+        if let Some(&n) = missing.first() {
+            return Outcome::Fail(format!("{}: no bind pose matrix for transform_skin", scene.nodes[n].name));
         }
     }
     let convert = match row.conversion.as_str() {
         "" => None,
-        "y_up_m" => Some(conversion(&scene, 1.0)),
-        "y_up_cm" => Some(conversion(&scene, 0.01)),
+        "y_up_m" => Some(scene.axis_unit_conversion(AxisSystem::Y_UP_RIGHT_HANDED, Some(1.0))),
+        "y_up_cm" => Some(scene.axis_unit_conversion(AxisSystem::Y_UP_RIGHT_HANDED, Some(0.01))),
         other => return Outcome::Fail(format!("unknown conversion {other}")),
     };
     if let Some(c) = convert {
-        for w in &mut pose.world {
-            *w = c * *w;
-        }
+        pose.transform_world(c);
     }
     let text = match keyscene::formats::obj::write(&scene, Some(&pose), "x.mtl") {
         Ok(t) => t,

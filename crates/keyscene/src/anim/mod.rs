@@ -407,6 +407,64 @@ pub struct Pose {
 }
 
 impl Pose {
+    /// Pre-multiplies every world matrix by `m`: the whole posed scene, skinned and
+    /// blend-shaped meshes included, moves by `m` (e.g. an axis/unit conversion from
+    /// [`Scene::axis_unit_conversion`]). Local matrices are unchanged.
+    pub fn transform_world(&mut self, m: DMat4) {
+        for w in &mut self.world {
+            *w = m * *w;
+        }
+    }
+
+    /// Poses the scene from a stored bind pose: every node `bind` lists is placed at its stored
+    /// world matrix, every other node under its (re-placed) parent by its own local matrix — what
+    /// ufbx does with the pose's matrices as `transform_overrides`, and what a DCC shows after
+    /// "go to bind pose". Skinned meshes then show their bind-time shape when the pose lists
+    /// their bones. Node ids past the pose's node count are ignored.
+    pub fn apply_bind_pose(&mut self, scene: &Scene, bind: &crate::scene::BindPose) {
+        for id in scene.depth_first() {
+            if id >= self.world.len() {
+                continue;
+            }
+            self.world[id] = match (bind.matrix(id), scene.nodes[id].parent) {
+                (Some(m), _) => m,
+                (None, Some(p)) => self.world[p] * self.local[id],
+                (None, None) => self.local[id],
+            };
+        }
+    }
+
+    /// Makes every skinned mesh follow its own node's movement since binding, as Maya and the
+    /// FBX SDK show it (ufbx's tests call it `transform_skin`): for each node showing a skinned
+    /// mesh, with `bind` the node's world matrix in the first of `bind_poses` that lists it,
+    /// the skin's joints are moved by `mesh_to_world · bind⁻¹`, so the skinned positions
+    /// ([`Pose::world_positions`]) come out mapped once more by that matrix — the same
+    /// positions as [`Pose::world_positions_following_node`], but for writers that take a
+    /// `Pose`. The joints' world matrices really move: nodes parented under them, and other
+    /// meshes skinned to the same joints, move too. Returns the skinned mesh nodes no bind pose
+    /// lists (left as they were).
+    pub fn follow_skinned_nodes(&mut self, scene: &Scene, bind_poses: &[crate::scene::BindPose]) -> Vec<NodeId> {
+        let mut missing = Vec::new();
+        for node in 0..scene.nodes.len() {
+            let Some(skin) = self.mesh.get(node).copied().flatten().and_then(|m| scene.meshes.get(m)).and_then(|m| m.skin) else {
+                continue;
+            };
+            let Some(bind) = bind_poses.iter().find_map(|p| p.matrix(node)) else {
+                missing.push(node);
+                continue;
+            };
+            if bind.determinant() == 0.0 {
+                missing.push(node);
+                continue;
+            }
+            let m = self.mesh_to_world(scene, node) * bind.inverse();
+            for joint in &scene.skins[skin].joints {
+                self.world[joint.node] = m * self.world[joint.node];
+            }
+        }
+        missing
+    }
+
     /// The matrix that takes node `node`'s mesh positions to world space:
     /// `world[node] · geometry_transform`.
     pub fn mesh_to_world(&self, scene: &Scene, node: NodeId) -> DMat4 {

@@ -20,7 +20,7 @@
 //! convention. Angles in the model are radians unless a field says degrees (camera FOV and
 //! light cones keep the degrees their sources use).
 
-use glam::{DMat4, DQuat, DVec3, Vec2, Vec3, Vec4};
+use glam::{DMat3, DMat4, DQuat, DVec3, Vec2, Vec3, Vec4};
 
 use crate::anim::Animation;
 
@@ -50,6 +50,29 @@ pub struct Scene {
     pub skins: Vec<Skin>,
     /// Animations (3DS: one keyframer; FBX: one per `AnimationStack`; glTF: one per animation).
     pub animations: Vec<Animation>,
+    /// Stored bind poses (FBX `Pose` objects of type `BindPose`), in file order; empty for
+    /// formats that store none. [`Pose::apply_bind_pose`](crate::anim::Pose::apply_bind_pose)
+    /// poses a scene from one.
+    pub bind_poses: Vec<BindPose>,
+}
+
+/// A stored bind pose (FBX `Pose` object of type `BindPose`, seed 003 "Deformers"): the world
+/// matrix of each listed node when the skin was bound. Maya writes one per skin cluster
+/// (`skinCluster1`…); posing a scene from one places every listed node at its matrix.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct BindPose {
+    /// The pose's name (`BindPose`, `skinCluster1`…).
+    pub name: String,
+    /// (scene node, world matrix at bind time), in the pose's order; nodes the pose names that
+    /// are not scene nodes are left out.
+    pub nodes: Vec<(NodeId, DMat4)>,
+}
+
+impl BindPose {
+    /// The world matrix the pose stores for `node`, if it lists it.
+    pub fn matrix(&self, node: NodeId) -> Option<DMat4> {
+        self.nodes.iter().find(|(n, _)| *n == node).map(|(_, m)| *m)
+    }
 }
 
 /// Facts about the source file that do not belong to any object.
@@ -103,6 +126,20 @@ pub enum Axis {
     NegZ,
 }
 
+impl Axis {
+    /// The unit vector of this axis.
+    pub fn vector(self) -> DVec3 {
+        match self {
+            Axis::PosX => DVec3::X,
+            Axis::NegX => DVec3::NEG_X,
+            Axis::PosY => DVec3::Y,
+            Axis::NegY => DVec3::NEG_Y,
+            Axis::PosZ => DVec3::Z,
+            Axis::NegZ => DVec3::NEG_Z,
+        }
+    }
+}
+
 /// Which way is up and front, and the handedness of the coordinates.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct AxisSystem {
@@ -128,6 +165,33 @@ impl AxisSystem {
     /// 3D Studio and 3ds Max: +Z up, −Y front, right-handed.
     pub const Z_UP_RIGHT_HANDED: AxisSystem =
         AxisSystem { up: Axis::PosZ, front: Axis::NegY, right_handed: true };
+
+    /// The right axis's vector: `up × front` when right-handed, `front × up` when left-handed.
+    pub fn right(&self) -> DVec3 {
+        let (up, front) = (self.up.vector(), self.front.vector());
+        if self.right_handed {
+            up.cross(front)
+        } else {
+            front.cross(up)
+        }
+    }
+
+    /// The matrix whose columns are the (right, up, front) vectors: it takes coordinates along
+    /// right/up/front to this system's x/y/z. `None` when up and front are parallel.
+    pub fn basis(&self) -> Option<DMat3> {
+        let (up, front) = (self.up.vector(), self.front.vector());
+        (up.dot(front) == 0.0).then(|| DMat3::from_cols(self.right(), up, front))
+    }
+}
+
+impl Units {
+    /// Metres per unit; a unitless scene counts as metres (1.0).
+    pub fn metres(self) -> f64 {
+        match self {
+            Units::Metres(m) => m,
+            Units::Unitless => 1.0,
+        }
+    }
 }
 
 /// What a node is.
@@ -778,6 +842,32 @@ pub enum SceneError {
 }
 
 impl Scene {
+    /// The matrix that re-expresses this scene's world coordinates ([`Metadata::axes`],
+    /// [`Metadata::units`]) in the axis system `target` with `metres_per_unit` metres per unit
+    /// (`None`: keep the scene's own unit). Pre-multiply world matrices with it
+    /// ([`Pose::transform_world`](crate::anim::Pose::transform_world)) to convert a pose's
+    /// geometry, as ufbx's `target_axes` / `target_unit_meters` with
+    /// `space_conversion = transform-root` do: right, up and front of the scene map to right, up
+    /// and front of `target`, and lengths are scaled by `scene metres / target metres` (a
+    /// unitless scene counts as metres). A left-/right-handedness change gives a mirroring
+    /// matrix (negative determinant). Axis systems whose up and front are parallel (invalid)
+    /// are taken as the default Y-up system.
+    pub fn axis_unit_conversion(&self, target: AxisSystem, metres_per_unit: Option<f64>) -> DMat4 {
+        let from = self.meta.axes.basis().unwrap_or(DMat3::IDENTITY);
+        let to = target.basis().unwrap_or(DMat3::IDENTITY);
+        let scale = match metres_per_unit {
+            Some(m) if m > 0.0 && m.is_finite() => self.meta.units.metres() / m,
+            _ => 1.0,
+        };
+        // from is orthonormal: its inverse is its transpose.
+        DMat4::from_mat3(to * from.transpose() * scale)
+    }
+
+    /// The stored bind pose named `name` (exact match), if any.
+    pub fn bind_pose(&self, name: &str) -> Option<&BindPose> {
+        self.bind_poses.iter().find(|p| p.name == name)
+    }
+
     /// Links `child` under `parent` (updating both sides). Does not check for cycles.
     pub fn attach(&mut self, child: NodeId, parent: Option<NodeId>) {
         self.nodes[child].parent = parent;
@@ -853,6 +943,22 @@ impl Scene {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn axis_unit_conversion_maps_up_front_and_units() {
+        let mut s = Scene::default();
+        s.meta.axes = AxisSystem::Z_UP_RIGHT_HANDED;
+        s.meta.units = Units::Metres(0.01);
+        let c = s.axis_unit_conversion(AxisSystem::Y_UP_RIGHT_HANDED, Some(1.0));
+        assert!(c.transform_point3(DVec3::new(0.0, 0.0, 100.0)).abs_diff_eq(DVec3::Y, 1e-12));
+        assert!(c.transform_point3(DVec3::new(0.0, -100.0, 0.0)).abs_diff_eq(DVec3::Z, 1e-12));
+        assert!(c.transform_point3(DVec3::new(100.0, 0.0, 0.0)).abs_diff_eq(DVec3::X, 1e-12));
+        // Keeping the unit, same axes: identity.
+        assert_eq!(s.axis_unit_conversion(AxisSystem::Z_UP_RIGHT_HANDED, None), DMat4::IDENTITY);
+        // Handedness change mirrors.
+        let left = AxisSystem { right_handed: false, ..AxisSystem::Z_UP_RIGHT_HANDED };
+        assert!(s.axis_unit_conversion(left, None).determinant() < 0.0);
+    }
 
     fn chain(len: usize) -> Scene {
         let mut s = Scene::default();

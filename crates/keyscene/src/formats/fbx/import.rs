@@ -88,24 +88,15 @@ pub struct ImportIds {
     pub lights: HashMap<i64, usize>,
     /// `Material` object id → index into `Scene::materials`.
     pub materials: HashMap<i64, usize>,
-    /// The file's bind poses, in file order.
+    /// The file's bind poses, in file order (the same as [`Scene::bind_poses`]).
     pub bind_poses: Vec<BindPose>,
     /// FBX 6 blend shapes, driven by a property of their model named after the shape:
     /// (model id, property name, mesh index, morph target index).
     pub morph_properties: Vec<(i64, String, usize, usize)>,
 }
 
-/// A stored bind pose (`Pose` object of type `BindPose`, seed 003 "Deformers"): the world
-/// matrix of each listed node when the skin was bound. Maya writes one per skin cluster
-/// (`skinCluster1`…); posing a scene from one places every listed node at its matrix.
-#[derive(Debug, Clone, Default)]
-pub struct BindPose {
-    /// The pose's name (`BindPose`, `skinCluster1`…).
-    pub name: String,
-    /// (scene node, world matrix at bind time), in the pose's order; nodes the pose names that
-    /// are not models are left out.
-    pub nodes: Vec<(usize, DMat4)>,
-}
+/// A stored bind pose; lives in the scene model ([`Scene::bind_poses`]).
+pub use crate::scene::BindPose;
 
 /// How a model's rotation is put together (ufbx `ufbxi_update_node`, `ufbxi_get_transform`).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -834,7 +825,8 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
                 let (Some(&node), Some(m)) = (id.and_then(|id| self.ids.nodes.get(&id)), child_matrix(pn, "Matrix")) else { continue };
                 nodes.push((node, m));
             }
-            self.ids.bind_poses.push(BindPose { name: pose.name.clone(), nodes });
+            self.ids.bind_poses.push(BindPose { name: pose.name.clone(), nodes: nodes.clone() });
+            self.scene.bind_poses.push(BindPose { name: pose.name.clone(), nodes });
         }
     }
 

@@ -11,14 +11,17 @@
 //!    - every exported vertex lies within tolerance of a source vertex (nearest point: the
 //!      exporter splits vertices per surface and along seams);
 //!    - the entity's world bbox equals the bbox of the source vertices faces use.
-//!    Entities the exporter reports as resampled are exact at integer frames only; their half
-//!    frames are skipped.
+//!    Entities the exporter reports as resampled, and their descendants, are exact at integer
+//!    frames only; their half frames are skipped. Meshes with no polygon of three or more
+//!    corners (points, lines) have no 3DA geometry and are not compared.
 //! 3. Known, named exceptions (printed as `EXCEPTION`, not failing), each for a format reason:
 //!    - **morph**: the source mesh has blend shapes with a non-zero weight at that frame — 3DA
 //!      has no morph targets; the exporter drops them (reported in `ExportReport::dropped`).
 //!    - **skin**: the source mesh is skinned; the 3DA keeps the blend stream but stores no
 //!      bind pose (docs/3da.md, "Skinning"), and the reader takes the first frame as bind
 //!      pose, so skinned positions only match where the first frame is the bind pose.
+//!    - **non-finite**: the source positions are inf/NaN (`synthetic_inf_nan`); nothing to
+//!      compare with.
 //!    Any other mismatch fails the trial.
 
 mod common;
@@ -106,6 +109,22 @@ fn convert(fbx_dir: &Path, rel: &str) -> Result<(), Failed> {
     }
     let (back, _) = keyscene::load_bytes(&bytes, Some(Path::new("x.3da")), &Default::default())?;
     let back_anim = (!back.animations.is_empty()).then_some(0);
+    // The same 3DA with the source's bind pose put into its skins (3DA stores none): checks
+    // the blend stream and the bones' tracks on their own.
+    let mut rebound = back.clone();
+    for (e, &n) in report.entity_nodes.iter().enumerate() {
+        let (Some(bm), Some(sm)) = (rebound.nodes.get(e).and_then(|x| x.mesh), src.nodes[n].mesh) else {
+            continue;
+        };
+        let (Some(bs), Some(ss)) = (rebound.meshes[bm].skin, src.meshes[sm].skin) else { continue };
+        let src_skin = &src.skins[ss];
+        for j in rebound.skins[bs].joints.iter_mut() {
+            let Some(&sn) = report.entity_nodes.get(j.node) else { continue };
+            if let Some(sj) = src_skin.joints.iter().find(|x| x.node == sn) {
+                j.inverse_bind = sj.inverse_bind;
+            }
+        }
+    }
     let src_anim = (!src.animations.is_empty()).then_some(0);
     let (a0, a1) = src.animations.first().map(|a| a.frame_range).unwrap_or((0.0, 0.0));
     let (f0, f1) = (a0.max(0.0), a1.max(0.0));
@@ -113,9 +132,18 @@ fn convert(fbx_dir: &Path, rel: &str) -> Result<(), Failed> {
     let mut exceptions = std::collections::BTreeMap::<String, usize>::new();
     let mut compared = 0usize;
     let sampled = frames(f0, f1);
+    // Entities exact at integer frames only: the resampled ones and everything below them
+    // (entity parents come before their children).
+    let mut integer_only = vec![false; file.entities.len()];
+    for (e, ent) in file.entities.iter().enumerate() {
+        let p = ent.parent_idx as usize;
+        integer_only[e] = report.resampled_entities.contains(&e)
+            || (ent.parent_idx != 0xFFFF && p < e && integer_only[p]);
+    }
     for &frame in &sampled {
         let pose_src = src.evaluate(src_anim, Time::Frame(frame));
         let pose_3da = back.evaluate(back_anim, Time::Frame(frame));
+        let pose_rebound = rebound.evaluate(back_anim, Time::Frame(frame));
         let per_node: Vec<(usize, usize, Vec<DVec3>)> = report
             .entity_nodes
             .iter()
@@ -126,11 +154,19 @@ fn convert(fbx_dir: &Path, rel: &str) -> Result<(), Failed> {
         let (lo, hi) = bbox(per_node.iter().flat_map(|(_, _, p)| p.iter().copied()));
         let tol = 1e-4 * (hi - lo).length().max(1.0);
         for (e, node, theirs) in per_node {
-            if frame.fract() != 0.0 && report.resampled_entities.contains(&e) {
+            if frame.fract() != 0.0 && integer_only[e] {
                 continue;
             }
             let m = src.nodes[node].mesh.unwrap();
             let mesh = &src.meshes[m];
+            // Points and lines only: 3DA holds triangles, the entity has no vertex.
+            let has_face = (0..mesh.polygon_starts.len()).any(|p| {
+                let end = mesh.polygon_starts.get(p + 1).map_or(mesh.corner_vertices.len(), |&x| x as usize);
+                end - mesh.polygon_starts[p] as usize >= 3
+            });
+            if !has_face {
+                continue;
+            }
             let used: HashSet<u32> = mesh.corner_vertices.iter().copied().collect();
             let used_pts: Vec<DVec3> =
                 theirs.iter().enumerate().filter(|(v, _)| used.contains(&(*v as u32))).map(|(_, p)| *p).collect();
@@ -148,10 +184,21 @@ fn convert(fbx_dir: &Path, rel: &str) -> Result<(), Failed> {
             if !(err <= tol) {
                 let name = &src.nodes[node].name;
                 let morphing = pose_src.morph_weights.get(m).is_some_and(|w| w.iter().any(|&x| x != 0.0));
-                let reason = if morphing {
+                let finite = theirs.iter().all(|p| p.is_finite());
+                let reason = if !finite {
+                    Some("non-finite source positions (inf/NaN in the file)")
+                } else if morphing {
                     Some("morph")
                 } else if mesh.skin.is_some() {
-                    Some("skin")
+                    let again = pose_rebound.world_positions(&rebound, e);
+                    let worst = again.iter().map(|&p| cloud.near(p, tol * 2.0)).fold(0.0f64, f64::max);
+                    let (alo, ahi) = bbox(again.iter().copied());
+                    let bb = (alo - slo).abs().max_element().max((ahi - shi).abs().max_element());
+                    if worst.max(bb) <= tol {
+                        Some("skin, bind pose: matches with the source's bind matrices (3DA stores none; the reader binds at frame 0)")
+                    } else {
+                        Some("skin, blend stream: differs even with the source's bind matrices")
+                    }
                 } else {
                     None
                 };

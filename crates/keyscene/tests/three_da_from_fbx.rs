@@ -20,6 +20,10 @@
 //!    - **skin**: the source mesh is skinned; the 3DA keeps the blend stream but stores no
 //!      bind pose (docs/3da.md, "Skinning"), and the reader takes the first frame as bind
 //!      pose, so skinned positions only match where the first frame is the bind pose.
+//!      Where the comparison fails even with the source's bind matrices put into the read-back
+//!      skin, the reason is named: written rigid (a joint past entity 255 or not an entity),
+//!      dual-quaternion skinning, more than 4 influences, a geometry transform, or
+//!      "unexplained".
 //!    - **non-finite**: the source positions are inf/NaN (`synthetic_inf_nan`); nothing to
 //!      compare with.
 //!    Any other mismatch fails the trial.
@@ -197,7 +201,19 @@ fn convert(fbx_dir: &Path, rel: &str) -> Result<(), Failed> {
                     if worst.max(bb) <= tol {
                         Some("skin, bind pose: matches with the source's bind matrices (3DA stores none; the reader binds at frame 0)")
                     } else {
-                        Some("skin, blend stream: differs even with the source's bind matrices")
+                        let skin = &src.skins[mesh.skin.unwrap()];
+                        let rigid = rebound.nodes[e].mesh.is_none_or(|bm| rebound.meshes[bm].skin.is_none());
+                        Some(if rigid {
+                            "skin, written rigid (a joint is not an entity below 256)"
+                        } else if skin.dq_weights.iter().any(|&d| d != 0.0) {
+                            "skin, dual-quaternion (3DA blends linearly)"
+                        } else if skin.influences.iter().any(|i| i.len() > 4) {
+                            "skin, more than 4 influences per vertex (3DA keeps the largest 4)"
+                        } else if src.nodes[node].geometry_transform != glam::DMat4::IDENTITY {
+                            "skin, geometry transform on the skinned mesh"
+                        } else {
+                            "skin, blend stream: differs even with the source's bind matrices (unexplained)"
+                        })
                     }
                 } else {
                     None

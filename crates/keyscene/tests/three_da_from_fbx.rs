@@ -11,8 +11,8 @@
 //!    - every exported vertex lies within tolerance of a source vertex (nearest point: the
 //!      exporter splits vertices per surface and along seams);
 //!    - the entity's world bbox equals the bbox of the source vertices faces use.
-//!    Entities the exporter reports as resampled, and their descendants, are exact at integer
-//!    frames only; their half frames are skipped. Meshes with no polygon of three or more
+//!    Entities the exporter reports as resampled, their descendants and skinned entities with
+//!    such a joint are exact at integer frames only; their half frames are skipped. Meshes with no polygon of three or more
 //!    corners (points, lines) have no 3DA geometry and are not compared.
 //! 3. Known, named exceptions (printed as `EXCEPTION`, not failing), each for a format reason:
 //!    - **morph**: the source mesh has blend shapes with a non-zero weight at that frame — 3DA
@@ -159,6 +159,14 @@ fn convert(fbx_dir: &Path, rel: &str) -> Result<(), Failed> {
         let tol = 1e-4 * (hi - lo).length().max(1.0);
         for (e, node, theirs) in per_node {
             if frame.fract() != 0.0 && integer_only[e] {
+                continue;
+            }
+            // A skinned entity moves with its joints: integer frames only when one is.
+            let joint_resampled = back.nodes[e]
+                .mesh
+                .and_then(|bm| back.meshes[bm].skin)
+                .is_some_and(|bs| back.skins[bs].joints.iter().any(|j| integer_only.get(j.node) == Some(&true)));
+            if frame.fract() != 0.0 && joint_resampled {
                 continue;
             }
             let m = src.nodes[node].mesh.unwrap();

@@ -111,7 +111,8 @@ pub fn run(
             };
             if let Some(name) = &pose.bind_pose {
                 let Some(bind) = scene.bind_pose(name) else {
-                    let names: Vec<&str> = scene.bind_poses.iter().map(|b| b.name.as_str()).collect();
+                    let names: Vec<&str> =
+                        scene.bind_poses.iter().map(|b| b.name.as_str()).collect();
                     return Err(CliError::Msg(format!(
                         "--bind-pose {name:?}: the file has no such bind pose (it has: {})",
                         if names.is_empty() { "none".to_string() } else { names.join(", ") }

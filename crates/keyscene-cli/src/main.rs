@@ -252,9 +252,8 @@ fn parse_units(s: &str) -> Result<UnitsArg, String> {
 }
 
 fn parse_space(s: &str) -> Result<(Axis, UnitsArg), String> {
-    let (axis, unit) = s
-        .split_once("_up_")
-        .ok_or("expected AXIS_up_UNIT, e.g. y_up_m or z_up_cm")?;
+    let (axis, unit) =
+        s.split_once("_up_").ok_or("expected AXIS_up_UNIT, e.g. y_up_m or z_up_cm")?;
     Ok((parse_axis(axis)?, parse_units(unit)?))
 }
 

@@ -34,7 +34,13 @@ fn rows(tsv: &Path) -> Vec<Row> {
     let header: Vec<&str> = lines.next().unwrap_or_default().split('\t').collect();
     lines
         .filter(|l| !l.trim().is_empty())
-        .map(|l| header.iter().zip(l.split('\t')).map(|(h, v)| (h.to_string(), v.trim().to_string())).collect())
+        .map(|l| {
+            header
+                .iter()
+                .zip(l.split('\t'))
+                .map(|(h, v)| (h.to_string(), v.trim().to_string()))
+                .collect()
+        })
         .collect()
 }
 
@@ -48,7 +54,9 @@ fn options(r: &Row) -> Vec<&str> {
 
 /// The row kinds checked, each with the first row of that kind.
 const KINDS: [(&str, fn(&Row) -> bool); 6] = [
-    ("static", |r| col(r, "mode") == "static" && col(r, "conversion").is_empty() && options(r).is_empty()),
+    ("static", |r| {
+        col(r, "mode") == "static" && col(r, "conversion").is_empty() && options(r).is_empty()
+    }),
     ("time_stack", |r| col(r, "mode") == "time" && !col(r, "stack").is_empty()),
     ("bind_pose", |r| options(r).iter().any(|o| o.starts_with("bind_pose="))),
     ("no_extrapolation", |r| options(r).contains(&"no_extrapolation")),
@@ -89,11 +97,23 @@ fn check(corpus: &Path, oracles: &Path, r: &Row, out_dir: &Path, kind: &str) -> 
     let args = convert_args(&fbx_dir.join(col(r, "fbx")), &out, r);
     let run = Command::new(env!("CARGO_BIN_EXE_keyscene")).args(&args).output()?;
     if !run.status.success() {
-        return Err(format!("keyscene {}: {}", args.join(" "), String::from_utf8_lossy(&run.stderr)).into());
+        return Err(format!(
+            "keyscene {}: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&run.stderr)
+        )
+        .into());
     }
     let mut cmp = Command::new("python3");
     cmp.arg(oracles.join("obj_compare.py")).arg(fbx_dir.join(col(r, "obj"))).arg(&out);
-    cmp.args(["--match", col(r, "match"), "--tolerance", col(r, "tolerance"), "--position-scale", col(r, "position_scale")]);
+    cmp.args([
+        "--match",
+        col(r, "match"),
+        "--tolerance",
+        col(r, "tolerance"),
+        "--position-scale",
+        col(r, "position_scale"),
+    ]);
     if col(r, "compare_normals") == "yes" {
         cmp.arg("--normals");
         for g in options(r).iter().filter_map(|o| o.strip_prefix("skip_normals=")) {
@@ -120,11 +140,16 @@ fn check(corpus: &Path, oracles: &Path, r: &Row, out_dir: &Path, kind: &str) -> 
 fn main() {
     let args = Arguments::from_args();
     let Some(corpus) = corpus() else {
-        eprintln!("fbx_convert_refs: no corpus (set KEYSCENE_CORPUS): every row is reported ignored");
-        let trials = KINDS.iter().map(|(k, _)| Trial::test(*k, || Ok(())).with_ignored_flag(true)).collect();
+        eprintln!(
+            "fbx_convert_refs: no corpus (set KEYSCENE_CORPUS): every row is reported ignored"
+        );
+        let trials =
+            KINDS.iter().map(|(k, _)| Trial::test(*k, || Ok(())).with_ignored_flag(true)).collect();
         libtest_mimic::run(&args, trials).exit();
     };
-    let oracles = std::env::var_os("KEYSCENE_ORACLES").map(PathBuf::from).unwrap_or_else(|| corpus.join("../oracles"));
+    let oracles = std::env::var_os("KEYSCENE_ORACLES")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| corpus.join("../oracles"));
     let all = rows(&corpus.join("fbx/references.tsv"));
     let out_dir = std::sync::Arc::new(tempfile::tempdir().expect("temporary folder"));
     let mut trials = Vec::new();

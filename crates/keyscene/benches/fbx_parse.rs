@@ -77,15 +77,19 @@ fn names() -> Vec<&'static str> {
 fn keyscene_parse(bencher: Bencher, name: &str) {
     let bytes = &files()[name];
     let limits = Limits::default();
-    bencher.counter(BytesCount::new(bytes.len())).bench(|| fbx::parse(black_box(bytes), &limits).map(|d| d.node_count()).unwrap());
+    bencher
+        .counter(BytesCount::new(bytes.len()))
+        .bench(|| fbx::parse(black_box(bytes), &limits).map(|d| d.node_count()).unwrap());
 }
 
 #[divan::bench(args = names())]
 fn ufbx_load(bencher: Bencher, name: &str) {
     let bytes = &files()[name];
-    bencher
-        .counter(BytesCount::new(bytes.len()))
-        .bench(|| ufbx::load_memory(black_box(bytes), ufbx::LoadOpts::default()).map(|s| s.nodes.len()).unwrap());
+    bencher.counter(BytesCount::new(bytes.len())).bench(|| {
+        ufbx::load_memory(black_box(bytes), ufbx::LoadOpts::default())
+            .map(|s| s.nodes.len())
+            .unwrap()
+    });
 }
 
 /// Best-of time per call over ~`budget`.
@@ -104,17 +108,29 @@ fn best_time(budget: Duration, mut f: impl FnMut()) -> Duration {
 
 fn summary() {
     let mut totals: BTreeMap<&str, (usize, Duration, Duration)> = BTreeMap::new();
-    println!("{:<64} {:>9} {:>12} {:>12} {:>7}", "file", "KB", "keyscene MB/s", "ufbx MB/s", "ratio");
+    println!(
+        "{:<64} {:>9} {:>12} {:>12} {:>7}",
+        "file", "KB", "keyscene MB/s", "ufbx MB/s", "ratio"
+    );
     for (name, bytes) in files() {
         let limits = Limits::default();
         let ours = best_time(Duration::from_millis(300), || {
             black_box(fbx::parse(black_box(bytes), &limits).unwrap().node_count());
         });
         let theirs = best_time(Duration::from_millis(300), || {
-            black_box(ufbx::load_memory(black_box(bytes), ufbx::LoadOpts::default()).unwrap().nodes.len());
+            black_box(
+                ufbx::load_memory(black_box(bytes), ufbx::LoadOpts::default()).unwrap().nodes.len(),
+            );
         });
         let mbs = |d: Duration| bytes.len() as f64 / d.as_secs_f64() / 1e6;
-        println!("{:<64} {:>9.0} {:>12.0} {:>12.0} {:>6.2}x", name, bytes.len() as f64 / 1e3, mbs(ours), mbs(theirs), theirs.as_secs_f64() / ours.as_secs_f64());
+        println!(
+            "{:<64} {:>9.0} {:>12.0} {:>12.0} {:>6.2}x",
+            name,
+            bytes.len() as f64 / 1e3,
+            mbs(ours),
+            mbs(theirs),
+            theirs.as_secs_f64() / ours.as_secs_f64()
+        );
         let kind = if bytes.starts_with(b"Kaydara FBX Binary") { "binary" } else { "ascii" };
         let t = totals.entry(kind).or_default();
         t.0 += bytes.len();

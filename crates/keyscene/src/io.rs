@@ -74,7 +74,9 @@ pub fn load(path: &Path) -> Result<(Scene, Vec<Warning>), Error> {
     let bytes = std::fs::read(path).map_err(|source| Error::Io { path: path.into(), source })?;
     let opts = ReadOptions {
         limits: Limits::default(),
-        base_dir: path.parent().map(|p| if p.as_os_str().is_empty() { Path::new(".") } else { p }.into()),
+        base_dir: path
+            .parent()
+            .map(|p| if p.as_os_str().is_empty() { Path::new(".") } else { p }.into()),
     };
     load_bytes(&bytes, Some(path), &opts)
 }
@@ -197,9 +199,15 @@ mod tests {
 
     #[test]
     fn detects_fbx_binary_and_ascii_by_content() {
-        assert_eq!(FileFormat::detect(b"Kaydara FBX Binary  \0\x1a\0", None), Some(FileFormat::Fbx));
+        assert_eq!(
+            FileFormat::detect(b"Kaydara FBX Binary  \0\x1a\0", None),
+            Some(FileFormat::Fbx)
+        );
         assert_eq!(FileFormat::detect(b"; FBX 7.4.0 project file\n", None), Some(FileFormat::Fbx));
-        assert_eq!(FileFormat::detect(b"\n\nFBXHeaderExtension:  {\n", None), Some(FileFormat::Fbx));
+        assert_eq!(
+            FileFormat::detect(b"\n\nFBXHeaderExtension:  {\n", None),
+            Some(FileFormat::Fbx)
+        );
         assert_eq!(FileFormat::detect(b"x", Some(Path::new("a.FBX"))), Some(FileFormat::Fbx));
     }
 }

@@ -33,11 +33,7 @@ fn expand_braces(pattern: &str) -> Vec<String> {
         return vec![pattern.to_string()];
     };
     let close = open + pattern[open..].find('}').unwrap();
-    let (head, alts, tail) = (
-        &pattern[..open],
-        &pattern[open + 1..close],
-        &pattern[close + 1..],
-    );
+    let (head, alts, tail) = (&pattern[..open], &pattern[open + 1..close], &pattern[close + 1..]);
     let mut out = Vec::new();
     for alt in alts.split(',') {
         for rest in expand_braces(tail) {
@@ -104,12 +100,7 @@ fn read_table(path: &Path) -> Table {
         }
         rows.push(line.split('\t').map(str::to_string).collect());
     }
-    Table {
-        applies_to,
-        tolerance,
-        header,
-        rows,
-    }
+    Table { applies_to, tolerance, header, rows }
 }
 
 fn col(t: &Table, name: &str) -> usize {
@@ -128,15 +119,10 @@ fn curve_track(bytes: &[u8]) -> Result<(keyscene::anim::Track<f64>, f64, u32), F
     }
     let graph = ObjectGraph::new(&doc).map_err(|e| e.to_string())?;
     let fps = graph.settings.frame_rate();
-    let stack = graph
-        .objects()
-        .iter()
-        .find(|o| o.class == "AnimationStack")
-        .ok_or("no AnimationStack")?;
-    let layer = graph
-        .child_objects(stack.id, "AnimationLayer")
-        .next()
-        .ok_or("no AnimationLayer")?;
+    let stack =
+        graph.objects().iter().find(|o| o.class == "AnimationStack").ok_or("no AnimationStack")?;
+    let layer =
+        graph.child_objects(stack.id, "AnimationLayer").next().ok_or("no AnimationLayer")?;
     let model = graph
         .objects()
         .iter()
@@ -178,11 +164,7 @@ fn take_track(
 ) -> Result<(keyscene::anim::Track<f64>, f64, u32), Failed> {
     let (scene, _) =
         keyscene::formats::fbx::read(bytes, &Default::default()).map_err(|e| e.to_string())?;
-    let node = scene
-        .nodes
-        .iter()
-        .position(|n| n.name == "pCube1")
-        .ok_or("no pCube1")?;
+    let node = scene.nodes.iter().position(|n| n.name == "pCube1").ok_or("no pCube1")?;
     let anim = scene.animations.first().ok_or("no Take")?;
     for ch in anim.channels.iter().filter(|c| c.node == node) {
         if let keyscene::anim::ChannelTarget::TranslationXyz([Some(x), _, _]) = &ch.target {
@@ -206,10 +188,7 @@ fn check_curve_table(table: &Table, file: &Path, keys_table: bool) -> Result<(),
         // pre-extrapolation, ufbx's test expects the first key's value at frames ≤ 0.
         if keys_table
             && version < 7200
-            && table
-                .applies_to
-                .iter()
-                .any(|a| a.contains("maya_anim_extrapolation"))
+            && table.applies_to.iter().any(|a| a.contains("maya_anim_extrapolation"))
         {
             if let Some(fi) = fi {
                 if row[fi].parse::<f64>().unwrap() <= 0.0 {
@@ -232,11 +211,7 @@ fn check_curve_table(table: &Table, file: &Path, keys_table: bool) -> Result<(),
 
 fn check_trs_table(table: &Table, file: &Path) -> Result<(), Failed> {
     let (scene, _) = keyscene::load(file).map_err(|e| e.to_string())?;
-    let node = scene
-        .nodes
-        .iter()
-        .position(|n| n.name == "pCube1")
-        .ok_or("no pCube1")?;
+    let node = scene.nodes.iter().position(|n| n.name == "pCube1").ok_or("no pCube1")?;
     if scene.animations.is_empty() {
         return Err("no animation".into());
     }
@@ -258,7 +233,7 @@ fn check_trs_table(table: &Table, file: &Path) -> Result<(), Failed> {
         let dq = (r - er).length().min((r + er).length());
         if (tr - et).abs().max_element() > tol || (s - es).abs().max_element() > tol || dq > tol {
             return Err(
-                format!("t = {t}: T {tr} S {s} R {r}, expected T {et} S {es} R {er}").into(),
+                format!("t = {t}: T {tr} S {s} R {r}, expected T {et} S {es} R {er}").into()
             );
         }
     }
@@ -271,11 +246,7 @@ fn check_light_table(table: &Table, file: &Path) -> Result<(), Failed> {
     use keyscene::anim::ChannelTarget;
     use keyscene::scene::NodeKind;
     let (scene, _) = keyscene::load(file).map_err(|e| e.to_string())?;
-    let node = scene
-        .nodes
-        .iter()
-        .position(|n| n.name == "pointLight1")
-        .ok_or("no pointLight1")?;
+    let node = scene.nodes.iter().position(|n| n.name == "pointLight1").ok_or("no pointLight1")?;
     let NodeKind::Light(l) = scene.nodes[node].kind else {
         return Err("pointLight1 is not a light".into());
     };
@@ -350,28 +321,12 @@ fn check_magnum_stacks(file: &Path) -> Result<(), Failed> {
     if names != ["Cube|Grow", "Cube|Lift", "Cube|Spin"] {
         return Err(format!("stacks {names:?}").into());
     }
-    let node = scene
-        .nodes
-        .iter()
-        .position(|n| n.name == "Cube")
-        .ok_or("no Cube")?;
+    let node = scene.nodes.iter().position(|n| n.name == "Cube").ok_or("no Cube")?;
     let h = std::f64::consts::FRAC_1_SQRT_2;
     let expect = [
-        (
-            DVec3::ZERO,
-            glam::DQuat::from_xyzw(-h, 0.0, 0.0, h),
-            DVec3::splat(2.0),
-        ),
-        (
-            DVec3::Y,
-            glam::DQuat::from_xyzw(-h, 0.0, 0.0, h),
-            DVec3::ONE,
-        ),
-        (
-            DVec3::ZERO,
-            glam::DQuat::from_xyzw(-0.5, 0.5, 0.5, 0.5),
-            DVec3::ONE,
-        ),
+        (DVec3::ZERO, glam::DQuat::from_xyzw(-h, 0.0, 0.0, h), DVec3::splat(2.0)),
+        (DVec3::Y, glam::DQuat::from_xyzw(-h, 0.0, 0.0, h), DVec3::ONE),
+        (DVec3::ZERO, glam::DQuat::from_xyzw(-0.5, 0.5, 0.5, 0.5), DVec3::ONE),
     ];
     for (a, (t, r, sc)) in expect.iter().enumerate() {
         let pose = scene.evaluate(Some(a), Time::Seconds(10.0 / 24.0));
@@ -390,19 +345,9 @@ fn check_magnum_multi_clip(file: &Path) -> Result<(), Failed> {
     let got: Vec<(String, f64, f64)> = scene
         .animations
         .iter()
-        .map(|a| {
-            (
-                a.name.clone(),
-                a.frame_range.0 / a.fps,
-                a.frame_range.1 / a.fps,
-            )
-        })
+        .map(|a| (a.name.clone(), a.frame_range.0 / a.fps, a.frame_range.1 / a.fps))
         .collect();
-    let want = [
-        ("MoveX", 0.0, 11.0),
-        ("MoveZ", 12.0, 23.0),
-        ("MoveY", 24.0, 30.0),
-    ];
+    let want = [("MoveX", 0.0, 11.0), ("MoveZ", 12.0, 23.0), ("MoveY", 24.0, 30.0)];
     let ok = got.len() == 3
         && got.iter().zip(want).all(|(g, w)| {
             g.0 == w.0 && (g.1 - w.1 / 24.0).abs() < 1e-6 && (g.2 - w.2 / 24.0).abs() < 1e-6
@@ -450,10 +395,7 @@ fn check_blend_shape_versions(a: &Path, b: &Path) -> Result<(), Failed> {
 fn main() {
     let corpus = common::corpus();
     let mut trials = Vec::new();
-    let refs = corpus
-        .as_ref()
-        .map(|c| c.join("fbx/ufbx/refs"))
-        .filter(|p| p.is_dir());
+    let refs = corpus.as_ref().map(|c| c.join("fbx/ufbx/refs")).filter(|p| p.is_dir());
     let Some(dir) = refs else {
         trials.push(Trial::test("corpus", || Ok(())).with_ignored_flag(true));
         common::run(trials);
@@ -461,11 +403,7 @@ fn main() {
     let ufbx_dir = dir.parent().unwrap().to_path_buf();
     let fbx = ufbx_dir.parent().unwrap().to_path_buf();
     for table_path in common::files_with_ext(&dir, &["tsv"]) {
-        let name = table_path
-            .file_name()
-            .unwrap()
-            .to_string_lossy()
-            .to_string();
+        let name = table_path.file_name().unwrap().to_string_lossy().to_string();
         let kind = if name.ends_with(".curve.tsv") {
             "curve"
         } else if name.ends_with(".keys.tsv") {
@@ -502,10 +440,7 @@ fn main() {
         }));
     }
     for (name, check) in [
-        (
-            "animation-stacks",
-            check_magnum_stacks as fn(&Path) -> Result<(), Failed>,
-        ),
+        ("animation-stacks", check_magnum_stacks as fn(&Path) -> Result<(), Failed>),
         ("animation-multi-clip", check_magnum_multi_clip),
     ] {
         let file = fbx.join(format!("magnum/{name}.fbx"));
@@ -518,10 +453,9 @@ fn main() {
         ufbx_dir.join("maya_blend_shape_cube_7700_binary.fbx"),
     );
     if a.is_file() && b.is_file() {
-        trials.push(Trial::test(
-            "maya_blend_shape_cube 6100 take = 7700 stack",
-            move || check_blend_shape_versions(&a, &b),
-        ));
+        trials.push(Trial::test("maya_blend_shape_cube 6100 take = 7700 stack", move || {
+            check_blend_shape_versions(&a, &b)
+        }));
     }
     common::run(trials);
 }

@@ -65,7 +65,12 @@ fn check_file(fbx_dir: &Path, path: &Path) -> Result<(), libtest_mimic::Failed> 
         }
         let their_models: Vec<_> = theirs.nodes.iter().filter(|n| !n.is_root).collect();
         if scene.nodes.len() != their_models.len() {
-            return Err(format!("{rel}: {} nodes, ufbx loads {}", scene.nodes.len(), their_models.len()).into());
+            return Err(format!(
+                "{rel}: {} nodes, ufbx loads {}",
+                scene.nodes.len(),
+                their_models.len()
+            )
+            .into());
         }
         let pose = scene.evaluate(None, Time::Frame(0.0));
         // ufbx orders nodes by hierarchy, keyscene by file: pair them by name (the best of
@@ -74,28 +79,42 @@ fn check_file(fbx_dir: &Path, path: &Path) -> Result<(), libtest_mimic::Failed> 
             let their_name: &str = &theirs.element.name;
             let m = &theirs.geometry_to_world;
             let want = DMat4::from_cols_array(&[
-                m.m00, m.m10, m.m20, 0.0, m.m01, m.m11, m.m21, 0.0, m.m02, m.m12, m.m22, 0.0, m.m03, m.m13, m.m23, 1.0,
+                m.m00, m.m10, m.m20, 0.0, m.m01, m.m11, m.m21, 0.0, m.m02, m.m12, m.m22, 0.0,
+                m.m03, m.m13, m.m23, 1.0,
             ]);
             let scale = want.to_cols_array().iter().fold(1.0f64, |a, v| a.max(v.abs()));
             let best = (0..scene.nodes.len())
                 .filter(|&i| scene.nodes[i].name == their_name)
                 .map(|i| {
                     let got = pose.mesh_to_world(&scene, i);
-                    ((got - want).to_cols_array().iter().fold(0.0f64, |a, v| a.max(v.abs())) / scale, got)
+                    (
+                        (got - want).to_cols_array().iter().fold(0.0f64, |a, v| a.max(v.abs()))
+                            / scale,
+                        got,
+                    )
                 })
                 .min_by(|a, b| a.0.total_cmp(&b.0));
-            if let (Some(theirs_mesh), Some(ours)) = (theirs.mesh.as_ref(), scene.nodes.iter().find(|n| n.name == their_name).and_then(|n| n.mesh)) {
+            if let (Some(theirs_mesh), Some(ours)) = (
+                theirs.mesh.as_ref(),
+                scene.nodes.iter().find(|n| n.name == their_name).and_then(|n| n.mesh),
+            ) {
                 let ours = &scene.meshes[ours];
-                let counts = (ours.positions.len(), ours.corner_vertices.len(), ours.polygon_count());
-                let want = (theirs_mesh.num_vertices, theirs_mesh.num_indices, theirs_mesh.num_faces);
+                let counts =
+                    (ours.positions.len(), ours.corner_vertices.len(), ours.polygon_count());
+                let want =
+                    (theirs_mesh.num_vertices, theirs_mesh.num_indices, theirs_mesh.num_faces);
                 let unique = scene.nodes.iter().filter(|n| n.name == their_name).count() == 1;
                 if counts != want && unique {
                     return Err(format!("{rel}: mesh of {their_name:?} has (vertices, corners, polygons) {counts:?}, ufbx {want:?}").into());
                 }
-                let their_channels: usize = theirs_mesh.blend_deformers.iter().map(|b| b.channels.len()).sum();
-                let their_joints: usize = theirs_mesh.skin_deformers.iter().map(|d| d.clusters.len()).next().unwrap_or(0);
+                let their_channels: usize =
+                    theirs_mesh.blend_deformers.iter().map(|b| b.channels.len()).sum();
+                let their_joints: usize =
+                    theirs_mesh.skin_deformers.iter().map(|d| d.clusters.len()).next().unwrap_or(0);
                 let our_joints = ours.skin.map_or(0, |k| scene.skins[k].joints.len());
-                if unique && (ours.morph_targets.len(), our_joints) != (their_channels, their_joints) {
+                if unique
+                    && (ours.morph_targets.len(), our_joints) != (their_channels, their_joints)
+                {
                     return Err(format!(
                         "{rel}: mesh of {their_name:?} has {} blend channels and {our_joints} skin joints, ufbx {their_channels} and {their_joints}",
                         ours.morph_targets.len()

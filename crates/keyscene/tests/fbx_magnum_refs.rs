@@ -32,11 +32,22 @@ fn close(a: f64, b: f64) -> bool {
 fn cameras(corpus: &Path) -> Result<(), Failed> {
     let s = load(corpus, "cameras.fbx")?;
     // name, near, far (file units), aspect from AspectWidth/AspectHeight = 960/540.
-    for (name, near, far) in [("cameraPerspective", 0.123, 123.0), ("cameraOrthographicFill", 0.456, 456.0), ("cameraOrthographicOverscan", 0.456, 456.0)] {
-        let NodeKind::Camera(c) = node(&s, name)?.kind else { return Err(format!("{name} is not a camera").into()) };
+    for (name, near, far) in [
+        ("cameraPerspective", 0.123, 123.0),
+        ("cameraOrthographicFill", 0.456, 456.0),
+        ("cameraOrthographicOverscan", 0.456, 456.0),
+    ] {
+        let NodeKind::Camera(c) = node(&s, name)?.kind else {
+            return Err(format!("{name} is not a camera").into());
+        };
         let c = &s.cameras[c];
-        if !(close(c.near.unwrap_or(-1.0), near) && close(c.far.unwrap_or(-1.0), far) && close(c.aspect.unwrap_or(0.0), 16.0 / 9.0)) {
-            return Err(format!("{name}: near {:?} far {:?} aspect {:?}", c.near, c.far, c.aspect).into());
+        if !(close(c.near.unwrap_or(-1.0), near)
+            && close(c.far.unwrap_or(-1.0), far)
+            && close(c.aspect.unwrap_or(0.0), 16.0 / 9.0))
+        {
+            return Err(
+                format!("{name}: near {:?} far {:?} aspect {:?}", c.near, c.far, c.aspect).into()
+            );
         }
     }
     Ok(())
@@ -53,16 +64,21 @@ fn lights(corpus: &Path) -> Result<(), Failed> {
     ];
     for (name, x, hidden, kind, color, intensity, cone) in want {
         let n = node(&s, name)?;
-        let NodeKind::Light(l) = n.kind else { return Err(format!("{name} is not a light").into()) };
+        let NodeKind::Light(l) = n.kind else {
+            return Err(format!("{name} is not a light").into());
+        };
         let l = &s.lights[l];
         let ok = n.transform.translation == DVec3::new(x, 0.0, 0.0)
             && n.hidden == hidden
             && l.kind == kind
             && (l.color - Vec3::from(color.map(|c| c as f32))).abs().max_element() < 1e-6
             && close(l.intensity, intensity)
-            && cone.map_or(true, |(i, o)| close(l.hotspot_degrees, i) && close(l.falloff_degrees, o));
+            && cone
+                .map_or(true, |(i, o)| close(l.hotspot_degrees, i) && close(l.falloff_degrees, o));
         if !ok {
-            return Err(format!("{name}: {:?} hidden {} {l:?}", n.transform.translation, n.hidden).into());
+            return Err(
+                format!("{name}: {:?} hidden {} {l:?}", n.transform.translation, n.hidden).into()
+            );
         }
     }
     for name in ["areaLight1", "volumeLight1"] {
@@ -75,13 +91,17 @@ fn lights(corpus: &Path) -> Result<(), Failed> {
 
 fn units_cm_z_up(corpus: &Path) -> Result<(), Failed> {
     let s = load(corpus, "units-cm-z-up.fbx")?;
-    if s.meta.axes.up != Axis::PosZ || s.meta.units != Units::Metres(0.01) || !s.meta.axes.right_handed {
+    if s.meta.axes.up != Axis::PosZ
+        || s.meta.units != Units::Metres(0.01)
+        || !s.meta.axes.right_handed
+    {
         return Err(format!("axes {:?} units {:?}", s.meta.axes, s.meta.units).into());
     }
     // "the node's own local TRS as stored in the file": (100, -300, 200), Euler(90, 90, 0)
     // (PreRotation 90° about X times Lcl Rotation 90° about Y), scale (20, 40, 60).
     let i = s.nodes.iter().position(|n| n.name == "Empty").ok_or("no node Empty")?;
-    let (scale, rotation, translation) = s.evaluate(None, Time::Frame(0.0)).local[i].to_scale_rotation_translation();
+    let (scale, rotation, translation) =
+        s.evaluate(None, Time::Frame(0.0)).local[i].to_scale_rotation_translation();
     let q = DQuat::from_xyzw(0.5, 0.5, 0.5, 0.5);
     if (translation - DVec3::new(100.0, -300.0, 200.0)).abs().max_element() > 1e-9
         || rotation.angle_between(q) > 1e-6
@@ -96,8 +116,16 @@ fn main() {
     let corpus = common::corpus();
     let trials = vec![
         common::corpus_trial("magnum::cameras_near_far_aspect", &corpus, cameras),
-        common::corpus_trial("magnum::lights_kind_color_intensity_cone_visibility", &corpus, lights),
-        common::corpus_trial("magnum::units_cm_z_up_axes_units_and_stored_transform", &corpus, units_cm_z_up),
+        common::corpus_trial(
+            "magnum::lights_kind_color_intensity_cone_visibility",
+            &corpus,
+            lights,
+        ),
+        common::corpus_trial(
+            "magnum::units_cm_z_up_axes_units_and_stored_transform",
+            &corpus,
+            units_cm_z_up,
+        ),
     ];
     common::run(trials)
 }

@@ -97,21 +97,34 @@ fn check(corpus: &Path, oracles: &Path, row: &Row, out_dir: &Path, k: usize) -> 
         Ok(b) => b,
         Err(e) => return Outcome::Fail(format!("read: {e}")),
     };
-    let opts = keyscene::ReadOptions { base_dir: fbx_dir.join(&row.fbx).parent().map(Path::to_path_buf), ..Default::default() };
+    let opts = keyscene::ReadOptions {
+        base_dir: fbx_dir.join(&row.fbx).parent().map(Path::to_path_buf),
+        ..Default::default()
+    };
     let mut scene = match keyscene::load_bytes(&bytes, Some(&fbx_dir.join(&row.fbx)), &opts) {
         Ok((s, _)) => s,
         Err(e) => return Outcome::Fail(format!("load: {e}")),
     };
     if scene.meta.version.is_some_and(|v| v < 6000) {
-        return Outcome::Ignore("FBX 5.x legacy layout (top-level models, transforms in takes) is not imported".into());
+        return Outcome::Ignore(
+            "FBX 5.x legacy layout (top-level models, transforms in takes) is not imported".into(),
+        );
     }
     let mut pose = if row.mode == "time" {
-        let Ok(t) = row.time_s.parse::<f64>() else { return Outcome::Fail(format!("bad time {:?}", row.time_s)) };
+        let Ok(t) = row.time_s.parse::<f64>() else {
+            return Outcome::Fail(format!("bad time {:?}", row.time_s));
+        };
         if scene.animations.is_empty() {
             return Outcome::Ignore("needs FBX animation".into());
         }
-        let anim = if row.stack.is_empty() { Some(0) } else { scene.animations.iter().position(|a| a.name.contains(&row.stack)) };
-        let Some(anim) = anim else { return Outcome::Fail(format!("no stack containing {:?}", row.stack)) };
+        let anim = if row.stack.is_empty() {
+            Some(0)
+        } else {
+            scene.animations.iter().position(|a| a.name.contains(&row.stack))
+        };
+        let Some(anim) = anim else {
+            return Outcome::Fail(format!("no stack containing {:?}", row.stack));
+        };
         if row.options.split(',').any(|o| o.trim() == "no_extrapolation") {
             scene.animations[anim] = scene.animations[anim].without_extrapolation();
         }
@@ -128,7 +141,10 @@ fn check(corpus: &Path, oracles: &Path, row: &Row, out_dir: &Path, k: usize) -> 
     if row.transform_skin {
         let missing = pose.follow_skinned_nodes(&scene, &scene.bind_poses);
         if let Some(&n) = missing.first() {
-            return Outcome::Fail(format!("{}: no bind pose matrix for transform_skin", scene.nodes[n].name));
+            return Outcome::Fail(format!(
+                "{}: no bind pose matrix for transform_skin",
+                scene.nodes[n].name
+            ));
         }
     }
     let convert = match row.conversion.as_str() {
@@ -150,7 +166,11 @@ fn check(corpus: &Path, oracles: &Path, row: &Row, out_dir: &Path, k: usize) -> 
     }
     let mut cmd = Command::new("python3");
     cmd.arg(oracles.join("obj_compare.py")).arg(fbx_dir.join(&row.obj)).arg(&cand);
-    for (flag, v) in [("--match", &row.matching), ("--tolerance", &row.tolerance), ("--position-scale", &row.position_scale)] {
+    for (flag, v) in [
+        ("--match", &row.matching),
+        ("--tolerance", &row.tolerance),
+        ("--position-scale", &row.position_scale),
+    ] {
         if !v.is_empty() {
             cmd.arg(flag).arg(v);
         }
@@ -174,7 +194,9 @@ fn check(corpus: &Path, oracles: &Path, row: &Row, out_dir: &Path, k: usize) -> 
     }
     if has_deformers(&scene) {
         eprintln!("{}: {report}", row.fbx);
-        return Outcome::Ignore("skinned/blend-shaped meshes whose deformation does not match ufbx yet".into());
+        return Outcome::Ignore(
+            "skinned/blend-shaped meshes whose deformation does not match ufbx yet".into(),
+        );
     }
     Outcome::Fail(format!("{report}{}", String::from_utf8_lossy(&out.stderr)))
 }
@@ -201,7 +223,9 @@ fn main() {
     let Some(dir) = corpus.clone() else {
         common::run(vec![common::corpus_trial("references", &corpus, |_| Ok(()))]);
     };
-    let oracles: PathBuf = std::env::var_os("KEYSCENE_ORACLES").map(PathBuf::from).unwrap_or_else(|| dir.join("../oracles"));
+    let oracles: PathBuf = std::env::var_os("KEYSCENE_ORACLES")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| dir.join("../oracles"));
     let out_dir = tempfile::tempdir().expect("temporary folder");
     let mut trials = Vec::new();
     let all = rows(&dir.join("fbx"));
@@ -217,7 +241,9 @@ fn main() {
         trials.push(match check(&dir, &oracles, row, out_dir.path(), k) {
             Outcome::Pass => Trial::test(name, || Ok(())),
             Outcome::Fail(why) => Trial::test(name, move || Err(why.into())),
-            Outcome::Ignore(why) => Trial::test(format!("ignored: {why} :: {name}"), || Ok(())).with_ignored_flag(true),
+            Outcome::Ignore(why) => {
+                Trial::test(format!("ignored: {why} :: {name}"), || Ok(())).with_ignored_flag(true)
+            }
         });
     }
     common::run(trials)

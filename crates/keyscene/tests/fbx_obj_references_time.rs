@@ -32,21 +32,14 @@ fn check(corpus: &Path, cols: &[String], k: usize) -> Result<(), Failed> {
     let graph =
         keyscene::formats::fbx::objects::ObjectGraph::new(&doc).map_err(|e| e.to_string())?;
     let (mut scene, _, ids) = keyscene::formats::fbx::import::import(&graph, &Default::default());
-    let t: f64 = cols[3]
-        .parse()
-        .map_err(|_| format!("bad time {:?}", cols[3]))?;
+    let t: f64 = cols[3].parse().map_err(|_| format!("bad time {:?}", cols[3]))?;
     let stack = &cols[4];
     let anim = if stack.is_empty() {
         Some(0)
     } else {
-        scene
-            .animations
-            .iter()
-            .position(|a| a.name.contains(stack.as_str()))
+        scene.animations.iter().position(|a| a.name.contains(stack.as_str()))
     };
-    let anim = anim
-        .filter(|&a| a < scene.animations.len())
-        .ok_or("no such stack")?;
+    let anim = anim.filter(|&a| a < scene.animations.len()).ok_or("no such stack")?;
     let options: Vec<&str> = cols[12].split(',').map(str::trim).collect();
     if options.contains(&"no_extrapolation") {
         scene.animations[anim] = scene.animations[anim].without_extrapolation();
@@ -56,9 +49,8 @@ fn check(corpus: &Path, cols: &[String], k: usize) -> Result<(), Failed> {
         keyscene::formats::obj::write(&scene, Some(&pose), "x.mtl").map_err(|e| e.to_string())?;
     if cols[10] == "yes" {
         // One `o` per node showing a mesh, in node order, its vertices in stored order.
-        let shown: Vec<usize> = (0..scene.nodes.len())
-            .filter(|&i| pose.mesh[i].is_some())
-            .collect();
+        let shown: Vec<usize> =
+            (0..scene.nodes.len()).filter(|&i| pose.mesh[i].is_some()).collect();
         let mut out = String::new();
         let mut group: Option<usize> = None;
         let mut positions: Vec<glam::DVec3> = Vec::new();
@@ -95,9 +87,7 @@ fn check(corpus: &Path, cols: &[String], k: usize) -> Result<(), Failed> {
     let cand = dir.join(format!("row{k}.obj"));
     std::fs::write(&cand, text.obj).map_err(|e| e.to_string())?;
     let mut cmd = Command::new("python3");
-    cmd.arg(oracles(corpus).join("obj_compare.py"))
-        .arg(fbx_dir.join(&cols[1]))
-        .arg(&cand);
+    cmd.arg(oracles(corpus).join("obj_compare.py")).arg(fbx_dir.join(&cols[1])).arg(&cand);
     for (flag, i) in [("--match", 5), ("--tolerance", 6), ("--position-scale", 7)] {
         if !cols[i].is_empty() {
             cmd.arg(flag).arg(&cols[i]);
@@ -109,9 +99,7 @@ fn check(corpus: &Path, cols: &[String], k: usize) -> Result<(), Failed> {
     if cols[9] == "yes" {
         cmd.arg("--uvs");
     }
-    let out = cmd
-        .output()
-        .map_err(|e| format!("python3 obj_compare.py: {e}"))?;
+    let out = cmd.output().map_err(|e| format!("python3 obj_compare.py: {e}"))?;
     if out.status.success() {
         Ok(())
     } else {
@@ -127,9 +115,8 @@ fn check(corpus: &Path, cols: &[String], k: usize) -> Result<(), Failed> {
 fn main() {
     let corpus = common::corpus();
     let mut trials = Vec::new();
-    let table = corpus
-        .as_ref()
-        .and_then(|c| std::fs::read_to_string(c.join("fbx/references.tsv")).ok());
+    let table =
+        corpus.as_ref().and_then(|c| std::fs::read_to_string(c.join("fbx/references.tsv")).ok());
     match (corpus, table) {
         (Some(corpus), Some(text)) => {
             for (k, line) in text.lines().skip(1).enumerate() {
@@ -141,11 +128,7 @@ fn main() {
                 if cols[2] != "time" || !(noex || transform_skin) {
                     continue;
                 }
-                let option = if noex {
-                    "no_extrapolation"
-                } else {
-                    "transform_skin"
-                };
+                let option = if noex { "no_extrapolation" } else { "transform_skin" };
                 let name = format!("time {} -> {} t={} {option}", cols[0], cols[1], cols[3]);
                 let corpus = corpus.clone();
                 trials.push(Trial::test(name, move || check(&corpus, &cols, k)));

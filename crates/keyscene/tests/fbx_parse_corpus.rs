@@ -67,7 +67,11 @@ fn control_points(doc: &fbx::Document<'_>) -> usize {
     n
 }
 
-fn check_file(fbx_dir: &Path, path: &Path, manifest: &[(String, String, String)]) -> Result<(), Failed> {
+fn check_file(
+    fbx_dir: &Path,
+    path: &Path,
+    manifest: &[(String, String, String)],
+) -> Result<(), Failed> {
     let rel = rel_name(fbx_dir, path);
     let bytes = std::fs::read(path).map_err(|e| format!("{rel}: {e}"))?;
     let start = Instant::now();
@@ -90,7 +94,9 @@ fn check_file(fbx_dir: &Path, path: &Path, manifest: &[(String, String, String)]
     if let Some((_, ver, enc)) = manifest.iter().find(|(f, _, _)| *f == rel) {
         if let Ok(ver) = ver.parse::<u32>() {
             if doc.version != ver {
-                return Err(format!("{rel}: version {} but MANIFEST.md says {ver}", doc.version).into());
+                return Err(
+                    format!("{rel}: version {} but MANIFEST.md says {ver}", doc.version).into()
+                );
             }
         }
         let want = match enc.as_str() {
@@ -101,7 +107,11 @@ fn check_file(fbx_dir: &Path, path: &Path, manifest: &[(String, String, String)]
         };
         if let Some(want) = want {
             if (doc.encoding, doc.big_endian) != want {
-                return Err(format!("{rel}: {:?}/BE={} but MANIFEST.md says {enc}", doc.encoding, doc.big_endian).into());
+                return Err(format!(
+                    "{rel}: {:?}/BE={} but MANIFEST.md says {enc}",
+                    doc.encoding, doc.big_endian
+                )
+                .into());
             }
         }
     }
@@ -118,26 +128,38 @@ fn check_file(fbx_dir: &Path, path: &Path, manifest: &[(String, String, String)]
 fn main() {
     let corpus = common::corpus();
     let mut trials = Vec::new();
-    let files = corpus.as_ref().map(|c| common::files_with_ext(&c.join("fbx"), &["fbx"])).unwrap_or_default();
+    let files = corpus
+        .as_ref()
+        .map(|c| common::files_with_ext(&c.join("fbx"), &["fbx"]))
+        .unwrap_or_default();
     let fbx_dir = corpus.as_ref().map(|c| c.join("fbx"));
     let manifest = std::sync::Arc::new(fbx_dir.as_deref().map(manifest_rows).unwrap_or_default());
     for path in files {
         let dir = fbx_dir.clone().unwrap();
         let name = format!("parse::{}", rel_name(&dir, &path));
         let manifest = manifest.clone();
-        trials.push(common::corpus_trial(name, &corpus, move |_| check_file(&dir, &path, &manifest)));
+        trials
+            .push(common::corpus_trial(name, &corpus, move |_| check_file(&dir, &path, &manifest)));
     }
     trials.push(common::corpus_trial("manifest_lists_every_fbx_file", &corpus, move |c| {
         let dir = c.join("fbx");
         let rows = manifest_rows(&dir);
         let files = common::files_with_ext(&dir, &["fbx"]);
         if rows.len() < 200 || files.len() < 200 {
-            return Err(format!("{} manifest rows, {} files: corpus incomplete?", rows.len(), files.len()).into());
+            return Err(format!(
+                "{} manifest rows, {} files: corpus incomplete?",
+                rows.len(),
+                files.len()
+            )
+            .into());
         }
         Ok(())
     }));
     trials.push(Trial::test("negative_list_is_not_empty", || {
-        assert!(is_negative("ufbx/fuzz/fuzz_0001.fbx") && !is_negative("ufbx/maya_cube_7400_binary.fbx"));
+        assert!(
+            is_negative("ufbx/fuzz/fuzz_0001.fbx")
+                && !is_negative("ufbx/maya_cube_7400_binary.fbx")
+        );
         Ok(())
     }));
     common::run(trials)

@@ -53,7 +53,8 @@ fn try_parse(bytes: &[u8], what: &str) -> Result<(), Failed> {
                 Ok((scene, _)) => {
                     scene.validate().map_err(|e| e.to_string())?;
                     let pose = scene.evaluate(None, keyscene::anim::Time::Frame(0.0));
-                    let obj = keyscene::formats::obj::write(&scene, Some(&pose), "x.mtl").map_err(|e| e.to_string())?;
+                    let obj = keyscene::formats::obj::write(&scene, Some(&pose), "x.mtl")
+                        .map_err(|e| e.to_string())?;
                     Ok::<usize, String>(fbx::dump(&doc).len() + obj.obj.len())
                 }
                 Err(e) => Ok(e.to_string().len()),
@@ -109,12 +110,17 @@ fn check(path: &Path, rel: &str) -> Result<(), Failed> {
 
 fn main() {
     let corpus = common::corpus();
-    let files = corpus.as_ref().map(|c| common::files_with_ext(&c.join("fbx"), &["fbx"])).unwrap_or_default();
+    let files = corpus
+        .as_ref()
+        .map(|c| common::files_with_ext(&c.join("fbx"), &["fbx"]))
+        .unwrap_or_default();
     let mut trials = Vec::new();
     for path in files {
         let dir = corpus.clone().unwrap().join("fbx");
         let rel = path.strip_prefix(&dir).unwrap_or(&path).to_string_lossy().replace('\\', "/");
-        trials.push(common::corpus_trial(format!("cut_and_flip::{rel}"), &corpus, move |_| check(&path, &rel)));
+        trials.push(common::corpus_trial(format!("cut_and_flip::{rel}"), &corpus, move |_| {
+            check(&path, &rel)
+        }));
     }
     common::run(trials)
 }

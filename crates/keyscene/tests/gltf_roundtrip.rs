@@ -32,7 +32,8 @@ fn check(corpus: &Path, reference: &Path) -> Result<(), Failed> {
     let file = corpus.join("3ds").join(refj["file"].as_str().ok_or("reference without file")?);
     let (src, _) = keyscene::load(&file).map_err(|e| format!("{}: {e}", file.display()))?;
     let glb = write(&src, &WriteOptions::default()).map_err(|e| e.to_string())?;
-    let (back, _) = read(&glb.main, &keyscene::ReadOptions::default()).map_err(|e| e.to_string())?;
+    let (back, _) =
+        read(&glb.main, &keyscene::ReadOptions::default()).map_err(|e| e.to_string())?;
     let anim = (!back.animations.is_empty()).then_some(0);
     let samples = refj["samples"].as_array().ok_or("reference without samples")?;
     let mut worst = 0.0f64;
@@ -62,8 +63,11 @@ fn check(corpus: &Path, reference: &Path) -> Result<(), Failed> {
                 continue;
             };
             used[id] = true;
-            let world: Vec<DVec3> =
-                pose.world_positions(&back, id).into_iter().map(|p| DVec3::new(p.x, -p.z, p.y)).collect();
+            let world: Vec<DVec3> = pose
+                .world_positions(&back, id)
+                .into_iter()
+                .map(|p| DVec3::new(p.x, -p.z, p.y))
+                .collect();
             if world.is_empty() {
                 failures.push(format!("frame {frame}: node {name:?}/{instance:?} has no mesh"));
                 continue;
@@ -101,14 +105,18 @@ fn check(corpus: &Path, reference: &Path) -> Result<(), Failed> {
     } else {
         let n = failures.len();
         failures.truncate(8);
-        Err(format!("{n} mismatches (worst {worst:.2} × tolerance):\n{}", failures.join("\n")).into())
+        Err(format!("{n} mismatches (worst {worst:.2} × tolerance):\n{}", failures.join("\n"))
+            .into())
     }
 }
 
 /// The first unused read-back node with this source name and instance.
 fn matching_node(scene: &Scene, used: &[bool], name: &str, instance: &str) -> Option<usize> {
     (0..scene.nodes.len()).find(|&i| {
-        !used[i] && scene.nodes[i].name == name && scene.nodes[i].instance == instance && scene.nodes[i].mesh.is_some()
+        !used[i]
+            && scene.nodes[i].name == name
+            && scene.nodes[i].instance == instance
+            && scene.nodes[i].mesh.is_some()
     })
 }
 
@@ -125,17 +133,25 @@ fn synthetic() -> Result<(), Failed> {
     check_synthetic(&src, Some(240.0), &[0.5, 7.3, 19.9, 20.25, 29.5, 33.7], 1e-4 * 12.0)
 }
 
-fn check_synthetic(src: &Scene, resample_fps: Option<f64>, frames: &[f64], tol: f64) -> Result<(), Failed> {
+fn check_synthetic(
+    src: &Scene,
+    resample_fps: Option<f64>,
+    frames: &[f64],
+    tol: f64,
+) -> Result<(), Failed> {
     let src = src.clone();
     let opts = WriteOptions { resample_fps, ..WriteOptions::default() };
     let glb = write(&src, &opts).map_err(|e| e.to_string())?;
-    let (back, _) = read(&glb.main, &keyscene::ReadOptions::default()).map_err(|e| e.to_string())?;
+    let (back, _) =
+        read(&glb.main, &keyscene::ReadOptions::default()).map_err(|e| e.to_string())?;
     let mut worst = 0.0f64;
     for &frame in frames {
         let want = src.evaluate(Some(0), Time::Frame(frame));
         let got = back.evaluate(Some(0), Time::Seconds(frame / 30.0));
         for (i, node) in src.nodes.iter().enumerate() {
-            let Some(j) = back.nodes.iter().position(|n| n.name == node.name && n.instance == node.instance) else {
+            let Some(j) =
+                back.nodes.iter().position(|n| n.name == node.name && n.instance == node.instance)
+            else {
                 return Err(format!("node {:?}/{:?} missing", node.name, node.instance).into());
             };
             let w = want.world_positions(&src, i);
@@ -144,7 +160,13 @@ fn check_synthetic(src: &Scene, resample_fps: Option<f64>, frames: &[f64], tol: 
                 continue;
             }
             if w.len() != g.len() {
-                return Err(format!("{:?}: {} vertices read back, {} written", node.name, g.len(), w.len()).into());
+                return Err(format!(
+                    "{:?}: {} vertices read back, {} written",
+                    node.name,
+                    g.len(),
+                    w.len()
+                )
+                .into());
             }
             for (p, q) in w.iter().zip(&g) {
                 worst = worst.max((DVec3::new(q.x, -q.z, q.y) - *p).length());
@@ -152,7 +174,9 @@ fn check_synthetic(src: &Scene, resample_fps: Option<f64>, frames: &[f64], tol: 
         }
     }
     if worst > tol {
-        return Err(format!("resample {resample_fps:?}: worst vertex error {worst:e} > {tol:e}").into());
+        return Err(
+            format!("resample {resample_fps:?}: worst vertex error {worst:e} > {tol:e}").into()
+        );
     }
     Ok(())
 }
@@ -165,7 +189,12 @@ fn main() {
         .unwrap_or_default();
     let mut trials: Vec<Trial> = vec![Trial::test("synthetic/every_feature", synthetic)];
     for r in refs {
-        let name = r.file_name().and_then(|n| n.to_str()).unwrap_or("?").trim_end_matches(".lib3ds.json").to_string();
+        let name = r
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or("?")
+            .trim_end_matches(".lib3ds.json")
+            .to_string();
         trials.push(common::corpus_trial(name, &corpus, move |c| check(c, &r)));
     }
     if trials.is_empty() {

@@ -92,7 +92,9 @@ fn main() {
         let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
         write_and_validate(&gltf_scenes::feature_scene(dir.path()), "features")
     })));
-    trials.push(guard(Trial::test("synthetic/empty_scene", || write_and_validate(&Scene::default(), "empty"))));
+    trials.push(guard(Trial::test("synthetic/empty_scene", || {
+        write_and_validate(&Scene::default(), "empty")
+    })));
     trials.push(guard(Trial::test("synthetic/non_finite_values", || {
         let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
         let mut s = gltf_scenes::feature_scene(dir.path());

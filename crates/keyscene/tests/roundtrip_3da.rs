@@ -4,7 +4,8 @@
 #![cfg(feature = "three_da")]
 
 use keyscene::formats::three_da::layout::{
-    entity_type, make_name, BezierKey, Extents, LinearKey, Material, TcbKey, VBlend, Variant, NO_PARENT,
+    entity_type, make_name, BezierKey, Extents, LinearKey, Material, TcbKey, VBlend, Variant,
+    NO_PARENT,
 };
 use keyscene::formats::three_da::model::{
     Entity, EulerTrack, File, FloatTrack, KeyTrack, RotTrack, Surface, VecTrack, IDENTITY,
@@ -52,12 +53,17 @@ fn sample() -> File {
     let mut helper = Entity::new(entity_type::HELPER, "Dummy01");
     helper.parent_idx = 0;
     helper.position = Some(vec_track(&[0]));
-    let lin = |v: f32| FloatTrack::Linear(KeyTrack { current: v, keys: vec![LinearKey { frame: 0, value: v }] });
+    let lin = |v: f32| {
+        FloatTrack::Linear(KeyTrack { current: v, keys: vec![LinearKey { frame: 0, value: v }] })
+    };
     helper.rotation = Some(RotTrack::Euler(Box::new(EulerTrack {
         num_keys: 1,
         x: lin(0.1),
         y: lin(0.2),
-        z: FloatTrack::Tcb(KeyTrack { current: 0.3, keys: vec![TcbKey { frame: 0, value: 0.3, ..TcbKey::default() }] }),
+        z: FloatTrack::Tcb(KeyTrack {
+            current: 0.3,
+            keys: vec![TcbKey { frame: 0, value: 0.3, ..TcbKey::default() }],
+        }),
         rot_order: [0, 1, 2],
         current: [0.0, 0.0, 0.0, 1.0],
     })));
@@ -144,11 +150,17 @@ fn huge_counts_are_refused_before_allocating() {
     let bytes = write(&sample()).unwrap();
     let e0 = u32_at(&bytes, 32) as usize;
     let pos = u32_at(&bytes, e0 + 72) as usize;
-    for (field, value) in [(8usize, u32::MAX), (20, i32::MAX as u32), (e0 + 68, u32::MAX), (pos + 8, i32::MAX as u32)] {
+    for (field, value) in
+        [(8usize, u32::MAX), (20, i32::MAX as u32), (e0 + 68, u32::MAX), (pos + 8, i32::MAX as u32)]
+    {
         let mut b = bytes.clone();
         set_u32(&mut b, field, value);
         let r = check(&b);
-        assert!(r.errors().any(|i| i.message.contains("exceed") || i.message.contains("past the end")), "field {field:#x}: {:#?}", r.issues);
+        assert!(
+            r.errors().any(|i| i.message.contains("exceed") || i.message.contains("past the end")),
+            "field {field:#x}: {:#?}",
+            r.issues
+        );
         assert!(read(&b, &Limits::default()).is_err());
     }
     let s0 = u32_at(&bytes, e0 + 64) as usize;
@@ -198,7 +210,8 @@ fn content_violations_are_reported_with_offsets() {
     // Blend weights.
     let mut f = base.clone();
     f.entities[0].type_id = entity_type::MESH_SKINNED;
-    f.entities[0].surfaces[0].blending = Some(vec![VBlend { bone_idx: [1, 0, 0, 0], weight: [32767, 0, 0, 0] }; 4]);
+    f.entities[0].surfaces[0].blending =
+        Some(vec![VBlend { bone_idx: [1, 0, 0, 0], weight: [32767, 0, 0, 0] }; 4]);
     assert!(check(&bytes(&f)).errors().any(|i| i.message.contains("32768")));
     // Name without NUL.
     let mut f = base.clone();
@@ -241,17 +254,19 @@ fn extents() -> impl Strategy<Value = Extents> {
 }
 
 fn tcb<V: Arbitrary + Copy + std::fmt::Debug>() -> impl Strategy<Value = TcbKey<V>> {
-    (any::<u32>(), any::<[f32; 5]>(), any::<V>(), any::<V>(), any::<V>()).prop_map(|(frame, p, value, in_tan, out_tan)| TcbKey {
-        frame,
-        tension: p[0],
-        continuity: p[1],
-        bias: p[2],
-        ease_in: p[3],
-        ease_out: p[4],
-        value,
-        in_tan,
-        out_tan,
-    })
+    (any::<u32>(), any::<[f32; 5]>(), any::<V>(), any::<V>(), any::<V>()).prop_map(
+        |(frame, p, value, in_tan, out_tan)| TcbKey {
+            frame,
+            tension: p[0],
+            continuity: p[1],
+            bias: p[2],
+            ease_in: p[3],
+            ease_out: p[4],
+            value,
+            in_tan,
+            out_tan,
+        },
+    )
 }
 
 fn keys<K, V: std::fmt::Debug>(
@@ -267,19 +282,36 @@ where
 fn vec_tr() -> impl Strategy<Value = VecTrack> {
     prop_oneof![
         keys(f3(), tcb::<[f32; 3]>()).prop_map(VecTrack::Tcb),
-        keys(f3(), (any::<i32>(), f3()).prop_map(|(frame, value)| LinearKey { frame, value })).prop_map(VecTrack::Linear),
-        keys(f3(), (any::<i32>(), f3(), f3(), f3()).prop_map(|(frame, in_tan, out_tan, value)| BezierKey { frame, in_tan, out_tan, value }))
-            .prop_map(VecTrack::Bezier),
+        keys(f3(), (any::<i32>(), f3()).prop_map(|(frame, value)| LinearKey { frame, value }))
+            .prop_map(VecTrack::Linear),
+        keys(
+            f3(),
+            (any::<i32>(), f3(), f3(), f3()).prop_map(|(frame, in_tan, out_tan, value)| {
+                BezierKey { frame, in_tan, out_tan, value }
+            })
+        )
+        .prop_map(VecTrack::Bezier),
     ]
 }
 
 fn float_tr() -> impl Strategy<Value = FloatTrack> {
     prop_oneof![
         keys(any::<f32>(), tcb::<f32>()).prop_map(FloatTrack::Tcb),
-        keys(any::<f32>(), (any::<i32>(), any::<f32>()).prop_map(|(frame, value)| LinearKey { frame, value }))
-            .prop_map(FloatTrack::Linear),
-        keys(any::<f32>(), any::<(i32, f32, f32, f32)>().prop_map(|(frame, in_tan, out_tan, value)| BezierKey { frame, in_tan, out_tan, value }))
-            .prop_map(FloatTrack::Bezier),
+        keys(
+            any::<f32>(),
+            (any::<i32>(), any::<f32>()).prop_map(|(frame, value)| LinearKey { frame, value })
+        )
+        .prop_map(FloatTrack::Linear),
+        keys(
+            any::<f32>(),
+            any::<(i32, f32, f32, f32)>().prop_map(|(frame, in_tan, out_tan, value)| BezierKey {
+                frame,
+                in_tan,
+                out_tan,
+                value
+            })
+        )
+        .prop_map(FloatTrack::Bezier),
     ]
 }
 
@@ -287,14 +319,20 @@ fn rot_tr() -> impl Strategy<Value = RotTrack> {
     let q = any::<[f32; 4]>;
     prop_oneof![
         keys(q(), tcb::<[f32; 4]>()).prop_map(RotTrack::Tcb),
-        keys(q(), (any::<i32>(), q()).prop_map(|(frame, value)| LinearKey { frame, value })).prop_map(RotTrack::Linear),
-        (any::<i32>(), float_tr(), float_tr(), float_tr(), any::<[u32; 3]>(), q()).prop_map(|(num_keys, x, y, z, rot_order, current)| {
-            RotTrack::Euler(Box::new(EulerTrack { num_keys, x, y, z, rot_order, current }))
-        }),
+        keys(q(), (any::<i32>(), q()).prop_map(|(frame, value)| LinearKey { frame, value }))
+            .prop_map(RotTrack::Linear),
+        (any::<i32>(), float_tr(), float_tr(), float_tr(), any::<[u32; 3]>(), q()).prop_map(
+            |(num_keys, x, y, z, rot_order, current)| {
+                RotTrack::Euler(Box::new(EulerTrack { num_keys, x, y, z, rot_order, current }))
+            }
+        ),
     ]
 }
 
-fn stream<T: std::fmt::Debug>(n: usize, t: impl Strategy<Value = T>) -> impl Strategy<Value = Option<Vec<T>>> {
+fn stream<T: std::fmt::Debug>(
+    n: usize,
+    t: impl Strategy<Value = T>,
+) -> impl Strategy<Value = Option<Vec<T>>> {
     prop::option::of(prop::collection::vec(t, n))
 }
 
@@ -307,57 +345,85 @@ fn surface() -> impl Strategy<Value = Surface> {
             prop::collection::vec(any::<u16>(), 0..8),
             (stream(n, f3()), stream(n, f3()), stream(n, any::<u32>()), stream(n, f3())),
             (uv(), uv(), uv(), uv(), uv()),
-            stream(n, any::<([u8; 4], [u16; 4])>().prop_map(|(bone_idx, weight)| VBlend { bone_idx, weight })),
+            stream(
+                n,
+                any::<([u8; 4], [u16; 4])>()
+                    .prop_map(|(bone_idx, weight)| VBlend { bone_idx, weight }),
+            ),
         )
-            .prop_map(move |(material_idx, tri_list, tri_strip, (xyz, tangent, color, normal), (t0, t1, t2, t3, lightmap), blending)| Surface {
-                material_idx,
-                tri_list,
-                tri_strip,
-                s_size: n as u32,
-                xyz,
-                tangent,
-                color,
-                normal,
-                texcoord: [t0, t1, t2, t3],
-                lightmap,
-                blending,
-            })
+            .prop_map(
+                move |(
+                    material_idx,
+                    tri_list,
+                    tri_strip,
+                    (xyz, tangent, color, normal),
+                    (t0, t1, t2, t3, lightmap),
+                    blending,
+                )| Surface {
+                    material_idx,
+                    tri_list,
+                    tri_strip,
+                    s_size: n as u32,
+                    xyz,
+                    tangent,
+                    color,
+                    normal,
+                    texcoord: [t0, t1, t2, t3],
+                    lightmap,
+                    blending,
+                },
+            )
     })
 }
 
 fn entity() -> impl Strategy<Value = Entity> {
     (
-        (any::<u32>(), name(), extents(), any::<u16>(), any::<u16>(), prop_oneof![Just(IDENTITY), any::<[f32; 16]>()]),
+        (
+            any::<u32>(),
+            name(),
+            extents(),
+            any::<u16>(),
+            any::<u16>(),
+            prop_oneof![Just(IDENTITY), any::<[f32; 16]>()],
+        ),
         prop::collection::vec(surface(), 0..3),
         (prop::option::of(vec_tr()), prop::option::of(rot_tr()), prop::option::of(vec_tr())),
     )
-        .prop_map(|((type_id, name, bounds, parent_idx, num_children, bone_init_tm), surfaces, (position, rotation, scale))| Entity {
-            type_id,
-            name,
-            bounds,
-            parent_idx,
-            num_children,
-            bone_init_tm,
-            surfaces,
-            position,
-            rotation,
-            scale,
-        })
+        .prop_map(
+            |(
+                (type_id, name, bounds, parent_idx, num_children, bone_init_tm),
+                surfaces,
+                (position, rotation, scale),
+            )| Entity {
+                type_id,
+                name,
+                bounds,
+                parent_idx,
+                num_children,
+                bone_init_tm,
+                surfaces,
+                position,
+                rotation,
+                scale,
+            },
+        )
 }
 
 fn material() -> impl Strategy<Value = Material> {
-    (name(), any::<[u32; 4]>(), any::<i32>(), any::<[f32; 16]>(), any::<(f32, i32)>()).prop_map(|(n, map_channel, num_maps, c, (specular_pow, flags))| Material {
-        name: n,
-        map_name: [n, [0; 32], n, [7; 32]],
-        map_channel,
-        num_maps,
-        ambient: [c[0], c[1], c[2], c[3]],
-        diffuse: [c[4], c[5], c[6], c[7]],
-        specular: [c[8], c[9], c[10], c[11]],
-        emissive: [c[12], c[13], c[14], c[15]],
-        specular_pow,
-        flags,
-    })
+    (name(), any::<[u32; 4]>(), any::<i32>(), any::<[f32; 16]>(), any::<(f32, i32)>()).prop_map(
+        |(n, map_channel, num_maps, c, (specular_pow, flags))| Material {
+            name: n,
+            map_name: [n, [0; 32], n, [7; 32]],
+            map_channel,
+            num_maps,
+            ambient: [c[0], c[1], c[2], c[3]],
+            diffuse: [c[4], c[5], c[6], c[7]],
+            specular: [c[8], c[9], c[10], c[11]],
+            emissive: [c[12], c[13], c[14], c[15]],
+            specular_pow,
+            flags,
+        },
+    )
 }
 
 fn file() -> impl Strategy<Value = File> {
@@ -369,17 +435,26 @@ fn file() -> impl Strategy<Value = File> {
         prop::collection::vec(entity(), 0..4),
         prop::option::of(prop::collection::vec(any::<u8>(), 0..24)),
     )
-        .prop_map(|(variant, (frames, num_faces, num_vertices, colmap_id), bounds, materials, entities, colmap)| File {
-            variant,
-            frames,
-            num_faces,
-            num_vertices,
-            bounds,
-            colmap_id,
-            materials,
-            entities,
-            colmap,
-        })
+        .prop_map(
+            |(
+                variant,
+                (frames, num_faces, num_vertices, colmap_id),
+                bounds,
+                materials,
+                entities,
+                colmap,
+            )| File {
+                variant,
+                frames,
+                num_faces,
+                num_vertices,
+                bounds,
+                colmap_id,
+                materials,
+                entities,
+                colmap,
+            },
+        )
 }
 
 proptest! {

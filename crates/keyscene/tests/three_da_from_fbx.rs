@@ -117,7 +117,8 @@ fn convert(fbx_dir: &Path, rel: &str) -> Result<(), Failed> {
     // the blend stream and the bones' tracks on their own.
     let mut rebound = back.clone();
     for (e, &n) in report.entity_nodes.iter().enumerate() {
-        let (Some(bm), Some(sm)) = (rebound.nodes.get(e).and_then(|x| x.mesh), src.nodes[n].mesh) else {
+        let (Some(bm), Some(sm)) = (rebound.nodes.get(e).and_then(|x| x.mesh), src.nodes[n].mesh)
+        else {
             continue;
         };
         let (Some(bs), Some(ss)) = (rebound.meshes[bm].skin, src.meshes[sm].skin) else { continue };
@@ -162,10 +163,10 @@ fn convert(fbx_dir: &Path, rel: &str) -> Result<(), Failed> {
                 continue;
             }
             // A skinned entity moves with its joints: integer frames only when one is.
-            let joint_resampled = back.nodes[e]
-                .mesh
-                .and_then(|bm| back.meshes[bm].skin)
-                .is_some_and(|bs| back.skins[bs].joints.iter().any(|j| integer_only.get(j.node) == Some(&true)));
+            let joint_resampled =
+                back.nodes[e].mesh.and_then(|bm| back.meshes[bm].skin).is_some_and(|bs| {
+                    back.skins[bs].joints.iter().any(|j| integer_only.get(j.node) == Some(&true))
+                });
             if frame.fract() != 0.0 && joint_resampled {
                 continue;
             }
@@ -173,15 +174,22 @@ fn convert(fbx_dir: &Path, rel: &str) -> Result<(), Failed> {
             let mesh = &src.meshes[m];
             // Points and lines only: 3DA holds triangles, the entity has no vertex.
             let has_face = (0..mesh.polygon_starts.len()).any(|p| {
-                let end = mesh.polygon_starts.get(p + 1).map_or(mesh.corner_vertices.len(), |&x| x as usize);
+                let end = mesh
+                    .polygon_starts
+                    .get(p + 1)
+                    .map_or(mesh.corner_vertices.len(), |&x| x as usize);
                 end - mesh.polygon_starts[p] as usize >= 3
             });
             if !has_face {
                 continue;
             }
             let used: HashSet<u32> = mesh.corner_vertices.iter().copied().collect();
-            let used_pts: Vec<DVec3> =
-                theirs.iter().enumerate().filter(|(v, _)| used.contains(&(*v as u32))).map(|(_, p)| *p).collect();
+            let used_pts: Vec<DVec3> = theirs
+                .iter()
+                .enumerate()
+                .filter(|(v, _)| used.contains(&(*v as u32)))
+                .map(|(_, p)| *p)
+                .collect();
             let ours = pose_3da.world_positions(&back, e);
             if ours.is_empty() && used_pts.is_empty() {
                 continue;
@@ -195,7 +203,8 @@ fn convert(fbx_dir: &Path, rel: &str) -> Result<(), Failed> {
             let err = worst.max(bb);
             if !(err <= tol) {
                 let name = &src.nodes[node].name;
-                let morphing = pose_src.morph_weights.get(m).is_some_and(|w| w.iter().any(|&x| x != 0.0));
+                let morphing =
+                    pose_src.morph_weights.get(m).is_some_and(|w| w.iter().any(|&x| x != 0.0));
                 let finite = theirs.iter().all(|p| p.is_finite());
                 let reason = if !finite {
                     Some("non-finite source positions (inf/NaN in the file)")
@@ -203,14 +212,17 @@ fn convert(fbx_dir: &Path, rel: &str) -> Result<(), Failed> {
                     Some("morph")
                 } else if mesh.skin.is_some() {
                     let again = pose_rebound.world_positions(&rebound, e);
-                    let worst = again.iter().map(|&p| cloud.near(p, tol * 2.0)).fold(0.0f64, f64::max);
+                    let worst =
+                        again.iter().map(|&p| cloud.near(p, tol * 2.0)).fold(0.0f64, f64::max);
                     let (alo, ahi) = bbox(again.iter().copied());
                     let bb = (alo - slo).abs().max_element().max((ahi - shi).abs().max_element());
                     if worst.max(bb) <= tol {
                         Some("skin, bind pose: matches with the source's bind matrices (3DA stores none; the reader binds at frame 0)")
                     } else {
                         let skin = &src.skins[mesh.skin.unwrap()];
-                        let rigid = rebound.nodes[e].mesh.is_none_or(|bm| rebound.meshes[bm].skin.is_none());
+                        let rigid = rebound.nodes[e]
+                            .mesh
+                            .is_none_or(|bm| rebound.meshes[bm].skin.is_none());
                         Some(if rigid {
                             "skin, written rigid (a joint is not an entity below 256)"
                         } else if skin.dq_weights.iter().any(|&d| d != 0.0) {
@@ -269,7 +281,9 @@ fn main() {
         if is_negative(&rel) {
             continue;
         }
-        trials.push(common::corpus_trial(rel.clone(), &corpus, move |c| convert(&c.join("fbx"), &rel)));
+        trials.push(common::corpus_trial(rel.clone(), &corpus, move |c| {
+            convert(&c.join("fbx"), &rel)
+        }));
     }
     common::run(trials);
 }

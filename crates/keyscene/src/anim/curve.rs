@@ -70,10 +70,7 @@ pub fn morph_weight_property(k: usize) -> String {
 
 /// The morph target index a property name drives, if it is a morph weight property.
 pub fn morph_target_of(name: &str) -> Option<usize> {
-    name.strip_prefix(MORPH_WEIGHT_PROPERTY)?
-        .strip_prefix('#')?
-        .parse()
-        .ok()
+    name.strip_prefix(MORPH_WEIGHT_PROPERTY)?.strip_prefix('#')?.parse().ok()
 }
 
 /// The value of a track at `frame` when the frame lies strictly outside its keys and the end's
@@ -93,11 +90,8 @@ pub(crate) fn extrapolate<V: Vector>(track: &Track<V>, frame: f64) -> Option<V> 
     let rule = if pre { track.before } else { track.after };
     match rule {
         Extrapolation::Slope => {
-            let (key, slope) = if pre {
-                (first, start_slope(track))
-            } else {
-                (last, end_slope(track))
-            };
+            let (key, slope) =
+                if pre { (first, start_slope(track)) } else { (last, end_slope(track)) };
             Some(key.value + slope * (frame - key.frame))
         }
         Extrapolation::Cycle { mode, count } => {
@@ -109,11 +103,7 @@ pub(crate) fn extrapolate<V: Vector>(track: &Track<V>, frame: f64) -> Option<V> 
             if duration.is_nan() || duration < 1e-9 || !frame.is_finite() {
                 return Some(end);
             }
-            let delta = if pre {
-                first.frame - frame
-            } else {
-                frame - last.frame
-            };
+            let delta = if pre { first.frame - frame } else { frame - last.frame };
             let mut n = (delta / duration).floor();
             let mut r = delta - n * duration;
             // Whole cycles must land on the start exactly (ufbx counts in integer KTime ticks):
@@ -158,11 +148,7 @@ fn start_slope<V: Vector>(track: &Track<V>) -> V {
         return V::ZERO;
     };
     // With several keys on the first frame, the last of them leaves towards `b`.
-    let leaving = keys
-        .iter()
-        .take_while(|k| k.frame == a.frame)
-        .last()
-        .unwrap_or(a);
+    let leaving = keys.iter().take_while(|k| k.frame == a.frame).last().unwrap_or(a);
     match &leaving.interpolation {
         Interpolation::Step | Interpolation::StepNext => V::ZERO,
         Interpolation::Bezier { out_slope, .. } => *out_slope,
@@ -238,11 +224,7 @@ pub fn auto_slope(
             slope = slope * (1.0 - lean) + target * lean;
             let extra = lean - 5.0;
             if extra > 0.0 {
-                let sign = if towards.abs() > 0.00001 {
-                    towards
-                } else {
-                    bias
-                };
+                let sign = if towards.abs() > 0.00001 { towards } else { bias };
                 slope += extra * extra * 40.0 * if sign > 0.0 { 1.0 } else { -1.0 };
             }
         }
@@ -251,16 +233,8 @@ pub fn auto_slope(
         let sign = if slope >= 0.0 { 1.0 } else { -1.0 };
         let range_l = wl * (t - tp);
         let range_r = wr * (tn - t);
-        let mut max_l = if range_l > 0.0 {
-            sign * (v - vp) / range_l
-        } else {
-            0.0
-        };
-        let mut max_r = if range_r > 0.0 {
-            sign * (vn - v) / range_r
-        } else {
-            0.0
-        };
+        let mut max_l = if range_l > 0.0 { sign * (v - vp) / range_l } else { 0.0 };
+        let mut max_r = if range_r > 0.0 { sign * (vn - v) / range_r } else { 0.0 };
         if max_l.is_nan() || max_l <= 0.0 {
             max_l = 0.0;
         }
@@ -320,11 +294,7 @@ mod tests {
     use crate::anim::Key;
 
     fn lin(frame: f64, value: f64) -> Key<f64> {
-        Key {
-            frame,
-            value,
-            interpolation: Interpolation::Linear,
-        }
+        Key { frame, value, interpolation: Interpolation::Linear }
     }
 
     /// Keys 0 → 10 over frames 0 → 10, then 10 → 0 over 10 → 20 ("tent").
@@ -370,11 +340,7 @@ mod tests {
         close(t.sample(-1.0), 1.0 - 2.0);
         close(t.sample(12.0), 3.0 - 2.0);
         let mut s = Track::new(vec![
-            Key {
-                frame: 0.0,
-                value: 1.0,
-                interpolation: Interpolation::Step,
-            },
+            Key { frame: 0.0, value: 1.0, interpolation: Interpolation::Step },
             lin(10.0, 3.0),
         ]);
         s.before = Extrapolation::Slope;
@@ -387,10 +353,7 @@ mod tests {
     #[test]
     fn repetition_repeats_and_shows_the_last_key_on_its_frame() {
         let mut t = tent();
-        t.before = Extrapolation::Cycle {
-            mode: CycleMode::Repeat,
-            count: None,
-        };
+        t.before = Extrapolation::Cycle { mode: CycleMode::Repeat, count: None };
         t.after = t.before;
         close(t.sample(20.0), 0.0);
         close(t.sample(25.0), 5.0); // = frame 5
@@ -399,10 +362,7 @@ mod tests {
         close(t.sample(-15.0), 5.0); // = frame 5
                                      // The last key's value, not the first: differs on a ramp.
         let mut r = ramp();
-        r.after = Extrapolation::Cycle {
-            mode: CycleMode::Repeat,
-            count: None,
-        };
+        r.after = Extrapolation::Cycle { mode: CycleMode::Repeat, count: None };
         close(r.sample(10.0), 5.0);
         close(r.sample(12.0), 1.0);
     }
@@ -410,10 +370,7 @@ mod tests {
     #[test]
     fn mirror_runs_every_other_cycle_backwards() {
         let mut r = ramp();
-        r.before = Extrapolation::Cycle {
-            mode: CycleMode::Mirror,
-            count: None,
-        };
+        r.before = Extrapolation::Cycle { mode: CycleMode::Mirror, count: None };
         r.after = r.before;
         close(r.sample(12.0), 4.0); // first cycle after: backwards, frame 8
         close(r.sample(22.0), 1.0); // second: forwards, frame 2
@@ -424,10 +381,7 @@ mod tests {
     #[test]
     fn relative_repetition_offsets_each_cycle() {
         let mut r = ramp();
-        r.before = Extrapolation::Cycle {
-            mode: CycleMode::Relative,
-            count: None,
-        };
+        r.before = Extrapolation::Cycle { mode: CycleMode::Relative, count: None };
         r.after = r.before;
         close(r.sample(12.0), 1.0 + 5.0);
         close(r.sample(22.0), 1.0 + 10.0);
@@ -438,34 +392,19 @@ mod tests {
     #[test]
     fn repeat_counts_hold_where_the_last_cycle_ends() {
         let mut r = ramp();
-        r.after = Extrapolation::Cycle {
-            mode: CycleMode::Repeat,
-            count: Some(2),
-        };
+        r.after = Extrapolation::Cycle { mode: CycleMode::Repeat, count: Some(2) };
         close(r.sample(12.0), 1.0);
         close(r.sample(22.0), 1.0);
         // Past two cycles: the end of the second, frame 10's value.
         close(r.sample(35.0), 5.0);
-        r.after = Extrapolation::Cycle {
-            mode: CycleMode::Mirror,
-            count: Some(1),
-        };
+        r.after = Extrapolation::Cycle { mode: CycleMode::Mirror, count: Some(1) };
         // One mirrored cycle ends back on the first key.
         close(r.sample(25.0), 0.0);
-        r.after = Extrapolation::Cycle {
-            mode: CycleMode::Relative,
-            count: Some(1),
-        };
+        r.after = Extrapolation::Cycle { mode: CycleMode::Relative, count: Some(1) };
         close(r.sample(25.0), 10.0);
-        r.after = Extrapolation::Cycle {
-            mode: CycleMode::Repeat,
-            count: Some(0),
-        };
+        r.after = Extrapolation::Cycle { mode: CycleMode::Repeat, count: Some(0) };
         close(r.sample(25.0), 5.0);
-        r.before = Extrapolation::Cycle {
-            mode: CycleMode::Repeat,
-            count: Some(1),
-        };
+        r.before = Extrapolation::Cycle { mode: CycleMode::Repeat, count: Some(1) };
         // Before: one cycle back reaches the first key's frame again (frame 0's value).
         close(r.sample(-25.0), 0.0);
     }
@@ -473,11 +412,7 @@ mod tests {
     #[test]
     fn step_next_takes_the_next_value_between_keys() {
         let t = Track::new(vec![
-            Key {
-                frame: 0.0,
-                value: 1.0,
-                interpolation: Interpolation::StepNext,
-            },
+            Key { frame: 0.0, value: 1.0, interpolation: Interpolation::StepNext },
             lin(10.0, 3.0),
         ]);
         close(t.sample(0.0), 1.0);
@@ -490,15 +425,7 @@ mod tests {
         let r = AutoRules::default();
         // Neighbours (0,0) and (2,4): chord 2; left/right chords 1 and 3, d = 0.5 → mean 2.
         assert_eq!(
-            auto_slope(
-                (0.0, 0.0),
-                (1.0, 1.0),
-                (2.0, 4.0),
-                1.0 / 3.0,
-                1.0 / 3.0,
-                0.0,
-                r
-            ),
+            auto_slope((0.0, 0.0), (1.0, 1.0), (2.0, 4.0), 1.0 / 3.0, 1.0 / 3.0, 0.0, r),
             2.0
         );
         // Uneven: (0,0), (1,1), (4,4) is a straight line: slope 1.
@@ -506,43 +433,21 @@ mod tests {
             (auto_slope((0.0, 0.0), (1.0, 1.0), (4.0, 4.0), 0.3, 0.3, 0.0, r) - 1.0).abs() < 1e-15
         );
         // Time-independent uses only the neighbour chord: (0,0),(1,3),(4,4) → 1.
-        let ti = AutoRules {
-            time_independent: true,
-            ..r
-        };
-        assert_eq!(
-            auto_slope((0.0, 0.0), (1.0, 3.0), (4.0, 4.0), 0.3, 0.3, 0.0, ti),
-            1.0
-        );
+        let ti = AutoRules { time_independent: true, ..r };
+        assert_eq!(auto_slope((0.0, 0.0), (1.0, 3.0), (4.0, 4.0), 0.3, 0.3, 0.0, ti), 1.0);
     }
 
     #[test]
     fn clamps_flatten_and_limit_the_auto_slope() {
-        let clamp = AutoRules {
-            clamp: true,
-            clamp_threshold: 1e-6,
-            ..AutoRules::default()
-        };
-        assert_eq!(
-            auto_slope((0.0, 1.0), (1.0, 1.0), (2.0, 4.0), 0.3, 0.3, 0.0, clamp),
-            0.0
-        );
+        let clamp = AutoRules { clamp: true, clamp_threshold: 1e-6, ..AutoRules::default() };
+        assert_eq!(auto_slope((0.0, 1.0), (1.0, 1.0), (2.0, 4.0), 0.3, 0.3, 0.0, clamp), 0.0);
         // Progressive: chord 4 per unit, but the left handle (weight 1/4 of 1 unit) may only
         // rise by v − vp = 0.5: |s| ≤ 0.5 / 0.25 = 2.
-        let prog = AutoRules {
-            clamp_progressive: true,
-            time_independent: true,
-            ..AutoRules::default()
-        };
-        assert_eq!(
-            auto_slope((0.0, 0.0), (1.0, 0.5), (2.0, 8.0), 0.25, 0.25, 0.0, prog),
-            2.0
-        );
+        let prog =
+            AutoRules { clamp_progressive: true, time_independent: true, ..AutoRules::default() };
+        assert_eq!(auto_slope((0.0, 0.0), (1.0, 0.5), (2.0, 8.0), 0.25, 0.25, 0.0, prog), 2.0);
         // A peak: the right handle may not go down, so the slope is 0.
-        assert_eq!(
-            auto_slope((0.0, 0.0), (1.0, 2.0), (2.0, 1.0), 0.25, 0.25, 0.0, prog),
-            0.0
-        );
+        assert_eq!(auto_slope((0.0, 0.0), (1.0, 2.0), (2.0, 1.0), 0.25, 0.25, 0.0, prog), 0.0);
     }
 
     #[test]
@@ -564,10 +469,7 @@ mod tests {
                 < 1e-12
         );
         assert_eq!(auto_slope_one_side((1.0, 1.0), (0.0, 0.0), 0.0, r), 1.0);
-        assert_eq!(
-            auto_slope_one_side((1.0, 1.0), (0.0, 0.0), -600.0, r),
-            1.0 - 40.0
-        );
+        assert_eq!(auto_slope_one_side((1.0, 1.0), (0.0, 0.0), -600.0, r), 1.0 - 40.0);
     }
 
     #[test]

@@ -76,7 +76,9 @@ impl Animation {
         let mut a = self.clone();
         for ch in &mut a.channels {
             match &mut ch.target {
-                ChannelTarget::Translation(t) | ChannelTarget::Scale(t) | ChannelTarget::Color(t) => hold(t),
+                ChannelTarget::Translation(t)
+                | ChannelTarget::Scale(t)
+                | ChannelTarget::Color(t) => hold(t),
                 ChannelTarget::Rotation(RotationTrack::Quat(t)) => hold(t),
                 ChannelTarget::Rotation(RotationTrack::Relative(t)) => hold(t),
                 ChannelTarget::Rotation(RotationTrack::Euler { xyz: c, .. })
@@ -443,10 +445,21 @@ impl Pose {
     /// `Pose`. The joints' world matrices really move: nodes parented under them, and other
     /// meshes skinned to the same joints, move too. Returns the skinned mesh nodes no bind pose
     /// lists (left as they were).
-    pub fn follow_skinned_nodes(&mut self, scene: &Scene, bind_poses: &[crate::scene::BindPose]) -> Vec<NodeId> {
+    pub fn follow_skinned_nodes(
+        &mut self,
+        scene: &Scene,
+        bind_poses: &[crate::scene::BindPose],
+    ) -> Vec<NodeId> {
         let mut missing = Vec::new();
         for node in 0..scene.nodes.len() {
-            let Some(skin) = self.mesh.get(node).copied().flatten().and_then(|m| scene.meshes.get(m)).and_then(|m| m.skin) else {
+            let Some(skin) = self
+                .mesh
+                .get(node)
+                .copied()
+                .flatten()
+                .and_then(|m| scene.meshes.get(m))
+                .and_then(|m| m.skin)
+            else {
                 continue;
             };
             let Some(bind) = bind_poses.iter().find_map(|p| p.matrix(node)) else {
@@ -477,9 +490,15 @@ impl Pose {
     /// node's world matrix in the bind pose (FBX `BindPose`), so the node's own movement since
     /// binding applies on top of the bones'. ufbx calls this `transform_skin` in its tests.
     /// Meshes without a skin are returned as by [`Pose::world_positions`].
-    pub fn world_positions_following_node(&self, scene: &Scene, node: NodeId, bind: DMat4) -> Vec<DVec3> {
+    pub fn world_positions_following_node(
+        &self,
+        scene: &Scene,
+        node: NodeId,
+        bind: DMat4,
+    ) -> Vec<DVec3> {
         let positions = self.world_positions(scene, node);
-        let skinned = self.mesh[node].and_then(|m| scene.meshes.get(m)).is_some_and(|m| m.skin.is_some());
+        let skinned =
+            self.mesh[node].and_then(|m| scene.meshes.get(m)).is_some_and(|m| m.skin.is_some());
         if !skinned || bind.determinant() == 0.0 {
             return positions;
         }
@@ -562,7 +581,11 @@ impl Pose {
                 let dq = skin.dq_weights.get(i).map_or(0.0, |&d| f64::from(d));
                 let mut sum = DMat4::ZERO;
                 let mut total = 0.0f64;
-                let (mut q0, mut qe, mut qs) = (DQuat::from_xyzw(0.0, 0.0, 0.0, 0.0), DQuat::from_xyzw(0.0, 0.0, 0.0, 0.0), DVec3::ZERO);
+                let (mut q0, mut qe, mut qs) = (
+                    DQuat::from_xyzw(0.0, 0.0, 0.0, 0.0),
+                    DQuat::from_xyzw(0.0, 0.0, 0.0, 0.0),
+                    DVec3::ZERO,
+                );
                 let mut first: Option<DQuat> = None;
                 for &(j, w) in influences {
                     let Some(Some(mj)) = joint_matrices.get(j as usize) else { continue };
@@ -806,13 +829,16 @@ impl Scene {
                     ChannelTarget::Property { name, track } => {
                         let Some(k) = curve::morph_target_of(name) else { continue };
                         let Some(m) = self.nodes[ch.node].mesh else { continue };
-                        if let (Some(w), Some(v)) =
-                            (morph_weights.get_mut(m).and_then(|w| w.get_mut(k)), track.sample(frame))
-                        {
+                        if let (Some(w), Some(v)) = (
+                            morph_weights.get_mut(m).and_then(|w| w.get_mut(k)),
+                            track.sample(frame),
+                        ) {
                             *w = v / 100.0;
                         }
                     }
-                    ChannelTarget::Color(_) | ChannelTarget::Hotspot(_) | ChannelTarget::Falloff(_) => {}
+                    ChannelTarget::Color(_)
+                    | ChannelTarget::Hotspot(_)
+                    | ChannelTarget::Falloff(_) => {}
                 }
             }
         }
@@ -883,7 +909,8 @@ impl Scene {
                     inherit_scale[id] = s;
                 }
                 (Some(p), _) => {
-                    scale_source[id] = if mode == InheritType::RrSs { Some(p) } else { scale_source[p] };
+                    scale_source[id] =
+                        if mode == InheritType::RrSs { Some(p) } else { scale_source[p] };
                     let ps = scale_source[id].map_or(DVec3::ONE, |q| inherit_scale[q]);
                     let s2 = s * ps;
                     let t2 = t * inherit_scale[p];
@@ -916,12 +943,8 @@ fn aim(m: DMat4, target: DVec3, up: DVec3, roll_degrees: f64) -> DMat4 {
     }
     let side = side.normalize();
     let upv = back.cross(side);
-    let look = DMat4::from_cols(
-        side.extend(0.0),
-        upv.extend(0.0),
-        back.extend(0.0),
-        eye.extend(1.0),
-    );
+    let look =
+        DMat4::from_cols(side.extend(0.0), upv.extend(0.0), back.extend(0.0), eye.extend(1.0));
     look * DMat4::from_rotation_z(-roll_degrees.to_radians())
 }
 
@@ -1045,7 +1068,10 @@ mod tests {
             name: "a".into(),
             fps: 10.0,
             frame_range: (0.0, 10.0),
-            channels: vec![Channel { node: 0, target: ChannelTarget::Property { name: "Visibility".into(), track } }],
+            channels: vec![Channel {
+                node: 0,
+                target: ChannelTarget::Property { name: "Visibility".into(), track },
+            }],
         });
         assert!(!s.evaluate(Some(0), Time::Frame(0.0)).hidden[0]);
         assert!(s.evaluate(Some(0), Time::Frame(1.0)).hidden[0]);
@@ -1068,17 +1094,34 @@ mod tests {
         let near = |a: DMat4, b: DMat4| a.abs_diff_eq(b, 1e-12);
         // RSrs: the plain product; the child's origin at the parent's X axis, scaled: (0, 2, 0).
         let w = s.evaluate(None, Time::Frame(0.0)).world[1];
-        assert!(near(w, s.evaluate(None, Time::Frame(0.0)).world[0] * s.nodes[1].transform.matrix()));
+        assert!(near(
+            w,
+            s.evaluate(None, Time::Frame(0.0)).world[0] * s.nodes[1].transform.matrix()
+        ));
         assert!((w.w_axis.truncate() - DVec3::new(0.0, 2.0, 0.0)).length() < 1e-12);
         // RrSs: same origin, scale (2, 3, 1) component-wise, then the parent's rotation.
         s.nodes[1].inherit = InheritType::RrSs;
         let w = s.evaluate(None, Time::Frame(0.0)).world[1];
         let r = DQuat::from_rotation_z(std::f64::consts::FRAC_PI_2);
-        assert!(near(w, DMat4::from_scale_rotation_translation(DVec3::new(2.0, 3.0, 1.0), r, DVec3::new(0.0, 2.0, 0.0))));
+        assert!(near(
+            w,
+            DMat4::from_scale_rotation_translation(
+                DVec3::new(2.0, 3.0, 1.0),
+                r,
+                DVec3::new(0.0, 2.0, 0.0)
+            )
+        ));
         // Rrs: the parent's scale moves the origin but does not scale the child.
         s.nodes[1].inherit = InheritType::Rrs;
         let w = s.evaluate(None, Time::Frame(0.0)).world[1];
-        assert!(near(w, DMat4::from_scale_rotation_translation(DVec3::new(1.0, 3.0, 1.0), r, DVec3::new(0.0, 2.0, 0.0))));
+        assert!(near(
+            w,
+            DMat4::from_scale_rotation_translation(
+                DVec3::new(1.0, 3.0, 1.0),
+                r,
+                DVec3::new(0.0, 2.0, 0.0)
+            )
+        ));
     }
 
     #[test]

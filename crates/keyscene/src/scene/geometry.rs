@@ -20,7 +20,11 @@ pub fn newell_normal(positions: &[DVec3], polygon: &[u32]) -> DVec3 {
     for (k, &a) in polygon.iter().enumerate() {
         let p = point(a);
         let q = point(polygon[(k + 1) % polygon.len()]);
-        n += DVec3::new((p.y - q.y) * (p.z + q.z), (p.z - q.z) * (p.x + q.x), (p.x - q.x) * (p.y + q.y));
+        n += DVec3::new(
+            (p.y - q.y) * (p.z + q.z),
+            (p.z - q.z) * (p.x + q.x),
+            (p.x - q.x) * (p.y + q.y),
+        );
     }
     n
 }
@@ -161,7 +165,6 @@ pub fn normal_matrix(m: DMat4) -> DMat3 {
     }
 }
 
-
 #[cfg(test)]
 /// A unit cube [0,1]³ with 8 shared vertices and 12 triangles, outward CCW winding.
 pub(crate) fn unit_cube(groups: Option<Vec<u32>>) -> Mesh {
@@ -185,7 +188,6 @@ pub(crate) fn unit_cube(groups: Option<Vec<u32>>) -> Mesh {
         ..Mesh::default()
     }
 }
-
 
 #[cfg(test)]
 mod tests {
@@ -243,7 +245,8 @@ mod tests {
             values: vec![Vec3::X],
             mapping: crate::scene::Mapping::AllSame,
         });
-        let n = corner_normals(&m, &m.positions, DMat3::from_diagonal(glam::DVec3::new(2.0, 1.0, 1.0)));
+        let n =
+            corner_normals(&m, &m.positions, DMat3::from_diagonal(glam::DVec3::new(2.0, 1.0, 1.0)));
         assert!(n.iter().all(|&v| v == Vec3::X), "the stored +X, turned and renormalised");
     }
 
@@ -266,13 +269,10 @@ mod tests {
         ];
         let tris = triangulate(&p, &[0, 1, 2, 3, 4]);
         assert_eq!(tris.len(), 3);
-        let area: f64 = tris
-            .iter()
-            .map(|t| (p[t[1]] - p[t[0]]).cross(p[t[2]] - p[t[0]]).z / 2.0)
-            .sum();
+        let area: f64 =
+            tris.iter().map(|t| (p[t[1]] - p[t[0]]).cross(p[t[2]] - p[t[0]]).z / 2.0).sum();
         // Outline area by the shoelace formula: 16 − triangle (0,4)-(4,4)-(2,1) of area 6 = 10.
         assert!((area - 10.0).abs() < 1e-12);
         assert!(tris.iter().all(|t| (p[t[1]] - p[t[0]]).cross(p[t[2]] - p[t[0]]).z > 0.0));
     }
-
 }

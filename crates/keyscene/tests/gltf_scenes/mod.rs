@@ -8,8 +8,8 @@ use keyscene::anim::{
     Animation, AxisAngle, Channel, ChannelTarget, Interpolation, Key, RotationTrack, Tcb, Track,
 };
 use keyscene::scene::{
-    Attribute, AxisSystem, Camera, FovAxis, Light, LightKind, MapSlot, Mapping, Material, Mesh, Node,
-    NodeKind, Scene, TextureMap, UvSet, UvTransform,
+    Attribute, AxisSystem, Camera, FovAxis, Light, LightKind, MapSlot, Mapping, Material, Mesh,
+    Node, NodeKind, Scene, TextureMap, UvSet, UvTransform,
 };
 
 /// A 1×1 white PNG.
@@ -44,7 +44,11 @@ pub fn feature_scene(textures: &Path) -> Scene {
         maps: vec![map("WHITE.PNG", &png)],
         ..Material::default()
     });
-    s.materials.push(Material { name: "Tga".into(), maps: vec![map("OLD.TGA", &tga)], ..Material::default() });
+    s.materials.push(Material {
+        name: "Tga".into(),
+        maps: vec![map("OLD.TGA", &tga)],
+        ..Material::default()
+    });
     // A quad, a triangle and a concave pentagon.
     let positions = vec![
         DVec3::new(0.0, 0.0, 0.0),
@@ -112,7 +116,8 @@ pub fn feature_scene(textures: &Path) -> Scene {
     let mut cam = Node::new("Cam", NodeKind::Camera(0));
     cam.transform.translation = DVec3::new(0.0, -20.0, 5.0);
     let cam = add(&mut s, cam, None);
-    let target = add(&mut s, Node::new("Cam.Target", NodeKind::CameraTarget { camera: Some(cam) }), None);
+    let target =
+        add(&mut s, Node::new("Cam.Target", NodeKind::CameraTarget { camera: Some(cam) }), None);
     s.cameras[0].target = Some(target);
     let light = |name: &str, kind, target| Light {
         name: name.into(),
@@ -135,8 +140,13 @@ pub fn feature_scene(textures: &Path) -> Scene {
     add(&mut s, Node::new("Omni", NodeKind::Light(1)), Some(dummy));
     add(&mut s, Node::new("Amb", NodeKind::Ambient), None);
     let tcb = Tcb { tension: 0.2, continuity: -0.3, bias: 0.5, ease_to: 0.5, ease_from: 0.2 };
-    let key = |frame: f64, value: DVec3| Key { frame, value, interpolation: Interpolation::Tcb(tcb) };
-    let rkey = |frame: f64, angle: f64, axis: DVec3| Key { frame, value: AxisAngle { angle, axis }, interpolation: Interpolation::Tcb(tcb) };
+    let key =
+        |frame: f64, value: DVec3| Key { frame, value, interpolation: Interpolation::Tcb(tcb) };
+    let rkey = |frame: f64, angle: f64, axis: DVec3| Key {
+        frame,
+        value: AxisAngle { angle, axis },
+        interpolation: Interpolation::Tcb(tcb),
+    };
     s.animations.push(Animation {
         name: String::new(),
         fps: 30.0,
@@ -178,4 +188,3 @@ pub fn feature_scene(textures: &Path) -> Scene {
     });
     s
 }
-

@@ -121,10 +121,7 @@ fn attr_floats(doc_version: u32, encoding: Encoding, node: NodeRef<'_, '_>) -> V
     match arr.ty() {
         ArrayType::F32 => arr.to_f32_vec(),
         ArrayType::I32 | ArrayType::I64 if encoding == Encoding::Ascii || doc_version >= 7200 => {
-            arr.to_i64_vec()
-                .into_iter()
-                .map(|v| f32::from_bits(v as i32 as u32))
-                .collect()
+            arr.to_i64_vec().into_iter().map(|v| f32::from_bits(v as i32 as u32)).collect()
         }
         _ => arr.to_f32_vec(),
     }
@@ -136,18 +133,11 @@ fn extrapolation(node: NodeRef<'_, '_>, name: &str) -> Extrapolation {
     };
     let ty = e.child("Type").and_then(|t| {
         t.property(0).map(|p| {
-            p.as_i64()
-                .map(|c| c as u8)
-                .or_else(|| p.as_bytes().and_then(|b| b.first().copied()))
+            p.as_i64().map(|c| c as u8).or_else(|| p.as_bytes().and_then(|b| b.first().copied()))
         })
     });
-    let count = e
-        .child("Repetition")
-        .and_then(|t| t.property(0))
-        .and_then(|p| p.as_i64());
-    let count = count
-        .filter(|&c| c >= 0)
-        .map(|c| c.min(u32::MAX as i64) as u32);
+    let count = e.child("Repetition").and_then(|t| t.property(0)).and_then(|p| p.as_i64());
+    let count = count.filter(|&c| c >= 0).map(|c| c.min(u32::MAX as i64) as u32);
     let cycle = |mode| Extrapolation::Cycle { mode, count };
     match ty.flatten() {
         Some(b'R') => cycle(CycleMode::Repeat),
@@ -167,29 +157,13 @@ pub fn read_curve(
     ktime: i64,
     fps: f64,
 ) -> Result<Track<f64>, String> {
-    let times = node
-        .child_array("KeyTime")
-        .map(|a| a.to_i64_vec())
-        .unwrap_or_default();
-    let values = node
-        .child_array("KeyValueFloat")
-        .map(|a| a.to_f64_vec())
-        .unwrap_or_default();
+    let times = node.child_array("KeyTime").map(|a| a.to_i64_vec()).unwrap_or_default();
+    let values = node.child_array("KeyValueFloat").map(|a| a.to_f64_vec()).unwrap_or_default();
     if times.len() != values.len() {
-        return Err(format!(
-            "{} key times but {} values",
-            times.len(),
-            values.len()
-        ));
+        return Err(format!("{} key times but {} values", times.len(), values.len()));
     }
-    let flags = node
-        .child_array("KeyAttrFlags")
-        .map(|a| a.to_i32_vec())
-        .unwrap_or_default();
-    let refs = node
-        .child_array("KeyAttrRefCount")
-        .map(|a| a.to_i32_vec())
-        .unwrap_or_default();
+    let flags = node.child_array("KeyAttrFlags").map(|a| a.to_i32_vec()).unwrap_or_default();
+    let refs = node.child_array("KeyAttrRefCount").map(|a| a.to_i32_vec()).unwrap_or_default();
     let data = attr_floats(doc_version, encoding, node);
     let secs: Vec<f64> = times.iter().map(|&t| t as f64 / ktime as f64).collect();
     let raw = resolve_keys(&secs, &values, &flags, &data, &refs)?;
@@ -227,9 +201,7 @@ fn resolve_keys(
     let mut prev_time = 0.0f64;
     for i in 0..n {
         if left_in_run <= 0 || run >= refs.len() {
-            return Err(format!(
-                "key attribute ref counts cover fewer than {n} keys"
-            ));
+            return Err(format!("key attribute ref counts cover fewer than {n} keys"));
         }
         let f = flags[run] as u32;
         let a = &data[run * 4..run * 4 + 4];
@@ -253,11 +225,7 @@ fn resolve_keys(
         let has_next = next.is_some_and(|(nt, _)| nt > time);
         let leave;
         if f & CONSTANT != 0 {
-            leave = if f & AUTO_OR_NEXT != 0 {
-                Leave::HoldNext
-            } else {
-                Leave::Hold
-            };
+            leave = if f & AUTO_OR_NEXT != 0 { Leave::HoldNext } else { Leave::Hold };
             right_weight = THIRD;
             next_left_weight = THIRD;
             right_slope = 0.0;
@@ -265,24 +233,14 @@ fn resolve_keys(
         } else if f & CUBIC != 0 {
             leave = Leave::Cubic;
             if f & TCB != 0 {
-                let sl = if has_prev {
-                    (value - v[i - 1]) / (time - prev_time)
-                } else {
-                    0.0
-                };
+                let sl = if has_prev { (value - v[i - 1]) / (time - prev_time) } else { 0.0 };
                 let sr = match next {
                     Some((nt, nv)) if nt > time => (nv - value) / (nt - time),
                     _ => 0.0,
                 };
                 let edge = !has_prev || !has_next;
-                let (l, r) = tcb_slopes(
-                    f64::from(a[0]),
-                    f64::from(a[1]),
-                    f64::from(a[2]),
-                    sl,
-                    sr,
-                    edge,
-                );
+                let (l, r) =
+                    tcb_slopes(f64::from(a[0]), f64::from(a[1]), f64::from(a[2]), sl, sr, edge);
                 slope_left = l;
                 right_slope = r;
                 next_left_slope = 0.0;
@@ -385,11 +343,7 @@ fn to_track(raw: &[RawKey], fps: f64) -> Track<f64> {
         let arrives_cubic = i > 0 && raw[i - 1].leave == Leave::Cubic;
         let leave = match k.leave {
             Leave::Cubic => {
-                keys.push(Key {
-                    frame,
-                    value: k.value,
-                    interpolation: bezier,
-                });
+                keys.push(Key { frame, value: k.value, interpolation: bezier });
                 continue;
             }
             Leave::Hold => Interpolation::Step,
@@ -397,17 +351,9 @@ fn to_track(raw: &[RawKey], fps: f64) -> Track<f64> {
             Leave::Linear => Interpolation::Linear,
         };
         if arrives_cubic {
-            keys.push(Key {
-                frame,
-                value: k.value,
-                interpolation: bezier,
-            });
+            keys.push(Key { frame, value: k.value, interpolation: bezier });
         }
-        keys.push(Key {
-            frame,
-            value: k.value,
-            interpolation: leave,
-        });
+        keys.push(Key { frame, value: k.value, interpolation: leave });
     }
     Track::new(keys)
 }
@@ -478,11 +424,7 @@ pub(crate) fn import(
     warnings: &mut Vec<Warning>,
 ) {
     let fps = graph.settings.frame_rate();
-    let fps = if fps > 0.0 && fps.is_finite() {
-        fps
-    } else {
-        24.0
-    };
+    let fps = if fps > 0.0 && fps.is_finite() { fps } else { 24.0 };
     let ktime = graph.settings.ktime_per_second.max(1);
     let mut mesh_nodes: HashMap<usize, Vec<NodeId>> = HashMap::new();
     for (i, n) in scene.nodes.iter().enumerate() {
@@ -492,20 +434,12 @@ pub(crate) fn import(
     }
     let mut attr_nodes: HashMap<i64, NodeId> = HashMap::new();
     for (&id, &cam) in &ids.cameras {
-        if let Some(n) = scene
-            .nodes
-            .iter()
-            .position(|n| n.kind == NodeKind::Camera(cam))
-        {
+        if let Some(n) = scene.nodes.iter().position(|n| n.kind == NodeKind::Camera(cam)) {
             attr_nodes.insert(id, n);
         }
     }
     for (&id, &light) in &ids.lights {
-        if let Some(n) = scene
-            .nodes
-            .iter()
-            .position(|n| n.kind == NodeKind::Light(light))
-        {
+        if let Some(n) = scene.nodes.iter().position(|n| n.kind == NodeKind::Light(light)) {
             attr_nodes.insert(id, n);
         }
     }
@@ -522,11 +456,8 @@ pub(crate) fn import(
             )
         })
         .collect();
-    let stacks: Vec<&Object<'_, '_>> = graph
-        .objects()
-        .iter()
-        .filter(|o| o.class == "AnimationStack")
-        .collect();
+    let stacks: Vec<&Object<'_, '_>> =
+        graph.objects().iter().filter(|o| o.class == "AnimationStack").collect();
     if stacks.is_empty() {
         if let Some(takes) = graph.doc.root("Takes") {
             import_takes(graph, takes, ids, scene, warnings, &rot, ktime, fps);
@@ -607,11 +538,7 @@ fn import_takes(
         }
     }
     for take in takes.children().filter(|c| c.name() == "Take") {
-        let name = take
-            .property(0)
-            .and_then(|p| p.as_str())
-            .unwrap_or("")
-            .to_string();
+        let name = take.property(0).and_then(|p| p.as_str()).unwrap_or("").to_string();
         let mut layer = Layer {
             weight: 1.0,
             weight_curve: None,
@@ -654,10 +581,7 @@ fn import_takes(
                     .map(|&(_, _, mesh, k)| (mesh, k))
                     .collect();
                 let list = if six.is_empty() {
-                    shapes
-                        .get(cname)
-                        .and_then(|id| ids.morph_channels.get(id))
-                        .cloned()
+                    shapes.get(cname).and_then(|id| ids.morph_channels.get(id)).cloned()
                 } else {
                     Some(six)
                 };
@@ -691,10 +615,7 @@ fn import_takes(
             }
         }
         let local = take.child("LocalTime").map(|n| {
-            (
-                n.property(0).and_then(|p| p.as_i64()),
-                n.property(1).and_then(|p| p.as_i64()),
-            )
+            (n.property(0).and_then(|p| p.as_i64()), n.property(1).and_then(|p| p.as_i64()))
         });
         let frame_range = match local {
             Some((Some(b), Some(e))) if e > b => {
@@ -703,12 +624,7 @@ fn import_takes(
             _ if lo <= hi => (lo, hi),
             _ => (0.0, 0.0),
         };
-        let mut anim = Animation {
-            name,
-            fps,
-            frame_range,
-            channels: Vec::new(),
-        };
+        let mut anim = Animation { name, fps, frame_range, channels: Vec::new() };
         merge_layers(scene, vec![layer], &mut anim, rot);
         scene.animations.push(anim);
     }
@@ -722,20 +638,13 @@ fn take_channel(
     fps: f64,
     warnings: &mut Vec<Warning>,
 ) -> Option<Animated> {
-    let prop = ch
-        .property(0)
-        .and_then(|p| p.as_str())
-        .unwrap_or("")
-        .to_string();
+    let prop = ch.property(0).and_then(|p| p.as_str()).unwrap_or("").to_string();
     let mut curves: [Option<Track<f64>>; 3] = [None, None, None];
     let mut defaults = [None; 3];
     let mut count = 0;
     let subs: Vec<_> = ch.children().filter(|c| c.name() == "Channel").collect();
     let mut read = |node: NodeRef<'_, '_>, k: usize| {
-        defaults[k] = node
-            .child("Default")
-            .and_then(|d| d.property(0))
-            .and_then(|p| p.as_f64());
+        defaults[k] = node.child("Default").and_then(|d| d.property(0)).and_then(|p| p.as_f64());
         match read_take_curve(node, ktime, fps) {
             Ok(Some(t)) => {
                 curves[k] = Some(t);
@@ -762,13 +671,7 @@ fn take_channel(
             read(sub, k);
         }
     }
-    (count > 0).then(|| Animated {
-        target: target.clone(),
-        prop,
-        curves,
-        count,
-        defaults,
-    })
+    (count > 0).then(|| Animated { target: target.clone(), prop, curves, count, defaults })
 }
 
 /// The `Key` list of an FBX 6 channel (ufbx `ufbxi_read_take_anim_channel`): per key its
@@ -801,11 +704,8 @@ fn read_take_curve(
         .and_then(|p| p.as_i64())
         .unwrap_or(0)
         .max(0) as usize;
-    let key_ver = node
-        .child("KeyVer")
-        .and_then(|c| c.property(0))
-        .and_then(|p| p.as_i64())
-        .unwrap_or(4005);
+    let key_ver =
+        node.child("KeyVer").and_then(|c| c.property(0)).and_then(|p| p.as_i64()).unwrap_or(4005);
     if n == 0 {
         return Ok(None);
     }
@@ -909,11 +809,7 @@ fn read_take_curve(
             b'C' => {
                 if key_ver >= 4004 {
                     need(pos, 1)?;
-                    leave = if ch(data[pos]) == b'n' {
-                        Leave::HoldNext
-                    } else {
-                        Leave::Hold
-                    };
+                    leave = if ch(data[pos]) == b'n' { Leave::HoldNext } else { Leave::Hold };
                     pos += 1;
                 } else {
                     leave = Leave::Hold;
@@ -950,11 +846,7 @@ fn read_take_curve(
             right_slope = s;
         }
         if leave == Leave::Linear {
-            let s = if next_time > time {
-                (next_value - value) / (next_time - time)
-            } else {
-                0.0
-            };
+            let s = if next_time > time { (next_value - value) / (next_time - time) } else { 0.0 };
             right_slope = s;
             next_left_slope = s;
         }
@@ -1187,14 +1079,12 @@ fn push_channels(
     order_of: &HashMap<NodeId, EulerOrder>,
 ) {
     match target {
-        Target::Translation(node) => anim.channels.push(Channel {
-            node,
-            target: ChannelTarget::TranslationXyz(curves),
-        }),
-        Target::Scaling(node) => anim.channels.push(Channel {
-            node,
-            target: ChannelTarget::ScaleXyz(curves),
-        }),
+        Target::Translation(node) => {
+            anim.channels.push(Channel { node, target: ChannelTarget::TranslationXyz(curves) })
+        }
+        Target::Scaling(node) => {
+            anim.channels.push(Channel { node, target: ChannelTarget::ScaleXyz(curves) })
+        }
         Target::Rotation(node) => {
             let to_rad = std::f64::consts::PI / 180.0;
             let xyz = curves.map(|c| c.map(|t| scale_track(t, to_rad)));
@@ -1209,10 +1099,7 @@ fn push_channels(
             if let Some(track) = curves.into_iter().flatten().next() {
                 anim.channels.push(Channel {
                     node,
-                    target: ChannelTarget::Property {
-                        name: morph_weight_property(k),
-                        track,
-                    },
+                    target: ChannelTarget::Property { name: morph_weight_property(k), track },
                 });
             }
         }
@@ -1220,15 +1107,10 @@ fn push_channels(
             let _ = prop;
             for (i, c) in curves.into_iter().enumerate() {
                 let Some(track) = c else { continue };
-                let name = if count > 1 {
-                    format!("{name}|{}", ["X", "Y", "Z"][i])
-                } else {
-                    name.clone()
-                };
-                anim.channels.push(Channel {
-                    node,
-                    target: ChannelTarget::Property { name, track },
-                });
+                let name =
+                    if count > 1 { format!("{name}|{}", ["X", "Y", "Z"][i]) } else { name.clone() };
+                anim.channels
+                    .push(Channel { node, target: ChannelTarget::Property { name, track } });
             }
         }
     }
@@ -1238,12 +1120,7 @@ fn push_channels(
 fn scale_track(mut t: Track<f64>, s: f64) -> Track<f64> {
     for k in &mut t.keys {
         k.value *= s;
-        if let Interpolation::Bezier {
-            in_slope,
-            out_slope,
-            ..
-        } = &mut k.interpolation
-        {
+        if let Interpolation::Bezier { in_slope, out_slope, .. } = &mut k.interpolation {
             *in_slope *= s;
             *out_slope *= s;
         }
@@ -1266,11 +1143,7 @@ fn bake(
     let mut frames: Vec<f64> = Vec::new();
     let (mut lo, mut hi) = range;
     for &(li, pi) in members {
-        for t in layers[li].props[pi]
-            .curves
-            .iter()
-            .flatten()
-            .chain(layers[li].weight_curve.iter())
+        for t in layers[li].props[pi].curves.iter().flatten().chain(layers[li].weight_curve.iter())
         {
             for k in &t.keys {
                 frames.push(k.frame);
@@ -1330,11 +1203,7 @@ fn bake(
             value = combine(l, value, lv, w, is_rot, is_scale, order);
         }
         for c in 0..3 {
-            comps[c].push(Key {
-                frame: f,
-                value: value[c],
-                interpolation: Interpolation::Linear,
-            });
+            comps[c].push(Key { frame: f, value: value[c], interpolation: Interpolation::Linear });
         }
     }
     let mut out: [Option<Track<f64>>; 3] = [None, None, None];
@@ -1372,11 +1241,7 @@ fn combine(
     let q = |e: DVec3| order.to_quat(e * to_rad);
     if additive {
         if l.compose_scale && is_scale {
-            DVec3::new(
-                base.x * pow_abs(v.x, w),
-                base.y * pow_abs(v.y, w),
-                base.z * pow_abs(v.z, w),
-            )
+            DVec3::new(base.x * pow_abs(v.x, w), base.y * pow_abs(v.y, w), base.z * pow_abs(v.z, w))
         } else if l.compose_rotation && is_rot {
             let b = glam::DQuat::IDENTITY.slerp(q(v), w);
             euler_of(q(base) * b, order)

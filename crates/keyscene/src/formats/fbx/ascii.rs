@@ -32,7 +32,12 @@ use crate::limits::Limits;
 
 /// Parses an ASCII FBX file.
 pub fn parse<'a>(bytes: &'a [u8], limits: &Limits) -> Result<Document<'a>, Error> {
-    let mut p = Parser { lex: Lexer { s: bytes, pos: 0, peeked: None }, limits, stack: Vec::new(), doc: Document::new(Encoding::Ascii) };
+    let mut p = Parser {
+        lex: Lexer { s: bytes, pos: 0, peeked: None },
+        limits,
+        stack: Vec::new(),
+        doc: Document::new(Encoding::Ascii),
+    };
     p.run()?;
     let mut doc = p.doc;
     // The comment line and FBXVersion can disagree (`synthetic_unsupported_cube_8000_ascii`
@@ -60,7 +65,9 @@ fn comment_version(bytes: &[u8]) -> u32 {
     let head = &bytes[..bytes.len().min(256)];
     let Some(at) = head.windows(6).position(|w| w == b"; FBX ") else { return 0 };
     let mut parts = head[at + 6..].split(|&b| b == b'.' || b == b' ' || b == b'\n').take(3);
-    let mut num = |scale: u32| -> Option<u32> { std::str::from_utf8(parts.next()?).ok()?.trim().parse::<u32>().ok().map(|v| v * scale) };
+    let mut num = |scale: u32| -> Option<u32> {
+        std::str::from_utf8(parts.next()?).ok()?.trim().parse::<u32>().ok().map(|v| v * scale)
+    };
     match (num(1000), num(100)) {
         (Some(a), Some(b)) => a + b,
         _ => 0,
@@ -147,7 +154,10 @@ impl<'a> Lexer<'a> {
                 Tok::Star
             }
             b':' => {
-                return Err(Error::new(i as u64, ErrorKind::Syntax { expected: "a name or value", found: "':'".into() }));
+                return Err(Error::new(
+                    i as u64,
+                    ErrorKind::Syntax { expected: "a name or value", found: "':'".into() },
+                ));
             }
             b'"' => {
                 i += 1;
@@ -222,7 +232,8 @@ fn parse_int(w: &[u8]) -> Option<i64> {
 /// (`1.#INF`, `-1.#IND`, `1.#NAN`, `2.#IND12345678`).
 fn parse_float(w: &[u8]) -> Option<f64> {
     let first = *w.first()?;
-    if !(first.is_ascii_digit() || matches!(first, b'-' | b'+' | b'.' | b'n' | b'N' | b'i' | b'I')) {
+    if !(first.is_ascii_digit() || matches!(first, b'-' | b'+' | b'.' | b'n' | b'N' | b'i' | b'I'))
+    {
         return None;
     }
     let text = std::str::from_utf8(w).ok()?;
@@ -236,7 +247,11 @@ fn parse_float(w: &[u8]) -> Option<f64> {
         Some(f64::NAN)
     } else if upper.contains("#INF") {
         Some(if neg { f64::NEG_INFINITY } else { f64::INFINITY })
-    } else if upper.contains("#IND") || upper.contains("#NAN") || upper.contains("#QNAN") || upper.contains("#SNAN") {
+    } else if upper.contains("#IND")
+        || upper.contains("#NAN")
+        || upper.contains("#QNAN")
+        || upper.contains("#SNAN")
+    {
         Some(f64::NAN)
     } else {
         None
@@ -333,13 +348,27 @@ impl<'a> Parser<'a, '_> {
 
     /// Reads the values (and opens the children) of the node whose name is `s[a..b]`.
     fn node(&mut self, a: usize, b: usize, at: usize) -> Result<(), Error> {
-        let name = std::str::from_utf8(&self.lex.s[a..b]).map_err(|_| self.err(at, ErrorKind::BadName))?;
+        let name =
+            std::str::from_utf8(&self.lex.s[a..b]).map_err(|_| self.err(at, ErrorKind::BadName))?;
         let index = self.doc.nodes.len() as u32;
         if index as u64 >= self.limits.max_elements {
-            return Err(self.err(at, ErrorKind::Limit { what: "nodes", requested: index as u64 + 1, limit: self.limits.max_elements }));
+            return Err(self.err(
+                at,
+                ErrorKind::Limit {
+                    what: "nodes",
+                    requested: index as u64 + 1,
+                    limit: self.limits.max_elements,
+                },
+            ));
         }
         let first = self.doc.props.len() as u32;
-        self.doc.nodes.push(NodeData { name, props_start: first, props_end: first, subtree_end: index + 1, offset: at as u64 });
+        self.doc.nodes.push(NodeData {
+            name,
+            props_start: first,
+            props_end: first,
+            subtree_end: index + 1,
+            offset: at as u64,
+        });
         let mut want_value = true;
         loop {
             match self.peeked()? {
@@ -362,7 +391,11 @@ impl<'a> Parser<'a, '_> {
                     let prop = match tok {
                         Tok::Str(x, y, escaped) => {
                             let s = &self.lex.s[x..y];
-                            Property::String(if escaped { Cow::Owned(unescape(s)) } else { Cow::Borrowed(s) })
+                            Property::String(if escaped {
+                                Cow::Owned(unescape(s))
+                            } else {
+                                Cow::Borrowed(s)
+                            })
                         }
                         Tok::Word(x, y) => word_value(&self.lex.s[x..y]),
                         _ => {
@@ -386,7 +419,11 @@ impl<'a> Parser<'a, '_> {
     /// Reads the numbers after `a:` up to (not including) the closing `}`: a tight loop over
     /// the bytes instead of the token stream, since arrays are most of an ASCII file. Values
     /// stay integers until the first non-integer, then all become `f64`.
-    fn array_values(&mut self, ints: &mut Vec<i64>, floats: &mut Option<Vec<f64>>) -> Result<(), Error> {
+    fn array_values(
+        &mut self,
+        ints: &mut Vec<i64>,
+        floats: &mut Option<Vec<f64>>,
+    ) -> Result<(), Error> {
         debug_assert!(self.lex.peeked.is_none());
         let s = self.lex.s;
         let mut i = self.lex.pos;
@@ -411,13 +448,22 @@ impl<'a> Parser<'a, '_> {
             let w = &s[start..i];
             let count = ints.len() + floats.as_ref().map_or(0, Vec::len);
             if count as u64 >= self.limits.max_elements {
-                return Err(self.err(start, ErrorKind::Limit { what: "array elements", requested: count as u64 + 1, limit: self.limits.max_elements }));
+                return Err(self.err(
+                    start,
+                    ErrorKind::Limit {
+                        what: "array elements",
+                        requested: count as u64 + 1,
+                        limit: self.limits.max_elements,
+                    },
+                ));
             }
             match (&mut *floats, parse_int(w)) {
                 (None, Some(v)) => ints.push(v),
                 (Some(f), Some(v)) => f.push(v as f64),
                 (f, None) => {
-                    let Some(v) = parse_float(w) else { return Err(self.syntax(start, "a number", Tok::Word(start, i))) };
+                    let Some(v) = parse_float(w) else {
+                        return Err(self.syntax(start, "a number", Tok::Word(start, i)));
+                    };
                     let f = f.get_or_insert_with(|| ints.drain(..).map(|i| i as f64).collect());
                     f.push(v);
                 }
@@ -432,7 +478,9 @@ impl<'a> Parser<'a, '_> {
             Tok::Word(x, y) => parse_int(&self.lex.s[x..y]).filter(|&n| n >= 0),
             _ => None,
         };
-        let Some(declared) = declared else { return Err(self.syntax(wat, "an array count after '*'", tok)) };
+        let Some(declared) = declared else {
+            return Err(self.syntax(wat, "an array count after '*'", tok));
+        };
         let (tok, oat) = self.lexed()?;
         if tok != Tok::Open {
             return Err(self.syntax(oat, "'{' after the array count", tok));
@@ -444,18 +492,26 @@ impl<'a> Parser<'a, '_> {
             match tok {
                 Tok::Close => break,
                 Tok::Comma => {}
-                Tok::Name(x, y) if &self.lex.s[x..y] == b"a" => self.array_values(&mut ints, &mut floats)?,
+                Tok::Name(x, y) if &self.lex.s[x..y] == b"a" => {
+                    self.array_values(&mut ints, &mut floats)?
+                }
                 _ => return Err(self.syntax(vat, "array values 'a: …' and '}'", tok)),
             }
         }
         let (ty, data): (ArrayType, Vec<u8>) = match floats {
             Some(f) => (ArrayType::F64, to_le_bytes(&f, f64::to_le_bytes)),
-            None if ints.iter().all(|&v| i32::try_from(v).is_ok()) => (ArrayType::I32, to_le_bytes(&ints, |v| (v as i32).to_le_bytes())),
+            None if ints.iter().all(|&v| i32::try_from(v).is_ok()) => {
+                (ArrayType::I32, to_le_bytes(&ints, |v| (v as i32).to_le_bytes()))
+            }
             None => (ArrayType::I64, to_le_bytes(&ints, i64::to_le_bytes)),
         };
         let found = (data.len() / ty.size()) as u64;
         if found != declared as u64 {
-            self.doc.warnings.push(Warning::ArrayCountMismatch { offset: at as u64, declared: declared as u64, found });
+            self.doc.warnings.push(Warning::ArrayCountMismatch {
+                offset: at as u64,
+                declared: declared as u64,
+                found,
+            });
         }
         Ok(Array::new(ty, Cow::Owned(data), false, false))
     }
@@ -520,7 +576,9 @@ Objects:  {
 
     #[test]
     fn special_float_spellings_parse_to_inf_and_nan() {
-        let doc = parse("V: *9 { a: 1.#INF,-1.#INF,-1.#IND,1.#QNAN,-nan(ind),nan,inf,-Infinity,2.#IND1234 }");
+        let doc = parse(
+            "V: *9 { a: 1.#INF,-1.#INF,-1.#IND,1.#QNAN,-nan(ind),nan,inf,-Infinity,2.#IND1234 }",
+        );
         let v = doc.root("V").unwrap().child_array("__none__");
         assert!(v.is_none());
         let a = doc.root("V").unwrap().property(0).unwrap().as_array().unwrap().to_f64_vec();
@@ -537,10 +595,20 @@ Objects:  {
         );
         assert_eq!(doc.version, 6100);
         let m = doc.root("Model").unwrap();
-        let v: Vec<f64> = m.child("Vertices").unwrap().properties().iter().filter_map(Property::as_f64).collect();
+        let v: Vec<f64> =
+            m.child("Vertices").unwrap().properties().iter().filter_map(Property::as_f64).collect();
         assert_eq!(v, [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
         assert_eq!(m.child("Shading").unwrap().property(0).unwrap().as_str(), Some("Y"));
-        assert_eq!(m.child("Pre-Extrapolation").unwrap().child("Type").unwrap().property(0).unwrap().as_str(), Some("C"));
+        assert_eq!(
+            m.child("Pre-Extrapolation")
+                .unwrap()
+                .child("Type")
+                .unwrap()
+                .property(0)
+                .unwrap()
+                .as_str(),
+            Some("C")
+        );
         assert_eq!(m.child("Key").unwrap().properties().len(), 6);
     }
 
@@ -549,13 +617,22 @@ Objects:  {
         let doc = parse("A:\nB: {\n}\nC: , \"x\"\nD: *3 { a: ,1,2,3 }\n");
         let names: Vec<_> = doc.roots().map(|n| (n.name(), n.properties().len())).collect();
         assert_eq!(names, [("A", 0), ("B", 0), ("C", 1), ("D", 1)]);
-        assert_eq!(doc.root("D").unwrap().property(0).unwrap().as_array().unwrap().to_i32_vec(), [1, 2, 3]);
+        assert_eq!(
+            doc.root("D").unwrap().property(0).unwrap().as_array().unwrap().to_i32_vec(),
+            [1, 2, 3]
+        );
     }
 
     #[test]
     fn array_count_mismatch_keeps_values_with_a_warning() {
         let doc = parse("D: *4 { a: 1,2,3 }");
-        assert_eq!(doc.warnings, [Warning::UnsupportedVersion(0), Warning::ArrayCountMismatch { offset: 3, declared: 4, found: 3 }]);
+        assert_eq!(
+            doc.warnings,
+            [
+                Warning::UnsupportedVersion(0),
+                Warning::ArrayCountMismatch { offset: 3, declared: 4, found: 3 }
+            ]
+        );
     }
 
     #[test]
@@ -592,6 +669,11 @@ Objects:  {
         let text = fbx::dump(&doc);
         assert!(text.starts_with("FBX 7400 (ASCII), 10 nodes, 15 properties\n"), "{text}");
         assert!(text.contains("\n  Geometry: 140, \"Geometry::Cube \\\"A\\\"\", \"Mesh\"\n    Vertices: d[6] -0.5, 0.5, 100, 0, -1.25, 3\n"), "{text}");
-        assert!(text.contains("\n      P: \"Lcl Translation\", \"Lcl Translation\", \"\", \"A\", 1.5, -2, 3\n"), "{text}");
+        assert!(
+            text.contains(
+                "\n      P: \"Lcl Translation\", \"Lcl Translation\", \"\", \"A\", 1.5, -2, 3\n"
+            ),
+            "{text}"
+        );
     }
 }

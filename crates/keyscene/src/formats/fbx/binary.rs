@@ -54,7 +54,10 @@ pub const MAX_INFLATE_RATIO: u64 = 1032;
 pub fn parse<'a>(bytes: &'a [u8], limits: &Limits) -> Result<Document<'a>, Error> {
     let mut doc = Document::new(Encoding::Binary);
     if bytes.len() < HEADER_LEN {
-        return Err(Error::new(0, ErrorKind::Truncated { needed: HEADER_LEN as u64, left: bytes.len() as u64 }));
+        return Err(Error::new(
+            0,
+            ErrorKind::Truncated { needed: HEADER_LEN as u64, left: bytes.len() as u64 },
+        ));
     }
     if &bytes[..21] != MAGIC || bytes[21] != 0x1A {
         return Err(Error::new(0, ErrorKind::BadMagic));
@@ -112,7 +115,8 @@ struct Parser<'a, 'l> {
 impl<'a> Parser<'a, '_> {
     fn err(&self, offset: u64, kind: ErrorKind) -> Error {
         let mut e = Error::new(offset, kind);
-        e.path = self.stack.iter().map(|o| self.doc.nodes[o.node as usize].name.to_string()).collect();
+        e.path =
+            self.stack.iter().map(|o| self.doc.nodes[o.node as usize].name.to_string()).collect();
         e
     }
 
@@ -186,7 +190,12 @@ impl<'a> Parser<'a, '_> {
             let (end, nprops, plen, nlen) = if self.wide {
                 (self.u64_at(p), self.u64_at(p + 8), self.u64_at(p + 16), self.data[p + 24])
             } else {
-                (self.u32_at(p) as u64, self.u32_at(p + 4) as u64, self.u32_at(p + 8) as u64, self.data[p + 12])
+                (
+                    self.u32_at(p) as u64,
+                    self.u32_at(p + 4) as u64,
+                    self.u32_at(p + 8) as u64,
+                    self.data[p + 12],
+                )
             };
             if end == 0 && nprops == 0 && plen == 0 && nlen == 0 {
                 // Null record: ends the parent's children (or the top level).
@@ -199,12 +208,17 @@ impl<'a> Parser<'a, '_> {
             let name_start = pos + hl;
             let props_start = name_start + nlen as u64;
             if props_start > limit {
-                return Err(self.err(pos, ErrorKind::Truncated { needed: hl + nlen as u64, left: limit - pos }));
+                return Err(self.err(
+                    pos,
+                    ErrorKind::Truncated { needed: hl + nlen as u64, left: limit - pos },
+                ));
             }
             let name_bytes = &self.data[name_start as usize..props_start as usize];
-            let name = std::str::from_utf8(name_bytes).map_err(|_| self.err(name_start, ErrorKind::BadName))?;
+            let name = std::str::from_utf8(name_bytes)
+                .map_err(|_| self.err(name_start, ErrorKind::BadName))?;
             if plen > limit - props_start {
-                let mut e = self.err(pos, ErrorKind::Truncated { needed: plen, left: limit - props_start });
+                let mut e =
+                    self.err(pos, ErrorKind::Truncated { needed: plen, left: limit - props_start });
                 e.path.push(name.to_string());
                 return Err(e);
             }
@@ -217,18 +231,39 @@ impl<'a> Parser<'a, '_> {
             };
             let node = self.doc.nodes.len() as u32;
             if node as u64 >= self.limits.max_elements {
-                return Err(self.err(pos, ErrorKind::Limit { what: "nodes", requested: node as u64 + 1, limit: self.limits.max_elements }));
+                return Err(self.err(
+                    pos,
+                    ErrorKind::Limit {
+                        what: "nodes",
+                        requested: node as u64 + 1,
+                        limit: self.limits.max_elements,
+                    },
+                ));
             }
             let first_prop = self.doc.props.len() as u32;
-            self.doc.nodes.push(NodeData { name, props_start: first_prop, props_end: first_prop, subtree_end: node + 1, offset: pos });
+            self.doc.nodes.push(NodeData {
+                name,
+                props_start: first_prop,
+                props_end: first_prop,
+                subtree_end: node + 1,
+                offset: pos,
+            });
             if end < props_end || end > limit {
-                return Err(self.err_in(node, pos, ErrorKind::BadEndOffset { end, min: props_end, max: limit }));
+                return Err(self.err_in(
+                    node,
+                    pos,
+                    ErrorKind::BadEndOffset { end, min: props_end, max: limit },
+                ));
             }
             self.properties(node, props_start, props_end, nprops)?;
             self.doc.nodes[node as usize].props_end = self.doc.props.len() as u32;
             if end > props_end {
                 if self.stack.len() as u64 >= self.limits.max_depth as u64 {
-                    return Err(self.err_in(node, pos, ErrorKind::TooDeep { max: self.limits.max_depth }));
+                    return Err(self.err_in(
+                        node,
+                        pos,
+                        ErrorKind::TooDeep { max: self.limits.max_depth },
+                    ));
                 }
                 self.stack.push(Open { node, end });
             }
@@ -243,7 +278,9 @@ impl<'a> Parser<'a, '_> {
         for _ in 0..count {
             let at = pos as u64;
             let left = end_u - pos;
-            let trunc = |need: usize, p: &Self| p.err_in(node, at, ErrorKind::Truncated { needed: need as u64, left: left as u64 });
+            let trunc = |need: usize, p: &Self| {
+                p.err_in(node, at, ErrorKind::Truncated { needed: need as u64, left: left as u64 })
+            };
             if left < 1 {
                 return Err(trunc(1, self));
             }
@@ -252,7 +289,11 @@ impl<'a> Parser<'a, '_> {
             let left = left - 1;
             let fixed = |n: usize, p: &Self| -> Result<&'a [u8], Error> {
                 if left < n {
-                    Err(p.err_in(node, at, ErrorKind::Truncated { needed: n as u64 + 1, left: left as u64 + 1 }))
+                    Err(p.err_in(
+                        node,
+                        at,
+                        ErrorKind::Truncated { needed: n as u64 + 1, left: left as u64 + 1 },
+                    ))
                 } else {
                     Ok(&p.data[body..body + n])
                 }
@@ -278,7 +319,11 @@ impl<'a> Parser<'a, '_> {
                 b'S' | b'R' => {
                     let n = num!(u32) as usize;
                     if left - 4 < n {
-                        return Err(self.err_in(node, at, ErrorKind::Truncated { needed: n as u64 + 5, left: left as u64 + 1 }));
+                        return Err(self.err_in(
+                            node,
+                            at,
+                            ErrorKind::Truncated { needed: n as u64 + 5, left: left as u64 + 1 },
+                        ));
                     }
                     let s = Cow::Borrowed(&self.data[body + 4..body + 4 + n]);
                     (if ty == b'S' { Property::String(s) } else { Property::Raw(s) }, 4 + n)
@@ -293,14 +338,25 @@ impl<'a> Parser<'a, '_> {
             pos = body + used;
         }
         if pos != end_u {
-            return Err(self.err_in(node, pos as u64, ErrorKind::PropertyLength { declared: end - start, used: pos as u64 - start }));
+            return Err(self.err_in(
+                node,
+                pos as u64,
+                ErrorKind::PropertyLength { declared: end - start, used: pos as u64 - start },
+            ));
         }
         Ok(())
     }
 
     /// Decodes an array property whose 12-byte header starts at `body` (`left` bytes remain in
     /// the record's properties). Returns the array and the bytes it took.
-    fn array(&mut self, node: u32, at: u64, code: u8, body: usize, left: usize) -> Result<(Array<'a>, usize), Error> {
+    fn array(
+        &mut self,
+        node: u32,
+        at: u64,
+        code: u8,
+        body: usize,
+        left: usize,
+    ) -> Result<(Array<'a>, usize), Error> {
         let ty = match code {
             b'b' => ArrayType::Bool,
             b'c' => ArrayType::U8,
@@ -310,7 +366,11 @@ impl<'a> Parser<'a, '_> {
             _ => ArrayType::F64,
         };
         if left < 12 {
-            return Err(self.err_in(node, at, ErrorKind::Truncated { needed: 13, left: left as u64 + 1 }));
+            return Err(self.err_in(
+                node,
+                at,
+                ErrorKind::Truncated { needed: 13, left: left as u64 + 1 },
+            ));
         }
         let count = self.u32_at(body) as u64;
         let encoding = self.u32_at(body + 4);
@@ -318,25 +378,53 @@ impl<'a> Parser<'a, '_> {
         let bytes = count * ty.size() as u64;
         let left = (left - 12) as u64;
         if stored > left {
-            return Err(self.err_in(node, at, ErrorKind::ArrayTooLarge { count, bytes: stored, left }));
+            return Err(self.err_in(
+                node,
+                at,
+                ErrorKind::ArrayTooLarge { count, bytes: stored, left },
+            ));
         }
         if count > self.limits.max_elements {
-            return Err(self.err_in(node, at, ErrorKind::Limit { what: "array elements", requested: count, limit: self.limits.max_elements }));
+            return Err(self.err_in(
+                node,
+                at,
+                ErrorKind::Limit {
+                    what: "array elements",
+                    requested: count,
+                    limit: self.limits.max_elements,
+                },
+            ));
         }
         if bytes > self.limits.max_bytes {
-            return Err(self.err_in(node, at, ErrorKind::Limit { what: "array bytes", requested: bytes, limit: self.limits.max_bytes }));
+            return Err(self.err_in(
+                node,
+                at,
+                ErrorKind::Limit {
+                    what: "array bytes",
+                    requested: bytes,
+                    limit: self.limits.max_bytes,
+                },
+            ));
         }
         let src = &self.data[body + 12..body + 12 + stored as usize];
         let data = match encoding {
             0 => {
                 if bytes != stored {
-                    return Err(self.err_in(node, at, ErrorKind::ArrayTooLarge { count, bytes, left: stored }));
+                    return Err(self.err_in(
+                        node,
+                        at,
+                        ErrorKind::ArrayTooLarge { count, bytes, left: stored },
+                    ));
                 }
                 Cow::Borrowed(src)
             }
             1 => {
                 if bytes > stored.saturating_mul(MAX_INFLATE_RATIO) + 64 {
-                    return Err(self.err_in(node, at, ErrorKind::ArrayTooLarge { count, bytes, left: stored }));
+                    return Err(self.err_in(
+                        node,
+                        at,
+                        ErrorKind::ArrayTooLarge { count, bytes, left: stored },
+                    ));
                 }
                 Cow::Owned(self.inflate(src, bytes as usize).map_err(|k| self.err_in(node, at, k))?)
             }
@@ -353,7 +441,9 @@ impl<'a> Parser<'a, '_> {
         match z.zlib_decompress(src, &mut out) {
             Ok(got) if got == size => Ok(out),
             Ok(got) => Err(ErrorKind::InflatedSize { expected: size as u64, got: got as u64 }),
-            Err(libdeflater::DecompressionError::InsufficientSpace) => Err(ErrorKind::InflatedSize { expected: size as u64, got: size as u64 + 1 }),
+            Err(libdeflater::DecompressionError::InsufficientSpace) => {
+                Err(ErrorKind::InflatedSize { expected: size as u64, got: size as u64 + 1 })
+            }
             Err(e) => Err(ErrorKind::Inflate(e.to_string())),
         }
     }
@@ -428,7 +518,8 @@ mod tests {
                     num(&mut raw, &x.to_le_bytes(), be);
                 }
                 if *zlib {
-                    let mut e = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
+                    let mut e =
+                        flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
                     e.write_all(&raw).unwrap();
                     raw = e.finish().unwrap();
                 }
@@ -489,7 +580,14 @@ mod tests {
 
     fn mesh(zlib: bool) -> Vec<N> {
         vec![
-            n("FBXHeaderExtension", vec![], vec![n("FBXVersion", vec![P::I(7400)], vec![]), n("Scale", vec![P::D(2.54)], vec![])]),
+            n(
+                "FBXHeaderExtension",
+                vec![],
+                vec![
+                    n("FBXVersion", vec![P::I(7400)], vec![]),
+                    n("Scale", vec![P::D(2.54)], vec![]),
+                ],
+            ),
             n(
                 "Objects",
                 vec![],
@@ -497,7 +595,11 @@ mod tests {
                     "Geometry",
                     vec![P::L(-42), P::S(b"Cube\x00\x01Geometry"), P::S(b"Mesh")],
                     vec![
-                        n("Vertices", vec![P::ArrD(vec![1.0, -2.5, 3.25, 0.0, 1e300, -0.0], zlib)], vec![]),
+                        n(
+                            "Vertices",
+                            vec![P::ArrD(vec![1.0, -2.5, 3.25, 0.0, 1e300, -0.0], zlib)],
+                            vec![],
+                        ),
                         n("PolygonVertexIndex", vec![P::ArrI(vec![0, 1, -3])], vec![]),
                     ],
                 )],
@@ -506,7 +608,10 @@ mod tests {
     }
 
     fn check_mesh(doc: &Document<'_>) {
-        assert_eq!(doc.find(&["FBXHeaderExtension", "Scale"]).unwrap().properties(), [Property::F64(2.54)]);
+        assert_eq!(
+            doc.find(&["FBXHeaderExtension", "Scale"]).unwrap().properties(),
+            [Property::F64(2.54)]
+        );
         let geo = doc.find(&["Objects", "Geometry"]).unwrap();
         assert_eq!(geo.property(0), Some(&Property::I64(-42)));
         assert_eq!(geo.property(1).unwrap().as_bytes(), Some(&b"Cube\x00\x01Geometry"[..]));
@@ -515,7 +620,10 @@ mod tests {
         assert_eq!(v.ty(), ArrayType::F64);
         assert_eq!(v.to_f64_vec(), vec![1.0, -2.5, 3.25, 0.0, 1e300, -0.0]);
         assert_eq!(geo.child_array("PolygonVertexIndex").unwrap().to_i32_vec(), vec![0, 1, -3]);
-        assert_eq!(doc.roots().map(|r| r.name()).collect::<Vec<_>>(), ["FBXHeaderExtension", "Objects"]);
+        assert_eq!(
+            doc.roots().map(|r| r.name()).collect::<Vec<_>>(),
+            ["FBXHeaderExtension", "Objects"]
+        );
         assert_eq!(geo.children().count(), 2);
     }
 
@@ -540,7 +648,13 @@ mod tests {
     fn zlib_arrays_inflate_to_their_declared_size() {
         let bytes = file(7400, false, &mesh(true));
         let doc = fbx::parse(&bytes, &Limits::default()).unwrap();
-        let v = doc.find(&["Objects", "Geometry", "Vertices"]).unwrap().property(0).unwrap().as_array().unwrap();
+        let v = doc
+            .find(&["Objects", "Geometry", "Vertices"])
+            .unwrap()
+            .property(0)
+            .unwrap()
+            .as_array()
+            .unwrap();
         assert!(v.was_compressed());
         check_mesh(&doc);
     }
@@ -567,7 +681,10 @@ mod tests {
         let at = array_count_at(&bytes);
         bytes[at..at + 4].copy_from_slice(&1_000_000u32.to_le_bytes());
         let e = fbx::parse(&bytes, &Limits::default()).unwrap_err();
-        assert_eq!(e.kind, ErrorKind::ArrayTooLarge { count: 1_000_000, bytes: 8_000_000, left: 48 });
+        assert_eq!(
+            e.kind,
+            ErrorKind::ArrayTooLarge { count: 1_000_000, bytes: 8_000_000, left: 48 }
+        );
         assert_eq!(e.offset as usize, at - 1);
     }
 
@@ -629,7 +746,9 @@ mod tests {
         bytes[b_at + 13 + 1] = b'?'; // B's first property type
         let doc = fbx::parse(&bytes, &Limits::default()).unwrap();
         assert_eq!(doc.warnings[0], Warning::UnsupportedVersion(3000));
-        assert!(matches!(&doc.warnings[1], Warning::Partial(e) if e.kind == ErrorKind::UnknownPropertyType(b'?')));
+        assert!(
+            matches!(&doc.warnings[1], Warning::Partial(e) if e.kind == ErrorKind::UnknownPropertyType(b'?'))
+        );
         assert_eq!(doc.roots().next().unwrap().property(0), Some(&Property::I32(1)));
     }
 

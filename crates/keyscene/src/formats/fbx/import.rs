@@ -119,9 +119,18 @@ pub fn rotation_setup(graph: &ObjectGraph<'_, '_>, id: i64) -> RotationSetup {
     let limit_only = graph.get_i64(id, "RotationSpaceForLimitOnly", 0) != 0;
     let uses = active && !limit_only;
     if !uses {
-        return RotationSetup { order: EulerOrder::Xyz, pre: DQuat::IDENTITY, post: DQuat::IDENTITY, uses_rotation_space: false };
+        return RotationSetup {
+            order: EulerOrder::Xyz,
+            pre: DQuat::IDENTITY,
+            post: DQuat::IDENTITY,
+            uses_rotation_space: false,
+        };
     }
-    let xyz = |name: &str| EulerOrder::Xyz.to_quat(DVec3::from(graph.get_vec3(id, name, [0.0; 3])) * (std::f64::consts::PI / 180.0));
+    let xyz = |name: &str| {
+        EulerOrder::Xyz.to_quat(
+            DVec3::from(graph.get_vec3(id, name, [0.0; 3])) * (std::f64::consts::PI / 180.0),
+        )
+    };
     RotationSetup {
         order: EulerOrder::from_fbx(graph.get_i64(id, "RotationOrder", 0)),
         pre: xyz("PreRotation"),
@@ -133,12 +142,24 @@ pub fn rotation_setup(graph: &ObjectGraph<'_, '_>, id: i64) -> RotationSetup {
 /// Builds the scene from `graph`. Returns the scene, the warnings (the parser's and the
 /// graph's included) and which object became which element.
 pub fn import(graph: &ObjectGraph<'_, '_>, opts: &ReadOptions) -> (Scene, Vec<Warning>, ImportIds) {
-    let mut im = Importer { graph, opts, scene: Scene::default(), warnings: Vec::new(), ids: ImportIds::default(), budget: opts.limits.max_elements, pending: Vec::new() };
+    let mut im = Importer {
+        graph,
+        opts,
+        scene: Scene::default(),
+        warnings: Vec::new(),
+        ids: ImportIds::default(),
+        budget: opts.limits.max_elements,
+        pending: Vec::new(),
+    };
     for w in &graph.doc.warnings {
         im.warnings.push(Warning { offset: None, place: "fbx".into(), message: format!("{w:?}") });
     }
     for w in &graph.warnings {
-        im.warnings.push(Warning { offset: Some(w.offset), place: "Objects".into(), message: w.message.clone() });
+        im.warnings.push(Warning {
+            offset: Some(w.offset),
+            place: "Objects".into(),
+            message: w.message.clone(),
+        });
     }
     if graph.doc.root("Objects").is_none() {
         if let Some(m) = graph.doc.root("Model") {
@@ -206,7 +227,10 @@ fn numbers_f64(node: NodeRef<'_, '_>) -> Vec<f64> {
 fn numbers_i64(node: NodeRef<'_, '_>) -> Vec<i64> {
     match node.properties() {
         [Property::Array(a)] => a.to_i64_vec(),
-        list => list.iter().filter_map(|p| p.as_i64().or_else(|| p.as_f64().map(|f| f as i64))).collect(),
+        list => list
+            .iter()
+            .filter_map(|p| p.as_i64().or_else(|| p.as_f64().map(|f| f as i64)))
+            .collect(),
     }
 }
 
@@ -251,7 +275,11 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
     }
 
     fn warn(&mut self, node: Option<NodeRef<'_, '_>>, place: &str, message: impl Into<String>) {
-        self.warnings.push(Warning { offset: node.map(|n| n.offset()), place: place.into(), message: message.into() });
+        self.warnings.push(Warning {
+            offset: node.map(|n| n.offset()),
+            place: place.into(),
+            message: message.into(),
+        });
     }
 
     fn metadata(&mut self) {
@@ -263,22 +291,30 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
         let fps = s.frame_rate();
         let tick = s.ktime_per_second as f64;
         let mut properties = Vec::new();
-        if let Some(c) = doc.find(&["FBXHeaderExtension", "Creator"]).or_else(|| doc.root("Creator")) {
+        if let Some(c) =
+            doc.find(&["FBXHeaderExtension", "Creator"]).or_else(|| doc.root("Creator"))
+        {
             if let Some(t) = c.property(0).and_then(Property::as_str) {
                 properties.push(("creator".to_string(), t.to_string()));
             }
         }
         properties.push(("unit_scale_factor".into(), s.unit_scale_factor.to_string()));
-        properties.push(("original_unit_scale_factor".into(), s.original_unit_scale_factor.to_string()));
+        properties
+            .push(("original_unit_scale_factor".into(), s.original_unit_scale_factor.to_string()));
         properties.push(("ktime_per_second".into(), s.ktime_per_second.to_string()));
         self.scene.meta = Metadata {
             format: "fbx".into(),
             version: Some(doc.version),
             units: Units::Metres(s.unit_scale_factor / 100.0),
-            axes: AxisSystem { up, front, right_handed: axis_vec(right).cross(axis_vec(up)).dot(axis_vec(front)) > 0.0 },
+            axes: AxisSystem {
+                up,
+                front,
+                right_handed: axis_vec(right).cross(axis_vec(up)).dot(axis_vec(front)) > 0.0,
+            },
             frame_rate: Some(fps),
-            frame_range: (s.present && s.time_span_stop >= s.time_span_start)
-                .then(|| (s.time_span_start as f64 / tick * fps, s.time_span_stop as f64 / tick * fps)),
+            frame_range: (s.present && s.time_span_stop >= s.time_span_start).then(|| {
+                (s.time_span_start as f64 / tick * fps, s.time_span_stop as f64 / tick * fps)
+            }),
             properties,
         };
     }
@@ -289,31 +325,45 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
             let id = obj.id;
             // A colour property, or its FBX 6 legacy name; `factor` scales it (1 when absent).
             let color = |name: &str, legacy: &str, factor: Option<&str>, def: [f64; 3]| {
-                let v = g.prop(id, name).or_else(|| g.prop(id, legacy)).and_then(|p| p.vec3()).unwrap_or(def);
+                let v = g
+                    .prop(id, name)
+                    .or_else(|| g.prop(id, legacy))
+                    .and_then(|p| p.vec3())
+                    .unwrap_or(def);
                 let f = factor.map_or(1.0, |f| g.get_f64(id, f, 1.0));
                 Vec3::new((v[0] * f) as f32, (v[1] * f) as f32, (v[2] * f) as f32)
             };
-            let transparency = match g.prop(id, "Opacity").and_then(|p| p.f64()).filter(|o| o.is_finite()) {
-                Some(o) => (1.0 - o) as f32,
-                None => {
-                    let c = color("TransparentColor", "TransparentColor", Some("TransparencyFactor"), [0.0; 3]);
-                    (c.x + c.y + c.z) / 3.0
-                }
-            };
+            let transparency =
+                match g.prop(id, "Opacity").and_then(|p| p.f64()).filter(|o| o.is_finite()) {
+                    Some(o) => (1.0 - o) as f32,
+                    None => {
+                        let c = color(
+                            "TransparentColor",
+                            "TransparentColor",
+                            Some("TransparencyFactor"),
+                            [0.0; 3],
+                        );
+                        (c.x + c.y + c.z) / 3.0
+                    }
+                };
             let emissive = color("EmissiveColor", "Emissive", Some("EmissiveFactor"), [0.0; 3]);
             let mut m = Material {
                 name: obj.name.clone(),
                 ambient: color("AmbientColor", "Ambient", Some("AmbientFactor"), [0.0; 3]),
                 diffuse: color("DiffuseColor", "Diffuse", Some("DiffuseFactor"), [0.8; 3]),
                 specular: color("SpecularColor", "Specular", None, [0.0; 3]),
-                shininess: (g.get_f64(id, "ShininessExponent", g.get_f64(id, "Shininess", 0.0)) / 100.0).clamp(0.0, 1.0) as f32,
+                shininess: (g.get_f64(id, "ShininessExponent", g.get_f64(id, "Shininess", 0.0))
+                    / 100.0)
+                    .clamp(0.0, 1.0) as f32,
                 shininess_strength: g.get_f64(id, "SpecularFactor", 0.0).clamp(0.0, 1.0) as f32,
                 transparency: transparency.clamp(0.0, 1.0),
                 self_illumination: emissive.max_element().clamp(0.0, 1.0),
                 ..Material::default()
             };
             for c in g.children(id).filter(|c| c.kind == ConnectionKind::ObjectProperty) {
-                let Some(tex) = g.object(c.child).filter(|o| o.class == "Texture") else { continue };
+                let Some(tex) = g.object(c.child).filter(|o| o.class == "Texture") else {
+                    continue;
+                };
                 let slot = match c.parent_prop.unwrap_or("") {
                     "DiffuseColor" | "Diffuse" => MapSlot::Diffuse,
                     "TransparentColor" | "TransparencyFactor" | "Opacity" => MapSlot::Opacity,
@@ -326,7 +376,14 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
                 };
                 let file = self.texture_file(tex);
                 let resolved = self.resolve(&file);
-                m.maps.push(TextureMap { slot, file, resolved, strength: 1.0, uv_transform: UvTransform::default(), flags: 0 });
+                m.maps.push(TextureMap {
+                    slot,
+                    file,
+                    resolved,
+                    strength: 1.0,
+                    uv_transform: UvTransform::default(),
+                    flags: 0,
+                });
             }
             self.ids.materials.insert(id, self.scene.materials.len());
             self.scene.materials.push(m);
@@ -340,7 +397,11 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
             let rel = child_str(n, "RelativeFilename");
             let abs = child_str(n, "FileName");
             let abs = if abs.is_empty() { child_str(n, "Filename") } else { abs };
-            if rel.is_empty() { abs.to_string() } else { rel.to_string() }
+            if rel.is_empty() {
+                abs.to_string()
+            } else {
+                rel.to_string()
+            }
         };
         let own = pick(tex.node);
         if !own.is_empty() {
@@ -350,7 +411,11 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
         if !prop.is_empty() {
             return prop;
         }
-        self.graph.child_objects(tex.id, "Video").map(|v| pick(v.node)).find(|f| !f.is_empty()).unwrap_or_default()
+        self.graph
+            .child_objects(tex.id, "Video")
+            .map(|v| pick(v.node))
+            .find(|f| !f.is_empty())
+            .unwrap_or_default()
     }
 
     /// The texture file next to the scene: the relative path, then the bare file name.
@@ -388,7 +453,9 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
                     let geometry = if obj.node.child("Vertices").is_some() {
                         Some((obj.node, id, obj.name.clone()))
                     } else {
-                        g.child_objects(id, "Geometry").find(|o| o.sub_class == "Mesh" || o.sub_class.is_empty()).map(|o| (o.node, o.id, o.name.clone()))
+                        g.child_objects(id, "Geometry")
+                            .find(|o| o.sub_class == "Mesh" || o.sub_class.is_empty())
+                            .map(|o| (o.node, o.id, o.name.clone()))
                     };
                     if let Some((record, geo_id, geo_name)) = geometry {
                         if let Some(mesh) = self.mesh(record, geo_id, &geo_name, obj, &place) {
@@ -505,18 +572,34 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
     }
 
     /// The mesh of model `model` from geometry record `geo` (object id `geo_id`).
-    fn mesh(&mut self, geo: NodeRef<'_, '_>, geo_id: i64, name: &str, model: &Object<'_, '_>, place: &str) -> Option<Mesh> {
+    fn mesh(
+        &mut self,
+        geo: NodeRef<'_, '_>,
+        geo_id: i64,
+        name: &str,
+        model: &Object<'_, '_>,
+        place: &str,
+    ) -> Option<Mesh> {
         // Every model gets its own copy of its geometry: many models sharing one large
         // geometry must not multiply memory past the limit.
-        let size = |n: &str| geo.child(n).map_or(0, |c| c.properties().iter().map(|p| p.as_array().map_or(1, |a| a.len() as u64)).sum::<u64>());
+        let size = |n: &str| {
+            geo.child(n).map_or(0, |c| {
+                c.properties()
+                    .iter()
+                    .map(|p| p.as_array().map_or(1, |a| a.len() as u64))
+                    .sum::<u64>()
+            })
+        };
         if !self.charge(size("Vertices") + 2 * size("PolygonVertexIndex")) {
             self.warn(Some(geo), place, "meshes exceed the element limit; mesh skipped");
             return None;
         }
         let v = child_f64(geo, "Vertices");
-        let positions: Vec<DVec3> = v.chunks_exact(3).map(|c| DVec3::new(c[0], c[1], c[2])).collect();
+        let positions: Vec<DVec3> =
+            v.chunks_exact(3).map(|c| DVec3::new(c[0], c[1], c[2])).collect();
         let pvi = child_i64(geo, "PolygonVertexIndex");
-        let mut mesh = Mesh { name: name.into(), positions, polygon_starts: vec![0], ..Mesh::default() };
+        let mut mesh =
+            Mesh { name: name.into(), positions, polygon_starts: vec![0], ..Mesh::default() };
         let n = mesh.positions.len();
         let mut clamped = 0usize;
         let mut corner_polygon = Vec::with_capacity(pvi.len());
@@ -550,40 +633,71 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
             corner_polygon,
             polygon_count: mesh.polygon_count(),
         };
-        let first = |name: &str| geo.children().filter(|c| c.name() == name).min_by_key(|c| c.property(0).and_then(Property::as_i64).unwrap_or(0));
+        let first = |name: &str| {
+            geo.children()
+                .filter(|c| c.name() == name)
+                .min_by_key(|c| c.property(0).and_then(Property::as_i64).unwrap_or(0))
+        };
         if let Some(e) = first("LayerElementNormal") {
-            mesh.normals = self.layer(geo, e, "Normals", &["NormalsIndex", "NormalIndex"], 3, &topo, place, |c| Vec3::new(c[0] as f32, c[1] as f32, c[2] as f32));
+            mesh.normals = self.layer(
+                geo,
+                e,
+                "Normals",
+                &["NormalsIndex", "NormalIndex"],
+                3,
+                &topo,
+                place,
+                |c| Vec3::new(c[0] as f32, c[1] as f32, c[2] as f32),
+            );
         }
-        let mut uv_layers: Vec<NodeRef<'_, '_>> = geo.children().filter(|c| c.name() == "LayerElementUV").collect();
+        let mut uv_layers: Vec<NodeRef<'_, '_>> =
+            geo.children().filter(|c| c.name() == "LayerElementUV").collect();
         uv_layers.sort_by_key(|c| c.property(0).and_then(Property::as_i64).unwrap_or(0));
         for e in uv_layers {
-            if let Some(uvs) = self.layer(geo, e, "UV", &["UVIndex"], 2, &topo, place, |c| Vec2::new(c[0] as f32, c[1] as f32)) {
+            if let Some(uvs) = self.layer(geo, e, "UV", &["UVIndex"], 2, &topo, place, |c| {
+                Vec2::new(c[0] as f32, c[1] as f32)
+            }) {
                 mesh.uv_sets.push(UvSet { name: child_str(e, "Name").to_string(), uvs });
             }
         }
         let current = self.graph.get_str(model.id, "currentUVSet", "");
-        if let Some(i) = mesh.uv_sets.iter().position(|s| !current.is_empty() && s.name == current) {
+        if let Some(i) = mesh.uv_sets.iter().position(|s| !current.is_empty() && s.name == current)
+        {
             let set = mesh.uv_sets.remove(i);
             mesh.uv_sets.insert(0, set);
         }
         if let Some(e) = first("LayerElementColor") {
-            mesh.colors = self.layer(geo, e, "Colors", &["ColorIndex"], 4, &topo, place, |c| Vec4::new(c[0] as f32, c[1] as f32, c[2] as f32, c[3] as f32));
+            mesh.colors = self.layer(geo, e, "Colors", &["ColorIndex"], 4, &topo, place, |c| {
+                Vec4::new(c[0] as f32, c[1] as f32, c[2] as f32, c[3] as f32)
+            });
         }
         if let Some(e) = first("LayerElementSmoothing") {
             if child_str(e, "MappingInformationType") == "ByPolygon" {
                 let s = child_i64(e, "Smoothing");
                 if s.len() >= topo.polygon_count {
-                    mesh.smoothing_groups = Some(s[..topo.polygon_count].iter().map(|&b| b as u32).collect());
+                    mesh.smoothing_groups =
+                        Some(s[..topo.polygon_count].iter().map(|&b| b as u32).collect());
                 }
             }
         }
-        mesh.material_slots = self.graph.child_objects(model.id, "Material").map(|m| self.ids.materials.get(&m.id).copied()).collect();
+        mesh.material_slots = self
+            .graph
+            .child_objects(model.id, "Material")
+            .map(|m| self.ids.materials.get(&m.id).copied())
+            .collect();
         if let Some(e) = first("LayerElementMaterial") {
             let m = child_i64(e, "Materials");
-            let slot = |v: i64| if v < 0 || v > u32::MAX as i64 - 1 { Mesh::NO_MATERIAL } else { v as u32 };
+            let slot = |v: i64| {
+                if v < 0 || v > u32::MAX as i64 - 1 {
+                    Mesh::NO_MATERIAL
+                } else {
+                    v as u32
+                }
+            };
             match child_str(e, "MappingInformationType") {
                 "ByPolygon" => {
-                    let mut per: Vec<u32> = m.iter().take(topo.polygon_count).map(|&v| slot(v)).collect();
+                    let mut per: Vec<u32> =
+                        m.iter().take(topo.polygon_count).map(|&v| slot(v)).collect();
                     per.resize(topo.polygon_count, per.last().copied().unwrap_or(0));
                     if per.iter().any(|&s| s != 0) {
                         mesh.polygon_materials = per;
@@ -616,7 +730,11 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
         make: impl Fn(&[f64]) -> T,
     ) -> Option<Attribute<T>> {
         if !self.charge(topo.corner_vertex.len() as u64) {
-            self.warn(Some(e), place, format!("{}: layers exceed the element limit; layer skipped", e.name()));
+            self.warn(
+                Some(e),
+                place,
+                format!("{}: layers exceed the element limit; layer skipped", e.name()),
+            );
             return None;
         }
         let raw = child_f64(e, data);
@@ -653,7 +771,8 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
                 None => Mapping::PerPolygon,
             },
             "AllSame" => {
-                let k = idx.as_ref().and_then(|i| i.first()).map(|&v| to_u32(v) as usize).unwrap_or(0);
+                let k =
+                    idx.as_ref().and_then(|i| i.first()).map(|&v| to_u32(v) as usize).unwrap_or(0);
                 let &v = values.get(k)?;
                 return Some(Attribute { values: vec![v], mapping: Mapping::AllSame });
             }
@@ -662,7 +781,8 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
                 let edges = child_i64(geo, "Edges");
                 let mut corner_edge = vec![usize::MAX; topo.corner_vertex.len()];
                 for (k, &c) in edges.iter().enumerate() {
-                    if let Some(slot) = usize::try_from(c).ok().and_then(|c| corner_edge.get_mut(c)) {
+                    if let Some(slot) = usize::try_from(c).ok().and_then(|c| corner_edge.get_mut(c))
+                    {
                         *slot = k;
                     }
                 }
@@ -670,7 +790,11 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
             }
             other => {
                 let other = other.to_string();
-                self.warn(Some(e), place, format!("{}: mapping \"{other}\" not known; layer ignored", e.name()));
+                self.warn(
+                    Some(e),
+                    place,
+                    format!("{}: mapping \"{other}\" not known; layer ignored", e.name()),
+                );
                 return None;
             }
         };
@@ -685,22 +809,34 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
         for d in deformers {
             match d.sub_class {
                 "Skin" if mesh.skin.is_none() => {
-                    let mut skin = Skin { joints: Vec::new(), influences: vec![Vec::new(); n], dq_weights: Vec::new() };
+                    let mut skin = Skin {
+                        joints: Vec::new(),
+                        influences: vec![Vec::new(); n],
+                        dq_weights: Vec::new(),
+                    };
                     // `SkinningType` (ufbx `ufbxi_read_skin`): `DualQuaternion` skins every
                     // vertex by dual quaternions, `Blend` mixes per vertex by `BlendWeights`.
                     match child_str(d.node, "SkinningType") {
                         "DualQuaternion" => skin.dq_weights = vec![1.0; n],
                         "Blend" => {
                             skin.dq_weights = vec![0.0; n];
-                            for (&i, &w) in child_i64(d.node, "Indexes").iter().zip(&child_f64(d.node, "BlendWeights")) {
-                                if let Some(slot) = usize::try_from(i).ok().and_then(|i| skin.dq_weights.get_mut(i)) {
+                            for (&i, &w) in child_i64(d.node, "Indexes")
+                                .iter()
+                                .zip(&child_f64(d.node, "BlendWeights"))
+                            {
+                                if let Some(slot) =
+                                    usize::try_from(i).ok().and_then(|i| skin.dq_weights.get_mut(i))
+                                {
                                     *slot = w as f32;
                                 }
                             }
                         }
                         _ => {}
                     }
-                    let clusters: Vec<&Object<'_, '_>> = g.child_objects(d.id, "Deformer").filter(|c| c.sub_class == "Cluster").collect();
+                    let clusters: Vec<&Object<'_, '_>> = g
+                        .child_objects(d.id, "Deformer")
+                        .filter(|c| c.sub_class == "Cluster")
+                        .collect();
                     for cl in clusters {
                         if let Some(bone) = g.child_objects(cl.id, "Model").next() {
                             self.cluster(cl, bone.id, &mut skin, n, place);
@@ -712,19 +848,32 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
                     }
                 }
                 "BlendShape" => {
-                    let channels: Vec<&Object<'_, '_>> = g.child_objects(d.id, "Deformer").filter(|c| c.sub_class == "BlendShapeChannel").collect();
+                    let channels: Vec<&Object<'_, '_>> = g
+                        .child_objects(d.id, "Deformer")
+                        .filter(|c| c.sub_class == "BlendShapeChannel")
+                        .collect();
                     for ch in channels {
-                        let shapes: Vec<&Object<'_, '_>> = g.child_objects(ch.id, "Geometry").filter(|s| s.sub_class == "Shape").collect();
+                        let shapes: Vec<&Object<'_, '_>> = g
+                            .child_objects(ch.id, "Geometry")
+                            .filter(|s| s.sub_class == "Shape")
+                            .collect();
                         // Shapes reach their full effect at `FullWeights[i] / 100` (1 when
                         // absent), sorted by that weight as ufbx does; the heaviest is the
                         // target, the others are in-betweens.
                         let full = child_f64(ch.node, "FullWeights");
-                        let mut keyed: Vec<(f64, &Object<'_, '_>)> =
-                            shapes.iter().enumerate().map(|(i, s)| (full.get(i).map_or(1.0, |w| w / 100.0), *s)).collect();
+                        let mut keyed: Vec<(f64, &Object<'_, '_>)> = shapes
+                            .iter()
+                            .enumerate()
+                            .map(|(i, s)| (full.get(i).map_or(1.0, |w| w / 100.0), *s))
+                            .collect();
                         keyed.sort_by(|a, b| a.0.total_cmp(&b.0));
                         let Some(&(_, shape)) = keyed.last() else { continue };
                         if !self.charge((n * keyed.len()) as u64) {
-                            self.warn(Some(ch.node), place, "blend shape channels exceed the element limit; channel skipped");
+                            self.warn(
+                                Some(ch.node),
+                                place,
+                                "blend shape channels exceed the element limit; channel skipped",
+                            );
                             continue;
                         }
                         let weight = self.deform_percent(ch) / 100.0;
@@ -733,7 +882,11 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
                             let t = self.morph(&ch.name, weight, s.node, n, place);
                             target.inbetweens.push((w, t.position_deltas));
                         }
-                        self.ids.morph_channels.entry(ch.id).or_default().push((self.scene.meshes.len(), mesh.morph_targets.len()));
+                        self.ids
+                            .morph_channels
+                            .entry(ch.id)
+                            .or_default()
+                            .push((self.scene.meshes.len(), mesh.morph_targets.len()));
                         mesh.morph_targets.push(target);
                     }
                 }
@@ -748,14 +901,27 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
     fn legacy_shapes(&mut self, geo: NodeRef<'_, '_>, model: i64, mesh: &mut Mesh, place: &str) {
         let n = mesh.positions.len();
         for shape in geo.children().filter(|c| c.name() == "Shape") {
-            let name = shape.property(0).and_then(Property::as_bytes).map(|b| String::from_utf8_lossy(b).into_owned()).unwrap_or_default();
+            let name = shape
+                .property(0)
+                .and_then(Property::as_bytes)
+                .map(|b| String::from_utf8_lossy(b).into_owned())
+                .unwrap_or_default();
             if !self.charge(n as u64) {
-                self.warn(Some(shape), place, "blend shapes exceed the element limit; shape skipped");
+                self.warn(
+                    Some(shape),
+                    place,
+                    "blend shapes exceed the element limit; shape skipped",
+                );
                 continue;
             }
             let weight = self.graph.get_f64(model, &name, 0.0) / 100.0;
             let target = self.morph(&name, weight, shape, n, place);
-            self.ids.morph_properties.push((model, name, self.scene.meshes.len(), mesh.morph_targets.len()));
+            self.ids.morph_properties.push((
+                model,
+                name,
+                self.scene.meshes.len(),
+                mesh.morph_targets.len(),
+            ));
             mesh.morph_targets.push(target);
         }
     }
@@ -784,13 +950,27 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
             }
         }
         if bad > 0 {
-            self.warn(Some(cl.node), place, format!("cluster \"{}\": {bad} vertex indices past the {n} vertices ignored", cl.name));
+            self.warn(
+                Some(cl.node),
+                place,
+                format!(
+                    "cluster \"{}\": {bad} vertex indices past the {n} vertices ignored",
+                    cl.name
+                ),
+            );
         }
     }
 
     /// A morph target named `name` of weight `weight` (0–1) from `Shape` record `shape`
     /// (`Indexes`, `Vertices` and `Normals` offsets) over a mesh of `n` vertices.
-    fn morph(&mut self, name: &str, weight: f64, shape: NodeRef<'_, '_>, n: usize, place: &str) -> MorphTarget {
+    fn morph(
+        &mut self,
+        name: &str,
+        weight: f64,
+        shape: NodeRef<'_, '_>,
+        n: usize,
+        place: &str,
+    ) -> MorphTarget {
         let indexes = child_i64(shape, "Indexes");
         let verts = child_f64(shape, "Vertices");
         let normals = child_f64(shape, "Normals");
@@ -810,9 +990,19 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
             }
         }
         if bad > 0 {
-            self.warn(Some(shape), place, format!("shape of channel \"{name}\": {bad} indices past the {n} vertices ignored"));
+            self.warn(
+                Some(shape),
+                place,
+                format!("shape of channel \"{name}\": {bad} indices past the {n} vertices ignored"),
+            );
         }
-        MorphTarget { name: name.into(), position_deltas: deltas, normal_deltas, default_weight: weight, inbetweens: Vec::new() }
+        MorphTarget {
+            name: name.into(),
+            position_deltas: deltas,
+            normal_deltas,
+            default_weight: weight,
+            inbetweens: Vec::new(),
+        }
     }
 
     /// `Pose` objects of type `BindPose`: `PoseNode { Node: id, Matrix: *16 }` children.
@@ -822,7 +1012,11 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
             let mut nodes = Vec::new();
             for pn in pose.node.children().filter(|c| c.name() == "PoseNode") {
                 let id = pn.child("Node").and_then(|n| n.property(0)).and_then(|p| g.resolve(p));
-                let (Some(&node), Some(m)) = (id.and_then(|id| self.ids.nodes.get(&id)), child_matrix(pn, "Matrix")) else { continue };
+                let (Some(&node), Some(m)) =
+                    (id.and_then(|id| self.ids.nodes.get(&id)), child_matrix(pn, "Matrix"))
+                else {
+                    continue;
+                };
                 nodes.push((node, m));
             }
             self.ids.bind_poses.push(BindPose { name: pose.name.clone(), nodes: nodes.clone() });
@@ -833,8 +1027,15 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
     /// A channel's `DeformPercent` property, else its `DeformPercent` record (Blender writes it
     /// as a record; ufbx `ufbxi_read_blend_channel` reads both), else 0.
     fn deform_percent(&self, ch: &Object<'_, '_>) -> f64 {
-        let record = || ch.node.child("DeformPercent").and_then(|n| n.property(0)).and_then(Property::as_f64);
-        self.graph.prop(ch.id, "DeformPercent").and_then(|p| p.f64()).or_else(record).filter(|v| v.is_finite()).unwrap_or(0.0)
+        let record = || {
+            ch.node.child("DeformPercent").and_then(|n| n.property(0)).and_then(Property::as_f64)
+        };
+        self.graph
+            .prop(ch.id, "DeformPercent")
+            .and_then(|p| p.f64())
+            .or_else(record)
+            .filter(|v| v.is_finite())
+            .unwrap_or(0.0)
     }
 
     /// Links every node under its parent model and resolves skin joints to nodes.
@@ -864,7 +1065,11 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
                     Some(p) if state[p] == 1 => {
                         let name = self.scene.nodes[at].name.clone();
                         parent[at] = None;
-                        self.warn(None, &format!("Objects › Model \"{name}\""), "its parent chain loops back to it; made a root");
+                        self.warn(
+                            None,
+                            &format!("Objects › Model \"{name}\""),
+                            "its parent chain loops back to it; made a root",
+                        );
                         break;
                     }
                     Some(p) => at = p,
@@ -929,11 +1134,24 @@ Connections: {{ C: "OO",10,0
         let n = &s.nodes[0];
         // Inactive: XYZ order, no pre-rotation (ufbx ≥ 0.23, FBX SDK).
         assert!(n.pivots.is_none());
-        assert!(n.transform.rotation.angle_between(EulerOrder::Xyz.to_quat(DVec3::new(deg90, 0.0, deg90))) < 1e-12);
+        assert!(
+            n.transform
+                .rotation
+                .angle_between(EulerOrder::Xyz.to_quat(DVec3::new(deg90, 0.0, deg90)))
+                < 1e-12
+        );
         let (s, _) = load(&quad(&props(1), ""));
         let n = &s.nodes[0];
-        assert!(n.transform.rotation.angle_between(EulerOrder::Zxy.to_quat(DVec3::new(deg90, 0.0, deg90))) < 1e-12);
-        assert!(n.pivots.as_ref().unwrap().pre_rotation.angle_between(DQuat::from_rotation_z(deg90)) < 1e-12);
+        assert!(
+            n.transform
+                .rotation
+                .angle_between(EulerOrder::Zxy.to_quat(DVec3::new(deg90, 0.0, deg90)))
+                < 1e-12
+        );
+        assert!(
+            n.pivots.as_ref().unwrap().pre_rotation.angle_between(DQuat::from_rotation_z(deg90))
+                < 1e-12
+        );
     }
 
     #[test]
@@ -976,7 +1194,10 @@ Connections: {{ C: "OO",10,0
         }"#;
         let (s, _) = load(&quad(r#"P: "currentUVSet", "KString", "", "U", "second""#, layers));
         let m = &s.meshes[0];
-        assert_eq!(m.uv_sets.iter().map(|u| u.name.as_str()).collect::<Vec<_>>(), ["second", "first"]);
+        assert_eq!(
+            m.uv_sets.iter().map(|u| u.name.as_str()).collect::<Vec<_>>(),
+            ["second", "first"]
+        );
         assert_eq!(m.uv_sets[0].uvs.get(0, 3, 0), Some(Vec2::new(0.5, 0.25)));
         assert_eq!(m.uv_sets[1].uvs.mapping, Mapping::PerCorner);
         assert_eq!(m.uv_sets[1].uvs.get(3, 2, 0), Some(Vec2::new(1.0, 1.0)));
@@ -1000,9 +1221,10 @@ Connections: { C: "OO",1,2
 
     #[test]
     fn cluster_inverse_bind_is_the_stored_transform() {
-        let text = quad("", "").replace(
-            "Model: 10,",
-            r#"Deformer: 30, "Deformer::Skin", "Skin" { }
+        let text = quad("", "")
+            .replace(
+                "Model: 10,",
+                r#"Deformer: 30, "Deformer::Skin", "Skin" { }
     Deformer: 31, "SubDeformer::Cluster", "Cluster" {
         Indexes: *2 { a: 0,3 }
         Weights: *2 { a: 1,0.5 }
@@ -1011,8 +1233,11 @@ Connections: { C: "OO",1,2
     }
     Model: 40, "Model::Bone", "LimbNode" { }
     Model: 10,"#,
-        )
-        .replace(r#"C: "OO",20,10"#, "C: \"OO\",20,10\n    C: \"OO\",30,20\n    C: \"OO\",31,30\n    C: \"OO\",40,31");
+            )
+            .replace(
+                r#"C: "OO",20,10"#,
+                "C: \"OO\",20,10\n    C: \"OO\",30,20\n    C: \"OO\",31,30\n    C: \"OO\",40,31",
+            );
         let (s, _) = load(&text);
         let skin = &s.skins[s.meshes[0].skin.unwrap()];
         assert_eq!(s.nodes[skin.joints[0].node].name, "Bone");
@@ -1065,15 +1290,22 @@ Connections: { C: "OO",1,0
         let (_, _, ids) = import(&graph, &ReadOptions::default());
         assert_eq!(ids.bind_poses.len(), 1);
         assert_eq!(ids.bind_poses[0].name, "skinCluster1");
-        assert_eq!(ids.bind_poses[0].nodes, vec![(0, DMat4::from_translation(DVec3::new(3.0, 4.0, 5.0)))]);
+        assert_eq!(
+            ids.bind_poses[0].nodes,
+            vec![(0, DMat4::from_translation(DVec3::new(3.0, 4.0, 5.0)))]
+        );
     }
 
     #[test]
     fn many_models_sharing_one_geometry_stop_at_the_element_limit() {
         let mut text = quad("", "");
         for k in 0..50 {
-            text = text.replace("Connections: {", &format!("Connections: {{ C: \"OO\",20,{}\n", 1000 + k));
-            text = text.replace("Objects: {", &format!("Objects: {{\n    Model: {}, \"Model::M{k}\", \"Mesh\" {{ }}", 1000 + k));
+            text = text
+                .replace("Connections: {", &format!("Connections: {{ C: \"OO\",20,{}\n", 1000 + k));
+            text = text.replace(
+                "Objects: {",
+                &format!("Objects: {{\n    Model: {}, \"Model::M{k}\", \"Mesh\" {{ }}", 1000 + k),
+            );
         }
         let mut opts = ReadOptions::default();
         opts.limits.max_elements = 12 * 10;
@@ -1086,7 +1318,8 @@ Connections: { C: "OO",1,0
 
     #[test]
     fn fbx5_top_level_models_are_reported_not_imported() {
-        let (s, w) = load("; FBX 5.8.0 project file\nModel: \"Model::Box01\" { Vertices: 0,0,0 }\n");
+        let (s, w) =
+            load("; FBX 5.8.0 project file\nModel: \"Model::Box01\" { Vertices: 0,0,0 }\n");
         assert!(s.nodes.is_empty());
         assert!(w.iter().any(|w| w.message.contains("FBX 5.x layout")), "{w:?}");
     }

@@ -52,7 +52,14 @@ pub const NEWEST_SUPPORTED: u32 = 7700;
 /// that count is checked against the bytes left and against `limits`.
 pub fn parse<'a>(bytes: &'a [u8], limits: &Limits) -> Result<Document<'a>, Error> {
     if bytes.len() as u64 > limits.max_bytes {
-        return Err(Error::new(0, ErrorKind::Limit { what: "file bytes", requested: bytes.len() as u64, limit: limits.max_bytes }));
+        return Err(Error::new(
+            0,
+            ErrorKind::Limit {
+                what: "file bytes",
+                requested: bytes.len() as u64,
+                limit: limits.max_bytes,
+            },
+        ));
     }
     if bytes.starts_with(b"Kaydara FBX Binary") {
         binary::parse(bytes, limits)
@@ -138,7 +145,9 @@ pub enum ErrorKind {
     UnknownPropertyType(u8),
     /// An array needs more bytes than its record holds (or, for zlib arrays, more than the
     /// stored bytes could inflate to).
-    #[error("array declares {count} elements ({bytes} bytes) but the record has {left} bytes left")]
+    #[error(
+        "array declares {count} elements ({bytes} bytes) but the record has {left} bytes left"
+    )]
     ArrayTooLarge {
         /// Declared element count.
         count: u64,
@@ -238,7 +247,14 @@ pub fn dump(doc: &Document<'_>) -> String {
         (Encoding::Binary, false) => "binary, little-endian",
         (Encoding::Binary, true) => "binary, big-endian",
     };
-    let _ = writeln!(out, "FBX {} ({}), {} nodes, {} properties", doc.version, enc, doc.node_count(), doc.property_count());
+    let _ = writeln!(
+        out,
+        "FBX {} ({}), {} nodes, {} properties",
+        doc.version,
+        enc,
+        doc.node_count(),
+        doc.property_count()
+    );
     for w in &doc.warnings {
         let _ = writeln!(out, "warning: {w:?}");
     }
@@ -264,7 +280,11 @@ pub fn dump(doc: &Document<'_>) -> String {
 
 fn write_property(out: &mut String, p: &Property<'_>) {
     let _ = match p {
-        Property::Bool(b) => write!(out, "{}", if b.is_ascii_alphabetic() { format!("'{}'", *b as char) } else { b.to_string() }),
+        Property::Bool(b) => write!(
+            out,
+            "{}",
+            if b.is_ascii_alphabetic() { format!("'{}'", *b as char) } else { b.to_string() }
+        ),
         Property::I16(v) => write!(out, "{v}"),
         Property::I32(v) => write!(out, "{v}"),
         Property::I64(v) => write!(out, "{v}"),
@@ -285,7 +305,9 @@ fn write_property(out: &mut String, p: &Property<'_>) {
             for i in 0..a.len().min(DUMP_ARRAY_PREVIEW) {
                 out.push_str(if i == 0 { " " } else { ", " });
                 let _ = match a.ty() {
-                    ArrayType::F32 | ArrayType::F64 => write!(out, "{}", a.get_f64(i).unwrap_or_default()),
+                    ArrayType::F32 | ArrayType::F64 => {
+                        write!(out, "{}", a.get_f64(i).unwrap_or_default())
+                    }
                     _ => write!(out, "{}", a.get_i64(i).unwrap_or_default()),
                 };
             }

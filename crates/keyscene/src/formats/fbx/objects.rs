@@ -187,7 +187,10 @@ impl GlobalSettings {
     /// Frames per second: [`time_mode_fps`] of `time_mode`, or `custom_frame_rate` for the
     /// custom mode (14) when it is positive.
     pub fn frame_rate(&self) -> f64 {
-        if self.time_mode == 14 && self.custom_frame_rate > 0.0 && self.custom_frame_rate.is_finite() {
+        if self.time_mode == 14
+            && self.custom_frame_rate > 0.0
+            && self.custom_frame_rate.is_finite()
+        {
             return self.custom_frame_rate;
         }
         time_mode_fps(self.time_mode)
@@ -297,8 +300,16 @@ pub fn split_name(raw: &[u8]) -> (Option<&[u8]>, &[u8]) {
 /// The KTime unit of `doc` (see [`GlobalSettings::ktime_per_second`]).
 fn ktime_per_second(doc: &Document<'_>) -> i64 {
     let header = doc.root("FBXHeaderExtension");
-    let header_version = header.and_then(|h| h.child("FBXHeaderVersion")).and_then(|n| n.property(0)).and_then(Property::as_i64).unwrap_or(0);
-    let tc = header.and_then(|h| h.child("OtherFlags")).and_then(|o| o.child("TCDefinition")).and_then(|n| n.property(0)).and_then(Property::as_i64);
+    let header_version = header
+        .and_then(|h| h.child("FBXHeaderVersion"))
+        .and_then(|n| n.property(0))
+        .and_then(Property::as_i64)
+        .unwrap_or(0);
+    let tc = header
+        .and_then(|h| h.child("OtherFlags"))
+        .and_then(|o| o.child("TCDefinition"))
+        .and_then(|n| n.property(0))
+        .and_then(Property::as_i64);
     let mut v7 = doc.version < 8000;
     if let (true, Some(tc)) = (header_version >= 1004, tc) {
         v7 = tc == 127;
@@ -327,7 +338,11 @@ fn read_props<'d, 'a>(record: Option<NodeRef<'d, 'a>>, out: &mut Vec<Prop<'d, 'a
             let v = p.properties();
             // Header strings: 4 in FBX 7 (name, type, label, flags), 3 in FBX 6 (name, type,
             // flags). Some writers drop trailing empty ones: count the leading strings.
-            let strings = v.iter().take(if fbx7 { 4 } else { 3 }).take_while(|p| p.as_bytes().is_some()).count();
+            let strings = v
+                .iter()
+                .take(if fbx7 { 4 } else { 3 })
+                .take_while(|p| p.as_bytes().is_some())
+                .count();
             let header = if fbx7 { 4 } else { 3 };
             let values = &v[strings.min(header)..];
             let (label, flags) = if fbx7 {
@@ -335,7 +350,13 @@ fn read_props<'d, 'a>(record: Option<NodeRef<'d, 'a>>, out: &mut Vec<Prop<'d, 'a
             } else {
                 ("", str_of(v.get(2).filter(|_| strings > 2)))
             };
-            out.push(Prop { name: str_of(v.first()), ty: str_of(v.get(1).filter(|_| strings > 1)), label, flags, values });
+            out.push(Prop {
+                name: str_of(v.first()),
+                ty: str_of(v.get(1).filter(|_| strings > 1)),
+                label,
+                flags,
+                values,
+            });
         }
     }
     let slice = &mut out[start..];
@@ -378,9 +399,11 @@ impl<'d, 'a> ObjectGraph<'d, 'a> {
                 }
                 let v = node.properties();
                 let (id, raw_name, sub) = match v.first() {
-                    Some(first) if first.as_i64().is_some() => {
-                        (first.as_i64().unwrap_or(0), v.get(1).and_then(Property::as_bytes).unwrap_or(b""), v.get(2))
-                    }
+                    Some(first) if first.as_i64().is_some() => (
+                        first.as_i64().unwrap_or(0),
+                        v.get(1).and_then(Property::as_bytes).unwrap_or(b""),
+                        v.get(2),
+                    ),
                     Some(Property::String(s)) => {
                         let id = g.objects.len() as i64 + 1;
                         let (class, name) = split_name(s);
@@ -457,7 +480,8 @@ impl<'d, 'a> ObjectGraph<'d, 'a> {
         std::iter::once(first).chain(candidates).find_map(|(i, t)| {
             let bare = t.name.strip_prefix("Fbx").unwrap_or(t.name);
             let bare2 = bare.strip_prefix("Surface").unwrap_or(bare);
-            (bare.eq_ignore_ascii_case(want) || bare2.eq_ignore_ascii_case(want)).then_some(i as u32)
+            (bare.eq_ignore_ascii_case(want) || bare2.eq_ignore_ascii_case(want))
+                .then_some(i as u32)
         })
     }
 
@@ -465,11 +489,14 @@ impl<'d, 'a> ObjectGraph<'d, 'a> {
         let range = read_props(props_record(record), &mut self.props);
         let tmpl = self.templates.iter().find(|t| t.class == "GlobalSettings").map(|t| t.props);
         let get = |name: &str| -> Option<Prop<'d, 'a>> {
-            lookup(&self.props, range, name).or_else(|| tmpl.and_then(|t| lookup(&self.props, t, name)))
+            lookup(&self.props, range, name)
+                .or_else(|| tmpl.and_then(|t| lookup(&self.props, t, name)))
         };
         let d = GlobalSettings::default();
         let i = |name: &str, def: i64| get(name).and_then(|p| p.i64()).unwrap_or(def);
-        let f = |name: &str, def: f64| get(name).and_then(|p| p.f64()).filter(|v| v.is_finite()).unwrap_or(def);
+        let f = |name: &str, def: f64| {
+            get(name).and_then(|p| p.f64()).filter(|v| v.is_finite()).unwrap_or(def)
+        };
         self.settings = GlobalSettings {
             up_axis: i("UpAxis", d.up_axis),
             up_axis_sign: i("UpAxisSign", d.up_axis_sign),
@@ -570,7 +597,11 @@ impl<'d, 'a> ObjectGraph<'d, 'a> {
     }
 
     /// Objects connected to `id` object-to-object (`OO`) whose class is `class`, in file order.
-    pub fn child_objects<'s>(&'s self, id: i64, class: &'s str) -> impl Iterator<Item = &'s Object<'d, 'a>> + 's {
+    pub fn child_objects<'s>(
+        &'s self,
+        id: i64,
+        class: &'s str,
+    ) -> impl Iterator<Item = &'s Object<'d, 'a>> + 's {
         self.children(id)
             .filter(|c| c.kind == ConnectionKind::ObjectObject)
             .filter_map(move |c| self.object(c.child))
@@ -578,7 +609,11 @@ impl<'d, 'a> ObjectGraph<'d, 'a> {
     }
 
     /// Objects `id` is connected to object-to-object (`OO`) whose class is `class`.
-    pub fn parent_objects<'s>(&'s self, id: i64, class: &'s str) -> impl Iterator<Item = &'s Object<'d, 'a>> + 's {
+    pub fn parent_objects<'s>(
+        &'s self,
+        id: i64,
+        class: &'s str,
+    ) -> impl Iterator<Item = &'s Object<'d, 'a>> + 's {
         self.parents(id)
             .filter(|c| c.kind == ConnectionKind::ObjectObject)
             .filter_map(move |c| self.object(c.parent))
@@ -593,8 +628,9 @@ impl<'d, 'a> ObjectGraph<'d, 'a> {
     /// Property `name` of object `id`: its own, else its template's.
     pub fn prop(&self, id: i64, name: &str) -> Option<Prop<'d, 'a>> {
         let obj = self.object(id)?;
-        lookup(&self.props, obj.props, name)
-            .or_else(|| obj.template.and_then(|t| lookup(&self.props, self.templates[t as usize].props, name)))
+        lookup(&self.props, obj.props, name).or_else(|| {
+            obj.template.and_then(|t| lookup(&self.props, self.templates[t as usize].props, name))
+        })
     }
 
     /// A number property, or `default` when absent, not a number or not finite.
@@ -610,7 +646,10 @@ impl<'d, 'a> ObjectGraph<'d, 'a> {
     /// A three-number property (`Vector3D`, `Color`, `Lcl Translation`…), or `default` when
     /// absent or any component is missing or not finite.
     pub fn get_vec3(&self, id: i64, name: &str, default: [f64; 3]) -> [f64; 3] {
-        self.prop(id, name).and_then(|p| p.vec3()).filter(|v| v.iter().all(|x| x.is_finite())).unwrap_or(default)
+        self.prop(id, name)
+            .and_then(|p| p.vec3())
+            .filter(|v| v.iter().all(|x| x.is_finite()))
+            .unwrap_or(default)
     }
 
     /// A string property, or `default`.
@@ -681,7 +720,10 @@ Connections: {
         let kids: Vec<i64> = g.children(2).map(|c| c.child).collect();
         assert_eq!(kids, vec![3, 4]);
         let op = g.children(2).find(|c| c.child == 4).unwrap();
-        assert_eq!((op.kind, op.parent_prop), (ConnectionKind::ObjectProperty, Some("DiffuseColor")));
+        assert_eq!(
+            (op.kind, op.parent_prop),
+            (ConnectionKind::ObjectProperty, Some("DiffuseColor"))
+        );
         assert_eq!(g.parents(2).next().unwrap().parent, 1);
         assert_eq!(g.child_objects(1, "Model").next().unwrap().name, "Child");
         assert_eq!(g.object(3).unwrap().sub_class, "Light");

@@ -88,7 +88,12 @@ macro_rules! read_elem {
 impl<'a> Array<'a> {
     /// An array over `data`, which must hold a whole number of `ty` elements (the parsers check
     /// this before building one). `compressed` records whether the file stored it with zlib.
-    pub(crate) fn new(ty: ArrayType, data: Cow<'a, [u8]>, big_endian: bool, compressed: bool) -> Self {
+    pub(crate) fn new(
+        ty: ArrayType,
+        data: Cow<'a, [u8]>,
+        big_endian: bool,
+        compressed: bool,
+    ) -> Self {
         debug_assert_eq!(data.len() % ty.size(), 0);
         Array { ty, big_endian, compressed, data }
     }
@@ -160,9 +165,15 @@ impl<'a> Array<'a> {
         let be = self.big_endian;
         match self.ty {
             ArrayType::F64 => self.data.chunks_exact(8).map(|b| read_elem!(f64, b, be)).collect(),
-            ArrayType::F32 => self.data.chunks_exact(4).map(|b| read_elem!(f32, b, be) as f64).collect(),
-            ArrayType::I32 => self.data.chunks_exact(4).map(|b| read_elem!(i32, b, be) as f64).collect(),
-            ArrayType::I64 => self.data.chunks_exact(8).map(|b| read_elem!(i64, b, be) as f64).collect(),
+            ArrayType::F32 => {
+                self.data.chunks_exact(4).map(|b| read_elem!(f32, b, be) as f64).collect()
+            }
+            ArrayType::I32 => {
+                self.data.chunks_exact(4).map(|b| read_elem!(i32, b, be) as f64).collect()
+            }
+            ArrayType::I64 => {
+                self.data.chunks_exact(8).map(|b| read_elem!(i64, b, be) as f64).collect()
+            }
             ArrayType::Bool => self.data.iter().map(|&b| (b != 0) as u8 as f64).collect(),
             ArrayType::U8 => self.data.iter().map(|&b| b as f64).collect(),
         }
@@ -183,7 +194,11 @@ impl<'a> Array<'a> {
         let be = self.big_endian;
         match self.ty {
             ArrayType::I32 => self.data.chunks_exact(4).map(|b| read_elem!(i32, b, be)).collect(),
-            _ => (0..self.len()).map(|i| self.get_i64(i).unwrap_or(0).clamp(i32::MIN as i64, i32::MAX as i64) as i32).collect(),
+            _ => (0..self.len())
+                .map(|i| {
+                    self.get_i64(i).unwrap_or(0).clamp(i32::MIN as i64, i32::MAX as i64) as i32
+                })
+                .collect(),
         }
     }
 
@@ -192,7 +207,9 @@ impl<'a> Array<'a> {
         let be = self.big_endian;
         match self.ty {
             ArrayType::I64 => self.data.chunks_exact(8).map(|b| read_elem!(i64, b, be)).collect(),
-            ArrayType::I32 => self.data.chunks_exact(4).map(|b| read_elem!(i32, b, be) as i64).collect(),
+            ArrayType::I32 => {
+                self.data.chunks_exact(4).map(|b| read_elem!(i32, b, be) as i64).collect()
+            }
             _ => (0..self.len()).map(|i| self.get_i64(i).unwrap_or(0)).collect(),
         }
     }
@@ -325,7 +342,14 @@ pub struct Document<'a> {
 
 impl<'a> Document<'a> {
     pub(crate) fn new(encoding: Encoding) -> Self {
-        Document { version: 0, encoding, big_endian: false, warnings: Vec::new(), nodes: Vec::new(), props: Vec::new() }
+        Document {
+            version: 0,
+            encoding,
+            big_endian: false,
+            warnings: Vec::new(),
+            nodes: Vec::new(),
+            props: Vec::new(),
+        }
     }
 
     /// The top-level nodes (`FBXHeaderExtension`, `GlobalSettings`, `Objects`, …) in file order.

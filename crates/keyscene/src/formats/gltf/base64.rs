@@ -57,7 +57,10 @@ mod tests {
             assert_eq!(decode(enc).unwrap(), plain.as_bytes());
         }
         assert_eq!(decode("Zm9v!"), None);
-        assert_eq!(decode_data_uri("data:application/octet-stream;base64,Zm8="), Some(Some(b"fo".to_vec())));
+        assert_eq!(
+            decode_data_uri("data:application/octet-stream;base64,Zm8="),
+            Some(Some(b"fo".to_vec()))
+        );
         assert_eq!(decode_data_uri("scene.bin"), None);
     }
 }

@@ -23,7 +23,8 @@ pub fn write(scene: &Scene, opts: &WriteOptions) -> Result<GltfFile, Error> {
     let mut out = Out::new(opts.container.clone());
     out.root.asset.generator = Some(format!("keyscene {}", env!("CARGO_PKG_VERSION")));
 
-    let axis = if opts.convert_axes { axis_rotation(scene.meta.axes, &mut out.warnings) } else { None };
+    let axis =
+        if opts.convert_axes { axis_rotation(scene.meta.axes, &mut out.warnings) } else { None };
     let base = usize::from(axis.is_some());
     if let Some(q) = axis {
         out.root.nodes.push(json::Node {
@@ -47,7 +48,8 @@ pub fn write(scene: &Scene, opts: &WriteOptions) -> Result<GltfFile, Error> {
     let mut meshes: HashMap<(usize, [u64; 16]), Option<json::Index<json::Mesh>>> = HashMap::new();
     for (i, node) in scene.nodes.iter().enumerate() {
         let (t, r, s) = decompose(rest.local[i]);
-        let mut g = json::Node { name: Some(gltf_name(&node.name, &node.instance)), ..Default::default() };
+        let mut g =
+            json::Node { name: Some(gltf_name(&node.name, &node.instance)), ..Default::default() };
         set_trs(&mut g, t, r, s);
         if let Some(m) = node.mesh {
             let key = (m, node.geometry_transform.to_cols_array().map(f64::to_bits));
@@ -69,7 +71,8 @@ pub fn write(scene: &Scene, opts: &WriteOptions) -> Result<GltfFile, Error> {
         // The node that carries the camera/light: the helper when aimed, else the node.
         let holder = if aim_target.is_some() {
             let index = json::Index::new((base + n + helper_nodes.len()) as u32);
-            let mut helper = json::Node { name: Some(format!("{} aim", node.name)), ..Default::default() };
+            let mut helper =
+                json::Node { name: Some(format!("{} aim", node.name)), ..Default::default() };
             let (t, r, s) = decompose(rest_unaimed[i].inverse() * rest.world[i]);
             set_trs(&mut helper, t, r, s);
             helper_nodes.push(helper);
@@ -86,7 +89,9 @@ pub fn write(scene: &Scene, opts: &WriteOptions) -> Result<GltfFile, Error> {
                 if let Some(light) = out.light(scene, l) {
                     holder.extensions = Some(json::extensions::scene::Node {
                         khr_lights_punctual: Some(
-                            json::extensions::scene::khr_lights_punctual::KhrLightsPunctual { light },
+                            json::extensions::scene::khr_lights_punctual::KhrLightsPunctual {
+                                light,
+                            },
                         ),
                         ..Default::default()
                     });
@@ -105,7 +110,8 @@ pub fn write(scene: &Scene, opts: &WriteOptions) -> Result<GltfFile, Error> {
     }
     out.root.nodes.extend(helper_nodes);
     for (i, node) in scene.nodes.iter().enumerate() {
-        let mut list: Vec<_> = node.children.iter().map(|&c| json::Index::new((base + c) as u32)).collect();
+        let mut list: Vec<_> =
+            node.children.iter().map(|&c| json::Index::new((base + c) as u32)).collect();
         list.extend(children[i].iter().copied());
         if !list.is_empty() {
             out.root.nodes[base + i].children = Some(list);
@@ -214,7 +220,11 @@ impl Out {
     }
 
     /// Appends `bytes` to the buffer (4-byte aligned) as a new buffer view.
-    fn view(&mut self, bytes: &[u8], target: Option<json::buffer::Target>) -> json::Index<json::buffer::View> {
+    fn view(
+        &mut self,
+        bytes: &[u8],
+        target: Option<json::buffer::Target>,
+    ) -> json::Index<json::buffer::View> {
         self.bin.resize(self.bin.len().next_multiple_of(4), 0);
         let offset = self.bin.len();
         self.bin.extend_from_slice(bytes);
@@ -301,7 +311,13 @@ impl Out {
     }
 
     /// The glTF mesh for scene mesh `m` baked through `bake`; `None` when it has no triangles.
-    fn mesh(&mut self, scene: &Scene, m: usize, bake: DMat4, node: &str) -> Option<json::Index<json::Mesh>> {
+    fn mesh(
+        &mut self,
+        scene: &Scene,
+        m: usize,
+        bake: DMat4,
+        node: &str,
+    ) -> Option<json::Index<json::Mesh>> {
         let mesh = &scene.meshes[m];
         let (prims, bad) = geometry::primitives(mesh, bake);
         let place = format!("node \"{node}\" › mesh \"{}\"", mesh.name);
@@ -325,18 +341,26 @@ impl Out {
         ))
     }
 
-    fn primitive(&mut self, scene: &Scene, mesh: &crate::scene::Mesh, p: &Primitive) -> json::mesh::Primitive {
+    fn primitive(
+        &mut self,
+        scene: &Scene,
+        mesh: &crate::scene::Mesh,
+        p: &Primitive,
+    ) -> json::mesh::Primitive {
         use json::accessor::Type;
         use json::mesh::Semantic;
         let vb = Some(json::buffer::Target::ArrayBuffer);
         let mut attributes = std::collections::BTreeMap::new();
-        attributes.insert(Valid(Semantic::Positions), self.floats(&p.positions, Type::Vec3, vb, true));
+        attributes
+            .insert(Valid(Semantic::Positions), self.floats(&p.positions, Type::Vec3, vb, true));
         attributes.insert(Valid(Semantic::Normals), self.floats(&p.normals, Type::Vec3, vb, false));
         if let Some(uvs) = &p.uvs {
-            attributes.insert(Valid(Semantic::TexCoords(0)), self.floats(uvs, Type::Vec2, vb, false));
+            attributes
+                .insert(Valid(Semantic::TexCoords(0)), self.floats(uvs, Type::Vec2, vb, false));
         }
         if let Some(colors) = &p.colors {
-            attributes.insert(Valid(Semantic::Colors(0)), self.floats(colors, Type::Vec4, vb, false));
+            attributes
+                .insert(Valid(Semantic::Colors(0)), self.floats(colors, Type::Vec4, vb, false));
         }
         if p.source_vertices.iter().all(|&v| v < MAX_EXACT_F32_INT) {
             let ids: Vec<[f32; 1]> = p.source_vertices.iter().map(|&v| [v as f32]).collect();
@@ -375,9 +399,18 @@ impl Out {
             .iter()
             .find(|t| t.slot == MapSlot::Diffuse)
             .and_then(|t| self.texture(&mat.name, t))
-            .map(|index| json::texture::Info { index, tex_coord: 0, extensions: None, extras: Default::default() });
+            .map(|index| json::texture::Info {
+                index,
+                tex_coord: 0,
+                extensions: None,
+                extras: Default::default(),
+            });
         let g = json::Material {
-            alpha_mode: Valid(if alpha < 1.0 { json::material::AlphaMode::Blend } else { json::material::AlphaMode::Opaque }),
+            alpha_mode: Valid(if alpha < 1.0 {
+                json::material::AlphaMode::Blend
+            } else {
+                json::material::AlphaMode::Opaque
+            }),
             double_sided: mat.two_sided,
             name: Some(mat.name.clone()),
             pbr_metallic_roughness: json::material::PbrMetallicRoughness {
@@ -387,7 +420,9 @@ impl Out {
                 roughness_factor: json::material::StrengthFactor(clamp(1.0 - mat.shininess)),
                 ..Default::default()
             },
-            emissive_factor: json::material::EmissiveFactor(d.map(|c| clamp(c * clamp(mat.self_illumination)))),
+            emissive_factor: json::material::EmissiveFactor(
+                d.map(|c| clamp(c * clamp(mat.self_illumination))),
+            ),
             ..Default::default()
         };
         let ix = json::Index::push(&mut self.root.materials, g);
@@ -396,7 +431,11 @@ impl Out {
     }
 
     /// The texture for a map whose file was found, embedded (GLB) or referenced (.gltf).
-    fn texture(&mut self, material: &str, map: &crate::scene::TextureMap) -> Option<json::Index<json::Texture>> {
+    fn texture(
+        &mut self,
+        material: &str,
+        map: &crate::scene::TextureMap,
+    ) -> Option<json::Index<json::Texture>> {
         let place = format!("material \"{material}\" › map \"{}\"", map.file);
         let Some(path) = map.resolved.clone() else {
             self.warnings.push(warning(place, "texture file not found: left out"));
@@ -419,7 +458,9 @@ impl Out {
             (_, None) => {
                 self.warnings.push(warning(
                     place,
-                    format!("{file_name} is not PNG or JPEG, the only images glTF allows: left out"),
+                    format!(
+                        "{file_name} is not PNG or JPEG, the only images glTF allows: left out"
+                    ),
                 ));
                 self.textures.insert(path, None);
                 return None;
@@ -434,7 +475,11 @@ impl Out {
             },
             (Container::Gltf { .. }, Some(_)) => {
                 let uri = uri_encode(&file_name);
-                self.images.push(ExternalImage { uri: uri.clone(), file_name: file_name.clone(), source: path.clone() });
+                self.images.push(ExternalImage {
+                    uri: uri.clone(),
+                    file_name: file_name.clone(),
+                    source: path.clone(),
+                });
                 json::Image {
                     buffer_view: None,
                     mime_type: None,
@@ -448,7 +493,13 @@ impl Out {
         let source = json::Index::push(&mut self.root.images, image);
         let tex = json::Index::push(
             &mut self.root.textures,
-            json::Texture { name: Some(file_name), sampler: None, source, extensions: None, extras: Default::default() },
+            json::Texture {
+                name: Some(file_name),
+                sampler: None,
+                source,
+                extensions: None,
+                extras: Default::default(),
+            },
         );
         self.textures.insert(path, Some(tex));
         Some(tex)
@@ -459,7 +510,10 @@ impl Out {
         let aspect = cam.aspect.filter(|a| a.is_finite() && *a > 0.0).unwrap_or(ASSUMED_ASPECT);
         let mut fov = cam.fov_degrees;
         if !(fov.is_finite() && fov > 0.0 && fov < 180.0) {
-            self.warnings.push(warning(format!("camera \"{}\"", cam.name), format!("FOV {fov}° written as 45°")));
+            self.warnings.push(warning(
+                format!("camera \"{}\"", cam.name),
+                format!("FOV {fov}° written as 45°"),
+            ));
             fov = 45.0;
         }
         let half = (fov / 2.0).to_radians();
@@ -522,7 +576,8 @@ impl Out {
             .filter(|r| r.is_finite() && *r > 0.0)
             .filter(|_| light.kind != LightKind::Directional)
             .map(|r| r as f32);
-        let intensity = if light.on && light.intensity.is_finite() { light.intensity.max(0.0) } else { 0.0 };
+        let intensity =
+            if light.on && light.intensity.is_finite() { light.intensity.max(0.0) } else { 0.0 };
         let ext = self.root.extensions.get_or_insert_with(Default::default);
         let lights = &mut ext.khr_lights_punctual.get_or_insert_with(Default::default).lights;
         let ix = json::Index::push(
@@ -561,10 +616,13 @@ impl Out {
         let place = format!("animation {a} \"{}\"", anim.name);
         self.unsupported_channels(scene, a, &place);
         let fps = if anim.fps.is_finite() && anim.fps > 0.0 { anim.fps } else { THREE_DS_FPS };
-        let step = resample_fps.filter(|r| r.is_finite() && *r > 0.0).map(|r| fps / r).unwrap_or(1.0);
+        let step =
+            resample_fps.filter(|r| r.is_finite() && *r > 0.0).map(|r| fps / r).unwrap_or(1.0);
         let start = if anim.frame_range.0.is_finite() { anim.frame_range.0.max(0.0) } else { 0.0 };
-        let keys: Vec<Vec<f64>> = anim.channels.iter().flat_map(|c| key_frames(&c.target)).collect();
-        let last_key = keys.iter().filter_map(|k| k.last().copied()).fold(f64::NEG_INFINITY, f64::max);
+        let keys: Vec<Vec<f64>> =
+            anim.channels.iter().flat_map(|c| key_frames(&c.target)).collect();
+        let last_key =
+            keys.iter().filter_map(|k| k.last().copied()).fold(f64::NEG_INFINITY, f64::max);
         let mut end = if anim.frame_range.1.is_finite() { anim.frame_range.1 } else { start };
         end = end.max(last_key).max(start);
         let mut frames = Vec::new();
@@ -622,7 +680,11 @@ impl Out {
         }
         let rests: Vec<(DVec3, DQuat, DVec3)> = (0..scene.nodes.len())
             .map(|i| decompose(rest.local[i]))
-            .chain(helpers.iter().map(|h| decompose(rest_unaimed[h.node].inverse() * rest.world[h.node])))
+            .chain(
+                helpers
+                    .iter()
+                    .map(|h| decompose(rest_unaimed[h.node].inverse() * rest.world[h.node])),
+            )
             .collect();
         let node_index = |k: usize| {
             if k < scene.nodes.len() {
@@ -638,21 +700,31 @@ impl Out {
             let (rt, rr, rs) = rests[k];
             let v3 = |v: DVec3| v.as_vec3().to_array();
             let moves_t = tr[k].iter().any(|&t| v3(t) != v3(rt));
-            let moves_r = ro[k].iter().any(|&r| quat_f32(r) != quat_f32(rr) && quat_f32(-r) != quat_f32(rr));
+            let moves_r =
+                ro[k].iter().any(|&r| quat_f32(r) != quat_f32(rr) && quat_f32(-r) != quat_f32(rr));
             let moves_s = sc[k].iter().any(|&s| v3(s) != v3(rs));
             use json::animation::Property;
             let mut outputs: Vec<(Property, json::Index<json::Accessor>)> = Vec::new();
             if moves_t {
                 let data: Vec<[f32; 3]> = tr[k].iter().map(|&t| v3(t)).collect();
-                outputs.push((Property::Translation, self.floats(&data, json::accessor::Type::Vec3, None, false)));
+                outputs.push((
+                    Property::Translation,
+                    self.floats(&data, json::accessor::Type::Vec3, None, false),
+                ));
             }
             if moves_r {
                 let data: Vec<[f32; 4]> = ro[k].iter().map(|&r| quat_f32(r)).collect();
-                outputs.push((Property::Rotation, self.floats(&data, json::accessor::Type::Vec4, None, false)));
+                outputs.push((
+                    Property::Rotation,
+                    self.floats(&data, json::accessor::Type::Vec4, None, false),
+                ));
             }
             if moves_s {
                 let data: Vec<[f32; 3]> = sc[k].iter().map(|&s| v3(s)).collect();
-                outputs.push((Property::Scale, self.floats(&data, json::accessor::Type::Vec3, None, false)));
+                outputs.push((
+                    Property::Scale,
+                    self.floats(&data, json::accessor::Type::Vec3, None, false),
+                ));
             }
             for (path, output) in outputs {
                 let input = *input.get_or_insert_with(|| {
@@ -689,7 +761,11 @@ impl Out {
             extensions: None,
             extras: Default::default(),
             channels,
-            name: Some(if anim.name.is_empty() { format!("animation {a}") } else { anim.name.clone() }),
+            name: Some(if anim.name.is_empty() {
+                format!("animation {a}")
+            } else {
+                anim.name.clone()
+            }),
             samplers,
         });
     }
@@ -699,10 +775,14 @@ impl Out {
         let mut seen: Vec<&'static str> = Vec::new();
         for ch in &scene.animations[a].channels {
             let what = match &ch.target {
-                ChannelTarget::Hidden(t) if t.keys.iter().any(|k| k.value != scene.nodes[ch.node].hidden) => {
+                ChannelTarget::Hidden(t)
+                    if t.keys.iter().any(|k| k.value != scene.nodes[ch.node].hidden) =>
+                {
                     "visibility (hide) tracks are not animated"
                 }
-                ChannelTarget::Morph(t) if t.keys.iter().any(|k| Some(k.value) != scene.nodes[ch.node].mesh) => {
+                ChannelTarget::Morph(t)
+                    if t.keys.iter().any(|k| Some(k.value) != scene.nodes[ch.node].mesh) =>
+                {
                     "morph tracks (mesh switches) are not animated: nodes show their rest mesh"
                 }
                 ChannelTarget::Fov(t) if t.is_animated() => "camera FOV tracks are not animated",
@@ -771,14 +851,19 @@ fn key_frames(target: &ChannelTarget) -> Vec<Vec<f64>> {
         tracks.iter().flatten().map(frames).collect()
     }
     match target {
-        ChannelTarget::Translation(t) | ChannelTarget::Scale(t) | ChannelTarget::Color(t) => vec![frames(t)],
+        ChannelTarget::Translation(t) | ChannelTarget::Scale(t) | ChannelTarget::Color(t) => {
+            vec![frames(t)]
+        }
         ChannelTarget::Rotation(RotationTrack::Quat(t)) => vec![frames(t)],
         ChannelTarget::Rotation(RotationTrack::Relative(t)) => vec![frames(t)],
         ChannelTarget::Rotation(RotationTrack::Euler { xyz, .. }) => each(xyz),
         ChannelTarget::TranslationXyz(c) | ChannelTarget::ScaleXyz(c) => each(c),
         ChannelTarget::Hidden(t) => vec![frames(t)],
         ChannelTarget::Morph(t) => vec![frames(t)],
-        ChannelTarget::Fov(t) | ChannelTarget::Roll(t) | ChannelTarget::Hotspot(t) | ChannelTarget::Falloff(t) => {
+        ChannelTarget::Fov(t)
+        | ChannelTarget::Roll(t)
+        | ChannelTarget::Hotspot(t)
+        | ChannelTarget::Falloff(t) => {
             vec![frames(t)]
         }
         ChannelTarget::Property { track, .. } => vec![frames(track)],
@@ -818,7 +903,9 @@ pub(crate) fn axis_rotation(axes: AxisSystem, warnings: &mut Vec<Warning>) -> Op
     if !axes.right_handed || up.dot(front) != 0.0 {
         warnings.push(warning(
             "scene axes",
-            format!("{axes:?} cannot be turned into glTF's axes by a rotation: written unconverted"),
+            format!(
+                "{axes:?} cannot be turned into glTF's axes by a rotation: written unconverted"
+            ),
         ));
         return None;
     }

@@ -88,7 +88,8 @@ pub fn primitives(mesh: &Mesh, bake: DMat4) -> (Vec<Primitive>, usize) {
                 .and_then(|s| s.uvs.get(v, c, p))
                 .map(|t| [t.x, 1.0 - t.y])
                 .unwrap_or([0.0, 0.0]);
-            let mut col = colors.and_then(|a| a.get(v, c, p)).map(|c| c.to_array()).unwrap_or([1.0; 4]);
+            let mut col =
+                colors.and_then(|a| a.get(v, c, p)).map(|c| c.to_array()).unwrap_or([1.0; 4]);
             bad += finite(&mut pos) + finite(&mut uv) + finite(&mut col);
             if finite(&mut n) > 0 {
                 n = FALLBACK_NORMAL.to_array();
@@ -114,7 +115,8 @@ pub fn primitives(mesh: &Mesh, bake: DMat4) -> (Vec<Primitive>, usize) {
             .collect();
         prim.indices.extend(tris);
     }
-    let mut out: Vec<Primitive> = prims.into_iter().map(|(p, _)| p).filter(|p| !p.indices.is_empty()).collect();
+    let mut out: Vec<Primitive> =
+        prims.into_iter().map(|(p, _)| p).filter(|p| !p.indices.is_empty()).collect();
     // Vertices no triangle uses still belong to the mesh (lib3ds's bounding box and centroid
     // count them): they ride along in the first primitive, unreferenced by its indices.
     if let Some(first) = out.first_mut() {

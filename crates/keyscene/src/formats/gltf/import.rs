@@ -8,8 +8,8 @@ use glam::{DQuat, DVec3, Vec2, Vec3, Vec4};
 use super::{base64, warning, Error, DEFAULT_READ_FPS};
 use crate::anim::{Animation, Channel, ChannelTarget, Interpolation, Key, RotationTrack, Track};
 use crate::scene::{
-    Attribute, AxisSystem, Camera, FovAxis, Light, LightKind, MapSlot, Material, Mesh, Metadata, Node,
-    NodeKind, Scene, TextureMap, Transform, Units, UvSet, UvTransform, Warning,
+    Attribute, AxisSystem, Camera, FovAxis, Light, LightKind, MapSlot, Material, Mesh, Metadata,
+    Node, NodeKind, Scene, TextureMap, Transform, Units, UvSet, UvTransform, Warning,
 };
 use crate::ReadOptions;
 
@@ -69,10 +69,10 @@ pub fn read_with(
     for b in doc.buffers() {
         let place = format!("buffers[{}]", b.index());
         let data = match b.source() {
-            gltf::buffer::Source::Bin => gltf
-                .blob
-                .clone()
-                .ok_or_else(|| Error::Invalid { place: place.clone(), message: "GLB has no BIN chunk".into() })?,
+            gltf::buffer::Source::Bin => gltf.blob.clone().ok_or_else(|| Error::Invalid {
+                place: place.clone(),
+                message: "GLB has no BIN chunk".into(),
+            })?,
             gltf::buffer::Source::Uri(uri) => load_uri(uri, opts, &place)?,
         };
         if data.len() < b.length() {
@@ -87,7 +87,10 @@ pub fn read_with(
     let max = opts.limits.max_elements;
     let check = |place: &str, n: usize| -> Result<(), Error> {
         if n as u64 > max {
-            return Err(Error::Limit { place: place.into(), message: format!("{n} elements exceed the limit of {max}") });
+            return Err(Error::Limit {
+                place: place.into(),
+                message: format!("{n} elements exceed the limit of {max}"),
+            });
         }
         Ok(())
     };
@@ -132,7 +135,8 @@ pub fn read_with(
         }));
     }
     if doc.skins().len() > 0 {
-        warnings.push(warning("skins", "skins are not read yet (issue #5): meshes stay in bind pose"));
+        warnings
+            .push(warning("skins", "skins are not read yet (issue #5): meshes stay in bind pose"));
     }
 
     let mut parent: Vec<Option<usize>> = vec![None; doc.nodes().len()];
@@ -153,7 +157,11 @@ pub fn read_with(
         let rotation = DQuat::from_array(r.map(f64::from));
         n.transform = Transform {
             translation: DVec3::from_array(t.map(f64::from)),
-            rotation: if rotation.length_squared() > 0.0 { rotation.normalize() } else { DQuat::IDENTITY },
+            rotation: if rotation.length_squared() > 0.0 {
+                rotation.normalize()
+            } else {
+                DQuat::IDENTITY
+            },
             scale: DVec3::from_array(s.map(f64::from)),
         };
         n.mesh = node.mesh().and_then(|m| mesh_of.get(m.index()).copied().flatten());
@@ -172,7 +180,10 @@ pub fn read_with(
         for c in node.children() {
             let c = c.index();
             if parent[c].is_some() || c == i {
-                return Err(Error::Invalid { place, message: format!("node {c} has more than one parent") });
+                return Err(Error::Invalid {
+                    place,
+                    message: format!("node {c} has more than one parent"),
+                });
             }
             parent[c] = Some(i);
             n.children.push(c);
@@ -206,7 +217,8 @@ pub fn read_with(
 
 /// The bytes of a buffer URI: a `data:` URI decoded, else a file under `opts.base_dir`.
 fn load_uri(uri: &str, opts: &ReadOptions, place: &str) -> Result<Vec<u8>, Error> {
-    let invalid = |message: String| Error::Invalid { place: format!("{place} \"{}\"", short(uri)), message };
+    let invalid =
+        |message: String| Error::Invalid { place: format!("{place} \"{}\"", short(uri)), message };
     if let Some(data) = base64::decode_data_uri(uri) {
         return data.ok_or_else(|| invalid("data URI is not valid base64".into()));
     }
@@ -214,11 +226,16 @@ fn load_uri(uri: &str, opts: &ReadOptions, place: &str) -> Result<Vec<u8>, Error
         return Err(invalid("external buffer, but no base folder to resolve it in".into()));
     };
     let path = dir.join(percent_decode(uri));
-    let len = std::fs::metadata(&path).map_err(|e| invalid(format!("{}: {e}", path.display())))?.len();
+    let len =
+        std::fs::metadata(&path).map_err(|e| invalid(format!("{}: {e}", path.display())))?.len();
     if len > opts.limits.max_bytes {
         return Err(Error::Limit {
             place: place.into(),
-            message: format!("{} is {len} bytes, over the limit of {}", path.display(), opts.limits.max_bytes),
+            message: format!(
+                "{} is {len} bytes, over the limit of {}",
+                path.display(),
+                opts.limits.max_bytes
+            ),
         });
     }
     std::fs::read(&path).map_err(|e| invalid(format!("{}: {e}", path.display())))
@@ -258,8 +275,11 @@ fn material(m: &gltf::Material, base_dir: Option<&Path>) -> Material {
     let c = pbr.base_color_factor();
     let diffuse = Vec3::new(c[0], c[1], c[2]);
     let emissive = Vec3::from_array(m.emissive_factor());
-    let self_illumination =
-        if diffuse.max_element() > 0.0 { (emissive.max_element() / diffuse.max_element()).clamp(0.0, 1.0) } else { 0.0 };
+    let self_illumination = if diffuse.max_element() > 0.0 {
+        (emissive.max_element() / diffuse.max_element()).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
     let mut maps = Vec::new();
     if let Some(info) = pbr.base_color_texture() {
         let image = info.texture().source();
@@ -269,7 +289,13 @@ fn material(m: &gltf::Material, base_dir: Option<&Path>) -> Material {
                 let resolved = base_dir.and_then(|d| resolve(d, &file));
                 (file, resolved)
             }
-            _ => (image.name().map(str::to_string).unwrap_or_else(|| format!("image{}", image.index())), None),
+            _ => (
+                image
+                    .name()
+                    .map(str::to_string)
+                    .unwrap_or_else(|| format!("image{}", image.index())),
+                None,
+            ),
         };
         maps.push(TextureMap {
             slot: MapSlot::Diffuse,
@@ -373,7 +399,11 @@ fn mesh<'s>(
     warnings: &mut Vec<Warning>,
 ) -> Result<Option<Mesh>, Error> {
     use gltf::mesh::Mode;
-    let mut out = Mesh { name: m.name().unwrap_or("").to_string(), polygon_starts: vec![0], ..Mesh::default() };
+    let mut out = Mesh {
+        name: m.name().unwrap_or("").to_string(),
+        polygon_starts: vec![0],
+        ..Mesh::default()
+    };
     let mut normals: Vec<Vec3> = Vec::new();
     let mut all_normals = true;
     let mut uv_sets: Vec<Vec<Vec2>> = Vec::new();
@@ -383,13 +413,19 @@ fn mesh<'s>(
     let mut source_ids: Option<Vec<u32>> = Some(Vec::new());
     for prim in m.primitives() {
         let place = format!("meshes[{}] › primitives[{}]", m.index(), prim.index());
-        let too_many = |n: usize| Error::Limit { place: place.clone(), message: format!("{n} elements exceed the limit of {max}") };
+        let too_many = |n: usize| Error::Limit {
+            place: place.clone(),
+            message: format!("{n} elements exceed the limit of {max}"),
+        };
         if prim.morph_targets().len() > 0 {
             warnings.push(warning(&place, "morph targets are not read yet (issue #5)"));
         }
         let mode = prim.mode();
         if !matches!(mode, Mode::Triangles | Mode::TriangleStrip | Mode::TriangleFan) {
-            warnings.push(warning(&place, format!("{mode:?} primitive left out: only triangles are read")));
+            warnings.push(warning(
+                &place,
+                format!("{mode:?} primitive left out: only triangles are read"),
+            ));
             continue;
         }
         let reader = prim.reader(get.clone());
@@ -407,7 +443,10 @@ fn mesh<'s>(
             .get(&semantic)
             .filter(|a| a.count() == count)
             .and_then(|a| gltf::accessor::Iter::<f32>::new(a, get.clone()))
-            .map(|it| it.map(|f| if f >= 0.0 && f.fract() == 0.0 { f as u32 } else { u32::MAX }).collect::<Vec<_>>());
+            .map(|it| {
+                it.map(|f| if f >= 0.0 && f.fract() == 0.0 { f as u32 } else { u32::MAX })
+                    .collect::<Vec<_>>()
+            });
         source_ids = match (source_ids, ids) {
             (Some(mut all), Some(ids)) => {
                 all.extend(ids);
@@ -427,7 +466,10 @@ fn mesh<'s>(
             None => (0..count as u32).collect(),
         };
         if let Some(&bad) = indices.iter().find(|&&i| i as usize >= count) {
-            return Err(Error::Invalid { place, message: format!("index {bad} past the {count} vertices") });
+            return Err(Error::Invalid {
+                place,
+                message: format!("index {bad} past the {count} vertices"),
+            });
         }
         let tris: Vec<[u32; 3]> = match mode {
             Mode::Triangles => indices.chunks_exact(3).map(|t| [t[0], t[1], t[2]]).collect(),
@@ -466,7 +508,8 @@ fn mesh<'s>(
         }
         let mut set = 0;
         while let Some(uv) = reader.read_tex_coords(set) {
-            let uv: Vec<Vec2> = uv.into_f32().take(count).map(|[u, v]| Vec2::new(u, 1.0 - v)).collect();
+            let uv: Vec<Vec2> =
+                uv.into_f32().take(count).map(|[u, v]| Vec2::new(u, 1.0 - v)).collect();
             if uv_sets.len() <= set as usize {
                 uv_sets.push(vec![Vec2::ZERO; base as usize]);
             }
@@ -486,13 +529,17 @@ fn mesh<'s>(
     }
     let n = out.positions.len();
     if all_normals && normals.len() == n {
-        out.normals = Some(Attribute { values: normals, mapping: crate::scene::Mapping::PerVertex });
+        out.normals =
+            Some(Attribute { values: normals, mapping: crate::scene::Mapping::PerVertex });
     }
     out.uv_sets = uv_sets
         .into_iter()
         .map(|mut values| {
             values.resize(n, Vec2::ZERO);
-            UvSet { name: String::new(), uvs: Attribute { values, mapping: crate::scene::Mapping::PerVertex } }
+            UvSet {
+                name: String::new(),
+                uvs: Attribute { values, mapping: crate::scene::Mapping::PerVertex },
+            }
         })
         .collect();
     out.colors = colors.map(|mut values| {
@@ -546,7 +593,12 @@ fn animation<'s>(
     warnings: &mut Vec<Warning>,
 ) -> Result<Animation, Error> {
     use gltf::animation::util::ReadOutputs;
-    let mut out = Animation { name: a.name().unwrap_or("").to_string(), fps, frame_range: (0.0, 0.0), channels: Vec::new() };
+    let mut out = Animation {
+        name: a.name().unwrap_or("").to_string(),
+        fps,
+        frame_range: (0.0, 0.0),
+        channels: Vec::new(),
+    };
     let mut lo = f64::INFINITY;
     let mut hi = f64::NEG_INFINITY;
     for ch in a.channels() {
@@ -555,7 +607,10 @@ fn animation<'s>(
         let reader = ch.reader(get.clone());
         let inputs: Vec<f64> = match reader.read_inputs() {
             Some(i) if i.len() as u64 > max => {
-                return Err(Error::Limit { place, message: format!("{} keys exceed the limit of {max}", i.len()) })
+                return Err(Error::Limit {
+                    place,
+                    message: format!("{} keys exceed the limit of {max}", i.len()),
+                })
             }
             Some(i) => i.map(|t| snap_frame(f64::from(t) * fps)).collect(),
             None => return Err(invalid("input accessor cannot be read".into())),
@@ -566,12 +621,19 @@ fn animation<'s>(
         let interp = ch.sampler().interpolation();
         let node = ch.target().node().index();
         let target = match reader.read_outputs() {
-            Some(ReadOutputs::Translations(v)) => {
-                ChannelTarget::Translation(track(&inputs, v.map(vec3).collect(), interp, fps, &invalid)?)
+            Some(ReadOutputs::Translations(v)) => ChannelTarget::Translation(track(
+                &inputs,
+                v.map(vec3).collect(),
+                interp,
+                fps,
+                &invalid,
+            )?),
+            Some(ReadOutputs::Scales(v)) => {
+                ChannelTarget::Scale(track(&inputs, v.map(vec3).collect(), interp, fps, &invalid)?)
             }
-            Some(ReadOutputs::Scales(v)) => ChannelTarget::Scale(track(&inputs, v.map(vec3).collect(), interp, fps, &invalid)?),
             Some(ReadOutputs::Rotations(r)) => {
-                let values: Vec<DQuat> = r.into_f32().map(|q| DQuat::from_array(q.map(f64::from))).collect();
+                let values: Vec<DQuat> =
+                    r.into_f32().map(|q| DQuat::from_array(q.map(f64::from))).collect();
                 let mut t = track(&inputs, values, interp, fps, &invalid)?;
                 for k in &mut t.keys {
                     if k.value.length_squared() > 0.0 {
@@ -581,7 +643,8 @@ fn animation<'s>(
                 ChannelTarget::Rotation(RotationTrack::Quat(t))
             }
             Some(ReadOutputs::MorphTargetWeights(_)) => {
-                warnings.push(warning(place, "morph weight channel left out (not read yet: issue #5)"));
+                warnings
+                    .push(warning(place, "morph weight channel left out (not read yet: issue #5)"));
                 continue;
             }
             None => return Err(invalid("output accessor cannot be read".into())),

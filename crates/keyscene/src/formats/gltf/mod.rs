@@ -165,7 +165,12 @@ pub struct WriteOptions {
 
 impl Default for WriteOptions {
     fn default() -> Self {
-        WriteOptions { container: Container::Glb, resample_fps: None, convert_axes: true, animations: true }
+        WriteOptions {
+            container: Container::Glb,
+            resample_fps: None,
+            convert_axes: true,
+            animations: true,
+        }
     }
 }
 

@@ -90,7 +90,11 @@ fn resampled_animation_matches_at_frames_and_seconds() {
     ];
     let rot = vec![
         Key { frame: 0.0, value: DQuat::IDENTITY, interpolation: Interpolation::Linear },
-        Key { frame: 20.0, value: DQuat::from_rotation_z(3.0), interpolation: Interpolation::Linear },
+        Key {
+            frame: 20.0,
+            value: DQuat::from_rotation_z(3.0),
+            interpolation: Interpolation::Linear,
+        },
     ];
     s.animations.push(Animation {
         name: "take".into(),
@@ -120,7 +124,10 @@ fn resampled_animation_matches_at_frames_and_seconds() {
 #[test]
 fn gltf_container_refers_to_its_bin() {
     let s = triangle_scene();
-    let opts = WriteOptions { container: Container::Gltf { bin_uri: "t.bin".into() }, ..WriteOptions::default() };
+    let opts = WriteOptions {
+        container: Container::Gltf { bin_uri: "t.bin".into() },
+        ..WriteOptions::default()
+    };
     let file = write(&s, &opts).unwrap();
     let (name, bin) = file.bin.clone().unwrap();
     assert_eq!(name, "t.bin");
@@ -206,7 +213,9 @@ fn cubicspline_and_step_channels_read_as_hermite_and_step_keys() {
 fn malformed_input_is_an_error_not_a_panic() {
     let opts = crate::ReadOptions::default();
     assert!(read(b"glTF\x02\0\0\0\x0c\0\0\0", &opts).is_err());
-    assert!(read(b"{\"asset\":{\"version\":\"2.0\"},\"nodes\":[{\"children\":[0]}]}", &opts).is_err());
+    assert!(
+        read(b"{\"asset\":{\"version\":\"2.0\"},\"nodes\":[{\"children\":[0]}]}", &opts).is_err()
+    );
     let mut glb = write(&triangle_scene(), &WriteOptions::default()).unwrap().main;
     for cut in [0, 11, 20, glb.len() / 2, glb.len() - 1] {
         let _ = read(&glb[..cut], &opts);

@@ -106,7 +106,8 @@ pub fn write(scene: &Scene, pose: Option<&Pose>, mtl_file_name: &str) -> Result<
         let normal_to_world = match (pose, mesh.source_matrix) {
             (None, Some(_)) => DMat4::IDENTITY,
             _ => {
-                let (_, geometric_rotation, _) = node.geometry_transform.to_scale_rotation_translation();
+                let (_, geometric_rotation, _) =
+                    node.geometry_transform.to_scale_rotation_translation();
                 pose_for_rest.world[id] * DMat4::from_quat(geometric_rotation)
             }
         };
@@ -164,7 +165,8 @@ pub fn write(scene: &Scene, pose: Option<&Pose>, mtl_file_name: &str) -> Result<
             faces.push('\n');
         }
         for [u, v] in &uv_index.values {
-            writeln!(obj, "vt {} {}", num32(f32::from_bits(*u)), num32(f32::from_bits(*v))).unwrap();
+            writeln!(obj, "vt {} {}", num32(f32::from_bits(*u)), num32(f32::from_bits(*v)))
+                .unwrap();
         }
         for [x, y, z] in &n_index.values {
             let n = Vec3::new(f32::from_bits(*x), f32::from_bits(*y), f32::from_bits(*z));

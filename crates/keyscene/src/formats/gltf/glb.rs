@@ -1,6 +1,8 @@
 //! The GLB container (glTF 2.0 §4.4): a 12-byte header, a JSON chunk padded with spaces and an
-//! optional BIN chunk padded with zeros, every chunk 4-byte aligned. Reading GLB is left to the
-//! `gltf` crate; this module only writes.
+//! optional BIN chunk padded with zeros, every chunk 4-byte aligned. [`split`] reads the
+//! container itself, checking every length against the bytes present, because the `gltf` crate
+//! (1.4) panics on GLB headers whose lengths do not add up (found by fuzzing); only the JSON
+//! chunk is then handed to it.
 
 /// `"glTF"` as a little-endian u32.
 pub const MAGIC: u32 = 0x4654_6C67;
@@ -35,9 +37,82 @@ pub fn to_glb(json: &[u8], bin: &[u8]) -> Result<Vec<u8>, super::Error> {
     Ok(out)
 }
 
+/// The JSON chunk and the BIN chunk (if any) of GLB `bytes`, after checking the header (magic,
+/// version 2, declared length within the bytes present) and that each chunk lies inside the
+/// declared length. Errors name the byte offset of what is wrong.
+pub fn split(bytes: &[u8]) -> Result<(&[u8], Option<&[u8]>), super::Error> {
+    let bad = |offset: usize, message: String| super::Error::Invalid {
+        place: format!("GLB at byte {offset:#x}"),
+        message,
+    };
+    let word = |at: usize| -> Option<u32> {
+        bytes.get(at..at + 4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    };
+    if word(0) != Some(MAGIC) {
+        return Err(bad(0, "the file does not start with \"glTF\"".into()));
+    }
+    let version = word(4).ok_or_else(|| bad(4, "the header is cut short".into()))?;
+    if version != 2 {
+        return Err(bad(4, format!("container version {version}, expected 2")));
+    }
+    let total = word(8).ok_or_else(|| bad(8, "the header is cut short".into()))? as usize;
+    if total > bytes.len() || total < 12 {
+        return Err(bad(
+            8,
+            format!("declares {total} bytes but the file has {} (and the header 12)", bytes.len()),
+        ));
+    }
+    let bytes = &bytes[..total];
+    let mut chunks = Vec::new();
+    let mut at = 12;
+    while at < total {
+        let (Some(len), Some(kind)) = (word(at), word(at + 4)) else {
+            return Err(bad(at, "a chunk header is cut short".into()));
+        };
+        let start = at + 8;
+        let end = start.checked_add(len as usize).filter(|&e| e <= total).ok_or_else(|| {
+            bad(at, format!("chunk declares {len} bytes but {} remain", total - start))
+        })?;
+        chunks.push((kind, &bytes[start..end], at));
+        at = end;
+    }
+    match chunks.as_slice() {
+        [(CHUNK_JSON, json, _), rest @ ..] => {
+            let bin = rest.iter().find(|c| c.0 == CHUNK_BIN).map(|c| c.1);
+            Ok((json, bin))
+        }
+        [(_, _, at), ..] => Err(bad(*at, "the first chunk is not the JSON chunk".into())),
+        [] => Err(bad(12, "the file has no JSON chunk".into())),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn split_reads_back_what_to_glb_packs() {
+        let glb = to_glb(b"{}", &[1, 2, 3]).unwrap();
+        let (json, bin) = split(&glb).unwrap();
+        assert_eq!(json, b"{}  ");
+        assert_eq!(bin, Some(&[1u8, 2, 3, 0][..]));
+    }
+
+    #[test]
+    fn split_rejects_lengths_that_do_not_add_up_instead_of_panicking() {
+        // The fuzzer's find: a GLB header whose chunk lengths overrun the declared total.
+        let mut glb = to_glb(b"{}", &[1, 2, 3]).unwrap();
+        glb[12..16].copy_from_slice(&0xFFFF_FFF0u32.to_le_bytes());
+        assert!(split(&glb).is_err());
+        let glb = to_glb(b"{}", &[]).unwrap();
+        for cut in 0..glb.len() {
+            let mut short = glb[..cut].to_vec();
+            if short.len() >= 12 {
+                short[8..12].copy_from_slice(&(cut as u32).to_le_bytes());
+            }
+            assert!(split(&short).is_err(), "cut at {cut}");
+        }
+    }
 
     #[test]
     fn chunks_are_padded_to_four_bytes() {

@@ -61,7 +61,13 @@ pub fn read_with(
         });
     }
     let fps = if gopts.fps.is_finite() && gopts.fps > 0.0 { gopts.fps } else { DEFAULT_READ_FPS };
-    let gltf = gltf::Gltf::from_slice(bytes)
+    let (json, blob) = if bytes.starts_with(b"glTF") {
+        let (json, bin) = super::glb::split(bytes)?;
+        (json, bin.map(<[u8]>::to_vec))
+    } else {
+        (bytes, None)
+    };
+    let gltf = gltf::Gltf::from_slice(json)
         .map_err(|e| Error::Invalid { place: "document".into(), message: e.to_string() })?;
     let doc = &gltf.document;
     let mut warnings = Vec::new();
@@ -69,7 +75,7 @@ pub fn read_with(
     for b in doc.buffers() {
         let place = format!("buffers[{}]", b.index());
         let data = match b.source() {
-            gltf::buffer::Source::Bin => gltf.blob.clone().ok_or_else(|| Error::Invalid {
+            gltf::buffer::Source::Bin => blob.clone().ok_or_else(|| Error::Invalid {
                 place: place.clone(),
                 message: "GLB has no BIN chunk".into(),
             })?,

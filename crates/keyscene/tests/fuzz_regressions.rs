@@ -1,0 +1,22 @@
+//! Inputs the fuzzers (`fuzz/`) found crashing, kept so they stay fixed. Each must load as an
+//! error or a scene — never a panic.
+//!
+//! - `glb_bad_version_*.bin`: GLB headers whose version and chunk lengths do not add up; the
+//!   `gltf` crate 1.4 panicked on them (subtract with overflow in `binary.rs`) before keyscene
+//!   checked the container itself (`formats::gltf::glb::split`).
+
+use std::path::Path;
+
+#[test]
+fn fuzzer_crash_inputs_load_as_errors() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fuzz_regressions");
+    let mut seen = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let bytes = std::fs::read(&path).unwrap();
+        let r = keyscene::load_bytes(&bytes, None, &keyscene::ReadOptions::default());
+        assert!(r.is_err(), "{} is not a valid scene", path.display());
+        seen += 1;
+    }
+    assert_eq!(seen, 2, "both recorded crash inputs were tried");
+}

@@ -9,12 +9,13 @@
 
 mod common;
 
+use common::{find_node, vec3};
+
 use std::path::Path;
 
 use glam::DVec3;
 use keyscene::anim::Time;
 use keyscene::formats::obj;
-use keyscene::scene::Scene;
 use libtest_mimic::Failed;
 use serde_json::Value;
 
@@ -103,26 +104,6 @@ fn as_stored(file: &Path) -> Result<(), Failed> {
         return Err(format!("{faces} f lines, the meshes have {expected} polygons").into());
     }
     Ok(())
-}
-
-fn vec3(v: &Value) -> DVec3 {
-    let a = v.as_array().expect("vector");
-    DVec3::new(a[0].as_f64().unwrap(), a[1].as_f64().unwrap(), a[2].as_f64().unwrap())
-}
-
-/// Our node for a reference node: same source id and name, else same name and instance.
-fn find_node(scene: &Scene, r: &Value) -> Option<usize> {
-    let id = r["id"].as_i64();
-    let name = r["name"].as_str().unwrap_or("");
-    let instance = r["instance"].as_str().unwrap_or("");
-    let nodes = &scene.nodes;
-    (0..nodes.len())
-        .find(|&i| nodes[i].mesh.is_some() && nodes[i].source.id == id && nodes[i].name == name)
-        .or_else(|| {
-            (0..nodes.len()).find(|&i| {
-                nodes[i].mesh.is_some() && nodes[i].name == name && nodes[i].instance == instance
-            })
-        })
 }
 
 fn posed(corpus: &Path, reference: &Path) -> Result<(), Failed> {

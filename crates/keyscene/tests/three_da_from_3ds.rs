@@ -30,6 +30,8 @@
 
 mod common;
 
+use common::{find_node, vec3};
+
 use std::collections::HashSet;
 use std::path::Path;
 
@@ -38,30 +40,8 @@ use keyscene::anim::Time;
 use keyscene::formats::three_da::{
     self, check::triangles_of_list, check::triangles_of_strip, colmap::Colmap,
 };
-use keyscene::scene::Scene;
 use libtest_mimic::Failed;
 use serde_json::Value;
-
-fn vec3(v: &Value) -> DVec3 {
-    let a = v.as_array().expect("vector");
-    DVec3::new(a[0].as_f64().unwrap(), a[1].as_f64().unwrap(), a[2].as_f64().unwrap())
-}
-
-/// The source node for a reference node: same id and name, else same name and instance.
-fn find_node(scene: &Scene, r: &Value) -> Option<usize> {
-    let id = r["id"].as_i64();
-    let name = r["name"].as_str().unwrap_or("");
-    let instance = r["instance"].as_str().unwrap_or("");
-    let with_mesh = |i: &usize| scene.nodes[*i].mesh.is_some();
-    (0..scene.nodes.len())
-        .filter(with_mesh)
-        .find(|&i| scene.nodes[i].source.id == id && scene.nodes[i].name == name)
-        .or_else(|| {
-            (0..scene.nodes.len())
-                .filter(with_mesh)
-                .find(|&i| scene.nodes[i].name == name && scene.nodes[i].instance == instance)
-        })
-}
 
 /// Points sorted by x for nearest-point queries within a tolerance.
 struct Cloud(Vec<DVec3>);

@@ -8,35 +8,14 @@
 
 mod common;
 
+use common::{find_node, vec3};
+
 use std::path::Path;
 
 use glam::DVec3;
 use keyscene::anim::Time;
-use keyscene::scene::Scene;
 use libtest_mimic::Failed;
 use serde_json::Value;
-
-fn vec3(v: &Value) -> DVec3 {
-    let a = v.as_array().expect("vector");
-    DVec3::new(a[0].as_f64().unwrap(), a[1].as_f64().unwrap(), a[2].as_f64().unwrap())
-}
-
-/// Our node for a reference node: same id (NODE_ID or file-order number, as lib3ds numbers
-/// them) and name, else the first node with the same name and instance name.
-fn find_node(scene: &Scene, r: &Value) -> Option<usize> {
-    let id = r["id"].as_i64();
-    let name = r["name"].as_str().unwrap_or("");
-    let instance = r["instance"].as_str().unwrap_or("");
-    let with_mesh = |i: &usize| scene.nodes[*i].mesh.is_some();
-    (0..scene.nodes.len())
-        .filter(with_mesh)
-        .find(|&i| scene.nodes[i].source.id == id && scene.nodes[i].name == name)
-        .or_else(|| {
-            (0..scene.nodes.len())
-                .filter(with_mesh)
-                .find(|&i| scene.nodes[i].name == name && scene.nodes[i].instance == instance)
-        })
-}
 
 fn check_file(corpus: &Path, reference: &Path) -> Result<(), Failed> {
     let refj: Value = serde_json::from_slice(&std::fs::read(reference)?)?;

@@ -69,3 +69,29 @@ pub fn run(trials: Vec<Trial>) -> ! {
     }
     libtest_mimic::run(&args, trials).exit()
 }
+
+/// A JSON 3-vector (as in the lib3ds reference dumps) as a `DVec3`. Panics on anything else:
+/// the references are trusted inputs.
+pub fn vec3(v: &serde_json::Value) -> glam::DVec3 {
+    let a = v.as_array().expect("vector");
+    glam::DVec3::new(a[0].as_f64().unwrap(), a[1].as_f64().unwrap(), a[2].as_f64().unwrap())
+}
+
+/// Our mesh node for a lib3ds reference node: same source id (NODE_ID, or the file-order
+/// number lib3ds gives when there is none) and name, else the first mesh node with the same
+/// name and instance name.
+pub fn find_node(scene: &keyscene::scene::Scene, r: &serde_json::Value) -> Option<usize> {
+    let id = r["id"].as_i64();
+    let name = r["name"].as_str().unwrap_or("");
+    let instance = r["instance"].as_str().unwrap_or("");
+    let nodes = &scene.nodes;
+    let with_mesh = |i: &usize| nodes[*i].mesh.is_some();
+    (0..nodes.len())
+        .filter(with_mesh)
+        .find(|&i| nodes[i].source.id == id && nodes[i].name == name)
+        .or_else(|| {
+            (0..nodes.len())
+                .filter(with_mesh)
+                .find(|&i| nodes[i].name == name && nodes[i].instance == instance)
+        })
+}

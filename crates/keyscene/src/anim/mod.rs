@@ -343,6 +343,42 @@ impl RotationTrack {
 }
 
 impl ChannelTarget {
+    /// Writes this channel's value at `frame` into `p` when it drives a part of the local
+    /// transform (translation, rotation, scale, whole or per component) and returns `true`;
+    /// returns `false` for every other channel, leaving `p` alone. Parts a track has no key
+    /// for keep their value. [`Scene::evaluate`] and exporters that resample local transforms
+    /// (3DA) both sample through this.
+    pub fn apply_to_transform(&self, p: &mut crate::scene::Transform, frame: f64) -> bool {
+        let per_component = |c: &[Option<Track<f64>>; 3], v: &mut DVec3| {
+            for (k, t) in c.iter().enumerate() {
+                if let Some(x) = t.as_ref().and_then(|t| t.sample(frame)) {
+                    v[k] = x;
+                }
+            }
+        };
+        match self {
+            ChannelTarget::Translation(t) => {
+                if let Some(v) = t.sample(frame) {
+                    p.translation = v;
+                }
+            }
+            ChannelTarget::Rotation(r) => {
+                if let Some(q) = r.sample(frame) {
+                    p.rotation = q;
+                }
+            }
+            ChannelTarget::Scale(t) => {
+                if let Some(v) = t.sample(frame) {
+                    p.scale = v;
+                }
+            }
+            ChannelTarget::TranslationXyz(c) => per_component(c, &mut p.translation),
+            ChannelTarget::ScaleXyz(c) => per_component(c, &mut p.scale),
+            _ => return false,
+        }
+        true
+    }
+
     /// The track's name as the CLI shows it (`translation`, `rotation`, …).
     pub fn name(&self) -> &'static str {
         match self {
@@ -763,22 +799,10 @@ impl Scene {
         if let Some(anim) = anim {
             for ch in &anim.channels {
                 let Some(p) = parts.get_mut(ch.node) else { continue };
+                if ch.target.apply_to_transform(p, frame) {
+                    continue;
+                }
                 match &ch.target {
-                    ChannelTarget::Translation(t) => {
-                        if let Some(v) = t.sample(frame) {
-                            p.translation = v;
-                        }
-                    }
-                    ChannelTarget::Rotation(r) => {
-                        if let Some(q) = r.sample(frame) {
-                            p.rotation = q;
-                        }
-                    }
-                    ChannelTarget::Scale(t) => {
-                        if let Some(v) = t.sample(frame) {
-                            p.scale = v;
-                        }
-                    }
                     ChannelTarget::Hidden(t) => {
                         if let Some(h) = t.sample_step(frame) {
                             hidden[ch.node] = h;
@@ -805,20 +829,6 @@ impl Scene {
                             camera_roll[*c] = v;
                         }
                     }
-                    ChannelTarget::TranslationXyz(c) => {
-                        for (k, t) in c.iter().enumerate() {
-                            if let Some(v) = t.as_ref().and_then(|t| t.sample(frame)) {
-                                p.translation[k] = v;
-                            }
-                        }
-                    }
-                    ChannelTarget::ScaleXyz(c) => {
-                        for (k, t) in c.iter().enumerate() {
-                            if let Some(v) = t.as_ref().and_then(|t| t.sample(frame)) {
-                                p.scale[k] = v;
-                            }
-                        }
-                    }
                     ChannelTarget::Property { name, track } if name == "Visibility" => {
                         // FBX: shown when the value truncates to a non-zero integer (ufbx
                         // `node->visible`), so 0.5 hides.
@@ -836,7 +846,12 @@ impl Scene {
                             *w = v / 100.0;
                         }
                     }
-                    ChannelTarget::Color(_)
+                    ChannelTarget::Translation(_)
+                    | ChannelTarget::Rotation(_)
+                    | ChannelTarget::Scale(_)
+                    | ChannelTarget::TranslationXyz(_)
+                    | ChannelTarget::ScaleXyz(_)
+                    | ChannelTarget::Color(_)
                     | ChannelTarget::Hotspot(_)
                     | ChannelTarget::Falloff(_) => {}
                 }

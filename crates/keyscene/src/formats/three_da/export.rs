@@ -560,38 +560,8 @@ fn sample_parts(
 ) -> Vec<Transform> {
     let mut parts: Vec<Transform> = scene.nodes.iter().map(|n| n.transform).collect();
     for ch in anim.iter().flat_map(|a| &a.channels) {
-        let Some(p) = parts.get_mut(ch.node) else { continue };
-        match &ch.target {
-            ChannelTarget::Translation(t) => {
-                if let Some(v) = t.sample(frame) {
-                    p.translation = v;
-                }
-            }
-            ChannelTarget::Rotation(r) => {
-                if let Some(q) = r.sample(frame) {
-                    p.rotation = q;
-                }
-            }
-            ChannelTarget::Scale(t) => {
-                if let Some(v) = t.sample(frame) {
-                    p.scale = v;
-                }
-            }
-            ChannelTarget::TranslationXyz(c) => {
-                for (k, t) in c.iter().enumerate() {
-                    if let Some(v) = t.as_ref().and_then(|t| t.sample(frame)) {
-                        p.translation[k] = v;
-                    }
-                }
-            }
-            ChannelTarget::ScaleXyz(c) => {
-                for (k, t) in c.iter().enumerate() {
-                    if let Some(v) = t.as_ref().and_then(|t| t.sample(frame)) {
-                        p.scale[k] = v;
-                    }
-                }
-            }
-            _ => {}
+        if let Some(p) = parts.get_mut(ch.node) {
+            ch.target.apply_to_transform(p, frame);
         }
     }
     parts

@@ -31,8 +31,11 @@ pub fn newell_normal(positions: &[DVec3], polygon: &[u32]) -> DVec3 {
 
 /// Splits a polygon into triangles, as triples of positions *within* the polygon (0-based
 /// corner numbers). Triangles pass through; convex polygons are fanned from corner 0; concave
-/// ones are ear-clipped in the plane of their Newell normal. A polygon ear clipping cannot
-/// split (self-intersecting) falls back to the fan. Fewer than three corners give nothing.
+/// ones are ear-clipped in the plane of their Newell normal (the `earcut` crate), every
+/// triangle keeping the polygon's winding. Ear clipping drops corners that add no area
+/// (repeated or collinear points), so a concave polygon may give fewer than `n − 2`
+/// triangles; one it cannot split at all falls back to the fan. Fewer than three corners give
+/// nothing.
 pub fn triangulate(positions: &[DVec3], polygon: &[u32]) -> Vec<[usize; 3]> {
     let n = polygon.len();
     if n < 3 {
@@ -62,30 +65,28 @@ pub fn triangulate(positions: &[DVec3], polygon: &[u32]) -> Vec<[usize; 3]> {
     if convex {
         return fan();
     }
-    let mut remaining: Vec<usize> = (0..n).collect();
-    let mut out = Vec::with_capacity(n - 2);
-    while remaining.len() > 3 {
-        let m = remaining.len();
-        let ear = (0..m).find(|&k| {
-            let (a, b, c) = (remaining[(k + m - 1) % m], remaining[k], remaining[(k + 1) % m]);
-            if cross(pts[a], pts[b], pts[c]) <= 0.0 {
-                return false;
-            }
-            remaining.iter().all(|&r| {
-                r == a
-                    || r == b
-                    || r == c
-                    || !(cross(pts[a], pts[b], pts[r]) >= 0.0
-                        && cross(pts[b], pts[c], pts[r]) >= 0.0
-                        && cross(pts[c], pts[a], pts[r]) >= 0.0)
-            })
-        });
-        let Some(k) = ear else { return fan() };
-        out.push([remaining[(k + m - 1) % m], remaining[k], remaining[(k + 1) % m]]);
-        remaining.remove(k);
+    // Concave: ear clipping by the `earcut` crate (mapbox/earcut's algorithm: a linked ring,
+    // z-order hashing for large polygons, so a 10,000-corner n-gon costs milliseconds, not the
+    // seconds a naive O(n³) clipper takes), then every triangle turned to the polygon's winding.
+    let mut flat = Vec::new();
+    earcut::Earcut::<f64>::new().earcut(pts.iter().map(|p| [p.x, p.y]), &[] as &[u32], &mut flat);
+    if flat.is_empty() {
+        return fan();
     }
-    out.push([remaining[0], remaining[1], remaining[2]]);
-    out
+    let signed: f64 = flat
+        .chunks_exact(3)
+        .map(|t| cross(pts[t[0] as usize], pts[t[1] as usize], pts[t[2] as usize]))
+        .sum();
+    flat.chunks_exact(3)
+        .map(|t| {
+            let (a, b, c) = (t[0] as usize, t[1] as usize, t[2] as usize);
+            if signed < 0.0 {
+                [a, c, b]
+            } else {
+                [a, b, c]
+            }
+        })
+        .collect()
 }
 
 /// One unit normal per polygon corner (indexed like [`Mesh::corner_vertices`]) for a mesh
@@ -274,5 +275,39 @@ mod tests {
         // Outline area by the shoelace formula: 16 − triangle (0,4)-(4,4)-(2,1) of area 6 = 10.
         assert!((area - 10.0).abs() < 1e-12);
         assert!(tris.iter().all(|t| (p[t[1]] - p[t[0]]).cross(p[t[2]] - p[t[0]]).z > 0.0));
+    }
+
+    #[test]
+    fn a_comb_of_twenty_thousand_corners_is_clipped_whole_and_inside_its_outline() {
+        // A comb: teeth of width 1 and height 10 on a base strip 0 ≤ y ≤ 1, so every tooth's
+        // inner corners are reflex. Its area is the base (teeth·2 − 1) plus teeth·10 — by
+        // construction, independent of any triangulation.
+        let teeth = 5_000;
+        let mut p = Vec::new();
+        for t in 0..teeth {
+            let x = 2.0 * t as f64;
+            p.push(DVec3::new(x, 1.0, 0.0));
+            p.push(DVec3::new(x, 11.0, 0.0));
+            p.push(DVec3::new(x + 1.0, 11.0, 0.0));
+            p.push(DVec3::new(x + 1.0, 1.0, 0.0));
+        }
+        // Back along the bottom edge (x decreasing) closes the outline counter-clockwise…
+        let end = 2.0 * teeth as f64 - 1.0;
+        p.push(DVec3::new(end, 0.0, 0.0));
+        p.push(DVec3::new(0.0, 0.0, 0.0));
+        // …but the teeth above were listed left to right along the top, which is clockwise;
+        // reverse so the ring is one consistent loop and the normal is −Z or +Z either way.
+        p.reverse();
+        let poly: Vec<u32> = (0..p.len() as u32).collect();
+        let tris = triangulate(&p, &poly);
+        assert_eq!(tris.len(), p.len() - 2);
+        let normal = newell_normal(&p, &poly).normalize();
+        let areas: Vec<f64> = tris
+            .iter()
+            .map(|t| (p[t[1]] - p[t[0]]).cross(p[t[2]] - p[t[0]]).dot(normal) / 2.0)
+            .collect();
+        assert!(areas.iter().all(|&a| a > 0.0), "every triangle keeps the polygon's winding");
+        let expected = (2.0 * teeth as f64 - 1.0) + 10.0 * teeth as f64;
+        assert!((areas.iter().sum::<f64>() - expected).abs() < 1e-6 * expected);
     }
 }

@@ -1,0 +1,158 @@
+#!/usr/bin/env python3
+"""Imports keyscene's GLB files into Blender and compares Blender's evaluated world-space
+vertex positions with the lib3ds references (issue #5, section 3 item 4; not run in CI).
+
+For each corpus 3DS file with a reference (shared/corpus/3ds/reference/*.lib3ds.json), or the
+ones named on the command line (substring of the reference name), the script converts it with
+`keyscene convert FILE OUT.glb`, imports the GLB into an empty Blender scene with Blender's own
+glTF importer (`bpy.ops.import_scene.gltf`, default options), sets the scene to each reference
+frame and reads every mesh object's evaluated mesh (depsgraph: modifiers, armatures and shape
+keys applied) in world space. Per reference mesh node it reports the worst of:
+  * bbox: the evaluated world bounding box against lib3ds's;
+  * vertex: each lib3ds sample vertex against the nearest evaluated vertex (Blender splits and
+    merges glTF vertices as it likes, so vertices are matched by position, not index);
+and prints one table row per file with the error relative to the tolerance
+1e-4 x max(1, scene bbox diagonal at that frame).
+
+Blender conventions met: its importer turns glTF's +Y up into Blender's +Z up,
+(x, y, z) -> (x, -z, y), which is exactly the inverse of keyscene's axis root node, so Blender's
+world coordinates are the 3DS coordinates and are compared as they are. Blender counts time in
+frames of the scene's rate (default 24 fps) and the importer converts glTF seconds with it; the
+script sets the scene to 30 fps before importing so that Blender frame F is 3DS frame F
+(the GLB's times are frame / 30 s).
+
+Run (with the PyPI `bpy` module, Python 3.11):
+  cargo build --release -p keyscene-cli
+  /opt/keyscene-oracles/venv-bpy/bin/python tools/blender_check.py \\
+      [--keyscene target/release/keyscene] [--corpus ../shared/corpus] [--keep DIR] [NAME...]
+Exit status 0 when every file is within tolerance, 1 otherwise.
+"""
+import argparse
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+
+import bpy
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def parse_args():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--keyscene", default=os.path.join(ROOT, "target/release/keyscene"))
+    ap.add_argument("--corpus", default=os.environ.get(
+        "KEYSCENE_CORPUS", os.path.join(ROOT, "../shared/corpus")))
+    ap.add_argument("--keep", default=None, help="write the GLB files here (default: a temporary folder)")
+    ap.add_argument("--fps", type=float, default=30.0,
+                    help="scene rate before import (30: Blender frame = 3DS frame)")
+    ap.add_argument("names", nargs="*")
+    return ap.parse_args()
+
+
+def world_vertices(obj, dg):
+    """Evaluated mesh vertices of `obj` in world space."""
+    oe = obj.evaluated_get(dg)
+    me = oe.to_mesh()
+    mw = oe.matrix_world
+    pts = [tuple(mw @ v.co) for v in me.vertices]
+    oe.to_mesh_clear()
+    return pts
+
+
+def identity(obj):
+    """The source name keyscene keeps for a node: extras `keyscene.name` (Blender stores glTF
+    extras as custom properties) or the glTF node name."""
+    ks = obj.get("keyscene")
+    if ks is not None and "name" in ks:
+        return ks["name"], ks.get("instance", "")
+    return obj.name, ""
+
+
+def dist(a, b):
+    return math.sqrt(sum((a[k] - b[k]) ** 2 for k in range(3)))
+
+
+def check_file(glb, ref, fps):
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    scene = bpy.context.scene
+    scene.render.fps = int(fps)
+    scene.render.fps_base = int(fps) / fps
+    bpy.ops.import_scene.gltf(filepath=glb)
+    meshes = [o for o in scene.objects if o.type == "MESH"]
+    worst = {"bbox": 0.0, "vertex": 0.0}
+    problems = []
+    for sample in ref["samples"]:
+        frame = sample["frame"]
+        fi = math.floor(frame)
+        scene.frame_set(int(fi), subframe=frame - fi)
+        dg = bpy.context.evaluated_depsgraph_get()
+        nodes = [n for n in sample["nodes"] if "world_bbox_min" in n]
+        lo = [min(n["world_bbox_min"][k] for n in nodes) for k in range(3)] if nodes else [0] * 3
+        hi = [max(n["world_bbox_max"][k] for n in nodes) for k in range(3)] if nodes else [0] * 3
+        tol = 1e-4 * max(1.0, dist(lo, hi))
+        used = set()
+        for n in nodes:
+            key = (n["name"], n.get("instance", ""))
+            cands = [o for o in meshes if o.name not in used and identity(o) == key]
+            if not cands:
+                cands = [o for o in meshes if o.name not in used and identity(o)[0] == key[0]]
+            if not cands:
+                problems.append(f"frame {frame}: {key} not imported")
+                continue
+            obj = cands[0]
+            used.add(obj.name)
+            pts = world_vertices(obj, dg)
+            if not pts:
+                problems.append(f"frame {frame}: {key} has no vertices")
+                continue
+            gmin = [min(p[k] for p in pts) for k in range(3)]
+            gmax = [max(p[k] for p in pts) for k in range(3)]
+            e = max(max(abs(gmin[k] - n["world_bbox_min"][k]), abs(gmax[k] - n["world_bbox_max"][k]))
+                    for k in range(3))
+            worst["bbox"] = max(worst["bbox"], e / tol)
+            for sv in n.get("world_sample_vertices", []):
+                e = min(dist(p, sv["position"]) for p in pts)
+                worst["vertex"] = max(worst["vertex"], e / tol)
+                if e > tol and len(problems) < 50:
+                    problems.append(f"frame {frame}: {key[0]} vertex {sv['index']} off by {e:.3g} (tol {tol:.3g})")
+    return worst, problems, len(ref["samples"])
+
+
+def main():
+    a = parse_args()
+    ref_dir = os.path.join(a.corpus, "3ds", "reference")
+    refs = sorted(f for f in os.listdir(ref_dir) if f.endswith(".lib3ds.json"))
+    if a.names:
+        refs = [r for r in refs if any(n in r for n in a.names)]
+    out_dir = a.keep or tempfile.mkdtemp(prefix="keyscene-blender-")
+    os.makedirs(out_dir, exist_ok=True)
+    print(f"Blender {bpy.app.version_string}; scene rate {a.fps} fps; GLB files in {out_dir}")
+    print(f"{'file':52} {'frames':>6} {'bbox/tol':>9} {'vertex/tol':>10}  result")
+    failed = 0
+    for r in refs:
+        ref = json.load(open(os.path.join(ref_dir, r)))
+        name = r[: -len(".lib3ds.json")]
+        glb = os.path.join(out_dir, name + ".glb")
+        conv = subprocess.run([a.keyscene, "convert", os.path.join(a.corpus, "3ds", ref["file"]), glb],
+                              capture_output=True, text=True)
+        if conv.returncode != 0:
+            print(f"{name:52} convert failed: {conv.stderr.strip()}")
+            failed += 1
+            continue
+        worst, problems, frames = check_file(glb, ref, a.fps)
+        ok = not problems
+        failed += 0 if ok else 1
+        print(f"{name:52} {frames:6} {worst['bbox']:9.3f} {worst['vertex']:10.3f}  "
+              f"{'ok' if ok else 'DIFFERS'}")
+        for p in problems[:3]:
+            print(f"    {p}")
+    print(f"{len(refs) - failed} passed, {failed} failed")
+    sys.stdout.flush()
+    os._exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -7,8 +7,9 @@
 //
 // Usage:  node tools/threejs_check.mjs JOB.json
 //   JOB.json: {"files": [{"name", "file": absolute path, "times": [seconds…],
-//              "vertices": {"NAME\u0000INSTANCE": [source vertex index…]},
-//              "screenshot": absolute .png path}]}
+//              "vertices": {"NAME\u0000INSTANCE": [source vertex index…]}, "all": bool (every
+//              source vertex), "clip": animation name, "source_space": bool (positions in the
+//              source's axes, under keyscene's axis root), "screenshot": absolute .png path}]}
 // Prints one JSON document: {"three": "r187", "chromium": version, "files": [{"name",
 //   "samples": [{"time", "nodes": [{"name", "instance", "vertex_count", "world_bbox_min",
 //   "world_bbox_max", "world_centroid", "vertices": [[index, [x, y, z]]…]}]}]} or {"name",
@@ -82,8 +83,10 @@ try {
     const url = `${origin}/files/${i}/${encodeURIComponent(path.basename(f.file))}`;
     const started = performance.now();
     try {
-      const r = await page.evaluate((j) => window.keysceneCheck(j),
-        { url, times: f.times, vertices: f.vertices || {} });
+      const r = await page.evaluate((j) => window.keysceneCheck(j), {
+        url, times: f.times, vertices: f.vertices || {}, all: !!f.all, clip: f.clip ?? null,
+        source_space: !!f.source_space,
+      });
       out.three = r.three;
       if (f.screenshot) {
         fs.mkdirSync(path.dirname(f.screenshot), { recursive: true });

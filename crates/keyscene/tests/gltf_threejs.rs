@@ -14,6 +14,14 @@
 //! `/usr/bin/chromium`); without them every trial is reported ignored, saying why. `.ci/run`
 //! installs them.
 //!
+//! FBX: a sample of the rows of `shared/corpus/fbx/references.tsv` that pose a file at a time
+//! (`mode` = time, the file's own space, no extra options; at most [`FBX_SAMPLE`] files, spread
+//! over the sorted list; skinned or blend-shape files only once the GLB carries `skins` /
+//! morph `targets`) go through the same browser session, playing the row's stack to its time.
+//! Positions are taken relative to keyscene's axis root node (the source's axes and units),
+//! and every vertex the ufbx reference `.obj` group uses must have a three vertex of that node
+//! within the row's tolerance (per component, after `position_scale`, as ufbx compares).
+//!
 //! glTF is Y-up; three's world positions are mapped back to 3DS's Z-up with
 //! `(x, y, z) → (x, −z, y)` (docs/gltf.md, "Axis root node"). Nodes are matched by the source
 //! name and instance (glTF node extras, docs/gltf.md, "Node extras"), the k-th three node of a
@@ -261,6 +269,206 @@ fn check(case: &Case, answer: &Value) -> Result<(), Failed> {
     }
 }
 
+/// At most this many FBX files go to the browser (CI time).
+const FBX_SAMPLE: usize = 16;
+
+/// FBX files larger than this many vertices are left out of the sample (page time).
+const FBX_MAX_VERTICES: usize = 20_000;
+
+/// One row of `references.tsv`: an FBX file posed at `time` seconds of `stack`, and its
+/// reference OBJ.
+#[derive(Clone)]
+struct FbxRow {
+    name: String,
+    fbx: PathBuf,
+    obj: PathBuf,
+    time: f64,
+    stack: String,
+    tolerance: f64,
+    position_scale: f64,
+}
+
+/// The `time` rows of `references.tsv` in the file's own space with no extra options, one per
+/// FBX file, sorted by file.
+fn fbx_rows(corpus: &Path) -> Vec<FbxRow> {
+    let dir = corpus.join("fbx");
+    let Ok(text) = std::fs::read_to_string(dir.join("references.tsv")) else { return Vec::new() };
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap_or("").split('\t').collect();
+    let col = |row: &[&str], name: &str| -> String {
+        header.iter().position(|h| *h == name).and_then(|i| row.get(i)).unwrap_or(&"").to_string()
+    };
+    let mut rows: Vec<FbxRow> = Vec::new();
+    for line in lines {
+        let row: Vec<&str> = line.split('\t').collect();
+        if col(&row, "mode") != "time"
+            || col(&row, "transform_skin") != "no"
+            || !col(&row, "conversion").is_empty()
+            || !col(&row, "options").is_empty()
+        {
+            continue;
+        }
+        let fbx = col(&row, "fbx");
+        if rows.iter().any(|r| r.fbx == dir.join(&fbx)) {
+            continue;
+        }
+        let (Ok(time), Ok(tolerance)) =
+            (col(&row, "time_s").parse::<f64>(), col(&row, "tolerance").parse::<f64>())
+        else {
+            continue;
+        };
+        rows.push(FbxRow {
+            name: format!("fbx/{}", fbx.trim_end_matches(".fbx")),
+            fbx: dir.join(&fbx),
+            obj: dir.join(col(&row, "obj")),
+            time,
+            stack: col(&row, "stack"),
+            tolerance,
+            position_scale: col(&row, "position_scale").parse().unwrap_or(1.0),
+        });
+    }
+    rows.sort_by(|a, b| a.fbx.cmp(&b.fbx));
+    rows
+}
+
+/// Writes the GLB of `row`'s file into `dir` when it belongs in the sample (loads, small
+/// enough, its skins and blend shapes written): the page's job entry, else why not.
+fn prepare_fbx(row: &FbxRow, dir: &Path) -> Result<Value, &'static str> {
+    let (scene, _) = keyscene::load(&row.fbx).map_err(|_| "does not load")?;
+    let vertices: usize = scene.meshes.iter().map(|m| m.positions.len()).sum();
+    if vertices == 0 || vertices > FBX_MAX_VERTICES {
+        return Err("no mesh or too large");
+    }
+    let file = keyscene::formats::gltf::write(&scene, &WriteOptions::default())
+        .map_err(|_| "glTF write fails")?;
+    let has = |s: &str| file.main.windows(s.len()).any(|w| w == s.as_bytes());
+    if !scene.skins.is_empty() && !has("\"skins\"") {
+        return Err("skinned, skins not written");
+    }
+    if scene.meshes.iter().any(|m| !m.morph_targets.is_empty()) && !has("\"targets\"") {
+        return Err("blend shapes, morph targets not written");
+    }
+    let stem = row.name.replace('/', "_");
+    let glb = dir.join(format!("{stem}.glb"));
+    std::fs::write(&glb, &file.main).map_err(|_| "cannot write the GLB")?;
+    Ok(json!({
+        "name": row.name,
+        "file": glb,
+        "times": [row.time],
+        "all": true,
+        "clip": if row.stack.is_empty() { Value::Null } else { Value::from(row.stack.clone()) },
+        "source_space": true,
+        "screenshot": dir.join(format!("{stem}.png")),
+    }))
+}
+
+/// A reference OBJ's groups: the names on each `g`/`o` line (ufbx ignores `g default…`), and
+/// the positions of the vertices the group's faces use.
+fn obj_groups(text: &str) -> Vec<(Vec<String>, Vec<DVec3>)> {
+    let mut v: Vec<DVec3> = Vec::new();
+    let mut groups: Vec<(Vec<String>, Vec<usize>)> = Vec::new();
+    for line in text.lines() {
+        let mut it = line.split_whitespace();
+        match it.next() {
+            Some("v") => {
+                let p: Vec<f64> = it.take(3).filter_map(|x| x.parse().ok()).collect();
+                let at = |k: usize| p.get(k).copied().unwrap_or(0.0);
+                v.push(DVec3::new(at(0), at(1), at(2)));
+            }
+            Some("g") if line.starts_with("g default") => {}
+            Some("g" | "o") => groups.push((it.map(String::from).collect(), Vec::new())),
+            Some("f") => {
+                if groups.is_empty() {
+                    groups.push((Vec::new(), Vec::new()));
+                }
+                let Some(g) = groups.last_mut() else { continue };
+                for c in it {
+                    let i: i64 = c.split('/').next().unwrap_or("").parse().unwrap_or(0);
+                    let i = if i < 0 { v.len() as i64 + i } else { i - 1 };
+                    if i >= 0 {
+                        g.1.push(i as usize);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    groups
+        .into_iter()
+        .filter(|g| !g.1.is_empty())
+        .map(|(names, mut idx)| {
+            idx.sort_unstable();
+            idx.dedup();
+            (names, idx.into_iter().filter_map(|i| v.get(i).copied()).collect())
+        })
+        .collect()
+}
+
+/// Compares three's answer for one FBX row with the ufbx reference OBJ.
+fn check_fbx(row: &FbxRow, answer: &Value) -> Result<(), Failed> {
+    if let Some(e) = answer["error"].as_str() {
+        return Err(format!("three.js could not load the GLB of {}: {e}", row.fbx.display()).into());
+    }
+    let text = std::fs::read_to_string(&row.obj).map_err(|e| e.to_string())?;
+    let groups = obj_groups(&text);
+    let nodes = answer["samples"][0]["nodes"].as_array().ok_or("answer without nodes")?;
+    let points = |n: &Value| -> Vec<DVec3> {
+        n["vertices"].as_array().into_iter().flatten().filter_map(|v| vec3(&v[1])).collect()
+    };
+    let (s, tol) = (row.position_scale, row.tolerance);
+    let mut failures = Vec::new();
+    let mut worst = 0.0f64;
+    // As ufbx matches: groups with fewer names first (a Maya group line names the node and its
+    // ancestors), each three node used once, an exact name before a Blender `NODE_MESH` prefix.
+    let mut order: Vec<usize> = (0..groups.len()).collect();
+    order.sort_by_key(|&g| groups[g].0.len());
+    let mut used = vec![false; nodes.len()];
+    for (names, want) in order.iter().map(|&g| &groups[g]) {
+        let free = |k: &usize| !used[*k];
+        let named =
+            |k: &usize| names.iter().any(|g| Some(g.as_str()) == nodes[*k]["name"].as_str());
+        let prefix =
+            |k: &usize| names.iter().any(|g| g.split('_').next() == nodes[*k]["name"].as_str());
+        let k = (0..nodes.len())
+            .filter(free)
+            .find(named)
+            .or_else(|| (0..nodes.len()).filter(free).find(prefix))
+            .or_else(|| (groups.len() == 1 && nodes.len() == 1).then_some(0));
+        if let Some(k) = k {
+            used[k] = true;
+        }
+        let node = k.map(|k| &nodes[k]);
+        let Some(node) = node else {
+            failures.push(format!("group {names:?}: no three mesh node of that name"));
+            continue;
+        };
+        let got = points(node);
+        let mut off = 0.0f64;
+        for p in want {
+            let d = got
+                .iter()
+                .map(|q| ((*q - *p) * s).abs().max_element())
+                .fold(f64::INFINITY, f64::min);
+            off = off.max(d);
+        }
+        worst = worst.max(off / tol);
+        if !(off < tol) {
+            failures.push(format!(
+                "group {names:?} (node {}): a reference vertex is {off:.3e} from every three vertex (tolerance {tol})",
+                node["name"]
+            ));
+        }
+    }
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        let n = failures.len();
+        failures.truncate(8);
+        Err(format!("{n} mismatches (worst {worst:.2} × tolerance):\n{}", failures.join("\n"))
+            .into())
+    }
+}
+
 /// Whether libtest-mimic's arguments select a trial of this name.
 fn selected(args: &libtest_mimic::Arguments, name: &str) -> bool {
     let filter_ok = match &args.filter {
@@ -312,6 +520,25 @@ fn main() {
                     Err(e) => trials.push(Trial::test(name, move || Err(e.into()))),
                 }
             }
+            let rows: Vec<FbxRow> =
+                fbx_rows(c).into_iter().filter(|r| selected(&args, &r.name)).collect();
+            let mut fbx_cases = Vec::new();
+            let mut left_out: BTreeMap<&str, usize> = BTreeMap::new();
+            for row in &rows {
+                match prepare_fbx(row, &dir) {
+                    Ok(job) => fbx_cases.push((row.clone(), job)),
+                    Err(why) => *left_out.entry(why).or_default() += 1,
+                }
+            }
+            eprintln!(
+                "FBX: {} files with a time reference, {} usable, left out: {left_out:?}",
+                rows.len(),
+                fbx_cases.len()
+            );
+            // Spread the sample over the sorted list.
+            let step = fbx_cases.len().div_ceil(FBX_SAMPLE).max(1);
+            let fbx_cases: Vec<(FbxRow, Value)> = fbx_cases.into_iter().step_by(step).collect();
+            jobs.extend(fbx_cases.iter().map(|(_, j)| j.clone()));
             let answers =
                 if jobs.is_empty() { Ok(HashMap::new()) } else { run_browser(&jobs, &dir) };
             let answers = Arc::new(answers);
@@ -321,6 +548,16 @@ fn main() {
                     Err(e) => Err(e.clone().into()),
                     Ok(map) => match map.get(&case.name) {
                         Some(a) => check(&case, a),
+                        None => Err("no answer from the browser".into()),
+                    },
+                }));
+            }
+            for (row, _) in fbx_cases {
+                let answers = Arc::clone(&answers);
+                trials.push(Trial::test(row.name.clone(), move || match answers.as_ref() {
+                    Err(e) => Err(e.clone().into()),
+                    Ok(map) => match map.get(&row.name) {
+                        Some(a) => check_fbx(&row, a),
                         None => Err("no answer from the browser".into()),
                     },
                 }));

@@ -14,6 +14,15 @@ keys applied) in world space. Per reference mesh node it reports the worst of:
 and prints one table row per file with the error relative to the tolerance
 1e-4 x max(1, scene bbox diagonal at that frame).
 
+FBX: the rows of shared/corpus/fbx/references.tsv that pose a file at a time in its own space
+with no extra options (one row per file; the same sample as the three.js test) are converted
+and imported the same way, posed at the row's time (Blender frame = time x 30), and every
+vertex a ufbx reference .obj group's faces use must have an evaluated vertex of the matching
+object within the row's tolerance (per component, as ufbx compares). Positions are taken back
+to the source's axes and units through keyscene's axis root node (an empty in Blender), or,
+without one, through the inverse of Blender's +Y up -> +Z up import conversion. Blender plays
+each object's active action: the glTF importer makes the first animation active.
+
 Blender conventions met: its importer turns glTF's +Y up into Blender's +Z up,
 (x, y, z) -> (x, -z, y), which is exactly the inverse of keyscene's axis root node, so Blender's
 world coordinates are the 3DS coordinates and are compared as they are. Blender counts time in
@@ -36,6 +45,7 @@ import sys
 import tempfile
 
 import bpy
+from mathutils import Vector
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -121,6 +131,83 @@ def check_file(glb, ref, fps):
     return worst, problems, len(ref["samples"])
 
 
+def fbx_rows(corpus):
+    """The `time` rows of references.tsv in the file's own space with no options, one per file."""
+    path = os.path.join(corpus, "fbx", "references.tsv")
+    lines = open(path, encoding="utf-8").read().splitlines()
+    header = lines[0].split("\t")
+    rows, seen = [], set()
+    for line in lines[1:]:
+        r = dict(zip(header, line.split("\t")))
+        if (r.get("mode") != "time" or r.get("transform_skin") != "no" or r.get("conversion")
+                or r.get("options") or r["fbx"] in seen):
+            continue
+        seen.add(r["fbx"])
+        rows.append(r)
+    return sorted(rows, key=lambda r: r["fbx"])
+
+
+def obj_groups(path):
+    """Reference OBJ groups: (names of the g/o line, positions the group's faces use);
+    `g default...` lines are ignored as ufbx does."""
+    v, groups = [], []
+    for line in open(path, encoding="utf-8", errors="replace"):
+        t = line.split()
+        if not t:
+            continue
+        if t[0] == "v":
+            v.append(tuple(float(x) for x in t[1:4]))
+        elif t[0] == "g" and line.startswith("g default"):
+            continue
+        elif t[0] in ("g", "o"):
+            groups.append((t[1:], set()))
+        elif t[0] == "f":
+            if not groups:
+                groups.append(([], set()))
+            for c in t[1:]:
+                i = int(c.split("/")[0])
+                groups[-1][1].add(i - 1 if i > 0 else len(v) + i)
+    return [(names, [v[i] for i in sorted(idx)]) for names, idx in groups if idx]
+
+
+def check_fbx(glb, row, fps):
+    from mathutils import Matrix
+
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    scene = bpy.context.scene
+    scene.render.fps = int(fps)
+    scene.render.fps_base = int(fps) / fps
+    bpy.ops.import_scene.gltf(filepath=glb)
+    frame = float(row["time_s"]) * fps
+    fi = math.floor(frame)
+    scene.frame_set(int(fi), subframe=frame - fi)
+    dg = bpy.context.evaluated_depsgraph_get()
+    root = next((o for o in scene.objects if o.name.startswith("keyscene axis conversion")), None)
+    to_source = (root.evaluated_get(dg).matrix_world.inverted() if root is not None
+                 else Matrix(((1, 0, 0, 0), (0, 0, 1, 0), (0, -1, 0, 0), (0, 0, 0, 1))))
+    meshes = [o for o in scene.objects if o.type == "MESH"]
+    groups = obj_groups(row["_obj_path"])
+    tol, scale = float(row["tolerance"]), float(row.get("position_scale") or 1)
+    used, problems, worst = set(), [], 0.0
+    for names, want in sorted(groups, key=lambda g: len(g[0])):
+        free = [o for o in meshes if o.name not in used]
+        obj = (next((o for o in free if identity(o)[0] in names), None)
+               or next((o for o in free if identity(o)[0] in [n.split("_")[0] for n in names]), None)
+               or (meshes[0] if len(groups) == 1 and len(meshes) == 1 else None))
+        if obj is None:
+            problems.append(f"group {names}: no object of that name")
+            continue
+        used.add(obj.name)
+        pts = [tuple(to_source @ Vector(p)) for p in world_vertices(obj, dg)]
+        off = 0.0
+        for p in want:
+            off = max(off, min(max(abs(p[k] - q[k]) * scale for k in range(3)) for q in pts) if pts else math.inf)
+        worst = max(worst, off / tol)
+        if off >= tol:
+            problems.append(f"group {names} ({obj.name}): a reference vertex is {off:.3g} from every vertex (tol {tol})")
+    return worst, problems
+
+
 def main():
     a = parse_args()
     ref_dir = os.path.join(a.corpus, "3ds", "reference")
@@ -149,7 +236,27 @@ def main():
               f"{'ok' if ok else 'DIFFERS'}")
         for p in problems[:3]:
             print(f"    {p}")
-    print(f"{len(refs) - failed} passed, {failed} failed")
+    total = len(refs)
+    print(f"{'FBX file at time (s)':52} {'time':>6} {'':9} {'vertex/tol':>10}  result")
+    for row in fbx_rows(a.corpus):
+        name = "fbx/" + row["fbx"][: -len(".fbx")]
+        if a.names and not any(n in name for n in a.names):
+            continue
+        row["_obj_path"] = os.path.join(a.corpus, "fbx", row["obj"])
+        glb = os.path.join(out_dir, name.replace("/", "_") + ".glb")
+        conv = subprocess.run([a.keyscene, "convert", os.path.join(a.corpus, "fbx", row["fbx"]), glb],
+                              capture_output=True, text=True)
+        total += 1
+        if conv.returncode != 0:
+            print(f"{name:52} convert failed: {conv.stderr.strip()[:80]}")
+            failed += 1
+            continue
+        worst, problems = check_fbx(glb, row, a.fps)
+        failed += 1 if problems else 0
+        print(f"{name:52} {float(row['time_s']):6.3f} {'':9} {worst:10.3f}  {'ok' if not problems else 'DIFFERS'}")
+        for p in problems[:3]:
+            print(f"    {p}")
+    print(f"{total - failed} passed, {failed} failed")
     sys.stdout.flush()
     os._exit(1 if failed else 0)
 

@@ -267,7 +267,9 @@ fn supported_files(dir: &Path, skip: Option<&Path>) -> Result<Vec<PathBuf>, CliE
     let mut stack = vec![PathBuf::new()];
     while let Some(rel) = stack.pop() {
         let abs = dir.join(&rel);
-        if rel.as_os_str().len() > 0 && skip.is_some() && abs.canonicalize().ok().as_deref() == skip
+        if !rel.as_os_str().is_empty()
+            && skip.is_some()
+            && abs.canonicalize().ok().as_deref() == skip
         {
             continue;
         }

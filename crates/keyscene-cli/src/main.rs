@@ -5,6 +5,7 @@
 //! keyscene sample FILE (--frame F | --time SECONDS)... [--fps N] [--animation I | --stack NAME] --json
 //! keyscene convert IN OUT [--frame F | --time SECONDS] [--animation I | --stack NAME]
 //!     [--up AXIS] [--units UNIT] [--no-extrapolation] [--bind-pose NAME] [--transform-skin]
+//! keyscene convert DIR OUTDIR --to glb|gltf|3da|obj [--json]
 //! ```
 //!
 //! Reader warnings go to stderr as `keyscene: warning: …`; errors as `keyscene: error: …` (with
@@ -24,6 +25,7 @@ use keyscene::scene::Axis;
 #[global_allocator]
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+mod batch;
 mod check;
 mod convert;
 mod inspect;
@@ -85,12 +87,21 @@ enum Command {
         json: bool,
     },
     /// Convert a scene; the output format follows OUT's extension (.obj, .gltf, .glb, .3da).
+    /// With a folder as input, convert every supported file under it (see --to).
     Convert {
-        /// The scene file to read.
+        /// The scene file to read, or a folder: every .3ds, .prj, .fbx, .3da, .gltf and .glb
+        /// file under it is converted (in parallel), mirroring subfolders under OUT.
         input: PathBuf,
         /// The file to write: .obj (with a .mtl beside it), .gltf, .glb, or .3da (with .mat
-        /// material scripts beside it).
+        /// material scripts beside it). For a folder input: the output folder.
         output: PathBuf,
+        /// Folder input: the output format. The summary lists files converted, with warnings
+        /// and failed (with the reason); the exit status is non-zero when any failed.
+        #[arg(long, value_name = "FORMAT")]
+        to: Option<batch::Target>,
+        /// Folder input: print the summary as JSON (schema in docs/cli.md).
+        #[arg(long)]
+        json: bool,
         /// OBJ: pose the scene at this frame of the file's clock. Default: the geometry as
         /// stored (properties as stored, no curve evaluated, skins at their stored pose).
         #[arg(long, value_name = "F", allow_negative_numbers = true, conflicts_with = "time")]
@@ -205,7 +216,17 @@ fn run(cli: Cli, matches: &ArgMatches) -> Result<(), CliError> {
             no_extrapolation,
             bind_pose,
             transform_skin,
+            to,
+            json,
         } => {
+            if input.is_dir() {
+                let sub = matches.subcommand_matches("convert").expect("convert was parsed");
+                return batch_convert(&input, &output, to, json, sub, &mut out);
+            }
+            if to.is_some() || json {
+                let what = if json { "--json" } else { "--to" };
+                return Err(CliError::Msg(format!("{what} applies to converting a folder")));
+            }
             let (up, units) = match space {
                 Some((a, u)) => (Some(a), Some(u)),
                 None => (up, units),
@@ -224,6 +245,45 @@ fn run(cli: Cli, matches: &ArgMatches) -> Result<(), CliError> {
             convert::run(scene, &output, &pose, animation)
         }
     }
+}
+
+/// `convert DIR OUTDIR`: needs `--to` and takes none of the single-file options.
+fn batch_convert(
+    input: &Path,
+    output: &Path,
+    to: Option<batch::Target>,
+    json: bool,
+    sub: &ArgMatches,
+    out: &mut dyn std::io::Write,
+) -> Result<(), CliError> {
+    let Some(to) = to else {
+        return Err(CliError::Msg(format!(
+            "{} is a folder: give --to glb|gltf|3da|obj",
+            input.display()
+        )));
+    };
+    let single_file_options = [
+        "frame",
+        "time",
+        "animation",
+        "stack",
+        "up",
+        "units",
+        "space",
+        "no_extrapolation",
+        "bind_pose",
+        "transform_skin",
+    ];
+    let given = single_file_options
+        .iter()
+        .find(|id| sub.value_source(id) == Some(clap::parser::ValueSource::CommandLine));
+    if let Some(id) = given {
+        return Err(CliError::Msg(format!(
+            "--{} applies to converting one file, not a folder",
+            id.replace('_', "-")
+        )));
+    }
+    batch::run(input, output, to, json, out)
 }
 
 /// Loads a scene and prints the reader's warnings to stderr.

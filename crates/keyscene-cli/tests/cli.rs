@@ -349,3 +349,131 @@ fn convert_to_3da_writes_a_file_that_checks_clean_and_samples_like_lib3ds() {
         }
     }
 }
+
+/// The corpus (`KEYSCENE_CORPUS`, else `../shared/corpus` beside the workspace), if present.
+fn corpus() -> Option<PathBuf> {
+    let dir = std::env::var_os("KEYSCENE_CORPUS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"));
+    dir.is_dir().then_some(dir)
+}
+
+/// Files under `dir` whose extension is one a batch converts, relative, `/`-separated.
+fn batch_inputs(dir: &Path, rel: &str, out: &mut Vec<String>) {
+    for e in std::fs::read_dir(dir.join(rel)).unwrap() {
+        let e = e.unwrap();
+        let name = e.file_name().to_string_lossy().into_owned();
+        let sub = if rel.is_empty() { name.clone() } else { format!("{rel}/{name}") };
+        if e.file_type().unwrap().is_dir() {
+            batch_inputs(dir, &sub, out);
+        } else if let Some((_, ext)) = name.rsplit_once('.') {
+            let ext = ext.to_ascii_lowercase();
+            if ["3ds", "prj", "fbx", "3da", "gltf", "glb"].contains(&ext.as_str()) {
+                out.push(sub);
+            }
+        }
+    }
+}
+
+#[test]
+fn batch_convert_of_the_3ds_corpus_converts_every_file_but_the_broken_one() {
+    let Some(corpus) = corpus() else {
+        eprintln!("corpus not found (set KEYSCENE_CORPUS): nothing checked");
+        return;
+    };
+    let input = corpus.join("3ds");
+    let mut expected = Vec::new();
+    batch_inputs(&input, "", &mut expected);
+    expected.sort();
+    // MANIFEST.md: online3dviewer/wrong.3ds is "not a 3ds root"; every other file loads.
+    assert!(expected.contains(&"online3dviewer/wrong.3ds".to_string()));
+    let dir = tempfile::tempdir().unwrap();
+    let r = keyscene(&[
+        "convert",
+        input.to_str().unwrap(),
+        dir.path().to_str().unwrap(),
+        "--to",
+        "glb",
+        "--json",
+    ]);
+    assert!(!r.status.success(), "one input fails, so the batch exits non-zero");
+    assert!(
+        String::from_utf8_lossy(&r.stderr).contains("1 of"),
+        "{}",
+        String::from_utf8_lossy(&r.stderr)
+    );
+    let s: Value = serde_json::from_slice(&r.stdout).expect("the summary is JSON");
+    assert_eq!(s["files"].as_u64(), Some(expected.len() as u64));
+    assert_eq!(s["converted"].as_u64(), Some(expected.len() as u64 - 1));
+    assert_eq!(s["failed"].as_u64(), Some(1));
+    let results = s["results"].as_array().unwrap();
+    let inputs: Vec<&str> = results.iter().map(|r| r["input"].as_str().unwrap()).collect();
+    assert_eq!(inputs, expected.iter().map(String::as_str).collect::<Vec<_>>());
+    for r in results {
+        let input = r["input"].as_str().unwrap();
+        if input == "online3dviewer/wrong.3ds" {
+            assert_eq!(r["status"], "failed");
+            // MANIFEST.md: "not a 3ds root"; the reason names the root chunk expected.
+            assert!(r["error"].as_str().unwrap().contains("M3DMAGIC"), "{r}");
+            assert!(r["output"].is_null());
+            assert!(!dir.path().join("online3dviewer/wrong.glb").exists(), "nothing written");
+            continue;
+        }
+        assert_ne!(r["status"], "failed", "{r}");
+        let out = dir.path().join(r["output"].as_str().unwrap());
+        assert!(std::fs::read(&out).unwrap().starts_with(b"glTF"), "{}", out.display());
+        // The output mirrors the input's folder and name.
+        let (stem, _) = input.rsplit_once('.').unwrap();
+        assert_eq!(r["output"].as_str().unwrap(), format!("{stem}.glb"));
+    }
+}
+
+#[test]
+fn batch_convert_goes_on_past_a_broken_file_and_mirrors_subfolders() {
+    let src = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(src.path().join("deep/er")).unwrap();
+    std::fs::copy(fly(), src.path().join("deep/er/FLY.3DS")).unwrap();
+    std::fs::copy(fly(), src.path().join("fly.prj")).unwrap();
+    std::fs::write(src.path().join("broken.fbx"), b"Kaydara FBX Binary  \0\x1a\0").unwrap();
+    std::fs::write(src.path().join("notes.txt"), b"not a scene").unwrap();
+    let dst = tempfile::tempdir().unwrap();
+    for (to, ext) in [("3da", "3da"), ("obj", "obj"), ("gltf", "gltf")] {
+        let out = dst.path().join(to);
+        let r =
+            keyscene(&["convert", src.path().to_str().unwrap(), out.to_str().unwrap(), "--to", to]);
+        assert!(!r.status.success());
+        let text = String::from_utf8_lossy(&r.stdout);
+        assert!(text.contains("failed: broken.fbx: "), "{text}");
+        assert!(text.contains(&format!("converted 2 of 3 files to {ext}")), "{text}");
+        assert!(out.join(format!("deep/er/FLY.{ext}")).is_file(), "{to}: {text}");
+        assert!(out.join(format!("fly.{ext}")).is_file(), "{to}");
+        assert!(!out.join(format!("broken.{ext}")).exists(), "{to}");
+    }
+    // The .gltf keeps its buffer beside it; the .obj its .mtl.
+    assert!(dst.path().join("gltf/deep/er/FLY.bin").is_file());
+    assert!(dst.path().join("obj/deep/er/FLY.mtl").is_file());
+}
+
+#[test]
+fn batch_convert_succeeds_when_nothing_fails_and_refuses_single_file_options() {
+    let src = tempfile::tempdir().unwrap();
+    std::fs::copy(fly(), src.path().join("FLY.3DS")).unwrap();
+    let dst = tempfile::tempdir().unwrap();
+    let (s, d) = (src.path().to_str().unwrap(), dst.path().to_str().unwrap());
+    let ok = stdout_json(&keyscene(&["convert", s, d, "--to", "glb", "--json"]));
+    assert_eq!(
+        (ok["files"].as_u64(), ok["converted"].as_u64(), ok["failed"].as_u64()),
+        (Some(1), Some(1), Some(0))
+    );
+    assert_eq!(ok["results"][0]["output"], "FLY.glb");
+    let no_to = keyscene(&["convert", s, d]);
+    assert!(!no_to.status.success());
+    assert!(String::from_utf8_lossy(&no_to.stderr).contains("--to"));
+    let frame = keyscene(&["convert", s, d, "--to", "obj", "--frame", "3"]);
+    assert!(!frame.status.success());
+    assert!(
+        String::from_utf8_lossy(&frame.stderr).contains("--frame applies to converting one file")
+    );
+    let to_on_file = keyscene(&["convert", &fly(), &format!("{d}/x.glb"), "--to", "glb"]);
+    assert!(!to_on_file.status.success());
+}

@@ -1,0 +1,344 @@
+//! `keyscene convert DIR OUTDIR --to FORMAT`: converts every supported file under a folder, in
+//! parallel, continuing past failures, and summarises (docs/cli.md, "Batch conversion").
+
+use std::collections::HashMap;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use indicatif::{ProgressBar, ProgressStyle};
+use rayon::prelude::*;
+use serde::Serialize;
+
+use crate::{emit, pick_animation, CliError};
+
+/// The extensions (compared lower-cased) of the files a batch converts: 3D Studio `.3ds` and
+/// project `.prj`, FBX, 3DA, glTF and GLB.
+pub const INPUT_EXTENSIONS: [&str; 6] = ["3ds", "prj", "fbx", "3da", "gltf", "glb"];
+
+/// `--to`: the output format of a batch conversion, by its file extension.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Target {
+    /// Binary glTF, buffers and images embedded.
+    Glb,
+    /// glTF JSON with its `.bin` buffer (and images) beside it.
+    Gltf,
+    /// ChromeEngine 3DA with one `.mat` material script per material beside it.
+    #[value(name = "3da")]
+    ThreeDa,
+    /// Wavefront OBJ (the geometry as stored) with its `.mtl` beside it.
+    Obj,
+}
+
+impl Target {
+    /// The output file extension.
+    pub fn extension(self) -> &'static str {
+        match self {
+            Target::Glb => "glb",
+            Target::Gltf => "gltf",
+            Target::ThreeDa => "3da",
+            Target::Obj => "obj",
+        }
+    }
+}
+
+/// What became of one input file.
+#[derive(Debug, Clone, Serialize)]
+pub struct FileResult {
+    /// The input, relative to the input folder (`/`-separated).
+    pub input: String,
+    /// The output written, relative to the output folder; `None` when the file failed.
+    pub output: Option<String>,
+    /// `converted`, `warnings` (converted, with warnings) or `failed`.
+    pub status: &'static str,
+    /// The reader's and writer's warnings (3DA: the exporter report's `warnings:` lines).
+    pub warnings: Vec<String>,
+    /// Why the file failed: the error as a single conversion prints it.
+    pub error: Option<String>,
+}
+
+/// The summary `--json` prints (docs/cli.md, "Batch conversion").
+#[derive(Debug, Clone, Serialize)]
+pub struct Summary {
+    /// The input folder as given.
+    pub input_dir: String,
+    /// The output folder as given.
+    pub output_dir: String,
+    /// The output format's extension.
+    pub to: &'static str,
+    /// Supported files found under the input folder.
+    pub files: usize,
+    /// Files written, with or without warnings (`converted + failed == files`).
+    pub converted: usize,
+    /// Of `converted`, those with at least one warning.
+    pub with_warnings: usize,
+    /// Files not written.
+    pub failed: usize,
+    /// Wall-clock time of the whole batch in seconds.
+    pub seconds: f64,
+    /// One entry per input file, sorted by input path.
+    pub results: Vec<FileResult>,
+}
+
+/// Converts every supported file under `input_dir` (recursively, see [`INPUT_EXTENSIONS`]) to
+/// `to`, mirroring subfolders under `output_dir` (created as needed), on all cores. Each output
+/// is written atomically as a single `convert` writes it; a file that fails is reported and the
+/// rest go on. Prints the summary (`json`: the [`Summary`] document) to `out`; a progress bar
+/// goes to stderr when stderr is a terminal.
+///
+/// Output names: `sub/name.ext` → `OUTDIR/sub/name.<to>`; when two inputs of one folder would
+/// give the same name (`box.3ds`, `box.fbx`), each keeps its extension (`box.3ds.glb`).
+///
+/// Errors: the input folder cannot be listed or the output folder created; or, after the
+/// summary is printed, any file failed (`N of M files failed`, exit status 1).
+pub fn run(
+    input_dir: &Path,
+    output_dir: &Path,
+    to: Target,
+    json: bool,
+    out: &mut dyn std::io::Write,
+) -> Result<(), CliError> {
+    let start = Instant::now();
+    std::fs::create_dir_all(output_dir)
+        .map_err(|e| CliError::Msg(format!("{}: cannot create: {e}", output_dir.display())))?;
+    let skip = output_dir.canonicalize().ok();
+    let inputs = supported_files(input_dir, skip.as_deref())?;
+    let outputs = output_names(&inputs, to);
+
+    let bar = if std::io::stderr().is_terminal() {
+        let bar = ProgressBar::new(inputs.len() as u64);
+        if let Ok(style) = ProgressStyle::with_template("{bar:30} {pos}/{len} {elapsed} {wide_msg}")
+        {
+            bar.set_style(style);
+        }
+        bar
+    } else {
+        ProgressBar::hidden()
+    };
+    let mut results: Vec<FileResult> = inputs
+        .par_iter()
+        .zip(outputs.par_iter())
+        .map(|(rel, out_rel)| {
+            bar.set_message(slashed(rel));
+            let result = convert_one(input_dir, output_dir, rel, out_rel, to);
+            bar.inc(1);
+            result
+        })
+        .collect();
+    bar.finish_and_clear();
+    results.sort_by(|a, b| a.input.cmp(&b.input));
+
+    let converted = results.iter().filter(|r| r.status != "failed").count();
+    let summary = Summary {
+        input_dir: input_dir.display().to_string(),
+        output_dir: output_dir.display().to_string(),
+        to: to.extension(),
+        files: results.len(),
+        converted,
+        with_warnings: results.iter().filter(|r| r.status == "warnings").count(),
+        failed: results.len() - converted,
+        seconds: start.elapsed().as_secs_f64(),
+        results,
+    };
+    if json {
+        let text = serde_json::to_string_pretty(&summary)
+            .map_err(|e| CliError::Msg(format!("summary as JSON: {e}")))?;
+        emit(out, &(text + "\n"))?;
+    } else {
+        emit(out, &readable(&summary))?;
+    }
+    if summary.failed > 0 {
+        return Err(CliError::Msg(format!("{} of {} files failed", summary.failed, summary.files)));
+    }
+    Ok(())
+}
+
+/// The readable summary: each file with warnings (up to five of them) or an error, then the
+/// totals.
+fn readable(s: &Summary) -> String {
+    use std::fmt::Write;
+    let mut text = String::new();
+    for r in &s.results {
+        match (&r.error, r.warnings.len()) {
+            (Some(e), _) => writeln!(text, "failed: {}: {e}", r.input).unwrap(),
+            (None, 0) => {}
+            (None, n) => {
+                writeln!(text, "warnings: {} ({n}):", r.input).unwrap();
+                for w in r.warnings.iter().take(5) {
+                    writeln!(text, "  {w}").unwrap();
+                }
+                if n > 5 {
+                    writeln!(text, "  … {} more", n - 5).unwrap();
+                }
+            }
+        }
+    }
+    writeln!(
+        text,
+        "converted {} of {} files to {} in {} ({} with warnings), {} failed, in {:.1} s",
+        s.converted, s.files, s.to, s.output_dir, s.with_warnings, s.failed, s.seconds
+    )
+    .unwrap();
+    text
+}
+
+/// Loads `input_dir/rel`, writes `output_dir/out_rel`, and says how it went. A panic inside
+/// the library is caught and reported as this file's failure, so the batch goes on.
+fn convert_one(
+    input_dir: &Path,
+    output_dir: &Path,
+    rel: &Path,
+    out_rel: &Path,
+    to: Target,
+) -> FileResult {
+    let (input, output) = (input_dir.join(rel), output_dir.join(out_rel));
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        convert_file(&input, &output, to)
+    }))
+    .unwrap_or_else(|panic| {
+        let what = panic
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        Err(CliError::Msg(format!("internal error (panic): {what}")))
+    });
+    match outcome {
+        Ok(warnings) => FileResult {
+            input: slashed(rel),
+            output: Some(slashed(out_rel)),
+            status: if warnings.is_empty() { "converted" } else { "warnings" },
+            warnings,
+            error: None,
+        },
+        Err(e) => FileResult {
+            input: slashed(rel),
+            output: None,
+            status: "failed",
+            warnings: Vec::new(),
+            error: Some(e.to_string()),
+        },
+    }
+}
+
+/// One conversion as `keyscene convert IN OUT` does it with no options; returns the warnings.
+fn convert_file(input: &Path, output: &Path, to: Target) -> Result<Vec<String>, CliError> {
+    if same_file(input, output) {
+        return Err(CliError::Msg(format!("{}: would overwrite its input", output.display())));
+    }
+    let (scene, read_warnings) = keyscene::load(input)?;
+    let mut warnings: Vec<String> = read_warnings.iter().map(ToString::to_string).collect();
+    if let Some(dir) = output.parent() {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| CliError::Msg(format!("{}: cannot create: {e}", dir.display())))?;
+    }
+    match to {
+        Target::Glb | Target::Gltf => {
+            let opts = keyscene::formats::gltf::WriteOptions::default();
+            let written = keyscene::formats::gltf::save(&scene, output, &opts)?;
+            warnings.extend(written.iter().map(ToString::to_string));
+        }
+        Target::ThreeDa => {
+            let opts = keyscene::formats::three_da::ExportOptions {
+                animation: pick_animation(&scene, None)?,
+                ..keyscene::formats::three_da::ExportOptions::default()
+            };
+            let report = keyscene::formats::three_da::save(&scene, output, &opts)?;
+            warnings.extend(report.warnings);
+        }
+        Target::Obj => keyscene::formats::obj::save(&scene, None, output)?,
+    }
+    Ok(warnings)
+}
+
+/// Whether `a` and `b` name the same existing file.
+fn same_file(a: &Path, b: &Path) -> bool {
+    matches!((a.canonicalize(), b.canonicalize()), (Ok(x), Ok(y)) if x == y)
+}
+
+/// Every file under `dir` with a supported extension, relative to `dir`, sorted. Symbolic links
+/// to folders are not followed (no cycles); the folder `skip` (the output folder, canonical)
+/// is left out when it lies inside `dir`.
+fn supported_files(dir: &Path, skip: Option<&Path>) -> Result<Vec<PathBuf>, CliError> {
+    if !dir.is_dir() {
+        return Err(CliError::Msg(format!("{}: not a folder", dir.display())));
+    }
+    let mut found = Vec::new();
+    let mut stack = vec![PathBuf::new()];
+    while let Some(rel) = stack.pop() {
+        let abs = dir.join(&rel);
+        if !rel.as_os_str().is_empty()
+            && skip.is_some()
+            && abs.canonicalize().ok().as_deref() == skip
+        {
+            continue;
+        }
+        let entries = std::fs::read_dir(&abs)
+            .map_err(|e| CliError::Msg(format!("{}: cannot list: {e}", abs.display())))?;
+        for entry in entries {
+            let entry =
+                entry.map_err(|e| CliError::Msg(format!("{}: cannot list: {e}", abs.display())))?;
+            let Ok(kind) = entry.file_type() else { continue };
+            let path = rel.join(entry.file_name());
+            if kind.is_dir() {
+                stack.push(path);
+            } else if (kind.is_file() || entry.path().is_file()) && is_supported(&path) {
+                found.push(path);
+            }
+        }
+    }
+    found.sort();
+    Ok(found)
+}
+
+fn is_supported(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| INPUT_EXTENSIONS.iter().any(|x| x.eq_ignore_ascii_case(e)))
+}
+
+/// The output path (relative) of each input: its extension replaced by `to`'s, or appended
+/// when another input of the same folder would give the same name (compared case-insensitively,
+/// as the output may land on a case-insensitive file system).
+fn output_names(inputs: &[PathBuf], to: Target) -> Vec<PathBuf> {
+    let plain: Vec<PathBuf> = inputs.iter().map(|p| p.with_extension(to.extension())).collect();
+    let mut uses: HashMap<String, usize> = HashMap::new();
+    for p in &plain {
+        *uses.entry(slashed(p).to_lowercase()).or_default() += 1;
+    }
+    inputs
+        .iter()
+        .zip(plain)
+        .map(|(input, p)| {
+            if uses[&slashed(&p).to_lowercase()] > 1 {
+                let mut name = input.as_os_str().to_owned();
+                name.push(".");
+                name.push(to.extension());
+                PathBuf::from(name)
+            } else {
+                p
+            }
+        })
+        .collect()
+}
+
+/// A relative path with `/` between components, as the summary shows it.
+fn slashed(p: &Path) -> String {
+    p.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_that_would_collide_keep_their_source_extension() {
+        let inputs: Vec<PathBuf> = ["a/box.3ds", "a/BOX.fbx", "a/ship.fbx", "b/box.3ds"]
+            .iter()
+            .map(PathBuf::from)
+            .collect();
+        let names: Vec<String> =
+            output_names(&inputs, Target::Glb).iter().map(|p| slashed(p)).collect();
+        assert_eq!(names, ["a/box.3ds.glb", "a/BOX.fbx.glb", "a/ship.glb", "b/box.glb"]);
+    }
+}

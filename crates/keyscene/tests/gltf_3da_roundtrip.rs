@@ -1,0 +1,183 @@
+//! Round trip glTF → 3DA → glTF (issue #5, §3 item 2, second half): every corpus 3DS file
+//! with a lib3ds reference is written as GLB, read back, exported to 3DA (bytes written and
+//! read back), written as GLB again and read back; that last scene, evaluated at the
+//! reference frames (time = frame / 30 s), must put every mesh where lib3ds does, within
+//! 1e-4 × max(1, scene bbox diagonal at that frame).
+//!
+//! 3DA streams are per vertex, so the 3DA exporter splits vertices along normal/UV seams,
+//! reorders them per material and leaves out vertices no face uses (docs/3da.md): the source
+//! vertex order does not survive. What is compared, per reference mesh node (the final scene's
+//! mesh node with the same name; 3DA keeps no 3DS instance name, so the k-th node of a name
+//! goes to the k-th reference node of that name):
+//! - each lib3ds sample vertex that a face uses has a final vertex at its position;
+//! - the world bbox, when every source vertex is used by a face (else lib3ds's bbox includes
+//!   points the 3DA cannot hold);
+//! - every final vertex lies inside the reference bbox grown by the tolerance.
+//!
+//! The final glTF is Y-up; positions are mapped back to 3DS's Z-up with `(x, y, z) → (x, −z, y)`
+//! (docs/gltf.md, "Axis root node").
+//!
+//! Axes: the 3DA exporter writes coordinates in the source's axes without converting
+//! (docs/3da.md, "Axes"; the 3DA axis convention is still open), and the 3DA reader labels
+//! every file +Z up. A 3DA made from glTF therefore holds +Y-up coordinates (under the glTF's
+//! axis root node) labelled +Z up, and writing it to glTF again would turn it a second time.
+//! The test relabels the 3DA scene with the axes its coordinates are in (the glTF's, +Y up)
+//! before the last write; `keyscene convert x.glb y.3da` then `y.3da z.glb` does not, and its
+//! result is turned −90° about X.
+
+mod common;
+
+use std::path::Path;
+
+use glam::DVec3;
+use keyscene::anim::Time;
+use keyscene::formats::{gltf, three_da};
+use keyscene::scene::Scene;
+use keyscene::ReadOptions;
+use libtest_mimic::{Failed, Trial};
+use serde_json::Value;
+
+fn vec3(v: &Value) -> Option<DVec3> {
+    Some(DVec3::new(v[0].as_f64()?, v[1].as_f64()?, v[2].as_f64()?))
+}
+
+fn glb_round(scene: &Scene) -> Result<Scene, String> {
+    let file = gltf::write(scene, &gltf::WriteOptions::default()).map_err(|e| e.to_string())?;
+    Ok(gltf::read(&file.main, &ReadOptions::default()).map_err(|e| e.to_string())?.0)
+}
+
+/// 3DA export, bytes, read back; the result relabelled with `scene`'s axes (see the module doc).
+fn three_da_round(scene: &Scene) -> Result<Scene, String> {
+    let (file, _, _) = three_da::export(scene, &three_da::ExportOptions::default())
+        .map_err(|e| format!("3DA export: {e}"))?;
+    let bytes = three_da::write(&file).map_err(|e| format!("3DA write: {e}"))?;
+    let mut back =
+        three_da::load(&bytes, &ReadOptions::default()).map_err(|e| format!("3DA read: {e}"))?.0;
+    back.meta.axes = scene.meta.axes;
+    Ok(back)
+}
+
+/// Whether every vertex of the source mesh drawn by the reference node is used by a face.
+fn all_vertices_used(src: &Scene, r: &Value) -> Option<bool> {
+    let node = common::find_node(src, r)?;
+    let mesh = &src.meshes[src.nodes[node].mesh?];
+    let mut used = vec![false; mesh.positions.len()];
+    for &v in &mesh.corner_vertices {
+        *used.get_mut(v as usize)? = true;
+    }
+    Some(used.iter().all(|&u| u))
+}
+
+/// Whether source vertex `index` of the reference node's mesh is used by a face.
+fn vertex_used(src: &Scene, r: &Value, index: u32) -> bool {
+    common::find_node(src, r)
+        .and_then(|n| src.nodes[n].mesh)
+        .is_some_and(|m| src.meshes[m].corner_vertices.contains(&index))
+}
+
+fn check(corpus: &Path, reference: &Path) -> Result<(), Failed> {
+    let text = std::fs::read_to_string(reference).map_err(|e| e.to_string())?;
+    let refj: Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
+    let file = corpus.join("3ds").join(refj["file"].as_str().ok_or("reference without file")?);
+    let (src, _) = keyscene::load(&file).map_err(|e| format!("{}: {e}", file.display()))?;
+    let back = glb_round(&three_da_round(&glb_round(&src)?)?)?;
+    let anim = (!back.animations.is_empty()).then_some(0);
+    let samples = refj["samples"].as_array().ok_or("reference without samples")?;
+    let mut worst = 0.0f64;
+    let mut failures = Vec::new();
+    for sample in samples {
+        let frame = sample["frame"].as_f64().ok_or("sample without frame")?;
+        let pose = back.evaluate(anim, Time::Seconds(frame / 30.0));
+        let nodes = sample["nodes"].as_array().ok_or("sample without nodes")?;
+        let (mut lo, mut hi) = (DVec3::splat(f64::INFINITY), DVec3::splat(f64::NEG_INFINITY));
+        for n in nodes {
+            if let (Some(a), Some(b)) = (vec3(&n["world_bbox_min"]), vec3(&n["world_bbox_max"])) {
+                lo = lo.min(a);
+                hi = hi.max(b);
+            }
+        }
+        let diag = if lo.x.is_finite() { (hi - lo).length() } else { 0.0 };
+        let tol = 1e-4 * diag.max(1.0);
+        let mut used = vec![false; back.nodes.len()];
+        for n in nodes {
+            let Some(bmin) = vec3(&n["world_bbox_min"]) else { continue };
+            let bmax = vec3(&n["world_bbox_max"]).ok_or("bbox without max")?;
+            let name = n["name"].as_str().unwrap_or("");
+            let at = format!("frame {frame}: node {name:?}");
+            let Some(id) = (0..back.nodes.len())
+                .find(|&i| !used[i] && back.nodes[i].name == name && back.nodes[i].mesh.is_some())
+            else {
+                failures.push(format!("{at}: missing after the round trip"));
+                continue;
+            };
+            used[id] = true;
+            let world: Vec<DVec3> = pose
+                .world_positions(&back, id)
+                .into_iter()
+                .map(|p| DVec3::new(p.x, -p.z, p.y))
+                .collect();
+            let mut errs = Vec::new();
+            let outside = world
+                .iter()
+                .map(|p| (bmin - *p).max(*p - bmax).max_element().max(0.0))
+                .fold(0.0f64, f64::max);
+            errs.push(("vertex outside the reference bbox".to_string(), outside));
+            if all_vertices_used(&src, n) == Some(true) && !world.is_empty() {
+                let (gmin, gmax) = world.iter().fold(
+                    (DVec3::splat(f64::INFINITY), DVec3::splat(f64::NEG_INFINITY)),
+                    |(a, b), &p| (a.min(p), b.max(p)),
+                );
+                errs.push((
+                    "bbox".into(),
+                    (gmin - bmin).abs().max_element().max((gmax - bmax).abs().max_element()),
+                ));
+            }
+            for sv in n["world_sample_vertices"].as_array().into_iter().flatten() {
+                let want = vec3(&sv["position"]).ok_or("sample vertex without position")?;
+                let index = sv["index"].as_u64().ok_or("sample vertex without index")? as u32;
+                if !vertex_used(&src, n, index) {
+                    continue;
+                }
+                let nearest =
+                    world.iter().map(|p| (*p - want).length()).fold(f64::INFINITY, f64::min);
+                errs.push((format!("sample vertex {index}"), nearest));
+            }
+            for (what, err) in errs {
+                worst = worst.max(err / tol);
+                if !(err <= tol) {
+                    failures.push(format!("{at}: {what} off by {err:.3e} (tolerance {tol:.3e})"));
+                }
+            }
+        }
+    }
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        let n = failures.len();
+        failures.truncate(8);
+        Err(format!("{n} mismatches (worst {worst:.2} × tolerance):\n{}", failures.join("\n"))
+            .into())
+    }
+}
+
+fn main() {
+    let corpus = common::corpus();
+    let refs = corpus
+        .as_ref()
+        .map(|c| common::files_with_ext(&c.join("3ds/reference"), &["json"]))
+        .unwrap_or_default();
+    let mut trials: Vec<Trial> = Vec::new();
+    for r in refs {
+        let name = r
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or("?")
+            .trim_end_matches(".lib3ds.json")
+            .to_string();
+        trials.push(common::corpus_trial(name, &corpus, move |c| check(c, &r)));
+    }
+    if trials.is_empty() {
+        trials.push(common::corpus_trial("corpus", &corpus, |_| Ok(())));
+    }
+    common::run(trials)
+}

@@ -1,0 +1,571 @@
+//! Proof in a real client (issue #5, §3 item 3): every corpus 3DS file with a lib3ds reference
+//! is written as GLB and loaded by three.js's `GLTFLoader` in headless Chromium; an
+//! `AnimationMixer` plays it to each reference frame (time = frame / 30 s) and the page reports
+//! world-space positions as three computes them for rendering (`Mesh.getVertexPosition`, which
+//! applies morph targets and skinning, then `matrixWorld`). Every mesh node's world bounding
+//! box, centroid (over source vertices) and sample vertices must match lib3ds's within
+//! 1e-4 × max(1, scene bbox diagonal at that frame), the tolerance of `gltf_roundtrip`.
+//!
+//! All files go through one browser session: `tools/threejs_check.mjs` (playwright-core driving
+//! `tools/threejs_page.html`). A screenshot of each file at its first reference frame is saved
+//! as `target/tmp/threejs/NAME.png` beside the GLB. Needs `node` on the PATH, the npm packages
+//! `playwright-core` and `three` in `KEYSCENE_NODE_MODULES` (default
+//! `/opt/keyscene-oracles/node/node_modules`) and Chromium at `KEYSCENE_CHROMIUM` (default
+//! `/usr/bin/chromium`); without them every trial is reported ignored, saying why. `.ci/run`
+//! installs them.
+//!
+//! FBX: a sample of the rows of `shared/corpus/fbx/references.tsv` that pose a file at a time
+//! (`mode` = time, the file's own space, no extra options; at most [`FBX_SAMPLE`] files, spread
+//! over the sorted list; skinned or blend-shape files only once the GLB carries `skins` /
+//! morph `targets`) go through the same browser session, playing the row's stack to its time.
+//! Positions are taken relative to keyscene's axis root node (the source's axes and units),
+//! and every vertex the ufbx reference `.obj` group uses must have a three vertex of that node
+//! within the row's tolerance (per component, after `position_scale`, as ufbx compares).
+//!
+//! glTF is Y-up; three's world positions are mapped back to 3DS's Z-up with
+//! `(x, y, z) → (x, −z, y)` (docs/gltf.md, "Axis root node"). Nodes are matched by the source
+//! name and instance (glTF node extras, docs/gltf.md, "Node extras"), the k-th three node of a
+//! pair to the k-th reference node of that pair; vertices by source index (`_KEYSCENE_VERTEX`).
+
+mod common;
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Arc;
+
+use glam::DVec3;
+use keyscene::formats::gltf::{save, WriteOptions};
+use libtest_mimic::{Failed, Trial};
+use serde_json::{json, Value};
+
+fn node_modules() -> PathBuf {
+    std::env::var_os("KEYSCENE_NODE_MODULES")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/opt/keyscene-oracles/node/node_modules"))
+}
+
+fn chromium() -> PathBuf {
+    std::env::var_os("KEYSCENE_CHROMIUM")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/usr/bin/chromium"))
+}
+
+fn script() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tools/threejs_check.mjs")
+}
+
+/// Why the browser check cannot run here, or `None` when it can.
+fn client_missing() -> Option<String> {
+    let modules = node_modules();
+    for package in ["playwright-core/package.json", "three/build/three.module.js"] {
+        if !modules.join(package).is_file() {
+            return Some(format!(
+                "{} not found in {} (set KEYSCENE_NODE_MODULES)",
+                package.split('/').next().unwrap_or(package),
+                modules.display()
+            ));
+        }
+    }
+    if !chromium().is_file() {
+        return Some(format!("no Chromium at {} (set KEYSCENE_CHROMIUM)", chromium().display()));
+    }
+    match Command::new("node").arg("--version").output() {
+        Ok(o) if o.status.success() => None,
+        _ => Some("node not found".into()),
+    }
+}
+
+/// One corpus file: its lib3ds reference and the GLB written for it.
+struct Case {
+    name: String,
+    reference: Value,
+    glb: PathBuf,
+}
+
+/// Writes the GLB of the file `reference` names into `dir` and builds the page's job entry.
+fn prepare(corpus: &Path, reference: &Path, dir: &Path) -> Result<(Case, Value), String> {
+    let text = std::fs::read_to_string(reference).map_err(|e| e.to_string())?;
+    let refj: Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
+    let name = reference
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("?")
+        .trim_end_matches(".lib3ds.json")
+        .to_string();
+    let file = corpus.join("3ds").join(refj["file"].as_str().ok_or("reference without file")?);
+    let (scene, _) = keyscene::load(&file).map_err(|e| format!("{}: {e}", file.display()))?;
+    let glb = dir.join(format!("{name}.glb"));
+    save(&scene, &glb, &WriteOptions::default()).map_err(|e| e.to_string())?;
+    let samples = refj["samples"].as_array().ok_or("reference without samples")?;
+    let times: Vec<f64> =
+        samples.iter().filter_map(|s| s["frame"].as_f64()).map(|f| f / 30.0).collect();
+    let mut vertices: BTreeMap<String, Vec<u64>> = BTreeMap::new();
+    for s in samples {
+        for n in s["nodes"].as_array().into_iter().flatten() {
+            let key = format!(
+                "{}\u{0}{}",
+                n["name"].as_str().unwrap_or(""),
+                n["instance"].as_str().unwrap_or("")
+            );
+            let list = vertices.entry(key).or_default();
+            for v in n["world_sample_vertices"].as_array().into_iter().flatten() {
+                if let Some(i) = v["index"].as_u64() {
+                    if !list.contains(&i) {
+                        list.push(i);
+                    }
+                }
+            }
+        }
+    }
+    let job = json!({
+        "name": name,
+        "file": glb,
+        "times": times,
+        "vertices": vertices,
+        "screenshot": dir.join(format!("{name}.png")),
+    });
+    Ok((Case { name, reference: refj, glb }, job))
+}
+
+/// Runs the browser once on every job; the answer per file name, or why it could not run.
+fn run_browser(jobs: &[Value], dir: &Path) -> Result<HashMap<String, Value>, String> {
+    let job_file = dir.join("job.json");
+    std::fs::write(&job_file, json!({ "files": jobs }).to_string()).map_err(|e| e.to_string())?;
+    let started = std::time::Instant::now();
+    let out = Command::new("node")
+        .arg(script())
+        .arg(&job_file)
+        .env("KEYSCENE_NODE_MODULES", node_modules())
+        .env("KEYSCENE_CHROMIUM", chromium())
+        .output()
+        .map_err(|e| format!("cannot run node: {e}"))?;
+    let answer: Value = serde_json::from_slice(&out.stdout).map_err(|e| {
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        format!(
+            "threejs_check.mjs printed no JSON ({e}): {}… {}",
+            stdout.chars().take(500).collect::<String>(),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })?;
+    if let Some(e) = answer["error"].as_str() {
+        return Err(format!("threejs_check.mjs: {e}"));
+    }
+    eprintln!(
+        "three.js {} in Chromium {}: {} files in {:.1} s; screenshots in {}",
+        answer["three"].as_str().unwrap_or("?"),
+        answer["chromium"].as_str().unwrap_or("?"),
+        jobs.len(),
+        started.elapsed().as_secs_f64(),
+        dir.display()
+    );
+    Ok(answer["files"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|f| Some((f["name"].as_str()?.to_string(), f.clone())))
+        .collect())
+}
+
+fn vec3(v: &Value) -> Option<DVec3> {
+    Some(DVec3::new(v[0].as_f64()?, v[1].as_f64()?, v[2].as_f64()?))
+}
+
+/// glTF (Y-up) world position → 3DS (Z-up).
+fn to_z_up(v: DVec3) -> DVec3 {
+    DVec3::new(v.x, -v.z, v.y)
+}
+
+/// Compares three's answer for one file with its lib3ds reference.
+fn check(case: &Case, answer: &Value) -> Result<(), Failed> {
+    if let Some(e) = answer["error"].as_str() {
+        return Err(format!("three.js could not load {}: {e}", case.glb.display()).into());
+    }
+    let ref_samples = case.reference["samples"].as_array().ok_or("reference without samples")?;
+    let got_samples = answer["samples"].as_array().ok_or("answer without samples")?;
+    if ref_samples.len() != got_samples.len() {
+        return Err(
+            format!("{} samples asked, {} answered", ref_samples.len(), got_samples.len()).into()
+        );
+    }
+    let mut failures = Vec::new();
+    let mut worst = 0.0f64;
+    for (sample, got) in ref_samples.iter().zip(got_samples) {
+        let frame = sample["frame"].as_f64().ok_or("sample without frame")?;
+        let nodes = sample["nodes"].as_array().ok_or("sample without nodes")?;
+        let (mut lo, mut hi) = (DVec3::splat(f64::INFINITY), DVec3::splat(f64::NEG_INFINITY));
+        for n in nodes {
+            if let (Some(a), Some(b)) = (vec3(&n["world_bbox_min"]), vec3(&n["world_bbox_max"])) {
+                lo = lo.min(a);
+                hi = hi.max(b);
+            }
+        }
+        let diag = if lo.x.is_finite() { (hi - lo).length() } else { 0.0 };
+        let tol = 1e-4 * diag.max(1.0);
+        let three_nodes = got["nodes"].as_array().ok_or("answer without nodes")?;
+        let mut used = vec![false; three_nodes.len()];
+        for n in nodes {
+            let Some(bmin) = vec3(&n["world_bbox_min"]) else { continue };
+            let bmax = vec3(&n["world_bbox_max"]).ok_or("bbox without max")?;
+            let (name, instance) =
+                (n["name"].as_str().unwrap_or(""), n["instance"].as_str().unwrap_or(""));
+            let at = format!("frame {frame}: node {name:?}/{instance:?}");
+            let Some(k) = (0..three_nodes.len()).find(|&k| {
+                !used[k] && three_nodes[k]["name"] == name && three_nodes[k]["instance"] == instance
+            }) else {
+                failures.push(format!("{at}: not among three's mesh nodes"));
+                continue;
+            };
+            used[k] = true;
+            let t = &three_nodes[k];
+            if t["vertex_count"] != n["vertex_count"] {
+                failures.push(format!(
+                    "{at}: {} source vertices in three, lib3ds has {}",
+                    t["vertex_count"], n["vertex_count"]
+                ));
+            }
+            // The Y-up box's corners map to the Z-up box's (the map permutes and negates axes).
+            let (a, b) = (
+                to_z_up(vec3(&t["world_bbox_min"]).ok_or("no bbox")?),
+                to_z_up(vec3(&t["world_bbox_max"]).ok_or("no bbox")?),
+            );
+            let (gmin, gmax) = (a.min(b), a.max(b));
+            let mut errs = vec![(
+                "bbox".to_string(),
+                (gmin - bmin).abs().max_element().max((gmax - bmax).abs().max_element()),
+            )];
+            if let (Some(c), Some(g)) = (vec3(&n["world_centroid"]), vec3(&t["world_centroid"])) {
+                errs.push(("centroid".into(), (to_z_up(g) - c).length()));
+            }
+            let three_vertices: HashMap<u64, DVec3> = t["vertices"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|v| Some((v[0].as_u64()?, to_z_up(vec3(&v[1])?))))
+                .collect();
+            for sv in n["world_sample_vertices"].as_array().into_iter().flatten() {
+                let want = vec3(&sv["position"]).ok_or("sample vertex without position")?;
+                let index = sv["index"].as_u64().ok_or("sample vertex without index")?;
+                match three_vertices.get(&index) {
+                    Some(got) => errs.push((format!("vertex {index}"), (*got - want).length())),
+                    None => failures.push(format!("{at}: three has no source vertex {index}")),
+                }
+            }
+            for (what, err) in errs {
+                worst = worst.max(err / tol);
+                if !(err <= tol) {
+                    failures.push(format!("{at}: {what} off by {err:.3e} (tolerance {tol:.3e})"));
+                }
+            }
+        }
+    }
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        let n = failures.len();
+        failures.truncate(8);
+        Err(format!("{n} mismatches (worst {worst:.2} × tolerance):\n{}", failures.join("\n"))
+            .into())
+    }
+}
+
+/// At most this many FBX files go to the browser (CI time).
+const FBX_SAMPLE: usize = 16;
+
+/// FBX files larger than this many vertices are left out of the sample (page time).
+const FBX_MAX_VERTICES: usize = 20_000;
+
+/// One row of `references.tsv`: an FBX file posed at `time` seconds of `stack`, and its
+/// reference OBJ.
+#[derive(Clone)]
+struct FbxRow {
+    name: String,
+    fbx: PathBuf,
+    obj: PathBuf,
+    time: f64,
+    stack: String,
+    tolerance: f64,
+    position_scale: f64,
+}
+
+/// The `time` rows of `references.tsv` in the file's own space with no extra options, one per
+/// FBX file, sorted by file.
+fn fbx_rows(corpus: &Path) -> Vec<FbxRow> {
+    let dir = corpus.join("fbx");
+    let Ok(text) = std::fs::read_to_string(dir.join("references.tsv")) else { return Vec::new() };
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap_or("").split('\t').collect();
+    let col = |row: &[&str], name: &str| -> String {
+        header.iter().position(|h| *h == name).and_then(|i| row.get(i)).unwrap_or(&"").to_string()
+    };
+    let mut rows: Vec<FbxRow> = Vec::new();
+    for line in lines {
+        let row: Vec<&str> = line.split('\t').collect();
+        if col(&row, "mode") != "time"
+            || col(&row, "transform_skin") != "no"
+            || !col(&row, "conversion").is_empty()
+            || !col(&row, "options").is_empty()
+        {
+            continue;
+        }
+        let fbx = col(&row, "fbx");
+        if rows.iter().any(|r| r.fbx == dir.join(&fbx)) {
+            continue;
+        }
+        let (Ok(time), Ok(tolerance)) =
+            (col(&row, "time_s").parse::<f64>(), col(&row, "tolerance").parse::<f64>())
+        else {
+            continue;
+        };
+        rows.push(FbxRow {
+            name: format!("fbx/{}", fbx.trim_end_matches(".fbx")),
+            fbx: dir.join(&fbx),
+            obj: dir.join(col(&row, "obj")),
+            time,
+            stack: col(&row, "stack"),
+            tolerance,
+            position_scale: col(&row, "position_scale").parse().unwrap_or(1.0),
+        });
+    }
+    rows.sort_by(|a, b| a.fbx.cmp(&b.fbx));
+    rows
+}
+
+/// Writes the GLB of `row`'s file into `dir` when it belongs in the sample (loads, small
+/// enough, its skins and blend shapes written): the page's job entry, else why not.
+fn prepare_fbx(row: &FbxRow, dir: &Path) -> Result<Value, &'static str> {
+    let (scene, _) = keyscene::load(&row.fbx).map_err(|_| "does not load")?;
+    let vertices: usize = scene.meshes.iter().map(|m| m.positions.len()).sum();
+    if vertices == 0 || vertices > FBX_MAX_VERTICES {
+        return Err("no mesh or too large");
+    }
+    let file = keyscene::formats::gltf::write(&scene, &WriteOptions::default())
+        .map_err(|_| "glTF write fails")?;
+    let has = |s: &str| file.main.windows(s.len()).any(|w| w == s.as_bytes());
+    if !scene.skins.is_empty() && !has("\"skins\"") {
+        return Err("skinned, skins not written");
+    }
+    if scene.meshes.iter().any(|m| !m.morph_targets.is_empty()) && !has("\"targets\"") {
+        return Err("blend shapes, morph targets not written");
+    }
+    let stem = row.name.replace('/', "_");
+    let glb = dir.join(format!("{stem}.glb"));
+    std::fs::write(&glb, &file.main).map_err(|_| "cannot write the GLB")?;
+    Ok(json!({
+        "name": row.name,
+        "file": glb,
+        "times": [row.time],
+        "all": true,
+        "clip": if row.stack.is_empty() { Value::Null } else { Value::from(row.stack.clone()) },
+        "source_space": true,
+        "screenshot": dir.join(format!("{stem}.png")),
+    }))
+}
+
+/// A reference OBJ's groups: the names on each `g`/`o` line (ufbx ignores `g default…`), and
+/// the positions of the vertices the group's faces use.
+fn obj_groups(text: &str) -> Vec<(Vec<String>, Vec<DVec3>)> {
+    let mut v: Vec<DVec3> = Vec::new();
+    let mut groups: Vec<(Vec<String>, Vec<usize>)> = Vec::new();
+    for line in text.lines() {
+        let mut it = line.split_whitespace();
+        match it.next() {
+            Some("v") => {
+                let p: Vec<f64> = it.take(3).filter_map(|x| x.parse().ok()).collect();
+                let at = |k: usize| p.get(k).copied().unwrap_or(0.0);
+                v.push(DVec3::new(at(0), at(1), at(2)));
+            }
+            Some("g") if line.starts_with("g default") => {}
+            Some("g" | "o") => groups.push((it.map(String::from).collect(), Vec::new())),
+            Some("f") => {
+                if groups.is_empty() {
+                    groups.push((Vec::new(), Vec::new()));
+                }
+                let Some(g) = groups.last_mut() else { continue };
+                for c in it {
+                    let i: i64 = c.split('/').next().unwrap_or("").parse().unwrap_or(0);
+                    let i = if i < 0 { v.len() as i64 + i } else { i - 1 };
+                    if i >= 0 {
+                        g.1.push(i as usize);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    groups
+        .into_iter()
+        .filter(|g| !g.1.is_empty())
+        .map(|(names, mut idx)| {
+            idx.sort_unstable();
+            idx.dedup();
+            (names, idx.into_iter().filter_map(|i| v.get(i).copied()).collect())
+        })
+        .collect()
+}
+
+/// Compares three's answer for one FBX row with the ufbx reference OBJ.
+fn check_fbx(row: &FbxRow, answer: &Value) -> Result<(), Failed> {
+    if let Some(e) = answer["error"].as_str() {
+        return Err(format!("three.js could not load the GLB of {}: {e}", row.fbx.display()).into());
+    }
+    let text = std::fs::read_to_string(&row.obj).map_err(|e| e.to_string())?;
+    let groups = obj_groups(&text);
+    let nodes = answer["samples"][0]["nodes"].as_array().ok_or("answer without nodes")?;
+    let points = |n: &Value| -> Vec<DVec3> {
+        n["vertices"].as_array().into_iter().flatten().filter_map(|v| vec3(&v[1])).collect()
+    };
+    let (s, tol) = (row.position_scale, row.tolerance);
+    let mut failures = Vec::new();
+    let mut worst = 0.0f64;
+    // As ufbx matches: groups with fewer names first (a Maya group line names the node and its
+    // ancestors), each three node used once, an exact name before a Blender `NODE_MESH` prefix.
+    let mut order: Vec<usize> = (0..groups.len()).collect();
+    order.sort_by_key(|&g| groups[g].0.len());
+    let mut used = vec![false; nodes.len()];
+    for (names, want) in order.iter().map(|&g| &groups[g]) {
+        let free = |k: &usize| !used[*k];
+        let named =
+            |k: &usize| names.iter().any(|g| Some(g.as_str()) == nodes[*k]["name"].as_str());
+        let prefix =
+            |k: &usize| names.iter().any(|g| g.split('_').next() == nodes[*k]["name"].as_str());
+        let k = (0..nodes.len())
+            .filter(free)
+            .find(named)
+            .or_else(|| (0..nodes.len()).filter(free).find(prefix))
+            .or_else(|| (groups.len() == 1 && nodes.len() == 1).then_some(0));
+        if let Some(k) = k {
+            used[k] = true;
+        }
+        let node = k.map(|k| &nodes[k]);
+        let Some(node) = node else {
+            failures.push(format!("group {names:?}: no three mesh node of that name"));
+            continue;
+        };
+        let got = points(node);
+        let mut off = 0.0f64;
+        for p in want {
+            let d = got
+                .iter()
+                .map(|q| ((*q - *p) * s).abs().max_element())
+                .fold(f64::INFINITY, f64::min);
+            off = off.max(d);
+        }
+        worst = worst.max(off / tol);
+        if !(off < tol) {
+            failures.push(format!(
+                "group {names:?} (node {}): a reference vertex is {off:.3e} from every three vertex (tolerance {tol})",
+                node["name"]
+            ));
+        }
+    }
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        let n = failures.len();
+        failures.truncate(8);
+        Err(format!("{n} mismatches (worst {worst:.2} × tolerance):\n{}", failures.join("\n"))
+            .into())
+    }
+}
+
+/// Whether libtest-mimic's arguments select a trial of this name.
+fn selected(args: &libtest_mimic::Arguments, name: &str) -> bool {
+    let filter_ok = match &args.filter {
+        Some(f) if args.exact => name == f,
+        Some(f) => name.contains(f.as_str()),
+        None => true,
+    };
+    filter_ok
+        && !args.skip.iter().any(|s| if args.exact { name == s } else { name.contains(s.as_str()) })
+}
+
+fn main() {
+    let args = libtest_mimic::Arguments::from_args();
+    let corpus = common::corpus();
+    let refs = corpus
+        .as_ref()
+        .map(|c| common::files_with_ext(&c.join("3ds/reference"), &["json"]))
+        .unwrap_or_default();
+    let missing = client_missing();
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("threejs");
+    let mut trials = Vec::new();
+    match (&corpus, &missing) {
+        (None, _) => trials.push(common::corpus_trial("corpus", &corpus, |_| Ok(()))),
+        (Some(_), Some(why)) => {
+            eprintln!("three.js browser check skipped: {why}");
+            for r in &refs {
+                let name = r.file_name().and_then(|n| n.to_str()).unwrap_or("?");
+                trials.push(
+                    Trial::test(name.trim_end_matches(".lib3ds.json").to_string(), || Ok(()))
+                        .with_ignored_flag(true),
+                );
+            }
+        }
+        (Some(c), None) => {
+            let _ = std::fs::create_dir_all(&dir);
+            let mut cases = Vec::new();
+            let mut jobs = Vec::new();
+            for r in &refs {
+                let name = r.file_name().and_then(|n| n.to_str()).unwrap_or("?");
+                let name = name.trim_end_matches(".lib3ds.json").to_string();
+                if !selected(&args, &name) {
+                    continue;
+                }
+                match prepare(c, r, &dir) {
+                    Ok((case, job)) => {
+                        cases.push(case);
+                        jobs.push(job);
+                    }
+                    Err(e) => trials.push(Trial::test(name, move || Err(e.into()))),
+                }
+            }
+            let rows: Vec<FbxRow> =
+                fbx_rows(c).into_iter().filter(|r| selected(&args, &r.name)).collect();
+            let mut fbx_cases = Vec::new();
+            let mut left_out: BTreeMap<&str, usize> = BTreeMap::new();
+            for row in &rows {
+                match prepare_fbx(row, &dir) {
+                    Ok(job) => fbx_cases.push((row.clone(), job)),
+                    Err(why) => *left_out.entry(why).or_default() += 1,
+                }
+            }
+            eprintln!(
+                "FBX: {} files with a time reference, {} usable, left out: {left_out:?}",
+                rows.len(),
+                fbx_cases.len()
+            );
+            // Spread the sample over the sorted list.
+            let step = fbx_cases.len().div_ceil(FBX_SAMPLE).max(1);
+            let fbx_cases: Vec<(FbxRow, Value)> = fbx_cases.into_iter().step_by(step).collect();
+            jobs.extend(fbx_cases.iter().map(|(_, j)| j.clone()));
+            let answers =
+                if jobs.is_empty() { Ok(HashMap::new()) } else { run_browser(&jobs, &dir) };
+            let answers = Arc::new(answers);
+            for case in cases {
+                let answers = Arc::clone(&answers);
+                trials.push(Trial::test(case.name.clone(), move || match answers.as_ref() {
+                    Err(e) => Err(e.clone().into()),
+                    Ok(map) => match map.get(&case.name) {
+                        Some(a) => check(&case, a),
+                        None => Err("no answer from the browser".into()),
+                    },
+                }));
+            }
+            for (row, _) in fbx_cases {
+                let answers = Arc::clone(&answers);
+                trials.push(Trial::test(row.name.clone(), move || match answers.as_ref() {
+                    Err(e) => Err(e.clone().into()),
+                    Ok(map) => match map.get(&row.name) {
+                        Some(a) => check_fbx(&row, a),
+                        None => Err("no answer from the browser".into()),
+                    },
+                }));
+            }
+        }
+    }
+    if trials.is_empty() {
+        trials.push(common::corpus_trial("corpus", &corpus, |_| Ok(())));
+    }
+    libtest_mimic::run(&args, trials).exit()
+}

@@ -4,7 +4,7 @@
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
-use keyscene::anim::{Pose, Time};
+use keyscene::anim::Time;
 use keyscene::render::{contact_sheet, posed_bounds, Image, Options, Renderer, View};
 use keyscene::scene::{NodeKind, Scene};
 
@@ -78,13 +78,22 @@ pub fn run(args: RenderArgs) -> Result<(), CliError> {
         bsphere: args.bsphere,
         wireframe: args.wireframe,
     };
-    let poses: Vec<Pose> = times.iter().map(|&t| scene.evaluate(animation, t)).collect();
+    if args.sheet {
+        check_sheet_size(times.len(), &opts)?;
+    }
     let camera_node = match args.camera.as_str() {
         "auto" => None,
         name => Some(find_camera(&scene, name)?),
     };
-    let auto = camera_node.is_none().then(|| auto_view(&scene, &poses, &opts));
-    let near = scene_near(&scene, &poses);
+    // A first pass over the instants for the box round everything rendered (poses are not
+    // kept: a long sequence of a large scene would not fit in memory).
+    let bounds = union_bounds(&scene, animation, &times);
+    if bounds.is_none() {
+        eprintln!("keyscene: warning: {}: no visible geometry to render", args.file.display());
+    }
+    let (min, max) = bounds.unwrap_or((glam::DVec3::splat(-1.0), glam::DVec3::splat(1.0)));
+    let auto = View::auto(min, max, scene.meta.axes, opts.aspect());
+    let near = scene_near(bounds);
     let base_dir =
         args.file.parent().map(|p| if p.as_os_str().is_empty() { Path::new(".") } else { p });
     let mut renderer = Renderer::new(&scene, base_dir);
@@ -94,19 +103,20 @@ pub fn run(args: RenderArgs) -> Result<(), CliError> {
             CliError::Msg(format!("{}: cannot create the folder: {e}", args.output.display()))
         })?;
     }
-    let bar = progress_bar(poses.len());
+    let bar = progress_bar(times.len());
     let mut sheet_frames = Vec::new();
-    for (k, pose) in poses.iter().enumerate() {
-        let view = match (auto, camera_node) {
-            (Some(v), _) => v,
-            (None, Some(node)) => View::from_camera(&scene, pose, node, opts.aspect(), near)
-                .ok_or_else(|| {
+    for (k, &time) in times.iter().enumerate() {
+        let pose = &scene.evaluate(animation, time);
+        let view = match camera_node {
+            None => auto,
+            Some(node) => {
+                View::from_camera(&scene, pose, node, opts.aspect(), near).ok_or_else(|| {
                     CliError::Msg(format!(
                         "--camera {}: the camera's matrix is degenerate at frame {}",
                         args.camera, pose.frame
                     ))
-                })?,
-            (None, None) => unreachable!("either the auto camera or a camera node"),
+                })?
+            }
         };
         let image = renderer.render(pose, &view, &opts).map_err(keyscene::Error::from)?;
         for w in renderer.take_warnings() {
@@ -123,8 +133,8 @@ pub fn run(args: RenderArgs) -> Result<(), CliError> {
     }
     bar.finish_and_clear();
     if args.sheet {
-        let columns = (sheet_frames.len() as f64).sqrt().ceil() as u32;
-        let sheet: Image = contact_sheet(&sheet_frames, columns, 2, args.background)
+        let columns = sheet_columns(sheet_frames.len());
+        let sheet: Image = contact_sheet(&sheet_frames, columns, SHEET_GAP, args.background)
             .ok_or_else(|| CliError::Msg("--sheet: no frames to put on the sheet".into()))?;
         sheet.save_png(&args.output)?;
     }
@@ -182,29 +192,56 @@ fn find_camera(scene: &Scene, name: &str) -> Result<usize, CliError> {
         })
 }
 
-/// The automatic camera framing the union of the visible geometry over all `poses`.
-fn auto_view(scene: &Scene, poses: &[Pose], opts: &Options) -> View {
-    let bounds = union_bounds(scene, poses);
-    let (min, max) = bounds.unwrap_or((glam::DVec3::splat(-1.0), glam::DVec3::splat(1.0)));
-    View::auto(min, max, scene.meta.axes, opts.aspect())
-}
-
-fn union_bounds(scene: &Scene, poses: &[Pose]) -> Option<(glam::DVec3, glam::DVec3)> {
-    poses
+/// The box round the visible geometry of the scene posed at every instant of `times`.
+fn union_bounds(
+    scene: &Scene,
+    animation: Option<usize>,
+    times: &[Time],
+) -> Option<(glam::DVec3, glam::DVec3)> {
+    times
         .iter()
-        .filter_map(|p| posed_bounds(scene, p))
+        .filter_map(|&t| posed_bounds(scene, &scene.evaluate(animation, t)))
         .reduce(|(a, b), (c, d)| (a.min(c), b.max(d)))
 }
 
-/// A scene camera's near plane: 10⁻⁴ of the geometry's size (the scene's own near values are
-/// often fog ranges, not clip planes).
-fn scene_near(scene: &Scene, poses: &[Pose]) -> f64 {
-    let size = union_bounds(scene, poses).map_or(1.0, |(a, b)| (b - a).length());
+/// A scene camera's near plane: 10⁻⁴ of the rendered geometry's box diagonal (the scene's own
+/// near values are often fog ranges, not clip planes).
+fn scene_near(bounds: Option<(glam::DVec3, glam::DVec3)>) -> f64 {
+    let size = bounds.map_or(1.0, |(a, b)| (b - a).length());
     if size > 0.0 && size.is_finite() {
         size * 1e-4
     } else {
         1e-4
     }
+}
+
+/// The contact sheet's layout: ⌈√n⌉ columns, [`SHEET_GAP`]-pixel gaps.
+fn sheet_columns(n: usize) -> u32 {
+    (n as f64).sqrt().ceil() as u32
+}
+
+/// The gap between and round the frames of a contact sheet, pixels.
+const SHEET_GAP: u32 = 2;
+
+/// The most pixels a contact sheet may have (8192², 192 MiB as RGB).
+const MAX_SHEET_PIXELS: u64 = 8192 * 8192;
+
+/// Refuses a contact sheet of `n` frames that would exceed [`MAX_SHEET_PIXELS`], before any
+/// frame is rendered (every frame is kept in memory until the sheet is written).
+fn check_sheet_size(n: usize, opts: &Options) -> Result<(), CliError> {
+    let cols = u64::from(sheet_columns(n));
+    let rows = (n as u64).div_ceil(cols.max(1));
+    let g = u64::from(SHEET_GAP);
+    let w = cols * (u64::from(opts.width) + g) + g;
+    let h = rows * (u64::from(opts.height) + g) + g;
+    if w * h > MAX_SHEET_PIXELS {
+        return Err(CliError::Msg(format!(
+            "--sheet: {n} frames of {}x{} make a {w}x{h} sheet, more than {MAX_SHEET_PIXELS} \
+             pixels; use fewer frames or a smaller --size",
+            opts.width, opts.height
+        )));
+    }
+    Ok(())
 }
 
 /// A progress bar on stderr when it is a terminal and there is more than one frame; hidden

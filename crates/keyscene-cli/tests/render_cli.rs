@@ -99,4 +99,9 @@ fn an_unknown_camera_fails_and_leaves_no_file() {
     let r = keyscene(&["render", &fly(), "-o", s(&out), "--size", "0x10"]);
     assert!(!r.status.success());
     assert!(!out.exists());
+    // 10,001 frames of 800×600 on one sheet: refused before rendering anything.
+    let r = keyscene(&["render", &fly(), "-o", s(&out), "--frames", "0..10000", "--sheet"]);
+    assert!(!r.status.success());
+    assert!(String::from_utf8_lossy(&r.stderr).contains("--sheet"));
+    assert!(!out.exists());
 }

@@ -40,7 +40,7 @@ pub use view::{
 };
 
 /// The largest image width or height [`Renderer::render`] accepts, pixels.
-pub const MAX_SIZE: u32 = 8192;
+pub const MAX_SIZE: u32 = 4096;
 
 /// The share of a surface's colour lit regardless of the light (0–1).
 pub const AMBIENT: f32 = 0.2;

@@ -209,3 +209,22 @@ fn contact_sheet_places_frames_in_rows() {
     assert_eq!(sheet.pixel(1, 3), [0, 0, 255]);
     assert_eq!(sheet.pixel(4, 3), [0, 0, 0]);
 }
+
+#[test]
+fn non_finite_and_huge_coordinates_draw_nothing_wrong_and_do_not_panic() {
+    // Hostile geometry: NaN, infinite and 1e300 coordinates, a vertex behind the camera, and
+    // polygon corners past the vertex list.
+    let mut mesh = square(DVec3::ZERO, 1.0, Some(0));
+    mesh.positions[1] = DVec3::new(f64::NAN, 0.0, 0.0);
+    mesh.positions[2] = DVec3::new(1e300, -1e300, f64::INFINITY);
+    mesh.positions.push(DVec3::new(0.0, -20.0, 0.0));
+    mesh.polygon_starts.extend([7, 10]);
+    mesh.corner_vertices.extend([0, 3, 4, 0, 3, 99]);
+    let s = scene_with(mesh, vec![red()]);
+    let pose = s.evaluate(None, Time::Frame(0.0));
+    let view = View::from_camera(&s, &pose, 0, 1.0, 0.01).unwrap();
+    for o in [opts(33, 33), Options { wireframe: true, bbox: true, bsphere: true, ..opts(33, 33) }]
+    {
+        Renderer::new(&s, None).render(&pose, &view, &o).unwrap();
+    }
+}

@@ -198,6 +198,30 @@ fn projection_fly(corpus: &Option<PathBuf>) -> Trial {
     })
 }
 
+/// magnum's `maya-camera-light-orientation.fbx`: its node `forwardCamera` looks down −Z with +Y
+/// up (magnum-plugins' UfbxImporter test, `fbx/magnum/refs/cameras.expected.txt`), though FBX
+/// cameras look down their node's +X: a point straight ahead on −Z lands in the image centre,
+/// one above it (+Y) higher up and one to its right (+X) further right.
+fn fbx_camera_looks_down_its_x_axis(corpus: &Option<PathBuf>) -> Trial {
+    common::corpus_trial("camera/fbx_forward_camera_looks_down_minus_z", corpus, |dir| {
+        let (scene, _) = keyscene::load(&dir.join("fbx/magnum/maya-camera-light-orientation.fbx"))?;
+        let node = scene.nodes.iter().position(|n| n.name == "forwardCamera").ok_or("camera")?;
+        let pose = scene.evaluate(None, Time::Frame(0.0));
+        let view = View::from_camera(&scene, &pose, node, 4.0 / 3.0, 0.1).ok_or("no view")?;
+        let at =
+            |p: DVec3| view.project(p, W, H).ok_or_else(|| Failed::from(format!("{p} behind")));
+        let centre = at(DVec3::new(0.0, 0.0, -10.0))?;
+        if (centre - DVec2::new(80.0, 60.0)).length() > 1e-6 {
+            return Err(format!("(0, 0, −10) projects to {centre}, not the centre").into());
+        }
+        if at(DVec3::new(0.0, 1.0, -10.0))?.y >= 60.0 || at(DVec3::new(1.0, 0.0, -10.0))?.x <= 80.0
+        {
+            return Err("+Y is not up or +X is not right on the image".into());
+        }
+        Ok(())
+    })
+}
+
 /// The centroid (pixels) of the non-background pixels.
 fn coverage_centroid(image: &Image, background: [u8; 3]) -> Option<DVec2> {
     let mut sum = DVec2::ZERO;
@@ -269,6 +293,7 @@ fn main() {
         golden("knight_fbx_skinned_frame20.png", &corpus, "fbx/fbx-conv/knight.fbx", 20.0),
         golden_3da(&corpus),
         projection_fly(&corpus),
+        fbx_camera_looks_down_its_x_axis(&corpus),
         silhouette_claw(&corpus),
     ];
     common::run(trials);

@@ -20,7 +20,7 @@
 //! # Ok::<(), keyscene::Error>(())
 //! ```
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -254,7 +254,10 @@ struct Deferred {
 pub struct Renderer<'s> {
     scene: &'s Scene,
     base_dir: Option<PathBuf>,
+    /// Decoded textures by path (`None`: undecodable, already reported).
     textures: HashMap<PathBuf, Option<Arc<Texture>>>,
+    /// Texture names not found, already reported.
+    missing: HashSet<String>,
     warnings: Vec<Warning>,
 }
 
@@ -267,6 +270,7 @@ impl<'s> Renderer<'s> {
             scene,
             base_dir: base_dir.map(Path::to_path_buf),
             textures: HashMap::new(),
+            missing: HashSet::new(),
             warnings: Vec::new(),
         }
     }
@@ -492,9 +496,7 @@ impl<'s> Renderer<'s> {
             self.base_dir.as_deref().and_then(|d| texture::resolve_case_insensitive(d, file))
         });
         let Some(path) = path else {
-            let key = PathBuf::from(format!("\0missing:{file}"));
-            if !self.textures.contains_key(&key) {
-                self.textures.insert(key, None);
+            if self.missing.insert(file.to_owned()) {
                 self.warnings.push(Warning {
                     offset: None,
                     place: format!("material {material:?}"),

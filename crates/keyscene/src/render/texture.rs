@@ -8,11 +8,18 @@ use std::path::{Path, PathBuf};
 pub const MAX_TEXTURE_SIZE: u32 = 8192;
 
 /// A decoded texture: 8-bit RGB texels, row 0 at the top of the image.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Texture {
     width: usize,
     height: usize,
     texels: Vec<[u8; 3]>,
+}
+
+impl std::fmt::Debug for Texture {
+    /// The size only, not the texels.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Texture({}×{})", self.width, self.height)
+    }
 }
 
 impl Texture {

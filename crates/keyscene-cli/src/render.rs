@@ -150,7 +150,7 @@ fn times(
 ) -> Result<Vec<Time>, CliError> {
     if let Some((a, b, step)) = args.frames {
         let n = ((b - a) / step + 1e-9).floor() + 1.0;
-        if !(n >= 1.0) {
+        if n.is_nan() || n < 1.0 {
             return Err(CliError::Msg(format!("--frames {a}..{b}: the range is empty")));
         }
         if n > MAX_FRAMES as f64 {

@@ -122,7 +122,7 @@ fn reference(dir: &Path, folder: &str, file: &str) -> Result<serde_json::Value, 
     Ok(serde_json::from_slice(&std::fs::read(&p).map_err(|e| format!("{}: {e}", p.display()))?)?)
 }
 
-fn reference_sample<'a>(r: &'a serde_json::Value, frame: f64) -> Option<&'a serde_json::Value> {
+fn reference_sample(r: &serde_json::Value, frame: f64) -> Option<&serde_json::Value> {
     r["samples"].as_array()?.iter().find(|s| s["frame"].as_f64() == Some(frame))
 }
 

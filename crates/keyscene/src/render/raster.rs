@@ -259,7 +259,7 @@ impl Target {
                 }
             }
         }
-        if !(t0 <= t1) {
+        if t0.is_nan() || t1.is_nan() || t0 > t1 {
             return;
         }
         let (x0, y0) = (ax + dx * t0, ay + dy * t0);

@@ -6,6 +6,8 @@
 //! keyscene convert IN OUT [--frame F | --time SECONDS] [--animation I | --stack NAME]
 //!     [--up AXIS] [--units UNIT] [--no-extrapolation] [--bind-pose NAME] [--transform-skin]
 //! keyscene convert DIR OUTDIR --to glb|gltf|3da|obj [--json]
+//! keyscene render FILE -o OUT [--frame F | --time SECONDS | --frames A..B[:STEP] [--sheet]]
+//!     [--size WxH] [--camera NAME|auto] [--bbox] [--bsphere] [--wireframe] [--background #rrggbb]
 //! ```
 //!
 //! Reader warnings go to stderr as `keyscene: warning: …`; errors as `keyscene: error: …` (with
@@ -29,6 +31,7 @@ mod batch;
 mod check;
 mod convert;
 mod inspect;
+mod render;
 mod sample;
 
 /// Read, evaluate and convert animated 3D scenes (3DS, glTF).
@@ -142,6 +145,9 @@ enum Command {
         #[arg(long)]
         transform_skin: bool,
     },
+    /// Render PNG images of the scene at a frame or a range of frames, as the Play3da viewer
+    /// draws it (one light at the camera, default checker material; docs/render.md).
+    Render(render::RenderArgs),
 }
 
 /// What a subcommand failed with: a library error, or a usage problem found after parsing.
@@ -244,6 +250,7 @@ fn run(cli: Cli, matches: &ArgMatches) -> Result<(), CliError> {
             };
             convert::run(scene, &output, &pose, animation)
         }
+        Command::Render(args) => render::run(args),
     }
 }
 

@@ -36,6 +36,10 @@ pub enum Error {
     #[cfg(feature = "obj")]
     #[error(transparent)]
     Obj(#[from] crate::formats::obj::Error),
+    /// An image could not be rendered or encoded.
+    #[cfg(feature = "render")]
+    #[error(transparent)]
+    Render(#[from] crate::render::Error),
     /// The scene cannot be written in the requested format.
     #[error("{0}")]
     Unsupported(String),

@@ -7,6 +7,7 @@
 //! - [`scene`]: the format-neutral model (nodes, meshes, materials, cameras, lights, skins).
 //! - [`anim`]: tracks, keys and the evaluator that poses a scene at a time.
 //! - [`limits`]: the bounds every reader checks before allocating.
+//! - [`render`] (feature `render`): headless preview images of a posed scene.
 //!
 //! ```no_run
 //! let (scene, warnings) = keyscene::load("examples/FLY.3DS".as_ref())?;
@@ -19,6 +20,8 @@
 pub mod anim;
 pub mod formats;
 pub mod limits;
+#[cfg(feature = "render")]
+pub mod render;
 pub mod scene;
 
 mod error;

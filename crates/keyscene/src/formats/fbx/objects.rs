@@ -25,8 +25,9 @@
 //!   connected to it in order; `Children: "Model::A", …` connects the named models under it.
 //!   Properties are plain records (`Color: 1,1,1`, `Diffuse: …`, `Aperture: 45`), found by
 //!   their FBX 6 names through [`ObjectGraph::prop`]; `Lcl Translation`, `Lcl Rotation` and
-//!   `Lcl Scaling` are the `Default` values of the first `Take`'s `Transform` channels, as
-//!   ufbx reads property values "only defined in the takes" of legacy files.
+//!   `Lcl Scaling` are the `Default` values of the model's own `Transform` channels (FBX 5.0),
+//!   else of the first `Take`'s, as ufbx reads property values "only defined in the takes"
+//!   of legacy files.
 //!
 //! Nothing here knows the scene model; [`super::import`] turns a graph into a scene.
 
@@ -526,37 +527,46 @@ impl<'d, 'a> ObjectGraph<'d, 'a> {
                 }
             }
         }
+        // The model's own channels (FBX 5.0), then the first take's.
+        let own = doc.roots().filter(|n| n.name() == "Model");
         let take = doc.root("Takes").and_then(|t| t.children().find(|c| c.name() == "Take"));
-        for model in take.into_iter().flat_map(|t| t.children()).filter(|c| c.name() == "Model") {
+        let in_take = take.into_iter().flat_map(|t| t.children()).filter(|c| c.name() == "Model");
+        for model in own.chain(in_take) {
             let Some(Property::String(raw)) = model.property(0) else { continue };
             let (class, name) = split_name(raw);
             let key = [class.unwrap_or(b"Model"), b"::", name].concat();
             let Some(&id) = names.get(&key) else { continue };
-            let channels = |n: NodeRef<'d, 'a>| {
-                n.children().filter(|c| c.name() == "Channel").map(|c| (str_of(c.property(0)), c))
-            };
-            for (_, transform) in channels(model).filter(|(name, _)| *name == "Transform") {
-                for (trs, ch) in channels(transform) {
-                    let (k, mut v) = match trs {
-                        "T" => (0, [0.0; 3]),
-                        "R" => (1, [0.0; 3]),
-                        "S" => (2, [1.0; 3]),
+            self.read_legacy_defaults(model, id);
+        }
+    }
+
+    /// `Channel: "Transform" { Channel: "T" { Channel: "X" { Default: … } … } … }` under
+    /// `model` → the `legacy_transforms` of object `id` (first found wins).
+    fn read_legacy_defaults(&mut self, model: NodeRef<'d, 'a>, id: i64) {
+        let channels = |n: NodeRef<'d, 'a>| {
+            n.children().filter(|c| c.name() == "Channel").map(|c| (str_of(c.property(0)), c))
+        };
+        for (_, transform) in channels(model).filter(|(name, _)| *name == "Transform") {
+            for (trs, ch) in channels(transform) {
+                let (k, mut v) = match trs {
+                    "T" => (0, [0.0; 3]),
+                    "R" => (1, [0.0; 3]),
+                    "S" => (2, [1.0; 3]),
+                    _ => continue,
+                };
+                for (axis, c) in channels(ch) {
+                    let i = match axis {
+                        "X" => 0,
+                        "Y" => 1,
+                        "Z" => 2,
                         _ => continue,
                     };
-                    for (axis, c) in channels(ch) {
-                        let i = match axis {
-                            "X" => 0,
-                            "Y" => 1,
-                            "Z" => 2,
-                            _ => continue,
-                        };
-                        let d = c.child("Default").and_then(|d| d.property(0));
-                        if let Some(x) = d.and_then(Property::as_f64).filter(|x| x.is_finite()) {
-                            v[i] = x;
-                        }
+                    let d = c.child("Default").and_then(|d| d.property(0));
+                    if let Some(x) = d.and_then(Property::as_f64).filter(|x| x.is_finite()) {
+                        v[i] = x;
                     }
-                    self.legacy_transforms.entry((id, k)).or_insert(v);
                 }
+                self.legacy_transforms.entry((id, k)).or_insert(v);
             }
         }
     }

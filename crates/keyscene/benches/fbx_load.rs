@@ -6,6 +6,8 @@
 //! KEYSCENE_CORPUS=$PWD/../shared/corpus cargo bench -p keyscene --bench fbx_load
 //! ```
 //!
+//! A further argument (`cargo bench … -- knight`) keeps only the files whose path contains it.
+//!
 //! Files: MANIFEST.md's benchmark files (`benches/common/fbx_files.rs`). Per file it prints
 //! the best time of repeated loads (at least 5, about 0.4 s per side) as MB/s (MB = 10⁶ file
 //! bytes) for both and the ratio (ufbx time ÷ keyscene time: above 1 keyscene is faster), then
@@ -129,7 +131,11 @@ fn main() {
     let mut totals: std::collections::BTreeMap<&str, (usize, Duration, Duration)> =
         Default::default();
     let mut worst_memory = 0.0f64;
+    let filter = std::env::args().skip(1).find(|a| !a.starts_with('-'));
     for (name, bytes) in files {
+        if filter.as_ref().is_some_and(|f| !name.contains(f.as_str())) {
+            continue;
+        }
         let ours = best_time(Duration::from_millis(400), || {
             black_box(load(name, black_box(bytes)));
         });

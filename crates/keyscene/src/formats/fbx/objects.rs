@@ -339,8 +339,9 @@ fn str_of<'d>(p: Option<&'d Property<'_>>) -> &'d str {
     p.and_then(Property::as_bytes).and_then(|b| std::str::from_utf8(b).ok()).unwrap_or("")
 }
 
-/// Reads a `Properties70`/`Properties60` record into `out`, sorted by name (first of equal
-/// names wins); returns the range.
+/// Reads a `Properties70`/`Properties60` record into `out`, sorted by name length, then name
+/// (first of equal names wins; [`lookup`] then compares lengths before bytes); returns the
+/// range.
 fn read_props<'d, 'a>(record: Option<NodeRef<'d, 'a>>, out: &mut Vec<Prop<'d, 'a>>) -> (u32, u32) {
     let start = out.len();
     if let Some(record) = record {
@@ -374,7 +375,7 @@ fn read_props<'d, 'a>(record: Option<NodeRef<'d, 'a>>, out: &mut Vec<Prop<'d, 'a
         }
     }
     let slice = &mut out[start..];
-    slice.sort_by(|a, b| a.name.cmp(b.name));
+    slice.sort_by(|a, b| key(a.name).cmp(&key(b.name)));
     (start as u32, out.len() as u32)
 }
 
@@ -749,7 +750,7 @@ impl<'d, 'a> ObjectGraph<'d, 'a> {
             .filter(move |o| o.class == class)
     }
 
-    /// The object's own properties (sorted by name), without the template.
+    /// The object's own properties (sorted by name length, then name), without the template.
     pub fn own_props(&self, obj: &Object<'d, 'a>) -> &[Prop<'d, 'a>] {
         &self.props[obj.props.0 as usize..obj.props.1 as usize]
     }
@@ -847,9 +848,14 @@ pub fn legacy_record(name: &str) -> Option<(&'static str, usize)> {
     })
 }
 
+/// The order properties are kept in: by length, then bytes.
+fn key(name: &str) -> (usize, &str) {
+    (name.len(), name)
+}
+
 fn lookup<'d, 'a>(props: &[Prop<'d, 'a>], range: (u32, u32), name: &str) -> Option<Prop<'d, 'a>> {
     let s = &props[range.0 as usize..range.1 as usize];
-    let i = s.partition_point(|p| p.name < name);
+    let i = s.partition_point(|p| key(p.name) < key(name));
     s.get(i).filter(|p| p.name == name).copied()
 }
 

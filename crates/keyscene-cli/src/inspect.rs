@@ -565,7 +565,7 @@ pub fn raw(file: &std::path::Path, out: &mut dyn std::io::Write) -> Result<(), C
         || file.extension().is_some_and(|e| e.eq_ignore_ascii_case("fbx"));
     if !is_fbx {
         return Err(CliError::Msg(format!(
-            "{}: --raw dumps FBX files only (3DS chunk dumps are not written yet)",
+            "{}: not an FBX file; --raw dumps the record tree of FBX files only",
             file.display()
         )));
     }

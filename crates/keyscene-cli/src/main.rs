@@ -375,9 +375,12 @@ pub fn pick_animation(
     }
 }
 
-/// Writes `s` to stdout-like `out`, mapping a closed pipe or other failure to an error.
+/// Writes `s` to stdout-like `out`. A closed pipe ends the output quietly (`Ok`); other
+/// failures are errors.
 pub fn emit(out: &mut dyn std::io::Write, s: &str) -> Result<(), CliError> {
-    out.write_all(s.as_bytes())
-        .and_then(|()| out.flush())
-        .map_err(|e| CliError::Msg(format!("writing output: {e}")))
+    match out.write_all(s.as_bytes()).and_then(|()| out.flush()) {
+        // The reader went away (`keyscene inspect … | head`): stop quietly, as `cat` does.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        r => r.map_err(|e| CliError::Msg(format!("writing output: {e}"))),
+    }
 }

@@ -19,16 +19,6 @@ use glam::DMat4;
 use keyscene::anim::Time;
 use keyscene::scene::NodeKind;
 
-/// MANIFEST.md's negative files: must not panic, may fail.
-fn is_negative(rel: &str) -> bool {
-    rel.contains("/fuzz/")
-        || rel.contains("_fail_")
-        || rel.contains("synthetic_unsupported_cube_")
-        || rel.ends_with("transparentTest.fbx")
-        || rel.ends_with("max7_cube_5000_binary.fbx")
-        || rel.ends_with("max2009_blob_5800_ascii.fbx")
-}
-
 fn rel_name(fbx_dir: &Path, path: &Path) -> String {
     path.strip_prefix(fbx_dir).unwrap_or(path).to_string_lossy().replace('\\', "/")
 }
@@ -43,14 +33,14 @@ fn check_file(fbx_dir: &Path, path: &Path) -> Result<(), libtest_mimic::Failed> 
     }
     let (scene, _warnings) = match result {
         Ok(s) => s,
-        Err(e) if is_negative(&rel) => {
+        Err(e) if common::is_negative_fbx(&rel) => {
             assert!(!e.to_string().is_empty());
             return Ok(());
         }
         Err(e) => return Err(format!("{rel}: {e}").into()),
     };
     scene.validate().map_err(|e| format!("{rel}: invalid scene: {e}"))?;
-    if is_negative(&rel) {
+    if common::is_negative_fbx(&rel) {
         return Ok(());
     }
     if scene.meta.format != "fbx" {

@@ -18,8 +18,6 @@
 //!
 //! Rows are reported **ignored**, never passed, when keyscene cannot yet do what they need:
 //! - `time` rows of files whose scene has no animation (FBX animation import is on its way);
-//! - rows of FBX 5.x files (MANIFEST.md: legacy layout, best effort), which keyscene loads
-//!   without their geometry;
 //! - rows whose check fails and whose meshes are skinned or blend-shaped (non-zero weight):
 //!   such a row would be one whose deformation is not yet in line with ufbx (none at this
 //!   commit). A deformed row that passes counts as passed.
@@ -105,11 +103,6 @@ fn check(corpus: &Path, oracles: &Path, row: &Row, out_dir: &Path, k: usize) -> 
         Ok((s, _)) => s,
         Err(e) => return Outcome::Fail(format!("load: {e}")),
     };
-    if scene.meta.version.is_some_and(|v| v < 6000) {
-        return Outcome::Ignore(
-            "FBX 5.x legacy layout (top-level models, transforms in takes) is not imported".into(),
-        );
-    }
     let mut pose = if row.mode == "time" {
         let Ok(t) = row.time_s.parse::<f64>() else {
             return Outcome::Fail(format!("bad time {:?}", row.time_s));

@@ -16,16 +16,6 @@ use keyscene::formats::fbx::{self, Encoding, Property};
 use keyscene::limits::Limits;
 use libtest_mimic::{Failed, Trial};
 
-/// MANIFEST.md's negative files: must not panic, may fail.
-fn is_negative(rel: &str) -> bool {
-    rel.contains("/fuzz/")
-        || rel.contains("_fail_")
-        || rel.contains("synthetic_unsupported_cube_")
-        || rel.ends_with("transparentTest.fbx")
-        || rel.ends_with("max7_cube_5000_binary.fbx")
-        || rel.ends_with("max2009_blob_5800_ascii.fbx")
-}
-
 /// `(version, encoding)` per file from MANIFEST.md's table (`ver` and `enc` columns).
 fn manifest_rows(fbx_dir: &Path) -> Vec<(String, String, String)> {
     let text = std::fs::read_to_string(fbx_dir.join("MANIFEST.md")).unwrap_or_default();
@@ -82,13 +72,13 @@ fn check_file(
     }
     let doc = match result {
         Ok(doc) => doc,
-        Err(e) if is_negative(&rel) => {
+        Err(e) if common::is_negative_fbx(&rel) => {
             assert!(!e.to_string().is_empty());
             return Ok(());
         }
         Err(e) => return Err(format!("{rel}: {e}").into()),
     };
-    if is_negative(&rel) {
+    if common::is_negative_fbx(&rel) {
         return Ok(());
     }
     if let Some((_, ver, enc)) = manifest.iter().find(|(f, _, _)| *f == rel) {
@@ -157,8 +147,8 @@ fn main() {
     }));
     trials.push(Trial::test("negative_list_is_not_empty", || {
         assert!(
-            is_negative("ufbx/fuzz/fuzz_0001.fbx")
-                && !is_negative("ufbx/maya_cube_7400_binary.fbx")
+            common::is_negative_fbx("ufbx/fuzz/fuzz_0001.fbx")
+                && !common::is_negative_fbx("ufbx/maya_cube_7400_binary.fbx")
         );
         Ok(())
     }));

@@ -95,3 +95,15 @@ pub fn find_node(scene: &keyscene::scene::Scene, r: &serde_json::Value) -> Optio
                 .find(|&i| nodes[i].name == name && nodes[i].instance == instance)
         })
 }
+
+/// MANIFEST.md's negative FBX files (fuzz inputs, `_fail_` files, unsupported versions, the
+/// mangled `transparentTest`, the pre-6.1 legacy files): reading them must not panic and may
+/// fail. `rel` is the path under the corpus's `fbx/` folder with `/` separators.
+pub fn is_negative_fbx(rel: &str) -> bool {
+    rel.contains("/fuzz/")
+        || rel.contains("_fail_")
+        || rel.contains("synthetic_unsupported_cube_")
+        || rel.ends_with("transparentTest.fbx")
+        || rel.ends_with("max7_cube_5000_binary.fbx")
+        || rel.ends_with("max2009_blob_5800_ascii.fbx")
+}

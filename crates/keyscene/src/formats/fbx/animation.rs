@@ -1039,33 +1039,21 @@ fn node_of(t: &Target) -> NodeId {
 /// Euler angles in degrees (about X, Y, Z) of `q` in `order`.
 fn euler_of(q: glam::DQuat, order: EulerOrder) -> DVec3 {
     use glam::EulerRot as E;
-    // glam names intrinsic orders: `ZYX` is Rz·Ry·Rx, keyscene's `Xyz`.
-    let r = match order {
-        EulerOrder::Xyz => {
-            let (z, y, x) = q.to_euler(E::ZYX);
-            DVec3::new(x, y, z)
-        }
-        EulerOrder::Xzy => {
-            let (y, z, x) = q.to_euler(E::YZX);
-            DVec3::new(x, y, z)
-        }
-        EulerOrder::Yzx => {
-            let (x, z, y) = q.to_euler(E::XZY);
-            DVec3::new(x, y, z)
-        }
-        EulerOrder::Yxz => {
-            let (z, x, y) = q.to_euler(E::ZXY);
-            DVec3::new(x, y, z)
-        }
-        EulerOrder::Zxy => {
-            let (y, x, z) = q.to_euler(E::YXZ);
-            DVec3::new(x, y, z)
-        }
-        EulerOrder::Zyx => {
-            let (x, y, z) = q.to_euler(E::XYZ);
-            DVec3::new(x, y, z)
-        }
+    // glam names intrinsic orders (`ZYX` is Rz·Ry·Rx, keyscene's `Xyz`) and returns the angles
+    // in its order's sequence; `axes` says which of X, Y, Z each one is.
+    let (rot, axes) = match order {
+        EulerOrder::Xyz => (E::ZYX, [2, 1, 0]),
+        EulerOrder::Xzy => (E::YZX, [1, 2, 0]),
+        EulerOrder::Yzx => (E::XZY, [0, 2, 1]),
+        EulerOrder::Yxz => (E::ZXY, [2, 0, 1]),
+        EulerOrder::Zxy => (E::YXZ, [1, 0, 2]),
+        EulerOrder::Zyx => (E::XYZ, [0, 1, 2]),
     };
+    let (a, b, c) = q.to_euler(rot);
+    let mut r = DVec3::ZERO;
+    r[axes[0]] = a;
+    r[axes[1]] = b;
+    r[axes[2]] = c;
     r * (180.0 / std::f64::consts::PI)
 }
 
@@ -1272,6 +1260,23 @@ mod tests {
 
     fn bits(x: f32) -> f32 {
         x
+    }
+
+    #[test]
+    fn euler_of_inverts_to_quat_in_every_order() {
+        let deg = DVec3::new(10.0, -35.0, 70.0);
+        for order in [
+            EulerOrder::Xyz,
+            EulerOrder::Xzy,
+            EulerOrder::Yzx,
+            EulerOrder::Yxz,
+            EulerOrder::Zxy,
+            EulerOrder::Zyx,
+        ] {
+            let q = order.to_quat(deg * (std::f64::consts::PI / 180.0));
+            let back = euler_of(q, order);
+            assert!((back - deg).abs().max_element() < 1e-9, "{order:?}: {back}");
+        }
     }
 
     #[test]

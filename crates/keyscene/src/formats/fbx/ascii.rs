@@ -22,13 +22,20 @@
 //!   bits, `l` when all are integers, otherwise `d`; the values are stored little-endian. A
 //!   count other than N is kept with a [`Warning::ArrayCountMismatch`]. Leading or doubled
 //!   commas inside arrays are skipped (`maya_leading_comma_7500_ascii.fbx`).
-//! - FBX 6 bare number lists (`Vertices: 1,2,3,…`) stay scalar properties, as in the file.
+//! - FBX 6 bare number lists (`Vertices: 1,2,3,…`) of more than [`LIST_TO_ARRAY`] numbers
+//!   (nothing but numbers) become one [`Array`] by the same rule, as FBX 7 writes such data:
+//!   one 8-byte value per number instead of one [`Property`] each (a third of the memory).
+//!   Shorter lists (vectors, 4×4 matrices, `Property:` values) stay scalar properties, as in
+//!   the file.
 
 use std::borrow::Cow;
 
 use super::tree::{Array, ArrayType, Document, Encoding, NodeData, Property};
 use super::{Error, ErrorKind, Warning};
 use crate::limits::Limits;
+
+/// Bare number lists longer than this become one array (see the module docs).
+pub const LIST_TO_ARRAY: usize = 32;
 
 /// Parses an ASCII FBX file.
 pub fn parse<'a>(bytes: &'a [u8], limits: &Limits) -> Result<Document<'a>, Error> {
@@ -374,6 +381,7 @@ impl<'a> Parser<'a, '_> {
             match self.peeked()? {
                 Tok::Open => {
                     self.lexed()?;
+                    self.list_to_array(first as usize);
                     self.doc.nodes[index as usize].props_end = self.doc.props.len() as u32;
                     if self.stack.len() as u64 >= self.limits.max_depth as u64 {
                         self.stack.push(index);
@@ -409,11 +417,48 @@ impl<'a> Parser<'a, '_> {
                     want_value = false;
                 }
                 _ => {
+                    self.list_to_array(first as usize);
                     self.doc.nodes[index as usize].props_end = self.doc.props.len() as u32;
                     return Ok(());
                 }
             }
         }
+    }
+
+    /// Replaces the values `props[first..]` by one array when they are more than
+    /// [`LIST_TO_ARRAY`] numbers and nothing else (see the module docs).
+    fn list_to_array(&mut self, first: usize) {
+        let values = &self.doc.props[first..];
+        if values.len() <= LIST_TO_ARRAY {
+            return;
+        }
+        let mut float = false;
+        let mut wide = false;
+        for p in values {
+            match *p {
+                Property::I64(v) => wide |= i32::try_from(v).is_err(),
+                Property::F64(_) => float = true,
+                _ => return,
+            }
+        }
+        let num = |p: &Property<'_>| match *p {
+            Property::I64(v) => v as f64,
+            Property::F64(v) => v,
+            _ => 0.0,
+        };
+        let int = |p: &Property<'_>| match *p {
+            Property::I64(v) => v,
+            _ => 0,
+        };
+        let (ty, data): (ArrayType, Vec<u8>) = if float {
+            (ArrayType::F64, values.iter().flat_map(|p| num(p).to_le_bytes()).collect())
+        } else if wide {
+            (ArrayType::I64, values.iter().flat_map(|p| int(p).to_le_bytes()).collect())
+        } else {
+            (ArrayType::I32, values.iter().flat_map(|p| (int(p) as i32).to_le_bytes()).collect())
+        };
+        self.doc.props.truncate(first);
+        self.doc.props.push(Property::Array(Array::new(ty, Cow::Owned(data), false, false)));
     }
 
     /// Reads the numbers after `a:` up to (not including) the closing `}`: a tight loop over
@@ -610,6 +655,30 @@ Objects:  {
             Some("C")
         );
         assert_eq!(m.child("Key").unwrap().properties().len(), 6);
+    }
+
+    #[test]
+    fn long_bare_number_lists_become_one_array_short_and_mixed_ones_stay() {
+        let ints: Vec<String> = (0..40).map(|i| i.to_string()).collect();
+        let mut floats = ints.clone();
+        floats[7] = "0.5".into();
+        let keys: Vec<String> =
+            (0..40).map(|i| if i % 3 == 2 { "L".into() } else { i.to_string() }).collect();
+        let text = format!(
+            "PolygonVertexIndex: {}\nVertices: {}\nKey: {}\nMatrix: {}\n",
+            ints.join(","),
+            floats.join(","),
+            keys.join(","),
+            ints[..16].join(",")
+        );
+        let doc = parse(&text);
+        let one = |name: &str| doc.root(name).unwrap().properties().to_vec();
+        let [Property::Array(a)] = &one("PolygonVertexIndex")[..] else { panic!() };
+        assert_eq!((a.ty(), a.len(), a.get_i64(39)), (ArrayType::I32, 40, Some(39)));
+        let [Property::Array(a)] = &one("Vertices")[..] else { panic!() };
+        assert_eq!((a.ty(), a.get_f64(7), a.get_f64(8)), (ArrayType::F64, Some(0.5), Some(8.0)));
+        assert_eq!(one("Key").len(), 40);
+        assert_eq!(one("Matrix").len(), 16);
     }
 
     #[test]

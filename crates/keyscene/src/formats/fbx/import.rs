@@ -17,7 +17,9 @@
 //!   `InheritType` → [`InheritType::from_fbx`]; `GeometricTranslation/Rotation/Scaling` →
 //!   [`Node::geometry_transform`] = `T · R(XYZ) · S`; `Visibility` 0 → [`Node::hidden`].
 //! - Each mesh model gets its own [`Mesh`] built from its `Geometry` (FBX 7) or its own record
-//!   (FBX 6): `Vertices`, `PolygonVertexIndex` (a negative index `i` ends a polygon at vertex
+//!   (FBX 6 and 5; FBX 5 keeps `Normals` there, per vertex or per corner by count, one UV set
+//!   as `GeometryUVInfo`, and `MaterialAssignation`/`Materials` in place of the layer
+//!   elements, as ufbx `ufbxi_read_legacy_mesh` reads them): `Vertices`, `PolygonVertexIndex` (a negative index `i` ends a polygon at vertex
 //!   `-i - 1`; indices past the vertex list are clamped to the last vertex, as ufbx does by
 //!   default, with a warning), layer elements with every mapping and reference type
 //!   ([`Mapping`]): the first `LayerElementNormal`, every `LayerElementUV`, the first
@@ -160,11 +162,6 @@ pub fn import(graph: &ObjectGraph<'_, '_>, opts: &ReadOptions) -> (Scene, Vec<Wa
             place: "Objects".into(),
             message: w.message.clone(),
         });
-    }
-    if graph.doc.root("Objects").is_none() {
-        if let Some(m) = graph.doc.root("Model") {
-            im.warn(Some(m), "Model", "FBX 5.x layout (top-level models, transforms in takes) is not imported; the scene has no nodes");
-        }
     }
     im.metadata();
     im.materials();
@@ -638,6 +635,7 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
                 .filter(|c| c.name() == name)
                 .min_by_key(|c| c.property(0).and_then(Property::as_i64).unwrap_or(0))
         };
+        let vec3 = |c: &[f64]| Vec3::new(c[0] as f32, c[1] as f32, c[2] as f32);
         if let Some(e) = first("LayerElementNormal") {
             mesh.normals = self.layer(
                 geo,
@@ -647,17 +645,35 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
                 3,
                 &topo,
                 place,
-                |c| Vec3::new(c[0] as f32, c[1] as f32, c[2] as f32),
+                vec3,
             );
+        } else if geo.child("Normals").is_some() {
+            // FBX 5: `Normals` in the model itself, per vertex or per corner by their count;
+            // per vertex when both fit only in 5.0 files (ufbx `ufbxi_read_legacy_mesh`).
+            let values: Vec<Vec3> = child_f64(geo, "Normals").chunks_exact(3).map(vec3).collect();
+            let corners = topo.corner_vertex.len();
+            let per_vertex =
+                values.len() == n && (values.len() != corners || self.graph.doc.version == 5000);
+            if per_vertex {
+                mesh.normals = Some(Attribute { values, mapping: Mapping::PerVertex });
+            } else if values.len() == corners {
+                mesh.normals = Some(Attribute { values, mapping: Mapping::PerCorner });
+            }
         }
         let mut uv_layers: Vec<NodeRef<'_, '_>> =
             geo.children().filter(|c| c.name() == "LayerElementUV").collect();
         uv_layers.sort_by_key(|c| c.property(0).and_then(Property::as_i64).unwrap_or(0));
+        let vec2 = |c: &[f64]| Vec2::new(c[0] as f32, c[1] as f32);
         for e in uv_layers {
-            if let Some(uvs) = self.layer(geo, e, "UV", &["UVIndex"], 2, &topo, place, |c| {
-                Vec2::new(c[0] as f32, c[1] as f32)
-            }) {
+            if let Some(uvs) = self.layer(geo, e, "UV", &["UVIndex"], 2, &topo, place, vec2) {
                 mesh.uv_sets.push(UvSet { name: child_str(e, "Name").to_string(), uvs });
+            }
+        }
+        // FBX 5: one unnamed set, `GeometryUVInfo { TextureUV, TextureUVVerticeIndex }`.
+        if let Some(e) = geo.child("GeometryUVInfo").filter(|_| mesh.uv_sets.is_empty()) {
+            let index = ["TextureUVVerticeIndex"];
+            if let Some(uvs) = self.layer(geo, e, "TextureUV", &index, 2, &topo, place, vec2) {
+                mesh.uv_sets.push(UvSet { name: String::new(), uvs });
             }
         }
         let current = self.graph.get_str(model.id, "currentUVSet", "");
@@ -685,7 +701,11 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
             .child_objects(model.id, "Material")
             .map(|m| self.ids.materials.get(&m.id).copied())
             .collect();
-        if let Some(e) = first("LayerElementMaterial") {
+        // FBX 5 keeps `MaterialAssignation` and `Materials` in the model itself.
+        let material_layer = first("LayerElementMaterial")
+            .map(|e| (e, "MappingInformationType"))
+            .or_else(|| geo.child("MaterialAssignation").map(|_| (geo, "MaterialAssignation")));
+        if let Some((e, mapping_name)) = material_layer {
             let m = child_i64(e, "Materials");
             let slot = |v: i64| {
                 if v < 0 || v > u32::MAX as i64 - 1 {
@@ -694,7 +714,7 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
                     v as u32
                 }
             };
-            match child_str(e, "MappingInformationType") {
+            match child_str(e, mapping_name) {
                 "ByPolygon" => {
                     let mut per: Vec<u32> =
                         m.iter().take(topo.polygon_count).map(|&v| slot(v)).collect();
@@ -741,9 +761,20 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
         let values: Vec<T> = raw.chunks_exact(comps).map(&make).collect();
         let mapping = child_str(e, "MappingInformationType");
         let reference = child_str(e, "ReferenceInformationType");
+        // No `ReferenceInformationType` (FBX 5 `GeometryUVInfo`): the index array when
+        // present, as ufbx reads every layer.
         let idx: Option<Vec<i64>> = match reference {
-            "IndexToDirect" | "Index" => index.iter().find_map(|n| e.child(n)).map(numbers_i64),
+            "IndexToDirect" | "Index" | "" => {
+                index.iter().find_map(|n| e.child(n)).map(numbers_i64)
+            }
             _ => None,
+        };
+        // Old exporters write `ByPolygon` meaning `ByPolygonVertex`: taken so when there is
+        // one index (or value) per corner (ufbx `ufbxi_read_vertex_element`).
+        let per_corner_count = idx.as_ref().map_or(values.len(), Vec::len);
+        let mapping = match mapping {
+            "ByPolygon" if per_corner_count == topo.corner_vertex.len() => "ByPolygonVertex",
+            m => m,
         };
         let to_u32 = |v: i64| u32::try_from(v).unwrap_or(u32::MAX);
         let per_corner = |of: &dyn Fn(usize) -> usize, idx: &Option<Vec<i64>>| -> Vec<u32> {
@@ -1317,11 +1348,53 @@ Connections: { C: "OO",1,0
     }
 
     #[test]
-    fn fbx5_top_level_models_are_reported_not_imported() {
-        let (s, w) =
-            load("; FBX 5.8.0 project file\nModel: \"Model::Box01\" { Vertices: 0,0,0 }\n");
-        assert!(s.nodes.is_empty());
-        assert!(w.iter().any(|w| w.message.contains("FBX 5.x layout")), "{w:?}");
+    fn fbx5_models_hold_geometry_materials_children_and_take_defaults() {
+        let text = r#"; FBX 5.8.0 project file
+Model: "Model::Box01" {
+    Type: "Mesh"
+    Material: "Material::Red" { Diffuse: 1,0,0 }
+    Material: "Material::Blue" { Diffuse: 0,0,1 }
+    Vertices: 0,0,0,1,0,0,0,1,0,1,1,0
+    Normals: 0,0,1,0,0,1,0,0,1,0,0,1
+    MaterialAssignation: "ByPolygon"
+    Materials: 1,0
+    PolygonVertexIndex: 0,1,-3,1,3,-3
+    GeometryUVInfo: {
+        MappingInformationType: "ByPolygon"
+        TextureUV: 0,0,1,1
+        TextureUVVerticeIndex: 0,1,0,1,1,0
+    }
+    Children: "Model::Light01"
+}
+Model: "Model::Light01" { Type: "Light"
+    LightType: 2
+    Color: 0.5,0.25,1
+    Intensity: 50 }
+Takes: { Take: "Take 001" { Model: "Model::Box01" { Channel: "Transform" {
+    Channel: "T" { Channel: "X" { Default: 5 } Channel: "Y" { Default: 6 } Channel: "Z" { Default: 7 } }
+    Channel: "S" { Channel: "X" { Default: 2 } }
+} } } }
+"#;
+        let (s, _) = load(text);
+        assert_eq!(s.nodes.len(), 2);
+        assert_eq!(s.nodes[0].kind, NodeKind::Mesh);
+        assert_eq!(s.nodes[0].transform.translation, DVec3::new(5.0, 6.0, 7.0));
+        assert_eq!(s.nodes[0].transform.scale, DVec3::new(2.0, 1.0, 1.0));
+        assert_eq!(s.nodes[1].parent, Some(0));
+        let m = &s.meshes[0];
+        assert_eq!((m.positions.len(), m.polygon_count()), (4, 2));
+        assert_eq!(m.normals.as_ref().unwrap().mapping, Mapping::PerVertex);
+        // `ByPolygon` with one index per corner is read per corner.
+        assert_eq!(m.uv_sets[0].uvs.get(3, 5, 1), Some(Vec2::new(0.0, 0.0)));
+        assert_eq!(m.uv_sets[0].uvs.get(1, 1, 0), Some(Vec2::new(1.0, 1.0)));
+        assert_eq!(m.polygon_materials, vec![1, 0]);
+        let names: Vec<_> =
+            m.material_slots.iter().map(|k| &s.materials[k.unwrap()].name).collect();
+        assert_eq!(names, ["Red", "Blue"]);
+        assert_eq!(s.materials[0].diffuse, Vec3::new(1.0, 0.0, 0.0));
+        let NodeKind::Light(l) = s.nodes[1].kind else { panic!("{:?}", s.nodes[1].kind) };
+        assert_eq!((s.lights[l].kind, s.lights[l].intensity), (LightKind::Spot, 0.5));
+        assert_eq!(s.lights[l].color, Vec3::new(0.5, 0.25, 1.0));
     }
 
     #[test]

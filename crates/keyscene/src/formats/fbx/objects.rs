@@ -18,6 +18,16 @@
 //!   `Connect: "OO", "Class::Child", "Class::Parent"`, resolved here by name.
 //! - **GlobalSettings** (top level in FBX 7, under `Objects` in FBX 6) become
 //!   [`GlobalSettings`]: axes, units, time mode and span.
+//! - **FBX 5** (before 6.0; no `Objects` record) keeps its `Model` records at the top level
+//!   and is read as ufbx `ufbxi_read_legacy_model` reads it: each model is an object (ids as
+//!   in FBX 6) whose sub-class is its `Type` record (`Light`, `Camera`, `LimbNode`), else
+//!   `Mesh` when it holds `Vertices`; the `Material` records inside a model are objects
+//!   connected to it in order; `Children: "Model::A", …` connects the named models under it.
+//!   Properties are plain records (`Color: 1,1,1`, `Diffuse: …`, `Aperture: 45`), found by
+//!   their FBX 6 names through [`ObjectGraph::prop`]; `Lcl Translation`, `Lcl Rotation` and
+//!   `Lcl Scaling` are the `Default` values of the model's own `Transform` channels (FBX 5.0),
+//!   else of the first `Take`'s, as ufbx reads property values "only defined in the takes"
+//!   of legacy files.
 //!
 //! Nothing here knows the scene model; [`super::import`] turns a graph into a scene.
 
@@ -122,6 +132,8 @@ pub struct Object<'d, 'a> {
     pub node: NodeRef<'d, 'a>,
     props: (u32, u32),
     template: Option<u32>,
+    /// FBX 5: properties are the record's own children (see the module docs).
+    legacy: bool,
 }
 
 /// Axes, units and time settings from `GlobalSettings` (defaults as the FBX SDK's:
@@ -273,6 +285,8 @@ pub struct ObjectGraph<'d, 'a> {
     by_child: Vec<u32>,
     /// FBX 6: `Class::Name` → assigned id.
     fbx6_names: HashMap<Vec<u8>, i64>,
+    /// FBX 5: (model id, 0 translation / 1 rotation / 2 scaling) → the take's defaults.
+    legacy_transforms: HashMap<(i64, u8), [f64; 3]>,
 }
 
 impl std::fmt::Debug for ObjectGraph<'_, '_> {
@@ -325,8 +339,9 @@ fn str_of<'d>(p: Option<&'d Property<'_>>) -> &'d str {
     p.and_then(Property::as_bytes).and_then(|b| std::str::from_utf8(b).ok()).unwrap_or("")
 }
 
-/// Reads a `Properties70`/`Properties60` record into `out`, sorted by name (first of equal
-/// names wins); returns the range.
+/// Reads a `Properties70`/`Properties60` record into `out`, sorted by name length, then name
+/// (first of equal names wins; [`lookup`] then compares lengths before bytes); returns the
+/// range.
 fn read_props<'d, 'a>(record: Option<NodeRef<'d, 'a>>, out: &mut Vec<Prop<'d, 'a>>) -> (u32, u32) {
     let start = out.len();
     if let Some(record) = record {
@@ -360,7 +375,7 @@ fn read_props<'d, 'a>(record: Option<NodeRef<'d, 'a>>, out: &mut Vec<Prop<'d, 'a
         }
     }
     let slice = &mut out[start..];
-    slice.sort_by(|a, b| a.name.cmp(b.name));
+    slice.sort_by(|a, b| key(a.name).cmp(&key(b.name)));
     (start as u32, out.len() as u32)
 }
 
@@ -386,6 +401,7 @@ impl<'d, 'a> ObjectGraph<'d, 'a> {
             by_parent: Vec::new(),
             by_child: Vec::new(),
             fbx6_names: HashMap::new(),
+            legacy_transforms: HashMap::new(),
         };
         g.read_templates();
         // FBX 6 names ("Class::Name") → assigned id.
@@ -433,6 +449,7 @@ impl<'d, 'a> ObjectGraph<'d, 'a> {
                     node,
                     props,
                     template,
+                    legacy: false,
                 });
             }
         }
@@ -440,9 +457,119 @@ impl<'d, 'a> ObjectGraph<'d, 'a> {
         if let Some(s) = settings_record {
             g.read_settings(s);
         }
+        if doc.root("Objects").is_none() {
+            g.read_legacy(&mut fbx6_names);
+        }
         g.fbx6_names = fbx6_names;
         g.read_connections();
+        g.sort_connections();
         Ok(g)
+    }
+
+    /// FBX 5 top-level models, their materials, `Children` lists and take defaults (see the
+    /// module docs).
+    fn read_legacy(&mut self, names: &mut HashMap<Vec<u8>, i64>) {
+        let doc = self.doc;
+        let mut children: Vec<(NodeRef<'d, 'a>, i64)> = Vec::new();
+        let mut push = |g: &mut Self, node: NodeRef<'d, 'a>, sub_class: &'d str| -> Option<i64> {
+            let Some(Property::String(raw)) = node.property(0) else { return None };
+            let (class, name) = split_name(raw);
+            let key = [class.unwrap_or(node.name().as_bytes()), b"::", name].concat();
+            let id = g.objects.len() as i64 + 1;
+            names.entry(key).or_insert(id);
+            g.by_id.insert(id, g.objects.len() as u32);
+            g.objects.push(Object {
+                id,
+                class: node.name(),
+                sub_class,
+                name: String::from_utf8_lossy(name).into_owned(),
+                node,
+                props: (0, 0),
+                template: None,
+                legacy: true,
+            });
+            Some(id)
+        };
+        for model in doc.roots().filter(|n| n.name() == "Model") {
+            let sub_class = match model.child("Type").map(|t| str_of(t.property(0))) {
+                Some(t @ ("Light" | "Camera" | "LimbNode")) => t,
+                _ if model.child("Vertices").is_some() => "Mesh",
+                _ => "",
+            };
+            let Some(id) = push(self, model, sub_class) else { continue };
+            for m in model.children().filter(|c| c.name() == "Material") {
+                if let Some(mid) = push(self, m, "") {
+                    self.connections.push(Connection {
+                        kind: ConnectionKind::ObjectObject,
+                        child: mid,
+                        parent: id,
+                        child_prop: None,
+                        parent_prop: None,
+                    });
+                }
+            }
+            if let Some(list) = model.child("Children") {
+                children.push((list, id));
+            }
+        }
+        for (list, parent) in children {
+            for p in list.properties() {
+                let Some(raw) = p.as_bytes() else { continue };
+                let (class, name) = split_name(raw);
+                let key = [class.unwrap_or(b"Model"), b"::", name].concat();
+                if let Some(&child) = names.get(&key) {
+                    self.connections.push(Connection {
+                        kind: ConnectionKind::ObjectObject,
+                        child,
+                        parent,
+                        child_prop: None,
+                        parent_prop: None,
+                    });
+                }
+            }
+        }
+        // The model's own channels (FBX 5.0), then the first take's.
+        let own = doc.roots().filter(|n| n.name() == "Model");
+        let take = doc.root("Takes").and_then(|t| t.children().find(|c| c.name() == "Take"));
+        let in_take = take.into_iter().flat_map(|t| t.children()).filter(|c| c.name() == "Model");
+        for model in own.chain(in_take) {
+            let Some(Property::String(raw)) = model.property(0) else { continue };
+            let (class, name) = split_name(raw);
+            let key = [class.unwrap_or(b"Model"), b"::", name].concat();
+            let Some(&id) = names.get(&key) else { continue };
+            self.read_legacy_defaults(model, id);
+        }
+    }
+
+    /// `Channel: "Transform" { Channel: "T" { Channel: "X" { Default: … } … } … }` under
+    /// `model` → the `legacy_transforms` of object `id` (first found wins).
+    fn read_legacy_defaults(&mut self, model: NodeRef<'d, 'a>, id: i64) {
+        let channels = |n: NodeRef<'d, 'a>| {
+            n.children().filter(|c| c.name() == "Channel").map(|c| (str_of(c.property(0)), c))
+        };
+        for (_, transform) in channels(model).filter(|(name, _)| *name == "Transform") {
+            for (trs, ch) in channels(transform) {
+                let (k, mut v) = match trs {
+                    "T" => (0, [0.0; 3]),
+                    "R" => (1, [0.0; 3]),
+                    "S" => (2, [1.0; 3]),
+                    _ => continue,
+                };
+                for (axis, c) in channels(ch) {
+                    let i = match axis {
+                        "X" => 0,
+                        "Y" => 1,
+                        "Z" => 2,
+                        _ => continue,
+                    };
+                    let d = c.child("Default").and_then(|d| d.property(0));
+                    if let Some(x) = d.and_then(Property::as_f64).filter(|x| x.is_finite()) {
+                        v[i] = x;
+                    }
+                }
+                self.legacy_transforms.entry((id, k)).or_insert(v);
+            }
+        }
     }
 
     fn read_templates(&mut self) {
@@ -546,6 +673,9 @@ impl<'d, 'a> ObjectGraph<'d, 'a> {
                 parent_prop: pp.map(|i| str_of(v.get(i))),
             });
         }
+    }
+
+    fn sort_connections(&mut self) {
         let n = self.connections.len() as u32;
         self.by_parent = (0..n).collect();
         self.by_parent.sort_by_key(|&i| self.connections[i as usize].parent);
@@ -620,14 +750,26 @@ impl<'d, 'a> ObjectGraph<'d, 'a> {
             .filter(move |o| o.class == class)
     }
 
-    /// The object's own properties (sorted by name), without the template.
+    /// The object's own properties (sorted by name length, then name), without the template.
     pub fn own_props(&self, obj: &Object<'d, 'a>) -> &[Prop<'d, 'a>] {
         &self.props[obj.props.0 as usize..obj.props.1 as usize]
     }
 
-    /// Property `name` of object `id`: its own, else its template's.
+    /// Property `name` of object `id`: its own, else its template's. FBX 5 objects: the
+    /// record that holds it ([`legacy_record`]), with empty type, label and flags.
     pub fn prop(&self, id: i64, name: &str) -> Option<Prop<'d, 'a>> {
         let obj = self.object(id)?;
+        if obj.legacy {
+            let (record, skip) = legacy_record(name)?;
+            let values = obj.node.child(record)?.properties();
+            return Some(Prop {
+                name: record,
+                ty: "",
+                label: "",
+                flags: "",
+                values: values.get(skip..)?,
+            });
+        }
         lookup(&self.props, obj.props, name).or_else(|| {
             obj.template.and_then(|t| lookup(&self.props, self.templates[t as usize].props, name))
         })
@@ -645,9 +787,20 @@ impl<'d, 'a> ObjectGraph<'d, 'a> {
 
     /// A three-number property (`Vector3D`, `Color`, `Lcl Translation`…), or `default` when
     /// absent or any component is missing or not finite.
+    /// FBX 5 models: `Lcl Translation`/`Rotation`/`Scaling` from the first take's defaults.
     pub fn get_vec3(&self, id: i64, name: &str, default: [f64; 3]) -> [f64; 3] {
+        let legacy = || {
+            let k = match name {
+                "Lcl Translation" => 0,
+                "Lcl Rotation" => 1,
+                "Lcl Scaling" => 2,
+                _ => return None,
+            };
+            self.legacy_transforms.get(&(id, k)).copied()
+        };
         self.prop(id, name)
             .and_then(|p| p.vec3())
+            .or_else(legacy)
             .filter(|v| v.iter().all(|x| x.is_finite()))
             .unwrap_or(default)
     }
@@ -658,9 +811,51 @@ impl<'d, 'a> ObjectGraph<'d, 'a> {
     }
 }
 
+/// The FBX 5 record holding property `name` and how many of its values to skip (ufbx's
+/// `ufbxi_legacy_*_props` tables): lights `CastLight`, `CastShadows`, `Color`, `ConeAngle`,
+/// `HotSpot`, `Intensity`, `LightType`; cameras `ApertureMode`, `AspectW`, `AspectH`,
+/// `FocalLength`, `FieldOfView` (`Aperture`), `FieldOfViewX`/`Y` (`FieldOfViewXProperty`…),
+/// `FilmWidth`/`FilmHeight` (the two values of `CameraAperture`), `AspectRatioMode`
+/// (`AspectType`); bones `Size`; materials `AmbientColor`… (`Ambient`, `Diffuse`, `Emissive`,
+/// `Specular`, also under those names), `Shininess`, `ShadingModel`. Others: `None`.
+pub fn legacy_record(name: &str) -> Option<(&'static str, usize)> {
+    Some(match name {
+        "FieldOfView" => ("Aperture", 0),
+        "FieldOfViewX" => ("FieldOfViewXProperty", 0),
+        "FieldOfViewY" => ("FieldOfViewYProperty", 0),
+        "FilmWidth" => ("CameraAperture", 0),
+        "FilmHeight" => ("CameraAperture", 1),
+        "AspectRatioMode" => ("AspectType", 0),
+        "AmbientColor" | "Ambient" => ("Ambient", 0),
+        "DiffuseColor" | "Diffuse" => ("Diffuse", 0),
+        "EmissiveColor" | "Emissive" => ("Emissive", 0),
+        "SpecularColor" | "Specular" => ("Specular", 0),
+        "CastLight" => ("CastLight", 0),
+        "CastShadows" => ("CastShadows", 0),
+        "Color" => ("Color", 0),
+        "ConeAngle" => ("ConeAngle", 0),
+        "HotSpot" => ("HotSpot", 0),
+        "Intensity" => ("Intensity", 0),
+        "LightType" => ("LightType", 0),
+        "ApertureMode" => ("ApertureMode", 0),
+        "AspectW" => ("AspectW", 0),
+        "AspectH" => ("AspectH", 0),
+        "FocalLength" => ("FocalLength", 0),
+        "Size" => ("Size", 0),
+        "Shininess" => ("Shininess", 0),
+        "ShadingModel" => ("ShadingModel", 0),
+        _ => return None,
+    })
+}
+
+/// The order properties are kept in: by length, then bytes.
+fn key(name: &str) -> (usize, &str) {
+    (name.len(), name)
+}
+
 fn lookup<'d, 'a>(props: &[Prop<'d, 'a>], range: (u32, u32), name: &str) -> Option<Prop<'d, 'a>> {
     let s = &props[range.0 as usize..range.1 as usize];
-    let i = s.partition_point(|p| p.name < name);
+    let i = s.partition_point(|p| key(p.name) < key(name));
     s.get(i).filter(|p| p.name == name).copied()
 }
 

@@ -82,6 +82,7 @@
 //! them. `asset.generator` is `"keyscene <version>"`.
 
 pub mod base64;
+pub mod deform;
 mod export;
 pub mod geometry;
 pub mod glb;
@@ -161,6 +162,9 @@ pub struct WriteOptions {
     pub convert_axes: bool,
     /// Write animations (default `true`).
     pub animations: bool,
+    /// Most joint influences kept per skinned vertex, rounded up to a multiple of 4: one
+    /// `JOINTS_n`/`WEIGHTS_n` pair per 4 (default 4, what every glTF viewer supports).
+    pub max_influences: usize,
 }
 
 impl Default for WriteOptions {
@@ -170,6 +174,7 @@ impl Default for WriteOptions {
             resample_fps: None,
             convert_axes: true,
             animations: true,
+            max_influences: 4,
         }
     }
 }

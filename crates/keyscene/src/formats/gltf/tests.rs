@@ -225,3 +225,99 @@ fn malformed_input_is_an_error_not_a_panic() {
         let _ = read(&glb, &opts);
     }
 }
+
+/// A Y-up triangle (1,0,0) (2,0,0) (1,1,0) on node "m" at (5,0,0), skinned to bone "b" at the
+/// origin (vertex 0: weight 1; vertex 1: weight 0.5 alone, renormalised to 1; vertex 2: no
+/// influence, so it follows "m"), with one morph target moving vertex 0 by +Z. The bone turns
+/// 0 → 90° about Z over frames 0–10 (linear), the target's DeformPercent goes 0 → 50.
+fn skinned_morph_scene() -> Scene {
+    use crate::scene::{MorphTarget, Skin, SkinJoint};
+    let mut s = triangle_scene();
+    s.meta.axes = AxisSystem::Y_UP_RIGHT_HANDED;
+    s.meshes[0].positions = vec![DVec3::X, DVec3::new(2.0, 0.0, 0.0), DVec3::new(1.0, 1.0, 0.0)];
+    s.meshes[0].morph_targets = vec![MorphTarget {
+        name: "lift".into(),
+        position_deltas: vec![DVec3::Z, DVec3::ZERO, DVec3::ZERO],
+        ..MorphTarget::default()
+    }];
+    s.meshes[0].skin = Some(0);
+    s.nodes[0].name = "m".into();
+    s.nodes[0].transform.translation = DVec3::new(5.0, 0.0, 0.0);
+    s.nodes.push(Node::new("b", NodeKind::Bone));
+    s.attach(1, None);
+    s.skins.push(Skin {
+        joints: vec![SkinJoint { node: 1, inverse_bind: DMat4::IDENTITY }],
+        influences: vec![vec![(0, 1.0)], vec![(0, 0.5)], vec![]],
+        dq_weights: Vec::new(),
+    });
+    fn lin<T>(frame: f64, value: T) -> Key<T> {
+        Key { frame, value, interpolation: Interpolation::Linear }
+    }
+    s.animations.push(Animation {
+        name: "take".into(),
+        fps: 30.0,
+        frame_range: (0.0, 10.0),
+        channels: vec![
+            Channel {
+                node: 1,
+                target: ChannelTarget::Rotation(crate::anim::RotationTrack::Quat(Track::new(
+                    vec![
+                        lin(0.0, DQuat::IDENTITY),
+                        lin(10.0, DQuat::from_rotation_z(std::f64::consts::FRAC_PI_2)),
+                    ],
+                ))),
+            },
+            Channel {
+                node: 0,
+                target: ChannelTarget::Property {
+                    name: crate::anim::curve::morph_weight_property(0),
+                    track: Track::new(vec![lin(0.0, 0.0), lin(10.0, 50.0)]),
+                },
+            },
+        ],
+    });
+    s
+}
+
+#[test]
+fn skin_and_morph_weights_round_trip() {
+    let src = skinned_morph_scene();
+    let file = write(&src, &WriteOptions::default()).unwrap();
+    assert!(file.warnings.is_empty(), "{:?}", file.warnings);
+    let back = read_glb(&file.main);
+    let m = back.nodes.iter().position(|n| n.name == "m").unwrap();
+    let mesh = &back.meshes[back.nodes[m].mesh.unwrap()];
+    assert_eq!(mesh.morph_targets[0].name, "lift");
+    // The skin gained the mesh node as a joint for the unweighted vertex.
+    let skin = &back.skins[mesh.skin.unwrap()];
+    assert_eq!(skin.joints.len(), 2);
+    assert_eq!(skin.joints[1].node, m);
+    let h = std::f64::consts::FRAC_1_SQRT_2;
+    // Frame 10: weight 0.5, bone at 90°: (1,0,0.5) → (0,1,0.5); (2,0,0) → (0,2,0);
+    // vertex 2 follows "m": (6,1,0). Frame 5: weight 0.25, 45°.
+    let cases = [
+        (10.0, [DVec3::new(0.0, 1.0, 0.5), DVec3::new(0.0, 2.0, 0.0), DVec3::new(6.0, 1.0, 0.0)]),
+        (
+            5.0,
+            [DVec3::new(h, h, 0.25), DVec3::new(2.0 * h, 2.0 * h, 0.0), DVec3::new(6.0, 1.0, 0.0)],
+        ),
+    ];
+    for (frame, want) in cases {
+        let got = back.evaluate(Some(0), Time::Seconds(frame / 30.0)).world_positions(&back, m);
+        for (g, w) in got.iter().zip(want) {
+            assert!((*g - w).length() < 1e-6, "frame {frame}: {g} vs {w}");
+        }
+    }
+}
+
+#[test]
+fn dual_quaternion_skins_are_written_linear_with_a_warning() {
+    let mut s = skinned_morph_scene();
+    s.skins[0].dq_weights = vec![1.0; 3];
+    let file = write(&s, &WriteOptions::default()).unwrap();
+    assert!(
+        file.warnings.iter().any(|w| w.message.contains("dual-quaternion")),
+        "{:?}",
+        file.warnings
+    );
+}

@@ -118,7 +118,8 @@ pub fn target_name(mesh: &Mesh, s: TargetSource) -> String {
 }
 
 /// The glTF target weights for the scene's per-target weights `weights` (0–1, one per
-/// [`Mesh::morph_targets`]; missing ones count as 0), in [`target_layout`] order.
+/// [`Mesh::morph_targets`]; missing ones count as 0), in [`target_layout`] order. Non-finite
+/// weights become 0 (glTF JSON cannot hold them).
 pub fn gltf_weights(mesh: &Mesh, weights: &[f64]) -> Vec<f64> {
     let mut out = Vec::new();
     for (k, t) in mesh.morph_targets.iter().enumerate() {
@@ -130,6 +131,11 @@ pub fn gltf_weights(mesh: &Mesh, weights: &[f64]) -> Vec<f64> {
         let mut levels: Vec<f64> = t.inbetweens.iter().map(|s| s.0).collect();
         levels.push(1.0);
         out.extend(inbetween_weights(w, &levels));
+    }
+    for w in &mut out {
+        if !w.is_finite() {
+            *w = 0.0;
+        }
     }
     out
 }

@@ -11,7 +11,7 @@ use json::validation::{Checked::Valid, USize64};
 use super::deform;
 use super::geometry::{self, Primitive};
 use super::{warning, Container, Error, ExternalImage, GltfFile, WriteOptions};
-use super::{ASSUMED_ASPECT, AXIS_ROOT_NAME, DEFAULT_ZNEAR};
+use super::{ASSUMED_ASPECT, AXIS_ROOT_NAME, DEFAULT_ZNEAR, JOINT_ROOT_NAME};
 use crate::anim::{ChannelTarget, Pose, Time, THREE_DS_FPS};
 use crate::scene::{Axis, AxisSystem, FovAxis, LightKind, MapSlot, NodeKind, Scene, Warning};
 
@@ -27,13 +27,29 @@ pub fn write(scene: &Scene, opts: &WriteOptions) -> Result<GltfFile, Error> {
 
     let axis =
         if opts.convert_axes { axis_rotation(scene.meta.axes, &mut out.warnings) } else { None };
-    let base = usize::from(axis.is_some());
+    // glTF wants a skin's joints under one root: when some skin's joints (with its mesh node)
+    // are in separate trees and there is no axis root, an identity root node joins them.
+    let joint_root = axis.is_none()
+        && scene.nodes.iter().enumerate().any(|(i, node)| {
+            let Some(skin) = node.mesh.and_then(|m| skin_of(scene, &scene.meshes[m])) else {
+                return false;
+            };
+            let mut nodes: Vec<usize> =
+                skin.joints.iter().map(|j| j.node).filter(|&j| j < scene.nodes.len()).collect();
+            nodes.push(i);
+            common_ancestor(scene, &nodes).is_none()
+        });
+    let base = usize::from(axis.is_some() || joint_root);
     if let Some(q) = axis {
         out.root.nodes.push(json::Node {
             name: Some(AXIS_ROOT_NAME.into()),
             rotation: Some(json::scene::UnitQuaternion(quat_f32(q))),
             ..Default::default()
         });
+    } else if joint_root {
+        out.root
+            .nodes
+            .push(json::Node { name: Some(JOINT_ROOT_NAME.into()), ..Default::default() });
     }
 
     let anim0 = (!scene.animations.is_empty()).then_some(0);
@@ -503,9 +519,16 @@ impl Out {
         let mut joints: Vec<usize> = Vec::with_capacity(skin.joints.len() + 1);
         let mut ibm: Vec<[f32; 16]> = Vec::with_capacity(skin.joints.len() + 1);
         let mut bad = 0;
+        let mut projective = 0;
         for j in &skin.joints {
-            let m = j.inverse_bind.to_cols_array();
+            let mut m = j.inverse_bind.to_cols_array();
             if j.node < scene.nodes.len() && m.iter().all(|x| x.is_finite()) {
+                // glTF wants affine matrices, last row exactly (0, 0, 0, 1).
+                let scale = m.iter().fold(1.0f64, |a, x| a.max(x.abs()));
+                if [m[3], m[7], m[11], m[15] - 1.0].iter().any(|x| x.abs() > 1e-9 * scale) {
+                    projective += 1;
+                }
+                (m[3], m[7], m[11], m[15]) = (0.0, 0.0, 0.0, 1.0);
                 joints.push(j.node);
                 ibm.push(m.map(|x| x as f32));
             } else {
@@ -523,6 +546,12 @@ impl Out {
             self.warnings.push(warning(
                 &place,
                 format!("{bad} joints name no node or have a non-finite bind matrix: their vertices follow the mesh node"),
+            ));
+        }
+        if projective > 0 {
+            self.warnings.push(warning(
+                &place,
+                format!("{projective} inverse bind matrices are not affine: last row written as (0, 0, 0, 1)"),
             ));
         }
         if skin.dq_weights.iter().any(|&d| d > 0.0) {
@@ -554,6 +583,12 @@ impl Out {
             .map(|a| base + a)
             .or((base == 1).then_some(0))
             .map(|a| json::Index::new(a as u32));
+        if skeleton.is_none() {
+            self.warnings.push(warning(
+                &place,
+                "joints share no ancestor: glTF wants a common root (write with a root node)",
+            ));
+        }
         Some(json::Index::push(
             &mut self.root.skins,
             json::Skin {

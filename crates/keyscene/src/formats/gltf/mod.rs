@@ -98,6 +98,10 @@ use crate::scene::Warning;
 /// The name of the root node the writer adds to turn a Z-up (or other non-Y-up) scene Y-up.
 pub const AXIS_ROOT_NAME: &str = "keyscene axis conversion";
 
+/// The name of the identity root node the writer adds (when it adds no axis root) to give the
+/// joints of a skin the common root glTF requires, when they lie in separate trees.
+pub const JOINT_ROOT_NAME: &str = "keyscene root";
+
 /// The vertex attribute holding each glTF vertex's index in the source mesh (written for
 /// meshes under 2^24 vertices, exact in f32; read back to restore the source vertex order).
 pub const SOURCE_VERTEX_ATTRIBUTE: &str = "_KEYSCENE_VERTEX";

@@ -4,7 +4,9 @@
 //!
 //! Rules (glTF 2.0 §3.7.3 "Skins", §3.7.2.2 "Morph Targets"):
 //! - **Influences.** Per source vertex, influences on the same joint are summed, those with a
-//!   non-positive or non-finite weight or a joint past the skin's list dropped, the strongest
+//!   non-positive or non-finite weight, a joint past the skin's list or a joint naming no node
+//!   of the scene's `node_count` (an FBX cluster bound to the scene root) dropped, as the
+//!   evaluator drops them, the strongest
 //!   `sets · 4` kept (ties: lower joint index first) and renormalised to sum 1 (in f32: the
 //!   largest weight takes `1 − Σ others`, so the validator's sum check holds exactly). A vertex
 //!   left without influences is bound to an extra joint, index `joints.len()`, that the writer
@@ -37,8 +39,8 @@ pub struct Influences {
 }
 
 /// The influences of `prim`'s vertices (by [`Primitive::source_vertices`]) in `sets` sets of
-/// four (at least 1).
-pub fn influences(skin: &Skin, prim: &Primitive, sets: usize) -> Influences {
+/// four (at least 1), for a scene of `node_count` nodes.
+pub fn influences(skin: &Skin, prim: &Primitive, sets: usize, node_count: usize) -> Influences {
     let sets = sets.max(1);
     let slots = sets * 4;
     let self_joint = skin.joints.len().min(usize::from(u16::MAX)) as u16;
@@ -51,7 +53,8 @@ pub fn influences(skin: &Skin, prim: &Primitive, sets: usize) -> Influences {
         let mut list: Vec<(u16, f64)> = Vec::new();
         for &(j, w) in skin.influences.get(v as usize).map(Vec::as_slice).unwrap_or(&[]) {
             let w = f64::from(w);
-            if !(w > 0.0 && w.is_finite()) || j as usize >= skin.joints.len() || j >= 0xFFFF {
+            let node = skin.joints.get(j as usize).map(|j| j.node);
+            if !(w > 0.0 && w.is_finite()) || !node.is_some_and(|n| n < node_count) || j >= 0xFFFF {
                 continue;
             }
             match list.iter_mut().find(|(k, _)| *k == j as u16) {
@@ -207,7 +210,7 @@ mod tests {
             ]],
             dq_weights: Vec::new(),
         };
-        let inf = influences(&skin, &prim(1), 1);
+        let inf = influences(&skin, &prim(1), 1, 1);
         // Kept: 0 (0.3), 4 (0.25), 2 (0.2), 1 (0.1; ties with 5 go to the lower index).
         assert_eq!(inf.joints[0][0], [0, 4, 2, 1]);
         let w = inf.weights[0][0];
@@ -218,7 +221,7 @@ mod tests {
         assert_eq!(w.iter().sum::<f32>(), 1.0);
         assert_eq!(inf.truncated, 1);
         // Two sets hold all six.
-        let inf = influences(&skin, &prim(1), 2);
+        let inf = influences(&skin, &prim(1), 2, 1);
         assert_eq!(inf.truncated, 0);
         // Second set: 5 (0.05 + 0.05), then 3 (0.05); total 1 now.
         assert_eq!(inf.joints[1][0], [5, 3, 0, 0]);
@@ -233,7 +236,7 @@ mod tests {
             influences: vec![vec![(1, 1.0)], vec![(7, 1.0), (0, -1.0)]],
             dq_weights: Vec::new(),
         };
-        let inf = influences(&skin, &prim(2), 1);
+        let inf = influences(&skin, &prim(2), 1, 1);
         assert!(inf.self_joint);
         assert_eq!(inf.joints[0], vec![[1, 0, 0, 0], [2, 0, 0, 0]]);
         assert_eq!(inf.weights[0][1], [1.0, 0.0, 0.0, 0.0]);

@@ -409,7 +409,7 @@ impl Out {
         if let Some(skin) = skin {
             let mut truncated = 0;
             for (p, g) in prims.iter().zip(&mut primitives) {
-                let inf = deform::influences(skin, p, self.influence_sets);
+                let inf = deform::influences(skin, p, self.influence_sets, scene.nodes.len());
                 truncated += inf.truncated;
                 info.self_joint |= inf.self_joint;
                 self.influence_attributes(&inf, g);
@@ -877,17 +877,25 @@ impl Out {
             keys.iter().filter_map(|k| k.last().copied()).fold(f64::NEG_INFINITY, f64::max);
         let mut end = if anim.frame_range.1.is_finite() { anim.frame_range.1 } else { start };
         end = end.max(last_key).max(start);
-        let mut frames = Vec::new();
-        let mut k = 0u64;
+        // The sampling grid runs from the animation's first frame (keys before frame 0 keep
+        // their phase), from `start` on; every key in range is a sample too, so linear curves
+        // come out exact.
+        let anchor =
+            if anim.frame_range.0.is_finite() { anim.frame_range.0.min(start) } else { start };
+        let mut frames = vec![start];
+        let mut k = ((start - anchor) / step).ceil().max(0.0) as u64;
         loop {
-            let f = start + k as f64 * step;
-            if f >= end - 1e-9 * step || k > 10_000_000 {
+            let f = anchor + k as f64 * step;
+            if f >= end - 1e-9 * step || frames.len() > 10_000_000 {
                 break;
             }
             frames.push(f);
             k += 1;
         }
         frames.push(end);
+        for k in &keys {
+            frames.extend(k.iter().copied().filter(|&f| f >= start && f <= end));
+        }
         // Two keys on one frame make the curve jump there: sample just before the jump too, so
         // the linear segment leading to it stays on the curve.
         let before = JUMP_LEAD * step;

@@ -331,14 +331,11 @@ fn check_fbx(corpus: &Path, oracles: &Path, row: &Row, out_dir: &Path, k: usize)
         Ok((b, _)) => b,
         Err(e) => return Outcome::Fail(format!("read back: {e}")),
     };
-    // The writer's root (axis conversion or joint root) comes first; undo its rotation.
+    // The writer's root (axis and unit conversion, or joint root) comes first: undo it.
     let roots = [keyscene::formats::gltf::AXIS_ROOT_NAME, keyscene::formats::gltf::JOINT_ROOT_NAME];
     let base = usize::from(back.nodes.first().is_some_and(|n| roots.contains(&n.name.as_str())));
-    let unroot = if base == 1 {
-        glam::DMat4::from_quat(back.nodes[0].transform.rotation.inverse())
-    } else {
-        glam::DMat4::IDENTITY
-    };
+    let unroot =
+        if base == 1 { back.nodes[0].transform.matrix().inverse() } else { glam::DMat4::IDENTITY };
     let back_anim = anim.and_then(|a| {
         let name = &src.animations[a].name;
         back.animations.iter().position(|b| &b.name == name)

@@ -25,8 +25,18 @@ pub fn write(scene: &Scene, opts: &WriteOptions) -> Result<GltfFile, Error> {
     out.influence_sets = opts.max_influences.max(1).div_ceil(4);
     out.root.asset.generator = Some(format!("keyscene {}", env!("CARGO_PKG_VERSION")));
 
-    let axis =
-        if opts.convert_axes { axis_rotation(scene.meta.axes, &mut out.warnings) } else { None };
+    let axes = opts.source_axes.unwrap_or(scene.meta.axes);
+    let axis = if opts.convert_axes { axis_rotation(axes, &mut out.warnings) } else { None };
+    let metres = opts
+        .source_metres_per_unit
+        .filter(|m| m.is_finite() && *m > 0.0)
+        .unwrap_or_else(|| scene.meta.units.metres());
+    let unit_scale = (opts.convert_axes && metres.is_finite() && metres > 0.0 && metres != 1.0)
+        .then_some(metres);
+    let axis = match (axis, unit_scale) {
+        (None, Some(_)) => Some(DQuat::IDENTITY),
+        (a, _) => a,
+    };
     // glTF wants a skin's joints under one root: when some skin's joints (with its mesh node)
     // are in separate trees and there is no axis root, an identity root node joins them.
     let joint_root = axis.is_none()
@@ -41,11 +51,9 @@ pub fn write(scene: &Scene, opts: &WriteOptions) -> Result<GltfFile, Error> {
         });
     let base = usize::from(axis.is_some() || joint_root);
     if let Some(q) = axis {
-        out.root.nodes.push(json::Node {
-            name: Some(AXIS_ROOT_NAME.into()),
-            rotation: Some(json::scene::UnitQuaternion(quat_f32(q))),
-            ..Default::default()
-        });
+        let mut root = json::Node { name: Some(AXIS_ROOT_NAME.into()), ..Default::default() };
+        set_trs(&mut root, DVec3::ZERO, q, DVec3::splat(unit_scale.unwrap_or(1.0)));
+        out.root.nodes.push(root);
     } else if joint_root {
         out.root
             .nodes

@@ -19,8 +19,11 @@
 //! `(x, y, z) → (x, z, −y)`. All other nodes keep their own local transforms exactly, so
 //! animation channels stay in the source's frame. A left-handed source would need a mirror,
 //! which glTF cannot put on a root without flipping every winding: it is written unconverted
-//! with a warning. Units are not converted (3DS is unitless); [`WriteOptions::convert_axes`]
-//! turns the axis root off.
+//! with a warning. The same root scales the scene to metres by
+//! [`Metadata::units`](crate::scene::Metadata::units) (FBX centimetres: 0.01; 3DS is unitless
+//! and counts as metres: no scale); [`WriteOptions::source_axes`] and
+//! [`WriteOptions::source_metres_per_unit`] override what the file says, and
+//! [`WriteOptions::convert_axes`] turns the root off.
 //!
 //! **Geometry transforms and pivots.** A node's
 //! [`geometry_transform`](crate::scene::Node::geometry_transform) (3DS `T(−pivot) ·
@@ -162,8 +165,15 @@ pub struct WriteOptions {
     pub container: Container,
     /// Samples per second of resampled animation; `None`: one sample per source frame.
     pub resample_fps: Option<f64>,
-    /// Add the axis root node that turns the scene's axes into glTF's +Y up (default `true`).
+    /// Add the axis root node that turns the scene's axes into glTF's +Y up and its unit into
+    /// metres (default `true`).
     pub convert_axes: bool,
+    /// The source's axes, overriding [`Metadata::axes`](crate::scene::Metadata::axes) (for
+    /// files that state them wrongly or not at all; CLI `--up`).
+    pub source_axes: Option<crate::scene::AxisSystem>,
+    /// Metres per source unit, overriding [`Metadata::units`](crate::scene::Metadata::units)
+    /// (CLI `--units`); a unitless scene counts as metres.
+    pub source_metres_per_unit: Option<f64>,
     /// Write animations (default `true`).
     pub animations: bool,
     /// Most joint influences kept per skinned vertex, rounded up to a multiple of 4: one
@@ -177,6 +187,8 @@ impl Default for WriteOptions {
             container: Container::Glb,
             resample_fps: None,
             convert_axes: true,
+            source_axes: None,
+            source_metres_per_unit: None,
             animations: true,
             max_influences: 4,
         }

@@ -7,6 +7,7 @@
 //! Layers, each usable alone:
 //! - [`geometry`]: a scene [`Mesh`](crate::scene::Mesh) → triangle primitives (triangulation,
 //!   smoothing-group normals, deduplicated glTF vertices). Knows no JSON.
+//! - [`deform`]: skin influences and morph targets per glTF vertex. Knows no JSON.
 //! - [`glb`]: the GLB container (header, JSON and BIN chunks). Knows no scene.
 //! - `export`: [`Scene`](crate::scene::Scene) → `gltf_json::Root` + binary buffer ([`write`](fn@write)(fn@write), [`save`]).
 //! - `import`: glTF document → [`Scene`](crate::scene::Scene) ([`read`], [`read_with`]).
@@ -66,18 +67,44 @@
 //! resampled like the rest of the animation; the node itself keeps its own transform for its
 //! children (which the evaluator does not aim either).
 //!
+//! **Skins** (glTF 2.0 §3.7.3). Every node showing a skinned mesh gets a glTF skin: the
+//! scene skin's joints with [`SkinJoint::inverse_bind`](crate::scene::SkinJoint::inverse_bind)
+//! as inverse bind matrices (last row forced to `0 0 0 1`, with a warning when it was not),
+//! `skeleton` the joints' deepest common ancestor. Because the mesh's geometry transform `G` is
+//! baked into the vertices and the model skins as `Σ w · W(bone) · inverse_bind · G · p`,
+//! glTF's `Σ w · W(joint) · IBM · p'` with `p' = G·p` gives the evaluator's positions whatever
+//! the mesh node's own transform (which glTF ignores). `JOINTS_n`/`WEIGHTS_n`: see
+//! [`deform::influences`] (strongest [`WriteOptions::max_influences`], renormalised; vertices
+//! without influence bound to the mesh node itself as an extra joint). When the joints and mesh
+//! node lie in separate trees and no axis root is written, an identity root
+//! [`JOINT_ROOT_NAME`] joins them (glTF requires a common root). Dual-quaternion skins are
+//! written as linear skins with a warning.
+//!
+//! **Morph targets** (§3.7.2.2). POSITION (and NORMAL when the source has normal offsets)
+//! offsets per target, through the bake matrix; mesh `weights` = the default weights,
+//! `extras.targetNames` the names; in-between shapes become targets of their own
+//! ([`deform`]). Morph weight properties (`DeformPercent#k`, percent) are animated as node
+//! `weights` channels (÷ 100), sampled with the rest of the animation.
+//!
 //! **Animation.** One glTF animation per [`Scene::animations`](crate::scene::Scene::animations) entry. glTF cannot express 3DS
 //! TCB splines (ease, relative rotation keys) exactly, so every animation is *resampled*: the
-//! scene is evaluated at the animation's frames from `max(0, first)` to its last frame (or its
-//! last key, when later), one sample per source frame or at [`WriteOptions::resample_fps`],
-//! plus a sample 0.001 step before every frame holding two keys of one track (3DS files repeat
-//! a frame to make a value jump; without it the jump would be smeared over a whole step),
+//! scene is evaluated from `max(0, first)` to its last frame (or its last key, when later) on a
+//! grid of one sample per source frame (or at [`WriteOptions::resample_fps`]) anchored at the
+//! animation's first frame (so keys before frame 0 keep their phase), at every key in that
+//! range (linear curves come out exact), plus a sample 0.001 step before every frame holding
+//! two keys of one track (3DS files repeat a frame to make a value jump; without it the jump
+//! would be smeared over a whole step). An animation in which nothing moves away from the rest
+//! pose has no channels and is left out. The rest pose (node TRS) is the first animation at its
+//! first frame. Local matrices are `W(parent)⁻¹ · W(node)` for FBX nodes whose inherit type
+//! is not `RSrs`, so world matrices are the evaluator's for every inherit type (shear, which
+//! TRS cannot hold, is lost),
 //! and each node whose local translation/rotation/scale differs from its rest value gets
 //! LINEAR channels of the decomposed local matrices (quaternions unit and hemisphere-continuous).
 //! Times are seconds: `frame / fps`, from frame 0, so glTF time `t` is source frame `t · fps`.
 //! Visibility is not animated (glTF has no visibility; scaling to 0 would move vertices): a
-//! node hidden at rest records `"hidden": true` in its extras. Morph (mesh switch), FOV and
-//! light-colour tracks are not written; a warning says when a scene has them.
+//! node hidden at rest records `"hidden": true` in its extras. 3DS morph (mesh switch), FOV,
+//! light-colour and other property tracks are not written; a warning says when a scene has
+//! them.
 //!
 //! **Names.** glTF node names are the source names, except a 3DS `$$$DUMMY` with an instance
 //! name, which is named after the instance. Extras `{"keyscene": {"name", "instance"}}` keep

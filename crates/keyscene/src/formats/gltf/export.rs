@@ -23,6 +23,7 @@ pub fn write(scene: &Scene, opts: &WriteOptions) -> Result<GltfFile, Error> {
     scene.validate().map_err(|e| Error::Write(format!("inconsistent scene: {e}")))?;
     let mut out = Out::new(opts.container.clone());
     out.influence_sets = opts.max_influences.max(1).div_ceil(4);
+    out.embed = opts.embed;
     out.root.asset.generator = Some(format!("keyscene {}", env!("CARGO_PKG_VERSION")));
 
     let axes = opts.source_axes.unwrap_or(scene.meta.axes);
@@ -195,7 +196,9 @@ pub fn write(scene: &Scene, opts: &WriteOptions) -> Result<GltfFile, Error> {
             morph_nodes: &morph_nodes,
         };
         for a in 0..scene.animations.len() {
-            out.animation(scene, a, &ctx, opts.resample_fps);
+            if opts.only_animation.map_or(true, |only| only == a) {
+                out.animation(scene, a, &ctx, opts.resample_fps);
+            }
         }
     }
     out.finish()
@@ -284,6 +287,8 @@ struct Out {
     influence_sets: usize,
     /// Per written glTF mesh (by index).
     mesh_info: HashMap<u32, MeshInfo>,
+    /// `.gltf` only: buffer as a data URI, images inside it.
+    embed: bool,
 }
 
 impl Out {
@@ -298,6 +303,7 @@ impl Out {
             images: Vec::new(),
             influence_sets: 1,
             mesh_info: HashMap::new(),
+            embed: false,
         }
     }
 
@@ -734,7 +740,7 @@ impl Out {
                 self.textures.insert(path, None);
                 return None;
             }
-            (Container::Glb, Some(mime)) => json::Image {
+            (c, Some(mime)) if self.embed || *c == Container::Glb => json::Image {
                 buffer_view: Some(self.view(&bytes, None)),
                 mime_type: Some(json::image::MimeType(mime.into())),
                 name: Some(file_name.clone()),
@@ -742,7 +748,7 @@ impl Out {
                 extensions: None,
                 extras: Default::default(),
             },
-            (Container::Gltf { .. }, Some(_)) => {
+            (_, Some(_)) => {
                 let uri = uri_encode(&file_name);
                 self.images.push(ExternalImage {
                     uri: uri.clone(),
@@ -1106,6 +1112,10 @@ impl Out {
             self.bin.resize(self.bin.len().next_multiple_of(4), 0);
             let uri = match &self.container {
                 Container::Glb => None,
+                Container::Gltf { .. } if self.embed => Some(format!(
+                    "data:application/octet-stream;base64,{}",
+                    super::base64::encode(&self.bin)
+                )),
                 Container::Gltf { bin_uri } => Some(bin_uri.clone()),
             };
             self.root.buffers.push(json::Buffer {
@@ -1129,7 +1139,7 @@ impl Out {
             }
             Container::Gltf { bin_uri } => Ok(GltfFile {
                 main: serde_json::to_vec_pretty(&self.root).map_err(ser)?,
-                bin: (!self.bin.is_empty()).then_some((bin_uri, self.bin)),
+                bin: (!self.bin.is_empty() && !self.embed).then_some((bin_uri, self.bin)),
                 images: self.images,
                 warnings: self.warnings,
             }),

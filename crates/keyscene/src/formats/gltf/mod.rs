@@ -203,6 +203,12 @@ pub struct WriteOptions {
     pub source_metres_per_unit: Option<f64>,
     /// Write animations (default `true`).
     pub animations: bool,
+    /// Write only this animation (index into
+    /// [`Scene::animations`](crate::scene::Scene::animations); CLI `--stack`); `None`: all.
+    pub only_animation: Option<usize>,
+    /// For [`Container::Gltf`]: embed the buffer as a `data:` URI and the images in it
+    /// (bufferView + mimeType), so the `.gltf` stands alone (CLI `--embed`).
+    pub embed: bool,
     /// Most joint influences kept per skinned vertex, rounded up to a multiple of 4: one
     /// `JOINTS_n`/`WEIGHTS_n` pair per 4 (default 4, what every glTF viewer supports).
     pub max_influences: usize,
@@ -217,6 +223,8 @@ impl Default for WriteOptions {
             source_axes: None,
             source_metres_per_unit: None,
             animations: true,
+            only_animation: None,
+            embed: false,
             max_influences: 4,
         }
     }

@@ -321,3 +321,24 @@ fn dual_quaternion_skins_are_written_linear_with_a_warning() {
         file.warnings
     );
 }
+
+#[test]
+fn embedded_gltf_stands_alone_and_one_animation_can_be_chosen() {
+    let mut s = skinned_morph_scene();
+    let mut second = s.animations[0].clone();
+    second.name = "second".into();
+    s.animations.push(second);
+    let opts = WriteOptions {
+        container: Container::Gltf { bin_uri: "unused.bin".into() },
+        embed: true,
+        only_animation: Some(1),
+        ..WriteOptions::default()
+    };
+    let file = write(&s, &opts).unwrap();
+    assert!(file.bin.is_none());
+    // No base folder: the buffer must come from the data URI.
+    let back = read_glb(&file.main);
+    assert_eq!(back.animations.len(), 1);
+    assert_eq!(back.animations[0].name, "second");
+    assert_eq!(back.meshes[0].positions.len(), 3);
+}

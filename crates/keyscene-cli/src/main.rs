@@ -5,6 +5,7 @@
 //! keyscene sample FILE (--frame F | --time SECONDS)... [--fps N] [--animation I | --stack NAME] --json
 //! keyscene convert IN OUT [--frame F | --time SECONDS] [--animation I | --stack NAME]
 //!     [--up AXIS] [--units UNIT] [--no-extrapolation] [--bind-pose NAME] [--transform-skin]
+//!     [--embed] [--no-animation] [--resample-fps N] [--max-influences N]
 //! ```
 //!
 //! Reader warnings go to stderr as `keyscene: warning: …`; errors as `keyscene: error: …` (with
@@ -26,6 +27,7 @@ static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 mod check;
 mod convert;
+mod gltf_args;
 mod inspect;
 mod sample;
 
@@ -130,6 +132,8 @@ enum Command {
         /// it (by default only its bones move it, as the FBX SDK evaluates skins).
         #[arg(long)]
         transform_skin: bool,
+        #[command(flatten)]
+        gltf: gltf_args::GltfArgs,
     },
 }
 
@@ -205,6 +209,7 @@ fn run(cli: Cli, matches: &ArgMatches) -> Result<(), CliError> {
             no_extrapolation,
             bind_pose,
             transform_skin,
+            gltf,
         } => {
             let (up, units) = match space {
                 Some((a, u)) => (Some(a), Some(u)),
@@ -221,7 +226,7 @@ fn run(cli: Cli, matches: &ArgMatches) -> Result<(), CliError> {
                 bind_pose,
                 transform_skin,
             };
-            convert::run(scene, &output, &pose, animation)
+            convert::run(scene, &output, &pose, animation, &gltf)
         }
     }
 }

@@ -629,9 +629,11 @@ impl Out {
         attributes
             .insert(Valid(Semantic::Positions), self.floats(&p.positions, Type::Vec3, vb, true));
         attributes.insert(Valid(Semantic::Normals), self.floats(&p.normals, Type::Vec3, vb, false));
-        if let Some(uvs) = &p.uvs {
-            attributes
-                .insert(Valid(Semantic::TexCoords(0)), self.floats(uvs, Type::Vec2, vb, false));
+        for (set, uvs) in p.uvs.iter().enumerate() {
+            attributes.insert(
+                Valid(Semantic::TexCoords(set as u32)),
+                self.floats(uvs, Type::Vec2, vb, false),
+            );
         }
         if let Some(colors) = &p.colors {
             attributes
@@ -669,17 +671,8 @@ impl Out {
         let clamp = |x: f32| if x.is_finite() { x.clamp(0.0, 1.0) } else { 0.0 };
         let alpha = clamp(1.0 - mat.transparency);
         let d = mat.diffuse.to_array().map(clamp);
-        let base_color_texture = mat
-            .maps
-            .iter()
-            .find(|t| t.slot == MapSlot::Diffuse)
-            .and_then(|t| self.texture(&mat.name, t))
-            .map(|index| json::texture::Info {
-                index,
-                tex_coord: 0,
-                extensions: None,
-                extras: Default::default(),
-            });
+        let base_color_texture = self.texture_info(&mat.name, &mat.maps, MapSlot::Diffuse);
+        let emissive_texture = self.texture_info(&mat.name, &mat.maps, MapSlot::Emissive);
         let g = json::Material {
             alpha_mode: Valid(if alpha < 1.0 {
                 json::material::AlphaMode::Blend
@@ -695,14 +688,61 @@ impl Out {
                 roughness_factor: json::material::StrengthFactor(clamp(1.0 - mat.shininess)),
                 ..Default::default()
             },
-            emissive_factor: json::material::EmissiveFactor(
-                d.map(|c| clamp(c * clamp(mat.self_illumination))),
-            ),
+            emissive_factor: json::material::EmissiveFactor(if emissive_texture.is_some() {
+                [1.0; 3]
+            } else {
+                d.map(|c| clamp(c * clamp(mat.self_illumination)))
+            }),
+            emissive_texture,
             ..Default::default()
         };
         let ix = json::Index::push(&mut self.root.materials, g);
         self.materials.insert(m, ix);
         ix
+    }
+
+    /// The texture reference for the first map of `slot`, with KHR_texture_transform when the
+    /// map's [`UvTransform`](crate::scene::UvTransform) is not the identity.
+    ///
+    /// The model's transform `uv' = o + R(θ)·(s ∘ uv)` works on V-up coordinates, glTF's on
+    /// the V-down ones the writer stores (`g = (u, 1 − v)`). Substituting gives
+    /// `g' = offset + R(−θ)·(s ∘ g)` with `offset = (oᵤ − s_v·sin θ, 1 − o_v − s_v·cos θ)`:
+    /// KHR_texture_transform's rotation `−θ` (its `R` is counter-clockwise in V-down space),
+    /// scale `s` unchanged.
+    fn texture_info(
+        &mut self,
+        material: &str,
+        maps: &[crate::scene::TextureMap],
+        slot: MapSlot,
+    ) -> Option<json::texture::Info> {
+        let map = maps.iter().find(|t| t.slot == slot)?;
+        let index = self.texture(material, map)?;
+        let t = map.uv_transform;
+        let extensions = (t != crate::scene::UvTransform::default()
+            && t.scale.is_finite()
+            && t.offset.is_finite()
+            && t.rotation_degrees.is_finite())
+        .then(|| {
+            use json::extensions::texture as ext;
+            let th = f64::from(t.rotation_degrees).to_radians();
+            let (o, sc) = (t.offset.as_dvec2(), t.scale.as_dvec2());
+            let offset = [o.x - sc.y * th.sin(), 1.0 - o.y - sc.y * th.cos()];
+            let used = "KHR_texture_transform".to_string();
+            if !self.root.extensions_used.contains(&used) {
+                self.root.extensions_used.push(used);
+            }
+            ext::Info {
+                texture_transform: Some(ext::TextureTransform {
+                    offset: ext::TextureTransformOffset(offset.map(|x| x as f32)),
+                    rotation: ext::TextureTransformRotation(-th as f32),
+                    scale: ext::TextureTransformScale(t.scale.to_array()),
+                    tex_coord: None,
+                    extras: Default::default(),
+                }),
+                others: Default::default(),
+            }
+        });
+        Some(json::texture::Info { index, tex_coord: 0, extensions, extras: Default::default() })
     }
 
     /// The texture for a map whose file was found, embedded (GLB) or referenced (.gltf).

@@ -335,12 +335,27 @@ fn material(m: &gltf::Material, base_dir: Option<&Path>) -> Material {
                 None,
             ),
         };
+        // The writer's KHR_texture_transform mapping (export.rs `texture_info`) inverted.
+        let uv_transform = info.texture_transform().map_or(UvTransform::default(), |t| {
+            let th = -f64::from(t.rotation());
+            let [sx, sy] = t.scale();
+            let [ox, oy] = t.offset().map(f64::from);
+            let sy64 = f64::from(sy);
+            UvTransform {
+                scale: Vec2::new(sx, sy),
+                offset: Vec2::new(
+                    (ox + sy64 * th.sin()) as f32,
+                    (1.0 - oy - sy64 * th.cos()) as f32,
+                ),
+                rotation_degrees: th.to_degrees() as f32,
+            }
+        });
         maps.push(TextureMap {
             slot: MapSlot::Diffuse,
             file,
             resolved,
             strength: 1.0,
-            uv_transform: UvTransform::default(),
+            uv_transform,
             flags: 0,
         });
     }

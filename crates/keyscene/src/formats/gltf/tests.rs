@@ -342,3 +342,52 @@ fn embedded_gltf_stands_alone_and_one_animation_can_be_chosen() {
     assert_eq!(back.animations[0].name, "second");
     assert_eq!(back.meshes[0].positions.len(), 3);
 }
+
+#[test]
+fn uv_transform_becomes_khr_texture_transform_in_v_down_space() {
+    use crate::scene::{MapSlot, Material, TextureMap, UvTransform};
+    let dir = tempfile::tempdir().unwrap();
+    let png = dir.path().join("t.png");
+    std::fs::write(&png, b"\x89PNG\r\n\x1a\n").unwrap();
+    let mut s = triangle_scene();
+    s.materials.push(Material {
+        name: "m".into(),
+        maps: vec![TextureMap {
+            slot: MapSlot::Diffuse,
+            file: "t.png".into(),
+            resolved: Some(png),
+            strength: 1.0,
+            // uv' = (0.25, 0.5) + R(90°)·((2, 3) ∘ uv)
+            uv_transform: UvTransform {
+                scale: glam::Vec2::new(2.0, 3.0),
+                offset: glam::Vec2::new(0.25, 0.5),
+                rotation_degrees: 90.0,
+            },
+            flags: 0,
+        }],
+        ..Material::default()
+    });
+    s.meshes[0].material_slots = vec![Some(0)];
+    let opts = WriteOptions {
+        container: Container::Gltf { bin_uri: "t.bin".into() },
+        ..WriteOptions::default()
+    };
+    let file = write(&s, &opts).unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&file.main).unwrap();
+    let t = &v["materials"][0]["pbrMetallicRoughness"]["baseColorTexture"]["extensions"]
+        ["KHR_texture_transform"];
+    // Hand-derived: source uv (0, 0) is glTF (0, 1) and must land on the source's
+    // (0.25, 0.5), glTF (0.25, 0.5): offset + R(−90°)·(0, 3) = (−2.75, 0.5) + (3, 0).
+    let f = |x: &serde_json::Value| x.as_f64().unwrap();
+    assert!((f(&t["offset"][0]) + 2.75).abs() < 1e-6 && (f(&t["offset"][1]) - 0.5).abs() < 1e-6);
+    assert!((f(&t["rotation"]) + std::f64::consts::FRAC_PI_2).abs() < 1e-6);
+    assert_eq!((f(&t["scale"][0]), f(&t["scale"][1])), (2.0, 3.0));
+    assert!(v["extensionsUsed"].as_array().unwrap().iter().any(|e| e == "KHR_texture_transform"));
+    // The reader inverts it.
+    std::fs::write(dir.path().join("t.bin"), file.bin.unwrap().1).unwrap();
+    let ro = crate::ReadOptions { base_dir: Some(dir.path().into()), ..Default::default() };
+    let (back, _) = read(&file.main, &ro).unwrap();
+    let t = back.materials[0].maps[0].uv_transform;
+    assert!((t.offset - glam::Vec2::new(0.25, 0.5)).length() < 1e-6, "{t:?}");
+    assert!((t.rotation_degrees - 90.0).abs() < 1e-4 && t.scale == glam::Vec2::new(2.0, 3.0));
+}

@@ -731,16 +731,18 @@ impl Out {
             if !self.root.extensions_used.contains(&used) {
                 self.root.extensions_used.push(used);
             }
-            ext::Info {
-                texture_transform: Some(ext::TextureTransform {
-                    offset: ext::TextureTransformOffset(offset.map(|x| x as f32)),
-                    rotation: ext::TextureTransformRotation(-th as f32),
-                    scale: ext::TextureTransformScale(t.scale.to_array()),
-                    tex_coord: None,
-                    extras: Default::default(),
+            // Written through `others`: gltf-json's own struct serialises an absent `texCoord`
+            // as null, which the validator rejects.
+            let mut others = serde_json::Map::new();
+            others.insert(
+                "KHR_texture_transform".into(),
+                serde_json::json!({
+                    "offset": offset.map(|x| x as f32),
+                    "rotation": -th as f32,
+                    "scale": t.scale.to_array(),
                 }),
-                others: Default::default(),
-            }
+            );
+            ext::Info { texture_transform: None, others }
         });
         Some(json::texture::Info { index, tex_coord: 0, extensions, extras: Default::default() })
     }

@@ -35,8 +35,8 @@
 //!
 //! **Meshes.** One primitive per material slot, `TRIANGLES`, POSITION (with min/max), NORMAL
 //! (from smoothing groups, else the mesh's normals, else flat; see
-//! [`geometry::corner_normals`]), TEXCOORD_0 from UV set 0 with V flipped (`v' = 1 − v`: glTF's
-//! V runs down, 3DS/OBJ/FBX's up), COLOR_0 when the mesh has colours, `u16` indices when a
+//! [`geometry::corner_normals`]), TEXCOORD_n from every UV set n with V flipped
+//! (`v' = 1 − v`: glTF's V runs down, 3DS/OBJ/FBX's up), COLOR_0 when the mesh has colours, `u16` indices when a
 //! primitive has fewer than 65 535 vertices, else `u32`. An application-specific attribute
 //! [`SOURCE_VERTEX_ATTRIBUTE`] (FLOAT scalar) gives every glTF vertex its index in the source
 //! mesh, so the reader can restore the source's vertex order that glTF's per-corner splitting
@@ -49,7 +49,10 @@
 //! `baseColorTexture` when its file was found
 //! ([`TextureMap::resolved`](crate::scene::TextureMap::resolved)) and is PNG or JPEG (by its
 //! signature): `.gltf` refers to it by file name (and [`save`] copies it beside the `.gltf`),
-//! `.glb` embeds it. Other images (3DS scenes often use TGA/BMP) are left out with a warning:
+//! `.glb` (or `.gltf` with [`WriteOptions::embed`]) embeds it. A self-illumination map becomes
+//! `emissiveTexture` (factor 1) the same way. A map's UV transform becomes
+//! KHR_texture_transform (rotation `−θ` and an offset re-expressed for V-down UVs; see
+//! `texture_info` in export.rs), which the reader inverts. Other images (3DS scenes often use TGA/BMP) are left out with a warning:
 //! glTF allows only PNG and JPEG, and a viewer could not show them.
 //!
 //! **Cameras.** Perspective; 3DS stores the horizontal FOV, so `yfov = 2·atan(tan(fov/2) /

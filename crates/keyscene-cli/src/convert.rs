@@ -74,21 +74,30 @@ pub fn target_axes(up: Axis) -> AxisSystem {
 /// dropped is printed).
 /// OBJ: `pose` says how to pose and place it (see [`PoseOptions`]); with none of its options the
 /// geometry is written as stored. glTF and 3DA keep the whole animation, so posing options are
-/// refused there. `animation` (already resolved from `--animation`/`--stack`) picks the
-/// animation to pose with (OBJ) or export (3DA). Conversion warnings go to stderr.
+/// refused there, except `--up`/`--units`, which for glTF name the source's own axes and unit
+/// (see [`GltfArgs::write_options`](crate::gltf_args::GltfArgs::write_options)). `animation`
+/// (already resolved from `--animation`/`--stack`) picks the animation to pose with (OBJ),
+/// export (3DA) or write alone (glTF, when given). Conversion warnings go to stderr.
 pub fn run(
     mut scene: Scene,
     output: &Path,
     pose: &PoseOptions,
     animation: Option<usize>,
+    gltf: &crate::gltf_args::GltfArgs,
 ) -> Result<(), CliError> {
     let ext = output
         .extension()
         .and_then(|e| e.to_str())
         .map(str::to_ascii_lowercase)
         .unwrap_or_default();
+    let requested = animation;
     let animation = pick_animation(&scene, animation)?;
-    if let (Some(first), "gltf" | "glb" | "3da") = (pose.obj_only().first(), ext.as_str()) {
+    let refused: Vec<&str> = pose
+        .obj_only()
+        .into_iter()
+        .filter(|o| ext == "3da" || !matches!(*o, "--up" | "--units"))
+        .collect();
+    if let (Some(first), "gltf" | "glb" | "3da") = (refused.first(), ext.as_str()) {
         let what = if ext == "3da" { "3DA" } else { "glTF" };
         return Err(CliError::Msg(format!(
             "{first} applies to OBJ output; {what} keeps the whole animation"
@@ -135,7 +144,9 @@ pub fn run(
             Ok(keyscene::formats::obj::save(&scene, Some(&p), output)?)
         }
         "gltf" | "glb" => {
-            let opts = keyscene::formats::gltf::WriteOptions::default();
+            let opts = gltf
+                .write_options(requested, pose.up, pose.metres_per_unit)
+                .map_err(CliError::Msg)?;
             let warnings = keyscene::formats::gltf::save(&scene, output, &opts)?;
             for w in &warnings {
                 eprintln!("keyscene: warning: {}: {w}", output.display());

@@ -5,6 +5,7 @@
 //! keyscene sample FILE (--frame F | --time SECONDS)... [--fps N] [--animation I | --stack NAME] --json
 //! keyscene convert IN OUT [--frame F | --time SECONDS] [--animation I | --stack NAME]
 //!     [--up AXIS] [--units UNIT] [--no-extrapolation] [--bind-pose NAME] [--transform-skin]
+//!     [--embed] [--no-animation] [--resample-fps N] [--max-influences N]
 //! keyscene convert DIR OUTDIR --to glb|gltf|3da|obj [--json]
 //! keyscene render FILE -o OUT [--frame F | --time SECONDS | --frames A..B[:STEP] [--sheet]]
 //!     [--size WxH] [--camera NAME|auto] [--bbox] [--bsphere] [--wireframe] [--background #rrggbb]
@@ -30,6 +31,7 @@ static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 mod batch;
 mod check;
 mod convert;
+mod gltf_args;
 mod inspect;
 mod render;
 mod sample;
@@ -144,6 +146,8 @@ enum Command {
         /// it (by default only its bones move it, as the FBX SDK evaluates skins).
         #[arg(long)]
         transform_skin: bool,
+        #[command(flatten)]
+        gltf: gltf_args::GltfArgs,
     },
     /// Render PNG images of the scene at a frame or a range of frames, as the Play3da viewer
     /// draws it (one light at the camera, default checker material; docs/render.md).
@@ -224,6 +228,7 @@ fn run(cli: Cli, matches: &ArgMatches) -> Result<(), CliError> {
             transform_skin,
             to,
             json,
+            gltf,
         } => {
             if input.is_dir() {
                 let sub = matches.subcommand_matches("convert").expect("convert was parsed");
@@ -248,7 +253,7 @@ fn run(cli: Cli, matches: &ArgMatches) -> Result<(), CliError> {
                 bind_pose,
                 transform_skin,
             };
-            convert::run(scene, &output, &pose, animation)
+            convert::run(scene, &output, &pose, animation, &gltf)
         }
         Command::Render(args) => render::run(args),
     }

@@ -1,4 +1,6 @@
-//! Round trip (issue #2, Done-when 4): every corpus 3DS file with a lib3ds reference is
+//! Round trip (issue #2, Done-when 4; issue #5, proof 2).
+//!
+//! **3DS.** Every corpus 3DS file with a lib3ds reference is
 //! written as GLB, read back by our glTF reader and evaluated at the reference frames
 //! (time = frame / 30 s). Every mesh node's world bounding box, centroid and sample vertices
 //! (by index: the writer's `_KEYSCENE_VERTEX` attribute restores the source vertex order)
@@ -9,16 +11,39 @@
 //! source name and instance the writer keeps in extras (the k-th node of a name/instance pair
 //! to the k-th reference node of that pair).
 
+//!
+//! **FBX.** Every row of `fbx/references.tsv` (the ufbx `.obj` references; see
+//! `fbx_obj_references.rs` for the row format): the FBX is loaded, written as GLB (default
+//! options: axis root, 4 influences per vertex, resampled animation) — for `static` rows with
+//! its animations left out, so the glTF rest pose is the stored one — read back, and
+//! evaluated at the row's time (`Time::Seconds`, in the read-back animation of the row's
+//! stack, by name). The read-back world positions, turned back to the source's axes by the
+//! inverse of the axis root and put through the row's axis/unit conversion, then
+//! 1. replace the source mesh positions in an OBJ with the source's topology (the writer's
+//!    `_KEYSCENE_VERTEX` restores vertex identity), compared with the ufbx reference by
+//!    `obj_compare.py` with the row's matching and tolerance, and
+//! 2. must lie within 1e-4 × the scene size (the reference OBJ's bounding-box diagonal, at
+//!    least 1) of the source's own evaluation at that time.
+//!
+//! Rows are ignored (named `ignored: <reason> :: <row>`) when the source pipeline cannot do
+//! them either (FBX 5.x layouts, `time` rows without animation) or glTF cannot carry what
+//! they ask: `bind_pose=` rows (posing from a stored FBX bind pose) and `transform_skin` rows
+//! (a skinned mesh that also follows its node's movement since binding, Maya's display; glTF
+//! skinning ignores the mesh node), rows with dual-quaternion skins that do not match (glTF
+//! has linear blend skinning only; the writer warns), and rows whose source check against
+//! ufbx fails too.
+
 mod common;
 #[path = "gltf_scenes/mod.rs"]
 mod gltf_scenes;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::process::Command;
 
 use glam::DVec3;
 use keyscene::anim::Time;
 use keyscene::formats::gltf::{read, write, WriteOptions};
-use keyscene::scene::Scene;
+use keyscene::scene::{AxisSystem, Scene};
 use libtest_mimic::{Failed, Trial};
 use serde_json::Value;
 
@@ -181,6 +206,304 @@ fn check_synthetic(
     Ok(())
 }
 
+struct Row {
+    fbx: String,
+    obj: String,
+    mode: String,
+    time_s: String,
+    stack: String,
+    matching: String,
+    tolerance: String,
+    position_scale: String,
+    transform_skin: bool,
+    conversion: String,
+    options: String,
+}
+
+fn rows(fbx_dir: &Path) -> Vec<Row> {
+    let text = std::fs::read_to_string(fbx_dir.join("references.tsv")).unwrap_or_default();
+    text.lines()
+        .skip(1)
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            let c: Vec<&str> = l.split('\t').collect();
+            let col = |i: usize| c.get(i).copied().unwrap_or("").trim().to_string();
+            Row {
+                fbx: col(0),
+                obj: col(1),
+                mode: col(2),
+                time_s: col(3),
+                stack: col(4),
+                matching: col(5),
+                tolerance: col(6),
+                position_scale: col(7),
+                transform_skin: col(10) == "yes",
+                conversion: col(11),
+                options: col(12),
+            }
+        })
+        .collect()
+}
+
+enum Outcome {
+    Pass,
+    Fail(String),
+    Ignore(String),
+}
+
+/// The source scene's world positions of every mesh node's mesh at `time` (`None`: stored
+/// pose) in animation `anim`, after `convert`.
+fn source_world(
+    src: &Scene,
+    anim: Option<usize>,
+    time: f64,
+    convert: glam::DMat4,
+) -> Vec<Vec<DVec3>> {
+    let mut pose = src.evaluate(anim, Time::Seconds(time));
+    pose.transform_world(convert);
+    (0..src.nodes.len()).map(|i| pose.world_positions(src, i)).collect()
+}
+
+/// `(min, max)` of the `v` lines of an OBJ file.
+fn obj_bounds(text: &str) -> (DVec3, DVec3) {
+    let (mut lo, mut hi) = (DVec3::splat(f64::INFINITY), DVec3::splat(f64::NEG_INFINITY));
+    for l in text.lines().filter_map(|l| l.strip_prefix("v ")) {
+        let v: Vec<f64> = l.split_whitespace().filter_map(|x| x.parse().ok()).collect();
+        if v.len() >= 3 {
+            let p = DVec3::new(v[0], v[1], v[2]);
+            lo = lo.min(p);
+            hi = hi.max(p);
+        }
+    }
+    (lo, hi)
+}
+
+fn check_fbx(corpus: &Path, oracles: &Path, row: &Row, out_dir: &Path, k: usize) -> Outcome {
+    let fbx_dir = corpus.join("fbx");
+    let path = fbx_dir.join(&row.fbx);
+    let mut src = match keyscene::load(&path) {
+        Ok((s, _)) => s,
+        Err(e) => return Outcome::Fail(format!("load: {e}")),
+    };
+    if src.meta.version.is_some_and(|v| v < 6000) {
+        return Outcome::Ignore("FBX 5.x legacy layout is not imported".into());
+    }
+    if row.options.contains("bind_pose=") {
+        return Outcome::Ignore("posing from a stored FBX bind pose has no glTF form".into());
+    }
+    if row.transform_skin {
+        return Outcome::Ignore(
+            "skin following its node since binding (Maya display) has no glTF form".into(),
+        );
+    }
+    let (anim, time) = if row.mode == "time" {
+        let Ok(t) = row.time_s.parse::<f64>() else {
+            return Outcome::Fail(format!("bad time {:?}", row.time_s));
+        };
+        if src.animations.is_empty() {
+            return Outcome::Ignore("needs FBX animation".into());
+        }
+        let a = if row.stack.is_empty() {
+            Some(0)
+        } else {
+            src.animations.iter().position(|a| a.name.contains(&row.stack))
+        };
+        let Some(a) = a else { return Outcome::Fail(format!("no stack {:?}", row.stack)) };
+        if row.options.split(',').any(|o| o.trim() == "no_extrapolation") {
+            src.animations[a] = src.animations[a].without_extrapolation();
+        }
+        (Some(a), t)
+    } else {
+        src.animations.clear();
+        (None, 0.0)
+    };
+    let convert = match row.conversion.as_str() {
+        "" => glam::DMat4::IDENTITY,
+        "y_up_m" => src.axis_unit_conversion(AxisSystem::Y_UP_RIGHT_HANDED, Some(1.0)),
+        "y_up_cm" => src.axis_unit_conversion(AxisSystem::Y_UP_RIGHT_HANDED, Some(0.01)),
+        other => return Outcome::Fail(format!("unknown conversion {other}")),
+    };
+    let glb = match write(&src, &WriteOptions::default()) {
+        Ok(g) => g,
+        Err(e) => return Outcome::Fail(format!("write: {e}")),
+    };
+    let back = match read(&glb.main, &keyscene::ReadOptions::default()) {
+        Ok((b, _)) => b,
+        Err(e) => return Outcome::Fail(format!("read back: {e}")),
+    };
+    // The writer's root (axis and unit conversion, or joint root) comes first: undo it.
+    let roots = [keyscene::formats::gltf::AXIS_ROOT_NAME, keyscene::formats::gltf::JOINT_ROOT_NAME];
+    let base = usize::from(back.nodes.first().is_some_and(|n| roots.contains(&n.name.as_str())));
+    let unroot =
+        if base == 1 { back.nodes[0].transform.matrix().inverse() } else { glam::DMat4::IDENTITY };
+    let back_anim = anim.and_then(|a| {
+        let name = &src.animations[a].name;
+        back.animations.iter().position(|b| &b.name == name)
+    });
+    // An animation in which nothing moves away from the rest pose is not written (docs/gltf.md):
+    // the read-back scene's rest pose stands for it.
+    let mut pose = back.evaluate(back_anim, Time::Seconds(time));
+    pose.transform_world(convert * unroot);
+    let want = source_world(&src, anim, time, convert);
+    // The source scene with every mesh node's mesh replaced by its read-back world positions:
+    // written as OBJ at an identity pose, it has the source's topology and the glTF's shape.
+    let mut flat = src.clone();
+    flat.skins.clear();
+    flat.animations.clear();
+    let mut worst = 0.0f64;
+    let mut got_all = Vec::new();
+    for i in 0..src.nodes.len() {
+        let Some(m) = src.nodes[i].mesh else { continue };
+        let j = i + base;
+        if back.nodes.get(j).map(|n| &n.name) != Some(&src.nodes[i].name) {
+            return Outcome::Fail(format!(
+                "node {i} {:?} not found after the round trip",
+                src.nodes[i].name
+            ));
+        }
+        let got = pose.world_positions(&back, j);
+        if got.len() != want[i].len() {
+            if got.is_empty() && src.meshes[m].polygon_count() == 0 {
+                continue;
+            }
+            return Outcome::Fail(format!(
+                "{:?}: {} vertices read back, {} in the source",
+                src.nodes[i].name,
+                got.len(),
+                want[i].len()
+            ));
+        }
+        for (g, w) in got.iter().zip(&want[i]) {
+            worst = worst.max((*g - *w).length());
+        }
+        got_all.push((i, m, got));
+    }
+    for (i, m, got) in got_all {
+        let mut mesh = src.meshes[m].clone();
+        mesh.positions = got;
+        mesh.skin = None;
+        mesh.morph_targets.clear();
+        flat.meshes.push(mesh);
+        flat.nodes[i].mesh = Some(flat.meshes.len() - 1);
+    }
+    for node in &mut flat.nodes {
+        node.transform = keyscene::scene::Transform::IDENTITY;
+        node.geometry_transform = glam::DMat4::IDENTITY;
+        node.pivots = None;
+        node.inherit = Default::default();
+    }
+    let reference = fbx_dir.join(&row.obj);
+    let ref_text = std::fs::read_to_string(&reference).unwrap_or_default();
+    let (lo, hi) = obj_bounds(&ref_text);
+    let size = if lo.x.is_finite() { (hi - lo).length() } else { 0.0 };
+    let tol = 1e-4 * size.max(1.0);
+    let dual_quaternion = src.skins.iter().any(|s| s.dq_weights.iter().any(|&d| d > 0.0));
+    if worst > tol && dual_quaternion {
+        return Outcome::Ignore(
+            "dual-quaternion skinning: glTF has linear blend skinning only".into(),
+        );
+    }
+    if worst > tol {
+        return Outcome::Fail(format!(
+            "read-back positions off the source's by {worst:.3e} (tolerance 1e-4 × size = {tol:.3e})"
+        ));
+    }
+    let text = match keyscene::formats::obj::write(&flat, None, "x.mtl") {
+        Ok(t) => t,
+        Err(e) => return Outcome::Fail(format!("write OBJ: {e}")),
+    };
+    let cand = out_dir.join(format!("row{k}.obj"));
+    if let Err(e) = std::fs::write(&cand, text.obj) {
+        return Outcome::Fail(format!("{}: {e}", cand.display()));
+    }
+    let mut cmd = Command::new("python3");
+    cmd.arg(oracles.join("obj_compare.py")).arg(&reference).arg(&cand);
+    for (flag, v) in [
+        ("--match", &row.matching),
+        ("--tolerance", &row.tolerance),
+        ("--position-scale", &row.position_scale),
+    ] {
+        if !v.is_empty() {
+            cmd.arg(flag).arg(v);
+        }
+    }
+    let out = match cmd.output() {
+        Ok(o) => o,
+        Err(e) => return Outcome::Fail(format!("python3 obj_compare.py: {e}")),
+    };
+    if out.status.success() {
+        return Outcome::Pass;
+    }
+
+    let report = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    // Does the source itself (no glTF) match ufbx? If not, this row is not the writer's to pass.
+    let mut pose = src.evaluate(anim, Time::Seconds(time));
+    pose.transform_world(convert);
+    if let Ok(t) = keyscene::formats::obj::write(&src, Some(&pose), "x.mtl") {
+        let direct = out_dir.join(format!("row{k}_source.obj"));
+        if std::fs::write(&direct, t.obj).is_ok() {
+            let mut cmd = Command::new("python3");
+            cmd.arg(oracles.join("obj_compare.py")).arg(&reference).arg(&direct);
+            for (flag, v) in [
+                ("--match", &row.matching),
+                ("--tolerance", &row.tolerance),
+                ("--position-scale", &row.position_scale),
+            ] {
+                if !v.is_empty() {
+                    cmd.arg(flag).arg(v);
+                }
+            }
+            if cmd.output().is_ok_and(|o| !o.status.success()) {
+                return Outcome::Ignore("the source itself does not match ufbx here".into());
+            }
+        }
+    }
+    Outcome::Fail(format!("{report}{}", String::from_utf8_lossy(&out.stderr)))
+}
+
+fn row_name(row: &Row) -> String {
+    let mut n = format!("fbx {} {} -> {}", row.mode, row.fbx, row.obj);
+    if !row.time_s.is_empty() {
+        n += &format!(" t={}", row.time_s);
+    }
+    if !row.stack.is_empty() {
+        n += &format!(" stack={}", row.stack);
+    }
+    if !row.conversion.is_empty() {
+        n += &format!(" conversion={}", row.conversion);
+    }
+    if !row.options.is_empty() {
+        n += &format!(" {}", row.options);
+    }
+    n
+}
+
+/// One trial per `references.tsv` row; the checks run here because whether a row is ignored
+/// depends on its outcome (the name filter is honoured so a filtered run stays quick).
+fn fbx_trials(corpus: &Option<PathBuf>) -> Vec<Trial> {
+    let Some(dir) = corpus.clone() else { return Vec::new() };
+    let oracles: PathBuf = std::env::var_os("KEYSCENE_ORACLES")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| dir.join("../oracles"));
+    let out_dir = tempfile::tempdir().expect("temporary folder");
+    let args = libtest_mimic::Arguments::from_args();
+    let mut trials = Vec::new();
+    for (k, row) in rows(&dir.join("fbx")).iter().enumerate() {
+        let name = row_name(row);
+        if args.filter.as_deref().is_some_and(|f| !name.contains(f)) {
+            continue;
+        }
+        trials.push(match check_fbx(&dir, &oracles, row, out_dir.path(), k) {
+            Outcome::Pass => Trial::test(name, || Ok(())),
+            Outcome::Fail(why) => Trial::test(name, move || Err(why.into())),
+            Outcome::Ignore(why) => {
+                Trial::test(format!("ignored: {why} :: {name}"), || Ok(())).with_ignored_flag(true)
+            }
+        });
+    }
+    trials
+}
+
 fn main() {
     let corpus = common::corpus();
     let refs = corpus
@@ -197,6 +520,7 @@ fn main() {
             .to_string();
         trials.push(common::corpus_trial(name, &corpus, move |c| check(c, &r)));
     }
+    trials.extend(fbx_trials(&corpus));
     if trials.is_empty() {
         trials.push(common::corpus_trial("corpus", &corpus, |_| Ok(())));
     }

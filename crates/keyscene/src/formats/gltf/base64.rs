@@ -1,5 +1,5 @@
-//! A small standard-alphabet base64 decoder for glTF `data:` URIs (RFC 4648 §4; padding
-//! optional, no whitespace), so the reader needs no extra crate.
+//! A small standard-alphabet base64 decoder and encoder for glTF `data:` URIs (RFC 4648 §4;
+//! padding optional when decoding, no whitespace), so neither side needs an extra crate.
 
 /// Decodes base64 text. `None` when a character is outside the alphabet or the length is
 /// impossible (one leftover character).
@@ -30,6 +30,24 @@ pub fn decode(text: &str) -> Option<Vec<u8>> {
     Some(out)
 }
 
+/// Encodes `bytes` as padded standard base64 (RFC 4648 §4).
+pub fn encode(bytes: &[u8]) -> String {
+    const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let b = [chunk[0], *chunk.get(1).unwrap_or(&0), *chunk.get(2).unwrap_or(&0)];
+        let n = u32::from_be_bytes([0, b[0], b[1], b[2]]);
+        for k in 0..4 {
+            if k <= chunk.len() {
+                out.push(A[(n >> (18 - 6 * k) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
 /// If `uri` is a `data:` URI with base64 content, its decoded bytes (`Some(None)`: a data URI
 /// that does not decode); `None` for any other URI.
 pub fn decode_data_uri(uri: &str) -> Option<Option<Vec<u8>>> {
@@ -55,6 +73,7 @@ mod tests {
             ("foobar", "Zm9vYmFy"),
         ] {
             assert_eq!(decode(enc).unwrap(), plain.as_bytes());
+            assert_eq!(encode(plain.as_bytes()), enc);
         }
         assert_eq!(decode("Zm9v!"), None);
         assert_eq!(

@@ -8,9 +8,10 @@ use glam::{DMat3, DMat4, DQuat, DVec3};
 use gltf_json as json;
 use json::validation::{Checked::Valid, USize64};
 
+use super::deform;
 use super::geometry::{self, Primitive};
 use super::{warning, Container, Error, ExternalImage, GltfFile, WriteOptions};
-use super::{ASSUMED_ASPECT, AXIS_ROOT_NAME, DEFAULT_ZNEAR};
+use super::{ASSUMED_ASPECT, AXIS_ROOT_NAME, DEFAULT_ZNEAR, JOINT_ROOT_NAME};
 use crate::anim::{ChannelTarget, Pose, Time, THREE_DS_FPS};
 use crate::scene::{Axis, AxisSystem, FovAxis, LightKind, MapSlot, NodeKind, Scene, Warning};
 
@@ -21,23 +22,50 @@ use crate::scene::{Axis, AxisSystem, FovAxis, LightKind, MapSlot, NodeKind, Scen
 pub fn write(scene: &Scene, opts: &WriteOptions) -> Result<GltfFile, Error> {
     scene.validate().map_err(|e| Error::Write(format!("inconsistent scene: {e}")))?;
     let mut out = Out::new(opts.container.clone());
+    out.influence_sets = opts.max_influences.max(1).div_ceil(4);
+    out.embed = opts.embed;
     out.root.asset.generator = Some(format!("keyscene {}", env!("CARGO_PKG_VERSION")));
 
-    let axis =
-        if opts.convert_axes { axis_rotation(scene.meta.axes, &mut out.warnings) } else { None };
-    let base = usize::from(axis.is_some());
-    if let Some(q) = axis {
-        out.root.nodes.push(json::Node {
-            name: Some(AXIS_ROOT_NAME.into()),
-            rotation: Some(json::scene::UnitQuaternion(quat_f32(q))),
-            ..Default::default()
+    let axes = opts.source_axes.unwrap_or(scene.meta.axes);
+    let axis = if opts.convert_axes { axis_rotation(axes, &mut out.warnings) } else { None };
+    let metres = opts
+        .source_metres_per_unit
+        .filter(|m| m.is_finite() && *m > 0.0)
+        .unwrap_or_else(|| scene.meta.units.metres());
+    let unit_scale = (opts.convert_axes && metres.is_finite() && metres > 0.0 && metres != 1.0)
+        .then_some(metres);
+    let axis = match (axis, unit_scale) {
+        (None, Some(_)) => Some(DQuat::IDENTITY),
+        (a, _) => a,
+    };
+    // glTF wants a skin's joints under one root: when some skin's joints (with its mesh node)
+    // are in separate trees and there is no axis root, an identity root node joins them.
+    let joint_root = axis.is_none()
+        && scene.nodes.iter().enumerate().any(|(i, node)| {
+            let Some(skin) = node.mesh.and_then(|m| skin_of(scene, &scene.meshes[m])) else {
+                return false;
+            };
+            let mut nodes: Vec<usize> =
+                skin.joints.iter().map(|j| j.node).filter(|&j| j < scene.nodes.len()).collect();
+            nodes.push(i);
+            common_ancestor(scene, &nodes).is_none()
         });
+    let base = usize::from(axis.is_some() || joint_root);
+    if let Some(q) = axis {
+        let mut root = json::Node { name: Some(AXIS_ROOT_NAME.into()), ..Default::default() };
+        set_trs(&mut root, DVec3::ZERO, q, DVec3::splat(unit_scale.unwrap_or(1.0)));
+        out.root.nodes.push(root);
+    } else if joint_root {
+        out.root
+            .nodes
+            .push(json::Node { name: Some(JOINT_ROOT_NAME.into()), ..Default::default() });
     }
 
     let anim0 = (!scene.animations.is_empty()).then_some(0);
     let rest_frame = scene.animations.first().map(|a| a.frame_range.0.max(0.0)).unwrap_or(0.0);
     let rest = scene.evaluate(anim0, Time::Frame(rest_frame));
     let rest_unaimed = unaimed_world(scene, &rest);
+    let rest_local = gltf_locals(scene, &rest, &rest_unaimed);
 
     // glTF node order: [axis root], the scene's nodes in order, then the aim helpers.
     let n = scene.nodes.len();
@@ -46,8 +74,10 @@ pub fn write(scene: &Scene, opts: &WriteOptions) -> Result<GltfFile, Error> {
     let mut helper_nodes: Vec<json::Node> = Vec::new();
     // One glTF mesh per (scene mesh, geometry transform bits).
     let mut meshes: HashMap<(usize, [u64; 16]), Option<json::Index<json::Mesh>>> = HashMap::new();
+    // Scene nodes carrying a glTF mesh, with that mesh.
+    let mut mesh_nodes: Vec<(usize, json::Index<json::Mesh>)> = Vec::new();
     for (i, node) in scene.nodes.iter().enumerate() {
-        let (t, r, s) = decompose(rest.local[i]);
+        let (t, r, s) = decompose(rest_local[i]);
         let mut g =
             json::Node { name: Some(gltf_name(&node.name, &node.instance)), ..Default::default() };
         set_trs(&mut g, t, r, s);
@@ -62,6 +92,15 @@ pub fn write(scene: &Scene, opts: &WriteOptions) -> Result<GltfFile, Error> {
                 }
             };
             g.mesh = index;
+            if let Some(ix) = index {
+                mesh_nodes.push((i, ix));
+                let targets = &scene.meshes[m].morph_targets;
+                let weights = &rest.morph_weights[m];
+                if weights.iter().zip(targets).any(|(w, t)| *w != t.default_weight) {
+                    let w = deform::gltf_weights(&scene.meshes[m], weights);
+                    g.weights = Some(w.iter().map(|&w| w as f32).collect());
+                }
+            }
         }
         let aim_target = match node.kind {
             NodeKind::Camera(c) => scene.cameras[c].target,
@@ -109,6 +148,11 @@ pub fn write(scene: &Scene, opts: &WriteOptions) -> Result<GltfFile, Error> {
         out.root.nodes.push(g);
     }
     out.root.nodes.extend(helper_nodes);
+    for &(i, mesh) in &mesh_nodes {
+        if let Some(skin) = out.skin(scene, i, mesh, base) {
+            out.root.nodes[base + i].skin = Some(skin);
+        }
+    }
     for (i, node) in scene.nodes.iter().enumerate() {
         let mut list: Vec<_> =
             node.children.iter().map(|&c| json::Index::new((base + c) as u32)).collect();
@@ -138,8 +182,23 @@ pub fn write(scene: &Scene, opts: &WriteOptions) -> Result<GltfFile, Error> {
     }
 
     if opts.animations {
+        let morph_nodes: Vec<(usize, usize)> = mesh_nodes
+            .iter()
+            .filter_map(|&(i, _)| scene.nodes[i].mesh.map(|m| (i, m)))
+            .filter(|&(_, m)| !scene.meshes[m].morph_targets.is_empty())
+            .collect();
+        let ctx = AnimContext {
+            base,
+            rest: &rest,
+            rest_local: &rest_local,
+            rest_unaimed: &rest_unaimed,
+            helpers: &helpers,
+            morph_nodes: &morph_nodes,
+        };
         for a in 0..scene.animations.len() {
-            out.animation(scene, a, base, &rest, &rest_unaimed, &helpers, opts.resample_fps);
+            if opts.only_animation.map_or(true, |only| only == a) {
+                out.animation(scene, a, &ctx, opts.resample_fps);
+            }
         }
     }
     out.finish()
@@ -195,6 +254,26 @@ struct Helper {
     index: json::Index<json::Node>,
 }
 
+/// What the animation writer needs from the node pass.
+struct AnimContext<'a> {
+    /// glTF index of scene node 0 (1 with the axis root).
+    base: usize,
+    rest: &'a Pose,
+    /// glTF local matrices at rest ([`gltf_locals`]).
+    rest_local: &'a [DMat4],
+    rest_unaimed: &'a [DMat4],
+    helpers: &'a [Helper],
+    /// (scene node, scene mesh) of every node showing a mesh with morph targets.
+    morph_nodes: &'a [(usize, usize)],
+}
+
+/// What the skin pass needs to know about a written glTF mesh.
+#[derive(Debug, Clone, Copy)]
+struct MeshInfo {
+    /// Some vertex is bound to the extra mesh-node joint (see [`deform::influences`]).
+    self_joint: bool,
+}
+
 /// The document being built, its binary buffer and caches.
 struct Out {
     root: json::Root,
@@ -204,6 +283,12 @@ struct Out {
     materials: HashMap<usize, json::Index<json::Material>>,
     textures: HashMap<std::path::PathBuf, Option<json::Index<json::Texture>>>,
     images: Vec<ExternalImage>,
+    /// `JOINTS_n`/`WEIGHTS_n` sets per skinned vertex.
+    influence_sets: usize,
+    /// Per written glTF mesh (by index).
+    mesh_info: HashMap<u32, MeshInfo>,
+    /// `.gltf` only: buffer as a data URI, images inside it.
+    embed: bool,
 }
 
 impl Out {
@@ -216,6 +301,9 @@ impl Out {
             materials: HashMap::new(),
             textures: HashMap::new(),
             images: Vec::new(),
+            influence_sets: 1,
+            mesh_info: HashMap::new(),
+            embed: false,
         }
     }
 
@@ -328,15 +416,202 @@ impl Out {
             self.warnings.push(warning(place, "mesh has no triangles: left out"));
             return None;
         }
-        let primitives = prims.iter().map(|p| self.primitive(scene, mesh, p)).collect();
-        Some(json::Index::push(
+        let mut primitives: Vec<json::mesh::Primitive> =
+            prims.iter().map(|p| self.primitive(scene, mesh, p)).collect();
+        let skin = skin_of(scene, mesh);
+        let mut info = MeshInfo { self_joint: false };
+        if let Some(skin) = skin {
+            let mut truncated = 0;
+            for (p, g) in prims.iter().zip(&mut primitives) {
+                let inf = deform::influences(skin, p, self.influence_sets, scene.nodes.len());
+                truncated += inf.truncated;
+                info.self_joint |= inf.self_joint;
+                self.influence_attributes(&inf, g);
+            }
+            if truncated > 0 {
+                self.warnings.push(warning(
+                    &place,
+                    format!(
+                        "{truncated} vertices have more than {} joint influences: the weakest \
+                         were dropped and the rest renormalised (raise max_influences to keep them)",
+                        4 * self.influence_sets
+                    ),
+                ));
+            }
+        }
+        let layout = deform::target_layout(mesh);
+        let mut weights = None;
+        if !layout.is_empty() {
+            for (p, g) in prims.iter().zip(&mut primitives) {
+                let data: Vec<deform::TargetData> =
+                    layout.iter().map(|&t| deform::target_data(mesh, t, p, bake)).collect();
+                let with_normals = data.iter().any(|d| d.normals.is_some());
+                let targets = data
+                    .iter()
+                    .map(|d| {
+                        use json::accessor::Type;
+                        let vb = Some(json::buffer::Target::ArrayBuffer);
+                        let positions = Some(self.floats(&d.positions, Type::Vec3, vb, true));
+                        let normals = with_normals.then(|| {
+                            let zero = vec![[0.0; 3]; d.positions.len()];
+                            self.floats(d.normals.as_ref().unwrap_or(&zero), Type::Vec3, vb, false)
+                        });
+                        json::mesh::MorphTarget { positions, normals, tangents: None }
+                    })
+                    .collect();
+                g.targets = Some(targets);
+            }
+            let defaults: Vec<f64> = mesh.morph_targets.iter().map(|t| t.default_weight).collect();
+            weights =
+                Some(deform::gltf_weights(mesh, &defaults).into_iter().map(|w| w as f32).collect());
+            if mesh.morph_targets.iter().any(|t| !t.inbetweens.is_empty()) {
+                self.warnings.push(warning(
+                    &place,
+                    "in-between shapes written as targets of their own whose weights follow the \
+                     channel weight piecewise linearly: exact at every animation sample",
+                ));
+            }
+        }
+        let names: Vec<String> = layout.iter().map(|&t| deform::target_name(mesh, t)).collect();
+        let extras = (!names.is_empty())
+            .then(|| {
+                let v = serde_json::json!({ "targetNames": names });
+                serde_json::value::RawValue::from_string(v.to_string()).ok()
+            })
+            .flatten();
+        let ix = json::Index::push(
             &mut self.root.meshes,
             json::Mesh {
                 extensions: None,
-                extras: Default::default(),
+                extras,
                 name: Some(mesh.name.clone()),
                 primitives,
-                weights: None,
+                weights,
+            },
+        );
+        self.mesh_info.insert(ix.value() as u32, info);
+        Some(ix)
+    }
+
+    /// Adds `JOINTS_n`/`WEIGHTS_n` to a primitive: joints as unsigned bytes when every index
+    /// fits, else unsigned shorts.
+    fn influence_attributes(&mut self, inf: &deform::Influences, g: &mut json::mesh::Primitive) {
+        use json::accessor::{ComponentType, Type};
+        use json::mesh::Semantic;
+        let vb = Some(json::buffer::Target::ArrayBuffer);
+        let small = inf.joints.iter().flatten().flatten().all(|&j| j <= 255);
+        for (set, (joints, weights)) in inf.joints.iter().zip(&inf.weights).enumerate() {
+            let (bytes, ct): (Vec<u8>, _) = if small {
+                (joints.iter().flatten().map(|&j| j as u8).collect(), ComponentType::U8)
+            } else {
+                (
+                    joints.iter().flatten().flat_map(|j| j.to_le_bytes()).collect(),
+                    ComponentType::U16,
+                )
+            };
+            let view = self.view(&bytes, vb);
+            let j = self.accessor(view, joints.len(), ct, Type::Vec4, None, None);
+            g.attributes.insert(Valid(Semantic::Joints(set as u32)), j);
+            let w = self.floats(weights, Type::Vec4, vb, false);
+            g.attributes.insert(Valid(Semantic::Weights(set as u32)), w);
+        }
+    }
+
+    /// The glTF skin of scene node `i` showing the skinned glTF mesh `mesh` (see the module
+    /// docs); `None` when the node's mesh has no usable skin.
+    fn skin(
+        &mut self,
+        scene: &Scene,
+        i: usize,
+        mesh: json::Index<json::Mesh>,
+        base: usize,
+    ) -> Option<json::Index<json::Skin>> {
+        let node = &scene.nodes[i];
+        let skin = skin_of(scene, &scene.meshes[node.mesh?])?;
+        let info = self.mesh_info.get(&(mesh.value() as u32)).copied()?;
+        let place = format!("node \"{}\" › skin", node.name);
+        let mut joints: Vec<usize> = Vec::with_capacity(skin.joints.len() + 1);
+        let mut ibm: Vec<[f32; 16]> = Vec::with_capacity(skin.joints.len() + 1);
+        let mut bad = 0;
+        let mut projective = 0;
+        for j in &skin.joints {
+            let mut m = j.inverse_bind.to_cols_array();
+            if j.node < scene.nodes.len() && m.iter().all(|x| x.is_finite()) {
+                // glTF wants affine matrices, last row exactly (0, 0, 0, 1).
+                let scale = m.iter().fold(1.0f64, |a, x| a.max(x.abs()));
+                if [m[3], m[7], m[11], m[15] - 1.0].iter().any(|x| x.abs() > 1e-9 * scale) {
+                    projective += 1;
+                }
+                (m[3], m[7], m[11], m[15]) = (0.0, 0.0, 0.0, 1.0);
+                joints.push(j.node);
+                ibm.push(m.map(|x| x as f32));
+            } else {
+                // Keeps the joint numbering: the vertex follows the mesh node instead.
+                bad += 1;
+                joints.push(i);
+                ibm.push(DMat4::IDENTITY.to_cols_array().map(|x| x as f32));
+            }
+        }
+        if info.self_joint {
+            joints.push(i);
+            ibm.push(DMat4::IDENTITY.to_cols_array().map(|x| x as f32));
+        }
+        if bad > 0 {
+            self.warnings.push(warning(
+                &place,
+                format!("{bad} joints name no node or have a non-finite bind matrix: their vertices follow the mesh node"),
+            ));
+        }
+        if projective > 0 {
+            self.warnings.push(warning(
+                &place,
+                format!("{projective} inverse bind matrices are not affine: last row written as (0, 0, 0, 1)"),
+            ));
+        }
+        if skin.dq_weights.iter().any(|&d| d > 0.0) {
+            self.warnings.push(warning(
+                &place,
+                "dual-quaternion skinning written as linear blend skinning (glTF has only linear)",
+            ));
+        }
+        let mut seen = std::collections::HashSet::new();
+        if !joints.iter().all(|j| seen.insert(*j)) {
+            self.warnings.push(warning(
+                &place,
+                "a node is listed twice among the joints (glTF wants each once)",
+            ));
+        }
+        let view = {
+            let bytes: Vec<u8> = ibm.iter().flatten().flat_map(|x| x.to_le_bytes()).collect();
+            self.view(&bytes, None)
+        };
+        let ibm = self.accessor(
+            view,
+            ibm.len(),
+            json::accessor::ComponentType::F32,
+            json::accessor::Type::Mat4,
+            None,
+            None,
+        );
+        let skeleton = common_ancestor(scene, &joints)
+            .map(|a| base + a)
+            .or((base == 1).then_some(0))
+            .map(|a| json::Index::new(a as u32));
+        if skeleton.is_none() {
+            self.warnings.push(warning(
+                &place,
+                "joints share no ancestor: glTF wants a common root (write with a root node)",
+            ));
+        }
+        Some(json::Index::push(
+            &mut self.root.skins,
+            json::Skin {
+                extensions: None,
+                extras: Default::default(),
+                inverse_bind_matrices: Some(ibm),
+                joints: joints.iter().map(|&j| json::Index::new((base + j) as u32)).collect(),
+                name: Some(node.name.clone()),
+                skeleton,
             },
         ))
     }
@@ -354,9 +629,11 @@ impl Out {
         attributes
             .insert(Valid(Semantic::Positions), self.floats(&p.positions, Type::Vec3, vb, true));
         attributes.insert(Valid(Semantic::Normals), self.floats(&p.normals, Type::Vec3, vb, false));
-        if let Some(uvs) = &p.uvs {
-            attributes
-                .insert(Valid(Semantic::TexCoords(0)), self.floats(uvs, Type::Vec2, vb, false));
+        for (set, uvs) in p.uvs.iter().enumerate() {
+            attributes.insert(
+                Valid(Semantic::TexCoords(set as u32)),
+                self.floats(uvs, Type::Vec2, vb, false),
+            );
         }
         if let Some(colors) = &p.colors {
             attributes
@@ -394,17 +671,8 @@ impl Out {
         let clamp = |x: f32| if x.is_finite() { x.clamp(0.0, 1.0) } else { 0.0 };
         let alpha = clamp(1.0 - mat.transparency);
         let d = mat.diffuse.to_array().map(clamp);
-        let base_color_texture = mat
-            .maps
-            .iter()
-            .find(|t| t.slot == MapSlot::Diffuse)
-            .and_then(|t| self.texture(&mat.name, t))
-            .map(|index| json::texture::Info {
-                index,
-                tex_coord: 0,
-                extensions: None,
-                extras: Default::default(),
-            });
+        let base_color_texture = self.texture_info(&mat.name, &mat.maps, MapSlot::Diffuse);
+        let emissive_texture = self.texture_info(&mat.name, &mat.maps, MapSlot::Emissive);
         let g = json::Material {
             alpha_mode: Valid(if alpha < 1.0 {
                 json::material::AlphaMode::Blend
@@ -420,14 +688,63 @@ impl Out {
                 roughness_factor: json::material::StrengthFactor(clamp(1.0 - mat.shininess)),
                 ..Default::default()
             },
-            emissive_factor: json::material::EmissiveFactor(
-                d.map(|c| clamp(c * clamp(mat.self_illumination))),
-            ),
+            emissive_factor: json::material::EmissiveFactor(if emissive_texture.is_some() {
+                [1.0; 3]
+            } else {
+                d.map(|c| clamp(c * clamp(mat.self_illumination)))
+            }),
+            emissive_texture,
             ..Default::default()
         };
         let ix = json::Index::push(&mut self.root.materials, g);
         self.materials.insert(m, ix);
         ix
+    }
+
+    /// The texture reference for the first map of `slot`, with KHR_texture_transform when the
+    /// map's [`UvTransform`](crate::scene::UvTransform) is not the identity.
+    ///
+    /// The model's transform `uv' = o + R(θ)·(s ∘ uv)` works on V-up coordinates, glTF's on
+    /// the V-down ones the writer stores (`g = (u, 1 − v)`). Substituting gives
+    /// `g' = offset + R(−θ)·(s ∘ g)` with `offset = (oᵤ − s_v·sin θ, 1 − o_v − s_v·cos θ)`:
+    /// KHR_texture_transform's rotation `−θ` (its `R` is counter-clockwise in V-down space),
+    /// scale `s` unchanged.
+    fn texture_info(
+        &mut self,
+        material: &str,
+        maps: &[crate::scene::TextureMap],
+        slot: MapSlot,
+    ) -> Option<json::texture::Info> {
+        let map = maps.iter().find(|t| t.slot == slot)?;
+        let index = self.texture(material, map)?;
+        let t = map.uv_transform;
+        let extensions = (t != crate::scene::UvTransform::default()
+            && t.scale.is_finite()
+            && t.offset.is_finite()
+            && t.rotation_degrees.is_finite())
+        .then(|| {
+            use json::extensions::texture as ext;
+            let th = f64::from(t.rotation_degrees).to_radians();
+            let (o, sc) = (t.offset.as_dvec2(), t.scale.as_dvec2());
+            let offset = [o.x - sc.y * th.sin(), 1.0 - o.y - sc.y * th.cos()];
+            let used = "KHR_texture_transform".to_string();
+            if !self.root.extensions_used.contains(&used) {
+                self.root.extensions_used.push(used);
+            }
+            // Written through `others`: gltf-json's own struct serialises an absent `texCoord`
+            // as null, which the validator rejects.
+            let mut others = serde_json::Map::new();
+            others.insert(
+                "KHR_texture_transform".into(),
+                serde_json::json!({
+                    "offset": offset.map(|x| x as f32),
+                    "rotation": -th as f32,
+                    "scale": t.scale.to_array(),
+                }),
+            );
+            ext::Info { texture_transform: None, others }
+        });
+        Some(json::texture::Info { index, tex_coord: 0, extensions, extras: Default::default() })
     }
 
     /// The texture for a map whose file was found, embedded (GLB) or referenced (.gltf).
@@ -465,7 +782,7 @@ impl Out {
                 self.textures.insert(path, None);
                 return None;
             }
-            (Container::Glb, Some(mime)) => json::Image {
+            (c, Some(mime)) if self.embed || *c == Container::Glb => json::Image {
                 buffer_view: Some(self.view(&bytes, None)),
                 mime_type: Some(json::image::MimeType(mime.into())),
                 name: Some(file_name.clone()),
@@ -473,7 +790,7 @@ impl Out {
                 extensions: None,
                 extras: Default::default(),
             },
-            (Container::Gltf { .. }, Some(_)) => {
+            (_, Some(_)) => {
                 let uri = uri_encode(&file_name);
                 self.images.push(ExternalImage {
                     uri: uri.clone(),
@@ -601,17 +918,8 @@ impl Out {
     }
 
     /// Resamples animation `a` into LINEAR channels (see the module docs).
-    #[allow(clippy::too_many_arguments)]
-    fn animation(
-        &mut self,
-        scene: &Scene,
-        a: usize,
-        base: usize,
-        rest: &Pose,
-        rest_unaimed: &[DMat4],
-        helpers: &[Helper],
-        resample_fps: Option<f64>,
-    ) {
+    fn animation(&mut self, scene: &Scene, a: usize, ctx: &AnimContext, resample_fps: Option<f64>) {
+        let AnimContext { base, rest, rest_local, rest_unaimed, helpers, morph_nodes } = *ctx;
         let anim = &scene.animations[a];
         let place = format!("animation {a} \"{}\"", anim.name);
         self.unsupported_channels(scene, a, &place);
@@ -625,17 +933,25 @@ impl Out {
             keys.iter().filter_map(|k| k.last().copied()).fold(f64::NEG_INFINITY, f64::max);
         let mut end = if anim.frame_range.1.is_finite() { anim.frame_range.1 } else { start };
         end = end.max(last_key).max(start);
-        let mut frames = Vec::new();
-        let mut k = 0u64;
+        // The sampling grid runs from the animation's first frame (keys before frame 0 keep
+        // their phase), from `start` on; every key in range is a sample too, so linear curves
+        // come out exact.
+        let anchor =
+            if anim.frame_range.0.is_finite() { anim.frame_range.0.min(start) } else { start };
+        let mut frames = vec![start];
+        let mut k = ((start - anchor) / step).ceil().max(0.0) as u64;
         loop {
-            let f = start + k as f64 * step;
-            if f >= end - 1e-9 * step || k > 10_000_000 {
+            let f = anchor + k as f64 * step;
+            if f >= end - 1e-9 * step || frames.len() > 10_000_000 {
                 break;
             }
             frames.push(f);
             k += 1;
         }
         frames.push(end);
+        for k in &keys {
+            frames.extend(k.iter().copied().filter(|&f| f >= start && f <= end));
+        }
         // Two keys on one frame make the curve jump there: sample just before the jump too, so
         // the linear segment leading to it stays on the curve.
         let before = JUMP_LEAD * step;
@@ -661,11 +977,18 @@ impl Out {
         let mut tr: Vec<Vec<DVec3>> = vec![Vec::with_capacity(kept.len()); targets];
         let mut ro: Vec<Vec<DQuat>> = vec![Vec::with_capacity(kept.len()); targets];
         let mut sc: Vec<Vec<DVec3>> = vec![Vec::with_capacity(kept.len()); targets];
+        // Per morph node: glTF target weights, sample after sample.
+        let mut mw: Vec<Vec<f32>> = vec![Vec::new(); morph_nodes.len()];
         for &f in &kept {
             let pose = scene.evaluate(Some(a), Time::Frame(f));
             let unaimed = unaimed_world(scene, &pose);
+            for (k, &(_, m)) in morph_nodes.iter().enumerate() {
+                let w = deform::gltf_weights(&scene.meshes[m], &pose.morph_weights[m]);
+                mw[k].extend(w.iter().map(|&w| if w.is_finite() { w as f32 } else { 0.0 }));
+            }
+            let local = gltf_locals(scene, &pose, &unaimed);
             let locals = (0..scene.nodes.len())
-                .map(|i| pose.local[i])
+                .map(|i| local[i])
                 .chain(helpers.iter().map(|h| unaimed[h.node].inverse() * pose.world[h.node]));
             for (k, m) in locals.enumerate() {
                 let (t, r, s) = decompose(m);
@@ -679,7 +1002,7 @@ impl Out {
             }
         }
         let rests: Vec<(DVec3, DQuat, DVec3)> = (0..scene.nodes.len())
-            .map(|i| decompose(rest.local[i]))
+            .map(|i| decompose(rest_local[i]))
             .chain(
                 helpers
                     .iter()
@@ -696,6 +1019,8 @@ impl Out {
         let mut input = None;
         let mut channels = Vec::new();
         let mut samplers: Vec<json::animation::Sampler> = Vec::new();
+        use json::animation::Property;
+        let mut outputs: Vec<(usize, Property, json::Index<json::Accessor>)> = Vec::new();
         for k in 0..targets {
             let (rt, rr, rs) = rests[k];
             let v3 = |v: DVec3| v.as_vec3().to_array();
@@ -703,11 +1028,10 @@ impl Out {
             let moves_r =
                 ro[k].iter().any(|&r| quat_f32(r) != quat_f32(rr) && quat_f32(-r) != quat_f32(rr));
             let moves_s = sc[k].iter().any(|&s| v3(s) != v3(rs));
-            use json::animation::Property;
-            let mut outputs: Vec<(Property, json::Index<json::Accessor>)> = Vec::new();
             if moves_t {
                 let data: Vec<[f32; 3]> = tr[k].iter().map(|&t| v3(t)).collect();
                 outputs.push((
+                    k,
                     Property::Translation,
                     self.floats(&data, json::accessor::Type::Vec3, None, false),
                 ));
@@ -715,6 +1039,7 @@ impl Out {
             if moves_r {
                 let data: Vec<[f32; 4]> = ro[k].iter().map(|&r| quat_f32(r)).collect();
                 outputs.push((
+                    k,
                     Property::Rotation,
                     self.floats(&data, json::accessor::Type::Vec4, None, false),
                 ));
@@ -722,37 +1047,51 @@ impl Out {
             if moves_s {
                 let data: Vec<[f32; 3]> = sc[k].iter().map(|&s| v3(s)).collect();
                 outputs.push((
+                    k,
                     Property::Scale,
                     self.floats(&data, json::accessor::Type::Vec3, None, false),
                 ));
             }
-            for (path, output) in outputs {
-                let input = *input.get_or_insert_with(|| {
-                    let data: Vec<[f32; 1]> = times.iter().map(|&t| [t]).collect();
-                    self.floats(&data, json::accessor::Type::Scalar, None, true)
-                });
-                let sampler = json::Index::push(
-                    &mut samplers,
-                    json::animation::Sampler {
-                        extensions: None,
-                        extras: Default::default(),
-                        input,
-                        interpolation: Valid(json::animation::Interpolation::Linear),
-                        output,
-                    },
-                );
-                channels.push(json::animation::Channel {
-                    sampler,
-                    target: json::animation::Target {
-                        extensions: None,
-                        extras: Default::default(),
-                        node: node_index(k),
-                        path: Valid(path),
-                    },
+        }
+        for (k, &(i, m)) in morph_nodes.iter().enumerate() {
+            let rest: Vec<f32> = deform::gltf_weights(&scene.meshes[m], &rest.morph_weights[m])
+                .iter()
+                .map(|&w| w as f32)
+                .collect();
+            let n = rest.len().max(1);
+            if mw[k].chunks(n).all(|c| c == rest.as_slice()) {
+                continue;
+            }
+            let data: Vec<[f32; 1]> = mw[k].iter().map(|&w| [w]).collect();
+            let output = self.floats(&data, json::accessor::Type::Scalar, None, false);
+            outputs.push((i, Property::MorphTargetWeights, output));
+        }
+        for (k, path, output) in outputs {
+            let input = *input.get_or_insert_with(|| {
+                let data: Vec<[f32; 1]> = times.iter().map(|&t| [t]).collect();
+                self.floats(&data, json::accessor::Type::Scalar, None, true)
+            });
+            let sampler = json::Index::push(
+                &mut samplers,
+                json::animation::Sampler {
                     extensions: None,
                     extras: Default::default(),
-                });
-            }
+                    input,
+                    interpolation: Valid(json::animation::Interpolation::Linear),
+                    output,
+                },
+            );
+            channels.push(json::animation::Channel {
+                sampler,
+                target: json::animation::Target {
+                    extensions: None,
+                    extras: Default::default(),
+                    node: node_index(k),
+                    path: Valid(path),
+                },
+                extensions: None,
+                extras: Default::default(),
+            });
         }
         if channels.is_empty() {
             return;
@@ -786,8 +1125,14 @@ impl Out {
                     "morph tracks (mesh switches) are not animated: nodes show their rest mesh"
                 }
                 ChannelTarget::Fov(t) if t.is_animated() => "camera FOV tracks are not animated",
+                ChannelTarget::Property { name, .. }
+                    if crate::anim::curve::morph_target_of(name).is_some() =>
+                {
+                    continue
+                }
                 ChannelTarget::Property { track, .. } if track.is_animated() => {
-                    "property tracks (FBX DeformPercent, Intensity …) are not animated"
+                    "property tracks (FBX Visibility, Intensity …) other than morph weights are \
+                     not animated"
                 }
                 ChannelTarget::Roll(_) => continue,
                 ChannelTarget::Color(_) | ChannelTarget::Hotspot(_) | ChannelTarget::Falloff(_)
@@ -809,6 +1154,10 @@ impl Out {
             self.bin.resize(self.bin.len().next_multiple_of(4), 0);
             let uri = match &self.container {
                 Container::Glb => None,
+                Container::Gltf { .. } if self.embed => Some(format!(
+                    "data:application/octet-stream;base64,{}",
+                    super::base64::encode(&self.bin)
+                )),
                 Container::Gltf { bin_uri } => Some(bin_uri.clone()),
             };
             self.root.buffers.push(json::Buffer {
@@ -832,7 +1181,7 @@ impl Out {
             }
             Container::Gltf { bin_uri } => Ok(GltfFile {
                 main: serde_json::to_vec_pretty(&self.root).map_err(ser)?,
-                bin: (!self.bin.is_empty()).then_some((bin_uri, self.bin)),
+                bin: (!self.bin.is_empty() && !self.embed).then_some((bin_uri, self.bin)),
                 images: self.images,
                 warnings: self.warnings,
             }),
@@ -870,17 +1219,55 @@ fn key_frames(target: &ChannelTarget) -> Vec<Vec<f64>> {
     }
 }
 
-/// Every node's world matrix *without* camera/light aiming: `world[parent] · local` from the
-/// roots down, which is what the evaluator's children of an aimed node inherit.
+/// Every node's world matrix *without* camera/light aiming ([`Scene::compose_world`] of the
+/// local matrices, inherit types included), which is what the evaluator's children of an aimed
+/// node inherit.
 fn unaimed_world(scene: &Scene, pose: &Pose) -> Vec<DMat4> {
-    let mut world = vec![DMat4::IDENTITY; scene.nodes.len()];
-    for id in scene.depth_first() {
-        world[id] = match scene.nodes[id].parent {
-            Some(p) => world[p] * pose.local[id],
-            None => pose.local[id],
-        };
+    scene.compose_world(&pose.local)
+}
+
+/// The local matrix every node gets in glTF, where a child always inherits its parent's full
+/// matrix: the pose's local matrix for FBX `RSrs` nodes and roots, else
+/// `unaimed[parent]⁻¹ · unaimed[node]`, so the world matrix is the evaluator's whatever the
+/// node's [`InheritType`](crate::scene::InheritType).
+fn gltf_locals(scene: &Scene, pose: &Pose, unaimed: &[DMat4]) -> Vec<DMat4> {
+    use crate::scene::InheritType;
+    (0..scene.nodes.len())
+        .map(|i| match scene.nodes[i].parent {
+            Some(p) if scene.nodes[i].inherit != InheritType::RSrs => {
+                unaimed[p].inverse() * unaimed[i]
+            }
+            _ => pose.local[i],
+        })
+        .collect()
+}
+
+/// The skin deforming `mesh`, when it has one with joints.
+fn skin_of<'s>(scene: &'s Scene, mesh: &crate::scene::Mesh) -> Option<&'s crate::scene::Skin> {
+    mesh.skin.and_then(|s| scene.skins.get(s)).filter(|s| !s.joints.is_empty())
+}
+
+/// The deepest node that is each of `nodes` or one of its ancestors, if they share one.
+fn common_ancestor(scene: &Scene, nodes: &[usize]) -> Option<usize> {
+    let chain = |mut n: usize| {
+        let mut c = vec![n];
+        while let Some(p) = scene.nodes[n].parent {
+            if c.len() > scene.nodes.len() {
+                break;
+            }
+            c.push(p);
+            n = p;
+        }
+        c.reverse();
+        c
+    };
+    let mut common = chain(*nodes.first()?);
+    for &n in &nodes[1..] {
+        let c = chain(n);
+        let k = common.iter().zip(&c).take_while(|(a, b)| a == b).count();
+        common.truncate(k);
     }
-    world
+    common.last().copied()
 }
 
 /// The unit vector of a signed axis.

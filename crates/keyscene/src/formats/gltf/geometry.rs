@@ -20,8 +20,9 @@ pub struct Primitive {
     pub positions: Vec<[f32; 3]>,
     /// Unit vertex normals.
     pub normals: Vec<[f32; 3]>,
-    /// UV set 0 with V flipped to glTF's downward V (`v' = 1 − v`), when the mesh has UVs.
-    pub uvs: Option<Vec<[f32; 2]>>,
+    /// Every UV set of the mesh in order (`TEXCOORD_n`), V flipped to glTF's downward V
+    /// (`v' = 1 − v`); a corner without a value in a set gets (0, 0).
+    pub uvs: Vec<Vec<[f32; 2]>>,
     /// Vertex colours RGBA, when the mesh has them.
     pub colors: Option<Vec<[f32; 4]>>,
     /// Three vertex indices per triangle, counter-clockwise.
@@ -54,9 +55,8 @@ fn finite<const N: usize>(v: &mut [f32; N]) -> usize {
 pub fn primitives(mesh: &Mesh, bake: DMat4) -> (Vec<Primitive>, usize) {
     let positions: Vec<DVec3> = mesh.positions.iter().map(|&p| bake.transform_point3(p)).collect();
     let normals = corner_normals(mesh, &positions, normal_matrix(bake));
-    let uv_set = mesh.uv_sets.first();
     let colors = mesh.colors.as_ref();
-    type Key = (u32, [u32; 3], [u32; 2], [u32; 4]);
+    type Key = (u32, [u32; 3], Vec<[u32; 2]>, [u32; 4]);
     let mut prims: Vec<(Primitive, HashMap<Key, u32>)> = Vec::new();
     let mut bad = 0;
     for p in 0..mesh.polygon_count() {
@@ -70,7 +70,7 @@ pub fn primitives(mesh: &Mesh, bake: DMat4) -> (Vec<Primitive>, usize) {
             None => {
                 let prim = Primitive {
                     material_slot: slot,
-                    uvs: uv_set.map(|_| Vec::new()),
+                    uvs: vec![Vec::new(); mesh.uv_sets.len()],
                     colors: colors.map(|_| Vec::new()),
                     ..Primitive::default()
                 };
@@ -84,23 +84,25 @@ pub fn primitives(mesh: &Mesh, bake: DMat4) -> (Vec<Primitive>, usize) {
             let v = mesh.corner_vertices[c];
             let mut pos = positions[v as usize].as_vec3().to_array();
             let mut n = normals[c].to_array();
-            let mut uv = uv_set
-                .and_then(|s| s.uvs.get(v, c, p))
-                .map(|t| [t.x, 1.0 - t.y])
-                .unwrap_or([0.0, 0.0]);
+            let mut uv: Vec<[f32; 2]> = mesh
+                .uv_sets
+                .iter()
+                .map(|s| s.uvs.get(v, c, p).map(|t| [t.x, 1.0 - t.y]).unwrap_or([0.0, 0.0]))
+                .collect();
             let mut col =
                 colors.and_then(|a| a.get(v, c, p)).map(|c| c.to_array()).unwrap_or([1.0; 4]);
-            bad += finite(&mut pos) + finite(&mut uv) + finite(&mut col);
+            bad += finite(&mut pos) + uv.iter_mut().map(finite).sum::<usize>() + finite(&mut col);
             if finite(&mut n) > 0 {
                 n = FALLBACK_NORMAL.to_array();
             }
-            let key = (v, n.map(f32::to_bits), uv.map(f32::to_bits), col.map(f32::to_bits));
+            let uv_bits = uv.iter().map(|t| t.map(f32::to_bits)).collect();
+            let key = (v, n.map(f32::to_bits), uv_bits, col.map(f32::to_bits));
             *seen.entry(key).or_insert_with(|| {
                 prim.positions.push(pos);
                 prim.source_vertices.push(v);
                 prim.normals.push(n);
-                if let Some(u) = &mut prim.uvs {
-                    u.push(uv);
+                for (set, t) in prim.uvs.iter_mut().zip(&uv) {
+                    set.push(*t);
                 }
                 if let Some(cl) = &mut prim.colors {
                     cl.push(col);
@@ -132,8 +134,8 @@ pub fn primitives(mesh: &Mesh, bake: DMat4) -> (Vec<Primitive>, usize) {
             first.positions.push(pos);
             first.source_vertices.push(v as u32);
             first.normals.push(FALLBACK_NORMAL.to_array());
-            if let Some(u) = &mut first.uvs {
-                u.push([0.0, 0.0]);
+            for set in &mut first.uvs {
+                set.push([0.0, 0.0]);
             }
             if let Some(c) = &mut first.colors {
                 c.push([1.0; 4]);
@@ -164,6 +166,6 @@ mod tests {
         assert_eq!(prims.len(), 2);
         assert_eq!(prims[1].material_slot, 1);
         assert_eq!(prims[0].indices.len(), 18);
-        assert_eq!(prims[0].uvs.as_ref().unwrap()[0], [0.25, 0.25]);
+        assert_eq!(prims[0].uvs[0][0], [0.25, 0.25]);
     }
 }

@@ -47,8 +47,11 @@ pub fn read(bytes: &[u8], opts: &ReadOptions) -> Result<(Scene, Vec<Warning>), E
 /// with key frame `t · fps` (snapped to a whole frame within f32 rounding): LINEAR → linear keys (slerp for rotations), STEP → step keys,
 /// CUBICSPLINE → Hermite keys with tangents turned from per second to per frame (÷ fps;
 /// the evaluator uses them for translation and scale and slerps rotation keys).
-/// Skins, morph targets and morph-weight channels are not read yet (issue #5): a warning says
-/// so.
+/// Skins become [`Skin`](crate::scene::Skin)s on the mesh (a mesh shown with two skins is
+/// copied), influences from every `JOINTS_n`/`WEIGHTS_n` pair; morph targets become
+/// [`MorphTarget`](crate::scene::MorphTarget)s named by the mesh's `extras.targetNames`, with
+/// the mesh's `weights` as defaults; weight channels become `DeformPercent#k` property tracks
+/// in percent. The writer's `_KEYSCENE_VERTEX` restores the source vertex order of all of them.
 pub fn read_with(
     bytes: &[u8],
     opts: &ReadOptions,
@@ -133,17 +136,22 @@ pub fn read_with(
         }
     }
     let mut mesh_of: Vec<Option<usize>> = Vec::new();
+    // Per glTF mesh: its vertices' raw influences (joint slot, weight), when skinned.
+    let mut influences_of: Vec<Option<Vec<Vec<(u32, f32)>>>> = Vec::new();
     for m in doc.meshes() {
         let mesh = mesh(&m, &get, &scene.materials, max, &mut warnings)?;
+        let (mesh, influences) = match mesh {
+            Some((mesh, inf)) => (Some(mesh), inf),
+            None => (None, None),
+        };
+        influences_of.push(influences);
         mesh_of.push(mesh.map(|mesh| {
             scene.meshes.push(mesh);
             scene.meshes.len() - 1
         }));
     }
-    if doc.skins().len() > 0 {
-        warnings
-            .push(warning("skins", "skins are not read yet (issue #5): meshes stay in bind pose"));
-    }
+    // (glTF mesh, glTF skin) → scene mesh, for meshes shown with a skin.
+    let mut skinned: std::collections::HashMap<(usize, usize), usize> = Default::default();
 
     let mut parent: Vec<Option<usize>> = vec![None; doc.nodes().len()];
     for node in doc.nodes() {
@@ -171,6 +179,25 @@ pub fn read_with(
             scale: DVec3::from_array(s.map(f64::from)),
         };
         n.mesh = node.mesh().and_then(|m| mesh_of.get(m.index()).copied().flatten());
+        if let (Some(gm), Some(gs), Some(m)) = (node.mesh(), node.skin(), n.mesh) {
+            let key = (gm.index(), gs.index());
+            if let Some(&sm) = skinned.get(&key) {
+                n.mesh = Some(sm);
+            } else if let Some(inf) = influences_of.get(gm.index()).cloned().flatten() {
+                let skin = skin(&gs, &get, inf, doc.nodes().len(), &mut warnings)?;
+                // A mesh shown with two skins is copied, as the model keeps the skin on it.
+                let sm = if scene.meshes[m].skin.is_some() {
+                    scene.meshes.push(scene.meshes[m].clone());
+                    scene.meshes.len() - 1
+                } else {
+                    m
+                };
+                scene.meshes[sm].skin = Some(scene.skins.len());
+                scene.skins.push(skin);
+                skinned.insert(key, sm);
+                n.mesh = Some(sm);
+            }
+        }
         if let Some(extras) = node.extras() {
             if let Ok(v) = serde_json::from_str::<serde_json::Value>(extras.get()) {
                 let k = &v["keyscene"];
@@ -206,8 +233,13 @@ pub fn read_with(
         .validate()
         .map_err(|e| Error::Invalid { place: "nodes".into(), message: e.to_string() })?;
 
+    let node_targets: Vec<usize> = scene
+        .nodes
+        .iter()
+        .map(|n| n.mesh.map_or(0, |m| scene.meshes[m].morph_targets.len()))
+        .collect();
     for a in doc.animations() {
-        let anim = animation(&a, &get, fps, max, &mut warnings)?;
+        let anim = animation(&a, &get, fps, max, &node_targets, &mut warnings)?;
         if anim.channels.is_empty() {
             continue;
         }
@@ -303,12 +335,27 @@ fn material(m: &gltf::Material, base_dir: Option<&Path>) -> Material {
                 None,
             ),
         };
+        // The writer's KHR_texture_transform mapping (export.rs `texture_info`) inverted.
+        let uv_transform = info.texture_transform().map_or(UvTransform::default(), |t| {
+            let th = -f64::from(t.rotation());
+            let [sx, sy] = t.scale();
+            let [ox, oy] = t.offset().map(f64::from);
+            let sy64 = f64::from(sy);
+            UvTransform {
+                scale: Vec2::new(sx, sy),
+                offset: Vec2::new(
+                    (ox + sy64 * th.sin()) as f32,
+                    (1.0 - oy - sy64 * th.cos()) as f32,
+                ),
+                rotation_degrees: th.to_degrees() as f32,
+            }
+        });
         maps.push(TextureMap {
             slot: MapSlot::Diffuse,
             file,
             resolved,
             strength: 1.0,
-            uv_transform: UvTransform::default(),
+            uv_transform,
             flags: 0,
         });
     }
@@ -396,14 +443,65 @@ fn light(l: &gltf::khr_lights_punctual::Light) -> Light {
     }
 }
 
-/// Merges a glTF mesh's triangle primitives into one [`Mesh`]; `None` when it has none.
+/// Per-vertex skin influences of a mesh: (joint slot in the node's skin, weight).
+type Influences = Vec<Vec<(u32, f32)>>;
+
+/// The scene skin for glTF skin `s` over a mesh's per-vertex `influences`: joints are glTF
+/// node indices (the reader keeps glTF's node order) with their inverse bind matrices
+/// (identity when the skin has none), which are the model's
+/// [`SkinJoint::inverse_bind`](crate::scene::SkinJoint::inverse_bind): glTF ignores the mesh
+/// node's transform in skinning, as the model's formula (bone world · inverse bind · mesh
+/// position) does. Influences on a joint slot past the list are dropped with a warning.
+fn skin<'s>(
+    s: &gltf::Skin,
+    get: &(impl Fn(gltf::Buffer) -> Option<&'s [u8]> + Clone),
+    mut influences: Influences,
+    node_count: usize,
+    warnings: &mut Vec<Warning>,
+) -> Result<crate::scene::Skin, Error> {
+    let place = format!("skins[{}]", s.index());
+    let ibm: Vec<glam::DMat4> = match s.reader(get.clone()).read_inverse_bind_matrices() {
+        Some(it) => {
+            it.take(node_count + 1).map(|m| glam::Mat4::from_cols_array_2d(&m).as_dmat4()).collect()
+        }
+        None => Vec::new(),
+    };
+    let joints: Vec<crate::scene::SkinJoint> = s
+        .joints()
+        .enumerate()
+        .map(|(k, j)| crate::scene::SkinJoint {
+            node: j.index(),
+            inverse_bind: ibm.get(k).copied().unwrap_or(glam::DMat4::IDENTITY),
+        })
+        .collect();
+    if !ibm.is_empty() && ibm.len() < joints.len() {
+        return Err(Error::Invalid {
+            place,
+            message: format!("{} inverse bind matrices for {} joints", ibm.len(), joints.len()),
+        });
+    }
+    let mut dropped = 0;
+    for v in &mut influences {
+        let before = v.len();
+        v.retain(|&(j, _)| (j as usize) < joints.len());
+        dropped += before - v.len();
+    }
+    if dropped > 0 {
+        warnings.push(warning(place, format!("{dropped} influences name no joint: dropped")));
+    }
+    Ok(crate::scene::Skin { joints, influences, dq_weights: Vec::new() })
+}
+
+/// Merges a glTF mesh's triangle primitives into one [`Mesh`] (with its morph targets) and
+/// the vertices' skin influences (`JOINTS_n`/`WEIGHTS_n`, zero weights left out) when it has
+/// them; `None` when it has no triangles.
 fn mesh<'s>(
     m: &gltf::Mesh,
     get: &(impl Fn(gltf::Buffer) -> Option<&'s [u8]> + Clone),
     materials: &[Material],
     max: u64,
     warnings: &mut Vec<Warning>,
-) -> Result<Option<Mesh>, Error> {
+) -> Result<Option<(Mesh, Option<Influences>)>, Error> {
     use gltf::mesh::Mode;
     let mut out = Mesh {
         name: m.name().unwrap_or("").to_string(),
@@ -417,15 +515,14 @@ fn mesh<'s>(
     let mut polygon_materials = Vec::new();
     // Source vertex index per merged vertex, while every primitive has them.
     let mut source_ids: Option<Vec<u32>> = Some(Vec::new());
+    let mut influences: Option<Influences> = None;
+    let mut targets: Vec<(Vec<DVec3>, Option<Vec<Vec3>>)> = Vec::new();
     for prim in m.primitives() {
         let place = format!("meshes[{}] › primitives[{}]", m.index(), prim.index());
         let too_many = |n: usize| Error::Limit {
             place: place.clone(),
             message: format!("{n} elements exceed the limit of {max}"),
         };
-        if prim.morph_targets().len() > 0 {
-            warnings.push(warning(&place, "morph targets are not read yet (issue #5)"));
-        }
         let mode = prim.mode();
         if !matches!(mode, Mode::Triangles | Mode::TriangleStrip | Mode::TriangleFan) {
             warnings.push(warning(
@@ -529,6 +626,37 @@ fn mesh<'s>(
             dst.resize(base as usize, Vec4::ONE);
             dst.extend(c.into_rgba_f32().take(count).map(Vec4::from_array));
         }
+        let mut set = 0;
+        while let (Some(j), Some(w)) = (reader.read_joints(set), reader.read_weights(set)) {
+            let dst = influences.get_or_insert_with(Vec::new);
+            dst.resize(base as usize + count, Vec::new());
+            for (k, (j, w)) in j.into_u16().zip(w.into_f32()).take(count).enumerate() {
+                for (j, w) in j.into_iter().zip(w) {
+                    if w > 0.0 && w.is_finite() {
+                        dst[base as usize + k].push((u32::from(j), w));
+                    }
+                }
+            }
+            set += 1;
+        }
+        for (t, (p, n, _)) in reader.read_morph_targets().enumerate() {
+            if (t as u64 + 1).saturating_mul(out.positions.len() as u64) > max {
+                return Err(too_many((t + 1) * out.positions.len()));
+            }
+            if targets.len() <= t {
+                targets.push((Vec::new(), None));
+            }
+            let (dp, dn) = &mut targets[t];
+            dp.resize(base as usize, DVec3::ZERO);
+            if let Some(p) = p {
+                dp.extend(p.take(count).map(vec3));
+            }
+            if let Some(n) = n {
+                let dn = dn.get_or_insert_with(Vec::new);
+                dn.resize(base as usize, Vec3::ZERO);
+                dn.extend(n.take(count).map(Vec3::from_array));
+            }
+        }
     }
     if out.polygon_count() == 0 {
         return Ok(None);
@@ -553,10 +681,40 @@ fn mesh<'s>(
         Attribute { values, mapping: crate::scene::Mapping::PerVertex }
     });
     out.polygon_materials = polygon_materials;
-    if let Some(ids) = source_ids.filter(|ids| ids.len() == n) {
-        restore_source_vertices(&mut out, &ids);
+    let defaults = m.weights().unwrap_or(&[]);
+    let names: Vec<String> = m
+        .extras()
+        .as_ref()
+        .and_then(|e| serde_json::from_str::<serde_json::Value>(e.get()).ok())
+        .and_then(|v| {
+            let names = v["targetNames"].as_array()?.clone();
+            Some(names.iter().map(|n| n.as_str().unwrap_or("").to_string()).collect())
+        })
+        .unwrap_or_default();
+    out.morph_targets = targets
+        .into_iter()
+        .enumerate()
+        .map(|(k, (mut dp, dn))| {
+            dp.resize(n, DVec3::ZERO);
+            crate::scene::MorphTarget {
+                name: names.get(k).cloned().unwrap_or_else(|| format!("target {k}")),
+                position_deltas: dp,
+                normal_deltas: dn.map(|mut d| {
+                    d.resize(n, Vec3::ZERO);
+                    d
+                }),
+                default_weight: defaults.get(k).map_or(0.0, |&w| f64::from(w)),
+                inbetweens: Vec::new(),
+            }
+        })
+        .collect();
+    if let Some(inf) = &mut influences {
+        inf.resize(n, Vec::new());
     }
-    Ok(Some(out))
+    if let Some(ids) = source_ids.filter(|ids| ids.len() == n) {
+        restore_source_vertices(&mut out, &mut influences, &ids);
+    }
+    Ok(Some((out, influences)))
 }
 
 /// Renumbers the merged glTF vertices of `mesh` by their source indices `ids` (the writer's
@@ -564,14 +722,30 @@ fn mesh<'s>(
 /// normals, UVs and colours become per-corner, as glTF's split vertices carried them. Leaves
 /// the mesh alone when an id is invalid or the ids would ask for more than twice the vertices
 /// present (a hostile file must not make it allocate).
-fn restore_source_vertices(mesh: &mut Mesh, ids: &[u32]) {
+fn restore_source_vertices(mesh: &mut Mesh, influences: &mut Option<Influences>, ids: &[u32]) {
     let Some(&max_id) = ids.iter().max() else { return };
     if max_id == u32::MAX || max_id as usize >= 2 * ids.len() + 16 {
         return;
     }
-    let mut positions = vec![DVec3::ZERO; max_id as usize + 1];
-    for (v, &id) in ids.iter().enumerate() {
-        positions[id as usize] = mesh.positions[v];
+    fn renumber<T: Clone + Default>(values: &[T], ids: &[u32], len: usize) -> Vec<T> {
+        let mut out = vec![T::default(); len];
+        for (v, &id) in ids.iter().enumerate() {
+            if let Some(x) = values.get(v) {
+                out[id as usize] = x.clone();
+            }
+        }
+        out
+    }
+    let len = max_id as usize + 1;
+    let positions = renumber(&mesh.positions, ids, len);
+    if let Some(inf) = influences {
+        *inf = renumber(inf, ids, len);
+    }
+    for t in &mut mesh.morph_targets {
+        t.position_deltas = renumber(&t.position_deltas, ids, len);
+        if let Some(n) = &mut t.normal_deltas {
+            *n = renumber(n, ids, len);
+        }
     }
     let corners: Vec<usize> = mesh.corner_vertices.iter().map(|&v| v as usize).collect();
     fn per_corner<T: Copy>(a: &mut Attribute<T>, corners: &[usize]) {
@@ -591,11 +765,15 @@ fn restore_source_vertices(mesh: &mut Mesh, ids: &[u32]) {
     mesh.positions = positions;
 }
 
+/// One animation. Weight channels become one
+/// [`morph weight property`](crate::anim::curve::morph_weight_property) track per target of the
+/// node's mesh (`node_targets[node]` of them), in percent (× 100) as FBX `DeformPercent`.
 fn animation<'s>(
     a: &gltf::Animation,
     get: &(impl Fn(gltf::Buffer) -> Option<&'s [u8]> + Clone),
     fps: f64,
     max: u64,
+    node_targets: &[usize],
     warnings: &mut Vec<Warning>,
 ) -> Result<Animation, Error> {
     use gltf::animation::util::ReadOutputs;
@@ -648,9 +826,34 @@ fn animation<'s>(
                 }
                 ChannelTarget::Rotation(RotationTrack::Quat(t))
             }
-            Some(ReadOutputs::MorphTargetWeights(_)) => {
-                warnings
-                    .push(warning(place, "morph weight channel left out (not read yet: issue #5)"));
+            Some(ReadOutputs::MorphTargetWeights(w)) => {
+                let k = node_targets.get(node).copied().unwrap_or(0);
+                let values: Vec<f64> = w.into_f32().map(|w| f64::from(w) * 100.0).collect();
+                if k == 0 || values.len() % k != 0 {
+                    warnings.push(warning(
+                        place,
+                        format!(
+                            "{} weights for a mesh with {k} morph targets: channel left out",
+                            values.len()
+                        ),
+                    ));
+                    continue;
+                }
+                for t in 0..k {
+                    let vt: Vec<f64> = values.iter().skip(t).step_by(k).copied().collect();
+                    let track = track(&inputs, vt, interp, fps, &invalid)?;
+                    out.channels.push(Channel {
+                        node,
+                        target: ChannelTarget::Property {
+                            name: crate::anim::curve::morph_weight_property(t),
+                            track,
+                        },
+                    });
+                }
+                if let (Some(&f), Some(&l)) = (inputs.first(), inputs.last()) {
+                    lo = lo.min(f);
+                    hi = hi.max(l);
+                }
                 continue;
             }
             None => return Err(invalid("output accessor cannot be read".into())),

@@ -7,6 +7,7 @@
 //! Layers, each usable alone:
 //! - [`geometry`]: a scene [`Mesh`](crate::scene::Mesh) → triangle primitives (triangulation,
 //!   smoothing-group normals, deduplicated glTF vertices). Knows no JSON.
+//! - [`deform`]: skin influences and morph targets per glTF vertex. Knows no JSON.
 //! - [`glb`]: the GLB container (header, JSON and BIN chunks). Knows no scene.
 //! - `export`: [`Scene`](crate::scene::Scene) → `gltf_json::Root` + binary buffer ([`write`](fn@write)(fn@write), [`save`]).
 //! - `import`: glTF document → [`Scene`](crate::scene::Scene) ([`read`], [`read_with`]).
@@ -19,8 +20,11 @@
 //! `(x, y, z) → (x, z, −y)`. All other nodes keep their own local transforms exactly, so
 //! animation channels stay in the source's frame. A left-handed source would need a mirror,
 //! which glTF cannot put on a root without flipping every winding: it is written unconverted
-//! with a warning. Units are not converted (3DS is unitless); [`WriteOptions::convert_axes`]
-//! turns the axis root off.
+//! with a warning. The same root scales the scene to metres by
+//! [`Metadata::units`](crate::scene::Metadata::units) (FBX centimetres: 0.01; 3DS is unitless
+//! and counts as metres: no scale); [`WriteOptions::source_axes`] and
+//! [`WriteOptions::source_metres_per_unit`] override what the file says, and
+//! [`WriteOptions::convert_axes`] turns the root off.
 //!
 //! **Geometry transforms and pivots.** A node's
 //! [`geometry_transform`](crate::scene::Node::geometry_transform) (3DS `T(−pivot) ·
@@ -31,8 +35,8 @@
 //!
 //! **Meshes.** One primitive per material slot, `TRIANGLES`, POSITION (with min/max), NORMAL
 //! (from smoothing groups, else the mesh's normals, else flat; see
-//! [`geometry::corner_normals`]), TEXCOORD_0 from UV set 0 with V flipped (`v' = 1 − v`: glTF's
-//! V runs down, 3DS/OBJ/FBX's up), COLOR_0 when the mesh has colours, `u16` indices when a
+//! [`geometry::corner_normals`]), TEXCOORD_n from every UV set n with V flipped
+//! (`v' = 1 − v`: glTF's V runs down, 3DS/OBJ/FBX's up), COLOR_0 when the mesh has colours, `u16` indices when a
 //! primitive has fewer than 65 535 vertices, else `u32`. An application-specific attribute
 //! [`SOURCE_VERTEX_ATTRIBUTE`] (FLOAT scalar) gives every glTF vertex its index in the source
 //! mesh, so the reader can restore the source's vertex order that glTF's per-corner splitting
@@ -45,7 +49,10 @@
 //! `baseColorTexture` when its file was found
 //! ([`TextureMap::resolved`](crate::scene::TextureMap::resolved)) and is PNG or JPEG (by its
 //! signature): `.gltf` refers to it by file name (and [`save`] copies it beside the `.gltf`),
-//! `.glb` embeds it. Other images (3DS scenes often use TGA/BMP) are left out with a warning:
+//! `.glb` (or `.gltf` with [`WriteOptions::embed`]) embeds it. A self-illumination map becomes
+//! `emissiveTexture` (factor 1) the same way. A map's UV transform becomes
+//! KHR_texture_transform (rotation `−θ` and an offset re-expressed for V-down UVs; see
+//! `texture_info` in export.rs), which the reader inverts. Other images (3DS scenes often use TGA/BMP) are left out with a warning:
 //! glTF allows only PNG and JPEG, and a viewer could not show them.
 //!
 //! **Cameras.** Perspective; 3DS stores the horizontal FOV, so `yfov = 2·atan(tan(fov/2) /
@@ -63,18 +70,44 @@
 //! resampled like the rest of the animation; the node itself keeps its own transform for its
 //! children (which the evaluator does not aim either).
 //!
+//! **Skins** (glTF 2.0 §3.7.3). Every node showing a skinned mesh gets a glTF skin: the
+//! scene skin's joints with [`SkinJoint::inverse_bind`](crate::scene::SkinJoint::inverse_bind)
+//! as inverse bind matrices (last row forced to `0 0 0 1`, with a warning when it was not),
+//! `skeleton` the joints' deepest common ancestor. Because the mesh's geometry transform `G` is
+//! baked into the vertices and the model skins as `Σ w · W(bone) · inverse_bind · G · p`,
+//! glTF's `Σ w · W(joint) · IBM · p'` with `p' = G·p` gives the evaluator's positions whatever
+//! the mesh node's own transform (which glTF ignores). `JOINTS_n`/`WEIGHTS_n`: see
+//! [`deform::influences`] (strongest [`WriteOptions::max_influences`], renormalised; vertices
+//! without influence bound to the mesh node itself as an extra joint). When the joints and mesh
+//! node lie in separate trees and no axis root is written, an identity root
+//! [`JOINT_ROOT_NAME`] joins them (glTF requires a common root). Dual-quaternion skins are
+//! written as linear skins with a warning.
+//!
+//! **Morph targets** (§3.7.2.2). POSITION (and NORMAL when the source has normal offsets)
+//! offsets per target, through the bake matrix; mesh `weights` = the default weights,
+//! `extras.targetNames` the names; in-between shapes become targets of their own
+//! ([`deform`]). Morph weight properties (`DeformPercent#k`, percent) are animated as node
+//! `weights` channels (÷ 100), sampled with the rest of the animation.
+//!
 //! **Animation.** One glTF animation per [`Scene::animations`](crate::scene::Scene::animations) entry. glTF cannot express 3DS
 //! TCB splines (ease, relative rotation keys) exactly, so every animation is *resampled*: the
-//! scene is evaluated at the animation's frames from `max(0, first)` to its last frame (or its
-//! last key, when later), one sample per source frame or at [`WriteOptions::resample_fps`],
-//! plus a sample 0.001 step before every frame holding two keys of one track (3DS files repeat
-//! a frame to make a value jump; without it the jump would be smeared over a whole step),
+//! scene is evaluated from `max(0, first)` to its last frame (or its last key, when later) on a
+//! grid of one sample per source frame (or at [`WriteOptions::resample_fps`]) anchored at the
+//! animation's first frame (so keys before frame 0 keep their phase), at every key in that
+//! range (linear curves come out exact), plus a sample 0.001 step before every frame holding
+//! two keys of one track (3DS files repeat a frame to make a value jump; without it the jump
+//! would be smeared over a whole step). An animation in which nothing moves away from the rest
+//! pose has no channels and is left out. The rest pose (node TRS) is the first animation at its
+//! first frame. Local matrices are `W(parent)⁻¹ · W(node)` for FBX nodes whose inherit type
+//! is not `RSrs`, so world matrices are the evaluator's for every inherit type (shear, which
+//! TRS cannot hold, is lost),
 //! and each node whose local translation/rotation/scale differs from its rest value gets
 //! LINEAR channels of the decomposed local matrices (quaternions unit and hemisphere-continuous).
 //! Times are seconds: `frame / fps`, from frame 0, so glTF time `t` is source frame `t · fps`.
 //! Visibility is not animated (glTF has no visibility; scaling to 0 would move vertices): a
-//! node hidden at rest records `"hidden": true` in its extras. Morph (mesh switch), FOV and
-//! light-colour tracks are not written; a warning says when a scene has them.
+//! node hidden at rest records `"hidden": true` in its extras. 3DS morph (mesh switch), FOV,
+//! light-colour and other property tracks are not written; a warning says when a scene has
+//! them.
 //!
 //! **Names.** glTF node names are the source names, except a 3DS `$$$DUMMY` with an instance
 //! name, which is named after the instance. Extras `{"keyscene": {"name", "instance"}}` keep
@@ -82,6 +115,7 @@
 //! them. `asset.generator` is `"keyscene <version>"`.
 
 pub mod base64;
+pub mod deform;
 mod export;
 pub mod geometry;
 pub mod glb;
@@ -96,6 +130,10 @@ use crate::scene::Warning;
 
 /// The name of the root node the writer adds to turn a Z-up (or other non-Y-up) scene Y-up.
 pub const AXIS_ROOT_NAME: &str = "keyscene axis conversion";
+
+/// The name of the identity root node the writer adds (when it adds no axis root) to give the
+/// joints of a skin the common root glTF requires, when they lie in separate trees.
+pub const JOINT_ROOT_NAME: &str = "keyscene root";
 
 /// The vertex attribute holding each glTF vertex's index in the source mesh (written for
 /// meshes under 2^24 vertices, exact in f32; read back to restore the source vertex order).
@@ -157,10 +195,26 @@ pub struct WriteOptions {
     pub container: Container,
     /// Samples per second of resampled animation; `None`: one sample per source frame.
     pub resample_fps: Option<f64>,
-    /// Add the axis root node that turns the scene's axes into glTF's +Y up (default `true`).
+    /// Add the axis root node that turns the scene's axes into glTF's +Y up and its unit into
+    /// metres (default `true`).
     pub convert_axes: bool,
+    /// The source's axes, overriding [`Metadata::axes`](crate::scene::Metadata::axes) (for
+    /// files that state them wrongly or not at all; CLI `--up`).
+    pub source_axes: Option<crate::scene::AxisSystem>,
+    /// Metres per source unit, overriding [`Metadata::units`](crate::scene::Metadata::units)
+    /// (CLI `--units`); a unitless scene counts as metres.
+    pub source_metres_per_unit: Option<f64>,
     /// Write animations (default `true`).
     pub animations: bool,
+    /// Write only this animation (index into
+    /// [`Scene::animations`](crate::scene::Scene::animations); CLI `--stack`); `None`: all.
+    pub only_animation: Option<usize>,
+    /// For [`Container::Gltf`]: embed the buffer as a `data:` URI and the images in it
+    /// (bufferView + mimeType), so the `.gltf` stands alone (CLI `--embed`).
+    pub embed: bool,
+    /// Most joint influences kept per skinned vertex, rounded up to a multiple of 4: one
+    /// `JOINTS_n`/`WEIGHTS_n` pair per 4 (default 4, what every glTF viewer supports).
+    pub max_influences: usize,
 }
 
 impl Default for WriteOptions {
@@ -169,7 +223,12 @@ impl Default for WriteOptions {
             container: Container::Glb,
             resample_fps: None,
             convert_axes: true,
+            source_axes: None,
+            source_metres_per_unit: None,
             animations: true,
+            only_animation: None,
+            embed: false,
+            max_influences: 4,
         }
     }
 }

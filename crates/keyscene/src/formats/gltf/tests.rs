@@ -225,3 +225,169 @@ fn malformed_input_is_an_error_not_a_panic() {
         let _ = read(&glb, &opts);
     }
 }
+
+/// A Y-up triangle (1,0,0) (2,0,0) (1,1,0) on node "m" at (5,0,0), skinned to bone "b" at the
+/// origin (vertex 0: weight 1; vertex 1: weight 0.5 alone, renormalised to 1; vertex 2: no
+/// influence, so it follows "m"), with one morph target moving vertex 0 by +Z. The bone turns
+/// 0 → 90° about Z over frames 0–10 (linear), the target's DeformPercent goes 0 → 50.
+fn skinned_morph_scene() -> Scene {
+    use crate::scene::{MorphTarget, Skin, SkinJoint};
+    let mut s = triangle_scene();
+    s.meta.axes = AxisSystem::Y_UP_RIGHT_HANDED;
+    s.meshes[0].positions = vec![DVec3::X, DVec3::new(2.0, 0.0, 0.0), DVec3::new(1.0, 1.0, 0.0)];
+    s.meshes[0].morph_targets = vec![MorphTarget {
+        name: "lift".into(),
+        position_deltas: vec![DVec3::Z, DVec3::ZERO, DVec3::ZERO],
+        ..MorphTarget::default()
+    }];
+    s.meshes[0].skin = Some(0);
+    s.nodes[0].name = "m".into();
+    s.nodes[0].transform.translation = DVec3::new(5.0, 0.0, 0.0);
+    s.nodes.push(Node::new("b", NodeKind::Bone));
+    s.attach(1, None);
+    s.skins.push(Skin {
+        joints: vec![SkinJoint { node: 1, inverse_bind: DMat4::IDENTITY }],
+        influences: vec![vec![(0, 1.0)], vec![(0, 0.5)], vec![]],
+        dq_weights: Vec::new(),
+    });
+    fn lin<T>(frame: f64, value: T) -> Key<T> {
+        Key { frame, value, interpolation: Interpolation::Linear }
+    }
+    s.animations.push(Animation {
+        name: "take".into(),
+        fps: 30.0,
+        frame_range: (0.0, 10.0),
+        channels: vec![
+            Channel {
+                node: 1,
+                target: ChannelTarget::Rotation(crate::anim::RotationTrack::Quat(Track::new(
+                    vec![
+                        lin(0.0, DQuat::IDENTITY),
+                        lin(10.0, DQuat::from_rotation_z(std::f64::consts::FRAC_PI_2)),
+                    ],
+                ))),
+            },
+            Channel {
+                node: 0,
+                target: ChannelTarget::Property {
+                    name: crate::anim::curve::morph_weight_property(0),
+                    track: Track::new(vec![lin(0.0, 0.0), lin(10.0, 50.0)]),
+                },
+            },
+        ],
+    });
+    s
+}
+
+#[test]
+fn skin_and_morph_weights_round_trip() {
+    let src = skinned_morph_scene();
+    let file = write(&src, &WriteOptions::default()).unwrap();
+    assert!(file.warnings.is_empty(), "{:?}", file.warnings);
+    let back = read_glb(&file.main);
+    let m = back.nodes.iter().position(|n| n.name == "m").unwrap();
+    let mesh = &back.meshes[back.nodes[m].mesh.unwrap()];
+    assert_eq!(mesh.morph_targets[0].name, "lift");
+    // The skin gained the mesh node as a joint for the unweighted vertex.
+    let skin = &back.skins[mesh.skin.unwrap()];
+    assert_eq!(skin.joints.len(), 2);
+    assert_eq!(skin.joints[1].node, m);
+    let h = std::f64::consts::FRAC_1_SQRT_2;
+    // Frame 10: weight 0.5, bone at 90°: (1,0,0.5) → (0,1,0.5); (2,0,0) → (0,2,0);
+    // vertex 2 follows "m": (6,1,0). Frame 5: weight 0.25, 45°.
+    let cases = [
+        (10.0, [DVec3::new(0.0, 1.0, 0.5), DVec3::new(0.0, 2.0, 0.0), DVec3::new(6.0, 1.0, 0.0)]),
+        (
+            5.0,
+            [DVec3::new(h, h, 0.25), DVec3::new(2.0 * h, 2.0 * h, 0.0), DVec3::new(6.0, 1.0, 0.0)],
+        ),
+    ];
+    for (frame, want) in cases {
+        let got = back.evaluate(Some(0), Time::Seconds(frame / 30.0)).world_positions(&back, m);
+        for (g, w) in got.iter().zip(want) {
+            assert!((*g - w).length() < 1e-6, "frame {frame}: {g} vs {w}");
+        }
+    }
+}
+
+#[test]
+fn dual_quaternion_skins_are_written_linear_with_a_warning() {
+    let mut s = skinned_morph_scene();
+    s.skins[0].dq_weights = vec![1.0; 3];
+    let file = write(&s, &WriteOptions::default()).unwrap();
+    assert!(
+        file.warnings.iter().any(|w| w.message.contains("dual-quaternion")),
+        "{:?}",
+        file.warnings
+    );
+}
+
+#[test]
+fn embedded_gltf_stands_alone_and_one_animation_can_be_chosen() {
+    let mut s = skinned_morph_scene();
+    let mut second = s.animations[0].clone();
+    second.name = "second".into();
+    s.animations.push(second);
+    let opts = WriteOptions {
+        container: Container::Gltf { bin_uri: "unused.bin".into() },
+        embed: true,
+        only_animation: Some(1),
+        ..WriteOptions::default()
+    };
+    let file = write(&s, &opts).unwrap();
+    assert!(file.bin.is_none());
+    // No base folder: the buffer must come from the data URI.
+    let back = read_glb(&file.main);
+    assert_eq!(back.animations.len(), 1);
+    assert_eq!(back.animations[0].name, "second");
+    assert_eq!(back.meshes[0].positions.len(), 3);
+}
+
+#[test]
+fn uv_transform_becomes_khr_texture_transform_in_v_down_space() {
+    use crate::scene::{MapSlot, Material, TextureMap, UvTransform};
+    let dir = tempfile::tempdir().unwrap();
+    let png = dir.path().join("t.png");
+    std::fs::write(&png, b"\x89PNG\r\n\x1a\n").unwrap();
+    let mut s = triangle_scene();
+    s.materials.push(Material {
+        name: "m".into(),
+        maps: vec![TextureMap {
+            slot: MapSlot::Diffuse,
+            file: "t.png".into(),
+            resolved: Some(png),
+            strength: 1.0,
+            // uv' = (0.25, 0.5) + R(90°)·((2, 3) ∘ uv)
+            uv_transform: UvTransform {
+                scale: glam::Vec2::new(2.0, 3.0),
+                offset: glam::Vec2::new(0.25, 0.5),
+                rotation_degrees: 90.0,
+            },
+            flags: 0,
+        }],
+        ..Material::default()
+    });
+    s.meshes[0].material_slots = vec![Some(0)];
+    let opts = WriteOptions {
+        container: Container::Gltf { bin_uri: "t.bin".into() },
+        ..WriteOptions::default()
+    };
+    let file = write(&s, &opts).unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&file.main).unwrap();
+    let t = &v["materials"][0]["pbrMetallicRoughness"]["baseColorTexture"]["extensions"]
+        ["KHR_texture_transform"];
+    // Hand-derived: source uv (0, 0) is glTF (0, 1) and must land on the source's
+    // (0.25, 0.5), glTF (0.25, 0.5): offset + R(−90°)·(0, 3) = (−2.75, 0.5) + (3, 0).
+    let f = |x: &serde_json::Value| x.as_f64().unwrap();
+    assert!((f(&t["offset"][0]) + 2.75).abs() < 1e-6 && (f(&t["offset"][1]) - 0.5).abs() < 1e-6);
+    assert!((f(&t["rotation"]) + std::f64::consts::FRAC_PI_2).abs() < 1e-6);
+    assert_eq!((f(&t["scale"][0]), f(&t["scale"][1])), (2.0, 3.0));
+    assert!(v["extensionsUsed"].as_array().unwrap().iter().any(|e| e == "KHR_texture_transform"));
+    // The reader inverts it.
+    std::fs::write(dir.path().join("t.bin"), file.bin.unwrap().1).unwrap();
+    let ro = crate::ReadOptions { base_dir: Some(dir.path().into()), ..Default::default() };
+    let (back, _) = read(&file.main, &ro).unwrap();
+    let t = back.materials[0].maps[0].uv_transform;
+    assert!((t.offset - glam::Vec2::new(0.25, 0.5)).length() < 1e-6, "{t:?}");
+    assert!((t.rotation_degrees - 90.0).abs() < 1e-4 && t.scale == glam::Vec2::new(2.0, 3.0));
+}

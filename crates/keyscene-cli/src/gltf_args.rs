@@ -1,0 +1,80 @@
+//! `keyscene convert … .gltf|.glb` options, named as FBX2glTF and gltf-transform users expect
+//! (issue #5 §1). `--up`, `--units` and `--stack`/`--animation` are shared with the other
+//! outputs and handed in by `convert`.
+
+use keyscene::formats::gltf::WriteOptions;
+use keyscene::scene::Axis;
+
+/// glTF-only options of `keyscene convert`.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct GltfArgs {
+    /// glTF: write a self-contained .gltf (buffer and images as base64 data URIs) instead of a
+    /// .gltf with a .bin and image files beside it.
+    #[arg(long)]
+    pub embed: bool,
+    /// glTF: leave animations out (the scene at its rest pose: the first animation's first frame).
+    #[arg(long)]
+    pub no_animation: bool,
+    /// glTF: resample animations at N samples per second (default: one per source frame, plus
+    /// every key).
+    #[arg(long, value_name = "N")]
+    pub resample_fps: Option<f64>,
+    /// glTF: keep up to N joint influences per skinned vertex (rounded up to a multiple of 4;
+    /// one JOINTS_n/WEIGHTS_n pair per 4). Default 4, what every viewer supports.
+    #[arg(long, value_name = "N", default_value_t = 4)]
+    pub max_influences: usize,
+}
+
+impl GltfArgs {
+    /// The writer options: these flags, `animation` (from `--stack`/`--animation`: write only
+    /// that one), and `up`/`metres_per_unit` (`--up`/`--units`: the source's own axes and unit
+    /// when the file states them wrongly or not at all; the output is always glTF's +Y up,
+    /// metres). Fails on a resample rate that is not a positive number.
+    pub fn write_options(
+        &self,
+        animation: Option<usize>,
+        up: Option<Axis>,
+        metres_per_unit: Option<f64>,
+    ) -> Result<WriteOptions, String> {
+        if let Some(r) = self.resample_fps {
+            if !(r.is_finite() && r > 0.0) {
+                return Err(format!("--resample-fps {r}: expected a positive number"));
+            }
+        }
+        if self.max_influences == 0 {
+            return Err("--max-influences 0: expected at least 1".into());
+        }
+        Ok(WriteOptions {
+            embed: self.embed,
+            animations: !self.no_animation,
+            resample_fps: self.resample_fps,
+            max_influences: self.max_influences,
+            only_animation: animation,
+            source_axes: up.map(crate::convert::target_axes),
+            source_metres_per_unit: metres_per_unit,
+            ..WriteOptions::default()
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flags_map_to_writer_options() {
+        let args = GltfArgs {
+            embed: true,
+            no_animation: true,
+            resample_fps: Some(60.0),
+            max_influences: 8,
+        };
+        let o = args.write_options(Some(2), Some(Axis::PosZ), Some(0.01)).unwrap();
+        assert!(o.embed && !o.animations);
+        assert_eq!((o.resample_fps, o.max_influences, o.only_animation), (Some(60.0), 8, Some(2)));
+        assert_eq!(o.source_axes, Some(keyscene::scene::AxisSystem::Z_UP_RIGHT_HANDED));
+        assert_eq!(o.source_metres_per_unit, Some(0.01));
+        let bad = GltfArgs { resample_fps: Some(0.0), ..args };
+        assert!(bad.write_options(None, None, None).is_err());
+    }
+}

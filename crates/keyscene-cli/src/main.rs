@@ -130,6 +130,14 @@ enum Command {
         /// it (by default only its bones move it, as the FBX SDK evaluates skins).
         #[arg(long)]
         transform_skin: bool,
+        /// 3DA: write key frames at this rate (default: the animation's own; keys that do not
+        /// land on integer frames are resampled).
+        #[arg(long, value_name = "N")]
+        fps: Option<f64>,
+        /// 3DA: the axes written: `max` (3ds Max's +Z up, right-handed; the default) or
+        /// `source` (the file's own). See docs/3da.md, "Axes".
+        #[arg(long, value_name = "AXES", value_parser = parse_3da_axes)]
+        axes: Option<keyscene::formats::three_da::Axes>,
     },
 }
 
@@ -205,6 +213,8 @@ fn run(cli: Cli, matches: &ArgMatches) -> Result<(), CliError> {
             no_extrapolation,
             bind_pose,
             transform_skin,
+            fps,
+            axes,
         } => {
             let (up, units) = match space {
                 Some((a, u)) => (Some(a), Some(u)),
@@ -221,7 +231,8 @@ fn run(cli: Cli, matches: &ArgMatches) -> Result<(), CliError> {
                 bind_pose,
                 transform_skin,
             };
-            convert::run(scene, &output, &pose, animation)
+            let three_da = convert::ThreeDaOptions { fps, axes: axes.unwrap_or_default() };
+            convert::run(scene, &output, &pose, animation, &three_da)
         }
     }
 }
@@ -249,6 +260,14 @@ fn parse_units(s: &str) -> Result<UnitsArg, String> {
         "unitless" => return Ok(UnitsArg(None)),
         _ => return Err("expected m, cm, mm, in, ft or unitless".into()),
     })))
+}
+
+fn parse_3da_axes(s: &str) -> Result<keyscene::formats::three_da::Axes, String> {
+    match s {
+        "max" => Ok(keyscene::formats::three_da::Axes::Max),
+        "source" => Ok(keyscene::formats::three_da::Axes::Source),
+        _ => Err("expected max or source".into()),
+    }
 }
 
 fn parse_space(s: &str) -> Result<(Axis, UnitsArg), String> {

@@ -5,6 +5,7 @@
 //! keyscene sample FILE (--frame F | --time SECONDS)... [--fps N] [--animation I | --stack NAME] --json
 //! keyscene convert IN OUT [--frame F | --time SECONDS] [--animation I | --stack NAME]
 //!     [--up AXIS] [--units UNIT] [--no-extrapolation] [--bind-pose NAME] [--transform-skin]
+//!     [--axes max|source] [--fps N]
 //! ```
 //!
 //! Reader warnings go to stderr as `keyscene: warning: …`; errors as `keyscene: error: …` (with

@@ -28,6 +28,15 @@ pub struct PoseOptions {
     pub transform_skin: bool,
 }
 
+/// What `convert` does for `.3da` output (`--fps`, `--axes`).
+#[derive(Debug, Clone, Default)]
+pub struct ThreeDaOptions {
+    /// Key frames at this rate (`ExportOptions::fps`; default: the animation's own).
+    pub fps: Option<f64>,
+    /// The written axes (`ExportOptions::axes`; default 3ds Max's).
+    pub axes: keyscene::formats::three_da::Axes,
+}
+
 impl PoseOptions {
     /// Whether anything but the geometry as stored was asked for.
     fn poses(&self) -> bool {
@@ -78,12 +87,14 @@ pub fn target_axes(up: Axis) -> AxisSystem {
 /// (see [`GltfArgs::write_options`](crate::gltf_args::GltfArgs::write_options)). `animation`
 /// (already resolved from `--animation`/`--stack`) picks the animation to pose with (OBJ),
 /// export (3DA) or write alone (glTF, when given). Conversion warnings go to stderr.
+/// `three_da` applies to `.3da` output only.
 pub fn run(
     mut scene: Scene,
     output: &Path,
     pose: &PoseOptions,
     animation: Option<usize>,
     gltf: &crate::gltf_args::GltfArgs,
+    three_da: &ThreeDaOptions,
 ) -> Result<(), CliError> {
     let ext = output
         .extension()
@@ -156,6 +167,8 @@ pub fn run(
         "3da" => {
             let opts = keyscene::formats::three_da::ExportOptions {
                 animation,
+                fps: three_da.fps,
+                axes: three_da.axes,
                 ..keyscene::formats::three_da::ExportOptions::default()
             };
             let report = keyscene::formats::three_da::save(&scene, output, &opts)?;

@@ -6,6 +6,7 @@
 //! keyscene convert IN OUT [--frame F | --time SECONDS] [--animation I | --stack NAME]
 //!     [--up AXIS] [--units UNIT] [--no-extrapolation] [--bind-pose NAME] [--transform-skin]
 //!     [--embed] [--no-animation] [--resample-fps N] [--max-influences N]
+//!     [--axes max|source] [--fps N]
 //! keyscene convert DIR OUTDIR --to glb|gltf|3da|obj [--json]
 //! keyscene render FILE -o OUT [--frame F | --time SECONDS | --frames A..B[:STEP] [--sheet]]
 //!     [--size WxH] [--camera NAME|auto] [--bbox] [--bsphere] [--wireframe] [--background #rrggbb]
@@ -148,6 +149,14 @@ enum Command {
         transform_skin: bool,
         #[command(flatten)]
         gltf: gltf_args::GltfArgs,
+        /// 3DA: write key frames at this rate (default: the animation's own; keys that do not
+        /// land on integer frames are resampled).
+        #[arg(long, value_name = "N")]
+        fps: Option<f64>,
+        /// 3DA: the axes written: `max` (3ds Max's +Z up, right-handed; the default) or
+        /// `source` (the file's own). See docs/3da.md, "Axes".
+        #[arg(long, value_name = "AXES", value_parser = parse_3da_axes)]
+        axes: Option<keyscene::formats::three_da::Axes>,
     },
     /// Render PNG images of the scene at a frame or a range of frames, as the Play3da viewer
     /// draws it (one light at the camera, default checker material; docs/render.md).
@@ -229,6 +238,8 @@ fn run(cli: Cli, matches: &ArgMatches) -> Result<(), CliError> {
             to,
             json,
             gltf,
+            fps,
+            axes,
         } => {
             if input.is_dir() {
                 let sub = matches.subcommand_matches("convert").expect("convert was parsed");
@@ -253,7 +264,8 @@ fn run(cli: Cli, matches: &ArgMatches) -> Result<(), CliError> {
                 bind_pose,
                 transform_skin,
             };
-            convert::run(scene, &output, &pose, animation, &gltf)
+            let three_da = convert::ThreeDaOptions { fps, axes: axes.unwrap_or_default() };
+            convert::run(scene, &output, &pose, animation, &gltf, &three_da)
         }
         Command::Render(args) => render::run(args),
     }
@@ -321,6 +333,14 @@ fn parse_units(s: &str) -> Result<UnitsArg, String> {
         "unitless" => return Ok(UnitsArg(None)),
         _ => return Err("expected m, cm, mm, in, ft or unitless".into()),
     })))
+}
+
+fn parse_3da_axes(s: &str) -> Result<keyscene::formats::three_da::Axes, String> {
+    match s {
+        "max" => Ok(keyscene::formats::three_da::Axes::Max),
+        "source" => Ok(keyscene::formats::three_da::Axes::Source),
+        _ => Err("expected max or source".into()),
+    }
 }
 
 fn parse_space(s: &str) -> Result<(Axis, UnitsArg), String> {

@@ -18,9 +18,10 @@
 //!      compared with keyscene's distinct-used centroid;
 //!    - each reference sample vertex (used by a face) has an exported vertex at its position.
 //!    - at every integer and half frame of the animation range, every exported vertex lies on
-//!      a source vertex (keyscene's 3DS evaluation; tolerance from the source's bbox union).
-//!      Entities the exporter reports as resampled (`ExportReport::resampled_entities`) are
-//!      exact at integer frames only, so their half frames are skipped.
+//!      a source vertex and the world bbox equals that of the source vertices faces use
+//!      (keyscene's 3DS evaluation; tolerance from the source's bbox union;
+//!      `common::three_da::compare_frame`). Entities exact at integer frames only (resampled
+//!      by the exporter, or below such an entity) skip the half frames.
 //! 3. Strips decode to the lists' triangles, same winding.
 //! 4. The collision map answers rays like brute force over its triangles.
 //! 5. Truncated copies of the output (64 cuts) fail `check`; 200 single-bit flips (half of
@@ -30,6 +31,7 @@
 
 mod common;
 
+use common::three_da::{bbox, compare_frame, integer_and_half_frames, integer_only, Cloud};
 use common::{find_node, vec3};
 
 use std::collections::HashSet;
@@ -42,34 +44,6 @@ use keyscene::formats::three_da::{
 };
 use libtest_mimic::Failed;
 use serde_json::Value;
-
-/// Points sorted by x for nearest-point queries within a tolerance.
-struct Cloud(Vec<DVec3>);
-
-impl Cloud {
-    fn new(mut p: Vec<DVec3>) -> Cloud {
-        p.sort_by(|a, b| a.x.total_cmp(&b.x));
-        Cloud(p)
-    }
-    /// Distance (max-norm) to the nearest point, looking only within `tol` in x.
-    fn near(&self, q: DVec3, tol: f64) -> f64 {
-        let start = self.0.partition_point(|p| p.x < q.x - tol);
-        let mut best = f64::INFINITY;
-        for p in &self.0[start..] {
-            if p.x > q.x + tol {
-                break;
-            }
-            best = best.min((*p - q).abs().max_element());
-        }
-        best
-    }
-}
-
-fn bbox(p: impl Iterator<Item = DVec3>) -> (DVec3, DVec3) {
-    p.fold((DVec3::splat(f64::INFINITY), DVec3::splat(f64::NEG_INFINITY)), |(lo, hi), v| {
-        (lo.min(v), hi.max(v))
-    })
-}
 
 fn mean(p: &[DVec3]) -> DVec3 {
     p.iter().copied().sum::<DVec3>() / p.len().max(1) as f64
@@ -331,36 +305,23 @@ fn convert(corpus: &Path, rel: &str) -> Result<(), Failed> {
             }
         }
     }
-    // Every integer and half frame of the range: every exported vertex on a source vertex
-    // (keyscene's 3DS evaluation), same tolerance rule (from the source's bbox union).
+    // Every integer and half frame of the range (`common::three_da::compare_frame`): every
+    // exported vertex on a source vertex (keyscene's 3DS evaluation) and the world bbox of
+    // the vertices faces use; tolerance from the source's bbox union.
     if let Some(a) = src.animations.first() {
-        let (f0, f1) = (a.frame_range.0.max(0.0), a.frame_range.1.max(0.0));
-        let steps = ((f1 - f0) * 2.0).round() as usize;
-        for i in 0..=steps {
-            let frame = f0 + i as f64 * 0.5;
-            let pose_src = src.evaluate(Some(0), Time::Frame(frame));
-            let pose_3da = back.evaluate(back_anim, Time::Frame(frame));
-            let per_node: Vec<(usize, Vec<DVec3>)> = report
-                .entity_nodes
-                .iter()
-                .enumerate()
-                .filter(|(_, &n)| src.nodes[n].mesh.is_some())
-                .map(|(e, &n)| (e, pose_src.world_positions(&src, n)))
-                .collect();
-            let (lo, hi) = bbox(per_node.iter().flat_map(|(_, p)| p.iter().copied()));
-            let tol = 1e-4 * (hi - lo).length().max(1.0);
-            for (e, theirs) in per_node {
-                if frame.fract() != 0.0 && report.resampled_entities.contains(&e) {
+        let only_integer = integer_only(&file, &report, &back);
+        for frame in integer_and_half_frames(a.frame_range.0, a.frame_range.1) {
+            let (tol, diffs) = compare_frame(&src, Some(0), &back, &report, frame);
+            for d in diffs {
+                if frame.fract() != 0.0 && only_integer[d.entity] {
                     continue;
                 }
-                let cloud = Cloud::new(theirs);
-                let ours = pose_3da.world_positions(&back, e);
-                let worst = ours.iter().map(|&p| cloud.near(p, tol * 2.0)).fold(0.0f64, f64::max);
                 compared += 1;
-                if worst.is_nan() || worst > tol {
+                let err = d.worst.max(d.bbox);
+                if err.is_nan() || err > tol {
                     failures.push(format!(
-                        "frame {frame} {}: exported vertices off the source by {worst:.3e} (tolerance {tol:.1e})",
-                        back.nodes[e].name
+                        "frame {frame} {}: exported vertices off the source by {:.3e}, bbox by {:.3e} (tolerance {tol:.1e})",
+                        back.nodes[d.entity].name, d.worst, d.bbox
                     ));
                 }
             }

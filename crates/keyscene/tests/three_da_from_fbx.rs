@@ -1,45 +1,60 @@
-//! Every FBX corpus file with a mesh converted to 3DA (issue #4, Done-when 2). One trial per
-//! file (MANIFEST.md's negative files and files whose loaded scene has no mesh are skipped):
+//! Every FBX corpus file with a mesh converted to 3DA (issue #4, Done-when 2). Two kinds of
+//! trial:
+//!
+//! **One per file** (MANIFEST.md's negative files and files whose loaded scene has no mesh are
+//! skipped):
 //!
 //! 1. `formats::three_da::export` + `write` in memory; `check` reports no error.
-//! 2. The bytes read back (`keyscene::load_bytes`) and evaluated at integer and half frames of
-//!    the first animation's range (at most [`MAX_FRAMES`] of them, evenly chosen, always the
-//!    first and the last; frames clamped at 0 like the exporter): for every entity with a
-//!    mesh, compared with `Pose::world_positions` of its source node
-//!    (`ExportReport::entity_nodes`, so shortened names do not matter), tolerance
-//!    `1e-4 × max(1, diagonal of the source's world bbox over all mesh nodes at that frame)`:
-//!    - every exported vertex lies within tolerance of a source vertex (nearest point: the
-//!      exporter splits vertices per surface and along seams);
-//!    - the entity's world bbox equals the bbox of the source vertices faces use.
-//!    Entities the exporter reports as resampled, their descendants and skinned entities with
-//!    such a joint are exact at integer frames only; their half frames are skipped. Meshes with no polygon of three or more
-//!    corners (points, lines) have no 3DA geometry and are not compared.
-//! 3. Known, named exceptions (printed as `EXCEPTION`, not failing), each for a format reason:
-//!    - **morph**: the source mesh has blend shapes with a non-zero weight at that frame — 3DA
-//!      has no morph targets; the exporter drops them (reported in `ExportReport::dropped`).
-//!    - **skin**: the source mesh is skinned; the 3DA keeps the blend stream but stores no
-//!      bind pose (docs/3da.md, "Skinning"), and the reader takes the first frame as bind
-//!      pose, so skinned positions only match where the first frame is the bind pose.
-//!      Where the comparison fails even with the source's bind matrices put into the read-back
-//!      skin, the reason is named: written rigid (a joint past entity 255 or not an entity),
-//!      dual-quaternion skinning, more than 4 influences, a geometry transform, or
-//!      "unexplained".
-//!    - **non-finite**: the source positions are inf/NaN (`synthetic_inf_nan`); nothing to
-//!      compare with.
-//!    Any other mismatch fails the trial.
+//! 2. The bytes read back (`keyscene::load_bytes`) and evaluated at **every integer and half
+//!    frame** of the first animation's range (frames below 0 are not written and not compared;
+//!    ranges over 1000 frames evenly subsampled, `common::three_da::MAX_SAMPLES`),
+//!    compared per entity with its source node posed by keyscene's FBX evaluation
+//!    (`common::three_da::compare_frame`): every exported vertex within tolerance of a source
+//!    vertex, and the world bbox equal to that of the source vertices faces use; tolerance
+//!    `1e-4 × max(1, diagonal of the source's world bbox over all mesh nodes at that frame)`.
+//!    Entities exact at integer frames only (resampled, below a resampled one, or skinned to
+//!    one) skip the half frames.
+//!
+//! **One per row of `fbx/references.tsv`** (`static` and `time` rows without an axis/unit
+//! conversion, option or `transform_skin`, which 3DA export does not model; rows of
+//! MANIFEST.md's negative files are reported ignored): the file
+//! exported with the row's stack (`static`: no animation, the stored pose), read back, posed
+//! at frame `time_s × fps` of the source stack, and compared with the ufbx `.obj` reference
+//! (positions only, as a set: the exporter splits and reorders vertices; the 3DA's Max axes
+//! turned back into the source's, `common::three_da::to_source_axes`): every exported
+//! vertex lies on a reference vertex and the exported world bbox equals the bbox of the
+//! reference's face vertices, within `max(tolerance ÷ position_scale of the row, 1e-4 ×
+//! max(1, reference bbox diagonal))` — the reference's own precision, or the issue's rule where
+//! that is looser.
+//!
+//! Known, named exceptions (printed as `EXCEPTION`, not failing), each for a format reason:
+//! - **morph**: the source mesh has blend shapes with a non-zero weight at that frame — 3DA
+//!   has no morph targets; the exporter drops them (reported in `ExportReport::dropped`).
+//! - **skin** that 3DA cannot hold: written rigid (a joint past entity 255 or not an entity, or
+//!   joints bound in two poses by two meshes), dual-quaternion skinning (3DA blends linearly),
+//!   more than 4 influences per vertex (3DA keeps the largest 4).
+//! - **non-finite**: the source positions are inf/NaN (`synthetic_inf_nan`).
+//! - **beyond f32**: the source positions exceed `f32::MAX`, which 3DA's `float` streams and
+//!   `bone_init_tm` cannot hold (`fbx-conv/3dsmax_animation*.FBX`: the 2007 Max exporter
+//!   wrote its numbers with a decimal comma, so `0,707…` reads as `0` and `707…`, and the
+//!   skin's bind matrices hold values near 1e15 that pose `Box01` at ~1e45).
+//!
+//! Any other mismatch fails the trial; the bind pose travels in `bone_init_tm`
+//! (docs/3da.md, "Skin bind pose"), so skinned meshes are compared like the others.
 
 mod common;
 
-use std::collections::HashSet;
+use std::collections::BTreeMap;
 use std::path::Path;
 
+use common::three_da::{
+    bbox, bbox_diff, compare_frame, integer_and_half_frames, integer_only, to_source_axes, Cloud,
+};
 use glam::DVec3;
 use keyscene::anim::Time;
 use keyscene::formats::three_da;
+use keyscene::scene::Scene;
 use libtest_mimic::Failed;
-
-/// At most this many frames are sampled per file (keeps the debug run short).
-const MAX_FRAMES: usize = 60;
 
 /// MANIFEST.md's negative files (as `fbx_load_corpus.rs`).
 fn is_negative(rel: &str) -> bool {
@@ -51,58 +66,49 @@ fn is_negative(rel: &str) -> bool {
         || rel.ends_with("max2009_blob_5800_ascii.fbx")
 }
 
-/// Points sorted by x for nearest-point queries within a tolerance.
-struct Cloud(Vec<DVec3>);
-
-impl Cloud {
-    fn new(mut p: Vec<DVec3>) -> Cloud {
-        p.sort_by(|a, b| a.x.total_cmp(&b.x));
-        Cloud(p)
+/// Why entity `e` (source node `node`) may differ at `frame`: a format reason, or `None`.
+fn exception(
+    src: &Scene,
+    src_anim: Option<usize>,
+    back: &Scene,
+    node: usize,
+    e: usize,
+    frame: f64,
+) -> Option<&'static str> {
+    let m = src.nodes[node].mesh?;
+    let mesh = &src.meshes[m];
+    let pose = src.evaluate(src_anim, Time::Frame(frame));
+    let theirs = pose.world_positions(src, node);
+    if !theirs.iter().all(|p| p.is_finite()) {
+        return Some("non-finite source positions (inf/NaN in the file)");
     }
-    /// Distance (max-norm) to the nearest point, looking only within `tol` in x.
-    fn near(&self, q: DVec3, tol: f64) -> f64 {
-        let start = self.0.partition_point(|p| p.x < q.x - tol);
-        let mut best = f64::INFINITY;
-        for p in &self.0[start..] {
-            if p.x > q.x + tol {
-                break;
-            }
-            best = best.min((*p - q).abs().max_element());
-        }
-        best
+    if theirs.iter().any(|p| p.abs().max_element() > f64::from(f32::MAX)) {
+        return Some("source positions beyond the f32 range 3DA stores");
     }
-}
-
-fn bbox(p: impl Iterator<Item = DVec3>) -> (DVec3, DVec3) {
-    p.fold((DVec3::splat(f64::INFINITY), DVec3::splat(f64::NEG_INFINITY)), |(lo, hi), v| {
-        (lo.min(v), hi.max(v))
+    if pose.morph_weights.get(m).is_some_and(|w| w.iter().any(|&x| x != 0.0)) {
+        return Some("morph (3DA has no morph targets)");
+    }
+    let skin = &src.skins[mesh.skin?];
+    Some(if back.nodes[e].mesh.is_none_or(|bm| back.meshes[bm].skin.is_none()) {
+        "skin, written rigid (a joint is not an entity below 256, or bound in two poses)"
+    } else if skin.dq_weights.iter().any(|&d| d != 0.0) {
+        "skin, dual-quaternion (3DA blends linearly)"
+    } else if skin.influences.iter().any(|i| i.len() > 4) {
+        "skin, more than 4 influences per vertex (3DA keeps the largest 4)"
+    } else {
+        return None;
     })
 }
 
-/// Integer and half frames of `[f0, f1]`, at most `MAX_FRAMES`, evenly chosen, ends kept.
-fn frames(f0: f64, f1: f64) -> Vec<f64> {
-    let steps = ((f1 - f0).max(0.0) * 2.0).round() as usize;
-    if steps + 1 <= MAX_FRAMES {
-        return (0..=steps).map(|i| f0 + i as f64 * 0.5).collect();
-    }
-    let mut out: Vec<f64> = (0..MAX_FRAMES)
-        .map(|k| f0 + ((k * steps) as f64 / (MAX_FRAMES - 1) as f64).round() * 0.5)
-        .collect();
-    out.dedup();
-    out
-}
-
-fn convert(fbx_dir: &Path, rel: &str) -> Result<(), Failed> {
-    let path = fbx_dir.join(rel);
-    let (src, _) = keyscene::load(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-    if !src.nodes.iter().any(|n| n.mesh.is_some()) {
-        eprintln!("{rel}: SKIPPED (no mesh)");
-        return Ok(());
-    }
-    let (file, _scripts, report) = three_da::export(&src, &three_da::ExportOptions::default())?;
+/// Exports `src` (animation `anim`), checks the bytes and reads them back.
+fn round_trip(
+    src: &Scene,
+    anim: Option<usize>,
+) -> Result<(three_da::File, three_da::ExportReport, Scene), Failed> {
+    let opts = three_da::ExportOptions { animation: anim, ..Default::default() };
+    let (file, _scripts, report) = three_da::export(src, &opts)?;
     let bytes = three_da::write(&file)?;
-    let rep = three_da::check(&bytes);
-    let errors: Vec<String> = rep.errors().map(|i| i.to_string()).collect();
+    let errors: Vec<String> = three_da::check(&bytes).errors().map(|i| i.to_string()).collect();
     if !errors.is_empty() {
         return Err(format!(
             "check: {} errors:\n{}",
@@ -112,138 +118,51 @@ fn convert(fbx_dir: &Path, rel: &str) -> Result<(), Failed> {
         .into());
     }
     let (back, _) = keyscene::load_bytes(&bytes, Some(Path::new("x.3da")), &Default::default())?;
-    let back_anim = (!back.animations.is_empty()).then_some(0);
-    // The same 3DA with the source's bind pose put into its skins (3DA stores none): checks
-    // the blend stream and the bones' tracks on their own.
-    let mut rebound = back.clone();
-    for (e, &n) in report.entity_nodes.iter().enumerate() {
-        let (Some(bm), Some(sm)) = (rebound.nodes.get(e).and_then(|x| x.mesh), src.nodes[n].mesh)
-        else {
-            continue;
-        };
-        let (Some(bs), Some(ss)) = (rebound.meshes[bm].skin, src.meshes[sm].skin) else { continue };
-        let src_skin = &src.skins[ss];
-        for j in rebound.skins[bs].joints.iter_mut() {
-            let Some(&sn) = report.entity_nodes.get(j.node) else { continue };
-            if let Some(sj) = src_skin.joints.iter().find(|x| x.node == sn) {
-                j.inverse_bind = sj.inverse_bind;
-            }
-        }
+    Ok((file, report, back))
+}
+
+fn finish(mut failures: Vec<String>, compared: usize) -> Result<(), Failed> {
+    if failures.is_empty() {
+        return Ok(());
+    }
+    let n = failures.len();
+    failures.truncate(12);
+    Err(format!("{n} of {compared} comparisons differ:\n{}", failures.join("\n")).into())
+}
+
+fn convert(fbx_dir: &Path, rel: &str) -> Result<(), Failed> {
+    let path = fbx_dir.join(rel);
+    let (src, _) = keyscene::load(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    if !src.nodes.iter().any(|n| n.mesh.is_some()) {
+        eprintln!("{rel}: SKIPPED (no mesh)");
+        return Ok(());
     }
     let src_anim = (!src.animations.is_empty()).then_some(0);
+    let (file, report, back) = round_trip(&src, src_anim)?;
     let (a0, a1) = src.animations.first().map(|a| a.frame_range).unwrap_or((0.0, 0.0));
-    let (f0, f1) = (a0.max(0.0), a1.max(0.0));
+    let only_integer = integer_only(&file, &report, &back);
+    let sampled = integer_and_half_frames(a0, a1);
     let mut failures = Vec::new();
-    let mut exceptions = std::collections::BTreeMap::<String, usize>::new();
+    let mut exceptions = BTreeMap::<String, usize>::new();
     let mut compared = 0usize;
-    let sampled = frames(f0, f1);
-    // Entities exact at integer frames only: the resampled ones and everything below them
-    // (entity parents come before their children).
-    let mut integer_only = vec![false; file.entities.len()];
-    for (e, ent) in file.entities.iter().enumerate() {
-        let p = ent.parent_idx as usize;
-        integer_only[e] = report.resampled_entities.contains(&e)
-            || (ent.parent_idx != 0xFFFF && p < e && integer_only[p]);
-    }
     for &frame in &sampled {
-        let pose_src = src.evaluate(src_anim, Time::Frame(frame));
-        let pose_3da = back.evaluate(back_anim, Time::Frame(frame));
-        let pose_rebound = rebound.evaluate(back_anim, Time::Frame(frame));
-        let per_node: Vec<(usize, usize, Vec<DVec3>)> = report
-            .entity_nodes
-            .iter()
-            .enumerate()
-            .filter(|(_, &n)| src.nodes[n].mesh.is_some())
-            .map(|(e, &n)| (e, n, pose_src.world_positions(&src, n)))
-            .collect();
-        let (lo, hi) = bbox(per_node.iter().flat_map(|(_, _, p)| p.iter().copied()));
-        let tol = 1e-4 * (hi - lo).length().max(1.0);
-        for (e, node, theirs) in per_node {
-            if frame.fract() != 0.0 && integer_only[e] {
-                continue;
-            }
-            // A skinned entity moves with its joints: integer frames only when one is.
-            let joint_resampled =
-                back.nodes[e].mesh.and_then(|bm| back.meshes[bm].skin).is_some_and(|bs| {
-                    back.skins[bs].joints.iter().any(|j| integer_only.get(j.node) == Some(&true))
-                });
-            if frame.fract() != 0.0 && joint_resampled {
-                continue;
-            }
-            let m = src.nodes[node].mesh.unwrap();
-            let mesh = &src.meshes[m];
-            // Points and lines only: 3DA holds triangles, the entity has no vertex.
-            let has_face = (0..mesh.polygon_starts.len()).any(|p| {
-                let end = mesh
-                    .polygon_starts
-                    .get(p + 1)
-                    .map_or(mesh.corner_vertices.len(), |&x| x as usize);
-                end - mesh.polygon_starts[p] as usize >= 3
-            });
-            if !has_face {
-                continue;
-            }
-            let used: HashSet<u32> = mesh.corner_vertices.iter().copied().collect();
-            let used_pts: Vec<DVec3> = theirs
-                .iter()
-                .enumerate()
-                .filter(|(v, _)| used.contains(&(*v as u32)))
-                .map(|(_, p)| *p)
-                .collect();
-            let ours = pose_3da.world_positions(&back, e);
-            if ours.is_empty() && used_pts.is_empty() {
+        let (tol, diffs) = compare_frame(&src, src_anim, &back, &report, frame);
+        for d in diffs {
+            if frame.fract() != 0.0 && only_integer[d.entity] {
                 continue;
             }
             compared += 1;
-            let cloud = Cloud::new(used_pts.clone());
-            let worst = ours.iter().map(|&p| cloud.near(p, tol * 2.0)).fold(0.0f64, f64::max);
-            let (olo, ohi) = bbox(ours.iter().copied());
-            let (slo, shi) = bbox(used_pts.iter().copied());
-            let bb = (olo - slo).abs().max_element().max((ohi - shi).abs().max_element());
-            let err = worst.max(bb);
-            if !(err <= tol) {
-                let name = &src.nodes[node].name;
-                let morphing =
-                    pose_src.morph_weights.get(m).is_some_and(|w| w.iter().any(|&x| x != 0.0));
-                let finite = theirs.iter().all(|p| p.is_finite());
-                let reason = if !finite {
-                    Some("non-finite source positions (inf/NaN in the file)")
-                } else if morphing {
-                    Some("morph")
-                } else if mesh.skin.is_some() {
-                    let again = pose_rebound.world_positions(&rebound, e);
-                    let worst =
-                        again.iter().map(|&p| cloud.near(p, tol * 2.0)).fold(0.0f64, f64::max);
-                    let (alo, ahi) = bbox(again.iter().copied());
-                    let bb = (alo - slo).abs().max_element().max((ahi - shi).abs().max_element());
-                    if worst.max(bb) <= tol {
-                        Some("skin, bind pose: matches with the source's bind matrices (3DA stores none; the reader binds at frame 0)")
-                    } else {
-                        let skin = &src.skins[mesh.skin.unwrap()];
-                        let rigid = rebound.nodes[e]
-                            .mesh
-                            .is_none_or(|bm| rebound.meshes[bm].skin.is_none());
-                        Some(if rigid {
-                            "skin, written rigid (a joint is not an entity below 256)"
-                        } else if skin.dq_weights.iter().any(|&d| d != 0.0) {
-                            "skin, dual-quaternion (3DA blends linearly)"
-                        } else if skin.influences.iter().any(|i| i.len() > 4) {
-                            "skin, more than 4 influences per vertex (3DA keeps the largest 4)"
-                        } else if src.nodes[node].geometry_transform != glam::DMat4::IDENTITY {
-                            "skin, geometry transform on the skinned mesh"
-                        } else {
-                            "skin, blend stream: differs even with the source's bind matrices (unexplained)"
-                        })
-                    }
-                } else {
-                    None
-                };
-                match reason {
-                    Some(r) => *exceptions.entry(format!("{name:?}: {r}")).or_default() += 1,
-                    None => failures.push(format!(
-                        "frame {frame} {name:?}: vertices off by {worst:.3e}, bbox by {bb:.3e} (tolerance {tol:.1e})"
-                    )),
-                }
+            let err = d.worst.max(d.bbox);
+            if err <= tol {
+                continue;
+            }
+            let name = &src.nodes[d.node].name;
+            match exception(&src, src_anim, &back, d.node, d.entity, frame) {
+                Some(r) => *exceptions.entry(format!("{name:?}: {r}")).or_default() += 1,
+                None => failures.push(format!(
+                    "frame {frame} {name:?}: vertices off by {:.3e}, bbox by {:.3e} (tolerance {tol:.1e})",
+                    d.worst, d.bbox
+                )),
             }
         }
     }
@@ -256,13 +175,141 @@ fn convert(fbx_dir: &Path, rel: &str) -> Result<(), Failed> {
     for (what, n) in &exceptions {
         eprintln!("{rel}: EXCEPTION {what} ({n} frame comparisons differ)");
     }
-    if failures.is_empty() {
-        Ok(())
-    } else {
-        let n = failures.len();
-        failures.truncate(12);
-        Err(format!("{n} of {compared} comparisons differ:\n{}", failures.join("\n")).into())
+    finish(failures, compared)
+}
+
+/// A row of `fbx/references.tsv` (columns as `fbx_obj_references.rs` reads them).
+struct Row {
+    fbx: String,
+    obj: String,
+    static_pose: bool,
+    time_s: f64,
+    stack: String,
+    tolerance: f64,
+    position_scale: f64,
+}
+
+/// The rows 3DA export can be compared with: `static` or `time`, no conversion, no option,
+/// no `transform_skin`.
+fn rows(fbx_dir: &Path) -> Vec<Row> {
+    let text = std::fs::read_to_string(fbx_dir.join("references.tsv")).unwrap_or_default();
+    text.lines()
+        .skip(1)
+        .filter_map(|l| {
+            let c: Vec<&str> = l.split('\t').map(str::trim).collect();
+            let col = |i: usize| c.get(i).copied().unwrap_or("");
+            let plain = col(10) != "yes" && col(11).is_empty() && col(12).is_empty();
+            (plain && matches!(col(2), "static" | "time")).then(|| Row {
+                fbx: col(0).into(),
+                obj: col(1).into(),
+                static_pose: col(2) == "static",
+                time_s: col(3).parse().unwrap_or(0.0),
+                stack: col(4).into(),
+                tolerance: col(6).parse().unwrap_or(1e-3),
+                position_scale: col(7).parse().unwrap_or(1.0),
+            })
+        })
+        .collect()
+}
+
+/// The reference OBJ's positions used by its faces, per `o`/`g` group merged (the
+/// comparison is over the whole scene).
+fn obj_face_positions(text: &str) -> Vec<DVec3> {
+    let mut v: Vec<DVec3> = Vec::new();
+    let mut used: Vec<usize> = Vec::new();
+    for line in text.lines() {
+        let mut t = line.split_whitespace();
+        match t.next() {
+            Some("v") => {
+                let x: Vec<f64> = t.take(3).filter_map(|s| s.parse().ok()).collect();
+                if x.len() == 3 {
+                    v.push(DVec3::new(x[0], x[1], x[2]));
+                }
+            }
+            Some("f") => {
+                for c in t {
+                    let Some(i) = c.split('/').next().and_then(|s| s.parse::<i64>().ok()) else {
+                        continue;
+                    };
+                    let i = if i < 0 { v.len() as i64 + i } else { i - 1 };
+                    if i >= 0 {
+                        used.push(i as usize);
+                    }
+                }
+            }
+            _ => {}
+        }
     }
+    used.sort_unstable();
+    used.dedup();
+    used.into_iter().filter_map(|i| v.get(i).copied()).collect()
+}
+
+fn reference(fbx_dir: &Path, row: &Row) -> Result<(), Failed> {
+    let path = fbx_dir.join(&row.fbx);
+    let (src, _) = keyscene::load(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let anim = if row.static_pose {
+        None
+    } else if row.stack.is_empty() {
+        (!src.animations.is_empty()).then_some(0)
+    } else {
+        src.animations.iter().position(|a| a.name.contains(row.stack.as_str()))
+    };
+    if !row.static_pose && anim.is_none() {
+        return Err(format!("no animation stack {:?}", row.stack).into());
+    }
+    let frame = anim.map_or(0.0, |a| Time::Seconds(row.time_s).to_frame(src.animations[a].fps));
+    let (file, report, back) = round_trip(&src, anim)?;
+    let text = std::fs::read_to_string(fbx_dir.join(&row.obj)).map_err(|e| e.to_string())?;
+    let theirs = obj_face_positions(&text);
+    let (rlo, rhi) = bbox(theirs.iter().copied());
+    let tol = (row.tolerance / row.position_scale).max(1e-4 * (rhi - rlo).length().max(1.0));
+    let cloud = Cloud::new(theirs.clone());
+    let back_anim = (!back.animations.is_empty()).then_some(0);
+    let pose = back.evaluate(back_anim, Time::Frame(frame.max(0.0)));
+    let only_integer = integer_only(&file, &report, &back);
+    let mut failures = Vec::new();
+    let mut ours_all = Vec::new();
+    let mut excepted = false;
+    let to_src = to_source_axes(&src, &back);
+    for (e, &node) in report.entity_nodes.iter().enumerate() {
+        let ours: Vec<DVec3> =
+            pose.world_positions(&back, e).iter().map(|&p| to_src.transform_point3(p)).collect();
+        if ours.is_empty() {
+            continue;
+        }
+        let name = &src.nodes[node].name;
+        if frame.fract() != 0.0 && only_integer[e] {
+            eprintln!("{name:?}: not compared (resampled; frame {frame} is not an integer)");
+            excepted = true;
+            continue;
+        }
+        let worst = ours.iter().map(|&p| cloud.near(p, tol * 2.0)).fold(0.0f64, f64::max);
+        if worst > tol {
+            match exception(&src, anim, &back, node, e, frame) {
+                Some(r) => {
+                    eprintln!("EXCEPTION {name:?}: {r} (off by {worst:.3e})");
+                    excepted = true;
+                }
+                None => failures.push(format!(
+                    "{name:?}: vertices off the reference by {worst:.3e} (tolerance {tol:.1e})"
+                )),
+            }
+            continue;
+        }
+        ours_all.extend(ours);
+    }
+    // The bbox of the whole scene, when no entity was left out.
+    if !excepted && failures.is_empty() {
+        let bb = bbox_diff(bbox(ours_all.iter().copied()), (rlo, rhi));
+        if bb > tol {
+            failures.push(format!(
+                "scene bbox differs from the reference's by {bb:.3e} (tolerance {tol:.1e})"
+            ));
+        }
+    }
+    let n = report.entity_nodes.len();
+    finish(failures, n)
 }
 
 fn main() {
@@ -284,6 +331,20 @@ fn main() {
         trials.push(common::corpus_trial(rel.clone(), &corpus, move |c| {
             convert(&c.join("fbx"), &rel)
         }));
+    }
+    for row in fbx_dir.as_deref().map(rows).unwrap_or_default() {
+        let name = match row.static_pose {
+            true => format!("ref {} -> {} static", row.fbx, row.obj),
+            false => format!("ref {} -> {} t={} {}", row.fbx, row.obj, row.time_s, row.stack),
+        };
+        if is_negative(&row.fbx) {
+            // FBX 5.x (MANIFEST.md): keyscene loads it without its geometry.
+            let t =
+                libtest_mimic::Trial::test(format!("ignored: negative file :: {name}"), || Ok(()));
+            trials.push(t.with_ignored_flag(true));
+            continue;
+        }
+        trials.push(common::corpus_trial(name, &corpus, move |c| reference(&c.join("fbx"), &row)));
     }
     common::run(trials);
 }

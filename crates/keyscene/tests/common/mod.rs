@@ -10,6 +10,9 @@ use std::path::{Path, PathBuf};
 
 use libtest_mimic::{Failed, Trial};
 
+#[cfg(feature = "three_da")]
+pub mod three_da;
+
 /// The corpus folder, or `None` when it is absent and `KEYSCENE_CORPUS` is not set.
 /// Panics when `KEYSCENE_CORPUS` names a folder that does not exist.
 pub fn corpus() -> Option<PathBuf> {

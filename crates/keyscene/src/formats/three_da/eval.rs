@@ -13,8 +13,9 @@
 //!   as lib3ds.
 //! - BEZIER: Hermite with tangents as slopes in value per frame (`m_fOutTan` of key k,
 //!   `m_fInTan` of key k+1), scaled by the segment length.
-//! - EULER: the seed's code, with `FromEulerYaw/Pitch/Roll` as rotations about +Y, +X, +Z
-//!   (the provisional convention of docs/3da.md, "EULER rotation").
+//! - EULER: the seed's code literally (`rot[0] · rot[1] · rot[2]`, Hamilton products), with
+//!   `FromEulerYaw/Pitch/Roll` right-handed rotations about 3ds Max's up (+Z), right (+X) and
+//!   depth (+Y) axes, the file's axes (docs/3da.md, "Axes and EULER rotation").
 
 use glam::{DQuat, DVec3};
 
@@ -166,19 +167,21 @@ impl RotTrack {
     }
 }
 
-/// `FromEulerYaw`: rotation by `a` radians about +Y.
+/// `FromEulerYaw`: right-handed rotation by `a` radians about +Z, the up axis of the file's
+/// 3ds Max axes (heading; docs/3da.md, "Axes and EULER rotation").
 pub fn from_euler_yaw(a: f64) -> DQuat {
-    DQuat::from_rotation_y(a)
+    DQuat::from_rotation_z(a)
 }
 
-/// `FromEulerPitch`: rotation by `a` radians about +X.
+/// `FromEulerPitch`: right-handed rotation by `a` radians about +X, Max's right axis.
 pub fn from_euler_pitch(a: f64) -> DQuat {
     DQuat::from_rotation_x(a)
 }
 
-/// `FromEulerRoll`: rotation by `a` radians about +Z.
+/// `FromEulerRoll`: right-handed rotation by `a` radians about +Y, Max's depth axis (a front
+/// view looks along +Y).
 pub fn from_euler_roll(a: f64) -> DQuat {
-    DQuat::from_rotation_z(a)
+    DQuat::from_rotation_y(a)
 }
 
 impl EulerTrack {
@@ -247,8 +250,9 @@ mod tests {
 
     #[test]
     fn euler_follows_the_seed_signs_and_order() {
-        // X track 0.3 with order [0, 1, 2]: rot[0] = yaw(−0.3) = (0, −sin 0.15, 0, cos 0.15);
-        // Y track 0.2 → roll(+0.2) about Z; Z track 0.1 → pitch(−0.1) about X.
+        // X track 0.3 with order [0, 1, 2]: rot[0] = yaw(−0.3) about +Z =
+        // (0, 0, −sin 0.15, cos 0.15); Y track 0.2 → roll(+0.2) about +Y; Z track 0.1 →
+        // pitch(−0.1) about +X. Hand-written quaternions (half angles).
         let e = EulerTrack {
             num_keys: 1,
             x: lin1(&[(0, 0.3)]),
@@ -258,10 +262,30 @@ mod tests {
             current: [0.0, 0.0, 0.0, 1.0],
         };
         let q = e.sample(0.0).unwrap();
-        let yaw = DQuat::from_xyzw(0.0, -(0.15f64).sin(), 0.0, (0.15f64).cos());
-        let roll = DQuat::from_xyzw(0.0, 0.0, (0.1f64).sin(), (0.1f64).cos());
+        let yaw = DQuat::from_xyzw(0.0, 0.0, -(0.15f64).sin(), (0.15f64).cos());
+        let roll = DQuat::from_xyzw(0.0, (0.1f64).sin(), 0.0, (0.1f64).cos());
         let pitch = DQuat::from_xyzw(-(0.05f64).sin(), 0.0, 0.0, (0.05f64).cos());
         let expected = yaw * roll * pitch;
+        assert!(q.abs_diff_eq(expected, 1e-6), "{q:?} vs {expected:?}");
+    }
+
+    #[test]
+    fn euler_xyz_rotation_is_order_012_with_negated_outer_angles() {
+        // docs/3da.md's example: X first, then Y, then Z (Rz·Ry·Rx) with angles (x, y, z) is
+        // m_aRotOrder [0, 1, 2] with sub-tracks X = −z, Y = y, Z = −x.
+        let (x, y, z) = (0.4f32, -0.25f32, 1.1f32);
+        let e = EulerTrack {
+            num_keys: 1,
+            x: lin1(&[(0, -z)]),
+            y: lin1(&[(0, y)]),
+            z: lin1(&[(0, -x)]),
+            rot_order: [0, 1, 2],
+            current: [0.0, 0.0, 0.0, 1.0],
+        };
+        let expected = DQuat::from_rotation_z(f64::from(z))
+            * DQuat::from_rotation_y(f64::from(y))
+            * DQuat::from_rotation_x(f64::from(x));
+        let q = e.sample(0.0).unwrap();
         assert!(q.abs_diff_eq(expected, 1e-6), "{q:?} vs {expected:?}");
     }
 

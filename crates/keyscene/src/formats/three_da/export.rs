@@ -18,8 +18,10 @@
 //!   restart index: stitched with degenerate triangles). ACMR is measured by
 //!   `meshopt::analyze_vertex_cache` for a 24-entry FIFO cache (GeForce3) before and after.
 //! - **Skinning**: a mesh whose skin's joints are all entities below index 256 is written
-//!   `ANIM_MESH_SKINNED_3DA` with a blend stream ([`blend_weights`]); vertices stay in the
-//!   mesh's bind-time frame, `bone_init_tm` identity (docs/3da.md, "Skinning").
+//!   `ANIM_MESH_SKINNED_3DA` with a blend stream ([`blend_weights`]; unweighted vertices
+//!   bound to the mesh's own entity); vertices stay in the mesh's frame, and `bone_init_tm`
+//!   of the mesh and its joints holds their bind-time world matrices (docs/3da.md, "Skin
+//!   bind pose").
 //! - **Animation**: every entity gets position, rotation and scale tracks with ≥ 1 key. Where
 //!   3DA can hold the source's keys exactly (integer frames ≥ 0, strictly increasing, no step
 //!   keys, ends that hold) they are kept: 3DS TCB → TCB 3D with the tangents the evaluator
@@ -43,7 +45,7 @@ use super::model::{Entity, File, KeyTrack, RotTrack, Surface, VecTrack};
 use super::Error;
 use crate::anim::tcb::{relative_key_quats, vector_key_tangents};
 use crate::anim::{ChannelTarget, Extrapolation, Interpolation, RotationTrack, Tcb, Track};
-use crate::scene::{geometry, Mesh, Node, NodeId, NodeKind, Scene, Transform};
+use crate::scene::{geometry, AxisSystem, Mesh, Node, NodeId, NodeKind, Scene, Transform};
 
 /// Largest stream a surface may have: indices are `u16`.
 pub const MAX_SURFACE_VERTICES: usize = 65_535;
@@ -62,12 +64,27 @@ pub struct ExportOptions {
     /// no rate). `None`: the animation's own rate. Source key times are scaled by
     /// `fps / Animation::fps`; keys that do not land on integer frames are resampled.
     pub fps: Option<f64>,
+    /// The axes the file is written in (default [`Axes::Max`]; docs/3da.md, "Axes").
+    pub axes: Axes,
 }
 
 impl Default for ExportOptions {
     fn default() -> Self {
-        ExportOptions { animation: Some(0), collision_map: true, fps: None }
+        ExportOptions { animation: Some(0), collision_map: true, fps: None, axes: Axes::Max }
     }
+}
+
+/// The coordinate system of a written 3DA file (docs/3da.md, "Axes").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Axes {
+    /// 3ds Max's: right-handed, +Z up, −Y front ([`AxisSystem::Z_UP_RIGHT_HANDED`]), the
+    /// system the seed's Max exporter wrote. A source in other axes is rotated into it at the
+    /// root (root entities' tracks; the geometry stays in its nodes' frames). Lengths keep the
+    /// source's unit.
+    #[default]
+    Max,
+    /// The source's own axes, unconverted.
+    Source,
 }
 
 /// What the exporter did, for the caller (the CLI prints it).
@@ -219,10 +236,36 @@ pub fn export(
     let parts: Vec<Vec<Transform>> =
         frames.iter().map(|&f| sample_parts(scene, anim, f as f64 / rate)).collect();
     let anim_index = anim.and(opts.animation);
+    // The file's root space: the source's world re-expressed in the written axes.
+    let to_file = match opts.axes {
+        Axes::Max => scene.axis_unit_conversion(AxisSystem::Z_UP_RIGHT_HANDED, None),
+        Axes::Source => DMat4::IDENTITY,
+    };
+    let convert_axes = !to_file.abs_diff_eq(DMat4::IDENTITY, 1e-12);
+    if convert_axes {
+        report.baked.push(format!(
+            "axes: {:?} → 3ds Max's (+Z up, −Y front, right-handed), into the root entities' tracks",
+            scene.meta.axes
+        ));
+        if to_file.determinant() < 0.0 {
+            report.warnings.push(
+                "the source is left-handed: the axis conversion mirrors, so root entities get a negative scale".into(),
+            );
+        }
+    }
     let worlds: Vec<Vec<DMat4>> = frames
         .iter()
-        .map(|&f| scene.evaluate(anim_index, crate::anim::Time::Frame(f as f64 / rate)).world)
+        .map(|&f| {
+            let mut w = scene.evaluate(anim_index, crate::anim::Time::Frame(f as f64 / rate)).world;
+            if convert_axes {
+                w.iter_mut().for_each(|m| *m = to_file * *m);
+            }
+            w
+        })
         .collect();
+
+    // --- skins and their bind pose in `bone_init_tm`.
+    let bind = bind_poses(scene, &kept, &slot_of, &file_index, &worlds, &names, &mut report);
 
     // --- entities.
     let mut entities: Vec<Option<Entity>> = vec![None; kept.len()];
@@ -236,38 +279,21 @@ pub fn export(
             _ => entity_type::HELPER,
         };
         let mut e = Entity::new(type_id, &names[k]);
+        if let Some(tm) = bind.init_tm.get(&k) {
+            e.bone_init_tm = tm.to_cols_array().map(|x| x as f32);
+        }
         e.parent_idx = parents[k].map_or(super::layout::NO_PARENT, |p| file_index[p] as u16);
         e.num_children = parents.iter().filter(|&&p| p == Some(k)).count() as u16;
         if let (NodeKind::Mesh, Some(m)) = (&node.kind, node.mesh) {
             let mesh = &scene.meshes[m];
-            // Skin joints as entity indices (u8), when every joint is an entity below 256.
-            let joints: Option<Vec<u8>> =
-                mesh.skin.and_then(|si| scene.skins.get(si)).and_then(|skin| {
-                    skin.joints
-                        .iter()
-                        .map(|j| {
-                            slot_of.get(&j.node).and_then(|&s| u8::try_from(file_index[s]).ok())
-                        })
-                        .collect()
-                });
-            match (&mesh.skin, &joints) {
-                (Some(_), None) => report.dropped.push(format!(
-                    "{:?}: skinning (a joint is not an entity or past entity 255; written as a rigid mesh in its bind pose)",
-                    names[k]
-                )),
-                (Some(_), Some(j)) => {
-                    e.type_id = entity_type::MESH_SKINNED;
-                    report.converted.push(format!(
-                        "{:?}: skin with {} joints → blend stream (4 largest weights per vertex)",
-                        names[k],
-                        j.len()
-                    ));
-                    report.warnings.push(format!(
-                        "{:?}: 3DA carries no bind pose (bone_init_tm is identity, per the seed): the engine is assumed to bind at the first frame",
-                        names[k]
-                    ));
-                }
-                _ => {}
+            let joints = bind.joints.get(&k);
+            if let (Some(_), Some(j)) = (&mesh.skin, joints) {
+                e.type_id = entity_type::MESH_SKINNED;
+                report.converted.push(format!(
+                    "{:?}: skin with {} joints → blend stream (4 largest weights per vertex), bind pose in bone_init_tm",
+                    names[k],
+                    j.len()
+                ));
             }
             if !mesh.morph_targets.is_empty() {
                 report.dropped.push(format!(
@@ -290,7 +316,10 @@ pub fn export(
                     names[k]
                 ));
             }
-            let skin = mesh.skin.and_then(|si| scene.skins.get(si)).zip(joints.as_deref());
+            let skin = mesh
+                .skin
+                .and_then(|si| scene.skins.get(si))
+                .zip(joints.map(|j| (j.as_slice(), bind.unweighted(k, &file_index, j))));
             let built = surfaces(mesh, g, skin, &mut mats, &names[k], &mut report);
             for s in &built {
                 acmr.0 += s.acmr_before * s.triangles as f64;
@@ -337,7 +366,9 @@ pub fn export(
         let parent_kept = node_ref.parent.map(|p| slot_of.contains_key(&p)).unwrap_or(true);
         let plain = node_ref.pivots.is_none()
             && (node_ref.parent.is_none() || node_ref.inherit == crate::scene::InheritType::RrSs);
-        let direct = parent_kept && plain;
+        // A root under an axis conversion takes `to_file · world` (worlds hold it).
+        let converted_root = convert_axes && parents[k].is_none();
+        let direct = parent_kept && plain && !converted_root;
         if !parent_kept {
             report.baked.push(format!(
                 "{:?}: transforms of dropped ancestors baked into its tracks",
@@ -956,12 +987,118 @@ struct VKey {
     blend: VBlend,
 }
 
+/// The skins the exporter writes as blend streams and the `bone_init_tm` of every entity
+/// they involve (docs/3da.md, "Skinning").
+struct BindPoses {
+    /// Per kept slot of a skinned mesh written with a blend stream: its joints' file indices.
+    joints: HashMap<usize, Vec<u8>>,
+    /// Per kept slot: `bone_init_tm`, the entity's world matrix at bind time (root space,
+    /// column-vector convention; stored as `to_cols_array`, i.e. row-major row-vector, the
+    /// translation at elements 12..15). Entities of no skin are absent (identity).
+    init_tm: HashMap<usize, DMat4>,
+}
+
+impl BindPoses {
+    /// The entity an unweighted vertex of the skinned mesh in slot `k` is bound to: the mesh
+    /// itself when its file index fits a `u8`, else its skin's first joint.
+    fn unweighted(&self, k: usize, file_index: &[usize], joints: &[u8]) -> u8 {
+        u8::try_from(file_index[k]).unwrap_or_else(|_| joints.first().copied().unwrap_or(0))
+    }
+}
+
+/// Whether two bind matrices are the same within `f32` storage precision.
+fn same_matrix(a: &DMat4, b: &DMat4) -> bool {
+    let scale = a.to_cols_array().iter().fold(1.0f64, |m, x| m.max(x.abs()));
+    a.to_cols_array().iter().zip(b.to_cols_array()).all(|(x, y)| (x - y).abs() <= 1e-6 * scale)
+}
+
+/// Chooses the bind matrices (`bone_init_tm`) of skinned meshes and their joints.
+///
+/// The scene gives per joint `inverse_bind = B_joint⁻¹ · B_mesh` only; the file stores `B`
+/// per entity, so the skinned mesh's `B_mesh` is chosen — its world matrix at the first
+/// written frame, or, when one of its joints already has a `B` from another skin, the `B_mesh`
+/// that agrees with it — and `B_joint = B_mesh · inverse_bind⁻¹`. A skin whose joints cannot
+/// all agree with the bind matrices already chosen (a bone bound differently by two meshes),
+/// whose inverse bind matrices are singular, or with a joint that is not an entity below 256
+/// is written rigid, reported as dropped.
+fn bind_poses(
+    scene: &Scene,
+    kept: &[NodeId],
+    slot_of: &HashMap<NodeId, usize>,
+    file_index: &[usize],
+    worlds: &[Vec<DMat4>],
+    names: &[String],
+    report: &mut ExportReport,
+) -> BindPoses {
+    let mut out = BindPoses { joints: HashMap::new(), init_tm: HashMap::new() };
+    for (k, &id) in kept.iter().enumerate() {
+        let node = &scene.nodes[id];
+        let Some(skin) = node
+            .mesh
+            .filter(|_| matches!(node.kind, NodeKind::Mesh))
+            .and_then(|m| scene.meshes.get(m))
+            .and_then(|m| m.skin)
+            .and_then(|s| scene.skins.get(s))
+        else {
+            continue;
+        };
+        let rigid = |why: &str, report: &mut ExportReport| {
+            report.dropped.push(format!(
+                "{:?}: skinning ({why}; written as a rigid mesh in its bind pose)",
+                names[k]
+            ))
+        };
+        let Some(joints) = skin
+            .joints
+            .iter()
+            .map(|j| slot_of.get(&j.node).and_then(|&s| u8::try_from(file_index[s]).ok()))
+            .collect::<Option<Vec<u8>>>()
+        else {
+            rigid("a joint is not an entity or past entity 255", report);
+            continue;
+        };
+        let inverses: Option<Vec<(usize, DMat4)>> = skin
+            .joints
+            .iter()
+            .map(|j| {
+                let ok = j.inverse_bind.is_finite() && j.inverse_bind.determinant().abs() > 1e-300;
+                ok.then(|| (slot_of[&j.node], j.inverse_bind.inverse()))
+            })
+            .collect();
+        let Some(inverses) = inverses else {
+            rigid("a singular or non-finite inverse bind matrix", report);
+            continue;
+        };
+        // B_mesh: from a joint (or the mesh) already bound, else the first frame's world.
+        let mesh_bind = inverses
+            .iter()
+            .find_map(|(s, inv_ib)| out.init_tm.get(s).map(|b| *b * inv_ib.inverse()))
+            .or_else(|| out.init_tm.get(&k).copied())
+            .unwrap_or_else(|| worlds.first().map_or(DMat4::IDENTITY, |w| w[id]));
+        let mut chosen: Vec<(usize, DMat4)> = vec![(k, mesh_bind)];
+        chosen.extend(inverses.iter().map(|(s, inv_ib)| (*s, mesh_bind * *inv_ib)));
+        let agrees = chosen.iter().enumerate().all(|(i, (s, b))| {
+            out.init_tm.get(s).is_none_or(|x| same_matrix(x, b))
+                && chosen[..i].iter().all(|(t, c)| t != s || same_matrix(c, b))
+        });
+        if !agrees {
+            rigid("a joint's bind matrix differs from the one another skin gives it", report);
+            continue;
+        }
+        out.init_tm.extend(chosen);
+        out.joints.insert(k, joints);
+    }
+    out
+}
+
 /// A vertex's blend record: the four largest influences (ties: the lower joint first), weights
 /// scaled to [`VERTEX_WEIGHT_SCALE`] and rounded so they sum to it **exactly** (largest
 /// remainder); `joints` maps the skin's joint numbers to entity indices. Unused slots repeat
 /// the first bone with weight 0. A vertex without a positive finite weight is bound fully to
-/// the skin's first joint.
-pub fn blend_weights(influences: &[(u32, f32)], joints: &[u8]) -> VBlend {
+/// entity `unweighted` — the exporter passes the skinned mesh's own entity, whose
+/// `bone_init_tm` is its bind matrix, so such a vertex follows the mesh as it does in FBX
+/// (docs/3da.md, "Skinning").
+pub fn blend_weights(influences: &[(u32, f32)], joints: &[u8], unweighted: u8) -> VBlend {
     let mut inf: Vec<(u8, f64)> = influences
         .iter()
         .filter(|(j, w)| w.is_finite() && *w > 0.0 && (*j as usize) < joints.len())
@@ -970,9 +1107,8 @@ pub fn blend_weights(influences: &[(u32, f32)], joints: &[u8]) -> VBlend {
     inf.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
     inf.truncate(4);
     let sum: f64 = inf.iter().map(|x| x.1).sum();
-    let first = joints.first().copied().unwrap_or(0);
     if inf.is_empty() || sum <= 0.0 {
-        return VBlend { bone_idx: [first; 4], weight: [VERTEX_WEIGHT_SCALE as u16, 0, 0, 0] };
+        return VBlend { bone_idx: [unweighted; 4], weight: [VERTEX_WEIGHT_SCALE as u16, 0, 0, 0] };
     }
     let scale = f64::from(VERTEX_WEIGHT_SCALE);
     let exact: Vec<f64> = inf.iter().map(|x| x.1 / sum * scale).collect();
@@ -1003,7 +1139,7 @@ pub fn blend_weights(influences: &[(u32, f32)], joints: &[u8]) -> VBlend {
 fn surfaces(
     mesh: &Mesh,
     g: DMat4,
-    skin: Option<(&crate::scene::Skin, &[u8])>,
+    skin: Option<(&crate::scene::Skin, (&[u8], u8))>,
     mats: &mut Materials,
     name: &str,
     report: &mut ExportReport,
@@ -1085,10 +1221,11 @@ fn surfaces(
                             normal: n.to_array().map(f32::to_bits),
                             uv0: a.to_array().map(f32::to_bits),
                             uv1: b.to_array().map(f32::to_bits),
-                            blend: skin.map_or(VBlend::default(), |(s, j)| {
+                            blend: skin.map_or(VBlend::default(), |(s, (j, unweighted))| {
                                 blend_weights(
                                     s.influences.get(v as usize).map_or(&[], Vec::as_slice),
                                     j,
+                                    unweighted,
                                 )
                             }),
                             color: u32::from_le_bytes([
@@ -1229,6 +1366,7 @@ mod tests {
     fn triangle_scene() -> Scene {
         use crate::scene::{Camera, FovAxis, Material};
         let mut s = Scene::default();
+        s.meta.axes = AxisSystem::Z_UP_RIGHT_HANDED;
         s.materials.push(Material { name: "Red Stone".into(), ..Material::default() });
         s.meshes.push(Mesh {
             name: "tri".into(),
@@ -1345,6 +1483,7 @@ mod tests {
     fn fps_option_rescales_key_frames_and_keeps_the_curve() {
         use crate::anim::{Animation, Channel, Key};
         let mut s = Scene::default();
+        s.meta.axes = AxisSystem::Z_UP_RIGHT_HANDED;
         s.nodes.push(Node::new("n", NodeKind::Null));
         s.attach(0, None);
         let key = |frame: f64, x: f64| Key {
@@ -1448,15 +1587,16 @@ mod tests {
     #[test]
     fn blend_weights_keep_the_four_largest_and_sum_to_exactly_32768() {
         let joints = [10u8, 11, 12, 13, 14];
-        let b = blend_weights(&[(0, 0.1), (1, 0.3), (2, 0.05), (3, 0.25), (4, 0.3)], &joints);
+        let b = blend_weights(&[(0, 0.1), (1, 0.3), (2, 0.05), (3, 0.25), (4, 0.3)], &joints, 7);
         assert_eq!(b.bone_idx, [11, 14, 13, 10]);
         assert_eq!(b.weight.iter().map(|&w| u32::from(w)).sum::<u32>(), 32768);
         // 0.3 / 0.95 · 32768 = 10347.79 … the largest remainders get the spare units.
         assert_eq!(b.weight, [10348, 10348, 8623, 3449]);
-        let third = blend_weights(&[(0, 1.0), (1, 1.0), (2, 1.0)], &joints);
+        let third = blend_weights(&[(0, 1.0), (1, 1.0), (2, 1.0)], &joints, 7);
         assert_eq!(third.weight, [10923, 10923, 10922, 0]);
-        let none = blend_weights(&[(0, 0.0), (1, f32::NAN)], &joints);
-        assert_eq!((none.bone_idx[0], none.weight), (10, [32768, 0, 0, 0]));
+        // No usable weight: bound fully to the entity the caller names (the mesh itself).
+        let none = blend_weights(&[(0, 0.0), (1, f32::NAN)], &joints, 7);
+        assert_eq!((none.bone_idx, none.weight), ([7; 4], [32768, 0, 0, 0]));
     }
 
     #[test]
@@ -1497,6 +1637,71 @@ mod tests {
             skin.influences.iter().map(|i| i.iter().map(|x| x.1).collect()).collect();
         w.sort_by_key(Vec::len);
         assert_eq!(w, vec![vec![1.0], vec![1.0], vec![0.5, 0.5]]);
+    }
+
+    #[test]
+    fn y_up_sources_are_turned_into_max_axes_at_the_root() {
+        // A Y-up, +Z-front scene (glTF's): up (0, 1, 0) becomes Max's up (0, 0, 1) and the
+        // front (0, 0, 1) Max's front (0, −1, 0); the child's local track is unchanged.
+        let mut s = Scene::default();
+        s.meta.axes = AxisSystem::Y_UP_RIGHT_HANDED;
+        for name in ["root", "child"] {
+            let id = s.nodes.len();
+            s.nodes.push(Node::new(name, NodeKind::Null));
+            s.attach(id, (id == 1).then_some(0));
+        }
+        s.nodes[0].transform.translation = DVec3::new(0.0, 2.0, 3.0);
+        s.nodes[1].transform.translation = DVec3::new(0.0, 1.0, 0.0);
+        let pos =
+            |f: &File, i: usize| f.entities[i].position.as_ref().unwrap().sample(0.0).unwrap();
+        let (max, _, report) = export(&s, &ExportOptions::default()).unwrap();
+        assert!(pos(&max, 0).abs_diff_eq(DVec3::new(0.0, -3.0, 2.0), 1e-12), "{:?}", pos(&max, 0));
+        assert!(pos(&max, 1).abs_diff_eq(DVec3::new(0.0, 1.0, 0.0), 1e-12));
+        assert!(report.baked.iter().any(|b| b.starts_with("axes:")));
+        let opts = ExportOptions { axes: Axes::Source, ..ExportOptions::default() };
+        let (src, _, _) = export(&s, &opts).unwrap();
+        assert!(pos(&src, 0).abs_diff_eq(DVec3::new(0.0, 2.0, 3.0), 1e-12));
+    }
+
+    #[test]
+    fn unweighted_vertices_follow_the_mesh_and_bind_matrices_fill_bone_init_tm() {
+        use crate::scene::{Skin, SkinJoint};
+        let mut s = triangle_scene();
+        let b = s.nodes.len();
+        s.nodes.push(Node::new("b0", NodeKind::Bone));
+        s.attach(b, None);
+        s.nodes[b].transform.translation = DVec3::new(0.0, 0.0, 2.0);
+        // Bound when the bone stood at z = 1 and the mesh at its place: B_bone⁻¹ · B_mesh.
+        let mesh_world = s.evaluate(None, crate::anim::Time::Frame(0.0)).world[0];
+        let bone_bind = DMat4::from_translation(DVec3::new(0.0, 0.0, 1.0));
+        s.skins.push(Skin {
+            joints: vec![SkinJoint { node: b, inverse_bind: bone_bind.inverse() * mesh_world }],
+            influences: vec![vec![(0, 1.0)], vec![(0, 1.0)], vec![]],
+            dq_weights: Vec::new(),
+        });
+        s.meshes[0].skin = Some(0);
+        let (file, _, _) = export(&s, &ExportOptions::default()).unwrap();
+        let bytes = super::super::write(&file).unwrap();
+        let (back, _) = crate::load_bytes(&bytes, None, &Default::default()).unwrap();
+        let (pa, pb) = (
+            s.evaluate(None, crate::anim::Time::Frame(0.0)),
+            back.evaluate(Some(0), crate::anim::Time::Frame(0.0)),
+        );
+        let m = back.nodes.iter().position(|n| n.mesh.is_some()).unwrap();
+        let mut theirs = pa.world_positions(&s, 0);
+        let mut ours = pb.world_positions(&back, m);
+        let key = |p: &DVec3| (p.x * 1e6).round() as i64 * 1_000_000 + (p.y * 1e6).round() as i64;
+        theirs.sort_by_key(key);
+        ours.sort_by_key(key);
+        // The bone moved up by 1 since binding: two vertices follow it, the unweighted one
+        // stays with the mesh.
+        assert_eq!(theirs.iter().filter(|p| (p.z - 6.0).abs() < 1e-9).count(), 2);
+        for (a, b) in theirs.iter().zip(&ours) {
+            assert!(a.abs_diff_eq(*b, 1e-5), "{a:?} vs {b:?}");
+        }
+        let be = file.entities.iter().position(|e| super::super::layout::name_str(&e.name) == "b0");
+        let tm = file.entities[be.unwrap()].bone_init_tm;
+        assert_eq!(&tm[12..16], &[0.0, 0.0, 1.0, 1.0], "translation in elements 12..15");
     }
 
     #[test]

@@ -17,10 +17,11 @@
 //!   BEZIER → Hermite as stored (already per frame); EULER → a scene Euler track (see
 //!   `euler_track`: axes and signs as the seed's code, order from `m_aRotOrder`; resampled
 //!   with a warning when `m_aRotOrder` is not a permutation). The rest transform of each node is its tracks' value at frame 0.
-//! - Blend streams of skinned meshes become a [`Skin`] whose bind pose is the first frame
-//!   (3DA stores none; docs/3da.md, "Skinning"), with a warning.
+//! - Blend streams of skinned meshes become a [`Skin`] whose bind pose is the entities'
+//!   `bone_init_tm` (or the first frame when they are all identity, with a warning;
+//!   docs/3da.md, "Skinning").
 
-use glam::{DQuat, DVec3, Vec2, Vec3, Vec4};
+use glam::{DMat4, DQuat, DVec3, Vec2, Vec3, Vec4};
 
 use super::layout::{
     entity_type, name_str, BezierKey, KeyRecord, LinearKey, TcbKey, Value, MAP_CHANNELS,
@@ -121,8 +122,11 @@ pub fn import(file: &File) -> (Scene, Vec<Warning>) {
 
 /// Skins from the blend streams of `ANIM_MESH_SKINNED_3DA` entities: the joints are the
 /// entities the stream names (node `i` is entity `i`), each vertex's influences its non-zero
-/// weights ÷ 32768. 3DA carries no bind pose, so the bind pose is the first frame
-/// (docs/3da.md, "Skinning"): `inverse_bind = world(joint)⁻¹ · world(mesh)` at frame 0.
+/// weights ÷ 32768. The bind pose is in `bone_init_tm` (docs/3da.md, "Skinning"):
+/// `inverse_bind = B(joint)⁻¹ · B(mesh)`, `B` an entity's `bone_init_tm` read as
+/// `DMat4::from_cols_array` (row-major, row vectors, translation at 12..15). When the mesh
+/// and all its joints hold identity (the seed's files) the first frame is the bind pose
+/// instead, `B = world` at frame 0, with a warning.
 fn skins(file: &File, scene: &mut Scene, warnings: &mut Vec<Warning>) {
     let pose = scene.evaluate(Some(0), crate::anim::Time::Frame(0.0));
     for (i, e) in file.entities.iter().enumerate() {
@@ -158,23 +162,31 @@ fn skins(file: &File, scene: &mut Scene, warnings: &mut Vec<Warning>) {
                 None => influences.extend(std::iter::repeat_with(Vec::new).take(n)),
             }
         }
-        let mesh_world = pose.world[i];
+        // Bind matrices from `bone_init_tm` (the exporter's convention), unless the mesh and
+        // all its joints hold the seed's identity or one is not invertible.
+        let init = |e: usize| DMat4::from_cols_array(&file.entities[e].bone_init_tm.map(f64::from));
+        let stored =
+            std::iter::once(i).chain(joints.iter().copied()).any(|e| init(e) != DMat4::IDENTITY)
+                && std::iter::once(i)
+                    .chain(joints.iter().copied())
+                    .all(|e| init(e).is_finite() && init(e).determinant().abs() > 1e-300);
+        if !stored {
+            warnings.push(warn(
+                &scene.nodes[i].name,
+                "no bind pose in bone_init_tm (identity, as the seed writes it): the first frame is taken as bind pose".into(),
+            ));
+        }
+        let bind_of = |e: usize| if stored { init(e) } else { pose.world[e] };
+        let mesh_bind = bind_of(i);
         scene.skins.push(Skin {
             joints: joints
                 .iter()
-                .map(|&node| SkinJoint {
-                    node,
-                    inverse_bind: pose.world[node].inverse() * mesh_world,
-                })
+                .map(|&node| SkinJoint { node, inverse_bind: bind_of(node).inverse() * mesh_bind })
                 .collect(),
             influences,
             dq_weights: Vec::new(),
         });
         scene.meshes[m].skin = Some(scene.skins.len() - 1);
-        warnings.push(warn(
-            &scene.nodes[i].name,
-            "skin imported with the first frame as bind pose (3DA stores none)".into(),
-        ));
     }
 }
 
@@ -385,9 +397,9 @@ fn float_track(t: &FloatTrack, sign: f64) -> Track<f64> {
 }
 
 /// An EULER track as a scene Euler track. The seed composes `rot[0] · rot[1] · rot[2]` where
-/// `rot[i]` turns the X, Y or Z sub-track's angle about the engine axis `m_aRotOrder[i]`
-/// names (0 yaw → +Y with −angle, 1 roll → +Z with +angle, 2 pitch → +X with −angle, the
-/// provisional reading of docs/3da.md). So sub-track `i` becomes the scene's angle about that
+/// `rot[i]` turns the X, Y or Z sub-track's angle about the axis `m_aRotOrder[i]` names
+/// (0 yaw → +Z with −angle, 1 roll → +Y with +angle, 2 pitch → +X with −angle, in the file's
+/// 3ds Max axes; docs/3da.md, "Axes and EULER rotation"). So sub-track `i` becomes the scene's angle about that
 /// axis (negated for yaw and pitch), and the scene order applies `rot[2]` first. A
 /// `m_aRotOrder` that is not a permutation of 0, 1, 2 cannot be an [`EulerOrder`]: it is
 /// resampled at every frame from the first to the last key instead, with a warning.
@@ -397,8 +409,8 @@ fn euler_track(
     warnings: &mut Vec<Warning>,
 ) -> RotationTrack {
     let axis = |o: u32| match o {
-        0 => Some((1usize, -1.0)),
-        1 => Some((2, 1.0)),
+        0 => Some((2usize, -1.0)),
+        1 => Some((1, 1.0)),
         2 => Some((0, -1.0)),
         _ => None,
     };

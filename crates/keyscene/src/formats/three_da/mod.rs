@@ -21,7 +21,7 @@ pub mod read;
 pub mod write;
 
 pub use check::{check, Issue, Report, Severity};
-pub use export::{export, save, ExportOptions, ExportReport, MaterialScript};
+pub use export::{export, save, Axes, ExportOptions, ExportReport, MaterialScript};
 pub use model::File;
 pub use read::read;
 pub use write::write;

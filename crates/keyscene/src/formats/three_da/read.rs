@@ -102,11 +102,25 @@ struct Parser<'a> {
     limits: &'a Limits,
     issues: Vec<Issue>,
     locs: Locations,
+    /// Byte ranges of the records followed (header, material table, entities, surfaces,
+    /// track headers): `(start, end, what)`.
+    records: Vec<(u64, u64, String)>,
+    /// Byte ranges of the data tables (index tables, streams, key tables):
+    /// `(start, end, field_at, what)`. None may overlap a record.
+    blocks: Vec<(u64, u64, u64, String)>,
 }
 
 impl<'a> Parser<'a> {
     fn new(b: &'a [u8], variant: Variant, limits: &'a Limits) -> Self {
-        Parser { b, variant, limits, issues: Vec::new(), locs: Locations::default() }
+        Parser {
+            b,
+            variant,
+            limits,
+            issues: Vec::new(),
+            locs: Locations::default(),
+            records: vec![(0, Header::SIZE as u64, "the Anim_c header".into())],
+            blocks: Vec::new(),
+        }
     }
 
     fn error(&mut self, offset: u64, message: String) {
@@ -156,7 +170,76 @@ impl<'a> Parser<'a> {
         if self.variant == Variant::Padded && align > 1 && off % align != 0 && bytes > 0 {
             self.warn(field_at, format!("{what}: offset {off:#x} is not {align}-byte aligned"));
         }
+        if bytes > 0 {
+            self.blocks.push((start, start + bytes, field_at, what.to_string()));
+        }
         Some(&self.b[start as usize..(start + bytes) as usize])
+    }
+
+    /// Whether a `size`-byte record at `off` lies between the header's end and the file's end.
+    fn fits(&self, off: u32, size: usize) -> bool {
+        let off = u64::from(off);
+        off >= Header::SIZE as u64 && off + size as u64 <= self.b.len() as u64
+    }
+
+    /// Whether `off` lies inside a record already followed (a chain pointing back into
+    /// itself or into another record).
+    fn inside_record(&self, off: u32) -> bool {
+        let off = u64::from(off);
+        self.records.iter().any(|r| r.0 <= off && off < r.1)
+    }
+
+    /// [`Self::fetch`] for a record (an `entity_s`, `surface_s`, track header, the material
+    /// table): its bytes are registered as a record, which no data table may overlap.
+    fn fetch_record(
+        &mut self,
+        field_at: u64,
+        what: &str,
+        off: u32,
+        count: u64,
+        size: usize,
+    ) -> Option<&'a [u8]> {
+        let b = self.fetch(field_at, what, off, count, size, 4)?;
+        if let Some((s, e, _, w)) = self.blocks.pop() {
+            // The same record reached twice (a shared track) starts where it started before;
+            // any other overlap means an offset points into another record.
+            if let Some(r) = self.records.iter().find(|r| r.0 != s && r.0 < e && s < r.1) {
+                let msg =
+                    format!("{w} at {s:#x}..{e:#x} overlaps {} at {:#x}..{:#x}", r.2, r.0, r.1);
+                self.error(field_at, msg);
+                return None;
+            }
+            self.records.push((s, e, w));
+        }
+        Some(b)
+    }
+
+    /// Errors for data tables that overlap a record (e.g. a stream offset pointed at its own
+    /// `surface_s`, a key table at its own track header): such bytes are not what the table
+    /// claims to hold.
+    fn overlaps(&mut self) {
+        let mut rec = std::mem::take(&mut self.records);
+        rec.sort_by_key(|r| r.0);
+        // Disjoint union of the records, each keeping the first record's name.
+        let mut merged: Vec<(u64, u64, String)> = Vec::new();
+        for (s, e, w) in rec {
+            match merged.last_mut() {
+                Some(last) if s < last.1 => last.1 = last.1.max(e),
+                _ => merged.push((s, e, w)),
+            }
+        }
+        for (s, e, field_at, what) in std::mem::take(&mut self.blocks) {
+            let i = merged.partition_point(|r| r.0 < e);
+            if let Some(r) = i.checked_sub(1).map(|i| &merged[i]) {
+                if r.1 > s {
+                    let msg = format!(
+                        "{what} at {s:#x}..{e:#x} overlaps {} at {:#x}..{:#x}",
+                        r.2, r.0, r.1
+                    );
+                    self.error(field_at, msg);
+                }
+            }
+        }
     }
 
     fn run(mut self, h: &Header) -> Parsed {
@@ -169,12 +252,20 @@ impl<'a> Parser<'a> {
             colmap_id: h.colmap_id,
             ..File::default()
         };
+        if h.num_materials == 0 && h.offset_materials != 0 {
+            let off = h.offset_materials;
+            if !self.fits(off, 1) {
+                self.error(16, format!("m_offsetMaterials {off:#x} (with no materials) is not between the header's end and the file's end"));
+            } else {
+                self.warn(16, format!("m_offsetMaterials is {off:#x} but m_iMaterials is 0"));
+            }
+        }
         if h.num_materials < 0 {
             self.error(20, format!("m_iMaterials is negative ({})", h.num_materials));
         } else if h.num_materials > 0 {
             let n = h.num_materials as u64;
             if let Some(t) =
-                self.fetch(16, "material table", h.offset_materials, n, Material::SIZE, 4)
+                self.fetch_record(16, "material table", h.offset_materials, n, Material::SIZE)
             {
                 file.materials = t.chunks_exact(Material::SIZE).map(Material::decode).collect();
             }
@@ -197,6 +288,7 @@ impl<'a> Parser<'a> {
                 );
             }
         }
+        self.overlaps();
         Parsed { file, issues: self.issues, locations: self.locs }
     }
 
@@ -222,7 +314,7 @@ impl<'a> Parser<'a> {
                 return;
             }
             let Some(rb) =
-                self.fetch(field_at, &format!("entity {i}"), off, 1, EntityRecord::SIZE, 4)
+                self.fetch_record(field_at, &format!("entity {i}"), off, 1, EntityRecord::SIZE)
             else {
                 return;
             };
@@ -256,10 +348,16 @@ impl<'a> Parser<'a> {
             off = rec.next_offset;
         }
         if off != 0 {
-            self.warn(
-                field_at,
-                format!("last entity's next_offset is {off:#x}, not 0 (m_iNumEntities is {n})"),
-            );
+            let msg =
+                format!("last entity's next_offset is {off:#x}, not 0 (m_iNumEntities is {n})");
+            if !self.fits(off, EntityRecord::SIZE) || self.inside_record(off) {
+                self.error(
+                    field_at,
+                    format!("{msg}, and points back into the chain or past the file"),
+                );
+            } else {
+                self.warn(field_at, msg);
+            }
         }
     }
 
@@ -268,6 +366,15 @@ impl<'a> Parser<'a> {
         let mut locs = Vec::new();
         let n = u64::from(e.num_surfaces);
         if n == 0 {
+            let off = e.surfaces_offset;
+            if off != 0 && (!self.fits(off, 1) || self.inside_record(off)) {
+                self.error(at + 64, format!("{ctx}: surfaces_offset {off:#x} (with no surfaces) points outside the file or into a record"));
+            } else if off != 0 {
+                self.warn(
+                    at + 64,
+                    format!("{ctx}: surfaces_offset is {off:#x} but num_surfaces is 0"),
+                );
+            }
             return (out, locs);
         }
         if n.saturating_mul(SurfaceRecord::SIZE as u64) > self.b.len() as u64 {
@@ -293,7 +400,7 @@ impl<'a> Parser<'a> {
                 self.error(field_at, format!("{ctx}: surface chain is cyclic at {off:#x}"));
                 break;
             }
-            let Some(rb) = self.fetch(field_at, &sctx, off, 1, SurfaceRecord::SIZE, 4) else {
+            let Some(rb) = self.fetch_record(field_at, &sctx, off, 1, SurfaceRecord::SIZE) else {
                 break;
             };
             let s = SurfaceRecord::decode(rb);
@@ -304,7 +411,15 @@ impl<'a> Parser<'a> {
             off = s.next_offset;
         }
         if off != 0 && locs.len() as u64 == n {
-            self.warn(field_at, format!("{ctx}: last surface's next_offset is {off:#x}, not 0"));
+            let msg = format!("{ctx}: last surface's next_offset is {off:#x}, not 0");
+            if !self.fits(off, SurfaceRecord::SIZE) || self.inside_record(off) {
+                self.error(
+                    field_at,
+                    format!("{msg}, and points back into the chain or past the file"),
+                );
+            } else {
+                self.warn(field_at, msg);
+            }
         }
         (out, locs)
     }
@@ -414,7 +529,7 @@ impl<'a> Parser<'a> {
     /// The track id of the header at `off`, read without knowing its value size.
     fn track_id(&mut self, ctx: &str, field_at: u64, off: u32) -> Option<(TrackKind, u32)> {
         let prefix = super::layout::track_header_prefix(self.variant);
-        let b = self.fetch(field_at, ctx, off, 1, prefix, 4)?;
+        let b = self.fetch_record(field_at, ctx, off, 1, prefix)?;
         let id_at = 4 + 1 + self.variant.copy_padding() + 4;
         let id = u32::from_le_bytes([b[id_at], b[id_at + 1], b[id_at + 2], b[id_at + 3]]);
         match TrackKind::from_id(id) {
@@ -433,7 +548,7 @@ impl<'a> Parser<'a> {
         off: u32,
     ) -> Option<(KeyTrack<K>, TrackLoc)> {
         let size = TrackHeader::<K::V>::size(self.variant);
-        let b = self.fetch(field_at, ctx, off, 1, size, 4)?;
+        let b = self.fetch_record(field_at, ctx, off, 1, size)?;
         let h = TrackHeader::<K::V>::decode(b, self.variant);
         let at = u64::from(off);
         self.runtime_fields(ctx, at, h.vptr, h.copy, h.padding);
@@ -546,7 +661,7 @@ impl<'a> Parser<'a> {
     }
 
     fn euler(&mut self, ctx: &str, field_at: u64, off: u32) -> Option<(RotTrack, TrackLoc)> {
-        let b = self.fetch(field_at, ctx, off, 1, EulerHeader::size(self.variant), 4)?;
+        let b = self.fetch_record(field_at, ctx, off, 1, EulerHeader::size(self.variant))?;
         let h = EulerHeader::decode(b, self.variant);
         let at = u64::from(off);
         self.runtime_fields(ctx, at, h.vptr, h.copy, h.padding);

@@ -17,13 +17,9 @@
 //! The final glTF is Y-up; positions are mapped back to 3DS's Z-up with `(x, y, z) → (x, −z, y)`
 //! (docs/gltf.md, "Axis root node").
 //!
-//! Axes: the 3DA exporter writes coordinates in the source's axes without converting
-//! (docs/3da.md, "Axes"; the 3DA axis convention is still open), and the 3DA reader labels
-//! every file +Z up. A 3DA made from glTF therefore holds +Y-up coordinates (under the glTF's
-//! axis root node) labelled +Z up, and writing it to glTF again would turn it a second time.
-//! The test relabels the 3DA scene with the axes its coordinates are in (the glTF's, +Y up)
-//! before the last write; `keyscene convert x.glb y.3da` then `y.3da z.glb` does not, and its
-//! result is turned −90° about X.
+//! Axes: the 3DA exporter converts to 3ds Max's +Z-up axes by default (docs/3da.md, "Axes"),
+//! and the 3DA reader labels every file +Z up, so the glTF read back (+Y up) goes into the 3DA
+//! turned to +Z up and comes out of the last glTF write +Y up again, with no relabelling.
 
 mod common;
 
@@ -46,15 +42,12 @@ fn glb_round(scene: &Scene) -> Result<Scene, String> {
     Ok(gltf::read(&file.main, &ReadOptions::default()).map_err(|e| e.to_string())?.0)
 }
 
-/// 3DA export, bytes, read back; the result relabelled with `scene`'s axes (see the module doc).
+/// 3DA export (default options: Max axes), bytes, read back.
 fn three_da_round(scene: &Scene) -> Result<Scene, String> {
     let (file, _, _) = three_da::export(scene, &three_da::ExportOptions::default())
         .map_err(|e| format!("3DA export: {e}"))?;
     let bytes = three_da::write(&file).map_err(|e| format!("3DA write: {e}"))?;
-    let mut back =
-        three_da::load(&bytes, &ReadOptions::default()).map_err(|e| format!("3DA read: {e}"))?.0;
-    back.meta.axes = scene.meta.axes;
-    Ok(back)
+    Ok(three_da::load(&bytes, &ReadOptions::default()).map_err(|e| format!("3DA read: {e}"))?.0)
 }
 
 /// Whether every vertex of the source mesh drawn by the reference node is used by a face.

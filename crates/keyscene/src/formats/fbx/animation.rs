@@ -58,6 +58,9 @@
 //! layer rules — `BlendMode` 0 additive (`value += weight · layer`; scale multiplies by
 //! `layer^weight` and rotation composes quaternions when the layer's accumulation mode is 0),
 //! 1 override (replace), 2 override-passthrough (`mix(value, layer, weight)`) — into linear keys.
+//! A curve node without curves is its layer's constant value (`d|X` …) in such a blend, as in
+//! ufbx: Maya stores the blended result as the property, so a base layer's curveless node,
+//! not the stored value, is what the other layers add to (`ufbx/maya_anim_layers*`).
 //! Between baked samples the result is linear, so it is exact on frames and close between.
 
 use std::collections::HashMap;
@@ -907,11 +910,13 @@ fn read_layer(
                 }),
             }
         }
-        if count == 0 {
-            continue;
-        }
         let d = |name: &str| graph.prop(cn.id, name).and_then(|p| p.f64());
         let defaults = [d("d|X"), d("d|Y"), d("d|Z")];
+        // A curve node without curves still gives its layer's value (its `d|` properties):
+        // kept for blending with other layers (see `merge_layers`).
+        if count == 0 && defaults.iter().all(Option::is_none) {
+            continue;
+        }
         for c in graph.parents(cn.id) {
             if c.kind != ConnectionKind::ObjectProperty {
                 continue;
@@ -1004,11 +1009,20 @@ fn merge_layers(
         }
     }
     for (target, members) in groups {
+        // Curve nodes without curves only matter under a layer that animates the property:
+        // there they are that layer's value, as ufbx evaluates them (a base layer's curveless
+        // node replaces the stored value, which Maya writes as the blended result).
+        let animated: Vec<(usize, usize)> =
+            members.iter().copied().filter(|&(li, pi)| layers[li].props[pi].count > 0).collect();
+        let Some(&first) = animated.first() else { continue };
         // The first layer replaces the stored value, as does a lone override layer; anything
         // else blends and is baked.
-        let simple = members.len() == 1 && (members[0].0 == 0 || layers[members[0].0].mode == 1);
+        // (A lone override layer on top replaces whatever curveless nodes lie under it.)
+        let last = members.last().map_or(first, |&m| m);
+        let simple = animated.len() == 1
+            && (members.len() == 1 && first.0 == 0 || layers[first.0].mode == 1 && last == first);
         let curves: [Option<Track<f64>>; 3] = if simple {
-            layers[members[0].0].props[members[0].1].curves.clone()
+            layers[first.0].props[first.1].curves.clone()
         } else {
             bake(
                 scene,
@@ -1020,8 +1034,8 @@ fn merge_layers(
                 anim.frame_range,
             )
         };
-        let count = layers[members[0].0].props[members[0].1].count;
-        let prop = layers[members[0].0].props[members[0].1].prop.clone();
+        let count = layers[first.0].props[first.1].count;
+        let prop = layers[first.0].props[first.1].prop.clone();
         push_channels(anim, target, curves, count, &prop, &rest_deg, &order_of);
     }
 }

@@ -433,6 +433,10 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
 
     fn models(&mut self) {
         let g = self.graph;
+        // Exact size: a node is some 460 bytes, and doubling would leave up to half unused
+        // (10,000 models in `synthetic_id_collision`).
+        let models = g.objects().iter().filter(|o| o.class == "Model").count();
+        self.scene.nodes.reserve_exact(models);
         for obj in g.objects().iter().filter(|o| o.class == "Model") {
             let id = obj.id;
             let place = format!("Objects › Model \"{}\"", obj.name);

@@ -61,11 +61,16 @@ pub fn parse<'a>(bytes: &'a [u8], limits: &Limits) -> Result<Document<'a>, Error
             },
         ));
     }
-    if bytes.starts_with(b"Kaydara FBX Binary") {
-        binary::parse(bytes, limits)
+    let mut doc = if bytes.starts_with(b"Kaydara FBX Binary") {
+        binary::parse(bytes, limits)?
     } else {
-        ascii::parse(bytes, limits)
-    }
+        ascii::parse(bytes, limits)?
+    };
+    // The arenas grew by doubling; the tree lives through the whole import, so give back the
+    // slack (up to half of them) before the object graph and the scene are built.
+    doc.nodes.shrink_to_fit();
+    doc.props.shrink_to_fit();
+    Ok(doc)
 }
 
 /// An FBX file could not be parsed: where (byte offset, record path) and what.

@@ -463,6 +463,10 @@ impl<'d, 'a> ObjectGraph<'d, 'a> {
         g.fbx6_names = fbx6_names;
         g.read_connections();
         g.sort_connections();
+        // Lives through the import: no doubling slack.
+        g.objects.shrink_to_fit();
+        g.props.shrink_to_fit();
+        g.connections.shrink_to_fit();
         Ok(g)
     }
 

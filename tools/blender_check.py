@@ -18,10 +18,21 @@ FBX: the rows of shared/corpus/fbx/references.tsv that pose a file at a time in 
 with no extra options (one row per file; the same sample as the three.js test) are converted
 and imported the same way, posed at the row's time (Blender frame = time x 30), and every
 vertex a ufbx reference .obj group's faces use must have an evaluated vertex of the matching
-object within the row's tolerance (per component, as ufbx compares). Positions are taken back
-to the source's axes and units through keyscene's axis root node (an empty in Blender), or,
-without one, through the inverse of Blender's +Y up -> +Z up import conversion. Blender plays
-each object's active action: the glTF importer makes the first animation active.
+object within the row's tolerance (per component, as ufbx compares); --all-rows takes every
+such row, not one per file. Positions are taken back to the source's axes and units as
+C^-1 * ROOT^-1 * p: ROOT is keyscene's axis (and unit) root node, an empty in Blender, and C
+Blender's +Y up -> +Z up import conversion (Blender re-expresses every node transform in its
+axes, so the empty's Blender matrix is C * ROOT * C^-1; no root: C^-1 alone). The row's stack
+is played: the action of that name, which the importer keeps as a muted NLA strip unless it
+is the GLB's first animation (see play_stack).
+
+Blender-side limits the options below lift (docs/gltf.md, "Proof in clients"):
+  --import-option bone_heuristic=TEMPERANCE: with the importer's default bone heuristic
+    (BLENDER) the rest matrices Blender rebuilds from bone head/tail/roll differ from the
+    inverse bind matrices by up to ~1e-4 rad, enough to move skinned vertices 1-2 x 0.001;
+  --widen-shape-keys: Blender clamps shape key values to their slider range, which the
+    importer leaves at 0..1 unless the mesh's default weights need more, so animated morph
+    weights outside it (in-between shares, extrapolated channels) are cut.
 
 Blender conventions met: its importer turns glTF's +Y up into Blender's +Z up,
 (x, y, z) -> (x, -z, y), which is exactly the inverse of keyscene's axis root node, so Blender's
@@ -33,7 +44,8 @@ script sets the scene to 30 fps before importing so that Blender frame F is 3DS 
 Run (with the PyPI `bpy` module, Python 3.11):
   cargo build --release -p keyscene-cli
   /opt/keyscene-oracles/venv-bpy/bin/python tools/blender_check.py \\
-      [--keyscene target/release/keyscene] [--corpus ../shared/corpus] [--keep DIR] [NAME...]
+      [--keyscene target/release/keyscene] [--corpus ../shared/corpus] [--keep DIR] \\
+      [--all-rows] [--widen-shape-keys] [--import-option KEY=VALUE]... [NAME...]
 Exit status 0 when every file is within tolerance, 1 otherwise.
 """
 import argparse
@@ -58,6 +70,14 @@ def parse_args():
     ap.add_argument("--keep", default=None, help="write the GLB files here (default: a temporary folder)")
     ap.add_argument("--fps", type=float, default=30.0,
                     help="scene rate before import (30: Blender frame = 3DS frame)")
+    ap.add_argument("--all-rows", action="store_true",
+                    help="every FBX time row of references.tsv, not one per file")
+    ap.add_argument("--import-option", action="append", default=[], metavar="KEY=VALUE",
+                    help="extra bpy.ops.import_scene.gltf option, e.g. bone_heuristic=FORTUNE")
+    ap.add_argument("--widen-shape-keys", action="store_true",
+                    help="set every shape key's slider range to Blender's widest, -10..10, after "
+                         "import (Blender clamps shape key values to it; the importer leaves "
+                         "0..1 unless the mesh's default weights need more)")
     ap.add_argument("names", nargs="*")
     return ap.parse_args()
 
@@ -85,12 +105,69 @@ def dist(a, b):
     return math.sqrt(sum((a[k] - b[k]) ** 2 for k in range(3)))
 
 
+IMPORT_OPTIONS = {}
+WIDEN_SHAPE_KEYS = []
+
+
+def after_import():
+    """With --widen-shape-keys: shape key slider ranges -10..10 (Blender's limits)."""
+    if WIDEN_SHAPE_KEYS:
+        for key in bpy.data.shape_keys:
+            for kb in key.key_blocks:
+                kb.slider_min, kb.slider_max = -10.0, 10.0
+
+
+def import_options(pairs):
+    """`KEY=VALUE` strings as importer keyword arguments (True/False and numbers parsed)."""
+    out = {}
+    for kv in pairs:
+        k, v = kv.split("=", 1)
+        out[k] = {"True": True, "False": False}.get(v, v)
+        if isinstance(out[k], str):
+            try:
+                out[k] = float(v)
+            except ValueError:
+                pass
+    return out
+
+
+def play_stack(stack):
+    """Makes every animated datablock play the glTF animation of the FBX stack `stack` (the
+    first action whose name contains it, as the references pick stacks). Blender's importer
+    makes the GLB's first animation the active action and keeps the others as muted NLA
+    strips; without this a file whose first animation is not the row's stack (the 6100
+    sausage: "Default Take" before "Base") is posed by the wrong animation. An animation
+    keyscene left out because nothing in it moves (docs/gltf.md, "Animation") has no action;
+    its pose at any time is the glTF rest pose, the node transforms, which is the first
+    animation's first frame. Blender has no way to show node transforms of an armature once an
+    action has played (with no action its bones show the bind pose the importer guessed from
+    the inverse bind matrices), so the script then leaves the first animation active and
+    returns the frame to pose at: its first. Returns None when the stack is in the GLB."""
+    if not stack:
+        return None
+    ids = [i for i in list(bpy.data.objects) + list(bpy.data.shape_keys) if i.animation_data]
+    found = False
+    for idb in ids:
+        ad = idb.animation_data
+        strips = [s for t in ad.nla_tracks for s in t.strips]
+        strip = (next((s for s in strips if s.action and s.action.name == stack), None)
+                 or next((s for s in strips if s.action and stack in s.action.name), None))
+        if strip is not None:
+            ad.action = strip.action
+            ad.action_slot = strip.action_slot
+            found = True
+    if found or not ids:
+        return None
+    return min(i.animation_data.action.frame_range[0] for i in ids if i.animation_data.action)
+
+
 def check_file(glb, ref, fps):
     bpy.ops.wm.read_factory_settings(use_empty=True)
     scene = bpy.context.scene
     scene.render.fps = int(fps)
     scene.render.fps_base = int(fps) / fps
-    bpy.ops.import_scene.gltf(filepath=glb)
+    bpy.ops.import_scene.gltf(filepath=glb, **IMPORT_OPTIONS)
+    after_import()
     meshes = [o for o in scene.objects if o.type == "MESH"]
     worst = {"bbox": 0.0, "vertex": 0.0}
     problems = []
@@ -131,8 +208,9 @@ def check_file(glb, ref, fps):
     return worst, problems, len(ref["samples"])
 
 
-def fbx_rows(corpus):
-    """The `time` rows of references.tsv in the file's own space with no options, one per file."""
+def fbx_rows(corpus, all_rows=False):
+    """The `time` rows of references.tsv in the file's own space with no options, one per file
+    (the three.js test's sample) or, with `all_rows`, every such row."""
     path = os.path.join(corpus, "fbx", "references.tsv")
     lines = open(path, encoding="utf-8").read().splitlines()
     header = lines[0].split("\t")
@@ -140,11 +218,11 @@ def fbx_rows(corpus):
     for line in lines[1:]:
         r = dict(zip(header, line.split("\t")))
         if (r.get("mode") != "time" or r.get("transform_skin") != "no" or r.get("conversion")
-                or r.get("options") or r["fbx"] in seen):
+                or r.get("options") or (r["fbx"] in seen and not all_rows)):
             continue
         seen.add(r["fbx"])
         rows.append(r)
-    return sorted(rows, key=lambda r: r["fbx"])
+    return sorted(rows, key=lambda r: (r["fbx"], float(r["time_s"])))
 
 
 def obj_groups(path):
@@ -177,14 +255,24 @@ def check_fbx(glb, row, fps):
     scene = bpy.context.scene
     scene.render.fps = int(fps)
     scene.render.fps_base = int(fps) / fps
-    bpy.ops.import_scene.gltf(filepath=glb)
-    frame = float(row["time_s"]) * fps
+    bpy.ops.import_scene.gltf(filepath=glb, **IMPORT_OPTIONS)
+    after_import()
+    rest = play_stack(row.get("stack", ""))
+    frame = float(row["time_s"]) * fps if rest is None else rest
+    if rest is not None:
+        problems_note = f"stack {row['stack']!r} not in the GLB (motionless): rest pose, frame {rest:g}"
+    else:
+        problems_note = None
     fi = math.floor(frame)
     scene.frame_set(int(fi), subframe=frame - fi)
     dg = bpy.context.evaluated_depsgraph_get()
+    # Blender's importer re-expresses every node's transform and every vertex in its Z-up
+    # axes, p_blender = C * p_glTF with C: (x, y, z) -> (x, -z, y); so the axis root empty's
+    # Blender world matrix is C * ROOT * C^-1 and p_source = ROOT^-1 * p_glTF
+    # = C^-1 * root_world^-1 * p_blender (root_world^-1 alone would give glTF's axes).
+    c_inv = Matrix(((1, 0, 0, 0), (0, 0, 1, 0), (0, -1, 0, 0), (0, 0, 0, 1)))
     root = next((o for o in scene.objects if o.name.startswith("keyscene axis conversion")), None)
-    to_source = (root.evaluated_get(dg).matrix_world.inverted() if root is not None
-                 else Matrix(((1, 0, 0, 0), (0, 0, 1, 0), (0, -1, 0, 0), (0, 0, 0, 1))))
+    to_source = c_inv @ root.evaluated_get(dg).matrix_world.inverted() if root is not None else c_inv
     meshes = [o for o in scene.objects if o.type == "MESH"]
     groups = obj_groups(row["_obj_path"])
     tol, scale = float(row["tolerance"]), float(row.get("position_scale") or 1)
@@ -205,18 +293,23 @@ def check_fbx(glb, row, fps):
         worst = max(worst, off / tol)
         if off >= tol:
             problems.append(f"group {names} ({obj.name}): a reference vertex is {off:.3g} from every vertex (tol {tol})")
-    return worst, problems
+    return worst, problems, problems_note
 
 
 def main():
     a = parse_args()
+    IMPORT_OPTIONS.update(import_options(a.import_option))
+    if a.widen_shape_keys:
+        WIDEN_SHAPE_KEYS.append(True)
     ref_dir = os.path.join(a.corpus, "3ds", "reference")
     refs = sorted(f for f in os.listdir(ref_dir) if f.endswith(".lib3ds.json"))
     if a.names:
         refs = [r for r in refs if any(n in r for n in a.names)]
     out_dir = a.keep or tempfile.mkdtemp(prefix="keyscene-blender-")
     os.makedirs(out_dir, exist_ok=True)
-    print(f"Blender {bpy.app.version_string}; scene rate {a.fps} fps; GLB files in {out_dir}")
+    print(f"Blender {bpy.app.version_string}; scene rate {a.fps} fps; importer options "
+          f"{IMPORT_OPTIONS or 'default'}{'; shape keys widened' if a.widen_shape_keys else ''}; "
+          f"GLB files in {out_dir}")
     print(f"{'file':52} {'frames':>6} {'bbox/tol':>9} {'vertex/tol':>10}  result")
     failed = 0
     for r in refs:
@@ -238,12 +331,14 @@ def main():
             print(f"    {p}")
     total = len(refs)
     print(f"{'FBX file at time (s)':52} {'time':>6} {'':9} {'vertex/tol':>10}  result")
-    for row in fbx_rows(a.corpus):
+    for row in fbx_rows(a.corpus, a.all_rows):
         name = "fbx/" + row["fbx"][: -len(".fbx")]
         if a.names and not any(n in name for n in a.names):
             continue
         row["_obj_path"] = os.path.join(a.corpus, "fbx", row["obj"])
         glb = os.path.join(out_dir, name.replace("/", "_") + ".glb")
+        if a.all_rows:
+            name = f"{name} {row['stack'] or ''}".rstrip()
         conv = subprocess.run([a.keyscene, "convert", os.path.join(a.corpus, "fbx", row["fbx"]), glb],
                               capture_output=True, text=True)
         total += 1
@@ -251,9 +346,11 @@ def main():
             print(f"{name:52} convert failed: {conv.stderr.strip()[:80]}")
             failed += 1
             continue
-        worst, problems = check_fbx(glb, row, a.fps)
+        worst, problems, note = check_fbx(glb, row, a.fps)
         failed += 1 if problems else 0
         print(f"{name:52} {float(row['time_s']):6.3f} {'':9} {worst:10.3f}  {'ok' if not problems else 'DIFFERS'}")
+        if note:
+            print(f"    {note}")
         for p in problems[:3]:
             print(f"    {p}")
     print(f"{total - failed} passed, {failed} failed")

@@ -26,7 +26,7 @@
 //!    least 1) of the source's own evaluation at that time.
 //!
 //! Rows are ignored (named `ignored: <reason> :: <row>`) when the source pipeline cannot do
-//! them either (FBX 5.x layouts, `time` rows without animation) or glTF cannot carry what
+//! them either (`time` rows without animation) or glTF cannot carry what
 //! they ask: `bind_pose=` rows (posing from a stored FBX bind pose) and `transform_skin` rows
 //! (a skinned mesh that also follows its node's movement since binding, Maya's display; glTF
 //! skinning ignores the mesh node), rows with dual-quaternion skins that do not match (glTF
@@ -285,9 +285,6 @@ fn check_fbx(corpus: &Path, oracles: &Path, row: &Row, out_dir: &Path, k: usize)
         Ok((s, _)) => s,
         Err(e) => return Outcome::Fail(format!("load: {e}")),
     };
-    if src.meta.version.is_some_and(|v| v < 6000) {
-        return Outcome::Ignore("FBX 5.x legacy layout is not imported".into());
-    }
     if row.options.contains("bind_pose=") {
         return Outcome::Ignore("posing from a stored FBX bind pose has no glTF form".into());
     }

@@ -407,7 +407,15 @@ impl Out {
         node: &str,
     ) -> Option<json::Index<json::Mesh>> {
         let mesh = &scene.meshes[m];
-        let (prims, bad) = geometry::primitives(mesh, bake);
+        let (mut prims, bad) = geometry::primitives(mesh, bake);
+        for p in &mut prims {
+            let normal_mapped = self
+                .primitive_material(scene, mesh, p.material_slot)
+                .is_some_and(|ix| self.root.materials[ix.value()].normal_texture.is_some());
+            if normal_mapped {
+                geometry::add_tangents(p);
+            }
+        }
         let place = format!("node \"{node}\" › mesh \"{}\"", mesh.name);
         if bad > 0 {
             self.warnings.push(warning(&place, format!("{bad} non-finite numbers written as 0")));
@@ -639,19 +647,17 @@ impl Out {
             attributes
                 .insert(Valid(Semantic::Colors(0)), self.floats(colors, Type::Vec4, vb, false));
         }
+        if let Some(tangents) = &p.tangents {
+            attributes
+                .insert(Valid(Semantic::Tangents), self.floats(tangents, Type::Vec4, vb, false));
+        }
         if p.source_vertices.iter().all(|&v| v < MAX_EXACT_F32_INT) {
             let ids: Vec<[f32; 1]> = p.source_vertices.iter().map(|&v| [v as f32]).collect();
             let semantic = Semantic::Extras(super::SOURCE_VERTEX_ATTRIBUTE[1..].to_string());
             attributes.insert(Valid(semantic), self.floats(&ids, Type::Scalar, vb, false));
         }
         let indices = Some(self.indices(&p.indices, p.positions.len()));
-        let material = mesh
-            .material_slots
-            .get(p.material_slot as usize)
-            .copied()
-            .flatten()
-            .filter(|&m| m < scene.materials.len())
-            .map(|m| self.material(scene, m));
+        let material = self.primitive_material(scene, mesh, p.material_slot);
         json::mesh::Primitive {
             attributes,
             extensions: None,
@@ -661,6 +667,22 @@ impl Out {
             mode: Valid(json::mesh::Mode::Triangles),
             targets: None,
         }
+    }
+
+    /// The glTF material of a mesh's material slot (written on first use), if the slot names
+    /// one the scene has.
+    fn primitive_material(
+        &mut self,
+        scene: &Scene,
+        mesh: &crate::scene::Mesh,
+        slot: u32,
+    ) -> Option<json::Index<json::Material>> {
+        mesh.material_slots
+            .get(slot as usize)
+            .copied()
+            .flatten()
+            .filter(|&m| m < scene.materials.len())
+            .map(|m| self.material(scene, m))
     }
 
     fn material(&mut self, scene: &Scene, m: usize) -> json::Index<json::Material> {
@@ -673,6 +695,17 @@ impl Out {
         let d = mat.diffuse.to_array().map(clamp);
         let base_color_texture = self.texture_info(&mat.name, &mat.maps, MapSlot::Diffuse);
         let emissive_texture = self.texture_info(&mat.name, &mat.maps, MapSlot::Emissive);
+        let normal_texture = self.texture_info(&mat.name, &mat.maps, MapSlot::Bump).map(|info| {
+            json::material::NormalTexture {
+                index: info.index,
+                scale: 1.0,
+                tex_coord: info.tex_coord,
+                extensions: info
+                    .extensions
+                    .map(|e| json::extensions::material::NormalTexture { others: e.others }),
+                extras: Default::default(),
+            }
+        });
         let g = json::Material {
             alpha_mode: Valid(if alpha < 1.0 {
                 json::material::AlphaMode::Blend
@@ -694,6 +727,7 @@ impl Out {
                 d.map(|c| clamp(c * clamp(mat.self_illumination)))
             }),
             emissive_texture,
+            normal_texture,
             ..Default::default()
         };
         let ix = json::Index::push(&mut self.root.materials, g);

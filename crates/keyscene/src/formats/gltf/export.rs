@@ -6,6 +6,7 @@ use std::path::Path;
 
 use glam::{DMat3, DMat4, DQuat, DVec3};
 use gltf_json as json;
+use json::texture::WrappingMode;
 use json::validation::{Checked::Valid, USize64};
 
 use super::deform;
@@ -281,7 +282,12 @@ struct Out {
     container: Container,
     warnings: Vec<Warning>,
     materials: HashMap<usize, json::Index<json::Material>>,
-    textures: HashMap<std::path::PathBuf, Option<json::Index<json::Texture>>>,
+    /// Textures by image file and wrap mode (GL enum) (`None`: the image could not be used).
+    textures: HashMap<(std::path::PathBuf, u32), Option<json::Index<json::Texture>>>,
+    /// Images by file, shared by textures that differ in sampler only.
+    images_by_path: HashMap<std::path::PathBuf, json::Index<json::Image>>,
+    /// Samplers by wrap mode (GL enum; REPEAT, glTF's default, needs none).
+    samplers: HashMap<u32, json::Index<json::texture::Sampler>>,
     images: Vec<ExternalImage>,
     /// `JOINTS_n`/`WEIGHTS_n` sets per skinned vertex.
     influence_sets: usize,
@@ -300,6 +306,8 @@ impl Out {
             warnings: Vec::new(),
             materials: HashMap::new(),
             textures: HashMap::new(),
+            images_by_path: HashMap::new(),
+            samplers: HashMap::new(),
             images: Vec::new(),
             influence_sets: 1,
             mesh_info: HashMap::new(),
@@ -792,67 +800,92 @@ impl Out {
             self.warnings.push(warning(place, "texture file not found: left out"));
             return None;
         };
-        if let Some(&ix) = self.textures.get(&path) {
+        let wrap = wrap_mode(map.flags);
+        let key = (path.clone(), wrap.as_gl_enum());
+        if let Some(&ix) = self.textures.get(&key) {
             return ix;
         }
+        if self.textures.iter().any(|((p, _), ix)| *p == path && ix.is_none()) {
+            return None;
+        }
         let file_name = path.file_name().and_then(|n| n.to_str()).unwrap_or(&map.file).to_string();
-        let bytes = match std::fs::read(&path) {
-            Ok(b) => b,
-            Err(e) => {
-                self.warnings.push(warning(place, format!("{}: {e}: left out", path.display())));
-                self.textures.insert(path, None);
-                return None;
+        let source = match self.images_by_path.get(&path) {
+            Some(&ix) => ix,
+            None => {
+                let bytes = match std::fs::read(&path) {
+                    Ok(b) => b,
+                    Err(e) => {
+                        self.warnings
+                            .push(warning(place, format!("{}: {e}: left out", path.display())));
+                        self.textures.insert(key, None);
+                        return None;
+                    }
+                };
+                let mime = image_mime(&bytes);
+                let image = match (&self.container, mime) {
+                    (_, None) => {
+                        self.warnings.push(warning(
+                            place,
+                            format!(
+                                "{file_name} is not PNG or JPEG, the only images glTF allows: left out"
+                            ),
+                        ));
+                        self.textures.insert(key, None);
+                        return None;
+                    }
+                    (c, Some(mime)) if self.embed || *c == Container::Glb => json::Image {
+                        buffer_view: Some(self.view(&bytes, None)),
+                        mime_type: Some(json::image::MimeType(mime.into())),
+                        name: Some(file_name.clone()),
+                        uri: None,
+                        extensions: None,
+                        extras: Default::default(),
+                    },
+                    (_, Some(_)) => {
+                        let uri = uri_encode(&file_name);
+                        self.images.push(ExternalImage {
+                            uri: uri.clone(),
+                            file_name: file_name.clone(),
+                            source: path.clone(),
+                        });
+                        json::Image {
+                            buffer_view: None,
+                            mime_type: None,
+                            name: Some(file_name.clone()),
+                            uri: Some(uri),
+                            extensions: None,
+                            extras: Default::default(),
+                        }
+                    }
+                };
+                let ix = json::Index::push(&mut self.root.images, image);
+                self.images_by_path.insert(path.clone(), ix);
+                ix
             }
         };
-        let mime = image_mime(&bytes);
-        let image = match (&self.container, mime) {
-            (_, None) => {
-                self.warnings.push(warning(
-                    place,
-                    format!(
-                        "{file_name} is not PNG or JPEG, the only images glTF allows: left out"
-                    ),
-                ));
-                self.textures.insert(path, None);
-                return None;
-            }
-            (c, Some(mime)) if self.embed || *c == Container::Glb => json::Image {
-                buffer_view: Some(self.view(&bytes, None)),
-                mime_type: Some(json::image::MimeType(mime.into())),
-                name: Some(file_name.clone()),
-                uri: None,
-                extensions: None,
-                extras: Default::default(),
-            },
-            (_, Some(_)) => {
-                let uri = uri_encode(&file_name);
-                self.images.push(ExternalImage {
-                    uri: uri.clone(),
-                    file_name: file_name.clone(),
-                    source: path.clone(),
-                });
-                json::Image {
-                    buffer_view: None,
-                    mime_type: None,
-                    name: Some(file_name.clone()),
-                    uri: Some(uri),
-                    extensions: None,
-                    extras: Default::default(),
-                }
-            }
-        };
-        let source = json::Index::push(&mut self.root.images, image);
+        let sampler = (wrap != WrappingMode::Repeat).then(|| {
+            *self.samplers.entry(wrap.as_gl_enum()).or_insert_with(|| {
+                json::Index::push(
+                    &mut self.root.samplers,
+                    json::texture::Sampler {
+                        wrap_s: Valid(wrap),
+                        wrap_t: Valid(wrap),
+                        ..Default::default()
+                    },
+                )
+            })
+        });
         let tex = json::Index::push(
             &mut self.root.textures,
             json::Texture {
                 name: Some(file_name),
-                sampler: None,
+                sampler,
                 source,
                 extensions: None,
                 extras: Default::default(),
             },
         );
-        self.textures.insert(path, Some(tex));
+        self.textures.insert(key, Some(tex));
         Some(tex)
     }
 
@@ -1427,6 +1460,25 @@ fn node_extras(name: &str, instance: &str, hidden: bool) -> json::extras::Extras
 }
 
 /// `image/png` or `image/jpeg` from the file's signature, else `None`.
+/// `MAT_MAP_TILING` bit: mirror the map at every repeat (lib3ds `LIB3DS_TEXTURE_MIRROR`).
+const TILING_MIRROR: u16 = 0x0002;
+/// `MAT_MAP_TILING` bit: show the map once, no repeat (lib3ds `LIB3DS_TEXTURE_NO_TILE`).
+const TILING_NO_TILE: u16 = 0x0010;
+
+/// The glTF wrap mode (both S and T) for a map's 3DS `MAT_MAP_TILING` bits (lib3ds
+/// `Lib3dsTextureMapFlags`): no tiling → CLAMP_TO_EDGE (also with mirror: glTF has no
+/// mirror-once mode), mirror → MIRRORED_REPEAT, else REPEAT. FBX, 3DA and glTF sources store
+/// 0, REPEAT. Decal (bit 0x1) and the colour bits have no sampler counterpart.
+pub(crate) fn wrap_mode(flags: u16) -> WrappingMode {
+    if flags & TILING_NO_TILE != 0 {
+        WrappingMode::ClampToEdge
+    } else if flags & TILING_MIRROR != 0 {
+        WrappingMode::MirroredRepeat
+    } else {
+        WrappingMode::Repeat
+    }
+}
+
 fn image_mime(bytes: &[u8]) -> Option<&'static str> {
     if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
         Some("image/png")

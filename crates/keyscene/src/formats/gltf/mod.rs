@@ -35,7 +35,8 @@
 //!
 //! **Meshes.** One primitive per material slot, `TRIANGLES`, POSITION (with min/max), NORMAL
 //! (from smoothing groups, else the mesh's normals, else flat; see
-//! [`geometry::corner_normals`]), TANGENT on normal-mapped primitives, TEXCOORD_n from every UV set n with V flipped
+//! [`corner_normals`](crate::scene::geometry::corner_normals)), TANGENT on normal-mapped
+//! primitives, TEXCOORD_n from every UV set n with V flipped
 //! (`v' = 1 − v`: glTF's V runs down, 3DS/OBJ/FBX's up), COLOR_0 when the mesh has colours, `u16` indices when a
 //! primitive has fewer than 65 535 vertices, else `u32`. An application-specific attribute
 //! [`SOURCE_VERTEX_ATTRIBUTE`] (FLOAT scalar) gives every glTF vertex its index in the source

@@ -446,4 +446,7 @@ fn tiling_flags_become_samplers_and_bump_maps_get_tangents() {
     assert_eq!((acc["type"].as_str(), acc["count"].as_u64()), (Some("VEC4"), Some(3)));
     let (back, _) = read(&file.main, &crate::ReadOptions::default()).unwrap();
     assert_eq!(back.meshes[0].positions.len(), 3);
+    // The reader turns samplers back into the tiling bits and normalTexture into a bump map.
+    let maps: Vec<_> = back.materials[0].maps.iter().map(|m| (m.slot, m.flags)).collect();
+    assert_eq!(maps, [(MapSlot::Diffuse, 0x10), (MapSlot::Bump, 0x2)]);
 }

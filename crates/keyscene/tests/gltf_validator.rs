@@ -5,6 +5,10 @@
 //! (`file: warnings: CODE×count …`). FBX files keyscene cannot load are reported ignored with
 //! the load error in the trial name.
 //!
+//! The 3DA files #4 writes are validated too (issue #5, proof 1): every corpus 3DS/PRJ file
+//! is converted to 3DA in memory (`formats::three_da::export` + `write`), read back with the
+//! 3DA reader, and the glTF written from that scene must get 0 errors (`corpus-3da/…`).
+//!
 //! The validator runs through `tools/validate_gltf.mjs` with Node.js; the npm package is found
 //! in `KEYSCENE_NODE_MODULES` (default `/opt/keyscene-oracles/node/node_modules`). When node
 //! or the package is missing every trial is reported ignored, with a message saying why.
@@ -17,6 +21,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use keyscene::formats::gltf::{save, WriteOptions};
+use keyscene::formats::three_da;
 use keyscene::scene::Scene;
 use libtest_mimic::{Failed, Trial};
 
@@ -93,6 +98,14 @@ fn write_and_validate(scene: &Scene, name: &str) -> Result<(), Failed> {
     Ok(())
 }
 
+/// `scene` as the 3DA file keyscene writes for it, read back by the 3DA reader.
+fn as_3da(scene: &Scene) -> Result<Scene, Failed> {
+    let (file, _, _) = three_da::export(scene, &three_da::ExportOptions::default())
+        .map_err(|e| format!("3DA export: {e}"))?;
+    let bytes = three_da::write(&file).map_err(|e| format!("3DA write: {e}"))?;
+    Ok(three_da::load(&bytes, &Default::default()).map_err(|e| format!("3DA read: {e}"))?.0)
+}
+
 fn corpus_files(corpus: &Path) -> Vec<PathBuf> {
     common::files_with_ext(&corpus.join("3ds"), &["3ds", "prj"])
         .into_iter()
@@ -163,10 +176,18 @@ fn main() {
     for file in files {
         let root = corpus.clone().unwrap();
         let name = file.strip_prefix(root.join("3ds")).unwrap_or(&file).display().to_string();
+        let src = file.clone();
         trials.push(guard(common::corpus_trial(format!("corpus/{name}"), &corpus, move |_| {
-            let (scene, _) = keyscene::load(&file).map_err(|e| e.to_string())?;
-            let stem = file.file_stem().and_then(|s| s.to_str()).unwrap_or("scene").to_string();
+            let (scene, _) = keyscene::load(&src).map_err(|e| e.to_string())?;
+            let stem = src.file_stem().and_then(|s| s.to_str()).unwrap_or("scene").to_string();
             write_and_validate(&scene, &stem)
+        })));
+        let name = format!("corpus-3da/{name}");
+        trials.push(guard(common::corpus_trial(name, &corpus, move |_| {
+            let (scene, _) = keyscene::load(&file).map_err(|e| e.to_string())?;
+            let scene = as_3da(&scene)?;
+            let stem = file.file_stem().and_then(|s| s.to_str()).unwrap_or("scene").to_string();
+            write_and_validate(&scene, &format!("{stem}_3da"))
         })));
     }
     common::run(trials)

@@ -17,7 +17,7 @@ const PNG_1X1: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42
 
 /// A Z-up scene with every feature the writer handles: hierarchy, a dummy, instancing with
 /// different geometry transforms, quads and a concave n-gon, smoothing groups, UVs, two
-/// materials (one textured, PNG), a TGA texture (left out of GLB), a targeted camera and
+/// materials (one textured, PNG, with a bump map), a TGA texture (left out of GLB), a targeted camera and
 /// spotlight, a point light, an ambient light, TCB and relative-rotation animation including a
 /// key that scales to zero, and a hidden node.
 pub fn feature_scene(textures: &Path) -> Scene {
@@ -41,7 +41,13 @@ pub fn feature_scene(textures: &Path) -> Scene {
         shininess: 0.4,
         transparency: 0.25,
         two_sided: true,
-        maps: vec![map("WHITE.PNG", &png)],
+        // The bump map (a normalTexture with MikkTSpace TANGENTs; the UVs, all at v = 0.5,
+        // are degenerate, so tangents take the fallback) is mirror-tiled once: lib3ds
+        // MIRROR | NO_TILE.
+        maps: vec![
+            map("WHITE.PNG", &png),
+            TextureMap { slot: MapSlot::Bump, flags: 0x12, ..map("WHITE.PNG", &png) },
+        ],
         ..Material::default()
     });
     s.materials.push(Material {

@@ -6,6 +6,7 @@ use std::path::Path;
 
 use glam::{DMat3, DMat4, DQuat, DVec3};
 use gltf_json as json;
+use json::texture::WrappingMode;
 use json::validation::{Checked::Valid, USize64};
 
 use super::deform;
@@ -281,7 +282,12 @@ struct Out {
     container: Container,
     warnings: Vec<Warning>,
     materials: HashMap<usize, json::Index<json::Material>>,
-    textures: HashMap<std::path::PathBuf, Option<json::Index<json::Texture>>>,
+    /// Textures by image file and wrap mode (GL enum) (`None`: the image could not be used).
+    textures: HashMap<(std::path::PathBuf, u32), Option<json::Index<json::Texture>>>,
+    /// Images by file, shared by textures that differ in sampler only.
+    images_by_path: HashMap<std::path::PathBuf, json::Index<json::Image>>,
+    /// Samplers by wrap mode (GL enum; REPEAT, glTF's default, needs none).
+    samplers: HashMap<u32, json::Index<json::texture::Sampler>>,
     images: Vec<ExternalImage>,
     /// `JOINTS_n`/`WEIGHTS_n` sets per skinned vertex.
     influence_sets: usize,
@@ -300,6 +306,8 @@ impl Out {
             warnings: Vec::new(),
             materials: HashMap::new(),
             textures: HashMap::new(),
+            images_by_path: HashMap::new(),
+            samplers: HashMap::new(),
             images: Vec::new(),
             influence_sets: 1,
             mesh_info: HashMap::new(),
@@ -407,7 +415,15 @@ impl Out {
         node: &str,
     ) -> Option<json::Index<json::Mesh>> {
         let mesh = &scene.meshes[m];
-        let (prims, bad) = geometry::primitives(mesh, bake);
+        let (mut prims, bad) = geometry::primitives(mesh, bake);
+        for p in &mut prims {
+            let normal_mapped = self
+                .primitive_material(scene, mesh, p.material_slot)
+                .is_some_and(|ix| self.root.materials[ix.value()].normal_texture.is_some());
+            if normal_mapped {
+                geometry::add_tangents(p);
+            }
+        }
         let place = format!("node \"{node}\" › mesh \"{}\"", mesh.name);
         if bad > 0 {
             self.warnings.push(warning(&place, format!("{bad} non-finite numbers written as 0")));
@@ -639,19 +655,17 @@ impl Out {
             attributes
                 .insert(Valid(Semantic::Colors(0)), self.floats(colors, Type::Vec4, vb, false));
         }
+        if let Some(tangents) = &p.tangents {
+            attributes
+                .insert(Valid(Semantic::Tangents), self.floats(tangents, Type::Vec4, vb, false));
+        }
         if p.source_vertices.iter().all(|&v| v < MAX_EXACT_F32_INT) {
             let ids: Vec<[f32; 1]> = p.source_vertices.iter().map(|&v| [v as f32]).collect();
             let semantic = Semantic::Extras(super::SOURCE_VERTEX_ATTRIBUTE[1..].to_string());
             attributes.insert(Valid(semantic), self.floats(&ids, Type::Scalar, vb, false));
         }
         let indices = Some(self.indices(&p.indices, p.positions.len()));
-        let material = mesh
-            .material_slots
-            .get(p.material_slot as usize)
-            .copied()
-            .flatten()
-            .filter(|&m| m < scene.materials.len())
-            .map(|m| self.material(scene, m));
+        let material = self.primitive_material(scene, mesh, p.material_slot);
         json::mesh::Primitive {
             attributes,
             extensions: None,
@@ -661,6 +675,22 @@ impl Out {
             mode: Valid(json::mesh::Mode::Triangles),
             targets: None,
         }
+    }
+
+    /// The glTF material of a mesh's material slot (written on first use), if the slot names
+    /// one the scene has.
+    fn primitive_material(
+        &mut self,
+        scene: &Scene,
+        mesh: &crate::scene::Mesh,
+        slot: u32,
+    ) -> Option<json::Index<json::Material>> {
+        mesh.material_slots
+            .get(slot as usize)
+            .copied()
+            .flatten()
+            .filter(|&m| m < scene.materials.len())
+            .map(|m| self.material(scene, m))
     }
 
     fn material(&mut self, scene: &Scene, m: usize) -> json::Index<json::Material> {
@@ -673,6 +703,17 @@ impl Out {
         let d = mat.diffuse.to_array().map(clamp);
         let base_color_texture = self.texture_info(&mat.name, &mat.maps, MapSlot::Diffuse);
         let emissive_texture = self.texture_info(&mat.name, &mat.maps, MapSlot::Emissive);
+        let normal_texture = self.texture_info(&mat.name, &mat.maps, MapSlot::Bump).map(|info| {
+            json::material::NormalTexture {
+                index: info.index,
+                scale: 1.0,
+                tex_coord: info.tex_coord,
+                extensions: info
+                    .extensions
+                    .map(|e| json::extensions::material::NormalTexture { others: e.others }),
+                extras: Default::default(),
+            }
+        });
         let g = json::Material {
             alpha_mode: Valid(if alpha < 1.0 {
                 json::material::AlphaMode::Blend
@@ -694,6 +735,7 @@ impl Out {
                 d.map(|c| clamp(c * clamp(mat.self_illumination)))
             }),
             emissive_texture,
+            normal_texture,
             ..Default::default()
         };
         let ix = json::Index::push(&mut self.root.materials, g);
@@ -758,67 +800,92 @@ impl Out {
             self.warnings.push(warning(place, "texture file not found: left out"));
             return None;
         };
-        if let Some(&ix) = self.textures.get(&path) {
+        let wrap = wrap_mode(map.flags);
+        let key = (path.clone(), wrap.as_gl_enum());
+        if let Some(&ix) = self.textures.get(&key) {
             return ix;
         }
+        if self.textures.iter().any(|((p, _), ix)| *p == path && ix.is_none()) {
+            return None;
+        }
         let file_name = path.file_name().and_then(|n| n.to_str()).unwrap_or(&map.file).to_string();
-        let bytes = match std::fs::read(&path) {
-            Ok(b) => b,
-            Err(e) => {
-                self.warnings.push(warning(place, format!("{}: {e}: left out", path.display())));
-                self.textures.insert(path, None);
-                return None;
+        let source = match self.images_by_path.get(&path) {
+            Some(&ix) => ix,
+            None => {
+                let bytes = match std::fs::read(&path) {
+                    Ok(b) => b,
+                    Err(e) => {
+                        self.warnings
+                            .push(warning(place, format!("{}: {e}: left out", path.display())));
+                        self.textures.insert(key, None);
+                        return None;
+                    }
+                };
+                let mime = image_mime(&bytes);
+                let image = match (&self.container, mime) {
+                    (_, None) => {
+                        self.warnings.push(warning(
+                            place,
+                            format!(
+                                "{file_name} is not PNG or JPEG, the only images glTF allows: left out"
+                            ),
+                        ));
+                        self.textures.insert(key, None);
+                        return None;
+                    }
+                    (c, Some(mime)) if self.embed || *c == Container::Glb => json::Image {
+                        buffer_view: Some(self.view(&bytes, None)),
+                        mime_type: Some(json::image::MimeType(mime.into())),
+                        name: Some(file_name.clone()),
+                        uri: None,
+                        extensions: None,
+                        extras: Default::default(),
+                    },
+                    (_, Some(_)) => {
+                        let uri = uri_encode(&file_name);
+                        self.images.push(ExternalImage {
+                            uri: uri.clone(),
+                            file_name: file_name.clone(),
+                            source: path.clone(),
+                        });
+                        json::Image {
+                            buffer_view: None,
+                            mime_type: None,
+                            name: Some(file_name.clone()),
+                            uri: Some(uri),
+                            extensions: None,
+                            extras: Default::default(),
+                        }
+                    }
+                };
+                let ix = json::Index::push(&mut self.root.images, image);
+                self.images_by_path.insert(path.clone(), ix);
+                ix
             }
         };
-        let mime = image_mime(&bytes);
-        let image = match (&self.container, mime) {
-            (_, None) => {
-                self.warnings.push(warning(
-                    place,
-                    format!(
-                        "{file_name} is not PNG or JPEG, the only images glTF allows: left out"
-                    ),
-                ));
-                self.textures.insert(path, None);
-                return None;
-            }
-            (c, Some(mime)) if self.embed || *c == Container::Glb => json::Image {
-                buffer_view: Some(self.view(&bytes, None)),
-                mime_type: Some(json::image::MimeType(mime.into())),
-                name: Some(file_name.clone()),
-                uri: None,
-                extensions: None,
-                extras: Default::default(),
-            },
-            (_, Some(_)) => {
-                let uri = uri_encode(&file_name);
-                self.images.push(ExternalImage {
-                    uri: uri.clone(),
-                    file_name: file_name.clone(),
-                    source: path.clone(),
-                });
-                json::Image {
-                    buffer_view: None,
-                    mime_type: None,
-                    name: Some(file_name.clone()),
-                    uri: Some(uri),
-                    extensions: None,
-                    extras: Default::default(),
-                }
-            }
-        };
-        let source = json::Index::push(&mut self.root.images, image);
+        let sampler = (wrap != WrappingMode::Repeat).then(|| {
+            *self.samplers.entry(wrap.as_gl_enum()).or_insert_with(|| {
+                json::Index::push(
+                    &mut self.root.samplers,
+                    json::texture::Sampler {
+                        wrap_s: Valid(wrap),
+                        wrap_t: Valid(wrap),
+                        ..Default::default()
+                    },
+                )
+            })
+        });
         let tex = json::Index::push(
             &mut self.root.textures,
             json::Texture {
                 name: Some(file_name),
-                sampler: None,
+                sampler,
                 source,
                 extensions: None,
                 extras: Default::default(),
             },
         );
-        self.textures.insert(path, Some(tex));
+        self.textures.insert(key, Some(tex));
         Some(tex)
     }
 
@@ -1393,6 +1460,25 @@ fn node_extras(name: &str, instance: &str, hidden: bool) -> json::extras::Extras
 }
 
 /// `image/png` or `image/jpeg` from the file's signature, else `None`.
+/// `MAT_MAP_TILING` bit: mirror the map at every repeat (lib3ds `LIB3DS_TEXTURE_MIRROR`).
+const TILING_MIRROR: u16 = 0x0002;
+/// `MAT_MAP_TILING` bit: show the map once, no repeat (lib3ds `LIB3DS_TEXTURE_NO_TILE`).
+const TILING_NO_TILE: u16 = 0x0010;
+
+/// The glTF wrap mode (both S and T) for a map's 3DS `MAT_MAP_TILING` bits (lib3ds
+/// `Lib3dsTextureMapFlags`): no tiling → CLAMP_TO_EDGE (also with mirror: glTF has no
+/// mirror-once mode), mirror → MIRRORED_REPEAT, else REPEAT. FBX, 3DA and glTF sources store
+/// 0, REPEAT. Decal (bit 0x1) and the colour bits have no sampler counterpart.
+pub(crate) fn wrap_mode(flags: u16) -> WrappingMode {
+    if flags & TILING_NO_TILE != 0 {
+        WrappingMode::ClampToEdge
+    } else if flags & TILING_MIRROR != 0 {
+        WrappingMode::MirroredRepeat
+    } else {
+        WrappingMode::Repeat
+    }
+}
+
 fn image_mime(bytes: &[u8]) -> Option<&'static str> {
     if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
         Some("image/png")

@@ -25,6 +25,8 @@ pub struct Primitive {
     pub uvs: Vec<Vec<[f32; 2]>>,
     /// Vertex colours RGBA, when the mesh has them.
     pub colors: Option<Vec<[f32; 4]>>,
+    /// Unit tangents with the bitangent sign in w (±1), when [`add_tangents`] computed them.
+    pub tangents: Option<Vec<[f32; 4]>>,
     /// Three vertex indices per triangle, counter-clockwise.
     pub indices: Vec<u32>,
     /// The source mesh's vertex index of every glTF vertex (written as `_KEYSCENE_VERTEX`).
@@ -145,6 +147,121 @@ pub fn primitives(mesh: &Mesh, bake: DMat4) -> (Vec<Primitive>, usize) {
     (out, bad)
 }
 
+/// Per-corner MikkTSpace input and output for one primitive's triangles.
+struct Corners<'p> {
+    prim: &'p Primitive,
+    tangents: Vec<Option<[f32; 4]>>,
+}
+
+impl Corners<'_> {
+    fn vertex(&self, face: usize, vert: usize) -> usize {
+        self.prim.indices[3 * face + vert] as usize
+    }
+}
+
+impl bevy_mikktspace::Geometry for Corners<'_> {
+    fn num_faces(&self) -> usize {
+        self.prim.indices.len() / 3
+    }
+    fn num_vertices_of_face(&self, _face: usize) -> usize {
+        3
+    }
+    fn position(&self, face: usize, vert: usize) -> [f32; 3] {
+        self.prim.positions[self.vertex(face, vert)]
+    }
+    fn normal(&self, face: usize, vert: usize) -> [f32; 3] {
+        self.prim.normals[self.vertex(face, vert)]
+    }
+    fn tex_coord(&self, face: usize, vert: usize) -> [f32; 2] {
+        // Back to V up: glTF's normal-map +Y is image up, i.e. −v in its V-down UVs, so the
+        // bitangent MikkTSpace derives from V-up coordinates carries glTF's sign (three.js's
+        // `computeMikkTSpaceTangents` negates w instead when it works on glTF UVs).
+        let [u, v] = self.prim.uvs[0][self.vertex(face, vert)];
+        [u, 1.0 - v]
+    }
+    fn set_tangent(
+        &mut self,
+        tangent_space: Option<bevy_mikktspace::TangentSpace>,
+        face: usize,
+        vert: usize,
+    ) {
+        self.tangents[3 * face + vert] = tangent_space.map(|t| t.tangent_encoded());
+    }
+}
+
+/// A unit tangent for `normal`: `t` normalised with w = ±1, or, when `t` is missing,
+/// degenerate or not finite, a unit vector perpendicular to `normal` with w = 1.
+fn unit_tangent(t: Option<[f32; 4]>, normal: [f32; 3]) -> [f32; 4] {
+    if let Some([x, y, z, w]) = t {
+        let v = glam::Vec3::new(x, y, z);
+        if v.is_finite() && v.length() > 1e-6 {
+            let v = v.normalize();
+            return [v.x, v.y, v.z, if w < 0.0 { -1.0 } else { 1.0 }];
+        }
+    }
+    let n = glam::Vec3::from(normal);
+    let v = n.any_orthonormal_vector();
+    let v = if v.is_finite() { v } else { glam::Vec3::X };
+    [v.x, v.y, v.z, 1.0]
+}
+
+/// Adds MikkTSpace tangents (glTF `TANGENT`) computed from the positions, normals and
+/// `TEXCOORD_0` of `prim`, as glTF 2.0 §3.7.2.1 tells clients to when a primitive with a
+/// normal map has none. Returns `false` (and changes nothing) when the primitive has no UV set.
+///
+/// MikkTSpace gives a tangent per triangle corner; glTF vertices whose corners got different
+/// tangents (UV seams, mirrored UVs) are split, so every other attribute is copied along.
+/// Vertex order is kept: vertices in order of first use, then the unreferenced ones.
+/// Corners MikkTSpace leaves without a tangent (degenerate triangles with no neighbour) and
+/// the unreferenced vertices get a unit vector perpendicular to the normal, w = 1, so every
+/// tangent is unit length with w = ±1 as the spec requires.
+pub fn add_tangents(prim: &mut Primitive) -> bool {
+    if prim.uvs.is_empty() {
+        return false;
+    }
+    let mut corners = Corners { prim, tangents: vec![None; prim.indices.len()] };
+    // An error only means no triangle could be processed: every corner then falls back.
+    let _ = bevy_mikktspace::generate_tangents(&mut corners);
+    let tangents = corners.tangents;
+    let old = std::mem::take(prim);
+    let mut out = Primitive {
+        material_slot: old.material_slot,
+        uvs: vec![Vec::new(); old.uvs.len()],
+        colors: old.colors.as_ref().map(|_| Vec::new()),
+        tangents: Some(Vec::new()),
+        ..Primitive::default()
+    };
+    let mut used = vec![false; old.positions.len()];
+    let mut seen: HashMap<(u32, [u32; 4]), u32> = HashMap::new();
+    let copy = |out: &mut Primitive, v: usize, t: [f32; 4]| -> u32 {
+        out.positions.push(old.positions[v]);
+        out.normals.push(old.normals[v]);
+        for (set, from) in out.uvs.iter_mut().zip(&old.uvs) {
+            set.push(from[v]);
+        }
+        if let (Some(c), Some(from)) = (&mut out.colors, &old.colors) {
+            c.push(from[v]);
+        }
+        out.source_vertices.push(old.source_vertices[v]);
+        if let Some(ts) = &mut out.tangents {
+            ts.push(t);
+        }
+        (out.positions.len() - 1) as u32
+    };
+    for (c, &v) in old.indices.iter().enumerate() {
+        let t = unit_tangent(tangents[c], old.normals[v as usize]);
+        used[v as usize] = true;
+        let ix =
+            *seen.entry((v, t.map(f32::to_bits))).or_insert_with(|| copy(&mut out, v as usize, t));
+        out.indices.push(ix);
+    }
+    for v in (0..old.positions.len()).filter(|&v| !used[v]) {
+        copy(&mut out, v, unit_tangent(None, old.normals[v]));
+    }
+    *prim = out;
+    true
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -167,5 +284,72 @@ mod tests {
         assert_eq!(prims[1].material_slot, 1);
         assert_eq!(prims[0].indices.len(), 18);
         assert_eq!(prims[0].uvs[0][0], [0.25, 0.25]);
+    }
+
+    /// A quad in the XY plane facing +Z with U along +X and (V-up) V along +Y: its tangent
+    /// is +U = +X, and its bitangent N × T = Z × X = +Y is the +V direction, so w = +1
+    /// (glTF 2.0 §3.7.2.1: bitangent = cross(normal, tangent.xyz) · w).
+    #[test]
+    fn quad_tangent_is_plus_u_with_positive_handedness() {
+        let mut m = Mesh {
+            positions: vec![
+                DVec3::new(0.0, 0.0, 0.0),
+                DVec3::new(2.0, 0.0, 0.0),
+                DVec3::new(2.0, 1.0, 0.0),
+                DVec3::new(0.0, 1.0, 0.0),
+            ],
+            polygon_starts: vec![0, 4],
+            corner_vertices: vec![0, 1, 2, 3],
+            ..Mesh::default()
+        };
+        m.uv_sets = vec![UvSet {
+            name: String::new(),
+            uvs: Attribute {
+                values: vec![
+                    Vec2::new(0.0, 0.0),
+                    Vec2::new(1.0, 0.0),
+                    Vec2::new(1.0, 1.0),
+                    Vec2::new(0.0, 1.0),
+                ],
+                mapping: Mapping::PerVertex,
+            },
+        }];
+        let (mut prims, _) = primitives(&m, DMat4::IDENTITY);
+        assert!(add_tangents(&mut prims[0]));
+        let p = &prims[0];
+        assert_eq!(p.positions.len(), 4, "no seam: no vertex split");
+        for t in p.tangents.as_ref().unwrap() {
+            assert!((t[0] - 1.0).abs() < 1e-6 && t[1].abs() < 1e-6 && t[2].abs() < 1e-6, "{t:?}");
+            assert_eq!(t[3], 1.0);
+        }
+    }
+
+    /// Mirrored UVs (U running along −X) flip the handedness: tangent −X, w = −1 so that
+    /// N × T · w = Z × (−X) · (−1) = +Y is still +V.
+    #[test]
+    fn mirrored_uvs_give_negative_handedness() {
+        let mut m = Mesh {
+            positions: vec![
+                DVec3::new(0.0, 0.0, 0.0),
+                DVec3::new(1.0, 0.0, 0.0),
+                DVec3::new(1.0, 1.0, 0.0),
+            ],
+            polygon_starts: vec![0, 3],
+            corner_vertices: vec![0, 1, 2],
+            ..Mesh::default()
+        };
+        m.uv_sets = vec![UvSet {
+            name: String::new(),
+            uvs: Attribute {
+                values: vec![Vec2::new(1.0, 0.0), Vec2::new(0.0, 0.0), Vec2::new(0.0, 1.0)],
+                mapping: Mapping::PerVertex,
+            },
+        }];
+        let (mut prims, _) = primitives(&m, DMat4::IDENTITY);
+        assert!(add_tangents(&mut prims[0]));
+        for t in prims[0].tangents.as_ref().unwrap() {
+            assert!((t[0] + 1.0).abs() < 1e-6 && t[1].abs() < 1e-6 && t[2].abs() < 1e-6, "{t:?}");
+            assert_eq!(t[3], -1.0);
+        }
     }
 }

@@ -320,44 +320,13 @@ fn material(m: &gltf::Material, base_dir: Option<&Path>) -> Material {
     };
     let mut maps = Vec::new();
     if let Some(info) = pbr.base_color_texture() {
-        let image = info.texture().source();
-        let (file, resolved) = match image.source() {
-            gltf::image::Source::Uri { uri, .. } if !uri.starts_with("data:") => {
-                let file = percent_decode(uri);
-                let resolved = base_dir.and_then(|d| resolve(d, &file));
-                (file, resolved)
-            }
-            _ => (
-                image
-                    .name()
-                    .map(str::to_string)
-                    .unwrap_or_else(|| format!("image{}", image.index())),
-                None,
-            ),
-        };
-        // The writer's KHR_texture_transform mapping (export.rs `texture_info`) inverted.
-        let uv_transform = info.texture_transform().map_or(UvTransform::default(), |t| {
-            let th = -f64::from(t.rotation());
-            let [sx, sy] = t.scale();
-            let [ox, oy] = t.offset().map(f64::from);
-            let sy64 = f64::from(sy);
-            UvTransform {
-                scale: Vec2::new(sx, sy),
-                offset: Vec2::new(
-                    (ox + sy64 * th.sin()) as f32,
-                    (1.0 - oy - sy64 * th.cos()) as f32,
-                ),
-                rotation_degrees: th.to_degrees() as f32,
-            }
-        });
-        maps.push(TextureMap {
-            slot: MapSlot::Diffuse,
-            file,
-            resolved,
-            strength: 1.0,
-            uv_transform,
-            flags: 0,
-        });
+        maps.push(texture_map(MapSlot::Diffuse, &info.texture(), uv_transform(&info), base_dir));
+    }
+    if let Some(info) = m.emissive_texture() {
+        maps.push(texture_map(MapSlot::Emissive, &info.texture(), uv_transform(&info), base_dir));
+    }
+    if let Some(n) = m.normal_texture() {
+        maps.push(texture_map(MapSlot::Bump, &n.texture(), UvTransform::default(), base_dir));
     }
     Material {
         name: m.name().unwrap_or("").to_string(),
@@ -369,6 +338,52 @@ fn material(m: &gltf::Material, base_dir: Option<&Path>) -> Material {
         maps,
         ..Material::default()
     }
+}
+
+/// A map's UV transform from its KHR_texture_transform: the writer's mapping (export.rs
+/// `texture_info`) inverted.
+fn uv_transform(info: &gltf::texture::Info) -> UvTransform {
+    info.texture_transform().map_or(UvTransform::default(), |t| {
+        let th = -f64::from(t.rotation());
+        let [sx, sy] = t.scale();
+        let [ox, oy] = t.offset().map(f64::from);
+        let sy64 = f64::from(sy);
+        UvTransform {
+            scale: Vec2::new(sx, sy),
+            offset: Vec2::new((ox + sy64 * th.sin()) as f32, (1.0 - oy - sy64 * th.cos()) as f32),
+            rotation_degrees: th.to_degrees() as f32,
+        }
+    })
+}
+
+/// A texture map of `slot` for a glTF texture: the image's file (URI, or the image's name when
+/// embedded) and the sampler's wrap mode as 3DS tiling bits (`export.rs` `wrap_mode` inverted:
+/// CLAMP_TO_EDGE → no tile 0x10, MIRRORED_REPEAT → mirror 0x2; wrapS decides).
+fn texture_map(
+    slot: MapSlot,
+    tex: &gltf::Texture,
+    uv_transform: UvTransform,
+    base_dir: Option<&Path>,
+) -> TextureMap {
+    let image = tex.source();
+    let (file, resolved) = match image.source() {
+        gltf::image::Source::Uri { uri, .. } if !uri.starts_with("data:") => {
+            let file = percent_decode(uri);
+            let resolved = base_dir.and_then(|d| resolve(d, &file));
+            (file, resolved)
+        }
+        _ => (
+            image.name().map(str::to_string).unwrap_or_else(|| format!("image{}", image.index())),
+            None,
+        ),
+    };
+    use gltf::texture::WrappingMode as W;
+    let flags = match tex.sampler().wrap_s() {
+        W::ClampToEdge => 0x10,
+        W::MirroredRepeat => 0x2,
+        W::Repeat => 0,
+    };
+    TextureMap { slot, file, resolved, strength: 1.0, uv_transform, flags }
 }
 
 /// `dir/file`, or the entry of `dir` whose name matches `file` case-insensitively.

@@ -35,7 +35,8 @@
 //!
 //! **Meshes.** One primitive per material slot, `TRIANGLES`, POSITION (with min/max), NORMAL
 //! (from smoothing groups, else the mesh's normals, else flat; see
-//! [`geometry::corner_normals`]), TEXCOORD_n from every UV set n with V flipped
+//! [`corner_normals`](crate::scene::geometry::corner_normals)), TANGENT on normal-mapped
+//! primitives, TEXCOORD_n from every UV set n with V flipped
 //! (`v' = 1 − v`: glTF's V runs down, 3DS/OBJ/FBX's up), COLOR_0 when the mesh has colours, `u16` indices when a
 //! primitive has fewer than 65 535 vertices, else `u32`. An application-specific attribute
 //! [`SOURCE_VERTEX_ATTRIBUTE`] (FLOAT scalar) gives every glTF vertex its index in the source
@@ -50,7 +51,9 @@
 //! ([`TextureMap::resolved`](crate::scene::TextureMap::resolved)) and is PNG or JPEG (by its
 //! signature): `.gltf` refers to it by file name (and [`save`] copies it beside the `.gltf`),
 //! `.glb` (or `.gltf` with [`WriteOptions::embed`]) embeds it. A self-illumination map becomes
-//! `emissiveTexture` (factor 1) the same way. A map's UV transform becomes
+//! `emissiveTexture` (factor 1) the same way, and the bump map `normalTexture`, whose
+//! primitives get MikkTSpace `TANGENT`s ([`geometry::add_tangents`]). Samplers come from the
+//! 3DS tiling bits (no tile: CLAMP_TO_EDGE, mirror: MIRRORED_REPEAT; `docs/gltf.md`). A map's UV transform becomes
 //! KHR_texture_transform (rotation `−θ` and an offset re-expressed for V-down UVs; see
 //! `texture_info` in export.rs), which the reader inverts. Other images (3DS scenes often use TGA/BMP) are left out with a warning:
 //! glTF allows only PNG and JPEG, and a viewer could not show them.

@@ -391,3 +391,62 @@ fn uv_transform_becomes_khr_texture_transform_in_v_down_space() {
     assert!((t.offset - glam::Vec2::new(0.25, 0.5)).length() < 1e-6, "{t:?}");
     assert!((t.rotation_degrees - 90.0).abs() < 1e-4 && t.scale == glam::Vec2::new(2.0, 3.0));
 }
+
+#[test]
+fn tiling_flags_become_samplers_and_bump_maps_get_tangents() {
+    use crate::scene::{Attribute, MapSlot, Mapping, Material, TextureMap, UvSet};
+    let dir = tempfile::tempdir().unwrap();
+    let png = dir.path().join("t.png");
+    std::fs::write(&png, b"\x89PNG\r\n\x1a\n").unwrap();
+    let map = |slot, flags| TextureMap {
+        slot,
+        file: "t.png".into(),
+        resolved: Some(png.clone()),
+        strength: 1.0,
+        uv_transform: Default::default(),
+        flags,
+    };
+    let mut s = triangle_scene();
+    // lib3ds Lib3dsTextureMapFlags: NO_TILE 0x10, MIRROR 0x2.
+    s.materials.push(Material {
+        name: "m".into(),
+        maps: vec![map(MapSlot::Diffuse, 0x10), map(MapSlot::Bump, 0x2)],
+        ..Material::default()
+    });
+    s.meshes[0].material_slots = vec![Some(0)];
+    s.meshes[0].uv_sets = vec![UvSet {
+        name: String::new(),
+        uvs: Attribute {
+            values: vec![glam::Vec2::ZERO, glam::Vec2::X, glam::Vec2::Y],
+            mapping: Mapping::PerVertex,
+        },
+    }];
+    let opts = WriteOptions {
+        container: Container::Gltf { bin_uri: "t.bin".into() },
+        embed: true,
+        ..WriteOptions::default()
+    };
+    let file = write(&s, &opts).unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&file.main).unwrap();
+    assert_eq!(v["images"].as_array().unwrap().len(), 1, "one image for both maps");
+    let m = &v["materials"][0];
+    let sampler = |info: &serde_json::Value| {
+        let t = &v["textures"][info["index"].as_u64().unwrap() as usize];
+        &v["samplers"][t["sampler"].as_u64().unwrap() as usize]
+    };
+    // glTF 2.0 §5.26: CLAMP_TO_EDGE 33071, MIRRORED_REPEAT 33648.
+    let base = sampler(&m["pbrMetallicRoughness"]["baseColorTexture"]);
+    assert_eq!((base["wrapS"].as_u64(), base["wrapT"].as_u64()), (Some(33071), Some(33071)));
+    let normal = sampler(&m["normalTexture"]);
+    assert_eq!((normal["wrapS"].as_u64(), normal["wrapT"].as_u64()), (Some(33648), Some(33648)));
+    // The triangle lies in z = 0 facing +z with U along +x: tangent +x (the Z-up mesh's
+    // own frame; the axis root rotates the node, not the vertices), w = +1.
+    let attrs = &v["meshes"][0]["primitives"][0]["attributes"];
+    let acc = &v["accessors"][attrs["TANGENT"].as_u64().unwrap() as usize];
+    assert_eq!((acc["type"].as_str(), acc["count"].as_u64()), (Some("VEC4"), Some(3)));
+    let (back, _) = read(&file.main, &crate::ReadOptions::default()).unwrap();
+    assert_eq!(back.meshes[0].positions.len(), 3);
+    // The reader turns samplers back into the tiling bits and normalTexture into a bump map.
+    let maps: Vec<_> = back.materials[0].maps.iter().map(|m| (m.slot, m.flags)).collect();
+    assert_eq!(maps, [(MapSlot::Diffuse, 0x10), (MapSlot::Bump, 0x2)]);
+}

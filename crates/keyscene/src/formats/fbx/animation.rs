@@ -681,7 +681,7 @@ fn take_channel(
 /// time, value and mode — `C` constant (then `n` for next with KeyVer ≥ 4004), `L` linear,
 /// `U` cubic followed by a slope mode (`s`/`b`: right and next-left slopes; `a`, `p`, `q`,
 /// `t`, `d`: automatic, with 0–3 parameters ignored) and weight modes (`n` none, `a` both,
-/// `r` right, `l` next-left, `c` none). A long ASCII list arrives as one `Raw` text property
+/// `r` right, `l` next-left, `c` none). An ASCII list with letters arrives as one `Raw` text property
 /// (`ascii.rs` module docs). Automatic keys take the progressive-clamped,
 /// time-independent auto slope. `None` when the channel has no keys.
 fn read_take_curve(

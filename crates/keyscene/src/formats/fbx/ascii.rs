@@ -27,7 +27,7 @@
 //!   one 8-byte value per number instead of one [`Property`] each (a third of the memory).
 //!   Shorter lists (vectors, 4×4 matrices, `Property:` values) stay scalar properties, as in
 //!   the file.
-//! - FBX 6 `Key:` lists of more than [`LIST_TO_ARRAY`] bare words mixing numbers and letters
+//! - FBX 6 `Key:` lists of two or more bare words mixing numbers and letters
 //!   (`Key: 0,0,L,1924423250,0.5,U,s,0,0,n,…`) become one [`Property::Raw`] borrowing the
 //!   list's text from the first value to the last (commas, line breaks and comments included);
 //!   [`key_list_values`] reads it back. They are most of the values of an FBX 6 file, and a
@@ -468,15 +468,15 @@ impl<'a> Parser<'a, '_> {
     }
 
     /// Replaces the values `props[first..]` of an FBX 6 `Key:` list by one
-    /// [`Property::Raw`] borrowing their text `s[span]`, when they are more than
-    /// [`LIST_TO_ARRAY`] bare words of which at least one is not a number (`0,0,L,…,U,s,…`).
+    /// [`Property::Raw`] borrowing their text `s[span]`, when they are two or more bare words
+    /// of which at least one is not a number (`0,0,L,…,U,s,…`).
     /// Such lists are most of an FBX 6 file's values; the take reader decodes the text with
     /// [`key_list_values`] (see the module docs).
     fn keep_key_text(&mut self, name: &str, first: usize, words: Option<(usize, usize)>) {
         let Some((start, end)) = words else { return };
         let values = &self.doc.props[first..];
         if name != "Key"
-            || values.len() <= LIST_TO_ARRAY
+            || values.len() < 2
             || values.iter().all(|p| matches!(p, Property::I64(_) | Property::F64(_)))
         {
             return;
@@ -715,11 +715,12 @@ Objects:  {
                 .as_str(),
             Some("C")
         );
-        assert_eq!(m.child("Key").unwrap().properties().len(), 6);
+        let [Property::Raw(t)] = m.child("Key").unwrap().properties() else { panic!() };
+        assert_eq!(&t[..], b"0,1,L,\n\t\t5,2,L");
     }
 
     #[test]
-    fn long_bare_number_lists_become_one_array_key_lists_stay_text_short_ones_stay() {
+    fn long_bare_number_lists_become_one_array_key_lists_stay_text_short_lists_stay() {
         let ints: Vec<String> = (0..40).map(|i| i.to_string()).collect();
         let mut floats = ints.clone();
         floats[7] = "0.5".into();

@@ -681,7 +681,8 @@ fn take_channel(
 /// time, value and mode — `C` constant (then `n` for next with KeyVer ≥ 4004), `L` linear,
 /// `U` cubic followed by a slope mode (`s`/`b`: right and next-left slopes; `a`, `p`, `q`,
 /// `t`, `d`: automatic, with 0–3 parameters ignored) and weight modes (`n` none, `a` both,
-/// `r` right, `l` next-left, `c` none). Automatic keys take the progressive-clamped,
+/// `r` right, `l` next-left, `c` none). An ASCII list with letters arrives as one `Raw` text property
+/// (`ascii.rs` module docs). Automatic keys take the progressive-clamped,
 /// time-independent auto slope. `None` when the channel has no keys.
 fn read_take_curve(
     node: NodeRef<'_, '_>,
@@ -696,7 +697,8 @@ fn read_take_curve(
         use super::tree::Property as P;
         match p {
             P::Array(a) => data.extend(a.to_f64_vec()),
-            P::String(s) | P::Raw(s) => data.push(f64::from(s.first().copied().unwrap_or(0))),
+            P::Raw(text) => super::ascii::key_list_values(text, &mut data),
+            P::String(s) => data.push(f64::from(s.first().copied().unwrap_or(0))),
             P::Bool(b) => data.push(f64::from(*b)),
             other => data.push(other.as_f64().unwrap_or(0.0)),
         }

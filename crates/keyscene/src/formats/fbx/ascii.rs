@@ -27,6 +27,11 @@
 //!   one 8-byte value per number instead of one [`Property`] each (a third of the memory).
 //!   Shorter lists (vectors, 4×4 matrices, `Property:` values) stay scalar properties, as in
 //!   the file.
+//! - FBX 6 `Key:` lists of two or more bare words mixing numbers and letters
+//!   (`Key: 0,0,L,1924423250,0.5,U,s,0,0,n,…`) become one [`Property::Raw`] borrowing the
+//!   list's text from the first value to the last (commas, line breaks and comments included);
+//!   [`key_list_values`] reads it back. They are most of the values of an FBX 6 file, and a
+//!   [`Property`] per value cost four times the text (`knight.fbx`: 52,845 values).
 
 use std::borrow::Cow;
 
@@ -211,6 +216,30 @@ fn word_value(w: &[u8]) -> Property<'_> {
     }
 }
 
+/// The values of a `Key:` list kept as text (see the module docs), in order, as the parser
+/// would have stored them: numbers as `f64`, any other word as its first byte (`L` → 76).
+pub(crate) fn key_list_values(text: &[u8], out: &mut Vec<f64>) {
+    let mut i = 0;
+    while i < text.len() {
+        if text[i] == b';' {
+            while i < text.len() && text[i] != b'\n' {
+                i += 1;
+            }
+        } else if !is_word_byte(text[i]) {
+            i += 1;
+        } else {
+            let start = i;
+            while i < text.len() && is_word_byte(text[i]) {
+                i += 1;
+            }
+            out.push(match word_value(&text[start..i]) {
+                Property::String(w) => f64::from(w[0]),
+                p => p.as_f64().unwrap_or(0.0),
+            });
+        }
+    }
+}
+
 /// Decimal integer with optional sign; `None` for anything else or on overflow.
 fn parse_int(w: &[u8]) -> Option<i64> {
     let (neg, digits) = match w.first()? {
@@ -377,10 +406,13 @@ impl<'a> Parser<'a, '_> {
             offset: at as u64,
         });
         let mut want_value = true;
+        // The text span of the values while all are bare words (see `keep_key_text`).
+        let mut words = Some((usize::MAX, 0usize));
         loop {
             match self.peeked()? {
                 Tok::Open => {
                     self.lexed()?;
+                    self.keep_key_text(name, first as usize, words);
                     self.list_to_array(first as usize);
                     self.doc.nodes[index as usize].props_end = self.doc.props.len() as u32;
                     if self.stack.len() as u64 >= self.limits.max_depth as u64 {
@@ -396,6 +428,9 @@ impl<'a> Parser<'a, '_> {
                 }
                 Tok::Str(..) | Tok::Word(..) | Tok::Star if want_value => {
                     let (tok, vat) = self.lexed()?;
+                    if !matches!(tok, Tok::Word(..)) {
+                        words = None;
+                    }
                     let prop = match tok {
                         Tok::Str(x, y, escaped) => {
                             let s = &self.lex.s[x..y];
@@ -405,7 +440,13 @@ impl<'a> Parser<'a, '_> {
                                 Cow::Borrowed(s)
                             })
                         }
-                        Tok::Word(x, y) => word_value(&self.lex.s[x..y]),
+                        Tok::Word(x, y) => {
+                            if let Some((start, end)) = words.as_mut() {
+                                *start = (*start).min(x);
+                                *end = y;
+                            }
+                            word_value(&self.lex.s[x..y])
+                        }
                         _ => {
                             self.stack.push(index);
                             let r = self.array(vat);
@@ -417,12 +458,31 @@ impl<'a> Parser<'a, '_> {
                     want_value = false;
                 }
                 _ => {
+                    self.keep_key_text(name, first as usize, words);
                     self.list_to_array(first as usize);
                     self.doc.nodes[index as usize].props_end = self.doc.props.len() as u32;
                     return Ok(());
                 }
             }
         }
+    }
+
+    /// Replaces the values `props[first..]` of an FBX 6 `Key:` list by one
+    /// [`Property::Raw`] borrowing their text `s[span]`, when they are two or more bare words
+    /// of which at least one is not a number (`0,0,L,…,U,s,…`).
+    /// Such lists are most of an FBX 6 file's values; the take reader decodes the text with
+    /// [`key_list_values`] (see the module docs).
+    fn keep_key_text(&mut self, name: &str, first: usize, words: Option<(usize, usize)>) {
+        let Some((start, end)) = words else { return };
+        let values = &self.doc.props[first..];
+        if name != "Key"
+            || values.len() < 2
+            || values.iter().all(|p| matches!(p, Property::I64(_) | Property::F64(_)))
+        {
+            return;
+        }
+        self.doc.props.truncate(first);
+        self.doc.props.push(Property::Raw(Cow::Borrowed(&self.lex.s[start..end])));
     }
 
     /// Replaces the values `props[first..]` by one array when they are more than
@@ -564,6 +624,7 @@ impl<'a> Parser<'a, '_> {
 
 #[cfg(test)]
 mod tests {
+    use super::key_list_values;
     use crate::formats::fbx::{self, ArrayType, Encoding, ErrorKind, Property, Warning};
     use crate::limits::Limits;
 
@@ -654,20 +715,22 @@ Objects:  {
                 .as_str(),
             Some("C")
         );
-        assert_eq!(m.child("Key").unwrap().properties().len(), 6);
+        let [Property::Raw(t)] = m.child("Key").unwrap().properties() else { panic!() };
+        assert_eq!(&t[..], b"0,1,L,\n\t\t5,2,L");
     }
 
     #[test]
-    fn long_bare_number_lists_become_one_array_short_and_mixed_ones_stay() {
+    fn long_bare_number_lists_become_one_array_key_lists_stay_text_short_lists_stay() {
         let ints: Vec<String> = (0..40).map(|i| i.to_string()).collect();
         let mut floats = ints.clone();
         floats[7] = "0.5".into();
         let keys: Vec<String> =
             (0..40).map(|i| if i % 3 == 2 { "L".into() } else { i.to_string() }).collect();
         let text = format!(
-            "PolygonVertexIndex: {}\nVertices: {}\nKey: {}\nMatrix: {}\n",
+            "PolygonVertexIndex: {}\nVertices: {}\nKey: {}\nOther: {}\nMatrix: {}\n",
             ints.join(","),
             floats.join(","),
+            keys.join(",\n ; comment, 1\n"),
             keys.join(","),
             ints[..16].join(",")
         );
@@ -677,7 +740,13 @@ Objects:  {
         assert_eq!((a.ty(), a.len(), a.get_i64(39)), (ArrayType::I32, 40, Some(39)));
         let [Property::Array(a)] = &one("Vertices")[..] else { panic!() };
         assert_eq!((a.ty(), a.get_f64(7), a.get_f64(8)), (ArrayType::F64, Some(0.5), Some(8.0)));
-        assert_eq!(one("Key").len(), 40);
+        let [Property::Raw(t)] = &one("Key")[..] else { panic!() };
+        let mut values = Vec::new();
+        key_list_values(t, &mut values);
+        let expected: Vec<f64> =
+            (0..40).map(|i| if i % 3 == 2 { f64::from(b'L') } else { i as f64 }).collect();
+        assert_eq!(values, expected);
+        assert_eq!(one("Other").len(), 40);
         assert_eq!(one("Matrix").len(), 16);
     }
 

@@ -273,7 +273,7 @@ pub fn dump(doc: &Document<'_>) -> String {
         out.push(':');
         for (i, p) in node.properties().iter().enumerate() {
             out.push_str(if i == 0 { " " } else { ", " });
-            write_property(&mut out, p);
+            write_property(&mut out, p, doc.encoding);
         }
         out.push('\n');
         let first = stack.len();
@@ -283,7 +283,10 @@ pub fn dump(doc: &Document<'_>) -> String {
     out
 }
 
-fn write_property(out: &mut String, p: &Property<'_>) {
+/// Bytes of an ASCII `Key:` list's text shown by the dump.
+const DUMP_TEXT_PREVIEW: usize = 48;
+
+fn write_property(out: &mut String, p: &Property<'_>, encoding: Encoding) {
     let _ = match p {
         Property::Bool(b) => write!(
             out,
@@ -299,6 +302,13 @@ fn write_property(out: &mut String, p: &Property<'_>) {
             out.push('"');
             write_escaped(out, s);
             out.push('"');
+            Ok(())
+        }
+        Property::Raw(r) if encoding == Encoding::Ascii => {
+            // Only FBX 6 `Key:` lists, kept as their text (`ascii.rs` module docs).
+            let _ = write!(out, "text[{}] \"", r.len());
+            write_escaped(out, &r[..r.len().min(DUMP_TEXT_PREVIEW)]);
+            out.push_str(if r.len() > DUMP_TEXT_PREVIEW { "…\"" } else { "\"" });
             Ok(())
         }
         Property::Raw(r) => write!(out, "raw[{}]", r.len()),

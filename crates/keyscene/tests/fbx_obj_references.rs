@@ -29,52 +29,10 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use common::refs::{reference_rows, RefRow};
 use keyscene::anim::Time;
 use keyscene::scene::{AxisSystem, Scene};
 use libtest_mimic::Trial;
-
-struct Row {
-    fbx: String,
-    obj: String,
-    mode: String,
-    time_s: String,
-    stack: String,
-    matching: String,
-    tolerance: String,
-    position_scale: String,
-    normals: bool,
-    uvs: bool,
-    transform_skin: bool,
-    conversion: String,
-    options: String,
-}
-
-fn rows(fbx_dir: &Path) -> Vec<Row> {
-    let text = std::fs::read_to_string(fbx_dir.join("references.tsv")).unwrap_or_default();
-    text.lines()
-        .skip(1)
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| {
-            let c: Vec<&str> = l.split('\t').collect();
-            let col = |i: usize| c.get(i).copied().unwrap_or("").trim().to_string();
-            Row {
-                fbx: col(0),
-                obj: col(1),
-                mode: col(2),
-                time_s: col(3),
-                stack: col(4),
-                matching: col(5),
-                tolerance: col(6),
-                position_scale: col(7),
-                normals: col(8) == "yes",
-                uvs: col(9) == "yes",
-                transform_skin: col(10) == "yes",
-                conversion: col(11),
-                options: col(12),
-            }
-        })
-        .collect()
-}
 
 fn has_deformers(scene: &Scene) -> bool {
     scene.nodes.iter().filter_map(|n| n.mesh).any(|m| {
@@ -89,7 +47,7 @@ enum Outcome {
     Ignore(String),
 }
 
-fn check(corpus: &Path, oracles: &Path, row: &Row, out_dir: &Path, k: usize) -> Outcome {
+fn check(corpus: &Path, oracles: &Path, row: &RefRow, out_dir: &Path, k: usize) -> Outcome {
     let fbx_dir = corpus.join("fbx");
     let bytes = match std::fs::read(fbx_dir.join(&row.fbx)) {
         Ok(b) => b,
@@ -194,23 +152,6 @@ fn check(corpus: &Path, oracles: &Path, row: &Row, out_dir: &Path, k: usize) -> 
     Outcome::Fail(format!("{report}{}", String::from_utf8_lossy(&out.stderr)))
 }
 
-fn row_name(row: &Row) -> String {
-    let mut n = format!("{} {} -> {}", row.mode, row.fbx, row.obj);
-    if !row.time_s.is_empty() {
-        n += &format!(" t={}", row.time_s);
-    }
-    if !row.stack.is_empty() {
-        n += &format!(" stack={}", row.stack);
-    }
-    if !row.conversion.is_empty() {
-        n += &format!(" conversion={}", row.conversion);
-    }
-    if !row.options.is_empty() {
-        n += &format!(" {}", row.options);
-    }
-    n
-}
-
 fn main() {
     let corpus = common::corpus();
     let Some(dir) = corpus.clone() else {
@@ -221,11 +162,11 @@ fn main() {
         .unwrap_or_else(|| dir.join("../oracles"));
     let out_dir = tempfile::tempdir().expect("temporary folder");
     let mut trials = Vec::new();
-    let all = rows(&dir.join("fbx"));
+    let all = reference_rows(&dir.join("fbx"));
     assert!(all.len() >= 100, "references.tsv has {} rows", all.len());
     let args = libtest_mimic::Arguments::from_args();
     for (k, row) in all.iter().enumerate() {
-        let name = row_name(row);
+        let name = row.name();
         // The checks run here, not in the trials, because whether a row is ignored depends on
         // its outcome; honour the name filter so a filtered run stays quick.
         if args.filter.as_deref().is_some_and(|f| !name.contains(f)) {

@@ -33,9 +33,7 @@ use keyscene::ReadOptions;
 use libtest_mimic::{Failed, Trial};
 use serde_json::Value;
 
-fn vec3(v: &Value) -> Option<DVec3> {
-    Some(DVec3::new(v[0].as_f64()?, v[1].as_f64()?, v[2].as_f64()?))
-}
+use common::try_vec3 as vec3;
 
 fn glb_round(scene: &Scene) -> Result<Scene, String> {
     let file = gltf::write(scene, &gltf::WriteOptions::default()).map_err(|e| e.to_string())?;

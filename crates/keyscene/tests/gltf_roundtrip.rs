@@ -40,6 +40,7 @@ mod gltf_scenes;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use common::refs::{reference_rows, RefRow};
 use glam::DVec3;
 use keyscene::anim::Time;
 use keyscene::formats::gltf::{read, write, WriteOptions};
@@ -47,9 +48,7 @@ use keyscene::scene::{AxisSystem, Scene};
 use libtest_mimic::{Failed, Trial};
 use serde_json::Value;
 
-fn vec3(v: &Value) -> Option<DVec3> {
-    Some(DVec3::new(v[0].as_f64()?, v[1].as_f64()?, v[2].as_f64()?))
-}
+use common::try_vec3 as vec3;
 
 fn check(corpus: &Path, reference: &Path) -> Result<(), Failed> {
     let text = std::fs::read_to_string(reference).map_err(|e| e.to_string())?;
@@ -206,45 +205,6 @@ fn check_synthetic(
     Ok(())
 }
 
-struct Row {
-    fbx: String,
-    obj: String,
-    mode: String,
-    time_s: String,
-    stack: String,
-    matching: String,
-    tolerance: String,
-    position_scale: String,
-    transform_skin: bool,
-    conversion: String,
-    options: String,
-}
-
-fn rows(fbx_dir: &Path) -> Vec<Row> {
-    let text = std::fs::read_to_string(fbx_dir.join("references.tsv")).unwrap_or_default();
-    text.lines()
-        .skip(1)
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| {
-            let c: Vec<&str> = l.split('\t').collect();
-            let col = |i: usize| c.get(i).copied().unwrap_or("").trim().to_string();
-            Row {
-                fbx: col(0),
-                obj: col(1),
-                mode: col(2),
-                time_s: col(3),
-                stack: col(4),
-                matching: col(5),
-                tolerance: col(6),
-                position_scale: col(7),
-                transform_skin: col(10) == "yes",
-                conversion: col(11),
-                options: col(12),
-            }
-        })
-        .collect()
-}
-
 enum Outcome {
     Pass,
     Fail(String),
@@ -278,7 +238,7 @@ fn obj_bounds(text: &str) -> (DVec3, DVec3) {
     (lo, hi)
 }
 
-fn check_fbx(corpus: &Path, oracles: &Path, row: &Row, out_dir: &Path, k: usize) -> Outcome {
+fn check_fbx(corpus: &Path, oracles: &Path, row: &RefRow, out_dir: &Path, k: usize) -> Outcome {
     let fbx_dir = corpus.join("fbx");
     let path = fbx_dir.join(&row.fbx);
     let mut src = match keyscene::load(&path) {
@@ -458,23 +418,6 @@ fn check_fbx(corpus: &Path, oracles: &Path, row: &Row, out_dir: &Path, k: usize)
     Outcome::Fail(format!("{report}{}", String::from_utf8_lossy(&out.stderr)))
 }
 
-fn row_name(row: &Row) -> String {
-    let mut n = format!("fbx {} {} -> {}", row.mode, row.fbx, row.obj);
-    if !row.time_s.is_empty() {
-        n += &format!(" t={}", row.time_s);
-    }
-    if !row.stack.is_empty() {
-        n += &format!(" stack={}", row.stack);
-    }
-    if !row.conversion.is_empty() {
-        n += &format!(" conversion={}", row.conversion);
-    }
-    if !row.options.is_empty() {
-        n += &format!(" {}", row.options);
-    }
-    n
-}
-
 /// One trial per `references.tsv` row; the checks run here because whether a row is ignored
 /// depends on its outcome (the name filter is honoured so a filtered run stays quick).
 fn fbx_trials(corpus: &Option<PathBuf>) -> Vec<Trial> {
@@ -485,8 +428,8 @@ fn fbx_trials(corpus: &Option<PathBuf>) -> Vec<Trial> {
     let out_dir = tempfile::tempdir().expect("temporary folder");
     let args = libtest_mimic::Arguments::from_args();
     let mut trials = Vec::new();
-    for (k, row) in rows(&dir.join("fbx")).iter().enumerate() {
-        let name = row_name(row);
+    for (k, row) in reference_rows(&dir.join("fbx")).iter().enumerate() {
+        let name = format!("fbx {}", row.name());
         if args.filter.as_deref().is_some_and(|f| !name.contains(f)) {
             continue;
         }

@@ -167,9 +167,7 @@ fn run_browser(jobs: &[Value], dir: &Path) -> Result<HashMap<String, Value>, Str
         .collect())
 }
 
-fn vec3(v: &Value) -> Option<DVec3> {
-    Some(DVec3::new(v[0].as_f64()?, v[1].as_f64()?, v[2].as_f64()?))
-}
+use common::try_vec3 as vec3;
 
 /// glTF (Y-up) world position → 3DS (Z-up).
 fn to_z_up(v: DVec3) -> DVec3 {

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 use libtest_mimic::{Failed, Trial};
 
+pub mod refs;
 #[cfg(feature = "three_da")]
 pub mod three_da;
 
@@ -76,8 +77,12 @@ pub fn run(trials: Vec<Trial>) -> ! {
 /// A JSON 3-vector (as in the lib3ds reference dumps) as a `DVec3`. Panics on anything else:
 /// the references are trusted inputs.
 pub fn vec3(v: &serde_json::Value) -> glam::DVec3 {
-    let a = v.as_array().expect("vector");
-    glam::DVec3::new(a[0].as_f64().unwrap(), a[1].as_f64().unwrap(), a[2].as_f64().unwrap())
+    try_vec3(v).expect("vector of three numbers")
+}
+
+/// A JSON 3-vector as a `DVec3`, or `None` when it is not three numbers.
+pub fn try_vec3(v: &serde_json::Value) -> Option<glam::DVec3> {
+    Some(glam::DVec3::new(v[0].as_f64()?, v[1].as_f64()?, v[2].as_f64()?))
 }
 
 /// Our mesh node for a lib3ds reference node: same source id (NODE_ID, or the file-order

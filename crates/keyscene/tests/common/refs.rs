@@ -1,0 +1,82 @@
+//! The rows of `corpus/fbx/references.tsv`: which ufbx reference `.obj` to compare an FBX file
+//! with, and how (columns as MANIFEST.md describes them).
+
+use std::path::Path;
+
+/// One row of `references.tsv`, columns as written (trimmed), flags read as `yes`.
+pub struct RefRow {
+    /// FBX file, relative to `corpus/fbx`.
+    pub fbx: String,
+    /// Reference `.obj`, relative to `corpus/fbx`.
+    pub obj: String,
+    /// `static` (stored pose) or `time` (posed at `time_s`).
+    pub mode: String,
+    /// Time in seconds, empty for static rows.
+    pub time_s: String,
+    /// Stack name (or a part of it), empty for the default.
+    pub stack: String,
+    /// `ordered` or `nearest` vertex matching.
+    pub matching: String,
+    /// Per-component tolerance.
+    pub tolerance: String,
+    /// Scale applied to reference positions before comparing.
+    pub position_scale: String,
+    /// Whether normals are compared.
+    pub normals: bool,
+    /// Whether UVs are compared.
+    pub uvs: bool,
+    /// Skinned meshes follow their node since binding (Maya's display).
+    pub transform_skin: bool,
+    /// Axis/unit conversion, empty for the file's own space.
+    pub conversion: String,
+    /// Extra options (`bind_pose=…`, `no_extrapolation`), empty for none.
+    pub options: String,
+}
+
+impl RefRow {
+    /// The row as a trial name: `MODE FBX -> OBJ [t=…] [stack=…] [conversion=…] [options]`.
+    pub fn name(&self) -> String {
+        let mut n = format!("{} {} -> {}", self.mode, self.fbx, self.obj);
+        if !self.time_s.is_empty() {
+            n += &format!(" t={}", self.time_s);
+        }
+        if !self.stack.is_empty() {
+            n += &format!(" stack={}", self.stack);
+        }
+        if !self.conversion.is_empty() {
+            n += &format!(" conversion={}", self.conversion);
+        }
+        if !self.options.is_empty() {
+            n += &format!(" {}", self.options);
+        }
+        n
+    }
+}
+
+/// Every row of `fbx_dir/references.tsv` (header skipped), or none when the file is missing.
+pub fn reference_rows(fbx_dir: &Path) -> Vec<RefRow> {
+    let text = std::fs::read_to_string(fbx_dir.join("references.tsv")).unwrap_or_default();
+    text.lines()
+        .skip(1)
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            let c: Vec<&str> = l.split('\t').collect();
+            let col = |i: usize| c.get(i).copied().unwrap_or("").trim().to_string();
+            RefRow {
+                fbx: col(0),
+                obj: col(1),
+                mode: col(2),
+                time_s: col(3),
+                stack: col(4),
+                matching: col(5),
+                tolerance: col(6),
+                position_scale: col(7),
+                normals: col(8) == "yes",
+                uvs: col(9) == "yes",
+                transform_skin: col(10) == "yes",
+                conversion: col(11),
+                options: col(12),
+            }
+        })
+        .collect()
+}

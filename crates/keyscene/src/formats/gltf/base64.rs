@@ -1,51 +1,26 @@
-//! A small standard-alphabet base64 decoder and encoder for glTF `data:` URIs (RFC 4648 §4;
-//! padding optional when decoding, no whitespace), so neither side needs an extra crate.
+//! Base64 for glTF `data:` URIs (RFC 4648 §4), through the `base64` crate: decoding accepts
+//! the standard or the URL-safe alphabet, padded or not, no whitespace; encoding writes padded
+//! standard base64.
+
+use base64::alphabet;
+use base64::engine::{DecodePaddingMode, Engine, GeneralPurpose, GeneralPurposeConfig};
+
+/// Padding optional, stray low bits in the last character ignored: what glTF writers emit.
+const LENIENT: GeneralPurposeConfig = GeneralPurposeConfig::new()
+    .with_decode_padding_mode(DecodePaddingMode::Indifferent)
+    .with_decode_allow_trailing_bits(true);
+const STANDARD: GeneralPurpose = GeneralPurpose::new(&alphabet::STANDARD, LENIENT);
+const URL_SAFE: GeneralPurpose = GeneralPurpose::new(&alphabet::URL_SAFE, LENIENT);
 
 /// Decodes base64 text. `None` when a character is outside the alphabet or the length is
 /// impossible (one leftover character).
 pub fn decode(text: &str) -> Option<Vec<u8>> {
-    let text = text.trim_end_matches('=').as_bytes();
-    if text.len() % 4 == 1 {
-        return None;
-    }
-    let value = |c: u8| -> Option<u32> {
-        Some(match c {
-            b'A'..=b'Z' => c - b'A',
-            b'a'..=b'z' => c - b'a' + 26,
-            b'0'..=b'9' => c - b'0' + 52,
-            b'+' | b'-' => 62,
-            b'/' | b'_' => 63,
-            _ => return None,
-        } as u32)
-    };
-    let mut out = Vec::with_capacity(text.len() / 4 * 3 + 2);
-    for chunk in text.chunks(4) {
-        let mut acc = 0u32;
-        for (i, &c) in chunk.iter().enumerate() {
-            acc |= value(c)? << (18 - 6 * i);
-        }
-        let bytes = acc.to_be_bytes();
-        out.extend_from_slice(&bytes[1..chunk.len()]);
-    }
-    Some(out)
+    STANDARD.decode(text).or_else(|_| URL_SAFE.decode(text)).ok()
 }
 
 /// Encodes `bytes` as padded standard base64 (RFC 4648 §4).
 pub fn encode(bytes: &[u8]) -> String {
-    const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let b = [chunk[0], *chunk.get(1).unwrap_or(&0), *chunk.get(2).unwrap_or(&0)];
-        let n = u32::from_be_bytes([0, b[0], b[1], b[2]]);
-        for k in 0..4 {
-            if k <= chunk.len() {
-                out.push(A[(n >> (18 - 6 * k) & 63) as usize] as char);
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
+    base64::engine::general_purpose::STANDARD.encode(bytes)
 }
 
 /// If `uri` is a `data:` URI with base64 content, its decoded bytes (`Some(None)`: a data URI

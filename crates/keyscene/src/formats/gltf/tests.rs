@@ -152,24 +152,6 @@ fn save_writes_atomically_beside_and_names_generator() {
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
 }
 
-/// Standard base64 (RFC 4648) for building data URIs in tests.
-fn base64_encode(bytes: &[u8]) -> String {
-    const A: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::new();
-    for chunk in bytes.chunks(3) {
-        let b = [chunk[0], *chunk.get(1).unwrap_or(&0), *chunk.get(2).unwrap_or(&0)];
-        let n = u32::from_be_bytes([0, b[0], b[1], b[2]]);
-        for k in 0..4 {
-            if k <= chunk.len() {
-                out.push(A[(n >> (18 - 6 * k) & 63) as usize] as char);
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
-}
-
 #[test]
 fn cubicspline_and_step_channels_read_as_hermite_and_step_keys() {
     // Translation x: CUBICSPLINE keys at 0 s (value 0, out-tangent 3 /s) and 1 s (value 1,
@@ -194,7 +176,7 @@ fn cubicspline_and_step_channels_read_as_hermite_and_step_keys() {
                                     {{"sampler":1,"target":{{"node":0,"path":"scale"}}}}],
                         "samplers":[{{"input":0,"output":1,"interpolation":"CUBICSPLINE"}},
                                     {{"input":0,"output":2,"interpolation":"STEP"}}]}}]}}"#,
-        base64_encode(&bytes)
+        ::base64::Engine::encode(&::base64::engine::general_purpose::STANDARD, &bytes)
     );
     let (scene, warnings) = read(json.as_bytes(), &crate::ReadOptions::default()).unwrap();
     assert!(warnings.is_empty(), "{warnings:?}");

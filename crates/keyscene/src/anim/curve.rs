@@ -140,7 +140,7 @@ pub(crate) fn extrapolate<V: Vector>(track: &Track<V>, frame: f64) -> Option<V> 
 }
 
 /// The slope with which a track leaves its first key (per frame).
-fn start_slope<V: Vector>(track: &Track<V>) -> V {
+pub(crate) fn start_slope<V: Vector>(track: &Track<V>) -> V {
     let keys = &track.keys;
     let a = &keys[0];
     // The first key with a later frame: the chord of a linear start runs to it.
@@ -160,7 +160,7 @@ fn start_slope<V: Vector>(track: &Track<V>) -> V {
 }
 
 /// The slope with which a track arrives at its last key (per frame).
-fn end_slope<V: Vector>(track: &Track<V>) -> V {
+pub(crate) fn end_slope<V: Vector>(track: &Track<V>) -> V {
     let keys = &track.keys;
     let n = keys.len();
     let b = &keys[n - 1];

@@ -19,6 +19,7 @@
 //! turns that only become orientations when accumulated (seed 000, "Tracks").
 
 pub mod curve;
+pub mod hermite;
 pub mod tcb;
 
 pub use curve::{CycleMode, MORPH_WEIGHT_PROPERTY};

@@ -287,9 +287,9 @@ pub fn merge_xyz(
         let mut jumps = 0;
         let mut moves = 0;
         let mut cubic = false;
-        for c in 0..3 {
+        for (c, kind) in kinds[j].iter().enumerate() {
             let flat = a.value[c] == b.value[c] && a.out_slope[c] == 0.0 && b.in_slope[c] == 0.0;
-            match kinds[j][c] {
+            match kind {
                 Segment::Step if a.value[c] != b.value[c] => jumps += 1,
                 Segment::Step => {}
                 _ if flat => {}

@@ -346,6 +346,7 @@ fn uv_transform_becomes_khr_texture_transform_in_v_down_space() {
                 rotation_degrees: 90.0,
             },
             flags: 0,
+            wrap: Default::default(),
         }],
         ..Material::default()
     });
@@ -387,6 +388,7 @@ fn tiling_flags_become_samplers_and_bump_maps_get_tangents() {
         strength: 1.0,
         uv_transform: Default::default(),
         flags,
+        wrap: Default::default(),
     };
     let mut s = triangle_scene();
     // lib3ds Lib3dsTextureMapFlags: NO_TILE 0x10, MIRROR 0x2.
@@ -431,4 +433,36 @@ fn tiling_flags_become_samplers_and_bump_maps_get_tangents() {
     // The reader turns samplers back into the tiling bits and normalTexture into a bump map.
     let maps: Vec<_> = back.materials[0].maps.iter().map(|m| (m.slot, m.flags)).collect();
     assert_eq!(maps, [(MapSlot::Diffuse, 0x10), (MapSlot::Bump, 0x2)]);
+}
+
+#[test]
+fn per_axis_wrap_modes_become_sampler_wrap_s_and_t_and_read_back() {
+    use crate::scene::{MapSlot, Material, TextureMap, WrapMode};
+    let dir = tempfile::tempdir().unwrap();
+    let png = dir.path().join("t.png");
+    std::fs::write(&png, b"\x89PNG\r\n\x1a\n").unwrap();
+    let mut s = triangle_scene();
+    // An FBX texture with WrapModeU 1 (clamp) and WrapModeV 0 (repeat).
+    s.materials.push(Material {
+        name: "m".into(),
+        maps: vec![TextureMap {
+            slot: MapSlot::Diffuse,
+            file: "t.png".into(),
+            resolved: Some(png.clone()),
+            strength: 1.0,
+            uv_transform: Default::default(),
+            flags: 0,
+            wrap: [WrapMode::Clamp, WrapMode::Repeat],
+        }],
+        ..Material::default()
+    });
+    s.meshes[0].material_slots = vec![Some(0)];
+    let file = write(&s, &WriteOptions::default()).unwrap();
+    let (json, _) = crate::formats::gltf::glb::split(&file.main).unwrap();
+    let v: serde_json::Value = serde_json::from_slice(json).unwrap();
+    // glTF 2.0 §5.26: CLAMP_TO_EDGE 33071, REPEAT 10497.
+    let sampler = &v["samplers"][0];
+    assert_eq!((sampler["wrapS"].as_u64(), sampler["wrapT"].as_u64()), (Some(33071), Some(10497)));
+    let (back, _) = read(&file.main, &crate::ReadOptions::default()).unwrap();
+    assert_eq!(back.materials[0].maps[0].wrap, [WrapMode::Clamp, WrapMode::Repeat]);
 }

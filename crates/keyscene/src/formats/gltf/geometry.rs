@@ -352,35 +352,30 @@ mod tests {
         assert_eq!(prims[0].uvs[0][0], [0.25, 0.25]);
     }
 
-    /// A quad in the XY plane facing +Z with U along +X and (V-up) V along +Y: its tangent
-    /// is +U = +X, and its bitangent N × T = Z × X = +Y is the +V direction, so w = +1
-    /// (glTF 2.0 §3.7.2.1: bitangent = cross(normal, tangent.xyz) · w).
-    #[test]
-    fn quad_tangent_is_plus_u_with_positive_handedness() {
-        let mut m = Mesh {
-            positions: vec![
-                DVec3::new(0.0, 0.0, 0.0),
-                DVec3::new(2.0, 0.0, 0.0),
-                DVec3::new(2.0, 1.0, 0.0),
-                DVec3::new(0.0, 1.0, 0.0),
-            ],
+    /// A `width` × 1 quad in the XY plane facing +Z, UVs (0, 0) to (1, 1) with U along +X
+    /// and (V-up) V along +Y.
+    fn quad(width: f64) -> Mesh {
+        let corners = [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)];
+        Mesh {
+            positions: corners.iter().map(|&(x, y)| DVec3::new(width * x, y, 0.0)).collect(),
             polygon_starts: vec![0, 4],
             corner_vertices: vec![0, 1, 2, 3],
+            uv_sets: vec![UvSet {
+                name: String::new(),
+                uvs: Attribute {
+                    values: corners.iter().map(|&(u, v)| Vec2::new(u as f32, v as f32)).collect(),
+                    mapping: Mapping::PerVertex,
+                },
+            }],
             ..Mesh::default()
-        };
-        m.uv_sets = vec![UvSet {
-            name: String::new(),
-            uvs: Attribute {
-                values: vec![
-                    Vec2::new(0.0, 0.0),
-                    Vec2::new(1.0, 0.0),
-                    Vec2::new(1.0, 1.0),
-                    Vec2::new(0.0, 1.0),
-                ],
-                mapping: Mapping::PerVertex,
-            },
-        }];
-        let (mut prims, _) = primitives(&m, DMat4::IDENTITY);
+        }
+    }
+
+    /// The quad's tangent is +U = +X, and its bitangent N × T = Z × X = +Y is the +V
+    /// direction, so w = +1 (glTF 2.0 §3.7.2.1: bitangent = cross(normal, tangent.xyz) · w).
+    #[test]
+    fn quad_tangent_is_plus_u_with_positive_handedness() {
+        let (mut prims, _) = primitives(&quad(2.0), DMat4::IDENTITY);
         assert!(add_tangents(&mut prims[0]));
         let p = &prims[0];
         assert_eq!(p.positions.len(), 4, "no seam: no vertex split");
@@ -419,31 +414,12 @@ mod tests {
         }
     }
 
-    /// Source tangents win over MikkTSpace: a quad in z = 0 (normal +Z) whose UVs give +X
-    /// stores tangent (0, 3, 0) (→ unit +Y) and binormal (+1, 0, 0): N × T = Z × Y = −X, so
+    /// Source tangents win over MikkTSpace: the quad (normal +Z, UVs giving +X) stores tangent (0, 3, 0) (→ unit +Y) and binormal (+1, 0, 0): N × T = Z × Y = −X, so
     /// the binormal is on the negative side, w = −1 (glTF 2.0 §3.7.2.1). One corner's tangent
     /// is zero: that corner gets MikkTSpace's +X, w = +1.
     #[test]
     fn source_tangents_are_kept_with_the_binormals_handedness() {
-        let mut m = Mesh {
-            positions: vec![
-                DVec3::new(0.0, 0.0, 0.0),
-                DVec3::new(1.0, 0.0, 0.0),
-                DVec3::new(1.0, 1.0, 0.0),
-                DVec3::new(0.0, 1.0, 0.0),
-            ],
-            polygon_starts: vec![0, 4],
-            corner_vertices: vec![0, 1, 2, 3],
-            ..Mesh::default()
-        };
-        let uvs = [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)];
-        m.uv_sets = vec![UvSet {
-            name: String::new(),
-            uvs: Attribute {
-                values: uvs.iter().map(|&(u, v)| Vec2::new(u, v)).collect(),
-                mapping: Mapping::PerVertex,
-            },
-        }];
+        let mut m = quad(1.0);
         let t = glam::Vec3::new(0.0, 3.0, 0.0);
         m.tangents = Some(Attribute {
             values: vec![t, t, t, glam::Vec3::ZERO],

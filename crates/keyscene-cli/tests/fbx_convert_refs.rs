@@ -31,8 +31,11 @@ fn corpus() -> Option<PathBuf> {
     default.is_dir().then_some(default)
 }
 
+/// Whether a row is of a kind.
+type Pick = fn(&RefRow) -> bool;
+
 /// The row kinds checked, each with the first row of that kind.
-const KINDS: [(&str, fn(&RefRow) -> bool); 6] = [
+const KINDS: [(&str, Pick); 6] = [
     ("static", |r| r.mode == "static" && r.conversion.is_empty() && r.option_list().is_empty()),
     ("time_stack", |r| r.mode == "time" && !r.stack.is_empty()),
     ("bind_pose", |r| r.option_list().iter().any(|o| o.starts_with("bind_pose="))),

@@ -167,7 +167,8 @@ fn check_wrap(path: &Path) -> Result<(), String> {
 fn main() {
     let corpus = common::corpus();
     let mut trials: Vec<Trial> = Vec::new();
-    let checks: [(&str, &[&str], fn(&Path) -> Result<(), String>); 2] =
+    type Check = fn(&Path) -> Result<(), String>;
+    let checks: [(&str, &[&str], Check); 2] =
         [("tangents", TANGENT_FILES, check_tangents), ("wrap", WRAP_FILES, check_wrap)];
     for (kind, files, check) in checks {
         for &rel in files {

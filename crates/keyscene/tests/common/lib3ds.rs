@@ -78,7 +78,7 @@ impl Mismatches {
     /// Compares `err` with `tol`: a failure (also for NaN) when it is not within.
     pub fn check(&mut self, at: &str, what: &str, err: f64, tol: f64) {
         self.worst = self.worst.max(err / tol);
-        if !(err <= tol) {
+        if err.is_nan() || err > tol {
             self.failures.push(format!("{at}: {what} off by {err:.3e} (tolerance {tol:.3e})"));
         }
     }

@@ -1296,11 +1296,11 @@ fn surfaces(
             s.s_size = n as u32;
             if has_uv0 || has_tangents {
                 // The source's tangents where it has them, derived ones elsewhere.
-                let derived = tan
-                    .iter()
-                    .any(|t| *t == Vec3::ZERO)
-                    .then(|| tangents(&list, &xyz, &nrm, &t0))
-                    .unwrap_or_default();
+                let derived = if tan.contains(&Vec3::ZERO) {
+                    tangents(&list, &xyz, &nrm, &t0)
+                } else {
+                    Vec::new()
+                };
                 let merged = tan
                     .iter()
                     .enumerate()

@@ -14,6 +14,12 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use libtest_mimic::{Arguments, Failed, Trial};
+use refs::{reference_rows, RefRow};
+
+/// The library's one reader of `references.tsv`, shared with its tests.
+#[path = "../../keyscene/tests/common/refs.rs"]
+#[allow(dead_code)]
+mod refs;
 
 fn corpus() -> Option<PathBuf> {
     if let Some(dir) = std::env::var_os("KEYSCENE_CORPUS") {
@@ -25,76 +31,56 @@ fn corpus() -> Option<PathBuf> {
     default.is_dir().then_some(default)
 }
 
-/// One references.tsv row, by column name.
-type Row = std::collections::HashMap<String, String>;
-
-fn rows(tsv: &Path) -> Vec<Row> {
-    let text = std::fs::read_to_string(tsv).unwrap_or_default();
-    let mut lines = text.lines();
-    let header: Vec<&str> = lines.next().unwrap_or_default().split('\t').collect();
-    lines
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| {
-            header
-                .iter()
-                .zip(l.split('\t'))
-                .map(|(h, v)| (h.to_string(), v.trim().to_string()))
-                .collect()
-        })
-        .collect()
-}
-
-fn col<'a>(r: &'a Row, c: &str) -> &'a str {
-    r.get(c).map(String::as_str).unwrap_or("")
-}
-
-fn options(r: &Row) -> Vec<&str> {
-    col(r, "options").split([';', ',']).map(str::trim).filter(|o| !o.is_empty()).collect()
-}
+/// Whether a row is of a kind.
+type Pick = fn(&RefRow) -> bool;
 
 /// The row kinds checked, each with the first row of that kind.
-const KINDS: [(&str, fn(&Row) -> bool); 6] = [
-    ("static", |r| {
-        col(r, "mode") == "static" && col(r, "conversion").is_empty() && options(r).is_empty()
-    }),
-    ("time_stack", |r| col(r, "mode") == "time" && !col(r, "stack").is_empty()),
-    ("bind_pose", |r| options(r).iter().any(|o| o.starts_with("bind_pose="))),
-    ("no_extrapolation", |r| options(r).contains(&"no_extrapolation")),
-    ("conversion", |r| !col(r, "conversion").is_empty()),
-    ("transform_skin", |r| col(r, "transform_skin") == "yes"),
+const KINDS: [(&str, Pick); 6] = [
+    ("static", |r| r.mode == "static" && r.conversion.is_empty() && r.option_list().is_empty()),
+    ("time_stack", |r| r.mode == "time" && !r.stack.is_empty()),
+    ("bind_pose", |r| r.option_list().iter().any(|o| o.starts_with("bind_pose="))),
+    ("no_extrapolation", |r| r.option_list().contains(&"no_extrapolation")),
+    ("conversion", |r| !r.conversion.is_empty()),
+    ("transform_skin", |r| r.transform_skin),
 ];
 
 /// The `keyscene convert` arguments for a row, as the `run_fbx_refs.sh` template
 /// `convert {fbx} {out} --time {time} --stack {stack} --space {conversion}
 /// {extrapolation?--no-extrapolation} --bind-pose {pose} {transform_skin?--transform-skin}`.
-fn convert_args(fbx: &Path, out: &Path, r: &Row) -> Vec<String> {
+fn convert_args(fbx: &Path, out: &Path, r: &RefRow) -> Vec<String> {
     let mut a = vec!["convert".to_string(), fbx.display().to_string(), out.display().to_string()];
-    if col(r, "mode") == "time" {
-        a.extend(["--time".into(), col(r, "time_s").into()]);
+    if r.mode == "time" {
+        a.extend(["--time".into(), r.time_s.clone()]);
     }
-    if !col(r, "stack").is_empty() {
-        a.extend(["--stack".into(), col(r, "stack").into()]);
+    if !r.stack.is_empty() {
+        a.extend(["--stack".into(), r.stack.clone()]);
     }
-    if !col(r, "conversion").is_empty() {
-        a.extend(["--space".into(), col(r, "conversion").into()]);
+    if !r.conversion.is_empty() {
+        a.extend(["--space".into(), r.conversion.clone()]);
     }
-    for o in options(r) {
+    for o in r.option_list() {
         if o == "no_extrapolation" {
             a.push("--no-extrapolation".into());
         } else if let Some(name) = o.strip_prefix("bind_pose=") {
             a.extend(["--bind-pose".into(), name.into()]);
         }
     }
-    if col(r, "transform_skin") == "yes" {
+    if r.transform_skin {
         a.push("--transform-skin".into());
     }
     a
 }
 
-fn check(corpus: &Path, oracles: &Path, r: &Row, out_dir: &Path, kind: &str) -> Result<(), Failed> {
+fn check(
+    corpus: &Path,
+    oracles: &Path,
+    r: &RefRow,
+    out_dir: &Path,
+    kind: &str,
+) -> Result<(), Failed> {
     let fbx_dir = corpus.join("fbx");
     let out = out_dir.join(format!("{kind}.obj"));
-    let args = convert_args(&fbx_dir.join(col(r, "fbx")), &out, r);
+    let args = convert_args(&fbx_dir.join(&r.fbx), &out, r);
     let run = Command::new(env!("CARGO_BIN_EXE_keyscene")).args(&args).output()?;
     if !run.status.success() {
         return Err(format!(
@@ -104,26 +90,7 @@ fn check(corpus: &Path, oracles: &Path, r: &Row, out_dir: &Path, kind: &str) -> 
         )
         .into());
     }
-    let mut cmp = Command::new("python3");
-    cmp.arg(oracles.join("obj_compare.py")).arg(fbx_dir.join(col(r, "obj"))).arg(&out);
-    cmp.args([
-        "--match",
-        col(r, "match"),
-        "--tolerance",
-        col(r, "tolerance"),
-        "--position-scale",
-        col(r, "position_scale"),
-    ]);
-    if col(r, "compare_normals") == "yes" {
-        cmp.arg("--normals");
-        for g in options(r).iter().filter_map(|o| o.strip_prefix("skip_normals=")) {
-            cmp.args(["--skip-normals-group", g]);
-        }
-    }
-    if col(r, "compare_uvs") == "yes" {
-        cmp.arg("--uvs");
-    }
-    let res = cmp.output()?;
+    let res = r.obj_compare(oracles, &fbx_dir.join(&r.obj), &out, true).output()?;
     if res.status.success() {
         Ok(())
     } else {
@@ -147,17 +114,15 @@ fn main() {
             KINDS.iter().map(|(k, _)| Trial::test(*k, || Ok(())).with_ignored_flag(true)).collect();
         libtest_mimic::run(&args, trials).exit();
     };
-    let oracles = std::env::var_os("KEYSCENE_ORACLES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| corpus.join("../oracles"));
-    let all = rows(&corpus.join("fbx/references.tsv"));
+    let oracles = refs::oracles(&corpus);
+    let all = reference_rows(&corpus.join("fbx"));
     let out_dir = std::sync::Arc::new(tempfile::tempdir().expect("temporary folder"));
     let mut trials = Vec::new();
     for (kind, pick) in KINDS {
         let row = all.iter().find(|r| pick(r)).cloned();
         let (corpus, oracles, out_dir) = (corpus.clone(), oracles.clone(), out_dir.clone());
         let name = match &row {
-            Some(r) => format!("{kind}: {} -> {}", col(r, "fbx"), col(r, "obj")),
+            Some(r) => format!("{kind}: {} -> {}", r.fbx, r.obj),
             None => kind.to_string(),
         };
         trials.push(Trial::test(name, move || match row {

@@ -28,7 +28,9 @@ use std::alloc::{GlobalAlloc, Layout};
 use std::hint::black_box;
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use fbx_files::{best_time, Totals};
 
 use keyscene::formats::fbx;
 use keyscene::limits::Limits;
@@ -86,20 +88,6 @@ fn load(name: &str, bytes: &[u8]) -> keyscene::scene::Scene {
         .0
 }
 
-/// Best time per call: at least 5 calls, then until about `budget` has passed.
-fn best_time(budget: Duration, mut f: impl FnMut()) -> Duration {
-    let mut best = Duration::MAX;
-    let start = Instant::now();
-    let mut runs = 0;
-    while runs < 5 || (start.elapsed() < budget && runs < 2000) {
-        let t = Instant::now();
-        f();
-        best = best.min(t.elapsed());
-        runs += 1;
-    }
-    best
-}
-
 /// Bytes of every array of the file once decoded (inflated), as the parser holds them.
 fn decoded_array_bytes(bytes: &[u8]) -> usize {
     let doc = fbx::parse(bytes, &Limits::default()).expect("benchmark file parses");
@@ -128,18 +116,17 @@ fn main() {
         "{:<62} {:>6} {:>9} {:>9} {:>6}  {:>8} {:>8} {:>5}",
         "file", "KB", "ks MB/s", "ufbx MB/s", "ratio", "peak KB", "in+arr", "x"
     );
-    let mut totals: std::collections::BTreeMap<&str, (usize, Duration, Duration)> =
-        Default::default();
+    let mut totals = Totals::default();
     let mut worst_memory = 0.0f64;
     let filter = std::env::args().skip(1).find(|a| !a.starts_with('-'));
     for (name, bytes) in files {
         if filter.as_ref().is_some_and(|f| !name.contains(f.as_str())) {
             continue;
         }
-        let ours = best_time(Duration::from_millis(400), || {
+        let ours = best_time(Duration::from_millis(400), 5, 2000, || {
             black_box(load(name, black_box(bytes)));
         });
-        let theirs = best_time(Duration::from_millis(400), || {
+        let theirs = best_time(Duration::from_millis(400), 5, 2000, || {
             black_box(
                 ufbx::load_memory(black_box(bytes), ufbx::LoadOpts::default())
                     .expect("ufbx loads the benchmark file"),
@@ -161,20 +148,8 @@ fn main() {
             base as f64 / 1e3,
             memory
         );
-        let kind = if bytes.starts_with(b"Kaydara FBX Binary") { "binary" } else { "ascii" };
-        let t = totals.entry(kind).or_default();
-        t.0 += bytes.len();
-        t.1 += ours;
-        t.2 += theirs;
+        totals.add(bytes, ours, theirs);
     }
-    for (kind, (n, ours, theirs)) in totals {
-        println!(
-            "total {kind:<6} {:>6.0} KB  keyscene {:>5.0} MB/s  ufbx {:>5.0} MB/s  ratio {:.2}x",
-            n as f64 / 1e3,
-            n as f64 / ours.as_secs_f64() / 1e6,
-            n as f64 / theirs.as_secs_f64() / 1e6,
-            theirs.as_secs_f64() / ours.as_secs_f64()
-        );
-    }
+    totals.print();
     println!("peak memory: at most {worst_memory:.2}x (file + decoded arrays)");
 }

@@ -11,9 +11,8 @@
 //! cargo bench -p keyscene --bench fbx_parse
 //! ```
 
-use std::collections::BTreeMap;
 use std::hint::black_box;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use divan::counter::BytesCount;
 use divan::Bencher;
@@ -22,7 +21,7 @@ use keyscene::limits::Limits;
 
 #[path = "common/fbx_files.rs"]
 mod fbx_files;
-use fbx_files::files;
+use fbx_files::{best_time, files, Totals};
 
 fn names() -> Vec<&'static str> {
     files().keys().map(String::as_str).collect()
@@ -47,32 +46,18 @@ fn ufbx_load(bencher: Bencher, name: &str) {
     });
 }
 
-/// Best-of time per call over ~`budget`.
-fn best_time(budget: Duration, mut f: impl FnMut()) -> Duration {
-    let mut best = Duration::MAX;
-    let start = Instant::now();
-    let mut runs = 0;
-    while runs < 3 || (start.elapsed() < budget && runs < 1000) {
-        let t = Instant::now();
-        f();
-        best = best.min(t.elapsed());
-        runs += 1;
-    }
-    best
-}
-
 fn summary() {
-    let mut totals: BTreeMap<&str, (usize, Duration, Duration)> = BTreeMap::new();
+    let mut totals = Totals::default();
     println!(
         "{:<64} {:>9} {:>12} {:>12} {:>7}",
         "file", "KB", "keyscene MB/s", "ufbx MB/s", "ratio"
     );
     for (name, bytes) in files() {
         let limits = Limits::default();
-        let ours = best_time(Duration::from_millis(300), || {
+        let ours = best_time(Duration::from_millis(300), 3, 1000, || {
             black_box(fbx::parse(black_box(bytes), &limits).unwrap().node_count());
         });
-        let theirs = best_time(Duration::from_millis(300), || {
+        let theirs = best_time(Duration::from_millis(300), 3, 1000, || {
             black_box(
                 ufbx::load_memory(black_box(bytes), ufbx::LoadOpts::default()).unwrap().nodes.len(),
             );
@@ -86,21 +71,9 @@ fn summary() {
             mbs(theirs),
             theirs.as_secs_f64() / ours.as_secs_f64()
         );
-        let kind = if bytes.starts_with(b"Kaydara FBX Binary") { "binary" } else { "ascii" };
-        let t = totals.entry(kind).or_default();
-        t.0 += bytes.len();
-        t.1 += ours;
-        t.2 += theirs;
+        totals.add(bytes, ours, theirs);
     }
-    for (kind, (n, ours, theirs)) in totals {
-        println!(
-            "total {kind:<6} {:>7.0} KB  keyscene {:>6.0} MB/s  ufbx {:>6.0} MB/s  ratio {:.2}x",
-            n as f64 / 1e3,
-            n as f64 / ours.as_secs_f64() / 1e6,
-            n as f64 / theirs.as_secs_f64() / 1e6,
-            theirs.as_secs_f64() / ours.as_secs_f64()
-        );
-    }
+    totals.print();
 }
 
 fn main() {

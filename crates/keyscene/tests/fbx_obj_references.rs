@@ -26,8 +26,7 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 
 use common::refs::{reference_rows, RefRow};
 use keyscene::anim::Time;
@@ -115,27 +114,7 @@ fn check(corpus: &Path, oracles: &Path, row: &RefRow, out_dir: &Path, k: usize) 
     if let Err(e) = std::fs::write(&cand, text.obj) {
         return Outcome::Fail(format!("{}: {e}", cand.display()));
     }
-    let mut cmd = Command::new("python3");
-    cmd.arg(oracles.join("obj_compare.py")).arg(fbx_dir.join(&row.obj)).arg(&cand);
-    for (flag, v) in [
-        ("--match", &row.matching),
-        ("--tolerance", &row.tolerance),
-        ("--position-scale", &row.position_scale),
-    ] {
-        if !v.is_empty() {
-            cmd.arg(flag).arg(v);
-        }
-    }
-    if row.normals {
-        cmd.arg("--normals");
-    }
-    if row.uvs {
-        cmd.arg("--uvs");
-    }
-    for opt in row.options.split(',').filter_map(|o| o.trim().strip_prefix("skip_normals=")) {
-        cmd.arg("--skip-normals-group").arg(opt);
-    }
-    let out = match cmd.output() {
+    let out = match row.obj_compare(oracles, &fbx_dir.join(&row.obj), &cand, true).output() {
         Ok(o) => o,
         Err(e) => return Outcome::Fail(format!("python3 obj_compare.py: {e}")),
     };
@@ -157,9 +136,7 @@ fn main() {
     let Some(dir) = corpus.clone() else {
         common::run(vec![common::corpus_trial("references", &corpus, |_| Ok(()))]);
     };
-    let oracles: PathBuf = std::env::var_os("KEYSCENE_ORACLES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| dir.join("../oracles"));
+    let oracles = common::refs::oracles(&dir);
     let out_dir = tempfile::tempdir().expect("temporary folder");
     let mut trials = Vec::new();
     let all = reference_rows(&dir.join("fbx"));

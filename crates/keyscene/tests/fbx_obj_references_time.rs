@@ -12,42 +12,35 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 
+use common::refs::{oracles, reference_rows, RefRow};
 use keyscene::anim::Time;
 use libtest_mimic::{Failed, Trial};
 
-fn oracles(corpus: &Path) -> PathBuf {
-    std::env::var_os("KEYSCENE_ORACLES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| corpus.join("../oracles"))
-}
-
-fn check(corpus: &Path, cols: &[String], k: usize) -> Result<(), Failed> {
+fn check(corpus: &Path, row: &RefRow, k: usize) -> Result<(), Failed> {
     let fbx_dir = corpus.join("fbx");
-    let bytes = std::fs::read(fbx_dir.join(&cols[0])).map_err(|e| e.to_string())?;
+    let bytes = std::fs::read(fbx_dir.join(&row.fbx)).map_err(|e| e.to_string())?;
     let doc =
         keyscene::formats::fbx::parse(&bytes, &Default::default()).map_err(|e| e.to_string())?;
     let graph =
         keyscene::formats::fbx::objects::ObjectGraph::new(&doc).map_err(|e| e.to_string())?;
     let (mut scene, _, ids) = keyscene::formats::fbx::import::import(&graph, &Default::default());
-    let t: f64 = cols[3].parse().map_err(|_| format!("bad time {:?}", cols[3]))?;
-    let stack = &cols[4];
+    let t: f64 = row.time_s.parse().map_err(|_| format!("bad time {:?}", row.time_s))?;
+    let stack = &row.stack;
     let anim = if stack.is_empty() {
         Some(0)
     } else {
         scene.animations.iter().position(|a| a.name.contains(stack.as_str()))
     };
     let anim = anim.filter(|&a| a < scene.animations.len()).ok_or("no such stack")?;
-    let options: Vec<&str> = cols[12].split(',').map(str::trim).collect();
-    if options.contains(&"no_extrapolation") {
+    if row.option_list().contains(&"no_extrapolation") {
         scene.animations[anim] = scene.animations[anim].without_extrapolation();
     }
     let pose = scene.evaluate(Some(anim), Time::Seconds(t));
     let mut text =
         keyscene::formats::obj::write(&scene, Some(&pose), "x.mtl").map_err(|e| e.to_string())?;
-    if cols[10] == "yes" {
+    if row.transform_skin {
         // One `o` per node showing a mesh, in node order, its vertices in stored order.
         let shown: Vec<usize> =
             (0..scene.nodes.len()).filter(|&i| pose.mesh[i].is_some()).collect();
@@ -86,19 +79,7 @@ fn check(corpus: &Path, cols: &[String], k: usize) -> Result<(), Failed> {
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
     let cand = dir.join(format!("row{k}.obj"));
     std::fs::write(&cand, text.obj).map_err(|e| e.to_string())?;
-    let mut cmd = Command::new("python3");
-    cmd.arg(oracles(corpus).join("obj_compare.py")).arg(fbx_dir.join(&cols[1])).arg(&cand);
-    for (flag, i) in [("--match", 5), ("--tolerance", 6), ("--position-scale", 7)] {
-        if !cols[i].is_empty() {
-            cmd.arg(flag).arg(&cols[i]);
-        }
-    }
-    if cols[8] == "yes" {
-        cmd.arg("--normals");
-    }
-    if cols[9] == "yes" {
-        cmd.arg("--uvs");
-    }
+    let mut cmd = row.obj_compare(&oracles(corpus), &fbx_dir.join(&row.obj), &cand, true);
     let out = cmd.output().map_err(|e| format!("python3 obj_compare.py: {e}"))?;
     if out.status.success() {
         Ok(())
@@ -115,23 +96,18 @@ fn check(corpus: &Path, cols: &[String], k: usize) -> Result<(), Failed> {
 fn main() {
     let corpus = common::corpus();
     let mut trials = Vec::new();
-    let table =
-        corpus.as_ref().and_then(|c| std::fs::read_to_string(c.join("fbx/references.tsv")).ok());
-    match (corpus, table) {
-        (Some(corpus), Some(text)) => {
-            for (k, line) in text.lines().skip(1).enumerate() {
-                let mut cols: Vec<String> =
-                    line.split('\t').map(|c| c.trim().to_string()).collect();
-                cols.resize(14, String::new());
-                let noex = cols[12].split(',').any(|o| o.trim() == "no_extrapolation");
-                let transform_skin = cols[10] == "yes";
-                if cols[2] != "time" || !(noex || transform_skin) {
+    let rows = corpus.as_ref().map(|c| reference_rows(&c.join("fbx"))).unwrap_or_default();
+    match corpus {
+        Some(corpus) if !rows.is_empty() => {
+            for (k, row) in rows.into_iter().enumerate() {
+                let noex = row.option_list().contains(&"no_extrapolation");
+                if row.mode != "time" || !(noex || row.transform_skin) {
                     continue;
                 }
                 let option = if noex { "no_extrapolation" } else { "transform_skin" };
-                let name = format!("time {} -> {} t={} {option}", cols[0], cols[1], cols[3]);
+                let name = format!("time {} -> {} t={} {option}", row.fbx, row.obj, row.time_s);
                 let corpus = corpus.clone();
-                trials.push(Trial::test(name, move || check(&corpus, &cols, k)));
+                trials.push(Trial::test(name, move || check(&corpus, &row, k)));
             }
         }
         _ => trials.push(Trial::test("corpus", || Ok(())).with_ignored_flag(true)),

@@ -30,9 +30,10 @@ use keyscene::anim::Time;
 use keyscene::formats::{gltf, three_da};
 use keyscene::scene::Scene;
 use keyscene::ReadOptions;
-use libtest_mimic::{Failed, Trial};
+use libtest_mimic::Failed;
 use serde_json::Value;
 
+use common::lib3ds;
 use common::try_vec3 as vec3;
 
 fn glb_round(scene: &Scene) -> Result<Scene, String> {
@@ -67,28 +68,17 @@ fn vertex_used(src: &Scene, r: &Value, index: u32) -> bool {
 }
 
 fn check(corpus: &Path, reference: &Path) -> Result<(), Failed> {
-    let text = std::fs::read_to_string(reference).map_err(|e| e.to_string())?;
-    let refj: Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
-    let file = corpus.join("3ds").join(refj["file"].as_str().ok_or("reference without file")?);
+    let (refj, file) = lib3ds::load(corpus, reference)?;
     let (src, _) = keyscene::load(&file).map_err(|e| format!("{}: {e}", file.display()))?;
     let back = glb_round(&three_da_round(&glb_round(&src)?)?)?;
     let anim = (!back.animations.is_empty()).then_some(0);
     let samples = refj["samples"].as_array().ok_or("reference without samples")?;
-    let mut worst = 0.0f64;
-    let mut failures = Vec::new();
+    let mut mismatches = lib3ds::Mismatches::default();
     for sample in samples {
         let frame = sample["frame"].as_f64().ok_or("sample without frame")?;
         let pose = back.evaluate(anim, Time::Seconds(frame / 30.0));
         let nodes = sample["nodes"].as_array().ok_or("sample without nodes")?;
-        let (mut lo, mut hi) = (DVec3::splat(f64::INFINITY), DVec3::splat(f64::NEG_INFINITY));
-        for n in nodes {
-            if let (Some(a), Some(b)) = (vec3(&n["world_bbox_min"]), vec3(&n["world_bbox_max"])) {
-                lo = lo.min(a);
-                hi = hi.max(b);
-            }
-        }
-        let diag = if lo.x.is_finite() { (hi - lo).length() } else { 0.0 };
-        let tol = 1e-4 * diag.max(1.0);
+        let tol = lib3ds::tolerance(nodes);
         let mut used = vec![false; back.nodes.len()];
         for n in nodes {
             let Some(bmin) = vec3(&n["world_bbox_min"]) else { continue };
@@ -98,7 +88,7 @@ fn check(corpus: &Path, reference: &Path) -> Result<(), Failed> {
             let Some(id) = (0..back.nodes.len())
                 .find(|&i| !used[i] && back.nodes[i].name == name && back.nodes[i].mesh.is_some())
             else {
-                failures.push(format!("{at}: missing after the round trip"));
+                mismatches.push(format!("{at}: missing after the round trip"));
                 continue;
             };
             used[id] = true;
@@ -107,21 +97,14 @@ fn check(corpus: &Path, reference: &Path) -> Result<(), Failed> {
                 .into_iter()
                 .map(|p| DVec3::new(p.x, -p.z, p.y))
                 .collect();
-            let mut errs = Vec::new();
             let outside = world
                 .iter()
                 .map(|p| (bmin - *p).max(*p - bmax).max_element().max(0.0))
                 .fold(0.0f64, f64::max);
-            errs.push(("vertex outside the reference bbox".to_string(), outside));
+            mismatches.check(&at, "vertex outside the reference bbox", outside, tol);
             if all_vertices_used(&src, n) == Some(true) && !world.is_empty() {
-                let (gmin, gmax) = world.iter().fold(
-                    (DVec3::splat(f64::INFINITY), DVec3::splat(f64::NEG_INFINITY)),
-                    |(a, b), &p| (a.min(p), b.max(p)),
-                );
-                errs.push((
-                    "bbox".into(),
-                    (gmin - bmin).abs().max_element().max((gmax - bmax).abs().max_element()),
-                ));
+                let (gmin, gmax) = common::bbox(world.iter().copied());
+                mismatches.check(&at, "bbox", common::bbox_diff((gmin, gmax), (bmin, bmax)), tol);
             }
             for sv in n["world_sample_vertices"].as_array().into_iter().flatten() {
                 let want = vec3(&sv["position"]).ok_or("sample vertex without position")?;
@@ -131,44 +114,14 @@ fn check(corpus: &Path, reference: &Path) -> Result<(), Failed> {
                 }
                 let nearest =
                     world.iter().map(|p| (*p - want).length()).fold(f64::INFINITY, f64::min);
-                errs.push((format!("sample vertex {index}"), nearest));
-            }
-            for (what, err) in errs {
-                worst = worst.max(err / tol);
-                if !(err <= tol) {
-                    failures.push(format!("{at}: {what} off by {err:.3e} (tolerance {tol:.3e})"));
-                }
+                mismatches.check(&at, &format!("sample vertex {index}"), nearest, tol);
             }
         }
     }
-    if failures.is_empty() {
-        Ok(())
-    } else {
-        let n = failures.len();
-        failures.truncate(8);
-        Err(format!("{n} mismatches (worst {worst:.2} × tolerance):\n{}", failures.join("\n"))
-            .into())
-    }
+    mismatches.finish()
 }
 
 fn main() {
     let corpus = common::corpus();
-    let refs = corpus
-        .as_ref()
-        .map(|c| common::files_with_ext(&c.join("3ds/reference"), &["json"]))
-        .unwrap_or_default();
-    let mut trials: Vec<Trial> = Vec::new();
-    for r in refs {
-        let name = r
-            .file_name()
-            .and_then(|n| n.to_str())
-            .unwrap_or("?")
-            .trim_end_matches(".lib3ds.json")
-            .to_string();
-        trials.push(common::corpus_trial(name, &corpus, move |c| check(c, &r)));
-    }
-    if trials.is_empty() {
-        trials.push(common::corpus_trial("corpus", &corpus, |_| Ok(())));
-    }
-    common::run(trials)
+    common::run(lib3ds::trials(&corpus, check))
 }

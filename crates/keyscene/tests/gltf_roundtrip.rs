@@ -38,7 +38,6 @@ mod common;
 mod gltf_scenes;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use common::refs::{reference_rows, RefRow};
 use glam::DVec3;
@@ -46,44 +45,33 @@ use keyscene::anim::Time;
 use keyscene::formats::gltf::{read, write, WriteOptions};
 use keyscene::scene::{AxisSystem, Scene};
 use libtest_mimic::{Failed, Trial};
-use serde_json::Value;
 
+use common::lib3ds;
 use common::try_vec3 as vec3;
 
 fn check(corpus: &Path, reference: &Path) -> Result<(), Failed> {
-    let text = std::fs::read_to_string(reference).map_err(|e| e.to_string())?;
-    let refj: Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
-    let file = corpus.join("3ds").join(refj["file"].as_str().ok_or("reference without file")?);
+    let (refj, file) = lib3ds::load(corpus, reference)?;
     let (src, _) = keyscene::load(&file).map_err(|e| format!("{}: {e}", file.display()))?;
     let glb = write(&src, &WriteOptions::default()).map_err(|e| e.to_string())?;
     let (back, _) =
         read(&glb.main, &keyscene::ReadOptions::default()).map_err(|e| e.to_string())?;
     let anim = (!back.animations.is_empty()).then_some(0);
     let samples = refj["samples"].as_array().ok_or("reference without samples")?;
-    let mut worst = 0.0f64;
-    let mut failures = Vec::new();
+    let mut mismatches = lib3ds::Mismatches::default();
     for sample in samples {
         let frame = sample["frame"].as_f64().ok_or("sample without frame")?;
         let pose = back.evaluate(anim, Time::Seconds(frame / 30.0));
         let nodes = sample["nodes"].as_array().ok_or("sample without nodes")?;
-        // Scene size from the reference's mesh bboxes.
-        let (mut lo, mut hi) = (DVec3::splat(f64::INFINITY), DVec3::splat(f64::NEG_INFINITY));
-        for n in nodes {
-            if let (Some(a), Some(b)) = (vec3(&n["world_bbox_min"]), vec3(&n["world_bbox_max"])) {
-                lo = lo.min(a);
-                hi = hi.max(b);
-            }
-        }
-        let diag = if lo.x.is_finite() { (hi - lo).length() } else { 0.0 };
-        let tol = 1e-4 * diag.max(1.0);
+        let tol = lib3ds::tolerance(nodes);
         let mut used = vec![false; back.nodes.len()];
         for n in nodes {
             let Some(bmin) = vec3(&n["world_bbox_min"]) else { continue };
             let bmax = vec3(&n["world_bbox_max"]).ok_or("bbox without max")?;
             let name = n["name"].as_str().unwrap_or("");
             let instance = n["instance"].as_str().unwrap_or("");
+            let at = format!("frame {frame}: node {name:?}/{instance:?}");
             let Some(id) = matching_node(&back, &used, name, instance) else {
-                failures.push(format!("frame {frame}: node {name:?}/{instance:?} missing"));
+                mismatches.push(format!("{at} missing"));
                 continue;
             };
             used[id] = true;
@@ -93,45 +81,24 @@ fn check(corpus: &Path, reference: &Path) -> Result<(), Failed> {
                 .map(|p| DVec3::new(p.x, -p.z, p.y))
                 .collect();
             if world.is_empty() {
-                failures.push(format!("frame {frame}: node {name:?}/{instance:?} has no mesh"));
+                mismatches.push(format!("{at} has no mesh"));
                 continue;
             }
-            let (gmin, gmax) = world.iter().fold(
-                (DVec3::splat(f64::INFINITY), DVec3::splat(f64::NEG_INFINITY)),
-                |(a, b), &p| (a.min(p), b.max(p)),
-            );
-            let mut errs = vec![(
-                "bbox",
-                (gmin - bmin).abs().max_element().max((gmax - bmax).abs().max_element()),
-            )];
+            let (gmin, gmax) = common::bbox(world.iter().copied());
+            mismatches.check(&at, "bbox", common::bbox_diff((gmin, gmax), (bmin, bmax)), tol);
             if let Some(c) = vec3(&n["world_centroid"]) {
                 let mean = world.iter().sum::<DVec3>() / world.len() as f64;
-                errs.push(("centroid", (mean - c).length()));
+                mismatches.check(&at, "centroid", (mean - c).length(), tol);
             }
             for sv in n["world_sample_vertices"].as_array().into_iter().flatten() {
                 let want = vec3(&sv["position"]).ok_or("sample vertex without position")?;
                 let index = sv["index"].as_u64().ok_or("sample vertex without index")? as usize;
                 let got = world.get(index).ok_or_else(|| format!("{name:?}: no vertex {index}"))?;
-                errs.push(("sample vertex", (*got - want).length()));
-            }
-            for (what, err) in errs {
-                worst = worst.max(err / tol);
-                if err > tol {
-                    failures.push(format!(
-                        "frame {frame}: node {name:?}/{instance:?}: {what} off by {err:.3e} (tolerance {tol:.3e})"
-                    ));
-                }
+                mismatches.check(&at, "sample vertex", (*got - want).length(), tol);
             }
         }
     }
-    if failures.is_empty() {
-        Ok(())
-    } else {
-        let n = failures.len();
-        failures.truncate(8);
-        Err(format!("{n} mismatches (worst {worst:.2} × tolerance):\n{}", failures.join("\n"))
-            .into())
-    }
+    mismatches.finish()
 }
 
 /// The first unused read-back node with this source name and instance.
@@ -373,18 +340,7 @@ fn check_fbx(corpus: &Path, oracles: &Path, row: &RefRow, out_dir: &Path, k: usi
     if let Err(e) = std::fs::write(&cand, text.obj) {
         return Outcome::Fail(format!("{}: {e}", cand.display()));
     }
-    let mut cmd = Command::new("python3");
-    cmd.arg(oracles.join("obj_compare.py")).arg(&reference).arg(&cand);
-    for (flag, v) in [
-        ("--match", &row.matching),
-        ("--tolerance", &row.tolerance),
-        ("--position-scale", &row.position_scale),
-    ] {
-        if !v.is_empty() {
-            cmd.arg(flag).arg(v);
-        }
-    }
-    let out = match cmd.output() {
+    let out = match row.obj_compare(oracles, &reference, &cand, false).output() {
         Ok(o) => o,
         Err(e) => return Outcome::Fail(format!("python3 obj_compare.py: {e}")),
     };
@@ -399,17 +355,7 @@ fn check_fbx(corpus: &Path, oracles: &Path, row: &RefRow, out_dir: &Path, k: usi
     if let Ok(t) = keyscene::formats::obj::write(&src, Some(&pose), "x.mtl") {
         let direct = out_dir.join(format!("row{k}_source.obj"));
         if std::fs::write(&direct, t.obj).is_ok() {
-            let mut cmd = Command::new("python3");
-            cmd.arg(oracles.join("obj_compare.py")).arg(&reference).arg(&direct);
-            for (flag, v) in [
-                ("--match", &row.matching),
-                ("--tolerance", &row.tolerance),
-                ("--position-scale", &row.position_scale),
-            ] {
-                if !v.is_empty() {
-                    cmd.arg(flag).arg(v);
-                }
-            }
+            let mut cmd = row.obj_compare(oracles, &reference, &direct, false);
             if cmd.output().is_ok_and(|o| !o.status.success()) {
                 return Outcome::Ignore("the source itself does not match ufbx here".into());
             }
@@ -422,9 +368,7 @@ fn check_fbx(corpus: &Path, oracles: &Path, row: &RefRow, out_dir: &Path, k: usi
 /// depends on its outcome (the name filter is honoured so a filtered run stays quick).
 fn fbx_trials(corpus: &Option<PathBuf>) -> Vec<Trial> {
     let Some(dir) = corpus.clone() else { return Vec::new() };
-    let oracles: PathBuf = std::env::var_os("KEYSCENE_ORACLES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| dir.join("../oracles"));
+    let oracles = common::refs::oracles(&dir);
     let out_dir = tempfile::tempdir().expect("temporary folder");
     let args = libtest_mimic::Arguments::from_args();
     let mut trials = Vec::new();
@@ -446,23 +390,10 @@ fn fbx_trials(corpus: &Option<PathBuf>) -> Vec<Trial> {
 
 fn main() {
     let corpus = common::corpus();
-    let refs = corpus
-        .as_ref()
-        .map(|c| common::files_with_ext(&c.join("3ds/reference"), &["json"]))
-        .unwrap_or_default();
     let mut trials: Vec<Trial> = vec![Trial::test("synthetic/every_feature", synthetic)];
-    for r in refs {
-        let name = r
-            .file_name()
-            .and_then(|n| n.to_str())
-            .unwrap_or("?")
-            .trim_end_matches(".lib3ds.json")
-            .to_string();
-        trials.push(common::corpus_trial(name, &corpus, move |c| check(c, &r)));
+    if !lib3ds::references(&corpus).is_empty() {
+        trials.extend(lib3ds::trials(&corpus, check));
     }
     trials.extend(fbx_trials(&corpus));
-    if trials.is_empty() {
-        trials.push(common::corpus_trial("corpus", &corpus, |_| Ok(())));
-    }
     common::run(trials)
 }

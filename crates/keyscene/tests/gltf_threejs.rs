@@ -34,6 +34,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
 
+use common::refs::reference_rows;
 use glam::DVec3;
 use keyscene::formats::gltf::{save, WriteOptions};
 use libtest_mimic::{Failed, Trial};
@@ -85,15 +86,8 @@ struct Case {
 
 /// Writes the GLB of the file `reference` names into `dir` and builds the page's job entry.
 fn prepare(corpus: &Path, reference: &Path, dir: &Path) -> Result<(Case, Value), String> {
-    let text = std::fs::read_to_string(reference).map_err(|e| e.to_string())?;
-    let refj: Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
-    let name = reference
-        .file_name()
-        .and_then(|n| n.to_str())
-        .unwrap_or("?")
-        .trim_end_matches(".lib3ds.json")
-        .to_string();
-    let file = corpus.join("3ds").join(refj["file"].as_str().ok_or("reference without file")?);
+    let (refj, file) = lib3ds::load(corpus, reference)?;
+    let name = lib3ds::name(reference);
     let (scene, _) = keyscene::load(&file).map_err(|e| format!("{}: {e}", file.display()))?;
     let glb = dir.join(format!("{name}.glb"));
     save(&scene, &glb, &WriteOptions::default()).map_err(|e| e.to_string())?;
@@ -167,6 +161,7 @@ fn run_browser(jobs: &[Value], dir: &Path) -> Result<HashMap<String, Value>, Str
         .collect())
 }
 
+use common::lib3ds;
 use common::try_vec3 as vec3;
 
 /// glTF (Y-up) world position → 3DS (Z-up).
@@ -186,20 +181,11 @@ fn check(case: &Case, answer: &Value) -> Result<(), Failed> {
             format!("{} samples asked, {} answered", ref_samples.len(), got_samples.len()).into()
         );
     }
-    let mut failures = Vec::new();
-    let mut worst = 0.0f64;
+    let mut mismatches = lib3ds::Mismatches::default();
     for (sample, got) in ref_samples.iter().zip(got_samples) {
         let frame = sample["frame"].as_f64().ok_or("sample without frame")?;
         let nodes = sample["nodes"].as_array().ok_or("sample without nodes")?;
-        let (mut lo, mut hi) = (DVec3::splat(f64::INFINITY), DVec3::splat(f64::NEG_INFINITY));
-        for n in nodes {
-            if let (Some(a), Some(b)) = (vec3(&n["world_bbox_min"]), vec3(&n["world_bbox_max"])) {
-                lo = lo.min(a);
-                hi = hi.max(b);
-            }
-        }
-        let diag = if lo.x.is_finite() { (hi - lo).length() } else { 0.0 };
-        let tol = 1e-4 * diag.max(1.0);
+        let tol = lib3ds::tolerance(nodes);
         let three_nodes = got["nodes"].as_array().ok_or("answer without nodes")?;
         let mut used = vec![false; three_nodes.len()];
         for n in nodes {
@@ -211,13 +197,13 @@ fn check(case: &Case, answer: &Value) -> Result<(), Failed> {
             let Some(k) = (0..three_nodes.len()).find(|&k| {
                 !used[k] && three_nodes[k]["name"] == name && three_nodes[k]["instance"] == instance
             }) else {
-                failures.push(format!("{at}: not among three's mesh nodes"));
+                mismatches.push(format!("{at}: not among three's mesh nodes"));
                 continue;
             };
             used[k] = true;
             let t = &three_nodes[k];
             if t["vertex_count"] != n["vertex_count"] {
-                failures.push(format!(
+                mismatches.push(format!(
                     "{at}: {} source vertices in three, lib3ds has {}",
                     t["vertex_count"], n["vertex_count"]
                 ));
@@ -227,13 +213,10 @@ fn check(case: &Case, answer: &Value) -> Result<(), Failed> {
                 to_z_up(vec3(&t["world_bbox_min"]).ok_or("no bbox")?),
                 to_z_up(vec3(&t["world_bbox_max"]).ok_or("no bbox")?),
             );
-            let (gmin, gmax) = (a.min(b), a.max(b));
-            let mut errs = vec![(
-                "bbox".to_string(),
-                (gmin - bmin).abs().max_element().max((gmax - bmax).abs().max_element()),
-            )];
+            let err = common::bbox_diff((a.min(b), a.max(b)), (bmin, bmax));
+            mismatches.check(&at, "bbox", err, tol);
             if let (Some(c), Some(g)) = (vec3(&n["world_centroid"]), vec3(&t["world_centroid"])) {
-                errs.push(("centroid".into(), (to_z_up(g) - c).length()));
+                mismatches.check(&at, "centroid", (to_z_up(g) - c).length(), tol);
             }
             let three_vertices: HashMap<u64, DVec3> = t["vertices"]
                 .as_array()
@@ -245,26 +228,18 @@ fn check(case: &Case, answer: &Value) -> Result<(), Failed> {
                 let want = vec3(&sv["position"]).ok_or("sample vertex without position")?;
                 let index = sv["index"].as_u64().ok_or("sample vertex without index")?;
                 match three_vertices.get(&index) {
-                    Some(got) => errs.push((format!("vertex {index}"), (*got - want).length())),
-                    None => failures.push(format!("{at}: three has no source vertex {index}")),
-                }
-            }
-            for (what, err) in errs {
-                worst = worst.max(err / tol);
-                if !(err <= tol) {
-                    failures.push(format!("{at}: {what} off by {err:.3e} (tolerance {tol:.3e})"));
+                    Some(got) => mismatches.check(
+                        &at,
+                        &format!("vertex {index}"),
+                        (*got - want).length(),
+                        tol,
+                    ),
+                    None => mismatches.push(format!("{at}: three has no source vertex {index}")),
                 }
             }
         }
     }
-    if failures.is_empty() {
-        Ok(())
-    } else {
-        let n = failures.len();
-        failures.truncate(8);
-        Err(format!("{n} mismatches (worst {worst:.2} × tolerance):\n{}", failures.join("\n"))
-            .into())
-    }
+    mismatches.finish()
 }
 
 /// At most this many FBX files go to the browser (CI time).
@@ -290,39 +265,30 @@ struct FbxRow {
 /// FBX file, sorted by file.
 fn fbx_rows(corpus: &Path) -> Vec<FbxRow> {
     let dir = corpus.join("fbx");
-    let Ok(text) = std::fs::read_to_string(dir.join("references.tsv")) else { return Vec::new() };
-    let mut lines = text.lines();
-    let header: Vec<&str> = lines.next().unwrap_or("").split('\t').collect();
-    let col = |row: &[&str], name: &str| -> String {
-        header.iter().position(|h| *h == name).and_then(|i| row.get(i)).unwrap_or(&"").to_string()
-    };
     let mut rows: Vec<FbxRow> = Vec::new();
-    for line in lines {
-        let row: Vec<&str> = line.split('\t').collect();
-        if col(&row, "mode") != "time"
-            || col(&row, "transform_skin") != "no"
-            || !col(&row, "conversion").is_empty()
-            || !col(&row, "options").is_empty()
+    for row in reference_rows(&dir) {
+        if row.mode != "time"
+            || row.transform_skin
+            || !row.conversion.is_empty()
+            || !row.options.is_empty()
         {
             continue;
         }
-        let fbx = col(&row, "fbx");
-        if rows.iter().any(|r| r.fbx == dir.join(&fbx)) {
+        if rows.iter().any(|r| r.fbx == dir.join(&row.fbx)) {
             continue;
         }
-        let (Ok(time), Ok(tolerance)) =
-            (col(&row, "time_s").parse::<f64>(), col(&row, "tolerance").parse::<f64>())
+        let (Ok(time), Ok(tolerance)) = (row.time_s.parse::<f64>(), row.tolerance.parse::<f64>())
         else {
             continue;
         };
         rows.push(FbxRow {
-            name: format!("fbx/{}", fbx.trim_end_matches(".fbx")),
-            fbx: dir.join(&fbx),
-            obj: dir.join(col(&row, "obj")),
+            name: format!("fbx/{}", row.fbx.trim_end_matches(".fbx")),
+            fbx: dir.join(&row.fbx),
+            obj: dir.join(&row.obj),
             time,
-            stack: col(&row, "stack"),
+            stack: row.stack,
             tolerance,
-            position_scale: col(&row, "position_scale").parse().unwrap_or(1.0),
+            position_scale: row.position_scale.parse().unwrap_or(1.0),
         });
     }
     rows.sort_by(|a, b| a.fbx.cmp(&b.fbx));
@@ -481,10 +447,7 @@ fn selected(args: &libtest_mimic::Arguments, name: &str) -> bool {
 fn main() {
     let args = libtest_mimic::Arguments::from_args();
     let corpus = common::corpus();
-    let refs = corpus
-        .as_ref()
-        .map(|c| common::files_with_ext(&c.join("3ds/reference"), &["json"]))
-        .unwrap_or_default();
+    let refs = lib3ds::references(&corpus);
     let missing = client_missing();
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("threejs");
     let mut trials = Vec::new();
@@ -493,11 +456,7 @@ fn main() {
         (Some(_), Some(why)) => {
             eprintln!("three.js browser check skipped: {why}");
             for r in &refs {
-                let name = r.file_name().and_then(|n| n.to_str()).unwrap_or("?");
-                trials.push(
-                    Trial::test(name.trim_end_matches(".lib3ds.json").to_string(), || Ok(()))
-                        .with_ignored_flag(true),
-                );
+                trials.push(Trial::test(lib3ds::name(r), || Ok(())).with_ignored_flag(true));
             }
         }
         (Some(c), None) => {
@@ -505,8 +464,7 @@ fn main() {
             let mut cases = Vec::new();
             let mut jobs = Vec::new();
             for r in &refs {
-                let name = r.file_name().and_then(|n| n.to_str()).unwrap_or("?");
-                let name = name.trim_end_matches(".lib3ds.json").to_string();
+                let name = lib3ds::name(r);
                 if !selected(&args, &name) {
                     continue;
                 }

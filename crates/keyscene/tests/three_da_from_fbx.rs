@@ -47,6 +47,7 @@ mod common;
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use common::refs::{reference_rows, RefRow};
 use common::three_da::{
     bbox, bbox_diff, compare_frame, integer_and_half_frames, integer_only, to_source_axes, Cloud,
 };
@@ -178,38 +179,16 @@ fn convert(fbx_dir: &Path, rel: &str) -> Result<(), Failed> {
     finish(failures, compared)
 }
 
-/// A row of `fbx/references.tsv` (columns as `fbx_obj_references.rs` reads them).
-struct Row {
-    fbx: String,
-    obj: String,
-    static_pose: bool,
-    time_s: f64,
-    stack: String,
-    tolerance: f64,
-    position_scale: f64,
+/// Whether 3DA export can be compared with `row`: `static` or `time`, no conversion, no
+/// option, no `transform_skin`.
+fn comparable(row: &RefRow) -> bool {
+    let plain = !row.transform_skin && row.conversion.is_empty() && row.options.is_empty();
+    plain && matches!(row.mode.as_str(), "static" | "time")
 }
 
-/// The rows 3DA export can be compared with: `static` or `time`, no conversion, no option,
-/// no `transform_skin`.
-fn rows(fbx_dir: &Path) -> Vec<Row> {
-    let text = std::fs::read_to_string(fbx_dir.join("references.tsv")).unwrap_or_default();
-    text.lines()
-        .skip(1)
-        .filter_map(|l| {
-            let c: Vec<&str> = l.split('\t').map(str::trim).collect();
-            let col = |i: usize| c.get(i).copied().unwrap_or("");
-            let plain = col(10) != "yes" && col(11).is_empty() && col(12).is_empty();
-            (plain && matches!(col(2), "static" | "time")).then(|| Row {
-                fbx: col(0).into(),
-                obj: col(1).into(),
-                static_pose: col(2) == "static",
-                time_s: col(3).parse().unwrap_or(0.0),
-                stack: col(4).into(),
-                tolerance: col(6).parse().unwrap_or(1e-3),
-                position_scale: col(7).parse().unwrap_or(1.0),
-            })
-        })
-        .collect()
+/// A numeric column, `default` when empty or not a number.
+fn number(column: &str, default: f64) -> f64 {
+    column.parse().unwrap_or(default)
 }
 
 /// The reference OBJ's positions used by its faces, per `o`/`g` group merged (the
@@ -245,25 +224,28 @@ fn obj_face_positions(text: &str) -> Vec<DVec3> {
     used.into_iter().filter_map(|i| v.get(i).copied()).collect()
 }
 
-fn reference(fbx_dir: &Path, row: &Row) -> Result<(), Failed> {
+fn reference(fbx_dir: &Path, row: &RefRow) -> Result<(), Failed> {
     let path = fbx_dir.join(&row.fbx);
     let (src, _) = keyscene::load(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let anim = if row.static_pose {
+    let static_pose = row.mode == "static";
+    let anim = if static_pose {
         None
     } else if row.stack.is_empty() {
         (!src.animations.is_empty()).then_some(0)
     } else {
         src.animations.iter().position(|a| a.name.contains(row.stack.as_str()))
     };
-    if !row.static_pose && anim.is_none() {
+    if !static_pose && anim.is_none() {
         return Err(format!("no animation stack {:?}", row.stack).into());
     }
-    let frame = anim.map_or(0.0, |a| Time::Seconds(row.time_s).to_frame(src.animations[a].fps));
+    let frame = anim
+        .map_or(0.0, |a| Time::Seconds(number(&row.time_s, 0.0)).to_frame(src.animations[a].fps));
     let (file, report, back) = round_trip(&src, anim)?;
     let text = std::fs::read_to_string(fbx_dir.join(&row.obj)).map_err(|e| e.to_string())?;
     let theirs = obj_face_positions(&text);
     let (rlo, rhi) = bbox(theirs.iter().copied());
-    let tol = (row.tolerance / row.position_scale).max(1e-4 * (rhi - rlo).length().max(1.0));
+    let scale = number(&row.position_scale, 1.0);
+    let tol = (number(&row.tolerance, 1e-3) / scale).max(1e-4 * (rhi - rlo).length().max(1.0));
     let cloud = Cloud::new(theirs.clone());
     let back_anim = (!back.animations.is_empty()).then_some(0);
     let pose = back.evaluate(back_anim, Time::Frame(frame.max(0.0)));
@@ -332,10 +314,14 @@ fn main() {
             convert(&c.join("fbx"), &rel)
         }));
     }
-    for row in fbx_dir.as_deref().map(rows).unwrap_or_default() {
-        let name = match row.static_pose {
-            true => format!("ref {} -> {} static", row.fbx, row.obj),
-            false => format!("ref {} -> {} t={} {}", row.fbx, row.obj, row.time_s, row.stack),
+    let rows = fbx_dir.as_deref().map(reference_rows).unwrap_or_default();
+    for row in rows.into_iter().filter(comparable) {
+        let name = match row.mode.as_str() {
+            "static" => format!("ref {} -> {} static", row.fbx, row.obj),
+            _ => {
+                let t = number(&row.time_s, 0.0);
+                format!("ref {} -> {} t={t} {}", row.fbx, row.obj, row.stack)
+            }
         };
         if is_negative(&row.fbx) {
             // FBX 5.x (MANIFEST.md): keyscene loads it without its geometry.

@@ -1,9 +1,10 @@
-//! The FBX benchmark files MANIFEST.md lists ("Benchmarks": the largest files of the corpus),
-//! shared by the FBX benches.
+//! The FBX benchmark files MANIFEST.md lists ("Benchmarks": the largest files of the corpus)
+//! and the best-of timing and per-encoding totals the FBX benches print.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::OnceLock;
+use std::time::{Duration, Instant};
 
 /// MANIFEST.md "Benchmarks": file stems (each matches every encoding variant present).
 const BENCHMARK_STEMS: &[&str] = &[
@@ -53,4 +54,53 @@ pub fn files() -> &'static BTreeMap<String, Vec<u8>> {
         }
         out
     })
+}
+
+/// Best time per call of `f`: at least `min_runs` calls, then more until about `budget` has
+/// passed or `max_runs` were made.
+pub fn best_time(
+    budget: Duration,
+    min_runs: usize,
+    max_runs: usize,
+    mut f: impl FnMut(),
+) -> Duration {
+    let mut best = Duration::MAX;
+    let start = Instant::now();
+    let mut runs = 0;
+    while runs < min_runs || (start.elapsed() < budget && runs < max_runs) {
+        let t = Instant::now();
+        f();
+        best = best.min(t.elapsed());
+        runs += 1;
+    }
+    best
+}
+
+/// File bytes and summed best times (keyscene, ufbx) per encoding, `binary` or `ascii`.
+#[derive(Default)]
+pub struct Totals(BTreeMap<&'static str, (usize, Duration, Duration)>);
+
+impl Totals {
+    /// Adds one file's size and times to its encoding's total.
+    pub fn add(&mut self, bytes: &[u8], ours: Duration, theirs: Duration) {
+        let kind = if bytes.starts_with(b"Kaydara FBX Binary") { "binary" } else { "ascii" };
+        let t = self.0.entry(kind).or_default();
+        t.0 += bytes.len();
+        t.1 += ours;
+        t.2 += theirs;
+    }
+
+    /// Prints a line per encoding: KB, MB/s (MB = 10⁶ file bytes) of both, and the ratio
+    /// ufbx time ÷ keyscene time (above 1 keyscene is faster).
+    pub fn print(&self) {
+        for (kind, &(n, ours, theirs)) in &self.0 {
+            println!(
+                "total {kind:<6} {:>7.0} KB  keyscene {:>6.0} MB/s  ufbx {:>6.0} MB/s  ratio {:.2}x",
+                n as f64 / 1e3,
+                n as f64 / ours.as_secs_f64() / 1e6,
+                n as f64 / theirs.as_secs_f64() / 1e6,
+                theirs.as_secs_f64() / ours.as_secs_f64()
+            );
+        }
+    }
 }

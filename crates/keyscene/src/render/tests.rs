@@ -163,6 +163,7 @@ fn a_missing_material_or_texture_draws_the_checker() {
         strength: 1.0,
         uv_transform: UvTransform::default(),
         flags: 0,
+        wrap: Default::default(),
     });
     let s = scene_with(square(DVec3::ZERO, 5.0, Some(0)), vec![m]);
     let mut r = Renderer::new(&s, None);

@@ -354,6 +354,14 @@ pub struct Mesh {
     pub uv_sets: Vec<UvSet>,
     /// Vertex colours (RGBA, 0–1).
     pub colors: Option<Attribute<Vec4>>,
+    /// Tangents as the source stores them (FBX `LayerElementTangent`, first layer), in the
+    /// mesh's frame, not necessarily unit length; `None` when the source has none. Writers
+    /// that need tangents and find none (or a zero one) derive them from UV set 0.
+    pub tangents: Option<Attribute<Vec3>>,
+    /// Binormals (bitangents) as the source stores them (FBX `LayerElementBinormal`, first
+    /// layer), in the mesh's frame. Only their side of the normal–tangent plane is used: the
+    /// handedness `sign(dot(cross(normal, tangent), binormal))` (glTF `TANGENT.w`).
+    pub binormals: Option<Attribute<Vec3>>,
     /// Smoothing-group bits per polygon (3DS `SMOOTH_GROUP`); two polygons share a normal at a
     /// vertex only where their bits intersect. `None` when the source has none.
     pub smoothing_groups: Option<Vec<u32>>,
@@ -577,6 +585,23 @@ pub struct TextureMap {
     pub uv_transform: UvTransform,
     /// The source's map flags as stored (3DS `MAT_MAP_TILING`).
     pub flags: u16,
+    /// How the map repeats along U and V, for sources that store it per axis (FBX
+    /// `WrapModeU`/`WrapModeV`, glTF sampler `wrapS`/`wrapT`). 3DS sources keep their tiling
+    /// in [`flags`](Self::flags) and leave both [`WrapMode::Repeat`]; writers read `flags`
+    /// only when both are `Repeat`.
+    pub wrap: [WrapMode; 2],
+}
+
+/// How a texture map repeats outside 0–1 along one axis.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum WrapMode {
+    /// The map tiles (FBX `WrapMode` 0, glTF REPEAT, the default of both).
+    #[default]
+    Repeat,
+    /// The edge texels extend (FBX `WrapMode` 1, glTF CLAMP_TO_EDGE).
+    Clamp,
+    /// The map tiles mirrored every other repeat (glTF MIRRORED_REPEAT; FBX has no such mode).
+    Mirror,
 }
 
 /// A texture coordinate transform: `uv' = offset + R(rotation) · (scale · uv)`.

@@ -8,8 +8,10 @@
 
 use std::path::{Path, PathBuf};
 
+use glam::DVec3;
 use libtest_mimic::{Failed, Trial};
 
+pub mod lib3ds;
 pub mod refs;
 #[cfg(feature = "three_da")]
 pub mod three_da;
@@ -114,4 +116,16 @@ pub fn is_negative_fbx(rel: &str) -> bool {
         || rel.ends_with("transparentTest.fbx")
         || rel.ends_with("max7_cube_5000_binary.fbx")
         || rel.ends_with("max2009_blob_5800_ascii.fbx")
+}
+
+/// The axis-aligned box of `p` (inverted infinite box when empty).
+pub fn bbox(p: impl Iterator<Item = DVec3>) -> (DVec3, DVec3) {
+    p.fold((DVec3::splat(f64::INFINITY), DVec3::splat(f64::NEG_INFINITY)), |(lo, hi), v| {
+        (lo.min(v), hi.max(v))
+    })
+}
+
+/// Largest per-component difference of two boxes.
+pub fn bbox_diff(a: (DVec3, DVec3), b: (DVec3, DVec3)) -> f64 {
+    (a.0 - b.0).abs().max_element().max((a.1 - b.1).abs().max_element())
 }

@@ -1,9 +1,18 @@
 //! The rows of `corpus/fbx/references.tsv`: which ufbx reference `.obj` to compare an FBX file
 //! with, and how (columns as MANIFEST.md describes them).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The folder holding `obj_compare.py`: `KEYSCENE_ORACLES`, else `<corpus>/../oracles`.
+pub fn oracles(corpus: &Path) -> PathBuf {
+    std::env::var_os("KEYSCENE_ORACLES")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| corpus.join("../oracles"))
+}
 
 /// One row of `references.tsv`, columns as written (trimmed), flags read as `yes`.
+#[derive(Clone)]
 pub struct RefRow {
     /// FBX file, relative to `corpus/fbx`.
     pub fbx: String,
@@ -50,6 +59,46 @@ impl RefRow {
             n += &format!(" {}", self.options);
         }
         n
+    }
+
+    /// The row's options (`no_extrapolation`, `bind_pose=NAME`, `skip_normals=GROUP`), split
+    /// at `,` or `;`, trimmed, empty ones left out.
+    pub fn option_list(&self) -> Vec<&str> {
+        self.options.split([';', ',']).map(str::trim).filter(|o| !o.is_empty()).collect()
+    }
+
+    /// The `obj_compare.py` command (in `oracles`) comparing `candidate` with `reference`
+    /// at the row's matching, tolerance and position scale (each left to the script's default
+    /// when empty); with `attributes`, also normals (less the `skip_normals=` groups) and UVs
+    /// where the row asks for them.
+    pub fn obj_compare(
+        &self,
+        oracles: &Path,
+        reference: &Path,
+        candidate: &Path,
+        attributes: bool,
+    ) -> Command {
+        let mut cmd = Command::new("python3");
+        cmd.arg(oracles.join("obj_compare.py")).arg(reference).arg(candidate);
+        for (flag, v) in [
+            ("--match", &self.matching),
+            ("--tolerance", &self.tolerance),
+            ("--position-scale", &self.position_scale),
+        ] {
+            if !v.is_empty() {
+                cmd.arg(flag).arg(v);
+            }
+        }
+        if attributes && self.normals {
+            cmd.arg("--normals");
+            for g in self.option_list().iter().filter_map(|o| o.strip_prefix("skip_normals=")) {
+                cmd.args(["--skip-normals-group", g]);
+            }
+        }
+        if attributes && self.uvs {
+            cmd.arg("--uvs");
+        }
+        cmd
     }
 }
 

@@ -33,17 +33,7 @@ impl Cloud {
     }
 }
 
-/// The axis-aligned box of `p` (inverted infinite box when empty).
-pub fn bbox(p: impl Iterator<Item = DVec3>) -> (DVec3, DVec3) {
-    p.fold((DVec3::splat(f64::INFINITY), DVec3::splat(f64::NEG_INFINITY)), |(lo, hi), v| {
-        (lo.min(v), hi.max(v))
-    })
-}
-
-/// Largest per-component difference of two boxes.
-pub fn bbox_diff(a: (DVec3, DVec3), b: (DVec3, DVec3)) -> f64 {
-    (a.0 - b.0).abs().max_element().max((a.1 - b.1).abs().max_element())
-}
+pub use super::{bbox, bbox_diff};
 
 /// Most frames [`integer_and_half_frames`] returns: 1000 frames of animation.
 pub const MAX_SAMPLES: usize = 2001;

@@ -35,6 +35,7 @@ pub fn feature_scene(textures: &Path) -> Scene {
         strength: 1.0,
         uv_transform: UvTransform::default(),
         flags: 0,
+        wrap: Default::default(),
     };
     s.materials.push(Material {
         name: "Textured".into(),

@@ -23,7 +23,8 @@
 //!   `-i - 1`; indices past the vertex list are clamped to the last vertex, as ufbx does by
 //!   default, with a warning), layer elements with every mapping and reference type
 //!   ([`Mapping`]): the first `LayerElementNormal`, every `LayerElementUV`, the first
-//!   `LayerElementColor`, `LayerElementSmoothing` (per polygon only: Maya's per-edge hard/soft
+//!   `LayerElementColor`, the first `LayerElementTangent` and `LayerElementBinormal`,
+//!   `LayerElementSmoothing` (per polygon only: Maya's per-edge hard/soft
 //!   flags have no place in the model) and `LayerElementMaterial`. **UV sets** are in file
 //!   order except that the model's `currentUVSet` comes first, so writers that show one set
 //!   show the one the authoring tool showed. Material slots are the `Material` objects
@@ -43,7 +44,8 @@
 //!   TransparencyFactor` (mean), self-illumination = brightest `EmissiveColor × EmissiveFactor`
 //!   channel; FBX 6's `Diffuse`/`Ambient`/`Specular`/`Emissive` where the newer names are
 //!   missing. Their textures (`Texture` objects connected to a material property,
-//!   file names from the texture or its `Video`).
+//!   file names from the texture or its `Video`, `WrapModeU`/`WrapModeV` as
+//!   [`TextureMap::wrap`]).
 //! - Cameras: field of view per `ApertureMode` (ufbx `ufbxi_update_camera`), clip planes,
 //!   aspect `AspectWidth / AspectHeight`. Lights: `LightType`, `Color`, `Intensity ÷ 100`,
 //!   `InnerAngle`/`OuterAngle` (older `HotSpot`/`Cone angle`) in degrees.
@@ -63,7 +65,7 @@ use crate::io::ReadOptions;
 use crate::scene::{
     Attribute, Axis, AxisSystem, Camera, EulerOrder, FovAxis, InheritType, Light, LightKind,
     MapSlot, Mapping, Material, Mesh, Metadata, MorphTarget, Node, NodeKind, Pivots, Scene, Skin,
-    SkinJoint, TextureMap, Transform, Units, UvSet, UvTransform, Warning,
+    SkinJoint, TextureMap, Transform, Units, UvSet, UvTransform, Warning, WrapMode,
 };
 
 /// Reads an FBX file (binary or ASCII) into a scene and the problems survived.
@@ -373,6 +375,16 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
                 };
                 let file = self.texture_file(tex);
                 let resolved = self.resolve(&file);
+                // `WrapModeU`/`WrapModeV`: 0 repeat (the default), 1 clamp (ufbx
+                // `ufbxi_read_texture`), a property or, in older files, a record of the
+                // texture; other values are not defined and read as repeat.
+                let wrap = |name: &str| {
+                    let record = || tex.node.child(name).and_then(|c| c.property(0)?.as_i64());
+                    match g.prop(tex.id, name).and_then(|p| p.i64()).or_else(record) {
+                        Some(1) => WrapMode::Clamp,
+                        _ => WrapMode::Repeat,
+                    }
+                };
                 m.maps.push(TextureMap {
                     slot,
                     file,
@@ -380,6 +392,7 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
                     strength: 1.0,
                     uv_transform: UvTransform::default(),
                     flags: 0,
+                    wrap: [wrap("WrapModeU"), wrap("WrapModeV")],
                 });
             }
             self.ids.materials.insert(id, self.scene.materials.len());
@@ -690,6 +703,15 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
             mesh.colors = self.layer(geo, e, "Colors", &["ColorIndex"], 4, &topo, place, |c| {
                 Vec4::new(c[0] as f32, c[1] as f32, c[2] as f32, c[3] as f32)
             });
+        }
+        // Tangent frames as stored, like the normals (ufbx `ufbxi_read_mesh`).
+        if let Some(e) = first("LayerElementTangent") {
+            let index = ["TangentsIndex", "TangentIndex"];
+            mesh.tangents = self.layer(geo, e, "Tangents", &index, 3, &topo, place, vec3);
+        }
+        if let Some(e) = first("LayerElementBinormal") {
+            let index = ["BinormalsIndex", "BinormalIndex"];
+            mesh.binormals = self.layer(geo, e, "Binormals", &index, 3, &topo, place, vec3);
         }
         if let Some(e) = first("LayerElementSmoothing") {
             if child_str(e, "MappingInformationType") == "ByPolygon" {
@@ -1211,6 +1233,60 @@ Connections: {{ C: "OO",10,0
         let n = s.meshes[0].normals.as_ref().unwrap();
         let at = |c: usize| n.get(s.meshes[0].corner_vertices[c], c, 0).unwrap().z;
         assert_eq!([at(0), at(1), at(2), at(3)], [-1.0, 1.0, 1.0, -1.0]);
+    }
+
+    #[test]
+    fn texture_wrap_modes_come_from_properties_or_records() {
+        // Hand-built: WrapModeU 1 (clamp) as a Properties70 entry; WrapModeV 1 as a record of
+        // the texture, as older files write it; absent ones default to 0 (repeat).
+        let text = r#"; FBX 7.4.0 project file
+Objects: {
+    Material: 30, "Material::m", "" { }
+    Texture: 40, "Texture::a", "" {
+        Properties70: { P: "WrapModeU", "enum", "", "",1 }
+        RelativeFilename: "a.png"
+    }
+    Texture: 41, "Texture::b", "" {
+        WrapModeV: 1
+        RelativeFilename: "b.png"
+    }
+}
+Connections: { C: "OP",40,30, "DiffuseColor"
+    C: "OP",41,30, "EmissiveColor" }
+"#;
+        let (s, _) = load(text);
+        let wraps: Vec<_> = s.materials[0].maps.iter().map(|m| (m.file.as_str(), m.wrap)).collect();
+        assert_eq!(
+            wraps,
+            [
+                ("a.png", [WrapMode::Clamp, WrapMode::Repeat]),
+                ("b.png", [WrapMode::Repeat, WrapMode::Clamp])
+            ]
+        );
+    }
+
+    #[test]
+    fn tangent_and_binormal_layers_are_read_with_their_own_mapping() {
+        // Hand-built: tangents indexed per corner, binormals one per vertex.
+        let layers = r#"LayerElementTangent: 0 {
+            MappingInformationType: "ByPolygonVertex"
+            ReferenceInformationType: "IndexToDirect"
+            Tangents: *6 { a: 1,0,0, 0,1,0 }
+            TangentsIndex: *4 { a: 0,0,1,1 }
+        }
+        LayerElementBinormal: 0 {
+            MappingInformationType: "ByVertice"
+            ReferenceInformationType: "Direct"
+            Binormals: *12 { a: 0,1,0, 0,1,0, -1,0,0, -1,0,0 }
+        }"#;
+        let (s, _) = load(&quad("", layers));
+        let m = &s.meshes[0];
+        let t = m.tangents.as_ref().unwrap();
+        let b = m.binormals.as_ref().unwrap();
+        assert_eq!(t.get(1, 1, 0), Some(Vec3::X));
+        assert_eq!(t.get(2, 2, 0), Some(Vec3::Y));
+        assert_eq!(b.mapping, Mapping::PerVertex);
+        assert_eq!(b.get(3, 3, 0), Some(Vec3::NEG_X));
     }
 
     #[test]

@@ -282,12 +282,12 @@ struct Out {
     container: Container,
     warnings: Vec<Warning>,
     materials: HashMap<usize, json::Index<json::Material>>,
-    /// Textures by image file and wrap mode (GL enum) (`None`: the image could not be used).
-    textures: HashMap<(std::path::PathBuf, u32), Option<json::Index<json::Texture>>>,
+    /// Textures by image file and wrapS/wrapT (GL enums) (`None`: the image could not be used).
+    textures: HashMap<(std::path::PathBuf, [u32; 2]), Option<json::Index<json::Texture>>>,
     /// Images by file, shared by textures that differ in sampler only.
     images_by_path: HashMap<std::path::PathBuf, json::Index<json::Image>>,
-    /// Samplers by wrap mode (GL enum; REPEAT, glTF's default, needs none).
-    samplers: HashMap<u32, json::Index<json::texture::Sampler>>,
+    /// Samplers by wrapS/wrapT (GL enums; REPEAT both ways, glTF's default, needs none).
+    samplers: HashMap<[u32; 2], json::Index<json::texture::Sampler>>,
     images: Vec<ExternalImage>,
     /// `JOINTS_n`/`WEIGHTS_n` sets per skinned vertex.
     influence_sets: usize,
@@ -420,7 +420,8 @@ impl Out {
             let normal_mapped = self
                 .primitive_material(scene, mesh, p.material_slot)
                 .is_some_and(|ix| self.root.materials[ix.value()].normal_texture.is_some());
-            if normal_mapped {
+            // Source tangents are written whether or not a normal map needs them.
+            if normal_mapped || p.tangents.is_some() {
                 geometry::add_tangents(p);
             }
         }
@@ -800,8 +801,8 @@ impl Out {
             self.warnings.push(warning(place, "texture file not found: left out"));
             return None;
         };
-        let wrap = wrap_mode(map.flags);
-        let key = (path.clone(), wrap.as_gl_enum());
+        let wrap = wrap_modes(map);
+        let key = (path.clone(), wrap.map(|w| w.as_gl_enum()));
         if let Some(&ix) = self.textures.get(&key) {
             return ix;
         }
@@ -863,13 +864,13 @@ impl Out {
                 ix
             }
         };
-        let sampler = (wrap != WrappingMode::Repeat).then(|| {
-            *self.samplers.entry(wrap.as_gl_enum()).or_insert_with(|| {
+        let sampler = (wrap != [WrappingMode::Repeat; 2]).then(|| {
+            *self.samplers.entry(wrap.map(|w| w.as_gl_enum())).or_insert_with(|| {
                 json::Index::push(
                     &mut self.root.samplers,
                     json::texture::Sampler {
-                        wrap_s: Valid(wrap),
-                        wrap_t: Valid(wrap),
+                        wrap_s: Valid(wrap[0]),
+                        wrap_t: Valid(wrap[1]),
                         ..Default::default()
                     },
                 )
@@ -1459,7 +1460,6 @@ fn node_extras(name: &str, instance: &str, hidden: bool) -> json::extras::Extras
     serde_json::value::RawValue::from_string(value.to_string()).ok()
 }
 
-/// `image/png` or `image/jpeg` from the file's signature, else `None`.
 /// `MAT_MAP_TILING` bit: mirror the map at every repeat (lib3ds `LIB3DS_TEXTURE_MIRROR`).
 const TILING_MIRROR: u16 = 0x0002;
 /// `MAT_MAP_TILING` bit: show the map once, no repeat (lib3ds `LIB3DS_TEXTURE_NO_TILE`).
@@ -1468,7 +1468,7 @@ const TILING_NO_TILE: u16 = 0x0010;
 /// The glTF wrap mode (both S and T) for a map's 3DS `MAT_MAP_TILING` bits (lib3ds
 /// `Lib3dsTextureMapFlags`): no tiling → CLAMP_TO_EDGE (also with mirror: glTF has no
 /// mirror-once mode), mirror → MIRRORED_REPEAT, else REPEAT. FBX, 3DA and glTF sources store
-/// 0, REPEAT. Decal (bit 0x1) and the colour bits have no sampler counterpart.
+/// 0, REPEAT (FBX and glTF keep their per-axis modes in `TextureMap::wrap`). Decal (bit 0x1) and the colour bits have no sampler counterpart.
 pub(crate) fn wrap_mode(flags: u16) -> WrappingMode {
     if flags & TILING_NO_TILE != 0 {
         WrappingMode::ClampToEdge
@@ -1479,6 +1479,21 @@ pub(crate) fn wrap_mode(flags: u16) -> WrappingMode {
     }
 }
 
+/// The glTF wrapS/wrapT of `map`: its per-axis [`TextureMap::wrap`] (FBX, glTF sources), or,
+/// when both are REPEAT, [`wrap_mode`] of its 3DS tiling bits for both.
+fn wrap_modes(map: &crate::scene::TextureMap) -> [WrappingMode; 2] {
+    use crate::scene::WrapMode;
+    if map.wrap == [WrapMode::Repeat; 2] {
+        return [wrap_mode(map.flags); 2];
+    }
+    map.wrap.map(|w| match w {
+        WrapMode::Repeat => WrappingMode::Repeat,
+        WrapMode::Clamp => WrappingMode::ClampToEdge,
+        WrapMode::Mirror => WrappingMode::MirroredRepeat,
+    })
+}
+
+/// `image/png` or `image/jpeg` from the file's signature, else `None`.
 fn image_mime(bytes: &[u8]) -> Option<&'static str> {
     if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
         Some("image/png")

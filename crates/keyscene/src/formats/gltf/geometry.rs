@@ -25,7 +25,9 @@ pub struct Primitive {
     pub uvs: Vec<Vec<[f32; 2]>>,
     /// Vertex colours RGBA, when the mesh has them.
     pub colors: Option<Vec<[f32; 4]>>,
-    /// Unit tangents with the bitangent sign in w (±1), when [`add_tangents`] computed them.
+    /// Tangents with the bitangent sign in w (±1): from the source's tangents when the mesh
+    /// has them (see [`source_tangent`]; all zero at a vertex whose source tangent is missing
+    /// or degenerate), then completed by [`add_tangents`] to unit length everywhere.
     pub tangents: Option<Vec<[f32; 4]>>,
     /// Three vertex indices per triangle, counter-clockwise.
     pub indices: Vec<u32>,
@@ -58,7 +60,12 @@ pub fn primitives(mesh: &Mesh, bake: DMat4) -> (Vec<Primitive>, usize) {
     let positions: Vec<DVec3> = mesh.positions.iter().map(|&p| bake.transform_point3(p)).collect();
     let normals = corner_normals(mesh, &positions, normal_matrix(bake));
     let colors = mesh.colors.as_ref();
-    type Key = (u32, [u32; 3], Vec<[u32; 2]>, [u32; 4]);
+    let tangent_of = |v: u32, c: usize, p: usize, n: [f32; 3]| -> [f32; 4] {
+        let t = mesh.tangents.as_ref().and_then(|a| a.get(v, c, p));
+        let b = mesh.binormals.as_ref().and_then(|a| a.get(v, c, p));
+        source_tangent(t, b, n, bake).unwrap_or([0.0; 4])
+    };
+    type Key = (u32, [u32; 3], Vec<[u32; 2]>, [u32; 4], [u32; 4]);
     let mut prims: Vec<(Primitive, HashMap<Key, u32>)> = Vec::new();
     let mut bad = 0;
     for p in 0..mesh.polygon_count() {
@@ -74,6 +81,7 @@ pub fn primitives(mesh: &Mesh, bake: DMat4) -> (Vec<Primitive>, usize) {
                     material_slot: slot,
                     uvs: vec![Vec::new(); mesh.uv_sets.len()],
                     colors: colors.map(|_| Vec::new()),
+                    tangents: mesh.tangents.as_ref().map(|_| Vec::new()),
                     ..Primitive::default()
                 };
                 prims.push((prim, HashMap::new()));
@@ -97,8 +105,10 @@ pub fn primitives(mesh: &Mesh, bake: DMat4) -> (Vec<Primitive>, usize) {
             if finite(&mut n) > 0 {
                 n = FALLBACK_NORMAL.to_array();
             }
+            let tan = tangent_of(v, c, p, n);
             let uv_bits = uv.iter().map(|t| t.map(f32::to_bits)).collect();
-            let key = (v, n.map(f32::to_bits), uv_bits, col.map(f32::to_bits));
+            let key =
+                (v, n.map(f32::to_bits), uv_bits, col.map(f32::to_bits), tan.map(f32::to_bits));
             *seen.entry(key).or_insert_with(|| {
                 prim.positions.push(pos);
                 prim.source_vertices.push(v);
@@ -108,6 +118,9 @@ pub fn primitives(mesh: &Mesh, bake: DMat4) -> (Vec<Primitive>, usize) {
                 }
                 if let Some(cl) = &mut prim.colors {
                     cl.push(col);
+                }
+                if let Some(ts) = &mut prim.tangents {
+                    ts.push(tan);
                 }
                 (prim.positions.len() - 1) as u32
             })
@@ -141,6 +154,9 @@ pub fn primitives(mesh: &Mesh, bake: DMat4) -> (Vec<Primitive>, usize) {
             }
             if let Some(c) = &mut first.colors {
                 c.push([1.0; 4]);
+            }
+            if let Some(ts) = &mut first.tangents {
+                ts.push([0.0; 4]);
             }
         }
     }
@@ -205,9 +221,43 @@ fn unit_tangent(t: Option<[f32; 4]>, normal: [f32; 3]) -> [f32; 4] {
     [v.x, v.y, v.z, 1.0]
 }
 
+/// A source tangent as glTF's `TANGENT` (glTF 2.0 §3.7.2.1): `tangent` carried through `bake`
+/// (a direction on the surface, so by its linear part) and normalised, with
+/// w = `sign(dot(cross(normal, tangent), binormal))`, the binormal also carried through `bake`;
+/// w = 1 when there is no binormal or it lies in the normal–tangent plane. `normal` is the
+/// unit normal written at the same corner (already in the baked frame). `None` when the
+/// tangent is missing, not finite or (nearly) zero.
+pub fn source_tangent(
+    tangent: Option<glam::Vec3>,
+    binormal: Option<glam::Vec3>,
+    normal: [f32; 3],
+    bake: DMat4,
+) -> Option<[f32; 4]> {
+    let t = bake.transform_vector3(tangent?.as_dvec3()).as_vec3();
+    if !t.is_finite() || t.length() <= 1e-6 {
+        return None;
+    }
+    let t = t.normalize();
+    let handedness = binormal
+        .map(|b| {
+            glam::Vec3::from(normal).cross(t).dot(bake.transform_vector3(b.as_dvec3()).as_vec3())
+        })
+        .filter(|d| d.is_finite());
+    let w = if handedness.is_some_and(|d| d < 0.0) { -1.0 } else { 1.0 };
+    Some([t.x, t.y, t.z, w])
+}
+
+/// Whether `t` is a usable tangent from [`primitives`] (zero marks a missing one).
+fn present(t: [f32; 4]) -> bool {
+    t[..3].iter().any(|&x| x != 0.0)
+}
+
 /// Adds MikkTSpace tangents (glTF `TANGENT`) computed from the positions, normals and
 /// `TEXCOORD_0` of `prim`, as glTF 2.0 §3.7.2.1 tells clients to when a primitive with a
-/// normal map has none. Returns `false` (and changes nothing) when the primitive has no UV set.
+/// normal map has none. Tangents the primitive already has (the source's, from
+/// [`primitives`]) are kept; MikkTSpace fills only the vertices where they are missing.
+/// Returns `false` (and changes nothing) when the primitive has neither a UV set nor source
+/// tangents.
 ///
 /// MikkTSpace gives a tangent per triangle corner; glTF vertices whose corners got different
 /// tangents (UV seams, mirrored UVs) are split, so every other attribute is copied along.
@@ -216,13 +266,28 @@ fn unit_tangent(t: Option<[f32; 4]>, normal: [f32; 3]) -> [f32; 4] {
 /// the unreferenced vertices get a unit vector perpendicular to the normal, w = 1, so every
 /// tangent is unit length with w = ±1 as the spec requires.
 pub fn add_tangents(prim: &mut Primitive) -> bool {
-    if prim.uvs.is_empty() {
+    if let Some(ts) = &mut prim.tangents {
+        if prim.uvs.is_empty() || ts.iter().all(|&t| present(t)) {
+            for (t, n) in ts.iter_mut().zip(&prim.normals) {
+                *t = unit_tangent(Some(*t), *n);
+            }
+            return true;
+        }
+    } else if prim.uvs.is_empty() {
         return false;
     }
     let mut corners = Corners { prim, tangents: vec![None; prim.indices.len()] };
     // An error only means no triangle could be processed: every corner then falls back.
     let _ = bevy_mikktspace::generate_tangents(&mut corners);
-    let tangents = corners.tangents;
+    let mut tangents = corners.tangents;
+    if let Some(source) = &prim.tangents {
+        for (t, &v) in tangents.iter_mut().zip(&prim.indices) {
+            let s = source[v as usize];
+            if present(s) {
+                *t = Some(s);
+            }
+        }
+    }
     let old = std::mem::take(prim);
     let mut out = Primitive {
         material_slot: old.material_slot,
@@ -256,7 +321,8 @@ pub fn add_tangents(prim: &mut Primitive) -> bool {
         out.indices.push(ix);
     }
     for v in (0..old.positions.len()).filter(|&v| !used[v]) {
-        copy(&mut out, v, unit_tangent(None, old.normals[v]));
+        let source = old.tangents.as_ref().map(|ts| ts[v]).filter(|&t| present(t));
+        copy(&mut out, v, unit_tangent(source, old.normals[v]));
     }
     *prim = out;
     true
@@ -286,35 +352,30 @@ mod tests {
         assert_eq!(prims[0].uvs[0][0], [0.25, 0.25]);
     }
 
-    /// A quad in the XY plane facing +Z with U along +X and (V-up) V along +Y: its tangent
-    /// is +U = +X, and its bitangent N × T = Z × X = +Y is the +V direction, so w = +1
-    /// (glTF 2.0 §3.7.2.1: bitangent = cross(normal, tangent.xyz) · w).
-    #[test]
-    fn quad_tangent_is_plus_u_with_positive_handedness() {
-        let mut m = Mesh {
-            positions: vec![
-                DVec3::new(0.0, 0.0, 0.0),
-                DVec3::new(2.0, 0.0, 0.0),
-                DVec3::new(2.0, 1.0, 0.0),
-                DVec3::new(0.0, 1.0, 0.0),
-            ],
+    /// A `width` × 1 quad in the XY plane facing +Z, UVs (0, 0) to (1, 1) with U along +X
+    /// and (V-up) V along +Y.
+    fn quad(width: f64) -> Mesh {
+        let corners = [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)];
+        Mesh {
+            positions: corners.iter().map(|&(x, y)| DVec3::new(width * x, y, 0.0)).collect(),
             polygon_starts: vec![0, 4],
             corner_vertices: vec![0, 1, 2, 3],
+            uv_sets: vec![UvSet {
+                name: String::new(),
+                uvs: Attribute {
+                    values: corners.iter().map(|&(u, v)| Vec2::new(u as f32, v as f32)).collect(),
+                    mapping: Mapping::PerVertex,
+                },
+            }],
             ..Mesh::default()
-        };
-        m.uv_sets = vec![UvSet {
-            name: String::new(),
-            uvs: Attribute {
-                values: vec![
-                    Vec2::new(0.0, 0.0),
-                    Vec2::new(1.0, 0.0),
-                    Vec2::new(1.0, 1.0),
-                    Vec2::new(0.0, 1.0),
-                ],
-                mapping: Mapping::PerVertex,
-            },
-        }];
-        let (mut prims, _) = primitives(&m, DMat4::IDENTITY);
+        }
+    }
+
+    /// The quad's tangent is +U = +X, and its bitangent N × T = Z × X = +Y is the +V
+    /// direction, so w = +1 (glTF 2.0 §3.7.2.1: bitangent = cross(normal, tangent.xyz) · w).
+    #[test]
+    fn quad_tangent_is_plus_u_with_positive_handedness() {
+        let (mut prims, _) = primitives(&quad(2.0), DMat4::IDENTITY);
         assert!(add_tangents(&mut prims[0]));
         let p = &prims[0];
         assert_eq!(p.positions.len(), 4, "no seam: no vertex split");
@@ -351,5 +412,39 @@ mod tests {
             assert!((t[0] + 1.0).abs() < 1e-6 && t[1].abs() < 1e-6 && t[2].abs() < 1e-6, "{t:?}");
             assert_eq!(t[3], -1.0);
         }
+    }
+
+    /// Source tangents win over MikkTSpace: the quad (normal +Z, UVs giving +X) stores tangent (0, 3, 0) (→ unit +Y) and binormal (+1, 0, 0): N × T = Z × Y = −X, so
+    /// the binormal is on the negative side, w = −1 (glTF 2.0 §3.7.2.1). One corner's tangent
+    /// is zero: that corner gets MikkTSpace's +X, w = +1.
+    #[test]
+    fn source_tangents_are_kept_with_the_binormals_handedness() {
+        let mut m = quad(1.0);
+        let t = glam::Vec3::new(0.0, 3.0, 0.0);
+        m.tangents = Some(Attribute {
+            values: vec![t, t, t, glam::Vec3::ZERO],
+            mapping: Mapping::PerCorner,
+        });
+        m.binormals = Some(Attribute { values: vec![glam::Vec3::X], mapping: Mapping::AllSame });
+        let (mut prims, _) = primitives(&m, DMat4::IDENTITY);
+        assert!(add_tangents(&mut prims[0]));
+        let p = &prims[0];
+        let ts = p.tangents.as_ref().unwrap();
+        for (t, &v) in ts.iter().zip(&p.source_vertices) {
+            let want = if v == 3 { [1.0, 0.0, 0.0, 1.0] } else { [0.0, 1.0, 0.0, -1.0] };
+            let close = t.iter().zip(want).all(|(a, b)| (a - b).abs() < 1e-6);
+            assert!(close, "vertex {v}: {t:?}, want {want:?}");
+        }
+    }
+
+    /// A mirroring bake (x → −x) turns the tangent with the surface and flips the
+    /// handedness: T = +X → −X; N = +Z stays (the normal matrix of a mirror in x keeps z);
+    /// B = +Y stays, and N × T = Z × (−X) = −Y, so w = −1.
+    #[test]
+    fn a_mirroring_bake_flips_the_source_handedness() {
+        let bake = DMat4::from_scale(DVec3::new(-1.0, 1.0, 1.0));
+        let t = source_tangent(Some(glam::Vec3::X), Some(glam::Vec3::Y), [0.0, 0.0, 1.0], bake);
+        assert_eq!(t, Some([-1.0, 0.0, 0.0, -1.0]));
+        assert_eq!(source_tangent(Some(glam::Vec3::ZERO), None, [0.0, 0.0, 1.0], bake), None);
     }
 }

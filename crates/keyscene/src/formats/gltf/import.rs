@@ -9,7 +9,7 @@ use super::{base64, warning, Error, DEFAULT_READ_FPS};
 use crate::anim::{Animation, Channel, ChannelTarget, Interpolation, Key, RotationTrack, Track};
 use crate::scene::{
     Attribute, AxisSystem, Camera, FovAxis, Light, LightKind, MapSlot, Material, Mesh, Metadata,
-    Node, NodeKind, Scene, TextureMap, Transform, Units, UvSet, UvTransform, Warning,
+    Node, NodeKind, Scene, TextureMap, Transform, Units, UvSet, UvTransform, Warning, WrapMode,
 };
 use crate::ReadOptions;
 
@@ -357,8 +357,9 @@ fn uv_transform(info: &gltf::texture::Info) -> UvTransform {
 }
 
 /// A texture map of `slot` for a glTF texture: the image's file (URI, or the image's name when
-/// embedded) and the sampler's wrap mode as 3DS tiling bits (`export.rs` `wrap_mode` inverted:
-/// CLAMP_TO_EDGE → no tile 0x10, MIRRORED_REPEAT → mirror 0x2; wrapS decides).
+/// embedded), the sampler's wrapS/wrapT as [`TextureMap::wrap`], and its wrap mode as 3DS
+/// tiling bits (`export.rs` `wrap_mode` inverted: CLAMP_TO_EDGE → no tile 0x10,
+/// MIRRORED_REPEAT → mirror 0x2; wrapS decides).
 fn texture_map(
     slot: MapSlot,
     tex: &gltf::Texture,
@@ -378,12 +379,18 @@ fn texture_map(
         ),
     };
     use gltf::texture::WrappingMode as W;
-    let flags = match tex.sampler().wrap_s() {
+    let sampler = tex.sampler();
+    let flags = match sampler.wrap_s() {
         W::ClampToEdge => 0x10,
         W::MirroredRepeat => 0x2,
         W::Repeat => 0,
     };
-    TextureMap { slot, file, resolved, strength: 1.0, uv_transform, flags }
+    let wrap = [sampler.wrap_s(), sampler.wrap_t()].map(|w| match w {
+        W::ClampToEdge => WrapMode::Clamp,
+        W::MirroredRepeat => WrapMode::Mirror,
+        W::Repeat => WrapMode::Repeat,
+    });
+    TextureMap { slot, file, resolved, strength: 1.0, uv_transform, flags, wrap }
 }
 
 /// `dir/file`, or the entry of `dir` whose name matches `file` case-insensitively.

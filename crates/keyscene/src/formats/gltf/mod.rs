@@ -35,7 +35,9 @@
 //!
 //! **Meshes.** One primitive per material slot, `TRIANGLES`, POSITION (with min/max), NORMAL
 //! (from smoothing groups, else the mesh's normals, else flat; see
-//! [`corner_normals`](crate::scene::geometry::corner_normals)), TANGENT on normal-mapped
+//! [`corner_normals`](crate::scene::geometry::corner_normals)), TANGENT from the
+//! source's tangents when the mesh has them ([`geometry::source_tangent`]: w from the
+//! binormal's side; MikkTSpace where one is missing or degenerate), else on normal-mapped
 //! primitives, TEXCOORD_n from every UV set n with V flipped
 //! (`v' = 1 − v`: glTF's V runs down, 3DS/OBJ/FBX's up), COLOR_0 when the mesh has colours, `u16` indices when a
 //! primitive has fewer than 65 535 vertices, else `u32`. An application-specific attribute
@@ -53,7 +55,8 @@
 //! `.glb` (or `.gltf` with [`WriteOptions::embed`]) embeds it. A self-illumination map becomes
 //! `emissiveTexture` (factor 1) the same way, and the bump map `normalTexture`, whose
 //! primitives get MikkTSpace `TANGENT`s ([`geometry::add_tangents`]). Samplers come from the
-//! 3DS tiling bits (no tile: CLAMP_TO_EDGE, mirror: MIRRORED_REPEAT; `docs/gltf.md`). A map's UV transform becomes
+//! map's per-axis wrap modes (FBX `WrapModeU/V`: clamp → CLAMP_TO_EDGE), else from the 3DS
+//! tiling bits (no tile: CLAMP_TO_EDGE, mirror: MIRRORED_REPEAT; `docs/gltf.md`). A map's UV transform becomes
 //! KHR_texture_transform (rotation `−θ` and an offset re-expressed for V-down UVs; see
 //! `texture_info` in export.rs), which the reader inverts. Other images (3DS scenes often use TGA/BMP) are left out with a warning:
 //! glTF allows only PNG and JPEG, and a viewer could not show them.

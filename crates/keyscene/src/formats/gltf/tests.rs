@@ -325,31 +325,43 @@ fn embedded_gltf_stands_alone_and_one_animation_can_be_chosen() {
     assert_eq!(back.meshes[0].positions.len(), 3);
 }
 
+/// A diffuse map of `t.png` (a PNG signature, written into `dir`) with no transform, tiling
+/// or wrap.
+fn png_map(dir: &std::path::Path) -> crate::scene::TextureMap {
+    let png = dir.join("t.png");
+    std::fs::write(&png, b"\x89PNG\r\n\x1a\n").unwrap();
+    crate::scene::TextureMap {
+        slot: crate::scene::MapSlot::Diffuse,
+        file: "t.png".into(),
+        resolved: Some(png),
+        strength: 1.0,
+        uv_transform: Default::default(),
+        flags: 0,
+        wrap: Default::default(),
+    }
+}
+
+/// [`triangle_scene`] with one material, `maps`, on its mesh.
+fn mapped_triangle(maps: Vec<crate::scene::TextureMap>) -> Scene {
+    let mut s = triangle_scene();
+    s.materials.push(crate::scene::Material { name: "m".into(), maps, ..Default::default() });
+    s.meshes[0].material_slots = vec![Some(0)];
+    s
+}
+
 #[test]
 fn uv_transform_becomes_khr_texture_transform_in_v_down_space() {
-    use crate::scene::{MapSlot, Material, TextureMap, UvTransform};
+    use crate::scene::{TextureMap, UvTransform};
     let dir = tempfile::tempdir().unwrap();
-    let png = dir.path().join("t.png");
-    std::fs::write(&png, b"\x89PNG\r\n\x1a\n").unwrap();
-    let mut s = triangle_scene();
-    s.materials.push(Material {
-        name: "m".into(),
-        maps: vec![TextureMap {
-            slot: MapSlot::Diffuse,
-            file: "t.png".into(),
-            resolved: Some(png),
-            strength: 1.0,
-            // uv' = (0.25, 0.5) + R(90°)·((2, 3) ∘ uv)
-            uv_transform: UvTransform {
-                scale: glam::Vec2::new(2.0, 3.0),
-                offset: glam::Vec2::new(0.25, 0.5),
-                rotation_degrees: 90.0,
-            },
-            flags: 0,
-        }],
-        ..Material::default()
-    });
-    s.meshes[0].material_slots = vec![Some(0)];
+    let s = mapped_triangle(vec![TextureMap {
+        // uv' = (0.25, 0.5) + R(90°)·((2, 3) ∘ uv)
+        uv_transform: UvTransform {
+            scale: glam::Vec2::new(2.0, 3.0),
+            offset: glam::Vec2::new(0.25, 0.5),
+            rotation_degrees: 90.0,
+        },
+        ..png_map(dir.path())
+    }]);
     let opts = WriteOptions {
         container: Container::Gltf { bin_uri: "t.bin".into() },
         ..WriteOptions::default()
@@ -376,26 +388,11 @@ fn uv_transform_becomes_khr_texture_transform_in_v_down_space() {
 
 #[test]
 fn tiling_flags_become_samplers_and_bump_maps_get_tangents() {
-    use crate::scene::{Attribute, MapSlot, Mapping, Material, TextureMap, UvSet};
+    use crate::scene::{Attribute, MapSlot, Mapping, TextureMap, UvSet};
     let dir = tempfile::tempdir().unwrap();
-    let png = dir.path().join("t.png");
-    std::fs::write(&png, b"\x89PNG\r\n\x1a\n").unwrap();
-    let map = |slot, flags| TextureMap {
-        slot,
-        file: "t.png".into(),
-        resolved: Some(png.clone()),
-        strength: 1.0,
-        uv_transform: Default::default(),
-        flags,
-    };
-    let mut s = triangle_scene();
+    let map = |slot, flags| TextureMap { slot, flags, ..png_map(dir.path()) };
     // lib3ds Lib3dsTextureMapFlags: NO_TILE 0x10, MIRROR 0x2.
-    s.materials.push(Material {
-        name: "m".into(),
-        maps: vec![map(MapSlot::Diffuse, 0x10), map(MapSlot::Bump, 0x2)],
-        ..Material::default()
-    });
-    s.meshes[0].material_slots = vec![Some(0)];
+    let mut s = mapped_triangle(vec![map(MapSlot::Diffuse, 0x10), map(MapSlot::Bump, 0x2)]);
     s.meshes[0].uv_sets = vec![UvSet {
         name: String::new(),
         uvs: Attribute {
@@ -431,4 +428,21 @@ fn tiling_flags_become_samplers_and_bump_maps_get_tangents() {
     // The reader turns samplers back into the tiling bits and normalTexture into a bump map.
     let maps: Vec<_> = back.materials[0].maps.iter().map(|m| (m.slot, m.flags)).collect();
     assert_eq!(maps, [(MapSlot::Diffuse, 0x10), (MapSlot::Bump, 0x2)]);
+}
+
+#[test]
+fn per_axis_wrap_modes_become_sampler_wrap_s_and_t_and_read_back() {
+    use crate::scene::{TextureMap, WrapMode};
+    let dir = tempfile::tempdir().unwrap();
+    // An FBX texture with WrapModeU 1 (clamp) and WrapModeV 0 (repeat).
+    let wrap = [WrapMode::Clamp, WrapMode::Repeat];
+    let s = mapped_triangle(vec![TextureMap { wrap, ..png_map(dir.path()) }]);
+    let file = write(&s, &WriteOptions::default()).unwrap();
+    let (json, _) = crate::formats::gltf::glb::split(&file.main).unwrap();
+    let v: serde_json::Value = serde_json::from_slice(json).unwrap();
+    // glTF 2.0 §5.26: CLAMP_TO_EDGE 33071, REPEAT 10497.
+    let sampler = &v["samplers"][0];
+    assert_eq!((sampler["wrapS"].as_u64(), sampler["wrapT"].as_u64()), (Some(33071), Some(10497)));
+    let (back, _) = read(&file.main, &crate::ReadOptions::default()).unwrap();
+    assert_eq!(back.materials[0].maps[0].wrap, [WrapMode::Clamp, WrapMode::Repeat]);
 }

@@ -11,7 +11,7 @@
 //!   surface is split before its stream would pass 65,535 vertices. Vertices are the distinct
 //!   (position, normal, UV 0, UV 1, colour) corners; n-gons are split by
 //!   `scene::geometry::triangulate`. Normals from `scene::geometry::corner_normals` (smoothing
-//!   groups, else the source's normals, else flat), computed in the baked frame. UV set 0 → texcoord 0 (and tangents from it), UV set 1 → the lightmap stream,
+//!   groups, else the source's normals, else flat), computed in the baked frame. UV set 0 → texcoord 0 (and tangents from it where the source has none), UV set 1 → the lightmap stream,
 //!   further sets dropped.
 //! - **Index tables**: the list reordered by `meshopt::optimize_vertex_cache` (kept in source
 //!   order when that has the lower ACMR); the strip made from it by `meshopt::stripify` (no
@@ -985,6 +985,8 @@ struct VKey {
     uv1: [u32; 2],
     color: u32,
     blend: VBlend,
+    /// The source's unit tangent in the baked frame; zero when it has none here.
+    tangent: [u32; 3],
 }
 
 /// The skins the exporter writes as blend streams and the `bone_init_tm` of every entity
@@ -1192,13 +1194,23 @@ fn surfaces(
     let has_uv0 = !mesh.uv_sets.is_empty();
     let has_uv1 = mesh.uv_sets.len() > 1;
     let has_color = mesh.colors.is_some();
+    let has_tangents = mesh.tangents.is_some();
+    let source_tangent = |v: u32, c: usize, p: usize| -> Vec3 {
+        let t = mesh.tangents.as_ref().and_then(|a| a.get(v, c, p)).unwrap_or(Vec3::ZERO);
+        let t = g.transform_vector3(t.as_dvec3()).as_vec3();
+        if t.is_finite() && t.length() > 1e-6 {
+            t.normalize()
+        } else {
+            Vec3::ZERO
+        }
+    };
     for (material, tris) in by_material {
         let mut start = 0;
         while start < tris.len() {
             let mut map: HashMap<VKey, u16> = HashMap::new();
             let mut s = Surface { material_idx: material as i32, ..Surface::default() };
-            let (mut xyz, mut nrm, mut t0, mut t1, mut col) =
-                (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+            let (mut xyz, mut nrm, mut t0, mut t1, mut col, mut tan) =
+                (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
             let mut blends = Vec::new();
             let mut list: Vec<u32> = Vec::new();
             let mut end = start;
@@ -1234,6 +1246,7 @@ fn surfaces(
                                 byte(color.z),
                                 byte(color.w),
                             ]),
+                            tangent: source_tangent(v, c, p).to_array().map(f32::to_bits),
                         }
                     })
                     .collect();
@@ -1254,6 +1267,7 @@ fn surfaces(
                         t1.push(k.uv1.map(f32::from_bits));
                         col.push(k.color);
                         blends.push(k.blend);
+                        tan.push(Vec3::from_array(k.tangent.map(f32::from_bits)));
                         next
                     });
                     list.push(u32::from(i));
@@ -1280,8 +1294,19 @@ fn surfaces(
             s.tri_list = optimized.iter().map(|&i| i as u16).collect();
             s.tri_strip = strip.iter().map(|&i| i as u16).collect();
             s.s_size = n as u32;
-            if has_uv0 {
-                s.tangent = Some(tangents(&list, &xyz, &nrm, &t0));
+            if has_uv0 || has_tangents {
+                // The source's tangents where it has them, derived ones elsewhere.
+                let derived = if tan.contains(&Vec3::ZERO) {
+                    tangents(&list, &xyz, &nrm, &t0)
+                } else {
+                    Vec::new()
+                };
+                let merged = tan
+                    .iter()
+                    .enumerate()
+                    .map(|(i, t)| if *t == Vec3::ZERO { derived[i] } else { t.to_array() })
+                    .collect();
+                s.tangent = Some(merged);
             }
             s.xyz = Some(xyz);
             s.normal = Some(nrm);

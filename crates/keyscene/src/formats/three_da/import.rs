@@ -62,6 +62,7 @@ pub fn import(file: &File) -> (Scene, Vec<Warning>) {
                     strength: 1.0,
                     uv_transform: Default::default(),
                     flags: 0,
+                    wrap: Default::default(),
                 })
                 .collect(),
             ..Material::default()

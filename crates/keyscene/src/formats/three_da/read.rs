@@ -204,9 +204,7 @@ impl<'a> Parser<'a> {
             // The same record reached twice (a shared track) starts where it started before;
             // any other overlap means an offset points into another record.
             if let Some(r) = self.records.iter().find(|r| r.0 != s && r.0 < e && s < r.1) {
-                let msg =
-                    format!("{w} at {s:#x}..{e:#x} overlaps {} at {:#x}..{:#x}", r.2, r.0, r.1);
-                self.error(field_at, msg);
+                self.error(field_at, overlap(&w, s, e, r));
                 return None;
             }
             self.records.push((s, e, w));
@@ -230,14 +228,8 @@ impl<'a> Parser<'a> {
         }
         for (s, e, field_at, what) in std::mem::take(&mut self.blocks) {
             let i = merged.partition_point(|r| r.0 < e);
-            if let Some(r) = i.checked_sub(1).map(|i| &merged[i]) {
-                if r.1 > s {
-                    let msg = format!(
-                        "{what} at {s:#x}..{e:#x} overlaps {} at {:#x}..{:#x}",
-                        r.2, r.0, r.1
-                    );
-                    self.error(field_at, msg);
-                }
+            if let Some(r) = i.checked_sub(1).map(|i| &merged[i]).filter(|r| r.1 > s) {
+                self.error(field_at, overlap(&what, s, e, r));
             }
         }
     }
@@ -683,6 +675,13 @@ impl<'a> Parser<'a> {
             TrackLoc { header: at, keys: 0, sub: vec![x.1, y.1, z.1] },
         ))
     }
+}
+
+/// The error for bytes `start..end` holding `what` that overlap `record` (`(start, end,
+/// what)`, as [`Parser::records`] keeps them).
+fn overlap(what: &str, start: u64, end: u64, record: &(u64, u64, String)) -> String {
+    let (s, e, name) = record;
+    format!("{what} at {start:#x}..{end:#x} overlaps {name} at {s:#x}..{e:#x}")
 }
 
 impl Rd<'_> {

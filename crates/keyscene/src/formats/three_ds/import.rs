@@ -839,6 +839,7 @@ fn convert_material(m: &MaterialEntry, files: &HashMap<String, PathBuf>) -> Mate
                 rotation_degrees: t.rotation,
             },
             flags: t.tiling,
+            wrap: Default::default(),
         })
         .collect();
     Material {

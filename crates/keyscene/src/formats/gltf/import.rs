@@ -532,6 +532,9 @@ fn mesh<'s>(
     };
     let mut normals: Vec<Vec3> = Vec::new();
     let mut all_normals = true;
+    // TANGENT (xyz, w = handedness) while every primitive has it.
+    let mut tangents: Vec<[f32; 4]> = Vec::new();
+    let mut all_tangents = true;
     let mut uv_sets: Vec<Vec<Vec2>> = Vec::new();
     let mut colors: Option<Vec<Vec4>> = None;
     let mut polygon_materials = Vec::new();
@@ -631,6 +634,10 @@ fn mesh<'s>(
             Some(n) if all_normals => normals.extend(n.take(count).map(Vec3::from_array)),
             _ => all_normals = false,
         }
+        match reader.read_tangents() {
+            Some(t) if all_tangents => tangents.extend(t.take(count)),
+            _ => all_tangents = false,
+        }
         let mut set = 0;
         while let Some(uv) = reader.read_tex_coords(set) {
             let uv: Vec<Vec2> =
@@ -685,6 +692,14 @@ fn mesh<'s>(
     }
     let n = out.positions.len();
     if all_normals && normals.len() == n {
+        // glTF TANGENT.w is the bitangent's side: B = cross(N, T) · w (glTF 2.0 §3.7.2.1).
+        if all_tangents && tangents.len() == n {
+            let t: Vec<Vec3> = tangents.iter().map(|&[x, y, z, _]| Vec3::new(x, y, z)).collect();
+            let b = tangents.iter().zip(&normals).zip(&t).map(|((&[.., w], n), t)| n.cross(*t) * w);
+            out.binormals =
+                Some(Attribute { values: b.collect(), mapping: crate::scene::Mapping::PerVertex });
+            out.tangents = Some(Attribute { values: t, mapping: crate::scene::Mapping::PerVertex });
+        }
         out.normals =
             Some(Attribute { values: normals, mapping: crate::scene::Mapping::PerVertex });
     }
@@ -741,7 +756,8 @@ fn mesh<'s>(
 
 /// Renumbers the merged glTF vertices of `mesh` by their source indices `ids` (the writer's
 /// [`super::SOURCE_VERTEX_ATTRIBUTE`]), so positions come back in the source's vertex order;
-/// normals, UVs and colours become per-corner, as glTF's split vertices carried them. Leaves
+/// normals, tangents, binormals, UVs and colours become per-corner, as glTF's split vertices
+/// carried them. Leaves
 /// the mesh alone when an id is invalid or the ids would ask for more than twice the vertices
 /// present (a hostile file must not make it allocate).
 fn restore_source_vertices(mesh: &mut Mesh, influences: &mut Option<Influences>, ids: &[u32]) {
@@ -774,7 +790,7 @@ fn restore_source_vertices(mesh: &mut Mesh, influences: &mut Option<Influences>,
         a.values = corners.iter().map(|&v| a.values[v]).collect();
         a.mapping = crate::scene::Mapping::PerCorner;
     }
-    if let Some(a) = &mut mesh.normals {
+    for a in [&mut mesh.normals, &mut mesh.tangents, &mut mesh.binormals].into_iter().flatten() {
         per_corner(a, &corners);
     }
     for set in &mut mesh.uv_sets {

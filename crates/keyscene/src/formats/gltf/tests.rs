@@ -446,3 +446,25 @@ fn per_axis_wrap_modes_become_sampler_wrap_s_and_t_and_read_back() {
     let (back, _) = read(&file.main, &crate::ReadOptions::default()).unwrap();
     assert_eq!(back.materials[0].maps[0].wrap, [WrapMode::Clamp, WrapMode::Repeat]);
 }
+
+/// TANGENT comes back as the mesh's tangents and binormals: a triangle (normal +Z) storing
+/// tangent (0, 3, 0) and binormal +X is written as TANGENT (0, 1, 0, −1) (N × T = Z × Y = −X,
+/// opposite the binormal); the reader gives tangent +Y and binormal cross(N, T) · w = +X
+/// (glTF 2.0 §3.7.2.1), in the mesh's own frame (the axis root carries the Z-up turn).
+#[test]
+fn tangents_and_their_handedness_read_back_as_tangents_and_binormals() {
+    use crate::scene::{Attribute, Mapping};
+    let mut src = triangle_scene();
+    let y3 = glam::Vec3::new(0.0, 3.0, 0.0);
+    src.meshes[0].tangents = Some(Attribute { values: vec![y3], mapping: Mapping::AllSame });
+    src.meshes[0].binormals =
+        Some(Attribute { values: vec![glam::Vec3::X], mapping: Mapping::AllSame });
+    let back = read_glb(&write(&src, &WriteOptions::default()).unwrap().main);
+    let m = &back.meshes[0];
+    let (t, b) = (m.tangents.as_ref().unwrap(), m.binormals.as_ref().unwrap());
+    assert_eq!(t.values.len(), 3);
+    for (t, b) in t.values.iter().zip(&b.values) {
+        assert!((*t - glam::Vec3::Y).length() < 1e-6, "tangent {t}");
+        assert!((*b - glam::Vec3::X).length() < 1e-6, "binormal {b}");
+    }
+}

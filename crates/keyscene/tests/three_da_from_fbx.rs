@@ -27,6 +27,11 @@
 //! max(1, reference bbox diagonal))` — the reference's own precision, or the rule where
 //! that is looser.
 //!
+//! **One over the corpus**, "kept keys over the corpus" (`kept_keys`): counts the FBX-animated
+//! entities whose animated tracks all keep the source's keys (`ExportReport::tracks`) and
+//! prints why the others were resampled; fails when a curve that `anim::hermite` holds
+//! exactly on integer frames (judged here from the scene: `expressible`) was resampled.
+//!
 //! Known, named exceptions (printed as `EXCEPTION`, not failing), each for a format reason:
 //! - **morph**: the source mesh has blend shapes with a non-zero weight at that frame — 3DA
 //!   has no morph targets; the exporter drops them (reported in `ExportReport::dropped`).

@@ -130,7 +130,7 @@ fn compare(fbx_dir: &Path, rel: &str, seen: &mut Seen) -> Result<(), Failed> {
             let tr = (got.col(3) - want.col(3)).truncate().abs().max_element() / size;
             let err = (linear / scale).max(tr);
             count += 1;
-            if !(err <= 1e-4) {
+            if err.is_nan() || err > 1e-4 {
                 failures.push(format!("frame {f} {name:?}: world differs from ufbx by {err:.3e}"));
             }
         }

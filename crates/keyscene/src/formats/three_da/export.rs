@@ -22,14 +22,23 @@
 //!   bound to the mesh's own entity); vertices stay in the mesh's frame, and `bone_init_tm`
 //!   of the mesh and its joints holds their bind-time world matrices (docs/3da.md, "Skin
 //!   bind pose").
-//! - **Animation**: every entity gets position, rotation and scale tracks with ≥ 1 key. Where
-//!   3DA can hold the source's keys exactly (integer frames ≥ 0, strictly increasing, no step
-//!   keys, ends that hold) they are kept: 3DS TCB → TCB 3D with the tangents the evaluator
-//!   uses (lib3ds `ds`/`dd`, ease carried, not applied), 3DS relative rotation → TCB 4D of
-//!   absolute quaternions with lib3ds' squad controls, linear → LINEAR. Otherwise the node's
-//!   local T, R or S is **resampled at every integer frame** of the animation range into a
-//!   LINEAR track: exact at integer frames, linear (slerp) between them; a resampled track
-//!   whose value never changes is one key. Nodes under a dropped node are always resampled.
+//! - **Animation**: every entity gets position, rotation and scale tracks with ≥ 1 key. A node
+//!   whose 3DA local is its own T·R·S (no FBX pivots or pre/post rotation, inherit type RSrs
+//!   or unscaled ancestors, a written parent) keeps the source's keys where 3DA holds them
+//!   exactly: 3DS TCB → TCB 3D with the tangents the evaluator uses (lib3ds `ds`/`dd`, ease
+//!   carried, not applied), 3DS relative rotation → TCB 4D of absolute quaternions with lib3ds'
+//!   squad controls; FBX per-component translation / scale curves and other vector tracks →
+//!   LINEAR 3D when every segment is linear, else BEZIER 3D; FBX Euler rotation curves → an
+//!   EULER track of LINEAR / BEZIER 1D sub-tracks with the `m_aRotOrder` and signs that make
+//!   the seed's composition reproduce the order (`keys.rs`, through
+//!   [`crate::anim::hermite`]). Key times scaled to the output rate must be integer frames;
+//!   keys outside the range are cut exactly. A root under the axis conversion keeps its keys
+//!   turned when the conversion is a rotation (translation and quaternion keys turned; an
+//!   EULER track only when the turn is about its outermost axis). Everything else is
+//!   **resampled** into LINEAR tracks — at every integer frame, or, past
+//!   [`RESAMPLE_BUDGET`] samples, at the source's key frames and an even grid (warned) — and
+//!   only those entities' local transforms are sampled per frame. [`ExportReport::tracks`]
+//!   says per entity what was kept and what was resampled and why.
 //! - **Bounds**: entity bounds over its baked positions (local space); the file's over every
 //!   entity's vertices at the first frame of the range.
 

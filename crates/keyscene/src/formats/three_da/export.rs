@@ -848,7 +848,10 @@ fn keep_tracks(
         if t.keys.iter().any(|k| matches!(k.interpolation, Interpolation::Tcb(_))) {
             return Some(match keyed_vec_track(t, r.rate, r.lo, r.hi) {
                 Some(v) => {
-                    let v = m.map_or(v.clone(), |m| turn_vec(v, m));
+                    let v = match m {
+                        Some(m) => turn_vec(v, m),
+                        None => v,
+                    };
                     let d = describe_vec(&v);
                     Ok((Written::Vec(v), TrackSource::Kept(d)))
                 }
@@ -979,21 +982,21 @@ fn resample(
             changing |= v.frames().len() > 1;
             e.position = Some(v);
             t.position = source(why);
-            lines.push(format!("position ({why})"));
+            lines.push(("position", why.as_str()));
         }
         if let Some(why) = &n.why[1] {
             let v = rot_track(&frames, l.iter().map(|t| t.rotation));
             changing |= v.frames().is_some_and(|f| f.len() > 1);
             e.rotation = Some(v);
             t.rotation = source(why);
-            lines.push(format!("rotation ({why})"));
+            lines.push(("rotation", why.as_str()));
         }
         if let Some(why) = &n.why[2] {
             let v = vec_track(&frames, l.iter().map(|t| t.scale));
             changing |= v.frames().len() > 1;
             e.scale = Some(v);
             t.scale = source(why);
-            lines.push(format!("scale ({why})"));
+            lines.push(("scale", why.as_str()));
         }
         if frames.len() > 1 && (changing || animated_node(anim, n.id)) {
             report.resampled_entities.push(fi);
@@ -1005,10 +1008,23 @@ fn resample(
             report.resampled.push(format!(
                 "{:?}: {} resampled as LINEAR tracks at {at}",
                 t.name,
-                lines.join(", ")
+                group_reasons(&lines)
             ));
         }
     }
+}
+
+/// `position, rotation (why)`: parts listed with their reason, parts sharing one reason
+/// together.
+fn group_reasons(parts: &[(&str, &str)]) -> String {
+    let mut groups: Vec<(Vec<&str>, &str)> = Vec::new();
+    for &(part, why) in parts {
+        match groups.iter_mut().find(|g| g.1 == why) {
+            Some(g) => g.0.push(part),
+            None => groups.push((vec![part], why)),
+        }
+    }
+    groups.iter().map(|(p, why)| format!("{} ({why})", p.join(", "))).collect::<Vec<_>>().join(", ")
 }
 
 /// The key frames (source frames) of a channel's tracks.
@@ -2150,6 +2166,108 @@ mod tests {
         let be = file.entities.iter().position(|e| super::super::layout::name_str(&e.name) == "b0");
         let tm = file.entities[be.unwrap()].bone_init_tm;
         assert_eq!(&tm[12..16], &[0.0, 0.0, 1.0, 1.0], "translation in elements 12..15");
+    }
+
+    /// A null node with the given channels over `frame_range`, in `axes`.
+    fn animated_null(
+        axes: AxisSystem,
+        frame_range: (f64, f64),
+        channels: Vec<ChannelTarget>,
+    ) -> Scene {
+        use crate::anim::{Animation, Channel};
+        let mut s = Scene::default();
+        s.meta.axes = axes;
+        s.nodes.push(Node::new("n", NodeKind::Null));
+        s.attach(0, None);
+        s.animations.push(Animation {
+            name: String::new(),
+            fps: 30.0,
+            frame_range,
+            channels: channels.into_iter().map(|target| Channel { node: 0, target }).collect(),
+        });
+        s
+    }
+
+    fn scalar(keys: &[(f64, f64)], interpolation: Interpolation<f64>) -> Track<f64> {
+        use crate::anim::Key;
+        Track::new(
+            keys.iter()
+                .map(|&(frame, value)| Key { frame, value, interpolation: interpolation.clone() })
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn fbx_curves_keep_their_keys_and_the_report_says_which() {
+        use crate::scene::EulerOrder;
+        let cubic = Interpolation::Bezier {
+            in_slope: 0.0,
+            in_weight: 1.0 / 3.0,
+            out_slope: 0.0,
+            out_weight: 1.0 / 3.0,
+        };
+        let x = scalar(&[(0.0, 0.0), (10.0, 4.0)], cubic);
+        let z = scalar(&[(0.0, 0.0), (10.0, 1.0)], Interpolation::Linear);
+        let channels = || {
+            vec![
+                ChannelTarget::TranslationXyz([Some(x.clone()), None, None]),
+                ChannelTarget::Rotation(RotationTrack::Euler {
+                    order: EulerOrder::Xyz,
+                    rest: DVec3::ZERO,
+                    xyz: [None, None, Some(z.clone())],
+                }),
+            ]
+        };
+        let s = animated_null(AxisSystem::Z_UP_RIGHT_HANDED, (0.0, 10.0), channels());
+        let (file, _, report) = export(&s, &ExportOptions::default()).unwrap();
+        let t = &report.tracks[0];
+        assert!(matches!(&t.position, TrackSource::Kept(d) if d.starts_with("BEZIER 3D")));
+        assert!(matches!(&t.rotation, TrackSource::Kept(d) if d.starts_with("EULER")));
+        assert_eq!(t.scale, TrackSource::Rest);
+        assert!(report.resampled_entities.is_empty());
+        // Between keys: the Hermite with zero end slopes at u = 1/4 is 4·(3u² − 2u³) = 0.625;
+        // the linear Z angle at frame 2.5 is 0.25 rad.
+        let e = &file.entities[0];
+        let p = e.position.as_ref().unwrap().sample(2.5).unwrap();
+        assert!((p.x - 0.625).abs() < 1e-6, "{p}");
+        let q = e.rotation.as_ref().unwrap().sample(2.5).unwrap();
+        assert!(q.dot(DQuat::from_rotation_z(0.25)).abs() > 1.0 - 1e-12, "{q:?}");
+        // A Y-up root: the turn (+90° about X) is not about XYZ's outermost axis (Z), so its
+        // rotation is resampled and says why; the translation keys are turned and kept.
+        let s = animated_null(AxisSystem::Y_UP_RIGHT_HANDED, (0.0, 10.0), channels());
+        let (_, _, report) = export(&s, &ExportOptions::default()).unwrap();
+        let t = &report.tracks[0];
+        assert!(t.position.is_kept());
+        assert!(
+            matches!(&t.rotation, TrackSource::Resampled { why, every_frame: true } if why.contains("outermost")),
+            "{:?}",
+            t.rotation
+        );
+        assert_eq!(report.resampled_entities, vec![0]);
+    }
+
+    #[test]
+    fn resampling_a_long_range_stays_within_the_budget() {
+        // A step key (no 3DA form) over ten million frames: resampled at its keys and a grid,
+        // not at every frame, and exact at the keys.
+        let step = scalar(&[(0.0, 1.0), (5_000_001.0, 2.0)], Interpolation::Step);
+        let s = animated_null(
+            AxisSystem::Z_UP_RIGHT_HANDED,
+            (0.0, 10_000_000.0),
+            vec![ChannelTarget::TranslationXyz([Some(step), None, None])],
+        );
+        let (file, _, report) = export(&s, &ExportOptions::default()).unwrap();
+        let pos = file.entities[0].position.as_ref().unwrap();
+        let frames = pos.frames();
+        assert!(frames.len() <= RESAMPLE_BUDGET, "{}", frames.len());
+        assert!(frames.contains(&5_000_001));
+        assert_eq!(pos.sample(5_000_001.0).unwrap().x, 2.0);
+        assert_eq!(pos.sample(0.0).unwrap().x, 1.0);
+        assert!(matches!(
+            &report.tracks[0].position,
+            TrackSource::Resampled { every_frame: false, why } if why.contains("step")
+        ));
+        assert!(report.warnings.iter().any(|w| w.contains("budget")), "{:?}", report.warnings);
     }
 
     #[test]

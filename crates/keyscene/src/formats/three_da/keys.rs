@@ -469,6 +469,21 @@ mod tests {
     }
 
     #[test]
+    fn a_faster_output_rate_stretches_key_times_and_divides_slopes() {
+        // Bézier 0 → 3 over source frames 0..3, slopes 0 and 3 per frame (hermite.rs' case:
+        // 0.375 at source frame 1.5). At twice the rate: keys at 0 and 6, slope 1.5 per output
+        // frame, and output frame 3 gives 0.375.
+        let t = Track::new(vec![key(0.0, 0.0, bez(0.0, 0.0)), key(3.0, 3.0, bez(3.0, 0.0))]);
+        let r = Range { rate: 2.0, lo: 0.0, hi: 6.0 };
+        let (v, desc) = vector_xyz(&[Some(t), None, None], DVec3::ZERO, r, None).unwrap();
+        assert!(desc.starts_with("BEZIER 3D, 2 keys"), "{desc}");
+        assert_eq!(v.frames(), vec![0, 6]);
+        let VecTrack::Bezier(b) = &v else { unreachable!() };
+        assert_eq!(b.keys[1].in_tan[0], 1.5);
+        assert!((v.sample(3.0).unwrap().x - 0.375).abs() < 1e-6);
+    }
+
+    #[test]
     fn long_ranges_are_resampled_at_keys_and_a_bounded_grid() {
         let (f, every) = resample_frames(0, 10, 3, std::iter::empty());
         assert!(every && f.len() == 11);

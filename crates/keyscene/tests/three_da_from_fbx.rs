@@ -414,6 +414,20 @@ fn expressible(src: &Scene, node: usize, target: &ChannelTarget, lo: f64, hi: f6
     }
 }
 
+/// The transform part a channel drives: 0 position, 1 rotation, 2 scale.
+fn part_of(t: &ChannelTarget) -> Option<usize> {
+    match t {
+        ChannelTarget::Translation(_) | ChannelTarget::TranslationXyz(_) => Some(0),
+        ChannelTarget::Rotation(_) => Some(1),
+        ChannelTarget::Scale(_) | ChannelTarget::ScaleXyz(_) => Some(2),
+        _ => None,
+    }
+}
+
+fn is_trs(t: &ChannelTarget) -> bool {
+    part_of(t).is_some()
+}
+
 /// Over every FBX corpus file with a mesh and an animation: how many FBX-animated entities
 /// (source node with a translation, rotation or scale curve) keep the source's keys on every
 /// animated part, and how many have a resampled one. Fails when a part that
@@ -421,7 +435,7 @@ fn expressible(src: &Scene, node: usize, target: &ChannelTarget, lo: f64, hi: f6
 /// exactly was resampled, or when no entity keeps its keys. Prints the counts and, per part,
 /// why tracks were resampled (with `KEPT_DEBUG` set, per entity).
 fn kept_keys(fbx_dir: &Path) -> Result<(), Failed> {
-    let (mut kept, mut resampled) = (0usize, 0usize);
+    let (mut kept, mut resampled, mut kept_in_source_axes) = (0usize, 0usize, 0usize);
     let mut wrong = Vec::new();
     let mut reasons = BTreeMap::<String, usize>::new();
     for path in common::files_with_ext(fbx_dir, &["fbx"]) {
@@ -442,12 +456,7 @@ fn kept_keys(fbx_dir: &Path) -> Result<(), Failed> {
             let sources = [&t.position, &t.rotation, &t.scale];
             let mut animated = [false; 3];
             for ch in anim.channels.iter().filter(|c| c.node == t.node) {
-                let part = match &ch.target {
-                    ChannelTarget::Translation(_) | ChannelTarget::TranslationXyz(_) => 0,
-                    ChannelTarget::Rotation(_) => 1,
-                    ChannelTarget::Scale(_) | ChannelTarget::ScaleXyz(_) => 2,
-                    _ => continue,
-                };
+                let Some(part) = part_of(&ch.target) else { continue };
                 animated[part] = true;
                 if let three_da::export::TrackSource::Resampled { why, .. } = sources[part] {
                     *reasons
@@ -484,10 +493,26 @@ fn kept_keys(fbx_dir: &Path) -> Result<(), Failed> {
         }
         kept += file_kept;
         resampled += file_resampled;
+        // For comparison: the same file in its own axes (no conversion at the root).
+        let opts = three_da::ExportOptions { axes: three_da::Axes::Source, ..Default::default() };
+        let (_, _, source_axes) = three_da::export(&src, &opts)?;
+        kept_in_source_axes += source_axes
+            .tracks
+            .iter()
+            .filter(|t| anim.channels.iter().any(|c| c.node == t.node && is_trs(&c.target)))
+            .filter(|t| {
+                anim.channels
+                    .iter()
+                    .filter(|c| c.node == t.node)
+                    .filter_map(|c| part_of(&c.target))
+                    .all(|p| [&t.position, &t.rotation, &t.scale][p].is_kept())
+            })
+            .count();
     }
     eprintln!(
         "FBX corpus: {kept} animated entities keep their keys, {resampled} have a resampled track"
     );
+    eprintln!("  (written in the sources' own axes, --axes source: {kept_in_source_axes} keep their keys)");
     for (why, n) in &reasons {
         eprintln!("  {n} animated tracks resampled: {why}");
     }

@@ -27,6 +27,11 @@
 //! max(1, reference bbox diagonal))` — the reference's own precision, or the rule where
 //! that is looser.
 //!
+//! **One over the corpus**, "kept keys over the corpus" (`kept_keys`): counts the FBX-animated
+//! entities whose animated tracks all keep the source's keys (`ExportReport::tracks`) and
+//! prints why the others were resampled; fails when a curve that `anim::hermite` holds
+//! exactly on integer frames (judged here from the scene: `expressible`) was resampled.
+//!
 //! Known, named exceptions (printed as `EXCEPTION`, not failing), each for a format reason:
 //! - **morph**: the source mesh has blend shapes with a non-zero weight at that frame — 3DA
 //!   has no morph targets; the exporter drops them (reported in `ExportReport::dropped`).
@@ -51,10 +56,11 @@ use common::refs::{reference_rows, RefRow};
 use common::three_da::{
     bbox, bbox_diff, compare_frame, integer_and_half_frames, integer_only, to_source_axes, Cloud,
 };
-use glam::DVec3;
-use keyscene::anim::Time;
+use glam::{DMat4, DVec3};
+use keyscene::anim::hermite::{self, HermiteKey, Segment};
+use keyscene::anim::{ChannelTarget, Interpolation, RotationTrack, Time, Track};
 use keyscene::formats::three_da;
-use keyscene::scene::Scene;
+use keyscene::scene::{AxisSystem, InheritType, NodeKind, Scene};
 use libtest_mimic::Failed;
 
 /// MANIFEST.md's negative files (as `fbx_load_corpus.rs`).
@@ -294,11 +300,226 @@ fn reference(fbx_dir: &Path, row: &RefRow) -> Result<(), Failed> {
     finish(failures, n)
 }
 
+/// Whether `anim::hermite` holds a curve exactly over the written frames `lo..=hi` (source
+/// frames, the default rate): every key inside the range on an integer frame, no step that
+/// changes the value inside it, the ends covered by the track's extrapolation.
+fn hermite_exact<V>(keys: &[HermiteKey<V>], lo: f64, hi: f64) -> bool
+where
+    V: PartialEq + Copy,
+{
+    let inside = |f: f64| f >= lo && f <= hi;
+    keys.iter().filter(|k| inside(k.frame)).all(|k| (k.frame - k.frame.round()).abs() <= 1e-6)
+        && keys.windows(2).all(|w| {
+            w[0].segment != Segment::Step
+                || w[0].value == w[1].value
+                || w[1].frame <= lo
+                || w[0].frame >= hi
+        })
+}
+
+/// The Hermite keys of a scalar curve covering `lo..=hi`, when they exist.
+fn scalar_keys(t: &Track<f64>, lo: f64, hi: f64) -> Option<Vec<HermiteKey<f64>>> {
+    hermite::cover(t, hermite::hermite_keys(t)?, lo, hi)
+}
+
+/// Whether every ancestor of `node` has rest scale 1 and no scale curve (then every inherit
+/// type composes like the plain product, `Scene::compose_world`).
+fn unscaled_ancestors(src: &Scene, node: usize) -> bool {
+    let scale_curve = |p: usize| {
+        src.animations.iter().flat_map(|a| &a.channels).any(|c| {
+            c.node == p && matches!(c.target, ChannelTarget::Scale(_) | ChannelTarget::ScaleXyz(_))
+        })
+    };
+    let mut p = src.nodes[node].parent;
+    while let Some(q) = p {
+        if src.nodes[q].transform.scale != DVec3::ONE || scale_curve(q) {
+            return false;
+        }
+        p = src.nodes[q].parent;
+    }
+    true
+}
+
+/// Whether the node's curve for one part (0 position, 1 rotation, 2 scale) can be written
+/// with its keys, judged from the scene alone: the node's 3DA local is its own T·R·S (no
+/// pivots or inherit type, a written parent), and the curves have an exact Hermite form on
+/// integer frames. A root's rotation under an axis conversion is not judged (exact only for
+/// some Euler orders), nor are 3DS-style TCB or quaternion tracks (other rules).
+fn expressible(src: &Scene, node: usize, target: &ChannelTarget, lo: f64, hi: f64) -> bool {
+    let n = &src.nodes[node];
+    let kept_kind = |k: &NodeKind| matches!(k, NodeKind::Mesh | NodeKind::Null | NodeKind::Bone);
+    if n.pivots.is_some()
+        || n.parent.is_some_and(|p| !kept_kind(&src.nodes[p].kind))
+        || (n.parent.is_some() && n.inherit != InheritType::RSrs && !unscaled_ancestors(src, node))
+    {
+        return false;
+    }
+    let conversion = src.axis_unit_conversion(AxisSystem::Z_UP_RIGHT_HANDED, None);
+    let converted_root = n.parent.is_none() && !conversion.abs_diff_eq(DMat4::IDENTITY, 1e-12);
+    if converted_root && conversion.determinant() < 0.0 {
+        return false;
+    }
+    let components = |c: &[Option<Track<f64>>; 3]| -> Option<Vec<Vec<HermiteKey<f64>>>> {
+        c.iter()
+            .flatten()
+            .filter(|t| !t.keys.is_empty())
+            .map(|t| scalar_keys(t, lo, hi).filter(|k| hermite_exact(k, lo, hi)))
+            .collect()
+    };
+    match target {
+        ChannelTarget::TranslationXyz(c) | ChannelTarget::ScaleXyz(c) => {
+            let Some(parts) = components(c) else { return false };
+            if parts.is_empty() {
+                return true;
+            }
+            let mut it = c.iter().map(|t| t.as_ref().filter(|t| !t.keys.is_empty()));
+            let mut slots: [Option<&[HermiteKey<f64>]>; 3] = [None; 3];
+            let mut p = parts.iter();
+            for s in &mut slots {
+                if it.next().flatten().is_some() {
+                    *s = p.next().map(Vec::as_slice);
+                }
+            }
+            hermite::merge_xyz(slots, DVec3::ZERO).is_some_and(|m| hermite_exact(&m, lo, hi))
+        }
+        ChannelTarget::Rotation(RotationTrack::Euler { xyz, .. }) => {
+            !converted_root && components(xyz).is_some()
+        }
+        ChannelTarget::Translation(t) | ChannelTarget::Scale(t) => {
+            let tcb = t.keys.iter().any(|k| matches!(k.interpolation, Interpolation::Tcb(_)));
+            !tcb && !t.keys.is_empty()
+                && hermite::hermite_keys(t)
+                    .and_then(|k| hermite::cover(t, k, lo, hi))
+                    .is_some_and(|k| hermite_exact(&k, lo, hi))
+        }
+        _ => false,
+    }
+}
+
+/// The transform part a channel drives: 0 position, 1 rotation, 2 scale.
+fn part_of(t: &ChannelTarget) -> Option<usize> {
+    match t {
+        ChannelTarget::Translation(_) | ChannelTarget::TranslationXyz(_) => Some(0),
+        ChannelTarget::Rotation(_) => Some(1),
+        ChannelTarget::Scale(_) | ChannelTarget::ScaleXyz(_) => Some(2),
+        _ => None,
+    }
+}
+
+fn is_trs(t: &ChannelTarget) -> bool {
+    part_of(t).is_some()
+}
+
+/// Over every FBX corpus file with a mesh and an animation: how many FBX-animated entities
+/// (source node with a translation, rotation or scale curve) keep the source's keys on every
+/// animated part, and how many have a resampled one. Fails when a part that
+/// [`expressible`] (from `anim::hermite` and the scene, not the exporter) says 3DA holds
+/// exactly was resampled, or when no entity keeps its keys. Prints the counts and, per part,
+/// why tracks were resampled (with `KEPT_DEBUG` set, per entity).
+fn kept_keys(fbx_dir: &Path) -> Result<(), Failed> {
+    let (mut kept, mut resampled, mut kept_in_source_axes) = (0usize, 0usize, 0usize);
+    let mut wrong = Vec::new();
+    let mut reasons = BTreeMap::<String, usize>::new();
+    for path in common::files_with_ext(fbx_dir, &["fbx"]) {
+        let rel = path.strip_prefix(fbx_dir).unwrap().to_string_lossy().replace('\\', "/");
+        if is_negative(&rel) {
+            continue;
+        }
+        let Ok((src, _)) = keyscene::load(&path) else { continue };
+        if !src.nodes.iter().any(|n| n.mesh.is_some()) || src.animations.is_empty() {
+            continue;
+        }
+        let opts = three_da::ExportOptions::default();
+        let (_, _, report) = three_da::export(&src, &opts)?;
+        let anim = &src.animations[0];
+        let (lo, hi) = (anim.frame_range.0.floor().max(0.0), anim.frame_range.1.ceil());
+        let (mut file_kept, mut file_resampled) = (0, 0);
+        for t in &report.tracks {
+            let sources = [&t.position, &t.rotation, &t.scale];
+            let mut animated = [false; 3];
+            for ch in anim.channels.iter().filter(|c| c.node == t.node) {
+                let Some(part) = part_of(&ch.target) else { continue };
+                animated[part] = true;
+                if let three_da::export::TrackSource::Resampled { why, .. } = sources[part] {
+                    *reasons
+                        .entry(format!("{} {why}", ["position", "rotation", "scale"][part]))
+                        .or_default() += 1;
+                    if std::env::var_os("KEPT_DEBUG").is_some() {
+                        let n = &src.nodes[t.node];
+                        eprintln!(
+                            "DEBUG {rel} {:?} {why} pivots={:?} inherit={:?} fps={} range={:?}",
+                            t.name, n.pivots, n.inherit, anim.fps, anim.frame_range
+                        );
+                    }
+                }
+                if !sources[part].is_kept() && expressible(&src, t.node, &ch.target, lo, hi) {
+                    wrong.push(format!(
+                        "{rel}: {:?} part {part} resampled ({:?}) but anim::hermite holds it",
+                        t.name, sources[part]
+                    ));
+                }
+            }
+            if !animated.contains(&true) {
+                continue;
+            }
+            if (0..3).all(|p| !animated[p] || sources[p].is_kept()) {
+                file_kept += 1;
+            } else {
+                file_resampled += 1;
+            }
+        }
+        if file_kept + file_resampled > 0 {
+            eprintln!(
+                "{rel}: {file_kept} animated entities keep their keys, {file_resampled} resampled"
+            );
+        }
+        kept += file_kept;
+        resampled += file_resampled;
+        // For comparison: the same file in its own axes (no conversion at the root).
+        let opts = three_da::ExportOptions { axes: three_da::Axes::Source, ..Default::default() };
+        let (_, _, source_axes) = three_da::export(&src, &opts)?;
+        kept_in_source_axes += source_axes
+            .tracks
+            .iter()
+            .filter(|t| anim.channels.iter().any(|c| c.node == t.node && is_trs(&c.target)))
+            .filter(|t| {
+                anim.channels
+                    .iter()
+                    .filter(|c| c.node == t.node)
+                    .filter_map(|c| part_of(&c.target))
+                    .all(|p| [&t.position, &t.rotation, &t.scale][p].is_kept())
+            })
+            .count();
+    }
+    eprintln!(
+        "FBX corpus: {kept} animated entities keep their keys, {resampled} have a resampled track"
+    );
+    eprintln!("  (written in the sources' own axes, --axes source: {kept_in_source_axes} keep their keys)");
+    for (why, n) in &reasons {
+        eprintln!("  {n} animated tracks resampled: {why}");
+    }
+    if !wrong.is_empty() {
+        let n = wrong.len();
+        wrong.truncate(12);
+        return Err(format!(
+            "{n} tracks resampled that anim::hermite holds:\n{}",
+            wrong.join("\n")
+        )
+        .into());
+    }
+    if kept == 0 {
+        return Err(format!("none of {resampled} animated entities keeps its keys").into());
+    }
+    Ok(())
+}
+
 fn main() {
     let corpus = common::corpus();
     let fbx_dir = corpus.as_ref().map(|c| c.join("fbx"));
     let files = fbx_dir.as_ref().map(|d| common::files_with_ext(d, &["fbx"])).unwrap_or_default();
-    let mut trials = Vec::new();
+    let mut trials = vec![common::corpus_trial("kept keys over the corpus", &corpus, |c| {
+        kept_keys(&c.join("fbx"))
+    })];
     if files.is_empty() {
         trials.push(common::corpus_trial("three_da_from_fbx", &corpus, |_| {
             Err("no FBX file found in the corpus".into())

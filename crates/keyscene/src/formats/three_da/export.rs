@@ -22,21 +22,32 @@
 //!   bound to the mesh's own entity); vertices stay in the mesh's frame, and `bone_init_tm`
 //!   of the mesh and its joints holds their bind-time world matrices (docs/3da.md, "Skin
 //!   bind pose").
-//! - **Animation**: every entity gets position, rotation and scale tracks with ≥ 1 key. Where
-//!   3DA can hold the source's keys exactly (integer frames ≥ 0, strictly increasing, no step
-//!   keys, ends that hold) they are kept: 3DS TCB → TCB 3D with the tangents the evaluator
-//!   uses (lib3ds `ds`/`dd`, ease carried, not applied), 3DS relative rotation → TCB 4D of
-//!   absolute quaternions with lib3ds' squad controls, linear → LINEAR. Otherwise the node's
-//!   local T, R or S is **resampled at every integer frame** of the animation range into a
-//!   LINEAR track: exact at integer frames, linear (slerp) between them; a resampled track
-//!   whose value never changes is one key. Nodes under a dropped node are always resampled.
+//! - **Animation**: every entity gets position, rotation and scale tracks with ≥ 1 key. A node
+//!   whose 3DA local is its own T·R·S (no FBX pivots or pre/post rotation, inherit type RSrs
+//!   or unscaled ancestors, a written parent) keeps the source's keys where 3DA holds them
+//!   exactly: 3DS TCB → TCB 3D with the tangents the evaluator uses (lib3ds `ds`/`dd`, ease
+//!   carried, not applied), 3DS relative rotation → TCB 4D of absolute quaternions with lib3ds'
+//!   squad controls; FBX per-component translation / scale curves and other vector tracks →
+//!   LINEAR 3D when every segment is linear, else BEZIER 3D; FBX Euler rotation curves → an
+//!   EULER track of LINEAR / BEZIER 1D sub-tracks with the `m_aRotOrder` and signs that make
+//!   the seed's composition reproduce the order (`keys.rs`, through
+//!   [`crate::anim::hermite`]). Key times scaled to the output rate must be integer frames;
+//!   keys outside the range are cut exactly. A root under the axis conversion keeps its keys
+//!   turned when the conversion is a rotation (translation and quaternion keys turned; an
+//!   EULER track only when the turn is about its outermost axis). Everything else is
+//!   **resampled** into LINEAR tracks — at every integer frame, or, past
+//!   [`RESAMPLE_BUDGET`] samples, at the source's key frames and an even grid (warned) — and
+//!   only those entities' local transforms are sampled per frame. [`ExportReport::tracks`]
+//!   says per entity what was kept and what was resampled and why.
 //! - **Bounds**: entity bounds over its baked positions (local space); the file's over every
 //!   entity's vertices at the first frame of the range.
 
 use std::collections::HashMap;
 
-use glam::{DMat4, DQuat, DVec3, Vec2, Vec3, Vec4};
+use glam::{DMat3, DMat4, DQuat, DVec3, Vec2, Vec3, Vec4};
 
+use super::keys;
+pub use super::keys::RESAMPLE_BUDGET;
 use super::layout::{
     entity_type, Extents, LinearKey, Material as MatRecord, TcbKey, VBlend, NAME_LEN,
     VERTEX_WEIGHT_SCALE,
@@ -95,11 +106,18 @@ pub struct ExportReport {
     /// What was folded into something else (geometry transforms into vertices, dropped
     /// parents into a child's track).
     pub baked: Vec<String>,
-    /// Tracks resampled at every frame.
+    /// Entities whose tracks hold the source's keys, one line each: which tracks, as which
+    /// 3DA kind (LINEAR, BEZIER, TCB, EULER) and how many keys.
+    pub kept: Vec<String>,
+    /// Tracks resampled, one line per entity: which, why, and at which frames.
     pub resampled: Vec<String>,
-    /// Entities (file order) with a resampled track: they match the source at integer frames
-    /// only; every other entity's tracks hold the source's keys and match at any time.
+    /// Entities (file order) with a resampled track that changes: they match the source at
+    /// the resampled frames only (every integer frame, unless [`RESAMPLE_BUDGET`] was passed,
+    /// which `warnings` says); every other entity's tracks hold the source's keys and match at
+    /// any time.
     pub resampled_entities: Vec<usize>,
+    /// How each entity's position, rotation and scale were written, in file order.
+    pub tracks: Vec<EntityTracks>,
     /// What 3DA cannot hold and was left out (cameras, lights, morphs, extra UV sets …).
     pub dropped: Vec<String>,
     /// Other remarks (shortened names, surfaces split …).
@@ -116,13 +134,14 @@ pub struct ExportReport {
 }
 
 impl std::fmt::Display for ExportReport {
-    /// One line per item, grouped under `converted:`, `baked:`, `resampled:`, `dropped:` and
+    /// One line per item, grouped under `converted:`, `baked:`, `kept:`, `resampled:`, `dropped:` and
     /// `warnings:` (empty groups left out), then the triangle count and ACMR figures — what
     /// `keyscene convert … out.3da` prints.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         for (title, items) in [
             ("converted", &self.converted),
             ("baked", &self.baked),
+            ("kept", &self.kept),
             ("resampled", &self.resampled),
             ("dropped", &self.dropped),
             ("warnings", &self.warnings),
@@ -139,6 +158,48 @@ impl std::fmt::Display for ExportReport {
             "{} triangles; ACMR (24-entry FIFO) {:.3} before, {:.3} after optimize_vertex_cache",
             self.triangles, self.acmr_before, self.acmr_after
         )
+    }
+}
+
+/// How one entity's tracks were written ([`ExportReport::tracks`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct EntityTracks {
+    /// The entity's name as written.
+    pub name: String,
+    /// The source node.
+    pub node: NodeId,
+    /// The position track.
+    pub position: TrackSource,
+    /// The rotation track.
+    pub rotation: TrackSource,
+    /// The scale track.
+    pub scale: TrackSource,
+}
+
+/// Where a written track's keys came from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TrackSource {
+    /// The node has no curve for this part: one key of its rest value (turned into the file's
+    /// axes for a root).
+    Rest,
+    /// The source's keys, as the 3DA track described (kind and keys, e.g. `BEZIER 3D, 12
+    /// keys` or `EULER m_aRotOrder [0, 1, 2] (Z LINEAR 2, Y LINEAR 1, X BEZIER 5)`): the
+    /// file's curve is the source's at any time within the range.
+    Kept(String),
+    /// Sampled from the evaluated scene into a LINEAR track.
+    Resampled {
+        /// Why the source's keys could not be kept.
+        why: String,
+        /// Sampled at every integer frame of the range; `false`: at the source's key frames
+        /// and an even grid ([`RESAMPLE_BUDGET`]).
+        every_frame: bool,
+    },
+}
+
+impl TrackSource {
+    /// Whether the source's keys were kept.
+    pub fn is_kept(&self) -> bool {
+        matches!(self, TrackSource::Kept(_))
     }
 }
 
@@ -216,11 +277,19 @@ pub fn export(
         (Some(a), Some(fps)) if a.fps > 0.0 && fps > 0.0 && fps.is_finite() => fps / a.fps,
         _ => 1.0,
     };
+    // Key frames are `int`: the last written frame stays below i32::MAX.
+    let last_frame = i64::from(i32::MAX) - 1;
     let (lo, hi) = match anim {
         Some(a) => {
             let (a0, a1) = (a.frame_range.0 * rate, a.frame_range.1 * rate);
-            let lo = a0.floor().max(0.0);
-            (lo as i64, (a1.ceil().max(lo)) as i64)
+            let lo = if a0.is_finite() { (a0.floor().max(0.0) as i64).min(last_frame) } else { 0 };
+            let hi = if a1.is_nan() { lo } else { (a1.ceil() as i64).clamp(lo, last_frame) };
+            if a1.ceil() > last_frame as f64 {
+                report.warnings.push(format!(
+                    "animation ends at frame {a1}; frames after {last_frame} are not written"
+                ));
+            }
+            (lo, hi)
         }
         None => (0, 0),
     };
@@ -232,9 +301,7 @@ pub fn export(
             ));
         }
     }
-    let frames: Vec<i64> = (lo..=hi).collect();
-    let parts: Vec<Vec<Transform>> =
-        frames.iter().map(|&f| sample_parts(scene, anim, f as f64 / rate)).collect();
+    let range = keys::Range { rate, lo: lo as f64, hi: hi as f64 };
     let anim_index = anim.and(opts.animation);
     // The file's root space: the source's world re-expressed in the written axes.
     let to_file = match opts.axes {
@@ -242,6 +309,9 @@ pub fn export(
         Axes::Source => DMat4::IDENTITY,
     };
     let convert_axes = !to_file.abs_diff_eq(DMat4::IDENTITY, 1e-12);
+    // The conversion as a turn when it is one (no mirror, scale or shift): root entities then
+    // keep their keys, turned.
+    let turn = convert_axes.then(|| pure_rotation(to_file)).flatten();
     if convert_axes {
         report.baked.push(format!(
             "axes: {:?} → 3ds Max's (+Z up, −Y front, right-handed), into the root entities' tracks",
@@ -253,22 +323,23 @@ pub fn export(
             );
         }
     }
-    let worlds: Vec<Vec<DMat4>> = frames
-        .iter()
-        .map(|&f| {
-            let mut w = scene.evaluate(anim_index, crate::anim::Time::Frame(f as f64 / rate)).world;
-            if convert_axes {
-                w.iter_mut().for_each(|m| *m = to_file * *m);
-            }
-            w
-        })
-        .collect();
+    // World matrices in the file's root space at an output frame.
+    let world_at = |f: i64| -> Vec<DMat4> {
+        let mut w = scene.evaluate(anim_index, crate::anim::Time::Frame(f as f64 / rate)).world;
+        if convert_axes {
+            w.iter_mut().for_each(|m| *m = to_file * *m);
+        }
+        w
+    };
+    let first_world = world_at(lo);
 
     // --- skins and their bind pose in `bone_init_tm`.
-    let bind = bind_poses(scene, &kept, &slot_of, &file_index, &worlds, &names, &mut report);
+    let bind = bind_poses(scene, &kept, &slot_of, &file_index, &first_world, &names, &mut report);
 
     // --- entities.
     let mut entities: Vec<Option<Entity>> = vec![None; kept.len()];
+    let mut tracks: Vec<Option<EntityTracks>> = vec![None; kept.len()];
+    let mut needs: Vec<Need> = Vec::new();
     let mut acmr = (0.0f64, 0.0f64, 0usize);
     let mut first_frame_vertices: Vec<(usize, Vec<DVec3>)> = Vec::new();
     for (k, &id) in kept.iter().enumerate() {
@@ -358,17 +429,20 @@ pub fn export(
                 names[k]
             ));
         }
-        // Tracks: local T/R/S relative to the kept parent, at every frame.
-        // "direct": the node's local matrix is its own T·R·S under its written parent, so its
-        // parts can be written as they are; else the local matrix is taken from the posed
-        // world matrices and decomposed.
+        // Tracks: the local T/R/S relative to the kept parent. "direct": the node's local matrix
+        // is its own T·R·S under its written parent (turned by the axis conversion for a root),
+        // so its curves can be written as they are; else the local matrix is taken from the
+        // posed world matrices and decomposed, at resampled frames.
         let node_ref = &scene.nodes[id];
         let parent_kept = node_ref.parent.map(|p| slot_of.contains_key(&p)).unwrap_or(true);
+        // The inherit types other than RSrs apply the parent's scale component-wise; with
+        // every ancestor's scale 1 at all times they are the plain product too.
         let plain = node_ref.pivots.is_none()
-            && (node_ref.parent.is_none() || node_ref.inherit == crate::scene::InheritType::RrSs);
-        // A root under an axis conversion takes `to_file · world` (worlds hold it).
+            && (node_ref.parent.is_none()
+                || node_ref.inherit == crate::scene::InheritType::RSrs
+                || ancestors_unscaled(scene, anim, id));
+        // A root under an axis conversion takes `to_file · local`.
         let converted_root = convert_axes && parents[k].is_none();
-        let direct = parent_kept && plain && !converted_root;
         if !parent_kept {
             report.baked.push(format!(
                 "{:?}: transforms of dropped ancestors baked into its tracks",
@@ -380,61 +454,75 @@ pub fn export(
                 .baked
                 .push(format!("{:?}: pivots / inherit type baked into its tracks", names[k]));
         }
-        let locals: Vec<Transform> = (0..frames.len())
-            .map(|f| {
-                if direct {
-                    parts[f][id]
-                } else {
-                    let pw = parents[k].map_or(DMat4::IDENTITY, |p| worlds[f][kept[p]]);
-                    let (s, r, t) = (pw.inverse() * worlds[f][id]).to_scale_rotation_translation();
-                    Transform { translation: t, rotation: r, scale: s }
+        let why_not = if !parent_kept {
+            Some("a dropped ancestor's transform is baked into it")
+        } else if !plain {
+            Some("FBX pivots, pre/post rotation or inherit type are baked into it")
+        } else if converted_root && turn.is_none() {
+            Some("the root's axis conversion mirrors or scales")
+        } else {
+            None
+        };
+        let root_turn = if converted_root { turn } else { None };
+        let planned: [Planned; 3] = match why_not {
+            Some(why) => [0, 1, 2].map(|_| Err(why.to_string())),
+            None => keep_tracks(scene, anim, id, range, root_turn, &names[k], &mut report),
+        };
+        let mut sources = [TrackSource::Rest, TrackSource::Rest, TrackSource::Rest];
+        let mut need =
+            Need { k, id, world: why_not.is_some(), turn: root_turn, why: [None, None, None] };
+        for (part, p) in planned.into_iter().enumerate() {
+            match p {
+                Ok((Written::Vec(t), src)) if part == 0 => {
+                    (e.position, sources[0]) = (Some(t), src)
                 }
-            })
-            .collect();
-        // Keep the source's keys where 3DA can hold them exactly; resample the rest.
-        let mut exact: (Option<VecTrack>, Option<RotTrack>, Option<VecTrack>) = (None, None, None);
-        if direct {
-            let rest = scene.nodes[id].transform;
-            exact = (
-                Some(VecTrack::Linear(one_key(f3(rest.translation)))),
-                Some(RotTrack::Linear(one_key(rest.rotation.normalize().as_quat().to_array()))),
-                Some(VecTrack::Linear(one_key(f3(rest.scale)))),
-            );
-            for ch in anim.iter().flat_map(|a| &a.channels).filter(|c| c.node == id) {
-                let (lo, hi) = (lo as f64, hi as f64);
-                match &ch.target {
-                    ChannelTarget::Translation(t) => exact.0 = keyed_vec_track(t, rate, lo, hi),
-                    ChannelTarget::Rotation(r) => exact.1 = keyed_rot_track(r, rate, lo, hi),
-                    ChannelTarget::Scale(t) => exact.2 = keyed_vec_track(t, rate, lo, hi),
-                    ChannelTarget::TranslationXyz(_) => exact.0 = None,
-                    ChannelTarget::ScaleXyz(_) => exact.2 = None,
-                    other => report.dropped.push(format!("{:?}: {} track", names[k], other.name())),
-                }
+                Ok((Written::Vec(t), src)) => (e.scale, sources[2]) = (Some(t), src),
+                Ok((Written::Rot(t), src)) => (e.rotation, sources[1]) = (Some(t), src),
+                Err(why) => need.why[part] = Some(why),
             }
         }
-        let mut resampled = Vec::new();
-        e.position = Some(exact.0.unwrap_or_else(|| {
-            resampled.push("position");
-            vec_track(&frames, locals.iter().map(|t| t.translation))
-        }));
-        e.rotation = Some(exact.1.unwrap_or_else(|| {
-            resampled.push("rotation");
-            rot_track(&frames, locals.iter().map(|t| t.rotation))
-        }));
-        e.scale = Some(exact.2.unwrap_or_else(|| {
-            resampled.push("scale");
-            vec_track(&frames, locals.iter().map(|t| t.scale))
-        }));
-        if !resampled.is_empty() && frames.len() > 1 && animated_node(anim, id) {
-            report.resampled_entities.push(file_index[k]);
-            report.resampled.push(format!(
-                "{:?}: {} resampled at frames {lo}..={hi} as LINEAR tracks (exact at integer frames)",
-                names[k],
-                resampled.join(", ")
-            ));
+        if need.why.iter().any(Option::is_some) {
+            needs.push(need);
         }
+        tracks[file_index[k]] = Some(EntityTracks {
+            name: names[k].clone(),
+            node: id,
+            position: sources[0].clone(),
+            rotation: sources[1].clone(),
+            scale: sources[2].clone(),
+        });
         entities[file_index[k]] = Some(e);
     }
+
+    // --- resampled tracks: the local T, R or S sampled from the evaluated scene.
+    resample(
+        scene,
+        anim,
+        &needs,
+        Frames { lo, hi, range },
+        &kept,
+        &parents,
+        &file_index,
+        &world_at,
+        &mut entities,
+        &mut tracks,
+        &mut report,
+    );
+    for (f, t) in tracks.iter().enumerate() {
+        let Some(t) = t else { continue };
+        let kept: Vec<String> =
+            [("position", &t.position), ("rotation", &t.rotation), ("scale", &t.scale)]
+                .iter()
+                .filter_map(|(part, s)| match s {
+                    TrackSource::Kept(d) => Some(format!("{part} {d}")),
+                    _ => None,
+                })
+                .collect();
+        if !kept.is_empty() {
+            report.kept.push(format!("{:?} (entity {f}): {}", t.name, kept.join("; ")));
+        }
+    }
+    report.tracks = tracks.into_iter().map(|t| t.expect("every slot filled")).collect();
     let entities: Vec<Entity> =
         entities.into_iter().map(|e| e.expect("every slot filled")).collect();
     report.entity_nodes = order.iter().map(|&k| kept[k]).collect();
@@ -581,6 +669,382 @@ fn unique_names(names: Vec<String>, report: &mut ExportReport) -> Vec<String> {
             short
         })
         .collect()
+}
+
+/// A track the exporter wrote, with where its keys came from.
+enum Written {
+    Vec(VecTrack),
+    Rot(RotTrack),
+}
+
+/// One of an entity's position, rotation and scale: kept (the track and its source), or why
+/// it is resampled.
+type Planned = Result<(Written, TrackSource), String>;
+
+/// An entity with tracks to resample.
+struct Need {
+    /// Its kept slot.
+    k: usize,
+    /// Its node.
+    id: NodeId,
+    /// Local matrix from the posed world matrices (`world(parent)⁻¹ · world`, decomposed);
+    /// else the node's own T, R, S (turned by `turn` for a root under an axis conversion).
+    world: bool,
+    /// The root's axis conversion as a turn.
+    turn: Option<DQuat>,
+    /// Position, rotation, scale: why each is resampled (`None`: kept).
+    why: [Option<String>; 3],
+}
+
+/// The written frames: `lo..=hi` output frames and the scale from source frames.
+struct Frames {
+    lo: i64,
+    hi: i64,
+    range: keys::Range,
+}
+
+/// Whether every ancestor of `id` has scale 1 at every time: rest scale exactly 1 and any
+/// scale curve constant 1 (every key 1 with zero slopes).
+fn ancestors_unscaled(scene: &Scene, anim: Option<&crate::anim::Animation>, id: NodeId) -> bool {
+    let one = |t: &Track<f64>| {
+        crate::anim::hermite::hermite_keys(t).is_some_and(|k| {
+            k.iter().all(|k| k.value == 1.0 && k.in_slope == 0.0 && k.out_slope == 0.0)
+        })
+    };
+    let mut p = scene.nodes[id].parent;
+    let mut guard = 0;
+    while let Some(q) = p {
+        guard += 1;
+        if guard > scene.nodes.len() || scene.nodes[q].transform.scale != DVec3::ONE {
+            return false;
+        }
+        for ch in anim.iter().flat_map(|a| &a.channels).filter(|c| c.node == q) {
+            let unit = match &ch.target {
+                ChannelTarget::Scale(t) => {
+                    t.keys.iter().all(|k| k.value == DVec3::ONE)
+                        && t.keys.iter().all(|k| {
+                            matches!(k.interpolation, Interpolation::Linear | Interpolation::Step)
+                        })
+                }
+                ChannelTarget::ScaleXyz(c) => c.iter().flatten().all(one),
+                _ => true,
+            };
+            if !unit {
+                return false;
+            }
+        }
+        p = scene.nodes[q].parent;
+    }
+    true
+}
+
+/// The node's rotation matrix when `m` is a pure rotation (orthonormal, determinant +1, no
+/// translation).
+fn pure_rotation(m: DMat4) -> Option<DQuat> {
+    let r = DMat3::from_mat4(m);
+    let ok = m.w_axis.abs_diff_eq(glam::DVec4::W, 1e-12)
+        && (r * r.transpose()).abs_diff_eq(DMat3::IDENTITY, 1e-12)
+        && r.determinant() > 0.0;
+    ok.then(|| DQuat::from_mat3(&r).normalize())
+}
+
+/// `VecTrack` kind and key count for the report.
+fn describe_vec(t: &VecTrack) -> String {
+    match t {
+        VecTrack::Tcb(k) => format!("TCB 3D, {} keys", k.keys.len()),
+        VecTrack::Linear(k) => format!("LINEAR 3D, {} keys", k.keys.len()),
+        VecTrack::Bezier(k) => format!("BEZIER 3D, {} keys", k.keys.len()),
+    }
+}
+
+/// A 3D track with every value and tangent multiplied by `m` (exact: the curves are linear
+/// in their values and tangents).
+fn turn_vec(t: VecTrack, m: DMat3) -> VecTrack {
+    let f = |v: [f32; 3]| f3(m * DVec3::from(v.map(f64::from)));
+    match t {
+        VecTrack::Tcb(mut k) => {
+            for x in &mut k.keys {
+                (x.value, x.in_tan, x.out_tan) = (f(x.value), f(x.in_tan), f(x.out_tan));
+            }
+            k.current = f(k.current);
+            VecTrack::Tcb(k)
+        }
+        VecTrack::Linear(mut k) => {
+            k.keys.iter_mut().for_each(|x| x.value = f(x.value));
+            k.current = f(k.current);
+            VecTrack::Linear(k)
+        }
+        VecTrack::Bezier(mut k) => {
+            for x in &mut k.keys {
+                (x.value, x.in_tan, x.out_tan) = (f(x.value), f(x.in_tan), f(x.out_tan));
+            }
+            k.current = f(k.current);
+            VecTrack::Bezier(k)
+        }
+    }
+}
+
+/// A quaternion track with every key and control quaternion multiplied by `q` on the left
+/// (exact: slerp and lib3ds' squad depend only on the quaternions' dot products and linear
+/// combinations, which a left turn keeps).
+fn turn_rot(t: RotTrack, q: DQuat) -> Option<RotTrack> {
+    let f = |v: [f32; 4]| (q * DQuat::from_array(v.map(f64::from))).as_quat().to_array();
+    Some(match t {
+        RotTrack::Tcb(mut k) => {
+            for x in &mut k.keys {
+                (x.value, x.in_tan, x.out_tan) = (f(x.value), f(x.in_tan), f(x.out_tan));
+            }
+            k.current = f(k.current);
+            RotTrack::Tcb(k)
+        }
+        RotTrack::Linear(mut k) => {
+            k.keys.iter_mut().for_each(|x| x.value = f(x.value));
+            k.current = f(k.current);
+            RotTrack::Linear(k)
+        }
+        RotTrack::Euler(_) => return None,
+    })
+}
+
+/// The position, rotation and scale tracks of a node whose 3DA local is its own T·R·S
+/// (turned by `turn` when it is a root under an axis conversion), keeping the source's keys
+/// where 3DA can hold them exactly (docs/3da.md, "Exporter", Tracks):
+/// - 3DS TCB vector keys → TCB 3D ([`keyed_vec_track`]), relative rotations → TCB 4D and
+///   quaternion keys → LINEAR / TCB 4D ([`keyed_rot_track`]);
+/// - other vector tracks and FBX per-component curves → LINEAR or BEZIER 3D, FBX Euler curves
+///   → EULER (`keys.rs`, through [`crate::anim::hermite`]).
+///
+/// A part without a curve is one key of the rest value. `Err` says why a part is resampled.
+fn keep_tracks(
+    scene: &Scene,
+    anim: Option<&crate::anim::Animation>,
+    id: NodeId,
+    r: keys::Range,
+    turn: Option<DQuat>,
+    name: &str,
+    report: &mut ExportReport,
+) -> [Planned; 3] {
+    let m = turn.map(DMat3::from_quat);
+    let rest = scene.nodes[id].transform;
+    let rest_vec =
+        |v: DVec3| Ok((Written::Vec(VecTrack::Linear(one_key(f3(v)))), TrackSource::Rest));
+    let rest_rot = (turn.unwrap_or(DQuat::IDENTITY) * rest.rotation).normalize();
+    let mut out: [Planned; 3] = [
+        rest_vec(m.unwrap_or(DMat3::IDENTITY) * rest.translation),
+        Ok((
+            Written::Rot(RotTrack::Linear(one_key(rest_rot.as_quat().to_array()))),
+            TrackSource::Rest,
+        )),
+        rest_vec(rest.scale),
+    ];
+    let kept_vec = |t: Result<(VecTrack, String), keys::Why>| -> Planned {
+        t.map(|(t, d)| (Written::Vec(t), TrackSource::Kept(d))).map_err(String::from)
+    };
+    // A whole-vector track: TCB keys as TCB 3D, anything else through the Hermite form.
+    let vector = |t: &Track<DVec3>, m: Option<DMat3>| -> Option<Planned> {
+        if t.keys.is_empty() {
+            return None;
+        }
+        if t.keys.iter().any(|k| matches!(k.interpolation, Interpolation::Tcb(_))) {
+            return Some(match keyed_vec_track(t, r.rate, r.lo, r.hi) {
+                Some(v) => {
+                    let v = match m {
+                        Some(m) => turn_vec(v, m),
+                        None => v,
+                    };
+                    let d = describe_vec(&v);
+                    Ok((Written::Vec(v), TrackSource::Kept(d)))
+                }
+                None => Err("TCB keys with step or Bézier keys, jumps, end rules or key frames 3DA cannot hold".into()),
+            });
+        }
+        Some(kept_vec(keys::vector(t, r, m)))
+    };
+    for ch in anim.iter().flat_map(|a| &a.channels).filter(|c| c.node == id) {
+        match &ch.target {
+            ChannelTarget::Translation(t) => {
+                if let Some(p) = vector(t, m) {
+                    out[0] = p;
+                }
+            }
+            ChannelTarget::Scale(t) => {
+                if let Some(p) = vector(t, None) {
+                    out[2] = p;
+                }
+            }
+            ChannelTarget::TranslationXyz(c) => {
+                out[0] = kept_vec(keys::vector_xyz(c, rest.translation, r, m));
+            }
+            ChannelTarget::ScaleXyz(c) => {
+                out[2] = kept_vec(keys::vector_xyz(c, rest.scale, r, None))
+            }
+            ChannelTarget::Rotation(RotationTrack::Euler { order, rest, xyz }) => {
+                out[1] = keys::euler(*order, *rest, xyz, r, turn)
+                    .map(|(t, d)| (Written::Rot(t), TrackSource::Kept(d)))
+                    .map_err(String::from);
+            }
+            ChannelTarget::Rotation(rt) if rt.key_count() > 0 => {
+                out[1] = keyed_rot_track(rt, r.rate, r.lo, r.hi)
+                    .and_then(|t| match turn {
+                        Some(q) => turn_rot(t, q),
+                        None => Some(t),
+                    })
+                    .map(|t| {
+                        let d = match &t {
+                            RotTrack::Tcb(k) => format!("TCB 4D, {} keys", k.keys.len()),
+                            RotTrack::Linear(k) => format!("LINEAR 4D, {} keys", k.keys.len()),
+                            RotTrack::Euler(_) => "EULER".into(),
+                        };
+                        (Written::Rot(t), TrackSource::Kept(d))
+                    })
+                    .ok_or_else(|| {
+                        "rotation keys 3DA cannot hold (step or Bézier keys, jumps, end rules or key frames off integers)".into()
+                    });
+            }
+            ChannelTarget::Rotation(_) => {}
+            other => report.dropped.push(format!("{name:?}: {} track", other.name())),
+        }
+    }
+    out
+}
+
+/// Resamples the parts `needs` lists (docs/3da.md, "Exporter"): at every integer frame of the
+/// range, or, when that would pass [`RESAMPLE_BUDGET`] samples, at the source's key frames
+/// and an even grid (warned). Only the resampled entities' local transforms are kept per
+/// frame. Fills in the entities' tracks and the report.
+#[allow(clippy::too_many_arguments)]
+fn resample(
+    scene: &Scene,
+    anim: Option<&crate::anim::Animation>,
+    needs: &[Need],
+    fr: Frames,
+    kept: &[NodeId],
+    parents: &[Option<usize>],
+    file_index: &[usize],
+    world_at: &dyn Fn(i64) -> Vec<DMat4>,
+    entities: &mut [Option<Entity>],
+    tracks: &mut [Option<EntityTracks>],
+    report: &mut ExportReport,
+) {
+    if needs.is_empty() {
+        return;
+    }
+    let rate = fr.range.rate;
+    let key_frames = anim
+        .iter()
+        .flat_map(|a| &a.channels)
+        .flat_map(|c| channel_key_frames(&c.target))
+        .map(|f| f * rate);
+    let (frames, every) = keys::resample_frames(fr.lo, fr.hi, needs.len(), key_frames);
+    if !every {
+        report.warnings.push(format!(
+            "{} frames × {} resampled entities pass the budget of {RESAMPLE_BUDGET} samples: resampled at {} frames (the source's keys and an even grid), exact there only",
+            fr.hi - fr.lo + 1,
+            needs.len(),
+            frames.len()
+        ));
+    }
+    let by_parts = needs.iter().any(|n| !n.world);
+    let by_world = needs.iter().any(|n| n.world);
+    let mut locals: Vec<Vec<Transform>> =
+        needs.iter().map(|_| Vec::with_capacity(frames.len())).collect();
+    for &f in &frames {
+        let parts = by_parts.then(|| sample_parts(scene, anim, f as f64 / rate));
+        let worlds = by_world.then(|| world_at(f));
+        for (n, l) in needs.iter().zip(&mut locals) {
+            l.push(match (&parts, &worlds) {
+                (Some(p), _) if !n.world => {
+                    let mut t = p[n.id];
+                    if let Some(q) = n.turn {
+                        t.translation = q * t.translation;
+                        t.rotation = q * t.rotation;
+                    }
+                    t
+                }
+                (_, Some(w)) => {
+                    let pw = parents[n.k].map_or(DMat4::IDENTITY, |p| w[kept[p]]);
+                    let (s, r, t) = (pw.inverse() * w[n.id]).to_scale_rotation_translation();
+                    Transform { translation: t, rotation: r, scale: s }
+                }
+                _ => unreachable!("sampled what a need asks for"),
+            });
+        }
+    }
+    for (n, l) in needs.iter().zip(locals) {
+        let fi = file_index[n.k];
+        let (Some(e), Some(t)) = (entities[fi].as_mut(), tracks[fi].as_mut()) else { continue };
+        let mut changing = false;
+        let mut lines = Vec::new();
+        let source =
+            |why: &str| TrackSource::Resampled { why: why.to_string(), every_frame: every };
+        if let Some(why) = &n.why[0] {
+            let v = vec_track(&frames, l.iter().map(|t| t.translation));
+            changing |= v.frames().len() > 1;
+            e.position = Some(v);
+            t.position = source(why);
+            lines.push(("position", why.as_str()));
+        }
+        if let Some(why) = &n.why[1] {
+            let v = rot_track(&frames, l.iter().map(|t| t.rotation));
+            changing |= v.frames().is_some_and(|f| f.len() > 1);
+            e.rotation = Some(v);
+            t.rotation = source(why);
+            lines.push(("rotation", why.as_str()));
+        }
+        if let Some(why) = &n.why[2] {
+            let v = vec_track(&frames, l.iter().map(|t| t.scale));
+            changing |= v.frames().len() > 1;
+            e.scale = Some(v);
+            t.scale = source(why);
+            lines.push(("scale", why.as_str()));
+        }
+        if frames.len() > 1 && (changing || animated_node(anim, n.id)) {
+            report.resampled_entities.push(fi);
+            let at = if every {
+                format!("every frame {}..={} (exact at integer frames)", fr.lo, fr.hi)
+            } else {
+                format!("{} frames of {}..={} (exact at those frames)", frames.len(), fr.lo, fr.hi)
+            };
+            report.resampled.push(format!(
+                "{:?}: {} resampled as LINEAR tracks at {at}",
+                t.name,
+                group_reasons(&lines)
+            ));
+        }
+    }
+}
+
+/// `position, rotation (why)`: parts listed with their reason, parts sharing one reason
+/// together.
+fn group_reasons(parts: &[(&str, &str)]) -> String {
+    let mut groups: Vec<(Vec<&str>, &str)> = Vec::new();
+    for &(part, why) in parts {
+        match groups.iter_mut().find(|g| g.1 == why) {
+            Some(g) => g.0.push(part),
+            None => groups.push((vec![part], why)),
+        }
+    }
+    groups.iter().map(|(p, why)| format!("{} ({why})", p.join(", "))).collect::<Vec<_>>().join(", ")
+}
+
+/// The key frames (source frames) of a channel's tracks.
+fn channel_key_frames(t: &ChannelTarget) -> Vec<f64> {
+    let frames = |k: &[crate::anim::Key<f64>]| k.iter().map(|k| k.frame).collect::<Vec<_>>();
+    match t {
+        ChannelTarget::Translation(t) | ChannelTarget::Scale(t) => {
+            t.keys.iter().map(|k| k.frame).collect()
+        }
+        ChannelTarget::TranslationXyz(c)
+        | ChannelTarget::ScaleXyz(c)
+        | ChannelTarget::Rotation(RotationTrack::Euler { xyz: c, .. }) => {
+            c.iter().flatten().flat_map(|t| frames(&t.keys)).collect()
+        }
+        ChannelTarget::Rotation(RotationTrack::Quat(t)) => t.keys.iter().map(|k| k.frame).collect(),
+        ChannelTarget::Rotation(RotationTrack::Relative(t)) => {
+            t.keys.iter().map(|k| k.frame).collect()
+        }
+        _ => Vec::new(),
+    }
 }
 
 /// The local T, R, S of every node at `frame`, as [`Scene::evaluate`] samples them.
@@ -1028,7 +1492,7 @@ fn bind_poses(
     kept: &[NodeId],
     slot_of: &HashMap<NodeId, usize>,
     file_index: &[usize],
-    worlds: &[Vec<DMat4>],
+    first_world: &[DMat4],
     names: &[String],
     report: &mut ExportReport,
 ) -> BindPoses {
@@ -1076,7 +1540,7 @@ fn bind_poses(
             .iter()
             .find_map(|(s, inv_ib)| out.init_tm.get(s).map(|b| *b * inv_ib.inverse()))
             .or_else(|| out.init_tm.get(&k).copied())
-            .unwrap_or_else(|| worlds.first().map_or(DMat4::IDENTITY, |w| w[id]));
+            .unwrap_or_else(|| first_world.get(id).copied().unwrap_or(DMat4::IDENTITY));
         let mut chosen: Vec<(usize, DMat4)> = vec![(k, mesh_bind)];
         chosen.extend(inverses.iter().map(|(s, inv_ib)| (*s, mesh_bind * *inv_ib)));
         let agrees = chosen.iter().enumerate().all(|(i, (s, b))| {
@@ -1727,6 +2191,108 @@ mod tests {
         let be = file.entities.iter().position(|e| super::super::layout::name_str(&e.name) == "b0");
         let tm = file.entities[be.unwrap()].bone_init_tm;
         assert_eq!(&tm[12..16], &[0.0, 0.0, 1.0, 1.0], "translation in elements 12..15");
+    }
+
+    /// A null node with the given channels over `frame_range`, in `axes`.
+    fn animated_null(
+        axes: AxisSystem,
+        frame_range: (f64, f64),
+        channels: Vec<ChannelTarget>,
+    ) -> Scene {
+        use crate::anim::{Animation, Channel};
+        let mut s = Scene::default();
+        s.meta.axes = axes;
+        s.nodes.push(Node::new("n", NodeKind::Null));
+        s.attach(0, None);
+        s.animations.push(Animation {
+            name: String::new(),
+            fps: 30.0,
+            frame_range,
+            channels: channels.into_iter().map(|target| Channel { node: 0, target }).collect(),
+        });
+        s
+    }
+
+    fn scalar(keys: &[(f64, f64)], interpolation: Interpolation<f64>) -> Track<f64> {
+        use crate::anim::Key;
+        Track::new(
+            keys.iter()
+                .map(|&(frame, value)| Key { frame, value, interpolation: interpolation.clone() })
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn fbx_curves_keep_their_keys_and_the_report_says_which() {
+        use crate::scene::EulerOrder;
+        let cubic = Interpolation::Bezier {
+            in_slope: 0.0,
+            in_weight: 1.0 / 3.0,
+            out_slope: 0.0,
+            out_weight: 1.0 / 3.0,
+        };
+        let x = scalar(&[(0.0, 0.0), (10.0, 4.0)], cubic);
+        let z = scalar(&[(0.0, 0.0), (10.0, 1.0)], Interpolation::Linear);
+        let channels = || {
+            vec![
+                ChannelTarget::TranslationXyz([Some(x.clone()), None, None]),
+                ChannelTarget::Rotation(RotationTrack::Euler {
+                    order: EulerOrder::Xyz,
+                    rest: DVec3::ZERO,
+                    xyz: [None, None, Some(z.clone())],
+                }),
+            ]
+        };
+        let s = animated_null(AxisSystem::Z_UP_RIGHT_HANDED, (0.0, 10.0), channels());
+        let (file, _, report) = export(&s, &ExportOptions::default()).unwrap();
+        let t = &report.tracks[0];
+        assert!(matches!(&t.position, TrackSource::Kept(d) if d.starts_with("BEZIER 3D")));
+        assert!(matches!(&t.rotation, TrackSource::Kept(d) if d.starts_with("EULER")));
+        assert_eq!(t.scale, TrackSource::Rest);
+        assert!(report.resampled_entities.is_empty());
+        // Between keys: the Hermite with zero end slopes at u = 1/4 is 4·(3u² − 2u³) = 0.625;
+        // the linear Z angle at frame 2.5 is 0.25 rad.
+        let e = &file.entities[0];
+        let p = e.position.as_ref().unwrap().sample(2.5).unwrap();
+        assert!((p.x - 0.625).abs() < 1e-6, "{p}");
+        let q = e.rotation.as_ref().unwrap().sample(2.5).unwrap();
+        assert!(q.dot(DQuat::from_rotation_z(0.25)).abs() > 1.0 - 1e-12, "{q:?}");
+        // A Y-up root: the turn (+90° about X) is not about XYZ's outermost axis (Z), so its
+        // rotation is resampled and says why; the translation keys are turned and kept.
+        let s = animated_null(AxisSystem::Y_UP_RIGHT_HANDED, (0.0, 10.0), channels());
+        let (_, _, report) = export(&s, &ExportOptions::default()).unwrap();
+        let t = &report.tracks[0];
+        assert!(t.position.is_kept());
+        assert!(
+            matches!(&t.rotation, TrackSource::Resampled { why, every_frame: true } if why.contains("outermost")),
+            "{:?}",
+            t.rotation
+        );
+        assert_eq!(report.resampled_entities, vec![0]);
+    }
+
+    #[test]
+    fn resampling_a_long_range_stays_within_the_budget() {
+        // A step key (no 3DA form) over ten million frames: resampled at its keys and a grid,
+        // not at every frame, and exact at the keys.
+        let step = scalar(&[(0.0, 1.0), (5_000_001.0, 2.0)], Interpolation::Step);
+        let s = animated_null(
+            AxisSystem::Z_UP_RIGHT_HANDED,
+            (0.0, 10_000_000.0),
+            vec![ChannelTarget::TranslationXyz([Some(step), None, None])],
+        );
+        let (file, _, report) = export(&s, &ExportOptions::default()).unwrap();
+        let pos = file.entities[0].position.as_ref().unwrap();
+        let frames = pos.frames();
+        assert!(frames.len() <= RESAMPLE_BUDGET, "{}", frames.len());
+        assert!(frames.contains(&5_000_001));
+        assert_eq!(pos.sample(5_000_001.0).unwrap().x, 2.0);
+        assert_eq!(pos.sample(0.0).unwrap().x, 1.0);
+        assert!(matches!(
+            &report.tracks[0].position,
+            TrackSource::Resampled { every_frame: false, why } if why.contains("step")
+        ));
+        assert!(report.warnings.iter().any(|w| w.contains("budget")), "{:?}", report.warnings);
     }
 
     #[test]

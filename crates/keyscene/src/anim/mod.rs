@@ -517,7 +517,7 @@ impl Pose {
     /// The matrix that takes node `node`'s mesh positions to world space:
     /// `world[node] · geometry_transform`.
     pub fn mesh_to_world(&self, scene: &Scene, node: NodeId) -> DMat4 {
-        self.world[node] * scene.nodes[node].geometry_transform
+        self.world[node] * scene.nodes[node].geometry_transform()
     }
 
     /// [`Pose::world_positions`] for a skinned mesh whose node was moved after the skin was
@@ -597,7 +597,7 @@ impl Pose {
         let Some(skin) = skin else {
             return positions.iter().map(|&p| to_world.transform_point3(p)).collect();
         };
-        let geometry = scene.nodes[node].geometry_transform;
+        let geometry = scene.nodes[node].geometry_transform();
         let joint_matrices: Vec<Option<DMat4>> = skin
             .joints
             .iter()

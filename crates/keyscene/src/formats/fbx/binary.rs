@@ -326,7 +326,10 @@ impl<'a> Parser<'a, '_> {
                         ));
                     }
                     let s = Cow::Borrowed(&self.data[body + 4..body + 4 + n]);
-                    (if ty == b'S' { Property::String(s) } else { Property::Raw(Box::new(s)) }, 4 + n)
+                    (
+                        if ty == b'S' { Property::String(s) } else { Property::Raw(Box::new(s)) },
+                        4 + n,
+                    )
                 }
                 b'b' | b'c' | b'i' | b'l' | b'f' | b'd' => {
                     let (array, used) = self.array(node, at, ty, body, left)?;

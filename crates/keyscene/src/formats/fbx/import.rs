@@ -509,7 +509,7 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
         let gt = v("GeometricTranslation", 0.0);
         let gr = EulerOrder::Xyz.to_quat(deg(g.get_vec3(id, "GeometricRotation", [0.0; 3])));
         let gs = v("GeometricScaling", 1.0);
-        node.geometry_transform = DMat4::from_scale_rotation_translation(gs, gr, gt);
+        node.set_geometry_transform(DMat4::from_scale_rotation_translation(gs, gr, gt));
         node.hidden = g.get_f64(id, "Visibility", 1.0) == 0.0;
     }
 

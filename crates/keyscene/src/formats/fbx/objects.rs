@@ -392,7 +392,12 @@ fn read_props<'d>(record: Option<NodeRef<'d, '_>>, out: &mut Vec<PropEntry<'d>>)
                 .take(if fbx7 { 4 } else { 3 })
                 .take_while(|p| p.as_bytes().is_some())
                 .count();
-            out.push(PropEntry { name: str_of(v.first()), record: p.id(), strings: strings as u8, fbx7 });
+            out.push(PropEntry {
+                name: str_of(v.first()),
+                record: p.id(),
+                strings: strings as u8,
+                fbx7,
+            });
         }
     }
     let slice = &mut out[start..];
@@ -406,9 +411,9 @@ fn read_props<'d>(record: Option<NodeRef<'d, '_>>, out: &mut Vec<PropEntry<'d>>)
 fn count_props(doc: &Document<'_>) -> usize {
     let under = |n: NodeRef<'_, '_>| props_record(n).map_or(0, |r| r.children().count());
     let objects = doc.root("Objects").map_or(0, |o| o.children().map(under).sum());
-    let templates = doc.root("Definitions").map_or(0, |d| {
-        d.children().flat_map(|t| t.children()).map(under).sum()
-    });
+    let templates = doc
+        .root("Definitions")
+        .map_or(0, |d| d.children().flat_map(|t| t.children()).map(under).sum());
     let settings = doc.root("GlobalSettings").map_or(0, under);
     objects + templates + settings
 }

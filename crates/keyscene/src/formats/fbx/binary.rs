@@ -559,7 +559,7 @@ mod tests {
             self::node(out, c, wide, be);
         }
         if !node.children.is_empty() {
-            out.extend(std::iter::repeat(0).take(if wide { 25 } else { 13 }));
+            out.extend(std::iter::repeat_n(0, if wide { 25 } else { 13 }));
         }
         let end = out.len() as u64;
         let mut patched = Vec::new();
@@ -576,7 +576,7 @@ mod tests {
         for r in roots {
             node(&mut out, r, wide, be);
         }
-        out.extend(std::iter::repeat(0).take(if wide { 25 } else { 13 }));
+        out.extend(std::iter::repeat_n(0, if wide { 25 } else { 13 }));
         out.extend_from_slice(&[0xfa; 16]); // footer stand-in: never read
         out
     }

@@ -754,6 +754,12 @@ pub struct Pivots {
     pub pre_rotation: DQuat,
     /// `PostRotation` as a quaternion (its inverse enters the formula).
     pub post_rotation: DQuat,
+    /// `PreRotation` as XYZ Euler degrees, as stored: what animation channels named
+    /// `PreRotation|X`, `|Y`, `|Z` replace components of before [`Pivots::pre_rotation`] is
+    /// made again from it (see [`crate::anim`]). Zero when the source has no Euler form.
+    pub pre_rotation_degrees: DVec3,
+    /// `PostRotation` as XYZ Euler degrees, as stored (like `pre_rotation_degrees`).
+    pub post_rotation_degrees: DVec3,
     /// `ScalingOffset`.
     pub scaling_offset: DVec3,
     /// `ScalingPivot`.
@@ -767,6 +773,8 @@ impl Default for Pivots {
             rotation_pivot: DVec3::ZERO,
             pre_rotation: DQuat::IDENTITY,
             post_rotation: DQuat::IDENTITY,
+            pre_rotation_degrees: DVec3::ZERO,
+            post_rotation_degrees: DVec3::ZERO,
             scaling_offset: DVec3::ZERO,
             scaling_pivot: DVec3::ZERO,
         }

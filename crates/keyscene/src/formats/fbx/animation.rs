@@ -49,6 +49,11 @@
 //! - Anything else on a model, camera or light (`Visibility`, `FieldOfView`, `Intensity`,
 //!   `Color` …) → [`ChannelTarget::Property`] on the node, named as the property, with `|X`
 //!   (`|Y`, `|Z`) appended for the components of vector properties; values as stored.
+//!   `PreRotation`, `PostRotation`, `RotationOffset`, `RotationPivot`, `ScalingOffset` and
+//!   `ScalingPivot` channels move the node's pivots when posed, as ufbx evaluates them
+//!   ([`Scene::evaluate`](crate::scene::Scene::evaluate)); pre/post-rotation curves of a
+//!   node that does not use its rotation space ([`rotation_setup`]) are dropped, as their
+//!   static values are.
 //!
 //! # Layers
 //! One [`Animation`] per stack, with the stack's layers merged as ufbx evaluates them: a
@@ -914,6 +919,13 @@ fn read_layer(
                 continue;
             };
             let targets: Vec<Target> = if let Some(&node) = ids.nodes.get(&obj.id) {
+                if matches!(prop, "PreRotation" | "PostRotation")
+                    && !rotation_setup(graph, obj.id).uses_rotation_space
+                {
+                    // Ignored with RotationActive 0 / RotationSpaceForLimitOnly 1, animated or
+                    // not (as the static value: see `import::rotation_setup`).
+                    continue;
+                }
                 vec![match prop {
                     "Lcl Translation" => Target::Translation(node),
                     "Lcl Rotation" => Target::Rotation(node),

@@ -499,6 +499,16 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
             rotation_pivot: v("RotationPivot", 0.0),
             pre_rotation: setup.pre,
             post_rotation: setup.post,
+            pre_rotation_degrees: if setup.uses_rotation_space {
+                v("PreRotation", 0.0)
+            } else {
+                DVec3::ZERO
+            },
+            post_rotation_degrees: if setup.uses_rotation_space {
+                v("PostRotation", 0.0)
+            } else {
+                DVec3::ZERO
+            },
             scaling_offset: v("ScalingOffset", 0.0),
             scaling_pivot: v("ScalingPivot", 0.0),
         };

@@ -312,7 +312,7 @@ fn check_fbx(corpus: &Path, oracles: &Path, row: &RefRow, out_dir: &Path, k: usi
     }
     for node in &mut flat.nodes {
         node.transform = keyscene::scene::Transform::IDENTITY;
-        node.geometry_transform = glam::DMat4::IDENTITY;
+        node.set_geometry_transform(glam::DMat4::IDENTITY);
         node.pivots = None;
         node.inherit = Default::default();
     }

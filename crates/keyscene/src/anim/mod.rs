@@ -518,7 +518,7 @@ impl Pose {
     /// The matrix that takes node `node`'s mesh positions to world space:
     /// `world[node] · geometry_transform`.
     pub fn mesh_to_world(&self, scene: &Scene, node: NodeId) -> DMat4 {
-        self.world[node] * scene.nodes[node].geometry_transform
+        self.world[node] * scene.nodes[node].geometry_transform()
     }
 
     /// [`Pose::world_positions`] for a skinned mesh whose node was moved after the skin was
@@ -598,7 +598,7 @@ impl Pose {
         let Some(skin) = skin else {
             return positions.iter().map(|&p| to_world.transform_point3(p)).collect();
         };
-        let geometry = scene.nodes[node].geometry_transform;
+        let geometry = scene.nodes[node].geometry_transform();
         let joint_matrices: Vec<Option<DMat4>> = skin
             .joints
             .iter()
@@ -771,6 +771,23 @@ impl RotationTrack {
     }
 }
 
+/// The pivot property and component (0–2) a [`ChannelTarget::Property`] name animates
+/// (`PreRotation|Y` → (`PreRotation`, 1)), see [`Scene::evaluate`].
+fn pivot_component(name: &str) -> Option<(&str, usize)> {
+    let (part, axis) = name.split_once('|')?;
+    let c = ["X", "Y", "Z"].iter().position(|&a| a == axis)?;
+    matches!(
+        part,
+        "PreRotation"
+            | "PostRotation"
+            | "RotationOffset"
+            | "RotationPivot"
+            | "ScalingOffset"
+            | "ScalingPivot"
+    )
+    .then_some((part, c))
+}
+
 impl Scene {
     /// Poses the scene: samples animation `animation` (index into [`Scene::animations`];
     /// `None` or an index past the end poses the rest transforms) at `time`, then composes every
@@ -782,6 +799,12 @@ impl Scene {
     /// world position, +Y towards the world up (+Z for Z-up sources, as 3D Studio's cameras) and
     /// turned by its roll about the view axis; a camera exactly on its target keeps the unturned
     /// orientation.
+    ///
+    /// FBX pivot properties animate too, as ufbx evaluates them: [`ChannelTarget::Property`]
+    /// channels named `PreRotation|X` (`|Y`, `|Z`, and the same for `PostRotation`,
+    /// `RotationOffset`, `RotationPivot`, `ScalingOffset`, `ScalingPivot`) replace that
+    /// component of the node's [`Pivots`](crate::scene::Pivots) (pre/post rotations as XYZ
+    /// Euler degrees, the others in scene units) before its local matrix is made.
     pub fn evaluate(&self, animation: Option<usize>, time: Time) -> Pose {
         let anim = animation.and_then(|i| self.animations.get(i));
         let fps = anim.map(|a| a.fps).unwrap_or(THREE_DS_FPS);
@@ -797,6 +820,8 @@ impl Scene {
             .iter()
             .map(|m| m.morph_targets.iter().map(|t| t.default_weight).collect())
             .collect();
+        // Nodes with animated pivot properties: (node, pivots at this time, rotations changed).
+        let mut pivots: Vec<(NodeId, crate::scene::Pivots, bool)> = Vec::new();
         if let Some(anim) = anim {
             for ch in &anim.channels {
                 let Some(p) = parts.get_mut(ch.node) else { continue };
@@ -830,6 +855,28 @@ impl Scene {
                             camera_roll[*c] = v;
                         }
                     }
+                    ChannelTarget::Property { name, track } if pivot_component(name).is_some() => {
+                        let (part, c) = pivot_component(name).unwrap_or(("", 0));
+                        let Some(v) = track.sample(frame) else { continue };
+                        let i = match pivots.iter().position(|o| o.0 == ch.node) {
+                            Some(i) => i,
+                            None => {
+                                let pv = self.nodes[ch.node].pivots.as_deref().copied();
+                                pivots.push((ch.node, pv.unwrap_or_default(), false));
+                                pivots.len() - 1
+                            }
+                        };
+                        let (_, pv, rotated) = &mut pivots[i];
+                        match part {
+                            "PreRotation" => pv.pre_rotation_degrees[c] = v,
+                            "PostRotation" => pv.post_rotation_degrees[c] = v,
+                            "RotationOffset" => pv.rotation_offset[c] = v,
+                            "RotationPivot" => pv.rotation_pivot[c] = v,
+                            "ScalingOffset" => pv.scaling_offset[c] = v,
+                            _ => pv.scaling_pivot[c] = v,
+                        }
+                        *rotated |= matches!(part, "PreRotation" | "PostRotation");
+                    }
                     ChannelTarget::Property { name, track } if name == "Visibility" => {
                         // FBX: shown when the value truncates to a non-zero integer (ufbx
                         // `node->visible`), so 0.5 hides.
@@ -858,7 +905,7 @@ impl Scene {
                 }
             }
         }
-        let local: Vec<DMat4> = parts
+        let mut local: Vec<DMat4> = parts
             .iter()
             .zip(&self.nodes)
             .map(|(p, node)| match &node.pivots {
@@ -866,6 +913,15 @@ impl Scene {
                 None => p.matrix(),
             })
             .collect();
+        for (node, mut pv, rotated) in pivots {
+            if rotated {
+                let rad = std::f64::consts::PI / 180.0;
+                pv.pre_rotation = EulerOrder::Xyz.to_quat(pv.pre_rotation_degrees * rad);
+                pv.post_rotation = EulerOrder::Xyz.to_quat(pv.post_rotation_degrees * rad);
+            }
+            let p = &parts[node];
+            local[node] = pv.matrix(p.translation, p.rotation, p.scale);
+        }
         let mut world = self.compose_world(&local);
         let up = match self.meta.axes.up {
             crate::scene::Axis::PosZ | crate::scene::Axis::NegZ => DVec3::Z,
@@ -1091,6 +1147,42 @@ mod tests {
         });
         assert!(!s.evaluate(Some(0), Time::Frame(0.0)).hidden[0]);
         assert!(s.evaluate(Some(0), Time::Frame(1.0)).hidden[0]);
+    }
+
+    #[test]
+    fn animated_pre_rotation_and_rotation_pivot_enter_the_local_matrix() {
+        // Seed 003 local matrix T · Roff · Rp · Rpre · R · Rpost⁻¹ · Rp⁻¹ · …, with R = 0 and
+        // PreRotation Y going 0 → 90° over frames 0–10 (45° at frame 5) about a rotation pivot
+        // animated from x = 0 to x = 2 (1 at frame 5): the node's origin (0, 0, 0) goes to
+        // Rp + Rpre · (−Rp) = (1, 0, 0) + (−cos 45°, 0, sin 45°), its X axis to
+        // (cos 45°, 0, −sin 45°).
+        let mut s = Scene::default();
+        s.nodes.push(Node::new("a", NodeKind::Null));
+        s.attach(0, None);
+        let ramp = |to: f64| {
+            Track::new(vec![
+                Key { frame: 0.0, value: 0.0, interpolation: Interpolation::Linear },
+                Key { frame: 10.0, value: to, interpolation: Interpolation::Linear },
+            ])
+        };
+        let prop = |name: &str, track| Channel {
+            node: 0,
+            target: ChannelTarget::Property { name: name.into(), track },
+        };
+        s.animations.push(Animation {
+            name: "a".into(),
+            fps: 10.0,
+            frame_range: (0.0, 10.0),
+            channels: vec![prop("PreRotation|Y", ramp(90.0)), prop("RotationPivot|X", ramp(2.0))],
+        });
+        let w = s.evaluate(Some(0), Time::Frame(5.0)).world[0];
+        let h = std::f64::consts::FRAC_1_SQRT_2;
+        let origin = w.w_axis.truncate();
+        let x = w.x_axis.truncate();
+        assert!((origin - DVec3::new(1.0 - h, 0.0, h)).length() < 1e-12, "{origin}");
+        assert!((x - DVec3::new(h, 0.0, -h)).length() < 1e-12, "{x}");
+        // At rest (no animation) the node stays the identity.
+        assert_eq!(s.evaluate(None, Time::Frame(5.0)).world[0], DMat4::IDENTITY);
     }
 
     #[test]

@@ -243,6 +243,10 @@ impl NodeKind {
 /// Its local matrix at rest is `T(translation) · R(rotation) · S(scale)` (column vectors);
 /// animation channels replace those parts over time (see [`crate::anim`]). The attached mesh
 /// is placed by [`Node::geometry_transform`] in the node's frame, which children do not inherit.
+///
+/// 256 bytes: the parts few nodes have (geometry transform, pivots, 3DS chunk data) are boxed
+/// and absent when unset, since files with tens of thousands of nodes exist (issue #3 measures
+/// peak memory against the file size).
 #[derive(Debug, Clone)]
 pub struct Node {
     /// The node's name as the source stores it (3DS `NODE_HDR` object name, so `$$$DUMMY` for
@@ -258,10 +262,8 @@ pub struct Node {
     pub children: Vec<NodeId>,
     /// The rest-pose local transform (before animation).
     pub transform: Transform,
-    /// Mesh-to-node matrix applied to the attached mesh only, not inherited by children.
-    /// 3DS: `T(−pivot) · MESH_MATRIX⁻¹` (lib3ds `3dsplay` convention); FBX: the geometric
-    /// translation/rotation/scaling. Identity when the source has none.
-    pub geometry_transform: DMat4,
+    /// See [`Node::geometry_transform`]; `None` is the identity.
+    geometry: Option<Box<DMat4>>,
     /// The attached mesh, index into [`Scene::meshes`].
     pub mesh: Option<usize>,
     /// Hidden at rest (3DS NODE_HDR flags 1 bit 11; FBX `Visibility` 0).
@@ -284,13 +286,25 @@ impl Node {
             parent: None,
             children: Vec::new(),
             transform: Transform::IDENTITY,
-            geometry_transform: DMat4::IDENTITY,
+            geometry: None,
             mesh: None,
             hidden: false,
             pivots: None,
             inherit: InheritType::RSrs,
             source: NodeSource::default(),
         }
+    }
+
+    /// Mesh-to-node matrix applied to the attached mesh only, not inherited by children.
+    /// 3DS: `T(−pivot) · MESH_MATRIX⁻¹` (lib3ds `3dsplay` convention); FBX: the geometric
+    /// translation/rotation/scaling. Identity when the source has none.
+    pub fn geometry_transform(&self) -> DMat4 {
+        self.geometry.as_deref().copied().unwrap_or(DMat4::IDENTITY)
+    }
+
+    /// Sets [`Node::geometry_transform`]; the identity is stored as nothing.
+    pub fn set_geometry_transform(&mut self, m: DMat4) {
+        self.geometry = (m != DMat4::IDENTITY).then(|| Box::new(m));
     }
 }
 
@@ -299,6 +313,14 @@ impl Node {
 pub struct NodeSource {
     /// The source's node id (3DS `NODE_ID`, or the file-order number when absent; FBX object id).
     pub id: Option<i64>,
+    /// 3DS node chunk data, for nodes read from 3DS (boxed: other formats have none).
+    pub three_ds: Option<Box<ThreeDsNodeSource>>,
+}
+
+/// What a 3DS node's chunks store beyond the scene model (3DS spec, "Keyframer": `NODE_HDR`,
+/// `PIVOT`, `BOUNDBOX`, `MORPH_SMOOTH`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ThreeDsNodeSource {
     /// 3DS `NODE_HDR` flags 1 and flags 2 as stored.
     pub flags: [u16; 2],
     /// 3DS `PIVOT` in the mesh's frame (also folded into [`Node::geometry_transform`]).
@@ -757,6 +779,12 @@ pub struct Pivots {
     pub pre_rotation: DQuat,
     /// `PostRotation` as a quaternion (its inverse enters the formula).
     pub post_rotation: DQuat,
+    /// `PreRotation` as XYZ Euler degrees, as stored: what animation channels named
+    /// `PreRotation|X`, `|Y`, `|Z` replace components of before [`Pivots::pre_rotation`] is
+    /// made again from it (see [`crate::anim`]). Zero when the source has no Euler form.
+    pub pre_rotation_degrees: DVec3,
+    /// `PostRotation` as XYZ Euler degrees, as stored (like `pre_rotation_degrees`).
+    pub post_rotation_degrees: DVec3,
     /// `ScalingOffset`.
     pub scaling_offset: DVec3,
     /// `ScalingPivot`.
@@ -770,6 +798,8 @@ impl Default for Pivots {
             rotation_pivot: DVec3::ZERO,
             pre_rotation: DQuat::IDENTITY,
             post_rotation: DQuat::IDENTITY,
+            pre_rotation_degrees: DVec3::ZERO,
+            post_rotation_degrees: DVec3::ZERO,
             scaling_offset: DVec3::ZERO,
             scaling_pivot: DVec3::ZERO,
         }
@@ -1040,5 +1070,14 @@ mod tests {
         // (1,0,0) scaled to (2,0,0), turned 90° about Z to (0,2,0), moved to (1,4,3).
         let p = t.matrix().transform_point3(DVec3::X);
         assert!((p - DVec3::new(1.0, 4.0, 3.0)).length() < 1e-12);
+    }
+}
+
+#[cfg(test)]
+mod size_tests {
+    /// The size [`super::Node`]'s docs state.
+    #[test]
+    fn node_is_256_bytes() {
+        assert_eq!(std::mem::size_of::<super::Node>(), 256);
     }
 }

@@ -102,7 +102,7 @@ pub fn feature_scene(textures: &Path) -> Scene {
     let mut a = Node::new("Shape", NodeKind::Mesh);
     a.instance = "01".into();
     a.mesh = Some(0);
-    a.geometry_transform = glam::DMat4::from_translation(DVec3::new(-1.0, -1.0, 0.0));
+    a.set_geometry_transform(glam::DMat4::from_translation(DVec3::new(-1.0, -1.0, 0.0)));
     let a = add(&mut s, a, Some(dummy));
     let mut b = Node::new("Shape", NodeKind::Mesh);
     b.instance = "02".into();

@@ -49,6 +49,11 @@
 //! - Anything else on a model, camera or light (`Visibility`, `FieldOfView`, `Intensity`,
 //!   `Color` …) → [`ChannelTarget::Property`] on the node, named as the property, with `|X`
 //!   (`|Y`, `|Z`) appended for the components of vector properties; values as stored.
+//!   `PreRotation`, `PostRotation`, `RotationOffset`, `RotationPivot`, `ScalingOffset` and
+//!   `ScalingPivot` channels move the node's pivots when posed, as ufbx evaluates them
+//!   ([`Scene::evaluate`](crate::scene::Scene::evaluate)); pre/post-rotation curves of a
+//!   node that does not use its rotation space ([`rotation_setup`]) are dropped, as their
+//!   static values are.
 //!
 //! # Layers
 //! One [`Animation`] per stack, with the stack's layers merged as ufbx evaluates them: a
@@ -446,24 +451,11 @@ pub(crate) fn import(
             attr_nodes.insert(id, n);
         }
     }
-    let rot: HashMap<NodeId, (EulerOrder, DVec3)> = ids
-        .nodes
-        .iter()
-        .map(|(&id, &n)| {
-            (
-                n,
-                (
-                    rotation_setup(graph, id).order,
-                    DVec3::from(graph.get_vec3(id, "Lcl Rotation", [0.0; 3])),
-                ),
-            )
-        })
-        .collect();
     let stacks: Vec<&Object<'_, '_>> =
         graph.objects().iter().filter(|o| o.class == "AnimationStack").collect();
     if stacks.is_empty() {
         if let Some(takes) = graph.doc.root("Takes") {
-            import_takes(graph, takes, ids, scene, warnings, &rot, ktime, fps);
+            import_takes(graph, takes, ids, scene, warnings, ktime, fps);
         }
         return;
     }
@@ -507,7 +499,7 @@ pub(crate) fn import(
             _ if lo <= hi => (lo, hi),
             _ => (0.0, 0.0),
         };
-        merge_layers(scene, layers, &mut anim, &rot);
+        merge_layers(scene, layers, &mut anim, graph);
         scene.animations.push(anim);
     }
 }
@@ -520,7 +512,6 @@ fn import_takes(
     ids: &ImportIds,
     scene: &mut Scene,
     warnings: &mut Vec<Warning>,
-    rot: &HashMap<NodeId, (EulerOrder, DVec3)>,
     ktime: i64,
     fps: f64,
 ) {
@@ -628,7 +619,7 @@ fn import_takes(
             _ => (0.0, 0.0),
         };
         let mut anim = Animation { name, fps, frame_range, channels: Vec::new() };
-        merge_layers(scene, vec![layer], &mut anim, rot);
+        merge_layers(scene, vec![layer], &mut anim, graph);
         scene.animations.push(anim);
     }
 }
@@ -928,6 +919,13 @@ fn read_layer(
                 continue;
             };
             let targets: Vec<Target> = if let Some(&node) = ids.nodes.get(&obj.id) {
+                if matches!(prop, "PreRotation" | "PostRotation")
+                    && !rotation_setup(graph, obj.id).uses_rotation_space
+                {
+                    // Ignored with RotationActive 0 / RotationSpaceForLimitOnly 1, animated or
+                    // not (as the static value: see `import::rotation_setup`).
+                    continue;
+                }
                 vec![match prop {
                     "Lcl Translation" => Target::Translation(node),
                     "Lcl Rotation" => Target::Rotation(node),
@@ -974,11 +972,11 @@ fn read_layer(
 }
 
 /// The scene's rest value of a target's three components (degrees for rotation).
-fn rest_value(scene: &Scene, target: &Target, rest_rot_deg: &HashMap<NodeId, DVec3>) -> DVec3 {
+fn rest_value(scene: &Scene, target: &Target, rest: &RestRotation<'_>) -> DVec3 {
     match target {
         Target::Translation(n) => scene.nodes[*n].transform.translation,
         Target::Scaling(n) => scene.nodes[*n].transform.scale,
-        Target::Rotation(n) => rest_rot_deg.get(n).copied().unwrap_or(DVec3::ZERO),
+        Target::Rotation(n) => rest.degrees(*n).unwrap_or(DVec3::ZERO),
         Target::Morph(n, k) => {
             let w = scene.nodes[*n]
                 .mesh
@@ -990,16 +988,33 @@ fn rest_value(scene: &Scene, target: &Target, rest_rot_deg: &HashMap<NodeId, DVe
     }
 }
 
+/// A model node's rotation order and stored `Lcl Rotation` (degrees), read from the graph
+/// for the nodes a channel targets. (A table over every node cost about 120 bytes per model
+/// at the load's peak, for files that animate few of them or none.)
+struct RestRotation<'g> {
+    graph: &'g ObjectGraph<'g, 'g>,
+    scene: &'g Scene,
+}
+
+impl RestRotation<'_> {
+    /// The FBX object id of scene node `n`, when it was a `Model`.
+    fn model(&self, n: NodeId) -> Option<i64> {
+        let id = self.scene.nodes.get(n)?.source.id?;
+        self.graph.object(id).filter(|o| o.class == "Model").map(|o| o.id)
+    }
+
+    fn order(&self, n: NodeId) -> Option<EulerOrder> {
+        self.model(n).map(|id| rotation_setup(self.graph, id).order)
+    }
+
+    fn degrees(&self, n: NodeId) -> Option<DVec3> {
+        self.model(n).map(|id| DVec3::from(self.graph.get_vec3(id, "Lcl Rotation", [0.0; 3])))
+    }
+}
+
 /// Turns the layers of a stack into channels (see "Layers" in the module docs).
-/// `rot` gives every model node's rotation order and stored `Lcl Rotation` (degrees).
-fn merge_layers(
-    scene: &Scene,
-    layers: Vec<Layer>,
-    anim: &mut Animation,
-    rot: &HashMap<NodeId, (EulerOrder, DVec3)>,
-) {
-    let order_of: HashMap<NodeId, EulerOrder> = rot.iter().map(|(&n, &(o, _))| (n, o)).collect();
-    let rest_deg: HashMap<NodeId, DVec3> = rot.iter().map(|(&n, &(_, r))| (n, r)).collect();
+fn merge_layers(scene: &Scene, layers: Vec<Layer>, anim: &mut Animation, graph: &ObjectGraph) {
+    let rest = RestRotation { graph, scene };
     // Group by target.
     let mut groups: Vec<(Target, Vec<(usize, usize)>)> = Vec::new();
     for (li, l) in layers.iter().enumerate() {
@@ -1031,14 +1046,14 @@ fn merge_layers(
                 &layers,
                 &members,
                 &target,
-                &rest_deg,
-                order_of.get(&node_of(&target)).copied(),
+                &rest,
+                rest.order(node_of(&target)),
                 anim.frame_range,
             )
         };
         let count = layers[first.0].props[first.1].count;
         let prop = layers[first.0].props[first.1].prop.clone();
-        push_channels(anim, target, curves, count, &prop, &rest_deg, &order_of);
+        push_channels(anim, target, curves, count, &prop, &rest);
     }
 }
 
@@ -1079,8 +1094,7 @@ fn push_channels(
     curves: [Option<Track<f64>>; 3],
     count: usize,
     prop: &str,
-    rest_deg: &HashMap<NodeId, DVec3>,
-    order_of: &HashMap<NodeId, EulerOrder>,
+    rest_rot: &RestRotation<'_>,
 ) {
     match target {
         Target::Translation(node) => {
@@ -1092,8 +1106,8 @@ fn push_channels(
         Target::Rotation(node) => {
             let to_rad = std::f64::consts::PI / 180.0;
             let xyz = curves.map(|c| c.map(|t| scale_track(t, to_rad)));
-            let rest = rest_deg.get(&node).copied().unwrap_or(DVec3::ZERO) * to_rad;
-            let order = order_of.get(&node).copied().unwrap_or(EulerOrder::Xyz);
+            let rest = rest_rot.degrees(node).unwrap_or(DVec3::ZERO) * to_rad;
+            let order = rest_rot.order(node).unwrap_or(EulerOrder::Xyz);
             anim.channels.push(Channel {
                 node,
                 target: ChannelTarget::Rotation(RotationTrack::Euler { order, rest, xyz }),
@@ -1139,7 +1153,7 @@ fn bake(
     layers: &[Layer],
     members: &[(usize, usize)],
     target: &Target,
-    rest_deg: &HashMap<NodeId, DVec3>,
+    rest_rot: &RestRotation<'_>,
     order: Option<EulerOrder>,
     range: (f64, f64),
 ) -> [Option<Track<f64>>; 3] {
@@ -1165,7 +1179,7 @@ fn bake(
     }
     frames.sort_by(|a, b| a.total_cmp(b));
     frames.dedup();
-    let rest = rest_value(scene, target, rest_deg);
+    let rest = rest_value(scene, target, rest_rot);
     let is_rot = matches!(target, Target::Rotation(_));
     let is_scale = matches!(target, Target::Scaling(_));
     let order = order.unwrap_or(EulerOrder::Xyz);

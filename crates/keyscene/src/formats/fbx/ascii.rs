@@ -451,7 +451,7 @@ impl<'a> Parser<'a, '_> {
                             self.stack.push(index);
                             let r = self.array(vat);
                             self.stack.pop();
-                            Property::Array(r?)
+                            Property::Array(Box::new(r?))
                         }
                     };
                     self.doc.props.push(prop);
@@ -482,7 +482,7 @@ impl<'a> Parser<'a, '_> {
             return;
         }
         self.doc.props.truncate(first);
-        self.doc.props.push(Property::Raw(Cow::Borrowed(&self.lex.s[start..end])));
+        self.doc.props.push(Property::Raw(Box::new(Cow::Borrowed(&self.lex.s[start..end]))));
     }
 
     /// Replaces the values `props[first..]` by one array when they are more than
@@ -518,7 +518,12 @@ impl<'a> Parser<'a, '_> {
             (ArrayType::I32, values.iter().flat_map(|p| (int(p) as i32).to_le_bytes()).collect())
         };
         self.doc.props.truncate(first);
-        self.doc.props.push(Property::Array(Array::new(ty, Cow::Owned(data), false, false)));
+        self.doc.props.push(Property::Array(Box::new(Array::new(
+            ty,
+            Cow::Owned(data),
+            false,
+            false,
+        ))));
     }
 
     /// Reads the numbers after `a:` up to (not including) the closing `}`: a tight loop over

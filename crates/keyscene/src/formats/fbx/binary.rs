@@ -326,11 +326,14 @@ impl<'a> Parser<'a, '_> {
                         ));
                     }
                     let s = Cow::Borrowed(&self.data[body + 4..body + 4 + n]);
-                    (if ty == b'S' { Property::String(s) } else { Property::Raw(s) }, 4 + n)
+                    (
+                        if ty == b'S' { Property::String(s) } else { Property::Raw(Box::new(s)) },
+                        4 + n,
+                    )
                 }
                 b'b' | b'c' | b'i' | b'l' | b'f' | b'd' => {
                     let (array, used) = self.array(node, at, ty, body, left)?;
-                    (Property::Array(array), used)
+                    (Property::Array(Box::new(array)), used)
                 }
                 other => return Err(self.err_in(node, at, ErrorKind::UnknownPropertyType(other))),
             };
@@ -556,7 +559,7 @@ mod tests {
             self::node(out, c, wide, be);
         }
         if !node.children.is_empty() {
-            out.extend(std::iter::repeat(0).take(if wide { 25 } else { 13 }));
+            out.extend(std::iter::repeat_n(0, if wide { 25 } else { 13 }));
         }
         let end = out.len() as u64;
         let mut patched = Vec::new();
@@ -573,7 +576,7 @@ mod tests {
         for r in roots {
             node(&mut out, r, wide, be);
         }
-        out.extend(std::iter::repeat(0).take(if wide { 25 } else { 13 }));
+        out.extend(std::iter::repeat_n(0, if wide { 25 } else { 13 }));
         out.extend_from_slice(&[0xfa; 16]); // footer stand-in: never read
         out
     }

@@ -512,6 +512,16 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
             rotation_pivot: v("RotationPivot", 0.0),
             pre_rotation: setup.pre,
             post_rotation: setup.post,
+            pre_rotation_degrees: if setup.uses_rotation_space {
+                v("PreRotation", 0.0)
+            } else {
+                DVec3::ZERO
+            },
+            post_rotation_degrees: if setup.uses_rotation_space {
+                v("PostRotation", 0.0)
+            } else {
+                DVec3::ZERO
+            },
             scaling_offset: v("ScalingOffset", 0.0),
             scaling_pivot: v("ScalingPivot", 0.0),
         };
@@ -522,7 +532,7 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
         let gt = v("GeometricTranslation", 0.0);
         let gr = EulerOrder::Xyz.to_quat(deg(g.get_vec3(id, "GeometricRotation", [0.0; 3])));
         let gs = v("GeometricScaling", 1.0);
-        node.geometry_transform = DMat4::from_scale_rotation_translation(gs, gr, gt);
+        node.set_geometry_transform(DMat4::from_scale_rotation_translation(gs, gr, gt));
         node.hidden = g.get_f64(id, "Visibility", 1.0) == 0.0;
     }
 

@@ -33,7 +33,7 @@
 
 use std::collections::HashMap;
 
-use super::tree::{Document, NodeRef, Property};
+use super::tree::{Document, NodeId, NodeRef, Property};
 use super::Error;
 
 /// KTime ticks per second (seed 003, "Time"): `1 s = 46_186_158_000` ticks.
@@ -276,7 +276,9 @@ pub struct ObjectGraph<'d, 'a> {
     pub warnings: Vec<GraphWarning>,
     objects: Vec<Object<'d, 'a>>,
     by_id: HashMap<i64, u32>,
-    props: Vec<Prop<'d, 'a>>,
+    /// Every object's and template's properties, 24 bytes each (name, record, header count);
+    /// [`Prop`] views are made on lookup.
+    props: Vec<PropEntry<'d>>,
     templates: Vec<Template<'d>>,
     connections: Vec<Connection<'d>>,
     /// Connection indices sorted by parent id (stable: file order within a parent).
@@ -339,10 +341,42 @@ fn str_of<'d>(p: Option<&'d Property<'_>>) -> &'d str {
     p.and_then(Property::as_bytes).and_then(|b| std::str::from_utf8(b).ok()).unwrap_or("")
 }
 
+/// A property as the graph stores it: its name (the sort key of [`lookup`]), its `P`/`Property`
+/// record and how many header strings precede the values. [`PropEntry::view`] makes the
+/// [`Prop`]. 24 bytes instead of the view's 80: FBX 6 files carry one such record per property
+/// of every object (`maya_human_ik_6100_binary`: 13,000).
+#[derive(Debug, Clone, Copy)]
+struct PropEntry<'d> {
+    name: &'d str,
+    record: NodeId,
+    /// Leading strings (at most 4 in FBX 7, 3 in FBX 6).
+    strings: u8,
+    fbx7: bool,
+}
+
+impl<'d> PropEntry<'d> {
+    fn view<'a>(&self, doc: &'d Document<'a>) -> Prop<'d, 'a> {
+        let v = doc.node(self.record).properties();
+        let strings = self.strings as usize;
+        let (label, flags) = if self.fbx7 {
+            (str_of(v.get(2).filter(|_| strings > 2)), str_of(v.get(3).filter(|_| strings > 3)))
+        } else {
+            ("", str_of(v.get(2).filter(|_| strings > 2)))
+        };
+        Prop {
+            name: self.name,
+            ty: str_of(v.get(1).filter(|_| strings > 1)),
+            label,
+            flags,
+            values: &v[strings..],
+        }
+    }
+}
+
 /// Reads a `Properties70`/`Properties60` record into `out`, sorted by name length, then name
 /// (first of equal names wins; [`lookup`] then compares lengths before bytes); returns the
 /// range.
-fn read_props<'d, 'a>(record: Option<NodeRef<'d, 'a>>, out: &mut Vec<Prop<'d, 'a>>) -> (u32, u32) {
+fn read_props<'d>(record: Option<NodeRef<'d, '_>>, out: &mut Vec<PropEntry<'d>>) -> (u32, u32) {
     let start = out.len();
     if let Some(record) = record {
         let fbx7 = record.name() == "Properties70";
@@ -358,25 +392,30 @@ fn read_props<'d, 'a>(record: Option<NodeRef<'d, 'a>>, out: &mut Vec<Prop<'d, 'a
                 .take(if fbx7 { 4 } else { 3 })
                 .take_while(|p| p.as_bytes().is_some())
                 .count();
-            let header = if fbx7 { 4 } else { 3 };
-            let values = &v[strings.min(header)..];
-            let (label, flags) = if fbx7 {
-                (str_of(v.get(2).filter(|_| strings > 2)), str_of(v.get(3).filter(|_| strings > 3)))
-            } else {
-                ("", str_of(v.get(2).filter(|_| strings > 2)))
-            };
-            out.push(Prop {
+            out.push(PropEntry {
                 name: str_of(v.first()),
-                ty: str_of(v.get(1).filter(|_| strings > 1)),
-                label,
-                flags,
-                values,
+                record: p.id(),
+                strings: strings as u8,
+                fbx7,
             });
         }
     }
     let slice = &mut out[start..];
     slice.sort_by(|a, b| key(a.name).cmp(&key(b.name)));
     (start as u32, out.len() as u32)
+}
+
+/// Upper bound of the `P`/`Property` records under the objects and templates of `doc`, so
+/// the property table is allocated once (doubling kept up to half of it unused and, while
+/// growing, both copies alive at the load's peak).
+fn count_props(doc: &Document<'_>) -> usize {
+    let under = |n: NodeRef<'_, '_>| props_record(n).map_or(0, |r| r.children().count());
+    let objects = doc.root("Objects").map_or(0, |o| o.children().map(under).sum());
+    let templates = doc
+        .root("Definitions")
+        .map_or(0, |d| d.children().flat_map(|t| t.children()).map(under).sum());
+    let settings = doc.root("GlobalSettings").map_or(0, under);
+    objects + templates + settings
 }
 
 fn props_record<'d, 'a>(node: NodeRef<'d, 'a>) -> Option<NodeRef<'d, 'a>> {
@@ -395,7 +434,7 @@ impl<'d, 'a> ObjectGraph<'d, 'a> {
             warnings: Vec::new(),
             objects: Vec::new(),
             by_id: HashMap::new(),
-            props: Vec::new(),
+            props: Vec::with_capacity(count_props(doc)),
             templates: Vec::new(),
             connections: Vec::new(),
             by_parent: Vec::new(),
@@ -622,6 +661,7 @@ impl<'d, 'a> ObjectGraph<'d, 'a> {
         let get = |name: &str| -> Option<Prop<'d, 'a>> {
             lookup(&self.props, range, name)
                 .or_else(|| tmpl.and_then(|t| lookup(&self.props, t, name)))
+                .map(|e| e.view(self.doc))
         };
         let d = GlobalSettings::default();
         let i = |name: &str, def: i64| get(name).and_then(|p| p.i64()).unwrap_or(def);
@@ -755,8 +795,11 @@ impl<'d, 'a> ObjectGraph<'d, 'a> {
     }
 
     /// The object's own properties (sorted by name length, then name), without the template.
-    pub fn own_props(&self, obj: &Object<'d, 'a>) -> &[Prop<'d, 'a>] {
-        &self.props[obj.props.0 as usize..obj.props.1 as usize]
+    pub fn own_props<'s>(
+        &'s self,
+        obj: &Object<'d, 'a>,
+    ) -> impl Iterator<Item = Prop<'d, 'a>> + 's {
+        self.props[obj.props.0 as usize..obj.props.1 as usize].iter().map(|e| e.view(self.doc))
     }
 
     /// Property `name` of object `id`: its own, else its template's. FBX 5 objects: the
@@ -774,9 +817,12 @@ impl<'d, 'a> ObjectGraph<'d, 'a> {
                 values: values.get(skip..)?,
             });
         }
-        lookup(&self.props, obj.props, name).or_else(|| {
-            obj.template.and_then(|t| lookup(&self.props, self.templates[t as usize].props, name))
-        })
+        lookup(&self.props, obj.props, name)
+            .or_else(|| {
+                obj.template
+                    .and_then(|t| lookup(&self.props, self.templates[t as usize].props, name))
+            })
+            .map(|e| e.view(self.doc))
     }
 
     /// A number property, or `default` when absent, not a number or not finite.
@@ -857,7 +903,7 @@ fn key(name: &str) -> (usize, &str) {
     (name.len(), name)
 }
 
-fn lookup<'d, 'a>(props: &[Prop<'d, 'a>], range: (u32, u32), name: &str) -> Option<Prop<'d, 'a>> {
+fn lookup<'d>(props: &[PropEntry<'d>], range: (u32, u32), name: &str) -> Option<PropEntry<'d>> {
     let s = &props[range.0 as usize..range.1 as usize];
     let i = s.partition_point(|p| key(p.name) < key(name));
     s.get(i).filter(|p| p.name == name).copied()

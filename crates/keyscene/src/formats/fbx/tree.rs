@@ -227,6 +227,10 @@ impl fmt::Debug for Array<'_> {
 /// [`Property::I64`] for integers, [`Property::F64`] for other numbers (including `nan`,
 /// `1.#INF`, `-1.#IND`), [`Property::String`] for quoted strings and for bare words such as
 /// `T`, `Y` or `L` in FBX 6 files, and [`Property::Array`] for `*N { a: … }`.
+///
+/// 24 bytes: every scalar of a file is one `Property` (FBX 6 binaries store each property of
+/// each object as a record of 4–6 of them), so the rare raw and array values are boxed to keep
+/// the common ones small.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Property<'a> {
     /// `C` (or `B`, which issue #3 lists and ufbx also reads as one byte): one byte, a
@@ -245,10 +249,10 @@ pub enum Property<'a> {
     /// `S`: a string, bytes as stored (usually UTF-8; binary object names are
     /// `Name\0\x01Class`, ASCII ones `Class::Name`). Not NUL-terminated.
     String(Cow<'a, [u8]>),
-    /// `R`: raw bytes (FileId, embedded texture Content).
-    Raw(Cow<'a, [u8]>),
-    /// `b i l f d`: a typed array.
-    Array(Array<'a>),
+    /// `R`: raw bytes (FileId, embedded texture Content); boxed, see above.
+    Raw(Box<Cow<'a, [u8]>>),
+    /// `b i l f d`: a typed array; boxed, see above.
+    Array(Box<Array<'a>>),
 }
 
 impl<'a> Property<'a> {
@@ -309,6 +313,8 @@ impl<'a> Property<'a> {
 /// Index of a node in its [`Document`]'s arena.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct NodeId(pub(crate) u32);
+
+const _: () = assert!(std::mem::size_of::<Property<'static>>() == 24);
 
 /// One node as stored in the arena.
 #[derive(Debug, Clone)]

@@ -83,11 +83,11 @@ pub fn write(scene: &Scene, opts: &WriteOptions) -> Result<GltfFile, Error> {
             json::Node { name: Some(gltf_name(&node.name, &node.instance)), ..Default::default() };
         set_trs(&mut g, t, r, s);
         if let Some(m) = node.mesh {
-            let key = (m, node.geometry_transform.to_cols_array().map(f64::to_bits));
+            let key = (m, node.geometry_transform().to_cols_array().map(f64::to_bits));
             let index = match meshes.get(&key) {
                 Some(&ix) => ix,
                 None => {
-                    let ix = out.mesh(scene, m, node.geometry_transform, &node.name);
+                    let ix = out.mesh(scene, m, node.geometry_transform(), &node.name);
                     meshes.insert(key, ix);
                     ix
                 }

@@ -69,7 +69,7 @@ fn one_triangle_round_trips_through_glb() {
 fn geometry_transform_is_baked_into_vertices() {
     let mut s = triangle_scene();
     s.meta.axes = AxisSystem::Y_UP_RIGHT_HANDED;
-    s.nodes[0].geometry_transform = DMat4::from_translation(DVec3::new(-10.0, 0.0, 0.0));
+    s.nodes[0].set_geometry_transform(DMat4::from_translation(DVec3::new(-10.0, 0.0, 0.0)));
     let back = read_glb(&write(&s, &WriteOptions::default()).unwrap().main);
     let want = s.evaluate(None, Time::Frame(0.0)).world_positions(&s, 0);
     let got = back.evaluate(None, Time::Frame(0.0)).world_positions(&back, 0);

@@ -107,7 +107,7 @@ pub fn write(scene: &Scene, pose: Option<&Pose>, mtl_file_name: &str) -> Result<
             (None, Some(_)) => DMat4::IDENTITY,
             _ => {
                 let (_, geometric_rotation, _) =
-                    node.geometry_transform.to_scale_rotation_translation();
+                    node.geometry_transform().to_scale_rotation_translation();
                 pose_for_rest.world[id] * DMat4::from_quat(geometric_rotation)
             }
         };
@@ -518,7 +518,7 @@ mod tests {
             values: vec![Vec3::new(1.0, 0.0, 1.0).normalize()],
             mapping: Mapping::AllSame,
         });
-        s.nodes[0].geometry_transform = DMat4::from_scale(DVec3::new(1.0, 1.0, 4.0));
+        s.nodes[0].set_geometry_transform(DMat4::from_scale(DVec3::new(1.0, 1.0, 4.0)));
         let pose = s.evaluate(None, Time::Frame(0.0));
         let t = write(&s, Some(&pose), "x.mtl").unwrap();
         let h = std::f32::consts::FRAC_1_SQRT_2;

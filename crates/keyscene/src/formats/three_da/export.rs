@@ -380,7 +380,7 @@ pub fn export(
                     mesh.uv_sets.len() - 1
                 ));
             }
-            let g = node.geometry_transform;
+            let g = node.geometry_transform();
             if g != DMat4::IDENTITY {
                 report.baked.push(format!(
                     "{:?}: geometry transform (pivot / mesh matrix) baked into the vertices",
@@ -1867,7 +1867,7 @@ mod tests {
         });
         let mut n = Node::new("tri", NodeKind::Mesh);
         n.mesh = Some(0);
-        n.geometry_transform = DMat4::from_translation(DVec3::new(0.0, 0.0, 5.0));
+        n.set_geometry_transform(DMat4::from_translation(DVec3::new(0.0, 0.0, 5.0)));
         s.nodes.push(n);
         s.attach(0, None);
         s.cameras.push(Camera {
@@ -2004,7 +2004,7 @@ mod tests {
         s.meshes.push(mesh);
         let mut n = Node::new("m", NodeKind::Mesh);
         n.mesh = Some(0);
-        n.geometry_transform = g;
+        n.set_geometry_transform(g);
         s.nodes.push(n);
         s.attach(0, None);
         s

@@ -44,7 +44,7 @@ use crate::anim::{
 };
 use crate::scene::{
     AxisSystem, Camera, FovAxis, Light, LightKind, MapSlot, Material, Mesh, Metadata, Node,
-    NodeKind, Scene, TextureMap, Units, UvSet, UvTransform, Warning,
+    NodeKind, Scene, TextureMap, ThreeDsNodeSource, Units, UvSet, UvTransform, Warning,
 };
 use crate::ReadOptions;
 
@@ -379,7 +379,7 @@ impl<'f> Builder<'_, 'f> {
                     node.mesh = self.mesh_by_name.get(o.name.as_str()).copied();
                     if let Some(m) = node.mesh.and_then(|m| self.scene.meshes[m].source_matrix) {
                         if m.is_finite() && m.determinant().abs() > 1e-12 {
-                            node.geometry_transform = mirror_fix(&m);
+                            node.set_geometry_transform(mirror_fix(&m));
                         }
                     }
                     node.hidden = o.hidden;
@@ -478,10 +478,13 @@ impl<'f> Builder<'_, 'f> {
             node.instance = nc.instance.clone().unwrap_or_default();
             node.hidden = nc.flags[0] & NODE_HIDDEN != 0;
             node.source.id = Some(i64::from(nc.id.unwrap_or(i as u16)));
-            node.source.flags = nc.flags;
-            node.source.pivot = nc.pivot.map(v3).unwrap_or(DVec3::ZERO);
-            node.source.bound_box = nc.bound_box.map(|(a, b)| (v3(a), v3(b)));
-            node.source.morph_smooth = nc.morph_smooth;
+            let pivot = nc.pivot.map(v3).unwrap_or(DVec3::ZERO);
+            node.source.three_ds = Some(Box::new(ThreeDsNodeSource {
+                flags: nc.flags,
+                pivot,
+                bound_box: nc.bound_box.map(|(a, b)| (v3(a), v3(b))),
+                morph_smooth: nc.morph_smooth,
+            }));
             if node.kind == NodeKind::Mesh {
                 node.mesh = self.mesh_by_name.get(nc.name.as_str()).copied();
                 let matrix = node.mesh.and_then(|m| self.scene.meshes[m].source_matrix);
@@ -499,7 +502,7 @@ impl<'f> Builder<'_, 'f> {
                     }
                     None => DMat4::IDENTITY,
                 };
-                node.geometry_transform = DMat4::from_translation(-node.source.pivot) * inv;
+                node.set_geometry_transform(DMat4::from_translation(-pivot) * inv);
             }
             self.scene.nodes.push(node);
         }

@@ -380,6 +380,14 @@ impl ChannelTarget {
         true
     }
 
+    /// `true` for a [`ChannelTarget::Property`] that animates one of a node's FBX pivots
+    /// (`PreRotation|X`, `PostRotation|…`, `RotationOffset|…`, `RotationPivot|…`,
+    /// `ScalingOffset|…`, `ScalingPivot|…`; see [`Scene::evaluate`]): writers that keep a
+    /// node's T/R/S curves must bake such a node instead, as they do static pivots.
+    pub fn drives_pivots(&self) -> bool {
+        matches!(self, ChannelTarget::Property { name, .. } if pivot_component(name).is_some())
+    }
+
     /// The track's name as the CLI shows it (`translation`, `rotation`, …).
     pub fn name(&self) -> &'static str {
         match self {

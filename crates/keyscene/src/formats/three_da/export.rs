@@ -438,6 +438,10 @@ pub fn export(
         // The inherit types other than RSrs apply the parent's scale component-wise; with
         // every ancestor's scale 1 at all times they are the plain product too.
         let plain = node_ref.pivots.is_none()
+            && !anim
+                .iter()
+                .flat_map(|a| &a.channels)
+                .any(|c| c.node == id && c.target.drives_pivots())
             && (node_ref.parent.is_none()
                 || node_ref.inherit == crate::scene::InheritType::RSrs
                 || ancestors_unscaled(scene, anim, id));

@@ -31,7 +31,18 @@ use serde_json::Value;
 
 /// Files whose curves become keyed samplers: (file under `fbx/`, interpolations that must
 /// occur among its keyed translation/scale samplers).
-const PINNED: &[(&str, &[&str])] = &[];
+const PINNED: &[(&str, &[&str])] = &[
+    // Maya auto/spline tangents (unweighted Bézier).
+    ("ufbx/maya_transform_animation_7500_binary.fbx", &["CUBICSPLINE"]),
+    ("ufbx/maya_tangent_spline_7700_binary.fbx", &["CUBICSPLINE"]),
+    ("magnum/animation-multi-clip.fbx", &["CUBICSPLINE"]),
+    // MotionBuilder TCB and keep-slope extrapolation over a stack longer than the keys.
+    ("ufbx/motionbuilder_tangent_tcb_7700_ascii.fbx", &["CUBICSPLINE"]),
+    ("ufbx/motionbuilder_extrapolation_slope_7700_binary.fbx", &["CUBICSPLINE"]),
+    // Linear keys.
+    ("ufbx/motionbuilder_tangent_linear_7700_ascii.fbx", &["LINEAR"]),
+    ("assimp/huesitos.fbx", &["LINEAR"]),
+];
 
 /// The JSON chunk of a GLB.
 fn glb_json(glb: &[u8]) -> Result<Value, String> {

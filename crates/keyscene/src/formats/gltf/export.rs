@@ -1412,7 +1412,15 @@ fn keyed_vec3(
         }
         (None, None) => return None,
     };
-    let keys = hermite::cut_before(&keys, lo);
+    let mut keys = hermite::cut_before(&keys, lo);
+    // A held last key is repeated at the animation's end, so that clients that take a clip's
+    // length from its last key time (three.js) play the whole animation.
+    if let Some(last) = keys.last_mut().filter(|k| k.frame < hi) {
+        last.segment = Segment::Linear;
+        last.out_slope = DVec3::ZERO;
+        let held = HermiteKey { frame: hi, in_slope: DVec3::ZERO, ..*last };
+        keys.push(held);
+    }
     // The sampler kind: segments that do not move fit any kind.
     let (mut step, mut linear, mut cubic) = (false, false, false);
     for w in keys.windows(2) {
@@ -1527,6 +1535,10 @@ fn keyed_rotation(
         kept.push((lo, crate::anim::tcb::sample_quat(track, lo)?));
     }
     kept.extend(keys[i..].iter().map(|k| (k.frame, k.value)));
+    // The last key held to the animation's end (as for translation and scale).
+    if let Some(&(_, q)) = kept.last().filter(|k| k.0 < range.1) {
+        kept.push((range.1, q));
+    }
     let times = key_times(kept.iter().map(|k| k.0), fps)?;
     let mut values = Vec::with_capacity(kept.len());
     let mut prev: Option<DQuat> = None;

@@ -127,7 +127,9 @@ fn check(fbx_dir: &Path, rel: &str) -> Result<(usize, usize, Vec<String>, f64), 
     let size = first
         .nodes
         .iter()
-        .map(|n| n.node_to_world.m03.abs().max(n.node_to_world.m13.abs()).max(n.node_to_world.m23.abs()))
+        .map(|n| {
+            n.node_to_world.m03.abs().max(n.node_to_world.m13.abs()).max(n.node_to_world.m23.abs())
+        })
         .filter(|v| v.is_finite())
         .fold(1.0f64, f64::max);
     // Off-key times from time 0 on, at most 120 of them spread over the stack.
@@ -156,8 +158,7 @@ fn check(fbx_dir: &Path, rel: &str) -> Result<(usize, usize, Vec<String>, f64), 
                 continue;
             }
             let j = back.nodes.iter().position(|n| n.name == ch.node).unwrap();
-            let Some(node) = posed.nodes.iter().find(|n| n.element.name == ch.node.as_str())
-            else {
+            let Some(node) = posed.nodes.iter().find(|n| n.element.name == ch.node.as_str()) else {
                 continue;
             };
             let (scale, _, translation) = pose.local[j].to_scale_rotation_translation();
@@ -201,9 +202,10 @@ fn main() {
             .is_some_and(|b| ufbx::load_memory(&b, ufbx::LoadOpts::default()).is_ok());
         if !loads || common::is_negative_fbx(&rel) {
             trials.push(
-                Trial::test(format!("ignored: ufbx cannot load it or negative :: {rel}"), || {
-                    Ok(())
-                })
+                Trial::test(
+                    format!("ignored: ufbx cannot load it or negative :: {rel}"),
+                    || Ok(()),
+                )
                 .with_ignored_flag(true),
             );
             continue;

@@ -487,11 +487,15 @@ const FBX_OFF_KEY: &[(&str, &str)] = &[
     ("ufbx/motionbuilder_tangent_linear_7700_ascii.fbx", "LINEAR"),
 ];
 
+/// ufbx's pose at one time: (mesh node name, world vertices) per unskinned mesh node, and the
+/// tolerance.
+type OffKeyPose = (Vec<(String, Vec<DVec3>)>, f64);
+
 /// An FBX file posed at off-key times, with ufbx's world vertices per mesh node and time.
 struct OffKey {
     name: String,
-    /// Per time: (node name, world vertices), and the tolerance.
-    reference: Vec<(Vec<(String, Vec<DVec3>)>, f64)>,
+    /// Per time.
+    reference: Vec<OffKeyPose>,
 }
 
 fn ufbx_point(m: &ufbx::Matrix, v: ufbx::Vec3) -> DVec3 {
@@ -586,9 +590,11 @@ fn check_off_key(case: &OffKey, answer: &Value) -> Result<(), Failed> {
                 .filter_map(|v| vec3(&v[1]))
                 .collect();
             for p in want {
-                let d =
-                    points.iter().map(|q| (*q - *p).abs().max_element()).fold(f64::INFINITY, f64::min);
-                if !(d <= *tol) {
+                let d = points
+                    .iter()
+                    .map(|q| (*q - *p).abs().max_element())
+                    .fold(f64::INFINITY, f64::min);
+                if d.is_nan() || d > *tol {
                     return Err(format!(
                         "node {name:?} at t = {} s: a ufbx vertex {p} is {d:.3e} from every three \
                          vertex (tolerance {tol:.1e})",

@@ -1053,7 +1053,7 @@ impl Out {
         let mut kept = Vec::with_capacity(frames.len());
         for f in frames {
             let t = (f / fps) as f32;
-            if times.last().map_or(true, |&l| t > l) {
+            if times.last().is_none_or(|&l| t > l) {
                 times.push(t);
                 kept.push(f);
             }
@@ -1117,6 +1117,7 @@ impl Out {
         let mut outputs: Vec<(usize, Property, Option<Accessor>, Interpolation, Accessor)> =
             Vec::new();
         let resampled = |output| (None, Interpolation::Linear, output);
+        let mut keyed_inputs: HashMap<Vec<u32>, Accessor> = HashMap::new();
         let start_end = (start, end);
         for k in 0..targets {
             let (rt, rr, rs) = rests[k];
@@ -1135,7 +1136,7 @@ impl Out {
                     .then(|| keyed_vec3(channels, false, transform.translation, start_end, fps))
                     .flatten()
                 {
-                    Some(keys) => self.keyed(&keys),
+                    Some(keys) => self.keyed(&keys, &mut keyed_inputs),
                     None => {
                         let data: Vec<[f32; 3]> = tr[k].iter().map(|&t| v3(t)).collect();
                         resampled(self.floats(&data, json::accessor::Type::Vec3, None, false))
@@ -1146,7 +1147,7 @@ impl Out {
             if moves_r {
                 let (input, interp, output) =
                     match keyed.then(|| keyed_rotation(channels, start_end, fps)).flatten() {
-                        Some(keys) => self.keyed(&keys),
+                        Some(keys) => self.keyed(&keys, &mut keyed_inputs),
                         None => {
                             let data: Vec<[f32; 4]> = ro[k].iter().map(|&r| quat_f32(r)).collect();
                             resampled(self.floats(&data, json::accessor::Type::Vec4, None, false))
@@ -1159,7 +1160,7 @@ impl Out {
                     .then(|| keyed_vec3(channels, true, transform.scale, start_end, fps))
                     .flatten()
                 {
-                    Some(keys) => self.keyed(&keys),
+                    Some(keys) => self.keyed(&keys, &mut keyed_inputs),
                     None => {
                         let data: Vec<[f32; 3]> = sc[k].iter().map(|&s| v3(s)).collect();
                         resampled(self.floats(&data, json::accessor::Type::Vec3, None, false))
@@ -1227,14 +1228,24 @@ impl Out {
         });
     }
 
-    /// Writes a keyed sampler's input and output accessors; returns (input, interpolation,
-    /// output).
+    /// Writes a keyed sampler's output accessor, and its input accessor unless `inputs` (the
+    /// animation's keyed inputs by their times' bits) has one with the same times; returns
+    /// (input, interpolation, output).
     fn keyed<const N: usize>(
         &mut self,
         keyed: &Keyed<N>,
+        inputs: &mut HashMap<Vec<u32>, Accessor>,
     ) -> (Option<Accessor>, Interpolation, Accessor) {
-        let times: Vec<[f32; 1]> = keyed.times.iter().map(|&t| [t]).collect();
-        let input = self.floats(&times, json::accessor::Type::Scalar, None, true);
+        let bits: Vec<u32> = keyed.times.iter().map(|t| t.to_bits()).collect();
+        let input = match inputs.get(&bits) {
+            Some(&input) => input,
+            None => {
+                let times: Vec<[f32; 1]> = keyed.times.iter().map(|&t| [t]).collect();
+                let input = self.floats(&times, json::accessor::Type::Scalar, None, true);
+                inputs.insert(bits, input);
+                input
+            }
+        };
         let kind = if N == 4 { json::accessor::Type::Vec4 } else { json::accessor::Type::Vec3 };
         let output = self.floats(&keyed.values, kind, None, false);
         (Some(input), keyed.interpolation, output)
@@ -1366,8 +1377,11 @@ fn node_parts(
         c.apply_to_transform(&mut p, frame);
     }
     let r = p.rotation.normalize();
-    (p.translation.is_finite() && r.is_finite() && p.scale.is_finite())
-        .then_some((p.translation, r, p.scale))
+    (p.translation.is_finite() && r.is_finite() && p.scale.is_finite()).then_some((
+        p.translation,
+        r,
+        p.scale,
+    ))
 }
 
 /// A node's translation (`scale` false) or scale curve from its channels as a glTF sampler
@@ -1408,7 +1422,10 @@ fn keyed_vec3(
                 let Some(t) = t.as_ref().filter(|t| !t.keys.is_empty()) else { continue };
                 *part = Some(hermite::cover(t, hermite::hermite_keys(t)?, lo, hi)?);
             }
-            hermite::merge_xyz([parts[0].as_deref(), parts[1].as_deref(), parts[2].as_deref()], rest)?
+            hermite::merge_xyz(
+                [parts[0].as_deref(), parts[1].as_deref(), parts[2].as_deref()],
+                rest,
+            )?
         }
         (None, None) => return None,
     };
@@ -1484,11 +1501,7 @@ fn keyed_vec3(
 /// slerp takes the short way, as glTF's does) or steps (STEP) throughout; keys are kept in one
 /// hemisphere (the same curve, as both take the short way). Euler, 3DS relative and squad
 /// tracks: `None` (resampled).
-fn keyed_rotation(
-    channels: &[&ChannelTarget],
-    range: (f64, f64),
-    fps: f64,
-) -> Option<Keyed<4>> {
+fn keyed_rotation(channels: &[&ChannelTarget], range: (f64, f64), fps: f64) -> Option<Keyed<4>> {
     use crate::anim::{Extrapolation, Interpolation as Kind};
     let mut found = None;
     for c in channels {
@@ -1502,7 +1515,9 @@ fn keyed_rotation(
     let RotationTrack::Quat(track) = found? else { return None };
     let keys = &track.keys;
     if keys.is_empty()
-        || keys.windows(2).any(|w| !(w[0].frame < w[1].frame))
+        || keys
+            .windows(2)
+            .any(|w| w[0].frame.partial_cmp(&w[1].frame) != Some(std::cmp::Ordering::Less))
         || !keys.iter().all(|k| k.frame.is_finite() && k.value.is_finite())
     {
         return None;
@@ -1518,7 +1533,9 @@ fn keyed_rotation(
         match w[0].interpolation {
             _ if w[0].value == w[1].value => {}
             Kind::Step => step = true,
-            Kind::Linear | Kind::Hermite { .. } | Kind::Bezier { .. } | Kind::Tcb(_) => slerp = true,
+            Kind::Linear | Kind::Hermite { .. } | Kind::Bezier { .. } | Kind::Tcb(_) => {
+                slerp = true
+            }
             Kind::StepNext | Kind::Squad { .. } => return None,
         }
     }
@@ -1531,7 +1548,7 @@ fn keyed_rotation(
     let lo = range.0;
     let i = keys.partition_point(|k| k.frame < lo);
     let mut kept: Vec<(f64, DQuat)> = Vec::with_capacity(keys.len() - i + 1);
-    if i > 0 && keys.get(i).map_or(true, |k| k.frame > lo) {
+    if i > 0 && keys.get(i).is_none_or(|k| k.frame > lo) {
         kept.push((lo, crate::anim::tcb::sample_quat(track, lo)?));
     }
     kept.extend(keys[i..].iter().map(|k| (k.frame, k.value)));

@@ -15,8 +15,8 @@ pub struct GltfArgs {
     /// glTF: leave animations out (the scene at its rest pose: the first animation's first frame).
     #[arg(long)]
     pub no_animation: bool,
-    /// glTF: resample animations at N samples per second (default: one per source frame, plus
-    /// every key).
+    /// glTF: resample every animation channel at N samples per second (default: keep source
+    /// keys where glTF holds them exactly, resample the rest at one sample per source frame).
     #[arg(long, value_name = "N")]
     pub resample_fps: Option<f64>,
     /// glTF: keep up to N joint influences per skinned vertex (rounded up to a multiple of 4;

@@ -22,6 +22,15 @@
 //! and every vertex the ufbx reference `.obj` group uses must have a three vertex of that node
 //! within the row's tolerance (per component, after `position_scale`, as ufbx compares).
 //!
+//! Off-key FBX poses: the files of [`FBX_OFF_KEY`], whose translation/scale curves the writer
+//! keeps as keys (CUBICSPLINE with tangents converted from the FBX slopes, or LINEAR), are
+//! played to quarter and half frames, where a curve resampled at whole frames would be off;
+//! every vertex of every unskinned mesh node as ufbx poses it at that time
+//! (`evaluate_scene`, `geometry_to_world · vertices`, no axis or unit conversion) must have a
+//! three vertex of that node (source space) within 1e-4 × max(1, largest ufbx coordinate).
+//! This is the client-side proof of the CUBICSPLINE tangents (three.js has its own
+//! `CubicSplineInterpolant`).
+//!
 //! glTF is Y-up; three's world positions are mapped back to 3DS's Z-up with
 //! `(x, y, z) → (x, −z, y)` (docs/gltf.md, "Axis root node"). Nodes are matched by the source
 //! name and instance (glTF node extras, docs/gltf.md, "Node extras"), the k-th three node of a
@@ -433,6 +442,142 @@ fn check_fbx(row: &FbxRow, answer: &Value) -> Result<(), Failed> {
     }
 }
 
+/// FBX files posed off-key against ufbx: (file under `fbx/`, sampler interpolation the GLB must
+/// use). Their rotations are not animated (Euler rotations are resampled at whole frames, so
+/// off-key they would not be exact).
+const FBX_OFF_KEY: &[(&str, &str)] = &[
+    ("ufbx/motionbuilder_tangent_auto_7700_ascii.fbx", "CUBICSPLINE"),
+    ("ufbx/motionbuilder_tangent_tcb_7700_ascii.fbx", "CUBICSPLINE"),
+    ("ufbx/motionbuilder_extrapolation_slope_7700_binary.fbx", "CUBICSPLINE"),
+    ("ufbx/maya_tangent_spline_7700_binary.fbx", "CUBICSPLINE"),
+    ("ufbx/motionbuilder_tangent_linear_7700_ascii.fbx", "LINEAR"),
+];
+
+/// ufbx's pose at one time: (mesh node name, world vertices) per unskinned mesh node, and the
+/// tolerance.
+type OffKeyPose = (Vec<(String, Vec<DVec3>)>, f64);
+
+/// An FBX file posed at off-key times, with ufbx's world vertices per mesh node and time.
+struct OffKey {
+    name: String,
+    /// Per time.
+    reference: Vec<OffKeyPose>,
+}
+
+fn ufbx_point(m: &ufbx::Matrix, v: ufbx::Vec3) -> DVec3 {
+    DVec3::new(
+        m.m00 * v.x + m.m01 * v.y + m.m02 * v.z + m.m03,
+        m.m10 * v.x + m.m11 * v.y + m.m12 * v.z + m.m13,
+        m.m20 * v.x + m.m21 * v.y + m.m22 * v.z + m.m23,
+    )
+}
+
+/// Writes the GLB of `rel` into `dir`, checks it uses `interpolation`, poses ufbx at off-key
+/// times of the first stack; the case and the page's job entry.
+fn prepare_off_key(
+    corpus: &Path,
+    rel: &str,
+    interpolation: &str,
+    dir: &Path,
+) -> Result<(OffKey, Value), String> {
+    let path = corpus.join("fbx").join(rel);
+    let bytes = std::fs::read(&path).map_err(|e| e.to_string())?;
+    let (scene, _) = keyscene::load_bytes(&bytes, Some(&path), &Default::default())
+        .map_err(|e| format!("keyscene: {e}"))?;
+    let fps = scene.animations.first().ok_or("no animation")?.fps;
+    let opts = WriteOptions { only_animation: Some(0), ..WriteOptions::default() };
+    let file = keyscene::formats::gltf::write(&scene, &opts).map_err(|e| e.to_string())?;
+    let tag = format!("\"interpolation\":\"{interpolation}\"");
+    if !file.main.windows(tag.len()).any(|w| w == tag.as_bytes()) {
+        return Err(format!("the GLB has no {interpolation} sampler"));
+    }
+    let name = format!("fbx off-key/{}", rel.trim_end_matches(".fbx"));
+    let stem = name.replace(['/', ' '], "_");
+    let glb = dir.join(format!("{stem}.glb"));
+    std::fs::write(&glb, &file.main).map_err(|e| e.to_string())?;
+    let theirs = ufbx::load_memory(&bytes, ufbx::LoadOpts::default())
+        .map_err(|e| format!("ufbx: {:?}", e.description))?;
+    let stack = theirs.anim_stacks.iter().next().ok_or("ufbx: no stack")?;
+    let (begin, end) = (stack.time_begin.max(0.0), stack.time_end);
+    // Quarter and half frames spread over the stack.
+    let times: Vec<f64> = [0.13, 0.37, 0.61, 0.89]
+        .iter()
+        .zip([0.25, 0.5, 0.25, 0.5])
+        .map(|(&at, q)| ((begin + (end - begin) * at) * fps).floor() + q)
+        .map(|f| f / fps)
+        .filter(|&t| t >= begin && t <= end)
+        .collect();
+    let mut reference = Vec::new();
+    for &t in &times {
+        let posed = ufbx::evaluate_scene(&theirs, &theirs.anim, t, Default::default())
+            .map_err(|e| format!("ufbx evaluate: {:?}", e.description))?;
+        let mut nodes = Vec::new();
+        let mut size = 1.0f64;
+        for node in posed.nodes.iter() {
+            let Some(mesh) = node.mesh.as_ref() else { continue };
+            if !mesh.skin_deformers.is_empty() || !mesh.blend_deformers.is_empty() {
+                continue;
+            }
+            let points: Vec<DVec3> =
+                mesh.vertices.iter().map(|&v| ufbx_point(&node.geometry_to_world, v)).collect();
+            size = points.iter().map(|p| p.abs().max_element()).fold(size, f64::max);
+            nodes.push((node.element.name.to_string(), points));
+        }
+        reference.push((nodes, 1e-4 * size));
+    }
+    let job = json!({
+        "name": name,
+        "file": glb,
+        "times": times,
+        "all": true,
+        "source_space": true,
+        "screenshot": dir.join(format!("{stem}.png")),
+    });
+    Ok((OffKey { name, reference }, job))
+}
+
+/// Compares three's off-key poses with ufbx's.
+fn check_off_key(case: &OffKey, answer: &Value) -> Result<(), Failed> {
+    if let Some(e) = answer["error"].as_str() {
+        return Err(format!("three.js could not load the GLB: {e}").into());
+    }
+    let mut compared = 0;
+    for (k, (nodes, tol)) in case.reference.iter().enumerate() {
+        let sample = &answer["samples"][k];
+        let got = sample["nodes"].as_array().ok_or("answer without nodes")?;
+        for (name, want) in nodes {
+            let Some(node) = got.iter().find(|n| n["name"].as_str() == Some(name.as_str())) else {
+                return Err(format!("no three mesh node {name:?}").into());
+            };
+            let points: Vec<DVec3> = node["vertices"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|v| vec3(&v[1]))
+                .collect();
+            for p in want {
+                let d = points
+                    .iter()
+                    .map(|q| (*q - *p).abs().max_element())
+                    .fold(f64::INFINITY, f64::min);
+                if d.is_nan() || d > *tol {
+                    return Err(format!(
+                        "node {name:?} at t = {} s: a ufbx vertex {p} is {d:.3e} from every three \
+                         vertex (tolerance {tol:.1e})",
+                        sample["time"]
+                    )
+                    .into());
+                }
+                compared += 1;
+            }
+        }
+    }
+    if compared == 0 {
+        return Err("no vertex compared".into());
+    }
+    Ok(())
+}
+
 /// Whether libtest-mimic's arguments select a trial of this name.
 fn selected(args: &libtest_mimic::Arguments, name: &str) -> bool {
     let filter_ok = match &args.filter {
@@ -495,6 +640,20 @@ fn main() {
             let step = fbx_cases.len().div_ceil(FBX_SAMPLE).max(1);
             let fbx_cases: Vec<(FbxRow, Value)> = fbx_cases.into_iter().step_by(step).collect();
             jobs.extend(fbx_cases.iter().map(|(_, j)| j.clone()));
+            let mut off_key = Vec::new();
+            for &(rel, interpolation) in FBX_OFF_KEY {
+                let name = format!("fbx off-key/{}", rel.trim_end_matches(".fbx"));
+                if !selected(&args, &name) {
+                    continue;
+                }
+                match prepare_off_key(c, rel, interpolation, &dir) {
+                    Ok((case, job)) => {
+                        off_key.push(case);
+                        jobs.push(job);
+                    }
+                    Err(e) => trials.push(Trial::test(name, move || Err(e.into()))),
+                }
+            }
             let answers =
                 if jobs.is_empty() { Ok(HashMap::new()) } else { run_browser(&jobs, &dir) };
             let answers = Arc::new(answers);
@@ -504,6 +663,16 @@ fn main() {
                     Err(e) => Err(e.clone().into()),
                     Ok(map) => match map.get(&case.name) {
                         Some(a) => check(&case, a),
+                        None => Err("no answer from the browser".into()),
+                    },
+                }));
+            }
+            for case in off_key {
+                let answers = Arc::clone(&answers);
+                trials.push(Trial::test(case.name.clone(), move || match answers.as_ref() {
+                    Err(e) => Err(e.clone().into()),
+                    Ok(map) => match map.get(&case.name) {
+                        Some(a) => check_off_key(&case, a),
                         None => Err("no answer from the browser".into()),
                     },
                 }));

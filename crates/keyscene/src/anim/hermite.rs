@@ -239,6 +239,42 @@ pub fn sample<V: Vector>(keys: &[HermiteKey<V>], frame: f64) -> Option<(V, V)> {
     })
 }
 
+/// The curve from `frame` on: keys before `frame` are dropped and, when `frame` falls inside a
+/// segment, a key at `frame` takes the curve's value and slope there ([`sample`]) and the
+/// segment's shape, so the rest of the curve is unchanged (the end of a cubic piece is a cubic
+/// with the derivative at the cut as its slope; a step keeps holding its value). A curve that
+/// ends before `frame` becomes one key at `frame` holding its last value. Used by writers
+/// whose times cannot be negative (glTF inputs ≥ 0).
+pub fn cut_before<V: Vector>(keys: &[HermiteKey<V>], frame: f64) -> Vec<HermiteKey<V>> {
+    let Some(first) = keys.first() else { return Vec::new() };
+    if first.frame >= frame {
+        return keys.to_vec();
+    }
+    let i = keys.partition_point(|k| k.frame < frame);
+    let rest = &keys[i..];
+    if rest.first().is_some_and(|k| k.frame == frame) {
+        let mut out = rest.to_vec();
+        out[0].in_slope = V::ZERO;
+        return out;
+    }
+    let a = &keys[i - 1];
+    let (value, slope) = sample(keys, frame).expect("keys are not empty");
+    let mut out = Vec::with_capacity(rest.len() + 1);
+    if rest.is_empty() {
+        out.push(HermiteKey {
+            frame,
+            value,
+            in_slope: V::ZERO,
+            out_slope: V::ZERO,
+            segment: Segment::Linear,
+        });
+        return out;
+    }
+    out.push(HermiteKey { frame, value, in_slope: V::ZERO, out_slope: slope, segment: a.segment });
+    out.extend_from_slice(rest);
+    out
+}
+
 /// One curve per component joined into a vector curve with a key at every frame where any
 /// component has one. `None` components hold `rest`'s value; a component before its first or
 /// after its last key holds that key (callers extend curves first with [`cover`]).
@@ -497,5 +533,32 @@ mod tests {
         assert!(merge_xyz([Some(&hx), Some(&hy), None], DVec3::ZERO).is_none());
         let m = merge_xyz([Some(&hx), Some(&hx), None], DVec3::ZERO).unwrap();
         assert_eq!(m[0].segment, Segment::Step);
+    }
+
+    #[test]
+    fn a_cut_keeps_the_curve_after_it() {
+        let tcb = Interpolation::Tcb(Tcb { tension: 0.2, ..Tcb::default() });
+        let t = Track::new(vec![
+            key(-6.0, 1.0, bez(0.0, 2.0, 1.0 / 3.0)),
+            key(-2.0, 3.0, bez(-1.0, 0.5, 1.0 / 3.0)),
+            key(3.0, -1.0, tcb.clone()),
+            key(7.0, 2.0, Interpolation::Step),
+            key(9.0, 4.0, tcb),
+        ]);
+        let h = hermite_keys(&t).unwrap();
+        for cut in [-6.5, -4.0, -2.0, 0.0, 5.0, 8.0, 9.0, 12.0] {
+            let c = cut_before(&h, cut);
+            assert!(c[0].frame >= cut, "cut {cut}: first key at {}", c[0].frame);
+            for i in 0..=300 {
+                let f = cut + (12.0 - cut) * i as f64 / 300.0;
+                let want = t.sample(f).unwrap();
+                let got = sample(&c, f).unwrap().0;
+                assert!((want - got).abs() < 1e-9, "cut {cut} frame {f}: {want} vs {got}");
+            }
+        }
+        // A cut inside the cubic from −2 to 3 starts there: a key at 0 with the derivative.
+        let c = cut_before(&h, 0.0);
+        assert_eq!((c.len(), c[0].frame, c[0].segment), (4, 0.0, Segment::Cubic));
+        assert_eq!(cut_before(&h, 12.0).len(), 1);
     }
 }

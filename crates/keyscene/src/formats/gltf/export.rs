@@ -6,6 +6,7 @@ use std::path::Path;
 
 use glam::{DMat3, DMat4, DQuat, DVec3};
 use gltf_json as json;
+use json::animation::Interpolation;
 use json::texture::WrappingMode;
 use json::validation::{Checked::Valid, USize64};
 
@@ -13,8 +14,14 @@ use super::deform;
 use super::geometry::{self, Primitive};
 use super::{warning, Container, Error, ExternalImage, GltfFile, WriteOptions};
 use super::{ASSUMED_ASPECT, AXIS_ROOT_NAME, DEFAULT_ZNEAR, JOINT_ROOT_NAME};
-use crate::anim::{ChannelTarget, Pose, Time, THREE_DS_FPS};
-use crate::scene::{Axis, AxisSystem, FovAxis, LightKind, MapSlot, NodeKind, Scene, Warning};
+use crate::anim::hermite::{self, HermiteKey, Segment};
+use crate::anim::{ChannelTarget, Pose, RotationTrack, Time, THREE_DS_FPS};
+use crate::scene::{
+    Axis, AxisSystem, FovAxis, LightKind, MapSlot, NodeKind, Scene, Transform, Warning,
+};
+
+/// A glTF accessor index.
+type Accessor = json::Index<json::Accessor>;
 
 /// Converts `scene` to glTF in memory (see the module docs for every conversion rule).
 ///
@@ -67,6 +74,16 @@ pub fn write(scene: &Scene, opts: &WriteOptions) -> Result<GltfFile, Error> {
     let rest = scene.evaluate(anim0, Time::Frame(rest_frame));
     let rest_unaimed = unaimed_world(scene, &rest);
     let rest_local = gltf_locals(scene, &rest, &rest_unaimed);
+    // The nodes' glTF TRS at rest: their own parts where glTF's local is the scene's.
+    let rest_channels = channels_by_node(scene, anim0);
+    let rest_trs: Vec<(DVec3, DQuat, DVec3)> = (0..scene.nodes.len())
+        .map(|i| {
+            direct_node(scene, i)
+                .then(|| node_parts(scene, i, &rest_channels[i], rest_frame))
+                .flatten()
+                .unwrap_or_else(|| decompose(rest_local[i]))
+        })
+        .collect();
 
     // glTF node order: [axis root], the scene's nodes in order, then the aim helpers.
     let n = scene.nodes.len();
@@ -78,7 +95,7 @@ pub fn write(scene: &Scene, opts: &WriteOptions) -> Result<GltfFile, Error> {
     // Scene nodes carrying a glTF mesh, with that mesh.
     let mut mesh_nodes: Vec<(usize, json::Index<json::Mesh>)> = Vec::new();
     for (i, node) in scene.nodes.iter().enumerate() {
-        let (t, r, s) = decompose(rest_local[i]);
+        let (t, r, s) = rest_trs[i];
         let mut g =
             json::Node { name: Some(gltf_name(&node.name, &node.instance)), ..Default::default() };
         set_trs(&mut g, t, r, s);
@@ -191,7 +208,7 @@ pub fn write(scene: &Scene, opts: &WriteOptions) -> Result<GltfFile, Error> {
         let ctx = AnimContext {
             base,
             rest: &rest,
-            rest_local: &rest_local,
+            rest_trs: &rest_trs,
             rest_unaimed: &rest_unaimed,
             helpers: &helpers,
             morph_nodes: &morph_nodes,
@@ -260,8 +277,8 @@ struct AnimContext<'a> {
     /// glTF index of scene node 0 (1 with the axis root).
     base: usize,
     rest: &'a Pose,
-    /// glTF local matrices at rest ([`gltf_locals`]).
-    rest_local: &'a [DMat4],
+    /// Every scene node's glTF translation, rotation and scale at rest.
+    rest_trs: &'a [(DVec3, DQuat, DVec3)],
     rest_unaimed: &'a [DMat4],
     helpers: &'a [Helper],
     /// (scene node, scene mesh) of every node showing a mesh with morph targets.
@@ -985,9 +1002,11 @@ impl Out {
         Some(ix)
     }
 
-    /// Resamples animation `a` into LINEAR channels (see the module docs).
+    /// Writes animation `a`: channels from the source keys where glTF holds them exactly,
+    /// else resampled LINEAR channels; everything resampled with `resample_fps` (see the
+    /// module docs).
     fn animation(&mut self, scene: &Scene, a: usize, ctx: &AnimContext, resample_fps: Option<f64>) {
-        let AnimContext { base, rest, rest_local, rest_unaimed, helpers, morph_nodes } = *ctx;
+        let AnimContext { base, rest, rest_trs, rest_unaimed, helpers, morph_nodes } = *ctx;
         let anim = &scene.animations[a];
         let place = format!("animation {a} \"{}\"", anim.name);
         self.unsupported_channels(scene, a, &place);
@@ -1035,13 +1054,15 @@ impl Out {
         let mut kept = Vec::with_capacity(frames.len());
         for f in frames {
             let t = (f / fps) as f32;
-            if times.last().map_or(true, |&l| t > l) {
+            if times.last().is_none_or(|&l| t > l) {
                 times.push(t);
                 kept.push(f);
             }
         }
         // Targets: every scene node, then every aim helper.
         let targets = scene.nodes.len() + helpers.len();
+        let node_channels = channels_by_node(scene, Some(a));
+        let direct: Vec<bool> = (0..scene.nodes.len()).map(|i| direct_node(scene, i)).collect();
         let mut tr: Vec<Vec<DVec3>> = vec![Vec::with_capacity(kept.len()); targets];
         let mut ro: Vec<Vec<DQuat>> = vec![Vec::with_capacity(kept.len()); targets];
         let mut sc: Vec<Vec<DVec3>> = vec![Vec::with_capacity(kept.len()); targets];
@@ -1059,7 +1080,10 @@ impl Out {
                 .map(|i| local[i])
                 .chain(helpers.iter().map(|h| unaimed[h.node].inverse() * pose.world[h.node]));
             for (k, m) in locals.enumerate() {
-                let (t, r, s) = decompose(m);
+                let parts = (k < direct.len() && direct[k])
+                    .then(|| node_parts(scene, k, &node_channels[k], f))
+                    .flatten();
+                let (t, r, s) = parts.unwrap_or_else(|| decompose(m));
                 tr[k].push(t);
                 let r = match ro[k].last() {
                     Some(prev) if prev.dot(r) < 0.0 => -r,
@@ -1069,8 +1093,9 @@ impl Out {
                 sc[k].push(s);
             }
         }
-        let rests: Vec<(DVec3, DQuat, DVec3)> = (0..scene.nodes.len())
-            .map(|i| decompose(rest_local[i]))
+        let rests: Vec<(DVec3, DQuat, DVec3)> = rest_trs
+            .iter()
+            .copied()
             .chain(
                 helpers
                     .iter()
@@ -1088,7 +1113,13 @@ impl Out {
         let mut channels = Vec::new();
         let mut samplers: Vec<json::animation::Sampler> = Vec::new();
         use json::animation::Property;
-        let mut outputs: Vec<(usize, Property, json::Index<json::Accessor>)> = Vec::new();
+        // (target, path, sampler input — `None`: the shared resampling grid —, interpolation,
+        // output).
+        let mut outputs: Vec<(usize, Property, Option<Accessor>, Interpolation, Accessor)> =
+            Vec::new();
+        let resampled = |output| (None, Interpolation::Linear, output);
+        let mut keyed_inputs: HashMap<Vec<u32>, Accessor> = HashMap::new();
+        let start_end = (start, end);
         for k in 0..targets {
             let (rt, rr, rs) = rests[k];
             let v3 = |v: DVec3| v.as_vec3().to_array();
@@ -1096,29 +1127,47 @@ impl Out {
             let moves_r =
                 ro[k].iter().any(|&r| quat_f32(r) != quat_f32(rr) && quat_f32(-r) != quat_f32(rr));
             let moves_s = sc[k].iter().any(|&s| v3(s) != v3(rs));
+            // Source keys only for nodes whose glTF TRS is their own, unless resampling was
+            // asked for.
+            let keyed = resample_fps.is_none() && k < direct.len() && direct[k];
+            let channels: &[&ChannelTarget] = if keyed { &node_channels[k] } else { &[] };
+            let transform = scene.nodes.get(k).map_or(Transform::IDENTITY, |n| n.transform);
             if moves_t {
-                let data: Vec<[f32; 3]> = tr[k].iter().map(|&t| v3(t)).collect();
-                outputs.push((
-                    k,
-                    Property::Translation,
-                    self.floats(&data, json::accessor::Type::Vec3, None, false),
-                ));
+                let (input, interp, output) = match keyed
+                    .then(|| keyed_vec3(channels, false, transform.translation, start_end, fps))
+                    .flatten()
+                {
+                    Some(keys) => self.keyed(&keys, &mut keyed_inputs),
+                    None => {
+                        let data: Vec<[f32; 3]> = tr[k].iter().map(|&t| v3(t)).collect();
+                        resampled(self.floats(&data, json::accessor::Type::Vec3, None, false))
+                    }
+                };
+                outputs.push((k, Property::Translation, input, interp, output));
             }
             if moves_r {
-                let data: Vec<[f32; 4]> = ro[k].iter().map(|&r| quat_f32(r)).collect();
-                outputs.push((
-                    k,
-                    Property::Rotation,
-                    self.floats(&data, json::accessor::Type::Vec4, None, false),
-                ));
+                let (input, interp, output) =
+                    match keyed.then(|| keyed_rotation(channels, start_end, fps)).flatten() {
+                        Some(keys) => self.keyed(&keys, &mut keyed_inputs),
+                        None => {
+                            let data: Vec<[f32; 4]> = ro[k].iter().map(|&r| quat_f32(r)).collect();
+                            resampled(self.floats(&data, json::accessor::Type::Vec4, None, false))
+                        }
+                    };
+                outputs.push((k, Property::Rotation, input, interp, output));
             }
             if moves_s {
-                let data: Vec<[f32; 3]> = sc[k].iter().map(|&s| v3(s)).collect();
-                outputs.push((
-                    k,
-                    Property::Scale,
-                    self.floats(&data, json::accessor::Type::Vec3, None, false),
-                ));
+                let (input, interp, output) = match keyed
+                    .then(|| keyed_vec3(channels, true, transform.scale, start_end, fps))
+                    .flatten()
+                {
+                    Some(keys) => self.keyed(&keys, &mut keyed_inputs),
+                    None => {
+                        let data: Vec<[f32; 3]> = sc[k].iter().map(|&s| v3(s)).collect();
+                        resampled(self.floats(&data, json::accessor::Type::Vec3, None, false))
+                    }
+                };
+                outputs.push((k, Property::Scale, input, interp, output));
             }
         }
         for (k, &(i, m)) in morph_nodes.iter().enumerate() {
@@ -1132,20 +1181,23 @@ impl Out {
             }
             let data: Vec<[f32; 1]> = mw[k].iter().map(|&w| [w]).collect();
             let output = self.floats(&data, json::accessor::Type::Scalar, None, false);
-            outputs.push((i, Property::MorphTargetWeights, output));
+            outputs.push((i, Property::MorphTargetWeights, None, Interpolation::Linear, output));
         }
-        for (k, path, output) in outputs {
-            let input = *input.get_or_insert_with(|| {
-                let data: Vec<[f32; 1]> = times.iter().map(|&t| [t]).collect();
-                self.floats(&data, json::accessor::Type::Scalar, None, true)
-            });
+        for (k, path, own_input, interpolation, output) in outputs {
+            let input = match own_input {
+                Some(input) => input,
+                None => *input.get_or_insert_with(|| {
+                    let data: Vec<[f32; 1]> = times.iter().map(|&t| [t]).collect();
+                    self.floats(&data, json::accessor::Type::Scalar, None, true)
+                }),
+            };
             let sampler = json::Index::push(
                 &mut samplers,
                 json::animation::Sampler {
                     extensions: None,
                     extras: Default::default(),
                     input,
-                    interpolation: Valid(json::animation::Interpolation::Linear),
+                    interpolation: Valid(interpolation),
                     output,
                 },
             );
@@ -1175,6 +1227,29 @@ impl Out {
             }),
             samplers,
         });
+    }
+
+    /// Writes a keyed sampler's output accessor, and its input accessor unless `inputs` (the
+    /// animation's keyed inputs by their times' bits) has one with the same times; returns
+    /// (input, interpolation, output).
+    fn keyed<const N: usize>(
+        &mut self,
+        keyed: &Keyed<N>,
+        inputs: &mut HashMap<Vec<u32>, Accessor>,
+    ) -> (Option<Accessor>, Interpolation, Accessor) {
+        let bits: Vec<u32> = keyed.times.iter().map(|t| t.to_bits()).collect();
+        let input = match inputs.get(&bits) {
+            Some(&input) => input,
+            None => {
+                let times: Vec<[f32; 1]> = keyed.times.iter().map(|&t| [t]).collect();
+                let input = self.floats(&times, json::accessor::Type::Scalar, None, true);
+                inputs.insert(bits, input);
+                input
+            }
+        };
+        let kind = if N == 4 { json::accessor::Type::Vec4 } else { json::accessor::Type::Vec3 };
+        let output = self.floats(&keyed.values, kind, None, false);
+        (Some(input), keyed.interpolation, output)
     }
 
     /// Warns about animated values glTF (core) cannot carry.
@@ -1255,6 +1330,264 @@ impl Out {
             }),
         }
     }
+}
+
+/// One node part's source keys as a glTF sampler (see the module docs, **Animation**).
+struct Keyed<const N: usize> {
+    interpolation: Interpolation,
+    /// Key times in seconds, strictly increasing, from 0 on.
+    times: Vec<f32>,
+    /// One value per key; for CUBICSPLINE (in-tangent, value, out-tangent) per key, tangents
+    /// in value units per **second** (glTF 2.0 Appendix C).
+    values: Vec<[f32; N]>,
+}
+
+/// Scene nodes whose glTF local matrix is their own `T·R·S` ([`gltf_locals`] leaves it as the
+/// pose's local matrix, and that is `T·R·S` of the parts): no FBX pivots or pre/post-rotation,
+/// and a root or inherit type `RSrs`. Their glTF translation, rotation and scale are the
+/// source's parts, so their channels can be written from the source keys.
+fn direct_node(scene: &Scene, i: usize) -> bool {
+    let node = &scene.nodes[i];
+    node.pivots.is_none()
+        && (node.parent.is_none() || node.inherit == crate::scene::InheritType::RSrs)
+}
+
+/// The channels of animation `a` (none for `None`) per scene node, in animation order (the
+/// order the evaluator applies them in).
+fn channels_by_node(scene: &Scene, a: Option<usize>) -> Vec<Vec<&ChannelTarget>> {
+    let mut out = vec![Vec::new(); scene.nodes.len()];
+    for ch in a.and_then(|a| scene.animations.get(a)).map_or(&[][..], |a| &a.channels) {
+        if let Some(list) = out.get_mut(ch.node) {
+            list.push(&ch.target);
+        }
+    }
+    out
+}
+
+/// Node `i`'s translation, rotation (unit) and scale at `frame` as the evaluator builds them
+/// from `channels` (its channels, [`channels_by_node`]) over its rest transform; `None` when a
+/// part is not finite (the caller decomposes the matrix instead, which cleans it).
+fn node_parts(
+    scene: &Scene,
+    i: usize,
+    channels: &[&ChannelTarget],
+    frame: f64,
+) -> Option<(DVec3, DQuat, DVec3)> {
+    let mut p = scene.nodes[i].transform;
+    for c in channels {
+        c.apply_to_transform(&mut p, frame);
+    }
+    let r = p.rotation.normalize();
+    (p.translation.is_finite() && r.is_finite() && p.scale.is_finite()).then_some((
+        p.translation,
+        r,
+        p.scale,
+    ))
+}
+
+/// A node's translation (`scale` false) or scale curve from its channels as a glTF sampler
+/// over the frames `range` (the written animation's first and last frame), when exactly one
+/// channel drives the part and its keys have an exact Hermite form ([`hermite`]); components
+/// without a track hold `rest` (the node's rest part, as in the evaluator). `None`: resample.
+fn keyed_vec3(
+    channels: &[&ChannelTarget],
+    scale: bool,
+    rest: DVec3,
+    range: (f64, f64),
+    fps: f64,
+) -> Option<Keyed<3>> {
+    let (lo, hi) = range;
+    let mut found = None;
+    for c in channels {
+        let hit = match (c, scale) {
+            (ChannelTarget::Translation(t), false) | (ChannelTarget::Scale(t), true) => {
+                Some((Some(t), None))
+            }
+            (ChannelTarget::TranslationXyz(x), false) | (ChannelTarget::ScaleXyz(x), true) => {
+                Some((None, Some(x)))
+            }
+            _ => None,
+        };
+        if hit.is_some() {
+            if found.is_some() {
+                return None;
+            }
+            found = hit;
+        }
+    }
+    let keys = match found? {
+        (Some(t), _) => hermite::cover(t, hermite::hermite_keys(t)?, lo, hi)?,
+        (None, Some(xyz)) => {
+            let mut parts: [Option<Vec<HermiteKey<f64>>>; 3] = [None, None, None];
+            for (part, t) in parts.iter_mut().zip(xyz) {
+                let Some(t) = t.as_ref().filter(|t| !t.keys.is_empty()) else { continue };
+                *part = Some(hermite::cover(t, hermite::hermite_keys(t)?, lo, hi)?);
+            }
+            hermite::merge_xyz(
+                [parts[0].as_deref(), parts[1].as_deref(), parts[2].as_deref()],
+                rest,
+            )?
+        }
+        (None, None) => return None,
+    };
+    let mut keys = hermite::cut_before(&keys, lo);
+    // A held last key is repeated at the animation's end, so that clients that take a clip's
+    // length from its last key time (three.js) play the whole animation.
+    if let Some(last) = keys.last_mut().filter(|k| k.frame < hi) {
+        last.segment = Segment::Linear;
+        last.out_slope = DVec3::ZERO;
+        let held = HermiteKey { frame: hi, in_slope: DVec3::ZERO, ..*last };
+        keys.push(held);
+    }
+    // The sampler kind: segments that do not move fit any kind.
+    let (mut step, mut linear, mut cubic) = (false, false, false);
+    for w in keys.windows(2) {
+        let (a, b) = (&w[0], &w[1]);
+        let flat = a.value == b.value
+            && (a.segment != Segment::Cubic
+                || (a.out_slope == DVec3::ZERO && b.in_slope == DVec3::ZERO));
+        match a.segment {
+            _ if flat => {}
+            Segment::Step => step = true,
+            Segment::Linear => linear = true,
+            Segment::Cubic => cubic = true,
+        }
+    }
+    let interpolation = match (step, linear || cubic) {
+        (true, true) => return None,
+        (true, false) => Interpolation::Step,
+        (false, _) if cubic => Interpolation::CubicSpline,
+        (false, _) => Interpolation::Linear,
+    };
+    let times = key_times(keys.iter().map(|k| k.frame), fps)?;
+    let f3 = |v: DVec3| {
+        let v = v.as_vec3();
+        v.is_finite().then(|| v.to_array())
+    };
+    let mut values = Vec::with_capacity(keys.len() * 3);
+    if interpolation == Interpolation::CubicSpline {
+        // Per segment: the leaving slope of its first key and the arriving slope of its last,
+        // per frame; a linear segment's are its chord's, a (flat) step's 0.
+        let n = keys.len();
+        let mut s_in = vec![DVec3::ZERO; n];
+        let mut s_out = vec![DVec3::ZERO; n];
+        for j in 0..n - 1 {
+            let (a, b) = (&keys[j], &keys[j + 1]);
+            let (o, i) = match a.segment {
+                Segment::Cubic => (a.out_slope, b.in_slope),
+                Segment::Linear => {
+                    let chord = (b.value - a.value) / (b.frame - a.frame);
+                    (chord, chord)
+                }
+                Segment::Step => (DVec3::ZERO, DVec3::ZERO),
+            };
+            s_out[j] = o;
+            s_in[j + 1] = i;
+        }
+        for (j, k) in keys.iter().enumerate() {
+            values.push(f3(s_in[j] * fps)?);
+            values.push(f3(k.value)?);
+            values.push(f3(s_out[j] * fps)?);
+        }
+    } else {
+        for k in &keys {
+            values.push(f3(k.value)?);
+        }
+    }
+    Some(Keyed { interpolation, times, values })
+}
+
+/// A node's rotation from its channels as a glTF sampler from frame `range.0` on, when exactly
+/// one channel drives it and it is a quaternion track the evaluator slerps (LINEAR; glam's
+/// slerp takes the short way, as glTF's does) or steps (STEP) throughout; keys are kept in one
+/// hemisphere (the same curve, as both take the short way). Euler, 3DS relative and squad
+/// tracks: `None` (resampled).
+fn keyed_rotation(channels: &[&ChannelTarget], range: (f64, f64), fps: f64) -> Option<Keyed<4>> {
+    use crate::anim::{Extrapolation, Interpolation as Kind};
+    let mut found = None;
+    for c in channels {
+        if let ChannelTarget::Rotation(r) = c {
+            if found.is_some() {
+                return None;
+            }
+            found = Some(r);
+        }
+    }
+    let RotationTrack::Quat(track) = found? else { return None };
+    let keys = &track.keys;
+    if keys.is_empty()
+        || keys
+            .windows(2)
+            .any(|w| w[0].frame.partial_cmp(&w[1].frame) != Some(std::cmp::Ordering::Less))
+        || !keys.iter().all(|k| k.frame.is_finite() && k.value.is_finite())
+    {
+        return None;
+    }
+    // The sampler reads the keys as holding their ends (glTF clamps).
+    if keys.len() > 1
+        && (track.before == Extrapolation::HoldLast || track.after == Extrapolation::Repeat)
+    {
+        return None;
+    }
+    let (mut step, mut slerp) = (false, false);
+    for w in keys.windows(2) {
+        match w[0].interpolation {
+            _ if w[0].value == w[1].value => {}
+            Kind::Step => step = true,
+            Kind::Linear | Kind::Hermite { .. } | Kind::Bezier { .. } | Kind::Tcb(_) => {
+                slerp = true
+            }
+            Kind::StepNext | Kind::Squad { .. } => return None,
+        }
+    }
+    let interpolation = match (step, slerp) {
+        (true, true) => return None,
+        (true, false) => Interpolation::Step,
+        (false, _) => Interpolation::Linear,
+    };
+    // Cut at the first written frame: a key there with the track's value.
+    let lo = range.0;
+    let i = keys.partition_point(|k| k.frame < lo);
+    let mut kept: Vec<(f64, DQuat)> = Vec::with_capacity(keys.len() - i + 1);
+    if i > 0 && keys.get(i).is_none_or(|k| k.frame > lo) {
+        kept.push((lo, crate::anim::tcb::sample_quat(track, lo)?));
+    }
+    kept.extend(keys[i..].iter().map(|k| (k.frame, k.value)));
+    // The last key held to the animation's end (as for translation and scale).
+    if let Some(&(_, q)) = kept.last().filter(|k| k.0 < range.1) {
+        kept.push((range.1, q));
+    }
+    let times = key_times(kept.iter().map(|k| k.0), fps)?;
+    let mut values = Vec::with_capacity(kept.len());
+    let mut prev: Option<DQuat> = None;
+    for &(_, q) in &kept {
+        let q = q.normalize();
+        let q = match prev {
+            Some(p) if p.dot(q) < 0.0 => -q,
+            _ => q,
+        };
+        prev = Some(q);
+        values.push(quat_f32(q));
+    }
+    values.iter().all(|q| q.iter().all(|c| c.is_finite())).then_some(Keyed {
+        interpolation,
+        times,
+        values,
+    })
+}
+
+/// Key frames as glTF times (seconds, f32); `None` when two of them fall on one f32 time or a
+/// time is not finite.
+fn key_times(frames: impl Iterator<Item = f64>, fps: f64) -> Option<Vec<f32>> {
+    let mut out: Vec<f32> = Vec::new();
+    for f in frames {
+        let t = (f / fps) as f32;
+        if !t.is_finite() || t < 0.0 || out.last().is_some_and(|&l| t <= l) {
+            return None;
+        }
+        out.push(t);
+    }
+    Some(out)
 }
 
 /// The key frames of a channel's tracks, one list per track in key order (a channel animated

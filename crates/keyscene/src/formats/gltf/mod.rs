@@ -95,20 +95,32 @@
 //! ([`deform`]). Morph weight properties (`DeformPercent#k`, percent) are animated as node
 //! `weights` channels (÷ 100), sampled with the rest of the animation.
 //!
-//! **Animation.** One glTF animation per [`Scene::animations`](crate::scene::Scene::animations) entry. glTF cannot express 3DS
-//! TCB splines (ease, relative rotation keys) exactly, so every animation is *resampled*: the
-//! scene is evaluated from `max(0, first)` to its last frame (or its last key, when later) on a
-//! grid of one sample per source frame (or at [`WriteOptions::resample_fps`]) anchored at the
-//! animation's first frame (so keys before frame 0 keep their phase), at every key in that
-//! range (linear curves come out exact), plus a sample 0.001 step before every frame holding
-//! two keys of one track (3DS files repeat a frame to make a value jump; without it the jump
-//! would be smeared over a whole step). An animation in which nothing moves away from the rest
-//! pose has no channels and is left out. The rest pose (node TRS) is the first animation at its
-//! first frame. Local matrices are `W(parent)⁻¹ · W(node)` for FBX nodes whose inherit type
-//! is not `RSrs`, so world matrices are the evaluator's for every inherit type (shear, which
-//! TRS cannot hold, is lost),
-//! and each node whose local translation/rotation/scale differs from its rest value gets
-//! LINEAR channels of the decomposed local matrices (quaternions unit and hemisphere-continuous).
+//! **Animation.** One glTF animation per [`Scene::animations`](crate::scene::Scene::animations)
+//! entry, every channel from `max(0, first frame)` to its last frame (or last key, when
+//! later). Nodes whose glTF local TRS is their own translation/rotation/scale (no FBX pivots or
+//! pre/post-rotation; a root or inherit type `RSrs`) are written with those parts, and a part
+//! driven by exactly one channel keeps its **source keys** where glTF holds them exactly
+//! ([`crate::anim::hermite`]): translation and scale (whole or per component, merged) as
+//! `STEP` when every moving segment steps, `LINEAR` when every one is linear, else
+//! `CUBICSPLINE` with (in-tangent, value, out-tangent) per key, tangents in value units per
+//! **second** (slope per frame × fps, glTF 2.0 Appendix C); quaternion tracks that slerp (or
+//! step) throughout as `LINEAR` (or `STEP`), keys in one hemisphere. Keep-slope extrapolation
+//! becomes a linear end segment, a held end is repeated at the animation's last frame, and
+//! keys before frame 0 are cut exactly at 0 (value and slope there). Everything else is
+//! *resampled*, per channel — Euler and 3DS relative rotations, weighted Bézier, constant-next
+//! keys, jumps, cycles, nodes with pivots or other inherit types, aim helpers, morph weights —
+//! as is every channel with [`WriteOptions::resample_fps`]: the scene is evaluated on a grid of
+//! one sample per source frame (or at `resample_fps`) anchored at the animation's first frame
+//! (so keys before frame 0 keep their phase), at every key in range (linear curves come out
+//! exact), plus a sample 0.001 step before every frame holding two keys of one track (3DS
+//! files repeat a frame to make a value jump; without it the jump would be smeared over a
+//! whole step), written as LINEAR. An animation in which nothing moves away from the rest
+//! pose has no channels and is left out. The rest pose (node TRS) is the first animation at
+//! its first frame. Local matrices are `W(parent)⁻¹ · W(node)` for FBX nodes whose inherit
+//! type is not `RSrs`, so world matrices are the evaluator's for every inherit type (shear,
+//! which TRS cannot hold, is lost), and each node whose local translation/rotation/scale
+//! differs from its rest value gets channels for it (resampled quaternions unit and
+//! hemisphere-continuous).
 //! Times are seconds: `frame / fps`, from frame 0, so glTF time `t` is source frame `t · fps`.
 //! Visibility is not animated (glTF has no visibility; scaling to 0 would move vertices): a
 //! node hidden at rest records `"hidden": true` in its extras. 3DS morph (mesh switch), FOV,
@@ -199,7 +211,9 @@ pub enum Container {
 pub struct WriteOptions {
     /// The container. [`save`] sets it from the path's extension.
     pub container: Container,
-    /// Samples per second of resampled animation; `None`: one sample per source frame.
+    /// Resample **every** animation channel at this many samples per second (LINEAR; CLI
+    /// `--resample-fps`); `None` (default): keep source keys where glTF holds them exactly and
+    /// resample the rest at one sample per source frame (see the module docs, **Animation**).
     pub resample_fps: Option<f64>,
     /// Add the axis root node that turns the scene's axes into glTF's +Y up and its unit into
     /// metres (default `true`).

@@ -468,3 +468,110 @@ fn tangents_and_their_handedness_read_back_as_tangents_and_binormals() {
         assert!((*b - glam::Vec3::X).length() < 1e-6, "binormal {b}");
     }
 }
+
+/// The floats of accessor `index` in a GLB (tightly packed, as the writer stores them).
+fn glb_floats(glb: &[u8], json: &serde_json::Value, index: u64) -> Vec<f32> {
+    let a = &json["accessors"][index as usize];
+    let view = &json["bufferViews"][a["bufferView"].as_u64().unwrap() as usize];
+    let per = match a["type"].as_str().unwrap() {
+        "SCALAR" => 1,
+        "VEC3" => 3,
+        "VEC4" => 4,
+        t => panic!("{t}"),
+    };
+    let json_len = u32::from_le_bytes(glb[12..16].try_into().unwrap()) as usize;
+    let bin = &glb[20 + json_len + 8..];
+    let start = view["byteOffset"].as_u64().unwrap_or(0) as usize
+        + a["byteOffset"].as_u64().unwrap_or(0) as usize;
+    let n = a["count"].as_u64().unwrap() as usize * per;
+    (0..n)
+        .map(|k| f32::from_le_bytes(bin[start + 4 * k..start + 4 * k + 4].try_into().unwrap()))
+        .collect()
+}
+
+#[test]
+fn source_keys_become_cubicspline_and_step_samplers_with_tangents_per_second() {
+    let mut s = triangle_scene();
+    s.meta.axes = AxisSystem::Y_UP_RIGHT_HANDED;
+    // x: Hermite from (frame −10, −5) to (10, 5) with flat ends: −5 + 10·(3u² − 2u³). At frame
+    // 0 (u = ½) the value is 0 and the slope 10·1.5 / 20 frames = 0.75 per frame, which is
+    // 0.75 · 24 = 18 per second at 24 fps.
+    let h = |frame: f64, x: f64| Key {
+        frame,
+        value: DVec3::new(x, 0.0, 0.0),
+        interpolation: Interpolation::Hermite { in_tangent: DVec3::ZERO, out_tangent: DVec3::ZERO },
+    };
+    let step = |frame: f64, x: f64| Key { frame, value: x, interpolation: Interpolation::Step };
+    s.animations.push(Animation {
+        name: "take".into(),
+        fps: 24.0,
+        frame_range: (-10.0, 20.0),
+        channels: vec![
+            Channel {
+                node: 0,
+                target: ChannelTarget::Translation(Track::new(vec![h(-10.0, -5.0), h(10.0, 5.0)])),
+            },
+            Channel {
+                node: 0,
+                target: ChannelTarget::ScaleXyz([
+                    Some(Track::new(vec![step(0.0, 1.0), step(5.0, 2.0)])),
+                    None,
+                    None,
+                ]),
+            },
+        ],
+    });
+    let file = write(&s, &WriteOptions::default()).unwrap();
+    let json = glb::split(&file.main).unwrap().0;
+    let json: serde_json::Value = serde_json::from_slice(json).unwrap();
+    let anim = &json["animations"][0];
+    let sampler = |path: &str| {
+        let ch = anim["channels"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["target"]["path"] == path)
+            .unwrap();
+        let sm = &anim["samplers"][ch["sampler"].as_u64().unwrap() as usize];
+        (
+            sm["interpolation"].as_str().unwrap().to_string(),
+            glb_floats(&file.main, &json, sm["input"].as_u64().unwrap()),
+            glb_floats(&file.main, &json, sm["output"].as_u64().unwrap()),
+        )
+    };
+    // Cut at frame 0, then the key at 10 and the held end at the animation's last frame 20.
+    let (interp, input, output) = sampler("translation");
+    assert_eq!(interp, "CUBICSPLINE");
+    assert_eq!(input, [0.0, (10.0f64 / 24.0) as f32, (20.0f64 / 24.0) as f32]);
+    #[rustfmt::skip]
+    let want = [
+        0.0, 0.0, 0.0,   0.0, 0.0, 0.0,   18.0, 0.0, 0.0,
+        0.0, 0.0, 0.0,   5.0, 0.0, 0.0,   0.0, 0.0, 0.0,
+        0.0, 0.0, 0.0,   5.0, 0.0, 0.0,   0.0, 0.0, 0.0,
+    ];
+    for (k, (g, w)) in output.iter().zip(want).enumerate() {
+        assert!((g - w).abs() < 1e-5, "output {k}: {g} vs {w}");
+    }
+    let (interp, input, output) = sampler("scale");
+    assert_eq!(interp, "STEP");
+    assert_eq!(input, [0.0, (5.0f64 / 24.0) as f32, (20.0f64 / 24.0) as f32]);
+    assert_eq!(output, [1.0, 1.0, 1.0, 2.0, 1.0, 1.0, 2.0, 1.0, 1.0]);
+    // Read back, the curve is the source's between keys too.
+    let back = read_glb(&file.main);
+    for f in [0.0, 2.5, 4.99, 5.0, 7.25, 10.0, 13.0] {
+        let want = s.evaluate(Some(0), Time::Frame(f)).world_positions(&s, 0);
+        let got = back.evaluate(Some(0), Time::Seconds(f / 24.0)).world_positions(&back, 0);
+        for (g, w) in got.iter().zip(&want) {
+            assert!((*g - *w).length() < 1e-5, "frame {f}: {g} vs {w}");
+        }
+    }
+    // Resampling asked for: one LINEAR sample per frame from 0 to 20.
+    let opts = WriteOptions { resample_fps: Some(24.0), ..WriteOptions::default() };
+    let file = write(&s, &opts).unwrap();
+    let json: serde_json::Value =
+        serde_json::from_slice(glb::split(&file.main).unwrap().0).unwrap();
+    for sm in json["animations"][0]["samplers"].as_array().unwrap() {
+        assert_eq!(sm["interpolation"], "LINEAR");
+        assert_eq!(json["accessors"][sm["input"].as_u64().unwrap() as usize]["count"], 21);
+    }
+}

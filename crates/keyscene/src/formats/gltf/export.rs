@@ -76,9 +76,10 @@ pub fn write(scene: &Scene, opts: &WriteOptions) -> Result<GltfFile, Error> {
     let rest_local = gltf_locals(scene, &rest, &rest_unaimed);
     // The nodes' glTF TRS at rest: their own parts where glTF's local is the scene's.
     let rest_channels = channels_by_node(scene, anim0);
+    let direct = direct_nodes(scene);
     let rest_trs: Vec<(DVec3, DQuat, DVec3)> = (0..scene.nodes.len())
         .map(|i| {
-            direct_node(scene, i)
+            direct[i]
                 .then(|| node_parts(scene, i, &rest_channels[i], rest_frame))
                 .flatten()
                 .unwrap_or_else(|| decompose(rest_local[i]))
@@ -1062,7 +1063,7 @@ impl Out {
         // Targets: every scene node, then every aim helper.
         let targets = scene.nodes.len() + helpers.len();
         let node_channels = channels_by_node(scene, Some(a));
-        let direct: Vec<bool> = (0..scene.nodes.len()).map(|i| direct_node(scene, i)).collect();
+        let direct = direct_nodes(scene);
         let mut tr: Vec<Vec<DVec3>> = vec![Vec::with_capacity(kept.len()); targets];
         let mut ro: Vec<Vec<DQuat>> = vec![Vec::with_capacity(kept.len()); targets];
         let mut sc: Vec<Vec<DVec3>> = vec![Vec::with_capacity(kept.len()); targets];
@@ -1342,14 +1343,29 @@ struct Keyed<const N: usize> {
     values: Vec<[f32; N]>,
 }
 
-/// Scene nodes whose glTF local matrix is their own `T·R·S` ([`gltf_locals`] leaves it as the
-/// pose's local matrix, and that is `T·R·S` of the parts): no FBX pivots or pre/post-rotation,
-/// and a root or inherit type `RSrs`. Their glTF translation, rotation and scale are the
-/// source's parts, so their channels can be written from the source keys.
-fn direct_node(scene: &Scene, i: usize) -> bool {
-    let node = &scene.nodes[i];
-    node.pivots.is_none()
-        && (node.parent.is_none() || node.inherit == crate::scene::InheritType::RSrs)
+/// Per scene node: is its glTF local matrix its own `T·R·S` ([`gltf_locals`] leaves it as the
+/// pose's local matrix, and that is `T·R·S` of the parts)? Yes when it has no FBX pivots or
+/// pre/post-rotation, none animated in any animation either
+/// ([`ChannelTarget::drives_pivots`]), and it is a root or has inherit type `RSrs`. Such nodes'
+/// glTF translation, rotation and scale are the source's parts, so their channels can be
+/// written from the source keys.
+fn direct_nodes(scene: &Scene) -> Vec<bool> {
+    let mut direct: Vec<bool> = scene
+        .nodes
+        .iter()
+        .map(|n| {
+            n.pivots.is_none()
+                && (n.parent.is_none() || n.inherit == crate::scene::InheritType::RSrs)
+        })
+        .collect();
+    for c in scene.animations.iter().flat_map(|a| &a.channels) {
+        if c.target.drives_pivots() {
+            if let Some(d) = direct.get_mut(c.node) {
+                *d = false;
+            }
+        }
+    }
+    direct
 }
 
 /// The channels of animation `a` (none for `None`) per scene node, in animation order (the

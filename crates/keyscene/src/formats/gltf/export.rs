@@ -1269,8 +1269,11 @@ impl Out {
                     "morph tracks (mesh switches) are not animated: nodes show their rest mesh"
                 }
                 ChannelTarget::Fov(t) if t.is_animated() => "camera FOV tracks are not animated",
+                // Morph weights are written; animated pivots are baked into the resampled
+                // node's transform.
                 ChannelTarget::Property { name, .. }
-                    if crate::anim::curve::morph_target_of(name).is_some() =>
+                    if crate::anim::curve::morph_target_of(name).is_some()
+                        || ch.target.drives_pivots() =>
                 {
                     continue
                 }

@@ -180,20 +180,16 @@ fn main() {
     let mut trials: Vec<Trial> = Vec::new();
     // Every corpus FBX file that names a tangent layer (binary files hold the record name as
     // text too).
-    let fbx_dir = corpus.as_ref().map(|c| c.join("fbx"));
-    let files = fbx_dir.as_ref().map(|d| common::files_with_ext(d, &["fbx"])).unwrap_or_default();
-    for path in files {
+    for common::ufbx_corpus::FbxFile { path, rel, ufbx_loads: loads, .. } in
+        common::ufbx_corpus::fbx_files(&corpus)
+    {
         let has = std::fs::read(&path).is_ok_and(|b| {
             b.windows(b"LayerElementTangent".len()).any(|w| w == b"LayerElementTangent")
         });
         if !has {
             continue;
         }
-        let dir = fbx_dir.clone().unwrap();
-        let rel = path.strip_prefix(&dir).unwrap_or(&path).to_string_lossy().replace('\\', "/");
         let name = format!("tangents/{rel}");
-        let loads = std::fs::read(&path)
-            .is_ok_and(|b| ufbx::load_memory(&b, ufbx::LoadOpts::default()).is_ok());
         trials.push(if loads {
             common::corpus_trial(name, &corpus, move |_| {
                 check_tangents(&path).map_err(Failed::from)

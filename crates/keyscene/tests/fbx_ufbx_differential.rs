@@ -122,12 +122,8 @@ fn check(fbx_dir: &Path, rel: &str) -> Result<(), String> {
         };
         posed.push((t, worlds));
     }
-    let size = posed
-        .iter()
-        .flat_map(|(_, w)| w.iter())
-        .map(|(_, m)| m.col(3).truncate().abs().max_element())
-        .filter(|v| v.is_finite())
-        .fold(1.0f64, f64::max);
+    let size =
+        common::ufbx_corpus::scene_size(posed.iter().flat_map(|(_, w)| w.iter().map(|(_, m)| m)));
     for (t, worlds) in &posed {
         let pose = match t {
             Some(t) => scene.evaluate(Some(0), Time::Seconds(*t)),
@@ -155,16 +151,11 @@ fn check(fbx_dir: &Path, rel: &str) -> Result<(), String> {
 
 fn main() {
     let corpus = common::corpus();
-    let fbx_dir = corpus.as_ref().map(|c| c.join("fbx"));
-    let files = fbx_dir.as_ref().map(|d| common::files_with_ext(d, &["fbx"])).unwrap_or_default();
     let mut trials = Vec::new();
-    for path in files {
-        let dir = fbx_dir.clone().unwrap();
-        let rel = path.strip_prefix(&dir).unwrap_or(&path).to_string_lossy().replace('\\', "/");
-        let loads = std::fs::read(&path)
-            .ok()
-            .is_some_and(|b| ufbx::load_memory(&b, ufbx::LoadOpts::default()).is_ok());
-        if !loads {
+    for common::ufbx_corpus::FbxFile { dir, rel, ufbx_loads, .. } in
+        common::ufbx_corpus::fbx_files(&corpus)
+    {
+        if !ufbx_loads {
             trials.push(
                 Trial::test(format!("ignored: ufbx cannot load it :: {rel}"), || Ok(()))
                     .with_ignored_flag(true),

@@ -191,16 +191,11 @@ fn check(fbx_dir: &Path, rel: &str) -> Result<(usize, usize, Vec<String>, f64), 
 
 fn main() {
     let corpus = common::corpus();
-    let fbx_dir = corpus.as_ref().map(|c| c.join("fbx"));
-    let files = fbx_dir.as_ref().map(|d| common::files_with_ext(d, &["fbx"])).unwrap_or_default();
     let mut trials = Vec::new();
-    for path in files {
-        let dir = fbx_dir.clone().unwrap();
-        let rel = path.strip_prefix(&dir).unwrap_or(&path).to_string_lossy().replace('\\', "/");
-        let loads = std::fs::read(&path)
-            .ok()
-            .is_some_and(|b| ufbx::load_memory(&b, ufbx::LoadOpts::default()).is_ok());
-        if !loads || common::is_negative_fbx(&rel) {
+    for common::ufbx_corpus::FbxFile { dir, rel, ufbx_loads, .. } in
+        common::ufbx_corpus::fbx_files(&corpus)
+    {
+        if !ufbx_loads || common::is_negative_fbx(&rel) {
             trials.push(
                 Trial::test(
                     format!("ignored: ufbx cannot load it or negative :: {rel}"),

@@ -105,12 +105,8 @@ fn compare(fbx_dir: &Path, rel: &str, seen: &mut Seen) -> Result<(), Failed> {
             Ok((f, w))
         })
         .collect::<Result<_, String>>()?;
-    let size = posed
-        .iter()
-        .flat_map(|(_, w)| w.iter())
-        .map(|(_, m)| m.col(3).truncate().abs().max_element())
-        .filter(|v| v.is_finite())
-        .fold(1.0f64, f64::max);
+    let size =
+        common::ufbx_corpus::scene_size(posed.iter().flat_map(|(_, w)| w.iter().map(|(_, m)| m)));
     let mut failures = Vec::new();
     let mut count = 0usize;
     for (f, worlds) in &posed {

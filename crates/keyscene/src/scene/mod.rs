@@ -735,6 +735,16 @@ pub enum EulerOrder {
 }
 
 impl EulerOrder {
+    /// The six orders, in FBX `RotationOrder` order (0–5).
+    pub const ALL: [EulerOrder; 6] = [
+        EulerOrder::Xyz,
+        EulerOrder::Xzy,
+        EulerOrder::Yzx,
+        EulerOrder::Yxz,
+        EulerOrder::Zxy,
+        EulerOrder::Zyx,
+    ];
+
     /// The orientation for `angles` (radians about X, Y, Z) applied in this order.
     pub fn to_quat(self, angles: DVec3) -> DQuat {
         let x = DQuat::from_rotation_x(angles.x);
@@ -753,14 +763,7 @@ impl EulerOrder {
     /// The order for FBX's `RotationOrder` enum value (0–5); 6 (spheric XYZ) and unknown
     /// values read as `Xyz`, as the FBX SDK evaluates them.
     pub fn from_fbx(v: i64) -> EulerOrder {
-        match v {
-            1 => EulerOrder::Xzy,
-            2 => EulerOrder::Yzx,
-            3 => EulerOrder::Yxz,
-            4 => EulerOrder::Zxy,
-            5 => EulerOrder::Zyx,
-            _ => EulerOrder::Xyz,
-        }
+        usize::try_from(v).ok().and_then(|i| EulerOrder::ALL.get(i)).copied().unwrap_or_default()
     }
 }
 

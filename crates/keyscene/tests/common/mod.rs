@@ -15,6 +15,7 @@ pub mod lib3ds;
 pub mod refs;
 #[cfg(feature = "three_da")]
 pub mod three_da;
+pub mod ufbx_corpus;
 
 /// The corpus folder, or `None` when it is absent and `KEYSCENE_CORPUS` is not set.
 /// Panics when `KEYSCENE_CORPUS` names a folder that does not exist.

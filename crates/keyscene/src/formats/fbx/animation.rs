@@ -1295,14 +1295,7 @@ mod tests {
     #[test]
     fn euler_of_inverts_to_quat_in_every_order() {
         let deg = DVec3::new(10.0, -35.0, 70.0);
-        for order in [
-            EulerOrder::Xyz,
-            EulerOrder::Xzy,
-            EulerOrder::Yzx,
-            EulerOrder::Yxz,
-            EulerOrder::Zxy,
-            EulerOrder::Zyx,
-        ] {
+        for order in EulerOrder::ALL {
             let q = order.to_quat(deg * (std::f64::consts::PI / 180.0));
             let back = euler_of(q, order);
             assert!((back - deg).abs().max_element() < 1e-9, "{order:?}: {back}");

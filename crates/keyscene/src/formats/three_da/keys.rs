@@ -385,14 +385,7 @@ mod tests {
     fn every_scene_order_maps_to_a_rot_order_that_evaluates_like_it() {
         // The seed's composition (eval.rs) against EulerOrder::to_quat for hand-picked angles.
         let angles = DVec3::new(0.7, -0.4, 1.3);
-        for order in [
-            EulerOrder::Xyz,
-            EulerOrder::Xzy,
-            EulerOrder::Yzx,
-            EulerOrder::Yxz,
-            EulerOrder::Zxy,
-            EulerOrder::Zyx,
-        ] {
+        for order in EulerOrder::ALL {
             let none: [Option<Track<f64>>; 3] = [None, None, None];
             let (t, _) = euler(order, angles, &none, R, None).unwrap();
             let q = t.sample(0.0).unwrap();

@@ -1,0 +1,41 @@
+//! The FBX corpus as the tests that compare with the `ufbx` crate walk it.
+
+use std::path::PathBuf;
+
+use glam::DMat4;
+
+/// One corpus FBX file.
+pub struct FbxFile {
+    /// The file's path.
+    pub path: PathBuf,
+    /// The corpus's `fbx/` folder.
+    pub dir: PathBuf,
+    /// The path below `fbx/`, with `/` separators (as MANIFEST.md names files).
+    pub rel: String,
+    /// Whether the `ufbx` crate loads the file (default options).
+    pub ufbx_loads: bool,
+}
+
+/// Every `.fbx` under the corpus's `fbx/` folder, sorted; empty without a corpus.
+pub fn fbx_files(corpus: &Option<PathBuf>) -> Vec<FbxFile> {
+    let Some(dir) = corpus.as_ref().map(|c| c.join("fbx")) else { return Vec::new() };
+    super::files_with_ext(&dir, &["fbx"])
+        .into_iter()
+        .map(|path| {
+            let rel = path.strip_prefix(&dir).unwrap_or(&path).to_string_lossy().replace('\\', "/");
+            let ufbx_loads = std::fs::read(&path)
+                .is_ok_and(|b| ufbx::load_memory(&b, ufbx::LoadOpts::default()).is_ok());
+            FbxFile { path, dir: dir.clone(), rel, ufbx_loads }
+        })
+        .collect()
+}
+
+/// The scale the ufbx comparisons' tolerances are relative to: the largest finite
+/// translation component of the given world matrices, at least 1.
+pub fn scene_size<'a>(worlds: impl IntoIterator<Item = &'a DMat4>) -> f64 {
+    worlds
+        .into_iter()
+        .map(|m| m.col(3).truncate().abs().max_element())
+        .filter(|v| v.is_finite())
+        .fold(1.0f64, f64::max)
+}

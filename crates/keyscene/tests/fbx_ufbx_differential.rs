@@ -48,21 +48,6 @@ fn to_dmat4(m: &ufbx::Matrix) -> DMat4 {
     ])
 }
 
-/// Largest difference of the 3×3 parts relative to `want`'s largest entry (at least 1), and of
-/// the translations relative to `size`.
-fn difference(got: DMat4, want: DMat4, size: f64) -> (f64, f64) {
-    let mut linear = 0.0f64;
-    let mut scale = 1.0f64;
-    for c in 0..3 {
-        for r in 0..3 {
-            linear = linear.max((got.col(c)[r] - want.col(c)[r]).abs());
-            scale = scale.max(want.col(c)[r].abs());
-        }
-    }
-    let t = (got.col(3) - want.col(3)).truncate().abs().max_element();
-    (linear / scale, t / size)
-}
-
 fn check(fbx_dir: &Path, rel: &str) -> Result<(), String> {
     let bytes = std::fs::read(fbx_dir.join(rel)).map_err(|e| e.to_string())?;
     let theirs = ufbx::load_memory(&bytes, ufbx::LoadOpts::default())
@@ -133,7 +118,7 @@ fn check(fbx_dir: &Path, rel: &str) -> Result<(), String> {
             let best = (0..scene.nodes.len())
                 .filter(|&i| scene.nodes[i].name == *name)
                 .map(|i| {
-                    let (l, tr) = difference(pose.world[i], *want, size);
+                    let (l, tr) = common::ufbx_corpus::difference(pose.world[i], *want, size);
                     (l.max(tr), pose.world[i])
                 })
                 .min_by(|a, b| a.0.total_cmp(&b.0));

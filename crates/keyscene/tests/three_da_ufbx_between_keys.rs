@@ -115,16 +115,8 @@ fn compare(fbx_dir: &Path, rel: &str, seen: &mut Seen) -> Result<(), Failed> {
             let name = &src.nodes[report.tracks[e].node].name;
             let Some((_, want)) = worlds.iter().find(|(n, _)| n == name) else { continue };
             let got = to_src * pose.world[e];
-            let mut linear = 0.0f64;
-            let mut scale = 1.0f64;
-            for c in 0..3 {
-                for r in 0..3 {
-                    linear = linear.max((got.col(c)[r] - want.col(c)[r]).abs());
-                    scale = scale.max(want.col(c)[r].abs());
-                }
-            }
-            let tr = (got.col(3) - want.col(3)).truncate().abs().max_element() / size;
-            let err = (linear / scale).max(tr);
+            let (linear, tr) = common::ufbx_corpus::difference(got, *want, size);
+            let err = linear.max(tr);
             count += 1;
             if err.is_nan() || err > 1e-4 {
                 failures.push(format!("frame {f} {name:?}: world differs from ufbx by {err:.3e}"));

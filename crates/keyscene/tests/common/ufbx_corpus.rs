@@ -39,3 +39,18 @@ pub fn scene_size<'a>(worlds: impl IntoIterator<Item = &'a DMat4>) -> f64 {
         .filter(|v| v.is_finite())
         .fold(1.0f64, f64::max)
 }
+
+/// Largest difference of the 3×3 parts relative to `want`'s largest entry (at least 1), and of
+/// the translations relative to `size`.
+pub fn difference(got: DMat4, want: DMat4, size: f64) -> (f64, f64) {
+    let mut linear = 0.0f64;
+    let mut scale = 1.0f64;
+    for c in 0..3 {
+        for r in 0..3 {
+            linear = linear.max((got.col(c)[r] - want.col(c)[r]).abs());
+            scale = scale.max(want.col(c)[r].abs());
+        }
+    }
+    let t = (got.col(3) - want.col(3)).truncate().abs().max_element();
+    (linear / scale, t / size)
+}

@@ -311,8 +311,12 @@ fn batch_convert(
 }
 
 /// Loads a scene and prints the reader's warnings to stderr.
+/// A read error names the file (an I/O error already does).
 fn load(path: &Path) -> Result<keyscene::scene::Scene, CliError> {
-    let (scene, warnings) = keyscene::load(path)?;
+    let (scene, warnings) = keyscene::load(path).map_err(|e| match e {
+        e @ keyscene::Error::Io { .. } => CliError::Lib(e),
+        e => CliError::Msg(format!("{}: {e}", path.display())),
+    })?;
     for w in &warnings {
         eprintln!("keyscene: warning: {}: {w}", path.display());
     }

@@ -120,6 +120,14 @@ where
         _ => Path::new("."),
     };
     let io = |source| Error::Io { path: path.into(), source };
+    if !dir.is_dir() {
+        // Say so plainly (the temporary file's made-up name would only confuse).
+        let missing = std::io::Error::new(
+            std::io::ErrorKind::NotFound,
+            format!("the output folder {} does not exist", dir.display()),
+        );
+        return Err(io(missing).into());
+    }
     let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(io)?;
     {
         let mut w = std::io::BufWriter::new(tmp.as_file_mut());

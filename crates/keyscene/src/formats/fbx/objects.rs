@@ -861,6 +861,107 @@ impl<'d, 'a> ObjectGraph<'d, 'a> {
     }
 }
 
+/// Values of a fixed list of properties, looked up for many objects at once (the importer
+/// asks every model for the same 17 transform properties). Same rule as
+/// [`ObjectGraph::prop`] (own property, else the template's), but the template's entries are
+/// found once per template and remembered, and no object id is hashed: a model without own
+/// properties (`synthetic_id_collision`: 10,000 of them) costs no search at all.
+pub struct PropCache<'d, const N: usize> {
+    names: [&'static str; N],
+    /// Per template index: each name's template entry, filled on first use.
+    templates: Vec<Option<[Option<PropEntry<'d>>; N]>>,
+}
+
+/// The values [`PropCache::of`] found for one object, by the index of the name in the
+/// cache's list.
+pub struct ObjectProps<'g, 'd, 'a, const N: usize> {
+    graph: &'g ObjectGraph<'d, 'a>,
+    id: i64,
+    names: [&'static str; N],
+    found: [Option<&'d [Property<'a>]>; N],
+}
+
+impl<'d, const N: usize> PropCache<'d, N> {
+    /// A cache for the properties `names` (index `i` of the results is `names[i]`).
+    pub fn new(names: [&'static str; N]) -> Self {
+        PropCache { names, templates: Vec::new() }
+    }
+
+    /// The properties of `obj` (FBX 5 objects: as [`ObjectGraph::prop`] finds them).
+    pub fn of<'g, 'a>(
+        &mut self,
+        graph: &'g ObjectGraph<'d, 'a>,
+        obj: &Object<'d, 'a>,
+    ) -> ObjectProps<'g, 'd, 'a, N> {
+        let names = self.names;
+        let doc = graph.doc;
+        let values = |e: PropEntry<'d>| -> &'d [Property<'a>] {
+            let v = doc.node(e.record).properties();
+            v.get(e.strings as usize..).unwrap_or(&[])
+        };
+        let found = if obj.legacy {
+            names.map(|n| graph.prop(obj.id, n).map(|p| p.values))
+        } else {
+            let tmpl = obj.template.map(|t| {
+                let t = t as usize;
+                if self.templates.len() <= t {
+                    self.templates.resize(graph.templates.len().max(t + 1), None);
+                }
+                *self.templates[t].get_or_insert_with(|| {
+                    let range = graph.templates[t].props;
+                    names.map(|n| lookup(&graph.props, range, n))
+                })
+            });
+            let own = obj.props;
+            std::array::from_fn(|i| {
+                let e = if own.0 == own.1 { None } else { lookup(&graph.props, own, names[i]) };
+                e.or_else(|| tmpl.and_then(|t| t[i])).map(values)
+            })
+        };
+        ObjectProps { graph, id: obj.id, names, found }
+    }
+}
+
+impl<const N: usize> ObjectProps<'_, '_, '_, N> {
+    /// As [`ObjectGraph::get_f64`] for the `i`th name.
+    pub fn get_f64(&self, i: usize, default: f64) -> f64 {
+        self.found[i].and_then(|v| v.first()?.as_f64()).filter(|v| v.is_finite()).unwrap_or(default)
+    }
+
+    /// As [`ObjectGraph::get_i64`] for the `i`th name.
+    pub fn get_i64(&self, i: usize, default: i64) -> i64 {
+        self.found[i]
+            .and_then(|v| {
+                let v = v.first()?;
+                v.as_i64().or_else(|| v.as_f64().filter(|f| f.is_finite()).map(|f| f as i64))
+            })
+            .unwrap_or(default)
+    }
+
+    /// As [`ObjectGraph::get_vec3`] for the `i`th name (FBX 5 take defaults included).
+    pub fn get_vec3(&self, i: usize, default: [f64; 3]) -> [f64; 3] {
+        let n = |v: &[Property<'_>], k: usize| v.get(k).and_then(Property::as_f64);
+        match self.found[i] {
+            Some(v) => (|| Some([n(v, 0)?, n(v, 1)?, n(v, 2)?]))(),
+            None => None,
+        }
+        .or_else(|| {
+            if self.graph.legacy_transforms.is_empty() {
+                return None;
+            }
+            let k = match self.names[i] {
+                "Lcl Translation" => 0,
+                "Lcl Rotation" => 1,
+                "Lcl Scaling" => 2,
+                _ => return None,
+            };
+            self.graph.legacy_transforms.get(&(self.id, k)).copied()
+        })
+        .filter(|v| v.iter().all(|x| x.is_finite()))
+        .unwrap_or(default)
+    }
+}
+
 /// The FBX 5 record holding property `name` and how many of its values to skip (ufbx's
 /// `ufbxi_legacy_*_props` tables): lights `CastLight`, `CastShadows`, `Color`, `ConeAngle`,
 /// `HotSpot`, `Intensity`, `LightType`; cameras `ApertureMode`, `AspectW`, `AspectH`,

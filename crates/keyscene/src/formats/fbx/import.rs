@@ -503,7 +503,7 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
         // (10,000 models in `synthetic_id_collision`).
         let models = g.objects().iter().filter(|o| o.class == "Model").count();
         self.scene.nodes.reserve_exact(models);
-        let mut cache = PropCache::new(TRANSFORM_PROPS);
+        let mut cache = PropCache::new(&TRANSFORM_PROPS);
         for obj in g.objects().iter().filter(|o| o.class == "Model") {
             let id = obj.id;
             let attr = g.child_objects(id, "NodeAttribute").next();

@@ -867,7 +867,7 @@ impl<'d, 'a> ObjectGraph<'d, 'a> {
 /// found once per template and remembered, and no object id is hashed: a model without own
 /// properties (`synthetic_id_collision`: 10,000 of them) costs no search at all.
 pub struct PropCache<'d, const N: usize> {
-    names: [&'static str; N],
+    names: &'static [&'static str; N],
     /// Per template index: each name's template entry, filled on first use.
     templates: Vec<Option<[Option<PropEntry<'d>>; N]>>,
 }
@@ -877,13 +877,13 @@ pub struct PropCache<'d, const N: usize> {
 pub struct ObjectProps<'g, 'd, 'a, const N: usize> {
     graph: &'g ObjectGraph<'d, 'a>,
     id: i64,
-    names: [&'static str; N],
+    names: &'static [&'static str; N],
     found: [Option<&'d [Property<'a>]>; N],
 }
 
 impl<'d, const N: usize> PropCache<'d, N> {
     /// A cache for the properties `names` (index `i` of the results is `names[i]`).
-    pub fn new(names: [&'static str; N]) -> Self {
+    pub fn new(names: &'static [&'static str; N]) -> Self {
         PropCache { names, templates: Vec::new() }
     }
 
@@ -902,16 +902,17 @@ impl<'d, const N: usize> PropCache<'d, N> {
         let found = if obj.legacy {
             names.map(|n| graph.prop(obj.id, n).map(|p| p.values))
         } else {
-            let tmpl = obj.template.map(|t| {
-                let t = t as usize;
+            if let Some(t) = obj.template.map(|t| t as usize) {
                 if self.templates.len() <= t {
                     self.templates.resize(graph.templates.len().max(t + 1), None);
                 }
-                *self.templates[t].get_or_insert_with(|| {
+                if self.templates[t].is_none() {
                     let range = graph.templates[t].props;
-                    names.map(|n| lookup(&graph.props, range, n))
-                })
-            });
+                    self.templates[t] = Some(names.map(|n| lookup(&graph.props, range, n)));
+                }
+            }
+            // By reference: the table is N × 24 bytes.
+            let tmpl = obj.template.and_then(|t| self.templates[t as usize].as_ref());
             let own = obj.props;
             std::array::from_fn(|i| {
                 let e = if own.0 == own.1 { None } else { lookup(&graph.props, own, names[i]) };

@@ -272,9 +272,6 @@ fn parse_float(w: &[u8]) -> Option<f64> {
     {
         return None;
     }
-    if let Some(v) = exact_float(w) {
-        return Some(v);
-    }
     let text = std::str::from_utf8(w).ok()?;
     if let Ok(v) = text.parse::<f64>() {
         return Some(v);
@@ -295,81 +292,6 @@ fn parse_float(w: &[u8]) -> Option<f64> {
     } else {
         None
     }
-}
-
-/// Powers of ten that `f64` holds exactly (10²² is the last).
-const EXACT_POW10: [f64; 23] = [
-    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
-    1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
-];
-
-/// A decimal `[sign] digits [. digits] [e|E [sign] digits]` of at most 15 digits and a
-/// power of ten within ±22, the form FBX writers print (`%.15g`): the digits and the power of
-/// ten are then exact `f64` values and one multiplication or division rounds correctly
-/// (Clinger's fast path), so the result equals Rust's float parser's. `None` for any other
-/// text, which [`parse_float`] hands to that parser.
-fn exact_float(w: &[u8]) -> Option<f64> {
-    let (neg, mut i) = match w.first()? {
-        b'-' => (true, 1),
-        b'+' => (false, 1),
-        _ => (false, 0),
-    };
-    let mut mantissa: u64 = 0;
-    let mut digits = 0u32;
-    let mut exp: i32 = 0;
-    while let Some(d) = w.get(i).filter(|d| d.is_ascii_digit()) {
-        mantissa = mantissa.wrapping_mul(10).wrapping_add(u64::from(d - b'0'));
-        digits += 1;
-        i += 1;
-    }
-    if w.get(i) == Some(&b'.') {
-        i += 1;
-        while let Some(d) = w.get(i).filter(|d| d.is_ascii_digit()) {
-            mantissa = mantissa.wrapping_mul(10).wrapping_add(u64::from(d - b'0'));
-            digits += 1;
-            exp -= 1;
-            i += 1;
-        }
-    }
-    if digits == 0 || digits > 15 {
-        return None;
-    }
-    if let Some(b'e' | b'E') = w.get(i) {
-        i += 1;
-        let eneg = match w.get(i) {
-            Some(b'-') => {
-                i += 1;
-                true
-            }
-            Some(b'+') => {
-                i += 1;
-                false
-            }
-            _ => false,
-        };
-        let (mut e, start) = (0i32, i);
-        while let Some(d) = w.get(i).filter(|d| d.is_ascii_digit()) {
-            if i - start >= 4 {
-                return None;
-            }
-            e = e * 10 + i32::from(d - b'0');
-            i += 1;
-        }
-        if i == start {
-            return None;
-        }
-        exp += if eneg { -e } else { e };
-    }
-    if i != w.len() {
-        return None;
-    }
-    let m = mantissa as f64;
-    let v = match exp {
-        0..=22 => m * EXACT_POW10[exp as usize],
-        -22..=-1 => m / EXACT_POW10[(-exp) as usize],
-        _ => return None,
-    };
-    Some(if neg { -v } else { v })
 }
 
 /// `&quot;` → `"`.
@@ -710,36 +632,6 @@ mod tests {
     use super::key_list_values;
     use crate::formats::fbx::{self, ArrayType, Encoding, ErrorKind, Property, Warning};
     use crate::limits::Limits;
-
-    proptest::proptest! {
-        /// The fast path gives the bits Rust's float parser gives, whenever it answers.
-        #[test]
-        fn exact_float_agrees_with_the_std_parser(
-            w in r"[+-]?[0-9]{0,17}(\.[0-9]{0,17})?([eE][+-]?[0-9]{1,3})?"
-        ) {
-            if let Some(v) = super::exact_float(w.as_bytes()) {
-                let want: f64 = w.parse().unwrap();
-                proptest::prop_assert_eq!(v.to_bits(), want.to_bits());
-            }
-        }
-    }
-
-    #[test]
-    fn exact_float_takes_printf_forms_and_leaves_the_rest() {
-        use super::exact_float;
-        // Values: the decimal literals themselves, as Rust reads them.
-        assert_eq!(exact_float(b"16.813024520874"), Some(16.813024520874));
-        assert_eq!(exact_float(b"-6.45098829269409"), Some(-6.45098829269409));
-        assert_eq!(exact_float(b"1.5e-3"), Some(1.5e-3));
-        assert_eq!(exact_float(b"-0").map(f64::to_bits), Some((-0.0f64).to_bits()));
-        assert_eq!(exact_float(b".5"), Some(0.5));
-        // 17 digits, a power past 10^22, no digits, trailing bytes: not the fast path.
-        assert_eq!(exact_float(b"0.12345678901234567"), None);
-        assert_eq!(exact_float(b"1e300"), None);
-        assert_eq!(exact_float(b"-."), None);
-        assert_eq!(exact_float(b"1e"), None);
-        assert_eq!(exact_float(b"1.#INF"), None);
-    }
 
     fn parse(text: &str) -> fbx::Document<'_> {
         fbx::parse(text.as_bytes(), &Limits::default()).unwrap()

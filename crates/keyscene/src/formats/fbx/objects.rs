@@ -868,8 +868,10 @@ impl<'d, 'a> ObjectGraph<'d, 'a> {
 /// properties (`synthetic_id_collision`: 10,000 of them) costs no search at all.
 pub struct PropCache<'d, const N: usize> {
     names: &'static [&'static str; N],
-    /// Per template index: each name's template entry, filled on first use.
-    templates: Vec<Option<[Option<PropEntry<'d>>; N]>>,
+    /// (template index, each name's index in the graph's property table or `u32::MAX`), for
+    /// the templates met so far (usually one, `Model`'s).
+    templates: Vec<(u32, [u32; N])>,
+    doc: std::marker::PhantomData<&'d ()>,
 }
 
 /// The values [`PropCache::of`] found for one object, by the index of the name in the
@@ -884,7 +886,7 @@ pub struct ObjectProps<'g, 'd, 'a, const N: usize> {
 impl<'d, const N: usize> PropCache<'d, N> {
     /// A cache for the properties `names` (index `i` of the results is `names[i]`).
     pub fn new(names: &'static [&'static str; N]) -> Self {
-        PropCache { names, templates: Vec::new() }
+        PropCache { names, templates: Vec::new(), doc: std::marker::PhantomData }
     }
 
     /// The properties of `obj` (FBX 5 objects: as [`ObjectGraph::prop`] finds them).
@@ -902,21 +904,31 @@ impl<'d, const N: usize> PropCache<'d, N> {
         let found = if obj.legacy {
             names.map(|n| graph.prop(obj.id, n).map(|p| p.values))
         } else {
-            if let Some(t) = obj.template.map(|t| t as usize) {
-                if self.templates.len() <= t {
-                    self.templates.resize(graph.templates.len().max(t + 1), None);
-                }
-                if self.templates[t].is_none() {
-                    let range = graph.templates[t].props;
-                    self.templates[t] = Some(names.map(|n| lookup(&graph.props, range, n)));
-                }
-            }
-            // By reference: the table is N × 24 bytes.
-            let tmpl = obj.template.and_then(|t| self.templates[t as usize].as_ref());
+            let tmpl = obj.template.map(|t| {
+                let at = match self.templates.iter().position(|e| e.0 == t) {
+                    Some(at) => at,
+                    None => {
+                        let (lo, hi) = graph.templates[t as usize].props;
+                        let slice = &graph.props[lo as usize..hi as usize];
+                        self.templates.push((
+                            t,
+                            names.map(|n| {
+                                let i = slice.partition_point(|p| key(p.name) < key(n));
+                                match slice.get(i) {
+                                    Some(p) if p.name == n => lo + i as u32,
+                                    _ => u32::MAX,
+                                }
+                            }),
+                        ));
+                        self.templates.len() - 1
+                    }
+                };
+                &self.templates[at].1
+            });
             let own = obj.props;
             std::array::from_fn(|i| {
                 let e = if own.0 == own.1 { None } else { lookup(&graph.props, own, names[i]) };
-                e.or_else(|| tmpl.and_then(|t| t[i])).map(values)
+                e.or_else(|| tmpl.and_then(|t| graph.props.get(t[i] as usize).copied())).map(values)
             })
         };
         ObjectProps { graph, id: obj.id, names, found }
@@ -1046,6 +1058,24 @@ Connections: {
     C: "OP",4,2, "DiffuseColor"
 }
 "#;
+
+    #[test]
+    fn prop_cache_reads_own_properties_before_the_template() {
+        // Expected values: the FBX7 text above (model 2's own RotationOrder 4, the FbxNode
+        // template's RotationOrder 0 and Lcl Scaling 1,1,1).
+        let doc = fbx::parse(FBX7, &Default::default()).unwrap();
+        let g = ObjectGraph::new(&doc).unwrap();
+        let mut cache = PropCache::new(&["RotationOrder", "Lcl Scaling", "Missing"]);
+        for (id, order) in [(1, 0), (2, 4), (1, 0)] {
+            let p = cache.of(&g, g.object(id).unwrap());
+            assert_eq!(p.get_i64(0, -1), order);
+            assert_eq!(p.get_vec3(1, [0.0; 3]), [1.0, 1.0, 1.0]);
+            assert_eq!(p.get_f64(2, 7.0), 7.0);
+        }
+        // The light's template has none of them.
+        let p = cache.of(&g, g.object(3).unwrap());
+        assert_eq!((p.get_i64(0, -1), p.get_f64(2, 7.0)), (-1, 7.0));
+    }
 
     #[test]
     fn template_defaults_sit_under_object_properties() {

@@ -59,7 +59,7 @@ use std::collections::HashMap;
 
 use glam::{DMat4, DQuat, DVec3, Vec2, Vec3, Vec4};
 
-use super::objects::{ConnectionKind, Object, ObjectGraph};
+use super::objects::{ConnectionKind, Object, ObjectGraph, ObjectProps, PropCache};
 use super::tree::{NodeRef, Property};
 use crate::io::ReadOptions;
 use crate::scene::{
@@ -119,10 +119,25 @@ pub struct RotationSetup {
 
 /// The rotation setup of model `id` (see the module docs for the rule).
 pub fn rotation_setup(graph: &ObjectGraph<'_, '_>, id: i64) -> RotationSetup {
-    let active = graph.get_i64(id, "RotationActive", 1) != 0;
-    let limit_only = graph.get_i64(id, "RotationSpaceForLimitOnly", 0) != 0;
-    let uses = active && !limit_only;
-    if !uses {
+    rotation_setup_with(
+        graph.get_i64(id, "RotationActive", 1),
+        graph.get_i64(id, "RotationSpaceForLimitOnly", 0),
+        || {
+            let pre = graph.get_vec3(id, "PreRotation", [0.0; 3]);
+            let post = graph.get_vec3(id, "PostRotation", [0.0; 3]);
+            (graph.get_i64(id, "RotationOrder", 0), pre, post)
+        },
+    )
+}
+
+/// [`rotation_setup`] from `RotationActive`, `RotationSpaceForLimitOnly` and, read only when
+/// the rotation space is used, (`RotationOrder`, `PreRotation`, `PostRotation`).
+fn rotation_setup_with(
+    active: i64,
+    limit_only: i64,
+    rest: impl FnOnce() -> (i64, [f64; 3], [f64; 3]),
+) -> RotationSetup {
+    if active == 0 || limit_only != 0 {
         return RotationSetup {
             order: EulerOrder::Xyz,
             pre: DQuat::IDENTITY,
@@ -130,17 +145,55 @@ pub fn rotation_setup(graph: &ObjectGraph<'_, '_>, id: i64) -> RotationSetup {
             uses_rotation_space: false,
         };
     }
-    let xyz = |name: &str| {
-        EulerOrder::Xyz.to_quat(
-            DVec3::from(graph.get_vec3(id, name, [0.0; 3])) * (std::f64::consts::PI / 180.0),
-        )
-    };
+    let (order, pre, post) = rest();
+    let xyz =
+        |v: [f64; 3]| EulerOrder::Xyz.to_quat(DVec3::from(v) * (std::f64::consts::PI / 180.0));
     RotationSetup {
-        order: EulerOrder::from_fbx(graph.get_i64(id, "RotationOrder", 0)),
-        pre: xyz("PreRotation"),
-        post: xyz("PostRotation"),
+        order: EulerOrder::from_fbx(order),
+        pre: xyz(pre),
+        post: xyz(post),
         uses_rotation_space: true,
     }
+}
+
+/// The model properties [`Importer::transform`] reads, in the order of the `T_*` indices.
+const TRANSFORM_PROPS: [&str; 17] = [
+    "Lcl Translation",
+    "Lcl Rotation",
+    "Lcl Scaling",
+    "RotationOffset",
+    "RotationPivot",
+    "PreRotation",
+    "PostRotation",
+    "ScalingOffset",
+    "ScalingPivot",
+    "InheritType",
+    "GeometricTranslation",
+    "GeometricRotation",
+    "GeometricScaling",
+    "Visibility",
+    "RotationActive",
+    "RotationSpaceForLimitOnly",
+    "RotationOrder",
+];
+
+/// `TRANSFORM_PROPS` index of `name` (compile time).
+const fn t(name: &str) -> usize {
+    let mut i = 0;
+    while i < TRANSFORM_PROPS.len() {
+        let (a, b) = (TRANSFORM_PROPS[i].as_bytes(), name.as_bytes());
+        if a.len() == b.len() {
+            let mut k = 0;
+            while k < a.len() && a[k] == b[k] {
+                k += 1;
+            }
+            if k == a.len() {
+                return i;
+            }
+        }
+        i += 1;
+    }
+    panic!("not a transform property")
 }
 
 /// Builds the scene from `graph`. Returns the scene, the warnings (the parser's and the
@@ -450,9 +503,9 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
         // (10,000 models in `synthetic_id_collision`).
         let models = g.objects().iter().filter(|o| o.class == "Model").count();
         self.scene.nodes.reserve_exact(models);
+        let mut cache = PropCache::new(&TRANSFORM_PROPS);
         for obj in g.objects().iter().filter(|o| o.class == "Model") {
             let id = obj.id;
-            let place = format!("Objects › Model \"{}\"", obj.name);
             let attr = g.child_objects(id, "NodeAttribute").next();
             let kind_name = match (obj.sub_class, attr) {
                 ("" | "Null", Some(a)) if !a.sub_class.is_empty() => a.sub_class,
@@ -460,7 +513,7 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
             };
             let mut node = Node::new(obj.name.clone(), NodeKind::Null);
             node.source.id = Some(id);
-            self.transform(obj, &mut node);
+            self.transform(&cache.of(g, obj), &mut node);
             let data_id = attr.map(|a| a.id).unwrap_or(id);
             match kind_name {
                 "Mesh" => {
@@ -472,6 +525,7 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
                             .map(|o| (o.node, o.id, o.name.clone()))
                     };
                     if let Some((record, geo_id, geo_name)) = geometry {
+                        let place = format!("Objects › Model \"{}\"", obj.name);
                         if let Some(mesh) = self.mesh(record, geo_id, &geo_name, obj, &place) {
                             node.kind = NodeKind::Mesh;
                             node.mesh = Some(self.scene.meshes.len());
@@ -497,43 +551,52 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
         }
     }
 
-    fn transform(&self, obj: &Object<'_, '_>, node: &mut Node) {
-        let g = self.graph;
-        let id = obj.id;
-        let setup = rotation_setup(g, id);
-        let v = |name: &str, def: f64| DVec3::from(g.get_vec3(id, name, [def; 3]));
+    fn transform(&self, props: &ObjectProps<'_, '_, '_, 17>, node: &mut Node) {
+        let setup = rotation_setup_with(
+            props.get_i64(const { t("RotationActive") }, 1),
+            props.get_i64(const { t("RotationSpaceForLimitOnly") }, 0),
+            || {
+                let pre = props.get_vec3(const { t("PreRotation") }, [0.0; 3]);
+                let post = props.get_vec3(const { t("PostRotation") }, [0.0; 3]);
+                (props.get_i64(const { t("RotationOrder") }, 0), pre, post)
+            },
+        );
+        let v = |i: usize, def: f64| DVec3::from(props.get_vec3(i, [def; 3]));
         node.transform = Transform {
-            translation: v("Lcl Translation", 0.0),
-            rotation: setup.order.to_quat(deg(g.get_vec3(id, "Lcl Rotation", [0.0; 3]))),
-            scale: v("Lcl Scaling", 1.0),
+            translation: v(const { t("Lcl Translation") }, 0.0),
+            rotation: setup
+                .order
+                .to_quat(deg(props.get_vec3(const { t("Lcl Rotation") }, [0.0; 3]))),
+            scale: v(const { t("Lcl Scaling") }, 1.0),
         };
         let pivots = Pivots {
-            rotation_offset: v("RotationOffset", 0.0),
-            rotation_pivot: v("RotationPivot", 0.0),
+            rotation_offset: v(const { t("RotationOffset") }, 0.0),
+            rotation_pivot: v(const { t("RotationPivot") }, 0.0),
             pre_rotation: setup.pre,
             post_rotation: setup.post,
             pre_rotation_degrees: if setup.uses_rotation_space {
-                v("PreRotation", 0.0)
+                v(const { t("PreRotation") }, 0.0)
             } else {
                 DVec3::ZERO
             },
             post_rotation_degrees: if setup.uses_rotation_space {
-                v("PostRotation", 0.0)
+                v(const { t("PostRotation") }, 0.0)
             } else {
                 DVec3::ZERO
             },
-            scaling_offset: v("ScalingOffset", 0.0),
-            scaling_pivot: v("ScalingPivot", 0.0),
+            scaling_offset: v(const { t("ScalingOffset") }, 0.0),
+            scaling_pivot: v(const { t("ScalingPivot") }, 0.0),
         };
         if pivots != Pivots::default() {
             node.pivots = Some(Box::new(pivots));
         }
-        node.inherit = InheritType::from_fbx(g.get_i64(id, "InheritType", 1));
-        let gt = v("GeometricTranslation", 0.0);
-        let gr = EulerOrder::Xyz.to_quat(deg(g.get_vec3(id, "GeometricRotation", [0.0; 3])));
-        let gs = v("GeometricScaling", 1.0);
+        node.inherit = InheritType::from_fbx(props.get_i64(const { t("InheritType") }, 1));
+        let gt = v(const { t("GeometricTranslation") }, 0.0);
+        let gr = EulerOrder::Xyz
+            .to_quat(deg(props.get_vec3(const { t("GeometricRotation") }, [0.0; 3])));
+        let gs = v(const { t("GeometricScaling") }, 1.0);
         node.set_geometry_transform(DMat4::from_scale_rotation_translation(gs, gr, gt));
-        node.hidden = g.get_f64(id, "Visibility", 1.0) == 0.0;
+        node.hidden = props.get_f64(const { t("Visibility") }, 1.0) == 0.0;
     }
 
     fn camera(&self, id: i64, name: &str) -> Camera {

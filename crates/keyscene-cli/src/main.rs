@@ -154,7 +154,7 @@ enum Command {
         #[arg(long, value_name = "N")]
         fps: Option<f64>,
         /// 3DA: the axes written: `max` (3ds Max's +Z up, right-handed; the default) or
-        /// `source` (the file's own). See docs/3da.md, "Axes".
+        /// `source` (the file's own). See docs/3da.md, "Axes and EULER rotation".
         #[arg(long, value_name = "AXES", value_parser = parse_3da_axes)]
         axes: Option<keyscene::formats::three_da::Axes>,
     },

@@ -28,22 +28,15 @@ mod common;
 
 use std::path::Path;
 
-use common::refs::{reference_rows, RefRow};
+use common::refs::{reference_rows, Outcome, RefRow};
 use keyscene::anim::Time;
 use keyscene::scene::{AxisSystem, Scene};
-use libtest_mimic::Trial;
 
 fn has_deformers(scene: &Scene) -> bool {
     scene.nodes.iter().filter_map(|n| n.mesh).any(|m| {
         let mesh = &scene.meshes[m];
         mesh.skin.is_some() || mesh.morph_targets.iter().any(|t| t.default_weight != 0.0)
     })
-}
-
-enum Outcome {
-    Pass,
-    Fail(String),
-    Ignore(String),
 }
 
 fn check(corpus: &Path, oracles: &Path, row: &RefRow, out_dir: &Path, k: usize) -> Outcome {
@@ -60,27 +53,10 @@ fn check(corpus: &Path, oracles: &Path, row: &RefRow, out_dir: &Path, k: usize) 
         Ok((s, _)) => s,
         Err(e) => return Outcome::Fail(format!("load: {e}")),
     };
-    let mut pose = if row.mode == "time" {
-        let Ok(t) = row.time_s.parse::<f64>() else {
-            return Outcome::Fail(format!("bad time {:?}", row.time_s));
-        };
-        if scene.animations.is_empty() {
-            return Outcome::Ignore("needs FBX animation".into());
-        }
-        let anim = if row.stack.is_empty() {
-            Some(0)
-        } else {
-            scene.animations.iter().position(|a| a.name.contains(&row.stack))
-        };
-        let Some(anim) = anim else {
-            return Outcome::Fail(format!("no stack containing {:?}", row.stack));
-        };
-        if row.options.split(',').any(|o| o.trim() == "no_extrapolation") {
-            scene.animations[anim] = scene.animations[anim].without_extrapolation();
-        }
-        scene.evaluate(Some(anim), Time::Seconds(t))
-    } else {
-        scene.evaluate(None, Time::Frame(0.0))
+    let mut pose = match row.posed_animation(&mut scene) {
+        Ok(Some((anim, t))) => scene.evaluate(Some(anim), Time::Seconds(t)),
+        Ok(None) => scene.evaluate(None, Time::Frame(0.0)),
+        Err(outcome) => return outcome,
     };
     if let Some(name) = row.options.split(',').find_map(|o| o.trim().strip_prefix("bind_pose=")) {
         let Some(bind) = scene.bind_pose(name) else {
@@ -149,13 +125,7 @@ fn main() {
         if args.filter.as_deref().is_some_and(|f| !name.contains(f)) {
             continue;
         }
-        trials.push(match check(&dir, &oracles, row, out_dir.path(), k) {
-            Outcome::Pass => Trial::test(name, || Ok(())),
-            Outcome::Fail(why) => Trial::test(name, move || Err(why.into())),
-            Outcome::Ignore(why) => {
-                Trial::test(format!("ignored: {why} :: {name}"), || Ok(())).with_ignored_flag(true)
-            }
-        });
+        trials.push(check(&dir, &oracles, row, out_dir.path(), k).into_trial(name));
     }
     common::run(trials)
 }

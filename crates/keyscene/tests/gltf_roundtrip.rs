@@ -39,7 +39,7 @@ mod gltf_scenes;
 
 use std::path::{Path, PathBuf};
 
-use common::refs::{reference_rows, RefRow};
+use common::refs::{reference_rows, Outcome, RefRow};
 use glam::DVec3;
 use keyscene::anim::Time;
 use keyscene::formats::gltf::{read, write, WriteOptions};
@@ -172,12 +172,6 @@ fn check_synthetic(
     Ok(())
 }
 
-enum Outcome {
-    Pass,
-    Fail(String),
-    Ignore(String),
-}
-
 /// The source scene's world positions of every mesh node's mesh at `time` (`None`: stored
 /// pose) in animation `anim`, after `convert`.
 fn source_world(
@@ -220,26 +214,13 @@ fn check_fbx(corpus: &Path, oracles: &Path, row: &RefRow, out_dir: &Path, k: usi
             "skin following its node since binding (Maya display) has no glTF form".into(),
         );
     }
-    let (anim, time) = if row.mode == "time" {
-        let Ok(t) = row.time_s.parse::<f64>() else {
-            return Outcome::Fail(format!("bad time {:?}", row.time_s));
-        };
-        if src.animations.is_empty() {
-            return Outcome::Ignore("needs FBX animation".into());
+    let (anim, time) = match row.posed_animation(&mut src) {
+        Ok(Some((a, t))) => (Some(a), t),
+        Ok(None) => {
+            src.animations.clear();
+            (None, 0.0)
         }
-        let a = if row.stack.is_empty() {
-            Some(0)
-        } else {
-            src.animations.iter().position(|a| a.name.contains(&row.stack))
-        };
-        let Some(a) = a else { return Outcome::Fail(format!("no stack {:?}", row.stack)) };
-        if row.options.split(',').any(|o| o.trim() == "no_extrapolation") {
-            src.animations[a] = src.animations[a].without_extrapolation();
-        }
-        (Some(a), t)
-    } else {
-        src.animations.clear();
-        (None, 0.0)
+        Err(outcome) => return outcome,
     };
     let convert = match row.conversion.as_str() {
         "" => glam::DMat4::IDENTITY,
@@ -377,13 +358,7 @@ fn fbx_trials(corpus: &Option<PathBuf>) -> Vec<Trial> {
         if args.filter.as_deref().is_some_and(|f| !name.contains(f)) {
             continue;
         }
-        trials.push(match check_fbx(&dir, &oracles, row, out_dir.path(), k) {
-            Outcome::Pass => Trial::test(name, || Ok(())),
-            Outcome::Fail(why) => Trial::test(name, move || Err(why.into())),
-            Outcome::Ignore(why) => {
-                Trial::test(format!("ignored: {why} :: {name}"), || Ok(())).with_ignored_flag(true)
-            }
-        });
+        trials.push(check_fbx(&dir, &oracles, row, out_dir.path(), k).into_trial(name));
     }
     trials
 }

@@ -50,18 +50,6 @@ fn u32_at(b: &[u8], off: usize) -> Option<u32> {
     Some(u32::from_le_bytes(b.get(off..off + 4)?.try_into().ok()?))
 }
 
-/// xorshift64*, for reproducible flips without a dependency.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-}
-
 /// Offsets of the offset fields of a valid, padded file (docs/3da.md, "Byte layout"),
 /// each with a name for messages.
 fn offset_fields(b: &[u8]) -> Vec<(usize, String)> {
@@ -171,7 +159,7 @@ fn corrupt(bytes: &[u8], seed: u64) -> Result<(), Failed> {
         }
     }
     // 2. Byte flips.
-    let mut rng = Rng(seed | 1);
+    let mut rng = common::Rng(seed | 1);
     for _ in 0..FLIPS {
         let at = (rng.next() % len as u64) as usize;
         let x = (rng.next() % 255) as u8 + 1;
@@ -231,16 +219,6 @@ fn convert(path: &Path) -> Result<Option<Vec<u8>>, Failed> {
     Ok(Some(bytes))
 }
 
-/// MANIFEST.md's negative FBX files (as `fbx_load_corpus.rs`).
-fn is_negative(rel: &str) -> bool {
-    rel.contains("/fuzz/")
-        || rel.contains("_fail_")
-        || rel.contains("synthetic_unsupported_cube_")
-        || rel.ends_with("transparentTest.fbx")
-        || rel.ends_with("max7_cube_5000_binary.fbx")
-        || rel.ends_with("max2009_blob_5800_ascii.fbx")
-}
-
 fn main() {
     let corpus = common::corpus();
     let mut trials = Vec::new();
@@ -249,7 +227,7 @@ fn main() {
         for (sub, exts) in [("3ds", &["3ds", "prj"][..]), ("fbx", &["fbx"][..])] {
             for f in common::files_with_ext(&dir.join(sub), exts) {
                 let rel = f.strip_prefix(dir).unwrap().to_string_lossy().replace('\\', "/");
-                if rel != "3ds/online3dviewer/wrong.3ds" && !is_negative(&rel) {
+                if rel != "3ds/online3dviewer/wrong.3ds" && !common::is_negative_fbx(&rel) {
                     files.push(rel);
                 }
             }

@@ -63,16 +63,6 @@ use keyscene::formats::three_da;
 use keyscene::scene::{AxisSystem, InheritType, NodeKind, Scene};
 use libtest_mimic::Failed;
 
-/// MANIFEST.md's negative files (as `fbx_load_corpus.rs`).
-fn is_negative(rel: &str) -> bool {
-    rel.contains("/fuzz/")
-        || rel.contains("_fail_")
-        || rel.contains("synthetic_unsupported_cube_")
-        || rel.ends_with("transparentTest.fbx")
-        || rel.ends_with("max7_cube_5000_binary.fbx")
-        || rel.ends_with("max2009_blob_5800_ascii.fbx")
-}
-
 /// Why entity `e` (source node `node`) may differ at `frame`: a format reason, or `None`.
 fn exception(
     src: &Scene,
@@ -422,7 +412,7 @@ fn kept_keys(fbx_dir: &Path) -> Result<(), Failed> {
     let mut reasons = BTreeMap::<String, usize>::new();
     for path in common::files_with_ext(fbx_dir, &["fbx"]) {
         let rel = path.strip_prefix(fbx_dir).unwrap().to_string_lossy().replace('\\', "/");
-        if is_negative(&rel) {
+        if common::is_negative_fbx(&rel) {
             continue;
         }
         let Ok((src, _)) = keyscene::load(&path) else { continue };
@@ -528,7 +518,7 @@ fn main() {
     for f in files {
         let dir = fbx_dir.clone().unwrap();
         let rel = f.strip_prefix(&dir).unwrap().to_string_lossy().replace('\\', "/");
-        if is_negative(&rel) {
+        if common::is_negative_fbx(&rel) {
             continue;
         }
         trials.push(common::corpus_trial(rel.clone(), &corpus, move |c| {
@@ -544,7 +534,7 @@ fn main() {
                 format!("ref {} -> {} t={t} {}", row.fbx, row.obj, row.stack)
             }
         };
-        if is_negative(&row.fbx) {
+        if common::is_negative_fbx(&row.fbx) {
             // FBX 5.x (MANIFEST.md): keyscene loads it without its geometry.
             let t =
                 libtest_mimic::Trial::test(format!("ignored: negative file :: {name}"), || Ok(()));

@@ -20,17 +20,6 @@ fn read(bytes: &[u8]) {
     }
 }
 
-/// xorshift64*: deterministic, no dependency.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-}
-
 fn cut_and_flip(path: &Path) -> Result<(), Failed> {
     let bytes = std::fs::read(path)?;
     let n = bytes.len();
@@ -40,7 +29,7 @@ fn cut_and_flip(path: &Path) -> Result<(), Failed> {
     for c in cuts {
         read(&bytes[..c]);
     }
-    let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ n as u64);
+    let mut rng = common::Rng(0x9E37_79B9_7F4A_7C15 ^ n as u64);
     for round in 0..64 {
         let mut b = bytes.clone();
         let flips = 1 + round % 8;

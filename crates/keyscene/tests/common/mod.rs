@@ -107,6 +107,20 @@ pub fn find_node(scene: &keyscene::scene::Scene, r: &serde_json::Value) -> Optio
         })
 }
 
+/// xorshift64* (Vigna): a reproducible stream for byte flips, with no dependency. Seed with
+/// an odd (non-zero) value.
+pub struct Rng(pub u64);
+
+impl Rng {
+    /// The next 64 bits.
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+}
+
 /// MANIFEST.md's negative FBX files (fuzz inputs, `_fail_` files, unsupported versions, the
 /// mangled `transparentTest`, the pre-6.1 legacy files): reading them must not panic and may
 /// fail. `rel` is the path under the corpus's `fbx/` folder with `/` separators.

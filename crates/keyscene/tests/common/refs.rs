@@ -4,6 +4,31 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use libtest_mimic::Trial;
+
+/// What checking one row found.
+pub enum Outcome {
+    /// The row's reference matches.
+    Pass,
+    /// It does not, and why.
+    Fail(String),
+    /// The row cannot be checked here, and why (reported as an ignored trial).
+    Ignore(String),
+}
+
+impl Outcome {
+    /// The outcome as a trial named `name` (an ignored one carries its reason in its name).
+    pub fn into_trial(self, name: String) -> Trial {
+        match self {
+            Outcome::Pass => Trial::test(name, || Ok(())),
+            Outcome::Fail(why) => Trial::test(name, move || Err(why.into())),
+            Outcome::Ignore(why) => {
+                Trial::test(format!("ignored: {why} :: {name}"), || Ok(())).with_ignored_flag(true)
+            }
+        }
+    }
+}
+
 /// The folder holding `obj_compare.py`: `KEYSCENE_ORACLES`, else `<corpus>/../oracles`.
 pub fn oracles(corpus: &Path) -> PathBuf {
     std::env::var_os("KEYSCENE_ORACLES")
@@ -43,6 +68,37 @@ pub struct RefRow {
 }
 
 impl RefRow {
+    /// For a `time` row, the animation it poses and the time in seconds: its stack (the first
+    /// animation whose name contains the row's, as ufbx's harness matches stacks; the first
+    /// animation when the row names none), made extrapolation-free when the row says
+    /// `no_extrapolation`. `Ok(None)` for a `static` row.
+    pub fn posed_animation(
+        &self,
+        scene: &mut keyscene::scene::Scene,
+    ) -> Result<Option<(usize, f64)>, Outcome> {
+        if self.mode != "time" {
+            return Ok(None);
+        }
+        let Ok(t) = self.time_s.parse::<f64>() else {
+            return Err(Outcome::Fail(format!("bad time {:?}", self.time_s)));
+        };
+        if scene.animations.is_empty() {
+            return Err(Outcome::Ignore("needs FBX animation".into()));
+        }
+        let a = if self.stack.is_empty() {
+            Some(0)
+        } else {
+            scene.animations.iter().position(|a| a.name.contains(&self.stack))
+        };
+        let Some(a) = a else {
+            return Err(Outcome::Fail(format!("no stack containing {:?}", self.stack)));
+        };
+        if self.options.split(',').any(|o| o.trim() == "no_extrapolation") {
+            scene.animations[a] = scene.animations[a].without_extrapolation();
+        }
+        Ok(Some((a, t)))
+    }
+
     /// The row as a trial name: `MODE FBX -> OBJ [t=…] [stack=…] [conversion=…] [options]`.
     pub fn name(&self) -> String {
         let mut n = format!("{} {} -> {}", self.mode, self.fbx, self.obj);

@@ -342,14 +342,18 @@ impl<'a> Parser<'a> {
         if off != 0 {
             let msg =
                 format!("last entity's next_offset is {off:#x}, not 0 (m_iNumEntities is {n})");
-            if !self.fits(off, EntityRecord::SIZE) || self.inside_record(off) {
-                self.error(
-                    field_at,
-                    format!("{msg}, and points back into the chain or past the file"),
-                );
-            } else {
-                self.warn(field_at, msg);
-            }
+            self.chain_end(field_at, off, EntityRecord::SIZE, msg);
+        }
+    }
+
+    /// The last record of a chain has a non-zero `next_offset` (`off`, stored at `field_at`):
+    /// an error when it points past the file or back into a record (a reader following it
+    /// would loop or fail), else a warning (the count ends the chain).
+    fn chain_end(&mut self, field_at: u64, off: u32, size: usize, msg: String) {
+        if !self.fits(off, size) || self.inside_record(off) {
+            self.error(field_at, format!("{msg}, and points back into the chain or past the file"));
+        } else {
+            self.warn(field_at, msg);
         }
     }
 
@@ -404,14 +408,7 @@ impl<'a> Parser<'a> {
         }
         if off != 0 && locs.len() as u64 == n {
             let msg = format!("{ctx}: last surface's next_offset is {off:#x}, not 0");
-            if !self.fits(off, SurfaceRecord::SIZE) || self.inside_record(off) {
-                self.error(
-                    field_at,
-                    format!("{msg}, and points back into the chain or past the file"),
-                );
-            } else {
-                self.warn(field_at, msg);
-            }
+            self.chain_end(field_at, off, SurfaceRecord::SIZE, msg);
         }
         (out, locs)
     }

@@ -342,6 +342,13 @@ pub fn export(
     let mut needs: Vec<Need> = Vec::new();
     let mut acmr = (0.0f64, 0.0f64, 0usize);
     let mut first_frame_vertices: Vec<(usize, Vec<DVec3>)> = Vec::new();
+    // Nodes whose pivots or pre/post rotation are animated: baked like static pivots.
+    let mut pivots_animated = vec![false; scene.nodes.len()];
+    for c in anim.iter().flat_map(|a| &a.channels).filter(|c| c.target.drives_pivots()) {
+        if let Some(p) = pivots_animated.get_mut(c.node) {
+            *p = true;
+        }
+    }
     for (k, &id) in kept.iter().enumerate() {
         let node = &scene.nodes[id];
         let type_id = match node.kind {
@@ -438,10 +445,7 @@ pub fn export(
         // The inherit types other than RSrs apply the parent's scale component-wise; with
         // every ancestor's scale 1 at all times they are the plain product too.
         let plain = node_ref.pivots.is_none()
-            && !anim
-                .iter()
-                .flat_map(|a| &a.channels)
-                .any(|c| c.node == id && c.target.drives_pivots())
+            && !pivots_animated[id]
             && (node_ref.parent.is_none()
                 || node_ref.inherit == crate::scene::InheritType::RSrs
                 || ancestors_unscaled(scene, anim, id));

@@ -26,7 +26,8 @@
 //! TCB keys (3DS) become cubic segments with the tangents the evaluator uses (lib3ds' rules,
 //! see [`super::tcb`]; ease is not applied, as lib3ds does not apply it).
 //!
-//! Outside the keys, [`cover`] extends the curve over an animation range where that is exact
+//! [`clip`] restricts a curve to a range of frames by the same exact split. Outside the keys,
+//! [`cover`] extends the curve over an animation range where that is exact
 //! (constant hold, and FBX "keep slope" as a linear segment), and [`merge_xyz`] joins the
 //! three per-component curves of an FBX `Lcl Translation` / `Lcl Scaling` into one vector
 //! curve by splitting every component's segments at the union of their key frames (a cubic
@@ -239,39 +240,38 @@ pub fn sample<V: Vector>(keys: &[HermiteKey<V>], frame: f64) -> Option<(V, V)> {
     })
 }
 
-/// The curve from `frame` on: keys before `frame` are dropped and, when `frame` falls inside a
-/// segment, a key at `frame` takes the curve's value and slope there ([`sample`]) and the
-/// segment's shape, so the rest of the curve is unchanged (the end of a cubic piece is a cubic
-/// with the derivative at the cut as its slope; a step keeps holding its value). A curve that
-/// ends before `frame` becomes one key at `frame` holding its last value. Used by writers
-/// whose times cannot be negative (glTF inputs ≥ 0).
-pub fn cut_before<V: Vector>(keys: &[HermiteKey<V>], frame: f64) -> Vec<HermiteKey<V>> {
-    let Some(first) = keys.first() else { return Vec::new() };
-    if first.frame >= frame {
-        return keys.to_vec();
+/// The curve restricted to `lo..=hi`: keys outside are dropped and, where the curve runs past
+/// an end, a key at that end with the curve's value and slope is added (an exact split). A
+/// curve wholly outside becomes one key of the value it holds there. Writers whose times
+/// cannot be negative (glTF inputs ≥ 0) clip to `0..=∞`; 3DA writers to the written range.
+pub fn clip<V: Vector>(keys: &[HermiteKey<V>], lo: f64, hi: f64) -> Vec<HermiteKey<V>> {
+    let (first, last) = (keys[0].frame, keys[keys.len() - 1].frame);
+    let at = |f: f64| {
+        let (value, slope) = sample(keys, f).expect("keys are not empty");
+        let i = keys.partition_point(|k| k.frame <= f).saturating_sub(1);
+        HermiteKey { frame: f, value, in_slope: slope, out_slope: slope, segment: keys[i].segment }
+    };
+    let held = |k: &HermiteKey<V>, frame: f64| HermiteKey {
+        frame,
+        in_slope: V::ZERO,
+        out_slope: V::ZERO,
+        segment: Segment::Linear,
+        ..*k
+    };
+    if last <= lo {
+        return vec![held(&keys[keys.len() - 1], lo)];
     }
-    let i = keys.partition_point(|k| k.frame < frame);
-    let rest = &keys[i..];
-    if rest.first().is_some_and(|k| k.frame == frame) {
-        let mut out = rest.to_vec();
-        out[0].in_slope = V::ZERO;
-        return out;
+    if first >= hi {
+        return vec![held(&keys[0], hi)];
     }
-    let a = &keys[i - 1];
-    let (value, slope) = sample(keys, frame).expect("keys are not empty");
-    let mut out = Vec::with_capacity(rest.len() + 1);
-    if rest.is_empty() {
-        out.push(HermiteKey {
-            frame,
-            value,
-            in_slope: V::ZERO,
-            out_slope: V::ZERO,
-            segment: Segment::Linear,
-        });
-        return out;
+    let mut out = Vec::with_capacity(keys.len() + 2);
+    if first < lo && !keys.iter().any(|k| k.frame == lo) {
+        out.push(at(lo));
     }
-    out.push(HermiteKey { frame, value, in_slope: V::ZERO, out_slope: slope, segment: a.segment });
-    out.extend_from_slice(rest);
+    out.extend(keys.iter().filter(|k| k.frame >= lo && k.frame <= hi).copied());
+    if last > hi && !keys.iter().any(|k| k.frame == hi) {
+        out.push(at(hi));
+    }
     out
 }
 
@@ -547,7 +547,7 @@ mod tests {
         ]);
         let h = hermite_keys(&t).unwrap();
         for cut in [-6.5, -4.0, -2.0, 0.0, 5.0, 8.0, 9.0, 12.0] {
-            let c = cut_before(&h, cut);
+            let c = clip(&h, cut, f64::INFINITY);
             assert!(c[0].frame >= cut, "cut {cut}: first key at {}", c[0].frame);
             for i in 0..=300 {
                 let f = cut + (12.0 - cut) * i as f64 / 300.0;
@@ -557,8 +557,8 @@ mod tests {
             }
         }
         // A cut inside the cubic from −2 to 3 starts there: a key at 0 with the derivative.
-        let c = cut_before(&h, 0.0);
+        let c = clip(&h, 0.0, f64::INFINITY);
         assert_eq!((c.len(), c[0].frame, c[0].segment), (4, 0.0, Segment::Cubic));
-        assert_eq!(cut_before(&h, 12.0).len(), 1);
+        assert_eq!(clip(&h, 12.0, f64::INFINITY).len(), 1);
     }
 }

@@ -1449,7 +1449,7 @@ fn keyed_vec3(
         }
         (None, None) => return None,
     };
-    let mut keys = hermite::cut_before(&keys, lo);
+    let mut keys = hermite::clip(&keys, lo, f64::INFINITY);
     // A held last key is repeated at the animation's end, so that clients that take a clip's
     // length from its last key time (three.js) play the whole animation.
     if let Some(last) = keys.last_mut().filter(|k| k.frame < hi) {

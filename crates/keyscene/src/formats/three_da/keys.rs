@@ -50,40 +50,6 @@ fn covered<V: Vector + PartialEq>(t: &Track<V>, r: Range) -> Result<Vec<HermiteK
         .ok_or("an extrapolation other than constant or keep-slope inside the range")
 }
 
-/// The curve restricted to `lo..=hi`: keys outside are dropped and, where the curve runs past
-/// an end, a key at that end with the curve's value and slope is added (an exact split). A
-/// curve wholly outside becomes one key of the value it holds there.
-fn clip<V: Vector>(keys: &[HermiteKey<V>], lo: f64, hi: f64) -> Vec<HermiteKey<V>> {
-    let (first, last) = (keys[0].frame, keys[keys.len() - 1].frame);
-    let at = |f: f64| {
-        let (value, slope) = hermite::sample(keys, f).expect("keys are not empty");
-        let i = keys.partition_point(|k| k.frame <= f).saturating_sub(1);
-        HermiteKey { frame: f, value, in_slope: slope, out_slope: slope, segment: keys[i].segment }
-    };
-    let held = |k: &HermiteKey<V>, frame: f64| HermiteKey {
-        frame,
-        in_slope: V::ZERO,
-        out_slope: V::ZERO,
-        segment: Segment::Linear,
-        ..*k
-    };
-    if last <= lo {
-        return vec![held(&keys[keys.len() - 1], lo)];
-    }
-    if first >= hi {
-        return vec![held(&keys[0], hi)];
-    }
-    let mut out = Vec::with_capacity(keys.len() + 2);
-    if first < lo && !keys.iter().any(|k| k.frame == lo) {
-        out.push(at(lo));
-    }
-    out.extend(keys.iter().filter(|k| k.frame >= lo && k.frame <= hi).copied());
-    if last > hi && !keys.iter().any(|k| k.frame == hi) {
-        out.push(at(hi));
-    }
-    out
-}
-
 /// Keys in output frames (`frame × rate`, slopes `÷ rate`), cut to the written range, a step
 /// between equal values made a flat linear segment, each with its integer frame. `Err` for a
 /// step that changes the value (3DA has no step interpolation) or a key off an integer frame.
@@ -104,7 +70,7 @@ fn output<V: Vector + PartialEq>(
             keys[i + 1].in_slope = V::ZERO;
         }
     }
-    let keys = clip(&keys, r.lo, r.hi);
+    let keys = hermite::clip(&keys, r.lo, r.hi);
     if keys[..keys.len() - 1].iter().any(|k| k.segment == Segment::Step) {
         return Err("step keys (3DA has no step interpolation)");
     }

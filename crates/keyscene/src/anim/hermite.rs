@@ -8,7 +8,7 @@
 //! - [`Segment::Step`]: `a.value` for `a.frame ≤ t < b.frame`;
 //! - [`Segment::Linear`]: `a.value + (b.value − a.value)·u`;
 //! - [`Segment::Cubic`]: `hermite(a.value, a.out_slope·Δ, b.in_slope·Δ, b.value, u)`
-//!   ([`super::hermite`]).
+//!   ([`super::hermite()`]).
 //!
 //! The slopes of a linear segment's ends are its chord's, so writers that only have one cubic
 //! kind (glTF `CUBICSPLINE`, 3DA `BEZIER`) can write every non-step segment as cubic; a step

@@ -30,7 +30,7 @@
 //! - FBX 6 `Key:` lists of two or more bare words mixing numbers and letters
 //!   (`Key: 0,0,L,1924423250,0.5,U,s,0,0,n,…`) become one [`Property::Raw`] borrowing the
 //!   list's text from the first value to the last (commas, line breaks and comments included);
-//!   [`key_list_values`] reads it back. They are most of the values of an FBX 6 file, and a
+//!   `key_list_values` reads it back. They are most of the values of an FBX 6 file, and a
 //!   [`Property`] per value cost four times the text (`knight.fbx`: 52,845 values).
 
 use std::borrow::Cow;

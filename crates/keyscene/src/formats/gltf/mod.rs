@@ -100,7 +100,7 @@
 //! later). Nodes whose glTF local TRS is their own translation/rotation/scale (no FBX pivots or
 //! pre/post-rotation; a root or inherit type `RSrs`) are written with those parts, and a part
 //! driven by exactly one channel keeps its **source keys** where glTF holds them exactly
-//! ([`crate::anim::hermite`]): translation and scale (whole or per component, merged) as
+//! ([`crate::anim::hermite`](mod@crate::anim::hermite)): translation and scale (whole or per component, merged) as
 //! `STEP` when every moving segment steps, `LINEAR` when every one is linear, else
 //! `CUBICSPLINE` with (in-tangent, value, out-tangent) per key, tangents in value units per
 //! **second** (slope per frame × fps, glTF 2.0 Appendix C); quaternion tracks that slerp (or

@@ -31,7 +31,7 @@
 //!   LINEAR 3D when every segment is linear, else BEZIER 3D; FBX Euler rotation curves → an
 //!   EULER track of LINEAR / BEZIER 1D sub-tracks with the `m_aRotOrder` and signs that make
 //!   the seed's composition reproduce the order (`keys.rs`, through
-//!   [`crate::anim::hermite`]). Key times scaled to the output rate must be integer frames;
+//!   [`crate::anim::hermite`](mod@crate::anim::hermite)). Key times scaled to the output rate must be integer frames;
 //!   keys outside the range are cut exactly. A root under the axis conversion keeps its keys
 //!   turned when the conversion is a rotation (translation and quaternion keys turned; an
 //!   EULER track only when the turn is about its outermost axis). Everything else is

@@ -284,7 +284,7 @@ pub(super) fn euler(
 
 /// Most (entity, frame) samples one export resamples. A range whose every frame would pass
 /// it is sampled at the source's key frames and an even grid instead (see
-/// [`resample_frames`]), so no input makes the exporter allocate more than a few hundred MB
+/// `resample_frames`), so no input makes the exporter allocate more than a few hundred MB
 /// for resampled tracks (each sample is a local transform of 80 bytes while it is built and a
 /// key of 16–20 bytes per track in the file).
 pub const RESAMPLE_BUDGET: usize = 1 << 21;

@@ -129,16 +129,22 @@ fn edits(doc: &Value) -> Vec<Edit> {
         push(format!("meshes[{m}].primitives[0].indices = POSITION"), false, &|j| {
             j["meshes"][m]["primitives"][0]["indices"] = pos.clone()
         });
-        push(format!("meshes[{m}].primitives[0].attributes._KEYSCENE_VERTEX = POSITION"), false, &|j| {
-            if j["meshes"][m]["primitives"][0]["attributes"].get("_KEYSCENE_VERTEX").is_some() {
-                j["meshes"][m]["primitives"][0]["attributes"]["_KEYSCENE_VERTEX"] = pos.clone()
-            }
-        });
+        push(
+            format!("meshes[{m}].primitives[0].attributes._KEYSCENE_VERTEX = POSITION"),
+            false,
+            &|j| {
+                if j["meshes"][m]["primitives"][0]["attributes"].get("_KEYSCENE_VERTEX").is_some() {
+                    j["meshes"][m]["primitives"][0]["attributes"]["_KEYSCENE_VERTEX"] = pos.clone()
+                }
+            },
+        );
         if p0["attributes"].get("JOINTS_0").is_some() {
             let w = p0["attributes"]["WEIGHTS_0"].clone();
-            push(format!("meshes[{m}].primitives[0].attributes.JOINTS_0 = WEIGHTS_0"), false, &|j| {
-                j["meshes"][m]["primitives"][0]["attributes"]["JOINTS_0"] = w.clone()
-            });
+            push(
+                format!("meshes[{m}].primitives[0].attributes.JOINTS_0 = WEIGHTS_0"),
+                false,
+                &|j| j["meshes"][m]["primitives"][0]["attributes"]["JOINTS_0"] = w.clone(),
+            );
         }
         if let Some(t) = p0.get("targets").and_then(|t| t.get(0)) {
             let _ = t;
@@ -174,9 +180,11 @@ fn edits(doc: &Value) -> Vec<Edit> {
                 smp["input"] = o;
                 smp["output"] = i;
             });
-            push(format!("animations[{a}].samplers[{s}].interpolation = CUBICSPLINE"), false, &|j| {
-                j["animations"][a]["samplers"][s]["interpolation"] = json!("CUBICSPLINE")
-            });
+            push(
+                format!("animations[{a}].samplers[{s}].interpolation = CUBICSPLINE"),
+                false,
+                &|j| j["animations"][a]["samplers"][s]["interpolation"] = json!("CUBICSPLINE"),
+            );
         }
         let nodes = len_of(doc, "nodes");
         push(format!("animations[{a}].channels[0].target.node = nodes.len()"), true, &|j| {
@@ -185,9 +193,8 @@ fn edits(doc: &Value) -> Vec<Edit> {
     }
     // Hierarchy: a cycle, a node with two parents, degenerate scales.
     let nodes = len_of(doc, "nodes");
-    let with_child = doc["nodes"]
-        .as_array()
-        .and_then(|ns| ns.iter().position(|n| len_of(n, "children") > 0));
+    let with_child =
+        doc["nodes"].as_array().and_then(|ns| ns.iter().position(|n| len_of(n, "children") > 0));
     if let Some(p) = with_child {
         let c = doc["nodes"][p]["children"][0].as_u64().unwrap_or(0) as usize;
         push(format!("nodes[{c}].children += {p} (cycle)"), true, &|j| {
@@ -326,7 +333,8 @@ fn corrupt(glb: &[u8], seed: u64) -> Result<(), Failed> {
     if failures.is_empty() {
         Ok(())
     } else {
-        Err(format!("{} of the corruptions failed:\n{}", failures.len(), failures.join("\n")).into())
+        Err(format!("{} of the corruptions failed:\n{}", failures.len(), failures.join("\n"))
+            .into())
     }
 }
 

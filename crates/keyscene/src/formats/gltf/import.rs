@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use glam::{DQuat, DVec3, Vec2, Vec3, Vec4};
 
-use super::{base64, warning, Error, DEFAULT_READ_FPS};
+use super::{accessors, base64, warning, Error, DEFAULT_READ_FPS};
 use crate::anim::{Animation, Channel, ChannelTarget, Interpolation, Key, RotationTrack, Track};
 use crate::scene::{
     Attribute, AxisSystem, Camera, FovAxis, Light, LightKind, MapSlot, Material, Mesh, Metadata,
@@ -52,6 +52,12 @@ pub fn read(bytes: &[u8], opts: &ReadOptions) -> Result<(Scene, Vec<Warning>), E
 /// [`MorphTarget`](crate::scene::MorphTarget)s named by the mesh's `extras.targetNames`, with
 /// the mesh's `weights` as defaults; weight channels become `DeformPercent#k` property tracks
 /// in percent. The writer's `_KEYSCENE_VERTEX` restores the source vertex order of all of them.
+///
+/// Errors: [`Error::Limit`] past `opts.limits`; [`Error::Invalid`] (with the JSON place) for
+/// a document the `gltf` crate refuses, a buffer shorter than it declares, a node with two
+/// parents or a cycle, a skin or animation channel whose accessors fail the checks of
+/// `docs/gltf.md` ("Reading files from elsewhere"). A primitive or vertex attribute whose
+/// accessor fails them is left out with a warning instead.
 pub fn read_with(
     bytes: &[u8],
     opts: &ReadOptions,
@@ -139,7 +145,7 @@ pub fn read_with(
     // Per glTF mesh: its vertices' raw influences (joint slot, weight), when skinned.
     let mut influences_of: Vec<Option<Vec<Vec<(u32, f32)>>>> = Vec::new();
     for m in doc.meshes() {
-        let mesh = mesh(&m, &get, &scene.materials, max, &mut warnings)?;
+        let mesh = mesh(&m, &get, &buffers, &scene.materials, max, &mut warnings)?;
         let (mesh, influences) = match mesh {
             Some((mesh, inf)) => (Some(mesh), inf),
             None => (None, None),
@@ -184,7 +190,7 @@ pub fn read_with(
             if let Some(&sm) = skinned.get(&key) {
                 n.mesh = Some(sm);
             } else if let Some(inf) = influences_of.get(gm.index()).cloned().flatten() {
-                let skin = skin(&gs, &get, inf, doc.nodes().len(), &mut warnings)?;
+                let skin = skin(&gs, &get, &buffers, inf, doc.nodes().len(), &mut warnings)?;
                 // A mesh shown with two skins is copied, as the model keeps the skin on it.
                 let sm = if scene.meshes[m].skin.is_some() {
                     scene.meshes.push(scene.meshes[m].clone());
@@ -239,7 +245,7 @@ pub fn read_with(
         .map(|n| n.mesh.map_or(0, |m| scene.meshes[m].morph_targets.len()))
         .collect();
     for a in doc.animations() {
-        let anim = animation(&a, &get, fps, max, &node_targets, &mut warnings)?;
+        let anim = animation(&a, doc.as_json(), &get, &buffers, fps, max, &node_targets, &mut warnings)?;
         if anim.channels.is_empty() {
             continue;
         }
@@ -477,11 +483,16 @@ type Influences = Vec<Vec<(u32, f32)>>;
 fn skin<'s>(
     s: &gltf::Skin,
     get: &(impl Fn(gltf::Buffer) -> Option<&'s [u8]> + Clone),
+    buffers: &[Vec<u8>],
     mut influences: Influences,
     node_count: usize,
     warnings: &mut Vec<Warning>,
 ) -> Result<crate::scene::Skin, Error> {
     let place = format!("skins[{}]", s.index());
+    if let Some(acc) = s.inverse_bind_matrices() {
+        accessors::check(&acc, buffers, &accessors::MAT4_FLOAT)
+            .map_err(|message| Error::Invalid { place: place.clone(), message })?;
+    }
     let ibm: Vec<glam::DMat4> = match s.reader(get.clone()).read_inverse_bind_matrices() {
         Some(it) => {
             it.take(node_count + 1).map(|m| glam::Mat4::from_cols_array_2d(&m).as_dmat4()).collect()
@@ -520,6 +531,7 @@ fn skin<'s>(
 fn mesh<'s>(
     m: &gltf::Mesh,
     get: &(impl Fn(gltf::Buffer) -> Option<&'s [u8]> + Clone),
+    buffers: &[Vec<u8>],
     materials: &[Material],
     max: u64,
     warnings: &mut Vec<Warning>,
@@ -556,6 +568,87 @@ fn mesh<'s>(
             ));
             continue;
         }
+        // Every accessor is checked before the `gltf` crate reads it (see `accessors`):
+        // POSITION and indices must be readable, other attributes are left out when not.
+        let Some(pos_acc) = prim.get(&gltf::Semantic::Positions) else {
+            warnings.push(warning(&place, "primitive without POSITION left out"));
+            continue;
+        };
+        if let Err(e) = accessors::check(&pos_acc, buffers, &accessors::VEC3_FLOAT) {
+            warnings.push(warning(&place, format!("POSITION {e}: primitive left out")));
+            continue;
+        }
+        if let Some(Err(e)) =
+            prim.indices().map(|a| accessors::check(&a, buffers, &accessors::INDICES))
+        {
+            warnings.push(warning(&place, format!("indices {e}: primitive left out")));
+            continue;
+        }
+        let vertex_count = pos_acc.count();
+        // Whether a vertex attribute may be read: its type and bounds, and one element per
+        // vertex (glTF 2.0 §3.7.2.1); a warning when not.
+        let mut usable = |acc: Option<gltf::Accessor>, allowed: &accessors::Allowed, what: &str| {
+            let acc = acc?;
+            let r = accessors::check(&acc, buffers, allowed).and_then(|()| {
+                if acc.count() == vertex_count {
+                    Ok(())
+                } else {
+                    Err(format!(
+                        "accessors[{}]: {} elements for {vertex_count} vertices",
+                        acc.index(),
+                        acc.count()
+                    ))
+                }
+            });
+            match r {
+                Ok(()) => Some(()),
+                Err(e) => {
+                    warnings.push(warning(&place, format!("{what} {e}: left out")));
+                    None
+                }
+            }
+        };
+        use gltf::Semantic as Sem;
+        let ok_normals = usable(prim.get(&Sem::Normals), &accessors::VEC3_FLOAT, "NORMAL");
+        let ok_tangents = usable(prim.get(&Sem::Tangents), &accessors::VEC4_FLOAT, "TANGENT");
+        let mut uv_count = 0;
+        while prim.get(&Sem::TexCoords(uv_count)).is_some() {
+            let a = prim.get(&Sem::TexCoords(uv_count));
+            if usable(a, &accessors::TEXCOORD, &format!("TEXCOORD_{uv_count}")).is_none() {
+                break;
+            }
+            uv_count += 1;
+        }
+        let ok_colors = usable(prim.get(&Sem::Colors(0)), &accessors::COLOR, "COLOR_0");
+        let mut joint_sets = 0;
+        while let (Some(j), Some(w)) =
+            (prim.get(&Sem::Joints(joint_sets)), prim.get(&Sem::Weights(joint_sets)))
+        {
+            let set = joint_sets;
+            if usable(Some(j), &accessors::JOINTS, &format!("JOINTS_{set}")).is_none()
+                || usable(Some(w), &accessors::WEIGHTS, &format!("WEIGHTS_{set}")).is_none()
+            {
+                break;
+            }
+            joint_sets += 1;
+        }
+        let semantic = gltf::Semantic::Extras(super::SOURCE_VERTEX_ATTRIBUTE[1..].to_string());
+        let ok_ids = usable(prim.get(&semantic), &accessors::SCALAR_FLOAT, "_KEYSCENE_VERTEX");
+        // Per morph target: whether its POSITION and NORMAL deltas may be read.
+        let target_ok: Vec<(bool, bool)> = prim
+            .morph_targets()
+            .enumerate()
+            .map(|(t, mt)| {
+                let p = usable(
+                    mt.positions(),
+                    &accessors::VEC3_FLOAT,
+                    &format!("targets[{t}] POSITION"),
+                );
+                let n =
+                    usable(mt.normals(), &accessors::VEC3_FLOAT, &format!("targets[{t}] NORMAL"));
+                (p.is_some(), n.is_some())
+            })
+            .collect();
         let reader = prim.reader(get.clone());
         let Some(pos) = reader.read_positions() else {
             warnings.push(warning(&place, "primitive without POSITION left out"));
@@ -566,10 +659,9 @@ fn mesh<'s>(
         }
         let base = out.positions.len() as u32;
         let count = pos.len();
-        let semantic = gltf::Semantic::Extras(super::SOURCE_VERTEX_ATTRIBUTE[1..].to_string());
         let ids = prim
             .get(&semantic)
-            .filter(|a| a.count() == count)
+            .filter(|_| ok_ids.is_some())
             .and_then(|a| gltf::accessor::Iter::<f32>::new(a, get.clone()))
             .map(|it| {
                 it.map(|f| if f >= 0.0 && f.fract() == 0.0 { f as u32 } else { u32::MAX })
@@ -630,16 +722,16 @@ fn mesh<'s>(
             out.polygon_starts.push(out.corner_vertices.len() as u32);
             polygon_materials.push(slot);
         }
-        match reader.read_normals() {
+        match ok_normals.and_then(|()| reader.read_normals()) {
             Some(n) if all_normals => normals.extend(n.take(count).map(Vec3::from_array)),
             _ => all_normals = false,
         }
-        match reader.read_tangents() {
+        match ok_tangents.and_then(|()| reader.read_tangents()) {
             Some(t) if all_tangents => tangents.extend(t.take(count)),
             _ => all_tangents = false,
         }
         let mut set = 0;
-        while let Some(uv) = reader.read_tex_coords(set) {
+        while let Some(uv) = (set < uv_count).then(|| reader.read_tex_coords(set)).flatten() {
             let uv: Vec<Vec2> =
                 uv.into_f32().take(count).map(|[u, v]| Vec2::new(u, 1.0 - v)).collect();
             if uv_sets.len() <= set as usize {
@@ -650,13 +742,16 @@ fn mesh<'s>(
             s.extend(uv);
             set += 1;
         }
-        if let Some(c) = reader.read_colors(0) {
+        if let Some(c) = ok_colors.and_then(|()| reader.read_colors(0)) {
             let dst = colors.get_or_insert_with(|| vec![Vec4::ONE; base as usize]);
             dst.resize(base as usize, Vec4::ONE);
             dst.extend(c.into_rgba_f32().take(count).map(Vec4::from_array));
         }
         let mut set = 0;
-        while let (Some(j), Some(w)) = (reader.read_joints(set), reader.read_weights(set)) {
+        while set < joint_sets {
+            let (Some(j), Some(w)) = (reader.read_joints(set), reader.read_weights(set)) else {
+                break;
+            };
             let dst = influences.get_or_insert_with(Vec::new);
             dst.resize(base as usize + count, Vec::new());
             for (k, (j, w)) in j.into_u16().zip(w.into_f32()).take(count).enumerate() {
@@ -668,7 +763,14 @@ fn mesh<'s>(
             }
             set += 1;
         }
-        for (t, (p, n, _)) in reader.read_morph_targets().enumerate() {
+        // Read target by target (not with the crate's `read_morph_targets`, which builds
+        // every target's readers, checked or not).
+        for (t, mt) in prim.morph_targets().enumerate() {
+            let (p_ok, n_ok) = target_ok.get(t).copied().unwrap_or((false, false));
+            let read = |a: Option<gltf::Accessor<'_>>, ok: bool| {
+                a.filter(|_| ok).and_then(|a| gltf::accessor::Iter::<[f32; 3]>::new(a, get.clone()))
+            };
+            let (p, n) = (read(mt.positions(), p_ok), read(mt.normals(), n_ok));
             if (t as u64 + 1).saturating_mul(out.positions.len() as u64) > max {
                 return Err(too_many((t + 1) * out.positions.len()));
             }
@@ -808,7 +910,9 @@ fn restore_source_vertices(mesh: &mut Mesh, influences: &mut Option<Influences>,
 /// node's mesh (`node_targets[node]` of them), in percent (× 100) as FBX `DeformPercent`.
 fn animation<'s>(
     a: &gltf::Animation,
+    root: &gltf_json::Root,
     get: &(impl Fn(gltf::Buffer) -> Option<&'s [u8]> + Clone),
+    buffers: &[Vec<u8>],
     fps: f64,
     max: u64,
     node_targets: &[usize],
@@ -823,9 +927,36 @@ fn animation<'s>(
     };
     let mut lo = f64::INFINITY;
     let mut hi = f64::NEG_INFINITY;
+    let json = &root.animations[a.index()];
     for ch in a.channels() {
         let place = format!("animations[{}] › channels[{}]", a.index(), ch.index());
         let invalid = |message: String| Error::Invalid { place: place.clone(), message };
+        // gltf-json 1.4 does not validate channel targets (its `Animation` checks only the
+        // sampler indices), and the crate's `Target::node`/`property` unwrap them.
+        let Some(tj) = json.channels.get(ch.index()).map(|c| &c.target) else {
+            return Err(invalid("channel missing from the JSON".into()));
+        };
+        let node = tj.node.value();
+        if node >= node_targets.len() {
+            return Err(invalid(format!(
+                "target node {node} is past the {} nodes",
+                node_targets.len()
+            )));
+        }
+        let gltf_json::validation::Checked::Valid(property) = tj.path else {
+            return Err(invalid("target path is not one glTF 2.0 defines".into()));
+        };
+        let sampler = ch.sampler();
+        accessors::check(&sampler.input(), buffers, &accessors::SCALAR_FLOAT)
+            .map_err(|e| invalid(format!("input {e}")))?;
+        use gltf::animation::Property as P;
+        let allowed = match property {
+            P::Translation | P::Scale => &accessors::VEC3_FLOAT,
+            P::Rotation => &accessors::ROTATION,
+            P::MorphTargetWeights => &accessors::MORPH_WEIGHTS,
+        };
+        accessors::check(&sampler.output(), buffers, allowed)
+            .map_err(|e| invalid(format!("output {e}")))?;
         let reader = ch.reader(get.clone());
         let inputs: Vec<f64> = match reader.read_inputs() {
             Some(i) if i.len() as u64 > max => {
@@ -841,7 +972,6 @@ fn animation<'s>(
             return Err(invalid("key times are not strictly increasing".into()));
         }
         let interp = ch.sampler().interpolation();
-        let node = ch.target().node().index();
         let target = match reader.read_outputs() {
             Some(ReadOutputs::Translations(v)) => ChannelTarget::Translation(track(
                 &inputs,

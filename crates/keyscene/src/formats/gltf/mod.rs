@@ -132,6 +132,7 @@
 //! the source's name and instance where they differ from the glTF name, and the reader restores
 //! them. `asset.generator` is `"keyscene <version>"`.
 
+mod accessors;
 pub mod base64;
 pub mod deform;
 mod export;

@@ -98,7 +98,6 @@ pub fn read_with(
         }
         buffers.push(data);
     }
-    let get = |buffer: gltf::Buffer| buffers.get(buffer.index()).map(Vec::as_slice);
     let max = opts.limits.max_elements;
     let check = |place: &str, n: usize| -> Result<(), Error> {
         if n as u64 > max {
@@ -145,7 +144,7 @@ pub fn read_with(
     // Per glTF mesh: its vertices' raw influences (joint slot, weight), when skinned.
     let mut influences_of: Vec<Option<Vec<Vec<(u32, f32)>>>> = Vec::new();
     for m in doc.meshes() {
-        let mesh = mesh(&m, &get, &buffers, &scene.materials, max, &mut warnings)?;
+        let mesh = mesh(&m, &buffers, &scene.materials, max, &mut warnings)?;
         let (mesh, influences) = match mesh {
             Some((mesh, inf)) => (Some(mesh), inf),
             None => (None, None),
@@ -190,7 +189,7 @@ pub fn read_with(
             if let Some(&sm) = skinned.get(&key) {
                 n.mesh = Some(sm);
             } else if let Some(inf) = influences_of.get(gm.index()).cloned().flatten() {
-                let skin = skin(&gs, &get, &buffers, inf, doc.nodes().len(), &mut warnings)?;
+                let skin = skin(&gs, &buffers, inf, doc.nodes().len(), &mut warnings)?;
                 // A mesh shown with two skins is copied, as the model keeps the skin on it.
                 let sm = if scene.meshes[m].skin.is_some() {
                     scene.meshes.push(scene.meshes[m].clone());
@@ -245,7 +244,7 @@ pub fn read_with(
         .map(|n| n.mesh.map_or(0, |m| scene.meshes[m].morph_targets.len()))
         .collect();
     for a in doc.animations() {
-        let anim = animation(&a, doc.as_json(), &get, &buffers, fps, max, &node_targets, &mut warnings)?;
+        let anim = animation(&a, doc.as_json(), &buffers, fps, max, &node_targets, &mut warnings)?;
         if anim.channels.is_empty() {
             continue;
         }
@@ -480,20 +479,20 @@ type Influences = Vec<Vec<(u32, f32)>>;
 /// [`SkinJoint::inverse_bind`](crate::scene::SkinJoint::inverse_bind): glTF ignores the mesh
 /// node's transform in skinning, as the model's formula (bone world · inverse bind · mesh
 /// position) does. Influences on a joint slot past the list are dropped with a warning.
-fn skin<'s>(
+fn skin(
     s: &gltf::Skin,
-    get: &(impl Fn(gltf::Buffer) -> Option<&'s [u8]> + Clone),
     buffers: &[Vec<u8>],
     mut influences: Influences,
     node_count: usize,
     warnings: &mut Vec<Warning>,
 ) -> Result<crate::scene::Skin, Error> {
+    let get = |b: gltf::Buffer| buffers.get(b.index()).map(Vec::as_slice);
     let place = format!("skins[{}]", s.index());
     if let Some(acc) = s.inverse_bind_matrices() {
         accessors::check(&acc, buffers, &accessors::MAT4_FLOAT)
             .map_err(|message| Error::Invalid { place: place.clone(), message })?;
     }
-    let ibm: Vec<glam::DMat4> = match s.reader(get.clone()).read_inverse_bind_matrices() {
+    let ibm: Vec<glam::DMat4> = match s.reader(get).read_inverse_bind_matrices() {
         Some(it) => {
             it.take(node_count + 1).map(|m| glam::Mat4::from_cols_array_2d(&m).as_dmat4()).collect()
         }
@@ -528,14 +527,14 @@ fn skin<'s>(
 /// Merges a glTF mesh's triangle primitives into one [`Mesh`] (with its morph targets) and
 /// the vertices' skin influences (`JOINTS_n`/`WEIGHTS_n`, zero weights left out) when it has
 /// them; `None` when it has no triangles.
-fn mesh<'s>(
+fn mesh(
     m: &gltf::Mesh,
-    get: &(impl Fn(gltf::Buffer) -> Option<&'s [u8]> + Clone),
     buffers: &[Vec<u8>],
     materials: &[Material],
     max: u64,
     warnings: &mut Vec<Warning>,
 ) -> Result<Option<(Mesh, Option<Influences>)>, Error> {
+    let get = |b: gltf::Buffer| buffers.get(b.index()).map(Vec::as_slice);
     use gltf::mesh::Mode;
     let mut out = Mesh {
         name: m.name().unwrap_or("").to_string(),
@@ -649,7 +648,7 @@ fn mesh<'s>(
                 (p.is_some(), n.is_some())
             })
             .collect();
-        let reader = prim.reader(get.clone());
+        let reader = prim.reader(get);
         let Some(pos) = reader.read_positions() else {
             warnings.push(warning(&place, "primitive without POSITION left out"));
             continue;
@@ -662,7 +661,7 @@ fn mesh<'s>(
         let ids = prim
             .get(&semantic)
             .filter(|_| ok_ids.is_some())
-            .and_then(|a| gltf::accessor::Iter::<f32>::new(a, get.clone()))
+            .and_then(|a| gltf::accessor::Iter::<f32>::new(a, get))
             .map(|it| {
                 it.map(|f| if f >= 0.0 && f.fract() == 0.0 { f as u32 } else { u32::MAX })
                     .collect::<Vec<_>>()
@@ -768,7 +767,7 @@ fn mesh<'s>(
         for (t, mt) in prim.morph_targets().enumerate() {
             let (p_ok, n_ok) = target_ok.get(t).copied().unwrap_or((false, false));
             let read = |a: Option<gltf::Accessor<'_>>, ok: bool| {
-                a.filter(|_| ok).and_then(|a| gltf::accessor::Iter::<[f32; 3]>::new(a, get.clone()))
+                a.filter(|_| ok).and_then(|a| gltf::accessor::Iter::<[f32; 3]>::new(a, get))
             };
             let (p, n) = (read(mt.positions(), p_ok), read(mt.normals(), n_ok));
             if (t as u64 + 1).saturating_mul(out.positions.len() as u64) > max {
@@ -908,16 +907,16 @@ fn restore_source_vertices(mesh: &mut Mesh, influences: &mut Option<Influences>,
 /// One animation. Weight channels become one
 /// [`morph weight property`](crate::anim::curve::morph_weight_property) track per target of the
 /// node's mesh (`node_targets[node]` of them), in percent (× 100) as FBX `DeformPercent`.
-fn animation<'s>(
+fn animation(
     a: &gltf::Animation,
     root: &gltf_json::Root,
-    get: &(impl Fn(gltf::Buffer) -> Option<&'s [u8]> + Clone),
     buffers: &[Vec<u8>],
     fps: f64,
     max: u64,
     node_targets: &[usize],
     warnings: &mut Vec<Warning>,
 ) -> Result<Animation, Error> {
+    let get = |b: gltf::Buffer| buffers.get(b.index()).map(Vec::as_slice);
     use gltf::animation::util::ReadOutputs;
     let mut out = Animation {
         name: a.name().unwrap_or("").to_string(),
@@ -957,7 +956,7 @@ fn animation<'s>(
         };
         accessors::check(&sampler.output(), buffers, allowed)
             .map_err(|e| invalid(format!("output {e}")))?;
-        let reader = ch.reader(get.clone());
+        let reader = ch.reader(get);
         let inputs: Vec<f64> = match reader.read_inputs() {
             Some(i) if i.len() as u64 > max => {
                 return Err(Error::Limit {

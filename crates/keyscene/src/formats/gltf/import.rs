@@ -76,9 +76,30 @@ pub fn read_with(
     } else {
         (bytes, None)
     };
-    let gltf = gltf::Gltf::from_slice(json)
-        .map_err(|e| Error::Invalid { place: "document".into(), message: e.to_string() })?;
-    let doc = &gltf.document;
+    let invalid_doc =
+        |e: gltf::Error| Error::Invalid { place: "document".into(), message: e.to_string() };
+    let root =
+        gltf::Gltf::from_slice_without_validation(json).map_err(invalid_doc)?.document.into_json();
+    // gltf-json 1.4's validation looks up each primitive's POSITION accessor before checking
+    // that the index exists (it panicked on such a file, found by fuzzing): check it first.
+    for (m, mesh) in root.meshes.iter().enumerate() {
+        for (p, prim) in mesh.primitives.iter().enumerate() {
+            let pos = gltf_json::validation::Checked::Valid(gltf::Semantic::Positions);
+            if let Some(i) = prim.attributes.get(&pos).filter(|i| i.value() >= root.accessors.len())
+            {
+                return Err(Error::Invalid {
+                    place: format!("meshes[{m}] › primitives[{p}]"),
+                    message: format!(
+                        "POSITION names accessor {} of {}",
+                        i.value(),
+                        root.accessors.len()
+                    ),
+                });
+            }
+        }
+    }
+    let document = gltf::Document::from_json(root).map_err(invalid_doc)?;
+    let doc = &document;
     let mut warnings = Vec::new();
     let mut buffers: Vec<Vec<u8>> = Vec::new();
     for b in doc.buffers() {

@@ -249,6 +249,9 @@ fn run(cli: Cli, matches: &ArgMatches) -> Result<(), CliError> {
                 let what = if json { "--json" } else { "--to" };
                 return Err(CliError::Msg(format!("{what} applies to converting a folder")));
             }
+            let sub = matches.subcommand_matches("convert").expect("convert was parsed");
+            let format = convert::Output::of(&output)?;
+            convert::check_options(format, sub)?;
             let (up, units) = match space {
                 Some((a, u)) => (Some(a), Some(u)),
                 None => (up, units),
@@ -265,7 +268,7 @@ fn run(cli: Cli, matches: &ArgMatches) -> Result<(), CliError> {
                 transform_skin,
             };
             let three_da = convert::ThreeDaOptions { fps, axes: axes.unwrap_or_default() };
-            convert::run(scene, &output, &pose, animation, &gltf, &three_da)
+            convert::run(scene, &output, format, &pose, animation, &gltf, &three_da)
         }
         Command::Render(args) => render::run(args),
     }
@@ -297,6 +300,12 @@ fn batch_convert(
         "no_extrapolation",
         "bind_pose",
         "transform_skin",
+        "embed",
+        "no_animation",
+        "resample_fps",
+        "max_influences",
+        "fps",
+        "axes",
     ];
     let given = single_file_options
         .iter()

@@ -17,6 +17,8 @@
 //! written atomically: on error no output file is left behind. The JSON shapes are documented in
 //! `docs/cli.md`.
 
+#![warn(missing_docs)]
+
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 

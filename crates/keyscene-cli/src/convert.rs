@@ -92,28 +92,28 @@ impl Output {
     }
 }
 
-/// Each single-file `convert` option (its clap id) with the outputs it applies to, how the
-/// error names them, and why (empty, or a clause that starts with a space).
+/// Each single-file `convert` option (its clap id) with the outputs it applies to and why it
+/// does not apply to others (empty, or a clause that starts with a space).
 /// `--animation`/`--stack` apply to every output and are not listed; `--to`/`--json` apply to
 /// folders (checked in `main`).
-const APPLIES_TO: &[(&str, &[Output], &str, &str)] = {
+const APPLIES_TO: &[(&str, &[Output], &str)] = {
     use Output::*;
     const POSE: &str = " (glTF and 3DA keep the whole animation)";
     &[
-        ("frame", &[Obj], ".obj", POSE),
-        ("time", &[Obj], ".obj", POSE),
-        ("no_extrapolation", &[Obj], ".obj", POSE),
-        ("bind_pose", &[Obj], ".obj", POSE),
-        ("transform_skin", &[Obj], ".obj", POSE),
-        ("up", &[Obj, Gltf, Glb], ".obj, .gltf and .glb", ""),
-        ("units", &[Obj, Gltf, Glb], ".obj, .gltf and .glb", ""),
-        ("space", &[Obj, Gltf, Glb], ".obj, .gltf and .glb", ""),
-        ("embed", &[Gltf], ".gltf", " (a .glb is always self-contained)"),
-        ("no_animation", &[Gltf, Glb], ".gltf and .glb", ""),
-        ("resample_fps", &[Gltf, Glb], ".gltf and .glb", ""),
-        ("max_influences", &[Gltf, Glb], ".gltf and .glb", ""),
-        ("fps", &[ThreeDa], ".3da", ""),
-        ("axes", &[ThreeDa], ".3da", ""),
+        ("frame", &[Obj], POSE),
+        ("time", &[Obj], POSE),
+        ("no_extrapolation", &[Obj], POSE),
+        ("bind_pose", &[Obj], POSE),
+        ("transform_skin", &[Obj], POSE),
+        ("up", &[Obj, Gltf, Glb], ""),
+        ("units", &[Obj, Gltf, Glb], ""),
+        ("space", &[Obj, Gltf, Glb], ""),
+        ("embed", &[Gltf], " (a .glb is always self-contained)"),
+        ("no_animation", &[Gltf, Glb], ""),
+        ("resample_fps", &[Gltf, Glb], ""),
+        ("max_influences", &[Gltf, Glb], ""),
+        ("fps", &[ThreeDa], ""),
+        ("axes", &[ThreeDa], ""),
     ]
 };
 
@@ -121,8 +121,13 @@ const APPLIES_TO: &[(&str, &[Output], &str, &str)] = {
 /// `output` does not use, naming the option and the outputs it applies to, so that nothing is
 /// silently ignored.
 pub fn check_options(output: Output, sub: &ArgMatches) -> Result<(), CliError> {
-    for &(id, outputs, names, why) in APPLIES_TO {
+    for &(id, outputs, why) in APPLIES_TO {
         if sub.value_source(id) == Some(ValueSource::CommandLine) && !outputs.contains(&output) {
+            let names: Vec<&str> = outputs.iter().map(|o| o.extension()).collect();
+            let names = match names.split_last() {
+                Some((last, init)) if !init.is_empty() => format!("{} and {last}", init.join(", ")),
+                _ => names.join(""),
+            };
             return Err(CliError::Msg(format!(
                 "--{} does not apply to {} output: it applies to {names} only{why}",
                 id.replace('_', "-"),

@@ -49,7 +49,7 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Show a scene's format, counts, node tree, materials and animation tracks.
+    /// Show a scene's format, counts, node tree, materials, animation tracks and bind poses.
     Inspect {
         /// The scene file.
         file: PathBuf,

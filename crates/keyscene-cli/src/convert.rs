@@ -2,6 +2,9 @@
 
 use std::path::Path;
 
+use clap::parser::ValueSource;
+use clap::ArgMatches;
+
 use keyscene::anim::Time;
 use keyscene::scene::{Axis, AxisSystem, Scene};
 
@@ -47,25 +50,92 @@ impl PoseOptions {
             || self.bind_pose.is_some()
             || self.transform_skin
     }
+}
 
-    /// The option names given that only OBJ output uses.
-    fn obj_only(&self) -> Vec<&'static str> {
-        let mut v = Vec::new();
-        for (on, name) in [
-            (self.frame.is_some(), "--frame"),
-            (self.time.is_some(), "--time"),
-            (self.up.is_some(), "--up"),
-            (self.metres_per_unit.is_some(), "--units"),
-            (self.no_extrapolation, "--no-extrapolation"),
-            (self.bind_pose.is_some(), "--bind-pose"),
-            (self.transform_skin, "--transform-skin"),
-        ] {
-            if on {
-                v.push(name);
-            }
+/// The file format `convert` writes, named by OUT's extension (any case).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Output {
+    /// `.obj`, with a `.mtl` beside it.
+    Obj,
+    /// `.gltf`, with its `.bin` and images beside it unless `--embed`.
+    Gltf,
+    /// `.glb`: binary glTF, always self-contained.
+    Glb,
+    /// `.3da`, with one `.mat` script per material beside it.
+    ThreeDa,
+}
+
+impl Output {
+    /// The format `path`'s extension names; an error for any other extension.
+    pub fn of(path: &Path) -> Result<Output, CliError> {
+        let ext = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
+        match ext.as_deref() {
+            Some("obj") => Ok(Output::Obj),
+            Some("gltf") => Ok(Output::Gltf),
+            Some("glb") => Ok(Output::Glb),
+            Some("3da") => Ok(Output::ThreeDa),
+            _ => Err(CliError::Msg(format!(
+                "{}: unknown output format (use .obj, .gltf, .glb or .3da)",
+                path.display()
+            ))),
         }
-        v
     }
+
+    /// The extension as the user writes it, with its dot.
+    fn extension(self) -> &'static str {
+        match self {
+            Output::Obj => ".obj",
+            Output::Gltf => ".gltf",
+            Output::Glb => ".glb",
+            Output::ThreeDa => ".3da",
+        }
+    }
+}
+
+/// Each single-file `convert` option (its clap id) with the outputs it applies to and why it
+/// does not apply to others (empty, or a clause that starts with a space).
+/// `--animation`/`--stack` apply to every output and are not listed; `--to`/`--json` apply to
+/// folders (checked in `main`).
+const APPLIES_TO: &[(&str, &[Output], &str)] = {
+    use Output::*;
+    const POSE: &str = " (glTF and 3DA keep the whole animation)";
+    &[
+        ("frame", &[Obj], POSE),
+        ("time", &[Obj], POSE),
+        ("no_extrapolation", &[Obj], POSE),
+        ("bind_pose", &[Obj], POSE),
+        ("transform_skin", &[Obj], POSE),
+        ("up", &[Obj, Gltf, Glb], ""),
+        ("units", &[Obj, Gltf, Glb], ""),
+        ("space", &[Obj, Gltf, Glb], ""),
+        ("embed", &[Gltf], " (a .glb is always self-contained)"),
+        ("no_animation", &[Gltf, Glb], ""),
+        ("resample_fps", &[Gltf, Glb], ""),
+        ("max_influences", &[Gltf, Glb], ""),
+        ("fps", &[ThreeDa], ""),
+        ("axes", &[ThreeDa], ""),
+    ]
+};
+
+/// Refuses a `convert` option given on the command line (`sub`: the `convert` matches) that
+/// `output` does not use, naming the option and the outputs it applies to, so that nothing is
+/// silently ignored.
+pub fn check_options(output: Output, sub: &ArgMatches) -> Result<(), CliError> {
+    for &(id, outputs, why) in APPLIES_TO {
+        if sub.value_source(id) == Some(ValueSource::CommandLine) && !outputs.contains(&output) {
+            let names: Vec<&str> = outputs.iter().map(|o| o.extension()).collect();
+            let names = match names.split_last() {
+                Some((last, init)) if !init.is_empty() => format!("{} and {last}", init.join(", ")),
+                _ => names.join(""),
+            };
+            return Err(CliError::Msg(format!(
+                "--{} does not apply to {} output: it applies to {names} only{why}",
+                id.replace('_', "-"),
+                output.extension()
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// The right-handed axis system with `up` up that `--up` names: front +Z for an X or Y up
@@ -78,44 +148,29 @@ pub fn target_axes(up: Axis) -> AxisSystem {
     AxisSystem { up, front, right_handed: true }
 }
 
-/// Writes `scene` to `output`: `.obj` (plus `.mtl`), `.gltf` (plus `.bin` and images), `.glb`,
-/// or `.3da` (plus one `.mat` script per material; what was converted, baked, resampled and
-/// dropped is printed).
+/// Writes `scene` to `output` in `format` (see [`Output`]): `.obj` (plus `.mtl`), `.gltf`
+/// (plus `.bin` and images), `.glb`, or `.3da` (plus one `.mat` script per material; what was
+/// converted, baked, resampled and dropped is printed).
 /// OBJ: `pose` says how to pose and place it (see [`PoseOptions`]); with none of its options the
-/// geometry is written as stored. glTF and 3DA keep the whole animation, so posing options are
-/// refused there, except `--up`/`--units`, which for glTF name the source's own axes and unit
-/// (see [`GltfArgs::write_options`](crate::gltf_args::GltfArgs::write_options)). `animation`
+/// geometry is written as stored. glTF and 3DA keep the whole animation; for glTF
+/// `pose.up`/`pose.metres_per_unit` name the source's own axes and unit (see
+/// [`GltfArgs::write_options`](crate::gltf_args::GltfArgs::write_options)). `animation`
 /// (already resolved from `--animation`/`--stack`) picks the animation to pose with (OBJ),
 /// export (3DA) or write alone (glTF, when given). Conversion warnings go to stderr.
-/// `three_da` applies to `.3da` output only.
+/// Options that do not apply to `format` are refused before this by [`check_options`].
 pub fn run(
     mut scene: Scene,
     output: &Path,
+    format: Output,
     pose: &PoseOptions,
     animation: Option<usize>,
     gltf: &crate::gltf_args::GltfArgs,
     three_da: &ThreeDaOptions,
 ) -> Result<(), CliError> {
-    let ext = output
-        .extension()
-        .and_then(|e| e.to_str())
-        .map(str::to_ascii_lowercase)
-        .unwrap_or_default();
     let requested = animation;
     let animation = pick_animation(&scene, animation)?;
-    let refused: Vec<&str> = pose
-        .obj_only()
-        .into_iter()
-        .filter(|o| ext == "3da" || !matches!(*o, "--up" | "--units"))
-        .collect();
-    if let (Some(first), "gltf" | "glb" | "3da") = (refused.first(), ext.as_str()) {
-        let what = if ext == "3da" { "3DA" } else { "glTF" };
-        return Err(CliError::Msg(format!(
-            "{first} applies to OBJ output; {what} keeps the whole animation"
-        )));
-    }
-    match ext.as_str() {
-        "obj" => {
+    match format {
+        Output::Obj => {
             if !pose.poses() {
                 return Ok(keyscene::formats::obj::save(&scene, None, output)?);
             }
@@ -154,7 +209,7 @@ pub fn run(
             }
             Ok(keyscene::formats::obj::save(&scene, Some(&p), output)?)
         }
-        "gltf" | "glb" => {
+        Output::Gltf | Output::Glb => {
             let opts = gltf
                 .write_options(requested, pose.up, pose.metres_per_unit)
                 .map_err(CliError::Msg)?;
@@ -164,7 +219,7 @@ pub fn run(
             }
             Ok(())
         }
-        "3da" => {
+        Output::ThreeDa => {
             let opts = keyscene::formats::three_da::ExportOptions {
                 animation,
                 fps: three_da.fps,
@@ -175,10 +230,6 @@ pub fn run(
             println!("{report}");
             Ok(())
         }
-        _ => Err(CliError::Msg(format!(
-            "{}: unknown output format (use .obj, .gltf, .glb or .3da)",
-            output.display()
-        ))),
     }
 }
 
@@ -191,5 +242,26 @@ mod tests {
         assert_eq!(target_axes(Axis::PosZ), AxisSystem::Z_UP_RIGHT_HANDED);
         assert_eq!(target_axes(Axis::PosY), AxisSystem::Y_UP_RIGHT_HANDED);
         assert!(target_axes(Axis::NegX).basis().is_some());
+    }
+
+    #[test]
+    fn every_convert_option_says_which_outputs_it_applies_to() {
+        use clap::CommandFactory;
+        let cli = crate::Cli::command();
+        let convert = cli.find_subcommand("convert").unwrap();
+        let every_output = ["input", "output", "animation", "stack", "help"];
+        let folders = ["to", "json"];
+        for arg in convert.get_arguments() {
+            let id = arg.get_id().as_str();
+            assert!(
+                APPLIES_TO.iter().any(|a| a.0 == id)
+                    || every_output.contains(&id)
+                    || folders.contains(&id),
+                "convert option {id:?} is missing from APPLIES_TO"
+            );
+        }
+        for (id, ..) in APPLIES_TO {
+            assert!(convert.get_arguments().any(|a| a.get_id() == id), "{id:?} is no option");
+        }
     }
 }

@@ -46,6 +46,9 @@ pub struct Report {
     pub lights: Vec<LightInfo>,
     /// Every animation with its tracks.
     pub animations: Vec<AnimationInfo>,
+    /// Every stored bind pose (FBX `Pose` of type `BindPose`), in file order; empty for
+    /// formats that store none.
+    pub bind_poses: Vec<BindPoseInfo>,
 }
 
 /// Up and front axes as signed axis names (`+Z`, `-Y`), and the handedness.
@@ -230,6 +233,18 @@ pub struct TrackInfo {
     pub keys: usize,
 }
 
+/// One stored bind pose: the name `convert --bind-pose NAME` takes and the nodes it poses.
+#[derive(Debug, Serialize)]
+pub struct BindPoseInfo {
+    /// The pose's name (FBX: the `Pose` object's name, e.g. `BindPose` or `skinCluster1`).
+    pub name: String,
+    /// Number of scene nodes the pose stores a bind-time world matrix for (pose entries naming
+    /// no scene node are not counted).
+    pub node_count: usize,
+    /// Those nodes' indices, in the pose's order.
+    pub nodes: Vec<usize>,
+}
+
 fn axis(a: Axis) -> &'static str {
     match a {
         Axis::PosX => "+X",
@@ -404,6 +419,15 @@ pub fn report(scene: &Scene, file: &Path) -> Report {
                     .collect(),
             })
             .collect(),
+        bind_poses: scene
+            .bind_poses
+            .iter()
+            .map(|b| BindPoseInfo {
+                name: b.name.clone(),
+                node_count: b.nodes.len(),
+                nodes: b.nodes.iter().map(|(n, _)| *n).collect(),
+            })
+            .collect(),
     }
 }
 
@@ -552,6 +576,12 @@ pub fn human(r: &Report) -> String {
             let name = r.nodes.get(node).map(|n| n.name.as_str()).unwrap_or("?");
             writeln!(s, "  {name} (node {node}) keys: {}", parts.join(", ")).unwrap();
         }
+    }
+    if !r.bind_poses.is_empty() {
+        writeln!(s, "\nbind poses:").unwrap();
+    }
+    for b in &r.bind_poses {
+        writeln!(s, "  \"{}\": {} nodes", b.name, b.node_count).unwrap();
     }
     s
 }

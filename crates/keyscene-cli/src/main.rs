@@ -17,6 +17,8 @@
 //! written atomically: on error no output file is left behind. The JSON shapes are documented in
 //! `docs/cli.md`.
 
+#![warn(missing_docs)]
+
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -47,7 +49,7 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Show a scene's format, counts, node tree, materials and animation tracks.
+    /// Show a scene's format, counts, node tree, materials, animation tracks and bind poses.
     Inspect {
         /// The scene file.
         file: PathBuf,
@@ -249,6 +251,9 @@ fn run(cli: Cli, matches: &ArgMatches) -> Result<(), CliError> {
                 let what = if json { "--json" } else { "--to" };
                 return Err(CliError::Msg(format!("{what} applies to converting a folder")));
             }
+            let sub = matches.subcommand_matches("convert").expect("convert was parsed");
+            let format = convert::Output::of(&output)?;
+            convert::check_options(format, sub)?;
             let (up, units) = match space {
                 Some((a, u)) => (Some(a), Some(u)),
                 None => (up, units),
@@ -265,7 +270,7 @@ fn run(cli: Cli, matches: &ArgMatches) -> Result<(), CliError> {
                 transform_skin,
             };
             let three_da = convert::ThreeDaOptions { fps, axes: axes.unwrap_or_default() };
-            convert::run(scene, &output, &pose, animation, &gltf, &three_da)
+            convert::run(scene, &output, format, &pose, animation, &gltf, &three_da)
         }
         Command::Render(args) => render::run(args),
     }
@@ -297,6 +302,12 @@ fn batch_convert(
         "no_extrapolation",
         "bind_pose",
         "transform_skin",
+        "embed",
+        "no_animation",
+        "resample_fps",
+        "max_influences",
+        "fps",
+        "axes",
     ];
     let given = single_file_options
         .iter()

@@ -289,14 +289,105 @@ fn convert_to_glb_and_gltf_writes_files_that_read_back() {
     assert!(dir.path().join("fly.bin").is_file(), "the .gltf's buffer is written beside it");
 }
 
+/// Each `convert` option used with an output it does not apply to (README, "The `keyscene`
+/// command": OBJ posing options, glTF options, 3DA options) and the formats the error must name.
+const MISPLACED_OPTIONS: &[(&str, &[&str], &str)] = &[
+    (
+        "fly.glb",
+        &["--frame", "10"],
+        "--frame does not apply to .glb output: it applies to .obj only",
+    ),
+    ("fly.3da", &["--time", "1"], "--time does not apply to .3da output: it applies to .obj only"),
+    (
+        "fly.gltf",
+        &["--bind-pose", "x"],
+        "--bind-pose does not apply to .gltf output: it applies to .obj only",
+    ),
+    (
+        "fly.3da",
+        &["--no-extrapolation"],
+        "--no-extrapolation does not apply to .3da output: it applies to .obj only",
+    ),
+    (
+        "fly.glb",
+        &["--transform-skin"],
+        "--transform-skin does not apply to .glb output: it applies to .obj only",
+    ),
+    (
+        "fly.3da",
+        &["--up", "z"],
+        "--up does not apply to .3da output: it applies to .obj, .gltf and .glb only",
+    ),
+    (
+        "fly.3da",
+        &["--units", "cm"],
+        "--units does not apply to .3da output: it applies to .obj, .gltf and .glb only",
+    ),
+    (
+        "fly.3da",
+        &["--space", "y_up_m"],
+        "--space does not apply to .3da output: it applies to .obj, .gltf and .glb only",
+    ),
+    ("fly.obj", &["--embed"], "--embed does not apply to .obj output: it applies to .gltf only"),
+    ("fly.glb", &["--embed"], "--embed does not apply to .glb output: it applies to .gltf only"),
+    (
+        "fly.3da",
+        &["--no-animation"],
+        "--no-animation does not apply to .3da output: it applies to .gltf and .glb only",
+    ),
+    (
+        "fly.obj",
+        &["--resample-fps", "30"],
+        "--resample-fps does not apply to .obj output: it applies to .gltf and .glb only",
+    ),
+    (
+        "fly.3da",
+        &["--max-influences", "4"],
+        "--max-influences does not apply to .3da output: it applies to .gltf and .glb only",
+    ),
+    ("fly.glb", &["--fps", "30"], "--fps does not apply to .glb output: it applies to .3da only"),
+    (
+        "fly.obj",
+        &["--axes", "source"],
+        "--axes does not apply to .obj output: it applies to .3da only",
+    ),
+];
+
 #[test]
-fn convert_to_glb_refuses_a_frame_and_writes_nothing() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("fly.glb");
-    let r = keyscene(&["convert", &fly(), out.to_str().unwrap(), "--frame", "10"]);
-    assert!(!r.status.success());
-    assert!(String::from_utf8_lossy(&r.stderr).contains("--frame applies to OBJ"));
-    assert!(files_in(dir.path()).is_empty());
+fn convert_refuses_an_option_its_output_format_does_not_use_and_writes_nothing() {
+    for (name, options, message) in MISPLACED_OPTIONS {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join(name);
+        let input = fly();
+        let mut args = vec!["convert", &input, out.to_str().unwrap()];
+        args.extend_from_slice(options);
+        let r = keyscene(&args);
+        let stderr = String::from_utf8_lossy(&r.stderr);
+        assert!(!r.status.success(), "{name} {options:?} was accepted");
+        assert!(stderr.contains(message), "{name} {options:?}: {stderr}");
+        assert!(files_in(dir.path()).is_empty(), "{name} {options:?} wrote a file");
+    }
+}
+
+#[test]
+fn convert_accepts_each_option_with_an_output_it_applies_to() {
+    let accepted: &[(&str, &[&str])] = &[
+        ("fly.gltf", &["--embed"]),
+        ("fly.glb", &["--no-animation", "--resample-fps", "30", "--max-influences", "8"]),
+        ("fly.gltf", &["--up", "z", "--units", "cm"]),
+        ("fly.obj", &["--frame", "10", "--space", "y_up_m", "--no-extrapolation"]),
+        ("fly.3da", &["--fps", "30", "--axes", "source"]),
+    ];
+    for (name, options) in accepted {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join(name);
+        let input = fly();
+        let mut args = vec!["convert", &input, out.to_str().unwrap()];
+        args.extend_from_slice(options);
+        let r = keyscene(&args);
+        assert!(r.status.success(), "{name} {options:?}: {}", String::from_utf8_lossy(&r.stderr));
+        assert!(out.is_file(), "{name} {options:?}");
+    }
 }
 
 #[test]
@@ -473,6 +564,12 @@ fn batch_convert_succeeds_when_nothing_fails_and_refuses_single_file_options() {
     assert!(!frame.status.success());
     assert!(
         String::from_utf8_lossy(&frame.stderr).contains("--frame applies to converting one file")
+    );
+    // Format options too: a batch converts each file as `convert FILE OUT` with no options.
+    let embed = keyscene(&["convert", s, d, "--to", "gltf", "--embed"]);
+    assert!(!embed.status.success());
+    assert!(
+        String::from_utf8_lossy(&embed.stderr).contains("--embed applies to converting one file")
     );
     let to_on_file = keyscene(&["convert", &fly(), &format!("{d}/x.glb"), "--to", "glb"]);
     assert!(!to_on_file.status.success());

@@ -192,7 +192,11 @@ mod tests {
         use std::os::unix::fs::PermissionsExt;
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("x.obj");
-        write_atomically::<Error>(&out, |w| Ok(w.write_all(b"v 0 0 0\n").unwrap())).unwrap();
+        write_atomically::<Error>(&out, |w| {
+            w.write_all(b"v 0 0 0\n").unwrap();
+            Ok(())
+        })
+        .unwrap();
         let mode = std::fs::metadata(&out).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode, 0o666 & !current_umask());
     }

@@ -73,8 +73,7 @@ fn lights(corpus: &Path) -> Result<(), Failed> {
             && l.kind == kind
             && (l.color - Vec3::from(color.map(|c| c as f32))).abs().max_element() < 1e-6
             && close(l.intensity, intensity)
-            && cone
-                .map_or(true, |(i, o)| close(l.hotspot_degrees, i) && close(l.falloff_degrees, o));
+            && cone.is_none_or(|(i, o)| close(l.hotspot_degrees, i) && close(l.falloff_degrees, o));
         if !ok {
             return Err(
                 format!("{name}: {:?} hidden {} {l:?}", n.transform.translation, n.hidden).into()

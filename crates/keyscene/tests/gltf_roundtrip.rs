@@ -257,13 +257,13 @@ fn check_fbx(corpus: &Path, oracles: &Path, row: &RefRow, out_dir: &Path, k: usi
     flat.animations.clear();
     let mut worst = 0.0f64;
     let mut got_all = Vec::new();
-    for i in 0..src.nodes.len() {
-        let Some(m) = src.nodes[i].mesh else { continue };
+    for (i, node) in src.nodes.iter().enumerate() {
+        let Some(m) = node.mesh else { continue };
         let j = i + base;
-        if back.nodes.get(j).map(|n| &n.name) != Some(&src.nodes[i].name) {
+        if back.nodes.get(j).map(|n| &n.name) != Some(&node.name) {
             return Outcome::Fail(format!(
                 "node {i} {:?} not found after the round trip",
-                src.nodes[i].name
+                node.name
             ));
         }
         let got = pose.world_positions(&back, j);
@@ -273,7 +273,7 @@ fn check_fbx(corpus: &Path, oracles: &Path, row: &RefRow, out_dir: &Path, k: usi
             }
             return Outcome::Fail(format!(
                 "{:?}: {} vertices read back, {} in the source",
-                src.nodes[i].name,
+                node.name,
                 got.len(),
                 want[i].len()
             ));

@@ -425,7 +425,7 @@ fn check_fbx(row: &FbxRow, answer: &Value) -> Result<(), Failed> {
             off = off.max(d);
         }
         worst = worst.max(off / tol);
-        if !(off < tol) {
+        if off.is_nan() || off >= tol {
             failures.push(format!(
                 "group {names:?} (node {}): a reference vertex is {off:.3e} from every three vertex (tolerance {tol})",
                 node["name"]

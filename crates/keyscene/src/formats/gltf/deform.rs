@@ -54,7 +54,7 @@ pub fn influences(skin: &Skin, prim: &Primitive, sets: usize, node_count: usize)
         for &(j, w) in skin.influences.get(v as usize).map(Vec::as_slice).unwrap_or(&[]) {
             let w = f64::from(w);
             let node = skin.joints.get(j as usize).map(|j| j.node);
-            if !(w > 0.0 && w.is_finite()) || !node.is_some_and(|n| n < node_count) || j >= 0xFFFF {
+            if !(w > 0.0 && w.is_finite() && node.is_some_and(|n| n < node_count)) || j >= 0xFFFF {
                 continue;
             }
             match list.iter_mut().find(|(k, _)| *k == j as u16) {

@@ -215,7 +215,7 @@ pub fn write(scene: &Scene, opts: &WriteOptions) -> Result<GltfFile, Error> {
             morph_nodes: &morph_nodes,
         };
         for a in 0..scene.animations.len() {
-            if opts.only_animation.map_or(true, |only| only == a) {
+            if opts.only_animation.is_none_or(|only| only == a) {
                 out.animation(scene, a, &ctx, opts.resample_fps);
             }
         }

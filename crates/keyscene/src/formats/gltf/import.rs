@@ -163,7 +163,7 @@ pub fn read_with(
     }
     let mut mesh_of: Vec<Option<usize>> = Vec::new();
     // Per glTF mesh: its vertices' raw influences (joint slot, weight), when skinned.
-    let mut influences_of: Vec<Option<Vec<Vec<(u32, f32)>>>> = Vec::new();
+    let mut influences_of: Vec<Option<Influences>> = Vec::new();
     for m in doc.meshes() {
         let mesh = mesh(&m, &buffers, &scene.materials, max, &mut warnings)?;
         let (mesh, influences) = match mesh {

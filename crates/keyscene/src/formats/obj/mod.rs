@@ -1,7 +1,8 @@
 //! Wavefront OBJ + MTL writer.
 //!
-//! [`write`] turns a scene into the text of an `.obj` file and its `.mtl` file; [`save`] writes
-//! both atomically. OBJ holds static geometry only, so the scene is written in one pose:
+//! [`write`](fn@write) turns a scene into the text of an `.obj` file and its `.mtl` file;
+//! [`save`] writes both atomically. OBJ holds static geometry only, so the scene is written in
+//! one pose:
 //!
 //! - **Placement.** With a [`Pose`] every mesh node's vertices are the pose's
 //!   [`Pose::world_positions`] (placed by [`Pose::mesh_to_world`], and deformed where the
@@ -58,7 +59,7 @@ pub enum Error {
     Write(String),
 }
 
-/// The two texts [`write`] produces.
+/// The two texts [`write`](fn@write) produces.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ObjText {
     /// The `.obj` file.
@@ -216,9 +217,10 @@ pub fn write(scene: &Scene, pose: Option<&Pose>, mtl_file_name: &str) -> Result<
     Ok(ObjText { obj, mtl })
 }
 
-/// Writes `scene` (see [`write`]) to `obj_path` and the materials next to it, at the same path
-/// with the extension `.mtl`. Each file is written atomically ([`crate::write_atomically`]); when
-/// the `.obj` cannot be written the `.mtl` just written is removed again.
+/// Writes `scene` (see [`write`](fn@write)) to `obj_path` and the materials next to it, at the
+/// same path with the extension `.mtl`. Each file is written atomically
+/// ([`crate::write_atomically`]); when the `.obj` cannot be written the `.mtl` just written is
+/// removed again.
 pub fn save(scene: &Scene, pose: Option<&Pose>, obj_path: &Path) -> Result<(), crate::Error> {
     let mtl_path = obj_path.with_extension("mtl");
     let mtl_name = mtl_path

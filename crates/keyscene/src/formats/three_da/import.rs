@@ -219,12 +219,12 @@ fn mesh(file: &File, e: usize, name: &str) -> Mesh {
         let n = s.s_size as usize;
         match &s.xyz {
             Some(p) => m.positions.extend(p.iter().map(|&v| v3(v))),
-            None => m.positions.extend(std::iter::repeat(DVec3::ZERO).take(n)),
+            None => m.positions.extend(std::iter::repeat_n(DVec3::ZERO, n)),
         }
         if let Some(out) = &mut normals {
             match &s.normal {
                 Some(v) => out.extend(v.iter().map(|&v| Vec3::from(v))),
-                None => out.extend(std::iter::repeat(Vec3::ZERO).take(n)),
+                None => out.extend(std::iter::repeat_n(Vec3::ZERO, n)),
             }
         }
         if let Some(out) = &mut colors {
@@ -233,21 +233,21 @@ fn mesh(file: &File, e: usize, name: &str) -> Mesh {
                     v.iter()
                         .map(|&c| Vec4::from_array(c.to_le_bytes().map(|b| f32::from(b) / 255.0))),
                 ),
-                None => out.extend(std::iter::repeat(Vec4::ONE).take(n)),
+                None => out.extend(std::iter::repeat_n(Vec4::ONE, n)),
             }
         }
         for (c, out) in uvs.iter_mut().enumerate() {
             if let Some(out) = out {
                 match &s.texcoord[c] {
                     Some(v) => out.extend(v.iter().map(|&v| Vec2::from(v))),
-                    None => out.extend(std::iter::repeat(Vec2::ZERO).take(n)),
+                    None => out.extend(std::iter::repeat_n(Vec2::ZERO, n)),
                 }
             }
         }
         if let Some(out) = &mut light {
             match &s.lightmap {
                 Some(v) => out.extend(v.iter().map(|&v| Vec2::from(v))),
-                None => out.extend(std::iter::repeat(Vec2::ZERO).take(n)),
+                None => out.extend(std::iter::repeat_n(Vec2::ZERO, n)),
             }
         }
         let slot = match slots.iter().position(|&x| x == s.material_idx) {

@@ -1027,7 +1027,7 @@ mod tests {
         let mut hdr = b"Camera01\0".to_vec();
         hdr.extend([0u8, 0, 0, 0, 0xFF, 0xFF]);
         let target = chunk(id::TARGET_NODE_TAG, &[&chunk(id::NODE_HDR, &[&hdr])]);
-        nodes.extend(std::iter::repeat(target).take(40_000));
+        nodes.extend(std::iter::repeat_n(target, 40_000));
         let t = std::time::Instant::now();
         let (scene, _) = read(&file(&[], &nodes));
         assert_eq!(scene.nodes.len(), 80_000);

@@ -21,9 +21,9 @@
 //!      `slerp(q(value), q(layer), w)`.
 //!    - [`BlendMode::Override`]: `layer`, whatever the weight.
 //!
-//!    `q(e)` is the orientation of the Euler angles `e` (degrees) in the node's rotation
-//!    order, and a composed rotation is turned back into Euler angles in that order before
-//!    the next layer.
+//!    `q(e)` is the orientation of the Euler angles `e` (degrees) in the model's
+//!    `RotationOrder`, and a composed rotation is turned back into Euler angles in that order
+//!    before the next layer.
 //!
 //! Rotations are in **degrees** here (as FBX stores `Lcl Rotation` and as the rule composes
 //! them); the evaluator turns the blended angles into an orientation.
@@ -38,9 +38,16 @@ use crate::scene::EulerOrder;
 pub enum LayeredValue {
     /// The local translation (FBX `Lcl Translation`), scene units.
     Translation,
-    /// The local rotation (FBX `Lcl Rotation`): Euler angles in **degrees** about X, Y and Z,
-    /// applied in `order` (the node's rotation order).
-    Rotation(EulerOrder),
+    /// The local rotation (FBX `Lcl Rotation`): Euler angles in **degrees** about X, Y and Z.
+    Rotation {
+        /// The order the blended angles apply in: the node's rotation order (FBX
+        /// `RotationOrder` when the node uses its rotation space, else XYZ).
+        order: EulerOrder,
+        /// The order the layers compose rotations in (`q(e)` in the module docs): the
+        /// model's `RotationOrder` whether or not its rotation space is used, as ufbx reads it
+        /// for the blend.
+        blend_order: EulerOrder,
+    },
     /// The local scale factors (FBX `Lcl Scaling`).
     Scale,
     /// A scalar property, named and evaluated as [`ChannelTarget::Property`] (FBX
@@ -161,7 +168,7 @@ impl LayerBlend {
     /// [`LayerBlend::value`].
     pub fn sample(&self, frame: f64) -> DVec3 {
         let (is_rot, is_scale, order) = match self.value {
-            LayeredValue::Rotation(order) => (true, false, order),
+            LayeredValue::Rotation { blend_order, .. } => (true, false, blend_order),
             LayeredValue::Scale => (false, true, EulerOrder::Xyz),
             _ => (false, false, EulerOrder::Xyz),
         };
@@ -180,7 +187,7 @@ impl LayerBlend {
     /// The blended local rotation at `frame`, for [`LayeredValue::Rotation`].
     pub fn sample_rotation(&self, frame: f64) -> Option<DQuat> {
         match self.value {
-            LayeredValue::Rotation(order) => {
+            LayeredValue::Rotation { order, .. } => {
                 Some(order.to_quat(self.sample(frame) * (std::f64::consts::PI / 180.0)))
             }
             _ => None,
@@ -216,7 +223,7 @@ impl LayerBlend {
     pub fn transform_part(&self) -> Option<usize> {
         match self.value {
             LayeredValue::Translation => Some(0),
-            LayeredValue::Rotation(_) => Some(1),
+            LayeredValue::Rotation { .. } => Some(1),
             LayeredValue::Scale => Some(2),
             LayeredValue::Property(_) => None,
         }
@@ -368,13 +375,33 @@ mod tests {
         r.constants = [Some(0.0), Some(0.0), None];
         r.weight = 0.5;
         let b = LayerBlend {
-            value: LayeredValue::Rotation(EulerOrder::Xyz),
+            value: LayeredValue::Rotation { order: EulerOrder::Xyz, blend_order: EulerOrder::Xyz },
             rest: DVec3::new(90.0, 0.0, 0.0),
             layers: vec![r],
         };
         let want = DQuat::from_rotation_x(std::f64::consts::FRAC_PI_2)
             * DQuat::from_rotation_z(std::f64::consts::FRAC_PI_4);
         let got = b.sample_rotation(1.0).unwrap();
+        assert!(got.dot(want).abs() > 1.0 - 1e-12, "{got} {want}");
+    }
+
+    #[test]
+    fn rotations_compose_in_the_blend_order_and_apply_in_the_node_order() {
+        // Rest 90° about X, an additive layer of 90° about Z at full weight, composed in ZYX
+        // (Rx·Ry·Rz): Rx(90)·Rz(90) has the ZYX angles (90, 0, 90). A node that does not use
+        // its rotation space applies them in XYZ (Rz·Ry·Rx): Rz(90)·Rx(90).
+        let mut r = layer(false, BlendMode::Additive, None);
+        r.curves[2] = Some(ramp(90.0, 90.0));
+        r.constants = [Some(0.0), Some(0.0), None];
+        let b = LayerBlend {
+            value: LayeredValue::Rotation { order: EulerOrder::Xyz, blend_order: EulerOrder::Zyx },
+            rest: DVec3::new(90.0, 0.0, 0.0),
+            layers: vec![r],
+        };
+        assert!((b.sample(0.0) - DVec3::new(90.0, 0.0, 90.0)).abs().max_element() < 1e-9);
+        let h = std::f64::consts::FRAC_PI_2;
+        let want = DQuat::from_rotation_z(h) * DQuat::from_rotation_x(h);
+        let got = b.sample_rotation(0.0).unwrap();
         assert!(got.dot(want).abs() > 1.0 - 1e-12, "{got} {want}");
     }
 }

@@ -388,7 +388,7 @@ impl ChannelTarget {
             ChannelTarget::Layered(b) => match b.value {
                 LayeredValue::Translation => p.translation = b.sample(frame),
                 LayeredValue::Scale => p.scale = b.sample(frame),
-                LayeredValue::Rotation(_) => {
+                LayeredValue::Rotation { .. } => {
                     if let Some(q) = b.sample_rotation(frame) {
                         p.rotation = q;
                     }
@@ -452,7 +452,7 @@ impl ChannelTarget {
             ChannelTarget::Property { .. } => "property",
             ChannelTarget::Layered(b) => match b.value {
                 LayeredValue::Translation => "layered translation",
-                LayeredValue::Rotation(_) => "layered rotation",
+                LayeredValue::Rotation { .. } => "layered rotation",
                 LayeredValue::Scale => "layered scale",
                 LayeredValue::Property(_) => "layered property",
             },

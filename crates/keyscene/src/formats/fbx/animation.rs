@@ -65,7 +65,8 @@
 //! `RotationAccumulationMode`/`ScaleAccumulationMode`, in stack order, over the node's rest
 //! value, blended at the asked time by ufbx's rule ([`crate::anim::layers`]): `BlendMode` 0
 //! additive, 1 override, 2 override-passthrough. Rotations stay in degrees there (the rule
-//! composes Euler angles in the node's rotation order); a vector property other than
+//! composes Euler angles in the model's `RotationOrder`, even when its rotation space is not
+//! used and the blended angles then apply in XYZ); a vector property other than
 //! `Lcl Translation`/`Rotation`/`Scaling` is one blend per component a layer has a curve for
 //! (named `Prop|X` … as the single-layer channels), a blend shape's `DeformPercent` one blend
 //! per node showing the mesh. A curve node without curves is its layer's constant value
@@ -1026,8 +1027,15 @@ impl RestRotation<'_> {
         self.graph.object(id).filter(|o| o.class == "Model").map(|o| o.id)
     }
 
+    /// The order the node's rotation applies in ([`rotation_setup`]).
     fn order(&self, n: NodeId) -> Option<EulerOrder> {
         self.model(n).map(|id| rotation_setup(self.graph, id).order)
+    }
+
+    /// The model's `RotationOrder` as stored, whether or not its rotation space is used: the
+    /// order layers compose rotations in (as ufbx reads it for the blend).
+    fn stored_order(&self, n: NodeId) -> Option<EulerOrder> {
+        self.model(n).map(|id| EulerOrder::from_fbx(self.graph.get_i64(id, "RotationOrder", 0)))
     }
 
     fn degrees(&self, n: NodeId) -> Option<DVec3> {
@@ -1173,7 +1181,8 @@ fn push_layered(
         Target::Scaling(n) => push(n, blend(LayeredValue::Scale, rest, None)),
         Target::Rotation(n) => {
             let order = rest_rot.order(n).unwrap_or(EulerOrder::Xyz);
-            push(n, blend(LayeredValue::Rotation(order), rest, None));
+            let blend_order = rest_rot.stored_order(n).unwrap_or(EulerOrder::Xyz);
+            push(n, blend(LayeredValue::Rotation { order, blend_order }, rest, None));
         }
         Target::Morph(n, k) => {
             let name = morph_weight_property(k);

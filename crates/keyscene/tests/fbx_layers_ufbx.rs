@@ -17,6 +17,11 @@
 //!   world translation at the compared times, at least 1), as in `fbx_ufbx_differential`.
 //!   Nodes pair by name (several of one name: the closest), names ufbx made valid UTF-8 with
 //!   U+FFFD are skipped.
+//! - Layered node properties (`ChannelTarget::Layered` of a `LayeredValue::Property` on a
+//!   node, e.g. Maya's layered `Visibility`): the blended value at the same times against
+//!   `ufbx::evaluate_prop` of the node's property (component by `|X`, `|Y`, `|Z`), 1e-6
+//!   relative to the value's magnitude (at least 1). Properties ufbx does not find on the
+//!   node (those of cameras, lights, blend shapes) are not compared.
 //!
 //! Without a corpus every trial is reported ignored.
 
@@ -25,7 +30,7 @@ mod common;
 use std::path::Path;
 
 use glam::DMat4;
-use keyscene::anim::Time;
+use keyscene::anim::{ChannelTarget, Time};
 use libtest_mimic::Failed;
 
 /// Files that layer (grep `AnimationLayer` in the ASCII ones): the selection must hold them.
@@ -147,6 +152,58 @@ fn check(path: &Path, stacks: &[usize]) -> Result<usize, String> {
     Ok(compared)
 }
 
+/// The layered node properties of stack `s`'s animation against `ufbx::evaluate_prop` (module
+/// docs); the number of values compared.
+fn check_properties(path: &Path, stacks: &[usize]) -> Result<usize, String> {
+    let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
+    let theirs = ufbx::load_memory(&bytes, ufbx::LoadOpts::default())
+        .map_err(|e| format!("ufbx: {:?}", e.description))?;
+    let (scene, _) = keyscene::load_bytes(&bytes, Some(path), &Default::default())
+        .map_err(|e| format!("keyscene: {e}"))?;
+    let fps = theirs.settings.frames_per_second;
+    let fps = if fps > 0.0 && fps.is_finite() { fps } else { 24.0 };
+    let mut compared = 0;
+    for &s in stacks {
+        let stack = &theirs.anim_stacks[s];
+        let Some(anim) = scene.animations.get(s) else { continue };
+        for ch in &anim.channels {
+            let ChannelTarget::Layered(_) = &ch.target else { continue };
+            let Some(name) = ch.target.property_name() else { continue };
+            let (base, c) = match name.split_once('|') {
+                Some((b, axis)) => match axis {
+                    "X" => (b, 0),
+                    "Y" => (b, 1),
+                    "Z" => (b, 2),
+                    _ => continue,
+                },
+                None => (name, 0),
+            };
+            let node_name = &scene.nodes[ch.node].name;
+            let Some(node) = theirs.nodes.iter().find(|n| n.element.name == node_name.as_str())
+            else {
+                continue;
+            };
+            for t in times(stack, fps) {
+                let prop = ufbx::evaluate_prop(&stack.anim, &node.element, base, t);
+                if prop.flags.has_any(ufbx::PropFlags::NOT_FOUND) {
+                    break;
+                }
+                let want = [prop.value_vec4.x, prop.value_vec4.y, prop.value_vec4.z][c];
+                let got = ch.target.sample_property(t * anim.fps).map(|(_, v)| v);
+                let ok = got.is_some_and(|g| (g - want).abs() <= 1e-6 * want.abs().max(1.0));
+                if !ok {
+                    return Err(format!(
+                        "stack {s}, node {node_name:?} property {name} at t = {t} s: keyscene \
+                         {got:?}, ufbx {want}"
+                    ));
+                }
+                compared += 1;
+            }
+        }
+    }
+    Ok(compared)
+}
+
 fn main() {
     let corpus = common::corpus();
     let files: Vec<(common::ufbx_corpus::FbxFile, Vec<usize>)> =
@@ -172,7 +229,12 @@ fn main() {
             if n == 0 {
                 return Err(format!("{rel}: no node compared").into());
             }
-            eprintln!("{rel}: {} blending stacks, {n} node poses agree", stacks.len());
+            let p = check_properties(&file.path, &stacks)
+                .map_err(|e| Failed::from(format!("{rel}: {e}")))?;
+            eprintln!(
+                "{rel}: {} blending stacks, {n} node poses and {p} layered property values agree",
+                stacks.len()
+            );
             Ok(())
         }));
     }

@@ -72,9 +72,13 @@
 //! per node showing the mesh. A curve node without curves is its layer's constant value
 //! (`d|X` …) in such a blend, as in ufbx: Maya stores the blended result as the property, so
 //! a base layer's curveless node, not the stored value, is what the other layers add to
-//! (`ufbx/maya_anim_layers*`). The value under the layers is the node's rest transform, the
-//! morph target's default weight (percent), or a property's stored value (`Properties70` or
-//! template). Poses agree with ufbx's `evaluate_scene` between frames too
+//! (`ufbx/maya_anim_layers*`). A curveless node of a one-channel property (`d|Visibility` …)
+//! is left out, and the value under the layers of such a property is 0 (a blend shape's: its
+//! default weight in percent; transforms: the node's rest transform): ufbx reads no value
+//! from such a node (it looks up only `X`/`d|X` … there) and takes 0, and Maya writes one
+//! into the base layer, so the layered `Visibility` of `ufbx/maya_anim_layers*` agrees with
+//! ufbx this way (starting from the stored `Visibility` 1 would not). Poses and layered node
+//! properties agree with ufbx's `evaluate_scene` / `evaluate_prop` between frames too
 //! (`tests/fbx_layers_ufbx.rs`).
 
 use std::collections::HashMap;
@@ -419,10 +423,6 @@ struct Animated {
     /// The curve node's `d|X`, `d|Y`, `d|Z` (or `d|<Property>`) values: what components
     /// without a curve contribute in a layer.
     defaults: [Option<f64>; 3],
-    /// For a [`Target::Property`], the property's stored value (its object's `Properties70`
-    /// or template; missing components 0): what layers blend with when the stack's first
-    /// layer does not animate it, as in ufbx.
-    stored: DVec3,
 }
 
 struct Layer {
@@ -676,13 +676,7 @@ fn take_channel(
             read(sub, k);
         }
     }
-    (count > 0).then(|| Animated {
-        target: target.clone(),
-        curves,
-        count,
-        defaults,
-        stored: DVec3::ZERO,
-    })
+    (count > 0).then(|| Animated { target: target.clone(), curves, count, defaults })
 }
 
 /// The `Key` list of an FBX 6 channel (ufbx `ufbxi_read_take_anim_channel`): per key its
@@ -970,32 +964,20 @@ fn read_layer(
             } else {
                 continue;
             };
-            let mut stored = DVec3::ZERO;
-            if let Some(p) = graph.prop(obj.id, prop) {
-                for (c, v) in p.values.iter().take(3).enumerate() {
-                    stored[c] = v.as_f64().filter(|v| v.is_finite()).unwrap_or(0.0);
-                }
-            }
             for target in targets {
                 let mut defaults = defaults;
                 if defaults[0].is_none() {
                     defaults[0] = d(&format!("d|{prop}"));
                 }
-                out.props.push(Animated {
-                    target,
-                    curves: curves.clone(),
-                    count,
-                    defaults,
-                    stored,
-                });
+                out.props.push(Animated { target, curves: curves.clone(), count, defaults });
             }
         }
     }
     out
 }
 
-/// The scene's rest value of a target's three components (degrees for rotation); for a
-/// property, see [`Animated::stored`].
+/// The scene's rest value of a target's three components (degrees for rotation; 0 for other
+/// properties, see "Layers" in the module docs).
 fn rest_value(scene: &Scene, target: &Target, rest: &RestRotation<'_>) -> DVec3 {
     match target {
         Target::Translation(n) => scene.nodes[*n].transform.translation,
@@ -1148,10 +1130,7 @@ fn push_layered(
     anim: &mut Animation,
     rest_rot: &RestRotation<'_>,
 ) {
-    let rest = match (&target, members.first()) {
-        (Target::Property(..), Some(&(li, pi))) => layers[li].props[pi].stored,
-        _ => rest_value(scene, &target, rest_rot),
-    };
+    let rest = rest_value(scene, &target, rest_rot);
     // Every member's contribution, with its components picked by `pick` (all three, or one
     // moved to X).
     let blend = |value: LayeredValue, rest: DVec3, pick: Option<usize>| {

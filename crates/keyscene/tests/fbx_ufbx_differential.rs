@@ -30,16 +30,7 @@ use libtest_mimic::Trial;
 
 /// Known disagreements: (file, text the failure must contain, why). A listed file must still
 /// fail with that text: when it agrees with ufbx, or fails differently, the trial fails.
-const EXCEPTIONS: &[(&str, &str, &str)] = &[(
-    "magnum/animation-layer-nonlinear-weight.fbx",
-    "node \"pCube1\" at t = 0.85",
-    "translation differs by 2.8e-4 of the scene size mid-stack: a layer whose Weight is \
-         animated is blended by baking (fbx/animation.rs `bake`: the blend sampled at every \
-         whole frame and key, linear keys between), where ufbx blends at the asked time; \
-         t = 0.85 s is frame 20.4, between two samples, and the blend (weight curve times \
-         layer value) is not linear there. magnum's own expected values (fbx_magnum_refs) \
-         pass",
-)];
+const EXCEPTIONS: &[(&str, &str, &str)] = &[];
 
 fn to_dmat4(m: &ufbx::Matrix) -> DMat4 {
     DMat4::from_cols_array(&[

@@ -316,9 +316,10 @@ fn scalar_keys(t: &Track<f64>, lo: f64, hi: f64) -> Option<Vec<HermiteKey<f64>>>
 /// type composes like the plain product, `Scene::compose_world`).
 fn unscaled_ancestors(src: &Scene, node: usize) -> bool {
     let scale_curve = |p: usize| {
-        src.animations.iter().flat_map(|a| &a.channels).any(|c| {
-            c.node == p && matches!(c.target, ChannelTarget::Scale(_) | ChannelTarget::ScaleXyz(_))
-        })
+        src.animations
+            .iter()
+            .flat_map(|a| &a.channels)
+            .any(|c| c.node == p && part_of(&c.target) == Some(2))
     };
     let mut p = src.nodes[node].parent;
     while let Some(q) = p {
@@ -392,6 +393,7 @@ fn part_of(t: &ChannelTarget) -> Option<usize> {
         ChannelTarget::Translation(_) | ChannelTarget::TranslationXyz(_) => Some(0),
         ChannelTarget::Rotation(_) => Some(1),
         ChannelTarget::Scale(_) | ChannelTarget::ScaleXyz(_) => Some(2),
+        ChannelTarget::Layered(b) => b.transform_part(),
         _ => None,
     }
 }

@@ -16,13 +16,17 @@
 //! [`Scene::evaluate`] samples one animation at one time and returns a [`Pose`]: every node's
 //! local and world matrix, visibility, and the animated camera/light values. Rotation tracks
 //! have their own type, [`RotationTrack`], because 3DS rotation keys are relative axis-angle
-//! turns that only become orientations when accumulated (seed 000, "Tracks").
+//! turns that only become orientations when accumulated (seed 000, "Tracks"). A value that
+//! several FBX animation layers blend is kept as its layers ([`ChannelTarget::Layered`],
+//! [`layers`]) and blended at the asked time.
 
 pub mod curve;
 pub mod hermite;
+pub mod layers;
 pub mod tcb;
 
 pub use curve::{CycleMode, MORPH_WEIGHT_PROPERTY};
+pub use layers::{BlendMode, LayerBlend, LayerContribution, LayeredValue};
 pub use tcb::{hermite, tcb_tangents};
 
 use glam::{DMat4, DQuat, DVec3};
@@ -92,6 +96,7 @@ impl Animation {
                 | ChannelTarget::Hotspot(t)
                 | ChannelTarget::Falloff(t)
                 | ChannelTarget::Property { track: t, .. } => hold(t),
+                ChannelTarget::Layered(b) => b.tracks_mut().for_each(hold),
             }
         }
         a
@@ -148,6 +153,11 @@ pub enum ChannelTarget {
         /// The keys.
         track: Track<f64>,
     },
+    /// A translation, rotation, scale or property that several FBX animation layers animate,
+    /// or one layer with a partial or animated weight: the layers' curves kept as they are
+    /// and blended at the asked time by ufbx's rule ([`layers`]). Writers have no layer form
+    /// and resample it.
+    Layered(Box<LayerBlend>),
 }
 
 /// How a track continues outside its first and last key.
@@ -375,6 +385,16 @@ impl ChannelTarget {
             }
             ChannelTarget::TranslationXyz(c) => per_component(c, &mut p.translation),
             ChannelTarget::ScaleXyz(c) => per_component(c, &mut p.scale),
+            ChannelTarget::Layered(b) => match b.value {
+                LayeredValue::Translation => p.translation = b.sample(frame),
+                LayeredValue::Scale => p.scale = b.sample(frame),
+                LayeredValue::Rotation { .. } => {
+                    if let Some(q) = b.sample_rotation(frame) {
+                        p.rotation = q;
+                    }
+                }
+                LayeredValue::Property(_) => return false,
+            },
             _ => return false,
         }
         true
@@ -385,7 +405,33 @@ impl ChannelTarget {
     /// `ScalingOffset|…`, `ScalingPivot|…`; see [`Scene::evaluate`]): writers that keep a
     /// node's T/R/S curves must bake such a node instead, as they do static pivots.
     pub fn drives_pivots(&self) -> bool {
-        matches!(self, ChannelTarget::Property { name, .. } if pivot_component(name).is_some())
+        self.property_name().is_some_and(|name| pivot_component(name).is_some())
+    }
+
+    /// The property's name for a [`ChannelTarget::Property`] or a layered one
+    /// ([`LayeredValue::Property`]); `None` for every other channel.
+    pub fn property_name(&self) -> Option<&str> {
+        match self {
+            ChannelTarget::Property { name, .. } => Some(name),
+            ChannelTarget::Layered(b) => match &b.value {
+                LayeredValue::Property(name) => Some(name),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// The property's name and value at `frame` for a [`ChannelTarget::Property`] (`None`
+    /// when its track has no keys) or a layered one; `None` for every other channel.
+    pub fn sample_property(&self, frame: f64) -> Option<(&str, f64)> {
+        match self {
+            ChannelTarget::Property { name, track } => track.sample(frame).map(|v| (&**name, v)),
+            ChannelTarget::Layered(b) => match &b.value {
+                LayeredValue::Property(name) => Some((name, b.sample(frame).x)),
+                _ => None,
+            },
+            _ => None,
+        }
     }
 
     /// The track's name as the CLI shows it (`translation`, `rotation`, …).
@@ -404,10 +450,18 @@ impl ChannelTarget {
             ChannelTarget::TranslationXyz(_) => "translation",
             ChannelTarget::ScaleXyz(_) => "scale",
             ChannelTarget::Property { .. } => "property",
+            ChannelTarget::Layered(b) => match b.value {
+                LayeredValue::Translation => "layered translation",
+                LayeredValue::Rotation { .. } => "layered rotation",
+                LayeredValue::Scale => "layered scale",
+                LayeredValue::Property(_) => "layered property",
+            },
         }
     }
 
-    /// Number of keys in the track.
+    /// Number of keys in the track: of a per-component track, the most any component has; of
+    /// a [`ChannelTarget::Layered`] one, the distinct key frames over all its layers' curves
+    /// and weight tracks.
     pub fn key_count(&self) -> usize {
         match self {
             ChannelTarget::Translation(t) | ChannelTarget::Scale(t) | ChannelTarget::Color(t) => {
@@ -424,6 +478,7 @@ impl ChannelTarget {
                 c.iter().flatten().map(|t| t.keys.len()).max().unwrap_or(0)
             }
             ChannelTarget::Property { track, .. } => track.keys.len(),
+            ChannelTarget::Layered(b) => b.key_frames().len(),
         }
     }
 }
@@ -813,6 +868,10 @@ impl Scene {
     /// `RotationOffset`, `RotationPivot`, `ScalingOffset`, `ScalingPivot`) replace that
     /// component of the node's [`Pivots`](crate::scene::Pivots) (pre/post rotations as XYZ
     /// Euler degrees, the others in scene units) before its local matrix is made.
+    ///
+    /// A [`ChannelTarget::Layered`] channel blends its layers at exactly this time ([`layers`])
+    /// and then acts as the plain channel of its value (translation, rotation, scale, or the
+    /// named property as above).
     pub fn evaluate(&self, animation: Option<usize>, time: Time) -> Pose {
         let anim = animation.and_then(|i| self.animations.get(i));
         let fps = anim.map(|a| a.fps).unwrap_or(THREE_DS_FPS);
@@ -863,43 +922,37 @@ impl Scene {
                             camera_roll[*c] = v;
                         }
                     }
-                    ChannelTarget::Property { name, track } if pivot_component(name).is_some() => {
-                        let (part, c) = pivot_component(name).unwrap_or(("", 0));
-                        let Some(v) = track.sample(frame) else { continue };
-                        let i = match pivots.iter().position(|o| o.0 == ch.node) {
-                            Some(i) => i,
-                            None => {
-                                let pv = self.nodes[ch.node].pivots.as_deref().copied();
-                                pivots.push((ch.node, pv.unwrap_or_default(), false));
-                                pivots.len() - 1
+                    ChannelTarget::Property { .. } | ChannelTarget::Layered(_) => {
+                        let Some((name, v)) = ch.target.sample_property(frame) else { continue };
+                        if let Some((part, c)) = pivot_component(name) {
+                            let i = match pivots.iter().position(|o| o.0 == ch.node) {
+                                Some(i) => i,
+                                None => {
+                                    let pv = self.nodes[ch.node].pivots.as_deref().copied();
+                                    pivots.push((ch.node, pv.unwrap_or_default(), false));
+                                    pivots.len() - 1
+                                }
+                            };
+                            let (_, pv, rotated) = &mut pivots[i];
+                            match part {
+                                "PreRotation" => pv.pre_rotation_degrees[c] = v,
+                                "PostRotation" => pv.post_rotation_degrees[c] = v,
+                                "RotationOffset" => pv.rotation_offset[c] = v,
+                                "RotationPivot" => pv.rotation_pivot[c] = v,
+                                "ScalingOffset" => pv.scaling_offset[c] = v,
+                                _ => pv.scaling_pivot[c] = v,
                             }
-                        };
-                        let (_, pv, rotated) = &mut pivots[i];
-                        match part {
-                            "PreRotation" => pv.pre_rotation_degrees[c] = v,
-                            "PostRotation" => pv.post_rotation_degrees[c] = v,
-                            "RotationOffset" => pv.rotation_offset[c] = v,
-                            "RotationPivot" => pv.rotation_pivot[c] = v,
-                            "ScalingOffset" => pv.scaling_offset[c] = v,
-                            _ => pv.scaling_pivot[c] = v,
-                        }
-                        *rotated |= matches!(part, "PreRotation" | "PostRotation");
-                    }
-                    ChannelTarget::Property { name, track } if name == "Visibility" => {
-                        // FBX: shown when the value truncates to a non-zero integer (ufbx
-                        // `node->visible`), so 0.5 hides.
-                        if let Some(v) = track.sample(frame) {
+                            *rotated |= matches!(part, "PreRotation" | "PostRotation");
+                        } else if name == "Visibility" {
+                            // FBX: shown when the value truncates to a non-zero integer (ufbx
+                            // `node->visible`), so 0.5 hides.
                             hidden[ch.node] = v.is_nan() || v.abs() < 1.0;
-                        }
-                    }
-                    ChannelTarget::Property { name, track } => {
-                        let Some(k) = curve::morph_target_of(name) else { continue };
-                        let Some(m) = self.nodes[ch.node].mesh else { continue };
-                        if let (Some(w), Some(v)) = (
-                            morph_weights.get_mut(m).and_then(|w| w.get_mut(k)),
-                            track.sample(frame),
-                        ) {
-                            *w = v / 100.0;
+                        } else {
+                            let Some(k) = curve::morph_target_of(name) else { continue };
+                            let Some(m) = self.nodes[ch.node].mesh else { continue };
+                            if let Some(w) = morph_weights.get_mut(m).and_then(|w| w.get_mut(k)) {
+                                *w = v / 100.0;
+                            }
                         }
                     }
                     ChannelTarget::Translation(_)

@@ -57,16 +57,29 @@
 //!
 //! # Layers
 //! One [`Animation`] per stack, with the stack's layers merged as ufbx evaluates them: a
-//! property animated by a single full-weight layer keeps its curves exactly. A property that
-//! several layers animate, or whose layer weight is below 100 % or animated, is **baked**:
-//! sampled on every frame of the stack (and on every key time of the curves involved) with the
-//! layer rules — `BlendMode` 0 additive (`value += weight · layer`; scale multiplies by
-//! `layer^weight` and rotation composes quaternions when the layer's accumulation mode is 0),
-//! 1 override (replace), 2 override-passthrough (`mix(value, layer, weight)`) — into linear keys.
-//! A curve node without curves is its layer's constant value (`d|X` …) in such a blend, as in
-//! ufbx: Maya stores the blended result as the property, so a base layer's curveless node,
-//! not the stored value, is what the other layers add to (`ufbx/maya_anim_layers*`).
-//! Between baked samples the result is linear, so it is exact on frames and close between.
+//! property animated by a single layer that replaces it (the stack's first layer, or a lone
+//! override layer) keeps its curves exactly. A property that several layers animate, or whose
+//! only layer blends (additive or override-passthrough, at any weight — partial, animated or
+//! full), becomes one [`ChannelTarget::Layered`]: every member layer's curves, curve node
+//! values, `BlendMode`, `Weight` (÷ 100) and `Weight` curve (percent), and
+//! `RotationAccumulationMode`/`ScaleAccumulationMode`, in stack order, over the node's rest
+//! value, blended at the asked time by ufbx's rule ([`crate::anim::layers`]): `BlendMode` 0
+//! additive, 1 override, 2 override-passthrough. Rotations stay in degrees there (the rule
+//! composes Euler angles in the model's `RotationOrder`, even when its rotation space is not
+//! used and the blended angles then apply in XYZ); a vector property other than
+//! `Lcl Translation`/`Rotation`/`Scaling` is one blend per component a layer has a curve for
+//! (named `Prop|X` … as the single-layer channels), a blend shape's `DeformPercent` one blend
+//! per node showing the mesh. A curve node without curves is its layer's constant value
+//! (`d|X` …) in such a blend, as in ufbx: Maya stores the blended result as the property, so
+//! a base layer's curveless node, not the stored value, is what the other layers add to
+//! (`ufbx/maya_anim_layers*`). A curveless node of a one-channel property (`d|Visibility` …)
+//! is left out, and the value under the layers of such a property is 0 (a blend shape's: its
+//! default weight in percent; transforms: the node's rest transform): ufbx reads no value
+//! from such a node (it looks up only `X`/`d|X` … there) and takes 0, and Maya writes one
+//! into the base layer, so the layered `Visibility` of `ufbx/maya_anim_layers*` agrees with
+//! ufbx this way (starting from the stored `Visibility` 1 would not). Poses and layered node
+//! properties agree with ufbx's `evaluate_scene` / `evaluate_prop` between frames too
+//! (`tests/fbx_layers_ufbx.rs`).
 
 use std::collections::HashMap;
 
@@ -79,8 +92,8 @@ use crate::anim::curve::{
     auto_slope, auto_slope_one_side, morph_weight_property, tcb_slopes, AutoRules,
 };
 use crate::anim::{
-    Animation, Channel, ChannelTarget, CycleMode, Extrapolation, Interpolation, Key, RotationTrack,
-    Track,
+    Animation, BlendMode, Channel, ChannelTarget, CycleMode, Extrapolation, Interpolation, Key,
+    LayerBlend, LayerContribution, LayeredValue, RotationTrack, Track,
 };
 use crate::scene::{EulerOrder, NodeId, NodeKind, Scene, Warning};
 
@@ -405,8 +418,6 @@ enum Target {
 /// One animated property in one layer: its target, the curves per component.
 struct Animated {
     target: Target,
-    /// Name of the source property (for naming vector components).
-    prop: String,
     curves: [Option<Track<f64>>; 3],
     count: usize,
     /// The curve node's `d|X`, `d|Y`, `d|Z` (or `d|<Property>`) values: what components
@@ -417,7 +428,7 @@ struct Animated {
 struct Layer {
     weight: f64,
     weight_curve: Option<Track<f64>>,
-    mode: i64,
+    mode: BlendMode,
     compose_rotation: bool,
     compose_scale: bool,
     props: Vec<Animated>,
@@ -536,7 +547,7 @@ fn import_takes(
         let mut layer = Layer {
             weight: 1.0,
             weight_curve: None,
-            mode: 1,
+            mode: BlendMode::Override,
             compose_rotation: true,
             compose_scale: true,
             props: Vec::new(),
@@ -665,7 +676,7 @@ fn take_channel(
             read(sub, k);
         }
     }
-    (count > 0).then(|| Animated { target: target.clone(), prop, curves, count, defaults })
+    (count > 0).then(|| Animated { target: target.clone(), curves, count, defaults })
 }
 
 /// The `Key` list of an FBX 6 channel (ufbx `ufbxi_read_take_anim_channel`): per key its
@@ -879,7 +890,7 @@ fn read_layer(
     let mut out = Layer {
         weight: (graph.get_f64(layer.id, "Weight", 100.0) / 100.0).clamp(0.0, 1.0),
         weight_curve: None,
-        mode: graph.get_i64(layer.id, "BlendMode", 0),
+        mode: BlendMode::from_fbx(graph.get_i64(layer.id, "BlendMode", 0)),
         compose_rotation: graph.get_i64(layer.id, "RotationAccumulationMode", 0) == 0,
         compose_scale: graph.get_i64(layer.id, "ScaleAccumulationMode", 0) == 0,
         props: Vec::new(),
@@ -958,20 +969,15 @@ fn read_layer(
                 if defaults[0].is_none() {
                     defaults[0] = d(&format!("d|{prop}"));
                 }
-                out.props.push(Animated {
-                    target,
-                    prop: prop.to_string(),
-                    curves: curves.clone(),
-                    count,
-                    defaults,
-                });
+                out.props.push(Animated { target, curves: curves.clone(), count, defaults });
             }
         }
     }
     out
 }
 
-/// The scene's rest value of a target's three components (degrees for rotation).
+/// The scene's rest value of a target's three components (degrees for rotation; 0 for other
+/// properties, see "Layers" in the module docs).
 fn rest_value(scene: &Scene, target: &Target, rest: &RestRotation<'_>) -> DVec3 {
     match target {
         Target::Translation(n) => scene.nodes[*n].transform.translation,
@@ -1003,8 +1009,15 @@ impl RestRotation<'_> {
         self.graph.object(id).filter(|o| o.class == "Model").map(|o| o.id)
     }
 
+    /// The order the node's rotation applies in ([`rotation_setup`]).
     fn order(&self, n: NodeId) -> Option<EulerOrder> {
         self.model(n).map(|id| rotation_setup(self.graph, id).order)
+    }
+
+    /// The model's `RotationOrder` as stored, whether or not its rotation space is used: the
+    /// order layers compose rotations in (as ufbx reads it for the blend).
+    fn stored_order(&self, n: NodeId) -> Option<EulerOrder> {
+        self.model(n).map(|id| EulerOrder::from_fbx(self.graph.get_i64(id, "RotationOrder", 0)))
     }
 
     fn degrees(&self, n: NodeId) -> Option<DVec3> {
@@ -1033,67 +1046,27 @@ fn merge_layers(scene: &Scene, layers: Vec<Layer>, anim: &mut Animation, graph: 
             members.iter().copied().filter(|&(li, pi)| layers[li].props[pi].count > 0).collect();
         let Some(&first) = animated.first() else { continue };
         // The first layer replaces the stored value, as does a lone override layer; anything
-        // else blends and is baked.
+        // else is kept as its layers and blended when sampled.
         // (A lone override layer on top replaces whatever curveless nodes lie under it.)
         let last = members.last().map_or(first, |&m| m);
         let simple = animated.len() == 1
-            && (members.len() == 1 && first.0 == 0 || layers[first.0].mode == 1 && last == first);
-        let curves: [Option<Track<f64>>; 3] = if simple {
-            layers[first.0].props[first.1].curves.clone()
+            && (members.len() == 1 && first.0 == 0
+                || layers[first.0].mode == BlendMode::Override && last == first);
+        if simple {
+            let p = &layers[first.0].props[first.1];
+            push_channels(anim, target, p.curves.clone(), p.count, &rest);
         } else {
-            bake(
-                scene,
-                &layers,
-                &members,
-                &target,
-                &rest,
-                rest.order(node_of(&target)),
-                anim.frame_range,
-            )
-        };
-        let count = layers[first.0].props[first.1].count;
-        let prop = layers[first.0].props[first.1].prop.clone();
-        push_channels(anim, target, curves, count, &prop, &rest);
+            push_layered(scene, &layers, &members, target, anim, &rest);
+        }
     }
 }
 
-fn node_of(t: &Target) -> NodeId {
-    match t {
-        Target::Translation(n)
-        | Target::Rotation(n)
-        | Target::Scaling(n)
-        | Target::Morph(n, _)
-        | Target::Property(n, _) => *n,
-    }
-}
-
-/// Euler angles in degrees (about X, Y, Z) of `q` in `order`.
-fn euler_of(q: glam::DQuat, order: EulerOrder) -> DVec3 {
-    use glam::EulerRot as E;
-    // glam names intrinsic orders (`ZYX` is Rz·Ry·Rx, keyscene's `Xyz`) and returns the angles
-    // in its order's sequence; `axes` says which of X, Y, Z each one is.
-    let (rot, axes) = match order {
-        EulerOrder::Xyz => (E::ZYX, [2, 1, 0]),
-        EulerOrder::Xzy => (E::YZX, [1, 2, 0]),
-        EulerOrder::Yzx => (E::XZY, [0, 2, 1]),
-        EulerOrder::Yxz => (E::ZXY, [2, 0, 1]),
-        EulerOrder::Zxy => (E::YXZ, [1, 0, 2]),
-        EulerOrder::Zyx => (E::XYZ, [0, 1, 2]),
-    };
-    let (a, b, c) = q.to_euler(rot);
-    let mut r = DVec3::ZERO;
-    r[axes[0]] = a;
-    r[axes[1]] = b;
-    r[axes[2]] = c;
-    r * (180.0 / std::f64::consts::PI)
-}
-
+/// Pushes the channels of a property one layer animates alone, with its curves.
 fn push_channels(
     anim: &mut Animation,
     target: Target,
     curves: [Option<Track<f64>>; 3],
     count: usize,
-    prop: &str,
     rest_rot: &RestRotation<'_>,
 ) {
     match target {
@@ -1122,7 +1095,6 @@ fn push_channels(
             }
         }
         Target::Property(node, name) => {
-            let _ = prop;
             for (i, c) in curves.into_iter().enumerate() {
                 let Some(track) = c else { continue };
                 let name =
@@ -1146,141 +1118,70 @@ fn scale_track(mut t: Track<f64>, s: f64) -> Track<f64> {
     t
 }
 
-/// Bakes a property several layers (or a partial-weight layer) animate into linear keys.
-#[allow(clippy::too_many_arguments)]
-fn bake(
+/// Pushes the channels of a property that several layers animate, or one layer of partial or
+/// animated weight: a [`ChannelTarget::Layered`] with every member layer's curves and curve
+/// node values (`members`: (layer, property) in stack order), blended when sampled. A vector
+/// property that is not a transform part is one blend per component a layer has a curve for.
+fn push_layered(
     scene: &Scene,
     layers: &[Layer],
     members: &[(usize, usize)],
-    target: &Target,
+    target: Target,
+    anim: &mut Animation,
     rest_rot: &RestRotation<'_>,
-    order: Option<EulerOrder>,
-    range: (f64, f64),
-) -> [Option<Track<f64>>; 3] {
-    // Sample frames: every whole frame of the range plus every key frame involved.
-    let mut frames: Vec<f64> = Vec::new();
-    let (mut lo, mut hi) = range;
-    for &(li, pi) in members {
-        for t in layers[li].props[pi].curves.iter().flatten().chain(layers[li].weight_curve.iter())
-        {
-            for k in &t.keys {
-                frames.push(k.frame);
-                lo = lo.min(k.frame);
-                hi = hi.max(k.frame);
-            }
-        }
-    }
-    if lo.is_finite() && hi.is_finite() && hi - lo < 1e5 {
-        let mut f = lo.floor();
-        while f <= hi.ceil() {
-            frames.push(f);
-            f += 1.0;
-        }
-    }
-    frames.sort_by(|a, b| a.total_cmp(b));
-    frames.dedup();
-    let rest = rest_value(scene, target, rest_rot);
-    let is_rot = matches!(target, Target::Rotation(_));
-    let is_scale = matches!(target, Target::Scaling(_));
-    let order = order.unwrap_or(EulerOrder::Xyz);
-    let mut comps: [Vec<Key<f64>>; 3] = [Vec::new(), Vec::new(), Vec::new()];
-    let mut used = [false; 3];
-    for &f in &frames {
-        let mut value = rest;
-        for (li, l) in layers.iter().enumerate() {
-            let Some(&(_, pi)) = members.iter().find(|m| m.0 == li) else {
-                continue;
-            };
+) {
+    let rest = rest_value(scene, &target, rest_rot);
+    // Every member's contribution, with its components picked by `pick` (all three, or one
+    // moved to X).
+    let blend = |value: LayeredValue, rest: DVec3, pick: Option<usize>| {
+        let contributions = members.iter().map(|&(li, pi)| {
+            let l = &layers[li];
             let p = &l.props[pi];
-            // Components without a curve take the curve node's value, else the stored one.
-            let mut lv = value;
-            for (c, t) in p.curves.iter().enumerate() {
-                match t.as_ref().and_then(|t| t.sample(f)) {
-                    Some(v) => {
-                        lv[c] = v;
-                        used[c] = true;
-                    }
-                    None => {
-                        if let Some(d) = p.defaults[c] {
-                            lv[c] = d;
-                        }
-                    }
+            let (curves, constants) = match pick {
+                None => (p.curves.clone(), p.defaults),
+                Some(c) => ([p.curves[c].clone(), None, None], [p.defaults[c], None, None]),
+            };
+            LayerContribution {
+                first_in_stack: li == 0,
+                mode: l.mode,
+                weight: l.weight,
+                weight_track: l.weight_curve.clone(),
+                compose_rotation: l.compose_rotation,
+                compose_scale: l.compose_scale,
+                curves,
+                constants,
+            }
+        });
+        ChannelTarget::from(LayerBlend { value, rest, layers: contributions.collect() })
+    };
+    let mut push = |node, target| anim.channels.push(Channel { node, target });
+    match target {
+        Target::Translation(n) => push(n, blend(LayeredValue::Translation, rest, None)),
+        Target::Scaling(n) => push(n, blend(LayeredValue::Scale, rest, None)),
+        Target::Rotation(n) => {
+            let order = rest_rot.order(n).unwrap_or(EulerOrder::Xyz);
+            let blend_order = rest_rot.stored_order(n).unwrap_or(EulerOrder::Xyz);
+            push(n, blend(LayeredValue::Rotation { order, blend_order }, rest, None));
+        }
+        Target::Morph(n, k) => {
+            let name = morph_weight_property(k);
+            push(n, blend(LayeredValue::Property(name), rest, Some(0)));
+        }
+        Target::Property(n, name) => {
+            let count = members.iter().map(|&(li, pi)| layers[li].props[pi].count).max();
+            for c in 0..3 {
+                if !members.iter().any(|&(li, pi)| layers[li].props[pi].curves[c].is_some()) {
+                    continue;
                 }
+                let name = if count.unwrap_or(0) > 1 {
+                    format!("{name}|{}", ["X", "Y", "Z"][c])
+                } else {
+                    name.clone()
+                };
+                let rest = DVec3::new(rest[c], 0.0, 0.0);
+                push(n, blend(LayeredValue::Property(name), rest, Some(c)));
             }
-            if li == 0 {
-                value = lv;
-                continue;
-            }
-            let mut w = l.weight;
-            if l.mode != 1 {
-                if let Some(v) = l.weight_curve.as_ref().and_then(|t| t.sample(f)) {
-                    w = (v / 100.0).clamp(0.0, 1.0);
-                }
-            }
-            let w = if w > 0.99999 { 1.0 } else { w };
-            value = combine(l, value, lv, w, is_rot, is_scale, order);
         }
-        for c in 0..3 {
-            comps[c].push(Key { frame: f, value: value[c], interpolation: Interpolation::Linear });
-        }
-    }
-    let mut out: [Option<Track<f64>>; 3] = [None, None, None];
-    for c in 0..3 {
-        if used[c] || is_rot {
-            out[c] = Some(Track::new(std::mem::take(&mut comps[c])));
-        }
-    }
-    out
-}
-
-fn pow_abs(v: f64, e: f64) -> f64 {
-    if e <= 0.0 {
-        return 1.0;
-    }
-    if e >= 1.0 {
-        return v;
-    }
-    v.signum() * v.abs().powf(e)
-}
-
-/// ufbx's layer combination rule for one property (see "Layers").
-fn combine(
-    l: &Layer,
-    base: DVec3,
-    v: DVec3,
-    w: f64,
-    is_rot: bool,
-    is_scale: bool,
-    order: EulerOrder,
-) -> DVec3 {
-    let additive = l.mode == 0;
-    let blended = l.mode == 0 || l.mode == 2;
-    let to_rad = std::f64::consts::PI / 180.0;
-    let q = |e: DVec3| order.to_quat(e * to_rad);
-    if additive {
-        if l.compose_scale && is_scale {
-            DVec3::new(base.x * pow_abs(v.x, w), base.y * pow_abs(v.y, w), base.z * pow_abs(v.z, w))
-        } else if l.compose_rotation && is_rot {
-            let b = glam::DQuat::IDENTITY.slerp(q(v), w);
-            euler_of(q(base) * b, order)
-        } else {
-            base + v * w
-        }
-    } else if blended {
-        if l.compose_scale && is_scale {
-            let r = 1.0 - w;
-            DVec3::new(
-                pow_abs(base.x, r) * pow_abs(v.x, w),
-                pow_abs(base.y, r) * pow_abs(v.y, w),
-                pow_abs(base.z, r) * pow_abs(v.z, w),
-            )
-        } else if l.compose_rotation && is_rot {
-            euler_of(q(base).slerp(q(v), w), order)
-        } else {
-            base * (1.0 - w) + v * w
-        }
-    } else {
-        v
     }
 }
 
@@ -1290,16 +1191,6 @@ mod tests {
 
     fn bits(x: f32) -> f32 {
         x
-    }
-
-    #[test]
-    fn euler_of_inverts_to_quat_in_every_order() {
-        let deg = DVec3::new(10.0, -35.0, 70.0);
-        for order in EulerOrder::ALL {
-            let q = order.to_quat(deg * (std::f64::consts::PI / 180.0));
-            let back = euler_of(q, order);
-            assert!((back - deg).abs().max_element() < 1e-9, "{order:?}: {back}");
-        }
     }
 
     #[test]

@@ -1271,13 +1271,17 @@ impl Out {
                 ChannelTarget::Fov(t) if t.is_animated() => "camera FOV tracks are not animated",
                 // Morph weights are written; animated pivots are baked into the resampled
                 // node's transform.
-                ChannelTarget::Property { name, .. }
-                    if crate::anim::curve::morph_target_of(name).is_some()
-                        || ch.target.drives_pivots() =>
+                ChannelTarget::Property { .. } | ChannelTarget::Layered(_)
+                    if ch.target.property_name().is_some_and(|name| {
+                        crate::anim::curve::morph_target_of(name).is_some()
+                            || ch.target.drives_pivots()
+                    }) =>
                 {
                     continue
                 }
-                ChannelTarget::Property { track, .. } if track.is_animated() => {
+                ChannelTarget::Property { .. } | ChannelTarget::Layered(_)
+                    if ch.target.property_name().is_some() && ch.target.key_count() > 1 =>
+                {
                     "property tracks (FBX Visibility, Intensity …) other than morph weights are \
                      not animated"
                 }
@@ -1425,6 +1429,12 @@ fn keyed_vec3(
             (ChannelTarget::TranslationXyz(x), false) | (ChannelTarget::ScaleXyz(x), true) => {
                 Some((None, Some(x)))
             }
+            // Layers blended at the asked time have no key form: resampled.
+            (ChannelTarget::Layered(b), _)
+                if b.transform_part() == Some(if scale { 2 } else { 0 }) =>
+            {
+                return None
+            }
             _ => None,
         };
         if hit.is_some() {
@@ -1531,6 +1541,11 @@ fn keyed_rotation(channels: &[&ChannelTarget], range: (f64, f64), fps: f64) -> O
             }
             found = Some(r);
         }
+        if let ChannelTarget::Layered(b) = c {
+            if b.transform_part() == Some(1) {
+                return None;
+            }
+        }
     }
     let RotationTrack::Quat(track) = found? else { return None };
     let keys = &track.keys;
@@ -1636,6 +1651,7 @@ fn key_frames(target: &ChannelTarget) -> Vec<Vec<f64>> {
             vec![frames(t)]
         }
         ChannelTarget::Property { track, .. } => vec![frames(track)],
+        ChannelTarget::Layered(b) => b.tracks().map(frames).collect(),
     }
 }
 

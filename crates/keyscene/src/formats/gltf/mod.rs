@@ -108,7 +108,9 @@
 //! becomes a linear end segment, a held end is repeated at the animation's last frame, and
 //! keys before frame 0 are cut exactly at 0 (value and slope there). Everything else is
 //! *resampled*, per channel — Euler and 3DS relative rotations, weighted Bézier, constant-next
-//! keys, jumps, cycles, nodes with pivots or other inherit types, aim helpers, morph weights —
+//! keys, jumps, cycles, values FBX animation layers blend
+//! ([`ChannelTarget::Layered`](crate::anim::ChannelTarget::Layered)), nodes with pivots or
+//! other inherit types, aim helpers, morph weights —
 //! as is every channel with [`WriteOptions::resample_fps`]: the scene is evaluated on a grid of
 //! one sample per source frame (or at `resample_fps`) anchored at the animation's first frame
 //! (so keys before frame 0 keep their phase), at every key in range (linear curves come out

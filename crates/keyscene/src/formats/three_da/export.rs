@@ -34,7 +34,9 @@
 //!   [`crate::anim::hermite`](mod@crate::anim::hermite)). Key times scaled to the output rate must be integer frames;
 //!   keys outside the range are cut exactly. A root under the axis conversion keeps its keys
 //!   turned when the conversion is a rotation (translation and quaternion keys turned; an
-//!   EULER track only when the turn is about its outermost axis). Everything else is
+//!   EULER track only when the turn is about its outermost axis). Parts that FBX animation
+//!   layers blend ([`ChannelTarget::Layered`]) have no key form and are resampled ("animation
+//!   layers blended"). Everything else is
 //!   **resampled** into LINEAR tracks — at every integer frame, or, past
 //!   [`RESAMPLE_BUDGET`] samples, at the source's key frames and an even grid (warned) — and
 //!   only those entities' local transforms are sampled per frame. [`ExportReport::tracks`]
@@ -685,6 +687,12 @@ enum Written {
     Rot(RotTrack),
 }
 
+/// Why a part driven by a [`ChannelTarget::Layered`] channel is resampled: 3DA has no layers,
+/// and the blend of several curves (or of one with a partial or animated weight) has no key
+/// form.
+const LAYERS_BLENDED: &str =
+    "animation layers blended (FBX AnimationLayer weights or several layers)";
+
 /// One of an entity's position, rotation and scale: kept (the track and its source), or why
 /// it is resampled.
 type Planned = Result<(Written, TrackSource), String>;
@@ -735,6 +743,7 @@ fn ancestors_unscaled(scene: &Scene, anim: Option<&crate::anim::Animation>, id: 
                         })
                 }
                 ChannelTarget::ScaleXyz(c) => c.iter().flatten().all(one),
+                ChannelTarget::Layered(b) => b.transform_part() != Some(2),
                 _ => true,
             };
             if !unit {
@@ -910,6 +919,10 @@ fn keep_tracks(
                     });
             }
             ChannelTarget::Rotation(_) => {}
+            ChannelTarget::Layered(b) => match b.transform_part() {
+                Some(part) => out[part] = Err(LAYERS_BLENDED.into()),
+                None => report.dropped.push(format!("{name:?}: {} track", ch.target.name())),
+            },
             other => report.dropped.push(format!("{name:?}: {} track", other.name())),
         }
     }
@@ -1051,6 +1064,7 @@ fn channel_key_frames(t: &ChannelTarget) -> Vec<f64> {
         ChannelTarget::Rotation(RotationTrack::Relative(t)) => {
             t.keys.iter().map(|k| k.frame).collect()
         }
+        ChannelTarget::Layered(b) if b.transform_part().is_some() => b.key_frames(),
         _ => Vec::new(),
     }
 }

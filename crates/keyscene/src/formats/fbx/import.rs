@@ -55,11 +55,9 @@
 //! Animation is read by the FBX animation module from the same graph, with the ids in
 //! [`ImportIds`].
 
-use std::collections::HashMap;
-
 use glam::{DMat4, DQuat, DVec3, Vec2, Vec3, Vec4};
 
-use super::objects::{ConnectionKind, Object, ObjectGraph, ObjectProps, PropCache};
+use super::objects::{ConnectionKind, IdMap, Object, ObjectGraph, ObjectProps, PropCache};
 use super::tree::{NodeRef, Property};
 use crate::io::ReadOptions;
 use crate::scene::{
@@ -81,17 +79,17 @@ pub fn read(bytes: &[u8], opts: &ReadOptions) -> Result<(Scene, Vec<Warning>), s
 #[derive(Debug, Clone, Default)]
 pub struct ImportIds {
     /// `Model` object id → scene node.
-    pub nodes: HashMap<i64, usize>,
+    pub nodes: IdMap<usize>,
     /// `BlendShapeChannel` object id → (mesh index, morph target index) for every mesh the
     /// channel deforms.
-    pub morph_channels: HashMap<i64, Vec<(usize, usize)>>,
+    pub morph_channels: IdMap<Vec<(usize, usize)>>,
     /// Camera attribute (`NodeAttribute`, or the model in FBX 6) id → index into
     /// `Scene::cameras`.
-    pub cameras: HashMap<i64, usize>,
+    pub cameras: IdMap<usize>,
     /// Light attribute id → index into `Scene::lights`.
-    pub lights: HashMap<i64, usize>,
+    pub lights: IdMap<usize>,
     /// `Material` object id → index into `Scene::materials`.
-    pub materials: HashMap<i64, usize>,
+    pub materials: IdMap<usize>,
     /// The file's bind poses, in file order (the same as [`Scene::bind_poses`]).
     pub bind_poses: Vec<BindPose>,
     /// FBX 6 blend shapes, driven by a property of their model named after the shape:

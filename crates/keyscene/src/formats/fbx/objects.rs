@@ -42,6 +42,76 @@ pub const KTIME_PER_SECOND: i64 = 46_186_158_000;
 /// The id FBX 7 gives the scene root (`Model::Scene` in FBX 6), parent of the top-level nodes.
 pub const ROOT_ID: i64 = 0;
 
+/// A map keyed by FBX object ids, hashed with [`IdHash`].
+pub type IdMap<V> = HashMap<i64, V, IdHash>;
+
+/// Hashes FBX object ids (64-bit integers) for [`IdMap`]: one 64 × 64 → 128-bit multiply of
+/// the id, mixed with a per-process random seed, folded to 64 bits. The standard library's
+/// SipHash-1-3 was about a twentieth of loading `maya_kenney_character_7700_binary` (every
+/// object inserted once, looked up on each connection followed). The seed keeps a file from
+/// choosing ids that all land in one bucket (`synthetic_id_collision_7500_ascii`'s ids collide
+/// in ufbx's own hash, not in this one).
+#[derive(Debug, Clone, Copy)]
+pub struct IdHash {
+    seed: u64,
+}
+
+impl Default for IdHash {
+    fn default() -> Self {
+        use std::hash::BuildHasher;
+        static SEED: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+        let seed = *SEED.get_or_init(|| {
+            std::collections::hash_map::RandomState::new().hash_one(0x6b65_7973u64)
+        });
+        IdHash { seed }
+    }
+}
+
+impl std::hash::BuildHasher for IdHash {
+    type Hasher = IdHasher;
+    fn build_hasher(&self) -> IdHasher {
+        IdHasher { state: self.seed }
+    }
+}
+
+/// The hasher of [`IdHash`].
+#[derive(Debug, Clone)]
+pub struct IdHasher {
+    state: u64,
+}
+
+/// `a × b` as a 128-bit product, its halves xored (the mixing step of folded-multiply
+/// hashes).
+fn folded_multiply(a: u64, b: u64) -> u64 {
+    let p = u128::from(a) * u128::from(b);
+    (p as u64) ^ ((p >> 64) as u64)
+}
+
+/// An odd 64-bit constant with well-spread bits (the fractional part of π).
+const ID_HASH_MULTIPLIER: u64 = 0x243f_6a88_85a3_08d3;
+
+impl std::hash::Hasher for IdHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut b = [0u8; 8];
+            b[..chunk.len()].copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(b));
+        }
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.state = folded_multiply(self.state ^ v, ID_HASH_MULTIPLIER);
+    }
+    fn write_i64(&mut self, v: i64) {
+        self.write_u64(v as u64);
+    }
+    fn write_u8(&mut self, v: u8) {
+        self.write_u64(u64::from(v));
+    }
+    fn finish(&self) -> u64 {
+        self.state
+    }
+}
+
 /// One property of an object: `P: "Lcl Translation", "Lcl Translation", "", "A", 0, 0, 0`.
 #[derive(Debug, Clone, Copy)]
 pub struct Prop<'d, 'a> {
@@ -275,7 +345,7 @@ pub struct ObjectGraph<'d, 'a> {
     /// Problems survived (duplicate ids, connections to unknown objects are kept silently).
     pub warnings: Vec<GraphWarning>,
     objects: Vec<Object<'d, 'a>>,
-    by_id: HashMap<i64, u32>,
+    by_id: IdMap<u32>,
     /// Every object's and template's properties, 24 bytes each (name, record, header count);
     /// [`Prop`] views are made on lookup.
     props: Vec<PropEntry<'d>>,
@@ -433,7 +503,7 @@ impl<'d, 'a> ObjectGraph<'d, 'a> {
             settings: GlobalSettings::default(),
             warnings: Vec::new(),
             objects: Vec::new(),
-            by_id: HashMap::new(),
+            by_id: IdMap::default(),
             props: Vec::with_capacity(count_props(doc)),
             templates: Vec::new(),
             connections: Vec::new(),
@@ -447,6 +517,10 @@ impl<'d, 'a> ObjectGraph<'d, 'a> {
         let mut fbx6_names: HashMap<Vec<u8>, i64> = HashMap::new();
         let mut settings_record = doc.root("GlobalSettings");
         if let Some(objects) = doc.root("Objects") {
+            // At most one object per record: allocated once, not grown by doubling.
+            let records = objects.children().count();
+            g.objects.reserve_exact(records);
+            g.by_id.reserve(records);
             for node in objects.children() {
                 if node.name() == "GlobalSettings" {
                     settings_record = settings_record.or(Some(node));
@@ -688,6 +762,7 @@ impl<'d, 'a> ObjectGraph<'d, 'a> {
 
     fn read_connections(&mut self) {
         let Some(conns) = self.doc.root("Connections") else { return };
+        self.connections.reserve_exact(conns.children().count());
         for c in conns.children() {
             if c.name() != "C" && c.name() != "Connect" {
                 continue;
@@ -719,12 +794,26 @@ impl<'d, 'a> ObjectGraph<'d, 'a> {
         }
     }
 
+    /// Fills `by_parent` and `by_child`: connection indices in order of (id, index), which is
+    /// a stable sort by id. Each (id, index) pair is one `u128` (the id with its sign bit
+    /// flipped, so unsigned order is signed order, above the index): unique keys sorted
+    /// unstably as plain integers, without a look into `connections` per comparison.
     fn sort_connections(&mut self) {
-        let n = self.connections.len() as u32;
-        self.by_parent = (0..n).collect();
-        self.by_parent.sort_by_key(|&i| self.connections[i as usize].parent);
-        self.by_child = (0..n).collect();
-        self.by_child.sort_by_key(|&i| self.connections[i as usize].child);
+        let mut keys: Vec<u128> = Vec::with_capacity(self.connections.len());
+        for end in [0, 1] {
+            keys.clear();
+            keys.extend(self.connections.iter().enumerate().map(|(i, c)| {
+                let id = if end == 0 { c.parent } else { c.child };
+                (u128::from(id as u64 ^ (1 << 63)) << 32) | i as u128
+            }));
+            keys.sort_unstable();
+            let order = keys.iter().map(|&k| k as u32).collect();
+            if end == 0 {
+                self.by_parent = order;
+            } else {
+                self.by_child = order;
+            }
+        }
     }
 
     /// All objects in file order.
@@ -759,15 +848,20 @@ impl<'d, 'a> ObjectGraph<'d, 'a> {
     /// Connections whose parent is `id` (what is connected *to* it), in file order.
     pub fn children(&self, id: i64) -> impl Iterator<Item = &Connection<'d>> + '_ {
         let lo = self.by_parent.partition_point(|&i| self.connections[i as usize].parent < id);
-        let hi = self.by_parent.partition_point(|&i| self.connections[i as usize].parent <= id);
-        self.by_parent[lo..hi].iter().map(move |&i| &self.connections[i as usize])
+        // One search for the start; the run of `id`'s connections is walked, not searched for.
+        self.by_parent[lo..]
+            .iter()
+            .map(move |&i| &self.connections[i as usize])
+            .take_while(move |c| c.parent == id)
     }
 
     /// Connections whose child is `id` (what it is connected *to*), in file order.
     pub fn parents(&self, id: i64) -> impl Iterator<Item = &Connection<'d>> + '_ {
         let lo = self.by_child.partition_point(|&i| self.connections[i as usize].child < id);
-        let hi = self.by_child.partition_point(|&i| self.connections[i as usize].child <= id);
-        self.by_child[lo..hi].iter().map(move |&i| &self.connections[i as usize])
+        self.by_child[lo..]
+            .iter()
+            .map(move |&i| &self.connections[i as usize])
+            .take_while(move |c| c.child == id)
     }
 
     /// Objects connected to `id` object-to-object (`OO`) whose class is `class`, in file order.
@@ -825,14 +919,36 @@ impl<'d, 'a> ObjectGraph<'d, 'a> {
             .map(|e| e.view(self.doc))
     }
 
+    /// The values of property `name` of object `id` (after its header strings), found as
+    /// [`ObjectGraph::prop`] finds the property, without making the [`Prop`] view (whose type,
+    /// label and flags are checked as UTF-8 each time): what the typed getters read.
+    fn prop_values(&self, id: i64, name: &str) -> Option<&'d [Property<'a>]> {
+        let obj = self.object(id)?;
+        if obj.legacy {
+            return self.prop(id, name).map(|p| p.values);
+        }
+        let e = lookup(&self.props, obj.props, name).or_else(|| {
+            obj.template.and_then(|t| lookup(&self.props, self.templates[t as usize].props, name))
+        })?;
+        self.doc.node(e.record).properties().get(e.strings as usize..)
+    }
+
     /// A number property, or `default` when absent, not a number or not finite.
     pub fn get_f64(&self, id: i64, name: &str, default: f64) -> f64 {
-        self.prop(id, name).and_then(|p| p.f64()).filter(|v| v.is_finite()).unwrap_or(default)
+        self.prop_values(id, name)
+            .and_then(|v| v.first()?.as_f64())
+            .filter(|v| v.is_finite())
+            .unwrap_or(default)
     }
 
     /// An integer (enum, bool, KTime) property, or `default`.
     pub fn get_i64(&self, id: i64, name: &str, default: i64) -> i64 {
-        self.prop(id, name).and_then(|p| p.i64()).unwrap_or(default)
+        self.prop_values(id, name)
+            .and_then(|v| {
+                let v = v.first()?;
+                v.as_i64().or_else(|| v.as_f64().filter(|f| f.is_finite()).map(|f| f as i64))
+            })
+            .unwrap_or(default)
     }
 
     /// A three-number property (`Vector3D`, `Color`, `Lcl Translation`…), or `default` when
@@ -848,8 +964,9 @@ impl<'d, 'a> ObjectGraph<'d, 'a> {
             };
             self.legacy_transforms.get(&(id, k)).copied()
         };
-        self.prop(id, name)
-            .and_then(|p| p.vec3())
+        let n = |v: &[Property<'_>], k: usize| v.get(k).and_then(Property::as_f64);
+        self.prop_values(id, name)
+            .and_then(|v| Some([n(v, 0)?, n(v, 1)?, n(v, 2)?]))
             .or_else(legacy)
             .filter(|v| v.iter().all(|x| x.is_finite()))
             .unwrap_or(default)

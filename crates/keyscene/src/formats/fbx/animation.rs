@@ -428,7 +428,7 @@ fn curves_of<'g, 'd, 'a>(
         if obj.class != "AnimationCurve" {
             continue;
         }
-        let comp = match c.parent_prop {
+        let comp = match c.parent_prop() {
             Some("d|X") | Some("d|x") => 0,
             Some("d|Y") | Some("d|y") => 1,
             Some("d|Z") | Some("d|z") => 2,
@@ -525,7 +525,7 @@ pub(crate) fn import(
         let end = graph.prop(stack.id, "LocalStop").and_then(|p| p.i64());
         let to_frame = |t: i64| t as f64 / ktime as f64 * fps;
         let mut anim = Animation {
-            name: stack.name.clone(),
+            name: stack.name.to_string(),
             fps,
             frame_range: (0.0, 0.0),
             channels: Vec::new(),
@@ -567,10 +567,10 @@ fn import_takes(
     let mut shapes: HashMap<&str, i64> = HashMap::new();
     for o in graph.objects() {
         if o.class == "Model" {
-            by_name.entry(o.name.as_str()).or_insert(o.id);
+            by_name.entry(&*o.name).or_insert(o.id);
         }
         if o.sub_class == "BlendShapeChannel" {
-            shapes.entry(o.name.as_str()).or_insert(o.id);
+            shapes.entry(&*o.name).or_insert(o.id);
         }
     }
     let mut mesh_nodes: HashMap<usize, Vec<NodeId>> = HashMap::new();
@@ -962,7 +962,7 @@ fn read_layer(
             if c.kind != ConnectionKind::ObjectProperty {
                 continue;
             }
-            let Some(prop) = c.parent_prop else { continue };
+            let Some(prop) = c.parent_prop() else { continue };
             let Some(obj) = graph.object(c.parent) else {
                 continue;
             };
@@ -1061,7 +1061,7 @@ impl RestRotation<'_> {
 }
 
 /// Turns the layers of a stack into channels (see "Layers" in the module docs).
-fn merge_layers(scene: &Scene, layers: Vec<Layer>, anim: &mut Animation, graph: &ObjectGraph) {
+fn merge_layers(scene: &Scene, mut layers: Vec<Layer>, anim: &mut Animation, graph: &ObjectGraph) {
     let rest = RestRotation { graph, scene };
     // Group by target.
     let mut groups: Vec<(Target, Vec<(usize, usize)>)> = Vec::new();
@@ -1087,7 +1087,8 @@ fn merge_layers(scene: &Scene, layers: Vec<Layer>, anim: &mut Animation, graph: 
         let simple = animated.len() == 1
             && (members.len() == 1 && first.0 == 0 || layers[first.0].mode == 1 && last == first);
         let curves: [Option<Track<f64>>; 3] = if simple {
-            layers[first.0].props[first.1].curves.clone()
+            // Moved out, not copied: a property belongs to one group only.
+            std::mem::take(&mut layers[first.0].props[first.1].curves)
         } else {
             bake(
                 scene,

@@ -398,7 +398,7 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
                 };
             let emissive = color("EmissiveColor", "Emissive", Some("EmissiveFactor"), [0.0; 3]);
             let mut m = Material {
-                name: obj.name.clone(),
+                name: obj.name.to_string(),
                 ambient: color("AmbientColor", "Ambient", Some("AmbientFactor"), [0.0; 3]),
                 diffuse: color("DiffuseColor", "Diffuse", Some("DiffuseFactor"), [0.8; 3]),
                 specular: color("SpecularColor", "Specular", None, [0.0; 3]),
@@ -414,7 +414,7 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
                 let Some(tex) = g.object(c.child).filter(|o| o.class == "Texture") else {
                     continue;
                 };
-                let slot = match c.parent_prop.unwrap_or("") {
+                let slot = match c.parent_prop().unwrap_or("") {
                     "DiffuseColor" | "Diffuse" => MapSlot::Diffuse,
                     "TransparentColor" | "TransparencyFactor" | "Opacity" => MapSlot::Opacity,
                     "Bump" | "NormalMap" | "BumpFactor" => MapSlot::Bump,
@@ -501,6 +501,7 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
         // (10,000 models in `synthetic_id_collision`).
         let models = g.objects().iter().filter(|o| o.class == "Model").count();
         self.scene.nodes.reserve_exact(models);
+        self.ids.nodes.reserve(models);
         let mut cache = PropCache::new(&TRANSFORM_PROPS);
         for obj in g.objects().iter().filter(|o| o.class == "Model") {
             let id = obj.id;
@@ -1147,8 +1148,8 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
                 };
                 nodes.push((node, m));
             }
-            self.ids.bind_poses.push(BindPose { name: pose.name.clone(), nodes: nodes.clone() });
-            self.scene.bind_poses.push(BindPose { name: pose.name.clone(), nodes });
+            self.ids.bind_poses.push(BindPose { name: pose.name.to_string(), nodes: nodes.clone() });
+            self.scene.bind_poses.push(BindPose { name: pose.name.to_string(), nodes });
         }
     }
 
@@ -1170,29 +1171,34 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
     fn hierarchy(&mut self) {
         let g = self.graph;
         let count = self.scene.nodes.len();
-        let mut parent: Vec<Option<usize>> = vec![None; count];
+        // Parent of each node, `NONE` for roots: 4 bytes a node (scene nodes are counted in
+        // `u32`, as the record tree's), not the 16 of an `Option<usize>`, at the load's peak.
+        const NONE: u32 = u32::MAX;
+        let mut parent: Vec<u32> = vec![NONE; count];
         for (i, node) in self.scene.nodes.iter().enumerate() {
             let Some(id) = node.source.id else { continue };
             parent[i] = g
                 .parents(id)
                 .filter(|c| c.kind == ConnectionKind::ObjectObject)
                 .find_map(|c| self.ids.nodes.get(&c.parent).copied())
-                .filter(|&p| p != i);
+                .filter(|&p| p != i)
+                .map_or(NONE, |p| p as u32);
         }
         // Cut loops: walk up from every node not yet known to reach a root, marking the path;
         // meeting the current path again closes a loop, cut at the node that closes it.
         // Each node is walked once: linear in the node count.
         let mut state = vec![0u8; count]; // 0 unseen, 1 on the current path, 2 reaches a root
-        let mut path = Vec::new();
+        let mut path: Vec<u32> = Vec::new();
         for start in 0..count {
             let mut at = start;
             while state[at] == 0 {
                 state[at] = 1;
-                path.push(at);
+                path.push(at as u32);
                 match parent[at] {
-                    Some(p) if state[p] == 1 => {
+                    NONE => break,
+                    p if state[p as usize] == 1 => {
                         let name = self.scene.nodes[at].name.clone();
-                        parent[at] = None;
+                        parent[at] = NONE;
                         self.warn(
                             None,
                             &format!("Objects › Model \"{name}\""),
@@ -1200,17 +1206,30 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
                         );
                         break;
                     }
-                    Some(p) => at = p,
-                    None => break,
+                    p => at = p as usize,
                 }
             }
             for &n in &path {
-                state[n] = 2;
+                state[n as usize] = 2;
             }
             path.clear();
         }
+        drop(state);
+        drop(path);
+        // Each child list allocated once at its size (pushed one by one, a single child took
+        // a vector of capacity 4).
+        let mut child_count = vec![0u32; count];
+        for &p in &parent {
+            if p != NONE {
+                child_count[p as usize] += 1;
+            }
+        }
+        for (node, &n) in self.scene.nodes.iter_mut().zip(&child_count) {
+            node.children.reserve_exact(n as usize);
+        }
+        drop(child_count);
         for (i, p) in parent.into_iter().enumerate() {
-            self.scene.attach(i, p);
+            self.scene.attach(i, (p != NONE).then_some(p as usize));
         }
         for (skin, joint, bone) in std::mem::take(&mut self.pending) {
             if let Some(&node) = self.ids.nodes.get(&bone) {

@@ -31,6 +31,7 @@
 //!
 //! Nothing here knows the scene model; [`super::import`] turns a graph into a scene.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use super::tree::{Document, NodeId, NodeRef, Property};
@@ -171,7 +172,11 @@ pub enum ConnectionKind {
 }
 
 /// One connection: `child` is connected to `parent` (FBX 7 ids; FBX 6 names resolved).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+///
+/// 32 bytes: the property names of `OP`/`PO`/`PP` connections are read from the `C:` record
+/// when asked for ([`Connection::child_prop`], [`Connection::parent_prop`]) rather than
+/// stored (two optional names made it 56 bytes, and most connections are `OO`).
+#[derive(Clone, Copy)]
 pub struct Connection<'d> {
     /// What kind.
     pub kind: ConnectionKind,
@@ -179,11 +184,65 @@ pub struct Connection<'d> {
     pub child: i64,
     /// The parent (destination) object id.
     pub parent: i64,
-    /// The child's property (`PO`, `PP`).
-    pub child_prop: Option<&'d str>,
-    /// The parent's property (`OP`, `PP`).
-    pub parent_prop: Option<&'d str>,
+    doc: &'d Document<'d>,
+    /// The `C`/`Connect` record (FBX 5 `Children` lists and materials: none; they are `OO`).
+    record: u32,
 }
+
+impl<'d> Connection<'d> {
+    /// Value `i` of the connection's record as text ("" when not text).
+    fn string(&self, i: usize) -> &'d str {
+        if self.record as usize >= self.doc.node_count() {
+            return "";
+        }
+        str_of(self.doc.node(NodeId(self.record)).property(i))
+    }
+
+    /// The child's property (`PO`, `PP`).
+    pub fn child_prop(&self) -> Option<&'d str> {
+        match self.kind {
+            ConnectionKind::PropertyObject | ConnectionKind::PropertyProperty => {
+                Some(self.string(2))
+            }
+            _ => None,
+        }
+    }
+
+    /// The parent's property (`OP`: value 3 of the record, `PP`: value 4).
+    pub fn parent_prop(&self) -> Option<&'d str> {
+        match self.kind {
+            ConnectionKind::ObjectProperty => Some(self.string(3)),
+            ConnectionKind::PropertyProperty => Some(self.string(4)),
+            _ => None,
+        }
+    }
+}
+
+impl PartialEq for Connection<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.kind == other.kind
+            && self.child == other.child
+            && self.parent == other.parent
+            && self.child_prop() == other.child_prop()
+            && self.parent_prop() == other.parent_prop()
+    }
+}
+
+impl Eq for Connection<'_> {}
+
+impl std::fmt::Debug for Connection<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Connection")
+            .field("kind", &self.kind)
+            .field("child", &self.child)
+            .field("parent", &self.parent)
+            .field("child_prop", &self.child_prop())
+            .field("parent_prop", &self.parent_prop())
+            .finish()
+    }
+}
+
+const _: () = assert!(std::mem::size_of::<Connection<'static>>() == 32);
 
 /// An object of the `Objects` section.
 #[derive(Debug, Clone)]
@@ -196,8 +255,10 @@ pub struct Object<'d, 'a> {
     /// The sub-class string: `Mesh`, `LimbNode`, `Null`, `Camera`, `Skin`, `Cluster`,
     /// `BlendShape`, `BlendShapeChannel`, `Shape` … (empty when none).
     pub sub_class: &'d str,
-    /// The name without the class (`Model::` prefix or `\0\x01Model` suffix), lossily UTF-8.
-    pub name: String,
+    /// The name without the class (`Model::` prefix or `\0\x01Model` suffix), lossily UTF-8:
+    /// borrowed from the file unless it had to be repaired (a copy of every name was 10,000
+    /// small allocations at the load's peak for `synthetic_id_collision_7500_ascii`).
+    pub name: Cow<'d, str>,
     /// The object's record.
     pub node: NodeRef<'d, 'a>,
     props: (u32, u32),
@@ -558,7 +619,7 @@ impl<'d, 'a> ObjectGraph<'d, 'a> {
                     id,
                     class: node.name(),
                     sub_class,
-                    name: String::from_utf8_lossy(name).into_owned(),
+                    name: String::from_utf8_lossy(name),
                     node,
                     props,
                     template,
@@ -599,7 +660,7 @@ impl<'d, 'a> ObjectGraph<'d, 'a> {
                 id,
                 class: node.name(),
                 sub_class,
-                name: String::from_utf8_lossy(name).into_owned(),
+                name: String::from_utf8_lossy(name),
                 node,
                 props: (0, 0),
                 template: None,
@@ -620,8 +681,8 @@ impl<'d, 'a> ObjectGraph<'d, 'a> {
                         kind: ConnectionKind::ObjectObject,
                         child: mid,
                         parent: id,
-                        child_prop: None,
-                        parent_prop: None,
+                        doc: self.doc,
+                        record: u32::MAX,
                     });
                 }
             }
@@ -639,8 +700,8 @@ impl<'d, 'a> ObjectGraph<'d, 'a> {
                         kind: ConnectionKind::ObjectObject,
                         child,
                         parent,
-                        child_prop: None,
-                        parent_prop: None,
+                        doc: self.doc,
+                        record: u32::MAX,
                     });
                 }
             }
@@ -775,12 +836,11 @@ impl<'d, 'a> ObjectGraph<'d, 'a> {
                 "PP" => ConnectionKind::PropertyProperty,
                 _ => continue,
             };
-            // Values after the kind: child, [child prop], parent, [parent prop].
-            let (ci, cp, pi, pp) = match kind {
-                ConnectionKind::ObjectObject => (1, None, 2, None),
-                ConnectionKind::ObjectProperty => (1, None, 2, Some(3)),
-                ConnectionKind::PropertyObject => (1, Some(2), 3, None),
-                ConnectionKind::PropertyProperty => (1, Some(2), 3, Some(4)),
+            // Values after the kind: child, [child prop], parent, [parent prop] (the property
+            // names are read by `Connection::child_prop`/`parent_prop`).
+            let (ci, pi) = match kind {
+                ConnectionKind::ObjectObject | ConnectionKind::ObjectProperty => (1, 2),
+                ConnectionKind::PropertyObject | ConnectionKind::PropertyProperty => (1, 3),
             };
             let id = |i: usize| v.get(i).and_then(|p| self.resolve(p));
             let (Some(child), Some(parent)) = (id(ci), id(pi)) else { continue };
@@ -788,8 +848,8 @@ impl<'d, 'a> ObjectGraph<'d, 'a> {
                 kind,
                 child,
                 parent,
-                child_prop: cp.map(|i| str_of(v.get(i))),
-                parent_prop: pp.map(|i| str_of(v.get(i))),
+                doc: self.doc,
+                record: c.id().0,
             });
         }
     }
@@ -1215,7 +1275,7 @@ Connections: {
         assert_eq!(kids, vec![3, 4]);
         let op = g.children(2).find(|c| c.child == 4).unwrap();
         assert_eq!(
-            (op.kind, op.parent_prop),
+            (op.kind, op.parent_prop()),
             (ConnectionKind::ObjectProperty, Some("DiffuseColor"))
         );
         assert_eq!(g.parents(2).next().unwrap().parent, 1);

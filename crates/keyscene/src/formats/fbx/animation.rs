@@ -387,7 +387,11 @@ fn resolve_keys(
 /// differ, see the module docs).
 fn to_track(raw: &[RawKey], fps: f64) -> Track<f64> {
     let per_frame = 1.0 / fps;
-    let mut keys = Vec::with_capacity(raw.len());
+    // One key per raw key, plus one where a cubic segment arrives at a key that leaves
+    // otherwise: allocated once.
+    let doubled =
+        raw.windows(2).filter(|w| w[0].leave == Leave::Cubic && w[1].leave != Leave::Cubic);
+    let mut keys = Vec::with_capacity(raw.len() + doubled.count());
     for (i, k) in raw.iter().enumerate() {
         let frame = k.time * fps;
         let bezier = Interpolation::Bezier {

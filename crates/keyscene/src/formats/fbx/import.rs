@@ -1148,7 +1148,9 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
                 };
                 nodes.push((node, m));
             }
-            self.ids.bind_poses.push(BindPose { name: pose.name.to_string(), nodes: nodes.clone() });
+            self.ids
+                .bind_poses
+                .push(BindPose { name: pose.name.to_string(), nodes: nodes.clone() });
             self.scene.bind_poses.push(BindPose { name: pose.name.to_string(), nodes });
         }
     }

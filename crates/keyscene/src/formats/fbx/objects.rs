@@ -1284,6 +1284,50 @@ Connections: {
     }
 
     #[test]
+    fn connection_property_names_come_from_their_record_and_runs_keep_file_order() {
+        // Seed 003, "Objects and connections": `C: "PO", child, child prop, parent` and
+        // `C: "PP", child, child prop, parent, parent prop`. Parents listed out of order, ids
+        // negative and positive, several connections per parent.
+        let text = br#"; FBX 7.4.0 project file
+Objects: {
+    Model: 7, "Model::A", "Null" {}
+    Model: -5, "Model::B", "Null" {}
+    Model: 9, "Model::C", "Null" {}
+}
+Connections: {
+    C: "OO", 9, 7
+    C: "PP", -5, "Lcl Rotation", 7, "Lcl Translation"
+    C: "OO", 7, 0
+    C: "PO", 9, "Visibility", -5
+    C: "OO", -5, 7
+}
+"#;
+        let doc = fbx::parse(text, &Default::default()).unwrap();
+        let g = ObjectGraph::new(&doc).unwrap();
+        let under_7: Vec<_> =
+            g.children(7).map(|c| (c.child, c.kind, c.child_prop(), c.parent_prop())).collect();
+        assert_eq!(
+            under_7,
+            [
+                (9, ConnectionKind::ObjectObject, None, None),
+                (
+                    -5,
+                    ConnectionKind::PropertyProperty,
+                    Some("Lcl Rotation"),
+                    Some("Lcl Translation")
+                ),
+                (-5, ConnectionKind::ObjectObject, None, None),
+            ]
+        );
+        let po = g.parents(9).find(|c| c.parent == -5).unwrap();
+        assert_eq!((po.child_prop(), po.parent_prop()), (Some("Visibility"), None));
+        assert_eq!(g.parents(-5).map(|c| c.parent).collect::<Vec<_>>(), [7, 7]);
+        assert_eq!(g.children(0).map(|c| c.child).collect::<Vec<_>>(), [7]);
+        assert_eq!(g.children(8).count(), 0);
+        assert_eq!(g.object(-5).unwrap().name, "B");
+    }
+
+    #[test]
     fn global_settings_give_axes_units_and_custom_rate() {
         let doc = fbx::parse(FBX7, &Default::default()).unwrap();
         let g = ObjectGraph::new(&doc).unwrap();

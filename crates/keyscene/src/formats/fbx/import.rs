@@ -875,28 +875,37 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
             m => m,
         };
         let to_u32 = |v: i64| u32::try_from(v).unwrap_or(u32::MAX);
-        let per_corner = |of: &dyn Fn(usize) -> usize, idx: &Option<Vec<i64>>| -> Vec<u32> {
-            (0..topo.corner_vertex.len())
+        /// Per corner `c`: `idx[of(c)]`, else `of(c)` itself. Generic, not `&dyn Fn`, so that
+        /// `of` is inlined into the loop over every corner.
+        fn per_corner(n: usize, of: impl Fn(usize) -> usize, idx: &Option<Vec<i64>>) -> Vec<u32> {
+            (0..n)
                 .map(|c| {
                     let k = of(c);
                     match idx {
-                        Some(ix) => ix.get(k).map(|&v| to_u32(v)).unwrap_or(u32::MAX),
+                        Some(ix) => {
+                            ix.get(k).map_or(u32::MAX, |&v| u32::try_from(v).unwrap_or(u32::MAX))
+                        }
                         None => u32::try_from(k).unwrap_or(u32::MAX),
                     }
                 })
                 .collect()
-        };
+        }
+        let corners = topo.corner_vertex.len();
         let mapping = match mapping {
             "ByPolygonVertex" => match &idx {
-                Some(_) => Mapping::Indexed(per_corner(&|c| c, &idx)),
+                Some(_) => Mapping::Indexed(per_corner(corners, |c| c, &idx)),
                 None => Mapping::PerCorner,
             },
             "ByVertice" | "ByVertex" => match &idx {
-                Some(_) => Mapping::Indexed(per_corner(&|c| topo.corner_vertex[c] as usize, &idx)),
+                Some(_) => {
+                    Mapping::Indexed(per_corner(corners, |c| topo.corner_vertex[c] as usize, &idx))
+                }
                 None => Mapping::PerVertex,
             },
             "ByPolygon" => match &idx {
-                Some(_) => Mapping::Indexed(per_corner(&|c| topo.corner_polygon[c] as usize, &idx)),
+                Some(_) => {
+                    Mapping::Indexed(per_corner(corners, |c| topo.corner_polygon[c] as usize, &idx))
+                }
                 None => Mapping::PerPolygon,
             },
             "AllSame" => {
@@ -915,7 +924,7 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
                         *slot = k;
                     }
                 }
-                Mapping::Indexed(per_corner(&|c| corner_edge[c], &idx))
+                Mapping::Indexed(per_corner(corners, |c| corner_edge[c], &idx))
             }
             other => {
                 let other = other.to_string();

@@ -132,13 +132,13 @@ fn curve_track(bytes: &[u8]) -> Result<(keyscene::anim::Track<f64>, f64, u32), F
         let drives = graph.parents(cn.id).any(|c| {
             c.kind == ConnectionKind::ObjectProperty
                 && c.parent == model.id
-                && c.parent_prop == Some("Lcl Translation")
+                && c.parent_prop() == Some("Lcl Translation")
         });
         if !drives {
             continue;
         }
         for c in graph.children(cn.id) {
-            if c.parent_prop != Some("d|X") {
+            if c.parent_prop() != Some("d|X") {
                 continue;
             }
             let Some(obj) = graph.object(c.child) else {

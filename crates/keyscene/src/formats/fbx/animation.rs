@@ -134,9 +134,10 @@ struct RawKey {
     right_weight: f64,
 }
 
-/// The curve's attribute floats, bit-exact (see the module docs for the ASCII rule).
-fn attr_floats(doc_version: u32, encoding: Encoding, node: NodeRef<'_, '_>) -> Vec<f32> {
-    let Some(arr) = node.child_array("KeyAttrDataFloat") else {
+/// The curve's attribute floats, bit-exact (see the module docs for the ASCII rule), from its
+/// `KeyAttrDataFloat` record.
+fn attr_floats(doc_version: u32, encoding: Encoding, record: Option<NodeRef<'_, '_>>) -> Vec<f32> {
+    let Some(arr) = record.and_then(array_of) else {
         return Vec::new();
     };
     match arr.ty() {
@@ -148,8 +149,19 @@ fn attr_floats(doc_version: u32, encoding: Encoding, node: NodeRef<'_, '_>) -> V
     }
 }
 
+/// The first array among a record's values (as [`NodeRef::child_array`] takes it).
+fn array_of<'d, 'a>(record: NodeRef<'d, 'a>) -> Option<&'d super::tree::Array<'a>> {
+    record.properties().iter().find_map(super::tree::Property::as_array)
+}
+
 fn extrapolation(node: NodeRef<'_, '_>, name: &str) -> Extrapolation {
-    let Some(e) = node.child(name) else {
+    extrapolation_of(node.child(name))
+}
+
+/// The extrapolation a `Pre-Extrapolation`/`Post-Extrapolation` record states (none:
+/// constant).
+fn extrapolation_of(e: Option<NodeRef<'_, '_>>) -> Extrapolation {
+    let Some(e) = e else {
         return Extrapolation::Constant;
     };
     let ty = e.child("Type").and_then(|t| {
@@ -169,6 +181,40 @@ fn extrapolation(node: NodeRef<'_, '_>, name: &str) -> Extrapolation {
     }
 }
 
+/// The records of an `AnimationCurve` that [`read_curve`] reads, found in one pass over its
+/// children (the first of each name, as [`NodeRef::child`] finds it; seven name searches per
+/// curve were a sixth of the curve reading of `maya_kenney_character_7700_binary`).
+#[derive(Default)]
+struct CurveRecords<'d, 'a> {
+    key_time: Option<NodeRef<'d, 'a>>,
+    key_value: Option<NodeRef<'d, 'a>>,
+    attr_flags: Option<NodeRef<'d, 'a>>,
+    attr_data: Option<NodeRef<'d, 'a>>,
+    attr_refs: Option<NodeRef<'d, 'a>>,
+    pre: Option<NodeRef<'d, 'a>>,
+    post: Option<NodeRef<'d, 'a>>,
+}
+
+impl<'d, 'a> CurveRecords<'d, 'a> {
+    fn of(node: NodeRef<'d, 'a>) -> Self {
+        let mut r = CurveRecords::default();
+        for c in node.children() {
+            let slot = match c.name() {
+                "KeyTime" => &mut r.key_time,
+                "KeyValueFloat" => &mut r.key_value,
+                "KeyAttrFlags" => &mut r.attr_flags,
+                "KeyAttrDataFloat" => &mut r.attr_data,
+                "KeyAttrRefCount" => &mut r.attr_refs,
+                "Pre-Extrapolation" => &mut r.pre,
+                "Post-Extrapolation" => &mut r.post,
+                _ => continue,
+            };
+            slot.get_or_insert(c);
+        }
+        r
+    }
+}
+
 /// Reads an `AnimationCurve` record into a track with key times in frames at `fps`, `ktime`
 /// ticks per second. Errors name what is inconsistent; an empty curve gives an empty track.
 pub fn read_curve(
@@ -178,19 +224,21 @@ pub fn read_curve(
     ktime: i64,
     fps: f64,
 ) -> Result<Track<f64>, String> {
-    let times = node.child_array("KeyTime").map(|a| a.to_i64_vec()).unwrap_or_default();
-    let values = node.child_array("KeyValueFloat").map(|a| a.to_f64_vec()).unwrap_or_default();
+    let r = CurveRecords::of(node);
+    let times = r.key_time.and_then(array_of).map(|a| a.to_i64_vec()).unwrap_or_default();
+    let values = r.key_value.and_then(array_of).map(|a| a.to_f64_vec()).unwrap_or_default();
     if times.len() != values.len() {
         return Err(format!("{} key times but {} values", times.len(), values.len()));
     }
-    let flags = node.child_array("KeyAttrFlags").map(|a| a.to_i32_vec()).unwrap_or_default();
-    let refs = node.child_array("KeyAttrRefCount").map(|a| a.to_i32_vec()).unwrap_or_default();
-    let data = attr_floats(doc_version, encoding, node);
-    let secs: Vec<f64> = times.iter().map(|&t| t as f64 / ktime as f64).collect();
+    let flags = r.attr_flags.and_then(array_of).map(|a| a.to_i32_vec()).unwrap_or_default();
+    let refs = r.attr_refs.and_then(array_of).map(|a| a.to_i32_vec()).unwrap_or_default();
+    let data = attr_floats(doc_version, encoding, r.attr_data);
+    // Same size and alignment: collected in place, no second buffer.
+    let secs: Vec<f64> = times.into_iter().map(|t| t as f64 / ktime as f64).collect();
     let raw = resolve_keys(&secs, &values, &flags, &data, &refs)?;
     let mut track = to_track(&raw, fps);
-    track.before = extrapolation(node, "Pre-Extrapolation");
-    track.after = extrapolation(node, "Post-Extrapolation");
+    track.before = extrapolation_of(r.pre);
+    track.after = extrapolation_of(r.post);
     Ok(track)
 }
 
@@ -352,7 +400,11 @@ fn resolve_keys(
 /// differ, see the module docs).
 fn to_track(raw: &[RawKey], fps: f64) -> Track<f64> {
     let per_frame = 1.0 / fps;
-    let mut keys = Vec::with_capacity(raw.len());
+    // One key per raw key, plus one where a cubic segment arrives at a key that leaves
+    // otherwise: allocated once.
+    let doubled =
+        raw.windows(2).filter(|w| w[0].leave == Leave::Cubic && w[1].leave != Leave::Cubic);
+    let mut keys = Vec::with_capacity(raw.len() + doubled.count());
     for (i, k) in raw.iter().enumerate() {
         let frame = k.time * fps;
         let bezier = Interpolation::Bezier {
@@ -393,7 +445,7 @@ fn curves_of<'g, 'd, 'a>(
         if obj.class != "AnimationCurve" {
             continue;
         }
-        let comp = match c.parent_prop {
+        let comp = match c.parent_prop() {
             Some("d|X") | Some("d|x") => 0,
             Some("d|Y") | Some("d|y") => 1,
             Some("d|Z") | Some("d|z") => 2,
@@ -488,7 +540,7 @@ pub(crate) fn import(
         let end = graph.prop(stack.id, "LocalStop").and_then(|p| p.i64());
         let to_frame = |t: i64| t as f64 / ktime as f64 * fps;
         let mut anim = Animation {
-            name: stack.name.clone(),
+            name: stack.name.to_string(),
             fps,
             frame_range: (0.0, 0.0),
             channels: Vec::new(),
@@ -530,10 +582,10 @@ fn import_takes(
     let mut shapes: HashMap<&str, i64> = HashMap::new();
     for o in graph.objects() {
         if o.class == "Model" {
-            by_name.entry(o.name.as_str()).or_insert(o.id);
+            by_name.entry(&*o.name).or_insert(o.id);
         }
         if o.sub_class == "BlendShapeChannel" {
-            shapes.entry(o.name.as_str()).or_insert(o.id);
+            shapes.entry(&*o.name).or_insert(o.id);
         }
     }
     let mut mesh_nodes: HashMap<usize, Vec<NodeId>> = HashMap::new();
@@ -925,7 +977,7 @@ fn read_layer(
             if c.kind != ConnectionKind::ObjectProperty {
                 continue;
             }
-            let Some(prop) = c.parent_prop else { continue };
+            let Some(prop) = c.parent_prop() else { continue };
             let Some(obj) = graph.object(c.parent) else {
                 continue;
             };
@@ -1026,7 +1078,7 @@ impl RestRotation<'_> {
 }
 
 /// Turns the layers of a stack into channels (see "Layers" in the module docs).
-fn merge_layers(scene: &Scene, layers: Vec<Layer>, anim: &mut Animation, graph: &ObjectGraph) {
+fn merge_layers(scene: &Scene, mut layers: Vec<Layer>, anim: &mut Animation, graph: &ObjectGraph) {
     let rest = RestRotation { graph, scene };
     // Group by target.
     let mut groups: Vec<(Target, Vec<(usize, usize)>)> = Vec::new();
@@ -1053,8 +1105,10 @@ fn merge_layers(scene: &Scene, layers: Vec<Layer>, anim: &mut Animation, graph: 
             && (members.len() == 1 && first.0 == 0
                 || layers[first.0].mode == BlendMode::Override && last == first);
         if simple {
-            let p = &layers[first.0].props[first.1];
-            push_channels(anim, target, p.curves.clone(), p.count, &rest);
+            // Moved out, not copied: a property belongs to one group only.
+            let p = &mut layers[first.0].props[first.1];
+            let count = p.count;
+            push_channels(anim, target, std::mem::take(&mut p.curves), count, &rest);
         } else {
             push_layered(scene, &layers, &members, target, anim, &rest);
         }

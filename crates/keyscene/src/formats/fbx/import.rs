@@ -55,11 +55,9 @@
 //! Animation is read by the FBX animation module from the same graph, with the ids in
 //! [`ImportIds`].
 
-use std::collections::HashMap;
-
 use glam::{DMat4, DQuat, DVec3, Vec2, Vec3, Vec4};
 
-use super::objects::{ConnectionKind, Object, ObjectGraph, ObjectProps, PropCache};
+use super::objects::{ConnectionKind, IdMap, Object, ObjectGraph, ObjectProps, PropCache};
 use super::tree::{NodeRef, Property};
 use crate::io::ReadOptions;
 use crate::scene::{
@@ -81,17 +79,17 @@ pub fn read(bytes: &[u8], opts: &ReadOptions) -> Result<(Scene, Vec<Warning>), s
 #[derive(Debug, Clone, Default)]
 pub struct ImportIds {
     /// `Model` object id → scene node.
-    pub nodes: HashMap<i64, usize>,
+    pub nodes: IdMap<usize>,
     /// `BlendShapeChannel` object id → (mesh index, morph target index) for every mesh the
     /// channel deforms.
-    pub morph_channels: HashMap<i64, Vec<(usize, usize)>>,
+    pub morph_channels: IdMap<Vec<(usize, usize)>>,
     /// Camera attribute (`NodeAttribute`, or the model in FBX 6) id → index into
     /// `Scene::cameras`.
-    pub cameras: HashMap<i64, usize>,
+    pub cameras: IdMap<usize>,
     /// Light attribute id → index into `Scene::lights`.
-    pub lights: HashMap<i64, usize>,
+    pub lights: IdMap<usize>,
     /// `Material` object id → index into `Scene::materials`.
-    pub materials: HashMap<i64, usize>,
+    pub materials: IdMap<usize>,
     /// The file's bind poses, in file order (the same as [`Scene::bind_poses`]).
     pub bind_poses: Vec<BindPose>,
     /// FBX 6 blend shapes, driven by a property of their model named after the shape:
@@ -400,7 +398,7 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
                 };
             let emissive = color("EmissiveColor", "Emissive", Some("EmissiveFactor"), [0.0; 3]);
             let mut m = Material {
-                name: obj.name.clone(),
+                name: obj.name.to_string(),
                 ambient: color("AmbientColor", "Ambient", Some("AmbientFactor"), [0.0; 3]),
                 diffuse: color("DiffuseColor", "Diffuse", Some("DiffuseFactor"), [0.8; 3]),
                 specular: color("SpecularColor", "Specular", None, [0.0; 3]),
@@ -416,7 +414,7 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
                 let Some(tex) = g.object(c.child).filter(|o| o.class == "Texture") else {
                     continue;
                 };
-                let slot = match c.parent_prop.unwrap_or("") {
+                let slot = match c.parent_prop().unwrap_or("") {
                     "DiffuseColor" | "Diffuse" => MapSlot::Diffuse,
                     "TransparentColor" | "TransparencyFactor" | "Opacity" => MapSlot::Opacity,
                     "Bump" | "NormalMap" | "BumpFactor" => MapSlot::Bump,
@@ -503,6 +501,7 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
         // (10,000 models in `synthetic_id_collision`).
         let models = g.objects().iter().filter(|o| o.class == "Model").count();
         self.scene.nodes.reserve_exact(models);
+        self.ids.nodes.reserve(models);
         let mut cache = PropCache::new(&TRANSFORM_PROPS);
         for obj in g.objects().iter().filter(|o| o.class == "Model") {
             let id = obj.id;
@@ -876,28 +875,37 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
             m => m,
         };
         let to_u32 = |v: i64| u32::try_from(v).unwrap_or(u32::MAX);
-        let per_corner = |of: &dyn Fn(usize) -> usize, idx: &Option<Vec<i64>>| -> Vec<u32> {
-            (0..topo.corner_vertex.len())
+        /// Per corner `c`: `idx[of(c)]`, else `of(c)` itself. Generic, not `&dyn Fn`, so that
+        /// `of` is inlined into the loop over every corner.
+        fn per_corner(n: usize, of: impl Fn(usize) -> usize, idx: &Option<Vec<i64>>) -> Vec<u32> {
+            (0..n)
                 .map(|c| {
                     let k = of(c);
                     match idx {
-                        Some(ix) => ix.get(k).map(|&v| to_u32(v)).unwrap_or(u32::MAX),
+                        Some(ix) => {
+                            ix.get(k).map_or(u32::MAX, |&v| u32::try_from(v).unwrap_or(u32::MAX))
+                        }
                         None => u32::try_from(k).unwrap_or(u32::MAX),
                     }
                 })
                 .collect()
-        };
+        }
+        let corners = topo.corner_vertex.len();
         let mapping = match mapping {
             "ByPolygonVertex" => match &idx {
-                Some(_) => Mapping::Indexed(per_corner(&|c| c, &idx)),
+                Some(_) => Mapping::Indexed(per_corner(corners, |c| c, &idx)),
                 None => Mapping::PerCorner,
             },
             "ByVertice" | "ByVertex" => match &idx {
-                Some(_) => Mapping::Indexed(per_corner(&|c| topo.corner_vertex[c] as usize, &idx)),
+                Some(_) => {
+                    Mapping::Indexed(per_corner(corners, |c| topo.corner_vertex[c] as usize, &idx))
+                }
                 None => Mapping::PerVertex,
             },
             "ByPolygon" => match &idx {
-                Some(_) => Mapping::Indexed(per_corner(&|c| topo.corner_polygon[c] as usize, &idx)),
+                Some(_) => {
+                    Mapping::Indexed(per_corner(corners, |c| topo.corner_polygon[c] as usize, &idx))
+                }
                 None => Mapping::PerPolygon,
             },
             "AllSame" => {
@@ -916,7 +924,7 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
                         *slot = k;
                     }
                 }
-                Mapping::Indexed(per_corner(&|c| corner_edge[c], &idx))
+                Mapping::Indexed(per_corner(corners, |c| corner_edge[c], &idx))
             }
             other => {
                 let other = other.to_string();
@@ -1149,8 +1157,10 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
                 };
                 nodes.push((node, m));
             }
-            self.ids.bind_poses.push(BindPose { name: pose.name.clone(), nodes: nodes.clone() });
-            self.scene.bind_poses.push(BindPose { name: pose.name.clone(), nodes });
+            self.ids
+                .bind_poses
+                .push(BindPose { name: pose.name.to_string(), nodes: nodes.clone() });
+            self.scene.bind_poses.push(BindPose { name: pose.name.to_string(), nodes });
         }
     }
 
@@ -1172,29 +1182,34 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
     fn hierarchy(&mut self) {
         let g = self.graph;
         let count = self.scene.nodes.len();
-        let mut parent: Vec<Option<usize>> = vec![None; count];
+        // Parent of each node, `NONE` for roots: 4 bytes a node (scene nodes are counted in
+        // `u32`, as the record tree's), not the 16 of an `Option<usize>`, at the load's peak.
+        const NONE: u32 = u32::MAX;
+        let mut parent: Vec<u32> = vec![NONE; count];
         for (i, node) in self.scene.nodes.iter().enumerate() {
             let Some(id) = node.source.id else { continue };
             parent[i] = g
                 .parents(id)
                 .filter(|c| c.kind == ConnectionKind::ObjectObject)
                 .find_map(|c| self.ids.nodes.get(&c.parent).copied())
-                .filter(|&p| p != i);
+                .filter(|&p| p != i)
+                .map_or(NONE, |p| p as u32);
         }
         // Cut loops: walk up from every node not yet known to reach a root, marking the path;
         // meeting the current path again closes a loop, cut at the node that closes it.
         // Each node is walked once: linear in the node count.
         let mut state = vec![0u8; count]; // 0 unseen, 1 on the current path, 2 reaches a root
-        let mut path = Vec::new();
+        let mut path: Vec<u32> = Vec::new();
         for start in 0..count {
             let mut at = start;
             while state[at] == 0 {
                 state[at] = 1;
-                path.push(at);
+                path.push(at as u32);
                 match parent[at] {
-                    Some(p) if state[p] == 1 => {
+                    NONE => break,
+                    p if state[p as usize] == 1 => {
                         let name = self.scene.nodes[at].name.clone();
-                        parent[at] = None;
+                        parent[at] = NONE;
                         self.warn(
                             None,
                             &format!("Objects › Model \"{name}\""),
@@ -1202,17 +1217,30 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
                         );
                         break;
                     }
-                    Some(p) => at = p,
-                    None => break,
+                    p => at = p as usize,
                 }
             }
             for &n in &path {
-                state[n] = 2;
+                state[n as usize] = 2;
             }
             path.clear();
         }
+        drop(state);
+        drop(path);
+        // Each child list allocated once at its size (pushed one by one, a single child took
+        // a vector of capacity 4).
+        let mut child_count = vec![0u32; count];
+        for &p in &parent {
+            if p != NONE {
+                child_count[p as usize] += 1;
+            }
+        }
+        for (node, &n) in self.scene.nodes.iter_mut().zip(&child_count) {
+            node.children.reserve_exact(n as usize);
+        }
+        drop(child_count);
         for (i, p) in parent.into_iter().enumerate() {
-            self.scene.attach(i, p);
+            self.scene.attach(i, (p != NONE).then_some(p as usize));
         }
         for (skin, joint, bone) in std::mem::take(&mut self.pending) {
             if let Some(&node) = self.ids.nodes.get(&bone) {

@@ -31,6 +31,7 @@
 //!
 //! Nothing here knows the scene model; [`super::import`] turns a graph into a scene.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use super::tree::{Document, NodeId, NodeRef, Property};
@@ -41,6 +42,76 @@ pub const KTIME_PER_SECOND: i64 = 46_186_158_000;
 
 /// The id FBX 7 gives the scene root (`Model::Scene` in FBX 6), parent of the top-level nodes.
 pub const ROOT_ID: i64 = 0;
+
+/// A map keyed by FBX object ids, hashed with [`IdHash`].
+pub type IdMap<V> = HashMap<i64, V, IdHash>;
+
+/// Hashes FBX object ids (64-bit integers) for [`IdMap`]: one 64 × 64 → 128-bit multiply of
+/// the id, mixed with a per-process random seed, folded to 64 bits. The standard library's
+/// SipHash-1-3 was about a twentieth of loading `maya_kenney_character_7700_binary` (every
+/// object inserted once, looked up on each connection followed). The seed keeps a file from
+/// choosing ids that all land in one bucket (`synthetic_id_collision_7500_ascii`'s ids collide
+/// in ufbx's own hash, not in this one).
+#[derive(Debug, Clone, Copy)]
+pub struct IdHash {
+    seed: u64,
+}
+
+impl Default for IdHash {
+    fn default() -> Self {
+        use std::hash::BuildHasher;
+        static SEED: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+        let seed = *SEED.get_or_init(|| {
+            std::collections::hash_map::RandomState::new().hash_one(0x6b65_7973u64)
+        });
+        IdHash { seed }
+    }
+}
+
+impl std::hash::BuildHasher for IdHash {
+    type Hasher = IdHasher;
+    fn build_hasher(&self) -> IdHasher {
+        IdHasher { state: self.seed }
+    }
+}
+
+/// The hasher of [`IdHash`].
+#[derive(Debug, Clone)]
+pub struct IdHasher {
+    state: u64,
+}
+
+/// `a × b` as a 128-bit product, its halves xored (the mixing step of folded-multiply
+/// hashes).
+fn folded_multiply(a: u64, b: u64) -> u64 {
+    let p = u128::from(a) * u128::from(b);
+    (p as u64) ^ ((p >> 64) as u64)
+}
+
+/// An odd 64-bit constant with well-spread bits (the fractional part of π).
+const ID_HASH_MULTIPLIER: u64 = 0x243f_6a88_85a3_08d3;
+
+impl std::hash::Hasher for IdHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut b = [0u8; 8];
+            b[..chunk.len()].copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(b));
+        }
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.state = folded_multiply(self.state ^ v, ID_HASH_MULTIPLIER);
+    }
+    fn write_i64(&mut self, v: i64) {
+        self.write_u64(v as u64);
+    }
+    fn write_u8(&mut self, v: u8) {
+        self.write_u64(u64::from(v));
+    }
+    fn finish(&self) -> u64 {
+        self.state
+    }
+}
 
 /// One property of an object: `P: "Lcl Translation", "Lcl Translation", "", "A", 0, 0, 0`.
 #[derive(Debug, Clone, Copy)]
@@ -101,7 +172,11 @@ pub enum ConnectionKind {
 }
 
 /// One connection: `child` is connected to `parent` (FBX 7 ids; FBX 6 names resolved).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+///
+/// 32 bytes: the property names of `OP`/`PO`/`PP` connections are read from the `C:` record
+/// when asked for ([`Connection::child_prop`], [`Connection::parent_prop`]) rather than
+/// stored (two optional names made it 56 bytes, and most connections are `OO`).
+#[derive(Clone, Copy)]
 pub struct Connection<'d> {
     /// What kind.
     pub kind: ConnectionKind,
@@ -109,11 +184,65 @@ pub struct Connection<'d> {
     pub child: i64,
     /// The parent (destination) object id.
     pub parent: i64,
-    /// The child's property (`PO`, `PP`).
-    pub child_prop: Option<&'d str>,
-    /// The parent's property (`OP`, `PP`).
-    pub parent_prop: Option<&'d str>,
+    doc: &'d Document<'d>,
+    /// The `C`/`Connect` record (FBX 5 `Children` lists and materials: none; they are `OO`).
+    record: u32,
 }
+
+impl<'d> Connection<'d> {
+    /// Value `i` of the connection's record as text ("" when not text).
+    fn string(&self, i: usize) -> &'d str {
+        if self.record as usize >= self.doc.node_count() {
+            return "";
+        }
+        str_of(self.doc.node(NodeId(self.record)).property(i))
+    }
+
+    /// The child's property (`PO`, `PP`).
+    pub fn child_prop(&self) -> Option<&'d str> {
+        match self.kind {
+            ConnectionKind::PropertyObject | ConnectionKind::PropertyProperty => {
+                Some(self.string(2))
+            }
+            _ => None,
+        }
+    }
+
+    /// The parent's property (`OP`: value 3 of the record, `PP`: value 4).
+    pub fn parent_prop(&self) -> Option<&'d str> {
+        match self.kind {
+            ConnectionKind::ObjectProperty => Some(self.string(3)),
+            ConnectionKind::PropertyProperty => Some(self.string(4)),
+            _ => None,
+        }
+    }
+}
+
+impl PartialEq for Connection<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.kind == other.kind
+            && self.child == other.child
+            && self.parent == other.parent
+            && self.child_prop() == other.child_prop()
+            && self.parent_prop() == other.parent_prop()
+    }
+}
+
+impl Eq for Connection<'_> {}
+
+impl std::fmt::Debug for Connection<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Connection")
+            .field("kind", &self.kind)
+            .field("child", &self.child)
+            .field("parent", &self.parent)
+            .field("child_prop", &self.child_prop())
+            .field("parent_prop", &self.parent_prop())
+            .finish()
+    }
+}
+
+const _: () = assert!(std::mem::size_of::<Connection<'static>>() == 32);
 
 /// An object of the `Objects` section.
 #[derive(Debug, Clone)]
@@ -126,8 +255,10 @@ pub struct Object<'d, 'a> {
     /// The sub-class string: `Mesh`, `LimbNode`, `Null`, `Camera`, `Skin`, `Cluster`,
     /// `BlendShape`, `BlendShapeChannel`, `Shape` … (empty when none).
     pub sub_class: &'d str,
-    /// The name without the class (`Model::` prefix or `\0\x01Model` suffix), lossily UTF-8.
-    pub name: String,
+    /// The name without the class (`Model::` prefix or `\0\x01Model` suffix), lossily UTF-8:
+    /// borrowed from the file unless it had to be repaired (a copy of every name was 10,000
+    /// small allocations at the load's peak for `synthetic_id_collision_7500_ascii`).
+    pub name: Cow<'d, str>,
     /// The object's record.
     pub node: NodeRef<'d, 'a>,
     props: (u32, u32),
@@ -275,7 +406,7 @@ pub struct ObjectGraph<'d, 'a> {
     /// Problems survived (duplicate ids, connections to unknown objects are kept silently).
     pub warnings: Vec<GraphWarning>,
     objects: Vec<Object<'d, 'a>>,
-    by_id: HashMap<i64, u32>,
+    by_id: IdMap<u32>,
     /// Every object's and template's properties, 24 bytes each (name, record, header count);
     /// [`Prop`] views are made on lookup.
     props: Vec<PropEntry<'d>>,
@@ -433,7 +564,7 @@ impl<'d, 'a> ObjectGraph<'d, 'a> {
             settings: GlobalSettings::default(),
             warnings: Vec::new(),
             objects: Vec::new(),
-            by_id: HashMap::new(),
+            by_id: IdMap::default(),
             props: Vec::with_capacity(count_props(doc)),
             templates: Vec::new(),
             connections: Vec::new(),
@@ -447,6 +578,10 @@ impl<'d, 'a> ObjectGraph<'d, 'a> {
         let mut fbx6_names: HashMap<Vec<u8>, i64> = HashMap::new();
         let mut settings_record = doc.root("GlobalSettings");
         if let Some(objects) = doc.root("Objects") {
+            // At most one object per record: allocated once, not grown by doubling.
+            let records = objects.children().count();
+            g.objects.reserve_exact(records);
+            g.by_id.reserve(records);
             for node in objects.children() {
                 if node.name() == "GlobalSettings" {
                     settings_record = settings_record.or(Some(node));
@@ -484,7 +619,7 @@ impl<'d, 'a> ObjectGraph<'d, 'a> {
                     id,
                     class: node.name(),
                     sub_class,
-                    name: String::from_utf8_lossy(name).into_owned(),
+                    name: String::from_utf8_lossy(name),
                     node,
                     props,
                     template,
@@ -525,7 +660,7 @@ impl<'d, 'a> ObjectGraph<'d, 'a> {
                 id,
                 class: node.name(),
                 sub_class,
-                name: String::from_utf8_lossy(name).into_owned(),
+                name: String::from_utf8_lossy(name),
                 node,
                 props: (0, 0),
                 template: None,
@@ -546,8 +681,8 @@ impl<'d, 'a> ObjectGraph<'d, 'a> {
                         kind: ConnectionKind::ObjectObject,
                         child: mid,
                         parent: id,
-                        child_prop: None,
-                        parent_prop: None,
+                        doc: self.doc,
+                        record: u32::MAX,
                     });
                 }
             }
@@ -565,8 +700,8 @@ impl<'d, 'a> ObjectGraph<'d, 'a> {
                         kind: ConnectionKind::ObjectObject,
                         child,
                         parent,
-                        child_prop: None,
-                        parent_prop: None,
+                        doc: self.doc,
+                        record: u32::MAX,
                     });
                 }
             }
@@ -688,6 +823,7 @@ impl<'d, 'a> ObjectGraph<'d, 'a> {
 
     fn read_connections(&mut self) {
         let Some(conns) = self.doc.root("Connections") else { return };
+        self.connections.reserve_exact(conns.children().count());
         for c in conns.children() {
             if c.name() != "C" && c.name() != "Connect" {
                 continue;
@@ -700,12 +836,11 @@ impl<'d, 'a> ObjectGraph<'d, 'a> {
                 "PP" => ConnectionKind::PropertyProperty,
                 _ => continue,
             };
-            // Values after the kind: child, [child prop], parent, [parent prop].
-            let (ci, cp, pi, pp) = match kind {
-                ConnectionKind::ObjectObject => (1, None, 2, None),
-                ConnectionKind::ObjectProperty => (1, None, 2, Some(3)),
-                ConnectionKind::PropertyObject => (1, Some(2), 3, None),
-                ConnectionKind::PropertyProperty => (1, Some(2), 3, Some(4)),
+            // Values after the kind: child, [child prop], parent, [parent prop] (the property
+            // names are read by `Connection::child_prop`/`parent_prop`).
+            let (ci, pi) = match kind {
+                ConnectionKind::ObjectObject | ConnectionKind::ObjectProperty => (1, 2),
+                ConnectionKind::PropertyObject | ConnectionKind::PropertyProperty => (1, 3),
             };
             let id = |i: usize| v.get(i).and_then(|p| self.resolve(p));
             let (Some(child), Some(parent)) = (id(ci), id(pi)) else { continue };
@@ -713,18 +848,32 @@ impl<'d, 'a> ObjectGraph<'d, 'a> {
                 kind,
                 child,
                 parent,
-                child_prop: cp.map(|i| str_of(v.get(i))),
-                parent_prop: pp.map(|i| str_of(v.get(i))),
+                doc: self.doc,
+                record: c.id().0,
             });
         }
     }
 
+    /// Fills `by_parent` and `by_child`: connection indices in order of (id, index), which is
+    /// a stable sort by id. Each (id, index) pair is one `u128` (the id with its sign bit
+    /// flipped, so unsigned order is signed order, above the index): unique keys sorted
+    /// unstably as plain integers, without a look into `connections` per comparison.
     fn sort_connections(&mut self) {
-        let n = self.connections.len() as u32;
-        self.by_parent = (0..n).collect();
-        self.by_parent.sort_by_key(|&i| self.connections[i as usize].parent);
-        self.by_child = (0..n).collect();
-        self.by_child.sort_by_key(|&i| self.connections[i as usize].child);
+        let mut keys: Vec<u128> = Vec::with_capacity(self.connections.len());
+        for end in [0, 1] {
+            keys.clear();
+            keys.extend(self.connections.iter().enumerate().map(|(i, c)| {
+                let id = if end == 0 { c.parent } else { c.child };
+                (u128::from(id as u64 ^ (1 << 63)) << 32) | i as u128
+            }));
+            keys.sort_unstable();
+            let order = keys.iter().map(|&k| k as u32).collect();
+            if end == 0 {
+                self.by_parent = order;
+            } else {
+                self.by_child = order;
+            }
+        }
     }
 
     /// All objects in file order.
@@ -759,15 +908,20 @@ impl<'d, 'a> ObjectGraph<'d, 'a> {
     /// Connections whose parent is `id` (what is connected *to* it), in file order.
     pub fn children(&self, id: i64) -> impl Iterator<Item = &Connection<'d>> + '_ {
         let lo = self.by_parent.partition_point(|&i| self.connections[i as usize].parent < id);
-        let hi = self.by_parent.partition_point(|&i| self.connections[i as usize].parent <= id);
-        self.by_parent[lo..hi].iter().map(move |&i| &self.connections[i as usize])
+        // One search for the start; the run of `id`'s connections is walked, not searched for.
+        self.by_parent[lo..]
+            .iter()
+            .map(move |&i| &self.connections[i as usize])
+            .take_while(move |c| c.parent == id)
     }
 
     /// Connections whose child is `id` (what it is connected *to*), in file order.
     pub fn parents(&self, id: i64) -> impl Iterator<Item = &Connection<'d>> + '_ {
         let lo = self.by_child.partition_point(|&i| self.connections[i as usize].child < id);
-        let hi = self.by_child.partition_point(|&i| self.connections[i as usize].child <= id);
-        self.by_child[lo..hi].iter().map(move |&i| &self.connections[i as usize])
+        self.by_child[lo..]
+            .iter()
+            .map(move |&i| &self.connections[i as usize])
+            .take_while(move |c| c.child == id)
     }
 
     /// Objects connected to `id` object-to-object (`OO`) whose class is `class`, in file order.
@@ -825,14 +979,36 @@ impl<'d, 'a> ObjectGraph<'d, 'a> {
             .map(|e| e.view(self.doc))
     }
 
+    /// The values of property `name` of object `id` (after its header strings), found as
+    /// [`ObjectGraph::prop`] finds the property, without making the [`Prop`] view (whose type,
+    /// label and flags are checked as UTF-8 each time): what the typed getters read.
+    fn prop_values(&self, id: i64, name: &str) -> Option<&'d [Property<'a>]> {
+        let obj = self.object(id)?;
+        if obj.legacy {
+            return self.prop(id, name).map(|p| p.values);
+        }
+        let e = lookup(&self.props, obj.props, name).or_else(|| {
+            obj.template.and_then(|t| lookup(&self.props, self.templates[t as usize].props, name))
+        })?;
+        self.doc.node(e.record).properties().get(e.strings as usize..)
+    }
+
     /// A number property, or `default` when absent, not a number or not finite.
     pub fn get_f64(&self, id: i64, name: &str, default: f64) -> f64 {
-        self.prop(id, name).and_then(|p| p.f64()).filter(|v| v.is_finite()).unwrap_or(default)
+        self.prop_values(id, name)
+            .and_then(|v| v.first()?.as_f64())
+            .filter(|v| v.is_finite())
+            .unwrap_or(default)
     }
 
     /// An integer (enum, bool, KTime) property, or `default`.
     pub fn get_i64(&self, id: i64, name: &str, default: i64) -> i64 {
-        self.prop(id, name).and_then(|p| p.i64()).unwrap_or(default)
+        self.prop_values(id, name)
+            .and_then(|v| {
+                let v = v.first()?;
+                v.as_i64().or_else(|| v.as_f64().filter(|f| f.is_finite()).map(|f| f as i64))
+            })
+            .unwrap_or(default)
     }
 
     /// A three-number property (`Vector3D`, `Color`, `Lcl Translation`…), or `default` when
@@ -848,8 +1024,9 @@ impl<'d, 'a> ObjectGraph<'d, 'a> {
             };
             self.legacy_transforms.get(&(id, k)).copied()
         };
-        self.prop(id, name)
-            .and_then(|p| p.vec3())
+        let n = |v: &[Property<'_>], k: usize| v.get(k).and_then(Property::as_f64);
+        self.prop_values(id, name)
+            .and_then(|v| Some([n(v, 0)?, n(v, 1)?, n(v, 2)?]))
             .or_else(legacy)
             .filter(|v| v.iter().all(|x| x.is_finite()))
             .unwrap_or(default)
@@ -1098,12 +1275,56 @@ Connections: {
         assert_eq!(kids, vec![3, 4]);
         let op = g.children(2).find(|c| c.child == 4).unwrap();
         assert_eq!(
-            (op.kind, op.parent_prop),
+            (op.kind, op.parent_prop()),
             (ConnectionKind::ObjectProperty, Some("DiffuseColor"))
         );
         assert_eq!(g.parents(2).next().unwrap().parent, 1);
         assert_eq!(g.child_objects(1, "Model").next().unwrap().name, "Child");
         assert_eq!(g.object(3).unwrap().sub_class, "Light");
+    }
+
+    #[test]
+    fn connection_property_names_come_from_their_record_and_runs_keep_file_order() {
+        // Seed 003, "Objects and connections": `C: "PO", child, child prop, parent` and
+        // `C: "PP", child, child prop, parent, parent prop`. Parents listed out of order, ids
+        // negative and positive, several connections per parent.
+        let text = br#"; FBX 7.4.0 project file
+Objects: {
+    Model: 7, "Model::A", "Null" {}
+    Model: -5, "Model::B", "Null" {}
+    Model: 9, "Model::C", "Null" {}
+}
+Connections: {
+    C: "OO", 9, 7
+    C: "PP", -5, "Lcl Rotation", 7, "Lcl Translation"
+    C: "OO", 7, 0
+    C: "PO", 9, "Visibility", -5
+    C: "OO", -5, 7
+}
+"#;
+        let doc = fbx::parse(text, &Default::default()).unwrap();
+        let g = ObjectGraph::new(&doc).unwrap();
+        let under_7: Vec<_> =
+            g.children(7).map(|c| (c.child, c.kind, c.child_prop(), c.parent_prop())).collect();
+        assert_eq!(
+            under_7,
+            [
+                (9, ConnectionKind::ObjectObject, None, None),
+                (
+                    -5,
+                    ConnectionKind::PropertyProperty,
+                    Some("Lcl Rotation"),
+                    Some("Lcl Translation")
+                ),
+                (-5, ConnectionKind::ObjectObject, None, None),
+            ]
+        );
+        let po = g.parents(9).find(|c| c.parent == -5).unwrap();
+        assert_eq!((po.child_prop(), po.parent_prop()), (Some("Visibility"), None));
+        assert_eq!(g.parents(-5).map(|c| c.parent).collect::<Vec<_>>(), [7, 7]);
+        assert_eq!(g.children(0).map(|c| c.child).collect::<Vec<_>>(), [7]);
+        assert_eq!(g.children(8).count(), 0);
+        assert_eq!(g.object(-5).unwrap().name, "B");
     }
 
     #[test]

@@ -85,6 +85,22 @@ macro_rules! read_elem {
     }};
 }
 
+/// Every element of `$data` read as `$t` in the byte order `$be` says, mapped by `$f`, into a
+/// new vector. The byte-order test stays outside the loop, which lets the loop vectorize (with
+/// the test inside, decoding a mesh's `Vertices` and `Normals` took a twentieth of loading
+/// `maya_ngon_maze_7700_binary`).
+macro_rules! decode_all {
+    ($data:expr, $be:expr, $t:ty, $f:expr) => {{
+        const N: usize = std::mem::size_of::<$t>();
+        let f = $f;
+        if $be {
+            $data.chunks_exact(N).map(|b| f(<$t>::from_be_bytes(b.try_into().unwrap()))).collect()
+        } else {
+            $data.chunks_exact(N).map(|b| f(<$t>::from_le_bytes(b.try_into().unwrap()))).collect()
+        }
+    }};
+}
+
 impl<'a> Array<'a> {
     /// An array over `data`, which must hold a whole number of `ty` elements (the parsers check
     /// this before building one). `compressed` records whether the file stored it with zlib.
@@ -164,15 +180,15 @@ impl<'a> Array<'a> {
     pub fn to_f64_vec(&self) -> Vec<f64> {
         let be = self.big_endian;
         match self.ty {
-            ArrayType::F64 => self.data.chunks_exact(8).map(|b| read_elem!(f64, b, be)).collect(),
+            ArrayType::F64 => decode_all!(self.data, be, f64, |v: f64| v),
             ArrayType::F32 => {
-                self.data.chunks_exact(4).map(|b| read_elem!(f32, b, be) as f64).collect()
+                decode_all!(self.data, be, f32, |v: f32| v as f64)
             }
             ArrayType::I32 => {
-                self.data.chunks_exact(4).map(|b| read_elem!(i32, b, be) as f64).collect()
+                decode_all!(self.data, be, i32, |v: i32| v as f64)
             }
             ArrayType::I64 => {
-                self.data.chunks_exact(8).map(|b| read_elem!(i64, b, be) as f64).collect()
+                decode_all!(self.data, be, i64, |v: i64| v as f64)
             }
             ArrayType::Bool => self.data.iter().map(|&b| (b != 0) as u8 as f64).collect(),
             ArrayType::U8 => self.data.iter().map(|&b| b as f64).collect(),
@@ -183,7 +199,7 @@ impl<'a> Array<'a> {
     pub fn to_f32_vec(&self) -> Vec<f32> {
         let be = self.big_endian;
         match self.ty {
-            ArrayType::F32 => self.data.chunks_exact(4).map(|b| read_elem!(f32, b, be)).collect(),
+            ArrayType::F32 => decode_all!(self.data, be, f32, |v: f32| v),
             _ => self.to_f64_vec().into_iter().map(|v| v as f32).collect(),
         }
     }
@@ -193,7 +209,7 @@ impl<'a> Array<'a> {
     pub fn to_i32_vec(&self) -> Vec<i32> {
         let be = self.big_endian;
         match self.ty {
-            ArrayType::I32 => self.data.chunks_exact(4).map(|b| read_elem!(i32, b, be)).collect(),
+            ArrayType::I32 => decode_all!(self.data, be, i32, |v: i32| v),
             _ => (0..self.len())
                 .map(|i| {
                     self.get_i64(i).unwrap_or(0).clamp(i32::MIN as i64, i32::MAX as i64) as i32
@@ -206,9 +222,9 @@ impl<'a> Array<'a> {
     pub fn to_i64_vec(&self) -> Vec<i64> {
         let be = self.big_endian;
         match self.ty {
-            ArrayType::I64 => self.data.chunks_exact(8).map(|b| read_elem!(i64, b, be)).collect(),
+            ArrayType::I64 => decode_all!(self.data, be, i64, |v: i64| v),
             ArrayType::I32 => {
-                self.data.chunks_exact(4).map(|b| read_elem!(i32, b, be) as i64).collect()
+                decode_all!(self.data, be, i32, |v: i32| v as i64)
             }
             _ => (0..self.len()).map(|i| self.get_i64(i).unwrap_or(0)).collect(),
         }

@@ -7,6 +7,9 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
+mod common;
+use common::corpus;
+
 fn keyscene(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_keyscene")).args(args).output().expect("keyscene runs")
 }
@@ -353,15 +356,20 @@ const MISPLACED_OPTIONS: &[(&str, &[&str], &str)] = &[
     ),
 ];
 
+/// `keyscene convert FLY.3DS out OPTIONS…`.
+fn convert_fly(out: &Path, options: &[&str]) -> Output {
+    let input = fly();
+    let mut args = vec!["convert", &input, out.to_str().unwrap()];
+    args.extend_from_slice(options);
+    keyscene(&args)
+}
+
 #[test]
 fn convert_refuses_an_option_its_output_format_does_not_use_and_writes_nothing() {
     for (name, options, message) in MISPLACED_OPTIONS {
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join(name);
-        let input = fly();
-        let mut args = vec!["convert", &input, out.to_str().unwrap()];
-        args.extend_from_slice(options);
-        let r = keyscene(&args);
+        let r = convert_fly(&out, options);
         let stderr = String::from_utf8_lossy(&r.stderr);
         assert!(!r.status.success(), "{name} {options:?} was accepted");
         assert!(stderr.contains(message), "{name} {options:?}: {stderr}");
@@ -381,10 +389,7 @@ fn convert_accepts_each_option_with_an_output_it_applies_to() {
     for (name, options) in accepted {
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join(name);
-        let input = fly();
-        let mut args = vec!["convert", &input, out.to_str().unwrap()];
-        args.extend_from_slice(options);
-        let r = keyscene(&args);
+        let r = convert_fly(&out, options);
         assert!(r.status.success(), "{name} {options:?}: {}", String::from_utf8_lossy(&r.stderr));
         assert!(out.is_file(), "{name} {options:?}");
     }
@@ -439,14 +444,6 @@ fn convert_to_3da_writes_a_file_that_checks_clean_and_samples_like_lib3ds() {
             }
         }
     }
-}
-
-/// The corpus (`KEYSCENE_CORPUS`, else `../shared/corpus` beside the workspace), if present.
-fn corpus() -> Option<PathBuf> {
-    let dir = std::env::var_os("KEYSCENE_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"));
-    dir.is_dir().then_some(dir)
 }
 
 /// Files under `dir` whose extension is one a batch converts, relative, `/`-separated.

@@ -10,26 +10,19 @@
 //! every trial is reported ignored, never passed. `obj_compare.py` is found at
 //! `KEYSCENE_ORACLES`, else `<corpus>/../oracles`.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use libtest_mimic::{Arguments, Failed, Trial};
 use refs::{reference_rows, RefRow};
 
+mod common;
+use common::corpus;
+
 /// The library's one reader of `references.tsv`, shared with its tests.
 #[path = "../../keyscene/tests/common/refs.rs"]
 #[allow(dead_code)]
 mod refs;
-
-fn corpus() -> Option<PathBuf> {
-    if let Some(dir) = std::env::var_os("KEYSCENE_CORPUS") {
-        let dir = PathBuf::from(dir);
-        assert!(dir.is_dir(), "KEYSCENE_CORPUS={} is not a folder", dir.display());
-        return Some(dir);
-    }
-    let default = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus");
-    default.is_dir().then_some(default)
-}
 
 /// Whether a row is of a kind.
 type Pick = fn(&RefRow) -> bool;

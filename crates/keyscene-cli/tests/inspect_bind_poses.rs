@@ -7,11 +7,14 @@
 //! The corpus is `KEYSCENE_CORPUS`, else `../shared/corpus` beside the workspace; without it
 //! every trial is reported ignored, never passed.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use libtest_mimic::{Arguments, Failed, Trial};
 use serde_json::Value;
+
+mod common;
+use common::corpus;
 
 /// Corpus files (under `fbx/`) that store bind poses.
 const FILES: [&str; 4] = [
@@ -20,16 +23,6 @@ const FILES: [&str; 4] = [
     "ufbx/maya_transformed_skin_6100_ascii.fbx",
     "ufbx/maya_transformed_skin_7700_binary.fbx",
 ];
-
-fn corpus() -> Option<PathBuf> {
-    if let Some(dir) = std::env::var_os("KEYSCENE_CORPUS") {
-        let dir = PathBuf::from(dir);
-        assert!(dir.is_dir(), "KEYSCENE_CORPUS={} is not a folder", dir.display());
-        return Some(dir);
-    }
-    let default = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus");
-    default.is_dir().then_some(default)
-}
 
 /// ufbx's bind poses of `path`: (name, names of the nodes it poses, sorted). ufbx sorts a
 /// pose's bone poses by node (`ufbxi_sort_bone_poses`) where keyscene keeps the file's order,

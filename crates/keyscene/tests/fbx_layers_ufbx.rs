@@ -79,11 +79,7 @@ fn times(stack: &ufbx::AnimStack, fps: f64) -> Vec<f64> {
 }
 
 fn check(path: &Path, stacks: &[usize]) -> Result<usize, String> {
-    let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
-    let theirs = ufbx::load_memory(&bytes, ufbx::LoadOpts::default())
-        .map_err(|e| format!("ufbx: {:?}", e.description))?;
-    let (scene, _) = keyscene::load_bytes(&bytes, Some(path), &Default::default())
-        .map_err(|e| format!("keyscene: {e}"))?;
+    let (scene, theirs) = common::ufbx_corpus::load_both(path)?;
     let fps = theirs.settings.frames_per_second;
     let fps = if fps > 0.0 && fps.is_finite() { fps } else { 24.0 };
     let mut compared = 0;
@@ -155,11 +151,7 @@ fn check(path: &Path, stacks: &[usize]) -> Result<usize, String> {
 /// The layered node properties of stack `s`'s animation against `ufbx::evaluate_prop` (module
 /// docs); the number of values compared.
 fn check_properties(path: &Path, stacks: &[usize]) -> Result<usize, String> {
-    let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
-    let theirs = ufbx::load_memory(&bytes, ufbx::LoadOpts::default())
-        .map_err(|e| format!("ufbx: {:?}", e.description))?;
-    let (scene, _) = keyscene::load_bytes(&bytes, Some(path), &Default::default())
-        .map_err(|e| format!("keyscene: {e}"))?;
+    let (scene, theirs) = common::ufbx_corpus::load_both(path)?;
     let fps = theirs.settings.frames_per_second;
     let fps = if fps > 0.0 && fps.is_finite() { fps } else { 24.0 };
     let mut compared = 0;

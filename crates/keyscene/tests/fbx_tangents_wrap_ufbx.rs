@@ -22,7 +22,7 @@ use std::path::Path;
 
 use glam::{DMat4, DVec3};
 use keyscene::formats::gltf::geometry;
-use keyscene::scene::{Scene, WrapMode};
+use keyscene::scene::WrapMode;
 use libtest_mimic::{Failed, Trial};
 
 /// Files whose textures store `WrapModeU`/`WrapModeV` 1 (clamp) somewhere (`grep -a`).
@@ -35,15 +35,6 @@ const WRAP_FILES: &[&str] = &[
     "fbx-conv/softimage_cube_single_uv_multi_material.fbx",
 ];
 
-fn load(path: &Path) -> Result<(Scene, ufbx::SceneRoot), String> {
-    let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
-    let theirs = ufbx::load_memory(&bytes, ufbx::LoadOpts::default())
-        .map_err(|e| format!("ufbx: {:?}", e.description))?;
-    let (scene, _) = keyscene::load_bytes(&bytes, Some(path), &Default::default())
-        .map_err(|e| format!("keyscene: {e}"))?;
-    Ok((scene, theirs))
-}
-
 fn dvec(v: ufbx::Vec3) -> DVec3 {
     DVec3::new(v.x, v.y, v.z)
 }
@@ -54,7 +45,7 @@ fn at(attr: &ufbx::VertexVec3, c: usize) -> Option<DVec3> {
 }
 
 fn check_tangents(path: &Path) -> Result<(), String> {
-    let (scene, theirs) = load(path)?;
+    let (scene, theirs) = common::ufbx_corpus::load_both(path)?;
     let (mut compared, mut skipped) = (0, 0);
     for node in theirs.nodes.iter().filter(|n| !n.is_root) {
         let Some(mesh) = node.mesh.as_ref() else { continue };
@@ -149,7 +140,7 @@ fn file_name(s: &str) -> String {
 }
 
 fn check_wrap(path: &Path) -> Result<(), String> {
-    let (scene, theirs) = load(path)?;
+    let (scene, theirs) = common::ufbx_corpus::load_both(path)?;
     let mode = |w: ufbx::WrapMode| match w {
         ufbx::WrapMode::Clamp => WrapMode::Clamp,
         _ => WrapMode::Repeat,

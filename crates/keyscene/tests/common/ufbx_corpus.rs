@@ -54,3 +54,16 @@ pub fn difference(got: DMat4, want: DMat4, size: f64) -> (f64, f64) {
     let t = (got.col(3) - want.col(3)).truncate().abs().max_element();
     (linear / scale, t / size)
 }
+
+/// `path` loaded by keyscene (`load_bytes`, default options) and by the `ufbx` crate (default
+/// `LoadOpts`), from the same bytes; the error says which side failed.
+pub fn load_both(
+    path: &std::path::Path,
+) -> Result<(keyscene::scene::Scene, ufbx::SceneRoot), String> {
+    let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
+    let theirs = ufbx::load_memory(&bytes, ufbx::LoadOpts::default())
+        .map_err(|e| format!("ufbx: {:?}", e.description))?;
+    let (scene, _) = keyscene::load_bytes(&bytes, Some(path), &Default::default())
+        .map_err(|e| format!("keyscene: {e}"))?;
+    Ok((scene, theirs))
+}

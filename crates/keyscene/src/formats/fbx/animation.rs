@@ -86,7 +86,7 @@ use std::collections::HashMap;
 use glam::DVec3;
 
 use super::import::{rotation_setup, ImportIds};
-use super::objects::{ConnectionKind, Object, ObjectGraph};
+use super::objects::{ConnectionKind, Object, ObjectGraph, PropCache};
 use super::tree::{ArrayType, Encoding, NodeRef};
 use crate::anim::curve::{
     auto_slope, auto_slope_one_side, morph_weight_property, tcb_slopes, AutoRules,
@@ -431,30 +431,28 @@ fn to_track(raw: &[RawKey], fps: f64) -> Track<f64> {
     Track::new(keys)
 }
 
-/// The curves of a curve node: component index → curve object, plus the node's `d|…`
-/// defaults.
+/// The curves of a curve node: component index → curve object (an iterator: no list is
+/// allocated per curve node).
 fn curves_of<'g, 'd, 'a>(
     graph: &'g ObjectGraph<'d, 'a>,
     curve_node: i64,
-) -> Vec<(usize, &'g Object<'d, 'a>)> {
-    let mut out = Vec::new();
-    for c in graph.children(curve_node) {
-        let Some(obj) = graph.object(c.child) else {
-            continue;
-        };
-        if obj.class != "AnimationCurve" {
-            continue;
-        }
-        let comp = match c.parent_prop() {
-            Some("d|X") | Some("d|x") => 0,
-            Some("d|Y") | Some("d|y") => 1,
-            Some("d|Z") | Some("d|z") => 2,
-            Some(_) => 0,
-            None => out.len(),
-        };
-        out.push((comp.min(2), obj));
-    }
-    out
+) -> impl Iterator<Item = (usize, &'g Object<'d, 'a>)> + 'g {
+    let mut seen = 0usize;
+    graph
+        .children(curve_node)
+        .filter_map(move |c| Some((c, graph.object(c.child)?)))
+        .filter(|(_, obj)| obj.class == "AnimationCurve")
+        .map(move |(c, obj)| {
+            let comp = match c.parent_prop() {
+                Some("d|X") | Some("d|x") => 0,
+                Some("d|Y") | Some("d|y") => 1,
+                Some("d|Z") | Some("d|z") => 2,
+                Some(_) => 0,
+                None => seen,
+            };
+            seen += 1;
+            (comp.min(2), obj)
+        })
 }
 
 /// What an animated property drives.
@@ -950,6 +948,11 @@ fn read_layer(
     if out.weight > 0.99999 {
         out.weight = 1.0;
     }
+    // A curve node's `d|X`, `d|Y`, `d|Z` (its value on this layer), found in one pass and
+    // their template entries once.
+    let mut component_props = PropCache::new(&["d|X", "d|Y", "d|Z"]);
+    // The targets of one curve node, so its curves are cloned for all but the last.
+    let mut targets: Vec<(Target, [Option<f64>; 3])> = Vec::new();
     for cn in graph.child_objects(layer.id, "AnimationCurveNode") {
         let mut curves: [Option<Track<f64>>; 3] = [None, None, None];
         let mut count = 0;
@@ -967,7 +970,8 @@ fn read_layer(
             }
         }
         let d = |name: &str| graph.prop(cn.id, name).and_then(|p| p.f64());
-        let defaults = [d("d|X"), d("d|Y"), d("d|Z")];
+        let found = component_props.of(graph, cn);
+        let defaults = [found.f64(0), found.f64(1), found.f64(2)];
         // A curve node without curves still gives its layer's value (its `d|` properties):
         // kept for blending with other layers (see `merge_layers`).
         if count == 0 && defaults.iter().all(Option::is_none) {
@@ -981,7 +985,11 @@ fn read_layer(
             let Some(obj) = graph.object(c.parent) else {
                 continue;
             };
-            let targets: Vec<Target> = if let Some(&node) = ids.nodes.get(&obj.id) {
+            let mut defaults = defaults;
+            if defaults[0].is_none() {
+                defaults[0] = d(&format!("d|{prop}"));
+            }
+            if let Some(&node) = ids.nodes.get(&obj.id) {
                 if matches!(prop, "PreRotation" | "PostRotation")
                     && !rotation_setup(graph, obj.id).uses_rotation_space
                 {
@@ -989,40 +997,39 @@ fn read_layer(
                     // not (as the static value: see `import::rotation_setup`).
                     continue;
                 }
-                vec![match prop {
+                let target = match prop {
                     "Lcl Translation" => Target::Translation(node),
                     "Lcl Rotation" => Target::Rotation(node),
                     "Lcl Scaling" => Target::Scaling(node),
                     _ => Target::Property(node, prop.to_string()),
-                }]
+                };
+                targets.push((target, defaults));
             } else if let Some(list) = ids.morph_channels.get(&obj.id) {
                 if prop != "DeformPercent" {
                     continue;
                 }
-                list.iter()
-                    .flat_map(|&(mesh, k)| {
-                        mesh_nodes
-                            .get(&mesh)
-                            .into_iter()
-                            .flatten()
-                            .map(move |&n| Target::Morph(n, k))
-                    })
-                    .collect()
+                targets.extend(
+                    list.iter()
+                        .flat_map(|&(mesh, k)| {
+                            mesh_nodes
+                                .get(&mesh)
+                                .into_iter()
+                                .flatten()
+                                .map(move |&n| Target::Morph(n, k))
+                        })
+                        .map(|t| (t, defaults)),
+                );
             } else if let Some(&node) = attr_nodes.get(&obj.id) {
-                vec![Target::Property(node, prop.to_string())]
+                targets.push((Target::Property(node, prop.to_string()), defaults));
             } else if obj.id == layer.id && prop == "Weight" {
                 out.weight_curve = curves.iter().flatten().next().cloned();
-                continue;
-            } else {
-                continue;
-            };
-            for target in targets {
-                let mut defaults = defaults;
-                if defaults[0].is_none() {
-                    defaults[0] = d(&format!("d|{prop}"));
-                }
+            }
+        }
+        if let Some((target, defaults)) = targets.pop() {
+            for (target, defaults) in targets.drain(..) {
                 out.props.push(Animated { target, curves: curves.clone(), count, defaults });
             }
+            out.props.push(Animated { target, curves, count, defaults });
         }
     }
     out

@@ -1113,6 +1113,12 @@ impl<'d, const N: usize> PropCache<'d, N> {
 }
 
 impl<const N: usize> ObjectProps<'_, '_, '_, N> {
+    /// The `i`th name's first value as a number, as stored (as [`Prop::f64`]: no default, no
+    /// finiteness check).
+    pub fn f64(&self, i: usize) -> Option<f64> {
+        self.found[i]?.first()?.as_f64()
+    }
+
     /// As [`ObjectGraph::get_f64`] for the `i`th name.
     pub fn get_f64(&self, i: usize, default: f64) -> f64 {
         self.found[i].and_then(|v| v.first()?.as_f64()).filter(|v| v.is_finite()).unwrap_or(default)

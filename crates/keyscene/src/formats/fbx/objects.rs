@@ -419,7 +419,7 @@ pub struct ObjectGraph<'d, 'a> {
     /// The parent id of every [`SAMPLE`]th entry of `by_parent` (and the child id of
     /// `by_child`'s): a search for an id's run looks through these contiguous ids first and
     /// then through one stretch of [`SAMPLE`] entries, instead of a binary search whose every
-    /// step reads a connection elsewhere in memory. One byte a connection.
+    /// step reads a connection elsewhere in memory. Two bytes a connection for both lists.
     parent_samples: Vec<i64>,
     child_samples: Vec<i64>,
     /// FBX 6: `Class::Name` → assigned id.
@@ -1220,7 +1220,7 @@ fn key(name: &str) -> (usize, &str) {
 }
 
 /// Entries of `by_parent`/`by_child` per sampled id (see `ObjectGraph::parent_samples`).
-const SAMPLE: usize = 16;
+const SAMPLE: usize = 8;
 
 /// The first position of `order` (connection indices sorted by `id_of`) whose id is not below
 /// `id`; `samples` holds the id of every [`SAMPLE`]th entry of `order`.

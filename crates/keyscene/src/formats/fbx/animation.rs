@@ -86,7 +86,7 @@ use std::collections::HashMap;
 use glam::DVec3;
 
 use super::import::{rotation_setup, ImportIds};
-use super::objects::{ConnectionKind, Object, ObjectGraph};
+use super::objects::{ConnectionKind, Object, ObjectGraph, PropCache};
 use super::tree::{ArrayType, Encoding, NodeRef};
 use crate::anim::curve::{
     auto_slope, auto_slope_one_side, morph_weight_property, tcb_slopes, AutoRules,
@@ -235,14 +235,16 @@ pub fn read_curve(
     let data = attr_floats(doc_version, encoding, r.attr_data);
     // Same size and alignment: collected in place, no second buffer.
     let secs: Vec<f64> = times.into_iter().map(|t| t as f64 / ktime as f64).collect();
-    let raw = resolve_keys(&secs, &values, &flags, &data, &refs)?;
-    let mut track = to_track(&raw, fps);
+    let mut b = TrackBuilder::new(track_len(secs.len(), &flags, &refs), fps);
+    resolve_keys_with(&secs, &values, &flags, &data, &refs, |k| b.push(&k))?;
+    let mut track = Track::new(b.keys);
     track.before = extrapolation_of(r.pre);
     track.after = extrapolation_of(r.post);
     Ok(track)
 }
 
 /// Resolves every key's interpolation and tangents as ufbx does (module docs).
+#[cfg_attr(not(test), allow(dead_code))]
 fn resolve_keys(
     t: &[f64],
     v: &[f64],
@@ -250,9 +252,24 @@ fn resolve_keys(
     data: &[f32],
     refs: &[i32],
 ) -> Result<Vec<RawKey>, String> {
+    let mut out = Vec::with_capacity(t.len());
+    resolve_keys_with(t, v, flags, data, refs, |k| out.push(k))?;
+    Ok(out)
+}
+
+/// [`resolve_keys`] handing each key to `emit` as it is resolved, in order (on an error,
+/// some keys may have been handed over already).
+fn resolve_keys_with(
+    t: &[f64],
+    v: &[f64],
+    flags: &[i32],
+    data: &[f32],
+    refs: &[i32],
+    mut emit: impl FnMut(RawKey),
+) -> Result<(), String> {
     let n = t.len();
     if n == 0 {
-        return Ok(Vec::new());
+        return Ok(());
     }
     if flags.len() != refs.len() || data.len() < refs.len() * 4 {
         return Err(format!(
@@ -262,7 +279,6 @@ fn resolve_keys(
             data.len()
         ));
     }
-    let mut out = Vec::with_capacity(n);
     let mut run = 0usize;
     let mut left_in_run = refs.first().copied().unwrap_or(0);
     let mut slope_left = 0.0f64;
@@ -375,7 +391,7 @@ fn resolve_keys(
             right_slope = s;
             next_left_slope = s;
         }
-        out.push(RawKey {
+        emit(RawKey {
             time,
             value,
             leave,
@@ -393,68 +409,113 @@ fn resolve_keys(
             left_in_run = refs.get(run).copied().unwrap_or(0);
         }
     }
-    Ok(out)
+    Ok(())
 }
 
 /// The resolved keys as a track in frames (two keys where the arriving and leaving kinds
 /// differ, see the module docs).
 fn to_track(raw: &[RawKey], fps: f64) -> Track<f64> {
-    let per_frame = 1.0 / fps;
     // One key per raw key, plus one where a cubic segment arrives at a key that leaves
     // otherwise: allocated once.
     let doubled =
         raw.windows(2).filter(|w| w[0].leave == Leave::Cubic && w[1].leave != Leave::Cubic);
-    let mut keys = Vec::with_capacity(raw.len() + doubled.count());
-    for (i, k) in raw.iter().enumerate() {
-        let frame = k.time * fps;
+    let mut b = TrackBuilder::new(raw.len() + doubled.count(), fps);
+    for k in raw {
+        b.push(k);
+    }
+    Track::new(b.keys)
+}
+
+/// [`to_track`] one raw key at a time (what `read_curve` feeds [`resolve_keys_with`]'s keys
+/// into, with no list of raw keys in between).
+struct TrackBuilder {
+    keys: Vec<Key<f64>>,
+    fps: f64,
+    per_frame: f64,
+    /// The previous key left by a cubic segment.
+    after_cubic: bool,
+}
+
+impl TrackBuilder {
+    fn new(capacity: usize, fps: f64) -> Self {
+        TrackBuilder {
+            keys: Vec::with_capacity(capacity),
+            fps,
+            per_frame: 1.0 / fps,
+            after_cubic: false,
+        }
+    }
+
+    fn push(&mut self, k: &RawKey) {
+        let frame = k.time * self.fps;
         let bezier = Interpolation::Bezier {
-            in_slope: k.left_slope * per_frame,
+            in_slope: k.left_slope * self.per_frame,
             in_weight: k.left_weight,
-            out_slope: k.right_slope * per_frame,
+            out_slope: k.right_slope * self.per_frame,
             out_weight: k.right_weight,
         };
-        let arrives_cubic = i > 0 && raw[i - 1].leave == Leave::Cubic;
+        let arrives_cubic = std::mem::replace(&mut self.after_cubic, k.leave == Leave::Cubic);
         let leave = match k.leave {
             Leave::Cubic => {
-                keys.push(Key { frame, value: k.value, interpolation: bezier });
-                continue;
+                self.keys.push(Key { frame, value: k.value, interpolation: bezier });
+                return;
             }
             Leave::Hold => Interpolation::Step,
             Leave::HoldNext => Interpolation::StepNext,
             Leave::Linear => Interpolation::Linear,
         };
         if arrives_cubic {
-            keys.push(Key { frame, value: k.value, interpolation: bezier });
+            self.keys.push(Key { frame, value: k.value, interpolation: bezier });
         }
-        keys.push(Key { frame, value: k.value, interpolation: leave });
+        self.keys.push(Key { frame, value: k.value, interpolation: leave });
     }
-    Track::new(keys)
 }
 
-/// The curves of a curve node: component index → curve object, plus the node's `d|…`
-/// defaults.
+/// How many keys [`to_track`] makes of `n` keys whose runs of attribute flags are `flags` and
+/// `refs` (a key leaves cubic when its flags say cubic and not constant, as
+/// [`resolve_keys_with`] reads them): `n` plus one per cubic-to-other change. A capacity hint:
+/// on inconsistent runs (which [`resolve_keys_with`] rejects) it may be off.
+fn track_len(n: usize, flags: &[i32], refs: &[i32]) -> usize {
+    let mut len = n;
+    let mut left = n;
+    let mut prev_cubic = false;
+    for (&f, &r) in flags.iter().zip(refs) {
+        if left == 0 || r <= 0 {
+            break;
+        }
+        let f = f as u32;
+        let cubic = f & CONSTANT == 0 && f & CUBIC != 0;
+        if prev_cubic && !cubic {
+            len += 1;
+        }
+        prev_cubic = cubic;
+        left -= (r as usize).min(left);
+    }
+    len
+}
+
+/// The curves of a curve node: component index → curve object (an iterator: no list is
+/// allocated per curve node).
 fn curves_of<'g, 'd, 'a>(
     graph: &'g ObjectGraph<'d, 'a>,
     curve_node: i64,
-) -> Vec<(usize, &'g Object<'d, 'a>)> {
-    let mut out = Vec::new();
-    for c in graph.children(curve_node) {
-        let Some(obj) = graph.object(c.child) else {
-            continue;
-        };
-        if obj.class != "AnimationCurve" {
-            continue;
-        }
-        let comp = match c.parent_prop() {
-            Some("d|X") | Some("d|x") => 0,
-            Some("d|Y") | Some("d|y") => 1,
-            Some("d|Z") | Some("d|z") => 2,
-            Some(_) => 0,
-            None => out.len(),
-        };
-        out.push((comp.min(2), obj));
-    }
-    out
+) -> impl Iterator<Item = (usize, &'g Object<'d, 'a>)> + 'g {
+    let mut seen = 0usize;
+    graph
+        .children(curve_node)
+        .filter_map(move |c| Some((c, graph.object(c.child)?)))
+        .filter(|(_, obj)| obj.class == "AnimationCurve")
+        .map(move |(c, obj)| {
+            let comp = match c.parent_prop() {
+                Some("d|X") | Some("d|x") => 0,
+                Some("d|Y") | Some("d|y") => 1,
+                Some("d|Z") | Some("d|z") => 2,
+                Some(_) => 0,
+                None => seen,
+            };
+            seen += 1;
+            (comp.min(2), obj)
+        })
 }
 
 /// What an animated property drives.
@@ -950,6 +1011,11 @@ fn read_layer(
     if out.weight > 0.99999 {
         out.weight = 1.0;
     }
+    // A curve node's `d|X`, `d|Y`, `d|Z` (its value on this layer), found in one pass and
+    // their template entries once.
+    let mut component_props = PropCache::new(&["d|X", "d|Y", "d|Z"]);
+    // The targets of one curve node, so its curves are cloned for all but the last.
+    let mut targets: Vec<(Target, [Option<f64>; 3])> = Vec::new();
     for cn in graph.child_objects(layer.id, "AnimationCurveNode") {
         let mut curves: [Option<Track<f64>>; 3] = [None, None, None];
         let mut count = 0;
@@ -967,7 +1033,8 @@ fn read_layer(
             }
         }
         let d = |name: &str| graph.prop(cn.id, name).and_then(|p| p.f64());
-        let defaults = [d("d|X"), d("d|Y"), d("d|Z")];
+        let found = component_props.of(graph, cn);
+        let defaults = [found.f64(0), found.f64(1), found.f64(2)];
         // A curve node without curves still gives its layer's value (its `d|` properties):
         // kept for blending with other layers (see `merge_layers`).
         if count == 0 && defaults.iter().all(Option::is_none) {
@@ -981,7 +1048,11 @@ fn read_layer(
             let Some(obj) = graph.object(c.parent) else {
                 continue;
             };
-            let targets: Vec<Target> = if let Some(&node) = ids.nodes.get(&obj.id) {
+            let mut defaults = defaults;
+            if defaults[0].is_none() {
+                defaults[0] = d(&format!("d|{prop}"));
+            }
+            if let Some(&node) = ids.nodes.get(&obj.id) {
                 if matches!(prop, "PreRotation" | "PostRotation")
                     && !rotation_setup(graph, obj.id).uses_rotation_space
                 {
@@ -989,40 +1060,39 @@ fn read_layer(
                     // not (as the static value: see `import::rotation_setup`).
                     continue;
                 }
-                vec![match prop {
+                let target = match prop {
                     "Lcl Translation" => Target::Translation(node),
                     "Lcl Rotation" => Target::Rotation(node),
                     "Lcl Scaling" => Target::Scaling(node),
                     _ => Target::Property(node, prop.to_string()),
-                }]
+                };
+                targets.push((target, defaults));
             } else if let Some(list) = ids.morph_channels.get(&obj.id) {
                 if prop != "DeformPercent" {
                     continue;
                 }
-                list.iter()
-                    .flat_map(|&(mesh, k)| {
-                        mesh_nodes
-                            .get(&mesh)
-                            .into_iter()
-                            .flatten()
-                            .map(move |&n| Target::Morph(n, k))
-                    })
-                    .collect()
+                targets.extend(
+                    list.iter()
+                        .flat_map(|&(mesh, k)| {
+                            mesh_nodes
+                                .get(&mesh)
+                                .into_iter()
+                                .flatten()
+                                .map(move |&n| Target::Morph(n, k))
+                        })
+                        .map(|t| (t, defaults)),
+                );
             } else if let Some(&node) = attr_nodes.get(&obj.id) {
-                vec![Target::Property(node, prop.to_string())]
+                targets.push((Target::Property(node, prop.to_string()), defaults));
             } else if obj.id == layer.id && prop == "Weight" {
                 out.weight_curve = curves.iter().flatten().next().cloned();
-                continue;
-            } else {
-                continue;
-            };
-            for target in targets {
-                let mut defaults = defaults;
-                if defaults[0].is_none() {
-                    defaults[0] = d(&format!("d|{prop}"));
-                }
+            }
+        }
+        if let Some((target, defaults)) = targets.pop() {
+            for (target, defaults) in targets.drain(..) {
                 out.props.push(Animated { target, curves: curves.clone(), count, defaults });
             }
+            out.props.push(Animated { target, curves, count, defaults });
         }
     }
     out
@@ -1245,6 +1315,19 @@ mod tests {
 
     fn bits(x: f32) -> f32 {
         x
+    }
+
+    #[test]
+    fn track_len_adds_a_key_where_a_cubic_run_meets_another_kind() {
+        // Runs: 2 cubic keys, 1 linear (cubic → linear: +1), 1 cubic, 1 constant (a cubic
+        // flag under constant holds: +1), 1 linear (constant → linear: none).
+        let flags = [CUBIC, LINEAR, CUBIC, CONSTANT | CUBIC, LINEAR].map(|f| f as i32);
+        assert_eq!(track_len(6, &flags, &[2, 1, 1, 1, 1]), 8);
+        // The same keys through `resolve_keys` and `to_track` give as many.
+        let t: Vec<f64> = (0..6).map(f64::from).collect();
+        let raw = resolve_keys(&t, &[0.0; 6], &flags, &[0.0; 20], &[2, 1, 1, 1, 1]).unwrap();
+        assert_eq!(to_track(&raw, 1.0).keys.len(), 8);
+        assert_eq!(track_len(0, &[], &[]), 0);
     }
 
     #[test]

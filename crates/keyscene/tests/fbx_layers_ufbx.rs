@@ -78,10 +78,19 @@ fn times(stack: &ufbx::AnimStack, fps: f64) -> Vec<f64> {
     out
 }
 
+/// ufbx's frame rate for the file, 24 where it has none.
+fn frame_rate(theirs: &ufbx::SceneRoot) -> f64 {
+    let fps = theirs.settings.frames_per_second;
+    if fps > 0.0 && fps.is_finite() {
+        fps
+    } else {
+        24.0
+    }
+}
+
 fn check(path: &Path, stacks: &[usize]) -> Result<usize, String> {
     let (scene, theirs) = common::ufbx_corpus::load_both(path)?;
-    let fps = theirs.settings.frames_per_second;
-    let fps = if fps > 0.0 && fps.is_finite() { fps } else { 24.0 };
+    let fps = frame_rate(&theirs);
     let mut compared = 0;
     for &s in stacks {
         let stack = &theirs.anim_stacks[s];
@@ -152,8 +161,7 @@ fn check(path: &Path, stacks: &[usize]) -> Result<usize, String> {
 /// docs); the number of values compared.
 fn check_properties(path: &Path, stacks: &[usize]) -> Result<usize, String> {
     let (scene, theirs) = common::ufbx_corpus::load_both(path)?;
-    let fps = theirs.settings.frames_per_second;
-    let fps = if fps > 0.0 && fps.is_finite() { fps } else { 24.0 };
+    let fps = frame_rate(&theirs);
     let mut compared = 0;
     for &s in stacks {
         let stack = &theirs.anim_stacks[s];

@@ -146,8 +146,7 @@ fn edits(doc: &Value) -> Vec<Edit> {
                 &|j| j["meshes"][m]["primitives"][0]["attributes"]["JOINTS_0"] = w.clone(),
             );
         }
-        if let Some(t) = p0.get("targets").and_then(|t| t.get(0)) {
-            let _ = t;
+        if p0.get("targets").and_then(|t| t.get(0)).is_some() {
             let idx = p0["indices"].clone();
             push(format!("meshes[{m}].primitives[0].targets[0].POSITION = indices"), false, &|j| {
                 j["meshes"][m]["primitives"][0]["targets"][0]["POSITION"] = idx.clone()

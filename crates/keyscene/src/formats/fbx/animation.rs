@@ -558,12 +558,7 @@ pub(crate) fn import(
     let fps = graph.settings.frame_rate();
     let fps = if fps > 0.0 && fps.is_finite() { fps } else { 24.0 };
     let ktime = graph.settings.ktime_per_second.max(1);
-    let mut mesh_nodes: HashMap<usize, Vec<NodeId>> = HashMap::new();
-    for (i, n) in scene.nodes.iter().enumerate() {
-        if let Some(m) = n.mesh {
-            mesh_nodes.entry(m).or_default().push(i);
-        }
-    }
+    let mesh_nodes = mesh_nodes(scene);
     let mut attr_nodes: HashMap<i64, NodeId> = HashMap::new();
     for (&id, &cam) in &ids.cameras {
         if let Some(n) = scene.nodes.iter().position(|n| n.kind == NodeKind::Camera(cam)) {
@@ -649,12 +644,7 @@ fn import_takes(
             shapes.entry(&*o.name).or_insert(o.id);
         }
     }
-    let mut mesh_nodes: HashMap<usize, Vec<NodeId>> = HashMap::new();
-    for (i, n) in scene.nodes.iter().enumerate() {
-        if let Some(m) = n.mesh {
-            mesh_nodes.entry(m).or_default().push(i);
-        }
-    }
+    let mesh_nodes = mesh_nodes(scene);
     for take in takes.children().filter(|c| c.name() == "Take") {
         let name = take.property(0).and_then(|p| p.as_str()).unwrap_or("").to_string();
         let mut layer = Layer {
@@ -704,16 +694,7 @@ fn import_takes(
                     Some(six)
                 };
                 let targets: Vec<Target> = match list {
-                    Some(list) => list
-                        .iter()
-                        .flat_map(|&(mesh, k)| {
-                            mesh_nodes
-                                .get(&mesh)
-                                .into_iter()
-                                .flatten()
-                                .map(move |&n| Target::Morph(n, k))
-                        })
-                        .collect(),
+                    Some(list) => morph_targets(&list, &mesh_nodes).collect(),
                     None => vec![Target::Property(node, cname.to_string())],
                 };
                 for target in targets {
@@ -1071,17 +1052,7 @@ fn read_layer(
                 if prop != "DeformPercent" {
                     continue;
                 }
-                targets.extend(
-                    list.iter()
-                        .flat_map(|&(mesh, k)| {
-                            mesh_nodes
-                                .get(&mesh)
-                                .into_iter()
-                                .flatten()
-                                .map(move |&n| Target::Morph(n, k))
-                        })
-                        .map(|t| (t, defaults)),
-                );
+                targets.extend(morph_targets(list, mesh_nodes).map(|t| (t, defaults)));
             } else if let Some(&node) = attr_nodes.get(&obj.id) {
                 targets.push((Target::Property(node, prop.to_string()), defaults));
             } else if obj.id == layer.id && prop == "Weight" {
@@ -1228,6 +1199,28 @@ fn push_channels(
             }
         }
     }
+}
+
+/// The scene nodes showing each mesh (mesh index → nodes).
+fn mesh_nodes(scene: &Scene) -> HashMap<usize, Vec<NodeId>> {
+    let mut out: HashMap<usize, Vec<NodeId>> = HashMap::new();
+    for (i, n) in scene.nodes.iter().enumerate() {
+        if let Some(m) = n.mesh {
+            out.entry(m).or_default().push(i);
+        }
+    }
+    out
+}
+
+/// The morph targets a `BlendShapeChannel` drives: its (mesh, target) pairs on every node
+/// showing the mesh.
+fn morph_targets<'a>(
+    list: &'a [(usize, usize)],
+    mesh_nodes: &'a HashMap<usize, Vec<NodeId>>,
+) -> impl Iterator<Item = Target> + 'a {
+    list.iter().flat_map(move |&(mesh, k)| {
+        mesh_nodes.get(&mesh).into_iter().flatten().map(move |&n| Target::Morph(n, k))
+    })
 }
 
 /// Multiplies a track's values and slopes by `s`.

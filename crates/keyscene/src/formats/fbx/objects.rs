@@ -922,25 +922,28 @@ impl<'d, 'a> ObjectGraph<'d, 'a> {
 
     /// Connections whose parent is `id` (what is connected *to* it), in file order.
     pub fn children(&self, id: i64) -> impl Iterator<Item = &Connection<'d>> + '_ {
-        let lo = run_start(&self.by_parent, &self.parent_samples, id, |i| {
-            self.connections[i as usize].parent
-        });
-        // One search for the start; the run of `id`'s connections is walked, not searched for.
-        self.by_parent[lo..]
-            .iter()
-            .map(move |&i| &self.connections[i as usize])
-            .take_while(move |c| c.parent == id)
+        self.run(&self.by_parent, &self.parent_samples, id, |c| c.parent)
     }
 
     /// Connections whose child is `id` (what it is connected *to*), in file order.
     pub fn parents(&self, id: i64) -> impl Iterator<Item = &Connection<'d>> + '_ {
-        let lo = run_start(&self.by_child, &self.child_samples, id, |i| {
-            self.connections[i as usize].child
-        });
-        self.by_child[lo..]
+        self.run(&self.by_child, &self.child_samples, id, |c| c.child)
+    }
+
+    /// The connections whose `end` is `id`, from `order` (sorted by that end) and its samples:
+    /// one search for the start of the run, then the run is walked, not searched for.
+    fn run<'s>(
+        &'s self,
+        order: &'s [u32],
+        samples: &[i64],
+        id: i64,
+        end: fn(&Connection<'d>) -> i64,
+    ) -> impl Iterator<Item = &'s Connection<'d>> + 's {
+        let lo = run_start(order, samples, id, |i| end(&self.connections[i as usize]));
+        order[lo..]
             .iter()
             .map(move |&i| &self.connections[i as usize])
-            .take_while(move |c| c.child == id)
+            .take_while(move |c| end(c) == id)
     }
 
     /// Objects connected to `id` object-to-object (`OO`) whose class is `class`, in file order.

@@ -50,19 +50,6 @@ pub(super) const ROTATION: Allowed =
 pub(super) const MORPH_WEIGHTS: Allowed =
     Allowed(&[(Scalar, &[F32], None), (Scalar, &[I8, U8, I16, U16], Some(true))]);
 
-fn dims(d: Dimensions) -> usize {
-    match d {
-        Scalar => 1,
-        Vec2 => 2,
-        Vec3 => 3,
-        Vec4 => 4,
-        Mat4 => 16,
-        // MAT2/MAT3 have column padding; no use here allows them.
-        Dimensions::Mat2 => 4,
-        Dimensions::Mat3 => 9,
-    }
-}
-
 /// The bytes `[offset, offset + stride · (count − 1) + element)` inside a buffer view, checked
 /// against the view and the view against its buffer's bytes (`buffers`). Returns the view's
 /// bytes.
@@ -130,7 +117,7 @@ pub(super) fn check(
     if count == 0 {
         return Err(format!("{what}: count 0 (glTF requires at least 1)"));
     }
-    let element = dims(d) * t.size();
+    let element = acc.size();
     if let Some(view) = acc.view() {
         view_bytes(&view, buffers, acc.offset(), count, element, &what)?;
     }

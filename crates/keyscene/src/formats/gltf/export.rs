@@ -1133,17 +1133,25 @@ impl Out {
             let keyed = resample_fps.is_none() && k < direct.len() && direct[k];
             let channels: &[&ChannelTarget] = if keyed { &node_channels[k] } else { &[] };
             let transform = scene.nodes.get(k).map_or(Transform::IDENTITY, |n| n.transform);
-            if moves_t {
-                let (input, interp, output) = match keyed
-                    .then(|| keyed_vec3(channels, false, transform.translation, start_end, fps))
-                    .flatten()
+            // A translation or scale channel: from the source keys where they convert, else
+            // the samples.
+            let vec3_channel = |this: &mut Self,
+                                keyed_inputs: &mut HashMap<Vec<u32>, Accessor>,
+                                is_scale: bool,
+                                rest: DVec3,
+                                samples: &[DVec3]| {
+                match keyed.then(|| keyed_vec3(channels, is_scale, rest, start_end, fps)).flatten()
                 {
-                    Some(keys) => self.keyed(&keys, &mut keyed_inputs),
+                    Some(keys) => this.keyed(&keys, keyed_inputs),
                     None => {
-                        let data: Vec<[f32; 3]> = tr[k].iter().map(|&t| v3(t)).collect();
-                        resampled(self.floats(&data, json::accessor::Type::Vec3, None, false))
+                        let data: Vec<[f32; 3]> = samples.iter().map(|&v| v3(v)).collect();
+                        resampled(this.floats(&data, json::accessor::Type::Vec3, None, false))
                     }
-                };
+                }
+            };
+            if moves_t {
+                let (input, interp, output) =
+                    vec3_channel(self, &mut keyed_inputs, false, transform.translation, &tr[k]);
                 outputs.push((k, Property::Translation, input, interp, output));
             }
             if moves_r {
@@ -1158,16 +1166,8 @@ impl Out {
                 outputs.push((k, Property::Rotation, input, interp, output));
             }
             if moves_s {
-                let (input, interp, output) = match keyed
-                    .then(|| keyed_vec3(channels, true, transform.scale, start_end, fps))
-                    .flatten()
-                {
-                    Some(keys) => self.keyed(&keys, &mut keyed_inputs),
-                    None => {
-                        let data: Vec<[f32; 3]> = sc[k].iter().map(|&s| v3(s)).collect();
-                        resampled(self.floats(&data, json::accessor::Type::Vec3, None, false))
-                    }
-                };
+                let (input, interp, output) =
+                    vec3_channel(self, &mut keyed_inputs, true, transform.scale, &sc[k]);
                 outputs.push((k, Property::Scale, input, interp, output));
             }
         }

@@ -985,12 +985,15 @@ fn animation(
                     message: format!("{} keys exceed the limit of {max}", i.len()),
                 })
             }
-            Some(i) => i.map(|t| snap_frame(f64::from(t) * fps)).collect(),
+            Some(i) => i.map(|t| f64::from(t) * fps).collect(),
             None => return Err(invalid("input accessor cannot be read".into())),
         };
+        // glTF 2.0 §3.11: the times, as stored, strictly increase. Snapping them to whole frames
+        // comes after that check and never merges two keys (`snap_frames`).
         if inputs.windows(2).any(|w| w[0] >= w[1]) || inputs.iter().any(|t| !t.is_finite()) {
             return Err(invalid("key times are not strictly increasing".into()));
         }
+        let inputs = snap_frames(inputs);
         let interp = ch.sampler().interpolation();
         let target = match reader.read_outputs() {
             Some(ReadOutputs::Translations(v)) => ChannelTarget::Translation(track(
@@ -1067,6 +1070,21 @@ fn snap_frame(frame: f64) -> f64 {
     } else {
         frame
     }
+}
+
+/// Strictly increasing key frames, each snapped ([`snap_frame`]) unless that would bring it
+/// to or past its neighbour: keys 1 µs apart (a sample beside a key at frame 0.99999, as a 2013
+/// 3ds Max export has) stay two keys.
+fn snap_frames(mut frames: Vec<f64>) -> Vec<f64> {
+    for k in 0..frames.len() {
+        let s = snap_frame(frames[k]);
+        let after_prev = k == 0 || s > frames[k - 1];
+        let before_next = frames.get(k + 1).is_none_or(|&n| s < n);
+        if after_prev && before_next {
+            frames[k] = s;
+        }
+    }
+    frames
 }
 
 fn vec3(v: [f32; 3]) -> DVec3 {

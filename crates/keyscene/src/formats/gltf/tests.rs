@@ -192,6 +192,32 @@ fn cubicspline_and_step_channels_read_as_hermite_and_step_keys() {
 }
 
 #[test]
+fn key_times_closer_than_a_frame_snap_stay_distinct() {
+    // Times 1/30 s less 8 f32 steps (~3e-8 s) and 1/30 s: frames 0.9999991 and 1 at 30 fps,
+    // both within the whole-frame snap, yet strictly increasing as f32: glTF §3.11 accepts
+    // them, and they stay two keys with their values (LINEAR: 1 then 2).
+    let t1 = 1.0f32 / 30.0;
+    let t0 = f32::from_bits(t1.to_bits() - 8);
+    assert!(t0 < t1);
+    let floats: [f32; 8] = [t0, t1, 1.0, 0.0, 0.0, 2.0, 0.0, 0.0];
+    let bytes: Vec<u8> = floats.iter().flat_map(|f| f.to_le_bytes()).collect();
+    let json = format!(
+        r#"{{"asset":{{"version":"2.0"}},"scene":0,"scenes":[{{"nodes":[0]}}],"nodes":[{{"name":"n"}}],
+        "buffers":[{{"byteLength":32,"uri":"data:application/octet-stream;base64,{}"}}],
+        "bufferViews":[{{"buffer":0,"byteOffset":0,"byteLength":8}},{{"buffer":0,"byteOffset":8,"byteLength":24}}],
+        "accessors":[{{"bufferView":0,"componentType":5126,"count":2,"type":"SCALAR","min":[{t0}],"max":[{t1}]}},
+                     {{"bufferView":1,"componentType":5126,"count":2,"type":"VEC3"}}],
+        "animations":[{{"channels":[{{"sampler":0,"target":{{"node":0,"path":"translation"}}}}],
+                        "samplers":[{{"input":0,"output":1,"interpolation":"LINEAR"}}]}}]}}"#,
+        ::base64::Engine::encode(&::base64::engine::general_purpose::STANDARD, &bytes)
+    );
+    let (scene, _) = read(json.as_bytes(), &crate::ReadOptions::default()).unwrap();
+    let at = |s: f64| scene.evaluate(Some(0), Time::Seconds(s)).local[0].w_axis.x;
+    assert!((at(f64::from(t0)) - 1.0).abs() < 1e-6, "{}", at(f64::from(t0)));
+    assert!((at(f64::from(t1)) - 2.0).abs() < 1e-6, "{}", at(f64::from(t1)));
+}
+
+#[test]
 fn malformed_input_is_an_error_not_a_panic() {
     let opts = crate::ReadOptions::default();
     assert!(read(b"glTF\x02\0\0\0\x0c\0\0\0", &opts).is_err());

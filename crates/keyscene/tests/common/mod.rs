@@ -132,8 +132,6 @@ pub fn is_negative_fbx(rel: &str) -> bool {
         || rel.contains("_fail_")
         || rel.contains("synthetic_unsupported_cube_")
         || rel.ends_with("transparentTest.fbx")
-        || rel.ends_with("max7_cube_5000_binary.fbx")
-        || rel.ends_with("max2009_blob_5800_ascii.fbx")
 }
 
 /// The axis-aligned box of `p` (inverted infinite box when empty).

@@ -655,6 +655,7 @@ fn import_takes(
             compose_scale: true,
             props: Vec::new(),
         };
+        let legacy = graph.doc.content_version() < 6000;
         for model in take.children().filter(|c| c.name() == "Model") {
             let raw = model.property(0).and_then(|p| p.as_bytes()).unwrap_or(b"");
             let (_, short) = super::objects::split_name(raw);
@@ -666,7 +667,12 @@ fn import_takes(
                 continue;
             };
             for ch in model.children().filter(|c| c.name() == "Channel") {
-                let cname = ch.property(0).and_then(|p| p.as_str()).unwrap_or("");
+                let mut cname = ch.property(0).and_then(|p| p.as_str()).unwrap_or("");
+                // Before 6.0 a blend shape's channel is named `Shape (Shape)` (ufbx
+                // `ufbxi_read_take_prop_channel` drops the suffix).
+                if legacy {
+                    cname = cname.strip_suffix(" (Shape)").unwrap_or(cname);
+                }
                 if cname == "Transform" {
                     for sub in ch.children().filter(|c| c.name() == "Channel") {
                         let target = match sub.property(0).and_then(|p| p.as_str()) {

@@ -743,8 +743,8 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
             // per vertex when both fit only in 5.0 files (ufbx `ufbxi_read_legacy_mesh`).
             let values: Vec<Vec3> = child_f64(geo, "Normals").chunks_exact(3).map(vec3).collect();
             let corners = topo.corner_vertex.len();
-            let per_vertex =
-                values.len() == n && (values.len() != corners || self.graph.doc.version == 5000);
+            let per_vertex = values.len() == n
+                && (values.len() != corners || self.graph.doc.content_version() == 5000);
             if per_vertex {
                 mesh.normals = Some(Attribute { values, mapping: Mapping::PerVertex });
             } else if values.len() == corners {

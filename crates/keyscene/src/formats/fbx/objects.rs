@@ -686,6 +686,7 @@ impl<'d, 'a> ObjectGraph<'d, 'a> {
             });
             Some(id)
         };
+        let mut links: Vec<(&'d [u8], i64)> = Vec::new();
         for model in doc.roots().filter(|n| n.name() == "Model") {
             let sub_class = match model.child("Type").map(|t| str_of(t.property(0))) {
                 Some(t @ ("Light" | "Camera" | "LimbNode")) => t,
@@ -706,6 +707,28 @@ impl<'d, 'a> ObjectGraph<'d, 'a> {
             }
             if let Some(list) = model.child("Children") {
                 children.push((list, id));
+            }
+            // `Link: "Model::Bone" { Indexes, Weights, Transform, TransformLink }` records are
+            // the mesh's skin clusters (ufbx `ufbxi_read_legacy_link`): one synthetic `Skin`
+            // under the model, a `Cluster` per link, the named bone under its cluster.
+            let mut skin = None;
+            for link in model.children().filter(|c| c.name() == "Link") {
+                let Some(Property::String(raw)) = link.property(0) else { continue };
+                let skin_id = *skin.get_or_insert_with(|| {
+                    let sid = self.legacy_object(model, "Deformer", "Skin");
+                    self.connect_legacy(sid, id);
+                    sid
+                });
+                let cid = self.legacy_object(link, "Deformer", "Cluster");
+                self.connect_legacy(cid, skin_id);
+                links.push((raw, cid));
+            }
+        }
+        for (raw, cluster) in links {
+            let (class, name) = split_name(raw);
+            let key = [class.unwrap_or(b"Model"), b"::", name].concat();
+            if let Some(&bone) = names.get(&key) {
+                self.connect_legacy(bone, cluster);
             }
         }
         for (list, parent) in children {
@@ -738,6 +761,34 @@ impl<'d, 'a> ObjectGraph<'d, 'a> {
     }
 
     /// `Channel: "Transform" { Channel: "T" { Channel: "X" { Default: … } … } … }` under
+    /// A synthetic FBX 5 object of `class`/`sub_class` for `node` (no name of its own).
+    fn legacy_object(&mut self, node: NodeRef<'d, 'a>, class: &'d str, sub_class: &'d str) -> i64 {
+        let id = self.objects.len() as i64 + 1;
+        self.by_id.insert(id, self.objects.len() as u32);
+        self.objects.push(Object {
+            id,
+            class,
+            sub_class,
+            name: Cow::Borrowed(""),
+            node,
+            props: (0, 0),
+            template: None,
+            legacy: true,
+        });
+        id
+    }
+
+    /// An object–object connection made while reading an FBX 5 file.
+    fn connect_legacy(&mut self, child: i64, parent: i64) {
+        self.connections.push(Connection {
+            kind: ConnectionKind::ObjectObject,
+            child,
+            parent,
+            doc: self.doc,
+            record: u32::MAX,
+        });
+    }
+
     /// `model` → the `legacy_transforms` of object `id` (first found wins).
     fn read_legacy_defaults(&mut self, model: NodeRef<'d, 'a>, id: i64) {
         let channels = |n: NodeRef<'d, 'a>| {

@@ -374,6 +374,22 @@ impl<'a> Document<'a> {
         }
     }
 
+    /// The version the content follows: [`Document::version`], raised to
+    /// `FBXHeaderExtension › FBXVersion` when both are below 6000, as ufbx does (a 5.0
+    /// binary's header says 3000 while its records are 5.0's).
+    pub fn content_version(&self) -> u32 {
+        if self.version >= 6000 {
+            return self.version;
+        }
+        let stated = self
+            .find(&["FBXHeaderExtension", "FBXVersion"])
+            .and_then(|n| n.property(0))
+            .and_then(|p| p.as_i64())
+            .filter(|&v| v > 0 && v < 6000)
+            .unwrap_or(0) as u32;
+        self.version.max(stated)
+    }
+
     /// The top-level nodes (`FBXHeaderExtension`, `GlobalSettings`, `Objects`, …) in file order.
     pub fn roots(&self) -> Children<'_, 'a> {
         Children { doc: self, next: 0, end: self.nodes.len() as u32 }

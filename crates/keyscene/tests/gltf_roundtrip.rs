@@ -215,7 +215,7 @@ fn check_fbx(corpus: &Path, oracles: &Path, row: &RefRow, out_dir: &Path, k: usi
         );
     }
     let (anim, time) = match row.posed_animation(&mut src) {
-        Ok(Some((a, t))) => (Some(a), t),
+        Ok(Some((a, t))) => (a, t),
         Ok(None) => {
             src.animations.clear();
             (None, 0.0)

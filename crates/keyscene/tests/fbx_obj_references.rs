@@ -42,7 +42,7 @@ fn check(corpus: &Path, oracles: &Path, row: &RefRow, out_dir: &Path, k: usize) 
         Err(e) => return Outcome::Fail(format!("load: {e}")),
     };
     let mut pose = match row.posed_animation(&mut scene) {
-        Ok(Some((anim, t))) => scene.evaluate(Some(anim), Time::Seconds(t)),
+        Ok(Some((anim, t))) => scene.evaluate(anim, Time::Seconds(t)),
         Ok(None) => scene.evaluate(None, Time::Frame(0.0)),
         Err(outcome) => return outcome,
     };

@@ -488,6 +488,8 @@ impl ChannelTarget {
 pub struct Pose {
     /// The frame that was evaluated, in the animation's clock.
     pub frame: f64,
+    /// The same time in seconds (`frame ÷ fps`): the clock of geometry caches.
+    pub seconds: f64,
     /// Local matrix of every node (parent frame ← node frame).
     pub local: Vec<DMat4>,
     /// World matrix of every node (world ← node frame). Camera and spotlight nodes with a target
@@ -578,6 +580,15 @@ impl Pose {
         missing
     }
 
+    /// The positions mesh `mesh`'s geometry cache gives at [`Pose::seconds`], in the mesh's
+    /// frame; `None` when it has no cache or the cache lacks data for every vertex
+    /// ([`GeometryCache::sample`](crate::scene::GeometryCache::sample)).
+    pub fn cached_positions(&self, scene: &Scene, mesh: usize) -> Option<Vec<DVec3>> {
+        let m = scene.meshes.get(mesh)?;
+        let cache = scene.geometry_caches.get(m.geometry_cache?)?;
+        cache.sample(self.seconds, m.positions.len())
+    }
+
     /// The matrix that takes node `node`'s mesh positions to world space:
     /// `world[node] · geometry_transform`.
     pub fn mesh_to_world(&self, scene: &Scene, node: NodeId) -> DMat4 {
@@ -625,10 +636,17 @@ impl Pose {
     ///    rotation is `q₀/|q₀|`, the translation `2·vec(qₑ·q₀*)/|q₀|²`, the scale `S`.
     ///
     /// A mesh with neither deformation takes the fast path: one matrix for all vertices.
+    ///
+    /// A mesh with a [`GeometryCache`](crate::scene::GeometryCache) that has data for all its
+    /// vertices at [`Pose::seconds`] shows the cached positions placed by
+    /// [`Pose::mesh_to_world`] instead, without blend shapes or skin (ufbx `evaluate_caches`).
     pub fn world_positions(&self, scene: &Scene, node: NodeId) -> Vec<DVec3> {
         let Some(m) = self.mesh[node] else { return Vec::new() };
         let mesh = &scene.meshes[m];
         let to_world = self.mesh_to_world(scene, node);
+        if let Some(cached) = self.cached_positions(scene, m) {
+            return cached.iter().map(|&p| to_world.transform_point3(p)).collect();
+        }
         let weights = self.morph_weights.get(m).map(Vec::as_slice).unwrap_or(&[]);
         let morphing = weights.iter().any(|&w| w != 0.0);
         let skin = mesh.skin.and_then(|s| scene.skins.get(s));
@@ -998,7 +1016,8 @@ impl Scene {
             let Some(t) = target.filter(|&t| t < n) else { continue };
             world[id] = aim(world[id], world[t].w_axis.truncate(), up, roll);
         }
-        Pose { frame, local, world, hidden, mesh, camera_fov, camera_roll, morph_weights }
+        let seconds = frame / fps;
+        Pose { frame, seconds, local, world, hidden, mesh, camera_fov, camera_roll, morph_weights }
     }
 }
 

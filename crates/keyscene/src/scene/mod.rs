@@ -54,6 +54,65 @@ pub struct Scene {
     /// formats that store none. [`Pose::apply_bind_pose`](crate::anim::Pose::apply_bind_pose)
     /// poses a scene from one.
     pub bind_poses: Vec<BindPose>,
+    /// Geometry caches (FBX `Cache` objects: Maya `.mc`/`.mcx`, 3ds Max `.pc2`), referenced
+    /// from [`Mesh::geometry_cache`].
+    pub geometry_caches: Vec<GeometryCache>,
+}
+
+/// Cached vertex positions over time: one channel of a geometry cache file (Maya `.xml` +
+/// `.mc`/`.mcx`, 3ds Max `.pc2`) that an FBX `VertexCacheDeformer` binds to a mesh.
+///
+/// A mesh with a cache shows, at any time, the cached positions in its own frame, *instead of*
+/// its blend-shaped and skinned positions — ufbx's `evaluate_caches` (`ufbxi_evaluate_skinning`:
+/// a cached mesh skips its blend shapes and skin and is placed by its node's geometry-to-world
+/// matrix). See [`GeometryCache::sample`].
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct GeometryCache {
+    /// The channel's name (`CHNM`; empty for `.pc2`).
+    pub name: String,
+    /// The cache file the FBX named, as found on disk.
+    pub file: std::path::PathBuf,
+    /// The cached frames, by increasing time.
+    pub frames: Vec<CacheFrame>,
+}
+
+/// One cached frame of a [`GeometryCache`].
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CacheFrame {
+    /// Time in seconds on the scene's clock (Maya: ticks ÷ 6000; `.pc2`: frame ÷ the FBX
+    /// frame rate).
+    pub time: f64,
+    /// Positions in the mesh's frame, in vertex order (a file may hold more points than the
+    /// mesh has vertices; the extra ones are unused).
+    pub positions: Vec<DVec3>,
+}
+
+impl GeometryCache {
+    /// The positions of the first `n` points at `seconds`, as ufbx's
+    /// `ufbx_sample_geometry_cache_vec3` gives them: before the first frame the first, after
+    /// the last the last; within 1e-8 s of a frame that frame; between two frames the linear
+    /// blend `(1 − t)·prev + t·next`, `t = (seconds − prev) / (next − prev)`. `None` when a
+    /// frame used holds fewer than `n` points (ufbx then leaves the mesh uncached) or there
+    /// are no frames.
+    pub fn sample(&self, seconds: f64, n: usize) -> Option<Vec<DVec3>> {
+        let take = |f: &CacheFrame| f.positions.get(..n).map(<[DVec3]>::to_vec);
+        let next = self.frames.partition_point(|f| f.time < seconds);
+        let Some(after) = self.frames.get(next) else { return take(self.frames.last()?) };
+        if next == 0 {
+            return take(after);
+        }
+        let before = &self.frames[next - 1];
+        const EPS: f64 = 1e-8;
+        if (after.time - seconds).abs() < EPS {
+            return take(after);
+        }
+        if (before.time - seconds).abs() < EPS {
+            return take(before);
+        }
+        let t = (seconds - before.time) / (after.time - before.time);
+        let (a, b) = (take(before)?, take(after)?);
+        Some(a.iter().zip(&b).map(|(a, b)| *a * (1.0 - t) + *b * t).collect())
+    }
 }
 
 /// A stored bind pose (FBX `Pose` object of type `BindPose`, seed 003 "Deformers"): the world
@@ -398,6 +457,10 @@ pub struct Mesh {
     pub morph_targets: Vec<MorphTarget>,
     /// The skin deforming this mesh, index into [`Scene::skins`].
     pub skin: Option<usize>,
+    /// The geometry cache animating this mesh's positions, index into
+    /// [`Scene::geometry_caches`]; it replaces blend shapes and skin when it has data for the
+    /// mesh's vertex count (see [`GeometryCache`]).
+    pub geometry_cache: Option<usize>,
 }
 
 impl Mesh {
@@ -1001,6 +1064,23 @@ impl Scene {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn geometry_cache_samples_hold_the_ends_and_blend_between_frames() {
+        let frame = |time, x| CacheFrame { time, positions: vec![DVec3::new(x, 0.0, 0.0); 2] };
+        let c = GeometryCache {
+            frames: vec![frame(1.0, 10.0), frame(2.0, 20.0)],
+            ..Default::default()
+        };
+        assert_eq!(c.sample(0.0, 2).unwrap()[0].x, 10.0);
+        assert_eq!(c.sample(3.0, 2).unwrap()[1].x, 20.0);
+        // A quarter of the way: 10 + 0.25 · 10 (hand computed).
+        assert!((c.sample(1.25, 2).unwrap()[0].x - 12.5).abs() < 1e-12);
+        assert_eq!(c.sample(2.0 - 1e-9, 1).unwrap()[0].x, 20.0);
+        // Fewer cached points than vertices: no cache at this time.
+        assert!(c.sample(1.5, 3).is_none());
+        assert!(GeometryCache::default().sample(0.0, 1).is_none());
+    }
 
     #[test]
     fn axis_unit_conversion_maps_up_front_and_units() {

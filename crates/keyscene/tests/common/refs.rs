@@ -71,17 +71,22 @@ impl RefRow {
     /// For a `time` row, the animation it poses and the time in seconds: its stack (the first
     /// animation whose name contains the row's, as ufbx's harness matches stacks; the first
     /// animation when the row names none), made extrapolation-free when the row says
-    /// `no_extrapolation`. `Ok(None)` for a `static` row.
+    /// `no_extrapolation`. `Ok(None)` for a `static` row. A scene without animations that
+    /// has geometry caches is posed at the time with no animation (`None`): the caches are
+    /// its animation.
     pub fn posed_animation(
         &self,
         scene: &mut keyscene::scene::Scene,
-    ) -> Result<Option<(usize, f64)>, Outcome> {
+    ) -> Result<Option<(Option<usize>, f64)>, Outcome> {
         if self.mode != "time" {
             return Ok(None);
         }
         let Ok(t) = self.time_s.parse::<f64>() else {
             return Err(Outcome::Fail(format!("bad time {:?}", self.time_s)));
         };
+        if scene.animations.is_empty() && !scene.geometry_caches.is_empty() {
+            return Ok(Some((None, t)));
+        }
         if scene.animations.is_empty() {
             return Err(Outcome::Fail("the scene has no animation to pose".into()));
         }
@@ -96,7 +101,7 @@ impl RefRow {
         if self.options.split(',').any(|o| o.trim() == "no_extrapolation") {
             scene.animations[a] = scene.animations[a].without_extrapolation();
         }
-        Ok(Some((a, t)))
+        Ok(Some((Some(a), t)))
     }
 
     /// The row as a trial name: `MODE FBX -> OBJ [t=…] [stack=…] [conversion=…] [options]`.

@@ -61,9 +61,10 @@ use super::objects::{ConnectionKind, IdMap, Object, ObjectGraph, ObjectProps, Pr
 use super::tree::{NodeRef, Property};
 use crate::io::ReadOptions;
 use crate::scene::{
-    Attribute, Axis, AxisSystem, Camera, EulerOrder, FovAxis, InheritType, Light, LightKind,
-    MapSlot, Mapping, Material, Mesh, Metadata, MorphTarget, Node, NodeKind, Pivots, Scene, Skin,
-    SkinJoint, TextureMap, Transform, Units, UvSet, UvTransform, Warning, WrapMode,
+    Attribute, Axis, AxisSystem, CacheFrame, Camera, EulerOrder, FovAxis, GeometryCache,
+    InheritType, Light, LightKind, MapSlot, Mapping, Material, Mesh, Metadata, MorphTarget, Node,
+    NodeKind, Pivots, Scene, Skin, SkinJoint, TextureMap, Transform, Units, UvSet, UvTransform,
+    Warning, WrapMode,
 };
 
 /// Reads an FBX file (binary or ASCII) into a scene and the problems survived.
@@ -205,6 +206,7 @@ pub fn import(graph: &ObjectGraph<'_, '_>, opts: &ReadOptions) -> (Scene, Vec<Wa
         ids: ImportIds::default(),
         budget: opts.limits.max_elements,
         pending: Vec::new(),
+        caches: Vec::new(),
     };
     for w in &graph.doc.warnings {
         im.warnings.push(Warning { offset: None, place: "fbx".into(), message: format!("{w:?}") });
@@ -237,6 +239,9 @@ struct Importer<'g, 'd, 'a> {
     /// Skin joints whose bone node is resolved once every model is a node:
     /// (skin index, joint index, bone model id).
     pending: Vec<(usize, usize, i64)>,
+    /// Geometry cache files loaded so far (several deformers name one file): the file as the
+    /// FBX names it (`CacheFileName`) → its channels, `None` when it could not be read.
+    caches: Vec<(String, Option<(std::path::PathBuf, super::cache::Cache)>)>,
 }
 
 fn deg(v: [f64; 3]) -> DVec3 {
@@ -1030,9 +1035,149 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
                         mesh.morph_targets.push(target);
                     }
                 }
+                "VertexCacheDeformer" if mesh.geometry_cache.is_none() => {
+                    mesh.geometry_cache = self.cache_deformer(d, n, place);
+                }
                 _ => {}
             }
         }
+    }
+
+    /// The scene geometry cache for `VertexCacheDeformer` `d` on a mesh of `n` vertices, as
+    /// ufbx binds it (`ufbxi_load_external_files`): the deformer's `Cache` object names a file,
+    /// `CacheFileName` relative to the FBX's folder (leading separators dropped, `\` read as
+    /// `/`), else `CacheAbsoluteFileName` as stored; a cache with one channel binds whatever
+    /// the deformer's `ChannelName` says (Marvelous Designer writes a wrong one), else the
+    /// channel of that name. Only position channels whose frames hold `n` points are kept;
+    /// normal channels are not applied. A file that is missing or broken is a warning and the
+    /// mesh keeps its other deformers.
+    fn cache_deformer(&mut self, d: &Object<'_, '_>, n: usize, place: &str) -> Option<usize> {
+        let g = self.graph;
+        let file = g.child_objects(d.id, "Cache").next()?;
+        let rel = g.get_str(file.id, "CacheFileName", "").to_string();
+        let abs = g.get_str(file.id, "CacheAbsoluteFileName", "").to_string();
+        let key = if rel.is_empty() { abs.clone() } else { rel.clone() };
+        if key.is_empty() {
+            return None;
+        }
+        let loaded = match self.caches.iter().position(|(k, _)| *k == key) {
+            Some(i) => i,
+            None => {
+                let fps = self.scene.meta.frame_rate.unwrap_or(30.0);
+                let found = self.cache_candidates(&rel, &abs).into_iter().find(|p| p.is_file());
+                let value = match found {
+                    None => {
+                        self.warn(
+                            Some(file.node),
+                            place,
+                            format!(
+                                "geometry cache file {key:?} not found (also tried {abs:?}); the \
+                                 mesh is not animated by it"
+                            ),
+                        );
+                        None
+                    }
+                    Some(path) => match super::cache::load(&path, fps, &self.opts.limits) {
+                        Ok(c) => {
+                            for w in &c.warnings {
+                                self.warn(Some(file.node), place, format!("geometry cache: {w}"));
+                            }
+                            Some((path, c))
+                        }
+                        Err(e) => {
+                            self.warn(Some(file.node), place, format!("{e}; cache ignored"));
+                            None
+                        }
+                    },
+                };
+                self.caches.push((key, value));
+                self.caches.len() - 1
+            }
+        };
+        let caches = std::mem::take(&mut self.caches);
+        let bound =
+            caches[loaded].1.as_ref().and_then(|(p, c)| self.bind_channel(d, p, c, n, place));
+        self.caches = caches;
+        bound
+    }
+
+    /// [`Importer::cache_deformer`]'s channel choice in the loaded cache `cache` (file `path`).
+    fn bind_channel(
+        &mut self,
+        d: &Object<'_, '_>,
+        path: &std::path::Path,
+        cache: &super::cache::Cache,
+        n: usize,
+        place: &str,
+    ) -> Option<usize> {
+        let g = self.graph;
+        let wanted = g.get_str(d.id, "ChannelName", "");
+        let channel = match cache.channels.as_slice() {
+            [one] => one,
+            all => all.iter().find(|c| c.name == wanted)?,
+        };
+        if channel.interpretation != super::cache::Interpretation::Positions {
+            return None;
+        }
+        if channel.frames.iter().any(|f| f.values.len() < n) {
+            self.warn(
+                Some(d.node),
+                place,
+                format!(
+                    "geometry cache {} channel {:?} has fewer points than the mesh's {n} \
+                     vertices; cache ignored",
+                    path.display(),
+                    channel.name
+                ),
+            );
+            return None;
+        }
+        if let Some(i) = self
+            .scene
+            .geometry_caches
+            .iter()
+            .position(|c| c.file == *path && c.name == channel.name)
+        {
+            return Some(i);
+        }
+        let points = channel.frames.iter().map(|f| f.values.len() as u64).sum::<u64>();
+        if !self.charge(points) {
+            self.warn(
+                Some(d.node),
+                place,
+                "geometry caches exceed the element limit; cache skipped",
+            );
+            return None;
+        }
+        let frames = channel
+            .frames
+            .iter()
+            .map(|f| CacheFrame { time: f.time, positions: f.values.clone() })
+            .collect();
+        let name = channel.name.clone();
+        self.scene.geometry_caches.push(GeometryCache { name, file: path.into(), frames });
+        Some(self.scene.geometry_caches.len() - 1)
+    }
+
+    /// Where a `Cache` object's file may be, in the order tried: `CacheFileName` under the
+    /// FBX's folder (or as is when absolute), then `CacheAbsoluteFileName` as stored and with
+    /// `\` read as `/`.
+    fn cache_candidates(&self, rel: &str, abs: &str) -> Vec<std::path::PathBuf> {
+        let mut out = Vec::new();
+        let rel = rel.trim_start_matches(['/', '\\']);
+        if !rel.is_empty() {
+            let norm = rel.replace('\\', "/");
+            let drive = rel.len() > 1 && rel.as_bytes()[1] == b':';
+            match &self.opts.base_dir {
+                Some(base) if !drive => out.push(base.join(&norm)),
+                _ => out.push(norm.into()),
+            }
+        }
+        if !abs.is_empty() {
+            out.push(abs.into());
+            out.push(abs.replace('\\', "/").into());
+        }
+        out
     }
 
     /// FBX 6 blend shapes: `Shape: "Name" { Indexes, Vertices, Normals }` records inside the

@@ -7,6 +7,9 @@
 //!   [`Array`].
 //! - [`objects`]: objects, properties with template defaults, connections and global
 //!   settings ([`objects::ObjectGraph`]).
+//! - [`cache`]: the geometry cache files `Cache` objects name (Maya `.xml` + `.mc`/`.mcx`,
+//!   3ds Max `.pc2`): bytes → timed channels. They live here, not as a format of their own,
+//!   because only FBX files refer to them and a format never imports another.
 //! - [`import`]: object graph → [`crate::scene::Scene`], the only module that knows the scene
 //!   model; [`animation`] adds the animation stacks to it.
 //!
@@ -24,6 +27,7 @@
 pub mod animation;
 pub mod ascii;
 pub mod binary;
+pub mod cache;
 pub mod import;
 pub mod objects;
 pub mod tree;

@@ -447,6 +447,13 @@ impl Out {
         if bad > 0 {
             self.warnings.push(warning(&place, format!("{bad} non-finite numbers written as 0")));
         }
+        if mesh.geometry_cache.is_some() {
+            self.warnings.push(warning(
+                &place,
+                "geometry cache not written (docs/gltf.md, \"Geometry caches\"): the mesh is \
+                 written undeformed by it",
+            ));
+        }
         if prims.is_empty() {
             self.warnings.push(warning(place, "mesh has no triangles: left out"));
             return None;

@@ -325,6 +325,14 @@ pub fn export(
             );
         }
     }
+    // Geometry caches are left out (docs/3da.md, "Geometry caches").
+    for mesh in scene.meshes.iter().filter(|m| m.geometry_cache.is_some()) {
+        report.warnings.push(format!(
+            "mesh \"{}\": its geometry cache is not written (3DA has no per-vertex animation); \
+             the mesh is written undeformed by it",
+            mesh.name
+        ));
+    }
     // World matrices in the file's root space at an output frame.
     let world_at = |f: i64| -> Vec<DMat4> {
         let mut w = scene.evaluate(anim_index, crate::anim::Time::Frame(f as f64 / rate)).world;

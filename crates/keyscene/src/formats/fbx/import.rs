@@ -92,8 +92,9 @@ pub struct ImportIds {
     pub materials: IdMap<usize>,
     /// The file's bind poses, in file order (the same as [`Scene::bind_poses`]).
     pub bind_poses: Vec<BindPose>,
-    /// FBX 6 blend shapes, driven by a property of their model named after the shape:
-    /// (model id, property name, mesh index, morph target index).
+    /// In-file blend shapes (FBX 6 and 7.1 `Shape` records), driven by a property named after
+    /// the shape of the object holding them (FBX 6: the model; 7.1: the geometry):
+    /// (holder id, property name, mesh index, morph target index).
     pub morph_properties: Vec<(i64, String, usize, usize)>,
 }
 
@@ -882,7 +883,7 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
             }
         }
         self.deformers(geo_id, &mut mesh, place);
-        self.legacy_shapes(geo, model.id, &mut mesh, place);
+        self.legacy_shapes(geo, geo_id, &mut mesh, place);
         Some(mesh)
     }
 
@@ -1095,10 +1096,11 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
         }
     }
 
-    /// FBX 6 blend shapes: `Shape: "Name" { Indexes, Vertices, Normals }` records inside the
-    /// mesh model, each one channel whose weight is the model's property `Name` (percent), 0
-    /// when absent (ufbx `ufbxi_read_synthetic_blend_shapes`).
-    fn legacy_shapes(&mut self, geo: NodeRef<'_, '_>, model: i64, mesh: &mut Mesh, place: &str) {
+    /// In-file blend shapes: `Shape: "Name" { Indexes, Vertices, Normals }` records inside the
+    /// object `holder` whose record is `geo` (the FBX 6 mesh model, the FBX 7.1 `Geometry`),
+    /// each one channel whose weight is `holder`'s property `Name` (percent), 0 when absent
+    /// (ufbx `ufbxi_read_synthetic_blend_shapes`, which reads the holder's properties).
+    fn legacy_shapes(&mut self, geo: NodeRef<'_, '_>, holder: i64, mesh: &mut Mesh, place: &str) {
         let n = mesh.positions.len();
         for shape in geo.children().filter(|c| c.name() == "Shape") {
             let name = shape
@@ -1114,10 +1116,10 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
                 );
                 continue;
             }
-            let weight = self.graph.get_f64(model, &name, 0.0) / 100.0;
+            let weight = self.graph.get_f64(holder, &name, 0.0) / 100.0;
             let target = self.morph(&name, weight, shape, n, place);
             self.ids.morph_properties.push((
-                model,
+                holder,
                 name,
                 self.scene.meshes.len(),
                 mesh.morph_targets.len(),

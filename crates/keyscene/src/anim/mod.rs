@@ -620,8 +620,9 @@ impl Pose {
     /// World-space positions of the mesh node `node` shows at this pose, in the mesh's vertex
     /// order, deformed; empty when the node has no mesh.
     ///
-    /// 1. **Blend shapes**: `p = p₀ + Σₖ wₖ · Δₖ` over the mesh's morph targets with their
-    ///    weights in [`Pose::morph_weights`] (targets of weight 0 are skipped).
+    /// 1. **Blend shapes**: `p = p₀ + Σₖ wₖ · vᵢ · Δₖ` over the mesh's morph targets with their
+    ///    weights in [`Pose::morph_weights`] (targets of weight 0 are skipped) and the
+    ///    target's per-vertex weight `vᵢ` ([`MorphTarget::vertex_weights`](crate::scene::MorphTarget::vertex_weights), 1 when absent).
     /// 2. **Skinning** (when the mesh has a [`Skin`](crate::scene::Skin)), linear blend as
     ///    ufbx evaluates it: `world = (Σⱼ wⱼ · W(boneⱼ) · inverse_bindⱼ · G) · p` with `G` the
     ///    node's [`geometry_transform`](crate::scene::Node::geometry_transform) (the inverse
@@ -659,7 +660,7 @@ impl Pose {
                 continue;
             }
             if target.inbetweens.is_empty() {
-                for (p, d) in positions.iter_mut().zip(&target.position_deltas) {
+                for (p, d) in positions.iter_mut().zip(target.weighted_deltas(None).iter()) {
                     *p += *d * w;
                 }
                 continue;
@@ -670,8 +671,8 @@ impl Pose {
                 if e == 0.0 {
                     continue;
                 }
-                let deltas = target.inbetweens.get(k).map_or(&target.position_deltas, |s| &s.1);
-                for (p, d) in positions.iter_mut().zip(deltas) {
+                let shape = (k < target.inbetweens.len()).then_some(k);
+                for (p, d) in positions.iter_mut().zip(target.weighted_deltas(shape).iter()) {
                     *p += *d * e;
                 }
             }
@@ -1186,6 +1187,7 @@ mod tests {
             normal_deltas: None,
             default_weight: 0.0,
             inbetweens: Vec::new(),
+            vertex_weights: Vec::new(),
         });
         s.nodes[0].transform.translation = DVec3::Z;
         let track = Track::new(vec![

@@ -32,9 +32,11 @@ pub fn newell_normal(positions: &[DVec3], polygon: &[u32]) -> DVec3 {
 /// Splits a polygon into triangles, as triples of positions *within* the polygon (0-based
 /// corner numbers). Triangles pass through; convex polygons are fanned from corner 0; concave
 /// ones are ear-clipped in the plane of their Newell normal (the `earcut` crate), every
-/// triangle keeping the polygon's winding. Ear clipping drops corners that add no area
-/// (repeated or collinear points), so a concave polygon may give fewer than `n − 2`
-/// triangles; one it cannot split at all falls back to the fan. Fewer than three corners give
+/// triangle keeping the polygon's winding. Every polygon of `n ≥ 3` corners gives `n − 2`
+/// triangles using every corner, as ufbx's `ufbx_triangulate_face` does: corners ear clipping
+/// drops (repeated or collinear points, on the outline between their neighbours) are put back
+/// into the triangle on that outline edge, and a polygon it cannot split whole
+/// (self-intersecting outlines) falls back to the fan. Fewer than three corners give
 /// nothing.
 pub fn triangulate(positions: &[DVec3], polygon: &[u32]) -> Vec<[usize; 3]> {
     let n = polygon.len();
@@ -77,7 +79,8 @@ pub fn triangulate(positions: &[DVec3], polygon: &[u32]) -> Vec<[usize; 3]> {
         .chunks_exact(3)
         .map(|t| cross(pts[t[0] as usize], pts[t[1] as usize], pts[t[2] as usize]))
         .sum();
-    flat.chunks_exact(3)
+    let tris: Vec<[usize; 3]> = flat
+        .chunks_exact(3)
         .map(|t| {
             let (a, b, c) = (t[0] as usize, t[1] as usize, t[2] as usize);
             if signed < 0.0 {
@@ -86,7 +89,46 @@ pub fn triangulate(positions: &[DVec3], polygon: &[u32]) -> Vec<[usize; 3]> {
                 [a, b, c]
             }
         })
-        .collect()
+        .collect();
+    if tris.len() == n - 2 {
+        return tris;
+    }
+    restore_dropped_corners(tris, n).unwrap_or_else(fan)
+}
+
+/// Puts back the corners ear clipping dropped (repeated or collinear points, which lie on the
+/// outline edge between their kept neighbours) so the polygon gets `n − 2` triangles using
+/// every corner, as ufbx's `ufbx_triangulate_face` gives: for each run of dropped corners
+/// between kept corners `p` and `q`, the triangle with the outline edge `p → q` is fanned from
+/// its third corner over `p`, the dropped corners, `q`. `None` when a kept outline edge is in
+/// no triangle (ear clipping gave up on part of the polygon).
+fn restore_dropped_corners(mut tris: Vec<[usize; 3]>, n: usize) -> Option<Vec<[usize; 3]>> {
+    let mut used = vec![false; n];
+    for t in &tris {
+        for &c in t {
+            used[c] = true;
+        }
+    }
+    let kept: Vec<usize> = (0..n).filter(|&c| used[c]).collect();
+    if kept.len() < 3 {
+        return None;
+    }
+    for (k, &p) in kept.iter().enumerate() {
+        let q = kept[(k + 1) % kept.len()];
+        let run: Vec<usize> = (1..n).map(|d| (p + d) % n).take_while(|&c| c != q).collect();
+        if run.is_empty() {
+            continue;
+        }
+        // The triangle holding the directed edge p → q, turned so it reads (p, q, x).
+        let (slot, x) = tris.iter().enumerate().find_map(|(i, t)| {
+            (0..3).find_map(|r| (t[r] == p && t[(r + 1) % 3] == q).then_some((i, t[(r + 2) % 3])))
+        })?;
+        let chain: Vec<usize> =
+            std::iter::once(p).chain(run.iter().copied()).chain(std::iter::once(q)).collect();
+        tris[slot] = [x, chain[0], chain[1]];
+        tris.extend(chain.windows(2).skip(1).map(|w| [x, w[0], w[1]]));
+    }
+    (tris.len() == n - 2).then_some(tris)
 }
 
 /// One unit normal per polygon corner (indexed like [`Mesh::corner_vertices`]) for a mesh
@@ -275,6 +317,32 @@ mod tests {
         // Outline area by the shoelace formula: 16 − triangle (0,4)-(4,4)-(2,1) of area 6 = 10.
         assert!((area - 10.0).abs() < 1e-12);
         assert!(tris.iter().all(|t| (p[t[1]] - p[t[0]]).cross(p[t[2]] - p[t[0]]).z > 0.0));
+    }
+
+    #[test]
+    fn repeated_and_collinear_corners_of_a_concave_polygon_stay_in_n_minus_2_triangles() {
+        // The arrow-head with corner 1 repeated and a collinear midpoint (2, 0) on its bottom
+        // edge: 7 corners, so 5 triangles using every corner, of total area 10 (as before:
+        // the extra corners add no area).
+        let p = vec![
+            DVec3::new(0.0, 0.0, 0.0),
+            DVec3::new(2.0, 0.0, 0.0),
+            DVec3::new(4.0, 0.0, 0.0),
+            DVec3::new(4.0, 0.0, 0.0),
+            DVec3::new(4.0, 4.0, 0.0),
+            DVec3::new(2.0, 1.0, 0.0),
+            DVec3::new(0.0, 4.0, 0.0),
+        ];
+        let tris = triangulate(&p, &[0, 1, 2, 3, 4, 5, 6]);
+        assert_eq!(tris.len(), 5);
+        let mut used: Vec<usize> = tris.iter().flatten().copied().collect();
+        used.sort();
+        used.dedup();
+        assert_eq!(used, (0..7).collect::<Vec<_>>());
+        let area: f64 =
+            tris.iter().map(|t| (p[t[1]] - p[t[0]]).cross(p[t[2]] - p[t[0]]).z / 2.0).sum();
+        assert!((area - 10.0).abs() < 1e-12);
+        assert!(tris.iter().all(|t| (p[t[1]] - p[t[0]]).cross(p[t[2]] - p[t[0]]).z >= 0.0));
     }
 
     #[test]

@@ -566,6 +566,55 @@ pub struct MorphTarget {
     /// weight 1. Between neighbouring shapes (and 0) the offsets blend linearly; see
     /// [`Pose::world_positions`](crate::anim::Pose::world_positions). Empty for plain targets.
     pub inbetweens: Vec<(f64, Vec<DVec3>)>,
+    /// Per-vertex weights of the offsets (0–1, one per base vertex), multiplying every shape's
+    /// position and normal offsets at that vertex on top of the channel weight: a vertex of
+    /// weight 0 never moves. Empty: every vertex weighs 1. FBX: Blender's binary exporter
+    /// writes a shape's vertex-group weights (percent) as the channel's `FullWeights`, one per
+    /// `Shape` offset; ufbx reads them so (`ufbx_blend_shape::offset_weights`, applied in
+    /// `ufbx_add_blend_shape_vertex_offsets`) and so does keyscene.
+    pub vertex_weights: Vec<f64>,
+}
+
+impl MorphTarget {
+    /// The position offsets of shape `shape` (`None`: the target shape,
+    /// [`position_deltas`](Self::position_deltas); `Some(k)`: in-between `k`) with the
+    /// [`vertex_weights`](Self::vertex_weights) applied, one per base vertex. Borrowed when
+    /// there are no vertex weights. Panics when `k` is not an in-between.
+    pub fn weighted_deltas(&self, shape: Option<usize>) -> std::borrow::Cow<'_, [DVec3]> {
+        let deltas = match shape {
+            None => &self.position_deltas,
+            Some(k) => &self.inbetweens[k].1,
+        };
+        self.weighted(deltas)
+    }
+
+    /// [`normal_deltas`](Self::normal_deltas) with the
+    /// [`vertex_weights`](Self::vertex_weights) applied; `None` when the target has none.
+    pub fn weighted_normal_deltas(&self) -> Option<std::borrow::Cow<'_, [Vec3]>> {
+        let nd = self.normal_deltas.as_deref()?;
+        if self.vertex_weights.is_empty() {
+            return Some(std::borrow::Cow::Borrowed(nd));
+        }
+        Some(std::borrow::Cow::Owned(
+            nd.iter()
+                .enumerate()
+                .map(|(i, d)| *d * self.vertex_weights.get(i).map_or(1.0, |&w| w as f32))
+                .collect(),
+        ))
+    }
+
+    fn weighted<'a>(&self, deltas: &'a [DVec3]) -> std::borrow::Cow<'a, [DVec3]> {
+        if self.vertex_weights.is_empty() {
+            return std::borrow::Cow::Borrowed(deltas);
+        }
+        std::borrow::Cow::Owned(
+            deltas
+                .iter()
+                .enumerate()
+                .map(|(i, d)| *d * self.vertex_weights.get(i).copied().unwrap_or(1.0))
+                .collect(),
+        )
+    }
 }
 
 /// A skin: the bones that deform a mesh and each vertex's weights.

@@ -1039,7 +1039,17 @@ fn read_layer(
             if defaults[0].is_none() {
                 defaults[0] = d(&format!("d|{prop}"));
             }
-            if let Some(&node) = ids.nodes.get(&obj.id) {
+            // In-file `Shape` records are driven by a property of the object holding them
+            // (the FBX 7.1 geometry, the FBX 6 model) named after the shape.
+            let in_file: Vec<(usize, usize)> = ids
+                .morph_properties
+                .iter()
+                .filter(|(holder, name, ..)| *holder == obj.id && name == prop)
+                .map(|&(_, _, mesh, k)| (mesh, k))
+                .collect();
+            if !in_file.is_empty() {
+                targets.extend(morph_targets(&in_file, mesh_nodes).map(|t| (t, defaults)));
+            } else if let Some(&node) = ids.nodes.get(&obj.id) {
                 if matches!(prop, "PreRotation" | "PostRotation")
                     && !rotation_setup(graph, obj.id).uses_rotation_space
                 {

@@ -93,8 +93,9 @@ pub struct ImportIds {
     pub materials: IdMap<usize>,
     /// The file's bind poses, in file order (the same as [`Scene::bind_poses`]).
     pub bind_poses: Vec<BindPose>,
-    /// FBX 6 blend shapes, driven by a property of their model named after the shape:
-    /// (model id, property name, mesh index, morph target index).
+    /// In-file blend shapes (FBX 6 and 7.1 `Shape` records), driven by a property named after
+    /// the shape of the object holding them (FBX 6: the model; 7.1: the geometry):
+    /// (holder id, property name, mesh index, morph target index).
     pub morph_properties: Vec<(i64, String, usize, usize)>,
 }
 
@@ -306,6 +307,59 @@ fn child_matrix(node: NodeRef<'_, '_>, name: &str) -> Option<DMat4> {
     let v = child_f64(node, name);
     let a: [f64; 16] = v.get(..16)?.try_into().ok()?;
     a.iter().all(|x| x.is_finite()).then(|| DMat4::from_cols_array(&a))
+}
+
+/// Whether `creator` (the header's `Creator`) names Blender's binary FBX exporter, by ufbx's
+/// rule (`ufbxi_match_exporter`): case-insensitive `blender`, then past two `-` a version
+/// `a.b.c` (`Blender (stable FBX IO) - 2.79 (sub 0) - 3.7.13`), or past one `-` a version
+/// `a.b`. That exporter writes a shape's per-vertex weights (percent) as its channel's
+/// `FullWeights` (ufbx `blender_full_weights`).
+pub fn blender_binary_exporter(creator: &str) -> bool {
+    let b = creator.as_bytes();
+    if b.len() < 7 || !b[..7].eq_ignore_ascii_case(b"blender") {
+        return false;
+    }
+    // Past the next `-` from `pos`, or `None` when there is none.
+    let past_dash = |pos: usize| b[pos..].iter().position(|&c| c == b'-').map(|k| pos + k + 1);
+    // A version of `parts` dot-separated numbers after optional blanks at `pos`.
+    let version = |mut pos: usize, parts: usize| {
+        while b.get(pos).is_some_and(|&c| c == b' ' || c == b'\t') {
+            pos += 1;
+        }
+        for part in 0..parts {
+            if part > 0 {
+                if b.get(pos) != Some(&b'.') {
+                    return false;
+                }
+                pos += 1;
+            }
+            let digits = b[pos.min(b.len())..].iter().take_while(|c| c.is_ascii_digit()).count();
+            if digits == 0 {
+                return false;
+            }
+            pos += digits;
+        }
+        true
+    };
+    let two = past_dash(7).and_then(past_dash).is_some_and(|p| version(p, 3));
+    two || past_dash(7).is_some_and(|p| version(p, 2))
+}
+
+/// Per-vertex weights (0–1, one per base vertex of `n`) of shape record `shape` from
+/// Blender's `FullWeights` (percent, one per `Indexes` entry); empty when the counts differ,
+/// as ufbx then ignores them. Vertices the shape does not list weigh 1 (they have no offset).
+fn shape_vertex_weights(shape: NodeRef<'_, '_>, full: &[f64], n: usize) -> Vec<f64> {
+    let indexes = child_i64(shape, "Indexes");
+    if indexes.len() != full.len() {
+        return Vec::new();
+    }
+    let mut weights = vec![1.0; n];
+    for (&i, &w) in indexes.iter().zip(full) {
+        if let Some(slot) = usize::try_from(i).ok().and_then(|i| weights.get_mut(i)) {
+            *slot = if w.is_finite() { w / 100.0 } else { 0.0 };
+        }
+    }
+    weights
 }
 
 /// Per-corner facts a layer element mapping needs.
@@ -836,7 +890,7 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
             }
         }
         self.deformers(geo_id, &mut mesh, place);
-        self.legacy_shapes(geo, model.id, &mut mesh, place);
+        self.legacy_shapes(geo, geo_id, &mut mesh, place);
         Some(mesh)
     }
 
@@ -993,6 +1047,7 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
                     }
                 }
                 "BlendShape" => {
+                    let blender = blender_binary_exporter(self.creator());
                     let channels: Vec<&Object<'_, '_>> = g
                         .child_objects(d.id, "Deformer")
                         .filter(|c| c.sub_class == "BlendShapeChannel")
@@ -1005,12 +1060,17 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
                         // Shapes reach their full effect at `FullWeights[i] / 100` (1 when
                         // absent), sorted by that weight as ufbx does; the heaviest is the
                         // target, the others are in-betweens.
+                        // Blender's binary exporter writes per-vertex shape weights there
+                        // instead (see `blender_binary_exporter`): every shape is then reached
+                        // at 1, and a shape with as many offsets as `FullWeights` has values
+                        // takes them as its per-vertex weights.
                         let full = child_f64(ch.node, "FullWeights");
-                        let mut keyed: Vec<(f64, &Object<'_, '_>)> = shapes
-                            .iter()
-                            .enumerate()
-                            .map(|(i, s)| (full.get(i).map_or(1.0, |w| w / 100.0), *s))
-                            .collect();
+                        let level = |i: usize| match full.get(i) {
+                            Some(w) if !blender => w / 100.0,
+                            _ => 1.0,
+                        };
+                        let mut keyed: Vec<(f64, &Object<'_, '_>)> =
+                            shapes.iter().enumerate().map(|(i, s)| (level(i), *s)).collect();
                         keyed.sort_by(|a, b| a.0.total_cmp(&b.0));
                         let Some(&(_, shape)) = keyed.last() else { continue };
                         if !self.charge((n * keyed.len()) as u64) {
@@ -1023,6 +1083,9 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
                         }
                         let weight = self.deform_percent(ch) / 100.0;
                         let mut target = self.morph(&ch.name, weight, shape.node, n, place);
+                        if blender && !full.is_empty() {
+                            target.vertex_weights = shape_vertex_weights(shape.node, &full, n);
+                        }
                         for &(w, s) in &keyed[..keyed.len() - 1] {
                             let t = self.morph(&ch.name, weight, s.node, n, place);
                             target.inbetweens.push((w, t.position_deltas));
@@ -1180,10 +1243,11 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
         out
     }
 
-    /// FBX 6 blend shapes: `Shape: "Name" { Indexes, Vertices, Normals }` records inside the
-    /// mesh model, each one channel whose weight is the model's property `Name` (percent), 0
-    /// when absent (ufbx `ufbxi_read_synthetic_blend_shapes`).
-    fn legacy_shapes(&mut self, geo: NodeRef<'_, '_>, model: i64, mesh: &mut Mesh, place: &str) {
+    /// In-file blend shapes: `Shape: "Name" { Indexes, Vertices, Normals }` records inside the
+    /// object `holder` whose record is `geo` (the FBX 6 mesh model, the FBX 7.1 `Geometry`),
+    /// each one channel whose weight is `holder`'s property `Name` (percent), 0 when absent
+    /// (ufbx `ufbxi_read_synthetic_blend_shapes`, which reads the holder's properties).
+    fn legacy_shapes(&mut self, geo: NodeRef<'_, '_>, holder: i64, mesh: &mut Mesh, place: &str) {
         let n = mesh.positions.len();
         for shape in geo.children().filter(|c| c.name() == "Shape") {
             let name = shape
@@ -1199,10 +1263,10 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
                 );
                 continue;
             }
-            let weight = self.graph.get_f64(model, &name, 0.0) / 100.0;
+            let weight = self.graph.get_f64(holder, &name, 0.0) / 100.0;
             let target = self.morph(&name, weight, shape, n, place);
             self.ids.morph_properties.push((
-                model,
+                holder,
                 name,
                 self.scene.meshes.len(),
                 mesh.morph_targets.len(),
@@ -1287,7 +1351,18 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
             normal_deltas,
             default_weight: weight,
             inbetweens: Vec::new(),
+            vertex_weights: Vec::new(),
         }
+    }
+
+    /// The file's `Creator` string as [`Importer::metadata`] recorded it, empty when none.
+    fn creator(&self) -> &str {
+        self.scene
+            .meta
+            .properties
+            .iter()
+            .find(|(k, _)| k == "creator")
+            .map_or("", |(_, v)| v.as_str())
     }
 
     /// `Pose` objects of type `BindPose`: `PoseNode { Node: id, Matrix: *16 }` children.
@@ -1457,6 +1532,64 @@ Connections: {{ C: "OO",10,0
             n.pivots.as_ref().unwrap().pre_rotation.angle_between(DQuat::from_rotation_z(deg90))
                 < 1e-12
         );
+    }
+
+    /// The quad with a blend shape moving vertices 1 and 2 by +Z (channel 60 at
+    /// `DeformPercent` 100, `FullWeights` `full`), written by `creator`.
+    fn shaped_quad(creator: &str, full: &str) -> String {
+        let text = quad("", "");
+        let header =
+            format!("; FBX 7.4.0 project file\nFBXHeaderExtension: {{ Creator: \"{creator}\" }}\n");
+        text.replacen("; FBX 7.4.0 project file\n", &header, 1)
+            .replacen(
+                "Objects: {\n",
+                &format!(
+                    r#"Objects: {{
+    Deformer: 50, "Deformer::Key", "BlendShape" {{ }}
+    Deformer: 60, "SubDeformer::Lift", "BlendShapeChannel" {{
+        DeformPercent: 100
+        FullWeights: *2 {{ a: {full} }}
+    }}
+    Geometry: 70, "Geometry::Lift", "Shape" {{
+        Indexes: *2 {{ a: 1,2 }}
+        Vertices: *6 {{ a: 0,0,1, 0,0,1 }}
+    }}
+"#
+                ),
+                1,
+            )
+            .replacen(
+                "C: \"OO\",20,10 }",
+                "C: \"OO\",20,10\n    C: \"OO\",50,20\n    C: \"OO\",60,50\n    C: \"OO\",70,60 }",
+                1,
+            )
+    }
+
+    #[test]
+    fn blender_binary_full_weights_are_per_vertex_shape_weights() {
+        use crate::anim::Time;
+        // Blender's binary exporter: `FullWeights` 0 and 50 (percent) weigh the offsets of
+        // vertices 1 and 2 (ufbx `offset_weights`): vertex 1 stays, vertex 2 moves by 0.5.
+        let (s, _) = load(&shaped_quad("Blender (stable FBX IO) - 2.79 (sub 0) - 3.7.13", "0,50"));
+        let t = &s.meshes[0].morph_targets[0];
+        assert_eq!(t.vertex_weights, vec![1.0, 0.0, 0.5, 1.0]);
+        let z: Vec<f64> =
+            s.evaluate(None, Time::Frame(0.0)).world_positions(&s, 0).iter().map(|p| p.z).collect();
+        assert_eq!(z, vec![0.0, 0.0, 0.5, 0.0]);
+        // Any other exporter: `FullWeights` are the shape's full-effect channel weights, so
+        // the shape (at 50) is reached in full by DeformPercent 100 — an in-between-free
+        // target whose heaviest level is 0.5; weights stay per channel.
+        let (s, _) = load(&shaped_quad("FBX SDK/FBX Plugins version 2020.2", "0,50"));
+        assert!(s.meshes[0].morph_targets[0].vertex_weights.is_empty());
+    }
+
+    #[test]
+    fn blender_binary_exporter_is_recognised_by_ufbx_rule() {
+        assert!(blender_binary_exporter("Blender (stable FBX IO) - 2.93.1 - 4.22.0"));
+        assert!(blender_binary_exporter("blender-2.72 - 3.2"));
+        assert!(!blender_binary_exporter("Blender version 2.79 (sub 0)"));
+        assert!(!blender_binary_exporter("FBX SDK/FBX Plugins version 2020.2"));
+        assert!(!blender_binary_exporter("Blender (stable FBX IO)"));
     }
 
     #[test]

@@ -157,10 +157,9 @@ pub struct TargetData {
 /// normal matrix). Non-finite numbers become 0.
 pub fn target_data(mesh: &Mesh, s: TargetSource, prim: &Primitive, bake: DMat4) -> TargetData {
     let t: &MorphTarget = &mesh.morph_targets[s.target];
-    let deltas = match s.shape {
-        None => &t.position_deltas,
-        Some(k) => &t.inbetweens[k].1,
-    };
+    // Per-vertex shape weights are baked into the offsets: exact, since glTF blends offsets
+    // linearly by the target weight.
+    let deltas = t.weighted_deltas(s.shape);
     let linear = DMat3::from_mat4(bake);
     let fin = |v: [f32; 3]| v.map(|x| if x.is_finite() { x } else { 0.0 });
     let positions = prim
@@ -170,7 +169,7 @@ pub fn target_data(mesh: &Mesh, s: TargetSource, prim: &Primitive, bake: DMat4) 
             fin(deltas.get(v as usize).map_or([0.0; 3], |d| (linear * *d).as_vec3().to_array()))
         })
         .collect();
-    let normals = match (s.shape, &t.normal_deltas) {
+    let normals = match (s.shape, t.weighted_normal_deltas()) {
         (None, Some(nd)) => {
             let nm = normal_matrix(bake).as_mat3();
             Some(

@@ -864,6 +864,7 @@ fn mesh(
                 }),
                 default_weight: defaults.get(k).map_or(0.0, |&w| f64::from(w)),
                 inbetweens: Vec::new(),
+                vertex_weights: Vec::new(),
             }
         })
         .collect();

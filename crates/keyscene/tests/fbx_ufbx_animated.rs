@@ -125,6 +125,14 @@ fn stack_times(stack: &ufbx::AnimStack, fps: f64) -> Vec<f64> {
         (Some(x), Some(y)) => t.extend([x, y]),
         _ => t.extend([off_frame(a + 0.37 * (b - a), a, b), off_frame(a + 0.61 * (b - a), a, b)]),
     }
+    // A time within 1e-9 s of a key is that key's time: ufbx's seconds and keyscene's frames
+    // round one instant an ulp apart, and on a stepped key that ulp picks the value
+    // (`maya_late_stepped_tangents_7700_ascii.fbx`: ¼ of the stack is its second key).
+    for x in &mut t {
+        if let Some(k) = keys.iter().find(|k| (**k - *x).abs() < 1e-9) {
+            *x = *k;
+        }
+    }
     t
 }
 
@@ -284,7 +292,8 @@ fn compare_mesh(
         for v in samples(mesh.num_vertices) {
             let want = to_world.transform_point3(v3(skinned[v]));
             let err = (got[v] - want).abs().max_element();
-            if !(err <= tol) {
+            let both_nan = got[v].is_nan() && want.is_nan();
+            if !(err <= tol || both_nan) {
                 bad |= out.disagree("deformed positions", || {
                     format!(
                         "mesh {name:?} at {when}: vertex {v} keyscene {}, ufbx {want} (deformers: {} skin, {} blend, {} cache)",

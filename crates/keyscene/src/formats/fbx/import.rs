@@ -93,8 +93,9 @@ pub struct ImportIds {
     pub materials: IdMap<usize>,
     /// The file's bind poses, in file order (the same as [`Scene::bind_poses`]).
     pub bind_poses: Vec<BindPose>,
-    /// FBX 6 blend shapes, driven by a property of their model named after the shape:
-    /// (model id, property name, mesh index, morph target index).
+    /// FBX 6-style blend shapes (`Shape` records), driven by a property named after the shape
+    /// on the object that holds them (FBX 6: the model; FBX 7.1: the geometry):
+    /// (that object's id, property name, mesh index, morph target index).
     pub morph_properties: Vec<(i64, String, usize, usize)>,
 }
 
@@ -876,7 +877,7 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
             }
         }
         self.deformers(geo_id, &mut mesh, place);
-        self.legacy_shapes(geo, model.id, &mut mesh, place);
+        self.legacy_shapes(geo, geo_id, &mut mesh, place);
         Some(mesh)
     }
 
@@ -1081,9 +1082,11 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
     }
 
     /// FBX 6 blend shapes: `Shape: "Name" { Indexes, Vertices, Normals }` records inside the
-    /// mesh model, each one channel whose weight is the model's property `Name` (percent), 0
-    /// when absent (ufbx `ufbxi_read_synthetic_blend_shapes`).
-    fn legacy_shapes(&mut self, geo: NodeRef<'_, '_>, model: i64, mesh: &mut Mesh, place: &str) {
+    /// record that holds the mesh (FBX 6: the model; Maya's FBX 7.1: the `Geometry`, object
+    /// id `owner`), each one channel whose weight is the owner's property `Name` (percent), 0
+    /// when absent, animated by curves on that property (ufbx
+    /// `ufbxi_read_synthetic_blend_shapes`, which reads both).
+    fn legacy_shapes(&mut self, geo: NodeRef<'_, '_>, owner: i64, mesh: &mut Mesh, place: &str) {
         let n = mesh.positions.len();
         for shape in geo.children().filter(|c| c.name() == "Shape") {
             let name = shape
@@ -1099,10 +1102,10 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
                 );
                 continue;
             }
-            let weight = self.graph.get_f64(model, &name, 0.0) / 100.0;
+            let weight = self.graph.get_f64(owner, &name, 0.0) / 100.0;
             let target = self.morph(&name, weight, shape, n, place);
             self.ids.morph_properties.push((
-                model,
+                owner,
                 name,
                 self.scene.meshes.len(),
                 mesh.morph_targets.len(),

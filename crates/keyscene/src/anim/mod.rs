@@ -503,6 +503,21 @@ pub struct Pose {
     pub camera_fov: Vec<f64>,
     /// Camera roll in degrees, per camera.
     pub camera_roll: Vec<f64>,
+    /// Light colour (linear RGB 0–1) per light in `Scene::lights`: [`Light::color`], replaced
+    /// by a colour track (3DS `COL_TRACK_TAG`) or FBX `Color|X`/`|Y`/`|Z` curves on the light's
+    /// node.
+    ///
+    /// [`Light::color`]: crate::scene::Light::color
+    pub light_color: Vec<DVec3>,
+    /// Light intensity multiplier per light: [`Light::intensity`](crate::scene::Light), or an
+    /// FBX `Intensity` curve ÷ 100 (ufbx `ufbxi_update_light`).
+    pub light_intensity: Vec<f64>,
+    /// Spot hotspot (inner cone) full angle in degrees per light: 3DS `HOT_TRACK_TAG`, FBX
+    /// `InnerAngle` (or the 6.1 `HotSpot`) curves.
+    pub light_hotspot: Vec<f64>,
+    /// Spot falloff (outer cone) full angle in degrees per light: 3DS `FALL_TRACK_TAG`, FBX
+    /// `OuterAngle` (or the 6.1 `Cone angle`/`ConeAngle`) curves.
+    pub light_falloff: Vec<f64>,
     /// Morph target weights (0–1) per mesh in `Scene::meshes`, one per
     /// [`MorphTarget`](crate::scene::MorphTarget): the targets' default weights, overridden by
     /// [`morph weight properties`](curve::morph_weight_property) (percent) animated on a node
@@ -888,6 +903,11 @@ impl Scene {
     /// component of the node's [`Pivots`](crate::scene::Pivots) (pre/post rotations as XYZ
     /// Euler degrees, the others in scene units) before its local matrix is made.
     ///
+    /// Light colour, intensity and cone ([`Pose::light_color`] …) follow their 3DS tracks and
+    /// the FBX light properties ufbx reads (`Color`, `Intensity`, `InnerAngle`/`HotSpot`,
+    /// `OuterAngle`/`Cone angle`); an FBX `Roll` curve on a camera node sets
+    /// [`Pose::camera_roll`].
+    ///
     /// A [`ChannelTarget::Layered`] channel blends its layers at exactly this time ([`layers`])
     /// and then acts as the plain channel of its value (translation, rotation, scale, or the
     /// named property as above).
@@ -901,6 +921,10 @@ impl Scene {
         let mut mesh: Vec<Option<usize>> = self.nodes.iter().map(|node| node.mesh).collect();
         let mut camera_fov: Vec<f64> = self.cameras.iter().map(|c| c.fov_degrees).collect();
         let mut camera_roll: Vec<f64> = self.cameras.iter().map(|c| c.roll_degrees).collect();
+        let mut light_color: Vec<DVec3> = self.lights.iter().map(|l| l.color.as_dvec3()).collect();
+        let mut light_intensity: Vec<f64> = self.lights.iter().map(|l| l.intensity).collect();
+        let mut light_hotspot: Vec<f64> = self.lights.iter().map(|l| l.hotspot_degrees).collect();
+        let mut light_falloff: Vec<f64> = self.lights.iter().map(|l| l.falloff_degrees).collect();
         let mut morph_weights: Vec<Vec<f64>> = self
             .meshes
             .iter()
@@ -941,8 +965,40 @@ impl Scene {
                             camera_roll[*c] = v;
                         }
                     }
+                    ChannelTarget::Color(t) => {
+                        if let (NodeKind::Light(l), Some(v)) =
+                            (&self.nodes[ch.node].kind, t.sample(frame))
+                        {
+                            light_color[*l] = v;
+                        }
+                    }
+                    ChannelTarget::Hotspot(t) | ChannelTarget::Falloff(t) => {
+                        if let (NodeKind::Light(l), Some(v)) =
+                            (&self.nodes[ch.node].kind, t.sample(frame))
+                        {
+                            match ch.target {
+                                ChannelTarget::Hotspot(_) => light_hotspot[*l] = v,
+                                _ => light_falloff[*l] = v,
+                            }
+                        }
+                    }
                     ChannelTarget::Property { .. } | ChannelTarget::Layered(_) => {
                         let Some((name, v)) = ch.target.sample_property(frame) else { continue };
+                        if let NodeKind::Light(l) = self.nodes[ch.node].kind {
+                            // ufbx `ufbxi_update_light`'s property names.
+                            match name {
+                                "Color|X" => light_color[l].x = v,
+                                "Color|Y" => light_color[l].y = v,
+                                "Color|Z" => light_color[l].z = v,
+                                "Intensity" => light_intensity[l] = v / 100.0,
+                                "InnerAngle" | "HotSpot" => light_hotspot[l] = v,
+                                "OuterAngle" | "Cone angle" | "ConeAngle" => light_falloff[l] = v,
+                                _ => {}
+                            }
+                        }
+                        if let (NodeKind::Camera(c), "Roll") = (&self.nodes[ch.node].kind, name) {
+                            camera_roll[*c] = v;
+                        }
                         if let Some((part, c)) = pivot_component(name) {
                             let i = match pivots.iter().position(|o| o.0 == ch.node) {
                                 Some(i) => i,
@@ -978,10 +1034,7 @@ impl Scene {
                     | ChannelTarget::Rotation(_)
                     | ChannelTarget::Scale(_)
                     | ChannelTarget::TranslationXyz(_)
-                    | ChannelTarget::ScaleXyz(_)
-                    | ChannelTarget::Color(_)
-                    | ChannelTarget::Hotspot(_)
-                    | ChannelTarget::Falloff(_) => {}
+                    | ChannelTarget::ScaleXyz(_) => {}
                 }
             }
         }
@@ -1018,7 +1071,21 @@ impl Scene {
             world[id] = aim(world[id], world[t].w_axis.truncate(), up, roll);
         }
         let seconds = frame / fps;
-        Pose { frame, seconds, local, world, hidden, mesh, camera_fov, camera_roll, morph_weights }
+        Pose {
+            frame,
+            seconds,
+            local,
+            world,
+            hidden,
+            mesh,
+            camera_fov,
+            camera_roll,
+            light_color,
+            light_intensity,
+            light_hotspot,
+            light_falloff,
+            morph_weights,
+        }
     }
 }
 

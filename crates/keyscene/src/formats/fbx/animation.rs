@@ -1069,6 +1069,16 @@ fn read_layer(
                     continue;
                 }
                 targets.extend(morph_targets(list, mesh_nodes).map(|t| (t, defaults)));
+            } else if ids.morph_properties.iter().any(|(o, name, ..)| *o == obj.id && name == prop)
+            {
+                // `Shape` records inside a 7.1 `Geometry`, weighted by its property `prop`.
+                let list: Vec<(usize, usize)> = ids
+                    .morph_properties
+                    .iter()
+                    .filter(|(o, name, ..)| *o == obj.id && name == prop)
+                    .map(|&(_, _, mesh, k)| (mesh, k))
+                    .collect();
+                targets.extend(morph_targets(&list, mesh_nodes).map(|t| (t, defaults)));
             } else if let Some(&node) = attr_nodes.get(&obj.id) {
                 targets.push((Target::Property(node, prop.to_string()), defaults));
             } else if obj.id == layer.id && prop == "Weight" {

@@ -46,7 +46,8 @@
 //!   missing. Their textures (`Texture` objects connected to a material property,
 //!   file names from the texture or its `Video`, `WrapModeU`/`WrapModeV` as
 //!   [`TextureMap::wrap`]).
-//! - Cameras: field of view per `ApertureMode` (ufbx `ufbxi_update_camera`), clip planes,
+//! - Cameras: field of view per `ApertureMode` (ufbx `ufbxi_update_camera`; focal-length
+//!   cameras through the film gate as `GateFit` fits it to the render aspect), clip planes,
 //!   aspect `AspectWidth / AspectHeight`. Lights: `LightType`, `Color`, `Intensity ÷ 100`,
 //!   `InnerAngle`/`OuterAngle` (older `HotSpot`/`Cone angle`) in degrees.
 //! - [`Metadata`]: format `fbx`, version, axes and units from `GlobalSettings`, frame rate from
@@ -674,9 +675,9 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
             1 => (f("FieldOfView").unwrap_or(40.0), FovAxis::Horizontal),
             3 => {
                 let focal = f("FocalLength").unwrap_or(0.0);
-                let film = f("FilmWidth").unwrap_or(0.0) * 25.4;
-                if focal > 0.0 && film > 0.0 {
-                    ((film / (2.0 * focal)).atan().to_degrees() * 2.0, FovAxis::Horizontal)
+                let aperture = self.camera_aperture_width(id) * 25.4;
+                if focal > 0.0 && aperture > 0.0 {
+                    ((aperture / (2.0 * focal)).atan().to_degrees() * 2.0, FovAxis::Horizontal)
                 } else {
                     (f("FieldOfView").unwrap_or(40.0), FovAxis::Horizontal)
                 }
@@ -692,6 +693,52 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
             near: f("NearPlane"),
             far: f("FarPlane"),
             aspect,
+        }
+    }
+
+    /// The width in inches of the film gate a focal-length camera (`ApertureMode` 3) sees
+    /// through, as ufbx `ufbxi_update_camera` derives it: the film (`FilmWidth` ×
+    /// `FilmHeight` · `FilmSqueezeRatio`, 1 × 1 inch when absent) fitted to the render
+    /// aspect by `GateFit` — 1 vertical (the film's height times the aspect), 2 horizontal
+    /// (the film's width), 3 fill (vertical when the render is wider than the film, else
+    /// horizontal), 4 overscan (the other way round), 0 none and 5 stretch (the film as is).
+    /// The render aspect follows `AspectRatioMode`: 0–2 `AspectWidth / AspectHeight`, 3 (fixed
+    /// width) `1 / AspectHeight`, 4 (fixed height) `AspectWidth`; a missing width or height is
+    /// made from the other by the film's ratio.
+    fn camera_aperture_width(&self, id: i64) -> f64 {
+        let g = self.graph;
+        let f = |n: &str| g.prop(id, n).and_then(|p| p.f64()).filter(|v| v.is_finite());
+        let film_x = f("FilmWidth").unwrap_or(1.0);
+        let film_y0 = f("FilmHeight").unwrap_or(1.0);
+        let film_y = film_y0 * f("FilmSqueezeRatio").unwrap_or(1.0);
+        let mut ax = f("AspectWidth").or(f("AspectW")).unwrap_or(0.0);
+        let mut ay = f("AspectHeight").or(f("AspectH")).unwrap_or(0.0);
+        if ax <= 0.0 && ay <= 0.0 {
+            (ax, ay) = (
+                if film_x > 0.0 { film_x } else { 1.0 },
+                if film_y0 > 0.0 { film_y0 } else { 1.0 },
+            );
+        } else if ax <= 0.0 {
+            ax = if film_x > 0.0 && film_y0 > 0.0 { ay / film_y0 * film_x } else { ay };
+        } else if ay <= 0.0 {
+            ay = if film_x > 0.0 && film_y0 > 0.0 { ax / film_x * film_y0 } else { ax };
+        }
+        let aspect = match g.get_i64(id, "AspectRatioMode", 0) {
+            3 => 1.0 / ay,
+            4 => ax,
+            _ => ax / ay,
+        };
+        let film_ratio = film_x / film_y;
+        let fit = match g.get_i64(id, "GateFit", 0) {
+            3 if aspect > film_ratio => 2,
+            3 => 1,
+            4 if aspect < film_ratio => 2,
+            4 => 1,
+            fit => fit,
+        };
+        match fit {
+            1 => film_y * aspect,
+            _ => film_x,
         }
     }
 
@@ -1497,6 +1544,39 @@ Connections: {{ C: "OO",10,0
     C: "OO",20,10 }}
 "#
         )
+    }
+
+    #[test]
+    fn focal_length_cameras_see_through_the_gate_fitted_film() {
+        // Film 1.5 × 1 inch, focal length 35 mm, square render (AspectWidth = AspectHeight).
+        // Hand computation (ufbx `ufbxi_update_camera`): fill and vertical fit the film's
+        // height (1 inch at aspect 1), horizontal and none its width (1.5 inch);
+        // fov = 2·atan(width · 25.4 / (2 · 35)). Overscan at aspect 1 < 1.5: horizontal.
+        let fov = |gate: u8| {
+            let text = format!(
+                r#"; FBX 7.4.0 project file
+Objects: {{
+    NodeAttribute: 2, "NodeAttribute::Cam", "Camera" {{ Properties70: {{
+        P: "ApertureMode", "enum", "", "",3
+        P: "GateFit", "enum", "", "",{gate}
+        P: "FilmWidth", "Number", "", "A",1.5
+        P: "FilmHeight", "Number", "", "A",1
+        P: "AspectWidth", "double", "Number", "",300
+        P: "AspectHeight", "double", "Number", "",300
+        P: "FocalLength", "Number", "", "A",35
+    }} }}
+    Model: 1, "Model::Cam", "Camera" {{ }}
+}}
+Connections: {{ C: "OO",1,0
+    C: "OO",2,1 }}
+"#
+            );
+            load(&text).0.cameras[0].fov_degrees
+        };
+        let want = |inches: f64| (inches * 25.4 / 70.0).atan().to_degrees() * 2.0;
+        for (gate, inches) in [(0, 1.5), (1, 1.0), (2, 1.5), (3, 1.0), (4, 1.5), (5, 1.5)] {
+            assert!((fov(gate) - want(inches)).abs() < 1e-9, "GateFit {gate}: {}", fov(gate));
+        }
     }
 
     #[test]

@@ -511,8 +511,8 @@ impl<'d> PropEntry<'d> {
 }
 
 /// Reads a `Properties70`/`Properties60` record into `out`, sorted by name length, then name
-/// (first of equal names wins; [`lookup`] then compares lengths before bytes); returns the
-/// range.
+/// (stable: equal names stay in file order, and [`lookup`] takes the last; it compares
+/// lengths before bytes); returns the range.
 fn read_props<'d>(record: Option<NodeRef<'d, '_>>, out: &mut Vec<PropEntry<'d>>) -> (u32, u32) {
     let start = out.len();
     if let Some(record) = record {
@@ -830,16 +830,22 @@ impl<'d, 'a> ObjectGraph<'d, 'a> {
         }
     }
 
-    /// The template of an object of record `node` and sub-class `sub`: the only template of
-    /// its class, else the one whose name (without `Fbx` and `Surface`) equals the sub-class
-    /// (`LimbNode`/`Limb`/`Root` take `FbxSkeleton`) or, for materials, the `ShadingModel`,
-    /// case-insensitively; `Model` objects take their class's template whatever their
-    /// sub-class (ufbx `ufbxi_find_template`). No match among several: none.
+    /// The template of an object of record `node` and sub-class `sub`: the one whose name
+    /// (without `Fbx` and `Surface`) equals the sub-class (`LimbNode`/`Limb`/`Root` take
+    /// `FbxSkeleton`) or, for materials, the `ShadingModel`, case-insensitively; `Model`
+    /// objects take their class's template whatever their sub-class (ufbx
+    /// `ufbxi_find_template`). The only template of a class also serves objects without a
+    /// sub-class (`Texture: …, ""` takes `FbxFileTexture`) and materials, but never an object
+    /// whose sub-class names another type: a `Light` attribute does not take the `FbxNull`
+    /// template that Maya writes as the only `NodeAttribute` one (its `Color` 0.8 is a null's,
+    /// not a light's; ufbx gives such a light no template, so its colour defaults to white).
+    /// No match: none.
     fn find_template(&self, node: NodeRef<'d, 'a>, sub: &str) -> Option<u32> {
         let class = node.name();
         let mut candidates = self.templates.iter().enumerate().filter(|(_, t)| t.class == class);
         let first = candidates.next()?;
-        if class == "Model" || !self.templates[first.0 + 1..].iter().any(|t| t.class == class) {
+        let only = !self.templates[first.0 + 1..].iter().any(|t| t.class == class);
+        if class == "Model" || only && (class == "Material" || sub.is_empty()) {
             return Some(first.0 as u32);
         }
         let shading = node.child("ShadingModel").map(|n| str_of(n.property(0))).unwrap_or("");
@@ -1187,9 +1193,10 @@ impl<'d, const N: usize> PropCache<'d, N> {
                         self.templates.push((
                             t,
                             names.map(|n| {
-                                let i = slice.partition_point(|p| key(p.name) < key(n));
-                                match slice.get(i) {
-                                    Some(p) if p.name == n => lo + i as u32,
+                                // The last of equal names, as `lookup`.
+                                let i = slice.partition_point(|p| key(p.name) <= key(n));
+                                match i.checked_sub(1).map(|i| (i, &slice[i])) {
+                                    Some((i, p)) if p.name == n => lo + i as u32,
                                     _ => u32::MAX,
                                 }
                             }),
@@ -1314,10 +1321,14 @@ fn run_start(order: &[u32], samples: &[i64], id: i64, id_of: impl Fn(u32) -> i64
     lo + order[lo..hi].partition_point(|&i| id_of(i) < id)
 }
 
+/// The property `name` in `range` of `props` (sorted by [`read_props`]). Of several with one
+/// name the last in file order wins, as ufbx keeps it (`ufbxi_read_properties`: a stable sort
+/// by name, then `ufbxi_deduplicate_properties` keeps the last of a run): Blender 2.7x's FBX
+/// 6.1 lights write `Color` twice, the model's 0.8 grey first and the light's colour after.
 fn lookup<'d>(props: &[PropEntry<'d>], range: (u32, u32), name: &str) -> Option<PropEntry<'d>> {
     let s = &props[range.0 as usize..range.1 as usize];
-    let i = s.partition_point(|p| key(p.name) < key(name));
-    s.get(i).filter(|p| p.name == name).copied()
+    let i = s.partition_point(|p| key(p.name) <= key(name));
+    i.checked_sub(1).and_then(|i| s.get(i)).filter(|p| p.name == name).copied()
 }
 
 #[cfg(test)]
@@ -1388,6 +1399,53 @@ Connections: {
         // The light's template has none of them.
         let p = cache.of(&g, g.object(3).unwrap());
         assert_eq!((p.get_i64(0, -1), p.get_f64(2, 7.0)), (-1, 7.0));
+    }
+
+    #[test]
+    fn a_light_does_not_take_the_only_node_attribute_template_when_it_is_a_nulls() {
+        // Expected: ufbx `ufbxi_find_template` (the sub-type must match); the shape of Maya's
+        // `maya_node_attribute_zoo_7500_ascii.fbx` (one `FbxNull` template, Color 0.8).
+        let text = br#"; FBX 7.5.0 project file
+Definitions: {
+    ObjectType: "NodeAttribute" { PropertyTemplate: "FbxNull" { Properties70: {
+        P: "Color", "ColorRGB", "Color", "",0.8,0.8,0.8
+    } } }
+    ObjectType: "Texture" { PropertyTemplate: "FbxFileTexture" { Properties70: {
+        P: "WrapModeU", "enum", "", "",1
+    } } }
+}
+Objects: {
+    NodeAttribute: 1, "NodeAttribute::", "Light" { }
+    NodeAttribute: 2, "NodeAttribute::", "Null" { }
+    Texture: 3, "Texture::t", "" { }
+}
+"#;
+        let doc = fbx::parse(text, &Default::default()).unwrap();
+        let g = ObjectGraph::new(&doc).unwrap();
+        assert_eq!(g.get_vec3(1, "Color", [1.0; 3]), [1.0; 3]);
+        assert_eq!(g.get_vec3(2, "Color", [1.0; 3]), [0.8; 3]);
+        assert_eq!(g.get_i64(3, "WrapModeU", 0), 1);
+    }
+
+    #[test]
+    fn the_last_of_duplicate_properties_wins() {
+        // Expected: the later value, as ufbx's stable sort and deduplication keep it
+        // (`ufbxi_deduplicate_properties`); Blender 2.79's 6.1 lights write `Color` twice.
+        let text = br#"; FBX 7.4.0 project file
+Objects: {
+    NodeAttribute: 3, "NodeAttribute::Light", "Light" { Properties70: {
+        P: "Color", "Color", "", "A",0.8,0.8,0.8
+        P: "Intensity", "Number", "", "A",50
+        P: "Color", "Color", "", "A",1,0.5,0.25
+    } }
+}
+"#;
+        let doc = fbx::parse(text, &Default::default()).unwrap();
+        let g = ObjectGraph::new(&doc).unwrap();
+        assert_eq!(g.get_vec3(3, "Color", [0.0; 3]), [1.0, 0.5, 0.25]);
+        assert_eq!(g.get_f64(3, "Intensity", 0.0), 50.0);
+        let mut cache = PropCache::new(&["Color"]);
+        assert_eq!(cache.of(&g, g.object(3).unwrap()).get_vec3(0, [0.0; 3]), [1.0, 0.5, 0.25]);
     }
 
     #[test]

@@ -7,6 +7,7 @@
 //!   [`Array`].
 //! - [`objects`]: objects, properties with template defaults, connections and global
 //!   settings ([`objects::ObjectGraph`]).
+//! - [`media`]: the bytes of embedded images (`Video` › `Content`, binary or base64).
 //! - [`import`]: object graph → [`crate::scene::Scene`], the only module that knows the scene
 //!   model; [`animation`] adds the animation stacks to it.
 //!
@@ -25,6 +26,7 @@ pub mod animation;
 pub mod ascii;
 pub mod binary;
 pub mod import;
+pub mod media;
 pub mod objects;
 pub mod tree;
 

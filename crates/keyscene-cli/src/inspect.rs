@@ -172,6 +172,9 @@ pub struct MapInfo {
     pub file: String,
     /// The file found next to the scene, or null when it was not found.
     pub resolved: Option<String>,
+    /// Size in bytes of the image the scene file carries (FBX `Video` › `Content`), or null
+    /// when it carries none; an embedded image is the one writers and `render` use.
+    pub embedded_bytes: Option<usize>,
 }
 
 /// One camera.
@@ -366,6 +369,7 @@ pub fn report(scene: &Scene, file: &Path) -> Report {
                         slot: slot(t.slot),
                         file: t.file.clone(),
                         resolved: t.resolved.as_ref().map(|p| p.display().to_string()),
+                        embedded_bytes: t.embedded.as_ref().map(|b| b.len()),
                     })
                     .collect(),
             })
@@ -532,9 +536,10 @@ pub fn human(r: &Report) -> String {
         )
         .unwrap();
         for t in &m.maps {
-            let found = match &t.resolved {
-                Some(p) => format!("found: {p}"),
-                None => "not found".into(),
+            let found = match (t.embedded_bytes, &t.resolved) {
+                (Some(n), _) => format!("embedded, {n} bytes"),
+                (None, Some(p)) => format!("found: {p}"),
+                (None, None) => "not found".into(),
             };
             writeln!(s, "    {} map: {} ({found})", t.slot, t.file).unwrap();
         }

@@ -256,20 +256,24 @@ pub struct Renderer<'s> {
     base_dir: Option<PathBuf>,
     /// Decoded textures by path (`None`: undecodable, already reported).
     textures: HashMap<PathBuf, Option<Arc<Texture>>>,
+    /// Decoded embedded images by their shared allocation (`None`: undecodable, reported).
+    embedded: HashMap<usize, Option<Arc<Texture>>>,
     /// Texture names not found, already reported.
     missing: HashSet<String>,
     warnings: Vec<Warning>,
 }
 
 impl<'s> Renderer<'s> {
-    /// A renderer for `scene`. Texture files are taken from each map's
-    /// [`resolved`](crate::scene::TextureMap::resolved) path, else looked up by name in
-    /// `base_dir` (the scene file's folder) ignoring case.
+    /// A renderer for `scene`. A map's image is its
+    /// [`embedded`](crate::scene::TextureMap::embedded) bytes, else the file at its
+    /// [`resolved`](crate::scene::TextureMap::resolved) path, else the file looked up by name
+    /// in `base_dir` (the scene file's folder) ignoring case.
     pub fn new(scene: &'s Scene, base_dir: Option<&Path>) -> Renderer<'s> {
         Renderer {
             scene,
             base_dir: base_dir.map(Path::to_path_buf),
             textures: HashMap::new(),
+            embedded: HashMap::new(),
             missing: HashSet::new(),
             warnings: Vec::new(),
         }
@@ -478,10 +482,43 @@ impl<'s> Renderer<'s> {
         if let Some(map) = map {
             s.uv = map.uv_transform;
             s.strength = if map.strength.is_finite() { map.strength.clamp(0.0, 1.0) } else { 1.0 };
-            s.texture = self.texture(&map.file, map.resolved.as_deref(), &m.name);
+            s.texture = match &map.embedded {
+                Some(bytes) => self.embedded_texture(&map.file, bytes, &m.name),
+                None => self.texture(&map.file, map.resolved.as_deref(), &m.name),
+            };
             s.checker = s.texture.is_none();
         }
         s
+    }
+
+    /// The decoded embedded image of map `file` (once per image), or `None` with a warning
+    /// when it cannot be decoded.
+    fn embedded_texture(
+        &mut self,
+        file: &str,
+        bytes: &Arc<[u8]>,
+        material: &str,
+    ) -> Option<Arc<Texture>> {
+        let key = bytes.as_ptr() as usize;
+        if let Some(t) = self.embedded.get(&key) {
+            return t.clone();
+        }
+        let t = match Texture::from_bytes(bytes) {
+            Ok(t) => Some(Arc::new(t)),
+            Err(e) => {
+                self.warnings.push(Warning {
+                    offset: None,
+                    place: format!("material {material:?}"),
+                    message: format!(
+                        "embedded texture {file:?} could not be decoded ({e}); drawn with the \
+                         default (checker) material"
+                    ),
+                });
+                None
+            }
+        };
+        self.embedded.insert(key, t.clone());
+        t
     }
 
     /// The decoded texture `file` (found at `resolved`, else by name in the base folder), or

@@ -160,6 +160,7 @@ fn a_missing_material_or_texture_draws_the_checker() {
         slot: MapSlot::Diffuse,
         file: "NOPE.PNG".into(),
         resolved: None,
+        embedded: None,
         strength: 1.0,
         uv_transform: UvTransform::default(),
         flags: 0,

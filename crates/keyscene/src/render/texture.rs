@@ -26,18 +26,33 @@ impl Texture {
     /// Decodes the image file at `path`. Errors name the file and what went wrong: unreadable,
     /// not a PNG/JPEG/TGA/BMP, corrupt, or larger than [`MAX_TEXTURE_SIZE`].
     pub fn load(path: &Path) -> Result<Texture, String> {
-        let mut reader = image::ImageReader::open(path)
+        let reader = image::ImageReader::open(path)
             .and_then(|r| r.with_guessed_format())
             .map_err(|e| format!("{}: {e}", path.display()))?;
+        Self::decode(reader).map_err(|e| format!("{}: {e}", path.display()))
+    }
+
+    /// Decodes an image held in memory (an FBX `Video` › `Content`), with the limits and
+    /// formats of [`load`](Self::load); errors say what went wrong.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Texture, String> {
+        let reader = image::ImageReader::new(std::io::Cursor::new(bytes))
+            .with_guessed_format()
+            .map_err(|e| e.to_string())?;
+        Self::decode(reader)
+    }
+
+    fn decode<R: std::io::BufRead + std::io::Seek>(
+        mut reader: image::ImageReader<R>,
+    ) -> Result<Texture, String> {
         let mut limits = image::Limits::default();
         limits.max_image_width = Some(MAX_TEXTURE_SIZE);
         limits.max_image_height = Some(MAX_TEXTURE_SIZE);
         limits.max_alloc = Some(512 << 20);
         reader.limits(limits);
-        let img = reader.decode().map_err(|e| format!("{}: {e}", path.display()))?.into_rgb8();
+        let img = reader.decode().map_err(|e| e.to_string())?.into_rgb8();
         let (width, height) = (img.width() as usize, img.height() as usize);
         if width == 0 || height == 0 {
-            return Err(format!("{}: the image has no pixels", path.display()));
+            return Err("the image has no pixels".into());
         }
         let texels = img.pixels().map(|p| p.0).collect();
         Ok(Texture { width, height, texels })

@@ -713,6 +713,11 @@ pub struct TextureMap {
     pub file: String,
     /// The file found next to the scene (case-insensitively), when it exists.
     pub resolved: Option<std::path::PathBuf>,
+    /// The image's bytes when the source file carries them (FBX `Video` › `Content`), shared
+    /// by the maps that use the same image (the glTF reader does not fill this yet). Writers
+    /// and the renderer use these bytes before [`resolved`](Self::resolved): they are the
+    /// image the file was saved with, whatever lies beside it now.
+    pub embedded: Option<std::sync::Arc<[u8]>>,
     /// Map strength 0–1 (3DS `INT_PCT` of the map chunk).
     pub strength: f32,
     /// UV transform of the map.

@@ -32,6 +32,7 @@ pub fn feature_scene(textures: &Path) -> Scene {
         slot: MapSlot::Diffuse,
         file: file.into(),
         resolved: Some(resolved.into()),
+        embedded: None,
         strength: 1.0,
         uv_transform: UvTransform::default(),
         flags: 0,

@@ -45,7 +45,9 @@
 //!   channel; FBX 6's `Diffuse`/`Ambient`/`Specular`/`Emissive` where the newer names are
 //!   missing. Their textures (`Texture` objects connected to a material property,
 //!   file names from the texture or its `Video`, `WrapModeU`/`WrapModeV` as
-//!   [`TextureMap::wrap`]).
+//!   [`TextureMap::wrap`], the image bytes from the first connected `Video` with a
+//!   `Content` as [`TextureMap::embedded`], decoded by [`super::media`]; a `Content` that
+//!   does not decode is a warning and the map keeps its file name only).
 //! - Cameras: field of view per `ApertureMode` (ufbx `ufbxi_update_camera`; focal-length
 //!   cameras through the film gate as `GateFit` fits it to the render aspect), clip planes,
 //!   aspect `AspectWidth / AspectHeight`. Lights: `LightType`, `Color`, `Intensity ÷ 100`,
@@ -209,6 +211,7 @@ pub fn import(graph: &ObjectGraph<'_, '_>, opts: &ReadOptions) -> (Scene, Vec<Wa
         budget: opts.limits.max_elements,
         pending: Vec::new(),
         caches: Vec::new(),
+        videos: IdMap::default(),
     };
     for w in &graph.doc.warnings {
         im.warnings.push(Warning { offset: None, place: "fbx".into(), message: format!("{w:?}") });
@@ -244,6 +247,8 @@ struct Importer<'g, 'd, 'a> {
     /// Geometry cache files loaded so far (several deformers name one file): the file as the
     /// FBX names it (`CacheFileName`) → its channels, `None` when it could not be read.
     caches: Vec<(String, Option<(std::path::PathBuf, super::cache::Cache)>)>,
+    /// `Video` object id → its decoded `Content` ([`super::media`]), once per video.
+    videos: IdMap<Option<std::sync::Arc<[u8]>>>,
 }
 
 fn deg(v: [f64; 3]) -> DVec3 {
@@ -486,6 +491,7 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
                 };
                 let file = self.texture_file(tex);
                 let resolved = self.resolve(&file);
+                let embedded = self.texture_content(tex);
                 // `WrapModeU`/`WrapModeV`: 0 repeat (the default), 1 clamp (ufbx
                 // `ufbxi_read_texture`), a property or, in older files, a record of the
                 // texture; other values are not defined and read as repeat.
@@ -500,6 +506,7 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
                     slot,
                     file,
                     resolved,
+                    embedded,
                     strength: 1.0,
                     uv_transform: UvTransform::default(),
                     flags: 0,
@@ -537,6 +544,34 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
             .map(|v| pick(v.node))
             .find(|f| !f.is_empty())
             .unwrap_or_default()
+    }
+
+    /// The embedded image bytes of a texture: the `Content` of its first `Video` that has
+    /// some (ufbx `ufbx_texture::content` is its video's), decoded once per video; a
+    /// `Content` that does not decode is reported and left out.
+    fn texture_content(&mut self, tex: &Object<'_, '_>) -> Option<std::sync::Arc<[u8]>> {
+        let g = self.graph;
+        for video in g.child_objects(tex.id, "Video") {
+            if let Some(cached) = self.videos.get(&video.id) {
+                if cached.is_some() {
+                    return cached.clone();
+                }
+                continue;
+            }
+            let decoded = match super::media::content(video.node, g.doc.encoding) {
+                Ok(bytes) => bytes.map(std::sync::Arc::<[u8]>::from),
+                Err(e) => {
+                    let place = format!("Video \"{}\"", video.name);
+                    self.warn(Some(video.node), &place, e.to_string());
+                    None
+                }
+            };
+            self.videos.insert(video.id, decoded.clone());
+            if decoded.is_some() {
+                return decoded;
+            }
+        }
+        None
     }
 
     /// The texture file next to the scene: the relative path, then the bare file name.

@@ -10,6 +10,7 @@
 //! - [`cache`]: the geometry cache files `Cache` objects name (Maya `.xml` + `.mc`/`.mcx`,
 //!   3ds Max `.pc2`): bytes → timed channels. They live here, not as a format of their own,
 //!   because only FBX files refer to them and a format never imports another.
+//! - [`media`]: the bytes of embedded images (`Video` › `Content`, binary or base64).
 //! - [`import`]: object graph → [`crate::scene::Scene`], the only module that knows the scene
 //!   model; [`animation`] adds the animation stacks to it.
 //!
@@ -29,6 +30,7 @@ pub mod ascii;
 pub mod binary;
 pub mod cache;
 pub mod import;
+pub mod media;
 pub mod objects;
 pub mod tree;
 

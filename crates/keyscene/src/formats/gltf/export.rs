@@ -293,17 +293,27 @@ struct MeshInfo {
     self_joint: bool,
 }
 
+/// Where a texture's image comes from: a file beside the scene, or bytes the scene carries
+/// (keyed by their shared allocation, so maps sharing one embedded image share one glTF image).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum ImageKey {
+    File(std::path::PathBuf),
+    Embedded(usize),
+}
+
 /// The document being built, its binary buffer and caches.
 struct Out {
     root: json::Root,
     bin: Vec<u8>,
     container: Container,
     warnings: Vec<Warning>,
-    materials: HashMap<usize, json::Index<json::Material>>,
-    /// Textures by image file and wrapS/wrapT (GL enums) (`None`: the image could not be used).
-    textures: HashMap<(std::path::PathBuf, [u32; 2]), Option<json::Index<json::Texture>>>,
-    /// Images by file, shared by textures that differ in sampler only.
-    images_by_path: HashMap<std::path::PathBuf, json::Index<json::Image>>,
+    /// Written materials by (scene material, whether the primitive has `TEXCOORD_0`): a
+    /// material's textures are bound only on primitives that carry the UV set they read.
+    materials: HashMap<(usize, bool), json::Index<json::Material>>,
+    /// Textures by image and wrapS/wrapT (GL enums) (`None`: the image could not be used).
+    textures: HashMap<(ImageKey, [u32; 2]), Option<json::Index<json::Texture>>>,
+    /// Images by source, shared by textures that differ in sampler only.
+    images_by_path: HashMap<ImageKey, json::Index<json::Image>>,
     /// Samplers by wrapS/wrapT (GL enums; REPEAT both ways, glTF's default, needs none).
     samplers: HashMap<[u32; 2], json::Index<json::texture::Sampler>>,
     images: Vec<ExternalImage>,
@@ -436,7 +446,7 @@ impl Out {
         let (mut prims, bad) = geometry::primitives(mesh, bake);
         for p in &mut prims {
             let normal_mapped = self
-                .primitive_material(scene, mesh, p.material_slot)
+                .primitive_material(scene, mesh, p.material_slot, !p.uvs.is_empty())
                 .is_some_and(|ix| self.root.materials[ix.value()].normal_texture.is_some());
             // Source tangents are written whether or not a normal map needs them.
             if normal_mapped || p.tangents.is_some() {
@@ -691,7 +701,7 @@ impl Out {
             attributes.insert(Valid(semantic), self.floats(&ids, Type::Scalar, vb, false));
         }
         let indices = Some(self.indices(&p.indices, p.positions.len()));
-        let material = self.primitive_material(scene, mesh, p.material_slot);
+        let material = self.primitive_material(scene, mesh, p.material_slot, !p.uvs.is_empty());
         json::mesh::Primitive {
             attributes,
             extensions: None,
@@ -704,32 +714,47 @@ impl Out {
     }
 
     /// The glTF material of a mesh's material slot (written on first use), if the slot names
-    /// one the scene has.
+    /// one the scene has. `has_uvs`: the primitive has `TEXCOORD_0`, which every texture the
+    /// writer binds reads (glTF 2.0 §3.9.2: a `texCoord` must name an attribute of the
+    /// primitive); without it the material is written without its textures.
     fn primitive_material(
         &mut self,
         scene: &Scene,
         mesh: &crate::scene::Mesh,
         slot: u32,
+        has_uvs: bool,
     ) -> Option<json::Index<json::Material>> {
         mesh.material_slots
             .get(slot as usize)
             .copied()
             .flatten()
             .filter(|&m| m < scene.materials.len())
-            .map(|m| self.material(scene, m))
+            .map(|m| self.material(scene, m, has_uvs))
     }
 
-    fn material(&mut self, scene: &Scene, m: usize) -> json::Index<json::Material> {
-        if let Some(&ix) = self.materials.get(&m) {
+    fn material(&mut self, scene: &Scene, m: usize, has_uvs: bool) -> json::Index<json::Material> {
+        if let Some(&ix) = self.materials.get(&(m, has_uvs)) {
             return ix;
         }
         let mat = &scene.materials[m];
         let clamp = |x: f32| if x.is_finite() { x.clamp(0.0, 1.0) } else { 0.0 };
         let alpha = clamp(1.0 - mat.transparency);
         let d = mat.diffuse.to_array().map(clamp);
-        let base_color_texture = self.texture_info(&mat.name, &mat.maps, MapSlot::Diffuse);
-        let emissive_texture = self.texture_info(&mat.name, &mat.maps, MapSlot::Emissive);
-        let normal_texture = self.texture_info(&mat.name, &mat.maps, MapSlot::Bump).map(|info| {
+        let textured = [MapSlot::Diffuse, MapSlot::Emissive, MapSlot::Bump];
+        let maps: &[crate::scene::TextureMap] = if has_uvs {
+            &mat.maps
+        } else {
+            if mat.maps.iter().any(|t| textured.contains(&t.slot)) {
+                self.warnings.push(warning(
+                    format!("material \"{}\"", mat.name),
+                    "used on a mesh without UVs: written there without its textures",
+                ));
+            }
+            &[]
+        };
+        let base_color_texture = self.texture_info(&mat.name, maps, MapSlot::Diffuse);
+        let emissive_texture = self.texture_info(&mat.name, maps, MapSlot::Emissive);
+        let normal_texture = self.texture_info(&mat.name, maps, MapSlot::Bump).map(|info| {
             json::material::NormalTexture {
                 index: info.index,
                 scale: 1.0,
@@ -765,7 +790,7 @@ impl Out {
             ..Default::default()
         };
         let ix = json::Index::push(&mut self.root.materials, g);
-        self.materials.insert(m, ix);
+        self.materials.insert((m, has_uvs), ix);
         ix
     }
 
@@ -815,51 +840,77 @@ impl Out {
         Some(json::texture::Info { index, tex_coord: 0, extensions, extras: Default::default() })
     }
 
-    /// The texture for a map whose file was found, embedded (GLB) or referenced (.gltf).
+    /// The texture for a map whose image the scene carries ([`TextureMap::embedded`], always
+    /// written into the buffer) or whose file was found (embedded in GLB, referenced by a
+    /// `.gltf`).
+    ///
+    /// [`TextureMap::embedded`]: crate::scene::TextureMap::embedded
     fn texture(
         &mut self,
         material: &str,
         map: &crate::scene::TextureMap,
     ) -> Option<json::Index<json::Texture>> {
         let place = format!("material \"{material}\" › map \"{}\"", map.file);
-        let Some(path) = map.resolved.clone() else {
-            self.warnings.push(warning(place, "texture file not found: left out"));
-            return None;
+        let image = match (&map.embedded, &map.resolved) {
+            (Some(bytes), _) => ImageKey::Embedded(bytes.as_ptr() as usize),
+            (None, Some(path)) => ImageKey::File(path.clone()),
+            (None, None) => {
+                self.warnings.push(warning(place, "texture file not found: left out"));
+                return None;
+            }
         };
         let wrap = wrap_modes(map);
-        let key = (path.clone(), wrap.map(|w| w.as_gl_enum()));
+        let key = (image.clone(), wrap.map(|w| w.as_gl_enum()));
         if let Some(&ix) = self.textures.get(&key) {
             return ix;
         }
-        if self.textures.iter().any(|((p, _), ix)| *p == path && ix.is_none()) {
+        if self.textures.iter().any(|((p, _), ix)| *p == image && ix.is_none()) {
             return None;
         }
-        let file_name = path.file_name().and_then(|n| n.to_str()).unwrap_or(&map.file).to_string();
-        let source = match self.images_by_path.get(&path) {
+        let base_name = |f: &str| f.rsplit(['/', '\\']).next().unwrap_or(f).to_string();
+        let file_name = match &map.resolved {
+            Some(path) if map.embedded.is_none() => path
+                .file_name()
+                .and_then(|n| n.to_str())
+                .map_or_else(|| map.file.clone(), str::to_string),
+            _ => base_name(&map.file),
+        };
+        let source = match self.images_by_path.get(&image) {
             Some(&ix) => ix,
             None => {
-                let bytes = match std::fs::read(&path) {
-                    Ok(b) => b,
-                    Err(e) => {
-                        self.warnings
-                            .push(warning(place, format!("{}: {e}: left out", path.display())));
-                        self.textures.insert(key, None);
-                        return None;
-                    }
+                let bytes: std::borrow::Cow<'_, [u8]> = match (&map.embedded, &image) {
+                    (Some(bytes), _) => std::borrow::Cow::Borrowed(&bytes[..]),
+                    (None, ImageKey::File(path)) => match std::fs::read(path) {
+                        Ok(b) => std::borrow::Cow::Owned(b),
+                        Err(e) => {
+                            self.warnings
+                                .push(warning(place, format!("{}: {e}: left out", path.display())));
+                            self.textures.insert(key, None);
+                            return None;
+                        }
+                    },
+                    (None, ImageKey::Embedded(_)) => return None,
                 };
-                let mime = image_mime(&bytes);
-                let image = match (&self.container, mime) {
-                    (_, None) => {
-                        self.warnings.push(warning(
-                            place,
-                            format!(
-                                "{file_name} is not PNG or JPEG, the only images glTF allows: left out"
-                            ),
-                        ));
-                        self.textures.insert(key, None);
-                        return None;
+                // A `.gltf` refers to a found file by name unless told to embed; everything
+                // else goes into the buffer.
+                let external = match &image {
+                    ImageKey::File(path) if !self.embed && self.container != Container::Glb => {
+                        Some(path.clone())
                     }
-                    (c, Some(mime)) if self.embed || *c == Container::Glb => json::Image {
+                    _ => None,
+                };
+                let Some(mime) = image_mime(&bytes) else {
+                    self.warnings.push(warning(
+                        place,
+                        format!(
+                            "{file_name} is not PNG or JPEG, the only images glTF allows: left out"
+                        ),
+                    ));
+                    self.textures.insert(key, None);
+                    return None;
+                };
+                let image_json = match external {
+                    None => json::Image {
                         buffer_view: Some(self.view(&bytes, None)),
                         mime_type: Some(json::image::MimeType(mime.into())),
                         name: Some(file_name.clone()),
@@ -867,12 +918,12 @@ impl Out {
                         extensions: None,
                         extras: Default::default(),
                     },
-                    (_, Some(_)) => {
+                    Some(path) => {
                         let uri = uri_encode(&file_name);
                         self.images.push(ExternalImage {
                             uri: uri.clone(),
                             file_name: file_name.clone(),
-                            source: path.clone(),
+                            source: path,
                         });
                         json::Image {
                             buffer_view: None,
@@ -884,8 +935,8 @@ impl Out {
                         }
                     }
                 };
-                let ix = json::Index::push(&mut self.root.images, image);
-                self.images_by_path.insert(path.clone(), ix);
+                let ix = json::Index::push(&mut self.root.images, image_json);
+                self.images_by_path.insert(image.clone(), ix);
                 ix
             }
         };

@@ -416,7 +416,7 @@ fn texture_map(
         W::MirroredRepeat => WrapMode::Mirror,
         W::Repeat => WrapMode::Repeat,
     });
-    TextureMap { slot, file, resolved, strength: 1.0, uv_transform, flags, wrap }
+    TextureMap { slot, file, resolved, embedded: None, strength: 1.0, uv_transform, flags, wrap }
 }
 
 /// `dir/file`, or the entry of `dir` whose name matches `file` case-insensitively.

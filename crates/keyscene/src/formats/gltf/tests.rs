@@ -360,6 +360,7 @@ fn png_map(dir: &std::path::Path) -> crate::scene::TextureMap {
         slot: crate::scene::MapSlot::Diffuse,
         file: "t.png".into(),
         resolved: Some(png),
+        embedded: None,
         strength: 1.0,
         uv_transform: Default::default(),
         flags: 0,
@@ -367,12 +368,32 @@ fn png_map(dir: &std::path::Path) -> crate::scene::TextureMap {
     }
 }
 
-/// [`triangle_scene`] with one material, `maps`, on its mesh.
+/// [`triangle_scene`] with one UV set and one material, `maps`, on its mesh.
 fn mapped_triangle(maps: Vec<crate::scene::TextureMap>) -> Scene {
+    use crate::scene::{Attribute, Mapping, UvSet};
     let mut s = triangle_scene();
     s.materials.push(crate::scene::Material { name: "m".into(), maps, ..Default::default() });
     s.meshes[0].material_slots = vec![Some(0)];
+    s.meshes[0].uv_sets = vec![UvSet {
+        name: String::new(),
+        uvs: Attribute {
+            values: vec![glam::Vec2::ZERO, glam::Vec2::X, glam::Vec2::Y],
+            mapping: Mapping::PerVertex,
+        },
+    }];
     s
+}
+
+#[test]
+fn textures_are_bound_only_on_primitives_that_have_uvs() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = mapped_triangle(vec![png_map(dir.path())]);
+    s.meshes[0].uv_sets.clear();
+    let file = write(&s, &WriteOptions::default()).unwrap();
+    let (json, _) = super::glb::split(&file.main).unwrap();
+    let v: serde_json::Value = serde_json::from_slice(json).unwrap();
+    assert!(v["materials"][0]["pbrMetallicRoughness"]["baseColorTexture"].is_null());
+    assert!(file.warnings.iter().any(|w| w.message.contains("without UVs")));
 }
 
 #[test]

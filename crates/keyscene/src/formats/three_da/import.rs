@@ -59,6 +59,7 @@ pub fn import(file: &File) -> (Scene, Vec<Warning>) {
                     slot: crate::scene::MapSlot::Diffuse,
                     file: name_str(&m.map_name[c]),
                     resolved: None,
+                    embedded: None,
                     strength: 1.0,
                     uv_transform: Default::default(),
                     flags: 0,

@@ -835,6 +835,7 @@ fn convert_material(m: &MaterialEntry, files: &HashMap<String, PathBuf>) -> Mate
             resolved: (!t.name.is_empty())
                 .then(|| files.get(&t.name.to_lowercase()).cloned())
                 .flatten(),
+            embedded: None,
             strength: t.percent.unwrap_or(1.0),
             uv_transform: UvTransform {
                 scale: Vec2::from(t.scale),

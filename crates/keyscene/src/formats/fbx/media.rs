@@ -1,0 +1,176 @@
+//! Embedded media: the bytes of a `Video` (or `Audio`) record's `Content` child, as ufbx
+//! `ufbxi_read_embedded_blob` reads them (record level; knows nothing of the scene).
+//!
+//! - **Binary**: `Content` holds one raw (`R`) value, the file's bytes as stored; a record
+//!   split over several values is their concatenation. String (`S`) values count as raw
+//!   bytes too, as ufbx reads every value of a `Content` array alike.
+//! - **ASCII**: `Content: , "…", "…"` — the values are base64 (RFC 4648 standard alphabet)
+//!   strings, each decoded by itself and the results concatenated; the leading comma (an
+//!   empty first value that Maya and the FBX SDK write) is skipped by the parser. A piece
+//!   decodes when its length is a multiple of 4, every character is in the alphabet or `=`,
+//!   and `=` appears only as the end of its last group (`xxx=` or `xx==`); stray low bits of
+//!   the last character are ignored. Any other piece makes the whole `Content` unusable:
+//!   ufbx then keeps no content and warns ("Ignored bad base64 embedded content"), and so
+//!   does this reader ([`ContentError`]).
+//! - `Content` missing or empty: no embedded bytes (the file only names the image on disk).
+
+use super::tree::{Encoding, NodeRef, Property};
+
+/// The `Content` of a `Video` could not be decoded (ASCII base64 only; binary content is
+/// taken as stored).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ContentError {
+    /// Index of the first value (quoted piece) that is not valid base64.
+    pub piece: usize,
+}
+
+impl std::fmt::Display for ContentError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "Content piece {} is not base64 (length a multiple of 4, `=` only at the end): \
+             embedded bytes ignored",
+            self.piece + 1
+        )
+    }
+}
+
+/// The embedded bytes of `record` (a `Video` or `Audio` object), from its `Content` child.
+/// `Ok(None)` when there is no `Content` or it holds no bytes.
+///
+/// The result is never longer than the record's own values (base64 shrinks by a quarter),
+/// so it needs no limit of its own.
+pub fn content(
+    record: NodeRef<'_, '_>,
+    encoding: Encoding,
+) -> Result<Option<Vec<u8>>, ContentError> {
+    let Some(node) = record.child("Content") else {
+        return Ok(None);
+    };
+    let pieces = node.properties().iter().filter_map(|p| match p {
+        Property::Raw(b) => Some(&b[..]),
+        Property::String(s) => Some(&s[..]),
+        _ => None,
+    });
+    let mut out = Vec::new();
+    for (i, piece) in pieces.enumerate() {
+        match encoding {
+            Encoding::Binary => out.extend_from_slice(piece),
+            Encoding::Ascii => {
+                if !decode_base64_into(piece, &mut out) {
+                    return Err(ContentError { piece: i });
+                }
+            }
+        }
+    }
+    Ok((!out.is_empty()).then_some(out))
+}
+
+/// Appends the bytes of the base64 text `src` to `out`; `false` (and `out` partly written)
+/// when `src` breaks a rule of the module docs.
+fn decode_base64_into(src: &[u8], out: &mut Vec<u8>) -> bool {
+    fn sextet(c: u8) -> Option<u32> {
+        Some(match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            _ => return None,
+        } as u32)
+    }
+    if src.len() % 4 != 0 {
+        return false;
+    }
+    let groups = src.len() / 4;
+    for (g, quad) in src.chunks_exact(4).enumerate() {
+        let last = g + 1 == groups;
+        // Padding: none, `xxx=` or `xx==`, and only in the last group.
+        let pad = match (quad[2], quad[3]) {
+            (b'=', b'=') => 2,
+            (_, b'=') => 1,
+            _ => 0,
+        };
+        if pad > 0 && !last {
+            return false;
+        }
+        let mut v = 0u32;
+        for &c in &quad[..4 - pad] {
+            let Some(s) = sextet(c) else { return false };
+            v = v << 6 | s;
+        }
+        v <<= 6 * pad as u32;
+        let bytes = [(v >> 16) as u8, (v >> 8) as u8, v as u8];
+        out.extend_from_slice(&bytes[..3 - pad]);
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn decode(s: &str) -> Option<Vec<u8>> {
+        let mut out = Vec::new();
+        decode_base64_into(s.as_bytes(), &mut out).then_some(out)
+    }
+
+    #[test]
+    fn base64_follows_rfc4648_vectors_and_ufbx_padding_rules() {
+        // RFC 4648 §10 test vectors.
+        for (text, plain) in [
+            ("", ""),
+            ("Zg==", "f"),
+            ("Zm8=", "fo"),
+            ("Zm9v", "foo"),
+            ("Zm9vYg==", "foob"),
+            ("Zm9vYmE=", "fooba"),
+            ("Zm9vYmFy", "foobar"),
+        ] {
+            assert_eq!(decode(text).as_deref(), Some(plain.as_bytes()), "{text}");
+        }
+        // ufbx `synthetic_base64_parse_7700_ascii.fbx` pieces ufbx rejects: mid padding, a
+        // length that is not a multiple of 4, a character outside the alphabet, `=` placed
+        // other than `xxx=`/`xx==`.
+        for bad in [
+            "SGVsb=8gd29ybGQh",
+            "A",
+            "AA",
+            "AAA",
+            "AAAAA",
+            "SGVsb?8gd29ybGQh",
+            "SGVsbG8gd29ybGQ?",
+            "SGVsbG8gd29y=AAA",
+            "SGVsbG8gd29yA=AA",
+            "SGVsbG8gd29y==AA",
+            "SGVsbG8gd29y=A=A",
+            "SGVsbG8gd29y===A",
+        ] {
+            assert_eq!(decode(bad), None, "{bad}");
+        }
+        assert_eq!(decode("SGVsbG8gd29ybGQ=").as_deref(), Some(&b"Hello world"[..]));
+        assert_eq!(decode("SGVsbG8gd29yAAAA").as_deref(), Some(&b"Hello wor\0\0\0"[..]));
+    }
+
+    #[test]
+    fn ascii_content_pieces_are_decoded_one_by_one_and_joined() {
+        let text = br#"; FBX 7.4.0 project file
+Objects: {
+    Video: 1, "Video::v", "Clip" {
+        Content: , "SGVs", "bG8="
+    }
+    Video: 2, "Video::bad", "Clip" {
+        Content: , "SGVs", "b?8="
+    }
+    Video: 3, "Video::empty", "Clip" {
+        Content: , ""
+    }
+}
+"#;
+        let doc = super::super::parse(text, &Default::default()).unwrap();
+        let videos: Vec<_> = doc.find(&["Objects"]).unwrap().children().collect();
+        assert_eq!(content(videos[0], doc.encoding).unwrap().as_deref(), Some(&b"Hello"[..]));
+        assert_eq!(content(videos[1], doc.encoding), Err(ContentError { piece: 1 }));
+        assert_eq!(content(videos[2], doc.encoding), Ok(None));
+    }
+}

@@ -16,13 +16,8 @@
 //! with `obj_compare.py` (found at `KEYSCENE_ORACLES`, else `<corpus>/../oracles`) with the
 //! row's matching, tolerance, position scale, normals and UVs.
 //!
-//! Rows are reported **ignored**, never passed, when keyscene cannot yet do what they need:
-//! - `time` rows of files whose scene has no animation (FBX animation import is on its way);
-//! - rows whose check fails and whose meshes are skinned or blend-shaped (non-zero weight):
-//!   such a row would be one whose deformation is not yet in line with ufbx (none at this
-//!   commit). A deformed row that passes counts as passed.
-//!
-//! The test's name says which: `ignored: <reason> :: <row>`.
+//! A row that fails is a failure: rows that fail today for a known reason are listed, by
+//! defect class, in `tests/triage.tsv` and reported ignored under `[known defect: CLASS]`.
 
 mod common;
 
@@ -30,14 +25,7 @@ use std::path::Path;
 
 use common::refs::{reference_rows, Outcome, RefRow};
 use keyscene::anim::Time;
-use keyscene::scene::{AxisSystem, Scene};
-
-fn has_deformers(scene: &Scene) -> bool {
-    scene.nodes.iter().filter_map(|n| n.mesh).any(|m| {
-        let mesh = &scene.meshes[m];
-        mesh.skin.is_some() || mesh.morph_targets.iter().any(|t| t.default_weight != 0.0)
-    })
-}
+use keyscene::scene::AxisSystem;
 
 fn check(corpus: &Path, oracles: &Path, row: &RefRow, out_dir: &Path, k: usize) -> Outcome {
     let fbx_dir = corpus.join("fbx");
@@ -97,12 +85,6 @@ fn check(corpus: &Path, oracles: &Path, row: &RefRow, out_dir: &Path, k: usize) 
     let report = String::from_utf8_lossy(&out.stdout).trim().to_string();
     if out.status.success() {
         return Outcome::Pass;
-    }
-    if has_deformers(&scene) {
-        eprintln!("{}: {report}", row.fbx);
-        return Outcome::Ignore(
-            "skinned/blend-shaped meshes whose deformation does not match ufbx yet".into(),
-        );
     }
     Outcome::Fail(format!("{report}{}", String::from_utf8_lossy(&out.stderr)))
 }

@@ -692,5 +692,5 @@ fn main() {
     if trials.is_empty() {
         trials.push(common::corpus_trial("corpus", &corpus, |_| Ok(())));
     }
-    libtest_mimic::run(&args, trials).exit()
+    common::run(trials)
 }

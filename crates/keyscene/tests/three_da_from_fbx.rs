@@ -533,7 +533,9 @@ fn main() {
             "static" => format!("ref {} -> {} static", row.fbx, row.obj),
             _ => {
                 let t = number(&row.time_s, 0.0);
-                format!("ref {} -> {} t={t} {}", row.fbx, row.obj, row.stack)
+                let stack =
+                    if row.stack.is_empty() { String::new() } else { format!(" {}", row.stack) };
+                format!("ref {} -> {} t={t}{stack}", row.fbx, row.obj)
             }
         };
         if common::is_negative_fbx(&row.fbx) {

@@ -15,6 +15,7 @@ pub mod lib3ds;
 pub mod refs;
 #[cfg(feature = "three_da")]
 pub mod three_da;
+pub mod triage;
 pub mod ufbx_corpus;
 
 /// The corpus folder, or `None` when it is absent and `KEYSCENE_CORPUS` is not set.
@@ -64,10 +65,12 @@ pub fn files_with_ext(dir: &Path, exts: &[&str]) -> Vec<PathBuf> {
     out
 }
 
-/// Runs the trials with libtest-mimic's command-line handling and exits with its status.
+/// Runs the trials with libtest-mimic's command-line handling and exits with its status,
+/// after marking the trials `tests/triage.tsv` lists as known defects (`triage::apply`).
 /// Prints how many trials were skipped for want of a corpus.
 pub fn run(trials: Vec<Trial>) -> ! {
     let args = libtest_mimic::Arguments::from_args();
+    let trials = triage::apply(env!("CARGO_CRATE_NAME"), trials, corpus().is_some(), &args);
     if corpus().is_none() {
         eprintln!(
             "corpus not found (set KEYSCENE_CORPUS): {} corpus trials reported as ignored",

@@ -83,7 +83,7 @@ impl RefRow {
             return Err(Outcome::Fail(format!("bad time {:?}", self.time_s)));
         };
         if scene.animations.is_empty() {
-            return Err(Outcome::Ignore("needs FBX animation".into()));
+            return Err(Outcome::Fail("the scene has no animation to pose".into()));
         }
         let a = if self.stack.is_empty() {
             Some(0)

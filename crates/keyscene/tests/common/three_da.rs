@@ -122,15 +122,17 @@ pub fn compare_frame(
     let mut out = Vec::new();
     for (e, node, theirs) in per_node {
         let mesh = &src.meshes[src.nodes[node].mesh.unwrap()];
-        let has_face = (0..mesh.polygon_starts.len()).any(|p| {
-            let end =
-                mesh.polygon_starts.get(p + 1).map_or(mesh.corner_vertices.len(), |&x| x as usize);
-            end - mesh.polygon_starts[p] as usize >= 3
-        });
-        if !has_face {
+        // The vertices faces use: polygons of 3 or more corners (3DA has no line or point
+        // primitives, so 1- and 2-corner polygons and loose vertices are not written).
+        let used: HashSet<u32> = (0..mesh.polygon_count())
+            .map(|p| mesh.polygon(p))
+            .filter(|c| c.len() >= 3)
+            .flatten()
+            .copied()
+            .collect();
+        if used.is_empty() {
             continue;
         }
-        let used: HashSet<u32> = mesh.corner_vertices.iter().copied().collect();
         let used_pts: Vec<DVec3> = theirs
             .iter()
             .enumerate()

@@ -517,7 +517,9 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
             match kind_name {
                 "Mesh" => {
                     let geometry = if obj.node.child("Vertices").is_some() {
-                        Some((obj.node, id, obj.name.clone()))
+                        // A model whose FBX 6 name an earlier model holds loads without its
+                        // inline geometry (`ObjectGraph::holds_name`).
+                        g.holds_name(obj).then(|| (obj.node, id, obj.name.clone()))
                     } else {
                         g.child_objects(id, "Geometry")
                             .find(|o| o.sub_class == "Mesh" || o.sub_class.is_empty())
@@ -1526,6 +1528,37 @@ Connections: { C: "OO",1,0
         // layers are not charged here (none).
         assert_eq!(s.meshes.len(), 6);
         assert!(w.iter().any(|w| w.message.contains("element limit")), "{w:?}");
+    }
+
+    #[test]
+    fn fbx6_duplicate_name_keeps_geometry_and_connections_on_the_first_model() {
+        // Two models named alike (as 3ds Max's ASCII writer makes of `"` and `&quot;`): the
+        // name, and so the connection to the root and the inline geometry, is the first one's
+        // (ufbx keeps the first element of a duplicated id), and the load warns.
+        let text = r#"; FBX 6.1.0 project file
+FBXHeaderExtension:  { FBXVersion: 6100 }
+Objects:  {
+    Model: "Model::Box", "Mesh" {
+        Vertices: 0,0,0,1,0,0,0,1,0
+        PolygonVertexIndex: 0,1,-3
+    }
+    Model: "Model::Box", "Mesh" {
+        Vertices: 0,0,0,2,0,0,0,2,0,2,2,0
+        PolygonVertexIndex: 0,1,2,-4
+    }
+}
+Connections:  {
+    Connect: "OO", "Model::Box", "Model::Scene"
+    Connect: "OO", "Model::Box", "Model::Scene"
+}
+"#;
+        let (s, w) = load(text);
+        assert_eq!(s.nodes.len(), 2);
+        let meshes: Vec<_> = s.nodes.iter().filter_map(|n| n.mesh).collect();
+        assert_eq!(meshes.len(), 1, "only the first model has a mesh");
+        assert_eq!(s.nodes[0].mesh, Some(meshes[0]));
+        assert_eq!(s.meshes[meshes[0]].positions.len(), 3);
+        assert!(w.iter().any(|w| w.message.contains("appears again")), "{w:?}");
     }
 
     #[test]

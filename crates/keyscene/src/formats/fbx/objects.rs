@@ -606,6 +606,16 @@ impl<'d, 'a> ObjectGraph<'d, 'a> {
                         let id = g.objects.len() as i64 + 1;
                         let (class, name) = split_name(s);
                         let key = [class.unwrap_or(node.name().as_bytes()), b"::", name].concat();
+                        if fbx6_names.contains_key(&key) {
+                            g.warnings.push(GraphWarning {
+                                offset: node.offset(),
+                                message: format!(
+                                    "object name \"{}\" appears again; connections to it go to \
+                                     the first object of that name",
+                                    String::from_utf8_lossy(&key)
+                                ),
+                            });
+                        }
                         fbx6_names.entry(key).or_insert(id);
                         (id, &s[..], v.get(1))
                     }
@@ -913,6 +923,20 @@ impl<'d, 'a> ObjectGraph<'d, 'a> {
             return Some(id);
         }
         (key == b"Model::Scene").then_some(ROOT_ID)
+    }
+
+    /// Whether `obj` is the object its FBX 6 `Class::Name` reference resolves to. FBX 6 names
+    /// objects (and connects them) by that string, so when two objects share it — the ASCII
+    /// writer escapes `"` as `&quot;`, so names that differed can meet — every reference goes to
+    /// the first one, and data that belongs to the name (a model's inline geometry) is the first
+    /// one's too; the later object loads without it. This is ufbx's rule for duplicate ids
+    /// (`ufbxi_insert_fbx_id` keeps the first element; the FBX 6 id is derived from the name).
+    /// FBX 7 objects (integer ids) always hold their id.
+    pub fn holds_name(&self, obj: &Object<'d, 'a>) -> bool {
+        let Some(Property::String(raw)) = obj.node.property(0) else { return true };
+        let (class, name) = split_name(raw);
+        let key = [class.unwrap_or(obj.node.name().as_bytes()), b"::", name].concat();
+        self.fbx6_names.get(&key).is_none_or(|&id| id == obj.id)
     }
 
     /// Every connection in file order.

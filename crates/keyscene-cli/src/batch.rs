@@ -66,7 +66,9 @@ pub struct Summary {
     pub output_dir: String,
     /// The output format's extension.
     pub to: &'static str,
-    /// Supported files found under the input folder.
+    /// `--shard I/N` as given, else `None` (every file).
+    pub shard: Option<String>,
+    /// Supported files found under the input folder (of the shard, with `--shard`).
     pub files: usize,
     /// Files written, with or without warnings (`converted + failed == files`).
     pub converted: usize,
@@ -96,18 +98,27 @@ pub fn run(
     output_dir: &Path,
     to: Target,
     json: bool,
+    shard: Option<Shard>,
     out: &mut dyn std::io::Write,
 ) -> Result<(), CliError> {
     let start = Instant::now();
     std::fs::create_dir_all(output_dir)
         .map_err(|e| CliError::Msg(format!("{}: cannot create: {e}", output_dir.display())))?;
     let skip = output_dir.canonicalize().ok();
-    let inputs = supported_files(input_dir, skip.as_deref())?;
-    let outputs = output_names(&inputs, to);
+    let all = supported_files(input_dir, skip.as_deref())?;
+    // Output names are decided over every file (not the shard's), so each shard names a
+    // file's output as a whole run would.
+    let (inputs, outputs): (Vec<PathBuf>, Vec<PathBuf>) = all
+        .iter()
+        .cloned()
+        .zip(output_names(&all, to))
+        .filter(|(rel, _)| shard.is_none_or(|s| s.holds(rel)))
+        .unzip();
 
     let bar = if std::io::stderr().is_terminal() {
         let bar = ProgressBar::new(inputs.len() as u64);
-        if let Ok(style) = ProgressStyle::with_template("{bar:30} {pos}/{len} {elapsed} {wide_msg}")
+        if let Ok(style) =
+            ProgressStyle::with_template("{bar:30} {pos}/{len} {per_sec} {elapsed} {wide_msg}")
         {
             bar.set_style(style);
         }
@@ -133,6 +144,7 @@ pub fn run(
         input_dir: input_dir.display().to_string(),
         output_dir: output_dir.display().to_string(),
         to: to.extension(),
+        shard: shard.map(|s| format!("{}/{}", s.index, s.count)),
         files: results.len(),
         converted,
         with_warnings: results.iter().filter(|r| r.status == "warnings").count(),
@@ -179,6 +191,10 @@ fn readable(s: &Summary) -> String {
         s.converted, s.files, s.to, s.output_dir, s.with_warnings, s.failed, s.seconds
     )
     .unwrap();
+    if let Some(shard) = &s.shard {
+        text.pop();
+        writeln!(text, " (shard {shard})").unwrap();
+    }
     text
 }
 
@@ -322,6 +338,42 @@ fn output_names(inputs: &[PathBuf], to: Target) -> Vec<PathBuf> {
         .collect()
 }
 
+/// `--shard I/N`: the part of a batch one process converts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shard {
+    /// This process's part, `0 ≤ index < count`.
+    pub index: u64,
+    /// How many parts the batch is split into.
+    pub count: u64,
+}
+
+impl Shard {
+    /// Whether the file at `rel` (relative to the input folder) is this shard's: the 64-bit
+    /// FNV-1a hash of its `/`-separated path, modulo `count`, equals `index`. The split depends
+    /// on nothing but the path (not the file order, the machine or the other files), so
+    /// adding a file moves no other file to another shard.
+    pub fn holds(self, rel: &Path) -> bool {
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for b in slashed(rel).bytes() {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+        h % self.count == self.index
+    }
+}
+
+/// Parses `I/N` (`0 ≤ I < N`) for `--shard`.
+pub fn parse_shard(s: &str) -> Result<Shard, String> {
+    let bad = || format!("expected I/N with 0 <= I < N (e.g. 0/4), not {s}");
+    let (i, n) = s.split_once('/').ok_or_else(bad)?;
+    let (index, count) =
+        (i.trim().parse().map_err(|_| bad())?, n.trim().parse().map_err(|_| bad())?);
+    if count == 0 || index >= count {
+        return Err(bad());
+    }
+    Ok(Shard { index, count })
+}
+
 /// A relative path with `/` between components, as the summary shows it.
 fn slashed(p: &Path) -> String {
     p.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/")
@@ -340,5 +392,23 @@ mod tests {
         let names: Vec<String> =
             output_names(&inputs, Target::Glb).iter().map(|p| slashed(p)).collect();
         assert_eq!(names, ["a/box.3ds.glb", "a/BOX.fbx.glb", "a/ship.glb", "b/box.glb"]);
+    }
+
+    #[test]
+    fn shards_split_every_path_exactly_once() {
+        let paths: Vec<PathBuf> =
+            (0..200).map(|i| PathBuf::from(format!("d{}/f{i}.fbx", i % 7))).collect();
+        let shards: Vec<Shard> = (0..3).map(|i| parse_shard(&format!("{i}/3")).unwrap()).collect();
+        for p in &paths {
+            assert_eq!(shards.iter().filter(|s| s.holds(p)).count(), 1, "{}", p.display());
+        }
+        // Each shard gets a fair share (200/3 ≈ 67), not everything.
+        for s in &shards {
+            let n = paths.iter().filter(|p| s.holds(p)).count();
+            assert!((40..95).contains(&n), "shard {}/3 holds {n} of 200", s.index);
+        }
+        for bad in ["3/3", "1", "a/2", "0/0", "-1/2"] {
+            assert!(parse_shard(bad).is_err(), "{bad}");
+        }
     }
 }

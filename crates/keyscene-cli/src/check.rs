@@ -3,7 +3,8 @@
 //! A `.3da` file (recognised by its `3DA_` id) goes through
 //! [`keyscene::formats::three_da::check`], which lists every violation with its byte offset.
 //! Any other file is loaded; the reader's warnings are listed and a load error fails the check.
-//! Output: one line per issue, then a summary line `N errors, M warnings`.
+//! Output: one line per issue, each `FILE: FORMAT: …`, then a summary line
+//! `FILE: N errors, M warnings`.
 
 use std::path::Path;
 
@@ -17,10 +18,10 @@ pub fn run(file: &Path, out: &mut dyn std::io::Write) -> Result<(), CliError> {
         let report = keyscene::formats::three_da::check(&bytes);
         let mut text = String::new();
         if let Some(v) = report.variant {
-            text.push_str(&format!("{}: 3DA, {v:?} layout\n", file.display()));
+            text.push_str(&format!("{}: 3DA: {v:?} layout\n", file.display()));
         }
         for issue in &report.issues {
-            text.push_str(&format!("{}: {issue}\n", file.display()));
+            text.push_str(&format!("{}: 3DA: {issue}\n", file.display()));
         }
         emit(out, &text)?;
         let e = report.errors().count();
@@ -30,13 +31,23 @@ pub fn run(file: &Path, out: &mut dyn std::io::Write) -> Result<(), CliError> {
             base_dir: file.parent().map(Path::to_path_buf),
             ..Default::default()
         };
+        use keyscene::FileFormat;
+        let format = match FileFormat::detect(&bytes, Some(file)) {
+            Some(FileFormat::ThreeDs) => "3DS",
+            Some(FileFormat::Gltf) => "glTF",
+            Some(FileFormat::ThreeDa) => "3DA",
+            Some(FileFormat::Fbx) => "FBX",
+            None => "unknown format",
+        };
         let (_, warnings) = keyscene::load_bytes(&bytes, Some(file), &opts)?;
-        let text: String =
-            warnings.iter().map(|w| format!("{}: warning: {w}\n", file.display())).collect();
+        let text: String = warnings
+            .iter()
+            .map(|w| format!("{}: {format}: warning: {w}\n", file.display()))
+            .collect();
         emit(out, &text)?;
         (0, warnings.len())
     };
-    emit(out, &format!("{errors} errors, {warnings} warnings\n"))?;
+    emit(out, &format!("{}: {errors} errors, {warnings} warnings\n", file.display()))?;
     if errors > 0 {
         return Err(CliError::Msg(format!("{}: {errors} errors", file.display())));
     }

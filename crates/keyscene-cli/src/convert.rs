@@ -94,7 +94,7 @@ impl Output {
 
 /// Each single-file `convert` option (its clap id) with the outputs it applies to and why it
 /// does not apply to others (empty, or a clause that starts with a space).
-/// `--animation`/`--stack` apply to every output and are not listed; `--to`/`--json` apply to
+/// `--animation`/`--stack` apply to every output and are not listed; `--to`/`--json`/`--shard` apply to
 /// folders (checked in `main`).
 const APPLIES_TO: &[(&str, &[Output], &str)] = {
     use Output::*;
@@ -250,7 +250,7 @@ mod tests {
         let cli = crate::Cli::command();
         let convert = cli.find_subcommand("convert").unwrap();
         let every_output = ["input", "output", "animation", "stack", "help"];
-        let folders = ["to", "json"];
+        let folders = ["to", "json", "shard"];
         for arg in convert.get_arguments() {
             let id = arg.get_id().as_str();
             assert!(

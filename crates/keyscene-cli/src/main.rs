@@ -2,12 +2,12 @@
 //!
 //! ```text
 //! keyscene inspect FILE [--json]
-//! keyscene sample FILE (--frame F | --time SECONDS)... [--fps N] [--animation I | --stack NAME] --json
+//! keyscene sample FILE (--frame F | --time SECONDS)... [--fps N] [--animation I | --stack NAME] [--json]
 //! keyscene convert IN OUT [--frame F | --time SECONDS] [--animation I | --stack NAME]
 //!     [--up AXIS] [--units UNIT] [--no-extrapolation] [--bind-pose NAME] [--transform-skin]
 //!     [--embed] [--no-animation] [--resample-fps N] [--max-influences N]
 //!     [--axes max|source] [--fps N]
-//! keyscene convert DIR OUTDIR --to glb|gltf|3da|obj [--json]
+//! keyscene convert DIR OUTDIR --to glb|gltf|3da|obj [--json] [--shard I/N]
 //! keyscene render FILE -o OUT [--frame F | --time SECONDS | --frames A..B[:STEP] [--sheet]]
 //!     [--size WxH] [--camera NAME|auto] [--bbox] [--bsphere] [--wireframe] [--background #rrggbb]
 //! ```
@@ -90,8 +90,8 @@ enum Command {
         /// equals NAME, else the first containing it). Default: the first animation.
         #[arg(long, value_name = "NAME", conflicts_with = "animation")]
         stack: Option<String>,
-        /// Print JSON (the only output format; required so the output is explicit).
-        #[arg(long, required = true)]
+        /// Print JSON: the only output, and the default (accepted for scripts that pass it).
+        #[arg(long)]
         json: bool,
     },
     /// Convert a scene; the output format follows OUT's extension (.obj, .gltf, .glb, .3da).
@@ -110,6 +110,11 @@ enum Command {
         /// Folder input: print the summary as JSON (schema in docs/cli.md).
         #[arg(long)]
         json: bool,
+        /// Folder input: convert only shard I of N (0 ≤ I < N), a split fixed by each file's
+        /// path relative to the input folder, so that N processes given 0/N … N-1/N (GNU
+        /// parallel, a CI matrix, a Kubernetes Indexed Job) convert every file exactly once.
+        #[arg(long, value_name = "I/N", value_parser = batch::parse_shard)]
+        shard: Option<batch::Shard>,
         /// OBJ: pose the scene at this frame of the file's clock. Default: the geometry as
         /// stored (properties as stored, no curve evaluated, skins at their stored pose).
         #[arg(long, value_name = "F", allow_negative_numbers = true, conflicts_with = "time")]
@@ -239,19 +244,34 @@ fn run(cli: Cli, matches: &ArgMatches) -> Result<(), CliError> {
             transform_skin,
             to,
             json,
+            shard,
             gltf,
             fps,
             axes,
         } => {
             if input.is_dir() {
                 let sub = matches.subcommand_matches("convert").expect("convert was parsed");
-                return batch_convert(&input, &output, to, json, sub, &mut out);
+                return batch_convert(&input, &output, to, json, shard, sub, &mut out);
             }
-            if to.is_some() || json {
-                let what = if json { "--json" } else { "--to" };
+            if to.is_some() || json || shard.is_some() {
+                let what = if json {
+                    "--json"
+                } else if shard.is_some() {
+                    "--shard"
+                } else {
+                    "--to"
+                };
                 return Err(CliError::Msg(format!("{what} applies to converting a folder")));
             }
             let sub = matches.subcommand_matches("convert").expect("convert was parsed");
+            if output.is_dir() {
+                return Err(CliError::Msg(format!(
+                    "{out} is a folder: give an output file (e.g. {out}/{stem}.glb), or convert a \
+                     folder into it with `keyscene convert DIR {out} --to glb|gltf|3da|obj`",
+                    out = output.display(),
+                    stem = input.file_stem().map_or("scene".into(), |s| s.to_string_lossy()),
+                )));
+            }
             let format = convert::Output::of(&output)?;
             convert::check_options(format, sub)?;
             let (up, units) = match space {
@@ -282,6 +302,7 @@ fn batch_convert(
     output: &Path,
     to: Option<batch::Target>,
     json: bool,
+    shard: Option<batch::Shard>,
     sub: &ArgMatches,
     out: &mut dyn std::io::Write,
 ) -> Result<(), CliError> {
@@ -318,7 +339,7 @@ fn batch_convert(
             id.replace('_', "-")
         )));
     }
-    batch::run(input, output, to, json, out)
+    batch::run(input, output, to, json, shard, out)
 }
 
 /// Loads a scene and prints the reader's warnings to stderr.

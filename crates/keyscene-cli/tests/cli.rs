@@ -571,3 +571,130 @@ fn batch_convert_succeeds_when_nothing_fails_and_refuses_single_file_options() {
     let to_on_file = keyscene(&["convert", &fly(), &format!("{d}/x.glb"), "--to", "glb"]);
     assert!(!to_on_file.status.success());
 }
+
+/// Issue 17 §1: an empty file of any format is an error that names the file and says
+/// "empty", for every command that reads it; `convert` leaves no output behind.
+#[test]
+fn empty_files_of_every_format_are_errors_that_say_empty() {
+    let dir = tempfile::tempdir().unwrap();
+    for ext in ["glb", "gltf", "3da", "3ds", "fbx"] {
+        let empty = dir.path().join(format!("e.{ext}"));
+        std::fs::write(&empty, b"").unwrap();
+        let e = empty.to_str().unwrap();
+        let out = dir.path().join(format!("out_{ext}.glb"));
+        for args in [
+            vec!["inspect", e],
+            vec!["check", e],
+            vec!["sample", e, "--frame", "0"],
+            vec!["convert", e, out.to_str().unwrap()],
+        ] {
+            let r = keyscene(&args);
+            let err = String::from_utf8_lossy(&r.stderr);
+            assert!(!r.status.success(), "{args:?} succeeded on an empty file");
+            assert!(err.contains(e) && err.contains("empty"), "{args:?}: {err}");
+        }
+        assert!(!out.exists(), "no output for an empty .{ext}");
+    }
+}
+
+/// Issue 17 §3: JSON is `sample`'s only output, so it needs no `--json`.
+#[test]
+fn sample_prints_json_without_the_json_flag() {
+    let plain = stdout_json(&keyscene(&["sample", &fly(), "--frame", "5"]));
+    let flagged = stdout_json(&keyscene(&["sample", &fly(), "--frame", "5", "--json"]));
+    assert_eq!(plain, flagged);
+}
+
+/// Issue 17 §3: `convert FILE existing_folder` says OUT is a folder and shows both forms.
+#[test]
+fn convert_into_an_existing_folder_says_it_is_a_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let r = keyscene(&["convert", &fly(), d]);
+    assert!(!r.status.success());
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert!(err.contains(&format!("{d} is a folder")), "{err}");
+    assert!(err.contains(&format!("{d}/FLY.glb")) && err.contains("--to"), "{err}");
+    assert!(!err.contains("unknown output format"), "{err}");
+}
+
+/// Issue 17 §1: every line `check` prints names the file and the format.
+#[test]
+fn check_names_the_file_and_format_on_every_line() {
+    let r = keyscene(&["check", &fly()]);
+    assert!(r.status.success());
+    let text = String::from_utf8_lossy(&r.stdout);
+    for line in text.lines() {
+        assert!(line.starts_with(&format!("{}: ", fly())), "{line}");
+    }
+    // A 3DA file: the layout line and the summary.
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("fly.3da");
+    assert!(keyscene(&["convert", &fly(), out.to_str().unwrap()]).status.success());
+    let r = keyscene(&["check", out.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&r.stdout);
+    let o = out.to_str().unwrap();
+    assert!(text.lines().next().unwrap().starts_with(&format!("{o}: 3DA: ")), "{text}");
+    assert!(text.lines().all(|l| l.starts_with(&format!("{o}: "))), "{text}");
+}
+
+/// Issue 17 §4: three `--shard I/3` runs into one folder convert every file exactly once.
+#[test]
+fn three_shards_into_one_folder_convert_every_file_once() {
+    let src = tempfile::tempdir().unwrap();
+    let bytes = std::fs::read(fly()).unwrap();
+    let mut all = Vec::new();
+    for i in 0..12 {
+        let rel = format!("d{}/fly{i}.3ds", i % 3);
+        std::fs::create_dir_all(src.path().join(format!("d{}", i % 3))).unwrap();
+        std::fs::write(src.path().join(&rel), &bytes).unwrap();
+        all.push(rel);
+    }
+    let out = tempfile::tempdir().unwrap();
+    let mut seen: Vec<String> = Vec::new();
+    for i in 0..3 {
+        let shard = format!("{i}/3");
+        let s = src.path().to_str().unwrap();
+        let o = out.path().to_str().unwrap();
+        let r =
+            stdout_json(&keyscene(&["convert", s, o, "--to", "obj", "--json", "--shard", &shard]));
+        assert_eq!(r["shard"], shard.as_str());
+        for f in r["results"].as_array().unwrap() {
+            assert_eq!(f["status"], "converted");
+            seen.push(f["input"].as_str().unwrap().to_owned());
+        }
+    }
+    seen.sort();
+    all.sort();
+    assert_eq!(seen, all, "the shards' union is every file, each once");
+    for rel in &all {
+        assert!(out.path().join(rel.replace(".3ds", ".obj")).is_file(), "{rel}");
+    }
+    let bad =
+        keyscene(&["convert", src.path().to_str().unwrap(), "x", "--to", "obj", "--shard", "3/3"]);
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("0 <= I < N"));
+}
+
+/// Issue 17 §2: a 24 fps source written to 3DA (which readers play at 30 fps) says so and
+/// names `--fps 30`; with `--fps 30` the warning is gone.
+#[test]
+fn a_24_fps_source_to_3da_warns_and_names_fps_30() {
+    let Some(corpus) = corpus() else {
+        eprintln!("corpus not found (set KEYSCENE_CORPUS): nothing checked");
+        return;
+    };
+    let src = corpus.join("fbx/ufbx/maya_kenney_character_7700_binary.fbx");
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("k.3da");
+    let r = keyscene(&["convert", src.to_str().unwrap(), out.to_str().unwrap()]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let all =
+        format!("{}{}", String::from_utf8_lossy(&r.stdout), String::from_utf8_lossy(&r.stderr));
+    assert!(all.contains("24 fps") && all.contains("--fps 30"), "{all}");
+    let r = keyscene(&["convert", src.to_str().unwrap(), out.to_str().unwrap(), "--fps", "30"]);
+    assert!(r.status.success());
+    let all =
+        format!("{}{}", String::from_utf8_lossy(&r.stdout), String::from_utf8_lossy(&r.stderr));
+    assert!(!all.contains("--fps 30"), "{all}");
+}

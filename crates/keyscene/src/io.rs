@@ -87,6 +87,14 @@ pub fn load_bytes(
     path: Option<&Path>,
     opts: &ReadOptions,
 ) -> Result<(Scene, Vec<Warning>), Error> {
+    // An empty file is no scene in any format: say so before a reader's own words (a JSON
+    // parser's "EOF while parsing", a chunk reader's "truncated") hide the plain fact.
+    if bytes.is_empty() {
+        return Err(Error::UnknownFormat(match path {
+            Some(p) => format!("{}: the file is empty (0 bytes)", p.display()),
+            None => "the file is empty (0 bytes)".into(),
+        }));
+    }
     match FileFormat::detect(bytes, path) {
         #[cfg(feature = "three_ds")]
         Some(FileFormat::ThreeDs) => Ok(crate::formats::three_ds::read(bytes, opts)?),

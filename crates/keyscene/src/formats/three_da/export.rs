@@ -295,6 +295,19 @@ pub fn export(
         }
         None => (0, 0),
     };
+    if let Some(a) = anim.filter(|a| !a.channels.is_empty()) {
+        // A 3DA file stores no rate: its readers (the seed's engine, Play3da) play key frames
+        // at 30 per second, so keys written at any other rate play too fast or too slow.
+        let written = opts.fps.filter(|f| *f > 0.0 && f.is_finite()).unwrap_or(a.fps);
+        if (written - 30.0).abs() > 1e-9 {
+            report.warnings.push(format!(
+                "key frames are written at {written} fps, but 3DA readers play 30 fps \
+                 ({}× the source speed): convert with --fps 30 (ExportOptions::fps) to keep \
+                 the timing",
+                30.0 / written
+            ));
+        }
+    }
     if let Some(a) = anim {
         if a.frame_range.0 < 0.0 {
             report.warnings.push(format!(
@@ -1412,7 +1425,14 @@ impl<'a> Materials<'a> {
                     rec.specular = rgba(s.specular, alpha);
                     rec.emissive = rgba(s.diffuse * s.self_illumination, alpha);
                     rec.specular_pow = s.shininess * 100.0;
-                    let maps: Vec<_> = s.maps.iter().take(super::layout::MAP_CHANNELS).collect();
+                    // An empty file name is no map (3DS materials such as blitz3d/house.3ds's "BEIGE
+                    // MATTE" carry one): writing it would give `Texture( "" )`.
+                    let maps: Vec<_> = s
+                        .maps
+                        .iter()
+                        .filter(|m| !m.file.trim().is_empty())
+                        .take(super::layout::MAP_CHANNELS)
+                        .collect();
                     for (c, map) in maps.iter().enumerate() {
                         if map.file.len() >= NAME_LEN {
                             report.warnings.push(format!(

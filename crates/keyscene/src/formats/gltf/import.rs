@@ -119,6 +119,22 @@ pub fn read_with(
         }
         buffers.push(data);
     }
+    // Every buffer view lies inside its buffer (glTF 2.0 §3.6.1), whether or not an accessor
+    // this reader uses names it (image views are not read here): one that does not is a
+    // warning, and an accessor reading it is refused as before.
+    for v in doc.views() {
+        let len = buffers.get(v.buffer().index()).map_or(0, Vec::len);
+        if v.offset().checked_add(v.length()).is_none_or(|end| end > len) {
+            warnings.push(warning(
+                &format!("bufferViews[{}]", v.index()),
+                format!(
+                    "byteOffset {} + byteLength {} is past its buffer's {len} bytes",
+                    v.offset(),
+                    v.length()
+                ),
+            ));
+        }
+    }
     let max = opts.limits.max_elements;
     let check = |place: &str, n: usize| -> Result<(), Error> {
         if n as u64 > max {

@@ -696,13 +696,7 @@ impl<'d, 'a> ObjectGraph<'d, 'a> {
             let Some(id) = push(self, model, sub_class) else { continue };
             for m in model.children().filter(|c| c.name() == "Material") {
                 if let Some(mid) = push(self, m, "") {
-                    self.connections.push(Connection {
-                        kind: ConnectionKind::ObjectObject,
-                        child: mid,
-                        parent: id,
-                        doc: self.doc,
-                        record: u32::MAX,
-                    });
+                    self.connect_legacy(mid, id);
                 }
             }
             if let Some(list) = model.child("Children") {
@@ -737,13 +731,7 @@ impl<'d, 'a> ObjectGraph<'d, 'a> {
                 let (class, name) = split_name(raw);
                 let key = [class.unwrap_or(b"Model"), b"::", name].concat();
                 if let Some(&child) = names.get(&key) {
-                    self.connections.push(Connection {
-                        kind: ConnectionKind::ObjectObject,
-                        child,
-                        parent,
-                        doc: self.doc,
-                        record: u32::MAX,
-                    });
+                    self.connect_legacy(child, parent);
                 }
             }
         }

@@ -374,6 +374,7 @@ impl<'a> Parser<'a, '_> {
             }
             let (prop, used) = match ty {
                 b'C' | b'B' => (Property::Bool(fixed(1, self)?[0]), 1),
+                b'Z' => (Property::U8(fixed(1, self)?[0]), 1),
                 b'Y' => (Property::I16(num!(i16)), 2),
                 b'I' => (Property::I32(num!(i32)), 4),
                 b'L' => (Property::I64(num!(i64)), 8),
@@ -524,6 +525,7 @@ mod tests {
 
     /// A property as written: type code and body bytes (little-endian; swapped for BE files).
     enum P {
+        Z(u8),
         I(i32),
         L(i64),
         D(f64),
@@ -552,6 +554,7 @@ mod tests {
 
     fn prop(out: &mut Vec<u8>, p: &P, be: bool) {
         match p {
+            P::Z(v) => out.extend_from_slice(&[b'Z', *v]),
             P::I(v) => {
                 out.push(b'I');
                 num(out, &v.to_le_bytes(), be);
@@ -862,6 +865,26 @@ mod tests {
             matches!(&doc.warnings[1], Warning::Partial(e) if e.kind == ErrorKind::UnknownPropertyType(b'?'))
         );
         assert_eq!(doc.roots().next().unwrap().property(0), Some(&Property::I32(1)));
+    }
+
+    #[test]
+    fn a_z_property_is_one_unsigned_byte() {
+        // Maya's audio templates: `P: "Channels", "UByte", "", "", 5` with the value typed 'Z'
+        // (ufbx 0.23 reads 'Z' as one byte, a number); the record after it still parses.
+        let p70 = n(
+            "P",
+            vec![P::S(b"Channels"), P::S(b"UByte"), P::S(b""), P::S(b""), P::Z(200)],
+            vec![],
+        );
+        let roots = [n("Properties70", vec![], vec![p70]), n("After", vec![P::I(7)], vec![])];
+        for be in [false, true] {
+            let bytes = file(7500, be, &roots);
+            let doc = fbx::parse(&bytes, &Limits::default()).unwrap();
+            let p = doc.roots().next().unwrap().children().next().unwrap();
+            assert_eq!(p.property(4), Some(&Property::U8(200)));
+            assert_eq!(p.property(4).and_then(Property::as_f64), Some(200.0));
+            assert_eq!(doc.roots().nth(1).unwrap().property(0), Some(&Property::I32(7)));
+        }
     }
 
     #[test]

@@ -151,7 +151,7 @@ pub enum ErrorKind {
         /// Bytes the properties took.
         used: u64,
     },
-    /// A property type code other than `C B Y I L F D S R b c i l f d`.
+    /// A property type code other than `C B Z Y I L F D S R b c i l f d`.
     #[error("unknown property type {:?}", char::from(*.0))]
     UnknownPropertyType(u8),
     /// An array needs more bytes than its record holds (or, for zlib arrays, more than the
@@ -299,6 +299,7 @@ fn write_property(out: &mut String, p: &Property<'_>, encoding: Encoding) {
             "{}",
             if b.is_ascii_alphabetic() { format!("'{}'", *b as char) } else { b.to_string() }
         ),
+        Property::U8(v) => write!(out, "{v}"),
         Property::I16(v) => write!(out, "{v}"),
         Property::I32(v) => write!(out, "{v}"),
         Property::I64(v) => write!(out, "{v}"),

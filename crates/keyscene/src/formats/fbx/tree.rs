@@ -252,6 +252,10 @@ pub enum Property<'a> {
     /// `C` (or `B`, which issue #3 lists and ufbx also reads as one byte): one byte, a
     /// boolean (`T`/`Y` as characters in some 6.x files; nonzero is true).
     Bool(u8),
+    /// `Z`: an unsigned byte, a number (Maya writes its `UByte` properties so, e.g. an
+    /// audio clip's `Channels`; ufbx 0.23 reads `Z` like `C`, as the byte's value; the FBX
+    /// SDK's documentation of the binary format does not list it).
+    U8(u8),
     /// `Y`: signed 16-bit integer.
     I16(i16),
     /// `I`: signed 32-bit integer.
@@ -276,6 +280,7 @@ impl<'a> Property<'a> {
     pub fn as_f64(&self) -> Option<f64> {
         Some(match *self {
             Property::Bool(b) => (b != 0) as u8 as f64,
+            Property::U8(v) => v as f64,
             Property::I16(v) => v as f64,
             Property::I32(v) => v as f64,
             Property::I64(v) => v as f64,
@@ -289,6 +294,7 @@ impl<'a> Property<'a> {
     pub fn as_i64(&self) -> Option<i64> {
         Some(match *self {
             Property::Bool(b) => b as i64,
+            Property::U8(v) => v as i64,
             Property::I16(v) => v as i64,
             Property::I32(v) => v as i64,
             Property::I64(v) => v,

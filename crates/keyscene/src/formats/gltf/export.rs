@@ -1122,36 +1122,15 @@ impl Out {
         let targets = scene.nodes.len() + helpers.len();
         let node_channels = channels_by_node(scene, Some(a));
         let direct = direct_nodes(scene);
-        let mut tr: Vec<Vec<DVec3>> = vec![Vec::with_capacity(kept.len()); targets];
-        let mut ro: Vec<Vec<DQuat>> = vec![Vec::with_capacity(kept.len()); targets];
-        let mut sc: Vec<Vec<DVec3>> = vec![Vec::with_capacity(kept.len()); targets];
-        // Per morph node: glTF target weights, sample after sample.
-        let mut mw: Vec<Vec<f32>> = vec![Vec::new(); morph_nodes.len()];
-        for &f in &kept {
-            let pose = scene.evaluate(Some(a), Time::Frame(f));
-            let unaimed = unaimed_world(scene, &pose);
-            for (k, &(_, m)) in morph_nodes.iter().enumerate() {
-                let w = deform::gltf_weights(&scene.meshes[m], &pose.morph_weights[m]);
-                mw[k].extend(w.iter().map(|&w| if w.is_finite() { w as f32 } else { 0.0 }));
-            }
-            let local = gltf_locals(scene, &pose, &unaimed);
-            let locals = (0..scene.nodes.len())
-                .map(|i| local[i])
-                .chain(helpers.iter().map(|h| unaimed[h.node].inverse() * pose.world[h.node]));
-            for (k, m) in locals.enumerate() {
-                let parts = (k < direct.len() && direct[k])
-                    .then(|| node_parts(scene, k, &node_channels[k], f))
-                    .flatten();
-                let (t, r, s) = parts.unwrap_or_else(|| decompose(m));
-                tr[k].push(t);
-                let r = match ro[k].last() {
-                    Some(prev) if prev.dot(r) < 0.0 => -r,
-                    _ => r,
-                };
-                ro[k].push(r);
-                sc[k].push(s);
-            }
-        }
+        // Samples are taken per target, not per scene: a node whose glTF TRS is its own
+        // (`direct`) is sampled from its own channels alone ([`node_samples`]); only the other
+        // nodes, the aim helpers and the morph weights need the evaluated scene at each frame.
+        // A pose target whose glTF local cannot change over the animation (no channel on it,
+        // its ancestors or, for a helper, its aim target: [`varying_targets`]) holds its value
+        // at the first sample; so does a morph node whose mesh no channel drives.
+        let (varies, morph_varies) = varying_targets(scene, a, helpers, morph_nodes);
+        let pose_targets: Vec<usize> =
+            (0..targets).filter(|&k| k >= direct.len() || !direct[k]).collect();
         let rests: Vec<(DVec3, DQuat, DVec3)> = rest_trs
             .iter()
             .copied()
@@ -1161,6 +1140,58 @@ impl Out {
                     .map(|h| decompose(rest_unaimed[h.node].inverse() * rest.world[h.node])),
             )
             .collect();
+        let mut tr: Vec<Vec<DVec3>> = vec![Vec::new(); targets];
+        let mut ro: Vec<Vec<DQuat>> = vec![Vec::new(); targets];
+        let mut sc: Vec<Vec<DVec3>> = vec![Vec::new(); targets];
+        let pose_local = |pose: &Pose, unaimed: &[DMat4], k: usize| {
+            if k < scene.nodes.len() {
+                gltf_local(scene, pose, unaimed, k)
+            } else {
+                let h = &helpers[k - scene.nodes.len()];
+                unaimed[h.node].inverse() * pose.world[h.node]
+            }
+        };
+        let morph_sample = |pose: &Pose, m: usize, out: &mut Vec<f32>| {
+            let w = deform::gltf_weights(&scene.meshes[m], &pose.morph_weights[m]);
+            out.extend(w.iter().map(|&w| if w.is_finite() { w as f32 } else { 0.0 }));
+        };
+        // Per morph node: glTF target weights, sample after sample.
+        let mut mw: Vec<Vec<f32>> = vec![Vec::new(); morph_nodes.len()];
+        if let Some(&first) =
+            kept.first().filter(|_| !pose_targets.is_empty() || !morph_nodes.is_empty())
+        {
+            let pose = scene.evaluate(Some(a), Time::Frame(first));
+            let unaimed = unaimed_world(scene, &pose);
+            for &k in pose_targets.iter().filter(|&&k| !varies[k]) {
+                let value = decompose(pose_local(&pose, &unaimed, k));
+                hold_sample(&mut tr[k], &mut ro[k], &mut sc[k], value, rests[k], kept.len());
+            }
+            for (k, &(_, m)) in morph_nodes.iter().enumerate().filter(|&(k, _)| !morph_varies[k]) {
+                let mut w = Vec::new();
+                morph_sample(&pose, m, &mut w);
+                mw[k] = w.repeat(kept.len());
+            }
+        }
+        let moving: Vec<usize> = pose_targets.iter().copied().filter(|&k| varies[k]).collect();
+        if !moving.is_empty() || morph_varies.iter().any(|&v| v) {
+            for &k in &moving {
+                tr[k].reserve(kept.len());
+                ro[k].reserve(kept.len());
+                sc[k].reserve(kept.len());
+            }
+            for &f in &kept {
+                let pose = scene.evaluate(Some(a), Time::Frame(f));
+                let unaimed = unaimed_world(scene, &pose);
+                for (k, &(_, m)) in morph_nodes.iter().enumerate().filter(|&(k, _)| morph_varies[k])
+                {
+                    morph_sample(&pose, m, &mut mw[k]);
+                }
+                for &k in &moving {
+                    let value = decompose(pose_local(&pose, &unaimed, k));
+                    push_sample(&mut tr[k], &mut ro[k], &mut sc[k], value);
+                }
+            }
+        }
         let node_index = |k: usize| {
             if k < scene.nodes.len() {
                 json::Index::new((base + k) as u32)
@@ -1182,6 +1213,18 @@ impl Out {
         for k in 0..targets {
             let (rt, rr, rs) = rests[k];
             let v3 = |v: DVec3| v.as_vec3().to_array();
+            if k < direct.len() && direct[k] {
+                node_samples(
+                    scene,
+                    k,
+                    &node_channels[k],
+                    &kept,
+                    (rt, rr, rs),
+                    &mut tr[k],
+                    &mut ro[k],
+                    &mut sc[k],
+                );
+            }
             let moves_t = tr[k].iter().any(|&t| v3(t) != v3(rt));
             let moves_r =
                 ro[k].iter().any(|&r| quat_f32(r) != quat_f32(rr) && quat_f32(-r) != quat_f32(rr));
@@ -1720,20 +1763,142 @@ fn unaimed_world(scene: &Scene, pose: &Pose) -> Vec<DMat4> {
     scene.compose_world(&pose.local)
 }
 
+/// Appends one sample to a target's translation, rotation and scale samples, the rotation
+/// flipped to the hemisphere of the previous one (so LINEAR slerps the short way).
+fn push_sample(
+    tr: &mut Vec<DVec3>,
+    ro: &mut Vec<DQuat>,
+    sc: &mut Vec<DVec3>,
+    (t, r, s): (DVec3, DQuat, DVec3),
+) {
+    tr.push(t);
+    let r = match ro.last() {
+        Some(prev) if prev.dot(r) < 0.0 => -r,
+        _ => r,
+    };
+    ro.push(r);
+    sc.push(s);
+}
+
+/// `len` samples of one held `value`, or none when it equals `rest` as written (f32; a
+/// rotation or its negation), since nothing is written for a part that does not move.
+fn hold_sample(
+    tr: &mut Vec<DVec3>,
+    ro: &mut Vec<DQuat>,
+    sc: &mut Vec<DVec3>,
+    (t, r, s): (DVec3, DQuat, DVec3),
+    rest: (DVec3, DQuat, DVec3),
+    len: usize,
+) {
+    let v3 = |v: DVec3| v.as_vec3().to_array();
+    let same_r = quat_f32(r) == quat_f32(rest.1) || quat_f32(-r) == quat_f32(rest.1);
+    if v3(t) == v3(rest.0) && same_r && v3(s) == v3(rest.2) {
+        return;
+    }
+    tr.resize(len, t);
+    ro.resize(len, r);
+    sc.resize(len, s);
+}
+
+/// Which animation targets (scene nodes, then aim helpers) may change over animation `a`, and
+/// which morph nodes' weights may: a node changes when a channel drives it or one of its
+/// ancestors (a glTF local of a non-`RSrs` node is made from its ancestors' world matrices); a
+/// helper when its node, its aim target or their ancestors do; a morph node when a channel
+/// drives a node showing its mesh. Conservative: "may change" is all it says.
+fn varying_targets(
+    scene: &Scene,
+    a: usize,
+    helpers: &[Helper],
+    morph_nodes: &[(usize, usize)],
+) -> (Vec<bool>, Vec<bool>) {
+    let n = scene.nodes.len();
+    let mut driven = vec![false; n];
+    let mut mesh_driven = vec![false; scene.meshes.len()];
+    for ch in &scene.animations[a].channels {
+        if let Some(d) = driven.get_mut(ch.node) {
+            *d = true;
+            if let Some(m) = scene.nodes[ch.node].mesh.and_then(|m| mesh_driven.get_mut(m)) {
+                *m = true;
+            }
+        }
+    }
+    // Driven or below a driven node, parents first.
+    let mut moves = driven.clone();
+    for id in scene.depth_first() {
+        if let Some(p) = scene.nodes[id].parent.filter(|&p| p < n) {
+            moves[id] |= moves[p];
+        }
+    }
+    let mut varies = moves.clone();
+    for h in helpers {
+        let target = match scene.nodes[h.node].kind {
+            NodeKind::Camera(c) => scene.cameras[c].target,
+            NodeKind::Light(l) => scene.lights[l].target,
+            _ => None,
+        };
+        // A target out of range is not aimed at: only the node matters then.
+        varies.push(moves[h.node] || target.filter(|&t| t < n).is_some_and(|t| moves[t]));
+    }
+    let morph =
+        morph_nodes.iter().map(|&(_, m)| mesh_driven.get(m).copied().unwrap_or(true)).collect();
+    (varies, morph)
+}
+
+/// The samples at `frames` of a node whose glTF TRS is its own ([`direct_nodes`]), from its
+/// own `channels` alone (what [`Scene::evaluate`] makes of them: the pose's local matrix of
+/// such a node is `T·R·S` of its parts); a part that is not finite comes from the decomposed
+/// matrix, as [`node_parts`] says. A node without channels holds one value: when it equals
+/// `rest` (as f32, what is written) no samples are made at all, since nothing is written for
+/// a part that does not move.
+#[allow(clippy::too_many_arguments)]
+fn node_samples(
+    scene: &Scene,
+    k: usize,
+    channels: &[&ChannelTarget],
+    frames: &[f64],
+    rest: (DVec3, DQuat, DVec3),
+    tr: &mut Vec<DVec3>,
+    ro: &mut Vec<DQuat>,
+    sc: &mut Vec<DVec3>,
+) {
+    let at = |f: f64| {
+        node_parts(scene, k, channels, f).unwrap_or_else(|| {
+            let mut p = scene.nodes[k].transform;
+            for c in channels {
+                c.apply_to_transform(&mut p, f);
+            }
+            decompose(p.matrix())
+        })
+    };
+    if channels.is_empty() {
+        if let Some(&f) = frames.first() {
+            hold_sample(tr, ro, sc, at(f), rest, frames.len());
+        }
+        return;
+    }
+    tr.reserve(frames.len());
+    ro.reserve(frames.len());
+    sc.reserve(frames.len());
+    for &f in frames {
+        push_sample(tr, ro, sc, at(f));
+    }
+}
+
+/// Node `i`'s local matrix in glTF ([`gltf_locals`] for one node).
+fn gltf_local(scene: &Scene, pose: &Pose, unaimed: &[DMat4], i: usize) -> DMat4 {
+    use crate::scene::InheritType;
+    match scene.nodes[i].parent {
+        Some(p) if scene.nodes[i].inherit != InheritType::RSrs => unaimed[p].inverse() * unaimed[i],
+        _ => pose.local[i],
+    }
+}
+
 /// The local matrix every node gets in glTF, where a child always inherits its parent's full
 /// matrix: the pose's local matrix for FBX `RSrs` nodes and roots, else
 /// `unaimed[parent]⁻¹ · unaimed[node]`, so the world matrix is the evaluator's whatever the
 /// node's [`InheritType`](crate::scene::InheritType).
 fn gltf_locals(scene: &Scene, pose: &Pose, unaimed: &[DMat4]) -> Vec<DMat4> {
-    use crate::scene::InheritType;
-    (0..scene.nodes.len())
-        .map(|i| match scene.nodes[i].parent {
-            Some(p) if scene.nodes[i].inherit != InheritType::RSrs => {
-                unaimed[p].inverse() * unaimed[i]
-            }
-            _ => pose.local[i],
-        })
-        .collect()
+    (0..scene.nodes.len()).map(|i| gltf_local(scene, pose, unaimed, i)).collect()
 }
 
 /// The skin deforming `mesh`, when it has one with joints.

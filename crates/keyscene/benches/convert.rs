@@ -1,0 +1,190 @@
+//! Conversion against loading (issue #16): per class of benchmark file, `load` alone, `load`
+//! then the glTF writer to GLB bytes in memory (`formats::gltf::write`, default options), and
+//! `load` then the 3DA exporter and writer in memory (`three_da::export` + `three_da::write`,
+//! default options); then a generated chain of nodes under one keyed root, converted to GLB,
+//! at several lengths (the exponent of the cost in the chain's length).
+//!
+//! ```text
+//! KEYSCENE_CORPUS=$PWD/../shared/corpus cargo bench -p keyscene --bench convert
+//! ```
+//!
+//! Files: the FBX benchmark files MANIFEST.md lists (`benches/common/fbx_files.rs`, split into
+//! binary and ASCII) and every 3DS/PRJ file of the corpus but `wrong.3ds` — the files the
+//! `fbx_load` and `load` benches use. A file a writer refuses (3DA: more than 255 bones …)
+//! still costs its load and the refusal. Without a corpus only the generated chains run.
+
+#[path = "common/fbx_files.rs"]
+#[allow(dead_code)]
+mod fbx_files;
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use divan::counter::BytesCount;
+use divan::{black_box, Bencher};
+use glam::DVec3;
+use keyscene::anim::{Animation, Channel, ChannelTarget, Interpolation, Key, Track};
+use keyscene::formats::{gltf, three_da};
+use keyscene::scene::{InheritType, Node, NodeKind, Scene};
+use keyscene::ReadOptions;
+
+/// The allocator the `keyscene` binary ships with.
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+fn main() {
+    divan::main();
+}
+
+/// The benchmark classes, as `docs/benchmarks.md` names them.
+const CLASSES: &[&str] = &["binary FBX", "ASCII FBX", "3DS"];
+
+/// Every 3DS/PRJ file of the corpus but `wrong.3ds`, as the `load` bench finds them.
+fn three_ds_files() -> Vec<(String, Vec<u8>)> {
+    let dir = match std::env::var_os("KEYSCENE_CORPUS") {
+        Some(d) => PathBuf::from(d),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"),
+    };
+    let mut out = Vec::new();
+    let mut stack = vec![dir.join("3ds")];
+    while let Some(d) = stack.pop() {
+        let Ok(rd) = std::fs::read_dir(&d) else { continue };
+        for e in rd.flatten() {
+            let p = e.path();
+            let ext = p.extension().and_then(|x| x.to_str()).unwrap_or("").to_ascii_lowercase();
+            if p.is_dir() && p.file_name().is_some_and(|n| n != "reference") {
+                stack.push(p);
+            } else if (ext == "3ds" || ext == "prj")
+                && p.file_name().is_some_and(|n| n != "wrong.3ds")
+            {
+                if let Ok(bytes) = std::fs::read(&p) {
+                    out.push((p.to_string_lossy().into_owned(), bytes));
+                }
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The files of one class: (name, bytes).
+fn class_files(class: &str) -> &'static [(String, Vec<u8>)] {
+    static FILES: OnceLock<Vec<Vec<(String, Vec<u8>)>>> = OnceLock::new();
+    let all = FILES.get_or_init(|| {
+        let fbx = fbx_files::files();
+        let binary = |b: &[u8]| b.starts_with(b"Kaydara FBX Binary");
+        let pick = |want: bool| {
+            fbx.iter()
+                .filter(|(_, b)| binary(b) == want)
+                .map(|(n, b)| (n.clone(), b.clone()))
+                .collect::<Vec<_>>()
+        };
+        vec![pick(true), pick(false), three_ds_files()]
+    });
+    let i = CLASSES.iter().position(|&c| c == class).expect("a listed class");
+    &all[i]
+}
+
+fn bytes_of(class: &str) -> usize {
+    class_files(class).iter().map(|(_, b)| b.len()).sum()
+}
+
+fn load(name: &str, bytes: &[u8]) -> Option<Scene> {
+    keyscene::load_bytes(bytes, Some(Path::new(name)), &ReadOptions::default()).ok().map(|r| r.0)
+}
+
+fn to_glb(scene: &Scene) -> usize {
+    gltf::write(scene, &gltf::WriteOptions::default()).map_or(0, |f| f.main.len())
+}
+
+fn to_3da(scene: &Scene) -> usize {
+    three_da::export(scene, &three_da::ExportOptions::default())
+        .ok()
+        .and_then(|(file, _, _)| three_da::write(&file).ok())
+        .map_or(0, |b| b.len())
+}
+
+/// `load_bytes` of every file of the class.
+#[divan::bench(args = CLASSES, sample_count = 10, sample_size = 1)]
+fn load_only(bencher: Bencher, class: &str) {
+    bencher.counter(BytesCount::new(bytes_of(class))).bench(|| {
+        for (name, bytes) in class_files(class) {
+            black_box(load(name, black_box(bytes)));
+        }
+    });
+}
+
+/// `load_bytes`, then the glTF writer to GLB bytes, of every file of the class.
+#[divan::bench(args = CLASSES, sample_count = 10, sample_size = 1)]
+fn load_and_glb(bencher: Bencher, class: &str) {
+    bencher.counter(BytesCount::new(bytes_of(class))).bench(|| {
+        for (name, bytes) in class_files(class) {
+            black_box(load(name, black_box(bytes)).map(|s| to_glb(&s)));
+        }
+    });
+}
+
+/// `load_bytes`, then the 3DA exporter and writer, of every file of the class.
+#[divan::bench(args = CLASSES, sample_count = 10, sample_size = 1)]
+fn load_and_3da(bencher: Bencher, class: &str) {
+    bencher.counter(BytesCount::new(bytes_of(class))).bench(|| {
+        for (name, bytes) in class_files(class) {
+            black_box(load(name, black_box(bytes)).map(|s| to_3da(&s)));
+        }
+    });
+}
+
+/// A chain of `n` null nodes, each 1 unit along +X from its parent, with the root's
+/// translation keyed linearly over 100 frames and the last node's keyed with a TCB curve (so
+/// the writer samples it): what grows is the hierarchy's depth only.
+fn chain(n: usize, inherit: InheritType) -> Scene {
+    let mut s = Scene::default();
+    for i in 0..n {
+        let mut node = Node::new(format!("n{i}"), NodeKind::Null);
+        node.transform.translation = DVec3::X;
+        node.inherit = inherit;
+        s.nodes.push(node);
+        s.attach(i, i.checked_sub(1));
+    }
+    let key = |frame: f64, value: DVec3| Key { frame, value, interpolation: Interpolation::Linear };
+    let mut tcb =
+        Track::new(vec![key(0.0, DVec3::ZERO), key(50.0, DVec3::Y), key(100.0, DVec3::Z)]);
+    for k in &mut tcb.keys {
+        k.interpolation = Interpolation::Tcb(Default::default());
+    }
+    s.animations.push(Animation {
+        name: "chain".into(),
+        fps: 30.0,
+        frame_range: (0.0, 100.0),
+        channels: vec![
+            Channel {
+                node: 0,
+                target: ChannelTarget::Translation(Track::new(vec![
+                    key(0.0, DVec3::ZERO),
+                    key(100.0, DVec3::new(0.0, 10.0, 0.0)),
+                ])),
+            },
+            Channel { node: n - 1, target: ChannelTarget::Translation(tcb) },
+        ],
+    });
+    s
+}
+
+/// GLB of a generated chain of nodes (see [`chain`]), every node inheriting its parent's full
+/// matrix (`RSrs`): each node's glTF TRS is its own, sampled from its own channels. The times
+/// at 10,000 and at 100,000 nodes give the exponent.
+#[divan::bench(args = [1_000, 10_000, 100_000], sample_count = 5, sample_size = 1)]
+fn chain_to_glb(bencher: Bencher, n: usize) {
+    let scene = chain(n, InheritType::RSrs);
+    bencher.bench(|| black_box(to_glb(black_box(&scene))));
+}
+
+/// The same chain with FBX's `RrSs` inheritance (what `synthetic_id_collision` has): each
+/// node's glTF local comes from the evaluated world matrices, and with the root keyed every
+/// node moves, so the scene is evaluated at every sample frame (101 here): the worst case,
+/// frames × nodes.
+#[divan::bench(args = [1_000, 10_000], sample_count = 3, sample_size = 1)]
+fn chain_rrss_to_glb(bencher: Bencher, n: usize) {
+    let scene = chain(n, InheritType::RrSs);
+    bencher.bench(|| black_box(to_glb(black_box(&scene))));
+}

@@ -986,30 +986,59 @@ fn resample(
             frames.len()
         ));
     }
-    let by_parts = needs.iter().any(|n| !n.world);
-    let by_world = needs.iter().any(|n| n.world);
+    // An entity no channel can move (none on its node or an ancestor) holds one value: it is
+    // sampled once, at the first frame, and the scene is posed per frame only for the others.
+    let n_nodes = scene.nodes.len();
+    let mut moves = vec![false; n_nodes];
+    for c in anim.iter().flat_map(|a| &a.channels) {
+        if let Some(m) = moves.get_mut(c.node) {
+            *m = true;
+        }
+    }
+    for id in scene.depth_first() {
+        if let Some(p) = scene.nodes[id].parent.filter(|&p| p < n_nodes) {
+            moves[id] |= moves[p];
+        }
+    }
+    let local_of = |n: &Need, parts: &Option<Vec<Transform>>, worlds: &Option<Vec<DMat4>>| match (
+        parts, worlds,
+    ) {
+        (Some(p), _) if !n.world => {
+            let mut t = p[n.id];
+            if let Some(q) = n.turn {
+                t.translation = q * t.translation;
+                t.rotation = q * t.rotation;
+            }
+            t
+        }
+        (_, Some(w)) => {
+            let pw = parents[n.k].map_or(DMat4::IDENTITY, |p| w[kept[p]]);
+            let (s, r, t) = (pw.inverse() * w[n.id]).to_scale_rotation_translation();
+            Transform { translation: t, rotation: r, scale: s }
+        }
+        _ => unreachable!("sampled what a need asks for"),
+    };
     let mut locals: Vec<Vec<Transform>> =
         needs.iter().map(|_| Vec::with_capacity(frames.len())).collect();
-    for &f in &frames {
-        let parts = by_parts.then(|| sample_parts(scene, anim, f as f64 / rate));
-        let worlds = by_world.then(|| world_at(f));
-        for (n, l) in needs.iter().zip(&mut locals) {
-            l.push(match (&parts, &worlds) {
-                (Some(p), _) if !n.world => {
-                    let mut t = p[n.id];
-                    if let Some(q) = n.turn {
-                        t.translation = q * t.translation;
-                        t.rotation = q * t.rotation;
-                    }
-                    t
-                }
-                (_, Some(w)) => {
-                    let pw = parents[n.k].map_or(DMat4::IDENTITY, |p| w[kept[p]]);
-                    let (s, r, t) = (pw.inverse() * w[n.id]).to_scale_rotation_translation();
-                    Transform { translation: t, rotation: r, scale: s }
-                }
-                _ => unreachable!("sampled what a need asks for"),
-            });
+    let moving = |n: &Need| moves.get(n.id).copied().unwrap_or(true);
+    if let Some(&f) = frames.first().filter(|_| needs.iter().any(|n| !moving(n))) {
+        let parts = needs.iter().any(|n| !moving(n) && !n.world);
+        let worlds = needs.iter().any(|n| !moving(n) && n.world);
+        let parts = parts.then(|| sample_parts(scene, anim, f as f64 / rate));
+        let worlds = worlds.then(|| world_at(f));
+        for (n, l) in needs.iter().zip(&mut locals).filter(|(n, _)| !moving(n)) {
+            l.resize(frames.len(), local_of(n, &parts, &worlds));
+        }
+    }
+    let by_parts = needs.iter().any(|n| moving(n) && !n.world);
+    let by_world = needs.iter().any(|n| moving(n) && n.world);
+    if by_parts || by_world {
+        for &f in &frames {
+            let parts = by_parts.then(|| sample_parts(scene, anim, f as f64 / rate));
+            let worlds = by_world.then(|| world_at(f));
+            for (n, l) in needs.iter().zip(&mut locals).filter(|(n, _)| moving(n)) {
+                l.push(local_of(n, &parts, &worlds));
+            }
         }
     }
     for (n, l) in needs.iter().zip(locals) {

@@ -267,6 +267,12 @@ const MAX_EXACT_F32_INT: u32 = 1 << 24;
 /// the sampling step.
 const JUMP_LEAD: f64 = 1e-3;
 
+/// How close to a key (or the animation's first or last frame) a resampling grid sample may
+/// be, as a fraction of the sampling step, before it is left out: closer than this the pair
+/// adds nothing to the curve (the segment between them is shorter than any frame a player
+/// shows) and only crowds the key. Far below [`JUMP_LEAD`], so the sample before a jump stays.
+const SAMPLE_MERGE: f64 = 1e-4;
+
 /// A helper node carrying an aimed camera or light: `index` in glTF, for scene node `node`.
 struct Helper {
     node: usize,
@@ -1084,20 +1090,31 @@ impl Out {
         // come out exact.
         let anchor =
             if anim.frame_range.0.is_finite() { anim.frame_range.0.min(start) } else { start };
-        let mut frames = vec![start];
+        let mut grid = Vec::new();
         let mut k = ((start - anchor) / step).ceil().max(0.0) as u64;
         loop {
             let f = anchor + k as f64 * step;
-            if f >= end - 1e-9 * step || frames.len() > 10_000_000 {
+            if f >= end - 1e-9 * step || grid.len() >= 10_000_000 {
                 break;
             }
-            frames.push(f);
+            grid.push(f);
             k += 1;
         }
-        frames.push(end);
+        let mut frames = vec![start, end];
         for k in &keys {
             frames.extend(k.iter().copied().filter(|&f| f >= start && f <= end));
         }
+        // Samples never crowd a key: a grid sample closer than `SAMPLE_MERGE` steps to a key
+        // (or the first or last frame) is left out, the key kept (keys at frames 0.99999 and
+        // 359.00001 get no samples at 1 and 359 a microsecond away).
+        frames.sort_by(f64::total_cmp);
+        let merge = SAMPLE_MERGE * step;
+        grid.retain(|&f| {
+            let i = frames.partition_point(|&k| k < f);
+            let near = |j: usize| frames.get(j).is_some_and(|&k| k != f && (k - f).abs() < merge);
+            !(near(i) || (i > 0 && near(i - 1)))
+        });
+        frames.extend(grid);
         // Two keys on one frame make the curve jump there: sample just before the jump too, so
         // the linear segment leading to it stays on the curve.
         let before = JUMP_LEAD * step;

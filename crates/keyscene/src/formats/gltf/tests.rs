@@ -622,3 +622,39 @@ fn source_keys_become_cubicspline_and_step_samplers_with_tangents_per_second() {
         assert_eq!(json["accessors"][sm["input"].as_u64().unwrap() as usize]["count"], 21);
     }
 }
+
+#[test]
+fn resampling_grid_never_crowds_a_key() {
+    // Keys at frames 0.99999 and 359.00001 (24 fps, as a 2013 3ds Max export has them): the
+    // one-per-frame grid would put samples at frames 1 and 359, 1e-5 frames (0.4 µs) from the
+    // keys. Those two are left out; every other whole frame stays a sample.
+    let mut s = triangle_scene();
+    s.meta.axes = AxisSystem::Y_UP_RIGHT_HANDED;
+    let tcb = Interpolation::Tcb(crate::anim::Tcb::default());
+    let keys = vec![
+        Key { frame: 0.99999, value: DVec3::ZERO, interpolation: tcb.clone() },
+        Key { frame: 180.0, value: DVec3::new(5.0, 0.0, 0.0), interpolation: tcb.clone() },
+        Key { frame: 359.00001, value: DVec3::new(5.0, 5.0, 0.0), interpolation: tcb },
+    ];
+    s.animations.push(Animation {
+        name: "take".into(),
+        fps: 24.0,
+        frame_range: (0.99999, 359.00001),
+        channels: vec![Channel { node: 0, target: ChannelTarget::Translation(Track::new(keys)) }],
+    });
+    let opts = WriteOptions { resample_fps: Some(24.0), ..WriteOptions::default() };
+    let file = write(&s, &opts).unwrap();
+    let doc = ::gltf::Gltf::from_slice(&file.main).unwrap();
+    let blob = doc.blob.clone().unwrap();
+    let anim = doc.animations().next().unwrap();
+    let channel = anim.channels().next().unwrap();
+    let times: Vec<f32> = channel.reader(|_| Some(&blob[..])).read_inputs().unwrap().collect();
+    let mut want: Vec<f32> = vec![(0.99999f64 / 24.0) as f32];
+    want.extend((2..=358).map(|f| (f64::from(f) / 24.0) as f32));
+    want.push((359.00001f64 / 24.0) as f32);
+    assert_eq!(times, want);
+    // And keyscene reads its own file back, at the keys' values.
+    let back = read_glb(&file.main);
+    let at = |f: f64| back.evaluate(Some(0), Time::Seconds(f / 24.0)).local[0].w_axis.truncate();
+    assert!((at(180.0) - DVec3::new(5.0, 0.0, 0.0)).length() < 1e-5, "{}", at(180.0));
+}

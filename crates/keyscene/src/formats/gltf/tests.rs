@@ -639,7 +639,8 @@ fn resampling_grid_never_crowds_a_key() {
     s.animations.push(Animation {
         name: "take".into(),
         fps: 24.0,
-        frame_range: (0.99999, 359.00001),
+        // The grid keeps the first frame's phase: from frame 0 it runs on whole frames.
+        frame_range: (0.0, 359.00001),
         channels: vec![Channel { node: 0, target: ChannelTarget::Translation(Track::new(keys)) }],
     });
     let opts = WriteOptions { resample_fps: Some(24.0), ..WriteOptions::default() };
@@ -649,7 +650,7 @@ fn resampling_grid_never_crowds_a_key() {
     let anim = doc.animations().next().unwrap();
     let channel = anim.channels().next().unwrap();
     let times: Vec<f32> = channel.reader(|_| Some(&blob[..])).read_inputs().unwrap().collect();
-    let mut want: Vec<f32> = vec![(0.99999f64 / 24.0) as f32];
+    let mut want: Vec<f32> = vec![0.0, (0.99999f64 / 24.0) as f32];
     want.extend((2..=358).map(|f| (f64::from(f) / 24.0) as f32));
     want.push((359.00001f64 / 24.0) as f32);
     assert_eq!(times, want);

@@ -18,7 +18,7 @@ pub struct PoseOptions {
     pub frame: Option<f64>,
     /// Pose at this time in seconds.
     pub time: Option<f64>,
-    /// Write with this axis pointing up (right-handed; see [`target_axes`]).
+    /// Write with this axis pointing up (right-handed; see [`AxisSystem::right_handed_with_up`]).
     pub up: Option<Axis>,
     /// Write in this unit: metres per unit (`None`: the file's own unit).
     pub metres_per_unit: Option<f64>,
@@ -138,16 +138,6 @@ pub fn check_options(output: Output, sub: &ArgMatches) -> Result<(), CliError> {
     Ok(())
 }
 
-/// The right-handed axis system with `up` up that `--up` names: front +Z for an X or Y up
-/// axis (Maya, glTF), front −Y for a Z up axis (3ds Max, Blender).
-pub fn target_axes(up: Axis) -> AxisSystem {
-    let front = match up {
-        Axis::PosZ | Axis::NegZ => Axis::NegY,
-        _ => Axis::PosZ,
-    };
-    AxisSystem { up, front, right_handed: true }
-}
-
 /// Writes `scene` to `output` in `format` (see [`Output`]): `.obj` (plus `.mtl`), `.gltf`
 /// (plus `.bin` and images), `.glb`, or `.3da` (plus one `.mat` script per material; what was
 /// converted, baked, resampled and dropped is printed).
@@ -204,7 +194,7 @@ pub fn run(
                 }
             }
             if pose.up.is_some() || pose.metres_per_unit.is_some() {
-                let axes = pose.up.map_or(scene.meta.axes, target_axes);
+                let axes = pose.up.map_or(scene.meta.axes, AxisSystem::right_handed_with_up);
                 p.transform_world(scene.axis_unit_conversion(axes, pose.metres_per_unit));
             }
             Ok(keyscene::formats::obj::save(&scene, Some(&p), output)?)
@@ -239,9 +229,10 @@ mod tests {
 
     #[test]
     fn z_up_faces_minus_y_and_y_up_faces_z() {
-        assert_eq!(target_axes(Axis::PosZ), AxisSystem::Z_UP_RIGHT_HANDED);
-        assert_eq!(target_axes(Axis::PosY), AxisSystem::Y_UP_RIGHT_HANDED);
-        assert!(target_axes(Axis::NegX).basis().is_some());
+        let axes = AxisSystem::right_handed_with_up;
+        assert_eq!(axes(Axis::PosZ), AxisSystem::Z_UP_RIGHT_HANDED);
+        assert_eq!(axes(Axis::PosY), AxisSystem::Y_UP_RIGHT_HANDED);
+        assert!(axes(Axis::NegX).basis().is_some());
     }
 
     #[test]

@@ -26,6 +26,8 @@ pub mod scene;
 
 mod error;
 mod io;
+mod load;
 
 pub use error::Error;
-pub use io::{load, load_bytes, write_atomically, FileFormat, ReadOptions};
+pub use io::{write_atomically, FileFormat, ReadOptions};
+pub use load::{load, load_bytes};

@@ -22,8 +22,9 @@
 
 use glam::{DMat3, DMat4, DQuat, DVec3, Vec2, Vec3, Vec4};
 
-use crate::anim::Animation;
+use animation::Animation;
 
+pub mod animation;
 pub mod geometry;
 
 /// A node index into [`Scene::nodes`].
@@ -224,6 +225,17 @@ impl AxisSystem {
     /// 3D Studio and 3ds Max: +Z up, −Y front, right-handed.
     pub const Z_UP_RIGHT_HANDED: AxisSystem =
         AxisSystem { up: Axis::PosZ, front: Axis::NegY, right_handed: true };
+
+    /// The right-handed axis system with `up` up, as a user naming only the up axis means it
+    /// (`keyscene convert --up`): front +Z for an X or Y up axis (Maya, glTF), front −Y for a Z
+    /// up axis (3ds Max, Blender).
+    pub fn right_handed_with_up(up: Axis) -> AxisSystem {
+        let front = match up {
+            Axis::PosZ | Axis::NegZ => Axis::NegY,
+            _ => Axis::PosZ,
+        };
+        AxisSystem { up, front, right_handed: true }
+    }
 
     /// The right axis's vector: `up × front` when right-handed, `front × up` when left-handed.
     pub fn right(&self) -> DVec3 {

@@ -85,8 +85,8 @@ use std::collections::HashMap;
 
 use glam::DVec3;
 
-use super::import::{rotation_setup, ImportIds};
 use super::objects::{ConnectionKind, Object, ObjectGraph, PropCache};
+use super::shared::{rotation_setup, ImportIds};
 use super::tree::{ArrayType, Encoding, NodeRef};
 use crate::anim::curve::{
     auto_slope, auto_slope_one_side, morph_weight_property, tcb_slopes, AutoRules,
@@ -1054,7 +1054,7 @@ fn read_layer(
                     && !rotation_setup(graph, obj.id).uses_rotation_space
                 {
                     // Ignored with RotationActive 0 / RotationSpaceForLimitOnly 1, animated or
-                    // not (as the static value: see `import::rotation_setup`).
+                    // not (as the static value: see `shared::rotation_setup`).
                     continue;
                 }
                 let target = match prop {

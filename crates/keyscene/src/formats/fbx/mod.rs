@@ -32,6 +32,7 @@ pub mod cache;
 pub mod import;
 pub mod media;
 pub mod objects;
+mod shared;
 pub mod tree;
 
 use std::fmt::{self, Write as _};

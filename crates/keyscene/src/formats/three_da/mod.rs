@@ -15,6 +15,7 @@ pub mod colmap;
 pub mod eval;
 pub mod export;
 pub mod import;
+mod issue;
 mod keys;
 pub mod layout;
 pub mod model;

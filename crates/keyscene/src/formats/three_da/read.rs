@@ -6,7 +6,7 @@
 
 use std::collections::HashSet;
 
-use super::check::{Issue, Severity};
+use super::issue::{Issue, Severity};
 use super::layout::{
     colmap_type, name_str, BezierKey, EntityRecord, EulerHeader, Header, KeyRecord, LinearKey,
     Material, Rd, SurfaceRecord, TcbKey, TrackHeader, TrackKind, VBlend, Variant, FILE_ID,

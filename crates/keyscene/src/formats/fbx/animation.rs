@@ -573,9 +573,7 @@ pub(crate) fn import(
     let stacks: Vec<&Object<'_, '_>> =
         graph.objects().iter().filter(|o| o.class == "AnimationStack").collect();
     if stacks.is_empty() {
-        if let Some(takes) = graph.doc.root("Takes") {
-            import_takes(graph, takes, ids, scene, warnings, ktime, fps);
-        }
+        import_takes(graph, graph.doc.root("Takes"), ids, scene, warnings, ktime, fps);
         return;
     }
     for stack in stacks {
@@ -623,115 +621,185 @@ pub(crate) fn import(
     }
 }
 
-/// FBX 6 `Takes`: one [`Animation`] per `Take`, its `Model` channels read as one layer.
+/// FBX 6 `Takes`: one [`Animation`] per `Take`, its `Model` channels read as one layer. Legacy
+/// files (before 6.0) may also key a model outside any take, with `Channel` records in the
+/// top-level `Model` itself: ufbx 0.23 (`ufbxi_read_legacy_model`) gathers those into one
+/// implicit stack named `(internal)`, created after the takes so it is never the first; so
+/// does keyscene.
 #[allow(clippy::too_many_arguments)]
 fn import_takes(
     graph: &ObjectGraph<'_, '_>,
-    takes: NodeRef<'_, '_>,
+    takes: Option<NodeRef<'_, '_>>,
     ids: &ImportIds,
     scene: &mut Scene,
     warnings: &mut Vec<Warning>,
     ktime: i64,
     fps: f64,
 ) {
-    let mut by_name: HashMap<&str, i64> = HashMap::new();
-    let mut shapes: HashMap<&str, i64> = HashMap::new();
+    let mut reader = TakeReader {
+        ids,
+        by_name: HashMap::new(),
+        shapes: HashMap::new(),
+        mesh_nodes: mesh_nodes(scene),
+        legacy: graph.doc.content_version() < 6000,
+        ktime,
+        fps,
+    };
     for o in graph.objects() {
         if o.class == "Model" {
-            by_name.entry(&*o.name).or_insert(o.id);
+            reader.by_name.entry(&*o.name).or_insert(o.id);
         }
         if o.sub_class == "BlendShapeChannel" {
-            shapes.entry(&*o.name).or_insert(o.id);
+            reader.shapes.entry(&*o.name).or_insert(o.id);
         }
     }
-    let mesh_nodes = mesh_nodes(scene);
-    for take in takes.children().filter(|c| c.name() == "Take") {
+    for take in takes.into_iter().flat_map(|t| t.children()).filter(|c| c.name() == "Take") {
         let name = take.property(0).and_then(|p| p.as_str()).unwrap_or("").to_string();
-        let mut layer = Layer {
-            weight: 1.0,
-            weight_curve: None,
-            mode: BlendMode::Override,
-            compose_rotation: true,
-            compose_scale: true,
-            props: Vec::new(),
-        };
-        let legacy = graph.doc.content_version() < 6000;
+        let mut layer = take_layer();
         for model in take.children().filter(|c| c.name() == "Model") {
-            let raw = model.property(0).and_then(|p| p.as_bytes()).unwrap_or(b"");
-            let (_, short) = super::objects::split_name(raw);
-            let short = String::from_utf8_lossy(short);
-            let Some(&id) = by_name.get(short.as_ref()) else {
-                continue;
-            };
-            let Some(&node) = ids.nodes.get(&id) else {
-                continue;
-            };
-            for ch in model.children().filter(|c| c.name() == "Channel") {
-                let mut cname = ch.property(0).and_then(|p| p.as_str()).unwrap_or("");
-                // Before 6.0 a blend shape's channel is named `Shape (Shape)` (ufbx
-                // `ufbxi_read_take_prop_channel` drops the suffix).
-                if legacy {
-                    cname = cname.strip_suffix(" (Shape)").unwrap_or(cname);
-                }
-                if cname == "Transform" {
-                    for sub in ch.children().filter(|c| c.name() == "Channel") {
-                        let target = match sub.property(0).and_then(|p| p.as_str()) {
-                            Some("T") => Target::Translation(node),
-                            Some("R") => Target::Rotation(node),
-                            Some("S") => Target::Scaling(node),
-                            _ => continue,
-                        };
-                        if let Some(a) = take_channel(sub, &target, ktime, fps, warnings) {
-                            layer.props.push(a);
-                        }
-                    }
-                    continue;
-                }
-                // FBX 6 blend shapes are driven by a model property named after the shape.
-                let six: Vec<(usize, usize)> = ids
-                    .morph_properties
-                    .iter()
-                    .filter(|(m, name, ..)| *m == id && name == cname)
-                    .map(|&(_, _, mesh, k)| (mesh, k))
-                    .collect();
-                let list = if six.is_empty() {
-                    shapes.get(cname).and_then(|id| ids.morph_channels.get(id)).cloned()
-                } else {
-                    Some(six)
-                };
-                let targets: Vec<Target> = match list {
-                    Some(list) => morph_targets(&list, &mesh_nodes).collect(),
-                    None => vec![Target::Property(node, cname.to_string())],
-                };
-                for target in targets {
-                    if let Some(a) = take_channel(ch, &target, ktime, fps, warnings) {
-                        layer.props.push(a);
-                    }
-                }
-            }
-        }
-        let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
-        for p in &layer.props {
-            for t in p.curves.iter().flatten() {
-                if let (Some(a), Some(b)) = (t.keys.first(), t.keys.last()) {
-                    lo = lo.min(a.frame);
-                    hi = hi.max(b.frame);
-                }
-            }
+            reader.model_channels(model, &mut layer, warnings);
         }
         let local = take.child("LocalTime").map(|n| {
             (n.property(0).and_then(|p| p.as_i64()), n.property(1).and_then(|p| p.as_i64()))
         });
-        let frame_range = match local {
-            Some((Some(b), Some(e))) if e > b => {
-                (b as f64 / ktime as f64 * fps, e as f64 / ktime as f64 * fps)
+        push_take(scene, graph, name, layer, local, ktime, fps);
+    }
+    if reader.legacy {
+        // ufbx makes the stack as soon as one model has a named `Channel`, keyed or not (a
+        // channel of `Default`s only animates nothing, and the stack then poses the rest).
+        let mut layer = take_layer();
+        let mut any = false;
+        for model in graph.doc.roots().filter(|c| c.name() == "Model") {
+            any |= model
+                .children()
+                .any(|c| c.name() == "Channel" && c.property(0).and_then(|p| p.as_str()).is_some());
+            reader.model_channels(model, &mut layer, warnings);
+        }
+        if any {
+            push_take(scene, graph, "(internal)".into(), layer, None, ktime, fps);
+        }
+    }
+}
+
+/// The one layer a take's channels make: full weight, override, rotations and scales composed.
+fn take_layer() -> Layer {
+    Layer {
+        weight: 1.0,
+        weight_curve: None,
+        mode: BlendMode::Override,
+        compose_rotation: true,
+        compose_scale: true,
+        props: Vec::new(),
+    }
+}
+
+/// Adds the animation of one take (or of the legacy implicit stack): its frame range is the
+/// take's `LocalTime` when it spans time, else the keys' span.
+fn push_take(
+    scene: &mut Scene,
+    graph: &ObjectGraph<'_, '_>,
+    name: String,
+    layer: Layer,
+    local: Option<(Option<i64>, Option<i64>)>,
+    ktime: i64,
+    fps: f64,
+) {
+    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+    for p in &layer.props {
+        for t in p.curves.iter().flatten() {
+            if let (Some(a), Some(b)) = (t.keys.first(), t.keys.last()) {
+                lo = lo.min(a.frame);
+                hi = hi.max(b.frame);
             }
-            _ if lo <= hi => (lo, hi),
-            _ => (0.0, 0.0),
+        }
+    }
+    let frame_range = match local {
+        Some((Some(b), Some(e))) if e > b => {
+            (b as f64 / ktime as f64 * fps, e as f64 / ktime as f64 * fps)
+        }
+        _ if lo <= hi => (lo, hi),
+        _ => (0.0, 0.0),
+    };
+    let mut anim = Animation { name, fps, frame_range, channels: Vec::new() };
+    merge_layers(scene, vec![layer], &mut anim, graph);
+    scene.animations.push(anim);
+}
+
+/// What reading FBX 6 take channels needs: the models and blend shape channels by name.
+struct TakeReader<'g> {
+    ids: &'g ImportIds,
+    by_name: HashMap<&'g str, i64>,
+    shapes: HashMap<&'g str, i64>,
+    mesh_nodes: HashMap<usize, Vec<NodeId>>,
+    legacy: bool,
+    ktime: i64,
+    fps: f64,
+}
+
+impl TakeReader<'_> {
+    /// The `Channel`s of one `Model` record (in a take, or a legacy top-level model) into
+    /// `layer`: `Transform` › `T`/`R`/`S`, and scalar channels (blend shapes by their shape's
+    /// name, other properties by theirs).
+    fn model_channels(
+        &self,
+        model: NodeRef<'_, '_>,
+        layer: &mut Layer,
+        warnings: &mut Vec<Warning>,
+    ) {
+        let (ktime, fps) = (self.ktime, self.fps);
+        let raw = model.property(0).and_then(|p| p.as_bytes()).unwrap_or(b"");
+        let (_, short) = super::objects::split_name(raw);
+        let short = String::from_utf8_lossy(short);
+        let Some(&id) = self.by_name.get(short.as_ref()) else {
+            return;
         };
-        let mut anim = Animation { name, fps, frame_range, channels: Vec::new() };
-        merge_layers(scene, vec![layer], &mut anim, graph);
-        scene.animations.push(anim);
+        let Some(&node) = self.ids.nodes.get(&id) else {
+            return;
+        };
+        for ch in model.children().filter(|c| c.name() == "Channel") {
+            let mut cname = ch.property(0).and_then(|p| p.as_str()).unwrap_or("");
+            // Before 6.0 a blend shape's channel is named `Shape (Shape)` (ufbx
+            // `ufbxi_read_take_prop_channel` drops the suffix).
+            if self.legacy {
+                cname = cname.strip_suffix(" (Shape)").unwrap_or(cname);
+            }
+            if cname == "Transform" {
+                for sub in ch.children().filter(|c| c.name() == "Channel") {
+                    let target = match sub.property(0).and_then(|p| p.as_str()) {
+                        Some("T") => Target::Translation(node),
+                        Some("R") => Target::Rotation(node),
+                        Some("S") => Target::Scaling(node),
+                        _ => continue,
+                    };
+                    if let Some(a) = take_channel(sub, &target, ktime, fps, warnings) {
+                        layer.props.push(a);
+                    }
+                }
+                continue;
+            }
+            // FBX 6 blend shapes are driven by a model property named after the shape.
+            let six: Vec<(usize, usize)> = self
+                .ids
+                .morph_properties
+                .iter()
+                .filter(|(m, name, ..)| *m == id && name == cname)
+                .map(|&(_, _, mesh, k)| (mesh, k))
+                .collect();
+            let list = if six.is_empty() {
+                self.shapes.get(cname).and_then(|id| self.ids.morph_channels.get(id)).cloned()
+            } else {
+                Some(six)
+            };
+            let targets: Vec<Target> = match list {
+                Some(list) => morph_targets(&list, &self.mesh_nodes).collect(),
+                None => vec![Target::Property(node, cname.to_string())],
+            };
+            for target in targets {
+                if let Some(a) = take_channel(ch, &target, ktime, fps, warnings) {
+                    layer.props.push(a);
+                }
+            }
+        }
     }
 }
 

@@ -608,7 +608,7 @@ fn mesh(
         if !matches!(mode, Mode::Triangles | Mode::TriangleStrip | Mode::TriangleFan) {
             warnings.push(warning(
                 &place,
-                format!("{mode:?} primitive left out: only triangles are read"),
+                format!("{} primitive left out: only triangles are read", mode_name(mode)),
             ));
             continue;
         }
@@ -1185,4 +1185,18 @@ fn json_error(e: gltf::Error, json_len: u64, json_start: u64) -> Error {
         format!("not valid glTF JSON at line {line}, column {column}: {what}")
     };
     Error::Invalid { place: "document".into(), message }
+}
+
+/// A primitive `mode` as glTF 2.0 §5.24.3 spells it, with its code (`LINE_STRIP (3)`).
+fn mode_name(mode: gltf::mesh::Mode) -> &'static str {
+    use gltf::mesh::Mode;
+    match mode {
+        Mode::Points => "POINTS (0)",
+        Mode::Lines => "LINES (1)",
+        Mode::LineLoop => "LINE_LOOP (2)",
+        Mode::LineStrip => "LINE_STRIP (3)",
+        Mode::Triangles => "TRIANGLES (4)",
+        Mode::TriangleStrip => "TRIANGLE_STRIP (5)",
+        Mode::TriangleFan => "TRIANGLE_FAN (6)",
+    }
 }

@@ -137,6 +137,35 @@ pub struct MeshInfo {
     pub materials: Vec<Option<String>>,
     /// Number of morph targets.
     pub morph_targets: usize,
+    /// The skin deforming the mesh, when there is one.
+    pub skin: Option<SkinInfo>,
+    /// The blend shapes (morph targets) as channels, targets and in-betweens, when any.
+    pub blend_shapes: Option<BlendShapeInfo>,
+}
+
+/// A mesh's skin (assimp `info` shows bones the same way).
+#[derive(Debug, Serialize)]
+pub struct SkinInfo {
+    /// Index in the scene's skin list.
+    pub index: usize,
+    /// Joints (bones) of the skin.
+    pub joints: usize,
+    /// The most joints any one vertex is weighted to (weights of 0 not counted).
+    pub max_influences_per_vertex: usize,
+    /// Vertices with at least one non-zero weight.
+    pub skinned_vertices: usize,
+}
+
+/// A mesh's blend shapes: each morph target is one channel (FBX `BlendShapeChannel`), which
+/// holds its target shape and any in-between shapes.
+#[derive(Debug, Serialize)]
+pub struct BlendShapeInfo {
+    /// Channels (morph targets).
+    pub channels: usize,
+    /// Shapes over all channels: one target per channel plus its in-betweens.
+    pub targets: usize,
+    /// In-between shapes over all channels.
+    pub inbetweens: usize,
 }
 
 /// One material.
@@ -347,6 +376,24 @@ pub fn report(scene: &Scene, file: &Path) -> Report {
                     .map(|s| s.and_then(|i| scene.materials.get(i)).map(|mat| mat.name.clone()))
                     .collect(),
                 morph_targets: m.morph_targets.len(),
+                skin: m.skin.and_then(|i| scene.skins.get(i).map(|k| (i, k))).map(|(index, k)| {
+                    let live = |v: &Vec<(u32, f32)>| v.iter().filter(|w| w.1 != 0.0).count();
+                    SkinInfo {
+                        index,
+                        joints: k.joints.len(),
+                        max_influences_per_vertex: k.influences.iter().map(live).max().unwrap_or(0),
+                        skinned_vertices: k.influences.iter().filter(|v| live(v) > 0).count(),
+                    }
+                }),
+                blend_shapes: (!m.morph_targets.is_empty()).then(|| {
+                    let inbetweens: usize =
+                        m.morph_targets.iter().map(|t| t.inbetweens.len()).sum();
+                    BlendShapeInfo {
+                        channels: m.morph_targets.len(),
+                        targets: m.morph_targets.len() + inbetweens,
+                        inbetweens,
+                    }
+                }),
             })
             .collect(),
         materials: scene
@@ -509,6 +556,23 @@ pub fn human(r: &Report) -> String {
                 line,
                 " mesh \"{}\": {} vertices, {} faces",
                 m.name, m.vertex_count, m.face_count
+            )
+            .unwrap();
+        }
+        if let Some(k) = n.mesh.and_then(|m| r.meshes.get(m)).and_then(|m| m.skin.as_ref()) {
+            write!(
+                line,
+                "; skin {}: {} joints, at most {} influences per vertex",
+                k.index, k.joints, k.max_influences_per_vertex
+            )
+            .unwrap();
+        }
+        if let Some(b) = n.mesh.and_then(|m| r.meshes.get(m)).and_then(|m| m.blend_shapes.as_ref())
+        {
+            write!(
+                line,
+                "; blend shapes: {} channels, {} targets, {} in-betweens",
+                b.channels, b.targets, b.inbetweens
             )
             .unwrap();
         }

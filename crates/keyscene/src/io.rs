@@ -24,6 +24,16 @@ pub enum FileFormat {
 }
 
 impl FileFormat {
+    /// The format's name in messages: `3DS`, `glTF`, `3DA`, `FBX`.
+    pub fn name(self) -> &'static str {
+        match self {
+            FileFormat::ThreeDs => "3DS",
+            FileFormat::Gltf => "glTF",
+            FileFormat::ThreeDa => "3DA",
+            FileFormat::Fbx => "FBX",
+        }
+    }
+
     /// Recognises a format from the first bytes of a file, falling back to the extension.
     /// Content wins: a `.3ds` file that does not start with a 3DS root chunk is not taken for
     /// one (the 3DS reader then reports why).

@@ -30,11 +30,10 @@ pub fn load_bytes(
 ) -> Result<(Scene, Vec<Warning>), Error> {
     // An empty file is no scene in any format: say so before a reader's own words (a JSON
     // parser's "EOF while parsing", a chunk reader's "truncated") hide the plain fact.
+    // Like every reader's error, these name no file: the caller knows it and says it once
+    // (the CLI prefixes `FILE: `; it printed `e.fbx: e.fbx: …` when both did).
     if bytes.is_empty() {
-        return Err(Error::UnknownFormat(match path {
-            Some(p) => format!("{}: the file is empty (0 bytes)", p.display()),
-            None => "the file is empty (0 bytes)".into(),
-        }));
+        return Err(Error::UnknownFormat("the file is empty (0 bytes)".into()));
     }
     match FileFormat::detect(bytes, path) {
         #[cfg(feature = "three_ds")]
@@ -46,10 +45,9 @@ pub fn load_bytes(
         #[cfg(feature = "fbx")]
         Some(FileFormat::Fbx) => Ok(crate::formats::fbx::read(bytes, opts)?),
         #[allow(unreachable_patterns)]
-        Some(f) => Err(Error::Unsupported(format!("{f:?} support is not compiled in"))),
-        None => Err(Error::UnknownFormat(match path {
-            Some(p) => format!("{}: not a file format keyscene reads", p.display()),
-            None => "not a file format keyscene reads".into(),
-        })),
+        Some(f) => Err(Error::Unsupported(format!("{} support is not compiled in", f.name()))),
+        None => Err(Error::UnknownFormat(
+            "not a file format keyscene reads (3DS/PRJ, FBX, glTF/GLB, 3DA)".into(),
+        )),
     }
 }

@@ -186,6 +186,28 @@ pub enum Axis {
     NegZ,
 }
 
+/// `+X`, `-X`, `+Y`, `-Y`, `+Z`, `-Z` (the form `inspect` and `--up` use).
+impl std::fmt::Display for Axis {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Axis::PosX => "+X",
+            Axis::NegX => "-X",
+            Axis::PosY => "+Y",
+            Axis::NegY => "-Y",
+            Axis::PosZ => "+Z",
+            Axis::NegZ => "-Z",
+        })
+    }
+}
+
+/// In field terms: `+Y up, +Z front, right-handed`.
+impl std::fmt::Display for AxisSystem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let hand = if self.right_handed { "right-handed" } else { "left-handed" };
+        write!(f, "{} up, {} front, {hand}", self.up, self.front)
+    }
+}
+
 impl Axis {
     /// The unit vector of this axis.
     pub fn vector(self) -> DVec3 {

@@ -547,6 +547,36 @@ struct Layer {
     props: Vec<Animated>,
 }
 
+/// A KTime (`ktime` ticks per second) as frames at `fps`, for ranges people read
+/// (`TimeSpanStart`, `LocalStart`…): the shortest decimal whose tick, converted back
+/// (`frames / fps × ktime`, rounded), is `t` again. A tick is 1/46186158000 s, so a range
+/// start stored as a tick next to −1.25 frames at 24 fps (−2405529063: −1.25 frames is
+/// −2405529062.5 ticks) reads as −1.25, not as −1.2500000002598… (its exact value; the
+/// difference is below one tick, so it is noise of the storage, not of the animation). Whole frames come out exact (the product `t × fps` is divided once, in integers,
+/// when `fps` is a whole number).
+pub fn ktime_to_frames(t: i64, ktime: i64, fps: f64) -> f64 {
+    let ktime = ktime.max(1);
+    let exact = if fps.fract() == 0.0 && fps.abs() < 1e6 {
+        let n = t as i128 * fps as i128;
+        let (q, r) = (n / ktime as i128, n % ktime as i128);
+        q as f64 + r as f64 / ktime as f64
+    } else {
+        t as f64 * fps / ktime as f64
+    };
+    if !exact.is_finite() || fps <= 0.0 {
+        return exact;
+    }
+    let back = |v: f64| (v / fps * ktime as f64).round() as i64 == t;
+    for digits in 0..=15 {
+        let scale = 10f64.powi(digits);
+        let v = (exact * scale).round() / scale;
+        if back(v) {
+            return v;
+        }
+    }
+    exact
+}
+
 /// Adds one [`Animation`] per `AnimationStack` of `graph` to `scene` (see the module docs).
 /// `ids` says which object became which scene element.
 pub(crate) fn import(
@@ -592,7 +622,7 @@ pub(crate) fn import(
         }
         let begin = graph.prop(stack.id, "LocalStart").and_then(|p| p.i64());
         let end = graph.prop(stack.id, "LocalStop").and_then(|p| p.i64());
-        let to_frame = |t: i64| t as f64 / ktime as f64 * fps;
+        let to_frame = |t: i64| ktime_to_frames(t, ktime, fps);
         let mut anim = Animation {
             name: stack.name.to_string(),
             fps,
@@ -715,7 +745,7 @@ fn push_take(
     }
     let frame_range = match local {
         Some((Some(b), Some(e))) if e > b => {
-            (b as f64 / ktime as f64 * fps, e as f64 / ktime as f64 * fps)
+            (ktime_to_frames(b, ktime, fps), ktime_to_frames(e, ktime, fps))
         }
         _ if lo <= hi => (lo, hi),
         _ => (0.0, 0.0),
@@ -1399,6 +1429,23 @@ fn push_layered(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Hand-computed: one frame at 24 fps is 46186158000 / 24 = 1924423250 ticks, so −1.25
+    /// frames is −2405529062.5 ticks; a file stores a whole tick, −2405529063, whose exact value
+    /// −1.2500000002598… frames must print as −1.25 (−1.25 × 1924423250 rounds back to it).
+    #[test]
+    fn ktime_ranges_read_as_the_shortest_frames_that_round_trip_to_their_tick() {
+        const K: i64 = 46_186_158_000;
+        assert_eq!(ktime_to_frames(-2_405_529_063, K, 24.0), -1.25);
+        // A tick that is not the nearest to any short decimal keeps more digits, exactly.
+        let v = ktime_to_frames(-2_405_529_000, K, 24.0);
+        assert_eq!((v / 24.0 * K as f64).round(), -2_405_529_000.0);
+        assert_eq!(ktime_to_frames(1_924_423_250, K, 24.0), 1.0);
+        assert_eq!(ktime_to_frames(K * 200 / 24, K, 24.0), 200.0);
+        assert_eq!(ktime_to_frames(0, K, 30.0), 0.0);
+        // Half a frame at 30 fps, 769769300 ticks, exactly.
+        assert_eq!(ktime_to_frames(769_769_300, K, 30.0), 0.5);
+    }
 
     fn bits(x: f32) -> f32 {
         x

@@ -50,7 +50,17 @@ pub fn parse<'a>(bytes: &'a [u8], limits: &Limits) -> Result<Document<'a>, Error
         stack: Vec::new(),
         doc: Document::new(Encoding::Ascii),
     };
-    p.run()?;
+    match p.run() {
+        // Nothing the grammar accepts before the first error, or nothing at all: these bytes
+        // are no FBX (binary garbage, another format), and the parser's own words about the
+        // first byte would only confuse.
+        Err(e) if p.doc.nodes.is_empty() && !matches!(e.kind, ErrorKind::Limit { .. }) => {
+            return Err(Error::new(0, ErrorKind::NotFbx));
+        }
+        Err(e) => return Err(e),
+        Ok(()) if p.doc.nodes.is_empty() => return Err(Error::new(0, ErrorKind::NotFbx)),
+        Ok(()) => {}
+    }
     let mut doc = p.doc;
     // The comment line and FBXVersion can disagree (`synthetic_unsupported_cube_8000_ascii`
     // says 8.0.0 in the comment and 7500 in FBXVersion): the version is FBXVersion, and a
@@ -320,11 +330,17 @@ fn to_le_bytes<T: Copy, const N: usize>(values: &[T], f: impl Fn(T) -> [u8; N]) 
 }
 
 fn describe(s: &[u8], t: Tok) -> String {
-    let text = |a: usize, b: usize| String::from_utf8_lossy(&s[a..b.min(a + 40)]).into_owned();
+    // Quoted, shortened to 40 bytes, control and non-UTF-8 bytes as `\xNN`.
+    let text = |a: usize, b: usize| {
+        let mut out = String::from("\"");
+        super::write_escaped(&mut out, &s[a..b.min(a + 40)]);
+        out.push('"');
+        out
+    };
     match t {
-        Tok::Name(a, b) => format!("name {:?}", text(a, b)),
-        Tok::Word(a, b) => format!("{:?}", text(a, b)),
-        Tok::Str(a, b, _) => format!("string \"{}\"", text(a, b)),
+        Tok::Name(a, b) => format!("name {}", text(a, b)),
+        Tok::Word(a, b) => text(a, b),
+        Tok::Str(a, b, _) => format!("string {}", text(a, b)),
         Tok::Comma => "','".into(),
         Tok::Open => "'{'".into(),
         Tok::Close => "'}'".into(),
@@ -347,7 +363,18 @@ impl<'a> Parser<'a, '_> {
         e
     }
 
+    /// `expected` is missing at `offset`; the end of the file there is a truncation.
     fn syntax(&self, offset: usize, expected: &'static str, found: Tok) -> Error {
+        if found == Tok::Eof {
+            let file_len = self.lex.s.len() as u64;
+            let expected = match self.stack.last() {
+                Some(&n) if expected == "'}'" => {
+                    format!("'}}' closing the record {}", self.doc.nodes[n as usize].name)
+                }
+                _ => expected.to_string(),
+            };
+            return self.err(offset, ErrorKind::FileTruncated { file_len, expected });
+        }
         self.err(offset, ErrorKind::Syntax { expected, found: describe(self.lex.s, found) })
     }
 
@@ -795,9 +822,30 @@ Objects:  {
 
     #[test]
     fn unbalanced_braces_are_syntax_errors() {
-        assert!(matches!(err("A: {\n B: 1\n").kind, ErrorKind::Syntax { expected: "'}'", .. }));
-        assert!(matches!(err("}").kind, ErrorKind::Syntax { .. }));
+        // Issue 17 §1: the end of the file inside a record is a truncation, named so.
+        let e = err("A: {\n B: 1\n");
+        assert_eq!(
+            e.kind,
+            ErrorKind::FileTruncated { file_len: 11, expected: "'}' closing the record A".into() }
+        );
+        assert_eq!(e.to_string(), "fbx: A at byte 0xb: the file is truncated at byte 11: expected '}' closing the record A");
+        assert_eq!(err("}").kind, ErrorKind::NotFbx);
         assert!(matches!(err("A: *x { a: 1 }").kind, ErrorKind::Syntax { .. }));
+    }
+
+    /// Issue 17 §1: binary garbage (a fuzz input) is "not an FBX file", not its raw bytes.
+    #[test]
+    fn bytes_with_no_ascii_record_are_not_an_fbx_file() {
+        for bytes in
+            [&b"L\x1d\xff\x00\x01garbage"[..], b"   \n\n", b"; FBX 7.4.0 project file\n", b"{ x"]
+        {
+            let e = fbx::parse(bytes, &Limits::default()).unwrap_err();
+            assert_eq!(e.kind, ErrorKind::NotFbx, "{bytes:?}");
+            assert_eq!(
+                e.to_string(),
+                "fbx: at byte 0x0: not an FBX file (no binary header, no ASCII records)"
+            );
+        }
     }
 
     #[test]

@@ -71,8 +71,12 @@ use crate::scene::{
 };
 
 /// Reads an FBX file (binary or ASCII) into a scene and the problems survived.
+///
+/// A file that ends before its `Objects` record is an error, one that ends before its
+/// `Connections` a warning ([`super::check_complete`]).
 pub fn read(bytes: &[u8], opts: &ReadOptions) -> Result<(Scene, Vec<Warning>), super::Error> {
-    let doc = super::parse(bytes, &opts.limits)?;
+    let mut doc = super::parse(bytes, &opts.limits)?;
+    super::check_complete(&mut doc, bytes.len() as u64)?;
     let graph = ObjectGraph::new(&doc)?;
     let (scene, warnings, _) = import(&graph, opts);
     Ok((scene, warnings))
@@ -139,7 +143,7 @@ pub fn import(graph: &ObjectGraph<'_, '_>, opts: &ReadOptions) -> (Scene, Vec<Wa
         videos: IdMap::default(),
     };
     for w in &graph.doc.warnings {
-        im.warnings.push(Warning { offset: None, place: "fbx".into(), message: format!("{w:?}") });
+        im.warnings.push(Warning { offset: None, place: "fbx".into(), message: w.to_string() });
     }
     for w in &graph.warnings {
         im.warnings.push(Warning {
@@ -329,7 +333,6 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
         let front = axis(s.front_axis, s.front_axis_sign).unwrap_or(Axis::PosZ);
         let right = axis(s.coord_axis, s.coord_axis_sign).unwrap_or(Axis::PosX);
         let fps = s.frame_rate();
-        let tick = s.ktime_per_second as f64;
         let mut properties = Vec::new();
         if let Some(c) =
             doc.find(&["FBXHeaderExtension", "Creator"]).or_else(|| doc.root("Creator"))
@@ -338,6 +341,13 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
                 properties.push(("creator".to_string(), t.to_string()));
             }
         }
+        // How the file is stored (issue 17 §3: `inspect` shows encoding and byte order).
+        let encoding = match (doc.encoding, doc.big_endian) {
+            (super::Encoding::Ascii, _) => "ASCII",
+            (super::Encoding::Binary, false) => "binary, little-endian",
+            (super::Encoding::Binary, true) => "binary, big-endian",
+        };
+        properties.push(("encoding".into(), encoding.into()));
         properties.push(("unit_scale_factor".into(), s.unit_scale_factor.to_string()));
         properties
             .push(("original_unit_scale_factor".into(), s.original_unit_scale_factor.to_string()));
@@ -353,7 +363,9 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
             },
             frame_rate: Some(fps),
             frame_range: (s.present && s.time_span_stop >= s.time_span_start).then(|| {
-                (s.time_span_start as f64 / tick * fps, s.time_span_stop as f64 / tick * fps)
+                let k = s.ktime_per_second;
+                let f = |t| super::animation::ktime_to_frames(t, k, fps);
+                (f(s.time_span_start), f(s.time_span_stop))
             }),
             properties,
         };

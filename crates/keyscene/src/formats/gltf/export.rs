@@ -1784,9 +1784,7 @@ pub(crate) fn axis_rotation(axes: AxisSystem, warnings: &mut Vec<Warning>) -> Op
     if !axes.right_handed || up.dot(front) != 0.0 {
         warnings.push(warning(
             "scene axes",
-            format!(
-                "{axes:?} cannot be turned into glTF's axes by a rotation: written unconverted"
-            ),
+            format!("{axes} cannot be turned into glTF's axes by a rotation: written unconverted"),
         ));
         return None;
     }

@@ -329,7 +329,7 @@ pub fn export(
     let turn = convert_axes.then(|| pure_rotation(to_file)).flatten();
     if convert_axes {
         report.baked.push(format!(
-            "axes: {:?} → 3ds Max's (+Z up, −Y front, right-handed), into the root entities' tracks",
+            "axes: {} → 3ds Max's (+Z up, -Y front, right-handed), into the root entities' tracks",
             scene.meta.axes
         ));
         if to_file.determinant() < 0.0 {

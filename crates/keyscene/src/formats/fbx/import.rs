@@ -214,7 +214,7 @@ pub fn import(graph: &ObjectGraph<'_, '_>, opts: &ReadOptions) -> (Scene, Vec<Wa
         videos: IdMap::default(),
     };
     for w in &graph.doc.warnings {
-        im.warnings.push(Warning { offset: None, place: "fbx".into(), message: format!("{w:?}") });
+        im.warnings.push(Warning { offset: None, place: "fbx".into(), message: w.to_string() });
     }
     for w in &graph.warnings {
         im.warnings.push(Warning {
@@ -929,12 +929,14 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
             mesh.binormals = self.layer(geo, e, "Binormals", &index, 3, &topo, place, vec3);
         }
         if let Some(e) = first("LayerElementSmoothing") {
-            if child_str(e, "MappingInformationType") == "ByPolygon" {
-                let s = child_i64(e, "Smoothing");
-                if s.len() >= topo.polygon_count {
-                    mesh.smoothing_groups =
-                        Some(s[..topo.polygon_count].iter().map(|&b| b as u32).collect());
-                }
+            let mapping = child_str(e, "MappingInformationType");
+            let s = child_i64(e, "Smoothing");
+            if s.is_empty() || mapping.is_empty() {
+                let what = if s.is_empty() { "no Smoothing values" } else { "no MappingInformationType" };
+                self.warn(Some(e), place, format!("{} has {what}; layer skipped", describe_layer(e)));
+            } else if mapping == "ByPolygon" && s.len() >= topo.polygon_count {
+                mesh.smoothing_groups =
+                    Some(s[..topo.polygon_count].iter().map(|&b| b as u32).collect());
             }
         }
         mesh.material_slots = self
@@ -946,6 +948,20 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
         let material_layer = first("LayerElementMaterial")
             .map(|e| (e, "MappingInformationType"))
             .or_else(|| geo.child("MaterialAssignation").map(|_| (geo, "MaterialAssignation")));
+        let material_layer = material_layer.filter(|&(e, mapping_name)| {
+            let what = if child_i64(e, "Materials").is_empty() {
+                "no Materials values"
+            } else if child_str(e, mapping_name).is_empty() {
+                "no MappingInformationType"
+            } else {
+                return true;
+            };
+            if e.name() == "LayerElementMaterial" {
+                let msg = format!("{} has {what}; layer skipped", describe_layer(e));
+                self.warn(Some(e), place, msg);
+            }
+            false
+        });
         if let Some((e, mapping_name)) = material_layer {
             let m = child_i64(e, "Materials");
             let slot = |v: i64| {
@@ -1000,7 +1016,26 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
         }
         let raw = child_f64(e, data);
         let values: Vec<T> = raw.chunks_exact(comps).map(&make).collect();
+        // A layer without its data, or without its mapping, is skipped with a warning and the
+        // mesh loads without it (ufbx `ufbxi_read_vertex_element` leaves the attribute out:
+        // silently without data, with a warning without a mapping it knows).
+        if values.is_empty() {
+            self.warn(
+                Some(e),
+                place,
+                format!("{} has no {data} values; layer skipped", describe_layer(e)),
+            );
+            return None;
+        }
         let mapping = child_str(e, "MappingInformationType");
+        if mapping.is_empty() && e.name() != "GeometryUVInfo" {
+            self.warn(
+                Some(e),
+                place,
+                format!("{} has no MappingInformationType; layer skipped", describe_layer(e)),
+            );
+            return None;
+        }
         let reference = child_str(e, "ReferenceInformationType");
         // No `ReferenceInformationType` (FBX 5 `GeometryUVInfo`): the index array when
         // present, as ufbx reads every layer.
@@ -1010,6 +1045,19 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
             }
             _ => None,
         };
+        // `IndexToDirect` without its index array: ufbx reads the values directly (as
+        // `Direct`); so does keyscene, with a warning.
+        if idx.is_none() && matches!(reference, "IndexToDirect" | "Index") {
+            self.warn(
+                Some(e),
+                place,
+                format!(
+                    "{} is {reference} but has no {} array; values read as Direct (as ufbx does)",
+                    describe_layer(e),
+                    index.first().copied().unwrap_or("index")
+                ),
+            );
+        }
         // Old exporters write `ByPolygon` meaning `ByPolygonVertex`: taken so when there is
         // one index (or value) per corner (ufbx `ufbxi_read_vertex_element`).
         let per_corner_count = idx.as_ref().map_or(values.len(), Vec::len);
@@ -1551,6 +1599,14 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
                 self.scene.skins[skin].joints[joint].node = node;
             }
         }
+    }
+}
+
+/// `LayerElementNormal 0`: a layer element's record name and layer index, for warnings.
+fn describe_layer(e: NodeRef<'_, '_>) -> String {
+    match e.property(0).and_then(Property::as_i64) {
+        Some(i) => format!("{} {i}", e.name()),
+        None => e.name().to_string(),
     }
 }
 

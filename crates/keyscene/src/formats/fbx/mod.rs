@@ -90,11 +90,13 @@ pub struct Error {
     pub path: Vec<String>,
     /// What went wrong.
     pub kind: ErrorKind,
+    /// ASCII files: the 1-based line and column of [`Error::offset`].
+    pub line_column: Option<(u32, u32)>,
 }
 
 impl Error {
     pub(crate) fn new(offset: u64, kind: ErrorKind) -> Self {
-        Error { offset, path: Vec::new(), kind }
+        Error { offset, path: Vec::new(), kind, line_column: None }
     }
 }
 
@@ -110,7 +112,12 @@ impl fmt::Display for Error {
         if !self.path.is_empty() {
             f.write_char(' ')?;
         }
-        write!(f, "at byte {:#x}: {}", self.offset, self.kind)
+        match self.line_column {
+            Some((line, column)) => {
+                write!(f, "at line {line}, column {column} (byte {:#x}): {}", self.offset, self.kind)
+            }
+            None => write!(f, "at byte {:#x}: {}", self.offset, self.kind),
+        }
     }
 }
 
@@ -241,6 +248,55 @@ pub enum Warning {
     },
     /// The file broke off here; the records before it are kept (pre-6.1 binaries only).
     Partial(Error),
+    /// ASCII: numbers written in a form ufbx 0.23 reads but that cannot be taken at face
+    /// value (inf/NaN spellings, integers past 64 bits, missing digits, words in number
+    /// arrays); one warning per kind, naming the first (docs/fbx.md, "ASCII numbers").
+    OddNumbers {
+        /// Which kind.
+        kind: ascii::OddNumber,
+        /// Byte offset of the first.
+        offset: u64,
+        /// Its 1-based line.
+        line: u32,
+        /// Its 1-based column (bytes).
+        column: u32,
+        /// Its text (at most 40 bytes).
+        first: String,
+        /// How many numbers of this kind the file has.
+        count: u64,
+    },
+}
+
+impl fmt::Display for Warning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Warning::UnsupportedVersion(v) => write!(
+                f,
+                "FBX version {v} is outside the supported {OLDEST_SUPPORTED}..={NEWEST_SUPPORTED}: \
+                 read best-effort"
+            ),
+            Warning::ZeroEndOffset { offset } => write!(
+                f,
+                "record at byte {offset:#x} has end offset 0 but is not a null record: read \
+                 without children"
+            ),
+            Warning::MissingNullRecord { offset } => write!(
+                f,
+                "file ends at byte {offset:#x} between top-level records without a null record"
+            ),
+            Warning::ArrayCountMismatch { offset, declared, found } => write!(
+                f,
+                "array at byte {offset:#x} declares {declared} values but holds {found}: the \
+                 values read are kept"
+            ),
+            Warning::Partial(e) => write!(f, "file broke off, records before it kept: {e}"),
+            Warning::OddNumbers { kind, offset, line, column, first, count } => write!(
+                f,
+                "{count} number(s) {kind}; the first, {first:?}, at line {line}, column \
+                 {column} (byte {offset:#x})"
+            ),
+        }
+    }
 }
 
 /// Number of array elements [`dump`] prints before eliding the rest.

@@ -1415,7 +1415,16 @@ impl<'a> Materials<'a> {
             }
             let mut rec =
                 MatRecord { name: super::layout::make_name(&file_name), ..MatRecord::default() };
-            let rgba = |c: Vec3, a: f32| [c.x, c.y, c.z, a];
+            // Colours are 0..1 in 3DA; values outside (a decimal-comma exporter's
+            // 588235300000000, inf/NaN) are clamped with a warning, never silently.
+            let clamped = std::cell::Cell::new(false);
+            let rgba = |c: Vec3, a: f32| {
+                [c.x, c.y, c.z, a].map(|x| {
+                    let y = if x.is_finite() { x.clamp(0.0, 1.0) } else { 0.0 };
+                    clamped.set(clamped.get() | (y != x));
+                    y
+                })
+            };
             let mut text = String::new();
             match src {
                 Some(s) => {
@@ -1425,6 +1434,13 @@ impl<'a> Materials<'a> {
                     rec.specular = rgba(s.specular, alpha);
                     rec.emissive = rgba(s.diffuse * s.self_illumination, alpha);
                     rec.specular_pow = s.shininess * 100.0;
+                    if clamped.get() {
+                        report.warnings.push(format!(
+                            "material {:?}: colours outside 0..1 (ambient {}, diffuse {}, \
+                             specular {}) clamped to 0..1, non-finite components to 0",
+                            s.name, s.ambient, s.diffuse, s.specular
+                        ));
+                    }
                     // An empty file name is no map (3DS materials such as blitz3d/house.3ds's "BEIGE
                     // MATTE" carry one): writing it would give `Texture( "" )`.
                     let maps: Vec<_> = s
@@ -2128,6 +2144,23 @@ mod tests {
         let bytes = super::super::write(&file).unwrap();
         let errors: Vec<_> = super::super::check(&bytes).errors().map(|i| i.to_string()).collect();
         assert!(errors.is_empty(), "{errors:?}");
+    }
+
+    #[test]
+    fn material_colours_outside_0_1_are_clamped_with_a_warning() {
+        let mut s = triangle_scene();
+        s.materials[0].diffuse = Vec3::new(588_235_300_000_000.0, 0.5, f32::NAN);
+        let (file, _, report) = export(&s, &ExportOptions::default()).unwrap();
+        let m = file.materials.iter().find(|m| m.diffuse[1] == 0.5).unwrap();
+        assert_eq!(m.diffuse, [1.0, 0.5, 0.0, 1.0]);
+        assert!(
+            report.warnings.iter().any(|w| w.contains("\"Red Stone\": colours outside 0..1")),
+            "{:?}",
+            report.warnings
+        );
+        // Sane colours give no warning.
+        let (_, _, report) = export(&triangle_scene(), &ExportOptions::default()).unwrap();
+        assert!(!report.warnings.iter().any(|w| w.contains("outside 0..1")));
     }
 
     #[test]

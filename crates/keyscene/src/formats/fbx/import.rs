@@ -375,14 +375,30 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
         let g = self.graph;
         for obj in g.objects().iter().filter(|o| o.class == "Material") {
             let id = obj.id;
+            // Values that cannot be right (a decimal-comma exporter's 588235300000000 for
+            // 0.5882353, inf/NaN): kept, with a warning naming the property.
+            let insane = std::cell::RefCell::new(Vec::<String>::new());
+            let check = |name: &str, v: &[f64]| {
+                if v.iter().any(|x| !(x.abs() <= SANE_COLOR_LIMIT)) {
+                    let shown: Vec<String> = v.iter().map(|x| x.to_string()).collect();
+                    insane.borrow_mut().push(format!("{name} {}", shown.join(", ")));
+                }
+            };
             // A colour property, or its FBX 6 legacy name; `factor` scales it (1 when absent).
             let color = |name: &str, legacy: &str, factor: Option<&str>, def: [f64; 3]| {
-                let v = g
-                    .prop(id, name)
-                    .or_else(|| g.prop(id, legacy))
-                    .and_then(|p| p.vec3())
-                    .unwrap_or(def);
+                let (used, v) = match g.prop(id, name).and_then(|p| p.vec3()) {
+                    Some(v) => (name, v),
+                    None => match g.prop(id, legacy).and_then(|p| p.vec3()) {
+                        Some(v) => (legacy, v),
+                        None => (name, def),
+                    },
+                };
+                check(used, &v);
                 let f = factor.map_or(1.0, |f| g.get_f64(id, f, 1.0));
+                // The factor as stored (a non-finite one reads as the default 1).
+                if let Some(raw) = factor.and_then(|f| g.prop_values(id, f)?.first()?.as_f64()) {
+                    check(factor.unwrap_or_default(), &[raw]);
+                }
                 Vec3::new((v[0] * f) as f32, (v[1] * f) as f32, (v[2] * f) as f32)
             };
             let transparency =
@@ -412,6 +428,19 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
                 self_illumination: emissive.max_element().clamp(0.0, 1.0),
                 ..Material::default()
             };
+            let place = format!("Objects › Material \"{}\"", obj.name);
+            let insane = insane.into_inner();
+            if !insane.is_empty() {
+                self.warn(
+                    Some(obj.node),
+                    &place,
+                    format!(
+                        "{}: outside ±{SANE_COLOR_LIMIT} (decimal commas? inf/NaN?); kept as read, \
+                         writers clamp colours to 0..1",
+                        insane.join("; ")
+                    ),
+                );
+            }
             for c in g.children(id).filter(|c| c.kind == ConnectionKind::ObjectProperty) {
                 let Some(tex) = g.object(c.child).filter(|o| o.class == "Texture") else {
                     continue;
@@ -866,12 +895,19 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
             mesh.binormals = self.layer(geo, e, "Binormals", &index, 3, &topo, place, vec3);
         }
         if let Some(e) = first("LayerElementSmoothing") {
-            if child_str(e, "MappingInformationType") == "ByPolygon" {
-                let s = child_i64(e, "Smoothing");
-                if s.len() >= topo.polygon_count {
-                    mesh.smoothing_groups =
-                        Some(s[..topo.polygon_count].iter().map(|&b| b as u32).collect());
-                }
+            let mapping = child_str(e, "MappingInformationType");
+            let s = child_i64(e, "Smoothing");
+            if s.is_empty() || mapping.is_empty() {
+                let what =
+                    if s.is_empty() { "no Smoothing values" } else { "no MappingInformationType" };
+                self.warn(
+                    Some(e),
+                    place,
+                    format!("{} has {what}; layer skipped", describe_layer(e)),
+                );
+            } else if mapping == "ByPolygon" && s.len() >= topo.polygon_count {
+                mesh.smoothing_groups =
+                    Some(s[..topo.polygon_count].iter().map(|&b| b as u32).collect());
             }
         }
         mesh.material_slots = self
@@ -883,6 +919,20 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
         let material_layer = first("LayerElementMaterial")
             .map(|e| (e, "MappingInformationType"))
             .or_else(|| geo.child("MaterialAssignation").map(|_| (geo, "MaterialAssignation")));
+        let material_layer = material_layer.filter(|&(e, mapping_name)| {
+            let what = if child_i64(e, "Materials").is_empty() {
+                "no Materials values"
+            } else if child_str(e, mapping_name).is_empty() {
+                "no MappingInformationType"
+            } else {
+                return true;
+            };
+            if e.name() == "LayerElementMaterial" {
+                let msg = format!("{} has {what}; layer skipped", describe_layer(e));
+                self.warn(Some(e), place, msg);
+            }
+            false
+        });
         if let Some((e, mapping_name)) = material_layer {
             let m = child_i64(e, "Materials");
             let slot = |v: i64| {
@@ -937,7 +987,26 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
         }
         let raw = child_f64(e, data);
         let values: Vec<T> = raw.chunks_exact(comps).map(&make).collect();
+        // A layer without its data, or without its mapping, is skipped with a warning and the
+        // mesh loads without it (ufbx `ufbxi_read_vertex_element` leaves the attribute out:
+        // silently without data, with a warning without a mapping it knows).
+        if values.is_empty() {
+            self.warn(
+                Some(e),
+                place,
+                format!("{} has no {data} values; layer skipped", describe_layer(e)),
+            );
+            return None;
+        }
         let mapping = child_str(e, "MappingInformationType");
+        if mapping.is_empty() && e.name() != "GeometryUVInfo" {
+            self.warn(
+                Some(e),
+                place,
+                format!("{} has no MappingInformationType; layer skipped", describe_layer(e)),
+            );
+            return None;
+        }
         let reference = child_str(e, "ReferenceInformationType");
         // No `ReferenceInformationType` (FBX 5 `GeometryUVInfo`): the index array when
         // present, as ufbx reads every layer.
@@ -947,6 +1016,19 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
             }
             _ => None,
         };
+        // `IndexToDirect` without its index array: ufbx reads the values directly (as
+        // `Direct`); so does keyscene, with a warning.
+        if idx.is_none() && matches!(reference, "IndexToDirect" | "Index") {
+            self.warn(
+                Some(e),
+                place,
+                format!(
+                    "{} is {reference} but has no {} array; values read as Direct (as ufbx does)",
+                    describe_layer(e),
+                    index.first().copied().unwrap_or("index")
+                ),
+            );
+        }
         // Old exporters write `ByPolygon` meaning `ByPolygonVertex`: taken so when there is
         // one index (or value) per corner (ufbx `ufbxi_read_vertex_element`).
         let per_corner_count = idx.as_ref().map_or(values.len(), Vec::len);
@@ -1491,6 +1573,20 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
     }
 }
 
+/// Largest magnitude a material colour component or factor can sensibly have. Larger ones
+/// (a decimal-comma exporter writes 0.5882353 as 588235300000000) and inf/NaN load with a
+/// warning naming the property (docs/fbx.md, "Values that cannot be right"). 10⁴ leaves room
+/// for HDR emission strengths, which stay in the hundreds.
+pub const SANE_COLOR_LIMIT: f64 = 1.0e4;
+
+/// `LayerElementNormal 0`: a layer element's record name and layer index, for warnings.
+fn describe_layer(e: NodeRef<'_, '_>) -> String {
+    match e.property(0).and_then(Property::as_i64) {
+        Some(i) => format!("{} {i}", e.name()),
+        None => e.name().to_string(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1656,6 +1752,82 @@ Connections: {{ C: "OO",1,0
         assert_eq!(m.polygon_starts, vec![0, 3, 6]);
         assert_eq!(m.corner_vertices, vec![0, 1, 2, 2, 3, 3]);
         assert!(w.iter().any(|w| w.message.contains("clamped")), "{w:?}");
+    }
+
+    #[test]
+    fn layer_elements_without_data_or_mapping_are_skipped_with_a_warning_and_the_mesh_loads() {
+        // Hand-built, one broken layer per kind. ufbx 0.23 `ufbxi_read_vertex_element`: no
+        // data array → no attribute; no mapping → no attribute; IndexToDirect without its
+        // index array → the values read directly.
+        let layers = r#"LayerElementNormal: 0 {
+            MappingInformationType: "ByPolygonVertex"
+            ReferenceInformationType: "Direct"
+        }
+        LayerElementUV: 0 {
+            ReferenceInformationType: "Direct"
+            UV: *8 { a: 0,0, 1,0, 1,1, 0,1 }
+        }
+        LayerElementTangent: 0 {
+            MappingInformationType: "ByPolygonVertex"
+            ReferenceInformationType: "IndexToDirect"
+            TangentsIndex: *4 { a: 0,0,0,0 }
+        }
+        LayerElementColor: 0 {
+            MappingInformationType: "ByVertice"
+            ReferenceInformationType: "IndexToDirect"
+            Colors: *16 { a: 1,0,0,1, 0,1,0,1, 0,0,1,1, 1,1,1,1 }
+        }
+        LayerElementSmoothing: 0 {
+            ReferenceInformationType: "Direct"
+            Smoothing: *1 { a: 1 }
+        }
+        LayerElementMaterial: 0 {
+            MappingInformationType: "AllSame"
+            ReferenceInformationType: "IndexToDirect"
+        }"#;
+        let (s, w) = load(&quad("", layers));
+        let m = &s.meshes[0];
+        assert_eq!((m.positions.len(), m.polygon_count()), (4, 1));
+        assert!(m.normals.is_none() && m.uv_sets.is_empty() && m.tangents.is_none());
+        assert!(m.smoothing_groups.is_none());
+        let colors = m.colors.as_ref().unwrap();
+        assert_eq!(colors.get(2, 2, 0), Some(Vec4::new(0.0, 0.0, 1.0, 1.0)));
+        let said =
+            |what: &str| w.iter().any(|w| w.message.contains(what) && w.place.contains("Quad"));
+        for what in [
+            "LayerElementNormal 0 has no Normals values; layer skipped",
+            "LayerElementUV 0 has no MappingInformationType; layer skipped",
+            "LayerElementTangent 0 has no Tangents values; layer skipped",
+            "LayerElementColor 0 is IndexToDirect but has no ColorIndex array",
+            "LayerElementSmoothing 0 has no MappingInformationType; layer skipped",
+            "LayerElementMaterial 0 has no Materials values; layer skipped",
+        ] {
+            assert!(said(what), "{what}: {w:?}");
+        }
+    }
+
+    #[test]
+    fn decimal_comma_colours_load_with_a_warning_naming_the_property() {
+        // A locale-broken exporter's DiffuseColor 0.5882353 written without its decimal
+        // point; the factor and the other colours are sane.
+        let text = r#"; FBX 7.4.0 project file
+Objects: {
+    Material: 30, "Material::skin", "" { Properties70: {
+        P: "DiffuseColor", "Color", "", "A",588235300000000,0.5,0.25
+        P: "DiffuseFactor", "Number", "", "A",1
+        P: "SpecularColor", "Color", "", "A",0.5,0.5,0.5
+        P: "EmissiveFactor", "Number", "", "A",inf
+    } }
+}
+"#;
+        let (s, w) = load(text);
+        assert_eq!(s.materials[0].diffuse.x, 588_235_300_000_000.0);
+        let w: Vec<_> = w.iter().filter(|w| w.place == "Objects › Material \"skin\"").collect();
+        assert_eq!(w.len(), 1, "{w:?}");
+        let m = &w[0].message;
+        assert!(m.contains("DiffuseColor 588235300000000, 0.5, 0.25"), "{m}");
+        assert!(m.contains("EmissiveFactor inf") && m.contains("outside ±10000"), "{m}");
+        assert!(!w[0].message.contains("Specular"));
     }
 
     #[test]

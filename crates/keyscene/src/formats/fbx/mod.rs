@@ -95,11 +95,13 @@ pub struct Error {
     pub path: Vec<String>,
     /// What went wrong.
     pub kind: ErrorKind,
+    /// ASCII files: the 1-based line and column of [`Error::offset`].
+    pub line_column: Option<(u32, u32)>,
 }
 
 impl Error {
     pub(crate) fn new(offset: u64, kind: ErrorKind) -> Self {
-        Error { offset, path: Vec::new(), kind }
+        Error { offset, path: Vec::new(), kind, line_column: None }
     }
 }
 
@@ -115,7 +117,16 @@ impl fmt::Display for Error {
         if !self.path.is_empty() {
             f.write_char(' ')?;
         }
-        write!(f, "at byte {:#x}: {}", self.offset, self.kind)
+        match self.line_column {
+            Some((line, column)) => {
+                write!(
+                    f,
+                    "at line {line}, column {column} (byte {:#x}): {}",
+                    self.offset, self.kind
+                )
+            }
+            None => write!(f, "at byte {:#x}: {}", self.offset, self.kind),
+        }
     }
 }
 
@@ -277,6 +288,23 @@ pub enum Warning {
         /// Whether the file is a binary one without its closing null record (truncated).
         truncated: bool,
     },
+    /// ASCII: numbers written in a form ufbx 0.23 reads but that cannot be taken at face
+    /// value (inf/NaN spellings, integers past 64 bits, missing digits, words in number
+    /// arrays); one warning per kind, naming the first (docs/fbx.md, "ASCII numbers").
+    OddNumbers {
+        /// Which kind.
+        kind: ascii::OddNumber,
+        /// Byte offset of the first.
+        offset: u64,
+        /// Its 1-based line.
+        line: u32,
+        /// Its 1-based column (bytes).
+        column: u32,
+        /// Its text (at most 40 bytes).
+        first: String,
+        /// How many numbers of this kind the file has.
+        count: u64,
+    },
 }
 
 impl fmt::Display for Warning {
@@ -308,6 +336,11 @@ impl fmt::Display for Warning {
                 "the file {} at byte {file_len} before its Connections record: the objects \
                  are read unconnected (no hierarchy, materials, deformers or animation)",
                 if *truncated { "is truncated" } else { "ends" }
+            ),
+            Warning::OddNumbers { kind, offset, line, column, first, count } => write!(
+                f,
+                "{count} number(s) {kind}; the first, \"{first}\", at line {line}, column \
+                 {column} (byte {offset:#x})"
             ),
         }
     }

@@ -740,6 +740,18 @@ impl Out {
         let clamp = |x: f32| if x.is_finite() { x.clamp(0.0, 1.0) } else { 0.0 };
         let alpha = clamp(1.0 - mat.transparency);
         let d = mat.diffuse.to_array().map(clamp);
+        // Clamping is not silent (issue 12 §3, "Values that cannot be right").
+        let raw = mat.diffuse.to_array();
+        if raw.iter().any(|&x| !(0.0..=1.0).contains(&x)) {
+            self.warnings.push(warning(
+                format!("material \"{}\"", mat.name),
+                format!(
+                    "diffuse colour ({}, {}, {}) outside 0..1: baseColorFactor clamped to \
+                     ({}, {}, {}), non-finite components to 0",
+                    raw[0], raw[1], raw[2], d[0], d[1], d[2]
+                ),
+            ));
+        }
         let textured = [MapSlot::Diffuse, MapSlot::Emissive, MapSlot::Bump];
         let maps: &[crate::scene::TextureMap] = if has_uvs {
             &mat.maps

@@ -1415,7 +1415,16 @@ impl<'a> Materials<'a> {
             }
             let mut rec =
                 MatRecord { name: super::layout::make_name(&file_name), ..MatRecord::default() };
-            let rgba = |c: Vec3, a: f32| [c.x, c.y, c.z, a];
+            // Colours are 0..1 in 3DA; values outside (a decimal-comma exporter's
+            // 588235300000000, inf/NaN) are clamped with a warning, never silently.
+            let clamped = std::cell::Cell::new(false);
+            let rgba = |c: Vec3, a: f32| {
+                [c.x, c.y, c.z, a].map(|x| {
+                    let y = if x.is_finite() { x.clamp(0.0, 1.0) } else { 0.0 };
+                    clamped.set(clamped.get() | (y != x));
+                    y
+                })
+            };
             let mut text = String::new();
             match src {
                 Some(s) => {
@@ -1425,6 +1434,13 @@ impl<'a> Materials<'a> {
                     rec.specular = rgba(s.specular, alpha);
                     rec.emissive = rgba(s.diffuse * s.self_illumination, alpha);
                     rec.specular_pow = s.shininess * 100.0;
+                    if clamped.get() {
+                        report.warnings.push(format!(
+                            "material {:?}: colours outside 0..1 (ambient {}, diffuse {}, \
+                             specular {}) clamped to 0..1, non-finite components to 0",
+                            s.name, s.ambient, s.diffuse, s.specular
+                        ));
+                    }
                     // An empty file name is no map (3DS materials such as blitz3d/house.3ds's "BEIGE
                     // MATTE" carry one): writing it would give `Texture( "" )`.
                     let maps: Vec<_> = s
@@ -1660,7 +1676,29 @@ fn surfaces(
     name: &str,
     report: &mut ExportReport,
 ) -> Vec<Built> {
-    let pos: Vec<DVec3> = mesh.positions.iter().map(|&p| g.transform_point3(p)).collect();
+    // Non-finite numbers (inf/NaN an ASCII file spelled out, or values past f32's range)
+    // become 0, counted for one warning per mesh: 3DA has no way to say "no value", and one
+    // NaN position poisons the collision map's boxes (issue 12 §3, docs/3da.md). Positions
+    // are cleaned first, so triangulation and derived normals see finite numbers.
+    let bad = std::cell::Cell::new(0usize);
+    let fin = |v: &mut [f32]| {
+        for x in v.iter_mut().filter(|x| !x.is_finite()) {
+            *x = 0.0;
+            bad.set(bad.get() + 1);
+        }
+    };
+    let pos: Vec<DVec3> = mesh
+        .positions
+        .iter()
+        .map(|&p| {
+            let mut p = g.transform_point3(p).to_array();
+            for x in p.iter_mut().filter(|x| !(**x as f32).is_finite()) {
+                *x = 0.0;
+                bad.set(bad.get() + 1);
+            }
+            DVec3::from_array(p)
+        })
+        .collect();
     let mirrored = g.determinant() < 0.0;
     // Normals from the shared helper (smoothing groups, else stored normals through the
     // normal matrix, else flat). Face normals follow the source winding, which is written
@@ -1736,17 +1774,27 @@ fn surfaces(
                         let v = mesh.corner_vertices[c];
                         let p = poly_of[c];
                         let position = pos.get(v as usize).copied().unwrap_or(DVec3::ZERO);
-                        let n = corner_normals[c];
-                        let a = uv(0, v, c, p).unwrap_or(Vec2::ZERO);
-                        let b = uv(1, v, c, p).unwrap_or(Vec2::ZERO);
-                        let color =
-                            mesh.colors.as_ref().and_then(|a| a.get(v, c, p)).unwrap_or(Vec4::ONE);
+                        let position = f3(position);
+                        let mut n = corner_normals[c].to_array();
+                        fin(&mut n);
+                        let mut a = uv(0, v, c, p).unwrap_or(Vec2::ZERO).to_array();
+                        fin(&mut a);
+                        let mut b = uv(1, v, c, p).unwrap_or(Vec2::ZERO).to_array();
+                        fin(&mut b);
+                        let mut color = mesh
+                            .colors
+                            .as_ref()
+                            .and_then(|a| a.get(v, c, p))
+                            .unwrap_or(Vec4::ONE)
+                            .to_array();
+                        fin(&mut color);
+                        let color = Vec4::from_array(color);
                         let byte = |x: f32| (x.clamp(0.0, 1.0) * 255.0).round() as u8;
                         VKey {
-                            pos: f3(position).map(f32::to_bits),
-                            normal: n.to_array().map(f32::to_bits),
-                            uv0: a.to_array().map(f32::to_bits),
-                            uv1: b.to_array().map(f32::to_bits),
+                            pos: position.map(f32::to_bits),
+                            normal: n.map(f32::to_bits),
+                            uv0: a.map(f32::to_bits),
+                            uv1: b.map(f32::to_bits),
                             blend: skin.map_or(VBlend::default(), |(s, (j, unweighted))| {
                                 blend_weights(
                                     s.influences.get(v as usize).map_or(&[], Vec::as_slice),
@@ -1844,6 +1892,13 @@ fn surfaces(
             });
             start = end.max(start + 1);
         }
+    }
+    if bad.get() > 0 {
+        report.warnings.push(format!(
+            "{name:?}: {} non-finite numbers (inf or NaN positions, normals, UVs or colours) \
+             written as 0",
+            bad.get()
+        ));
     }
     out
 }
@@ -2058,6 +2113,54 @@ mod tests {
         s.nodes.push(n);
         s.attach(0, None);
         s
+    }
+
+    #[test]
+    fn non_finite_positions_are_written_as_zero_with_a_warning_and_the_file_checks_clean() {
+        // The first vertex of ufbx's synthetic_cube_nan files: NaN, -inf, +inf; 1e300 does
+        // not fit f32. A quad and a triangle sharing vertex 0.
+        let mesh = Mesh {
+            name: "nan".into(),
+            positions: vec![
+                DVec3::new(f64::NAN, f64::NEG_INFINITY, f64::INFINITY),
+                DVec3::X,
+                DVec3::new(1.0, 1.0, 0.0),
+                DVec3::new(0.0, 1e300, 0.0),
+            ],
+            polygon_starts: vec![0, 4, 7],
+            corner_vertices: vec![0, 1, 2, 3, 0, 2, 1],
+            ..Mesh::default()
+        };
+        let (file, _, report) =
+            export(&mesh_scene(mesh, DMat4::IDENTITY), &ExportOptions::default()).unwrap();
+        let xyz = file.entities[0].surfaces[0].xyz.as_ref().unwrap();
+        assert!(xyz.iter().flatten().all(|x| x.is_finite()), "{xyz:?}");
+        assert!(xyz.contains(&[0.0, 0.0, 0.0]), "{xyz:?}");
+        assert!(
+            report.warnings.iter().any(|w| w.contains("4 non-finite numbers")),
+            "{:?}",
+            report.warnings
+        );
+        let bytes = super::super::write(&file).unwrap();
+        let errors: Vec<_> = super::super::check(&bytes).errors().map(|i| i.to_string()).collect();
+        assert!(errors.is_empty(), "{errors:?}");
+    }
+
+    #[test]
+    fn material_colours_outside_0_1_are_clamped_with_a_warning() {
+        let mut s = triangle_scene();
+        s.materials[0].diffuse = Vec3::new(588_235_300_000_000.0, 0.5, f32::NAN);
+        let (file, _, report) = export(&s, &ExportOptions::default()).unwrap();
+        let m = file.materials.iter().find(|m| m.diffuse[1] == 0.5).unwrap();
+        assert_eq!(m.diffuse, [1.0, 0.5, 0.0, 1.0]);
+        assert!(
+            report.warnings.iter().any(|w| w.contains("\"Red Stone\": colours outside 0..1")),
+            "{:?}",
+            report.warnings
+        );
+        // Sane colours give no warning.
+        let (_, _, report) = export(&triangle_scene(), &ExportOptions::default()).unwrap();
+        assert!(!report.warnings.iter().any(|w| w.contains("outside 0..1")));
     }
 
     #[test]

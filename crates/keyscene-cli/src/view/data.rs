@@ -49,8 +49,7 @@ pub fn prepare(
             Some(png)
         })
         .collect();
-    let meshes: Vec<Vec<u8>> =
-        scene.meshes.iter().map(|m| mesh_buffer(&mut renderer, m)).collect();
+    let meshes: Vec<Vec<u8>> = scene.meshes.iter().map(|m| mesh_buffer(&mut renderer, m)).collect();
     let mut all_warnings: Vec<String> = warnings.to_vec();
     all_warnings.extend(renderer.take_warnings().iter().map(ToString::to_string));
     let doc = scene_doc(scene, file, &all_warnings, animation, &surfaces, &textures);
@@ -217,8 +216,11 @@ pub fn mesh_buffer(renderer: &mut Renderer, mesh: &keyscene::scene::Mesh) -> Vec
             continue;
         }
         let start = mesh.polygon_corners(p).start as u32;
-        let tris =
-            if poly.len() == 3 { vec![[0, 1, 2]] } else { geometry::triangulate(&mesh.positions, poly) };
+        let tris = if poly.len() == 3 {
+            vec![[0, 1, 2]]
+        } else {
+            geometry::triangulate(&mesh.positions, poly)
+        };
         let g = match groups.iter().position(|(s, _)| s == surface) {
             Some(g) => g,
             None => {
@@ -334,9 +336,9 @@ pub fn pose(scene: &Scene, animation: Option<usize>, frame: f64) -> PoseDoc {
     let n = scene.nodes.len();
     let mesh_to_world = (0..n)
         .map(|i| {
-            pose.mesh[i].filter(|&m| m < scene.meshes.len()).map(|_| {
-                pose.mesh_to_world(scene, i).to_cols_array()
-            })
+            pose.mesh[i]
+                .filter(|&m| m < scene.meshes.len())
+                .map(|_| pose.mesh_to_world(scene, i).to_cols_array())
         })
         .collect();
     let mut deformed = Vec::new();

@@ -104,7 +104,8 @@ impl Viewer {
         }
         let animation = pick_animation(&scene, by_name(&scene, animation, stack)?)?;
         let base_dir =
-            file.parent().map(|p| if p.as_os_str().is_empty() { std::path::Path::new(".") } else { p });
+            file.parent()
+                .map(|p| if p.as_os_str().is_empty() { std::path::Path::new(".") } else { p });
         let prepared = data::prepare(&scene, &name, &warnings, animation, base_dir);
         Ok(Viewer { loaded: Ok((scene, prepared)), animation })
     }
@@ -158,7 +159,10 @@ impl Viewer {
                 Err(r) => r,
             };
         }
-        Reply::text(404, format!("{path}: no such page (routes: /, /scene, /mesh/N, /texture/N, /pose)"))
+        Reply::text(
+            404,
+            format!("{path}: no such page (routes: /, /scene, /mesh/N, /texture/N, /pose)"),
+        )
     }
 
     /// `/pose?animation=A&frame=F`: `animation` an index or `none` (rest pose), default the
@@ -184,7 +188,9 @@ impl Viewer {
                 },
                 "frame" => match value.parse::<f64>() {
                     Ok(f) if f.is_finite() => frame = Some(f),
-                    _ => return Reply::text(400, format!("frame={value}: expected a finite number")),
+                    _ => {
+                        return Reply::text(400, format!("frame={value}: expected a finite number"))
+                    }
                 },
                 _ => {
                     return Reply::text(
@@ -219,9 +225,8 @@ fn index(n: &str, len: usize, what: &str) -> Result<usize, Reply> {
 /// Runs `keyscene view`: serves until the process is stopped (Ctrl-C).
 pub fn run(args: ViewArgs) -> Result<(), CliError> {
     let viewer = Viewer::new(&args.file, args.animation, args.stack.as_deref())?;
-    let server = tiny_http::Server::http((args.bind, args.port)).map_err(|e| {
-        CliError::Msg(format!("cannot listen on {}:{}: {e}", args.bind, args.port))
-    })?;
+    let server = tiny_http::Server::http((args.bind, args.port))
+        .map_err(|e| CliError::Msg(format!("cannot listen on {}:{}: {e}", args.bind, args.port)))?;
     let port = server.server_addr().to_ip().map_or(args.port, |a| a.port());
     let host = match args.bind {
         IpAddr::V6(a) => format!("[{a}]"),
@@ -236,8 +241,9 @@ pub fn run(args: ViewArgs) -> Result<(), CliError> {
     }
     for request in server.incoming_requests() {
         let reply = viewer.respond(request.method().as_str(), request.url());
-        let mut response =
-            tiny_http::Response::from_data(reply.body).with_status_code(reply.status);
+        let mut response = tiny_http::Response::from_data(reply.body)
+            .with_status_code(reply.status)
+            .with_chunked_threshold(usize::MAX);
         for (k, v) in [
             ("Content-Type", reply.content_type),
             ("Cache-Control", "no-store"),

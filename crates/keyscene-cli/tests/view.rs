@@ -283,6 +283,36 @@ fn bad_requests() -> Result<(), Failed> {
     Ok(())
 }
 
+/// A file that cannot be loaded: the server still starts, `/scene` says why (500 and
+/// `{"error"}` naming the file), the page is served, and the browser shows the error page.
+fn unloadable(browser: bool) -> Result<(), Failed> {
+    let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+    // No such file (a damaged file that still loads shows with warnings instead).
+    let file = dir.path().join("broken.3ds");
+    let server = Server::start(&file)?;
+    let (status, body) = server.request("GET", "/scene")?;
+    let v: Value = serde_json::from_slice(&body).map_err(|e| format!("/scene: not JSON: {e}"))?;
+    let message = v["error"].as_str().unwrap_or("");
+    if status != 500 || !message.contains("broken.3ds") {
+        return Err(
+            format!("/scene: status {status}, body {v}: expected 500 naming the file").into()
+        );
+    }
+    server.get_ok("/")?;
+    let (status, _) = server.request("GET", "/pose?frame=0")?;
+    if status != 404 {
+        return Err(format!("/pose without a scene: status {status}, expected 404").into());
+    }
+    if !browser {
+        return Ok(());
+    }
+    let page = run_page("unloadable", &server, 0.0)?;
+    match page["error"].as_str() {
+        Some(e) if e.contains("broken.3ds") => Ok(()),
+        _ => Err(format!("the page shows no error page naming the file: {page}").into()),
+    }
+}
+
 // ---- the browser ----
 
 fn node_modules() -> PathBuf {
@@ -397,15 +427,12 @@ fn skin_moves(scene: &keyscene::scene::Scene) -> bool {
     })
 }
 
-/// Opens `file` in the browser and checks coverage, scrubbing and hiding.
-fn in_browser(name: &str, file: &Path) -> Result<(), Failed> {
-    let server = Server::start(file)?;
-    let scene = server.get_json("/scene")?;
-    let a = scene["animation"].as_u64().ok_or("the scene has no animation")? as usize;
-    let last = num(&scene["animations"][a]["frame_range"][1]);
+/// Runs `tools/view_check.mjs` on the page of `server`, scrubbing to `frame`: its answer for
+/// the page.
+fn run_page(name: &str, server: &Server, frame: f64) -> Result<Value, Failed> {
     let shots = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/tmp/view");
     let job = serde_json::json!({ "pages": [{
-        "name": name, "url": server.url(), "frame": last, "shots": shots,
+        "name": name, "url": server.url(), "frame": frame, "shots": shots,
     }]});
     let job_file = shots.join(format!("{name}.job.json"));
     std::fs::create_dir_all(&shots).map_err(|e| e.to_string())?;
@@ -421,7 +448,16 @@ fn in_browser(name: &str, file: &Path) -> Result<(), Failed> {
     let answer: Value = serde_json::from_slice(&out.stdout).map_err(|e| {
         format!("view_check.mjs printed no JSON ({e}): {}", String::from_utf8_lossy(&out.stderr))
     })?;
-    let page = &answer["pages"][0];
+    Ok(answer["pages"][0].clone())
+}
+
+/// Opens `file` in the browser and checks coverage, scrubbing and hiding.
+fn in_browser(name: &str, file: &Path) -> Result<(), Failed> {
+    let server = Server::start(file)?;
+    let scene = server.get_json("/scene")?;
+    let a = scene["animation"].as_u64().ok_or("the scene has no animation")? as usize;
+    let last = num(&scene["animations"][a]["frame_range"][1]);
+    let page = run_page(name, &server, last)?;
     if !page["error"].is_null() {
         return Err(format!("the page failed: {}", page["error"]).into());
     }
@@ -457,7 +493,14 @@ fn main() {
         Trial::test("routes::FLY.3DS", || all_routes(&fly())),
         Trial::test("routes::FLY.3DS_matches_lib3ds", fly_matches_lib3ds),
         Trial::test("routes::bad_requests", bad_requests),
+        Trial::test("routes::unloadable_file", || unloadable(false)),
     ];
+    trials.push(match client_missing() {
+        Some(why) => {
+            Trial::test("browser::error_page", || Ok(())).with_ignored_flag(true).with_kind(why)
+        }
+        None => Trial::test("browser::error_page", || unloadable(true)),
+    });
     match common::corpus() {
         None => {
             for t in ["routes::corpus", "browser::3ds", "browser::fbx_skinned"] {

@@ -10,6 +10,7 @@
 //! keyscene convert DIR OUTDIR --to glb|gltf|3da|obj [--json] [--shard I/N]
 //! keyscene render FILE -o OUT [--frame F | --time SECONDS | --frames A..B[:STEP] [--sheet]]
 //!     [--size WxH] [--camera NAME|auto] [--bbox] [--bsphere] [--wireframe] [--background #rrggbb]
+//! keyscene view FILE [--port N] [--no-open] [--animation I | --stack NAME] [--bind ADDR]
 //! ```
 //!
 //! Reader warnings go to stderr as `keyscene: warning: …`; errors as `keyscene: error: …` (with
@@ -38,6 +39,7 @@ mod gltf_args;
 mod inspect;
 mod render;
 mod sample;
+mod view;
 
 /// Read, evaluate and convert animated 3D scenes (3DS, glTF).
 #[derive(Debug, Parser)]
@@ -168,6 +170,9 @@ enum Command {
     /// Render PNG images of the scene at a frame or a range of frames, as the Play3da viewer
     /// draws it (one light at the camera, default checker material; docs/render.md).
     Render(render::RenderArgs),
+    /// Play the scene in the browser: serves a local page (WebGL2) showing keyscene's own
+    /// evaluation, with timeline, outliner and warnings, and prints its URL (docs/view.md).
+    View(view::ViewArgs),
 }
 
 /// What a subcommand failed with: a library error, or a usage problem found after parsing.
@@ -293,6 +298,7 @@ fn run(cli: Cli, matches: &ArgMatches) -> Result<(), CliError> {
             convert::run(scene, &output, format, &pose, animation, &gltf, &three_da)
         }
         Command::Render(args) => render::run(args),
+        Command::View(args) => view::run(args),
     }
 }
 

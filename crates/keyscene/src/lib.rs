@@ -20,6 +20,7 @@
 pub mod anim;
 pub mod formats;
 pub mod limits;
+pub mod output;
 #[cfg(feature = "render")]
 pub mod render;
 pub mod scene;

@@ -238,6 +238,12 @@ pub struct WriteOptions {
     /// Most joint influences kept per skinned vertex, rounded up to a multiple of 4: one
     /// `JOINTS_n`/`WEIGHTS_n` pair per 4 (default 4, what every glTF viewer supports).
     pub max_influences: usize,
+    /// For a `.gltf` with external images: [`save`] copies them beside it (default `true`;
+    /// CLI `--no-copy-textures` turns it off and leaves the URIs naming files to be put there).
+    pub copy_textures: bool,
+    /// The source the scene was read from, for [`crate::output`]'s rule that an image never
+    /// replaces another source's file of the same name (`None`: the output's own path).
+    pub source: Option<String>,
 }
 
 impl Default for WriteOptions {
@@ -252,6 +258,8 @@ impl Default for WriteOptions {
             only_animation: None,
             embed: false,
             max_influences: 4,
+            copy_textures: true,
+            source: None,
         }
     }
 }
@@ -278,6 +286,8 @@ pub struct ExternalImage {
     pub file_name: String,
     /// Where the image is now.
     pub source: PathBuf,
+    /// The bytes to write instead of copying `source`: a TGA or BMP image transcoded to PNG.
+    pub bytes: Option<std::sync::Arc<[u8]>>,
 }
 
 /// The container [`save`] writes for `path`: `.gltf` → JSON with `<stem>.bin`; else GLB.

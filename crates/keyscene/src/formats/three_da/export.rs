@@ -1955,6 +1955,22 @@ mod tests {
     use super::*;
 
     #[test]
+    fn script_names_carry_the_model_and_shorten_long_models_with_a_hash() {
+        assert_eq!(script_base(None, "Stone"), "Stone");
+        assert_eq!(script_base(Some("fly"), "default"), "fly_default");
+        assert_eq!(script_base(Some("a b"), "02 - Default"), "a_b_02_-_Default");
+        // 19 + 1 + 10 bytes > 27: the model becomes 6 bytes, `~` and FNV-1a-32 of
+        // "softimage_cube_anim" (0x6a74139e, computed outside keyscene with the FNV reference
+        // constants) folded to 16 bits: 0x6a74 ^ 0x139e = 0x79ea.
+        assert_eq!(script_base(Some("softimage_cube_anim"), "Material_1"), "softim~79ea_Material_1");
+        // A model of at most 11 bytes is kept whole; the caller cuts the material.
+        assert_eq!(
+            script_base(Some("short_model"), "a_very_long_material_name"),
+            "short_model_a_very_long_material_name"
+        );
+    }
+
+    #[test]
     fn long_names_are_shortened_uniquely() {
         let long = "a".repeat(40);
         let mut r = ExportReport::default();

@@ -97,7 +97,7 @@ pub fn write_companions(files: &[Companion], source: &str) -> Result<Vec<PathBuf
         let k = key(&f.path);
         let h = hash(&f.bytes);
         if let Some((theirs, their_hash)) = written.get(&k) {
-            if *their_hash == h {
+            if *their_hash == h && f.path.exists() {
                 continue;
             }
             if theirs != source {

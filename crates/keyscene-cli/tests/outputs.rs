@@ -31,8 +31,8 @@ fn ok(out: &Output) -> Result<(), Failed> {
 
 /// `dir/name` exists and holds the same bytes as `original`.
 fn same_bytes(dir: &Path, name: &str, original: &Path) -> Result<(), Failed> {
-    let copy = std::fs::read(dir.join(name))
-        .map_err(|e| format!("{name} not beside the output: {e}"))?;
+    let copy =
+        std::fs::read(dir.join(name)).map_err(|e| format!("{name} not beside the output: {e}"))?;
     let orig = std::fs::read(original).map_err(|e| format!("{}: {e}", original.display()))?;
     if copy != orig {
         return Err(format!("{name} differs from {}", original.display()).into());
@@ -139,7 +139,11 @@ fn validator(files: &[PathBuf]) -> Result<(), Failed> {
         return Ok(());
     }
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tools/validate_gltf.mjs");
-    let out = Command::new("node").arg(script).args(files).env("KEYSCENE_NODE_MODULES", &modules).output()?;
+    let out = Command::new("node")
+        .arg(script)
+        .args(files)
+        .env("KEYSCENE_NODE_MODULES", &modules)
+        .output()?;
     if !out.status.success() {
         return Err(format!("validator: {}", String::from_utf8_lossy(&out.stdout)).into());
     }
@@ -208,7 +212,13 @@ fn collision(c: &Path) -> Result<(), Failed> {
 fn batch_scripts(c: &Path) -> Result<(), Failed> {
     let dir = tempfile::tempdir()?;
     let input = c.join("fbx/fbx-conv");
-    ok(&keyscene(&[Path::new("convert"), &input, dir.path(), Path::new("--to"), Path::new("3da")]))?;
+    ok(&keyscene(&[
+        Path::new("convert"),
+        &input,
+        dir.path(),
+        Path::new("--to"),
+        Path::new("3da"),
+    ]))?;
     let mut checked = 0;
     for e in std::fs::read_dir(&input)? {
         let src = e?.path();
@@ -227,7 +237,11 @@ fn batch_scripts(c: &Path) -> Result<(), Failed> {
             let text = std::fs::read_to_string(dir.path().join(&script))
                 .map_err(|e| format!("{}: {script}: {e}", model.display()))?;
             if !text.contains(&format!("from {canonical:?}")) {
-                return Err(format!("{script} (of {}) was written from another source:\n{text}", model.display()).into());
+                return Err(format!(
+                    "{script} (of {}) was written from another source:\n{text}",
+                    model.display()
+                )
+                .into());
             }
             let first = text.lines().next().unwrap_or("");
             let own = names.iter().any(|n| first.contains(&format!("material {n:?}")))

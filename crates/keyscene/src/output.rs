@@ -192,9 +192,7 @@ impl TexturePlan {
                     ),
                     (None, Some(path)) => (
                         format!("file:{}", path.display()),
-                        path.file_name()
-                            .and_then(|n| n.to_str())
-                            .map_or(base, str::to_string),
+                        path.file_name().and_then(|n| n.to_str()).map_or(base, str::to_string),
                         Some(ImageSource::File(path.clone())),
                     ),
                     (None, None) => {
@@ -245,8 +243,7 @@ impl TexturePlan {
                 ImageSource::File(p) => {
                     // Copying a file onto itself (output folder = source folder) is nothing to do.
                     let dest = dir.join(name);
-                    if matches!((dest.canonicalize(), p.canonicalize()), (Ok(a), Ok(b)) if a == b)
-                    {
+                    if matches!((dest.canonicalize(), p.canonicalize()), (Ok(a), Ok(b)) if a == b) {
                         continue;
                     }
                     match std::fs::read(p) {
@@ -292,7 +289,8 @@ mod tests {
 
     #[test]
     fn provenance_round_trips_through_the_comment() {
-        let text = format!("// a.mat: material\n{}Diffuse( \"1\" )\n", provenance_line("/x/\"q\".fbx"));
+        let text =
+            format!("// a.mat: material\n{}Diffuse( \"1\" )\n", provenance_line("/x/\"q\".fbx"));
         assert_eq!(recorded_source(text.as_bytes()).as_deref(), Some("/x/\"q\".fbx"));
         assert_eq!(recorded_source(b"Diffuse( \"1\" )\n"), None);
     }
@@ -319,7 +317,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("t.png");
         std::fs::write(&path, b"mine").unwrap();
-        let c = Companion { path: path.clone(), bytes: b"theirs"[..].into(), what: "texture".into() };
+        let c =
+            Companion { path: path.clone(), bytes: b"theirs"[..].into(), what: "texture".into() };
         assert!(write_companions(std::slice::from_ref(&c), "/s.3ds").is_err());
         assert_eq!(std::fs::read(&path).unwrap(), b"mine");
         std::fs::write(&path, b"theirs").unwrap();

@@ -263,8 +263,7 @@ pub fn save(
         };
         let (images, w) = crate::output::TexturePlan::new(scene).companions(dir);
         warnings = w;
-        let source =
-            opts.source.clone().unwrap_or_else(|| crate::output::source_name(obj_path));
+        let source = opts.source.clone().unwrap_or_else(|| crate::output::source_name(obj_path));
         created = crate::output::write_companions(&images, &source)?;
     }
     let put = |path: &Path, s: &str| {

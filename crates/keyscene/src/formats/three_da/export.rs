@@ -1534,7 +1534,9 @@ impl<'a> Materials<'a> {
 /// (`None`): the material alone.
 fn script_base(model: Option<&str>, material: &str) -> String {
     let clean = |s: &str| -> String {
-        s.chars().map(|c| if c.is_ascii_alphanumeric() || "_.-".contains(c) { c } else { '_' }).collect()
+        s.chars()
+            .map(|c| if c.is_ascii_alphanumeric() || "_.-".contains(c) { c } else { '_' })
+            .collect()
     };
     let material = clean(material);
     let Some(model) = model.filter(|m| !m.is_empty()) else { return material };
@@ -1962,7 +1964,10 @@ mod tests {
         // 19 + 1 + 10 bytes > 27: the model becomes 6 bytes, `~` and FNV-1a-32 of
         // "softimage_cube_anim" (0x6a74139e, computed outside keyscene with the FNV reference
         // constants) folded to 16 bits: 0x6a74 ^ 0x139e = 0x79ea.
-        assert_eq!(script_base(Some("softimage_cube_anim"), "Material_1"), "softim~79ea_Material_1");
+        assert_eq!(
+            script_base(Some("softimage_cube_anim"), "Material_1"),
+            "softim~79ea_Material_1"
+        );
         // A model of at most 11 bytes is kept whole; the caller cuts the material.
         assert_eq!(
             script_base(Some("short_model"), "a_very_long_material_name"),

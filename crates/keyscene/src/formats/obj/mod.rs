@@ -592,7 +592,7 @@ mod tests {
     fn save_writes_obj_and_mtl_side_by_side() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("tri.obj");
-        save(&triangle_scene(), None, &path).unwrap();
+        save(&triangle_scene(), None, &path, &SaveOptions::default()).unwrap();
         let obj = std::fs::read_to_string(&path).unwrap();
         assert!(obj.contains("mtllib tri.mtl\n"));
         assert!(std::fs::read_to_string(dir.path().join("tri.mtl")).unwrap().contains("newmtl"));

@@ -2030,7 +2030,7 @@ mod tests {
         assert!(report.baked.iter().any(|b| b.contains("geometry transform")));
         let bytes = std::fs::read(&out).unwrap();
         assert!(!super::super::check(&bytes).has_errors());
-        let script = std::fs::read_to_string(dir.path().join("Red_Stone.mat")).unwrap();
+        let script = std::fs::read_to_string(dir.path().join("x_Red_Stone.mat")).unwrap();
         assert!(script.contains("Diffuse( \"0.8 0.8 0.8 1\" ) // RGBA 0-1"), "{script}");
         let (scene, _) = crate::load(&out).unwrap();
         assert_eq!(scene.nodes.len(), 1);

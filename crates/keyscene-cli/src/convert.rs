@@ -40,6 +40,18 @@ pub struct ThreeDaOptions {
     pub axes: keyscene::formats::three_da::Axes,
 }
 
+/// What every output's writer needs to put files beside it (`--no-copy-textures`, and the
+/// source for the rule that an output never replaces another source's file,
+/// [`keyscene::output`]).
+#[derive(Debug, Clone)]
+pub struct Companions {
+    /// Copy the texture images the output names beside it (default; `--no-copy-textures`
+    /// turns it off).
+    pub copy_textures: bool,
+    /// The source file, as [`keyscene::output::source_name`] records it.
+    pub source: String,
+}
+
 impl PoseOptions {
     /// Whether anything but the geometry as stored was asked for.
     fn poses(&self) -> bool {
@@ -109,6 +121,7 @@ const APPLIES_TO: &[(&str, &[Output], &str)] = {
         ("units", &[Obj, Gltf, Glb], ""),
         ("space", &[Obj, Gltf, Glb], ""),
         ("embed", &[Gltf], " (a .glb is always self-contained)"),
+        ("no_copy_textures", &[Obj, Gltf, ThreeDa], " (a .glb holds its images)"),
         ("no_animation", &[Gltf, Glb], ""),
         ("resample_fps", &[Gltf, Glb], ""),
         ("max_influences", &[Gltf, Glb], ""),
@@ -148,6 +161,7 @@ pub fn check_options(output: Output, sub: &ArgMatches) -> Result<(), CliError> {
 /// (already resolved from `--animation`/`--stack`) picks the animation to pose with (OBJ),
 /// export (3DA) or write alone (glTF, when given). Conversion warnings go to stderr.
 /// Options that do not apply to `format` are refused before this by [`check_options`].
+#[allow(clippy::too_many_arguments)]
 pub fn run(
     mut scene: Scene,
     output: &Path,
@@ -156,13 +170,24 @@ pub fn run(
     animation: Option<usize>,
     gltf: &crate::gltf_args::GltfArgs,
     three_da: &ThreeDaOptions,
+    companions: &Companions,
 ) -> Result<(), CliError> {
     let requested = animation;
+    let obj_opts = keyscene::formats::obj::SaveOptions {
+        copy_textures: companions.copy_textures,
+        source: Some(companions.source.clone()),
+    };
+    let obj_save = |scene: &Scene, pose: Option<&keyscene::anim::Pose>| -> Result<(), CliError> {
+        for w in keyscene::formats::obj::save(scene, pose, output, &obj_opts)? {
+            eprintln!("keyscene: warning: {}: {w}", output.display());
+        }
+        Ok(())
+    };
     let animation = pick_animation(&scene, animation)?;
     match format {
         Output::Obj => {
             if !pose.poses() {
-                return Ok(keyscene::formats::obj::save(&scene, None, output)?);
+                return obj_save(&scene, None);
             }
             if pose.no_extrapolation {
                 if let Some(a) = animation {
@@ -197,12 +222,14 @@ pub fn run(
                 let axes = pose.up.map_or(scene.meta.axes, AxisSystem::right_handed_with_up);
                 p.transform_world(scene.axis_unit_conversion(axes, pose.metres_per_unit));
             }
-            Ok(keyscene::formats::obj::save(&scene, Some(&p), output)?)
+            obj_save(&scene, Some(&p))
         }
         Output::Gltf | Output::Glb => {
-            let opts = gltf
+            let mut opts = gltf
                 .write_options(requested, pose.up, pose.metres_per_unit)
                 .map_err(CliError::Msg)?;
+            opts.copy_textures = companions.copy_textures;
+            opts.source = Some(companions.source.clone());
             let warnings = keyscene::formats::gltf::save(&scene, output, &opts)?;
             for w in &warnings {
                 eprintln!("keyscene: warning: {}: {w}", output.display());
@@ -214,6 +241,8 @@ pub fn run(
                 animation,
                 fps: three_da.fps,
                 axes: three_da.axes,
+                copy_textures: companions.copy_textures,
+                source: Some(companions.source.clone()),
                 ..keyscene::formats::three_da::ExportOptions::default()
             };
             let report = keyscene::formats::three_da::save(&scene, output, &opts)?;

@@ -166,6 +166,11 @@ enum Command {
         /// `source` (the file's own). See docs/3da.md, "Axes and EULER rotation".
         #[arg(long, value_name = "AXES", value_parser = parse_3da_axes)]
         axes: Option<keyscene::formats::three_da::Axes>,
+        /// OBJ, .gltf, 3DA (and folders): do not copy the texture images the output names
+        /// beside it (by default they are copied, embedded FBX images written out as files, and
+        /// images that cannot be found reported).
+        #[arg(long)]
+        no_copy_textures: bool,
     },
     /// Render PNG images of the scene at a frame or a range of frames, as the Play3da viewer
     /// draws it (one light at the camera, default checker material; docs/render.md).
@@ -253,10 +258,20 @@ fn run(cli: Cli, matches: &ArgMatches) -> Result<(), CliError> {
             gltf,
             fps,
             axes,
+            no_copy_textures,
         } => {
             if input.is_dir() {
                 let sub = matches.subcommand_matches("convert").expect("convert was parsed");
-                return batch_convert(&input, &output, to, json, shard, sub, &mut out);
+                return batch_convert(
+                    &input,
+                    &output,
+                    to,
+                    json,
+                    shard,
+                    !no_copy_textures,
+                    sub,
+                    &mut out,
+                );
             }
             if to.is_some() || json || shard.is_some() {
                 let what = if json {
@@ -295,7 +310,11 @@ fn run(cli: Cli, matches: &ArgMatches) -> Result<(), CliError> {
                 transform_skin,
             };
             let three_da = convert::ThreeDaOptions { fps, axes: axes.unwrap_or_default() };
-            convert::run(scene, &output, format, &pose, animation, &gltf, &three_da)
+            let companions = convert::Companions {
+                copy_textures: !no_copy_textures,
+                source: keyscene::output::source_name(&input),
+            };
+            convert::run(scene, &output, format, &pose, animation, &gltf, &three_da, &companions)
         }
         Command::Render(args) => render::run(args),
         Command::View(args) => view::run(args),
@@ -303,12 +322,14 @@ fn run(cli: Cli, matches: &ArgMatches) -> Result<(), CliError> {
 }
 
 /// `convert DIR OUTDIR`: needs `--to` and takes none of the single-file options.
+#[allow(clippy::too_many_arguments)]
 fn batch_convert(
     input: &Path,
     output: &Path,
     to: Option<batch::Target>,
     json: bool,
     shard: Option<batch::Shard>,
+    copy_textures: bool,
     sub: &ArgMatches,
     out: &mut dyn std::io::Write,
 ) -> Result<(), CliError> {
@@ -345,7 +366,7 @@ fn batch_convert(
             id.replace('_', "-")
         )));
     }
-    batch::run(input, output, to, json, shard, out)
+    batch::run(input, output, to, json, shard, copy_textures, out)
 }
 
 /// Loads a scene and prints the reader's warnings to stderr.

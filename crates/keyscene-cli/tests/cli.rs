@@ -417,7 +417,7 @@ fn convert_to_3da_writes_a_file_that_checks_clean_and_samples_like_lib3ds() {
     assert!(conv.status.success(), "{}", String::from_utf8_lossy(&conv.stderr));
     let report = String::from_utf8_lossy(&conv.stdout);
     assert!(report.contains("3DA has no camera"), "the camera is reported dropped:\n{report}");
-    assert!(dir.path().join("default.mat").is_file(), "material script beside the model");
+    assert!(dir.path().join("fly_default.mat").is_file(), "material script beside the model");
     let check = keyscene(&["check", out.to_str().unwrap()]);
     assert!(check.status.success(), "{}", String::from_utf8_lossy(&check.stdout));
 

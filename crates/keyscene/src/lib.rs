@@ -7,6 +7,8 @@
 //! - [`scene`]: the format-neutral model (nodes, meshes, materials, cameras, lights, skins).
 //! - [`anim`]: tracks, keys and the evaluator that poses a scene at a time.
 //! - [`limits`]: the bounds every reader checks before allocating.
+//! - [`output`]: files writers put beside an output (material scripts, texture images) and
+//!   the rule that they never silently replace another source's files.
 //! - [`render`] (feature `render`): headless preview images of a posed scene.
 //!
 //! ```no_run
@@ -20,6 +22,7 @@
 pub mod anim;
 pub mod formats;
 pub mod limits;
+pub mod output;
 #[cfg(feature = "render")]
 pub mod render;
 pub mod scene;

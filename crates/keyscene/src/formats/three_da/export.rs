@@ -79,11 +79,30 @@ pub struct ExportOptions {
     pub fps: Option<f64>,
     /// The axes the file is written in (default [`Axes::Max`]; docs/3da.md, "Axes").
     pub axes: Axes,
+    /// The model name the material scripts are prefixed with (docs/3da.md, "Material
+    /// scripts"): [`save`] uses the `.3da`'s file stem when this is `None`; [`export`] alone
+    /// writes unprefixed names when it is `None`.
+    pub model: Option<String>,
+    /// The source the scene was read from, recorded in each script's provenance comment so a
+    /// later run can tell its own scripts from another source's ([`crate::output`]).
+    /// `None`: [`save`] records the `.3da`'s own path.
+    pub source: Option<String>,
+    /// [`save`] copies the texture images the scripts name beside the `.3da` (and writes
+    /// embedded ones out as files); default `true`.
+    pub copy_textures: bool,
 }
 
 impl Default for ExportOptions {
     fn default() -> Self {
-        ExportOptions { animation: Some(0), collision_map: true, fps: None, axes: Axes::Max }
+        ExportOptions {
+            animation: Some(0),
+            collision_map: true,
+            fps: None,
+            axes: Axes::Max,
+            model: None,
+            source: None,
+            copy_textures: true,
+        }
     }
 }
 
@@ -585,7 +604,9 @@ pub fn export(
             .flat_map(|(k, pts)| pts.iter().map(|&p| world_k[*k].transform_point3(p).to_array())),
     );
 
-    let (materials, scripts) = mats.finish(&mut report);
+    let textures = crate::output::TexturePlan::new(scene);
+    let (materials, scripts) =
+        mats.finish(opts.model.as_deref(), opts.source.as_deref(), &textures, &mut report);
     let num_faces: usize =
         entities.iter().flat_map(|e| &e.surfaces).map(|s| s.tri_list.len() / 3).sum();
     let num_vertices: usize =
@@ -614,40 +635,51 @@ pub fn export(
     Ok((file, scripts, report))
 }
 
-/// Writes `scene` as `path` (a `.3da`) and one `<material>.mat` script per material beside
-/// it. Everything is encoded in memory first; each file is then written atomically
-/// ([`crate::write_atomically`]), the scripts before the model, and if any write fails the
-/// files this call created are removed again, so a failure leaves no partial output.
+/// Writes `scene` as `path` (a `.3da`), one `<model>_<material>.mat` script per material
+/// beside it (names in docs/3da.md, "Material scripts") and, with
+/// [`ExportOptions::copy_textures`], the texture images the scripts name. Everything is encoded
+/// in memory first; each file is then written atomically ([`crate::write_atomically`]), the
+/// scripts and images before the model, and if any write fails the files this call created are
+/// removed again, so a failure leaves no partial output. Images that could not be found are
+/// the report's warnings.
+///
+/// Errors: [`crate::Error::OutputCollision`] when a script or image would replace a different
+/// file written from another source ([`crate::output`]); nothing is written then.
 pub fn save(
     scene: &Scene,
     path: &std::path::Path,
     opts: &ExportOptions,
 ) -> Result<ExportReport, crate::Error> {
-    let (file, scripts, report) = export(scene, opts)?;
+    let mut opts = opts.clone();
+    if opts.model.is_none() {
+        opts.model = path.file_stem().map(|s| s.to_string_lossy().into_owned());
+    }
+    let source = opts.source.clone().unwrap_or_else(|| crate::output::source_name(path));
+    opts.source = Some(source.clone());
+    let (file, scripts, mut report) = export(scene, &opts)?;
     let bytes = super::write(&file)?;
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => std::path::PathBuf::from("."),
     };
-    let mut created: Vec<std::path::PathBuf> = Vec::new();
-    let mut result = Ok(());
-    let mut outputs: Vec<(std::path::PathBuf, &[u8])> =
-        scripts.iter().map(|s| (dir.join(&s.file_name), s.text.as_bytes())).collect();
-    outputs.push((path.to_path_buf(), &bytes));
-    for (p, data) in outputs {
-        let existed = p.exists();
-        let r = crate::write_atomically(&p, |w| {
-            w.write_all(data).map_err(|source| crate::Error::Io { path: p.clone(), source })
-        });
-        if let Err(e) = r {
-            result = Err(e);
-            break;
-        }
-        if !existed {
-            created.push(p);
-        }
+    let mut companions: Vec<crate::output::Companion> = scripts
+        .iter()
+        .map(|s| crate::output::Companion {
+            path: dir.join(&s.file_name),
+            bytes: s.text.as_bytes().into(),
+            what: format!("the material script {}", s.file_name),
+        })
+        .collect();
+    if opts.copy_textures {
+        let (images, warnings) = crate::output::TexturePlan::new(scene).companions(&dir);
+        companions.extend(images);
+        report.warnings.extend(warnings);
     }
-    if let Err(e) = result {
+    let created = crate::output::write_companions(&companions, &source)?;
+    let r = crate::write_atomically(path, |w| {
+        w.write_all(&bytes).map_err(|source| crate::Error::Io { path: path.into(), source })
+    });
+    if let Err(e) = r {
         for p in created {
             let _ = std::fs::remove_file(p);
         }
@@ -1389,22 +1421,25 @@ impl<'a> Materials<'a> {
         })
     }
 
-    /// The table and one script per entry. Script names: the material name with characters
-    /// outside `[A-Za-z0-9_.-]` replaced by `_`, cut to 27 bytes, `.mat` appended, made unique
-    /// case-insensitively (Windows file names) with `~N`.
-    fn finish(self, report: &mut ExportReport) -> (Vec<MatRecord>, Vec<MaterialScript>) {
+    /// The table and one script per entry. Script names ([`script_base`]): the model and
+    /// material names joined, cut to 27 bytes, `.mat` appended, made unique case-insensitively
+    /// (Windows file names) with `~N`. Map names are the texture plan's (the files copied
+    /// beside the output); `source` goes into each script's provenance comment.
+    fn finish(
+        self,
+        model: Option<&str>,
+        source: Option<&str>,
+        textures: &crate::output::TexturePlan,
+        report: &mut ExportReport,
+    ) -> (Vec<MatRecord>, Vec<MaterialScript>) {
         let mut taken = std::collections::HashSet::new();
         let mut table = Vec::new();
         let mut scripts = Vec::new();
         for m in self.used {
             let src = m.map(|i| &self.scene.materials[i]);
-            let base: String = src
-                .map(|s| s.name.as_str())
-                .filter(|s| !s.is_empty())
-                .unwrap_or("default")
-                .chars()
-                .map(|c| if c.is_ascii_alphanumeric() || "_.-".contains(c) { c } else { '_' })
-                .collect();
+            let material =
+                src.map(|s| s.name.as_str()).filter(|s| !s.is_empty()).unwrap_or("default");
+            let base = script_base(model, material);
             let stem = cut(&base, 27).to_string();
             let mut file_name = format!("{stem}.mat");
             let mut k = 1;
@@ -1443,20 +1478,23 @@ impl<'a> Materials<'a> {
                     }
                     // An empty file name is no map (3DS materials such as blitz3d/house.3ds's "BEIGE
                     // MATTE" carry one): writing it would give `Texture( "" )`.
-                    let maps: Vec<_> = s
+                    // Map names: the files beside the output (the texture plan's names).
+                    let mi = m.unwrap_or_default();
+                    let maps: Vec<(&crate::scene::TextureMap, &str)> = s
                         .maps
                         .iter()
-                        .filter(|m| !m.file.trim().is_empty())
+                        .enumerate()
+                        .filter_map(|(k, map)| textures.name(mi, k).map(|n| (map, n)))
                         .take(super::layout::MAP_CHANNELS)
                         .collect();
-                    for (c, map) in maps.iter().enumerate() {
-                        if map.file.len() >= NAME_LEN {
+                    for (c, (_, file)) in maps.iter().enumerate() {
+                        if file.len() >= NAME_LEN {
                             report.warnings.push(format!(
                                 "material {:?}: map name {:?} cut to 31 bytes in the table (the script keeps it whole)",
-                                s.name, map.file
+                                s.name, file
                             ));
                         }
-                        rec.map_name[c] = super::layout::make_name(&map.file);
+                        rec.map_name[c] = super::layout::make_name(file);
                         rec.map_channel[c] = 0;
                     }
                     rec.num_maps = maps.len() as i32;
@@ -1464,6 +1502,9 @@ impl<'a> Materials<'a> {
                         "// {file_name}: material {:?}, written by keyscene\n",
                         s.name
                     ));
+                    if let Some(source) = source {
+                        text.push_str(&crate::output::provenance_line(source));
+                    }
                     let col = |c: [f32; 4]| format!("{} {} {} {}", c[0], c[1], c[2], c[3]);
                     text.push_str(&format!("Ambient( \"{}\" ) // RGBA 0-1\n", col(rec.ambient)));
                     text.push_str(&format!("Diffuse( \"{}\" ) // RGBA 0-1\n", col(rec.diffuse)));
@@ -1473,10 +1514,10 @@ impl<'a> Materials<'a> {
                     if s.two_sided {
                         text.push_str("TwoSided( \"1\" ) // draw both sides\n");
                     }
-                    for map in &maps {
+                    for (map, file) in &maps {
                         text.push_str(&format!(
                             "Texture( \"{}\" ) // {:?} map, UV channel 0\n",
-                            map.file.replace('"', "_"),
+                            file.replace('"', "_"),
                             map.slot
                         ));
                     }
@@ -1487,6 +1528,9 @@ impl<'a> Materials<'a> {
                     text.push_str(&format!(
                         "// {file_name}: polygons without a material, written by keyscene\n"
                     ));
+                    if let Some(source) = source {
+                        text.push_str(&crate::output::provenance_line(source));
+                    }
                     text.push_str("Diffuse( \"0.8 0.8 0.8 1\" ) // RGBA 0-1\n");
                     report.warnings.push(format!("polygons without a material use {file_name}"));
                 }
@@ -1496,6 +1540,27 @@ impl<'a> Materials<'a> {
         }
         (table, scripts)
     }
+}
+
+/// A script's file stem before it is cut to 27 bytes and made unique (docs/3da.md, "Material
+/// scripts"): `<model>_<material>`, each with characters outside `[A-Za-z0-9_.-]` replaced by
+/// `_`. When that passes 27 bytes and the model part is longer than 11 bytes, the model part
+/// becomes its first 6 bytes, `~` and 4 hex digits of a hash of the whole model name
+/// ([`crate::output::short_hash`]), so models that share a long prefix still differ. No model
+/// (`None`): the material alone.
+fn script_base(model: Option<&str>, material: &str) -> String {
+    let clean = |s: &str| -> String {
+        s.chars()
+            .map(|c| if c.is_ascii_alphanumeric() || "_.-".contains(c) { c } else { '_' })
+            .collect()
+    };
+    let material = clean(material);
+    let Some(model) = model.filter(|m| !m.is_empty()) else { return material };
+    let model = clean(model);
+    if model.len() + 1 + material.len() <= 27 || model.len() <= 11 {
+        return format!("{model}_{material}");
+    }
+    format!("{}~{}_{material}", cut(&model, 6), crate::output::short_hash(&model))
 }
 
 /// A surface with its ACMR figures.
@@ -1947,6 +2012,25 @@ mod tests {
     use super::*;
 
     #[test]
+    fn script_names_carry_the_model_and_shorten_long_models_with_a_hash() {
+        assert_eq!(script_base(None, "Stone"), "Stone");
+        assert_eq!(script_base(Some("fly"), "default"), "fly_default");
+        assert_eq!(script_base(Some("a b"), "02 - Default"), "a_b_02_-_Default");
+        // 19 + 1 + 10 bytes > 27: the model becomes 6 bytes, `~` and FNV-1a-32 of
+        // "softimage_cube_anim" (0x6a74139e, computed outside keyscene with the FNV reference
+        // constants) folded to 16 bits: 0x6a74 ^ 0x139e = 0x79ea.
+        assert_eq!(
+            script_base(Some("softimage_cube_anim"), "Material_1"),
+            "softim~79ea_Material_1"
+        );
+        // A model of at most 11 bytes is kept whole; the caller cuts the material.
+        assert_eq!(
+            script_base(Some("short_model"), "a_very_long_material_name"),
+            "short_model_a_very_long_material_name"
+        );
+    }
+
+    #[test]
     fn long_names_are_shortened_uniquely() {
         let long = "a".repeat(40);
         let mut r = ExportReport::default();
@@ -2001,7 +2085,7 @@ mod tests {
         assert!(report.baked.iter().any(|b| b.contains("geometry transform")));
         let bytes = std::fs::read(&out).unwrap();
         assert!(!super::super::check(&bytes).has_errors());
-        let script = std::fs::read_to_string(dir.path().join("Red_Stone.mat")).unwrap();
+        let script = std::fs::read_to_string(dir.path().join("x_Red_Stone.mat")).unwrap();
         assert!(script.contains("Diffuse( \"0.8 0.8 0.8 1\" ) // RGBA 0-1"), "{script}");
         let (scene, _) = crate::load(&out).unwrap();
         assert_eq!(scene.nodes.len(), 1);

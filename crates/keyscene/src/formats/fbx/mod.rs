@@ -33,6 +33,7 @@ pub mod import;
 pub mod media;
 pub mod objects;
 pub mod tree;
+pub mod write;
 
 use std::fmt::{self, Write as _};
 

@@ -20,7 +20,8 @@
 //!   geometry transform is baked into the vertices of its `Geometry` (one per mesh and
 //!   transform, so instanced nodes share one).
 //! - Animation: one `AnimationStack` + `AnimationLayer` per scene animation and its `Takes`
-//!   entry. Every node whose world matrix moves gets T, R and S `AnimationCurveNode`s whose
+//!   entry. Every node whose local T, R or S differs from its rest values at some frame gets
+//!   T, R and S `AnimationCurveNode`s whose
 //!   curves hold a key per integer frame of the animation range (and at its ends), linear,
 //!   KTime = round(seconds × 46 186 158 000); Euler angles are unwrapped so consecutive keys
 //!   never jump by 360°. Counted in [`Report::resampled_nodes`].
@@ -506,21 +507,29 @@ impl Builder {
             self.report.stacks += 1;
             // Local T, R, S of every node at every frame, from keyscene's evaluation.
             let n = scene.nodes.len();
+            // The values the Model records hold (the rest pose): a node whose animation holds
+            // other values, even constant ones, needs curves.
+            let rest = scene.evaluate(None, Time::Frame(0.0));
+            let rest: Vec<(DVec3, DVec3, DVec3)> = local_matrices(scene, &rest.world, &rest.local)
+                .iter()
+                .map(|l| {
+                    let (t, r, s, _) = decompose(*l);
+                    (t, r, s)
+                })
+                .collect();
             let mut samples: Vec<Vec<(DVec3, DVec3, DVec3)>> = vec![Vec::with_capacity(frames.len()); n];
             for &fr in &frames {
                 let pose = scene.evaluate(Some(ai), Time::Frame(fr));
                 let locals = local_matrices(scene, &pose.world, &pose.local);
                 for (i, l) in locals.iter().enumerate() {
                     let (t, mut r, s, _) = decompose(*l);
-                    if let Some(prev) = samples[i].last() {
-                        r = unwrap_near(r, prev.1);
-                    }
+                    r = unwrap_near(r, samples[i].last().map_or(rest[i].1, |prev| prev.1));
                     samples[i].push((t, r, s));
                 }
             }
             let times: Vec<i64> = frames.iter().map(|f| ktime(f / fps)).collect();
             for (i, s) in samples.iter().enumerate() {
-                let first = s[0];
+                let first = rest[i];
                 let moves = s.iter().any(|x| {
                     !x.0.abs_diff_eq(first.0, 1e-12 * first.0.abs().max_element().max(1.0))
                         || !x.1.abs_diff_eq(first.1, 1e-9)

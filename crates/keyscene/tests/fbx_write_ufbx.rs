@@ -130,16 +130,18 @@ fn compare(scene: &Scene, theirs: &ufbx::SceneRoot) -> Result<(), String> {
             .map(|n| {
                 let g = to_dmat4(&n.geometry_to_world);
                 let v = n.mesh.as_ref().map_or(Vec::new(), |m| {
-                    m.vertices.iter().map(|p| g.transform_point3(DVec3::new(p.x, p.y, p.z))).collect()
+                    m.vertices
+                        .iter()
+                        .map(|p| g.transform_point3(DVec3::new(p.x, p.y, p.z)))
+                        .collect()
                 });
                 (n.element.name.to_string(), to_dmat4(&n.node_to_world), g, v)
             })
             .collect();
         posed.push((t, ours, worlds));
     }
-    let size = common::ufbx_corpus::scene_size(
-        posed.iter().flat_map(|(_, _, w)| w.iter().map(|x| &x.1)),
-    );
+    let size =
+        common::ufbx_corpus::scene_size(posed.iter().flat_map(|(_, _, w)| w.iter().map(|x| &x.1)));
     let names: Vec<String> = scene.nodes.iter().map(|n| clean(&n.name)).collect();
     for (k, (t, pose, worlds)) in posed.iter().enumerate() {
         let when = t.map_or("the rest pose".to_string(), |f| format!("frame {f}"));
@@ -173,7 +175,9 @@ fn compare(scene: &Scene, theirs: &ufbx::SceneRoot) -> Result<(), String> {
                 .find(|&c| {
                     let (l, tr) = common::ufbx_corpus::difference(pose.world[c], *want, size);
                     l.max(tr) <= 1e-4
-                        && scene.nodes[c].mesh.is_some_and(|m| scene.meshes[m].positions.len() == verts.len())
+                        && scene.nodes[c]
+                            .mesh
+                            .is_some_and(|m| scene.meshes[m].positions.len() == verts.len())
                 })
                 .unwrap_or(i);
             let node = &scene.nodes[i];
@@ -203,8 +207,8 @@ fn compare(scene: &Scene, theirs: &ufbx::SceneRoot) -> Result<(), String> {
             for (j, (a, b)) in ours.iter().zip(verts).enumerate() {
                 // A source vertex that is not finite (the synthetic NaN files) must read back
                 // as the same non-finite value.
-                let same_nonfinite =
-                    !a.is_finite() && (0..3).all(|c| a[c] == b[c] || (a[c].is_nan() && b[c].is_nan()));
+                let same_nonfinite = !a.is_finite()
+                    && (0..3).all(|c| a[c] == b[c] || (a[c].is_nan() && b[c].is_nan()));
                 let d = (*a - *b).abs().max_element() / size;
                 if !same_nonfinite && (d.is_nan() || d > 1e-4) {
                     return Err(format!(
@@ -245,7 +249,8 @@ fn fbx2gltf(path: &Path) -> Result<(), String> {
         .arg(&glb)
         .output()
         .map_err(|e| format!("running FBX2glTF: {e}"))?;
-    let text = String::from_utf8_lossy(&run.stdout).to_string() + &String::from_utf8_lossy(&run.stderr);
+    let text =
+        String::from_utf8_lossy(&run.stdout).to_string() + &String::from_utf8_lossy(&run.stderr);
     if !run.status.success() || !dir.path().join("out.glb").is_file() {
         return Err(format!("FBX2glTF failed ({}):\n{text}", run.status));
     }
@@ -272,8 +277,11 @@ fn main() {
             let is_3ds = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("3ds"));
             for kind in if is_3ds { &["write_ufbx", "fbx2gltf"][..] } else { &["write_ufbx"][..] } {
                 trials.push(
-                    Trial::test(format!("{kind}::{rel} (ignored: the source does not load: {why})"), || Ok(()))
-                        .with_ignored_flag(true),
+                    Trial::test(
+                        format!("{kind}::{rel} (ignored: the source does not load: {why})"),
+                        || Ok(()),
+                    )
+                    .with_ignored_flag(true),
                 );
             }
             continue;

@@ -155,15 +155,13 @@ pub fn write(scene: &Scene, opts: &WriteOptions) -> Result<(Vec<u8>, Report), Wr
 
 /// Writes `scene` to `path` as binary FBX, atomically (a temporary file renamed into place).
 pub fn save(scene: &Scene, path: &Path, opts: &WriteOptions) -> Result<Report, crate::Error> {
-    let (bytes, report) = write(scene, opts).map_err(|e| crate::Error::Unsupported(
-        format!("{}: {e}", path.display()),
-    ))?;
+    let (bytes, report) = write(scene, opts)
+        .map_err(|e| crate::Error::Unsupported(format!("{}: {e}", path.display())))?;
     crate::write_atomically::<crate::Error>(path, |w| {
         w.write_all(&bytes).map_err(|source| crate::Error::Io { path: path.into(), source })
     })?;
     Ok(report)
 }
-
 
 #[derive(Default)]
 struct Builder {
@@ -280,10 +278,8 @@ impl Builder {
     }
 
     fn oo(&mut self, child: i64, parent: i64) {
-        self.connections.push(Record::with(
-            "C",
-            vec![Value::str("OO"), Value::I64(child), Value::I64(parent)],
-        ));
+        self.connections
+            .push(Record::with("C", vec![Value::str("OO"), Value::I64(child), Value::I64(parent)]));
     }
 
     fn op(&mut self, child: i64, parent: i64, prop: &str) {
@@ -328,11 +324,14 @@ impl Builder {
             if node.hidden {
                 props.push(p("Visibility", "Visibility", "", "A", vec![Value::F64(0.0)]));
             }
-            let model = Record::with("Model", vec![Value::I64(id), name_class(&node.name, "Model"), Value::str(class)])
-                .child(Record::one("Version", 232))
-                .child(props70(props))
-                .child(Record::with("Shading", vec![Value::Char(b'T')]))
-                .child(Record::one("Culling", "CullingOff"));
+            let model = Record::with(
+                "Model",
+                vec![Value::I64(id), name_class(&node.name, "Model"), Value::str(class)],
+            )
+            .child(Record::one("Version", 232))
+            .child(props70(props))
+            .child(Record::with("Shading", vec![Value::Char(b'T')]))
+            .child(Record::one("Culling", "CullingOff"));
             self.objects.push(model);
             self.count("Model");
             if class != "Mesh" {
@@ -420,7 +419,8 @@ impl Builder {
         self.report.materials = material_ids.len() + default_material.is_some() as usize;
         let mut dropped = Vec::new();
         if skins > 0 {
-            dropped.push(format!("{skins} skinned meshes (written as their rest shape, unskinned)"));
+            dropped
+                .push(format!("{skins} skinned meshes (written as their rest shape, unskinned)"));
         }
         if morphs > 0 {
             dropped.push(format!("{morphs} meshes' blend shapes"));
@@ -458,7 +458,8 @@ impl Builder {
             let anim = &scene.animations[ai];
             let fps = if anim.fps.is_finite() && anim.fps > 0.0 { anim.fps } else { 30.0 };
             let (f0, f1) = anim.frame_range;
-            let (f0, f1) = if f0.is_finite() && f1.is_finite() && f1 >= f0 { (f0, f1) } else { (0.0, 0.0) };
+            let (f0, f1) =
+                if f0.is_finite() && f1.is_finite() && f1 >= f0 { (f0, f1) } else { (0.0, 0.0) };
             let mut frames = vec![f0];
             let mut f = f0.floor() + 1.0;
             while f < f1 {
@@ -486,16 +487,23 @@ impl Builder {
                 .count();
             let stack = self.id();
             let layer = self.id();
-            let name = if anim.name.is_empty() { format!("Take {:03}", ai + 1) } else { anim.name.clone() };
+            let name = if anim.name.is_empty() {
+                format!("Take {:03}", ai + 1)
+            } else {
+                anim.name.clone()
+            };
             let (k0, k1) = (ktime(f0 / fps), ktime(f1 / fps));
             self.objects.push(
-                Record::with("AnimationStack", vec![Value::I64(stack), name_class(&name, "AnimStack"), Value::str("")])
-                    .child(props70(vec![
-                        p_time("LocalStart", k0),
-                        p_time("LocalStop", k1),
-                        p_time("ReferenceStart", k0),
-                        p_time("ReferenceStop", k1),
-                    ])),
+                Record::with(
+                    "AnimationStack",
+                    vec![Value::I64(stack), name_class(&name, "AnimStack"), Value::str("")],
+                )
+                .child(props70(vec![
+                    p_time("LocalStart", k0),
+                    p_time("LocalStop", k1),
+                    p_time("ReferenceStart", k0),
+                    p_time("ReferenceStop", k1),
+                ])),
             );
             self.objects.push(Record::with(
                 "AnimationLayer",
@@ -517,7 +525,8 @@ impl Builder {
                     (t, r, s)
                 })
                 .collect();
-            let mut samples: Vec<Vec<(DVec3, DVec3, DVec3)>> = vec![Vec::with_capacity(frames.len()); n];
+            let mut samples: Vec<Vec<(DVec3, DVec3, DVec3)>> =
+                vec![Vec::with_capacity(frames.len()); n];
             for &fr in &frames {
                 let pose = scene.evaluate(Some(ai), Time::Frame(fr));
                 let locals = local_matrices(scene, &pose.world, &pose.local);
@@ -547,12 +556,15 @@ impl Builder {
                     let vals: Vec<DVec3> = s.iter().map(|x| [x.0, x.1, x.2][pick]).collect();
                     let cn = self.id();
                     self.objects.push(
-                        Record::with("AnimationCurveNode", vec![Value::I64(cn), name_class(part, "AnimCurveNode"), Value::str("")])
-                            .child(props70(vec![
-                                p_double_a("d|X", vals[0].x),
-                                p_double_a("d|Y", vals[0].y),
-                                p_double_a("d|Z", vals[0].z),
-                            ])),
+                        Record::with(
+                            "AnimationCurveNode",
+                            vec![Value::I64(cn), name_class(part, "AnimCurveNode"), Value::str("")],
+                        )
+                        .child(props70(vec![
+                            p_double_a("d|X", vals[0].x),
+                            p_double_a("d|Y", vals[0].y),
+                            p_double_a("d|Z", vals[0].z),
+                        ])),
                     );
                     self.count("AnimationCurveNode");
                     self.oo(cn, layer);
@@ -577,7 +589,9 @@ impl Builder {
         let ts = opts.timestamp.unwrap_or([1970, 1, 1, 0, 0, 0, 0]);
         let creator = format!("keyscene {}", env!("CARGO_PKG_VERSION"));
         let mut stamp = Record::new("CreationTimeStamp").child(Record::one("Version", 1000));
-        for (name, v) in ["Year", "Month", "Day", "Hour", "Minute", "Second", "Millisecond"].iter().zip(ts) {
+        for (name, v) in
+            ["Year", "Month", "Day", "Hour", "Minute", "Second", "Millisecond"].iter().zip(ts)
+        {
             stamp.push(Record::one(*name, v));
         }
         let header = Record::new("FBXHeaderExtension")
@@ -587,20 +601,23 @@ impl Builder {
             .child(stamp)
             .child(Record::one("Creator", creator.as_str()))
             .child(
-                Record::with("SceneInfo", vec![name_class("GlobalInfo", "SceneInfo"), Value::str("UserData")])
-                    .child(Record::one("Type", "UserData"))
-                    .child(Record::one("Version", 100))
-                    .child(
-                        Record::new("MetaData")
-                            .child(Record::one("Version", 100))
-                            .child(Record::one("Title", ""))
-                            .child(Record::one("Subject", ""))
-                            .child(Record::one("Author", ""))
-                            .child(Record::one("Keywords", ""))
-                            .child(Record::one("Revision", ""))
-                            .child(Record::one("Comment", "")),
-                    )
-                    .child(props70(vec![])),
+                Record::with(
+                    "SceneInfo",
+                    vec![name_class("GlobalInfo", "SceneInfo"), Value::str("UserData")],
+                )
+                .child(Record::one("Type", "UserData"))
+                .child(Record::one("Version", 100))
+                .child(
+                    Record::new("MetaData")
+                        .child(Record::one("Version", 100))
+                        .child(Record::one("Title", ""))
+                        .child(Record::one("Subject", ""))
+                        .child(Record::one("Author", ""))
+                        .child(Record::one("Keywords", ""))
+                        .child(Record::one("Revision", ""))
+                        .child(Record::one("Comment", "")),
+                )
+                .child(props70(vec![])),
             );
         let axes = scene.meta.axes;
         let right = axis_of(axes.right());
@@ -608,16 +625,15 @@ impl Builder {
         let (fa, fs) = axis_parts(axes.front);
         let (ca, cs) = axis_parts(right);
         let cm = scene.meta.units.metres() * 100.0;
-        let first = opts
-            .animation
-            .and_then(|a| scene.animations.get(a))
-            .or(scene.animations.first());
+        let first =
+            opts.animation.and_then(|a| scene.animations.get(a)).or(scene.animations.first());
         let fps = first
             .map(|a| a.fps)
             .or(scene.meta.frame_rate)
             .filter(|f| f.is_finite() && *f > 0.0)
             .unwrap_or(30.0);
-        let (f0, f1) = first.map(|a| a.frame_range).or(scene.meta.frame_range).unwrap_or((0.0, 0.0));
+        let (f0, f1) =
+            first.map(|a| a.frame_range).or(scene.meta.frame_range).unwrap_or((0.0, 0.0));
         let mut gs = vec![
             p_int("UpAxis", ua),
             p_int("UpAxisSign", us),
@@ -629,7 +645,13 @@ impl Builder {
             p_int("OriginalUpAxisSign", us),
             p_double("UnitScaleFactor", cm),
             p_double("OriginalUnitScaleFactor", cm),
-            p("AmbientColor", "ColorRGB", "Color", "", vec![Value::F64(0.0), Value::F64(0.0), Value::F64(0.0)]),
+            p(
+                "AmbientColor",
+                "ColorRGB",
+                "Color",
+                "",
+                vec![Value::F64(0.0), Value::F64(0.0), Value::F64(0.0)],
+            ),
             p("DefaultCamera", "KString", "", "", vec![Value::str("Producer Perspective")]),
             p_enum("TimeMode", time_mode(fps).unwrap_or(14)),
             p_time("TimeSpanStart", ktime(f0 / fps)),
@@ -637,7 +659,8 @@ impl Builder {
             p_double("CustomFrameRate", fps),
         ];
         gs.shrink_to_fit();
-        let settings = Record::new("GlobalSettings").child(Record::one("Version", 1000)).child(props70(gs));
+        let settings =
+            Record::new("GlobalSettings").child(Record::one("Version", 1000)).child(props70(gs));
         let doc_id = self.id();
         let documents = Record::new("Documents").child(Record::one("Count", 1)).child(
             Record::with("Document", vec![Value::I64(doc_id), Value::str(""), Value::str("Scene")])
@@ -652,9 +675,16 @@ impl Builder {
         for (ty, n) in &self.counts {
             defs.push(Record::one("ObjectType", *ty).child(Record::one("Count", *n as i32)));
         }
-        let objects = Record { name: "Objects".into(), values: vec![], children: std::mem::take(&mut self.objects) };
-        let connections =
-            Record { name: "Connections".into(), values: vec![], children: std::mem::take(&mut self.connections) };
+        let objects = Record {
+            name: "Objects".into(),
+            values: vec![],
+            children: std::mem::take(&mut self.objects),
+        };
+        let connections = Record {
+            name: "Connections".into(),
+            values: vec![],
+            children: std::mem::take(&mut self.connections),
+        };
         let mut takes = Record::new("Takes");
         let chosen: Vec<usize> = match opts.animation {
             Some(a) => (a < scene.animations.len()).then_some(a).into_iter().collect(),
@@ -664,7 +694,11 @@ impl Builder {
             .iter()
             .map(|&ai| {
                 let a = &scene.animations[ai];
-                if a.name.is_empty() { format!("Take {:03}", ai + 1) } else { a.name.clone() }
+                if a.name.is_empty() {
+                    format!("Take {:03}", ai + 1)
+                } else {
+                    a.name.clone()
+                }
             })
             .collect();
         takes.push(Record::one("Current", names.first().cloned().unwrap_or_default()));
@@ -701,17 +735,20 @@ fn p_double_a(name: &str, v: f64) -> Record {
 }
 
 fn curve_record(id: i64, default: f64, times: &[i64], values: Vec<f32>) -> Record {
-    Record::with("AnimationCurve", vec![Value::I64(id), name_class("", "AnimCurve"), Value::str("")])
-        .child(Record::one("Default", default))
-        .child(Record::one("KeyVer", 4009))
-        .child(Record::with("KeyTime", vec![Value::I64Array(times.to_vec())]))
-        .child(Record::with("KeyValueFloat", vec![Value::F32Array(values)]))
-        .child(Record::with("KeyAttrFlags", vec![Value::I32Array(vec![KEY_FLAGS_LINEAR])]))
-        .child(Record::with(
-            "KeyAttrDataFloat",
-            vec![Value::F32Array(vec![0.0, 0.0, f32::from_bits(KEY_DEFAULT_WEIGHTS), 0.0])],
-        ))
-        .child(Record::with("KeyAttrRefCount", vec![Value::I32Array(vec![times.len() as i32])]))
+    Record::with(
+        "AnimationCurve",
+        vec![Value::I64(id), name_class("", "AnimCurve"), Value::str("")],
+    )
+    .child(Record::one("Default", default))
+    .child(Record::one("KeyVer", 4009))
+    .child(Record::with("KeyTime", vec![Value::I64Array(times.to_vec())]))
+    .child(Record::with("KeyValueFloat", vec![Value::F32Array(values)]))
+    .child(Record::with("KeyAttrFlags", vec![Value::I32Array(vec![KEY_FLAGS_LINEAR])]))
+    .child(Record::with(
+        "KeyAttrDataFloat",
+        vec![Value::F32Array(vec![0.0, 0.0, f32::from_bits(KEY_DEFAULT_WEIGHTS), 0.0])],
+    ))
+    .child(Record::with("KeyAttrRefCount", vec![Value::I32Array(vec![times.len() as i32])]))
 }
 
 /// Every node's local matrix as FBX composes it with InheritType RSrs:
@@ -757,7 +794,14 @@ fn material(id: i64, name: &str, m: &crate::scene::Material) -> Record {
 }
 
 /// One layer element record with its standard head.
-fn layer_element(kind: &str, index: i32, version: i32, name: &str, mapping: &str, reference: &str) -> Record {
+fn layer_element(
+    kind: &str,
+    index: i32,
+    version: i32,
+    name: &str,
+    mapping: &str,
+    reference: &str,
+) -> Record {
     Record::one(kind, index)
         .child(Record::one("Version", version))
         .child(Record::one("Name", name))
@@ -780,10 +824,13 @@ fn geometry(id: i64, mesh: &Mesh, bake: DMat4) -> Record {
             pvi.push(if k + 1 == c.len() { !(v as i32) } else { v as i32 });
         }
     }
-    let mut g = Record::with("Geometry", vec![Value::I64(id), name_class(&mesh.name, "Geometry"), Value::str("Mesh")])
-        .child(Record::with("Vertices", vec![Value::F64Array(verts)]))
-        .child(Record::with("PolygonVertexIndex", vec![Value::I32Array(pvi)]))
-        .child(Record::one("GeometryVersion", 124));
+    let mut g = Record::with(
+        "Geometry",
+        vec![Value::I64(id), name_class(&mesh.name, "Geometry"), Value::str("Mesh")],
+    )
+    .child(Record::with("Vertices", vec![Value::F64Array(verts)]))
+    .child(Record::with("PolygonVertexIndex", vec![Value::I32Array(pvi)]))
+    .child(Record::one("GeometryVersion", 124));
     let mut layer0 = vec!["LayerElementMaterial"];
     // Per corner, a value per polygon vertex.
     let per_corner = |f: &mut dyn FnMut(u32, usize, usize)| {
@@ -830,8 +877,12 @@ fn geometry(id: i64, mesh: &Mesh, bake: DMat4) -> Record {
     if let Some(sg) = &mesh.smoothing_groups {
         if sg.len() == np {
             g.push(
-                layer_element("LayerElementSmoothing", 0, 102, "", "ByPolygon", "Direct")
-                    .child(Record::with("Smoothing", vec![Value::I32Array(sg.iter().map(|&s| s as i32).collect())])),
+                layer_element("LayerElementSmoothing", 0, 102, "", "ByPolygon", "Direct").child(
+                    Record::with(
+                        "Smoothing",
+                        vec![Value::I32Array(sg.iter().map(|&s| s as i32).collect())],
+                    ),
+                ),
             );
             layer0.push("LayerElementSmoothing");
         }
@@ -856,13 +907,21 @@ fn geometry(id: i64, mesh: &Mesh, bake: DMat4) -> Record {
     let mats: Vec<i32> = (0..np)
         .map(|p| {
             let m = mesh.polygon_material(p);
-            if m >= slots { 0 } else { m as i32 }
+            if m >= slots {
+                0
+            } else {
+                m as i32
+            }
         })
         .collect();
     let all_same = mats.iter().all(|&m| m == mats.first().copied().unwrap_or(0));
     g.push(if all_same {
-        layer_element("LayerElementMaterial", 0, 101, "", "AllSame", "IndexToDirect")
-            .child(Record::with("Materials", vec![Value::I32Array(vec![mats.first().copied().unwrap_or(0)])]))
+        layer_element("LayerElementMaterial", 0, 101, "", "AllSame", "IndexToDirect").child(
+            Record::with(
+                "Materials",
+                vec![Value::I32Array(vec![mats.first().copied().unwrap_or(0)])],
+            ),
+        )
     } else {
         layer_element("LayerElementMaterial", 0, 101, "", "ByPolygon", "IndexToDirect")
             .child(Record::with("Materials", vec![Value::I32Array(mats)]))
@@ -900,7 +959,11 @@ mod tests {
         let m = compose(DVec3::ZERO, DVec3::new(90.0, 0.0, 90.0), DVec3::ONE);
         assert!(m.transform_vector3(DVec3::Y).abs_diff_eq(DVec3::Z, 1e-12));
         assert!(m.transform_vector3(DVec3::X).abs_diff_eq(DVec3::Y, 1e-12));
-        let (t, e, s, exact) = decompose(compose(DVec3::new(1.0, 2.0, 3.0), DVec3::new(10.0, -20.0, 30.0), DVec3::new(2.0, 3.0, 4.0)));
+        let (t, e, s, exact) = decompose(compose(
+            DVec3::new(1.0, 2.0, 3.0),
+            DVec3::new(10.0, -20.0, 30.0),
+            DVec3::new(2.0, 3.0, 4.0),
+        ));
         assert!(exact);
         assert!(t.abs_diff_eq(DVec3::new(1.0, 2.0, 3.0), 1e-12));
         assert!(e.abs_diff_eq(DVec3::new(10.0, -20.0, 30.0), 1e-9), "{e}");

@@ -450,7 +450,9 @@ mod tests {
             Value::F64(x) => matches!(p, Property::F64(y) if y.to_bits() == x.to_bits()),
             Value::String(s) => matches!(p, Property::String(t) if &t[..] == &s[..]),
             Value::Raw(s) => p.as_raw() == Some(&s[..]),
-            Value::BoolArray(a) => arr(ArrayType::Bool, a.iter().map(|&b| b as u8 as f64).collect()),
+            Value::BoolArray(a) => {
+                arr(ArrayType::Bool, a.iter().map(|&b| b as u8 as f64).collect())
+            }
             Value::I32Array(a) => arr(ArrayType::I32, a.iter().map(|&x| x as f64).collect()),
             Value::I64Array(a) => arr(ArrayType::I64, a.iter().map(|&x| x as f64).collect()),
             Value::F32Array(a) => arr(ArrayType::F32, a.iter().map(|&x| x as f64).collect()),

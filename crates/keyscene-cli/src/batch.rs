@@ -28,6 +28,8 @@ pub enum Target {
     ThreeDa,
     /// Wavefront OBJ (the geometry as stored) with its `.mtl` beside it.
     Obj,
+    /// Binary FBX 7.4, animation resampled on integer frames.
+    Fbx,
 }
 
 impl Target {
@@ -38,6 +40,7 @@ impl Target {
             Target::Gltf => "gltf",
             Target::ThreeDa => "3da",
             Target::Obj => "obj",
+            Target::Fbx => "fbx",
         }
     }
 }
@@ -282,6 +285,11 @@ fn convert_file(
         Target::Obj => {
             let opts = keyscene::formats::obj::SaveOptions { copy_textures, source: Some(source) };
             warnings.extend(keyscene::formats::obj::save(&scene, None, output, &opts)?);
+        }
+        Target::Fbx => {
+            let opts = keyscene::formats::fbx::export::WriteOptions::default();
+            let report = keyscene::formats::fbx::export::save(&scene, output, &opts)?;
+            warnings.extend(report.dropped.iter().map(|d| format!("not written: {d}")));
         }
     }
     Ok(warnings)

@@ -75,6 +75,8 @@ pub enum Output {
     Glb,
     /// `.3da`, with one `.mat` script per material beside it.
     ThreeDa,
+    /// `.fbx`: binary FBX 7.4 (`formats::fbx::export`).
+    Fbx,
 }
 
 impl Output {
@@ -86,8 +88,9 @@ impl Output {
             Some("gltf") => Ok(Output::Gltf),
             Some("glb") => Ok(Output::Glb),
             Some("3da") => Ok(Output::ThreeDa),
+            Some("fbx") => Ok(Output::Fbx),
             _ => Err(CliError::Msg(format!(
-                "{}: unknown output format (use .obj, .gltf, .glb or .3da)",
+                "{}: unknown output format (use .obj, .gltf, .glb, .3da or .fbx)",
                 path.display()
             ))),
         }
@@ -100,6 +103,7 @@ impl Output {
             Output::Gltf => ".gltf",
             Output::Glb => ".glb",
             Output::ThreeDa => ".3da",
+            Output::Fbx => ".fbx",
         }
     }
 }
@@ -152,8 +156,9 @@ pub fn check_options(output: Output, sub: &ArgMatches) -> Result<(), CliError> {
 }
 
 /// Writes `scene` to `output` in `format` (see [`Output`]): `.obj` (plus `.mtl`), `.gltf`
-/// (plus `.bin` and images), `.glb`, or `.3da` (plus one `.mat` script per material; what was
-/// converted, baked, resampled and dropped is printed).
+/// (plus `.bin` and images), `.glb`, `.3da` (plus one `.mat` script per material; what was
+/// converted, baked, resampled and dropped is printed) or `.fbx` (binary 7.4, every animation
+/// or the one `--animation`/`--stack` names; the report is printed).
 /// OBJ: `pose` says how to pose and place it (see [`PoseOptions`]); with none of its options the
 /// geometry is written as stored. glTF and 3DA keep the whole animation; for glTF
 /// `pose.up`/`pose.metres_per_unit` name the source's own axes and unit (see
@@ -246,6 +251,15 @@ pub fn run(
                 ..keyscene::formats::three_da::ExportOptions::default()
             };
             let report = keyscene::formats::three_da::save(&scene, output, &opts)?;
+            println!("{report}");
+            Ok(())
+        }
+        Output::Fbx => {
+            let opts = keyscene::formats::fbx::export::WriteOptions {
+                animation: requested,
+                ..Default::default()
+            };
+            let report = keyscene::formats::fbx::export::save(&scene, output, &opts)?;
             println!("{report}");
             Ok(())
         }

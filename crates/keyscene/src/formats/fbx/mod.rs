@@ -29,11 +29,13 @@ pub mod animation;
 pub mod ascii;
 pub mod binary;
 pub mod cache;
+pub mod export;
 pub mod import;
 pub mod media;
 pub mod objects;
 mod shared;
 pub mod tree;
+pub mod write;
 
 use std::fmt::{self, Write as _};
 

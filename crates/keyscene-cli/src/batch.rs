@@ -28,6 +28,8 @@ pub enum Target {
     ThreeDa,
     /// Wavefront OBJ (the geometry as stored) with its `.mtl` beside it.
     Obj,
+    /// Binary FBX 7.4, animation resampled on integer frames.
+    Fbx,
 }
 
 impl Target {
@@ -38,6 +40,7 @@ impl Target {
             Target::Gltf => "gltf",
             Target::ThreeDa => "3da",
             Target::Obj => "obj",
+            Target::Fbx => "fbx",
         }
     }
 }
@@ -99,6 +102,7 @@ pub fn run(
     to: Target,
     json: bool,
     shard: Option<Shard>,
+    copy_textures: bool,
     out: &mut dyn std::io::Write,
 ) -> Result<(), CliError> {
     let start = Instant::now();
@@ -131,7 +135,7 @@ pub fn run(
         .zip(outputs.par_iter())
         .map(|(rel, out_rel)| {
             bar.set_message(slashed(rel));
-            let result = convert_one(input_dir, output_dir, rel, out_rel, to);
+            let result = convert_one(input_dir, output_dir, rel, out_rel, to, copy_textures);
             bar.inc(1);
             result
         })
@@ -206,10 +210,11 @@ fn convert_one(
     rel: &Path,
     out_rel: &Path,
     to: Target,
+    copy_textures: bool,
 ) -> FileResult {
     let (input, output) = (input_dir.join(rel), output_dir.join(out_rel));
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        convert_file(&input, &output, to)
+        convert_file(&input, &output, to, copy_textures)
     }))
     .unwrap_or_else(|panic| {
         let what = panic
@@ -237,8 +242,17 @@ fn convert_one(
     }
 }
 
-/// One conversion as `keyscene convert IN OUT` does it with no options; returns the warnings.
-fn convert_file(input: &Path, output: &Path, to: Target) -> Result<Vec<String>, CliError> {
+/// One conversion as `keyscene convert IN OUT` does it with no options (but
+/// `--no-copy-textures`); returns the warnings. Files beside the output (material scripts,
+/// images) follow [`keyscene::output`]'s rule: one that would replace another source's file
+/// fails this file, naming both sources.
+fn convert_file(
+    input: &Path,
+    output: &Path,
+    to: Target,
+    copy_textures: bool,
+) -> Result<Vec<String>, CliError> {
+    let source = keyscene::output::source_name(input);
     if same_file(input, output) {
         return Err(CliError::Msg(format!("{}: would overwrite its input", output.display())));
     }
@@ -250,19 +264,33 @@ fn convert_file(input: &Path, output: &Path, to: Target) -> Result<Vec<String>, 
     }
     match to {
         Target::Glb | Target::Gltf => {
-            let opts = keyscene::formats::gltf::WriteOptions::default();
+            let opts = keyscene::formats::gltf::WriteOptions {
+                copy_textures,
+                source: Some(source),
+                ..keyscene::formats::gltf::WriteOptions::default()
+            };
             let written = keyscene::formats::gltf::save(&scene, output, &opts)?;
             warnings.extend(written.iter().map(ToString::to_string));
         }
         Target::ThreeDa => {
             let opts = keyscene::formats::three_da::ExportOptions {
                 animation: pick_animation(&scene, None)?,
+                copy_textures,
+                source: Some(source),
                 ..keyscene::formats::three_da::ExportOptions::default()
             };
             let report = keyscene::formats::three_da::save(&scene, output, &opts)?;
             warnings.extend(report.warnings);
         }
-        Target::Obj => keyscene::formats::obj::save(&scene, None, output)?,
+        Target::Obj => {
+            let opts = keyscene::formats::obj::SaveOptions { copy_textures, source: Some(source) };
+            warnings.extend(keyscene::formats::obj::save(&scene, None, output, &opts)?);
+        }
+        Target::Fbx => {
+            let opts = keyscene::formats::fbx::export::WriteOptions::default();
+            let report = keyscene::formats::fbx::export::save(&scene, output, &opts)?;
+            warnings.extend(report.dropped.iter().map(|d| format!("not written: {d}")));
+        }
     }
     Ok(warnings)
 }

@@ -18,7 +18,7 @@ pub fn run(file: &Path, out: &mut dyn std::io::Write) -> Result<(), CliError> {
         let report = keyscene::formats::three_da::check(&bytes);
         let mut text = String::new();
         if let Some(v) = report.variant {
-            text.push_str(&format!("{}: 3DA: {v:?} layout\n", file.display()));
+            text.push_str(&format!("{}: 3DA: layout: {v}\n", file.display()));
         }
         for issue in &report.issues {
             text.push_str(&format!("{}: 3DA: {issue}\n", file.display()));
@@ -32,20 +32,26 @@ pub fn run(file: &Path, out: &mut dyn std::io::Write) -> Result<(), CliError> {
             ..Default::default()
         };
         use keyscene::FileFormat;
-        let format = match FileFormat::detect(&bytes, Some(file)) {
-            Some(FileFormat::ThreeDs) => "3DS",
-            Some(FileFormat::Gltf) => "glTF",
-            Some(FileFormat::ThreeDa) => "3DA",
-            Some(FileFormat::Fbx) => "FBX",
-            None => "unknown format",
-        };
-        let (_, warnings) = keyscene::load_bytes(&bytes, Some(file), &opts)?;
-        let text: String = warnings
-            .iter()
-            .map(|w| format!("{}: {format}: warning: {w}\n", file.display()))
-            .collect();
-        emit(out, &text)?;
-        (0, warnings.len())
+        let format =
+            FileFormat::detect(&bytes, Some(file)).map_or("unknown format", FileFormat::name);
+        match keyscene::load_bytes(&bytes, Some(file), &opts) {
+            Ok((_, warnings)) => {
+                let text: String = warnings
+                    .iter()
+                    .map(|w| format!("{}: {format}: warning: {w}\n", file.display()))
+                    .collect();
+                emit(out, &text)?;
+                (0, warnings.len())
+            }
+            // A load error is this file's one error line, with file and format like the rest.
+            // stdout gets it as a report line and the summary; stderr (the exit reason) the
+            // error itself, so that it is seen without the report too.
+            Err(e) => {
+                let f = file.display();
+                emit(out, &format!("{f}: {format}: error: {e}\n{f}: 1 errors, 0 warnings\n"))?;
+                return Err(CliError::Msg(format!("{f}: {format}: {e}")));
+            }
+        }
     };
     emit(out, &format!("{}: {errors} errors, {warnings} warnings\n", file.display()))?;
     if errors > 0 {

@@ -18,7 +18,7 @@ pub struct PoseOptions {
     pub frame: Option<f64>,
     /// Pose at this time in seconds.
     pub time: Option<f64>,
-    /// Write with this axis pointing up (right-handed; see [`target_axes`]).
+    /// Write with this axis pointing up (right-handed; see [`AxisSystem::right_handed_with_up`]).
     pub up: Option<Axis>,
     /// Write in this unit: metres per unit (`None`: the file's own unit).
     pub metres_per_unit: Option<f64>,
@@ -38,6 +38,18 @@ pub struct ThreeDaOptions {
     pub fps: Option<f64>,
     /// The written axes (`ExportOptions::axes`; default 3ds Max's).
     pub axes: keyscene::formats::three_da::Axes,
+}
+
+/// What every output's writer needs to put files beside it (`--no-copy-textures`, and the
+/// source for the rule that an output never replaces another source's file,
+/// [`keyscene::output`]).
+#[derive(Debug, Clone)]
+pub struct Companions {
+    /// Copy the texture images the output names beside it (default; `--no-copy-textures`
+    /// turns it off).
+    pub copy_textures: bool,
+    /// The source file, as [`keyscene::output::source_name`] records it.
+    pub source: String,
 }
 
 impl PoseOptions {
@@ -63,6 +75,8 @@ pub enum Output {
     Glb,
     /// `.3da`, with one `.mat` script per material beside it.
     ThreeDa,
+    /// `.fbx`: binary FBX 7.4 (`formats::fbx::export`).
+    Fbx,
 }
 
 impl Output {
@@ -74,8 +88,9 @@ impl Output {
             Some("gltf") => Ok(Output::Gltf),
             Some("glb") => Ok(Output::Glb),
             Some("3da") => Ok(Output::ThreeDa),
+            Some("fbx") => Ok(Output::Fbx),
             _ => Err(CliError::Msg(format!(
-                "{}: unknown output format (use .obj, .gltf, .glb or .3da)",
+                "{}: unknown output format (use .obj, .gltf, .glb, .3da or .fbx)",
                 path.display()
             ))),
         }
@@ -88,6 +103,7 @@ impl Output {
             Output::Gltf => ".gltf",
             Output::Glb => ".glb",
             Output::ThreeDa => ".3da",
+            Output::Fbx => ".fbx",
         }
     }
 }
@@ -109,6 +125,7 @@ const APPLIES_TO: &[(&str, &[Output], &str)] = {
         ("units", &[Obj, Gltf, Glb], ""),
         ("space", &[Obj, Gltf, Glb], ""),
         ("embed", &[Gltf], " (a .glb is always self-contained)"),
+        ("no_copy_textures", &[Obj, Gltf, ThreeDa], " (a .glb holds its images)"),
         ("no_animation", &[Gltf, Glb], ""),
         ("resample_fps", &[Gltf, Glb], ""),
         ("max_influences", &[Gltf, Glb], ""),
@@ -138,19 +155,10 @@ pub fn check_options(output: Output, sub: &ArgMatches) -> Result<(), CliError> {
     Ok(())
 }
 
-/// The right-handed axis system with `up` up that `--up` names: front +Z for an X or Y up
-/// axis (Maya, glTF), front −Y for a Z up axis (3ds Max, Blender).
-pub fn target_axes(up: Axis) -> AxisSystem {
-    let front = match up {
-        Axis::PosZ | Axis::NegZ => Axis::NegY,
-        _ => Axis::PosZ,
-    };
-    AxisSystem { up, front, right_handed: true }
-}
-
 /// Writes `scene` to `output` in `format` (see [`Output`]): `.obj` (plus `.mtl`), `.gltf`
-/// (plus `.bin` and images), `.glb`, or `.3da` (plus one `.mat` script per material; what was
-/// converted, baked, resampled and dropped is printed).
+/// (plus `.bin` and images), `.glb`, `.3da` (plus one `.mat` script per material; what was
+/// converted, baked, resampled and dropped is printed) or `.fbx` (binary 7.4, every animation
+/// or the one `--animation`/`--stack` names; the report is printed).
 /// OBJ: `pose` says how to pose and place it (see [`PoseOptions`]); with none of its options the
 /// geometry is written as stored. glTF and 3DA keep the whole animation; for glTF
 /// `pose.up`/`pose.metres_per_unit` name the source's own axes and unit (see
@@ -158,6 +166,7 @@ pub fn target_axes(up: Axis) -> AxisSystem {
 /// (already resolved from `--animation`/`--stack`) picks the animation to pose with (OBJ),
 /// export (3DA) or write alone (glTF, when given). Conversion warnings go to stderr.
 /// Options that do not apply to `format` are refused before this by [`check_options`].
+#[allow(clippy::too_many_arguments)]
 pub fn run(
     mut scene: Scene,
     output: &Path,
@@ -166,13 +175,24 @@ pub fn run(
     animation: Option<usize>,
     gltf: &crate::gltf_args::GltfArgs,
     three_da: &ThreeDaOptions,
+    companions: &Companions,
 ) -> Result<(), CliError> {
     let requested = animation;
+    let obj_opts = keyscene::formats::obj::SaveOptions {
+        copy_textures: companions.copy_textures,
+        source: Some(companions.source.clone()),
+    };
+    let obj_save = |scene: &Scene, pose: Option<&keyscene::anim::Pose>| -> Result<(), CliError> {
+        for w in keyscene::formats::obj::save(scene, pose, output, &obj_opts)? {
+            eprintln!("keyscene: warning: {}: {w}", output.display());
+        }
+        Ok(())
+    };
     let animation = pick_animation(&scene, animation)?;
     match format {
         Output::Obj => {
             if !pose.poses() {
-                return Ok(keyscene::formats::obj::save(&scene, None, output)?);
+                return obj_save(&scene, None);
             }
             if pose.no_extrapolation {
                 if let Some(a) = animation {
@@ -204,15 +224,17 @@ pub fn run(
                 }
             }
             if pose.up.is_some() || pose.metres_per_unit.is_some() {
-                let axes = pose.up.map_or(scene.meta.axes, target_axes);
+                let axes = pose.up.map_or(scene.meta.axes, AxisSystem::right_handed_with_up);
                 p.transform_world(scene.axis_unit_conversion(axes, pose.metres_per_unit));
             }
-            Ok(keyscene::formats::obj::save(&scene, Some(&p), output)?)
+            obj_save(&scene, Some(&p))
         }
         Output::Gltf | Output::Glb => {
-            let opts = gltf
+            let mut opts = gltf
                 .write_options(requested, pose.up, pose.metres_per_unit)
                 .map_err(CliError::Msg)?;
+            opts.copy_textures = companions.copy_textures;
+            opts.source = Some(companions.source.clone());
             let warnings = keyscene::formats::gltf::save(&scene, output, &opts)?;
             for w in &warnings {
                 eprintln!("keyscene: warning: {}: {w}", output.display());
@@ -224,9 +246,20 @@ pub fn run(
                 animation,
                 fps: three_da.fps,
                 axes: three_da.axes,
+                copy_textures: companions.copy_textures,
+                source: Some(companions.source.clone()),
                 ..keyscene::formats::three_da::ExportOptions::default()
             };
             let report = keyscene::formats::three_da::save(&scene, output, &opts)?;
+            println!("{report}");
+            Ok(())
+        }
+        Output::Fbx => {
+            let opts = keyscene::formats::fbx::export::WriteOptions {
+                animation: requested,
+                ..Default::default()
+            };
+            let report = keyscene::formats::fbx::export::save(&scene, output, &opts)?;
             println!("{report}");
             Ok(())
         }
@@ -239,9 +272,10 @@ mod tests {
 
     #[test]
     fn z_up_faces_minus_y_and_y_up_faces_z() {
-        assert_eq!(target_axes(Axis::PosZ), AxisSystem::Z_UP_RIGHT_HANDED);
-        assert_eq!(target_axes(Axis::PosY), AxisSystem::Y_UP_RIGHT_HANDED);
-        assert!(target_axes(Axis::NegX).basis().is_some());
+        let axes = AxisSystem::right_handed_with_up;
+        assert_eq!(axes(Axis::PosZ), AxisSystem::Z_UP_RIGHT_HANDED);
+        assert_eq!(axes(Axis::PosY), AxisSystem::Y_UP_RIGHT_HANDED);
+        assert!(axes(Axis::NegX).basis().is_some());
     }
 
     #[test]

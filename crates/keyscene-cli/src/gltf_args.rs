@@ -3,7 +3,7 @@
 //! outputs and handed in by `convert`.
 
 use keyscene::formats::gltf::WriteOptions;
-use keyscene::scene::Axis;
+use keyscene::scene::{Axis, AxisSystem};
 
 /// glTF-only options of `keyscene convert`.
 #[derive(Debug, Clone, Default, clap::Args)]
@@ -50,7 +50,7 @@ impl GltfArgs {
             resample_fps: self.resample_fps,
             max_influences: self.max_influences,
             only_animation: animation,
-            source_axes: up.map(crate::convert::target_axes),
+            source_axes: up.map(AxisSystem::right_handed_with_up),
             source_metres_per_unit: metres_per_unit,
             ..WriteOptions::default()
         })

@@ -13,6 +13,103 @@ use serde::Serialize;
 
 use crate::{emit, CliError};
 
+/// Numbers in the JSON document: finite ones as JSON numbers, inf and NaN (which JSON
+/// cannot hold, and serde_json would print as `null`) as the strings `"inf"`, `"-inf"` and
+/// `"nan"` (issue 12 §3, docs/cli.md).
+pub mod json_num {
+    use serde::{Serialize, Serializer};
+
+    /// A float, or a container of floats, serialized as [`json_num`](self) says.
+    pub trait Num {
+        /// Serializes `self`.
+        fn put<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error>;
+    }
+
+    fn special(v: f64) -> &'static str {
+        if v.is_nan() {
+            "nan"
+        } else if v > 0.0 {
+            "inf"
+        } else {
+            "-inf"
+        }
+    }
+
+    impl Num for f64 {
+        fn put<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            if self.is_finite() {
+                s.serialize_f64(*self)
+            } else {
+                s.serialize_str(special(*self))
+            }
+        }
+    }
+
+    impl Num for f32 {
+        fn put<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            if self.is_finite() {
+                s.serialize_f32(*self)
+            } else {
+                s.serialize_str(special(f64::from(*self)))
+            }
+        }
+    }
+
+    struct W<'a, T>(&'a T);
+
+    impl<T: Num> Serialize for W<'_, T> {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            self.0.put(s)
+        }
+    }
+
+    impl<T: Num> Num for Option<T> {
+        fn put<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            match self {
+                Some(v) => s.serialize_some(&W(v)),
+                None => s.serialize_none(),
+            }
+        }
+    }
+
+    impl<T: Num, const N: usize> Num for [T; N] {
+        fn put<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            s.collect_seq(self.iter().map(W))
+        }
+    }
+
+    /// For `#[serde(serialize_with = "json_num::ser")]`.
+    pub fn ser<T: Num, S: Serializer>(v: &T, s: S) -> Result<S::Ok, S::Error> {
+        v.put(s)
+    }
+
+    #[cfg(test)]
+    mod tests {
+        #[derive(serde::Serialize)]
+        struct T {
+            #[serde(serialize_with = "super::ser")]
+            a: [f32; 3],
+            #[serde(serialize_with = "super::ser")]
+            b: Option<f64>,
+            #[serde(serialize_with = "super::ser")]
+            c: Option<[f64; 2]>,
+        }
+
+        #[test]
+        fn inf_and_nan_are_strings_finite_numbers_stay_numbers() {
+            let t = T {
+                a: [f32::NAN, f32::INFINITY, 0.5],
+                b: Some(f64::NEG_INFINITY),
+                c: Some([1.0, f64::NAN]),
+            };
+            assert_eq!(
+                serde_json::to_string(&t).unwrap(),
+                r#"{"a":["nan","inf",0.5],"b":"-inf","c":[1.0,"nan"]}"#
+            );
+        }
+    }
+}
+
 /// The `inspect --json` document.
 #[derive(Debug, Serialize)]
 pub struct Report {
@@ -23,12 +120,15 @@ pub struct Report {
     /// The format's version as the file states it, or null.
     pub version: Option<u32>,
     /// Metres per scene unit, or null when the file states no unit.
+    #[serde(serialize_with = "json_num::ser")]
     pub metres_per_unit: Option<f64>,
     /// The axis system of the coordinates.
     pub axes: Axes,
     /// Frames per second the file stores, or null (3DS stores none; 30 is assumed).
+    #[serde(serialize_with = "json_num::ser")]
     pub frame_rate: Option<f64>,
     /// First and last frame of the file's animation range, or null.
+    #[serde(serialize_with = "json_num::ser")]
     pub frame_range: Option<[f64; 2]>,
     /// Other file-level values the reader kept, in file order.
     pub properties: Vec<Property>,
@@ -137,6 +237,35 @@ pub struct MeshInfo {
     pub materials: Vec<Option<String>>,
     /// Number of morph targets.
     pub morph_targets: usize,
+    /// The skin deforming the mesh, when there is one.
+    pub skin: Option<SkinInfo>,
+    /// The blend shapes (morph targets) as channels, targets and in-betweens, when any.
+    pub blend_shapes: Option<BlendShapeInfo>,
+}
+
+/// A mesh's skin (assimp `info` shows bones the same way).
+#[derive(Debug, Serialize)]
+pub struct SkinInfo {
+    /// Index in the scene's skin list.
+    pub index: usize,
+    /// Joints (bones) of the skin.
+    pub joints: usize,
+    /// The most joints any one vertex is weighted to (weights of 0 not counted).
+    pub max_influences_per_vertex: usize,
+    /// Vertices with at least one non-zero weight.
+    pub skinned_vertices: usize,
+}
+
+/// A mesh's blend shapes: each morph target is one channel (FBX `BlendShapeChannel`), which
+/// holds its target shape and any in-between shapes.
+#[derive(Debug, Serialize)]
+pub struct BlendShapeInfo {
+    /// Channels (morph targets).
+    pub channels: usize,
+    /// Shapes over all channels: one target per channel plus its in-betweens.
+    pub targets: usize,
+    /// In-between shapes over all channels.
+    pub inbetweens: usize,
 }
 
 /// One material.
@@ -147,14 +276,19 @@ pub struct MaterialInfo {
     /// The material's name.
     pub name: String,
     /// Ambient colour, linear RGB 0–1.
+    #[serde(serialize_with = "json_num::ser")]
     pub ambient: [f32; 3],
     /// Diffuse colour, linear RGB 0–1.
+    #[serde(serialize_with = "json_num::ser")]
     pub diffuse: [f32; 3],
     /// Specular colour, linear RGB 0–1.
+    #[serde(serialize_with = "json_num::ser")]
     pub specular: [f32; 3],
     /// Shininess 0–1.
+    #[serde(serialize_with = "json_num::ser")]
     pub shininess: f32,
     /// Transparency 0 (opaque) – 1.
+    #[serde(serialize_with = "json_num::ser")]
     pub transparency: f32,
     /// Drawn from both sides.
     pub two_sided: bool,
@@ -185,6 +319,7 @@ pub struct CameraInfo {
     /// The camera's name.
     pub name: String,
     /// Field of view in degrees.
+    #[serde(serialize_with = "json_num::ser")]
     pub fov_degrees: f64,
     /// The target node index, or null.
     pub target: Option<usize>,
@@ -200,6 +335,7 @@ pub struct LightInfo {
     /// `point`, `spot`, `directional` or `ambient`.
     pub kind: &'static str,
     /// Colour, linear RGB 0–1.
+    #[serde(serialize_with = "json_num::ser")]
     pub color: [f32; 3],
     /// Switched on.
     pub on: bool,
@@ -215,8 +351,10 @@ pub struct AnimationInfo {
     /// The animation's name (empty for 3DS).
     pub name: String,
     /// Frames per second of its key times.
+    #[serde(serialize_with = "json_num::ser")]
     pub fps: f64,
     /// First and last frame.
+    #[serde(serialize_with = "json_num::ser")]
     pub frame_range: [f64; 2],
     /// Every track, in the animation's channel order.
     pub tracks: Vec<TrackInfo>,
@@ -347,6 +485,24 @@ pub fn report(scene: &Scene, file: &Path) -> Report {
                     .map(|s| s.and_then(|i| scene.materials.get(i)).map(|mat| mat.name.clone()))
                     .collect(),
                 morph_targets: m.morph_targets.len(),
+                skin: m.skin.and_then(|i| scene.skins.get(i).map(|k| (i, k))).map(|(index, k)| {
+                    let live = |v: &Vec<(u32, f32)>| v.iter().filter(|w| w.1 != 0.0).count();
+                    SkinInfo {
+                        index,
+                        joints: k.joints.len(),
+                        max_influences_per_vertex: k.influences.iter().map(live).max().unwrap_or(0),
+                        skinned_vertices: k.influences.iter().filter(|v| live(v) > 0).count(),
+                    }
+                }),
+                blend_shapes: (!m.morph_targets.is_empty()).then(|| {
+                    let inbetweens: usize =
+                        m.morph_targets.iter().map(|t| t.inbetweens.len()).sum();
+                    BlendShapeInfo {
+                        channels: m.morph_targets.len(),
+                        targets: m.morph_targets.len() + inbetweens,
+                        inbetweens,
+                    }
+                }),
             })
             .collect(),
         materials: scene
@@ -509,6 +665,23 @@ pub fn human(r: &Report) -> String {
                 line,
                 " mesh \"{}\": {} vertices, {} faces",
                 m.name, m.vertex_count, m.face_count
+            )
+            .unwrap();
+        }
+        if let Some(k) = n.mesh.and_then(|m| r.meshes.get(m)).and_then(|m| m.skin.as_ref()) {
+            write!(
+                line,
+                "; skin {}: {} joints, at most {} influences per vertex",
+                k.index, k.joints, k.max_influences_per_vertex
+            )
+            .unwrap();
+        }
+        if let Some(b) = n.mesh.and_then(|m| r.meshes.get(m)).and_then(|m| m.blend_shapes.as_ref())
+        {
+            write!(
+                line,
+                "; blend shapes: {} channels, {} targets, {} in-betweens",
+                b.channels, b.targets, b.inbetweens
             )
             .unwrap();
         }

@@ -10,6 +10,7 @@
 //! keyscene convert DIR OUTDIR --to glb|gltf|3da|obj [--json] [--shard I/N]
 //! keyscene render FILE -o OUT [--frame F | --time SECONDS | --frames A..B[:STEP] [--sheet]]
 //!     [--size WxH] [--camera NAME|auto] [--bbox] [--bsphere] [--wireframe] [--background #rrggbb]
+//! keyscene view FILE [--port N] [--no-open] [--animation I | --stack NAME] [--bind ADDR]
 //! ```
 //!
 //! Reader warnings go to stderr as `keyscene: warning: …`; errors as `keyscene: error: …` (with
@@ -38,6 +39,7 @@ mod gltf_args;
 mod inspect;
 mod render;
 mod sample;
+mod view;
 
 /// Read, evaluate and convert animated 3D scenes (3DS, glTF).
 #[derive(Debug, Parser)]
@@ -94,14 +96,14 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Convert a scene; the output format follows OUT's extension (.obj, .gltf, .glb, .3da).
+    /// Convert a scene; the output format follows OUT's extension (.obj, .gltf, .glb, .3da, .fbx).
     /// With a folder as input, convert every supported file under it (see --to).
     Convert {
         /// The scene file to read, or a folder: every .3ds, .prj, .fbx, .3da, .gltf and .glb
         /// file under it is converted (in parallel), mirroring subfolders under OUT.
         input: PathBuf,
-        /// The file to write: .obj (with a .mtl beside it), .gltf, .glb, or .3da (with .mat
-        /// material scripts beside it). For a folder input: the output folder.
+        /// The file to write: .obj (with a .mtl beside it), .gltf, .glb, .3da (with .mat
+        /// material scripts beside it) or .fbx (binary FBX 7.4). For a folder input: the output folder.
         output: PathBuf,
         /// Folder input: the output format. The summary lists files converted, with warnings
         /// and failed (with the reason); the exit status is non-zero when any failed.
@@ -164,10 +166,18 @@ enum Command {
         /// `source` (the file's own). See docs/3da.md, "Axes and EULER rotation".
         #[arg(long, value_name = "AXES", value_parser = parse_3da_axes)]
         axes: Option<keyscene::formats::three_da::Axes>,
+        /// OBJ, .gltf, 3DA (and folders): do not copy the texture images the output names
+        /// beside it (by default they are copied, embedded FBX images written out as files, and
+        /// images that cannot be found reported).
+        #[arg(long)]
+        no_copy_textures: bool,
     },
     /// Render PNG images of the scene at a frame or a range of frames, as the Play3da viewer
     /// draws it (one light at the camera, default checker material; docs/render.md).
     Render(render::RenderArgs),
+    /// Play the scene in the browser: serves a local page (WebGL2) showing keyscene's own
+    /// evaluation, with timeline, outliner and warnings, and prints its URL (docs/view.md).
+    View(view::ViewArgs),
 }
 
 /// What a subcommand failed with: a library error, or a usage problem found after parsing.
@@ -248,10 +258,20 @@ fn run(cli: Cli, matches: &ArgMatches) -> Result<(), CliError> {
             gltf,
             fps,
             axes,
+            no_copy_textures,
         } => {
             if input.is_dir() {
                 let sub = matches.subcommand_matches("convert").expect("convert was parsed");
-                return batch_convert(&input, &output, to, json, shard, sub, &mut out);
+                return batch_convert(
+                    &input,
+                    &output,
+                    to,
+                    json,
+                    shard,
+                    !no_copy_textures,
+                    sub,
+                    &mut out,
+                );
             }
             if to.is_some() || json || shard.is_some() {
                 let what = if json {
@@ -290,19 +310,26 @@ fn run(cli: Cli, matches: &ArgMatches) -> Result<(), CliError> {
                 transform_skin,
             };
             let three_da = convert::ThreeDaOptions { fps, axes: axes.unwrap_or_default() };
-            convert::run(scene, &output, format, &pose, animation, &gltf, &three_da)
+            let companions = convert::Companions {
+                copy_textures: !no_copy_textures,
+                source: keyscene::output::source_name(&input),
+            };
+            convert::run(scene, &output, format, &pose, animation, &gltf, &three_da, &companions)
         }
         Command::Render(args) => render::run(args),
+        Command::View(args) => view::run(args),
     }
 }
 
 /// `convert DIR OUTDIR`: needs `--to` and takes none of the single-file options.
+#[allow(clippy::too_many_arguments)]
 fn batch_convert(
     input: &Path,
     output: &Path,
     to: Option<batch::Target>,
     json: bool,
     shard: Option<batch::Shard>,
+    copy_textures: bool,
     sub: &ArgMatches,
     out: &mut dyn std::io::Write,
 ) -> Result<(), CliError> {
@@ -339,7 +366,7 @@ fn batch_convert(
             id.replace('_', "-")
         )));
     }
-    batch::run(input, output, to, json, shard, out)
+    batch::run(input, output, to, json, shard, copy_textures, out)
 }
 
 /// Loads a scene and prints the reader's warnings to stderr.

@@ -292,6 +292,23 @@ fn convert_to_glb_and_gltf_writes_files_that_read_back() {
     assert!(dir.path().join("fly.bin").is_file(), "the .gltf's buffer is written beside it");
 }
 
+#[test]
+fn convert_to_fbx_writes_a_binary_fbx_that_reads_back_with_the_same_meshes() {
+    // FLY.3DS has 3 meshes of 8, 66 and 122 vertices (the glTF test above and lib3ds agree).
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("fly.fbx");
+    let r = keyscene(&["convert", &fly(), out.to_str().unwrap()]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    assert!(String::from_utf8_lossy(&r.stdout).contains("models"), "the report is printed");
+    let bytes = std::fs::read(&out).unwrap();
+    assert!(bytes.starts_with(b"Kaydara FBX Binary  \0\x1a\0"));
+    assert_eq!(&bytes[23..27], &7400u32.to_le_bytes());
+    let back = stdout_json(&keyscene(&["inspect", out.to_str().unwrap(), "--json"]));
+    assert_eq!(back["format"], "fbx");
+    assert_eq!(back["counts"]["meshes"], 3);
+    assert_eq!(back["counts"]["vertices"], 8 + 66 + 122);
+}
+
 /// Each `convert` option used with an output it does not apply to (README, "The `keyscene`
 /// command": OBJ posing options, glTF options, 3DA options) and the formats the error must name.
 const MISPLACED_OPTIONS: &[(&str, &[&str], &str)] = &[
@@ -417,7 +434,7 @@ fn convert_to_3da_writes_a_file_that_checks_clean_and_samples_like_lib3ds() {
     assert!(conv.status.success(), "{}", String::from_utf8_lossy(&conv.stderr));
     let report = String::from_utf8_lossy(&conv.stdout);
     assert!(report.contains("3DA has no camera"), "the camera is reported dropped:\n{report}");
-    assert!(dir.path().join("default.mat").is_file(), "material script beside the model");
+    assert!(dir.path().join("fly_default.mat").is_file(), "material script beside the model");
     let check = keyscene(&["check", out.to_str().unwrap()]);
     assert!(check.status.success(), "{}", String::from_utf8_lossy(&check.stdout));
 

@@ -40,6 +40,20 @@ pub enum Error {
     #[cfg(feature = "render")]
     #[error(transparent)]
     Render(#[from] crate::render::Error),
+    /// A file beside an output (a material script, a texture) would replace a different file
+    /// written from another source (see [`crate::output`]); nothing was written.
+    #[error("{path}: not replaced: it was written from {theirs}, and {what} from {ours} would replace it with other content (names collide; remove the file or convert into another folder)", path = path.display())]
+    OutputCollision {
+        /// The file that exists.
+        path: PathBuf,
+        /// What would have been written (`material script of "Stone"`).
+        what: String,
+        /// The source being converted now.
+        ours: String,
+        /// The source the existing file was written from (or "an earlier run or another
+        /// program" when it records none).
+        theirs: String,
+    },
     /// The scene cannot be written in the requested format.
     #[error("{0}")]
     Unsupported(String),

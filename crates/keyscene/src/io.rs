@@ -1,10 +1,12 @@
-//! Loading any supported file by content, and writing output files atomically.
+//! What every reader and writer shares below the formats: the options a reader takes, telling
+//! a format from a file's first bytes, and writing output files atomically. (Loading, which
+//! calls the format readers, is one layer up in `load`, so that `formats` reads `io` and `io`
+//! does not read `formats`.)
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::limits::Limits;
-use crate::scene::{Scene, Warning};
 use crate::Error;
 
 /// The file formats keyscene reads.
@@ -22,6 +24,16 @@ pub enum FileFormat {
 }
 
 impl FileFormat {
+    /// The format's name in messages: `3DS`, `glTF`, `3DA`, `FBX`.
+    pub fn name(self) -> &'static str {
+        match self {
+            FileFormat::ThreeDs => "3DS",
+            FileFormat::Gltf => "glTF",
+            FileFormat::ThreeDa => "3DA",
+            FileFormat::Fbx => "FBX",
+        }
+    }
+
     /// Recognises a format from the first bytes of a file, falling back to the extension.
     /// Content wins: a `.3ds` file that does not start with a 3DS root chunk is not taken for
     /// one (the 3DS reader then reports why).
@@ -66,51 +78,6 @@ pub struct ReadOptions {
     /// The folder the file came from, for resolving texture and buffer file names
     /// (case-insensitively). `None`: resolve nothing.
     pub base_dir: Option<PathBuf>,
-}
-
-/// Reads a scene from a file, recognising its format by content (then extension).
-/// Returns the scene and the problems the reader survived.
-pub fn load(path: &Path) -> Result<(Scene, Vec<Warning>), Error> {
-    let bytes = std::fs::read(path).map_err(|source| Error::Io { path: path.into(), source })?;
-    let opts = ReadOptions {
-        limits: Limits::default(),
-        base_dir: path
-            .parent()
-            .map(|p| if p.as_os_str().is_empty() { Path::new(".") } else { p }.into()),
-    };
-    load_bytes(&bytes, Some(path), &opts)
-}
-
-/// Reads a scene from bytes; `path` (which need not exist) only helps recognise the format.
-pub fn load_bytes(
-    bytes: &[u8],
-    path: Option<&Path>,
-    opts: &ReadOptions,
-) -> Result<(Scene, Vec<Warning>), Error> {
-    // An empty file is no scene in any format: say so before a reader's own words (a JSON
-    // parser's "EOF while parsing", a chunk reader's "truncated") hide the plain fact.
-    if bytes.is_empty() {
-        return Err(Error::UnknownFormat(match path {
-            Some(p) => format!("{}: the file is empty (0 bytes)", p.display()),
-            None => "the file is empty (0 bytes)".into(),
-        }));
-    }
-    match FileFormat::detect(bytes, path) {
-        #[cfg(feature = "three_ds")]
-        Some(FileFormat::ThreeDs) => Ok(crate::formats::three_ds::read(bytes, opts)?),
-        #[cfg(feature = "three_da")]
-        Some(FileFormat::ThreeDa) => Ok(crate::formats::three_da::load(bytes, opts)?),
-        #[cfg(feature = "gltf")]
-        Some(FileFormat::Gltf) => Ok(crate::formats::gltf::read(bytes, opts)?),
-        #[cfg(feature = "fbx")]
-        Some(FileFormat::Fbx) => Ok(crate::formats::fbx::read(bytes, opts)?),
-        #[allow(unreachable_patterns)]
-        Some(f) => Err(Error::Unsupported(format!("{f:?} support is not compiled in"))),
-        None => Err(Error::UnknownFormat(match path {
-            Some(p) => format!("{}: not a file format keyscene reads", p.display()),
-            None => "not a file format keyscene reads".into(),
-        })),
-    }
 }
 
 /// Writes a file atomically: `fill` writes into a temporary file in the destination's folder,

@@ -7,6 +7,8 @@
 //! - [`scene`]: the format-neutral model (nodes, meshes, materials, cameras, lights, skins).
 //! - [`anim`]: tracks, keys and the evaluator that poses a scene at a time.
 //! - [`limits`]: the bounds every reader checks before allocating.
+//! - [`output`]: files writers put beside an output (material scripts, texture images) and
+//!   the rule that they never silently replace another source's files.
 //! - [`render`] (feature `render`): headless preview images of a posed scene.
 //!
 //! ```no_run
@@ -20,12 +22,15 @@
 pub mod anim;
 pub mod formats;
 pub mod limits;
+pub mod output;
 #[cfg(feature = "render")]
 pub mod render;
 pub mod scene;
 
 mod error;
 mod io;
+mod load;
 
 pub use error::Error;
-pub use io::{load, load_bytes, write_atomically, FileFormat, ReadOptions};
+pub use io::{write_atomically, FileFormat, ReadOptions};
+pub use load::{load, load_bytes};

@@ -34,14 +34,24 @@ fn rel_name(fbx_dir: &Path, path: &Path) -> String {
 }
 
 /// Sum of control points over meshes: `Geometry` nodes of class Mesh (7.x) or `Model`
-/// nodes (6.x) with a `Vertices` child.
+/// nodes (6.x) with a `Vertices` child. A legacy (FBX 3.0–5.8) `Model` has no class
+/// property; one with `Vertices` is a mesh (ufbx 0.23 `ufbxi_read_legacy_model` reads a mesh
+/// from any model that has them). Legacy files have no `Objects` record: their models are
+/// top-level records.
 fn control_points(doc: &fbx::Document<'_>) -> usize {
-    let Some(objects) = doc.root("Objects") else { return 0 };
+    let objects: Vec<_> = match doc.root("Objects") {
+        Some(objects) => objects.children().collect(),
+        None if doc.version < 6000 => doc.roots().collect(),
+        None => return 0,
+    };
     let mut n = 0;
-    for obj in objects.children() {
+    for obj in objects {
         let is_mesh = match obj.name() {
             "Geometry" => obj.property(2).and_then(Property::as_str) == Some("Mesh"),
-            "Model" => obj.property(1).and_then(Property::as_str) == Some("Mesh"),
+            "Model" => match obj.property(1) {
+                Some(class) => class.as_str() == Some("Mesh"),
+                None => doc.version < 6000,
+            },
             _ => false,
         };
         if !is_mesh {

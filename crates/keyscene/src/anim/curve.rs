@@ -42,20 +42,10 @@
 //!   `k·(1−T)·((1+B)(1+C)·sl + (1−B)(1−C)·sr)` with `k = ½`, or `k = 1` at an end key
 //!   (its missing chord is 0).
 
+pub use crate::scene::animation::CycleMode;
+
 use super::tcb::{sample_inside, Vector};
 use super::{Extrapolation, Interpolation, Track};
-
-/// How a [`Extrapolation::Cycle`] maps frames outside the keys back onto them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CycleMode {
-    /// The keyed span repeats as is (FBX `R`).
-    Repeat,
-    /// Every other cycle runs backwards (FBX `M`).
-    Mirror,
-    /// The span repeats, each cycle offset by the difference between the last and first key's
-    /// values (FBX `A`, Maya "cycle with offset").
-    Relative,
-}
 
 /// Name of the [`ChannelTarget::Property`](super::ChannelTarget::Property) that animates a
 /// morph target's weight in **percent** (FBX `DeformPercent`, 0–100): the node's mesh's

@@ -30,80 +30,10 @@
 
 use glam::{DQuat, DVec3};
 
+pub use crate::scene::animation::{BlendMode, LayerBlend, LayerContribution, LayeredValue};
+
 use super::{ChannelTarget, Track};
 use crate::scene::EulerOrder;
-
-/// What a [`LayerBlend`] animates, and the units of its values.
-#[derive(Debug, Clone, PartialEq)]
-pub enum LayeredValue {
-    /// The local translation (FBX `Lcl Translation`), scene units.
-    Translation,
-    /// The local rotation (FBX `Lcl Rotation`): Euler angles in **degrees** about X, Y and Z.
-    Rotation {
-        /// The order the blended angles apply in: the node's rotation order (FBX
-        /// `RotationOrder` when the node uses its rotation space, else XYZ).
-        order: EulerOrder,
-        /// The order the layers compose rotations in (`q(e)` in the module docs): the
-        /// model's `RotationOrder` whether or not its rotation space is used, as ufbx reads it
-        /// for the blend.
-        blend_order: EulerOrder,
-    },
-    /// The local scale factors (FBX `Lcl Scaling`).
-    Scale,
-    /// A scalar property, named and evaluated as [`ChannelTarget::Property`] (FBX
-    /// `Visibility`, `DeformPercent#k`, `RotationPivot|X` …): component 0 (x) of the
-    /// blend is its value, in the source's units. A vector property is one blend per
-    /// component.
-    Property(String),
-}
-
-/// How a layer's value meets the layers under it (FBX `AnimationLayer` `BlendMode`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum BlendMode {
-    /// `BlendMode` 0: added, scaled by the weight.
-    Additive,
-    /// `BlendMode` 1: replaces the value; the weight is not used.
-    Override,
-    /// `BlendMode` 2: mixed with the value by the weight.
-    OverridePassthrough,
-}
-
-impl BlendMode {
-    /// The mode for FBX's `BlendMode` value; values other than 0–2 read as override, as ufbx
-    /// reads them.
-    pub fn from_fbx(v: i64) -> BlendMode {
-        match v {
-            0 => BlendMode::Additive,
-            2 => BlendMode::OverridePassthrough,
-            _ => BlendMode::Override,
-        }
-    }
-}
-
-/// One layer's part in a [`LayerBlend`].
-#[derive(Debug, Clone, PartialEq)]
-pub struct LayerContribution {
-    /// Whether this is the first layer of its stack: it replaces the value, whatever its
-    /// mode and weight.
-    pub first_in_stack: bool,
-    /// How the layer combines.
-    pub mode: BlendMode,
-    /// The layer's weight, 0–1 (FBX `Weight` ÷ 100, clamped, above 0.99999 taken as 1).
-    pub weight: f64,
-    /// The layer's animated `Weight`, in **percent** (FBX's unit), when it has a curve: it
-    /// replaces [`LayerContribution::weight`] for the blended modes.
-    pub weight_track: Option<Track<f64>>,
-    /// Rotations compose as orientations (FBX `RotationAccumulationMode` 0), else add or mix
-    /// angle by angle.
-    pub compose_rotation: bool,
-    /// Scales multiply (FBX `ScaleAccumulationMode` 0), else add or mix.
-    pub compose_scale: bool,
-    /// The layer's curves for components X, Y and Z (degrees for rotation).
-    pub curves: [Option<Track<f64>>; 3],
-    /// The curve node's own values (`d|X`, `d|Y`, `d|Z`): a component without a curve takes
-    /// it; without either it keeps the value of the layers under it.
-    pub constants: [Option<f64>; 3],
-}
 
 impl LayerContribution {
     /// The weight at `frame`, 0–1, as ufbx takes it: the weight track (percent ÷ 100,
@@ -147,20 +77,6 @@ impl LayerContribution {
     fn tracks_mut(&mut self) -> impl Iterator<Item = &mut Track<f64>> {
         self.curves.iter_mut().flatten().chain(self.weight_track.iter_mut())
     }
-}
-
-/// A property animated by several layers of a stack, or by one whose weight is partial or
-/// animated: the layers' values blended at the asked time (module docs).
-#[derive(Debug, Clone, PartialEq)]
-pub struct LayerBlend {
-    /// What is animated, and the units.
-    pub value: LayeredValue,
-    /// The value under the stack: the node's rest value (degrees for rotation; a morph
-    /// weight in percent). The first layer that animates the property blends with it when
-    /// it is not the stack's first layer.
-    pub rest: DVec3,
-    /// The layers that animate the property, in stack order.
-    pub layers: Vec<LayerContribution>,
 }
 
 impl LayerBlend {

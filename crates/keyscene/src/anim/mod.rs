@@ -25,6 +25,12 @@ pub mod hermite;
 pub mod layers;
 pub mod tcb;
 
+/// The animation data types live in the scene model ([`crate::scene::animation`], which says
+/// why); they are the same types under both paths.
+pub use crate::scene::animation::{
+    Animation, AxisAngle, Channel, ChannelTarget, Extrapolation, Interpolation, Key, RotationTrack,
+    Tcb, Track,
+};
 pub use curve::{CycleMode, MORPH_WEIGHT_PROPERTY};
 pub use layers::{BlendMode, LayerBlend, LayerContribution, LayeredValue};
 pub use tcb::{hermite, tcb_tangents};
@@ -54,19 +60,6 @@ impl Time {
 
 /// The frame rate 3D Studio's keyframer runs at; 3DS files store no rate of their own.
 pub const THREE_DS_FPS: f64 = 30.0;
-
-/// One animation (3DS keyframer, FBX `AnimationStack`, glTF animation).
-#[derive(Debug, Clone, Default)]
-pub struct Animation {
-    /// The animation's name (FBX stack name; empty for 3DS).
-    pub name: String,
-    /// Frames per second of the key times.
-    pub fps: f64,
-    /// First and last frame of the animation, inclusive.
-    pub frame_range: (f64, f64),
-    /// What is animated.
-    pub channels: Vec<Channel>,
-}
 
 impl Animation {
     /// A copy whose tracks all hold their end keys outside their key range
@@ -100,256 +93,6 @@ impl Animation {
             }
         }
         a
-    }
-}
-
-/// The animated values of one node.
-#[derive(Debug, Clone)]
-pub struct Channel {
-    /// The node whose value this drives.
-    pub node: NodeId,
-    /// Which value, with its keys.
-    pub target: ChannelTarget,
-}
-
-/// A node property driven by a track.
-#[derive(Debug, Clone)]
-pub enum ChannelTarget {
-    /// Local translation in scene units (3DS `POS_TRACK_TAG`).
-    Translation(Track<DVec3>),
-    /// Local rotation (3DS `ROT_TRACK_TAG`).
-    Rotation(RotationTrack),
-    /// Local scale factors (3DS `SCL_TRACK_TAG`).
-    Scale(Track<DVec3>),
-    /// Hidden (`true`) or shown, held between keys (3DS `HIDE_TRACK_TAG`, keys already turned
-    /// from toggles into absolute states).
-    Hidden(Track<bool>),
-    /// The mesh shown by the node, index into `Scene::meshes`, held between keys
-    /// (3DS `MORPH_TRACK_TAG`).
-    Morph(Track<usize>),
-    /// Camera field of view in degrees (3DS `FOV_TRACK_TAG`).
-    Fov(Track<f64>),
-    /// Camera or spotlight roll in degrees (3DS `ROLL_TRACK_TAG`).
-    Roll(Track<f64>),
-    /// Light colour, linear RGB 0–1 (3DS `COL_TRACK_TAG`).
-    Color(Track<DVec3>),
-    /// Spotlight hotspot full angle in degrees (3DS `HOT_TRACK_TAG`).
-    Hotspot(Track<f64>),
-    /// Spotlight falloff full angle in degrees (3DS `FALL_TRACK_TAG`).
-    Falloff(Track<f64>),
-    /// Local translation animated per component (FBX `Lcl Translation` with its `d|X`, `d|Y`,
-    /// `d|Z` curves); `None` components keep the rest value.
-    TranslationXyz([Option<Track<f64>>; 3]),
-    /// Local scale animated per component (FBX `Lcl Scaling`); `None` keeps the rest value.
-    ScaleXyz([Option<Track<f64>>; 3]),
-    /// Any other animated scalar property, by the source's property name (FBX `FieldOfView`,
-    /// `Intensity`, `Color|X` …), in the source's units. Two names are evaluated:
-    /// `Visibility` hides the node while its value is below 1 in magnitude, and
-    /// `DeformPercent#k` ([`curve::morph_weight_property`]) sets the weight of morph target `k`
-    /// of the node's mesh, in percent ([`Pose::morph_weights`]).
-    Property {
-        /// The property's name as the source spells it.
-        name: String,
-        /// The keys.
-        track: Track<f64>,
-    },
-    /// A translation, rotation, scale or property that several FBX animation layers animate,
-    /// or one layer with a partial or animated weight: the layers' curves kept as they are
-    /// and blended at the asked time by ufbx's rule ([`layers`]). Writers have no layer form
-    /// and resample it.
-    Layered(Box<LayerBlend>),
-}
-
-/// How a track continues outside its first and last key.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Extrapolation {
-    /// Hold the end key's value.
-    #[default]
-    Constant,
-    /// Repeat the keyed span (3DS repeat/loop flags: the keyed span repeats).
-    Repeat,
-    /// Before the first key only: take the **last** key's value. This is what lib3ds 1.3
-    /// computes for a 3DS track without the repeat flag (its key search finds no segment and
-    /// falls through to the after-the-end branch); keyscene reproduces it so that 3DS files
-    /// evaluate as the reference does (e.g. `PASKA2.3DS`, whose objects' first keys are at
-    /// frames 140 and 150).
-    HoldLast,
-    /// Continue in a straight line with the end key's tangent (FBX "keep slope", `K`): before
-    /// the first key its leaving slope, after the last key its arriving slope.
-    Slope,
-    /// Cycle the keyed span (FBX repetition `R`, mirror `M`, relative repetition `A`), at most
-    /// `count` times (`None`: forever), then hold the value the last cycle ends on. See
-    /// [`curve`] for the exact rules. Unlike [`Extrapolation::Repeat`] the curve is only
-    /// extrapolated strictly outside its keys (a frame on the last key shows the last key).
-    Cycle {
-        /// How each cycle maps back onto the keyed span.
-        mode: CycleMode,
-        /// How many cycles, `None` for no limit.
-        count: Option<u32>,
-    },
-}
-
-/// Keys of one animated value, sorted by frame.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Track<T> {
-    /// The keys, in non-decreasing frame order.
-    pub keys: Vec<Key<T>>,
-    /// Behaviour before the first key.
-    pub before: Extrapolation,
-    /// Behaviour after the last key.
-    pub after: Extrapolation,
-    /// Tangents at the first and last key are computed as if the track were cyclic
-    /// (lib3ds `LIB3DS_SMOOTH`).
-    pub cyclic_tangents: bool,
-    /// The source's track flags word as stored (3DS: see `formats::three_ds` for which bits
-    /// keyscene reads and why).
-    pub flags: u16,
-}
-
-impl<T> Default for Track<T> {
-    fn default() -> Self {
-        Track {
-            keys: Vec::new(),
-            before: Extrapolation::Constant,
-            after: Extrapolation::Constant,
-            cyclic_tangents: false,
-            flags: 0,
-        }
-    }
-}
-
-impl<T> Track<T> {
-    /// A track of `keys` with constant extrapolation and no flags.
-    pub fn new(keys: Vec<Key<T>>) -> Self {
-        Track { keys, ..Track::default() }
-    }
-
-    /// `true` when the track has keys whose values can differ over time.
-    pub fn is_animated(&self) -> bool {
-        self.keys.len() > 1
-    }
-}
-
-/// One key of a [`Track`].
-#[derive(Debug, Clone, PartialEq)]
-pub struct Key<T> {
-    /// The key's time in frames of the animation's clock.
-    pub frame: f64,
-    /// The value at the key.
-    pub value: T,
-    /// How the curve arrives at and leaves this key.
-    pub interpolation: Interpolation<T>,
-}
-
-/// How the curve leaves a key towards the next one.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Interpolation<T> {
-    /// Hold this key's value until the next key.
-    Step,
-    /// Take the **next** key's value right after this key (FBX "constant next"): the value is
-    /// this key's at exactly its frame and the next key's strictly between the two.
-    StepNext,
-    /// Straight line to the next key.
-    Linear,
-    /// Kochanek–Bartels spline through the neighbouring keys (3D Studio, 3DA TCB tracks).
-    Tcb(Tcb),
-    /// Cubic Bézier in (time, value) with weighted tangents, as FBX `AnimationCurve` cubic keys
-    /// and 3DA `BEZIER` keys store them. Slopes are value units **per frame**; a weight is the
-    /// fraction of the segment's duration the tangent handle spans (1/3 makes this the plain
-    /// Hermite cubic). The segment from key `a` to `b` has control points
-    /// `(fa, va)`, `(fa + wa·Δ, va + sa·wa·Δ)`, `(fb − wb·Δ, vb − sb·wb·Δ)`, `(fb, vb)` with
-    /// `sa`/`wa` = `a.out_slope`/`a.out_weight`, `sb`/`wb` = `b.in_slope`/`b.in_weight`,
-    /// `Δ = fb − fa`, and is evaluated by solving the time polynomial for the frame.
-    Bezier {
-        /// Slope arriving at this key.
-        in_slope: T,
-        /// Weight of the arriving handle (fraction of the previous segment).
-        in_weight: f64,
-        /// Slope leaving this key.
-        out_slope: T,
-        /// Weight of the leaving handle (fraction of the next segment).
-        out_weight: f64,
-    },
-    /// Cubic Hermite with stored tangents, in value units **per frame**: `in_tangent` arrives at
-    /// this key, `out_tangent` leaves it (glTF `CUBICSPLINE` tangents are per second: multiply
-    /// by `1 / fps` when reading them).
-    Hermite {
-        /// Incoming tangent.
-        in_tangent: T,
-        /// Outgoing tangent.
-        out_tangent: T,
-    },
-    /// Quaternion tracks ([`RotationTrack::Quat`]): a squad segment with stored control
-    /// quaternions (3DA TCB 4D `m_in_tan` / `m_out_tan`). The segment to the next key is
-    /// `squad(a, a.out_control, b.in_control, b, u)` with lib3ds' slerp, which does not take
-    /// the short way ([`tcb::squad_lib3ds`]); `b.in_control` is `b`'s value when `b` is not a
-    /// squad key. On other tracks a squad key interpolates linearly.
-    Squad {
-        /// Control quaternion arriving at this key.
-        in_control: T,
-        /// Control quaternion leaving this key.
-        out_control: T,
-    },
-}
-
-/// Kochanek–Bartels parameters of a key, as 3D Studio stores them (seed 000, "Tracks").
-///
-/// Ease to/from are kept but, like lib3ds 1.3 (whose track evaluation never calls its
-/// `lib3ds_ease`), not applied by the evaluator: 3DS results must agree with lib3ds.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub struct Tcb {
-    /// Tension −1..1: higher is tighter.
-    pub tension: f32,
-    /// Continuity −1..1: 0 is smooth.
-    pub continuity: f32,
-    /// Bias −1..1: negative leans to the next key, positive to the previous.
-    pub bias: f32,
-    /// Ease into this key 0..1 (slows the approach).
-    pub ease_to: f32,
-    /// Ease out of this key 0..1 (slows the departure).
-    pub ease_from: f32,
-}
-
-/// A 3DS rotation key value: a turn of `angle` radians about `axis`, relative to the
-/// previous key's orientation (the first key is relative to identity).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct AxisAngle {
-    /// The turn in radians (may exceed a full turn: 3D Studio keeps spins).
-    pub angle: f64,
-    /// The axis, not necessarily normalised (3DS files store what the editor computed).
-    pub axis: DVec3,
-}
-
-/// The rotation of a node over time.
-#[derive(Debug, Clone, PartialEq)]
-pub enum RotationTrack {
-    /// Absolute orientations (glTF, 3DA TCB 4D).
-    Quat(Track<DQuat>),
-    /// 3DS relative axis-angle keys, accumulated and interpolated as lib3ds does.
-    Relative(Track<AxisAngle>),
-    /// Euler angles in **radians** animated per component (FBX `Lcl Rotation` curves, 3DA
-    /// `EULER` tracks), combined in `order`; `None` components keep the rest rotation's angle
-    /// (`rest`, also radians, in the same order).
-    Euler {
-        /// The order the three rotations apply in.
-        order: EulerOrder,
-        /// The rest angles (radians) used for components without a track.
-        rest: DVec3,
-        /// X, Y and Z angle tracks, radians.
-        xyz: [Option<Track<f64>>; 3],
-    },
-}
-
-impl RotationTrack {
-    /// Number of keys.
-    pub fn key_count(&self) -> usize {
-        match self {
-            RotationTrack::Quat(t) => t.keys.len(),
-            RotationTrack::Relative(t) => t.keys.len(),
-            RotationTrack::Euler { xyz, .. } => {
-                xyz.iter().flatten().map(|t| t.keys.len()).max().unwrap_or(0)
-            }
-        }
     }
 }
 
@@ -815,17 +558,28 @@ pub fn inbetween_weights(w: f64, levels: &[f64]) -> Vec<f64> {
     eff
 }
 
+/// Samples a vector (or scalar) track at `frame`; `None` when it has no key: outside the keys
+/// by [`curve`]'s extrapolation rules, inside them by [`tcb`]'s spline rules. (It lives here,
+/// above both, so that `curve` reads `tcb` and `tcb` reads neither.)
+fn sample_vector<V: tcb::Vector>(track: &Track<V>, frame: f64) -> Option<V> {
+    track.keys.first()?;
+    if let Some(v) = curve::extrapolate(track, frame) {
+        return Some(v);
+    }
+    tcb::sample_inside(track, frame)
+}
+
 impl Track<DVec3> {
     /// The value at `frame` (see [`tcb`] for the spline rules).
     pub fn sample(&self, frame: f64) -> Option<DVec3> {
-        tcb::sample_vector(self, frame)
+        sample_vector(self, frame)
     }
 }
 
 impl Track<f64> {
     /// The value at `frame`.
     pub fn sample(&self, frame: f64) -> Option<f64> {
-        tcb::sample_vector(self, frame)
+        sample_vector(self, frame)
     }
 }
 

@@ -248,15 +248,6 @@ pub fn squad_lib3ds(a: DQuat, p: DQuat, q: DQuat, b: DQuat, u: f64) -> DQuat {
     DQuat::from_xyzw(r[0], r[1], r[2], r[3])
 }
 
-/// Samples a vector (or scalar) track at `frame`; `None` when it has no key.
-pub(crate) fn sample_vector<V: Vector>(track: &Track<V>, frame: f64) -> Option<V> {
-    track.keys.first()?;
-    if let Some(v) = super::curve::extrapolate(track, frame) {
-        return Some(v);
-    }
-    sample_inside(track, frame)
-}
-
 /// Samples a track with at least one key as if it had no slope or cycle extrapolation.
 pub(crate) fn sample_inside<V: Vector>(track: &Track<V>, frame: f64) -> Option<V> {
     track.keys.first()?;

@@ -207,25 +207,37 @@ fn visible_mesh_nodes<'a>(scene: &'a Scene, pose: &'a Pose) -> impl Iterator<Ite
     })
 }
 
-/// How one material is drawn, resolved once per frame.
+/// How one material is drawn, resolved from a [`Material`] by [`Renderer::surface_of`]: the
+/// values the shading of [`Renderer::render`] uses (`keyscene view` sends them to its page so
+/// the browser shades as `render` does).
 #[derive(Debug, Clone)]
-struct Surface {
-    color: [f32; 3],
-    texture: Option<Arc<Texture>>,
-    strength: f32,
-    uv: UvTransform,
-    checker: bool,
-    alpha: f32,
-    two_sided: bool,
-    specular: [f32; 3],
-    exponent: u32,
-    self_illumination: f32,
+pub struct Surface {
+    /// Diffuse colour, linear RGB 0–1 (non-finite components read as 0.8).
+    pub color: [f32; 3],
+    /// The decoded diffuse texture, when the material has one that loaded.
+    pub texture: Option<Arc<Texture>>,
+    /// The texture's share of the base colour (0–1); the rest is `color`.
+    pub strength: f32,
+    /// The diffuse map's UV transform (applied to the corner UVs, see [`Renderer::corner_uvs`]).
+    pub uv: UvTransform,
+    /// Drawn with the default material's checker (no material, or its texture is missing).
+    pub checker: bool,
+    /// Opacity, `1 − transparency` (0–1).
+    pub alpha: f32,
+    /// Back faces drawn (with flipped normals) instead of culled.
+    pub two_sided: bool,
+    /// Specular colour × shininess strength, RGB 0–1.
+    pub specular: [f32; 3],
+    /// Blinn-Phong exponent (1…128, see `docs/render.md`).
+    pub exponent: u32,
+    /// The least lighting factor (0–1): self-illuminated surfaces are never darker.
+    pub self_illumination: f32,
 }
 
 impl Surface {
     /// The default material (r_init.scr's `DefaultMaterial`): the checker, opaque,
     /// one-sided, no highlight.
-    fn default_material() -> Surface {
+    pub fn default_material() -> Surface {
         Surface {
             color: texture::CHECKER[0],
             texture: None,
@@ -428,6 +440,57 @@ impl<'s> Renderer<'s> {
         Ok(to_image(&target, opts))
     }
 
+    /// How material `material` (an index into [`Scene::materials`]) is drawn, its texture
+    /// decoded (once per image; problems go to [`take_warnings`](Self::take_warnings)); the
+    /// default material for an index past the list.
+    pub fn surface_of(&mut self, material: usize) -> Surface {
+        let scene = self.scene;
+        match scene.materials.get(material) {
+            Some(m) => self.surface(m),
+            None => Surface::default_material(),
+        }
+    }
+
+    /// The surface of every polygon of `mesh` as [`Renderer::render`] picks it: the index into
+    /// [`Scene::materials`] of its material slot, or `None` for the default material (no slot,
+    /// an empty slot or an index past the list).
+    pub fn polygon_surfaces(&self, mesh: &Mesh) -> Vec<Option<usize>> {
+        let n = self.scene.materials.len();
+        (0..mesh.polygon_count())
+            .map(|p| {
+                let slot = mesh.polygon_material(p);
+                mesh.material_slots.get(slot as usize).copied().flatten().filter(|&m| m < n)
+            })
+            .collect()
+    }
+
+    /// The texture coordinates [`Renderer::render`] interpolates at every corner of `mesh`
+    /// (indexed like [`Mesh::corner_vertices`]): the first UV set through the map's UV
+    /// transform where the polygon's surface is textured or the checker; for the checker on a
+    /// mesh without UVs, the planar projection of the rest positions (see `docs/render.md`);
+    /// else 0.
+    pub fn corner_uvs(&mut self, mesh: &Mesh) -> Vec<Vec2> {
+        let surfaces: Vec<Surface> =
+            (0..self.scene.materials.len()).map(|m| self.surface_of(m)).collect();
+        let default_surface = Surface::default_material();
+        let uvs = mesh.uv_sets.first().map(|s| &s.uvs);
+        let planar = PlanarChecker::new(mesh);
+        let mut out = vec![Vec2::ZERO; mesh.corner_vertices.len()];
+        for (p, surface) in self.polygon_surfaces(mesh).into_iter().enumerate() {
+            let s = surface.and_then(|m| surfaces.get(m)).unwrap_or(&default_surface);
+            let poly = mesh.polygon(p);
+            for (k, c) in mesh.polygon_corners(p).enumerate() {
+                let Some(&v) = poly.get(k) else { continue };
+                out[c] = match uvs.and_then(|a| a.get(v, c, p)) {
+                    Some(uv) if s.checker || s.texture.is_some() => transform_uv(uv, &s.uv),
+                    _ if s.checker => planar.uv(mesh, poly, v),
+                    _ => Vec2::ZERO,
+                };
+            }
+        }
+        out
+    }
+
     /// Per-corner world-space unit normals of `mesh` posed at `positions`.
     fn world_normals(
         &self,
@@ -436,17 +499,7 @@ impl<'s> Renderer<'s> {
         pose: &Pose,
         node: NodeId,
     ) -> Vec<Vec3> {
-        if mesh.skin.is_some() && mesh.normals.is_some() {
-            let smooth = Mesh {
-                polygon_starts: mesh.polygon_starts.clone(),
-                corner_vertices: mesh.corner_vertices.clone(),
-                smoothing_groups: Some(vec![1; mesh.polygon_count()]),
-                ..Mesh::default()
-            };
-            return geometry::corner_normals(&smooth, positions, DMat3::IDENTITY);
-        }
-        let nm = geometry::normal_matrix(pose.mesh_to_world(self.scene, node));
-        geometry::corner_normals(mesh, positions, nm)
+        world_corner_normals(self.scene, mesh, positions, pose, node)
     }
 
     /// How material `m` is drawn: its diffuse colour, or its first diffuse texture (the
@@ -565,6 +618,31 @@ impl<'s> Renderer<'s> {
         self.textures.insert(path, t.clone());
         t
     }
+}
+
+/// The per-corner world-space unit normals [`Renderer::render`] shades node `node`'s `mesh`
+/// with, `positions` being its posed world positions ([`Pose::world_positions`]), indexed like
+/// [`Mesh::corner_vertices`]: for a skinned mesh with stored normals, normals smoothed over
+/// shared vertices of the posed positions (stored normals are not skinned); otherwise
+/// [`geometry::corner_normals`] through the normal matrix of [`Pose::mesh_to_world`].
+pub fn world_corner_normals(
+    scene: &Scene,
+    mesh: &Mesh,
+    positions: &[DVec3],
+    pose: &Pose,
+    node: NodeId,
+) -> Vec<Vec3> {
+    if mesh.skin.is_some() && mesh.normals.is_some() {
+        let smooth = Mesh {
+            polygon_starts: mesh.polygon_starts.clone(),
+            corner_vertices: mesh.corner_vertices.clone(),
+            smoothing_groups: Some(vec![1; mesh.polygon_count()]),
+            ..Mesh::default()
+        };
+        return geometry::corner_normals(&smooth, positions, DMat3::IDENTITY);
+    }
+    let nm = geometry::normal_matrix(pose.mesh_to_world(scene, node));
+    geometry::corner_normals(mesh, positions, nm)
 }
 
 /// The Blinn-Phong exponent for shininess `s` (0–1): `2^(10·s)` rounded, capped to 1…128, as

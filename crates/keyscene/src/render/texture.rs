@@ -68,6 +68,21 @@ impl Texture {
         })
     }
 
+    /// Width, texels.
+    pub fn width(&self) -> usize {
+        self.width
+    }
+
+    /// Height, texels.
+    pub fn height(&self) -> usize {
+        self.height
+    }
+
+    /// The texels, row-major, row 0 at the top of the image, 8-bit RGB.
+    pub fn texels(&self) -> &[[u8; 3]] {
+        &self.texels
+    }
+
     /// The colour (RGB 0–1) at texture coordinates `(u, v)`, V up (OpenGL convention: v = 0 is
     /// the image's bottom row), bilinear between the four nearest texel centres, wrapping
     /// round both edges (repeat). Non-finite coordinates read as 0.

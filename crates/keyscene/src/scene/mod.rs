@@ -22,8 +22,9 @@
 
 use glam::{DMat3, DMat4, DQuat, DVec3, Vec2, Vec3, Vec4};
 
-use crate::anim::Animation;
+use animation::Animation;
 
+pub mod animation;
 pub mod geometry;
 
 /// A node index into [`Scene::nodes`].
@@ -185,6 +186,28 @@ pub enum Axis {
     NegZ,
 }
 
+/// `+X`, `-X`, `+Y`, `-Y`, `+Z`, `-Z` (the form `inspect` and `--up` use).
+impl std::fmt::Display for Axis {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Axis::PosX => "+X",
+            Axis::NegX => "-X",
+            Axis::PosY => "+Y",
+            Axis::NegY => "-Y",
+            Axis::PosZ => "+Z",
+            Axis::NegZ => "-Z",
+        })
+    }
+}
+
+/// In field terms: `+Y up, +Z front, right-handed`.
+impl std::fmt::Display for AxisSystem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let hand = if self.right_handed { "right-handed" } else { "left-handed" };
+        write!(f, "{} up, {} front, {hand}", self.up, self.front)
+    }
+}
+
 impl Axis {
     /// The unit vector of this axis.
     pub fn vector(self) -> DVec3 {
@@ -224,6 +247,17 @@ impl AxisSystem {
     /// 3D Studio and 3ds Max: +Z up, −Y front, right-handed.
     pub const Z_UP_RIGHT_HANDED: AxisSystem =
         AxisSystem { up: Axis::PosZ, front: Axis::NegY, right_handed: true };
+
+    /// The right-handed axis system with `up` up, as a user naming only the up axis means it
+    /// (`keyscene convert --up`): front +Z for an X or Y up axis (Maya, glTF), front −Y for a Z
+    /// up axis (3ds Max, Blender).
+    pub fn right_handed_with_up(up: Axis) -> AxisSystem {
+        let front = match up {
+            Axis::PosZ | Axis::NegZ => Axis::NegY,
+            _ => Axis::PosZ,
+        };
+        AxisSystem { up, front, right_handed: true }
+    }
 
     /// The right axis's vector: `up × front` when right-handed, `front × up` when left-handed.
     pub fn right(&self) -> DVec3 {

@@ -85,8 +85,8 @@ use std::collections::HashMap;
 
 use glam::DVec3;
 
-use super::import::{rotation_setup, ImportIds};
 use super::objects::{ConnectionKind, Object, ObjectGraph, PropCache};
+use super::shared::{rotation_setup, ImportIds};
 use super::tree::{ArrayType, Encoding, NodeRef};
 use crate::anim::curve::{
     auto_slope, auto_slope_one_side, morph_weight_property, tcb_slopes, AutoRules,
@@ -547,6 +547,36 @@ struct Layer {
     props: Vec<Animated>,
 }
 
+/// A KTime (`ktime` ticks per second) as frames at `fps`, for ranges people read
+/// (`TimeSpanStart`, `LocalStart`…): the shortest decimal whose tick, converted back
+/// (`frames / fps × ktime`, rounded), is `t` again. A tick is 1/46186158000 s, so a range
+/// start stored as a tick next to −1.25 frames at 24 fps (−2405529063: −1.25 frames is
+/// −2405529062.5 ticks) reads as −1.25, not as −1.2500000002598… (its exact value; the
+/// difference is below one tick, so it is noise of the storage, not of the animation). Whole frames come out exact (the product `t × fps` is divided once, in integers,
+/// when `fps` is a whole number).
+pub fn ktime_to_frames(t: i64, ktime: i64, fps: f64) -> f64 {
+    let ktime = ktime.max(1);
+    let exact = if fps.fract() == 0.0 && fps.abs() < 1e6 {
+        let n = t as i128 * fps as i128;
+        let (q, r) = (n / ktime as i128, n % ktime as i128);
+        q as f64 + r as f64 / ktime as f64
+    } else {
+        t as f64 * fps / ktime as f64
+    };
+    if !exact.is_finite() || fps <= 0.0 {
+        return exact;
+    }
+    let back = |v: f64| (v / fps * ktime as f64).round() as i64 == t;
+    for digits in 0..=15 {
+        let scale = 10f64.powi(digits);
+        let v = (exact * scale).round() / scale;
+        if back(v) {
+            return v;
+        }
+    }
+    exact
+}
+
 /// Adds one [`Animation`] per `AnimationStack` of `graph` to `scene` (see the module docs).
 /// `ids` says which object became which scene element.
 pub(crate) fn import(
@@ -573,9 +603,7 @@ pub(crate) fn import(
     let stacks: Vec<&Object<'_, '_>> =
         graph.objects().iter().filter(|o| o.class == "AnimationStack").collect();
     if stacks.is_empty() {
-        if let Some(takes) = graph.doc.root("Takes") {
-            import_takes(graph, takes, ids, scene, warnings, ktime, fps);
-        }
+        import_takes(graph, graph.doc.root("Takes"), ids, scene, warnings, ktime, fps);
         return;
     }
     for stack in stacks {
@@ -594,7 +622,7 @@ pub(crate) fn import(
         }
         let begin = graph.prop(stack.id, "LocalStart").and_then(|p| p.i64());
         let end = graph.prop(stack.id, "LocalStop").and_then(|p| p.i64());
-        let to_frame = |t: i64| t as f64 / ktime as f64 * fps;
+        let to_frame = |t: i64| ktime_to_frames(t, ktime, fps);
         let mut anim = Animation {
             name: stack.name.to_string(),
             fps,
@@ -623,115 +651,185 @@ pub(crate) fn import(
     }
 }
 
-/// FBX 6 `Takes`: one [`Animation`] per `Take`, its `Model` channels read as one layer.
+/// FBX 6 `Takes`: one [`Animation`] per `Take`, its `Model` channels read as one layer. Legacy
+/// files (before 6.0) may also key a model outside any take, with `Channel` records in the
+/// top-level `Model` itself: ufbx 0.23 (`ufbxi_read_legacy_model`) gathers those into one
+/// implicit stack named `(internal)`, created after the takes so it is never the first; so
+/// does keyscene.
 #[allow(clippy::too_many_arguments)]
 fn import_takes(
     graph: &ObjectGraph<'_, '_>,
-    takes: NodeRef<'_, '_>,
+    takes: Option<NodeRef<'_, '_>>,
     ids: &ImportIds,
     scene: &mut Scene,
     warnings: &mut Vec<Warning>,
     ktime: i64,
     fps: f64,
 ) {
-    let mut by_name: HashMap<&str, i64> = HashMap::new();
-    let mut shapes: HashMap<&str, i64> = HashMap::new();
+    let mut reader = TakeReader {
+        ids,
+        by_name: HashMap::new(),
+        shapes: HashMap::new(),
+        mesh_nodes: mesh_nodes(scene),
+        legacy: graph.doc.content_version() < 6000,
+        ktime,
+        fps,
+    };
     for o in graph.objects() {
         if o.class == "Model" {
-            by_name.entry(&*o.name).or_insert(o.id);
+            reader.by_name.entry(&*o.name).or_insert(o.id);
         }
         if o.sub_class == "BlendShapeChannel" {
-            shapes.entry(&*o.name).or_insert(o.id);
+            reader.shapes.entry(&*o.name).or_insert(o.id);
         }
     }
-    let mesh_nodes = mesh_nodes(scene);
-    for take in takes.children().filter(|c| c.name() == "Take") {
+    for take in takes.into_iter().flat_map(|t| t.children()).filter(|c| c.name() == "Take") {
         let name = take.property(0).and_then(|p| p.as_str()).unwrap_or("").to_string();
-        let mut layer = Layer {
-            weight: 1.0,
-            weight_curve: None,
-            mode: BlendMode::Override,
-            compose_rotation: true,
-            compose_scale: true,
-            props: Vec::new(),
-        };
-        let legacy = graph.doc.content_version() < 6000;
+        let mut layer = take_layer();
         for model in take.children().filter(|c| c.name() == "Model") {
-            let raw = model.property(0).and_then(|p| p.as_bytes()).unwrap_or(b"");
-            let (_, short) = super::objects::split_name(raw);
-            let short = String::from_utf8_lossy(short);
-            let Some(&id) = by_name.get(short.as_ref()) else {
-                continue;
-            };
-            let Some(&node) = ids.nodes.get(&id) else {
-                continue;
-            };
-            for ch in model.children().filter(|c| c.name() == "Channel") {
-                let mut cname = ch.property(0).and_then(|p| p.as_str()).unwrap_or("");
-                // Before 6.0 a blend shape's channel is named `Shape (Shape)` (ufbx
-                // `ufbxi_read_take_prop_channel` drops the suffix).
-                if legacy {
-                    cname = cname.strip_suffix(" (Shape)").unwrap_or(cname);
-                }
-                if cname == "Transform" {
-                    for sub in ch.children().filter(|c| c.name() == "Channel") {
-                        let target = match sub.property(0).and_then(|p| p.as_str()) {
-                            Some("T") => Target::Translation(node),
-                            Some("R") => Target::Rotation(node),
-                            Some("S") => Target::Scaling(node),
-                            _ => continue,
-                        };
-                        if let Some(a) = take_channel(sub, &target, ktime, fps, warnings) {
-                            layer.props.push(a);
-                        }
-                    }
-                    continue;
-                }
-                // FBX 6 blend shapes are driven by a model property named after the shape.
-                let six: Vec<(usize, usize)> = ids
-                    .morph_properties
-                    .iter()
-                    .filter(|(m, name, ..)| *m == id && name == cname)
-                    .map(|&(_, _, mesh, k)| (mesh, k))
-                    .collect();
-                let list = if six.is_empty() {
-                    shapes.get(cname).and_then(|id| ids.morph_channels.get(id)).cloned()
-                } else {
-                    Some(six)
-                };
-                let targets: Vec<Target> = match list {
-                    Some(list) => morph_targets(&list, &mesh_nodes).collect(),
-                    None => vec![Target::Property(node, cname.to_string())],
-                };
-                for target in targets {
-                    if let Some(a) = take_channel(ch, &target, ktime, fps, warnings) {
-                        layer.props.push(a);
-                    }
-                }
-            }
-        }
-        let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
-        for p in &layer.props {
-            for t in p.curves.iter().flatten() {
-                if let (Some(a), Some(b)) = (t.keys.first(), t.keys.last()) {
-                    lo = lo.min(a.frame);
-                    hi = hi.max(b.frame);
-                }
-            }
+            reader.model_channels(model, &mut layer, warnings);
         }
         let local = take.child("LocalTime").map(|n| {
             (n.property(0).and_then(|p| p.as_i64()), n.property(1).and_then(|p| p.as_i64()))
         });
-        let frame_range = match local {
-            Some((Some(b), Some(e))) if e > b => {
-                (b as f64 / ktime as f64 * fps, e as f64 / ktime as f64 * fps)
+        push_take(scene, graph, name, layer, local, ktime, fps);
+    }
+    if reader.legacy {
+        // ufbx makes the stack as soon as one model has a named `Channel`, keyed or not (a
+        // channel of `Default`s only animates nothing, and the stack then poses the rest).
+        let mut layer = take_layer();
+        let mut any = false;
+        for model in graph.doc.roots().filter(|c| c.name() == "Model") {
+            any |= model
+                .children()
+                .any(|c| c.name() == "Channel" && c.property(0).and_then(|p| p.as_str()).is_some());
+            reader.model_channels(model, &mut layer, warnings);
+        }
+        if any {
+            push_take(scene, graph, "(internal)".into(), layer, None, ktime, fps);
+        }
+    }
+}
+
+/// The one layer a take's channels make: full weight, override, rotations and scales composed.
+fn take_layer() -> Layer {
+    Layer {
+        weight: 1.0,
+        weight_curve: None,
+        mode: BlendMode::Override,
+        compose_rotation: true,
+        compose_scale: true,
+        props: Vec::new(),
+    }
+}
+
+/// Adds the animation of one take (or of the legacy implicit stack): its frame range is the
+/// take's `LocalTime` when it spans time, else the keys' span.
+fn push_take(
+    scene: &mut Scene,
+    graph: &ObjectGraph<'_, '_>,
+    name: String,
+    layer: Layer,
+    local: Option<(Option<i64>, Option<i64>)>,
+    ktime: i64,
+    fps: f64,
+) {
+    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+    for p in &layer.props {
+        for t in p.curves.iter().flatten() {
+            if let (Some(a), Some(b)) = (t.keys.first(), t.keys.last()) {
+                lo = lo.min(a.frame);
+                hi = hi.max(b.frame);
             }
-            _ if lo <= hi => (lo, hi),
-            _ => (0.0, 0.0),
+        }
+    }
+    let frame_range = match local {
+        Some((Some(b), Some(e))) if e > b => {
+            (ktime_to_frames(b, ktime, fps), ktime_to_frames(e, ktime, fps))
+        }
+        _ if lo <= hi => (lo, hi),
+        _ => (0.0, 0.0),
+    };
+    let mut anim = Animation { name, fps, frame_range, channels: Vec::new() };
+    merge_layers(scene, vec![layer], &mut anim, graph);
+    scene.animations.push(anim);
+}
+
+/// What reading FBX 6 take channels needs: the models and blend shape channels by name.
+struct TakeReader<'g> {
+    ids: &'g ImportIds,
+    by_name: HashMap<&'g str, i64>,
+    shapes: HashMap<&'g str, i64>,
+    mesh_nodes: HashMap<usize, Vec<NodeId>>,
+    legacy: bool,
+    ktime: i64,
+    fps: f64,
+}
+
+impl TakeReader<'_> {
+    /// The `Channel`s of one `Model` record (in a take, or a legacy top-level model) into
+    /// `layer`: `Transform` › `T`/`R`/`S`, and scalar channels (blend shapes by their shape's
+    /// name, other properties by theirs).
+    fn model_channels(
+        &self,
+        model: NodeRef<'_, '_>,
+        layer: &mut Layer,
+        warnings: &mut Vec<Warning>,
+    ) {
+        let (ktime, fps) = (self.ktime, self.fps);
+        let raw = model.property(0).and_then(|p| p.as_bytes()).unwrap_or(b"");
+        let (_, short) = super::objects::split_name(raw);
+        let short = String::from_utf8_lossy(short);
+        let Some(&id) = self.by_name.get(short.as_ref()) else {
+            return;
         };
-        let mut anim = Animation { name, fps, frame_range, channels: Vec::new() };
-        merge_layers(scene, vec![layer], &mut anim, graph);
-        scene.animations.push(anim);
+        let Some(&node) = self.ids.nodes.get(&id) else {
+            return;
+        };
+        for ch in model.children().filter(|c| c.name() == "Channel") {
+            let mut cname = ch.property(0).and_then(|p| p.as_str()).unwrap_or("");
+            // Before 6.0 a blend shape's channel is named `Shape (Shape)` (ufbx
+            // `ufbxi_read_take_prop_channel` drops the suffix).
+            if self.legacy {
+                cname = cname.strip_suffix(" (Shape)").unwrap_or(cname);
+            }
+            if cname == "Transform" {
+                for sub in ch.children().filter(|c| c.name() == "Channel") {
+                    let target = match sub.property(0).and_then(|p| p.as_str()) {
+                        Some("T") => Target::Translation(node),
+                        Some("R") => Target::Rotation(node),
+                        Some("S") => Target::Scaling(node),
+                        _ => continue,
+                    };
+                    if let Some(a) = take_channel(sub, &target, ktime, fps, warnings) {
+                        layer.props.push(a);
+                    }
+                }
+                continue;
+            }
+            // FBX 6 blend shapes are driven by a model property named after the shape.
+            let six: Vec<(usize, usize)> = self
+                .ids
+                .morph_properties
+                .iter()
+                .filter(|(m, name, ..)| *m == id && name == cname)
+                .map(|&(_, _, mesh, k)| (mesh, k))
+                .collect();
+            let list = if six.is_empty() {
+                self.shapes.get(cname).and_then(|id| self.ids.morph_channels.get(id)).cloned()
+            } else {
+                Some(six)
+            };
+            let targets: Vec<Target> = match list {
+                Some(list) => morph_targets(&list, &self.mesh_nodes).collect(),
+                None => vec![Target::Property(node, cname.to_string())],
+            };
+            for target in targets {
+                if let Some(a) = take_channel(ch, &target, ktime, fps, warnings) {
+                    layer.props.push(a);
+                }
+            }
+        }
     }
 }
 
@@ -1054,7 +1152,7 @@ fn read_layer(
                     && !rotation_setup(graph, obj.id).uses_rotation_space
                 {
                     // Ignored with RotationActive 0 / RotationSpaceForLimitOnly 1, animated or
-                    // not (as the static value: see `import::rotation_setup`).
+                    // not (as the static value: see `shared::rotation_setup`).
                     continue;
                 }
                 let target = match prop {
@@ -1331,6 +1429,23 @@ fn push_layered(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Hand-computed: one frame at 24 fps is 46186158000 / 24 = 1924423250 ticks, so −1.25
+    /// frames is −2405529062.5 ticks; a file stores a whole tick, −2405529063, whose exact value
+    /// −1.2500000002598… frames must print as −1.25 (−1.25 × 1924423250 rounds back to it).
+    #[test]
+    fn ktime_ranges_read_as_the_shortest_frames_that_round_trip_to_their_tick() {
+        const K: i64 = 46_186_158_000;
+        assert_eq!(ktime_to_frames(-2_405_529_063, K, 24.0), -1.25);
+        // A tick that is not the nearest to any short decimal keeps more digits, exactly.
+        let v = ktime_to_frames(-2_405_529_000, K, 24.0);
+        assert_eq!((v / 24.0 * K as f64).round(), -2_405_529_000.0);
+        assert_eq!(ktime_to_frames(1_924_423_250, K, 24.0), 1.0);
+        assert_eq!(ktime_to_frames(K * 200 / 24, K, 24.0), 200.0);
+        assert_eq!(ktime_to_frames(0, K, 30.0), 0.0);
+        // Half a frame at 30 fps, 769769300 ticks, exactly.
+        assert_eq!(ktime_to_frames(769_769_300, K, 30.0), 0.5);
+    }
 
     fn bits(x: f32) -> f32 {
         x

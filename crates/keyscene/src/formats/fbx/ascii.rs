@@ -14,10 +14,17 @@
 //!   writers use). A string may not run to the end of the file.
 //! - A name is any run of bytes other than white space and `:,{}";*`, directly followed by
 //!   `:` (so `Pre-Extrapolation` and `d|X` are names).
-//! - Numbers: decimal integers become [`Property::I64`]; everything Rust's float parser takes
-//!   (`1.5e-3`, `inf`, `-Infinity`, `nan`), the C library forms `nan(…)`, `-nan(ind)`, and
-//!   the MSVC forms `1.#INF`, `-1.#IND`, `1.#NAN`, `1.#QNAN` (digits may follow) become [`Property::F64`]. Other bare words (`T`, `Y`, `L` in FBX 6 files)
-//!   become [`Property::String`].
+//! - Numbers are read as ufbx 0.23 reads them (docs/fbx.md, "ASCII numbers"):
+//!   a token starting with `0-9 + - .` must be all number — an integer (one sign, digits,
+//!   under 30 characters, wrapped modulo 2^64 past 64 bits) becomes [`Property::I64`]; a
+//!   float (digits with one `.`, an exponent whose digits may be missing, or an inf/NaN
+//!   spelling: `inf`, `-infinity`, `nan`, `-nan(ind)`, MSVC `1.#INF`, `-1.#IND`, `1.#NAN`
+//!   with trailing digits) becomes [`Property::F64`]; anything else (`1.#QNAN`, `1.2.3`,
+//!   `3ds`, `--1`) is a syntax error with the line and column, as ufbx rejects it. A bare
+//!   word that is a whole inf/NaN spelling (`nan`, `Infinity`) is that number; other bare
+//!   words (`T`, `Y`, `L` in FBX 6 files, `snan`) become [`Property::String`], and inside a
+//!   number array the code of their first byte, as ufbx reads them. Odd numbers load with
+//!   one [`Warning::OddNumbers`] per kind.
 //! - `*N { a: … }` becomes an [`Array`]: `i` when every value is an integer that fits 32
 //!   bits, `l` when all are integers, otherwise `d`; the values are stored little-endian. A
 //!   count other than N is kept with a [`Warning::ArrayCountMismatch`]. Leading or doubled
@@ -49,8 +56,34 @@ pub fn parse<'a>(bytes: &'a [u8], limits: &Limits) -> Result<Document<'a>, Error
         limits,
         stack: Vec::new(),
         doc: Document::new(Encoding::Ascii),
+        odd: Vec::new(),
     };
-    p.run()?;
+    let run = p.run().map_err(|mut e| {
+        e.line_column = Some(line_column(bytes, e.offset as usize));
+        e
+    });
+    match run {
+        // Nothing the grammar accepts before the first error, or nothing at all: these bytes
+        // are no FBX (binary garbage, another format), and the parser's own words about the
+        // first byte would only confuse.
+        Err(e) if p.doc.nodes.is_empty() && !matches!(e.kind, ErrorKind::Limit { .. }) => {
+            return Err(Error::new(0, ErrorKind::NotFbx));
+        }
+        Err(e) => return Err(e),
+        Ok(()) if p.doc.nodes.is_empty() => return Err(Error::new(0, ErrorKind::NotFbx)),
+        Ok(()) => {}
+    }
+    for &(kind, a, count, b) in &p.odd {
+        let (line, column) = line_column(bytes, a);
+        p.doc.warnings.push(Warning::OddNumbers {
+            kind,
+            offset: a as u64,
+            line,
+            column,
+            first: String::from_utf8_lossy(&bytes[a..b.min(a + 40)]).into_owned(),
+            count,
+        });
+    }
     let mut doc = p.doc;
     // The comment line and FBXVersion can disagree (`synthetic_unsupported_cube_8000_ascii`
     // says 8.0.0 in the comment and 7500 in FBXVersion): the version is FBXVersion, and a
@@ -64,6 +97,14 @@ pub fn parse<'a>(bytes: &'a [u8], limits: &Limits) -> Result<Document<'a>, Error
         doc.warnings.insert(0, Warning::UnsupportedVersion(comment));
     }
     Ok(doc)
+}
+
+/// The 1-based line and column (in bytes) of byte `offset`.
+pub fn line_column(bytes: &[u8], offset: usize) -> (u32, u32) {
+    let before = &bytes[..offset.min(bytes.len())];
+    let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+    let column = before.iter().rev().take_while(|&&b| b != b'\n').count() + 1;
+    (line as u32, column as u32)
 }
 
 /// `FBXHeaderExtension › FBXVersion`.
@@ -205,19 +246,211 @@ impl<'a> Lexer<'a> {
     }
 }
 
-/// A number or word as a property.
-fn word_value(w: &[u8]) -> Property<'_> {
-    if let Some(v) = parse_int(w) {
-        return Property::I64(v);
+/// What one bare token (not a string) reads as, following ufbx 0.23's ASCII tokenizer and
+/// number parser (`ufbxi_ascii_next_token`, `ufbxi_parse_double`, `ufbxi_parse_inf_nan`; see
+/// the module docs and docs/fbx.md, "ASCII numbers").
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Lit {
+    /// A decimal integer (wrapped modulo 2^64 past 64 bits, as ufbx does).
+    Int(i64),
+    /// A float, inf or NaN.
+    Float(f64),
+    /// A bare word that is not a number (`T`, `Y`, `L`, `snan`).
+    Word,
+}
+
+/// Why a number loaded but deserves a warning ([`Warning::OddNumber`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum OddNumber {
+    /// `inf`, `-nan(ind)`, `1.#INF`, `1.#IND`, …, or a literal past f64's range (`1e400`).
+    NonFinite,
+    /// An integer of 19 to 29 digits that does not fit 64 bits: wrapped modulo 2^64.
+    Wrapped,
+    /// A float with no digits (`.`, `-.`) or an exponent without digits (`1e`): read as
+    /// ufbx reads it (0, or the number before the `e`).
+    MissingDigits,
+    /// A bare word inside a number array: read as the code of its first byte (`snan` → 115),
+    /// as ufbx reads bare words where numbers belong.
+    WordAsNumber,
+}
+
+impl std::fmt::Display for OddNumber {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            OddNumber::NonFinite => "not a finite number (inf or NaN)",
+            OddNumber::Wrapped => "an integer past 64 bits, read wrapped modulo 2^64 as ufbx does",
+            OddNumber::MissingDigits => "a number with missing digits, read as ufbx reads it",
+            OddNumber::WordAsNumber => {
+                "a word where a number belongs, read as the code of its first byte as ufbx does"
+            }
+        })
     }
-    match parse_float(w) {
-        Some(v) => Property::F64(v),
-        None => Property::String(Cow::Borrowed(w)),
+}
+
+/// Reads a bare token as ufbx 0.23 does. `Err` when ufbx rejects it (a token that starts
+/// like a number, `0-9 + - .`, but is none: `1.2.3`, `--1`, `1.#QNAN`, `3ds`, an integer of
+/// 30 or more characters).
+pub(crate) fn literal(w: &[u8]) -> Result<(Lit, Option<OddNumber>), ()> {
+    let Some(&first) = w.first() else { return Ok((Lit::Word, None)) };
+    if !(first.is_ascii_digit() || matches!(first, b'-' | b'+' | b'.')) {
+        // ufbx: a bare word; a whole `inf`/`nan`/`infinity`/`nan(…)` is that value.
+        if w.len() > 1 && w.len() < 64 && inf_nan(w).is_some() {
+            return Ok((Lit::Float(inf_nan(w).unwrap_or(f64::NAN)), Some(OddNumber::NonFinite)));
+        }
+        return Ok((Lit::Word, None));
     }
+    // ufbx's number token: [0-9+-.eE]* then [A-Za-z0-9#()]*; it is an integer when only
+    // digits and signs appear.
+    let core = w.iter().take_while(|&&b| b.is_ascii_digit() || b"+-.eE".contains(&b)).count();
+    let rest = &w[core..];
+    if !rest.iter().all(|&b| b.is_ascii_alphanumeric() || b"#()".contains(&b)) {
+        return Err(());
+    }
+    let int = rest.is_empty() && !w.iter().any(|b| b"eE.".contains(b));
+    if int {
+        // ufbxi_parse_int64: one sign, then digits, fewer than 30 characters in all; the sum
+        // wraps in 64 bits.
+        let digits = if matches!(first, b'-' | b'+') { &w[1..] } else { w };
+        if digits.is_empty() || w.len() >= 30 || !digits.iter().all(u8::is_ascii_digit) {
+            return Err(());
+        }
+        let mut v: u64 = 0;
+        let mut wrapped = false;
+        for &d in digits {
+            let (m, o1) = v.overflowing_mul(10);
+            let (a, o2) = m.overflowing_add(u64::from(d - b'0'));
+            wrapped |= o1 | o2;
+            v = a;
+        }
+        let v = if first == b'-' { 0u64.wrapping_sub(v) as i64 } else { v as i64 };
+        let wrapped = wrapped || (first == b'-') != (v < 0) && v != 0;
+        return Ok((Lit::Int(v), wrapped.then_some(OddNumber::Wrapped)));
+    }
+    // The common case first: Rust's float syntax over these bytes is a subset of ufbx's.
+    if rest.is_empty() {
+        if let Some(v) = std::str::from_utf8(w).ok().and_then(|t| t.parse::<f64>().ok()) {
+            if v.is_finite() {
+                return Ok((Lit::Float(v), None));
+            }
+        }
+    }
+    // ufbxi_parse_double: sign, digits with at most one '.', then 'e' [sign] digits (the
+    // exponent stops growing at 10000); an inf/NaN spelling when '#', 'i' or 'n' follows.
+    let mut i = usize::from(matches!(first, b'-' | b'+'));
+    let (mut int_digits, mut frac_digits, mut dot) = (String::new(), String::new(), false);
+    while let Some(&b) = w.get(i) {
+        if b.is_ascii_digit() {
+            if dot {
+                frac_digits.push(b as char)
+            } else {
+                int_digits.push(b as char)
+            }
+        } else if b == b'.' && !dot {
+            dot = true;
+        } else {
+            break;
+        }
+        i += 1;
+    }
+    let mut missing = int_digits.is_empty() && frac_digits.is_empty();
+    let mut exp: i32 = 0;
+    if matches!(w.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        let neg = w.get(i) == Some(&b'-');
+        if matches!(w.get(i), Some(b'-' | b'+')) {
+            i += 1;
+        }
+        let digits_at = i;
+        while let Some(&b) = w.get(i).filter(|b| b.is_ascii_digit()) {
+            i += 1;
+            exp = exp * 10 + i32::from(b - b'0');
+            if exp >= 10_000 {
+                break;
+            }
+        }
+        missing |= i == digits_at;
+        if neg {
+            exp = -exp;
+        }
+    }
+    if i < w.len() {
+        return match w[i] {
+            b'#' | b'i' | b'I' | b'n' | b'N' => {
+                inf_nan(w).map(|v| (Lit::Float(v), Some(OddNumber::NonFinite))).ok_or(())
+            }
+            _ => Err(()),
+        };
+    }
+    let text = format!(
+        "{}{}.{}e{exp}",
+        if first == b'-' { "-" } else { "" },
+        if int_digits.is_empty() { "0" } else { &int_digits },
+        if frac_digits.is_empty() { "0" } else { &frac_digits },
+    );
+    let v: f64 = text.parse().map_err(|_| ())?;
+    let odd = if !v.is_finite() {
+        Some(OddNumber::NonFinite)
+    } else if missing {
+        Some(OddNumber::MissingDigits)
+    } else {
+        None
+    };
+    Ok((Lit::Float(v), odd))
+}
+
+/// The whole of `w` as ufbx's `ufbxi_parse_inf_nan` reads it: `[sign]` then `nan`,
+/// `nan(` letters/digits `)`, `inf`, `infinity` (any case), or the MSVC forms
+/// `D.#INF`, `D.#NAN`, `D.#IND` (one digit D, any digits after). `1.#QNAN` and `1.#SNAN`
+/// are not among them: ufbx 0.23 rejects those tokens.
+fn inf_nan(w: &[u8]) -> Option<f64> {
+    let neg = w.first() == Some(&b'-');
+    let mut p = &w[usize::from(matches!(w.first(), Some(b'-' | b'+')))..];
+    let starts = |p: &[u8], s: &[u8]| p.len() >= s.len() && p[..s.len()].eq_ignore_ascii_case(s);
+    let inf = if neg { f64::NEG_INFINITY } else { f64::INFINITY };
+    let v;
+    if p.len() >= 3 && p[0].is_ascii_digit() && p[1] == b'.' && p[2] == b'#' {
+        p = &p[3..];
+        v = if starts(p, b"inf") {
+            inf
+        } else if starts(p, b"nan") || starts(p, b"ind") {
+            f64::NAN
+        } else {
+            return None;
+        };
+        p = &p[3..];
+        let digits = p.iter().take_while(|b| b.is_ascii_digit()).count();
+        p = &p[digits..];
+    } else if starts(p, b"nan") {
+        v = f64::NAN;
+        p = &p[3..];
+        if p.first() == Some(&b'(') {
+            let close = p.iter().position(|&b| b == b')')?;
+            if !p[1..close].iter().all(u8::is_ascii_alphanumeric) {
+                return None;
+            }
+            p = &p[close + 1..];
+        }
+    } else if starts(p, b"inf") {
+        v = inf;
+        p = if starts(&p[3..], b"inity") { &p[8..] } else { &p[3..] };
+    } else {
+        return None;
+    }
+    p.is_empty().then_some(v)
+}
+
+/// A number or word as a property, with why it is odd; `Err` when ufbx rejects the token.
+fn word_value(w: &[u8]) -> Result<(Property<'_>, Option<OddNumber>), ()> {
+    Ok(match literal(w)? {
+        (Lit::Int(v), odd) => (Property::I64(v), odd),
+        (Lit::Float(v), odd) => (Property::F64(v), odd),
+        (Lit::Word, _) => (Property::String(Cow::Borrowed(w)), None),
+    })
 }
 
 /// The values of a `Key:` list kept as text (see the module docs), in order, as the parser
 /// would have stored them: numbers as `f64`, any other word as its first byte (`L` → 76).
+/// The parser checked every word when it kept the text; a word that is no number reads as 0.
 pub(crate) fn key_list_values(text: &[u8], out: &mut Vec<f64>) {
     let mut i = 0;
     while i < text.len() {
@@ -232,65 +465,14 @@ pub(crate) fn key_list_values(text: &[u8], out: &mut Vec<f64>) {
             while i < text.len() && is_word_byte(text[i]) {
                 i += 1;
             }
-            out.push(match word_value(&text[start..i]) {
-                Property::String(w) => f64::from(w[0]),
-                p => p.as_f64().unwrap_or(0.0),
+            let w = &text[start..i];
+            out.push(match literal(w) {
+                Ok((Lit::Int(v), _)) => v as f64,
+                Ok((Lit::Float(v), _)) => v,
+                Ok((Lit::Word, _)) => f64::from(w[0]),
+                Err(()) => 0.0,
             });
         }
-    }
-}
-
-/// Decimal integer with optional sign; `None` for anything else or on overflow.
-fn parse_int(w: &[u8]) -> Option<i64> {
-    let (neg, digits) = match w.first()? {
-        b'-' => (true, &w[1..]),
-        b'+' => (false, &w[1..]),
-        _ => (false, w),
-    };
-    if digits.is_empty() || digits.len() > 18 {
-        return if digits.len() > 18 && digits.iter().all(u8::is_ascii_digit) {
-            std::str::from_utf8(w).ok()?.parse().ok()
-        } else {
-            None
-        };
-    }
-    let mut v: i64 = 0;
-    for &d in digits {
-        if !d.is_ascii_digit() {
-            return None;
-        }
-        v = v * 10 + (d - b'0') as i64;
-    }
-    Some(if neg { -v } else { v })
-}
-
-/// A float in Rust syntax (`1e5`, `inf`, `nan`), a C `nan(…)`, or an MSVC special
-/// (`1.#INF`, `-1.#IND`, `1.#NAN`, `2.#IND12345678`).
-fn parse_float(w: &[u8]) -> Option<f64> {
-    let first = *w.first()?;
-    if !(first.is_ascii_digit() || matches!(first, b'-' | b'+' | b'.' | b'n' | b'N' | b'i' | b'I'))
-    {
-        return None;
-    }
-    let text = std::str::from_utf8(w).ok()?;
-    if let Ok(v) = text.parse::<f64>() {
-        return Some(v);
-    }
-    let neg = first == b'-';
-    let upper = text.to_ascii_uppercase();
-    let unsigned = upper.trim_start_matches(['-', '+']);
-    if unsigned.starts_with("NAN") {
-        Some(f64::NAN)
-    } else if upper.contains("#INF") {
-        Some(if neg { f64::NEG_INFINITY } else { f64::INFINITY })
-    } else if upper.contains("#IND")
-        || upper.contains("#NAN")
-        || upper.contains("#QNAN")
-        || upper.contains("#SNAN")
-    {
-        Some(f64::NAN)
-    } else {
-        None
     }
 }
 
@@ -320,11 +502,17 @@ fn to_le_bytes<T: Copy, const N: usize>(values: &[T], f: impl Fn(T) -> [u8; N]) 
 }
 
 fn describe(s: &[u8], t: Tok) -> String {
-    let text = |a: usize, b: usize| String::from_utf8_lossy(&s[a..b.min(a + 40)]).into_owned();
+    // Quoted, shortened to 40 bytes, control and non-UTF-8 bytes as `\xNN`.
+    let text = |a: usize, b: usize| {
+        let mut out = String::from("\"");
+        super::write_escaped(&mut out, &s[a..b.min(a + 40)]);
+        out.push('"');
+        out
+    };
     match t {
-        Tok::Name(a, b) => format!("name {:?}", text(a, b)),
-        Tok::Word(a, b) => format!("{:?}", text(a, b)),
-        Tok::Str(a, b, _) => format!("string \"{}\"", text(a, b)),
+        Tok::Name(a, b) => format!("name {}", text(a, b)),
+        Tok::Word(a, b) => text(a, b),
+        Tok::Str(a, b, _) => format!("string {}", text(a, b)),
         Tok::Comma => "','".into(),
         Tok::Open => "'{'".into(),
         Tok::Close => "'}'".into(),
@@ -338,16 +526,42 @@ struct Parser<'a, 'l> {
     limits: &'l Limits,
     stack: Vec<u32>,
     doc: Document<'a>,
+    /// Odd numbers by kind: (kind, first token's start, count, first token's end).
+    odd: Vec<(OddNumber, usize, u64, usize)>,
 }
 
+/// What the parser expected where ufbx rejects a token that starts like a number.
+const NUMBER: &str = "a number (ufbx 0.23's ASCII number syntax, docs/fbx.md \"ASCII numbers\")";
+
 impl<'a> Parser<'a, '_> {
+    /// Counts an odd number at `s[a..b]` for one [`Warning::OddNumbers`] per kind.
+    fn note_odd(&mut self, odd: Option<OddNumber>, a: usize, b: usize) {
+        let Some(kind) = odd else { return };
+        if let Some(o) = self.odd.iter_mut().find(|o| o.0 == kind) {
+            o.2 += 1;
+        } else {
+            self.odd.push((kind, a, 1, b));
+        }
+    }
+
     fn err(&self, offset: usize, kind: ErrorKind) -> Error {
         let mut e = Error::new(offset as u64, kind);
         e.path = self.stack.iter().map(|&n| self.doc.nodes[n as usize].name.to_string()).collect();
         e
     }
 
+    /// `expected` is missing at `offset`; the end of the file there is a truncation.
     fn syntax(&self, offset: usize, expected: &'static str, found: Tok) -> Error {
+        if found == Tok::Eof {
+            let file_len = self.lex.s.len() as u64;
+            let expected = match self.stack.last() {
+                Some(&n) if expected == "'}'" => {
+                    format!("'}}' closing the record {}", self.doc.nodes[n as usize].name)
+                }
+                _ => expected.to_string(),
+            };
+            return self.err(offset, ErrorKind::FileTruncated { file_len, expected });
+        }
         self.err(offset, ErrorKind::Syntax { expected, found: describe(self.lex.s, found) })
     }
 
@@ -445,7 +659,15 @@ impl<'a> Parser<'a, '_> {
                                 *start = (*start).min(x);
                                 *end = y;
                             }
-                            word_value(&self.lex.s[x..y])
+                            match word_value(&self.lex.s[x..y]) {
+                                Ok((p, odd)) => {
+                                    self.note_odd(odd, x, y);
+                                    p
+                                }
+                                Err(()) => {
+                                    return Err(self.syntax(x, NUMBER, tok));
+                                }
+                            }
                         }
                         _ => {
                             self.stack.push(index);
@@ -567,16 +789,27 @@ impl<'a> Parser<'a, '_> {
                     },
                 ));
             }
-            match (&mut *floats, parse_int(w)) {
-                (None, Some(v)) => ints.push(v),
-                (Some(f), Some(v)) => f.push(v as f64),
-                (f, None) => {
-                    let Some(v) = parse_float(w) else {
-                        return Err(self.syntax(start, "a number", Tok::Word(start, i)));
-                    };
+            let Ok((lit, odd)) = literal(w) else {
+                return Err(self.syntax(start, NUMBER, Tok::Word(start, i)));
+            };
+            let lit = match lit {
+                Lit::Word => {
+                    self.note_odd(Some(OddNumber::WordAsNumber), start, i);
+                    Lit::Int(i64::from(w[0]))
+                }
+                lit => {
+                    self.note_odd(odd, start, i);
+                    lit
+                }
+            };
+            match (&mut *floats, lit) {
+                (None, Lit::Int(v)) => ints.push(v),
+                (Some(f), Lit::Int(v)) => f.push(v as f64),
+                (f, Lit::Float(v)) => {
                     let f = f.get_or_insert_with(|| ints.drain(..).map(|i| i as f64).collect());
                     f.push(v);
                 }
+                (_, Lit::Word) => {}
             }
         }
     }
@@ -585,7 +818,10 @@ impl<'a> Parser<'a, '_> {
     fn array(&mut self, at: usize) -> Result<Array<'a>, Error> {
         let (tok, wat) = self.lexed()?;
         let declared = match tok {
-            Tok::Word(x, y) => parse_int(&self.lex.s[x..y]).filter(|&n| n >= 0),
+            Tok::Word(x, y) => match literal(&self.lex.s[x..y]) {
+                Ok((Lit::Int(n), None)) if n >= 0 => Some(n),
+                _ => None,
+            },
             _ => None,
         };
         let Some(declared) = declared else {
@@ -685,18 +921,113 @@ Objects:  {
         assert!(doc.warnings.is_empty(), "{:?}", doc.warnings);
     }
 
+    fn floats(doc: &fbx::Document<'_>) -> Vec<f64> {
+        doc.root("V").unwrap().property(0).unwrap().as_array().unwrap().to_f64_vec()
+    }
+
     #[test]
-    fn special_float_spellings_parse_to_inf_and_nan() {
+    fn inf_and_nan_spellings_read_as_ufbx_reads_them_with_one_warning() {
+        // Every spelling ufbxi_parse_inf_nan accepts (ufbx 0.23): C99 `inf`/`nan`/`nan(…)`
+        // with a sign, `infinity`, the MSVC `D.#INF`/`D.#IND`/`D.#NAN` with trailing digits,
+        // bare words `nan`, `inf`, `Infinity`, and a literal past f64's range.
         let doc = parse(
-            "V: *9 { a: 1.#INF,-1.#INF,-1.#IND,1.#QNAN,-nan(ind),nan,inf,-Infinity,2.#IND1234 }",
+            "V: *14 {\n a: 1.#INF,-1.#INF,-1.#IND,1.#NAN,-nan(ind),nan,inf,-Infinity,\n  2.#IND1234,0.#INF00,+nan(snan),NaN,1e400,-inf }",
         );
-        let v = doc.root("V").unwrap().child_array("__none__");
-        assert!(v.is_none());
-        let a = doc.root("V").unwrap().property(0).unwrap().as_array().unwrap().to_f64_vec();
+        let a = floats(&doc);
+        assert_eq!(a.len(), 14);
         assert_eq!(&a[..2], [f64::INFINITY, f64::NEG_INFINITY]);
         assert!(a[2..6].iter().all(|x| x.is_nan()));
         assert_eq!(a[6..8], [f64::INFINITY, f64::NEG_INFINITY]);
         assert!(a[8].is_nan());
+        assert_eq!(a[9], f64::INFINITY);
+        assert!(a[10].is_nan() && a[11].is_nan());
+        assert_eq!(a[12..], [f64::INFINITY, f64::NEG_INFINITY]);
+        let odd: Vec<_> = doc
+            .warnings
+            .iter()
+            .filter_map(|w| match w {
+                Warning::OddNumbers { kind, line, column, first, count, .. } => {
+                    Some((*kind, *line, *column, first.as_str(), *count))
+                }
+                _ => None,
+            })
+            .collect();
+        assert_eq!(odd, [(fbx::ascii::OddNumber::NonFinite, 2, 5, "1.#INF", 14)]);
+        assert!(doc.warnings.iter().any(|w| w.to_string().contains("14 number(s) not a finite")));
+    }
+
+    #[test]
+    fn scalar_inf_and_nan_words_are_numbers_other_words_stay_words() {
+        let doc = parse("P: \"a\", nan, inf, -inf, snan, T, 1.#IND\n");
+        let p = doc.root("P").unwrap().properties();
+        assert!(p[1].as_f64().unwrap().is_nan());
+        assert_eq!((p[2].as_f64(), p[3].as_f64()), (Some(f64::INFINITY), Some(f64::NEG_INFINITY)));
+        assert_eq!((p[4].as_str(), p[5].as_str()), (Some("snan"), Some("T")));
+        assert!(p[6].as_f64().unwrap().is_nan());
+    }
+
+    #[test]
+    fn words_in_number_arrays_read_as_their_first_byte_like_ufbx() {
+        // ufbx 0.23 reads a bare word where a number belongs as its first byte's code.
+        let doc = parse("V: *3 { a: 1.5,snan,x }");
+        assert_eq!(floats(&doc), [1.5, 115.0, 120.0]);
+        assert!(doc.warnings.iter().any(|w| matches!(
+            w,
+            Warning::OddNumbers { kind: fbx::ascii::OddNumber::WordAsNumber, count: 2, .. }
+        )));
+    }
+
+    #[test]
+    fn over_long_and_digitless_literals_read_as_ufbx_reads_them() {
+        // 60 significant digits: correctly rounded (ufbx's bigint parser, Rust's parser).
+        let long = format!("0.{}", "3".repeat(60));
+        // 2^64 + 5 wraps to 5 in ufbxi_parse_int64's u64 sum; 29 characters is its limit.
+        let text = format!(
+            "V: *6 {{ a: {long},18446744073709551621,.,-.,1e,2.5E+ }}\nW: 12345678901234567890123456789\n"
+        );
+        let doc = parse(&text);
+        let a = floats(&doc);
+        assert_eq!(a[0], 1.0 / 3.0);
+        assert_eq!(a[1], 5.0);
+        assert_eq!(a[2].to_bits(), 0.0f64.to_bits());
+        assert_eq!(a[3].to_bits(), (-0.0f64).to_bits());
+        assert_eq!(a[4..], [1.0, 2.5]);
+        let w = doc.root("W").unwrap().property(0).unwrap().as_i64().unwrap();
+        assert_eq!(w as u64, (12345678901234567890123456789u128 % (1u128 << 64)) as u64);
+        let kinds: Vec<_> = doc
+            .warnings
+            .iter()
+            .filter_map(|w| match w {
+                Warning::OddNumbers { kind, count, .. } => Some((*kind, *count)),
+                _ => None,
+            })
+            .collect();
+        use fbx::ascii::OddNumber::{MissingDigits, Wrapped};
+        assert_eq!(kinds, [(Wrapped, 2), (MissingDigits, 4)]);
+    }
+
+    #[test]
+    fn tokens_ufbx_rejects_are_errors_with_line_and_column() {
+        // `1.#QNAN`/`1.#SNAN`: ufbxi_parse_inf_nan knows only INF, NAN and IND after `#`.
+        for (text, column) in [
+            ("1.#QNAN", 8),
+            ("1.#SNAN", 8),
+            ("1.2.3", 8),
+            ("--1", 8),
+            ("3ds", 8),
+            ("1e5e5", 8),
+            ("-", 8),
+            ("1.5x", 8),
+            ("-nan(", 8),
+            ("123456789012345678901234567890", 8),
+        ] {
+            let e = err(&format!("A: {{\n V: 1, {text}, 2\n}}\n"));
+            assert!(matches!(e.kind, ErrorKind::Syntax { .. }), "{text}: {e}");
+            assert_eq!(e.line_column, Some((2, column)), "{text}: {e}");
+            assert!(e.to_string().contains("at line 2, column 8"), "{text}: {e}");
+            let e = err(&format!("V: *2 {{ a: 1,{text} }}"));
+            assert_eq!(e.line_column, Some((1, 14)), "{text}: {e}");
+        }
     }
 
     #[test]
@@ -795,9 +1126,30 @@ Objects:  {
 
     #[test]
     fn unbalanced_braces_are_syntax_errors() {
-        assert!(matches!(err("A: {\n B: 1\n").kind, ErrorKind::Syntax { expected: "'}'", .. }));
-        assert!(matches!(err("}").kind, ErrorKind::Syntax { .. }));
+        // Issue 17 §1: the end of the file inside a record is a truncation, named so.
+        let e = err("A: {\n B: 1\n");
+        assert_eq!(
+            e.kind,
+            ErrorKind::FileTruncated { file_len: 11, expected: "'}' closing the record A".into() }
+        );
+        assert_eq!(e.to_string(), "fbx: A at byte 0xb: the file is truncated at byte 11: expected '}' closing the record A");
+        assert_eq!(err("}").kind, ErrorKind::NotFbx);
         assert!(matches!(err("A: *x { a: 1 }").kind, ErrorKind::Syntax { .. }));
+    }
+
+    /// Issue 17 §1: binary garbage (a fuzz input) is "not an FBX file", not its raw bytes.
+    #[test]
+    fn bytes_with_no_ascii_record_are_not_an_fbx_file() {
+        for bytes in
+            [&b"L\x1d\xff\x00\x01garbage"[..], b"   \n\n", b"; FBX 7.4.0 project file\n", b"{ x"]
+        {
+            let e = fbx::parse(bytes, &Limits::default()).unwrap_err();
+            assert_eq!(e.kind, ErrorKind::NotFbx, "{bytes:?}");
+            assert_eq!(
+                e.to_string(),
+                "fbx: at byte 0x0: not an FBX file (no binary header, no ASCII records)"
+            );
+        }
     }
 
     #[test]

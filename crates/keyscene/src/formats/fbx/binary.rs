@@ -56,7 +56,12 @@ pub fn parse<'a>(bytes: &'a [u8], limits: &Limits) -> Result<Document<'a>, Error
     if bytes.len() < HEADER_LEN {
         return Err(Error::new(
             0,
-            ErrorKind::Truncated { needed: HEADER_LEN as u64, left: bytes.len() as u64 },
+            ErrorKind::FileTruncated {
+                file_len: bytes.len() as u64,
+                expected: format!(
+                    "the {HEADER_LEN}-byte binary header (magic, 0x1A, byte order, version)"
+                ),
+            },
         ));
     }
     if &bytes[..21] != MAGIC || bytes[21] != 0x1A {
@@ -121,6 +126,11 @@ impl<'a> Parser<'a, '_> {
         e.path =
             self.stack.iter().map(|o| self.doc.nodes[o.node as usize].name.to_string()).collect();
         e
+    }
+
+    /// The file ends at its last byte before `expected` (which `pos` starts).
+    fn truncated(&self, pos: u64, expected: String) -> Error {
+        self.err(pos, ErrorKind::FileTruncated { file_len: self.data.len() as u64, expected })
     }
 
     fn err_in(&self, node: u32, offset: u64, kind: ErrorKind) -> Error {
@@ -239,6 +249,9 @@ impl<'a> Parser<'a, '_> {
                 }
             };
             if limit - pos < hl {
+                if limit == file_len {
+                    return Err(self.truncated(pos, format!("a {hl}-byte record header")));
+                }
                 return Err(self.err(pos, ErrorKind::Truncated { needed: hl, left: limit - pos }));
             }
             let p = pos as usize;
@@ -263,6 +276,9 @@ impl<'a> Parser<'a, '_> {
             let name_start = pos + hl;
             let props_start = name_start + nlen as u64;
             if props_start > limit {
+                if limit == file_len {
+                    return Err(self.truncated(pos, format!("a {nlen}-byte record name")));
+                }
                 return Err(self.err(
                     pos,
                     ErrorKind::Truncated { needed: hl + nlen as u64, left: limit - pos },
@@ -280,6 +296,14 @@ impl<'a> Parser<'a, '_> {
                 }
             };
             if plen > limit - props_start {
+                if limit == file_len {
+                    let mut e = self.truncated(
+                        pos,
+                        format!("{plen} bytes of properties from byte {props_start:#x}"),
+                    );
+                    e.path.push(name.to_string());
+                    return Err(e);
+                }
                 let mut e =
                     self.err(pos, ErrorKind::Truncated { needed: plen, left: limit - props_start });
                 e.path.push(name.to_string());
@@ -311,6 +335,13 @@ impl<'a> Parser<'a, '_> {
                 subtree_end: node + 1,
                 offset: pos,
             });
+            // Past the end of the file where the parent (or the file) ends there: truncated;
+            // past a parent that ends inside the file: a bad offset.
+            if end > file_len && limit == file_len && end >= props_end {
+                let mut e = self.truncated(pos, format!("the record to end at byte {end:#x}"));
+                e.path.push(name.to_string());
+                return Err(e);
+            }
             if end < props_end || end > limit {
                 return Err(self.err_in(
                     node,
@@ -820,6 +851,31 @@ mod tests {
         let doc = fbx::parse(&bytes, &Limits::default()).unwrap();
         assert_eq!(doc.roots().map(|r| r.name()).collect::<Vec<_>>(), ["A", "B"]);
         assert_eq!(doc.warnings, [Warning::ZeroEndOffset { offset: 27 }]);
+    }
+
+    /// Issue 17 §1: a binary file cut inside a record says "truncated" with the record path.
+    #[test]
+    fn a_file_cut_inside_a_record_is_truncated_with_its_path() {
+        let roots = [n("A", vec![], vec![n("B", vec![P::I(1)], vec![])]), n("C", vec![], vec![])];
+        let bytes = file(7400, false, &roots);
+        // Inside A's children: A's end offset lies past the cut.
+        let cut = &bytes[..27 + 13 + 1 + 5];
+        let e = fbx::parse(cut, &Limits::default()).unwrap_err();
+        assert!(
+            matches!(&e.kind, ErrorKind::FileTruncated { file_len: 46, expected } if expected.contains("end at byte")),
+            "{e}"
+        );
+        assert_eq!(e.path, ["A"]);
+        assert!(e.to_string().contains("truncated at byte 46"), "{e}");
+        // Inside the 27-byte header.
+        let e = fbx::parse(&bytes[..20], &Limits::default()).unwrap_err();
+        assert!(
+            e.to_string().contains("truncated at byte 20: expected the 27-byte binary header"),
+            "{e}"
+        );
+        // Shorter than the 18 bytes that tell a binary file: still the binary header, cut.
+        let e = fbx::parse(&bytes[..10], &Limits::default()).unwrap_err();
+        assert!(e.to_string().contains("truncated at byte 10"), "{e}");
     }
 
     #[test]

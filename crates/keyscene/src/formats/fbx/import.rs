@@ -58,7 +58,7 @@
 //! Animation is read by the FBX animation module from the same graph, with the ids in
 //! [`ImportIds`].
 
-use glam::{DMat4, DQuat, DVec3, Vec2, Vec3, Vec4};
+use glam::{DMat4, DVec3, Vec2, Vec3, Vec4};
 
 use super::objects::{ConnectionKind, IdMap, Object, ObjectGraph, ObjectProps, PropCache};
 use super::tree::{NodeRef, Property};
@@ -71,93 +71,22 @@ use crate::scene::{
 };
 
 /// Reads an FBX file (binary or ASCII) into a scene and the problems survived.
+///
+/// A file that ends before its `Objects` record is an error, one that ends before its
+/// `Connections` a warning ([`super::check_complete`]).
 pub fn read(bytes: &[u8], opts: &ReadOptions) -> Result<(Scene, Vec<Warning>), super::Error> {
-    let doc = super::parse(bytes, &opts.limits)?;
+    let mut doc = super::parse(bytes, &opts.limits)?;
+    super::check_complete(&mut doc, bytes.len() as u64)?;
     let graph = ObjectGraph::new(&doc)?;
     let (scene, warnings, _) = import(&graph, opts);
     Ok((scene, warnings))
 }
 
-/// Which scene element every FBX object became, for readers that work on the same graph
-/// afterwards (animation: curves name their targets by object id).
-#[derive(Debug, Clone, Default)]
-pub struct ImportIds {
-    /// `Model` object id → scene node.
-    pub nodes: IdMap<usize>,
-    /// `BlendShapeChannel` object id → (mesh index, morph target index) for every mesh the
-    /// channel deforms.
-    pub morph_channels: IdMap<Vec<(usize, usize)>>,
-    /// Camera attribute (`NodeAttribute`, or the model in FBX 6) id → index into
-    /// `Scene::cameras`.
-    pub cameras: IdMap<usize>,
-    /// Light attribute id → index into `Scene::lights`.
-    pub lights: IdMap<usize>,
-    /// `Material` object id → index into `Scene::materials`.
-    pub materials: IdMap<usize>,
-    /// The file's bind poses, in file order (the same as [`Scene::bind_poses`]).
-    pub bind_poses: Vec<BindPose>,
-    /// In-file blend shapes (FBX 6 and 7.1 `Shape` records), driven by a property named after
-    /// the shape of the object holding them (FBX 6: the model; 7.1: the geometry):
-    /// (holder id, property name, mesh index, morph target index).
-    pub morph_properties: Vec<(i64, String, usize, usize)>,
-}
+use super::shared::rotation_setup_with;
+pub use super::shared::{rotation_setup, ImportIds, RotationSetup};
 
 /// A stored bind pose; lives in the scene model ([`Scene::bind_poses`]).
 pub use crate::scene::BindPose;
-
-/// How a model's rotation is put together (ufbx `ufbxi_update_node`, `ufbxi_get_transform`).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct RotationSetup {
-    /// The Euler order `Lcl Rotation` (and its curves) use: `RotationOrder` when the rotation
-    /// space is used, else XYZ.
-    pub order: EulerOrder,
-    /// `PreRotation` (XYZ degrees) as a quaternion; identity when the space is not used.
-    pub pre: DQuat,
-    /// `PostRotation` as a quaternion (its inverse enters the local matrix); identity when the
-    /// space is not used.
-    pub post: DQuat,
-    /// `RotationActive` ≠ 0 and `RotationSpaceForLimitOnly` = 0.
-    pub uses_rotation_space: bool,
-}
-
-/// The rotation setup of model `id` (see the module docs for the rule).
-pub fn rotation_setup(graph: &ObjectGraph<'_, '_>, id: i64) -> RotationSetup {
-    rotation_setup_with(
-        graph.get_i64(id, "RotationActive", 1),
-        graph.get_i64(id, "RotationSpaceForLimitOnly", 0),
-        || {
-            let pre = graph.get_vec3(id, "PreRotation", [0.0; 3]);
-            let post = graph.get_vec3(id, "PostRotation", [0.0; 3]);
-            (graph.get_i64(id, "RotationOrder", 0), pre, post)
-        },
-    )
-}
-
-/// [`rotation_setup`] from `RotationActive`, `RotationSpaceForLimitOnly` and, read only when
-/// the rotation space is used, (`RotationOrder`, `PreRotation`, `PostRotation`).
-fn rotation_setup_with(
-    active: i64,
-    limit_only: i64,
-    rest: impl FnOnce() -> (i64, [f64; 3], [f64; 3]),
-) -> RotationSetup {
-    if active == 0 || limit_only != 0 {
-        return RotationSetup {
-            order: EulerOrder::Xyz,
-            pre: DQuat::IDENTITY,
-            post: DQuat::IDENTITY,
-            uses_rotation_space: false,
-        };
-    }
-    let (order, pre, post) = rest();
-    let xyz =
-        |v: [f64; 3]| EulerOrder::Xyz.to_quat(DVec3::from(v) * (std::f64::consts::PI / 180.0));
-    RotationSetup {
-        order: EulerOrder::from_fbx(order),
-        pre: xyz(pre),
-        post: xyz(post),
-        uses_rotation_space: true,
-    }
-}
 
 /// The model properties [`Importer::transform`] reads, in the order of the `T_*` indices.
 const TRANSFORM_PROPS: [&str; 17] = [
@@ -214,7 +143,7 @@ pub fn import(graph: &ObjectGraph<'_, '_>, opts: &ReadOptions) -> (Scene, Vec<Wa
         videos: IdMap::default(),
     };
     for w in &graph.doc.warnings {
-        im.warnings.push(Warning { offset: None, place: "fbx".into(), message: format!("{w:?}") });
+        im.warnings.push(Warning { offset: None, place: "fbx".into(), message: w.to_string() });
     }
     for w in &graph.warnings {
         im.warnings.push(Warning {
@@ -404,7 +333,6 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
         let front = axis(s.front_axis, s.front_axis_sign).unwrap_or(Axis::PosZ);
         let right = axis(s.coord_axis, s.coord_axis_sign).unwrap_or(Axis::PosX);
         let fps = s.frame_rate();
-        let tick = s.ktime_per_second as f64;
         let mut properties = Vec::new();
         if let Some(c) =
             doc.find(&["FBXHeaderExtension", "Creator"]).or_else(|| doc.root("Creator"))
@@ -413,6 +341,13 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
                 properties.push(("creator".to_string(), t.to_string()));
             }
         }
+        // How the file is stored (issue 17 §3: `inspect` shows encoding and byte order).
+        let encoding = match (doc.encoding, doc.big_endian) {
+            (super::Encoding::Ascii, _) => "ASCII",
+            (super::Encoding::Binary, false) => "binary, little-endian",
+            (super::Encoding::Binary, true) => "binary, big-endian",
+        };
+        properties.push(("encoding".into(), encoding.into()));
         properties.push(("unit_scale_factor".into(), s.unit_scale_factor.to_string()));
         properties
             .push(("original_unit_scale_factor".into(), s.original_unit_scale_factor.to_string()));
@@ -428,7 +363,9 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
             },
             frame_rate: Some(fps),
             frame_range: (s.present && s.time_span_stop >= s.time_span_start).then(|| {
-                (s.time_span_start as f64 / tick * fps, s.time_span_stop as f64 / tick * fps)
+                let k = s.ktime_per_second;
+                let f = |t| super::animation::ktime_to_frames(t, k, fps);
+                (f(s.time_span_start), f(s.time_span_stop))
             }),
             properties,
         };
@@ -438,14 +375,30 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
         let g = self.graph;
         for obj in g.objects().iter().filter(|o| o.class == "Material") {
             let id = obj.id;
+            // Values that cannot be right (a decimal-comma exporter's 588235300000000 for
+            // 0.5882353, inf/NaN): kept, with a warning naming the property.
+            let insane = std::cell::RefCell::new(Vec::<String>::new());
+            let check = |name: &str, v: &[f64]| {
+                if v.iter().any(|x| !(x.abs() <= SANE_COLOR_LIMIT)) {
+                    let shown: Vec<String> = v.iter().map(|x| x.to_string()).collect();
+                    insane.borrow_mut().push(format!("{name} {}", shown.join(", ")));
+                }
+            };
             // A colour property, or its FBX 6 legacy name; `factor` scales it (1 when absent).
             let color = |name: &str, legacy: &str, factor: Option<&str>, def: [f64; 3]| {
-                let v = g
-                    .prop(id, name)
-                    .or_else(|| g.prop(id, legacy))
-                    .and_then(|p| p.vec3())
-                    .unwrap_or(def);
+                let (used, v) = match g.prop(id, name).and_then(|p| p.vec3()) {
+                    Some(v) => (name, v),
+                    None => match g.prop(id, legacy).and_then(|p| p.vec3()) {
+                        Some(v) => (legacy, v),
+                        None => (name, def),
+                    },
+                };
+                check(used, &v);
                 let f = factor.map_or(1.0, |f| g.get_f64(id, f, 1.0));
+                // The factor as stored (a non-finite one reads as the default 1).
+                if let Some(raw) = factor.and_then(|f| g.prop_values(id, f)?.first()?.as_f64()) {
+                    check(factor.unwrap_or_default(), &[raw]);
+                }
                 Vec3::new((v[0] * f) as f32, (v[1] * f) as f32, (v[2] * f) as f32)
             };
             let transparency =
@@ -475,6 +428,19 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
                 self_illumination: emissive.max_element().clamp(0.0, 1.0),
                 ..Material::default()
             };
+            let place = format!("Objects › Material \"{}\"", obj.name);
+            let insane = insane.into_inner();
+            if !insane.is_empty() {
+                self.warn(
+                    Some(obj.node),
+                    &place,
+                    format!(
+                        "{}: outside ±{SANE_COLOR_LIMIT} (decimal commas? inf/NaN?); kept as read, \
+                         writers clamp colours to 0..1",
+                        insane.join("; ")
+                    ),
+                );
+            }
             for c in g.children(id).filter(|c| c.kind == ConnectionKind::ObjectProperty) {
                 let Some(tex) = g.object(c.child).filter(|o| o.class == "Texture") else {
                     continue;
@@ -929,12 +895,19 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
             mesh.binormals = self.layer(geo, e, "Binormals", &index, 3, &topo, place, vec3);
         }
         if let Some(e) = first("LayerElementSmoothing") {
-            if child_str(e, "MappingInformationType") == "ByPolygon" {
-                let s = child_i64(e, "Smoothing");
-                if s.len() >= topo.polygon_count {
-                    mesh.smoothing_groups =
-                        Some(s[..topo.polygon_count].iter().map(|&b| b as u32).collect());
-                }
+            let mapping = child_str(e, "MappingInformationType");
+            let s = child_i64(e, "Smoothing");
+            if s.is_empty() || mapping.is_empty() {
+                let what =
+                    if s.is_empty() { "no Smoothing values" } else { "no MappingInformationType" };
+                self.warn(
+                    Some(e),
+                    place,
+                    format!("{} has {what}; layer skipped", describe_layer(e)),
+                );
+            } else if mapping == "ByPolygon" && s.len() >= topo.polygon_count {
+                mesh.smoothing_groups =
+                    Some(s[..topo.polygon_count].iter().map(|&b| b as u32).collect());
             }
         }
         mesh.material_slots = self
@@ -946,6 +919,20 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
         let material_layer = first("LayerElementMaterial")
             .map(|e| (e, "MappingInformationType"))
             .or_else(|| geo.child("MaterialAssignation").map(|_| (geo, "MaterialAssignation")));
+        let material_layer = material_layer.filter(|&(e, mapping_name)| {
+            let what = if child_i64(e, "Materials").is_empty() {
+                "no Materials values"
+            } else if child_str(e, mapping_name).is_empty() {
+                "no MappingInformationType"
+            } else {
+                return true;
+            };
+            if e.name() == "LayerElementMaterial" {
+                let msg = format!("{} has {what}; layer skipped", describe_layer(e));
+                self.warn(Some(e), place, msg);
+            }
+            false
+        });
         if let Some((e, mapping_name)) = material_layer {
             let m = child_i64(e, "Materials");
             let slot = |v: i64| {
@@ -1000,7 +987,26 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
         }
         let raw = child_f64(e, data);
         let values: Vec<T> = raw.chunks_exact(comps).map(&make).collect();
+        // A layer without its data, or without its mapping, is skipped with a warning and the
+        // mesh loads without it (ufbx `ufbxi_read_vertex_element` leaves the attribute out:
+        // silently without data, with a warning without a mapping it knows).
+        if values.is_empty() {
+            self.warn(
+                Some(e),
+                place,
+                format!("{} has no {data} values; layer skipped", describe_layer(e)),
+            );
+            return None;
+        }
         let mapping = child_str(e, "MappingInformationType");
+        if mapping.is_empty() && e.name() != "GeometryUVInfo" {
+            self.warn(
+                Some(e),
+                place,
+                format!("{} has no MappingInformationType; layer skipped", describe_layer(e)),
+            );
+            return None;
+        }
         let reference = child_str(e, "ReferenceInformationType");
         // No `ReferenceInformationType` (FBX 5 `GeometryUVInfo`): the index array when
         // present, as ufbx reads every layer.
@@ -1010,6 +1016,19 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
             }
             _ => None,
         };
+        // `IndexToDirect` without its index array: ufbx reads the values directly (as
+        // `Direct`); so does keyscene, with a warning.
+        if idx.is_none() && matches!(reference, "IndexToDirect" | "Index") {
+            self.warn(
+                Some(e),
+                place,
+                format!(
+                    "{} is {reference} but has no {} array; values read as Direct (as ufbx does)",
+                    describe_layer(e),
+                    index.first().copied().unwrap_or("index")
+                ),
+            );
+        }
         // Old exporters write `ByPolygon` meaning `ByPolygonVertex`: taken so when there is
         // one index (or value) per corner (ufbx `ufbxi_read_vertex_element`).
         let per_corner_count = idx.as_ref().map_or(values.len(), Vec::len);
@@ -1554,6 +1573,20 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
     }
 }
 
+/// Largest magnitude a material colour component or factor can sensibly have. Larger ones
+/// (a decimal-comma exporter writes 0.5882353 as 588235300000000) and inf/NaN load with a
+/// warning naming the property (docs/fbx.md, "Values that cannot be right"). 10⁴ leaves room
+/// for HDR emission strengths, which stay in the hundreds.
+pub const SANE_COLOR_LIMIT: f64 = 1.0e4;
+
+/// `LayerElementNormal 0`: a layer element's record name and layer index, for warnings.
+fn describe_layer(e: NodeRef<'_, '_>) -> String {
+    match e.property(0).and_then(Property::as_i64) {
+        Some(i) => format!("{} {i}", e.name()),
+        None => e.name().to_string(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1644,7 +1677,11 @@ Connections: {{ C: "OO",1,0
                 < 1e-12
         );
         assert!(
-            n.pivots.as_ref().unwrap().pre_rotation.angle_between(DQuat::from_rotation_z(deg90))
+            n.pivots
+                .as_ref()
+                .unwrap()
+                .pre_rotation
+                .angle_between(glam::DQuat::from_rotation_z(deg90))
                 < 1e-12
         );
     }
@@ -1715,6 +1752,82 @@ Connections: {{ C: "OO",1,0
         assert_eq!(m.polygon_starts, vec![0, 3, 6]);
         assert_eq!(m.corner_vertices, vec![0, 1, 2, 2, 3, 3]);
         assert!(w.iter().any(|w| w.message.contains("clamped")), "{w:?}");
+    }
+
+    #[test]
+    fn layer_elements_without_data_or_mapping_are_skipped_with_a_warning_and_the_mesh_loads() {
+        // Hand-built, one broken layer per kind. ufbx 0.23 `ufbxi_read_vertex_element`: no
+        // data array → no attribute; no mapping → no attribute; IndexToDirect without its
+        // index array → the values read directly.
+        let layers = r#"LayerElementNormal: 0 {
+            MappingInformationType: "ByPolygonVertex"
+            ReferenceInformationType: "Direct"
+        }
+        LayerElementUV: 0 {
+            ReferenceInformationType: "Direct"
+            UV: *8 { a: 0,0, 1,0, 1,1, 0,1 }
+        }
+        LayerElementTangent: 0 {
+            MappingInformationType: "ByPolygonVertex"
+            ReferenceInformationType: "IndexToDirect"
+            TangentsIndex: *4 { a: 0,0,0,0 }
+        }
+        LayerElementColor: 0 {
+            MappingInformationType: "ByVertice"
+            ReferenceInformationType: "IndexToDirect"
+            Colors: *16 { a: 1,0,0,1, 0,1,0,1, 0,0,1,1, 1,1,1,1 }
+        }
+        LayerElementSmoothing: 0 {
+            ReferenceInformationType: "Direct"
+            Smoothing: *1 { a: 1 }
+        }
+        LayerElementMaterial: 0 {
+            MappingInformationType: "AllSame"
+            ReferenceInformationType: "IndexToDirect"
+        }"#;
+        let (s, w) = load(&quad("", layers));
+        let m = &s.meshes[0];
+        assert_eq!((m.positions.len(), m.polygon_count()), (4, 1));
+        assert!(m.normals.is_none() && m.uv_sets.is_empty() && m.tangents.is_none());
+        assert!(m.smoothing_groups.is_none());
+        let colors = m.colors.as_ref().unwrap();
+        assert_eq!(colors.get(2, 2, 0), Some(Vec4::new(0.0, 0.0, 1.0, 1.0)));
+        let said =
+            |what: &str| w.iter().any(|w| w.message.contains(what) && w.place.contains("Quad"));
+        for what in [
+            "LayerElementNormal 0 has no Normals values; layer skipped",
+            "LayerElementUV 0 has no MappingInformationType; layer skipped",
+            "LayerElementTangent 0 has no Tangents values; layer skipped",
+            "LayerElementColor 0 is IndexToDirect but has no ColorIndex array",
+            "LayerElementSmoothing 0 has no MappingInformationType; layer skipped",
+            "LayerElementMaterial 0 has no Materials values; layer skipped",
+        ] {
+            assert!(said(what), "{what}: {w:?}");
+        }
+    }
+
+    #[test]
+    fn decimal_comma_colours_load_with_a_warning_naming_the_property() {
+        // A locale-broken exporter's DiffuseColor 0.5882353 written without its decimal
+        // point; the factor and the other colours are sane.
+        let text = r#"; FBX 7.4.0 project file
+Objects: {
+    Material: 30, "Material::skin", "" { Properties70: {
+        P: "DiffuseColor", "Color", "", "A",588235300000000,0.5,0.25
+        P: "DiffuseFactor", "Number", "", "A",1
+        P: "SpecularColor", "Color", "", "A",0.5,0.5,0.5
+        P: "EmissiveFactor", "Number", "", "A",inf
+    } }
+}
+"#;
+        let (s, w) = load(text);
+        assert_eq!(s.materials[0].diffuse.x, 588_235_300_000_000.0);
+        let w: Vec<_> = w.iter().filter(|w| w.place == "Objects › Material \"skin\"").collect();
+        assert_eq!(w.len(), 1, "{w:?}");
+        let m = &w[0].message;
+        assert!(m.contains("DiffuseColor 588235300000000, 0.5, 0.25"), "{m}");
+        assert!(m.contains("EmissiveFactor inf") && m.contains("outside ±10000"), "{m}");
+        assert!(!w[0].message.contains("Specular"));
     }
 
     #[test]

@@ -1073,7 +1073,7 @@ impl<'d, 'a> ObjectGraph<'d, 'a> {
     /// The values of property `name` of object `id` (after its header strings), found as
     /// [`ObjectGraph::prop`] finds the property, without making the [`Prop`] view (whose type,
     /// label and flags are checked as UTF-8 each time): what the typed getters read.
-    fn prop_values(&self, id: i64, name: &str) -> Option<&'d [Property<'a>]> {
+    pub(crate) fn prop_values(&self, id: i64, name: &str) -> Option<&'d [Property<'a>]> {
         let obj = self.object(id)?;
         if obj.legacy {
             return self.prop(id, name).map(|p| p.values);

@@ -109,7 +109,9 @@ pub(super) fn check(
     });
     if !ok {
         return Err(format!(
-            "{what}: {d:?} of {t:?}{} is not a type this use allows",
+            "{what}: {} of {}{} is not a type this use allows",
+            type_name(d),
+            component_name(t),
             if n { " (normalized)" } else { "" }
         ));
     }
@@ -150,4 +152,29 @@ pub(super) fn check(
         view_bytes(&vals.view(), buffers, vals.offset(), k, element, &what)?;
     }
     Ok(())
+}
+
+/// The accessor `type` as glTF 2.0 §5.1 spells it (`SCALAR`, `VEC3`, `MAT4`…).
+pub fn type_name(d: Dimensions) -> &'static str {
+    match d {
+        Scalar => "SCALAR",
+        Vec2 => "VEC2",
+        Vec3 => "VEC3",
+        Vec4 => "VEC4",
+        Dimensions::Mat2 => "MAT2",
+        Dimensions::Mat3 => "MAT3",
+        Mat4 => "MAT4",
+    }
+}
+
+/// The accessor `componentType` in words, with its glTF code (`UNSIGNED_SHORT (5123)`).
+pub fn component_name(t: DataType) -> &'static str {
+    match t {
+        I8 => "BYTE (5120)",
+        U8 => "UNSIGNED_BYTE (5121)",
+        I16 => "SHORT (5122)",
+        U16 => "UNSIGNED_SHORT (5123)",
+        U32 => "UNSIGNED_INT (5125)",
+        F32 => "FLOAT (5126)",
+    }
 }

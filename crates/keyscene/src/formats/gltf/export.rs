@@ -244,17 +244,33 @@ pub fn save(scene: &Scene, path: &Path, opts: &WriteOptions) -> Result<Vec<Warni
         let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("scene");
         put(&dir.join(format!("{stem}.bin")), bin)?;
     }
-    for img in &file.images {
-        let dest = dir.join(&img.file_name);
-        let same = match (dest.canonicalize(), img.source.canonicalize()) {
-            (Ok(a), Ok(b)) => a == b,
-            _ => false,
-        };
-        if !same {
-            let bytes = std::fs::read(&img.source)
-                .map_err(|source| crate::Error::Io { path: img.source.clone(), source })?;
-            put(&dest, &bytes)?;
+    if opts.copy_textures {
+        let mut images = Vec::new();
+        for img in &file.images {
+            let dest = dir.join(&img.file_name);
+            let bytes: std::sync::Arc<[u8]> = match &img.bytes {
+                Some(b) => b.clone(),
+                None => {
+                    let same = match (dest.canonicalize(), img.source.canonicalize()) {
+                        (Ok(a), Ok(b)) => a == b,
+                        _ => false,
+                    };
+                    if same {
+                        continue;
+                    }
+                    std::fs::read(&img.source)
+                        .map_err(|source| crate::Error::Io { path: img.source.clone(), source })?
+                        .into()
+                }
+            };
+            images.push(crate::output::Companion {
+                path: dest,
+                bytes,
+                what: format!("the image {}", img.file_name),
+            });
         }
+        let source = opts.source.clone().unwrap_or_else(|| crate::output::source_name(path));
+        crate::output::write_companions(&images, &source)?;
     }
     put(path, &file.main)?;
     Ok(file.warnings)
@@ -746,6 +762,18 @@ impl Out {
         let clamp = |x: f32| if x.is_finite() { x.clamp(0.0, 1.0) } else { 0.0 };
         let alpha = clamp(1.0 - mat.transparency);
         let d = mat.diffuse.to_array().map(clamp);
+        // Clamping is not silent (issue 12 §3, "Values that cannot be right").
+        let raw = mat.diffuse.to_array();
+        if raw.iter().any(|&x| !(0.0..=1.0).contains(&x)) {
+            self.warnings.push(warning(
+                format!("material \"{}\"", mat.name),
+                format!(
+                    "diffuse colour ({}, {}, {}) outside 0..1: baseColorFactor clamped to \
+                     ({}, {}, {}), non-finite components to 0",
+                    raw[0], raw[1], raw[2], d[0], d[1], d[2]
+                ),
+            ));
+        }
         let textured = [MapSlot::Diffuse, MapSlot::Emissive, MapSlot::Bump];
         let maps: &[crate::scene::TextureMap] = if has_uvs {
             &mat.maps
@@ -905,15 +933,41 @@ impl Out {
                     }
                     _ => None,
                 };
-                let Some(mime) = image_mime(&bytes) else {
-                    self.warnings.push(warning(
-                        place,
-                        format!(
-                            "{file_name} is not PNG or JPEG, the only images glTF allows: left out"
-                        ),
-                    ));
-                    self.textures.insert(key, None);
-                    return None;
+                // glTF allows PNG and JPEG only: other images the `image` crate decodes
+                // (TGA, BMP: what `render` reads) are transcoded to PNG, named `<stem>.png`.
+                let mut file_name = file_name.clone();
+                let mut transcoded = None;
+                let (bytes, mime) = match image_mime(&bytes) {
+                    Some(mime) => (bytes, mime),
+                    None => match to_png(&bytes, &file_name) {
+                        Some(png) => {
+                            let stem = match file_name.rfind('.') {
+                                Some(i) if i > 0 => &file_name[..i],
+                                _ => &file_name[..],
+                            };
+                            let png_name = format!("{stem}.png");
+                            self.warnings.push(warning(
+                                place,
+                                format!(
+                                    "{file_name} transcoded to PNG as {png_name} (glTF allows PNG and JPEG images only)"
+                                ),
+                            ));
+                            file_name = png_name;
+                            let png: std::sync::Arc<[u8]> = png.into();
+                            transcoded = Some(png.clone());
+                            (std::borrow::Cow::Owned(png.to_vec()), "image/png")
+                        }
+                        None => {
+                            self.warnings.push(warning(
+                                place,
+                                format!(
+                                    "{file_name} is not PNG or JPEG, the only images glTF allows, nor an image keyscene can transcode (TGA, BMP): left out"
+                                ),
+                            ));
+                            self.textures.insert(key, None);
+                            return None;
+                        }
+                    },
                 };
                 let image_json = match external {
                     None => json::Image {
@@ -930,6 +984,7 @@ impl Out {
                             uri: uri.clone(),
                             file_name: file_name.clone(),
                             source: path,
+                            bytes: transcoded,
                         });
                         json::Image {
                             buffer_view: None,
@@ -1966,9 +2021,7 @@ pub(crate) fn axis_rotation(axes: AxisSystem, warnings: &mut Vec<Warning>) -> Op
     if !axes.right_handed || up.dot(front) != 0.0 {
         warnings.push(warning(
             "scene axes",
-            format!(
-                "{axes:?} cannot be turned into glTF's axes by a rotation: written unconverted"
-            ),
+            format!("{axes} cannot be turned into glTF's axes by a rotation: written unconverted"),
         ));
         return None;
     }
@@ -2102,6 +2155,27 @@ fn wrap_modes(map: &crate::scene::TextureMap) -> [WrappingMode; 2] {
 }
 
 /// `image/png` or `image/jpeg` from the file's signature, else `None`.
+/// `bytes` (an image the `image` crate decodes: TGA, BMP — the formats `render` reads) re-encoded
+/// as PNG; `None` when it cannot be decoded. The format is recognised from the bytes, else from
+/// `file_name`'s extension (TGA has no signature). Decoding is bounded: at most 16384 texels a
+/// side and 512 MiB.
+fn to_png(bytes: &[u8], file_name: &str) -> Option<Vec<u8>> {
+    let mut reader = image::ImageReader::new(std::io::Cursor::new(bytes));
+    if let Ok(format) = image::ImageFormat::from_path(file_name) {
+        reader.set_format(format);
+    }
+    let mut reader = reader.with_guessed_format().ok()?;
+    let mut limits = image::Limits::default();
+    limits.max_image_width = Some(16384);
+    limits.max_image_height = Some(16384);
+    limits.max_alloc = Some(512 << 20);
+    reader.limits(limits);
+    let img = reader.decode().ok()?;
+    let mut out = std::io::Cursor::new(Vec::new());
+    img.write_to(&mut out, image::ImageFormat::Png).ok()?;
+    Some(out.into_inner())
+}
+
 fn image_mime(bytes: &[u8]) -> Option<&'static str> {
     if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
         Some("image/png")

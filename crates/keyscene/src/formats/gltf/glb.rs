@@ -51,15 +51,23 @@ pub fn split(bytes: &[u8]) -> Result<(&[u8], Option<&[u8]>), super::Error> {
     if word(0) != Some(MAGIC) {
         return Err(bad(0, "the file does not start with \"glTF\"".into()));
     }
-    let version = word(4).ok_or_else(|| bad(4, "the header is cut short".into()))?;
+    let cut =
+        |what: &str| format!("the file is truncated at byte {}: expected {what}", bytes.len());
+    let version =
+        word(4).ok_or_else(|| bad(4, cut("the 12-byte GLB header (magic, version, length)")))?;
     if version != 2 {
         return Err(bad(4, format!("container version {version}, expected 2")));
     }
-    let total = word(8).ok_or_else(|| bad(8, "the header is cut short".into()))? as usize;
-    if total > bytes.len() || total < 12 {
+    let total = word(8)
+        .ok_or_else(|| bad(8, cut("the 12-byte GLB header (magic, version, length)")))?
+        as usize;
+    if total > bytes.len() {
+        return Err(bad(8, cut(&format!("the {total} bytes the GLB header declares"))));
+    }
+    if total < 12 {
         return Err(bad(
             8,
-            format!("declares {total} bytes but the file has {} (and the header 12)", bytes.len()),
+            format!("the header declares {total} bytes, fewer than the header's own 12"),
         ));
     }
     let bytes = &bytes[..total];

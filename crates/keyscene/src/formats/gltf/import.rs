@@ -58,6 +58,10 @@ pub fn read(bytes: &[u8], opts: &ReadOptions) -> Result<(Scene, Vec<Warning>), E
 /// parents or a cycle, a skin or animation channel whose accessors fail the checks of
 /// `docs/gltf.md` ("Reading files from elsewhere"). A primitive or vertex attribute whose
 /// accessor fails them is left out with a warning instead.
+///
+/// A document whose JSON stops early is "truncated at byte N" (N: the file's length for a
+/// `.gltf`, the JSON chunk's end for a GLB), with what it was inside; other JSON errors name
+/// their line and column.
 pub fn read_with(
     bytes: &[u8],
     opts: &ReadOptions,
@@ -78,8 +82,12 @@ pub fn read_with(
     };
     let invalid_doc =
         |e: gltf::Error| Error::Invalid { place: "document".into(), message: e.to_string() };
-    let root =
-        gltf::Gltf::from_slice_without_validation(json).map_err(invalid_doc)?.document.into_json();
+    // Where the JSON starts in the file: after the GLB header and JSON chunk header.
+    let json_start = if bytes.starts_with(b"glTF") { 20 } else { 0 };
+    let root = gltf::Gltf::from_slice_without_validation(json)
+        .map_err(|e| json_error(e, json.len() as u64, json_start))?
+        .document
+        .into_json();
     // gltf-json 1.4's validation looks up each primitive's POSITION accessor before checking
     // that the index exists (it panicked on such a file, found by fuzzing): check it first.
     for (m, mesh) in root.meshes.iter().enumerate() {
@@ -600,7 +608,7 @@ fn mesh(
         if !matches!(mode, Mode::Triangles | Mode::TriangleStrip | Mode::TriangleFan) {
             warnings.push(warning(
                 &place,
-                format!("{mode:?} primitive left out: only triangles are read"),
+                format!("{} primitive left out: only triangles are read", mode_name(mode)),
             ));
             continue;
         }
@@ -1146,4 +1154,49 @@ where
         })
         .collect();
     Ok(Track::new(keys))
+}
+
+/// A JSON document that could not be read, in words: truncation (serde_json's "EOF while
+/// parsing a string") as `the file is truncated at byte N: the JSON ends inside a string (line
+/// L, column C)`; `json_start` is the document's offset in the file.
+fn json_error(e: gltf::Error, json_len: u64, json_start: u64) -> Error {
+    let gltf::Error::Deserialize(se) = &e else {
+        return Error::Invalid { place: "document".into(), message: e.to_string() };
+    };
+    let (line, column) = (se.line(), se.column());
+    let text = se.to_string();
+    // serde_json words its messages "<what> at line L column C"; keep <what>.
+    let what = text.rsplit_once(" at line ").map_or(text.as_str(), |(w, _)| w);
+    let message = if se.classify() == serde_json::error::Category::Eof {
+        let inside = what.strip_prefix("EOF while parsing ").unwrap_or("a value");
+        let end = json_start + json_len;
+        if json_start == 0 {
+            format!(
+                "the file is truncated at byte {end}: the JSON ends inside {inside} (line {line}, \
+                 column {column})"
+            )
+        } else {
+            format!(
+                "the JSON chunk is truncated at byte {end}: it ends inside {inside} (line {line}, \
+                 column {column})"
+            )
+        }
+    } else {
+        format!("not valid glTF JSON at line {line}, column {column}: {what}")
+    };
+    Error::Invalid { place: "document".into(), message }
+}
+
+/// A primitive `mode` as glTF 2.0 §5.24.3 spells it, with its code (`LINE_STRIP (3)`).
+fn mode_name(mode: gltf::mesh::Mode) -> &'static str {
+    use gltf::mesh::Mode;
+    match mode {
+        Mode::Points => "POINTS (0)",
+        Mode::Lines => "LINES (1)",
+        Mode::LineLoop => "LINE_LOOP (2)",
+        Mode::LineStrip => "LINE_STRIP (3)",
+        Mode::Triangles => "TRIANGLES (4)",
+        Mode::TriangleStrip => "TRIANGLE_STRIP (5)",
+        Mode::TriangleFan => "TRIANGLE_FAN (6)",
+    }
 }

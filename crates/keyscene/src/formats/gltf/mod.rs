@@ -58,8 +58,12 @@
 //! map's per-axis wrap modes (FBX `WrapModeU/V`: clamp → CLAMP_TO_EDGE), else from the 3DS
 //! tiling bits (no tile: CLAMP_TO_EDGE, mirror: MIRRORED_REPEAT; `docs/gltf.md`). A map's UV transform becomes
 //! KHR_texture_transform (rotation `−θ` and an offset re-expressed for V-down UVs; see
-//! `texture_info` in export.rs), which the reader inverts. Other images (3DS scenes often use TGA/BMP) are left out with a warning:
-//! glTF allows only PNG and JPEG, and a viewer could not show them.
+//! `texture_info` in export.rs), which the reader inverts. glTF allows only PNG and JPEG:
+//! other images the `image` crate decodes (TGA, BMP — 3DS scenes often use them, and `render`
+//! reads them) are transcoded to PNG, named `<stem>.png` (a warning says so); images that
+//! cannot be decoded are left out with a warning. [`save`] puts the images of a `.gltf`
+//! beside it under [`crate::output`]'s rule (never replacing another source's file of the
+//! same name), unless [`WriteOptions::copy_textures`] is off.
 //!
 //! **Cameras.** Perspective; 3DS stores the horizontal FOV, so `yfov = 2·atan(tan(fov/2) /
 //! aspect)` with the camera's aspect, else [`ASSUMED_ASPECT`] (4:3, 3D Studio's 640×480
@@ -238,6 +242,12 @@ pub struct WriteOptions {
     /// Most joint influences kept per skinned vertex, rounded up to a multiple of 4: one
     /// `JOINTS_n`/`WEIGHTS_n` pair per 4 (default 4, what every glTF viewer supports).
     pub max_influences: usize,
+    /// For a `.gltf` with external images: [`save`] copies them beside it (default `true`;
+    /// CLI `--no-copy-textures` turns it off and leaves the URIs naming files to be put there).
+    pub copy_textures: bool,
+    /// The source the scene was read from, for [`crate::output`]'s rule that an image never
+    /// replaces another source's file of the same name (`None`: the output's own path).
+    pub source: Option<String>,
 }
 
 impl Default for WriteOptions {
@@ -252,6 +262,8 @@ impl Default for WriteOptions {
             only_animation: None,
             embed: false,
             max_influences: 4,
+            copy_textures: true,
+            source: None,
         }
     }
 }
@@ -278,6 +290,8 @@ pub struct ExternalImage {
     pub file_name: String,
     /// Where the image is now.
     pub source: PathBuf,
+    /// The bytes to write instead of copying `source`: a TGA or BMP image transcoded to PNG.
+    pub bytes: Option<std::sync::Arc<[u8]>>,
 }
 
 /// The container [`save`] writes for `path`: `.gltf` → JSON with `<stem>.bin`; else GLB.

@@ -659,3 +659,34 @@ fn resampling_grid_never_crowds_a_key() {
     let at = |f: f64| back.evaluate(Some(0), Time::Seconds(f / 24.0)).local[0].w_axis.truncate();
     assert!((at(180.0) - DVec3::new(5.0, 0.0, 0.0)).length() < 1e-5, "{}", at(180.0));
 }
+
+/// Issue 17 §1: a `.gltf` whose JSON stops early says "truncated at byte N" (the file's
+/// length) and what it was inside, not serde_json's "EOF while parsing".
+#[test]
+fn a_cut_gltf_document_is_truncated_at_its_length() {
+    let text = br#"{"asset": {"version": "2.0"}, "nodes": [{"name": "No"#;
+    let e = read(text, &crate::ReadOptions::default()).unwrap_err().to_string();
+    assert!(
+        e.contains(&format!(
+            "the file is truncated at byte {}: the JSON ends inside a string",
+            text.len()
+        )),
+        "{e}"
+    );
+    assert!(!e.contains("EOF"), "{e}");
+    // Not a truncation: the line and column of the bad byte.
+    let e = read(b"{\"asset\": ]", &crate::ReadOptions::default()).unwrap_err().to_string();
+    assert!(e.contains("not valid glTF JSON at line 1, column 11"), "{e}");
+}
+
+/// A GLB cut short says truncated at its length, against the length its header declares.
+#[test]
+fn a_cut_glb_is_truncated_at_its_length() {
+    let glb = glb::to_glb(br#"{"asset":{"version":"2.0"}}"#, &[]).unwrap();
+    for cut in [6, 30] {
+        let e = read(&glb[..cut], &crate::ReadOptions::default()).unwrap_err().to_string();
+        assert!(e.contains(&format!("the file is truncated at byte {cut}: expected")), "{e}");
+    }
+    let e = read(&glb[..30], &crate::ReadOptions::default()).unwrap_err().to_string();
+    assert!(e.contains(&format!("the {} bytes the GLB header declares", glb.len())), "{e}");
+}

@@ -35,8 +35,11 @@
 //!   defines only when it is used.
 //! - **Materials.** `newmtl` per scene material with `Ka`/`Kd`/`Ks`, `Ns` = shininess × 1000
 //!   (MTL's 0–1000 exponent range), `d` = 1 − transparency, `illum 2`, and `map_Kd`/`map_Ks`/
-//!   `map_d`/`map_bump` naming the texture file found next to the source (its name on disk) or
-//!   else the name the source stores. UV transforms are not written. Whitespace in names becomes
+//!   `map_d`/`map_bump` naming the texture by the file name it has beside the output
+//!   ([`crate::output::TexturePlan`]: the file found next to the source, its name on disk; else
+//!   the last path component of the name the source stores; an empty name is no map). [`save`]
+//!   copies the found images there and writes embedded ones (FBX `Video` › `Content`) out as
+//!   files. UV transforms are not written. Whitespace in names becomes
 //!   `_`; duplicate names get `.2`, `.3`…
 //! - **Numbers.** A value that is exactly an `f32` (all unposed 3DS data) is written as the
 //!   shortest decimal that reads back as that `f32`; any other value as the shortest decimal
@@ -181,7 +184,8 @@ pub fn write(scene: &Scene, pose: Option<&Pose>, mtl_file_name: &str) -> Result<
 
     let mut mtl = String::new();
     mtl.push_str("# written by keyscene\n");
-    for (m, name) in scene.materials.iter().zip(&material_names) {
+    let textures = crate::output::TexturePlan::new(scene);
+    for (mi, (m, name)) in scene.materials.iter().zip(&material_names).enumerate() {
         mtl.push('\n');
         writeln!(mtl, "newmtl {name}").unwrap();
         writeln!(mtl, "Ka {}", rgb(m.ambient)).unwrap();
@@ -190,7 +194,7 @@ pub fn write(scene: &Scene, pose: Option<&Pose>, mtl_file_name: &str) -> Result<
         writeln!(mtl, "Ns {}", num32(m.shininess * 1000.0)).unwrap();
         writeln!(mtl, "d {}", num32(1.0 - m.transparency)).unwrap();
         mtl.push_str("illum 2\n");
-        for map in &m.maps {
+        for (k, map) in m.maps.iter().enumerate() {
             let key = match map.slot {
                 MapSlot::Diffuse => "map_Kd",
                 MapSlot::Specular => "map_Ks",
@@ -198,13 +202,7 @@ pub fn write(scene: &Scene, pose: Option<&Pose>, mtl_file_name: &str) -> Result<
                 MapSlot::Bump => "map_bump",
                 _ => continue,
             };
-            let file = map
-                .resolved
-                .as_deref()
-                .and_then(|p| p.file_name())
-                .and_then(|f| f.to_str())
-                .unwrap_or(&map.file);
-            if !file.is_empty() {
+            if let Some(file) = textures.name(mi, k) {
                 writeln!(mtl, "{key} {file}").unwrap();
             }
         }
@@ -217,11 +215,38 @@ pub fn write(scene: &Scene, pose: Option<&Pose>, mtl_file_name: &str) -> Result<
     Ok(ObjText { obj, mtl })
 }
 
-/// Writes `scene` (see [`write`](fn@write)) to `obj_path` and the materials next to it, at the
-/// same path with the extension `.mtl`. Each file is written atomically
-/// ([`crate::write_atomically`]); when the `.obj` cannot be written the `.mtl` just written is
-/// removed again.
-pub fn save(scene: &Scene, pose: Option<&Pose>, obj_path: &Path) -> Result<(), crate::Error> {
+/// What [`save`] writes besides the `.obj` and `.mtl`.
+#[derive(Debug, Clone)]
+pub struct SaveOptions {
+    /// Copy the texture images the `.mtl` names beside it (and write embedded ones out as
+    /// files); default `true`.
+    pub copy_textures: bool,
+    /// The source the scene was read from, for [`crate::output`]'s collision rule (`None`:
+    /// the `.obj`'s own path).
+    pub source: Option<String>,
+}
+
+impl Default for SaveOptions {
+    fn default() -> Self {
+        SaveOptions { copy_textures: true, source: None }
+    }
+}
+
+/// Writes `scene` (see [`write`](fn@write)) to `obj_path`, the materials next to it at the
+/// same path with the extension `.mtl`, and (with [`SaveOptions::copy_textures`]) the
+/// texture images the `.mtl` names. Each file is written atomically
+/// ([`crate::write_atomically`]); images first, and when the `.obj` cannot be written the
+/// `.mtl` and images just created are removed again. Returns warnings: images that were
+/// named but could not be found or read.
+///
+/// Errors: [`crate::Error::OutputCollision`] when an image would replace a different file of
+/// the same name (see [`crate::output`]); I/O errors.
+pub fn save(
+    scene: &Scene,
+    pose: Option<&Pose>,
+    obj_path: &Path,
+    opts: &SaveOptions,
+) -> Result<Vec<String>, crate::Error> {
     let mtl_path = obj_path.with_extension("mtl");
     let mtl_name = mtl_path
         .file_name()
@@ -229,18 +254,36 @@ pub fn save(scene: &Scene, pose: Option<&Pose>, obj_path: &Path) -> Result<(), c
         .ok_or_else(|| Error::Write(format!("{}: not a usable file name", obj_path.display())))?
         .to_owned();
     let text = write(scene, pose, &mtl_name)?;
+    let mut warnings = Vec::new();
+    let mut created = Vec::new();
+    if opts.copy_textures {
+        let dir = match obj_path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        let (images, w) = crate::output::TexturePlan::new(scene).companions(dir);
+        warnings = w;
+        let source = opts.source.clone().unwrap_or_else(|| crate::output::source_name(obj_path));
+        created = crate::output::write_companions(&images, &source)?;
+    }
     let put = |path: &Path, s: &str| {
         crate::write_atomically(path, |w| {
             w.write_all(s.as_bytes())
                 .map_err(|source| crate::Error::Io { path: path.into(), source })
         })
     };
-    put(&mtl_path, &text.mtl)?;
-    if let Err(e) = put(obj_path, &text.obj) {
-        let _ = std::fs::remove_file(&mtl_path);
+    let mtl_existed = mtl_path.exists();
+    let r = put(&mtl_path, &text.mtl).and_then(|()| put(obj_path, &text.obj));
+    if let Err(e) = r {
+        if !mtl_existed {
+            created.push(mtl_path);
+        }
+        for p in created {
+            let _ = std::fs::remove_file(p);
+        }
         return Err(e);
     }
-    Ok(())
+    Ok(warnings)
 }
 
 /// UV (set 0) and normal of every polygon corner, in corner order.
@@ -549,7 +592,7 @@ mod tests {
     fn save_writes_obj_and_mtl_side_by_side() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("tri.obj");
-        save(&triangle_scene(), None, &path).unwrap();
+        save(&triangle_scene(), None, &path, &SaveOptions::default()).unwrap();
         let obj = std::fs::read_to_string(&path).unwrap();
         assert!(obj.contains("mtllib tri.mtl\n"));
         assert!(std::fs::read_to_string(dir.path().join("tri.mtl")).unwrap().contains("newmtl"));

@@ -10,7 +10,6 @@
 //! x86, non-zero runtime fields, children out of alphabetical order).
 
 use std::collections::HashMap;
-use std::fmt;
 
 use super::layout::{
     entity_type, name_str, Extents, Header, KeyRecord, Material, SurfaceRecord, Variant, NO_PARENT,
@@ -20,35 +19,7 @@ use super::model::{File, FloatTrack, KeyTrack, RotTrack, Surface, VecTrack};
 use super::read::{nul_terminated, parse, TrackLoc};
 use crate::limits::Limits;
 
-/// How bad a problem is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Severity {
-    /// The engine would misread the file or fail on it.
-    Error,
-    /// The file loads, but departs from the canonical layout or the seed's conventions.
-    Warning,
-}
-
-/// One problem, at the byte offset of the field that holds the bad value.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Issue {
-    /// Error or warning.
-    pub severity: Severity,
-    /// Byte offset in the file.
-    pub offset: u64,
-    /// What is wrong, with the path to it (`entity 2 "Box01" › surface 0 › tri_list: …`).
-    pub message: String,
-}
-
-impl fmt::Display for Issue {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let s = match self.severity {
-            Severity::Error => "error",
-            Severity::Warning => "warning",
-        };
-        write!(f, "{s} at {:#x}: {}", self.offset, self.message)
-    }
-}
+pub use super::issue::{Issue, Severity};
 
 /// The result of [`check`].
 #[derive(Debug, Clone, Default)]

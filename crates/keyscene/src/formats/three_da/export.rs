@@ -79,11 +79,30 @@ pub struct ExportOptions {
     pub fps: Option<f64>,
     /// The axes the file is written in (default [`Axes::Max`]; docs/3da.md, "Axes").
     pub axes: Axes,
+    /// The model name the material scripts are prefixed with (docs/3da.md, "Material
+    /// scripts"): [`save`] uses the `.3da`'s file stem when this is `None`; [`export`] alone
+    /// writes unprefixed names when it is `None`.
+    pub model: Option<String>,
+    /// The source the scene was read from, recorded in each script's provenance comment so a
+    /// later run can tell its own scripts from another source's ([`crate::output`]).
+    /// `None`: [`save`] records the `.3da`'s own path.
+    pub source: Option<String>,
+    /// [`save`] copies the texture images the scripts name beside the `.3da` (and writes
+    /// embedded ones out as files); default `true`.
+    pub copy_textures: bool,
 }
 
 impl Default for ExportOptions {
     fn default() -> Self {
-        ExportOptions { animation: Some(0), collision_map: true, fps: None, axes: Axes::Max }
+        ExportOptions {
+            animation: Some(0),
+            collision_map: true,
+            fps: None,
+            axes: Axes::Max,
+            model: None,
+            source: None,
+            copy_textures: true,
+        }
     }
 }
 
@@ -329,7 +348,7 @@ pub fn export(
     let turn = convert_axes.then(|| pure_rotation(to_file)).flatten();
     if convert_axes {
         report.baked.push(format!(
-            "axes: {:?} → 3ds Max's (+Z up, −Y front, right-handed), into the root entities' tracks",
+            "axes: {} → 3ds Max's (+Z up, -Y front, right-handed), into the root entities' tracks",
             scene.meta.axes
         ));
         if to_file.determinant() < 0.0 {
@@ -585,7 +604,9 @@ pub fn export(
             .flat_map(|(k, pts)| pts.iter().map(|&p| world_k[*k].transform_point3(p).to_array())),
     );
 
-    let (materials, scripts) = mats.finish(&mut report);
+    let textures = crate::output::TexturePlan::new(scene);
+    let (materials, scripts) =
+        mats.finish(opts.model.as_deref(), opts.source.as_deref(), &textures, &mut report);
     let num_faces: usize =
         entities.iter().flat_map(|e| &e.surfaces).map(|s| s.tri_list.len() / 3).sum();
     let num_vertices: usize =
@@ -614,40 +635,51 @@ pub fn export(
     Ok((file, scripts, report))
 }
 
-/// Writes `scene` as `path` (a `.3da`) and one `<material>.mat` script per material beside
-/// it. Everything is encoded in memory first; each file is then written atomically
-/// ([`crate::write_atomically`]), the scripts before the model, and if any write fails the
-/// files this call created are removed again, so a failure leaves no partial output.
+/// Writes `scene` as `path` (a `.3da`), one `<model>_<material>.mat` script per material
+/// beside it (names in docs/3da.md, "Material scripts") and, with
+/// [`ExportOptions::copy_textures`], the texture images the scripts name. Everything is encoded
+/// in memory first; each file is then written atomically ([`crate::write_atomically`]), the
+/// scripts and images before the model, and if any write fails the files this call created are
+/// removed again, so a failure leaves no partial output. Images that could not be found are
+/// the report's warnings.
+///
+/// Errors: [`crate::Error::OutputCollision`] when a script or image would replace a different
+/// file written from another source ([`crate::output`]); nothing is written then.
 pub fn save(
     scene: &Scene,
     path: &std::path::Path,
     opts: &ExportOptions,
 ) -> Result<ExportReport, crate::Error> {
-    let (file, scripts, report) = export(scene, opts)?;
+    let mut opts = opts.clone();
+    if opts.model.is_none() {
+        opts.model = path.file_stem().map(|s| s.to_string_lossy().into_owned());
+    }
+    let source = opts.source.clone().unwrap_or_else(|| crate::output::source_name(path));
+    opts.source = Some(source.clone());
+    let (file, scripts, mut report) = export(scene, &opts)?;
     let bytes = super::write(&file)?;
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => std::path::PathBuf::from("."),
     };
-    let mut created: Vec<std::path::PathBuf> = Vec::new();
-    let mut result = Ok(());
-    let mut outputs: Vec<(std::path::PathBuf, &[u8])> =
-        scripts.iter().map(|s| (dir.join(&s.file_name), s.text.as_bytes())).collect();
-    outputs.push((path.to_path_buf(), &bytes));
-    for (p, data) in outputs {
-        let existed = p.exists();
-        let r = crate::write_atomically(&p, |w| {
-            w.write_all(data).map_err(|source| crate::Error::Io { path: p.clone(), source })
-        });
-        if let Err(e) = r {
-            result = Err(e);
-            break;
-        }
-        if !existed {
-            created.push(p);
-        }
+    let mut companions: Vec<crate::output::Companion> = scripts
+        .iter()
+        .map(|s| crate::output::Companion {
+            path: dir.join(&s.file_name),
+            bytes: s.text.as_bytes().into(),
+            what: format!("the material script {}", s.file_name),
+        })
+        .collect();
+    if opts.copy_textures {
+        let (images, warnings) = crate::output::TexturePlan::new(scene).companions(&dir);
+        companions.extend(images);
+        report.warnings.extend(warnings);
     }
-    if let Err(e) = result {
+    let created = crate::output::write_companions(&companions, &source)?;
+    let r = crate::write_atomically(path, |w| {
+        w.write_all(&bytes).map_err(|source| crate::Error::Io { path: path.into(), source })
+    });
+    if let Err(e) = r {
         for p in created {
             let _ = std::fs::remove_file(p);
         }
@@ -1418,22 +1450,25 @@ impl<'a> Materials<'a> {
         })
     }
 
-    /// The table and one script per entry. Script names: the material name with characters
-    /// outside `[A-Za-z0-9_.-]` replaced by `_`, cut to 27 bytes, `.mat` appended, made unique
-    /// case-insensitively (Windows file names) with `~N`.
-    fn finish(self, report: &mut ExportReport) -> (Vec<MatRecord>, Vec<MaterialScript>) {
+    /// The table and one script per entry. Script names ([`script_base`]): the model and
+    /// material names joined, cut to 27 bytes, `.mat` appended, made unique case-insensitively
+    /// (Windows file names) with `~N`. Map names are the texture plan's (the files copied
+    /// beside the output); `source` goes into each script's provenance comment.
+    fn finish(
+        self,
+        model: Option<&str>,
+        source: Option<&str>,
+        textures: &crate::output::TexturePlan,
+        report: &mut ExportReport,
+    ) -> (Vec<MatRecord>, Vec<MaterialScript>) {
         let mut taken = std::collections::HashSet::new();
         let mut table = Vec::new();
         let mut scripts = Vec::new();
         for m in self.used {
             let src = m.map(|i| &self.scene.materials[i]);
-            let base: String = src
-                .map(|s| s.name.as_str())
-                .filter(|s| !s.is_empty())
-                .unwrap_or("default")
-                .chars()
-                .map(|c| if c.is_ascii_alphanumeric() || "_.-".contains(c) { c } else { '_' })
-                .collect();
+            let material =
+                src.map(|s| s.name.as_str()).filter(|s| !s.is_empty()).unwrap_or("default");
+            let base = script_base(model, material);
             let stem = cut(&base, 27).to_string();
             let mut file_name = format!("{stem}.mat");
             let mut k = 1;
@@ -1444,7 +1479,16 @@ impl<'a> Materials<'a> {
             }
             let mut rec =
                 MatRecord { name: super::layout::make_name(&file_name), ..MatRecord::default() };
-            let rgba = |c: Vec3, a: f32| [c.x, c.y, c.z, a];
+            // Colours are 0..1 in 3DA; values outside (a decimal-comma exporter's
+            // 588235300000000, inf/NaN) are clamped with a warning, never silently.
+            let clamped = std::cell::Cell::new(false);
+            let rgba = |c: Vec3, a: f32| {
+                [c.x, c.y, c.z, a].map(|x| {
+                    let y = if x.is_finite() { x.clamp(0.0, 1.0) } else { 0.0 };
+                    clamped.set(clamped.get() | (y != x));
+                    y
+                })
+            };
             let mut text = String::new();
             match src {
                 Some(s) => {
@@ -1454,22 +1498,32 @@ impl<'a> Materials<'a> {
                     rec.specular = rgba(s.specular, alpha);
                     rec.emissive = rgba(s.diffuse * s.self_illumination, alpha);
                     rec.specular_pow = s.shininess * 100.0;
+                    if clamped.get() {
+                        report.warnings.push(format!(
+                            "material {:?}: colours outside 0..1 (ambient {}, diffuse {}, \
+                             specular {}) clamped to 0..1, non-finite components to 0",
+                            s.name, s.ambient, s.diffuse, s.specular
+                        ));
+                    }
                     // An empty file name is no map (3DS materials such as blitz3d/house.3ds's "BEIGE
                     // MATTE" carry one): writing it would give `Texture( "" )`.
-                    let maps: Vec<_> = s
+                    // Map names: the files beside the output (the texture plan's names).
+                    let mi = m.unwrap_or_default();
+                    let maps: Vec<(&crate::scene::TextureMap, &str)> = s
                         .maps
                         .iter()
-                        .filter(|m| !m.file.trim().is_empty())
+                        .enumerate()
+                        .filter_map(|(k, map)| textures.name(mi, k).map(|n| (map, n)))
                         .take(super::layout::MAP_CHANNELS)
                         .collect();
-                    for (c, map) in maps.iter().enumerate() {
-                        if map.file.len() >= NAME_LEN {
+                    for (c, (_, file)) in maps.iter().enumerate() {
+                        if file.len() >= NAME_LEN {
                             report.warnings.push(format!(
                                 "material {:?}: map name {:?} cut to 31 bytes in the table (the script keeps it whole)",
-                                s.name, map.file
+                                s.name, file
                             ));
                         }
-                        rec.map_name[c] = super::layout::make_name(&map.file);
+                        rec.map_name[c] = super::layout::make_name(file);
                         rec.map_channel[c] = 0;
                     }
                     rec.num_maps = maps.len() as i32;
@@ -1477,6 +1531,9 @@ impl<'a> Materials<'a> {
                         "// {file_name}: material {:?}, written by keyscene\n",
                         s.name
                     ));
+                    if let Some(source) = source {
+                        text.push_str(&crate::output::provenance_line(source));
+                    }
                     let col = |c: [f32; 4]| format!("{} {} {} {}", c[0], c[1], c[2], c[3]);
                     text.push_str(&format!("Ambient( \"{}\" ) // RGBA 0-1\n", col(rec.ambient)));
                     text.push_str(&format!("Diffuse( \"{}\" ) // RGBA 0-1\n", col(rec.diffuse)));
@@ -1486,10 +1543,10 @@ impl<'a> Materials<'a> {
                     if s.two_sided {
                         text.push_str("TwoSided( \"1\" ) // draw both sides\n");
                     }
-                    for map in &maps {
+                    for (map, file) in &maps {
                         text.push_str(&format!(
                             "Texture( \"{}\" ) // {:?} map, UV channel 0\n",
-                            map.file.replace('"', "_"),
+                            file.replace('"', "_"),
                             map.slot
                         ));
                     }
@@ -1500,6 +1557,9 @@ impl<'a> Materials<'a> {
                     text.push_str(&format!(
                         "// {file_name}: polygons without a material, written by keyscene\n"
                     ));
+                    if let Some(source) = source {
+                        text.push_str(&crate::output::provenance_line(source));
+                    }
                     text.push_str("Diffuse( \"0.8 0.8 0.8 1\" ) // RGBA 0-1\n");
                     report.warnings.push(format!("polygons without a material use {file_name}"));
                 }
@@ -1509,6 +1569,27 @@ impl<'a> Materials<'a> {
         }
         (table, scripts)
     }
+}
+
+/// A script's file stem before it is cut to 27 bytes and made unique (docs/3da.md, "Material
+/// scripts"): `<model>_<material>`, each with characters outside `[A-Za-z0-9_.-]` replaced by
+/// `_`. When that passes 27 bytes and the model part is longer than 11 bytes, the model part
+/// becomes its first 6 bytes, `~` and 4 hex digits of a hash of the whole model name
+/// ([`crate::output::short_hash`]), so models that share a long prefix still differ. No model
+/// (`None`): the material alone.
+fn script_base(model: Option<&str>, material: &str) -> String {
+    let clean = |s: &str| -> String {
+        s.chars()
+            .map(|c| if c.is_ascii_alphanumeric() || "_.-".contains(c) { c } else { '_' })
+            .collect()
+    };
+    let material = clean(material);
+    let Some(model) = model.filter(|m| !m.is_empty()) else { return material };
+    let model = clean(model);
+    if model.len() + 1 + material.len() <= 27 || model.len() <= 11 {
+        return format!("{model}_{material}");
+    }
+    format!("{}~{}_{material}", cut(&model, 6), crate::output::short_hash(&model))
 }
 
 /// A surface with its ACMR figures.
@@ -1689,7 +1770,29 @@ fn surfaces(
     name: &str,
     report: &mut ExportReport,
 ) -> Vec<Built> {
-    let pos: Vec<DVec3> = mesh.positions.iter().map(|&p| g.transform_point3(p)).collect();
+    // Non-finite numbers (inf/NaN an ASCII file spelled out, or values past f32's range)
+    // become 0, counted for one warning per mesh: 3DA has no way to say "no value", and one
+    // NaN position poisons the collision map's boxes (issue 12 §3, docs/3da.md). Positions
+    // are cleaned first, so triangulation and derived normals see finite numbers.
+    let bad = std::cell::Cell::new(0usize);
+    let fin = |v: &mut [f32]| {
+        for x in v.iter_mut().filter(|x| !x.is_finite()) {
+            *x = 0.0;
+            bad.set(bad.get() + 1);
+        }
+    };
+    let pos: Vec<DVec3> = mesh
+        .positions
+        .iter()
+        .map(|&p| {
+            let mut p = g.transform_point3(p).to_array();
+            for x in p.iter_mut().filter(|x| !(**x as f32).is_finite()) {
+                *x = 0.0;
+                bad.set(bad.get() + 1);
+            }
+            DVec3::from_array(p)
+        })
+        .collect();
     let mirrored = g.determinant() < 0.0;
     // Normals from the shared helper (smoothing groups, else stored normals through the
     // normal matrix, else flat). Face normals follow the source winding, which is written
@@ -1765,17 +1868,27 @@ fn surfaces(
                         let v = mesh.corner_vertices[c];
                         let p = poly_of[c];
                         let position = pos.get(v as usize).copied().unwrap_or(DVec3::ZERO);
-                        let n = corner_normals[c];
-                        let a = uv(0, v, c, p).unwrap_or(Vec2::ZERO);
-                        let b = uv(1, v, c, p).unwrap_or(Vec2::ZERO);
-                        let color =
-                            mesh.colors.as_ref().and_then(|a| a.get(v, c, p)).unwrap_or(Vec4::ONE);
+                        let position = f3(position);
+                        let mut n = corner_normals[c].to_array();
+                        fin(&mut n);
+                        let mut a = uv(0, v, c, p).unwrap_or(Vec2::ZERO).to_array();
+                        fin(&mut a);
+                        let mut b = uv(1, v, c, p).unwrap_or(Vec2::ZERO).to_array();
+                        fin(&mut b);
+                        let mut color = mesh
+                            .colors
+                            .as_ref()
+                            .and_then(|a| a.get(v, c, p))
+                            .unwrap_or(Vec4::ONE)
+                            .to_array();
+                        fin(&mut color);
+                        let color = Vec4::from_array(color);
                         let byte = |x: f32| (x.clamp(0.0, 1.0) * 255.0).round() as u8;
                         VKey {
-                            pos: f3(position).map(f32::to_bits),
-                            normal: n.to_array().map(f32::to_bits),
-                            uv0: a.to_array().map(f32::to_bits),
-                            uv1: b.to_array().map(f32::to_bits),
+                            pos: position.map(f32::to_bits),
+                            normal: n.map(f32::to_bits),
+                            uv0: a.map(f32::to_bits),
+                            uv1: b.map(f32::to_bits),
                             blend: skin.map_or(VBlend::default(), |(s, (j, unweighted))| {
                                 blend_weights(
                                     s.influences.get(v as usize).map_or(&[], Vec::as_slice),
@@ -1874,6 +1987,13 @@ fn surfaces(
             start = end.max(start + 1);
         }
     }
+    if bad.get() > 0 {
+        report.warnings.push(format!(
+            "{name:?}: {} non-finite numbers (inf or NaN positions, normals, UVs or colours) \
+             written as 0",
+            bad.get()
+        ));
+    }
     out
 }
 
@@ -1919,6 +2039,25 @@ fn tangents(list: &[u32], xyz: &[[f32; 3]], nrm: &[[f32; 3]], uv: &[[f32; 2]]) -
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn script_names_carry_the_model_and_shorten_long_models_with_a_hash() {
+        assert_eq!(script_base(None, "Stone"), "Stone");
+        assert_eq!(script_base(Some("fly"), "default"), "fly_default");
+        assert_eq!(script_base(Some("a b"), "02 - Default"), "a_b_02_-_Default");
+        // 19 + 1 + 10 bytes > 27: the model becomes 6 bytes, `~` and FNV-1a-32 of
+        // "softimage_cube_anim" (0x6a74139e, computed outside keyscene with the FNV reference
+        // constants) folded to 16 bits: 0x6a74 ^ 0x139e = 0x79ea.
+        assert_eq!(
+            script_base(Some("softimage_cube_anim"), "Material_1"),
+            "softim~79ea_Material_1"
+        );
+        // A model of at most 11 bytes is kept whole; the caller cuts the material.
+        assert_eq!(
+            script_base(Some("short_model"), "a_very_long_material_name"),
+            "short_model_a_very_long_material_name"
+        );
+    }
 
     #[test]
     fn long_names_are_shortened_uniquely() {
@@ -1975,7 +2114,7 @@ mod tests {
         assert!(report.baked.iter().any(|b| b.contains("geometry transform")));
         let bytes = std::fs::read(&out).unwrap();
         assert!(!super::super::check(&bytes).has_errors());
-        let script = std::fs::read_to_string(dir.path().join("Red_Stone.mat")).unwrap();
+        let script = std::fs::read_to_string(dir.path().join("x_Red_Stone.mat")).unwrap();
         assert!(script.contains("Diffuse( \"0.8 0.8 0.8 1\" ) // RGBA 0-1"), "{script}");
         let (scene, _) = crate::load(&out).unwrap();
         assert_eq!(scene.nodes.len(), 1);
@@ -2087,6 +2226,54 @@ mod tests {
         s.nodes.push(n);
         s.attach(0, None);
         s
+    }
+
+    #[test]
+    fn non_finite_positions_are_written_as_zero_with_a_warning_and_the_file_checks_clean() {
+        // The first vertex of ufbx's synthetic_cube_nan files: NaN, -inf, +inf; 1e300 does
+        // not fit f32. A quad and a triangle sharing vertex 0.
+        let mesh = Mesh {
+            name: "nan".into(),
+            positions: vec![
+                DVec3::new(f64::NAN, f64::NEG_INFINITY, f64::INFINITY),
+                DVec3::X,
+                DVec3::new(1.0, 1.0, 0.0),
+                DVec3::new(0.0, 1e300, 0.0),
+            ],
+            polygon_starts: vec![0, 4, 7],
+            corner_vertices: vec![0, 1, 2, 3, 0, 2, 1],
+            ..Mesh::default()
+        };
+        let (file, _, report) =
+            export(&mesh_scene(mesh, DMat4::IDENTITY), &ExportOptions::default()).unwrap();
+        let xyz = file.entities[0].surfaces[0].xyz.as_ref().unwrap();
+        assert!(xyz.iter().flatten().all(|x| x.is_finite()), "{xyz:?}");
+        assert!(xyz.contains(&[0.0, 0.0, 0.0]), "{xyz:?}");
+        assert!(
+            report.warnings.iter().any(|w| w.contains("4 non-finite numbers")),
+            "{:?}",
+            report.warnings
+        );
+        let bytes = super::super::write(&file).unwrap();
+        let errors: Vec<_> = super::super::check(&bytes).errors().map(|i| i.to_string()).collect();
+        assert!(errors.is_empty(), "{errors:?}");
+    }
+
+    #[test]
+    fn material_colours_outside_0_1_are_clamped_with_a_warning() {
+        let mut s = triangle_scene();
+        s.materials[0].diffuse = Vec3::new(588_235_300_000_000.0, 0.5, f32::NAN);
+        let (file, _, report) = export(&s, &ExportOptions::default()).unwrap();
+        let m = file.materials.iter().find(|m| m.diffuse[1] == 0.5).unwrap();
+        assert_eq!(m.diffuse, [1.0, 0.5, 0.0, 1.0]);
+        assert!(
+            report.warnings.iter().any(|w| w.contains("\"Red Stone\": colours outside 0..1")),
+            "{:?}",
+            report.warnings
+        );
+        // Sane colours give no warning.
+        let (_, _, report) = export(&triangle_scene(), &ExportOptions::default()).unwrap();
+        assert!(!report.warnings.iter().any(|w| w.contains("outside 0..1")));
     }
 
     #[test]

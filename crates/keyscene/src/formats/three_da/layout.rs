@@ -104,6 +104,16 @@ pub enum Variant {
     Packed,
 }
 
+/// `padded (m_copy + 3 padding bytes)` / `packed (no padding after m_copy)`.
+impl std::fmt::Display for Variant {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Variant::Padded => "padded track headers (m_copy then 3 padding bytes)",
+            Variant::Packed => "packed track headers (no padding after m_copy)",
+        })
+    }
+}
+
 impl Variant {
     /// Bytes between `m_copy` and `m_num_keys`.
     pub fn copy_padding(self) -> usize {

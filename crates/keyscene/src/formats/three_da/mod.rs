@@ -15,6 +15,7 @@ pub mod colmap;
 pub mod eval;
 pub mod export;
 pub mod import;
+mod issue;
 mod keys;
 pub mod layout;
 pub mod model;
@@ -51,7 +52,10 @@ pub fn load(
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// The first four bytes are not `33 44 41 5F` ("3DA_").
-    #[error("3da: not a 3DA file: starts with {found:02x?}, expected 33 44 41 5f (\"3DA_\")")]
+    #[error(
+        "3da: not a 3DA file: starts with {:02x} {:02x} {:02x} {:02x}, expected 33 44 41 5f (\"3DA_\")",
+        found[0], found[1], found[2], found[3]
+    )]
     NotThreeDa {
         /// The bytes found.
         found: [u8; 4],

@@ -6,7 +6,7 @@
 
 use std::collections::HashSet;
 
-use super::check::{Issue, Severity};
+use super::issue::{Issue, Severity};
 use super::layout::{
     colmap_type, name_str, BezierKey, EntityRecord, EulerHeader, Header, KeyRecord, LinearKey,
     Material, Rd, SurfaceRecord, TcbKey, TrackHeader, TrackKind, VBlend, Variant, FILE_ID,
@@ -74,7 +74,7 @@ pub fn parse(bytes: &[u8], limits: &Limits) -> Result<Parsed, Error> {
         return Err(Error::Malformed {
             offset: 0,
             message: format!(
-                "file is {} bytes, shorter than the 68-byte Anim_c header",
+                "the file is truncated at byte {}: expected the 68-byte Anim_c header",
                 bytes.len()
             ),
         });
@@ -163,7 +163,10 @@ impl<'a> Parser<'a> {
         if start > len || bytes > len - start {
             self.error(
                 field_at,
-                format!("{what}: {count} × {size} bytes at {off:#x} run past the end of the file ({len:#x})"),
+                format!(
+                    "{what}: {count} × {size} bytes at {off:#x} run past the end of the file: \
+                     truncated at byte {len} ({len:#x})"
+                ),
             );
             return None;
         }

@@ -370,12 +370,20 @@ pub struct Ctx {
     pub warnings: Vec<Warning>,
     /// The limits every count is checked against.
     pub limits: Limits,
+    /// Length of the whole file, when known ([`Ctx::for_file`]): a chunk that runs past it is
+    /// reported as the file being truncated there.
+    pub file_len: Option<u64>,
 }
 
 impl Ctx {
     /// A context at the file's root.
     pub fn new(limits: Limits) -> Ctx {
-        Ctx { path: Vec::new(), warnings: Vec::new(), limits }
+        Ctx { path: Vec::new(), warnings: Vec::new(), limits, file_len: None }
+    }
+
+    /// A context at the root of a file of `file_len` bytes.
+    pub fn for_file(limits: Limits, file_len: u64) -> Ctx {
+        Ctx { file_len: Some(file_len), ..Ctx::new(limits) }
     }
 
     /// The current chunk path, outermost first, joined with ` › `.
@@ -518,13 +526,20 @@ impl<'a> Chunks<'a> {
                 return None;
             }
             let end = if len as usize > left {
-                ctx.warn(
-                    offset,
-                    format!(
+                let region_end = self.base + data.len() as u64;
+                let message = match ctx.file_len {
+                    // The parent ends where the file does: the file is cut short.
+                    Some(n) if n == region_end => format!(
+                        "the file is truncated at byte {n}: {} declares {len} bytes but only \
+                         {left} remain; read up to the end of the file",
+                        chunk_label(id)
+                    ),
+                    _ => format!(
                         "{} declares {len} bytes but only {left} remain in its parent; cut at the parent's end",
                         chunk_label(id)
                     ),
-                );
+                };
+                ctx.warn(offset, message);
                 data.len()
             } else {
                 pos + len as usize
@@ -1813,6 +1828,26 @@ mod tests {
             let err = decode(&data, &mut ctx).unwrap_err();
             assert!(err.to_string().contains("at byte 0x0"), "{err}");
         }
+    }
+
+    /// Issue 17 §1: a root chunk longer than the file says the file is truncated at its
+    /// length; the same overrun inside a shorter parent keeps the parent wording.
+    #[test]
+    fn a_chunk_past_the_end_of_the_file_says_truncated_at_the_file_length() {
+        let mut data = vec![0x4D, 0x4D];
+        data.extend(100u32.to_le_bytes());
+        data.extend(chunk(0x0002, &3u32.to_le_bytes()));
+        let mut ctx = Ctx::for_file(Limits::default(), data.len() as u64);
+        let _ = decode(&data, &mut ctx);
+        let first = ctx.warnings.first().map(|w| w.message.clone()).unwrap_or_default();
+        assert!(
+            first.starts_with("the file is truncated at byte 16: M3DMAGIC declares 100 bytes"),
+            "{first}"
+        );
+        let mut ctx = Ctx::for_file(Limits::default(), 1000);
+        let _ = split(&data, 0, &mut ctx);
+        let first = ctx.warnings.first().map(|w| w.message.clone()).unwrap_or_default();
+        assert!(first.contains("remain in its parent"), "{first}");
     }
 
     #[test]

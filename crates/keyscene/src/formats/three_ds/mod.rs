@@ -25,7 +25,7 @@ use crate::ReadOptions;
 /// start with a 3DS root chunk gives [`Error::NotThreeDs`]. Counts are checked against
 /// `opts.limits` and the bytes present before anything is allocated.
 pub fn read(bytes: &[u8], opts: &ReadOptions) -> Result<(Scene, Vec<Warning>), Error> {
-    let mut ctx = chunks::Ctx::new(opts.limits);
+    let mut ctx = chunks::Ctx::for_file(opts.limits, bytes.len() as u64);
     let file = chunks::decode(bytes, &mut ctx)?;
     let mut warnings = ctx.warnings;
     let scene = import::import(&file, opts, &mut warnings);

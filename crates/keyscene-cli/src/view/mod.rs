@@ -1,0 +1,282 @@
+//! `keyscene view`: the interactive player in the browser (issue #15). A small HTTP server
+//! (`tiny_http`, one thread, no async runtime) serves a page written for keyscene (compiled in)
+//! and the scene's data; every pose the page shows is evaluated here by [`Scene::evaluate`], the
+//! evaluation `sample` and `render` use. Routes and shapes: `docs/view.md`.
+//!
+//! Requests are untrusted: only `GET`/`HEAD` (else 405), a fixed set of routes (else 404),
+//! parameters checked (else 400 with a message); no request path reaches the file system —
+//! everything served was built from the scene at start ([`data::prepare`]) or is a pose.
+
+use std::net::IpAddr;
+use std::path::PathBuf;
+
+use keyscene::scene::Scene;
+
+use crate::{by_name, pick_animation, CliError};
+
+pub mod data;
+
+/// The page, compiled into the binary.
+const PAGE_HTML: &str = include_str!("page.html");
+/// The page's script (WebGL2, written for keyscene).
+const PAGE_JS: &str = include_str!("page.js");
+
+/// The longest request target accepted, bytes (longer: 414).
+const MAX_URL: usize = 2048;
+
+/// `keyscene view`'s arguments.
+#[derive(Debug, clap::Args)]
+pub struct ViewArgs {
+    /// The scene file.
+    file: PathBuf,
+    /// The port to listen on; 0 (the default) picks a free one.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    port: u16,
+    /// Only print the URL; do not try to open it in a browser.
+    #[arg(long)]
+    no_open: bool,
+    /// The animation the page starts on (index; default 0).
+    #[arg(long, value_name = "I")]
+    animation: Option<usize>,
+    /// The animation the page starts on, by name (FBX: the AnimationStack).
+    #[arg(long, value_name = "NAME", conflicts_with = "animation")]
+    stack: Option<String>,
+    /// The address to listen on (default 127.0.0.1, this machine only). Another address makes
+    /// the scene readable by anyone who can reach it: unsafe on shared networks.
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1")]
+    bind: IpAddr,
+}
+
+/// An HTTP answer: status, content type and body.
+#[derive(Debug)]
+pub struct Reply {
+    /// HTTP status code.
+    pub status: u16,
+    /// The `Content-Type` header.
+    pub content_type: &'static str,
+    /// The body (sent for GET; HEAD gets the headers only).
+    pub body: Vec<u8>,
+}
+
+impl Reply {
+    fn ok(content_type: &'static str, body: Vec<u8>) -> Reply {
+        Reply { status: 200, content_type, body }
+    }
+
+    fn text(status: u16, message: impl Into<String>) -> Reply {
+        let mut body = message.into().into_bytes();
+        body.push(b'\n');
+        Reply { status, content_type: "text/plain; charset=utf-8", body }
+    }
+}
+
+/// The scene being shown, or why it could not be loaded; with everything prepared to serve.
+#[derive(Debug)]
+pub struct Viewer {
+    loaded: Result<(Scene, data::Prepared), String>,
+    animation: Option<usize>,
+}
+
+impl Viewer {
+    /// Loads `file` and prepares its data; a load error is kept and shown by the page (the
+    /// server still starts). `animation`/`stack` choose the animation the page starts on; an
+    /// unknown one is an error.
+    pub fn new(
+        file: &std::path::Path,
+        animation: Option<usize>,
+        stack: Option<&str>,
+    ) -> Result<Viewer, CliError> {
+        let name = file.display().to_string();
+        let (scene, warnings) = match keyscene::load(file) {
+            Ok(x) => x,
+            Err(e) => {
+                let message = match e {
+                    e @ keyscene::Error::Io { .. } => e.to_string(),
+                    e => format!("{name}: {e}"),
+                };
+                eprintln!("keyscene: error: {message}");
+                return Ok(Viewer { loaded: Err(message), animation: None });
+            }
+        };
+        let warnings: Vec<String> = warnings.iter().map(ToString::to_string).collect();
+        for w in &warnings {
+            eprintln!("keyscene: warning: {name}: {w}");
+        }
+        let animation = pick_animation(&scene, by_name(&scene, animation, stack)?)?;
+        let base_dir =
+            file.parent()
+                .map(|p| if p.as_os_str().is_empty() { std::path::Path::new(".") } else { p });
+        let prepared = data::prepare(&scene, &name, &warnings, animation, base_dir);
+        Ok(Viewer { loaded: Ok((scene, prepared)), animation })
+    }
+
+    /// The answer to `method url`. Never touches the file system.
+    pub fn respond(&self, method: &str, url: &str) -> Reply {
+        if method != "GET" && method != "HEAD" {
+            return Reply::text(405, format!("{method}: only GET and HEAD are served"));
+        }
+        if url.len() > MAX_URL {
+            return Reply::text(414, format!("the request target is longer than {MAX_URL} bytes"));
+        }
+        let (path, query) = url.split_once('?').unwrap_or((url, ""));
+        match path {
+            "/" | "/index.html" => {
+                return Reply::ok("text/html; charset=utf-8", PAGE_HTML.as_bytes().to_vec())
+            }
+            "/page.js" => {
+                return Reply::ok("text/javascript; charset=utf-8", PAGE_JS.as_bytes().to_vec())
+            }
+            _ => {}
+        }
+        let (scene, prepared) = match &self.loaded {
+            Ok((s, p)) => (s, p),
+            Err(message) if path == "/scene" => {
+                let body = serde_json::json!({ "error": message }).to_string().into_bytes();
+                return Reply { status: 500, content_type: "application/json", body };
+            }
+            Err(message) => {
+                return Reply::text(404, format!("{path}: no scene is loaded ({message})"))
+            }
+        };
+        if path == "/scene" {
+            return Reply::ok("application/json", prepared.scene_json.clone());
+        }
+        if path == "/pose" {
+            return self.pose(scene, query);
+        }
+        if let Some(n) = path.strip_prefix("/mesh/") {
+            return match index(n, prepared.meshes.len(), "mesh") {
+                Ok(i) => Reply::ok("application/octet-stream", prepared.meshes[i].clone()),
+                Err(r) => r,
+            };
+        }
+        if let Some(n) = path.strip_prefix("/texture/") {
+            return match index(n, prepared.textures.len(), "material") {
+                Ok(i) => match &prepared.textures[i] {
+                    Some(png) => Reply::ok("image/png", png.clone()),
+                    None => Reply::text(404, format!("material {i} has no texture drawn")),
+                },
+                Err(r) => r,
+            };
+        }
+        Reply::text(
+            404,
+            format!("{path}: no such page (routes: /, /scene, /mesh/N, /texture/N, /pose)"),
+        )
+    }
+
+    /// `/pose?animation=A&frame=F`: `animation` an index or `none` (rest pose), default the
+    /// starting animation; `frame` a finite number, default the animation's first frame.
+    fn pose(&self, scene: &Scene, query: &str) -> Reply {
+        let mut animation = self.animation;
+        let mut frame = None;
+        for pair in query.split('&').filter(|p| !p.is_empty()) {
+            let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+            match key {
+                "animation" if value == "none" => animation = None,
+                "animation" => match value.parse::<usize>() {
+                    Ok(a) if a < scene.animations.len() => animation = Some(a),
+                    _ => {
+                        return Reply::text(
+                            400,
+                            format!(
+                                "animation={value}: expected an index below {} or none",
+                                scene.animations.len()
+                            ),
+                        )
+                    }
+                },
+                "frame" => match value.parse::<f64>() {
+                    Ok(f) if f.is_finite() => frame = Some(f),
+                    _ => {
+                        return Reply::text(400, format!("frame={value}: expected a finite number"))
+                    }
+                },
+                _ => {
+                    return Reply::text(
+                        400,
+                        format!("{key}: unknown parameter (expected animation and frame)"),
+                    )
+                }
+            }
+        }
+        let frame = frame.unwrap_or_else(|| {
+            animation.and_then(|a| scene.animations.get(a)).map_or(0.0, |a| a.frame_range.0)
+        });
+        let doc = data::pose(scene, animation, frame);
+        match serde_json::to_vec(&doc) {
+            Ok(body) => Reply::ok("application/json", body),
+            Err(e) => Reply::text(500, format!("the pose could not be written: {e}")),
+        }
+    }
+}
+
+/// `n` as an index below `len`, else a 400 (not a number) or 404 (no such item).
+fn index(n: &str, len: usize, what: &str) -> Result<usize, Reply> {
+    if n.is_empty() || !n.bytes().all(|b| b.is_ascii_digit()) || n.len() > 18 {
+        return Err(Reply::text(400, format!("{n:?}: expected a {what} index (a whole number)")));
+    }
+    match n.parse::<usize>() {
+        Ok(i) if i < len => Ok(i),
+        _ => Err(Reply::text(404, format!("{what} {n}: the scene has {len}"))),
+    }
+}
+
+/// Runs `keyscene view`: serves until the process is stopped (Ctrl-C).
+pub fn run(args: ViewArgs) -> Result<(), CliError> {
+    let viewer = Viewer::new(&args.file, args.animation, args.stack.as_deref())?;
+    let server = tiny_http::Server::http((args.bind, args.port))
+        .map_err(|e| CliError::Msg(format!("cannot listen on {}:{}: {e}", args.bind, args.port)))?;
+    let port = server.server_addr().to_ip().map_or(args.port, |a| a.port());
+    let host = match args.bind {
+        IpAddr::V6(a) => format!("[{a}]"),
+        a => a.to_string(),
+    };
+    let url = format!("http://{host}:{port}/");
+    println!("{url}");
+    use std::io::Write;
+    let _ = std::io::stdout().flush();
+    if !args.no_open {
+        open_browser(&url);
+    }
+    for request in server.incoming_requests() {
+        let reply = viewer.respond(request.method().as_str(), request.url());
+        let mut response = tiny_http::Response::from_data(reply.body)
+            .with_status_code(reply.status)
+            .with_chunked_threshold(usize::MAX);
+        for (k, v) in [
+            ("Content-Type", reply.content_type),
+            ("Cache-Control", "no-store"),
+            ("X-Content-Type-Options", "nosniff"),
+        ] {
+            if let Ok(h) = tiny_http::Header::from_bytes(k.as_bytes(), v.as_bytes()) {
+                response.add_header(h);
+            }
+        }
+        if reply.status == 405 {
+            if let Ok(h) = tiny_http::Header::from_bytes(&b"Allow"[..], &b"GET, HEAD"[..]) {
+                response.add_header(h);
+            }
+        }
+        // A client that went away is no error of the server's.
+        let _ = request.respond(response);
+    }
+    Ok(())
+}
+
+/// Starts the platform's URL opener, ignoring failure (the URL is printed anyway).
+fn open_browser(url: &str) {
+    let opener = if cfg!(target_os = "macos") {
+        "open"
+    } else if cfg!(windows) {
+        "explorer"
+    } else {
+        "xdg-open"
+    };
+    let _ = std::process::Command::new(opener)
+        .arg(url)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn();
+}

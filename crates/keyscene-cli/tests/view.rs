@@ -1,0 +1,544 @@
+//! `keyscene view` (issue #15): the server's routes and the page in a real browser.
+//!
+//! Route trials (no browser): `keyscene view --no-open --port 0` is started on a file and
+//! asked over plain HTTP for every route: `/`, `/page.js`, `/scene`, every `/mesh/N`, every
+//! `/texture/N` the scene lists, and `/pose` at the first and last frame of every animation.
+//! On the bundled `examples/FLY.3DS`, the world positions the page would draw (the `/pose`
+//! mesh-to-world matrix times the `/mesh/N` rest positions) must equal lib3ds's
+//! `world_sample_vertices` (`tests/data/FLY.3DS.lib3ds.json`) at every reference frame within
+//! issue #2's tolerance; bad requests get 400/404/405. Corpus files (a spread of the sorted 3DS
+//! and FBX files of `KEYSCENE_CORPUS`) must answer every route with 200.
+//!
+//! Browser trials: the smallest 3DS file of the corpus whose lib3ds reference moves a vertex
+//! between its first and last reference frame, and the smallest binary FBX of the corpus whose
+//! first animation moves a skinned mesh (first against last frame), are opened in headless Chromium through playwright-core
+//! (`tools/view_check.mjs`): after `window.keysceneReady`, 5–95 % of the canvas must differ
+//! from the background, scrubbing to the last frame must change pixels, and hiding every node
+//! must leave only background. Screenshots: `target/tmp/view/`. Without node, playwright-core
+//! (`KEYSCENE_NODE_MODULES`) or Chromium (`KEYSCENE_CHROMIUM`), or without the corpus, those
+//! trials are reported ignored, saying why.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+
+use libtest_mimic::{Failed, Trial};
+use serde_json::Value;
+
+mod common;
+
+/// A running `keyscene view`; killed when dropped.
+struct Server {
+    child: Child,
+    addr: String,
+}
+
+impl Server {
+    fn start(file: &Path) -> Result<Server, Failed> {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_keyscene"))
+            .args(["view", "--no-open", "--port", "0"])
+            .arg(file)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| format!("cannot start keyscene: {e}"))?;
+        let mut line = String::new();
+        let stdout = child.stdout.take().ok_or("no stdout")?;
+        BufReader::new(stdout).read_line(&mut line).map_err(|e| e.to_string())?;
+        let url = line.trim();
+        let addr = url
+            .strip_prefix("http://")
+            .and_then(|s| s.strip_suffix('/'))
+            .ok_or_else(|| format!("keyscene view printed {url:?}, not http://127.0.0.1:PORT/"))?;
+        if !addr.starts_with("127.0.0.1:") {
+            let _ = child.kill();
+            return Err(format!("the server is not on loopback: {url}").into());
+        }
+        Ok(Server { child, addr: addr.to_owned() })
+    }
+
+    fn url(&self) -> String {
+        format!("http://{}/", self.addr)
+    }
+
+    /// `method target` over HTTP/1.1: (status, body).
+    fn request(&self, method: &str, target: &str) -> Result<(u16, Vec<u8>), Failed> {
+        let mut s = TcpStream::connect(&self.addr).map_err(|e| e.to_string())?;
+        write!(s, "{method} {target} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n", self.addr)
+            .map_err(|e| e.to_string())?;
+        let mut raw = Vec::new();
+        s.read_to_end(&mut raw).map_err(|e| e.to_string())?;
+        let end = raw
+            .windows(4)
+            .position(|w| w == b"\r\n\r\n")
+            .ok_or_else(|| format!("{method} {target}: no HTTP header in the answer"))?;
+        let head = String::from_utf8_lossy(&raw[..end]).into_owned();
+        let status = head
+            .split_whitespace()
+            .nth(1)
+            .and_then(|s| s.parse().ok())
+            .ok_or_else(|| format!("{method} {target}: no status in {head:?}"))?;
+        Ok((status, raw[end + 4..].to_vec()))
+    }
+
+    fn get_ok(&self, target: &str) -> Result<Vec<u8>, Failed> {
+        let (status, body) = self.request("GET", target)?;
+        if status != 200 {
+            return Err(format!(
+                "GET {target}: status {status}: {}",
+                String::from_utf8_lossy(&body[..body.len().min(300)])
+            )
+            .into());
+        }
+        Ok(body)
+    }
+
+    fn get_json(&self, target: &str) -> Result<Value, Failed> {
+        serde_json::from_slice(&self.get_ok(target)?)
+            .map_err(|e| format!("GET {target}: not JSON: {e}").into())
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `/mesh/N` rest positions (the first block after the header, docs/view.md).
+fn mesh_positions(buf: &[u8]) -> Result<Vec<[f64; 3]>, Failed> {
+    if buf.len() < 20 || &buf[..4] != b"KSM1" {
+        return Err("mesh buffer without the KSM1 header".into());
+    }
+    let u32_at = |o: usize| u32::from_le_bytes([buf[o], buf[o + 1], buf[o + 2], buf[o + 3]]);
+    let v = u32_at(4) as usize;
+    let f = |o: usize| f64::from(f32::from_le_bytes([buf[o], buf[o + 1], buf[o + 2], buf[o + 3]]));
+    if buf.len() < 20 + v * 12 {
+        return Err("mesh buffer shorter than its positions".into());
+    }
+    Ok((0..v).map(|i| [f(20 + i * 12), f(24 + i * 12), f(28 + i * 12)]).collect())
+}
+
+fn num(v: &Value) -> f64 {
+    v.as_f64().unwrap_or(f64::NAN)
+}
+
+fn transform(m: &Value, p: [f64; 3]) -> [f64; 3] {
+    let m: Vec<f64> = m.as_array().map(|a| a.iter().map(num).collect()).unwrap_or_default();
+    if m.len() != 16 {
+        return [f64::NAN; 3];
+    }
+    [0, 1, 2].map(|r| m[r] * p[0] + m[4 + r] * p[1] + m[8 + r] * p[2] + m[12 + r])
+}
+
+/// Every route of the server for `file` answers 200; poses have one entry per node.
+fn all_routes(file: &Path) -> Result<(), Failed> {
+    let server = Server::start(file)?;
+    let page = server.get_ok("/")?;
+    if !String::from_utf8_lossy(&page).contains("<canvas") {
+        return Err("/ is not the page with the canvas".into());
+    }
+    server.get_ok("/page.js")?;
+    let scene = server.get_json("/scene")?;
+    if let Some(e) = scene.get("error") {
+        return Err(format!("/scene reports a load error: {e}").into());
+    }
+    let nodes = scene["nodes"].as_array().map_or(0, Vec::len);
+    for m in 0..scene["meshes"].as_array().map_or(0, Vec::len) {
+        let buf = server.get_ok(&format!("/mesh/{m}"))?;
+        mesh_positions(&buf)?;
+    }
+    for m in scene["materials"].as_array().into_iter().flatten() {
+        if let Some(t) = m["texture"].as_str() {
+            let png = server.get_ok(t)?;
+            if !png.starts_with(b"\x89PNG") {
+                return Err(format!("{t} is not a PNG").into());
+            }
+        }
+    }
+    let mut targets = vec!["/pose".to_owned(), "/pose?animation=none&frame=0".to_owned()];
+    for (i, a) in scene["animations"].as_array().into_iter().flatten().enumerate() {
+        for f in [&a["frame_range"][0], &a["frame_range"][1]] {
+            targets.push(format!("/pose?animation={i}&frame={}", num(f)));
+        }
+    }
+    for t in targets {
+        let pose = server.get_json(&t)?;
+        for key in ["world", "hidden", "mesh", "mesh_to_world"] {
+            let n = pose[key].as_array().map_or(usize::MAX, Vec::len);
+            if n != nodes {
+                return Err(format!("{t}: {key} has {n} entries for {nodes} nodes").into());
+            }
+        }
+    }
+    let (status, _) = server.request("HEAD", "/scene")?;
+    if status != 200 {
+        return Err(format!("HEAD /scene: status {status}").into());
+    }
+    Ok(())
+}
+
+fn fly() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/FLY.3DS")
+}
+
+/// The page's world positions on FLY.3DS equal lib3ds's at every reference frame.
+fn fly_matches_lib3ds() -> Result<(), Failed> {
+    let reference: Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/FLY.3DS.lib3ds.json"),
+        )
+        .map_err(|e| e.to_string())?,
+    )
+    .map_err(|e| e.to_string())?;
+    let server = Server::start(&fly())?;
+    let scene = server.get_json("/scene")?;
+    let names: Vec<&str> = scene["nodes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|n| n["name"].as_str().unwrap_or(""))
+        .collect();
+    // Tolerance of issue #2: 1e-4 × max(1, box diagonal of every reference vertex).
+    let (mut lo, mut hi) = ([f64::INFINITY; 3], [f64::NEG_INFINITY; 3]);
+    for s in reference["samples"].as_array().into_iter().flatten() {
+        for n in s["nodes"].as_array().into_iter().flatten() {
+            for (key, v) in [("world_bbox_min", &mut lo), ("world_bbox_max", &mut hi)] {
+                if let Some(a) = n[key].as_array() {
+                    for k in 0..3 {
+                        v[k] = if key.ends_with("min") {
+                            v[k].min(num(&a[k]))
+                        } else {
+                            v[k].max(num(&a[k]))
+                        };
+                    }
+                }
+            }
+        }
+    }
+    let diag = ((hi[0] - lo[0]).powi(2) + (hi[1] - lo[1]).powi(2) + (hi[2] - lo[2]).powi(2)).sqrt();
+    let tol = 1e-4 * diag.max(1.0);
+    let mut compared = 0;
+    for s in reference["samples"].as_array().into_iter().flatten() {
+        let frame = num(&s["frame"]);
+        let pose = server.get_json(&format!("/pose?animation=0&frame={frame}"))?;
+        for n in s["nodes"].as_array().into_iter().flatten() {
+            let Some(vertices) = n["world_sample_vertices"].as_array() else { continue };
+            let name = n["name"].as_str().unwrap_or("");
+            let node = names.iter().position(|&x| x == name).ok_or(format!("no node {name:?}"))?;
+            let mesh = pose["mesh"][node].as_u64().ok_or(format!("{name}: no mesh at {frame}"))?;
+            let rest = mesh_positions(&server.get_ok(&format!("/mesh/{mesh}"))?)?;
+            for v in vertices {
+                let i = v["index"].as_u64().unwrap_or(u64::MAX) as usize;
+                let p = rest.get(i).ok_or(format!("{name}: no vertex {i}"))?;
+                let got = transform(&pose["mesh_to_world"][node], *p);
+                let want = [0, 1, 2].map(|k| num(&v["position"][k]));
+                let d = (0..3).map(|k| (got[k] - want[k]).powi(2)).sum::<f64>().sqrt();
+                if !(d <= tol) {
+                    return Err(format!(
+                        "frame {frame}, {name} vertex {i}: page {got:?}, lib3ds {want:?} ({d:.3e} > {tol:.3e})"
+                    )
+                    .into());
+                }
+                compared += 1;
+            }
+        }
+    }
+    if compared < 10 {
+        return Err(format!("only {compared} vertices compared").into());
+    }
+    Ok(())
+}
+
+/// Bad requests: 400 with a message, 404, 405; nothing reaches the file system.
+fn bad_requests() -> Result<(), Failed> {
+    let server = Server::start(&fly())?;
+    for (method, target, want) in [
+        ("GET", "/pose?frame=abc", 400),
+        ("GET", "/pose?frame=inf", 400),
+        ("GET", "/pose?animation=7", 400),
+        ("GET", "/pose?animation=-1", 400),
+        ("GET", "/pose?colour=red", 400),
+        ("GET", "/mesh/abc", 400),
+        ("GET", "/mesh/-1", 400),
+        ("GET", "/mesh/99999", 404),
+        ("GET", "/texture/0", 404),
+        ("GET", "/nope", 404),
+        ("GET", "/../../etc/passwd", 404),
+        ("GET", "/FLY.3DS", 404),
+        ("GET", "/mesh/0/../../Cargo.toml", 400),
+        ("POST", "/scene", 405),
+        ("DELETE", "/", 405),
+    ] {
+        let (status, body) = server.request(method, target)?;
+        if status != want {
+            return Err(format!("{method} {target}: status {status}, expected {want}").into());
+        }
+        if status == 400 && body.len() < 10 {
+            return Err(format!("{method} {target}: 400 without a message").into());
+        }
+    }
+    Ok(())
+}
+
+/// A file that cannot be loaded: the server still starts, `/scene` says why (500 and
+/// `{"error"}` naming the file), the page is served, and the browser shows the error page.
+fn unloadable(browser: bool) -> Result<(), Failed> {
+    let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+    // No such file (a damaged file that still loads shows with warnings instead).
+    let file = dir.path().join("broken.3ds");
+    let server = Server::start(&file)?;
+    let (status, body) = server.request("GET", "/scene")?;
+    let v: Value = serde_json::from_slice(&body).map_err(|e| format!("/scene: not JSON: {e}"))?;
+    let message = v["error"].as_str().unwrap_or("");
+    if status != 500 || !message.contains("broken.3ds") {
+        return Err(
+            format!("/scene: status {status}, body {v}: expected 500 naming the file").into()
+        );
+    }
+    server.get_ok("/")?;
+    let (status, _) = server.request("GET", "/pose?frame=0")?;
+    if status != 404 {
+        return Err(format!("/pose without a scene: status {status}, expected 404").into());
+    }
+    if !browser {
+        return Ok(());
+    }
+    let page = run_page("unloadable", &server, 0.0)?;
+    match page["error"].as_str() {
+        Some(e) if e.contains("broken.3ds") => Ok(()),
+        _ => Err(format!("the page shows no error page naming the file: {page}").into()),
+    }
+}
+
+// ---- the browser ----
+
+fn node_modules() -> PathBuf {
+    std::env::var_os("KEYSCENE_NODE_MODULES")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/opt/keyscene-oracles/node/node_modules"))
+}
+
+fn chromium() -> PathBuf {
+    std::env::var_os("KEYSCENE_CHROMIUM")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/usr/bin/chromium"))
+}
+
+/// Why the browser check cannot run here, or `None` when it can.
+fn client_missing() -> Option<String> {
+    if !node_modules().join("playwright-core/package.json").is_file() {
+        return Some(format!(
+            "playwright-core not found in {} (set KEYSCENE_NODE_MODULES)",
+            node_modules().display()
+        ));
+    }
+    if !chromium().is_file() {
+        return Some(format!("no Chromium at {} (set KEYSCENE_CHROMIUM)", chromium().display()));
+    }
+    match Command::new("node").arg("--version").output() {
+        Ok(o) if o.status.success() => None,
+        _ => Some("node not found".into()),
+    }
+}
+
+fn files_under(dir: &Path, exts: &[&str]) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p
+                .extension()
+                .and_then(|x| x.to_str())
+                .is_some_and(|x| exts.iter().any(|e| x.eq_ignore_ascii_case(e)))
+            {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The smallest corpus 3DS file whose lib3ds reference moves a sample vertex between its first
+/// and last reference frame.
+fn animated_3ds(corpus: &Path) -> Option<PathBuf> {
+    let dir = corpus.join("3ds");
+    let mut found: Vec<(u64, PathBuf)> = Vec::new();
+    for r in files_under(&dir.join("reference"), &["json"]) {
+        let Ok(text) = std::fs::read_to_string(&r) else { continue };
+        let Ok(v) = serde_json::from_str::<Value>(&text) else { continue };
+        let Some(samples) = v["samples"].as_array() else { continue };
+        let (Some(a), Some(b)) = (samples.first(), samples.last()) else { continue };
+        let verts = |s: &Value| -> Vec<Value> {
+            s["nodes"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .flat_map(|n| n["world_sample_vertices"].as_array().cloned().unwrap_or_default())
+                .collect()
+        };
+        let (va, vb) = (verts(a), verts(b));
+        if va.is_empty() || va == vb {
+            continue;
+        }
+        let file = dir.join(v["file"].as_str().unwrap_or(""));
+        if let Ok(m) = std::fs::metadata(&file) {
+            found.push((m.len(), file));
+        }
+    }
+    found.sort();
+    found.into_iter().next().map(|(_, f)| f)
+}
+
+/// The smallest binary FBX of the corpus whose first animation moves a skinned mesh.
+fn skinned_binary_fbx(corpus: &Path) -> Option<PathBuf> {
+    let mut files: Vec<(u64, PathBuf)> = files_under(&corpus.join("fbx"), &["fbx"])
+        .into_iter()
+        .filter_map(|p| Some((std::fs::metadata(&p).ok()?.len(), p)))
+        .collect();
+    files.sort();
+    files.into_iter().map(|(_, p)| p).find(|p| {
+        let mut head = [0u8; 18];
+        let binary = std::fs::File::open(p)
+            .and_then(|mut f| f.read_exact(&mut head))
+            .is_ok_and(|()| &head == b"Kaydara FBX Binary");
+        binary && keyscene::load(p).is_ok_and(|(s, _)| skin_moves(&s))
+    })
+}
+
+/// Whether a skinned mesh of `scene`'s first animation is posed differently at its first and
+/// last frame (a file may animate only the skinned mesh's own node, which a skin ignores).
+fn skin_moves(scene: &keyscene::scene::Scene) -> bool {
+    use keyscene::anim::Time;
+    let Some(a) = scene.animations.first() else { return false };
+    let (p0, p1) = (
+        scene.evaluate(Some(0), Time::Frame(a.frame_range.0)),
+        scene.evaluate(Some(0), Time::Frame(a.frame_range.1)),
+    );
+    (0..scene.nodes.len()).any(|n| {
+        p0.mesh[n].and_then(|m| scene.meshes.get(m)).is_some_and(|m| m.skin.is_some())
+            && p0.world_positions(scene, n) != p1.world_positions(scene, n)
+    })
+}
+
+/// Runs `tools/view_check.mjs` on the page of `server`, scrubbing to `frame`: its answer for
+/// the page.
+fn run_page(name: &str, server: &Server, frame: f64) -> Result<Value, Failed> {
+    let shots = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/tmp/view");
+    let job = serde_json::json!({ "pages": [{
+        "name": name, "url": server.url(), "frame": frame, "shots": shots,
+    }]});
+    let job_file = shots.join(format!("{name}.job.json"));
+    std::fs::create_dir_all(&shots).map_err(|e| e.to_string())?;
+    std::fs::write(&job_file, job.to_string()).map_err(|e| e.to_string())?;
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tools/view_check.mjs");
+    let out = Command::new("node")
+        .arg(script)
+        .arg(&job_file)
+        .env("KEYSCENE_NODE_MODULES", node_modules())
+        .env("KEYSCENE_CHROMIUM", chromium())
+        .output()
+        .map_err(|e| format!("cannot run node: {e}"))?;
+    let answer: Value = serde_json::from_slice(&out.stdout).map_err(|e| {
+        format!("view_check.mjs printed no JSON ({e}): {}", String::from_utf8_lossy(&out.stderr))
+    })?;
+    Ok(answer["pages"][0].clone())
+}
+
+/// Opens `file` in the browser and checks coverage, scrubbing and hiding.
+fn in_browser(name: &str, file: &Path) -> Result<(), Failed> {
+    let server = Server::start(file)?;
+    let scene = server.get_json("/scene")?;
+    let a = scene["animation"].as_u64().ok_or("the scene has no animation")? as usize;
+    let last = num(&scene["animations"][a]["frame_range"][1]);
+    let page = run_page(name, &server, last)?;
+    if !page["error"].is_null() {
+        return Err(format!("the page failed: {}", page["error"]).into());
+    }
+    let errors: Vec<&Value> = page["console"].as_array().into_iter().flatten().collect();
+    if !errors.is_empty() {
+        return Err(format!("console errors: {errors:?}").into());
+    }
+    let (coverage, changed, hidden) =
+        (num(&page["coverage"]), num(&page["changed"]), num(&page["hidden_coverage"]));
+    if !(0.05..=0.95).contains(&coverage) {
+        return Err(
+            format!("{:.1} % of the canvas shows the model, not 5–95 %", coverage * 100.0).into()
+        );
+    }
+    if !(changed > 0.001) {
+        return Err(format!(
+            "scrubbing to frame {last} changed {:.3} % of the pixels",
+            changed * 100.0
+        )
+        .into());
+    }
+    if hidden != 0.0 {
+        return Err(
+            format!("with every node hidden {:.2} % are not background", hidden * 100.0).into()
+        );
+    }
+    Ok(())
+}
+
+fn main() {
+    let args = libtest_mimic::Arguments::from_args();
+    let mut trials = vec![
+        Trial::test("routes::FLY.3DS", || all_routes(&fly())),
+        Trial::test("routes::FLY.3DS_matches_lib3ds", fly_matches_lib3ds),
+        Trial::test("routes::bad_requests", bad_requests),
+        Trial::test("routes::unloadable_file", || unloadable(false)),
+    ];
+    trials.push(match client_missing() {
+        Some(why) => {
+            Trial::test("browser::error_page", || Ok(())).with_ignored_flag(true).with_kind(why)
+        }
+        None => Trial::test("browser::error_page", || unloadable(true)),
+    });
+    match common::corpus() {
+        None => {
+            for t in ["routes::corpus", "browser::3ds", "browser::fbx_skinned"] {
+                trials.push(
+                    Trial::test(t, || Ok(()))
+                        .with_ignored_flag(true)
+                        .with_kind("no corpus (set KEYSCENE_CORPUS)"),
+                );
+            }
+        }
+        Some(corpus) => {
+            let mut files = files_under(&corpus.join("3ds"), &["3ds", "prj"]);
+            files.extend(files_under(&corpus.join("fbx"), &["fbx"]));
+            // Six files spread over the sorted list.
+            let step = (files.len() / 6).max(1);
+            for f in files.iter().step_by(step).take(6) {
+                let rel = f.strip_prefix(&corpus).unwrap_or(f).display().to_string();
+                let f = f.clone();
+                trials.push(Trial::test(format!("routes::{rel}"), move || all_routes(&f)));
+            }
+            let missing = client_missing();
+            for (name, file) in
+                [("3ds", animated_3ds(&corpus)), ("fbx_skinned", skinned_binary_fbx(&corpus))]
+            {
+                let t = format!("browser::{name}");
+                match (&missing, file) {
+                    (Some(why), _) => trials.push(
+                        Trial::test(t, || Ok(())).with_ignored_flag(true).with_kind(why.clone()),
+                    ),
+                    (None, None) => trials.push(Trial::test(t, move || {
+                        Err(format!("no corpus file fits browser::{name}").into())
+                    })),
+                    (None, Some(f)) => {
+                        trials.push(Trial::test(t, move || in_browser(name, &f)));
+                    }
+                }
+            }
+        }
+    }
+    libtest_mimic::run(&args, trials).exit();
+}

@@ -1,0 +1,327 @@
+//! Files a writer puts beside its main output (material scripts, texture images), and the rule
+//! that keeps them from replacing each other (issue #17 §2; docs/3da.md, "Material scripts",
+//! and docs/cli.md, "Textures").
+//!
+//! Rule: an output never silently replaces a different file that another source wrote, in this
+//! run or an earlier one. A file about to be written beside the output is compared with what
+//! lies there:
+//! - nothing there, or the same bytes: written (or left as it is);
+//! - a file this process wrote earlier from another source: an error naming both sources;
+//! - a file on disk with other bytes: replaced only when it records the same source (material
+//!   scripts carry a `written by keyscene from "SOURCE"` comment, see [`provenance_line`]);
+//!   otherwise an error naming both (images record nothing, so an image of the same name with
+//!   other content is never replaced: remove it or convert into another folder).
+//!
+//! Re-running a conversion of the same source into the same folder therefore overwrites its
+//! own outputs and nothing else. Two processes writing one folder at the same moment are not
+//! guarded against each other (only against what they find on disk).
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use crate::scene::Scene;
+use crate::Error;
+
+/// The comment line a material script starts its provenance with: the source's path follows,
+/// quoted (`// written by keyscene from "/abs/path/model.fbx"`).
+pub const PROVENANCE_PREFIX: &str = "// written by keyscene from ";
+
+/// The provenance comment line (with its newline) for `source`.
+pub fn provenance_line(source: &str) -> String {
+    format!("{PROVENANCE_PREFIX}{source:?}\n")
+}
+
+/// The source a file's provenance line names, if it has one.
+fn recorded_source(bytes: &[u8]) -> Option<String> {
+    let text = std::str::from_utf8(bytes).ok()?;
+    let line = text.lines().find_map(|l| l.strip_prefix(PROVENANCE_PREFIX))?;
+    // The line holds a Rust-style quoted string; sources are plain paths, so unescaping `\"`
+    // and `\\` is enough.
+    let inner = line.trim().strip_prefix('"')?.strip_suffix('"')?;
+    Some(inner.replace("\\\"", "\"").replace("\\\\", "\\"))
+}
+
+/// The name a source is recorded under: its absolute, canonical path when it exists, else the
+/// path as given.
+pub fn source_name(path: &Path) -> String {
+    path.canonicalize().unwrap_or_else(|_| path.to_path_buf()).display().to_string()
+}
+
+/// One file to be written beside an output.
+#[derive(Debug, Clone)]
+pub struct Companion {
+    /// Where it goes.
+    pub path: PathBuf,
+    /// Its bytes.
+    pub bytes: Arc<[u8]>,
+    /// What it is, for messages (`material script of "Stone"`, `texture "IMAGE1.JPG"`).
+    pub what: String,
+}
+
+/// Every companion file this process wrote: canonical path (lower-cased, as the folder may be
+/// case-insensitive) → the source it was written from and a hash of its bytes.
+static WRITTEN: Mutex<Option<HashMap<String, (String, u64)>>> = Mutex::new(None);
+
+fn key(path: &Path) -> String {
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let dir = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
+    let name = path.file_name().map(|n| n.to_string_lossy().to_lowercase()).unwrap_or_default();
+    dir.join(name).display().to_string()
+}
+
+fn hash(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h ^ bytes.len() as u64
+}
+
+/// Writes `files` (each atomically, [`crate::write_atomically`]) for `source` (see
+/// [`source_name`]) under the module's rule, all checked before any is written. Returns the
+/// files created (that did not exist before), so a caller whose later write fails can remove
+/// them again.
+///
+/// Errors: [`Error::OutputCollision`] when a file would replace another source's output (see
+/// the module docs); [`Error::Io`] when a file cannot be read or written.
+pub fn write_companions(files: &[Companion], source: &str) -> Result<Vec<PathBuf>, Error> {
+    let mut guard = WRITTEN.lock().unwrap_or_else(|e| e.into_inner());
+    let written = guard.get_or_insert_with(HashMap::new);
+    let mut todo = Vec::new();
+    for f in files {
+        let k = key(&f.path);
+        let h = hash(&f.bytes);
+        if let Some((theirs, their_hash)) = written.get(&k) {
+            if *their_hash == h && f.path.exists() {
+                continue;
+            }
+            if theirs != source {
+                return Err(collision(f, source, theirs));
+            }
+        }
+        match std::fs::read(&f.path) {
+            Ok(old) if old[..] == f.bytes[..] => {}
+            Ok(old) => match recorded_source(&old) {
+                Some(theirs) if theirs == source => todo.push((f, k, h)),
+                Some(theirs) => return Err(collision(f, source, &theirs)),
+                None if written.get(&k).is_some_and(|(s, _)| s == source) => todo.push((f, k, h)),
+                None => {
+                    return Err(collision(f, source, "an earlier run or another program"));
+                }
+            },
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => todo.push((f, k, h)),
+            Err(e) => return Err(Error::Io { path: f.path.clone(), source: e }),
+        }
+    }
+    let mut created = Vec::new();
+    for (f, k, h) in todo {
+        let existed = f.path.exists();
+        let r = crate::write_atomically::<Error>(&f.path, |w| {
+            w.write_all(&f.bytes).map_err(|e| Error::Io { path: f.path.clone(), source: e })
+        });
+        if let Err(e) = r {
+            for p in &created {
+                let _ = std::fs::remove_file(p);
+            }
+            return Err(e);
+        }
+        written.insert(k, (source.to_string(), h));
+        if !existed {
+            created.push(f.path.clone());
+        }
+    }
+    Ok(created)
+}
+
+fn collision(f: &Companion, ours: &str, theirs: &str) -> Error {
+    Error::OutputCollision {
+        path: f.path.clone(),
+        what: f.what.clone(),
+        ours: ours.to_string(),
+        theirs: theirs.to_string(),
+    }
+}
+
+/// Where a texture's image comes from.
+#[derive(Debug, Clone)]
+pub enum ImageSource {
+    /// Bytes the source file carries ([`TextureMap::embedded`](crate::scene::TextureMap::embedded)).
+    Embedded(Arc<[u8]>),
+    /// The file found beside the source.
+    File(PathBuf),
+}
+
+/// The texture images a scene's materials name, with the plain file name each gets beside an
+/// output (`.mtl`, `.mat` and copies agree on it).
+#[derive(Debug, Clone, Default)]
+pub struct TexturePlan {
+    /// (material index, map index) → the file name written in the material, `None` for an
+    /// empty map name (no map).
+    names: HashMap<(usize, usize), String>,
+    /// The images to put beside the output: file name, source, first material naming it.
+    pub images: Vec<(String, ImageSource, String)>,
+    /// Maps whose image was neither embedded nor found: (material, file name as stored).
+    pub missing: Vec<(String, String)>,
+}
+
+impl TexturePlan {
+    /// Plans `scene`'s images. A map's name beside the output is the found file's name
+    /// (`resolved`), else the stored name's last path component; two different images that
+    /// would get one name (case-insensitively) get `~N` before the extension.
+    pub fn new(scene: &Scene) -> TexturePlan {
+        let mut plan = TexturePlan::default();
+        // Image identity → its name; name (lower-cased) → taken.
+        let mut by_image: HashMap<String, String> = HashMap::new();
+        let mut taken = std::collections::HashSet::new();
+        for (mi, m) in scene.materials.iter().enumerate() {
+            for (k, map) in m.maps.iter().enumerate() {
+                if map.file.trim().is_empty() {
+                    continue;
+                }
+                let base = map.file.rsplit(['/', '\\']).next().unwrap_or(&map.file).to_string();
+                let (identity, name, source) = match (&map.embedded, &map.resolved) {
+                    (Some(bytes), _) => (
+                        format!("embedded:{:p}", bytes.as_ptr()),
+                        base,
+                        Some(ImageSource::Embedded(bytes.clone())),
+                    ),
+                    (None, Some(path)) => (
+                        format!("file:{}", path.display()),
+                        path.file_name().and_then(|n| n.to_str()).map_or(base, str::to_string),
+                        Some(ImageSource::File(path.clone())),
+                    ),
+                    (None, None) => {
+                        plan.missing.push((m.name.clone(), map.file.clone()));
+                        (format!("missing:{base}"), base, None)
+                    }
+                };
+                let name = match by_image.get(&identity) {
+                    Some(n) => n.clone(),
+                    None => {
+                        let mut unique = name.clone();
+                        let (stem, ext) = match name.rfind('.') {
+                            Some(i) if i > 0 => (&name[..i], &name[i..]),
+                            _ => (name.as_str(), ""),
+                        };
+                        let mut n = 1;
+                        while !taken.insert(unique.to_lowercase()) {
+                            unique = format!("{stem}~{n}{ext}");
+                            n += 1;
+                        }
+                        by_image.insert(identity, unique.clone());
+                        if let Some(source) = source {
+                            plan.images.push((unique.clone(), source, m.name.clone()));
+                        }
+                        unique
+                    }
+                };
+                plan.names.insert((mi, k), name);
+            }
+        }
+        plan
+    }
+
+    /// The file name map `map` of material `material` is written under, `None` for a map
+    /// with an empty name.
+    pub fn name(&self, material: usize, map: usize) -> Option<&str> {
+        self.names.get(&(material, map)).map(String::as_str)
+    }
+
+    /// The images as files in `dir` (a found file is read now). Images that cannot be read
+    /// are left out and returned as warnings.
+    pub fn companions(&self, dir: &Path) -> (Vec<Companion>, Vec<String>) {
+        let mut files = Vec::new();
+        let mut warnings = Vec::new();
+        for (name, source, material) in &self.images {
+            let bytes: Arc<[u8]> = match source {
+                ImageSource::Embedded(b) => b.clone(),
+                ImageSource::File(p) => {
+                    // Copying a file onto itself (output folder = source folder) is nothing to do.
+                    let dest = dir.join(name);
+                    if matches!((dest.canonicalize(), p.canonicalize()), (Ok(a), Ok(b)) if a == b) {
+                        continue;
+                    }
+                    match std::fs::read(p) {
+                        Ok(b) => b.into(),
+                        Err(e) => {
+                            warnings.push(format!(
+                                "material \"{material}\": texture {}: {e}: not copied",
+                                p.display()
+                            ));
+                            continue;
+                        }
+                    }
+                }
+            };
+            files.push(Companion {
+                path: dir.join(name),
+                bytes,
+                what: format!("texture \"{name}\" of material \"{material}\""),
+            });
+        }
+        for (material, file) in &self.missing {
+            warnings.push(format!(
+                "material \"{material}\": texture \"{file}\" not found beside the source: named in the output but not copied"
+            ));
+        }
+        (files, warnings)
+    }
+}
+
+/// A short, stable tag of `s`: 4 hex digits of its 32-bit FNV-1a hash folded to 16 bits.
+pub fn short_hash(s: &str) -> String {
+    let mut h: u32 = 0x811c_9dc5;
+    for b in s.bytes() {
+        h ^= u32::from(b);
+        h = h.wrapping_mul(0x0100_0193);
+    }
+    format!("{:04x}", (h >> 16) ^ (h & 0xffff))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn provenance_round_trips_through_the_comment() {
+        let text =
+            format!("// a.mat: material\n{}Diffuse( \"1\" )\n", provenance_line("/x/\"q\".fbx"));
+        assert_eq!(recorded_source(text.as_bytes()).as_deref(), Some("/x/\"q\".fbx"));
+        assert_eq!(recorded_source(b"Diffuse( \"1\" )\n"), None);
+    }
+
+    #[test]
+    fn a_file_of_another_source_is_not_replaced_and_the_same_source_may_rewrite() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("m.mat");
+        let file = |src: &str, body: &str| Companion {
+            path: path.clone(),
+            bytes: format!("{}{body}", provenance_line(src)).into_bytes().into(),
+            what: "material script".into(),
+        };
+        write_companions(&[file("/a.fbx", "1")], "/a.fbx").unwrap();
+        // Same source, new content: a re-run overwrites its own output.
+        write_companions(&[file("/a.fbx", "2")], "/a.fbx").unwrap();
+        let e = write_companions(&[file("/b.fbx", "3")], "/b.fbx").unwrap_err().to_string();
+        assert!(e.contains("/a.fbx") && e.contains("/b.fbx"), "{e}");
+        assert!(std::fs::read_to_string(&path).unwrap().ends_with('2'));
+    }
+
+    #[test]
+    fn an_unmarked_file_with_other_bytes_is_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.png");
+        std::fs::write(&path, b"mine").unwrap();
+        let c =
+            Companion { path: path.clone(), bytes: b"theirs"[..].into(), what: "texture".into() };
+        assert!(write_companions(std::slice::from_ref(&c), "/s.3ds").is_err());
+        assert_eq!(std::fs::read(&path).unwrap(), b"mine");
+        std::fs::write(&path, b"theirs").unwrap();
+        write_companions(&[c], "/s.3ds").unwrap();
+    }
+}

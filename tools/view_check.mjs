@@ -1,0 +1,74 @@
+// The browser half of crates/keyscene-cli/tests/view_browser.rs: opens `keyscene view` pages
+// in headless Chromium (playwright-core), waits for `window.keysceneReady`, and measures the
+// canvas through the page's test hooks (`window.keyscene`): the share of non-background pixels
+// at the first frame, the share of pixels that change when scrubbing to another frame, and the
+// coverage after hiding every node. Screenshots go to each job's `shots` folder.
+//
+// Usage: node tools/view_check.mjs JOB.json, JOB = {"pages": [{"name", "url", "frame", "shots"}]}.
+// Prints one JSON document: {"chromium", "pages": [{"name", "error", "coverage", "changed",
+// "hidden_coverage", "console"}]}. Exit status 0, or 2 when the setup is missing.
+import fs from 'node:fs';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+
+const modules = process.env.KEYSCENE_NODE_MODULES || '/opt/keyscene-oracles/node/node_modules';
+const browserPath = process.env.KEYSCENE_CHROMIUM || '/usr/bin/chromium';
+const require = createRequire(path.join(modules, 'noop.js'));
+const setupError = (msg) => {
+  console.log(JSON.stringify({ error: msg }));
+  process.exit(2);
+};
+let chromium;
+try {
+  ({ chromium } = require('playwright-core'));
+} catch (e) {
+  setupError(`cannot load playwright-core from ${modules}: ${e.message}`);
+}
+if (!fs.existsSync(browserPath)) setupError(`no browser at ${browserPath}`);
+if (process.argv.length !== 3) setupError('usage: node tools/view_check.mjs JOB.json');
+const job = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
+
+const browser = await chromium.launch({
+  executablePath: browserPath,
+  args: ['--no-sandbox', '--use-angle=swiftshader', '--enable-unsafe-swiftshader', '--disable-gpu'],
+});
+const out = { chromium: browser.version(), pages: [] };
+try {
+  for (const p of job.pages) {
+    const page = await browser.newPage({ viewport: { width: 900, height: 600 } });
+    const consoleErrors = [];
+    page.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text()); });
+    page.on('pageerror', (e) => consoleErrors.push(String(e)));
+    const r = { name: p.name, console: consoleErrors };
+    try {
+      fs.mkdirSync(p.shots, { recursive: true });
+      await page.goto(p.url);
+      await page.waitForFunction(() => window.keysceneReady === true, null, { timeout: 120000 });
+      r.error = await page.evaluate(() => window.keysceneError);
+      if (!r.error) {
+        const canvas = page.locator('#view');
+        r.coverage = await page.evaluate(() => window.keyscene.coverage());
+        await page.evaluate(() => window.keyscene.snapshot());
+        await page.screenshot({ path: path.join(p.shots, `${p.name}_first.png`) });
+        await page.evaluate((f) => window.keyscene.setFrame(f), p.frame);
+        r.frame = await page.evaluate(() => window.keyscene.frame());
+        r.changed = await page.evaluate(() => window.keyscene.changedSinceSnapshot());
+        await page.screenshot({ path: path.join(p.shots, `${p.name}_frame.png`) });
+        await canvas.screenshot({ path: path.join(p.shots, `${p.name}_canvas.png`) });
+        r.hidden_coverage = await page.evaluate(() => {
+          const n = document.querySelectorAll('input[data-eye]').length;
+          for (let i = 0; i < n; i++) window.keyscene.setHidden(i, true);
+          return window.keyscene.coverage();
+        });
+        await page.screenshot({ path: path.join(p.shots, `${p.name}_hidden.png`) });
+      }
+    } catch (e) {
+      r.error = String(e && e.message || e);
+    }
+    out.pages.push(r);
+    await page.close();
+  }
+} finally {
+  await browser.close();
+}
+console.log(JSON.stringify(out));

@@ -1132,7 +1132,12 @@ Objects:  {
             e.kind,
             ErrorKind::FileTruncated { file_len: 11, expected: "'}' closing the record A".into() }
         );
-        assert_eq!(e.to_string(), "fbx: A at byte 0xb: the file is truncated at byte 11: expected '}' closing the record A");
+        // Byte 11 is the end of the file, just after the second newline: line 3, column 1.
+        assert_eq!(
+            e.to_string(),
+            "fbx: A at line 3, column 1 (byte 0xb): the file is truncated at byte 11: expected \
+             '}' closing the record A"
+        );
         assert_eq!(err("}").kind, ErrorKind::NotFbx);
         assert!(matches!(err("A: *x { a: 1 }").kind, ErrorKind::Syntax { .. }));
     }

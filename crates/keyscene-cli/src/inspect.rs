@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use keyscene::anim::THREE_DS_FPS;
-use keyscene::scene::{Axis, LightKind, MapSlot, Scene, Units};
+use keyscene::scene::{LightKind, MapSlot, Scene, Units};
 use serde::Serialize;
 
 use crate::{emit, CliError};
@@ -155,9 +155,9 @@ pub struct Report {
 #[derive(Debug, Serialize)]
 pub struct Axes {
     /// The up axis.
-    pub up: &'static str,
+    pub up: String,
     /// The front axis.
-    pub front: &'static str,
+    pub front: String,
     /// `true` for right-handed coordinates.
     pub right_handed: bool,
 }
@@ -386,17 +386,6 @@ pub struct BindPoseInfo {
     pub nodes: Vec<usize>,
 }
 
-fn axis(a: Axis) -> &'static str {
-    match a {
-        Axis::PosX => "+X",
-        Axis::NegX => "-X",
-        Axis::PosY => "+Y",
-        Axis::NegY => "-Y",
-        Axis::PosZ => "+Z",
-        Axis::NegZ => "-Z",
-    }
-}
-
 fn slot(s: MapSlot) -> &'static str {
     match s {
         MapSlot::Diffuse => "diffuse",
@@ -430,8 +419,8 @@ pub fn report(scene: &Scene, file: &Path) -> Report {
             Units::Metres(m) => Some(m),
         },
         axes: Axes {
-            up: axis(meta.axes.up),
-            front: axis(meta.axes.front),
+            up: meta.axes.up.to_string(),
+            front: meta.axes.front.to_string(),
             right_handed: meta.axes.right_handed,
         },
         frame_rate: meta.frame_rate,

@@ -5,8 +5,18 @@
 // coverage after hiding every node. Screenshots go to each job's `shots` folder.
 //
 // Usage: node tools/view_check.mjs JOB.json, JOB = {"pages": [{"name", "url", "frame", "shots"}]}.
+// Optional per page:
+// - "overlays": [names]: each overlay is switched on alone at the first frame; "overlay_changed"
+//   gives the share of pixels it changed.
+// - "camera": {"node", "frame", "marks": [[node, vertex], ...]}: looks through camera node
+//   `node` at `frame`, saves the canvas as SHOTS/NAME_camera.png (exact pixels, toDataURL),
+//   and answers "canvas" [w, h] and "marks": where the page draws each vertex ({x, y} from the
+//   top left, or null; window.keyscene.markVertex).
+// - "replace": {"from", "to"}: at the end copies file `from` over `to` (the file a
+//   `view --watch` serves) and waits until the page has reloaded by itself: "reloaded"
+//   {"version", "nodes"} (outliner rows) or an error.
 // Prints one JSON document: {"chromium", "pages": [{"name", "error", "coverage", "changed",
-// "hidden_coverage", "console"}]}. Exit status 0, or 2 when the setup is missing.
+// "hidden_coverage", "console", ...}]}. Exit status 0, or 2 when the setup is missing.
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
@@ -48,6 +58,16 @@ try {
       if (!r.error) {
         const canvas = page.locator('#view');
         r.coverage = await page.evaluate(() => window.keyscene.coverage());
+        if (p.overlays) {
+          r.overlay_changed = {};
+          for (const o of p.overlays) {
+            await page.evaluate(() => window.keyscene.snapshot());
+            await page.evaluate((o) => window.keyscene.setOverlay(o, true), o);
+            r.overlay_changed[o] = await page.evaluate(() => window.keyscene.changedSinceSnapshot());
+            await page.screenshot({ path: path.join(p.shots, `${p.name}_overlay_${o}.png`) });
+            await page.evaluate((o) => window.keyscene.setOverlay(o, false), o);
+          }
+        }
         await page.evaluate(() => window.keyscene.snapshot());
         await page.screenshot({ path: path.join(p.shots, `${p.name}_first.png`) });
         await page.evaluate((f) => window.keyscene.setFrame(f), p.frame);
@@ -55,12 +75,46 @@ try {
         r.changed = await page.evaluate(() => window.keyscene.changedSinceSnapshot());
         await page.screenshot({ path: path.join(p.shots, `${p.name}_frame.png`) });
         await canvas.screenshot({ path: path.join(p.shots, `${p.name}_canvas.png`) });
+        if (p.camera) {
+          await page.evaluate((n) => window.keyscene.setCamera(n), p.camera.node);
+          await page.evaluate((f) => window.keyscene.setFrame(f), p.camera.frame);
+          r.canvas = await page.evaluate(() => window.keyscene.canvasSize());
+          r.marks = [];
+          for (const [node, v] of p.camera.marks || []) {
+            r.marks.push(await page.evaluate(([n, v]) => window.keyscene.markVertex(n, v), [node, v]));
+          }
+          const url = await page.evaluate(() => document.getElementById('view').toDataURL('image/png'));
+          fs.writeFileSync(path.join(p.shots, `${p.name}_camera.png`), Buffer.from(url.split(',')[1], 'base64'));
+          await page.screenshot({ path: path.join(p.shots, `${p.name}_camera_page.png`) });
+          await page.evaluate(() => window.keyscene.setCamera('auto'));
+        }
         r.hidden_coverage = await page.evaluate(() => {
           const n = document.querySelectorAll('input[data-eye]').length;
           for (let i = 0; i < n; i++) window.keyscene.setHidden(i, true);
           return window.keyscene.coverage();
         });
         await page.screenshot({ path: path.join(p.shots, `${p.name}_hidden.png`) });
+        if (p.replace) {
+          const before = await page.evaluate(() => window.keysceneVersion);
+          fs.copyFileSync(p.replace.from, p.replace.to);
+          const deadline = Date.now() + 60000;
+          for (;;) {
+            // The page reloads itself: its context goes away in between, so ask again.
+            const now = await page.evaluate(() => window.keysceneReady === true && window.keysceneVersion)
+              .catch(() => null);
+            if (now != null && now !== false && now !== before) {
+              r.reloaded = {
+                version: now,
+                nodes: await page.evaluate(() => document.querySelectorAll('input[data-eye]').length),
+                error: await page.evaluate(() => window.keysceneError),
+              };
+              await page.screenshot({ path: path.join(p.shots, `${p.name}_reloaded.png`) });
+              break;
+            }
+            if (Date.now() > deadline) { r.reloaded = { error: 'the page did not reload within 60 s' }; break; }
+            await new Promise((res) => setTimeout(res, 200));
+          }
+        }
       }
     } catch (e) {
       r.error = String(e && e.message || e);

@@ -10,7 +10,7 @@
 //! keyscene convert DIR OUTDIR --to glb|gltf|3da|obj [--json] [--shard I/N]
 //! keyscene render FILE -o OUT [--frame F | --time SECONDS | --frames A..B[:STEP] [--sheet]]
 //!     [--size WxH] [--camera NAME|auto] [--bbox] [--bsphere] [--wireframe] [--background #rrggbb]
-//! keyscene view FILE [--port N] [--no-open] [--animation I | --stack NAME] [--bind ADDR]
+//! keyscene view FILE [--port N] [--no-open] [--animation I | --stack NAME] [--bind ADDR] [--watch]
 //! ```
 //!
 //! Reader warnings go to stderr as `keyscene: warning: …`; errors as `keyscene: error: …` (with

@@ -180,6 +180,10 @@ fn scene_doc(
             "margin": keyscene::render::AUTO_MARGIN,
         },
         "ambient": keyscene::render::AMBIENT,
+        "overlay_colors": {
+            "bbox": keyscene::render::BBOX_COLOR,
+            "bsphere": keyscene::render::BSPHERE_COLOR,
+        },
         "warnings": warnings,
     })
 }

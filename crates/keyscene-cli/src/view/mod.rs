@@ -45,7 +45,14 @@ pub struct ViewArgs {
     /// the scene readable by anyone who can reach it: unsafe on shared networks.
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1")]
     bind: IpAddr,
+    /// Reload FILE when it changes (its modification time or size, polled every
+    /// WATCH_POLL); the page follows through `/version`.
+    #[arg(long)]
+    watch: bool,
 }
+
+/// How often `--watch` looks at the file's modification time and size.
+pub const WATCH_POLL: std::time::Duration = std::time::Duration::from_millis(250);
 
 /// An HTTP answer: status, content type and body.
 #[derive(Debug)]
@@ -75,6 +82,11 @@ impl Reply {
 pub struct Viewer {
     loaded: Result<(Scene, data::Prepared), String>,
     animation: Option<usize>,
+    /// How many times the file was (re)loaded, from 1; `/version` answers it so the page
+    /// knows when to fetch the scene again.
+    version: u64,
+    /// Whether `--watch` is on (`/version` tells the page whether to poll).
+    watch: bool,
 }
 
 impl Viewer {
@@ -95,7 +107,7 @@ impl Viewer {
                     e => format!("{name}: {e}"),
                 };
                 eprintln!("keyscene: error: {message}");
-                return Ok(Viewer { loaded: Err(message), animation: None });
+                return Ok(Viewer { loaded: Err(message), animation: None, version: 1, watch: false });
             }
         };
         let warnings: Vec<String> = warnings.iter().map(ToString::to_string).collect();
@@ -107,7 +119,26 @@ impl Viewer {
             file.parent()
                 .map(|p| if p.as_os_str().is_empty() { std::path::Path::new(".") } else { p });
         let prepared = data::prepare(&scene, &name, &warnings, animation, base_dir);
-        Ok(Viewer { loaded: Ok((scene, prepared)), animation })
+        Ok(Viewer { loaded: Ok((scene, prepared)), animation, version: 1, watch: false })
+    }
+
+    /// Loads `file` again (after it changed) as [`Viewer::new`] does, with the version one
+    /// higher. An animation or stack the new file lacks is a load error shown by the page.
+    pub fn reload(
+        &self,
+        file: &std::path::Path,
+        animation: Option<usize>,
+        stack: Option<&str>,
+    ) -> Viewer {
+        let version = self.version + 1;
+        match Viewer::new(file, animation, stack) {
+            Ok(v) => Viewer { version, watch: self.watch, ..v },
+            Err(e) => {
+                let message = format!("{}: {e}", file.display());
+                eprintln!("keyscene: error: {message}");
+                Viewer { loaded: Err(message), animation: None, version, watch: self.watch }
+            }
+        }
     }
 
     /// The answer to `method url`. Never touches the file system.
@@ -125,6 +156,10 @@ impl Viewer {
             }
             "/page.js" => {
                 return Reply::ok("text/javascript; charset=utf-8", PAGE_JS.as_bytes().to_vec())
+            }
+            "/version" => {
+                let body = serde_json::json!({ "version": self.version, "watch": self.watch }).to_string().into_bytes();
+                return Reply::ok("application/json", body);
             }
             _ => {}
         }
@@ -161,7 +196,9 @@ impl Viewer {
         }
         Reply::text(
             404,
-            format!("{path}: no such page (routes: /, /scene, /mesh/N, /texture/N, /pose)"),
+            format!(
+                "{path}: no such page (routes: /, /scene, /version, /mesh/N, /texture/N, /pose)"
+            ),
         )
     }
 
@@ -224,7 +261,8 @@ fn index(n: &str, len: usize, what: &str) -> Result<usize, Reply> {
 
 /// Runs `keyscene view`: serves until the process is stopped (Ctrl-C).
 pub fn run(args: ViewArgs) -> Result<(), CliError> {
-    let viewer = Viewer::new(&args.file, args.animation, args.stack.as_deref())?;
+    let mut viewer = Viewer::new(&args.file, args.animation, args.stack.as_deref())?;
+    viewer.watch = args.watch;
     let server = tiny_http::Server::http((args.bind, args.port))
         .map_err(|e| CliError::Msg(format!("cannot listen on {}:{}: {e}", args.bind, args.port)))?;
     let port = server.server_addr().to_ip().map_or(args.port, |a| a.port());
@@ -239,7 +277,21 @@ pub fn run(args: ViewArgs) -> Result<(), CliError> {
     if !args.no_open {
         open_browser(&url);
     }
-    for request in server.incoming_requests() {
+    let mut watched = args.watch.then(|| Watch::new(&args.file));
+    loop {
+        let request = match server.recv_timeout(WATCH_POLL) {
+            Ok(Some(r)) => Some(r),
+            Ok(None) => None,
+            // The listener failed (it does not on a working loopback): stop serving.
+            Err(e) => return Err(CliError::Msg(format!("the server stopped: {e}"))),
+        };
+        if let Some(w) = &mut watched {
+            if w.changed() {
+                eprintln!("keyscene: {} changed, loading it again", args.file.display());
+                viewer = viewer.reload(&args.file, args.animation, args.stack.as_deref());
+            }
+        }
+        let Some(request) = request else { continue };
         let reply = viewer.respond(request.method().as_str(), request.url());
         let mut response = tiny_http::Response::from_data(reply.body)
             .with_status_code(reply.status)
@@ -261,7 +313,56 @@ pub fn run(args: ViewArgs) -> Result<(), CliError> {
         // A client that went away is no error of the server's.
         let _ = request.respond(response);
     }
-    Ok(())
+}
+
+/// `--watch`: the watched file's modification time and size, polled. A change counts once the
+/// file has stayed the same for one more poll, so a file being written is not read half-way.
+#[derive(Debug)]
+struct Watch {
+    file: PathBuf,
+    /// What was last loaded.
+    loaded: Option<(std::time::SystemTime, u64)>,
+    /// A new state seen at the last poll, not yet loaded.
+    pending: Option<Option<(std::time::SystemTime, u64)>>,
+    last_poll: std::time::Instant,
+}
+
+impl Watch {
+    fn new(file: &std::path::Path) -> Watch {
+        Watch {
+            file: file.to_path_buf(),
+            loaded: Watch::stamp(file),
+            pending: None,
+            last_poll: std::time::Instant::now(),
+        }
+    }
+
+    /// The file's modification time and size, `None` when it cannot be read.
+    fn stamp(file: &std::path::Path) -> Option<(std::time::SystemTime, u64)> {
+        let m = std::fs::metadata(file).ok()?;
+        Some((m.modified().ok()?, m.len()))
+    }
+
+    /// Whether the file changed and settled since it was last loaded (at most one look per
+    /// [`WATCH_POLL`]).
+    fn changed(&mut self) -> bool {
+        if self.last_poll.elapsed() < WATCH_POLL {
+            return false;
+        }
+        self.last_poll = std::time::Instant::now();
+        let now = Watch::stamp(&self.file);
+        if now == self.loaded {
+            self.pending = None;
+            return false;
+        }
+        if self.pending == Some(now) {
+            self.pending = None;
+            self.loaded = now;
+            return true;
+        }
+        self.pending = Some(now);
+        false
+    }
 }
 
 /// Starts the platform's URL opener, ignoring failure (the URL is printed anyway).

@@ -50,6 +50,8 @@ const state = {
   playing: false, userHidden: [], selected: null, camera: "auto",
   orbit: { target: [0, 0, 0], dist: 10, az: 0, el: 0, radius: 1 },
   deformedGpu: new Map(),
+  overlays: { bbox: false, bsphere: false, wireframe: false, axes: false, joints: false },
+  version: null,
 };
 
 // ---- WebGL ----
@@ -123,6 +125,75 @@ function initGl() {
   }
 }
 
+// Overlays (bounding box and sphere, wireframe, axes, joints) and the test marker: lines and
+// points in one colour each, through the same view and projection as the shaded meshes.
+const LINE_VS = `#version 300 es
+layout(location = 0) in vec3 aPos;
+uniform mat4 uModel, uView, uProj;
+uniform float uPointSize;
+void main() { gl_Position = uProj * uView * uModel * vec4(aPos, 1.0); gl_PointSize = uPointSize; }`;
+const LINE_FS = `#version 300 es
+precision highp float;
+uniform vec3 uColor;
+out vec4 outColor;
+void main() { outColor = vec4(uColor, 1.0); }`;
+let lineProg, lineLoc, lineVao, lineBuf;
+function initLines() {
+  lineProg = gl.createProgram();
+  gl.attachShader(lineProg, compile(gl.VERTEX_SHADER, LINE_VS));
+  gl.attachShader(lineProg, compile(gl.FRAGMENT_SHADER, LINE_FS));
+  gl.linkProgram(lineProg);
+  if (!gl.getProgramParameter(lineProg, gl.LINK_STATUS)) throw new Error(gl.getProgramInfoLog(lineProg));
+  lineLoc = {};
+  for (const u of ["uModel", "uView", "uProj", "uColor", "uPointSize"]) lineLoc[u] = gl.getUniformLocation(lineProg, u);
+  lineVao = gl.createVertexArray();
+  gl.bindVertexArray(lineVao);
+  lineBuf = buffer(new Float32Array(3), 0, 3, gl.DYNAMIC_DRAW);
+  gl.bindVertexArray(null);
+}
+
+// Draws `points` (flat x y z list) as `mode` (gl.LINES or gl.POINTS) in `color`.
+function drawLines(points, color, mode, model, view, proj, pointSize) {
+  if (!points.length) return;
+  gl.useProgram(lineProg);
+  gl.bindVertexArray(lineVao);
+  gl.bindBuffer(gl.ARRAY_BUFFER, lineBuf);
+  gl.bufferData(gl.ARRAY_BUFFER, points instanceof Float32Array ? points : new Float32Array(points), gl.DYNAMIC_DRAW);
+  gl.uniformMatrix4fv(lineLoc.uModel, false, model || IDENTITY4);
+  gl.uniformMatrix4fv(lineLoc.uView, false, view);
+  gl.uniformMatrix4fv(lineLoc.uProj, false, proj);
+  gl.uniform3fv(lineLoc.uColor, color);
+  gl.uniform1f(lineLoc.uPointSize, pointSize || 1);
+  gl.drawArrays(mode, 0, points.length / 3);
+  gl.bindVertexArray(null);
+}
+
+// A mesh's triangle edges as line segments in mesh space (built once per mesh).
+function meshEdges(mesh) {
+  if (mesh.edges) return mesh.edges;
+  const seen = new Set(), out = [];
+  for (let t = 0; t + 2 < mesh.T; t += 3) {
+    for (let k = 0; k < 3; k++) {
+      const a = mesh.cornerVertex[mesh.triCorner[t + k]], b = mesh.cornerVertex[mesh.triCorner[t + (k + 1) % 3]];
+      const key = a < b ? a * 4294967296 + b : b * 4294967296 + a;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      out.push(a, b);
+    }
+  }
+  mesh.edges = Uint32Array.from(out);
+  return mesh.edges;
+}
+
+// The edge segments of `mesh` with positions `pos` (flat, x y z per vertex).
+function edgeSegments(mesh, pos) {
+  const e = meshEdges(mesh), out = new Float32Array(e.length * 3);
+  for (let i = 0; i < e.length; i++) {
+    out[i * 3] = pos[e[i] * 3]; out[i * 3 + 1] = pos[e[i] * 3 + 1]; out[i * 3 + 2] = pos[e[i] * 3 + 2];
+  }
+  return out;
+}
+
 function buffer(data, attrib, size, usage) {
   const b = gl.createBuffer();
   gl.bindBuffer(gl.ARRAY_BUFFER, b);
@@ -160,7 +231,7 @@ function parseMesh(buf) {
   buffer(pos, 0, 3); buffer(nrm, 1, 3);
   const uvBuf = buffer(uv, 2, 2);
   gl.bindVertexArray(null);
-  return { vao, uvBuf, groups, triCorner, cornerVertex, T, V };
+  return { vao, uvBuf, groups, triCorner, cornerVertex, positions, T, V, edges: null };
 }
 
 // A node whose mesh the pose deforms: its own world-space position and normal buffers.
@@ -328,12 +399,103 @@ function draw() {
       gl.drawArrays(gl.TRIANGLES, it.g.first, it.g.count);
     }
   };
-  gl.disable(gl.BLEND); gl.depthMask(true);
-  pass(false);
-  gl.enable(gl.BLEND); gl.blendFunc(gl.SRC_ALPHA, gl.ONE_MINUS_SRC_ALPHA); gl.depthMask(false);
-  pass(true);
-  gl.depthMask(true); gl.disable(gl.BLEND);
+  const ov = state.overlays;
+  if (ov.wireframe) {
+    // render --wireframe: outlines in the surface's colour, no fill (here: triangle edges).
+    gl.disable(gl.DEPTH_TEST);
+    for (const [n, mesh, d, model] of drawnMeshes(deformed)) {
+      const pos = d ? d.positions : mesh.positions;
+      const col = it0(items, n);
+      drawLines(edgeSegments(mesh, pos), col, gl.LINES, d ? IDENTITY4 : model, view, proj);
+    }
+    gl.enable(gl.DEPTH_TEST);
+  } else {
+    gl.disable(gl.BLEND); gl.depthMask(true);
+    pass(false);
+    gl.enable(gl.BLEND); gl.blendFunc(gl.SRC_ALPHA, gl.ONE_MINUS_SRC_ALPHA); gl.depthMask(false);
+    pass(true);
+    gl.depthMask(true); gl.disable(gl.BLEND);
+  }
   gl.bindVertexArray(null);
+  drawOverlays(deformed, view, proj);
+}
+
+// The first surface colour a node is drawn with (for its wireframe).
+function it0(items, n) {
+  const it = items.find((i) => i.n === n);
+  return it ? it.mat.color : [0.8, 0.8, 0.8];
+}
+
+// [node, mesh, deformed entry or undefined, mesh_to_world] for every node drawn.
+function drawnMeshes(deformed) {
+  const pose = state.pose, out = [];
+  for (let n = 0; n < state.scene.nodes.length; n++) {
+    const m = pose.mesh[n];
+    if (m == null || pose.hidden[n] || state.userHidden[n] || !state.meshes[m]) continue;
+    const d = state.scene.meshes[m].deformed ? deformed.get(n) : undefined;
+    if (state.scene.meshes[m].deformed && !d) continue;
+    out.push([n, state.meshes[m], d, pose.mesh_to_world[n] || IDENTITY4]);
+  }
+  return out;
+}
+
+const transformPoint = (m, p) => [0, 1, 2].map((r) => m[r] * p[0] + m[4 + r] * p[1] + m[8 + r] * p[2] + m[12 + r]);
+
+// Bounding box and sphere (render --bbox / --bsphere: the pose's box round the visible
+// geometry; the sphere centred on the box, its radius the farthest visible vertex), axes at
+// the origin, skeleton joints. Drawn on top, without depth test, as render draws them.
+function drawOverlays(deformed, view, proj) {
+  const ov = state.overlays, b = state.pose.bounds, colors = state.scene.overlay_colors;
+  gl.disable(gl.DEPTH_TEST);
+  if (b && ov.bbox) {
+    const c = (i) => [i & 1 ? b[1][0] : b[0][0], i & 2 ? b[1][1] : b[0][1], i & 4 ? b[1][2] : b[0][2]];
+    const pts = [];
+    for (let i = 0; i < 8; i++) for (const bit of [1, 2, 4]) if (!(i & bit)) pts.push(...c(i), ...c(i | bit));
+    drawLines(pts, colors.bbox, gl.LINES, null, view, proj);
+  }
+  if (b && ov.bsphere) {
+    const centre = scale(add(b[0], b[1]), 0.5);
+    let r = 0;
+    for (const [, mesh, d, model] of drawnMeshes(deformed)) {
+      const pos = d ? d.positions : mesh.positions;
+      for (let v = 0; v < mesh.V; v++) {
+        let p = [pos[v * 3], pos[v * 3 + 1], pos[v * 3 + 2]];
+        if (!d) p = transformPoint(model, p);
+        const dist = Math.hypot(...sub(p, centre));
+        if (isFinite(dist) && dist > r) r = dist;
+      }
+    }
+    const pts = [], S = 72, planes = [[[1, 0, 0], [0, 1, 0]], [[0, 1, 0], [0, 0, 1]], [[0, 0, 1], [1, 0, 0]]];
+    for (const [u, w] of planes) {
+      for (let k = 0; k < S; k++) {
+        for (const j of [k, k + 1]) {
+          const t = j / S * 2 * Math.PI;
+          pts.push(...add(centre, scale(add(scale(u, Math.cos(t)), scale(w, Math.sin(t))), r)));
+        }
+      }
+    }
+    drawLines(pts, colors.bsphere, gl.LINES, null, view, proj);
+  }
+  if (ov.axes) {
+    const len = b ? Math.hypot(...sub(b[1], b[0])) * 0.25 || 1 : 1;
+    for (const [k, col] of [[0, [1, 0.2, 0.2]], [1, [0.2, 1, 0.2]], [2, [0.3, 0.5, 1]]]) {
+      const e = [0, 0, 0]; e[k] = len;
+      drawLines([0, 0, 0, ...e], col, gl.LINES, null, view, proj);
+    }
+  }
+  if (ov.joints) {
+    const w = state.pose.world, nodes = state.scene.nodes, pts = [], bones = [];
+    const at = (n) => [w[n][12], w[n][13], w[n][14]];
+    for (let n = 0; n < nodes.length; n++) {
+      if (nodes[n].kind !== "bone") continue;
+      bones.push(...at(n));
+      const p = nodes[n].parent;
+      if (p != null && nodes[p].kind === "bone") pts.push(...at(p), ...at(n));
+    }
+    drawLines(pts, [1, 1, 1], gl.LINES, null, view, proj);
+    drawLines(bones, [1, 0.4, 0.1], gl.POINTS, null, view, proj, 6);
+  }
+  gl.enable(gl.DEPTH_TEST);
 }
 
 // ---- poses from the server ----
@@ -449,6 +611,10 @@ function buildPanels() {
   $("next").addEventListener("click", () => step(1));
   $("scrub").addEventListener("input", () => { setPlaying(false); setFrame(Number($("scrub").value)); });
   $("frameall").addEventListener("click", frameAll);
+  for (const box of document.querySelectorAll("input[data-overlay]")) {
+    box.checked = state.overlays[box.dataset.overlay];
+    box.addEventListener("change", () => { state.overlays[box.dataset.overlay] = box.checked; draw(); });
+  }
   window.addEventListener("keydown", (e) => {
     if (e.target.tagName === "SELECT") return;
     if (e.key === "ArrowLeft") { step(-1); e.preventDefault(); }
@@ -458,16 +624,43 @@ function buildPanels() {
   });
 }
 
-// ---- mouse and touch: orbit (left), pan (right or shift), zoom (wheel) ----
+// ---- mouse and touch: orbit (left / one finger), pan (right, shift or two fingers), zoom
+// (wheel / pinch) ----
 function controls() {
   let drag = null;
+  const touches = new Map(); // pointerId -> [x, y] of the fingers down
+  let pinch = null;
+  const pinchState = () => {
+    const [a, b] = [...touches.values()];
+    return { d: Math.hypot(a[0] - b[0], a[1] - b[1]), x: (a[0] + b[0]) / 2, y: (a[1] + b[1]) / 2 };
+  };
   canvas.addEventListener("contextmenu", (e) => e.preventDefault());
   canvas.addEventListener("pointerdown", (e) => {
     canvas.setPointerCapture(e.pointerId);
+    if (e.pointerType === "touch") {
+      touches.set(e.pointerId, [e.clientX, e.clientY]);
+      if (touches.size === 2) { drag = null; pinch = pinchState(); return; }
+    }
     drag = { x: e.clientX, y: e.clientY, pan: e.button === 2 || e.shiftKey };
   });
-  canvas.addEventListener("pointerup", () => { drag = null; });
+  const up = (e) => { drag = null; touches.delete(e.pointerId); if (touches.size < 2) pinch = null; };
+  canvas.addEventListener("pointerup", up);
+  canvas.addEventListener("pointercancel", up);
   canvas.addEventListener("pointermove", (e) => {
+    if (touches.has(e.pointerId)) touches.set(e.pointerId, [e.clientX, e.clientY]);
+    if (pinch && touches.size === 2) {
+      const now = pinchState(), o = state.orbit;
+      if (state.camera !== "auto") { state.camera = "auto"; $("camera").value = "auto"; }
+      if (now.d > 0 && pinch.d > 0) o.dist *= pinch.d / now.d;
+      const { tx, ty } = currentView();
+      const v = lookTo(orbitEye().eye, scale(orbitEye().dir, -1), state.scene.axes.up);
+      const r = [v[0], v[4], v[8]], u = [v[1], v[5], v[9]], k = 2 * o.dist / canvas.height;
+      const dx = now.x - pinch.x, dy = now.y - pinch.y;
+      o.target = add(o.target, add(scale(r, -dx * k * tx / aspect()), scale(u, dy * k * ty)));
+      pinch = now;
+      draw();
+      return;
+    }
     if (!drag) return;
     const dx = e.clientX - drag.x, dy = e.clientY - drag.y;
     drag.x = e.clientX; drag.y = e.clientY;
@@ -511,6 +704,49 @@ window.keyscene = {
     draw();
   },
   frame: () => state.frame,
+  // Looks through camera node `node` ("auto": the orbit camera).
+  setCamera: (node) => { state.camera = String(node); $("camera").value = String(node); draw(); },
+  setOverlay: (name, on) => {
+    state.overlays[name] = on;
+    const box = document.querySelector(`input[data-overlay="${name}"]`);
+    if (box) box.checked = on;
+    draw();
+  },
+  canvasSize: () => [canvas.width, canvas.height],
+  // Where the page draws vertex `v` of the mesh node `node` shows: that one vertex is drawn
+  // alone as a one-pixel point through the same matrices as the mesh (mesh_to_world, or the
+  // deformed world position, then the view and projection), read back, and the drawn
+  // pixel's centre returned as {x, y} (pixels, x right, y down from the canvas' top left),
+  // or null when nothing was drawn. The scene is drawn again afterwards.
+  markVertex: (node, v) => {
+    draw();
+    const pose = state.pose, m = pose.mesh[node], mesh = m == null ? null : state.meshes[m];
+    if (!mesh || !(v < mesh.V)) return null;
+    let p = Array.from(mesh.positions.subarray(v * 3, v * 3 + 3)), model = pose.mesh_to_world[node];
+    if (state.scene.meshes[m].deformed) {
+      const d = pose.deformed.find((e) => e.node === node);
+      if (!d) return null;
+      p = d.positions.slice(v * 3, v * 3 + 3); model = IDENTITY4;
+    }
+    const { view, proj } = currentView();
+    const w = canvas.width, h = canvas.height;
+    gl.viewport(0, 0, w, h);
+    gl.clearColor(0, 0, 0, 1);
+    gl.clear(gl.COLOR_BUFFER_BIT | gl.DEPTH_BUFFER_BIT);
+    gl.disable(gl.DEPTH_TEST);
+    drawLines(p, [1, 1, 1], gl.POINTS, model, view, proj, 1);
+    const px = new Uint8Array(w * h * 4);
+    gl.readPixels(0, 0, w, h, gl.RGBA, gl.UNSIGNED_BYTE, px);
+    let sx = 0, sy = 0, k = 0;
+    for (let row = 0; row < h; row++) {
+      for (let x = 0; x < w; x++) {
+        if (px[(row * w + x) * 4] > 128) { sx += x + 0.5; sy += h - 1 - row + 0.5; k++; }
+      }
+    }
+    gl.enable(gl.DEPTH_TEST);
+    draw();
+    return k ? { x: sx / k, y: sy / k, pixels: k } : null;
+  },
   coverage: () => {
     const px = readPixels(), bg = BACKGROUND.map((c) => Math.round(c * 255));
     let n = 0;
@@ -537,14 +773,60 @@ function fail(message) {
   window.keysceneReady = true;
 }
 
+// ---- --watch: the server counts reloads at /version; when it changes, the page keeps its
+// view (camera, frame, animation, overlays, hidden nodes) in sessionStorage and loads again.
+const SAVED = "keyscene-view";
+function watchVersion() {
+  const poll = async () => {
+    try {
+      const v = await (await fetch("/version")).json();
+      if (v.version !== state.version) {
+        if (state.scene) {
+          sessionStorage.setItem(SAVED, JSON.stringify({
+            file: state.scene.file, orbit: state.orbit, camera: state.camera, frame: state.frame,
+            animation: state.animation, overlays: state.overlays, userHidden: state.userHidden,
+            playing: state.playing,
+          }));
+        }
+        location.reload();
+        return;
+      }
+    } catch (e) { /* the server is restarting or gone: keep asking */ }
+    setTimeout(poll, 500);
+  };
+  setTimeout(poll, 500);
+}
+
+function takeSaved(s) {
+  let saved = null;
+  try { saved = JSON.parse(sessionStorage.getItem(SAVED)); } catch (e) { saved = null; }
+  sessionStorage.removeItem(SAVED);
+  if (!saved || saved.file !== s.file) return null;
+  if (saved.animation != null && !(saved.animation < s.animations.length)) saved.animation = s.animation;
+  if (!Array.isArray(saved.userHidden) || saved.userHidden.length !== s.nodes.length) saved.userHidden = null;
+  if (saved.camera !== "auto" && !(s.nodes[Number(saved.camera)] && s.nodes[Number(saved.camera)].kind === "camera")) saved.camera = "auto";
+  return saved;
+}
+
 async function start() {
+  const ver = await (await fetch("/version")).json();
+  state.version = ver.version;
+  window.keysceneVersion = ver.version;
+  if (ver.watch) watchVersion();
   const r = await fetch("/scene");
   const s = await r.json();
   if (s.error) { fail(s.error); return; }
+  const saved = takeSaved(s);
   initGl();
+  initLines();
   state.scene = s;
   state.animation = s.animation;
   state.userHidden = s.nodes.map(() => false);
+  if (saved) {
+    state.animation = saved.animation;
+    if (saved.userHidden) state.userHidden = saved.userHidden;
+    Object.assign(state.overlays, saved.overlays || {});
+  }
   const used = new Set(s.nodes.map((n) => n.mesh).filter((m) => m != null));
   state.meshes = await Promise.all(s.meshes.map(async (_, i) => {
     if (!used.has(i) && s.meshes.length > 64) return null;
@@ -556,8 +838,15 @@ async function start() {
   buildPanels();
   buildOutliner();
   controls();
-  await setFrame(range()[0]);
+  await setFrame(saved && isFinite(saved.frame) ? saved.frame : range()[0]);
   frameAll();
+  if (saved) {
+    Object.assign(state.orbit, saved.orbit || {});
+    state.camera = saved.camera; $("camera").value = saved.camera;
+    for (const eye of document.querySelectorAll("input[data-eye]")) eye.checked = !state.userHidden[Number(eye.dataset.eye)];
+    setPlaying(!!saved.playing);
+    draw();
+  }
   window.keysceneReady = true;
   requestAnimationFrame(tick);
 }

@@ -14,7 +14,7 @@
 //   top left, or null; window.keyscene.markVertex).
 // - "replace": {"from", "to"}: at the end copies file `from` over `to` (the file a
 //   `view --watch` serves) and waits until the page has reloaded by itself: "reloaded"
-//   {"version", "nodes"} (outliner rows) or an error.
+//   {"version", "nodes" (outliner rows), "coverage"} or an error.
 // Prints one JSON document: {"chromium", "pages": [{"name", "error", "coverage", "changed",
 // "hidden_coverage", "console", ...}]}. Exit status 0, or 2 when the setup is missing.
 import fs from 'node:fs';
@@ -106,6 +106,7 @@ try {
               r.reloaded = {
                 version: now,
                 nodes: await page.evaluate(() => document.querySelectorAll('input[data-eye]').length),
+                coverage: await page.evaluate(() => window.keyscene && window.keyscene.coverage()),
                 error: await page.evaluate(() => window.keysceneError),
               };
               await page.screenshot({ path: path.join(p.shots, `${p.name}_reloaded.png`) });

@@ -783,7 +783,7 @@ function watchVersion() {
       if (v.version !== state.version) {
         if (state.scene) {
           sessionStorage.setItem(SAVED, JSON.stringify({
-            file: state.scene.file, orbit: state.orbit, camera: state.camera, frame: state.frame,
+            file: state.scene.file, nodes: nodeNames(state.scene), orbit: state.orbit, camera: state.camera, frame: state.frame,
             animation: state.animation, overlays: state.overlays, userHidden: state.userHidden,
             playing: state.playing,
           }));
@@ -797,11 +797,17 @@ function watchVersion() {
   setTimeout(poll, 500);
 }
 
+const nodeNames = (s) => s.nodes.map((n) => n.name).join("\n");
+
+// The view kept before a --watch reload, when it was of the same file. The camera and hidden
+// nodes are kept only when the node list is the same (the scene re-exported); otherwise the
+// page frames the new scene.
 function takeSaved(s) {
   let saved = null;
   try { saved = JSON.parse(sessionStorage.getItem(SAVED)); } catch (e) { saved = null; }
   sessionStorage.removeItem(SAVED);
   if (!saved || saved.file !== s.file) return null;
+  if (saved.nodes !== nodeNames(s)) { saved.orbit = null; saved.camera = "auto"; saved.userHidden = null; }
   if (saved.animation != null && !(saved.animation < s.animations.length)) saved.animation = s.animation;
   if (!Array.isArray(saved.userHidden) || saved.userHidden.length !== s.nodes.length) saved.userHidden = null;
   if (saved.camera !== "auto" && !(s.nodes[Number(saved.camera)] && s.nodes[Number(saved.camera)].kind === "camera")) saved.camera = "auto";
@@ -841,7 +847,7 @@ async function start() {
   await setFrame(saved && isFinite(saved.frame) ? saved.frame : range()[0]);
   frameAll();
   if (saved) {
-    Object.assign(state.orbit, saved.orbit || {});
+    if (saved.orbit) Object.assign(state.orbit, saved.orbit);
     state.camera = saved.camera; $("camera").value = saved.camera;
     for (const eye of document.querySelectorAll("input[data-eye]")) eye.checked = !state.userHidden[Number(eye.dataset.eye)];
     setPlaying(!!saved.playing);

@@ -558,12 +558,16 @@ fn watch_routes() -> Result<(), Failed> {
     let server = Server::start_with(&file, &["--watch"])?;
     let v = server.get_json("/version")?;
     if v["version"] != 1 || v["watch"] != true {
-        return Err(format!("/version with --watch at start: {v}, expected version 1, watch").into());
+        return Err(
+            format!("/version with --watch at start: {v}, expected version 1, watch").into()
+        );
     }
     let want = fly_names_lib3ds()?;
     let before = scene_names(&server.get_json("/scene")?);
     if before == want {
-        return Err("cube_hierarchy.3ds already has FLY.3DS's nodes: the trial proves nothing".into());
+        return Err(
+            "cube_hierarchy.3ds already has FLY.3DS's nodes: the trial proves nothing".into()
+        );
     }
     std::fs::copy(fly(), &file).map_err(|e| e.to_string())?;
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
@@ -604,7 +608,10 @@ fn watch_in_browser() -> Result<(), Failed> {
     let r = &page["reloaded"];
     let want = fly_names_lib3ds()?.len();
     if r["version"] != 2 || r["nodes"].as_u64() != Some(want as u64) || !r["error"].is_null() {
-        return Err(format!("after the change the page shows {r}: expected version 2 with {want} nodes").into());
+        return Err(format!(
+            "after the change the page shows {r}: expected version 2 with {want} nodes"
+        )
+        .into());
     }
     // A different scene is framed anew (the old orbit would miss it): FLY.3DS's frame 0
     // through render's automatic camera covers 1.5 % of the canvas.
@@ -670,7 +677,11 @@ fn fly_camera_in_browser() -> Result<(), Failed> {
     }
     for (o, changed) in page["overlay_changed"].as_object().into_iter().flatten() {
         if !(num(changed) > 0.0005) {
-            return Err(format!("the {o} overlay changed {:.3} % of the pixels", num(changed) * 100.0).into());
+            return Err(format!(
+                "the {o} overlay changed {:.3} % of the pixels",
+                num(changed) * 100.0
+            )
+            .into());
         }
     }
     let (w, h) = (num(&page["canvas"][0]), num(&page["canvas"][1]));
@@ -693,12 +704,19 @@ fn fly_camera_in_browser() -> Result<(), Failed> {
     for (k, &(n, i, p)) in points.iter().enumerate() {
         let Some(want) = view.project(glam::DVec3::from_array(p), w, h) else { continue };
         let margin = PROJECTION_TOLERANCE_PX + 1.0;
-        if want.x < margin || want.y < margin || want.x > f64::from(w) - margin || want.y > f64::from(h) - margin {
+        if want.x < margin
+            || want.y < margin
+            || want.x > f64::from(w) - margin
+            || want.y > f64::from(h) - margin
+        {
             continue;
         }
         let got = &page["marks"][k];
         if got.is_null() {
-            return Err(format!("node {n} vertex {i}: the page draws nothing, expected at {want:?}").into());
+            return Err(format!(
+                "node {n} vertex {i}: the page draws nothing, expected at {want:?}"
+            )
+            .into());
         }
         let (gx, gy) = (num(&got["x"]), num(&got["y"]));
         let d = ((gx - want.x).powi(2) + (gy - want.y).powi(2)).sqrt();
@@ -712,7 +730,9 @@ fn fly_camera_in_browser() -> Result<(), Failed> {
         compared += 1;
     }
     if compared < 3 {
-        return Err(format!("only {compared} sample vertices fall inside the camera's image").into());
+        return Err(
+            format!("only {compared} sample vertices fall inside the camera's image").into()
+        );
     }
     // The same frame and camera through `render`.
     let png = shots().join("fly_camera_render.png");
@@ -732,7 +752,10 @@ fn fly_camera_in_browser() -> Result<(), Failed> {
     if (ours.width(), ours.height()) != (theirs.width(), theirs.height()) {
         return Err(format!(
             "the page's picture is {}×{}, render's {}×{}",
-            ours.width(), ours.height(), theirs.width(), theirs.height()
+            ours.width(),
+            ours.height(),
+            theirs.width(),
+            theirs.height()
         )
         .into());
     }
@@ -740,7 +763,9 @@ fn fly_camera_in_browser() -> Result<(), Failed> {
         .texels()
         .iter()
         .zip(theirs.texels())
-        .filter(|(a, b)| (0..3).any(|c| (i32::from(a[c]) - i32::from(b[c])).abs() > PIXEL_CHANNEL_TOLERANCE))
+        .filter(|(a, b)| {
+            (0..3).any(|c| (i32::from(a[c]) - i32::from(b[c])).abs() > PIXEL_CHANNEL_TOLERANCE)
+        })
         .count();
     let share = differ as f64 / ours.texels().len() as f64;
     let model = theirs.texels().iter().filter(|t| **t != [0x33, 0x33, 0x33]).count();

@@ -107,7 +107,12 @@ impl Viewer {
                     e => format!("{name}: {e}"),
                 };
                 eprintln!("keyscene: error: {message}");
-                return Ok(Viewer { loaded: Err(message), animation: None, version: 1, watch: false });
+                return Ok(Viewer {
+                    loaded: Err(message),
+                    animation: None,
+                    version: 1,
+                    watch: false,
+                });
             }
         };
         let warnings: Vec<String> = warnings.iter().map(ToString::to_string).collect();
@@ -158,7 +163,9 @@ impl Viewer {
                 return Reply::ok("text/javascript; charset=utf-8", PAGE_JS.as_bytes().to_vec())
             }
             "/version" => {
-                let body = serde_json::json!({ "version": self.version, "watch": self.watch }).to_string().into_bytes();
+                let body = serde_json::json!({ "version": self.version, "watch": self.watch })
+                    .to_string()
+                    .into_bytes();
                 return Reply::ok("application/json", body);
             }
             _ => {}

@@ -422,6 +422,59 @@ fn skinned_binary_fbx(corpus: &Path) -> Option<PathBuf> {
     })
 }
 
+/// The smallest ASCII FBX of the corpus whose first animation moves the vertices of a mesh with
+/// blend shapes (morph targets).
+fn blend_shape_ascii_fbx(corpus: &Path) -> Option<PathBuf> {
+    let mut files: Vec<(u64, PathBuf)> = files_under(&corpus.join("fbx"), &["fbx"])
+        .into_iter()
+        .filter_map(|p| Some((std::fs::metadata(&p).ok()?.len(), p)))
+        .collect();
+    files.sort();
+    files.into_iter().map(|(_, p)| p).find(|p| {
+        let mut head = [0u8; 18];
+        let binary = std::fs::File::open(p)
+            .and_then(|mut f| f.read_exact(&mut head))
+            .is_ok_and(|()| &head == b"Kaydara FBX Binary");
+        !binary && keyscene::load(p).is_ok_and(|(s, _)| blend_shapes_move(&s))
+    })
+}
+
+/// Whether a mesh with morph targets is posed differently at the first and last frame of
+/// `scene`'s first animation.
+fn blend_shapes_move(scene: &keyscene::scene::Scene) -> bool {
+    use keyscene::anim::Time;
+    let Some(a) = scene.animations.first() else { return false };
+    let (p0, p1) = (
+        scene.evaluate(Some(0), Time::Frame(a.frame_range.0)),
+        scene.evaluate(Some(0), Time::Frame(a.frame_range.1)),
+    );
+    (0..scene.nodes.len()).any(|n| {
+        p0.mesh[n].and_then(|m| scene.meshes.get(m)).is_some_and(|m| !m.morph_targets.is_empty())
+            && p0.world_positions(scene, n) != p1.world_positions(scene, n)
+    })
+}
+
+/// Writes `file` as 3DA (`keyscene convert`) into `dir`: the written file.
+fn as_3da(file: &Path, dir: &Path) -> Result<PathBuf, Failed> {
+    let out = dir.join("scene.3da");
+    let o = Command::new(env!("CARGO_BIN_EXE_keyscene"))
+        .arg("convert")
+        .arg(file)
+        .arg(&out)
+        .output()
+        .map_err(|e| e.to_string())?;
+    if !o.status.success() {
+        return Err(format!(
+            "keyscene convert {} {}: {}",
+            file.display(),
+            out.display(),
+            String::from_utf8_lossy(&o.stderr)
+        )
+        .into());
+    }
+    Ok(out)
+}
+
 /// Whether a skinned mesh of `scene`'s first animation is posed differently at its first and
 /// last frame (a file may animate only the skinned mesh's own node, which a skin ignores).
 fn skin_moves(scene: &keyscene::scene::Scene) -> bool {
@@ -476,13 +529,20 @@ fn run_page_with(name: &str, server: &Server, frame: f64, extra: Value) -> Resul
     Ok(answer["pages"][0].clone())
 }
 
-/// Opens `file` in the browser and checks coverage, scrubbing and hiding.
+/// Opens `file` in the browser and checks coverage, scrubbing and hiding; with bone nodes,
+/// that the joints overlay changes the picture.
 fn in_browser(name: &str, file: &Path) -> Result<(), Failed> {
     let server = Server::start(file)?;
     let scene = server.get_json("/scene")?;
     let a = scene["animation"].as_u64().ok_or("the scene has no animation")? as usize;
     let last = num(&scene["animations"][a]["frame_range"][1]);
-    let page = run_page(name, &server, last)?;
+    let bones = scene["nodes"].as_array().into_iter().flatten().any(|n| n["kind"] == "bone");
+    let extra =
+        if bones { serde_json::json!({ "overlays": ["joints"] }) } else { serde_json::json!({}) };
+    let page = run_page_with(name, &server, last, extra)?;
+    if bones && !(num(&page["overlay_changed"]["joints"]) > 0.0) {
+        return Err("the joints overlay draws nothing on a scene with bone nodes".into());
+    }
     if !page["error"].is_null() {
         return Err(format!("the page failed: {}", page["error"]).into());
     }
@@ -811,7 +871,13 @@ fn main() {
     }
     match common::corpus() {
         None => {
-            for t in ["routes::corpus", "browser::3ds", "browser::fbx_skinned"] {
+            for t in [
+                "routes::corpus",
+                "browser::3ds",
+                "browser::fbx_skinned",
+                "browser::fbx_ascii_blend_shapes",
+                "browser::3da_from_fbx_skinned",
+            ] {
                 trials.push(
                     Trial::test(t, || Ok(()))
                         .with_ignored_flag(true)
@@ -830,9 +896,24 @@ fn main() {
                 trials.push(Trial::test(format!("routes::{rel}"), move || all_routes(&f)));
             }
             let missing = client_missing();
-            for (name, file) in
-                [("3ds", animated_3ds(&corpus)), ("fbx_skinned", skinned_binary_fbx(&corpus))]
-            {
+            let skinned = skinned_binary_fbx(&corpus);
+            let t = "browser::3da_from_fbx_skinned";
+            match (&missing, skinned.clone()) {
+                (Some(why), _) => trials
+                    .push(Trial::test(t, || Ok(())).with_ignored_flag(true).with_kind(why.clone())),
+                (None, None) => trials.push(Trial::test(t, move || {
+                    Err("no corpus file fits browser::fbx_skinned".into())
+                })),
+                (None, Some(f)) => trials.push(Trial::test(t, move || {
+                    let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+                    in_browser("3da", &as_3da(&f, dir.path())?)
+                })),
+            }
+            for (name, file) in [
+                ("3ds", animated_3ds(&corpus)),
+                ("fbx_skinned", skinned),
+                ("fbx_ascii_blend_shapes", blend_shape_ascii_fbx(&corpus)),
+            ] {
                 let t = format!("browser::{name}");
                 match (&missing, file) {
                     (Some(why), _) => trials.push(

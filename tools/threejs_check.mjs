@@ -16,30 +16,15 @@
 //   "error"}]}.
 // Packages `playwright-core` and `three` come from $KEYSCENE_NODE_MODULES (default
 // /opt/keyscene-oracles/node/node_modules); the browser is $KEYSCENE_CHROMIUM (default
-// /usr/bin/chromium). Exit status: 0 = every file loaded, 1 = some failed, 2 = setup missing.
+// /usr/bin/chromium); the set-up is tools/browser.mjs, shared with tools/view_check.mjs.
+// Exit status: 0 = every file loaded, 1 = some failed, 2 = setup missing.
 import fs from 'node:fs';
 import path from 'node:path';
-import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { modules, setup, launch } from './browser.mjs';
 
-const modules = process.env.KEYSCENE_NODE_MODULES || '/opt/keyscene-oracles/node/node_modules';
-const browserPath = process.env.KEYSCENE_CHROMIUM || '/usr/bin/chromium';
-const require = createRequire(path.join(modules, 'noop.js'));
-const setupError = (msg) => {
-  console.log(JSON.stringify({ error: msg }));
-  process.exit(2);
-};
-let chromium;
-try {
-  ({ chromium } = require('playwright-core'));
-} catch (e) {
-  setupError(`cannot load playwright-core from ${modules}: ${e.message}`);
-}
+const { chromium, job } = setup('node tools/threejs_check.mjs JOB.json', [['three', 'build/three.module.js']]);
 const threeDir = path.join(modules, 'three');
-if (!fs.existsSync(path.join(threeDir, 'build/three.module.js'))) setupError(`no three in ${modules}`);
-if (!fs.existsSync(browserPath)) setupError(`no browser at ${browserPath}`);
-if (process.argv.length !== 3) setupError('usage: node tools/threejs_check.mjs JOB.json');
-const job = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
 const page_html = path.join(path.dirname(fileURLToPath(import.meta.url)), 'threejs_page.html');
 
 // Everything is served from one made-up origin through request interception (no server, no
@@ -59,10 +44,7 @@ function resolve(url) {
   return null;
 }
 
-const browser = await chromium.launch({
-  executablePath: browserPath,
-  args: ['--no-sandbox', '--use-angle=swiftshader', '--enable-unsafe-swiftshader', '--disable-gpu'],
-});
+const browser = await launch(chromium);
 let status = 0;
 const out = { three: null, chromium: browser.version(), files: [] };
 try {

@@ -1,4 +1,4 @@
-// The browser half of crates/keyscene-cli/tests/view_browser.rs: opens `keyscene view` pages
+// The browser half of crates/keyscene-cli/tests/view.rs (set-up: tools/browser.mjs): opens `keyscene view` pages
 // in headless Chromium (playwright-core), waits for `window.keysceneReady`, and measures the
 // canvas through the page's test hooks (`window.keyscene`): the share of non-background pixels
 // at the first frame, the share of pixels that change when scrubbing to another frame, and the
@@ -19,29 +19,10 @@
 // "hidden_coverage", "console", ...}]}. Exit status 0, or 2 when the setup is missing.
 import fs from 'node:fs';
 import path from 'node:path';
-import { createRequire } from 'node:module';
+import { setup, launch } from './browser.mjs';
 
-const modules = process.env.KEYSCENE_NODE_MODULES || '/opt/keyscene-oracles/node/node_modules';
-const browserPath = process.env.KEYSCENE_CHROMIUM || '/usr/bin/chromium';
-const require = createRequire(path.join(modules, 'noop.js'));
-const setupError = (msg) => {
-  console.log(JSON.stringify({ error: msg }));
-  process.exit(2);
-};
-let chromium;
-try {
-  ({ chromium } = require('playwright-core'));
-} catch (e) {
-  setupError(`cannot load playwright-core from ${modules}: ${e.message}`);
-}
-if (!fs.existsSync(browserPath)) setupError(`no browser at ${browserPath}`);
-if (process.argv.length !== 3) setupError('usage: node tools/view_check.mjs JOB.json');
-const job = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
-
-const browser = await chromium.launch({
-  executablePath: browserPath,
-  args: ['--no-sandbox', '--use-angle=swiftshader', '--enable-unsafe-swiftshader', '--disable-gpu'],
-});
+const { chromium, job } = setup('node tools/view_check.mjs JOB.json');
+const browser = await launch(chromium);
 const out = { chromium: browser.version(), pages: [] };
 try {
   for (const p of job.pages) {

@@ -26,6 +26,9 @@ use std::process::{Child, Command, Stdio};
 use libtest_mimic::{Failed, Trial};
 use serde_json::Value;
 
+/// The browser set-up shared with the glTF/three.js trials (node half: `tools/browser.mjs`).
+#[path = "../../keyscene/tests/common/browser.rs"]
+mod browser;
 mod common;
 
 /// A running `keyscene view`; killed when dropped.
@@ -325,35 +328,6 @@ fn unloadable(browser: bool) -> Result<(), Failed> {
 
 // ---- the browser ----
 
-fn node_modules() -> PathBuf {
-    std::env::var_os("KEYSCENE_NODE_MODULES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("/opt/keyscene-oracles/node/node_modules"))
-}
-
-fn chromium() -> PathBuf {
-    std::env::var_os("KEYSCENE_CHROMIUM")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("/usr/bin/chromium"))
-}
-
-/// Why the browser check cannot run here, or `None` when it can.
-fn client_missing() -> Option<String> {
-    if !node_modules().join("playwright-core/package.json").is_file() {
-        return Some(format!(
-            "playwright-core not found in {} (set KEYSCENE_NODE_MODULES)",
-            node_modules().display()
-        ));
-    }
-    if !chromium().is_file() {
-        return Some(format!("no Chromium at {} (set KEYSCENE_CHROMIUM)", chromium().display()));
-    }
-    match Command::new("node").arg("--version").output() {
-        Ok(o) if o.status.success() => None,
-        _ => Some("node not found".into()),
-    }
-}
-
 fn files_under(dir: &Path, exts: &[&str]) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
@@ -516,13 +490,7 @@ fn run_page_with(name: &str, server: &Server, frame: f64, extra: Value) -> Resul
     std::fs::create_dir_all(&shots).map_err(|e| e.to_string())?;
     std::fs::write(&job_file, job.to_string()).map_err(|e| e.to_string())?;
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tools/view_check.mjs");
-    let out = Command::new("node")
-        .arg(script)
-        .arg(&job_file)
-        .env("KEYSCENE_NODE_MODULES", node_modules())
-        .env("KEYSCENE_CHROMIUM", chromium())
-        .output()
-        .map_err(|e| format!("cannot run node: {e}"))?;
+    let out = browser::run_node(&script, &job_file)?;
     let answer: Value = serde_json::from_slice(&out.stdout).map_err(|e| {
         format!("view_check.mjs printed no JSON ({e}): {}", String::from_utf8_lossy(&out.stderr))
     })?;
@@ -864,7 +832,7 @@ fn main() {
         ("browser::FLY.3DS_camera", fly_camera_in_browser),
     ];
     for (name, check) in browser_trials {
-        trials.push(match client_missing() {
+        trials.push(match browser::client_missing(&[]) {
             Some(why) => Trial::test(name, || Ok(())).with_ignored_flag(true).with_kind(why),
             None => Trial::test(name, check),
         });
@@ -895,7 +863,7 @@ fn main() {
                 let f = f.clone();
                 trials.push(Trial::test(format!("routes::{rel}"), move || all_routes(&f)));
             }
-            let missing = client_missing();
+            let missing = browser::client_missing(&[]);
             let skinned = skinned_binary_fbx(&corpus);
             let t = "browser::3da_from_fbx_skinned";
             match (&missing, skinned.clone()) {

@@ -36,11 +36,13 @@
 //! name and instance (glTF node extras, docs/gltf.md, "Node extras"), the k-th three node of a
 //! pair to the k-th reference node of that pair; vertices by source index (`_KEYSCENE_VERTEX`).
 
+/// The browser set-up shared with `keyscene view`'s trials (node half: `tools/browser.mjs`).
+#[path = "common/browser.rs"]
+mod browser;
 mod common;
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::Arc;
 
 use common::refs::reference_rows;
@@ -49,41 +51,8 @@ use keyscene::formats::gltf::{save, WriteOptions};
 use libtest_mimic::{Failed, Trial};
 use serde_json::{json, Value};
 
-fn node_modules() -> PathBuf {
-    std::env::var_os("KEYSCENE_NODE_MODULES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("/opt/keyscene-oracles/node/node_modules"))
-}
-
-fn chromium() -> PathBuf {
-    std::env::var_os("KEYSCENE_CHROMIUM")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("/usr/bin/chromium"))
-}
-
 fn script() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tools/threejs_check.mjs")
-}
-
-/// Why the browser check cannot run here, or `None` when it can.
-fn client_missing() -> Option<String> {
-    let modules = node_modules();
-    for package in ["playwright-core/package.json", "three/build/three.module.js"] {
-        if !modules.join(package).is_file() {
-            return Some(format!(
-                "{} not found in {} (set KEYSCENE_NODE_MODULES)",
-                package.split('/').next().unwrap_or(package),
-                modules.display()
-            ));
-        }
-    }
-    if !chromium().is_file() {
-        return Some(format!("no Chromium at {} (set KEYSCENE_CHROMIUM)", chromium().display()));
-    }
-    match Command::new("node").arg("--version").output() {
-        Ok(o) if o.status.success() => None,
-        _ => Some("node not found".into()),
-    }
 }
 
 /// One corpus file: its lib3ds reference and the GLB written for it.
@@ -136,13 +105,7 @@ fn run_browser(jobs: &[Value], dir: &Path) -> Result<HashMap<String, Value>, Str
     let job_file = dir.join("job.json");
     std::fs::write(&job_file, json!({ "files": jobs }).to_string()).map_err(|e| e.to_string())?;
     let started = std::time::Instant::now();
-    let out = Command::new("node")
-        .arg(script())
-        .arg(&job_file)
-        .env("KEYSCENE_NODE_MODULES", node_modules())
-        .env("KEYSCENE_CHROMIUM", chromium())
-        .output()
-        .map_err(|e| format!("cannot run node: {e}"))?;
+    let out = browser::run_node(&script(), &job_file)?;
     let answer: Value = serde_json::from_slice(&out.stdout).map_err(|e| {
         let stdout = String::from_utf8_lossy(&out.stdout);
         format!(
@@ -593,7 +556,7 @@ fn main() {
     let args = libtest_mimic::Arguments::from_args();
     let corpus = common::corpus();
     let refs = lib3ds::references(&corpus);
-    let missing = client_missing();
+    let missing = browser::client_missing(&["three/build/three.module.js"]);
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("threejs");
     let mut trials = Vec::new();
     match (&corpus, &missing) {

@@ -45,8 +45,8 @@ pub struct ViewArgs {
     /// the scene readable by anyone who can reach it: unsafe on shared networks.
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1")]
     bind: IpAddr,
-    /// Reload FILE when it changes (its modification time or size, polled every
-    /// WATCH_POLL); the page follows through `/version`.
+    /// Reload FILE when it changes (its modification time or size, looked at every 250 ms);
+    /// the open page follows by itself.
     #[arg(long)]
     watch: bool,
 }

@@ -335,23 +335,20 @@ fn shape_vertex_weights(shape: NodeRef<'_, '_>, full: &[f64], n: usize) -> Vec<f
     weights
 }
 
-/// The tangent or binormal layer element (`kind`, holding `data`) that goes with a mesh's first
+/// The tangent or binormal layer element (`kind`) that goes with a mesh's first
 /// UV set, as ufbx binds them (`ufbxi_read_mesh`, "Connect bitangents/tangents to UV sets"):
 /// the UV set is the `LayerElementUV` of lowest index; a `Layer` whose `LayerElement` entries
 /// (`Type`, `TypedIndex`) name that UV set binds it to the `kind` element of the `TypedIndex`
 /// it names (the last such entry of the last such `Layer` wins), whatever order the elements
 /// are stored in. A geometry with no `Layer` entries at all (hand-written files) takes the
 /// `kind` element of lowest index; one whose `Layer`s bind none to the first UV set has none
-/// (ufbx: `vertex_tangent.exists` is false).
-fn bound_to_first_uv_set<'d, 'a>(
-    geo: NodeRef<'d, 'a>,
-    kind: &str,
-    data: &str,
-) -> Option<NodeRef<'d, 'a>> {
+/// (ufbx: `vertex_tangent.exists` is false). An element without its data is still returned,
+/// so that the caller reports it.
+fn bound_to_first_uv_set<'d, 'a>(geo: NodeRef<'d, 'a>, kind: &str) -> Option<NodeRef<'d, 'a>> {
     let index = |c: &NodeRef<'_, '_>| c.property(0).and_then(Property::as_i64).unwrap_or(0);
     let of_kind = |k: Option<i64>| {
         geo.children()
-            .filter(|c| c.name() == kind && c.child(data).is_some())
+            .filter(|c| c.name() == kind)
             .filter(|c| k.is_none_or(|k| index(c) == k))
             .min_by_key(index)
     };
@@ -1076,11 +1073,11 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
         }
         // Tangent frames as stored, like the normals (ufbx `ufbxi_read_mesh`): the ones the
         // `Layer` entries bind to the first UV set ([`bound_to_first_uv_set`]).
-        if let Some(e) = bound_to_first_uv_set(geo, "LayerElementTangent", "Tangents") {
+        if let Some(e) = bound_to_first_uv_set(geo, "LayerElementTangent") {
             let index = ["TangentsIndex", "TangentIndex"];
             mesh.tangents = self.layer(geo, e, "Tangents", &index, 3, &topo, place, vec3);
         }
-        if let Some(e) = bound_to_first_uv_set(geo, "LayerElementBinormal", "Binormals") {
+        if let Some(e) = bound_to_first_uv_set(geo, "LayerElementBinormal") {
             let index = ["BinormalsIndex", "BinormalIndex"];
             mesh.binormals = self.layer(geo, e, "Binormals", &index, 3, &topo, place, vec3);
         }
@@ -2324,5 +2321,137 @@ Connections: { Connect: "OO", "Model::Tri", "Model::Scene" }
         assert_eq!(s.nodes[0].kind, NodeKind::Mesh);
         assert_eq!(s.meshes[0].positions.len(), 3);
         assert_eq!(s.nodes[0].transform.translation, DVec3::new(0.0, 0.0, 7.0));
+    }
+
+    #[test]
+    fn fbx6_texture_layers_give_each_polygons_material_its_texture() {
+        // Two triangles, materials 0 and 1 by polygon; `LayerElementTexture` names textures
+        // 1 and 0 of those connected to the model (file order: a, b), and the emissive
+        // layer texture 0 for all.
+        let text = r#"; FBX 6.1.0 project file
+Objects: {
+    Model: "Model::M", "Mesh" {
+        Vertices: 0,0,0,1,0,0,0,1,0,1,1,0
+        PolygonVertexIndex: 0,1,-3,1,3,-3
+        LayerElementMaterial: 0 {
+            MappingInformationType: "ByPolygon"
+            ReferenceInformationType: "IndexToDirect"
+            Materials: 0,1
+        }
+        LayerElementTexture: 0 {
+            MappingInformationType: "ByPolygon"
+            ReferenceInformationType: "IndexToDirect"
+            TextureId: 1,0
+        }
+        LayerElementEmissive_Textures: 0 {
+            MappingInformationType: "AllSame"
+            ReferenceInformationType: "IndexToDirect"
+            TextureId: 0
+        }
+    }
+    Material: "Material::red", "" { }
+    Material: "Material::blue", "" { }
+    Texture: "Texture::a", "" {
+        RelativeFilename: "a.png"
+    }
+    Texture: "Texture::b", "" {
+        RelativeFilename: "b.png"
+    }
+}
+Connections: {
+    Connect: "OO", "Model::M", "Model::Scene"
+    Connect: "OO", "Material::red", "Model::M"
+    Connect: "OO", "Material::blue", "Model::M"
+    Connect: "OO", "Texture::a", "Model::M"
+    Connect: "OO", "Texture::b", "Model::M"
+}
+"#;
+        let (s, _) = load(text);
+        let maps = |name: &str| -> Vec<(MapSlot, String)> {
+            let m = s.materials.iter().find(|m| m.name == name).expect("material");
+            m.maps.iter().map(|t| (t.slot, t.file.clone())).collect()
+        };
+        // Per material in texture order: red has b (diffuse) and a (emissive); blue has a for
+        // both.
+        assert_eq!(
+            maps("red"),
+            vec![(MapSlot::Emissive, "a.png".into()), (MapSlot::Diffuse, "b.png".into())]
+        );
+        assert_eq!(
+            maps("blue"),
+            vec![(MapSlot::Diffuse, "a.png".into()), (MapSlot::Emissive, "a.png".into())]
+        );
+    }
+
+    #[test]
+    fn file_names_that_are_not_utf8_get_one_replacement_per_bad_byte() {
+        // As ufbx's default unicode handling: 0xAA and 0xBB (lone continuation bytes), 0xCC
+        // (a lead byte followed by no continuation), NUL.
+        assert_eq!(utf8_per_byte(b"x\xaa\xbb\xcc_\0.png"), "x\u{FFFD}\u{FFFD}\u{FFFD}_\u{FFFD}.png");
+        assert_eq!(utf8_per_byte("é.png".as_bytes()), "é.png");
+    }
+
+    #[test]
+    fn tangents_are_the_ones_the_layer_binds_to_the_first_uv_set() {
+        // Tangent 5 (x) is stored first, tangent 2 (y) second; Layer 0 binds UV set 0 to
+        // tangent 2.
+        let geo = |layers: &str| {
+            format!(
+                r#"; FBX 7.5.0 project file
+Objects: {{
+    Geometry: 1, "Geometry::g", "Mesh" {{
+        Vertices: *9 {{ a: 0,0,0,1,0,0,0,1,0 }}
+        PolygonVertexIndex: *3 {{ a: 0,1,-3 }}
+        LayerElementTangent: 5 {{
+            MappingInformationType: "AllSame"
+            ReferenceInformationType: "Direct"
+            Tangents: *3 {{ a: 1,0,0 }}
+        }}
+        LayerElementTangent: 2 {{
+            MappingInformationType: "AllSame"
+            ReferenceInformationType: "Direct"
+            Tangents: *3 {{ a: 0,1,0 }}
+        }}
+        LayerElementUV: 0 {{
+            MappingInformationType: "AllSame"
+            ReferenceInformationType: "Direct"
+            UV: *2 {{ a: 0,0 }}
+        }}
+        {layers}
+    }}
+    Model: 2, "Model::m", "Mesh" {{ }}
+}}
+Connections: {{
+    C: "OO",2,0
+    C: "OO",1,2
+}}
+"#
+            )
+        };
+        let bound = r#"Layer: 0 {
+            LayerElement: {
+                Type: "LayerElementTangent"
+                TypedIndex: 2
+            }
+            LayerElement: {
+                Type: "LayerElementUV"
+                TypedIndex: 0
+            }
+        }"#;
+        let tangent = |text: &str| {
+            let (s, _) = load(text);
+            s.meshes[0].tangents.as_ref().and_then(|t| t.get(0, 0, 0))
+        };
+        assert_eq!(tangent(&geo(bound)), Some(Vec3::Y));
+        // No Layer records: the element of lowest index.
+        assert_eq!(tangent(&geo("")), Some(Vec3::Y));
+        // A Layer that binds no tangent to the first UV set: none (ufbx: not `exists`).
+        let unbound = r#"Layer: 0 {
+            LayerElement: {
+                Type: "LayerElementUV"
+                TypedIndex: 0
+            }
+        }"#;
+        assert_eq!(tangent(&geo(unbound)), None);
     }
 }

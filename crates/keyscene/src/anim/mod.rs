@@ -438,11 +438,85 @@ impl Pose {
         let Some(skin) = skin else {
             return positions.iter().map(|&p| to_world.transform_point3(p)).collect();
         };
+        let eval = SkinMatrices::new(self, scene, node, skin, to_world);
+        positions.iter().enumerate().map(|(i, &p)| eval.at(i).transform_point3(p)).collect()
+    }
+
+    /// World-space unit normals of the mesh node `node` shows at this pose, one per polygon
+    /// corner (indexed like [`Mesh::corner_vertices`](crate::scene::Mesh::corner_vertices)),
+    /// deformed with the same weights as [`Pose::world_positions`]; `None` when the node has
+    /// no mesh or the mesh stores no normals.
+    ///
+    /// Each corner's stored normal, plus `Σₖ wₖ · vᵢ · Δnₖ` of the morph targets that carry
+    /// normal deltas ([`MorphTarget::normal_deltas`](crate::scene::MorphTarget::normal_deltas);
+    /// in-between shapes carry none and add nothing), is carried by the inverse transpose of
+    /// its vertex's skinning matrix — the matrix [`Pose::world_positions`] applies to that
+    /// vertex (linear or dual-quaternion blend, renormalised weights), which is how ufbx
+    /// deforms normals with `ufbx_get_skin_vertex_matrix` — or of [`Pose::mesh_to_world`]
+    /// for vertices without weights, meshes without a skin and geometry-cached meshes; then
+    /// normalised (a zero result stays zero).
+    pub fn world_corner_normals(&self, scene: &Scene, node: NodeId) -> Option<Vec<DVec3>> {
+        let m = self.mesh[node]?;
+        let mesh = &scene.meshes[m];
+        let normals = mesh.normals.as_ref()?;
+        let to_world = self.mesh_to_world(scene, node);
+        let cached = self.cached_positions(scene, m).is_some();
+        let weights = self.morph_weights.get(m).map(Vec::as_slice).unwrap_or(&[]);
+        let mut deltas = vec![DVec3::ZERO; if cached { 0 } else { mesh.positions.len() }];
+        for (target, &w) in mesh.morph_targets.iter().zip(weights) {
+            let Some(d) = target.normal_deltas.as_ref().filter(|_| w != 0.0 && !cached) else {
+                continue;
+            };
+            for (i, (acc, d)) in deltas.iter_mut().zip(d).enumerate() {
+                let vw = target.vertex_weights.get(i).copied().unwrap_or(1.0);
+                *acc += d.as_dvec3() * (w * vw);
+            }
+        }
+        let skin = mesh.skin.and_then(|s| scene.skins.get(s)).filter(|_| !cached);
+        let eval = skin.map(|skin| SkinMatrices::new(self, scene, node, skin, to_world));
+        let rigid = crate::scene::geometry::normal_matrix(to_world);
+        let mut out = vec![DVec3::ZERO; mesh.corner_vertices.len()];
+        for p in 0..mesh.polygon_count() {
+            for c in mesh.polygon_corners(p) {
+                let v = mesh.corner_vertices[c];
+                let Some(n) = normals.get(v, c, p) else { continue };
+                let n = n.as_dvec3() + deltas.get(v as usize).copied().unwrap_or(DVec3::ZERO);
+                let nm = match &eval {
+                    Some(e) => crate::scene::geometry::normal_matrix(e.at(v as usize)),
+                    None => rigid,
+                };
+                out[c] = (nm * n).normalize_or_zero();
+            }
+        }
+        Some(out)
+    }
+}
+
+/// The per-vertex skinning matrices of one skinned mesh node at a pose
+/// ([`Pose::world_positions`] documents the blend).
+struct SkinMatrices<'s> {
+    skin: &'s crate::scene::Skin,
+    /// `W(bone) · inverse_bind · G` per joint (`None`: the joint's node is missing).
+    joint_matrices: Vec<Option<DMat4>>,
+    /// Scale, rotation and translation of each joint matrix (dual-quaternion skins only).
+    joint_srt: Vec<Option<(DVec3, DQuat, DVec3)>>,
+    /// The matrix of vertices without a positive total weight: `mesh_to_world`.
+    fallback: DMat4,
+}
+
+impl<'s> SkinMatrices<'s> {
+    fn new(
+        pose: &Pose,
+        scene: &Scene,
+        node: NodeId,
+        skin: &'s crate::scene::Skin,
+        fallback: DMat4,
+    ) -> Self {
         let geometry = scene.nodes[node].geometry_transform();
         let joint_matrices: Vec<Option<DMat4>> = skin
             .joints
             .iter()
-            .map(|j| self.world.get(j.node).map(|w| *w * j.inverse_bind * geometry))
+            .map(|j| pose.world.get(j.node).map(|w| *w * j.inverse_bind * geometry))
             .collect();
         // Rotation, translation and scale of every joint matrix, for dual quaternion skinning.
         let joint_srt: Vec<Option<(DVec3, DQuat, DVec3)>> = if skin.dq_weights.is_empty() {
@@ -450,57 +524,57 @@ impl Pose {
         } else {
             joint_matrices.iter().map(|m| m.map(|m| m.to_scale_rotation_translation())).collect()
         };
-        positions
-            .iter()
-            .enumerate()
-            .map(|(i, &p)| {
-                let influences = skin.influences.get(i).map(Vec::as_slice).unwrap_or(&[]);
-                let dq = skin.dq_weights.get(i).map_or(0.0, |&d| f64::from(d));
-                let mut sum = DMat4::ZERO;
-                let mut total = 0.0f64;
-                let (mut q0, mut qe, mut qs) = (
-                    DQuat::from_xyzw(0.0, 0.0, 0.0, 0.0),
-                    DQuat::from_xyzw(0.0, 0.0, 0.0, 0.0),
-                    DVec3::ZERO,
-                );
-                let mut first: Option<DQuat> = None;
-                for &(j, w) in influences {
-                    let Some(Some(mj)) = joint_matrices.get(j as usize) else { continue };
-                    let w = f64::from(w);
-                    total += w;
-                    if dq > 0.0 {
-                        if let Some(Some((s, r, t))) = joint_srt.get(j as usize) {
-                            let f = *first.get_or_insert(*r);
-                            let r = if f.dot(*r) < 0.0 { -*r } else { *r };
-                            let e = DQuat::from_xyzw(0.5 * t.x, 0.5 * t.y, 0.5 * t.z, 0.0) * r;
-                            q0 += r * w;
-                            qe += e * w;
-                            qs += *s * w;
-                        }
-                    }
-                    if dq < 1.0 {
-                        sum += *mj * ((1.0 - dq) * w);
-                    }
+        SkinMatrices { skin, joint_matrices, joint_srt, fallback }
+    }
+
+    /// The skinning matrix of vertex `i`.
+    fn at(&self, i: usize) -> DMat4 {
+        let (skin, joint_matrices, joint_srt) = (self.skin, &self.joint_matrices, &self.joint_srt);
+        let influences = skin.influences.get(i).map(Vec::as_slice).unwrap_or(&[]);
+        let dq = skin.dq_weights.get(i).map_or(0.0, |&d| f64::from(d));
+        let mut sum = DMat4::ZERO;
+        let mut total = 0.0f64;
+        let (mut q0, mut qe, mut qs) = (
+            DQuat::from_xyzw(0.0, 0.0, 0.0, 0.0),
+            DQuat::from_xyzw(0.0, 0.0, 0.0, 0.0),
+            DVec3::ZERO,
+        );
+        let mut first: Option<DQuat> = None;
+        for &(j, w) in influences {
+            let Some(Some(mj)) = joint_matrices.get(j as usize) else { continue };
+            let w = f64::from(w);
+            total += w;
+            if dq > 0.0 {
+                if let Some(Some((s, r, t))) = joint_srt.get(j as usize) {
+                    let f = *first.get_or_insert(*r);
+                    let r = if f.dot(*r) < 0.0 { -*r } else { *r };
+                    let e = DQuat::from_xyzw(0.5 * t.x, 0.5 * t.y, 0.5 * t.z, 0.0) * r;
+                    q0 += r * w;
+                    qe += e * w;
+                    qs += *s * w;
                 }
-                if total.is_nan() || total <= 0.0 {
-                    return to_world.transform_point3(p);
-                }
-                if (total - 1.0).abs() > 1e-6 {
-                    let r = 1.0 / total;
-                    sum *= r;
-                    q0 *= r;
-                    qe *= r;
-                    qs *= r;
-                }
-                if dq > 0.0 {
-                    let len2 = q0.length_squared();
-                    let t = (qe * q0.conjugate()).xyz() * (2.0 / len2);
-                    let m = DMat4::from_scale_rotation_translation(qs, q0 * (1.0 / len2.sqrt()), t);
-                    sum = if dq < 1.0 { sum + m * dq } else { m };
-                }
-                sum.transform_point3(p)
-            })
-            .collect()
+            }
+            if dq < 1.0 {
+                sum += *mj * ((1.0 - dq) * w);
+            }
+        }
+        if total.is_nan() || total <= 0.0 {
+            return self.fallback;
+        }
+        if (total - 1.0).abs() > 1e-6 {
+            let r = 1.0 / total;
+            sum *= r;
+            q0 *= r;
+            qe *= r;
+            qs *= r;
+        }
+        if dq > 0.0 {
+            let len2 = q0.length_squared();
+            let t = (qe * q0.conjugate()).xyz() * (2.0 / len2);
+            let m = DMat4::from_scale_rotation_translation(qs, q0 * (1.0 / len2.sqrt()), t);
+            sum = if dq < 1.0 { sum + m * dq } else { m };
+        }
+        sum
     }
 }
 

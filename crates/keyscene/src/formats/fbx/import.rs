@@ -23,7 +23,8 @@
 //!   `-i - 1`; indices past the vertex list are clamped to the last vertex, as ufbx does by
 //!   default, with a warning), layer elements with every mapping and reference type
 //!   ([`Mapping`]): the first `LayerElementNormal`, every `LayerElementUV`, the first
-//!   `LayerElementColor`, the first `LayerElementTangent` and `LayerElementBinormal`,
+//!   `LayerElementColor`, the `LayerElementTangent` and `LayerElementBinormal` the `Layer`
+//!   records bind to the first UV set (`bound_to_first_uv_set`),
 //!   `LayerElementSmoothing` (per polygon only: Maya's per-edge hard/soft
 //!   flags have no place in the model) and `LayerElementMaterial`. **UV sets** are in file
 //!   order except that the model's `currentUVSet` comes first, so writers that show one set
@@ -47,7 +48,9 @@
 //!   file names from the texture or its `Video`, `WrapModeU`/`WrapModeV` as
 //!   [`TextureMap::wrap`], the image bytes from the first connected `Video` with a
 //!   `Content` as [`TextureMap::embedded`], decoded by [`super::media`]; a `Content` that
-//!   does not decode is a warning and the map keeps its file name only).
+//!   does not decode is a warning and the map keeps its file name only). FBX 6 textures
+//!   named per polygon by the geometry's `LayerElementTexture` / `LayerElement…Textures`
+//!   go to the polygons' materials as ufbx patches them (`Importer::legacy_textures`).
 //! - Cameras: field of view per `ApertureMode` (ufbx `ufbxi_update_camera`; focal-length
 //!   cameras through the film gate as `GateFit` fits it to the render aspect), clip planes,
 //!   aspect `AspectWidth / AspectHeight`. Lights: `LightType`, `Color`, `Intensity ÷ 100`,
@@ -141,6 +144,7 @@ pub fn import(graph: &ObjectGraph<'_, '_>, opts: &ReadOptions) -> (Scene, Vec<Wa
         pending: Vec::new(),
         caches: Vec::new(),
         videos: IdMap::default(),
+        textured: Vec::new(),
     };
     for w in &graph.doc.warnings {
         im.warnings.push(Warning { offset: None, place: "fbx".into(), message: w.to_string() });
@@ -178,6 +182,10 @@ struct Importer<'g, 'd, 'a> {
     caches: Vec<(String, Option<(std::path::PathBuf, super::cache::Cache)>)>,
     /// `Video` object id → its decoded `Content` ([`super::media`]), once per video.
     videos: IdMap<Option<std::sync::Arc<[u8]>>>,
+    /// Per scene material: whether it has textures already (connected to it, or patched from
+    /// an FBX 6 mesh's texture layers), which keeps later texture layers off it
+    /// ([`Importer::legacy_textures`]).
+    textured: Vec<bool>,
 }
 
 fn deg(v: [f64; 3]) -> DVec3 {
@@ -235,6 +243,36 @@ fn child_i64(node: NodeRef<'_, '_>, name: &str) -> Vec<i64> {
 
 fn child_str<'d>(node: NodeRef<'d, '_>, name: &str) -> &'d str {
     node.child(name).and_then(|n| n.property(0)).and_then(Property::as_str).unwrap_or("")
+}
+
+/// [`child_str`] for names that need not be UTF-8 (file names written in a legacy code page):
+/// each byte that does not start a valid UTF-8 sequence, and each NUL, becomes U+FFFD, as
+/// ufbx's default `UFBX_UNICODE_ERROR_HANDLING_REPLACEMENT_CHARACTER` makes them
+/// (`ufbxi_push_sanitized_string_entry`), so file names compare equal with ufbx's.
+fn child_str_lossy(node: NodeRef<'_, '_>, name: &str) -> String {
+    let bytes = node.child(name).and_then(|n| n.property(0)).and_then(|p| p.as_bytes());
+    utf8_per_byte(bytes.unwrap_or(&[]))
+}
+
+/// `bytes` as UTF-8, every byte that does not start a valid sequence (and every NUL)
+/// replaced by U+FFFD, one per byte ([`child_str_lossy`]).
+fn utf8_per_byte(mut bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len());
+    loop {
+        match std::str::from_utf8(bytes) {
+            Ok(s) => {
+                out.push_str(s);
+                break;
+            }
+            Err(e) => {
+                let (good, rest) = bytes.split_at(e.valid_up_to());
+                out.push_str(std::str::from_utf8(good).unwrap_or_default());
+                out.push('\u{FFFD}');
+                bytes = rest.get(1..).unwrap_or(&[]);
+            }
+        }
+    }
+    out.replace('\0', "\u{FFFD}")
 }
 
 /// A 4×4 matrix record (16 numbers, columns first as FBX stores them).
@@ -295,6 +333,58 @@ fn shape_vertex_weights(shape: NodeRef<'_, '_>, full: &[f64], n: usize) -> Vec<f
         }
     }
     weights
+}
+
+/// The tangent or binormal layer element (`kind`) that goes with a mesh's first
+/// UV set, as ufbx binds them (`ufbxi_read_mesh`, "Connect bitangents/tangents to UV sets"):
+/// the UV set is the `LayerElementUV` of lowest index; a `Layer` whose `LayerElement` entries
+/// (`Type`, `TypedIndex`) name that UV set binds it to the `kind` element of the `TypedIndex`
+/// it names (the last such entry of the last such `Layer` wins), whatever order the elements
+/// are stored in. A geometry with no `Layer` entries at all (hand-written files) takes the
+/// `kind` element of lowest index; one whose `Layer`s bind none to the first UV set has none
+/// (ufbx: `vertex_tangent.exists` is false). An element without its data is still returned,
+/// so that the caller reports it.
+fn bound_to_first_uv_set<'d, 'a>(geo: NodeRef<'d, 'a>, kind: &str) -> Option<NodeRef<'d, 'a>> {
+    let index = |c: &NodeRef<'_, '_>| c.property(0).and_then(Property::as_i64).unwrap_or(0);
+    let of_kind = |k: Option<i64>| {
+        geo.children()
+            .filter(|c| c.name() == kind)
+            .filter(|c| k.is_none_or(|k| index(c) == k))
+            .min_by_key(index)
+    };
+    let layers: Vec<NodeRef<'d, 'a>> = geo.children().filter(|c| c.name() == "Layer").collect();
+    if layers.is_empty() {
+        return of_kind(None);
+    }
+    let uv = geo
+        .children()
+        .filter(|c| c.name() == "LayerElementUV" && c.child("UV").is_some())
+        .map(|c| index(&c))
+        .min()?;
+    let entries = |l: NodeRef<'d, 'a>| {
+        l.children().filter(|c| c.name() == "LayerElement").filter_map(|c| {
+            let k = c.child("TypedIndex")?.property(0)?.as_i64()?;
+            Some((child_str(c, "Type"), k))
+        })
+    };
+    let layer = layers.iter().rev().find(|&&l| entries(l).any(|e| e == ("LayerElementUV", uv)))?;
+    let k = entries(*layer).filter(|e| e.0 == kind).last()?.1;
+    of_kind(Some(k))
+}
+
+/// The texture slot of a material property a texture is connected to (FBX 7 names, and the
+/// FBX 6 names of `LayerElement<Property>Textures`); `None` for properties no slot carries.
+fn map_slot(prop: &str) -> Option<MapSlot> {
+    Some(match prop {
+        "DiffuseColor" | "Diffuse" => MapSlot::Diffuse,
+        "TransparentColor" | "Transparent" | "TransparencyFactor" | "Opacity" => MapSlot::Opacity,
+        "Bump" | "NormalMap" | "BumpFactor" => MapSlot::Bump,
+        "SpecularColor" | "Specular" | "SpecularFactor" => MapSlot::Specular,
+        "ShininessExponent" | "Shininess" => MapSlot::Shininess,
+        "ReflectionColor" | "Reflection" | "ReflectionFactor" => MapSlot::Reflection,
+        "EmissiveColor" | "Emissive" | "EmissiveFactor" => MapSlot::Emissive,
+        _ => return None,
+    })
 }
 
 /// Per-corner facts a layer element mapping needs.
@@ -445,42 +535,138 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
                 let Some(tex) = g.object(c.child).filter(|o| o.class == "Texture") else {
                     continue;
                 };
-                let slot = match c.parent_prop().unwrap_or("") {
-                    "DiffuseColor" | "Diffuse" => MapSlot::Diffuse,
-                    "TransparentColor" | "TransparencyFactor" | "Opacity" => MapSlot::Opacity,
-                    "Bump" | "NormalMap" | "BumpFactor" => MapSlot::Bump,
-                    "SpecularColor" | "SpecularFactor" => MapSlot::Specular,
-                    "ShininessExponent" | "Shininess" => MapSlot::Shininess,
-                    "ReflectionColor" | "ReflectionFactor" => MapSlot::Reflection,
-                    "EmissiveColor" | "EmissiveFactor" => MapSlot::Emissive,
-                    _ => continue,
+                let prop = c.parent_prop().unwrap_or("");
+                let Some(slot) = map_slot(prop) else { continue };
+                let map = self.texture_map(tex, slot);
+                // ufbx's `ufbx_material.fbx.diffuse_color` looks up `Diffuse`, then
+                // `DiffuseColor` (the later one wins): a `DiffuseColor` texture goes before
+                // the `Diffuse` ones.
+                let at = if prop == "DiffuseColor" {
+                    let first = m.maps.iter().position(|t| t.slot == MapSlot::Diffuse);
+                    first.unwrap_or(m.maps.len())
+                } else {
+                    m.maps.len()
                 };
-                let file = self.texture_file(tex);
-                let resolved = self.resolve(&file);
-                let embedded = self.texture_content(tex);
-                // `WrapModeU`/`WrapModeV`: 0 repeat (the default), 1 clamp (ufbx
-                // `ufbxi_read_texture`), a property or, in older files, a record of the
-                // texture; other values are not defined and read as repeat.
-                let wrap = |name: &str| {
-                    let record = || tex.node.child(name).and_then(|c| c.property(0)?.as_i64());
-                    match g.prop(tex.id, name).and_then(|p| p.i64()).or_else(record) {
-                        Some(1) => WrapMode::Clamp,
-                        _ => WrapMode::Repeat,
-                    }
-                };
-                m.maps.push(TextureMap {
-                    slot,
-                    file,
-                    resolved,
-                    embedded,
-                    strength: 1.0,
-                    uv_transform: UvTransform::default(),
-                    flags: 0,
-                    wrap: [wrap("WrapModeU"), wrap("WrapModeV")],
-                });
+                m.maps.insert(at, map);
             }
+            // ufbx `ufbxi_fetch_textures`: any texture connected to the material with no
+            // source property, on any of its properties or none.
+            let textured = g
+                .children(id)
+                .filter(|c| c.kind != ConnectionKind::PropertyProperty)
+                .filter_map(|c| g.object(c.child))
+                .any(|o| o.class == "Texture" || o.class == "LayeredTexture");
             self.ids.materials.insert(id, self.scene.materials.len());
             self.scene.materials.push(m);
+            self.textured.push(textured);
+        }
+    }
+
+    /// The texture map `tex` makes in `slot`: its file ([`Importer::texture_file`]), that file
+    /// found next to the scene, its embedded image and its wrap modes.
+    fn texture_map(&mut self, tex: &Object<'_, '_>, slot: MapSlot) -> TextureMap {
+        let g = self.graph;
+        let file = self.texture_file(tex);
+        let resolved = self.resolve(&file);
+        let embedded = self.texture_content(tex);
+        // `WrapModeU`/`WrapModeV`: 0 repeat (the default), 1 clamp (ufbx
+        // `ufbxi_read_texture`), a property or, in older files, a record of the
+        // texture; other values are not defined and read as repeat.
+        let wrap = |name: &str| {
+            let record = || tex.node.child(name).and_then(|c| c.property(0)?.as_i64());
+            match g.prop(tex.id, name).and_then(|p| p.i64()).or_else(record) {
+                Some(1) => WrapMode::Clamp,
+                _ => WrapMode::Repeat,
+            }
+        };
+        TextureMap {
+            slot,
+            file,
+            resolved,
+            embedded,
+            strength: 1.0,
+            uv_transform: UvTransform::default(),
+            flags: 0,
+            wrap: [wrap("WrapModeU"), wrap("WrapModeV")],
+        }
+    }
+
+    /// FBX 6 keeps a mesh's textures in its geometry: `LayerElementTexture` (the diffuse
+    /// texture) and `LayerElement<Property>Textures` / `LayerElement<Property>_Textures`
+    /// (e.g. `LayerElementEmissive_Textures`) hold a `TextureId` per polygon (or one,
+    /// `AllSame`) into the textures connected to the geometry, then to its model, in file
+    /// order; the polygon's material gets that texture on `<Property>`. As ufbx does
+    /// (`ufbxi_read_mesh`, then "Patch the textures from meshes" in `ufbxi_finalize_scene`):
+    /// only materials without textures of their own get them, the first mesh that gives a
+    /// material some decides them, and per material they go in texture order.
+    fn legacy_textures(&mut self, geo: NodeRef<'_, '_>, geo_id: i64, model_id: i64, mesh: &Mesh) {
+        let g = self.graph;
+        if mesh.material_slots.is_empty() {
+            return;
+        }
+        let mut layers = Vec::new();
+        for e in geo.children() {
+            let name = e.name();
+            let prop = if name == "LayerElementTexture" {
+                "Diffuse"
+            } else if let Some(p) = name
+                .strip_prefix("LayerElement")
+                .and_then(|p| p.strip_suffix("Textures"))
+                .filter(|_| name.len() > 20)
+            {
+                p.strip_suffix('_').unwrap_or(p)
+            } else {
+                continue;
+            };
+            let mapping = child_str(e, "MappingInformationType");
+            if mapping.is_empty() {
+                continue;
+            }
+            layers.push((prop, mapping == "AllSame", child_i64(e, "TextureId")));
+        }
+        if layers.is_empty() {
+            return;
+        }
+        let mut textures: Vec<&Object<'_, '_>> = g.child_objects(geo_id, "Texture").collect();
+        if model_id != geo_id {
+            textures.extend(g.child_objects(model_id, "Texture"));
+        }
+        // (material slot, texture index, property), sorted and deduplicated as ufbx does.
+        let mut picks: Vec<(usize, usize, &str)> = Vec::new();
+        let slots = mesh.material_slots.len();
+        let faces = mesh.polygon_count();
+        for (prop, all_same, ids) in &layers {
+            if *all_same {
+                let t = ids.first().copied().unwrap_or(0);
+                if t >= 0 && (t as usize) < textures.len() {
+                    picks.extend((0..slots).map(|s| (s, t as usize, *prop)));
+                }
+            } else {
+                for (p, &t) in ids.iter().take(faces).enumerate() {
+                    let s = mesh.polygon_materials.get(p).copied().unwrap_or(0) as usize;
+                    if t >= 0 && (t as usize) < textures.len() && s < slots {
+                        picks.push((s, t as usize, *prop));
+                    }
+                }
+            }
+        }
+        picks.sort();
+        picks.dedup();
+        let mut done: Vec<usize> = Vec::new();
+        for (s, t, prop) in picks {
+            let Some(mat) = mesh.material_slots[s] else { continue };
+            if self.textured.get(mat).copied().unwrap_or(true) && !done.contains(&mat) {
+                continue;
+            }
+            if !done.contains(&mat) {
+                done.push(mat);
+            }
+            let Some(slot) = map_slot(prop) else { continue };
+            let map = self.texture_map(textures[t], slot);
+            self.scene.materials[mat].maps.push(map);
+        }
+        for mat in done {
+            self.textured[mat] = true;
         }
     }
 
@@ -488,13 +674,13 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
     /// its `Video`.
     fn texture_file(&self, tex: &Object<'_, '_>) -> String {
         let pick = |n: NodeRef<'_, '_>| {
-            let rel = child_str(n, "RelativeFilename");
-            let abs = child_str(n, "FileName");
-            let abs = if abs.is_empty() { child_str(n, "Filename") } else { abs };
+            let rel = child_str_lossy(n, "RelativeFilename");
+            let abs = child_str_lossy(n, "FileName");
+            let abs = if abs.is_empty() { child_str_lossy(n, "Filename") } else { abs };
             if rel.is_empty() {
-                abs.to_string()
+                abs
             } else {
-                rel.to_string()
+                rel
             }
         };
         let own = pick(tex.node);
@@ -885,12 +1071,13 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
                 Vec4::new(c[0] as f32, c[1] as f32, c[2] as f32, c[3] as f32)
             });
         }
-        // Tangent frames as stored, like the normals (ufbx `ufbxi_read_mesh`).
-        if let Some(e) = first("LayerElementTangent") {
+        // Tangent frames as stored, like the normals (ufbx `ufbxi_read_mesh`): the ones the
+        // `Layer` entries bind to the first UV set ([`bound_to_first_uv_set`]).
+        if let Some(e) = bound_to_first_uv_set(geo, "LayerElementTangent") {
             let index = ["TangentsIndex", "TangentIndex"];
             mesh.tangents = self.layer(geo, e, "Tangents", &index, 3, &topo, place, vec3);
         }
-        if let Some(e) = first("LayerElementBinormal") {
+        if let Some(e) = bound_to_first_uv_set(geo, "LayerElementBinormal") {
             let index = ["BinormalsIndex", "BinormalIndex"];
             mesh.binormals = self.layer(geo, e, "Binormals", &index, 3, &topo, place, vec3);
         }
@@ -958,6 +1145,7 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
                 }
             }
         }
+        self.legacy_textures(geo, geo_id, model.id, &mesh);
         self.deformers(geo_id, &mut mesh, place);
         self.legacy_shapes(geo, geo_id, &mut mesh, place);
         Some(mesh)
@@ -2133,5 +2321,137 @@ Connections: { Connect: "OO", "Model::Tri", "Model::Scene" }
         assert_eq!(s.nodes[0].kind, NodeKind::Mesh);
         assert_eq!(s.meshes[0].positions.len(), 3);
         assert_eq!(s.nodes[0].transform.translation, DVec3::new(0.0, 0.0, 7.0));
+    }
+
+    #[test]
+    fn fbx6_texture_layers_give_each_polygons_material_its_texture() {
+        // Two triangles, materials 0 and 1 by polygon; `LayerElementTexture` names textures
+        // 1 and 0 of those connected to the model (file order: a, b), and the emissive
+        // layer texture 0 for all.
+        let text = r#"; FBX 6.1.0 project file
+Objects: {
+    Model: "Model::M", "Mesh" {
+        Vertices: 0,0,0,1,0,0,0,1,0,1,1,0
+        PolygonVertexIndex: 0,1,-3,1,3,-3
+        LayerElementMaterial: 0 {
+            MappingInformationType: "ByPolygon"
+            ReferenceInformationType: "IndexToDirect"
+            Materials: 0,1
+        }
+        LayerElementTexture: 0 {
+            MappingInformationType: "ByPolygon"
+            ReferenceInformationType: "IndexToDirect"
+            TextureId: 1,0
+        }
+        LayerElementEmissive_Textures: 0 {
+            MappingInformationType: "AllSame"
+            ReferenceInformationType: "IndexToDirect"
+            TextureId: 0
+        }
+    }
+    Material: "Material::red", "" { }
+    Material: "Material::blue", "" { }
+    Texture: "Texture::a", "" {
+        RelativeFilename: "a.png"
+    }
+    Texture: "Texture::b", "" {
+        RelativeFilename: "b.png"
+    }
+}
+Connections: {
+    Connect: "OO", "Model::M", "Model::Scene"
+    Connect: "OO", "Material::red", "Model::M"
+    Connect: "OO", "Material::blue", "Model::M"
+    Connect: "OO", "Texture::a", "Model::M"
+    Connect: "OO", "Texture::b", "Model::M"
+}
+"#;
+        let (s, _) = load(text);
+        let maps = |name: &str| -> Vec<(MapSlot, String)> {
+            let m = s.materials.iter().find(|m| m.name == name).expect("material");
+            m.maps.iter().map(|t| (t.slot, t.file.clone())).collect()
+        };
+        // Per material in texture order: red has b (diffuse) and a (emissive); blue has a for
+        // both.
+        assert_eq!(
+            maps("red"),
+            vec![(MapSlot::Emissive, "a.png".into()), (MapSlot::Diffuse, "b.png".into())]
+        );
+        assert_eq!(
+            maps("blue"),
+            vec![(MapSlot::Diffuse, "a.png".into()), (MapSlot::Emissive, "a.png".into())]
+        );
+    }
+
+    #[test]
+    fn file_names_that_are_not_utf8_get_one_replacement_per_bad_byte() {
+        // As ufbx's default unicode handling: 0xAA and 0xBB (lone continuation bytes), 0xCC
+        // (a lead byte followed by no continuation), NUL.
+        assert_eq!(utf8_per_byte(b"x\xaa\xbb\xcc_\0.png"), "x\u{FFFD}\u{FFFD}\u{FFFD}_\u{FFFD}.png");
+        assert_eq!(utf8_per_byte("é.png".as_bytes()), "é.png");
+    }
+
+    #[test]
+    fn tangents_are_the_ones_the_layer_binds_to_the_first_uv_set() {
+        // Tangent 5 (x) is stored first, tangent 2 (y) second; Layer 0 binds UV set 0 to
+        // tangent 2.
+        let geo = |layers: &str| {
+            format!(
+                r#"; FBX 7.5.0 project file
+Objects: {{
+    Geometry: 1, "Geometry::g", "Mesh" {{
+        Vertices: *9 {{ a: 0,0,0,1,0,0,0,1,0 }}
+        PolygonVertexIndex: *3 {{ a: 0,1,-3 }}
+        LayerElementTangent: 5 {{
+            MappingInformationType: "AllSame"
+            ReferenceInformationType: "Direct"
+            Tangents: *3 {{ a: 1,0,0 }}
+        }}
+        LayerElementTangent: 2 {{
+            MappingInformationType: "AllSame"
+            ReferenceInformationType: "Direct"
+            Tangents: *3 {{ a: 0,1,0 }}
+        }}
+        LayerElementUV: 0 {{
+            MappingInformationType: "AllSame"
+            ReferenceInformationType: "Direct"
+            UV: *2 {{ a: 0,0 }}
+        }}
+        {layers}
+    }}
+    Model: 2, "Model::m", "Mesh" {{ }}
+}}
+Connections: {{
+    C: "OO",2,0
+    C: "OO",1,2
+}}
+"#
+            )
+        };
+        let bound = r#"Layer: 0 {
+            LayerElement: {
+                Type: "LayerElementTangent"
+                TypedIndex: 2
+            }
+            LayerElement: {
+                Type: "LayerElementUV"
+                TypedIndex: 0
+            }
+        }"#;
+        let tangent = |text: &str| {
+            let (s, _) = load(text);
+            s.meshes[0].tangents.as_ref().and_then(|t| t.get(0, 0, 0))
+        };
+        assert_eq!(tangent(&geo(bound)), Some(Vec3::Y));
+        // No Layer records: the element of lowest index.
+        assert_eq!(tangent(&geo("")), Some(Vec3::Y));
+        // A Layer that binds no tangent to the first UV set: none (ufbx: not `exists`).
+        let unbound = r#"Layer: 0 {
+            LayerElement: {
+                Type: "LayerElementUV"
+                TypedIndex: 0
+            }
+        }"#;
+        assert_eq!(tangent(&geo(unbound)), None);
     }
 }

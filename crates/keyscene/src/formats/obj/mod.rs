@@ -123,7 +123,27 @@ pub fn write(scene: &Scene, pose: Option<&Pose>, mtl_file_name: &str) -> Result<
         for p in &positions {
             writeln!(obj, "v {} {} {}", num(p.x), num(p.y), num(p.z)).unwrap();
         }
-        let corners = corner_attributes(mesh, &positions, to_world, normal_to_world);
+        // Posed, a skinned mesh (or one whose active blend shapes carry normal deltas) shows
+        // its stored normals deformed like its positions ([`Pose::world_corner_normals`]).
+        let deforms_normals = mesh.skin.is_some()
+            || mesh.morph_targets.iter().enumerate().any(|(k, t)| {
+                let w = mesh_index
+                    .and_then(|m| pose_for_rest.morph_weights.get(m)?.get(k).copied())
+                    .unwrap_or(0.0);
+                t.normal_deltas.is_some() && w != 0.0
+            });
+        let deformed = match pose {
+            Some(p) if deforms_normals => p.world_corner_normals(scene, id),
+            _ => None,
+        };
+        let mut corners = corner_attributes(mesh, &positions, to_world, normal_to_world);
+        if let Some(deformed) = deformed {
+            for (n, d) in corners.normals.iter_mut().zip(deformed) {
+                if d != DVec3::ZERO {
+                    *n = Some(d.as_vec3());
+                }
+            }
+        }
         let mut uv_index: Dedup<[u32; 2]> = Dedup::default();
         let mut n_index: Dedup<[u32; 3]> = Dedup::default();
         let mut faces = String::new();

@@ -20,6 +20,7 @@
 #![warn(missing_docs)]
 
 pub mod anim;
+pub mod convert;
 pub mod formats;
 pub mod limits;
 pub mod output;
@@ -31,6 +32,7 @@ mod error;
 mod io;
 mod load;
 
+pub use convert::convert;
 pub use error::Error;
 pub use io::{write_atomically, FileFormat, ReadOptions};
 pub use load::{load, load_bytes};

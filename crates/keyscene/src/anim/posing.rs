@@ -313,7 +313,7 @@ impl Scene {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scene::Animation;
+    use crate::anim::Animation;
 
     fn scene_with(names: &[&str]) -> Scene {
         let mut s = Scene::default();

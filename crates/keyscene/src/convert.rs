@@ -230,7 +230,7 @@ impl ConvertOptions {
 pub struct Report {
     /// The format written.
     pub format: OutputFormat,
-    /// OBJ: what posing could not do as asked ([`crate::anim::Scene::pose`]).
+    /// OBJ: what posing could not do as asked ([`Scene::pose`]).
     pub pose_warnings: Vec<PoseWarning>,
     /// What the writer could not carry over exactly, one line each: the OBJ and glTF
     /// writers' warnings, the 3DA report's `warnings`, FBX's `not written: …` lines.
@@ -339,7 +339,8 @@ pub fn convert(scene: &Scene, output: &Path, opts: &ConvertOptions) -> Result<Re
                     fbx.animation = only;
                 }
                 let written = crate::formats::fbx::export::save(scene, output, &fbx)?;
-                report.warnings = written.dropped.iter().map(|d| format!("not written: {d}")).collect();
+                report.warnings =
+                    written.dropped.iter().map(|d| format!("not written: {d}")).collect();
                 report.fbx = Some(written);
             }
             #[cfg(not(feature = "fbx"))]

@@ -102,7 +102,8 @@ impl Viewer {
         for w in &warnings {
             eprintln!("keyscene: warning: {name}: {w}");
         }
-        let animation = scene.choose_animation(&animation_choice(animation, stack.map(String::from)))?;
+        let animation =
+            scene.choose_animation(&animation_choice(animation, stack.map(String::from)))?;
         let base_dir =
             file.parent()
                 .map(|p| if p.as_os_str().is_empty() { std::path::Path::new(".") } else { p });

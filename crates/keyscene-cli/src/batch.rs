@@ -10,7 +10,9 @@ use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::{emit, pick_animation, CliError};
+use keyscene::convert::ConvertOptions;
+
+use crate::{emit, CliError};
 
 /// The extensions (compared lower-cased) of the files a batch converts: 3D Studio `.3ds` and
 /// project `.prj`, FBX, 3DA, glTF and GLB.
@@ -262,36 +264,10 @@ fn convert_file(
         std::fs::create_dir_all(dir)
             .map_err(|e| CliError::Msg(format!("{}: cannot create: {e}", dir.display())))?;
     }
-    match to {
-        Target::Glb | Target::Gltf => {
-            let opts = keyscene::formats::gltf::WriteOptions {
-                copy_textures,
-                source: Some(source),
-                ..keyscene::formats::gltf::WriteOptions::default()
-            };
-            let written = keyscene::formats::gltf::save(&scene, output, &opts)?;
-            warnings.extend(written.iter().map(ToString::to_string));
-        }
-        Target::ThreeDa => {
-            let opts = keyscene::formats::three_da::ExportOptions {
-                animation: pick_animation(&scene, None)?,
-                copy_textures,
-                source: Some(source),
-                ..keyscene::formats::three_da::ExportOptions::default()
-            };
-            let report = keyscene::formats::three_da::save(&scene, output, &opts)?;
-            warnings.extend(report.warnings);
-        }
-        Target::Obj => {
-            let opts = keyscene::formats::obj::SaveOptions { copy_textures, source: Some(source) };
-            warnings.extend(keyscene::formats::obj::save(&scene, None, output, &opts)?);
-        }
-        Target::Fbx => {
-            let opts = keyscene::formats::fbx::export::WriteOptions::default();
-            let report = keyscene::formats::fbx::export::save(&scene, output, &opts)?;
-            warnings.extend(report.dropped.iter().map(|d| format!("not written: {d}")));
-        }
-    }
+    // `output`'s extension is `to`'s: the library picks the writer from it.
+    debug_assert_eq!(output.extension().and_then(|e| e.to_str()), Some(to.extension()));
+    let opts = ConvertOptions::default().copy_textures(copy_textures).source(source);
+    warnings.extend(keyscene::convert(&scene, output, &opts)?.warnings);
     Ok(warnings)
 }
 

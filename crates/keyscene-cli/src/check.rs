@@ -27,10 +27,8 @@ pub fn run(file: &Path, out: &mut dyn std::io::Write) -> Result<(), CliError> {
         let e = report.errors().count();
         (e, report.issues.len() - e)
     } else {
-        let opts = keyscene::ReadOptions {
-            base_dir: file.parent().map(Path::to_path_buf),
-            ..Default::default()
-        };
+        let mut opts = keyscene::ReadOptions::default();
+        opts.base_dir = file.parent().map(Path::to_path_buf);
         use keyscene::FileFormat;
         let format =
             FileFormat::detect(&bytes, Some(file)).map_or("unknown format", FileFormat::name);

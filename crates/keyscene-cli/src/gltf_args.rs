@@ -26,13 +26,13 @@ pub struct GltfArgs {
 }
 
 impl GltfArgs {
-    /// The writer options: these flags, `animation` (from `--stack`/`--animation`: write only
-    /// that one), and `up`/`metres_per_unit` (`--up`/`--units`: the source's own axes and unit
-    /// when the file states them wrongly or not at all; the output is always glTF's +Y up,
-    /// metres). Fails on a resample rate that is not a positive number.
+    /// The writer options: these flags and `up`/`metres_per_unit` (`--up`/`--units`: the
+    /// source's own axes and unit when the file states them wrongly or not at all; the output
+    /// is always glTF's +Y up, metres). `--stack`/`--animation` reach the writer through
+    /// [`ConvertOptions::animation`](keyscene::convert::ConvertOptions::animation). Fails on a
+    /// resample rate that is not a positive number.
     pub fn write_options(
         &self,
-        animation: Option<usize>,
         up: Option<Axis>,
         metres_per_unit: Option<f64>,
     ) -> Result<WriteOptions, String> {
@@ -44,16 +44,14 @@ impl GltfArgs {
         if self.max_influences == 0 {
             return Err("--max-influences 0: expected at least 1".into());
         }
-        Ok(WriteOptions {
-            embed: self.embed,
-            animations: !self.no_animation,
-            resample_fps: self.resample_fps,
-            max_influences: self.max_influences,
-            only_animation: animation,
-            source_axes: up.map(AxisSystem::right_handed_with_up),
-            source_metres_per_unit: metres_per_unit,
-            ..WriteOptions::default()
-        })
+        let mut o = WriteOptions::default();
+        o.embed = self.embed;
+        o.animations = !self.no_animation;
+        o.resample_fps = self.resample_fps;
+        o.max_influences = self.max_influences;
+        o.source_axes = up.map(AxisSystem::right_handed_with_up);
+        o.source_metres_per_unit = metres_per_unit;
+        Ok(o)
     }
 }
 
@@ -69,12 +67,12 @@ mod tests {
             resample_fps: Some(60.0),
             max_influences: 8,
         };
-        let o = args.write_options(Some(2), Some(Axis::PosZ), Some(0.01)).unwrap();
+        let o = args.write_options(Some(Axis::PosZ), Some(0.01)).unwrap();
         assert!(o.embed && !o.animations);
-        assert_eq!((o.resample_fps, o.max_influences, o.only_animation), (Some(60.0), 8, Some(2)));
+        assert_eq!((o.resample_fps, o.max_influences, o.only_animation), (Some(60.0), 8, None));
         assert_eq!(o.source_axes, Some(keyscene::scene::AxisSystem::Z_UP_RIGHT_HANDED));
         assert_eq!(o.source_metres_per_unit, Some(0.01));
         let bad = GltfArgs { resample_fps: Some(0.0), ..args };
-        assert!(bad.write_options(None, None, None).is_err());
+        assert!(bad.write_options(None, None).is_err());
     }
 }

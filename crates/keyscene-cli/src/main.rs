@@ -24,7 +24,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser, Subcommand};
-use keyscene::scene::Axis;
+use keyscene::anim::{AnimationChoice, PoseError, PoseOptions, Time};
+use keyscene::convert::ConvertOptions;
+use keyscene::scene::{Axis, AxisSystem};
 
 /// mimalloc as the global allocator: a fifth of loading a 3DS file is allocating the scene's
 /// many small vectors, and mimalloc makes that markedly cheaper than the system allocator
@@ -190,8 +192,30 @@ pub enum CliError {
 }
 
 impl From<keyscene::Error> for CliError {
+    /// A posing error is worded after the flag that asked for it ([`flagged`]).
     fn from(e: keyscene::Error) -> Self {
-        CliError::Lib(e)
+        match e {
+            keyscene::Error::Pose(p) => p.into(),
+            e => CliError::Lib(e),
+        }
+    }
+}
+
+impl From<PoseError> for CliError {
+    fn from(e: PoseError) -> Self {
+        CliError::Msg(flagged(&e))
+    }
+}
+
+/// A posing error after the flag that gave the value: `--animation 3: the scene has 2
+/// animation(s)`, `--stack "Run": no animation has that name (the file has: "Walk")`,
+/// `--bind-pose "x": the file has no such bind pose (it has: none)`.
+fn flagged(e: &PoseError) -> String {
+    match e {
+        PoseError::NoSuchAnimation { index, .. } => format!("--animation {index}: {}", e.reason()),
+        PoseError::NoAnimationNamed { name, .. } => format!("--stack {name:?}: {}", e.reason()),
+        PoseError::NoSuchBindPose { name, .. } => format!("--bind-pose {name:?}: {}", e.reason()),
+        e => e.to_string(),
     }
 }
 
@@ -236,8 +260,7 @@ fn run(cli: Cli, matches: &ArgMatches) -> Result<(), CliError> {
                 return Err(CliError::Msg("sample: give at least one --frame or --time".into()));
             }
             let scene = load(&file)?;
-            let animation = by_name(&scene, animation, stack.as_deref())?;
-            sample::run(&scene, &times, fps, animation, &mut out)
+            sample::run(&scene, &times, fps, &animation_choice(animation, stack), &mut out)
         }
         Command::Convert {
             input,
@@ -292,29 +315,35 @@ fn run(cli: Cli, matches: &ArgMatches) -> Result<(), CliError> {
                     stem = input.file_stem().map_or("scene".into(), |s| s.to_string_lossy()),
                 )));
             }
-            let format = convert::Output::of(&output)?;
+            let format = keyscene::convert::OutputFormat::of(&output)?;
             convert::check_options(format, sub)?;
             let (up, units) = match space {
                 Some((a, u)) => (Some(a), Some(u)),
                 None => (up, units),
             };
+            let metres_per_unit = units.and_then(|u| u.0);
             let scene = load(&input)?;
-            let animation = by_name(&scene, animation, stack.as_deref())?;
-            let pose = convert::PoseOptions {
-                frame,
-                time,
-                up,
-                metres_per_unit: units.and_then(|u| u.0),
-                no_extrapolation,
-                bind_pose,
-                transform_skin,
-            };
-            let three_da = convert::ThreeDaOptions { fps, axes: axes.unwrap_or_default() };
-            let companions = convert::Companions {
-                copy_textures: !no_copy_textures,
-                source: keyscene::output::source_name(&input),
-            };
-            convert::run(scene, &output, format, &pose, animation, &gltf, &three_da, &companions)
+            let animation = animation_choice(animation, stack);
+            // An unknown animation is refused before any other option is looked at.
+            scene.choose_animation(&animation)?;
+            let mut pose = PoseOptions::default();
+            pose.time = frame.map(Time::Frame).or(time.map(Time::Seconds));
+            pose.extrapolation = !no_extrapolation;
+            pose.bind_pose = bind_pose;
+            pose.skin_follows_node = transform_skin;
+            pose.target_axes = up.map(AxisSystem::right_handed_with_up);
+            pose.target_units = metres_per_unit;
+            let mut three_da = keyscene::formats::three_da::ExportOptions::default();
+            three_da.fps = fps;
+            three_da.axes = axes.unwrap_or_default();
+            let opts = ConvertOptions::default()
+                .animation(animation)
+                .pose(pose)
+                .gltf(gltf.write_options(up, metres_per_unit).map_err(CliError::Msg)?)
+                .three_da(three_da)
+                .copy_textures(!no_copy_textures)
+                .source(keyscene::output::source_name(&input));
+            convert::run(&scene, &output, &opts)
         }
         Command::Render(args) => render::run(args),
         Command::View(args) => view::run(args),
@@ -424,42 +453,13 @@ fn parse_axis(s: &str) -> Result<Axis, String> {
     })
 }
 
-/// `--stack NAME` resolved to an animation index (the first animation named exactly NAME, else
-/// the first whose name contains it); without it, `--animation` as given.
-pub fn by_name(
-    scene: &keyscene::scene::Scene,
-    index: Option<usize>,
-    name: Option<&str>,
-) -> Result<Option<usize>, CliError> {
-    let Some(name) = name else { return Ok(index) };
-    let anims = &scene.animations;
-    anims
-        .iter()
-        .position(|a| a.name == name)
-        .or_else(|| anims.iter().position(|a| a.name.contains(name)))
-        .map(Some)
-        .ok_or_else(|| {
-            let names: Vec<String> = anims.iter().map(|a| format!("{:?}", a.name)).collect();
-            CliError::Msg(format!(
-                "--stack {name:?}: no animation has that name (the file has: {})",
-                if names.is_empty() { "none".into() } else { names.join(", ") }
-            ))
-        })
-}
-
-/// The animation index to use: `requested` when given (an error when out of range), else 0
-/// when the scene has an animation, else none (rest pose).
-pub fn pick_animation(
-    scene: &keyscene::scene::Scene,
-    requested: Option<usize>,
-) -> Result<Option<usize>, CliError> {
-    match requested {
-        Some(i) if i < scene.animations.len() => Ok(Some(i)),
-        Some(i) => Err(CliError::Msg(format!(
-            "--animation {i}: the scene has {} animation(s)",
-            scene.animations.len()
-        ))),
-        None => Ok((!scene.animations.is_empty()).then_some(0)),
+/// `--animation I` / `--stack NAME` (clap refuses both) as the library's
+/// [`AnimationChoice`]: the name, else the index, else the first animation.
+pub fn animation_choice(index: Option<usize>, name: Option<String>) -> AnimationChoice {
+    match (name, index) {
+        (Some(name), _) => AnimationChoice::Named(name),
+        (None, Some(i)) => AnimationChoice::Index(i),
+        (None, None) => AnimationChoice::First,
     }
 }
 

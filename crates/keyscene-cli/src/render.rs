@@ -4,11 +4,11 @@
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
-use keyscene::anim::Time;
+use keyscene::anim::{AnimationChoice, Pose, PoseOptions, Time};
 use keyscene::render::{contact_sheet, posed_bounds, Image, Options, Renderer, View};
 use keyscene::scene::{NodeKind, Scene};
 
-use crate::{by_name, pick_animation, CliError};
+use crate::{animation_choice, CliError};
 
 /// The most frames `--frames` may ask for.
 pub const MAX_FRAMES: usize = 100_000;
@@ -67,8 +67,8 @@ pub struct RenderArgs {
 /// Runs `keyscene render`.
 pub fn run(args: RenderArgs) -> Result<(), CliError> {
     let scene = crate::load(&args.file)?;
-    let animation = by_name(&scene, args.animation, args.stack.as_deref())?;
-    let animation = pick_animation(&scene, animation)?;
+    let choice = animation_choice(args.animation, args.stack.clone());
+    let animation = scene.choose_animation(&choice)?;
     let times = times(&scene, animation, &args)?;
     let opts = Options {
         width: args.size.0,
@@ -87,7 +87,7 @@ pub fn run(args: RenderArgs) -> Result<(), CliError> {
     };
     // A first pass over the instants for the box round everything rendered (poses are not
     // kept: a long sequence of a large scene would not fit in memory).
-    let bounds = union_bounds(&scene, animation, &times);
+    let bounds = union_bounds(&scene, animation, &times)?;
     if bounds.is_none() {
         eprintln!("keyscene: warning: {}: no visible geometry to render", args.file.display());
     }
@@ -106,7 +106,7 @@ pub fn run(args: RenderArgs) -> Result<(), CliError> {
     let bar = progress_bar(times.len());
     let mut sheet_frames = Vec::new();
     for (k, &time) in times.iter().enumerate() {
-        let pose = &scene.evaluate(animation, time);
+        let pose = &pose_at(&scene, animation, time)?;
         let view = match camera_node {
             None => auto,
             Some(node) => {
@@ -192,16 +192,26 @@ fn find_camera(scene: &Scene, name: &str) -> Result<usize, CliError> {
         })
 }
 
+/// The scene posed at `time` of animation `animation` (an index
+/// [`Scene::choose_animation`] gave, or `None`: the rest pose), as [`Scene::pose`] poses it.
+fn pose_at(scene: &Scene, animation: Option<usize>, time: Time) -> Result<Pose, CliError> {
+    let opts = PoseOptions::default().animation(AnimationChoice::from(animation)).at(time);
+    Ok(scene.pose(&opts)?.0)
+}
+
 /// The box round the visible geometry of the scene posed at every instant of `times`.
 fn union_bounds(
     scene: &Scene,
     animation: Option<usize>,
     times: &[Time],
-) -> Option<(glam::DVec3, glam::DVec3)> {
-    times
-        .iter()
-        .filter_map(|&t| posed_bounds(scene, &scene.evaluate(animation, t)))
-        .reduce(|(a, b), (c, d)| (a.min(c), b.max(d)))
+) -> Result<Option<(glam::DVec3, glam::DVec3)>, CliError> {
+    let mut bounds: Option<(glam::DVec3, glam::DVec3)> = None;
+    for &t in times {
+        if let Some((c, d)) = posed_bounds(scene, &pose_at(scene, animation, t)?) {
+            bounds = Some(bounds.map_or((c, d), |(a, b)| (a.min(c), b.max(d))));
+        }
+    }
+    Ok(bounds)
 }
 
 /// A scene camera's near plane: 10⁻⁴ of the rendered geometry's box diagonal (the scene's own

@@ -11,11 +11,11 @@
 
 use clap::ArgMatches;
 use glam::DVec3;
-use keyscene::anim::{Time, THREE_DS_FPS};
+use keyscene::anim::{AnimationChoice, PoseOptions, Time, THREE_DS_FPS};
 use keyscene::scene::Scene;
 use serde::Serialize;
 
-use crate::{emit, pick_animation, CliError};
+use crate::{emit, CliError};
 
 /// A requested sample time, in the unit the user gave.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -103,22 +103,23 @@ pub struct SampleVertex {
     pub position: [f64; 3],
 }
 
-/// Evaluates `scene` at every requested time and writes the JSON document to `out`.
+/// Evaluates `scene` at every requested time ([`Scene::pose`]) with the animation `choice`
+/// names and writes the JSON document to `out`.
 pub fn run(
     scene: &Scene,
     times: &[Requested],
     fps: Option<f64>,
-    animation: Option<usize>,
+    choice: &AnimationChoice,
     out: &mut dyn std::io::Write,
 ) -> Result<(), CliError> {
-    let animation = pick_animation(scene, animation)?;
+    let animation = scene.choose_animation(choice)?;
     let fps = match fps {
         Some(f) if f.is_finite() && f > 0.0 => f,
         Some(f) => return Err(CliError::Msg(format!("--fps {f}: must be a positive number"))),
         None => default_fps(scene, animation),
     };
-    let doc =
-        SampleDoc { samples: times.iter().map(|&t| sample(scene, animation, t, fps)).collect() };
+    let samples = times.iter().map(|&t| sample(scene, animation, t, fps));
+    let doc = SampleDoc { samples: samples.collect::<Result<_, _>>()? };
     let mut text = serde_json::to_string(&doc).map_err(|e| CliError::Msg(e.to_string()))?;
     text.push('\n');
     emit(out, &text)
@@ -135,18 +136,20 @@ pub fn default_fps(scene: &Scene, animation: Option<usize>) -> f64 {
         .unwrap_or(THREE_DS_FPS)
 }
 
-/// The scene at one requested time.
+/// The scene at one requested time, animation `animation` (an index
+/// [`Scene::choose_animation`] gave, or `None`: the rest pose).
 pub fn sample<'a>(
     scene: &'a Scene,
     animation: Option<usize>,
     t: Requested,
     fps: f64,
-) -> SampleOut<'a> {
+) -> Result<SampleOut<'a>, CliError> {
     let frame = match t {
         Requested::Frame(f) => f,
         Requested::Seconds(s) => s * fps,
     };
-    let pose = scene.evaluate(animation, Time::Frame(frame));
+    let opts = PoseOptions::default().animation(animation.into()).at(Time::Frame(frame));
+    let (pose, _) = scene.pose(&opts)?;
     let nodes = scene
         .nodes
         .iter()
@@ -163,7 +166,7 @@ pub fn sample<'a>(
             }),
         })
         .collect();
-    SampleOut { frame, time: frame / fps, nodes }
+    Ok(SampleOut { frame, time: frame / fps, nodes })
 }
 
 fn mesh_out(world: &[DVec3], face_count: usize) -> MeshOut {

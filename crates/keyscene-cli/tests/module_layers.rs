@@ -74,3 +74,38 @@ fn keyscene_and_its_cli_have_no_module_cycles() {
     let (code, text) = check(&[&lib, &cli]);
     assert_eq!(code, 0, "module cycles (fix the dependency, see tools/check_modules.py):\n{text}");
 }
+
+/// Runs `tools/check_fn_length.py` with `args`.
+fn check_lengths(args: &[&std::ffi::OsStr]) -> (i32, String) {
+    let out = Command::new("python3")
+        .arg(repo().join("tools/check_fn_length.py"))
+        .args(args)
+        .output()
+        .expect("python3 runs tools/check_fn_length.py");
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+#[test]
+fn the_length_checker_counts_a_long_function_and_skips_braces_in_strings_and_tests() {
+    let dir = tempfile::tempdir().unwrap();
+    // `long` spans 1 + 160 + 1 = 162 lines; `short` has a `{` in a string and a comment, and
+    // the test function after `#[cfg(test)]` is as long as `long` but does not count.
+    let body = "    let _x = 1;\n".repeat(160);
+    let text = format!(
+        "pub fn long() {{\n{body}}}\n\npub fn short() -> &'static str {{\n    // {{\n    \"{{\"\n}}\n\n#[cfg(test)]\nmod tests {{\n    fn t() {{\n{body}    }}\n}}\n"
+    );
+    write(dir.path(), &[("lib.rs", &text)]);
+    let (code, text) = check_lengths(&[dir.path().as_os_str()]);
+    assert_eq!(code, 1, "{text}");
+    assert!(text.contains("  162  ") && text.contains("lib.rs:1  long"), "{text}");
+    assert!(!text.contains("short") && !text.contains(" t "), "{text}");
+    assert!(text.contains("1 function(s) over 150 lines"), "{text}");
+    let (code, text) = check_lengths(&["--max".as_ref(), "200".as_ref(), dir.path().as_os_str()]);
+    assert_eq!(code, 0, "{text}");
+}
+
+#[test]
+fn every_function_over_150_lines_is_listed_in_docs_api_md() {
+    let (code, text) = check_lengths(&[]);
+    assert_eq!(code, 0, "list these in docs/api.md, \"Long functions\", with the reason:\n{text}");
+}

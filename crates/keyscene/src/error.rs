@@ -3,7 +3,11 @@
 use std::path::PathBuf;
 
 /// Everything that can stop keyscene from reading or writing a file.
+///
+/// Non-exhaustive: new formats and checks add variants; match the ones you handle and keep a
+/// `_` arm.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum Error {
     /// Reading or writing a file failed.
     #[error("{path}: {source}")]
@@ -57,4 +61,8 @@ pub enum Error {
     /// The scene cannot be written in the requested format.
     #[error("{0}")]
     Unsupported(String),
+    /// Posing options name an animation or bind pose the scene does not have
+    /// ([`Scene::pose`](crate::scene::Scene::pose), [`crate::anim::PoseOptions`]).
+    #[error(transparent)]
+    Pose(#[from] crate::anim::PoseError),
 }

@@ -9,8 +9,9 @@ use std::path::{Path, PathBuf};
 use crate::limits::Limits;
 use crate::Error;
 
-/// The file formats keyscene reads.
+/// The file formats keyscene reads (non-exhaustive: formats will be added).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum FileFormat {
     /// Autodesk 3D Studio `.3ds` (root `M3DMAGIC` 0x4D4D) or project `.prj` (root 0xC23D).
     ThreeDs,
@@ -70,14 +71,30 @@ fn looks_like_ascii_fbx(bytes: &[u8]) -> bool {
     head[start..].starts_with(b"; FBX") || head.windows(18).any(|w| w == b"FBXHeaderExtension")
 }
 
-/// Options every reader takes.
+/// Options every reader takes. Non-exhaustive: start from [`Default`] and use the setters
+/// (`ReadOptions::default().base_dir("models")`), so that new options are not a breaking change.
 #[derive(Debug, Clone, Default)]
+#[non_exhaustive]
 pub struct ReadOptions {
     /// Allocation and depth limits.
     pub limits: Limits,
     /// The folder the file came from, for resolving texture and buffer file names
     /// (case-insensitively). `None`: resolve nothing.
     pub base_dir: Option<PathBuf>,
+}
+
+impl ReadOptions {
+    /// Sets [`ReadOptions::limits`].
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// Sets [`ReadOptions::base_dir`].
+    pub fn base_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.base_dir = Some(dir.into());
+        self
+    }
 }
 
 /// Writes a file atomically: `fill` writes into a temporary file in the destination's folder,

@@ -24,10 +24,8 @@ const TIMES: [f64; 8] = [0.0, 0.0625, 0.37, 0.61, 0.9, 1.23, 1.51, 30.0];
 
 fn compare(path: &std::path::Path) -> Result<(), libtest_mimic::Failed> {
     let bytes = std::fs::read(path)?;
-    let opts = keyscene::ReadOptions {
-        base_dir: path.parent().map(|p| p.to_path_buf()),
-        ..Default::default()
-    };
+    let mut opts = keyscene::ReadOptions::default();
+    opts.base_dir = path.parent().map(|p| p.to_path_buf());
     let (scene, warnings) = keyscene::load_bytes(&bytes, Some(path), &opts)?;
     if scene.geometry_caches.is_empty() {
         return Err(format!("no geometry cache loaded; warnings: {warnings:?}").into());
@@ -91,10 +89,8 @@ fn compare(path: &std::path::Path) -> Result<(), libtest_mimic::Failed> {
 
 fn missing_cache_warns(path: &std::path::Path) -> Result<(), libtest_mimic::Failed> {
     let bytes = std::fs::read(path)?;
-    let opts = keyscene::ReadOptions {
-        base_dir: path.parent().map(|p| p.to_path_buf()),
-        ..Default::default()
-    };
+    let mut opts = keyscene::ReadOptions::default();
+    opts.base_dir = path.parent().map(|p| p.to_path_buf());
     let (scene, warnings) = keyscene::load_bytes(&bytes, Some(path), &opts)?;
     if !warnings.iter().any(|w| w.message.contains("missing_cache.xml")) {
         return Err(format!("no warning names missing_cache.xml: {warnings:?}").into());
@@ -117,10 +113,8 @@ fn missing_cache_warns(path: &std::path::Path) -> Result<(), libtest_mimic::Fail
 
 fn writers_warn(path: &std::path::Path) -> Result<(), libtest_mimic::Failed> {
     let bytes = std::fs::read(path)?;
-    let opts = keyscene::ReadOptions {
-        base_dir: path.parent().map(|p| p.to_path_buf()),
-        ..Default::default()
-    };
+    let mut opts = keyscene::ReadOptions::default();
+    opts.base_dir = path.parent().map(|p| p.to_path_buf());
     let (scene, _) = keyscene::load_bytes(&bytes, Some(path), &opts)?;
     let gltf = keyscene::formats::gltf::write(&scene, &Default::default())?;
     if !gltf.warnings.iter().any(|w| w.message.contains("geometry cache not written")) {

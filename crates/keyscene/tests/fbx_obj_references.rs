@@ -33,10 +33,8 @@ fn check(corpus: &Path, oracles: &Path, row: &RefRow, out_dir: &Path, k: usize) 
         Ok(b) => b,
         Err(e) => return Outcome::Fail(format!("read: {e}")),
     };
-    let opts = keyscene::ReadOptions {
-        base_dir: fbx_dir.join(&row.fbx).parent().map(Path::to_path_buf),
-        ..Default::default()
-    };
+    let mut opts = keyscene::ReadOptions::default();
+    opts.base_dir = fbx_dir.join(&row.fbx).parent().map(Path::to_path_buf);
     let mut scene = match keyscene::load_bytes(&bytes, Some(&fbx_dir.join(&row.fbx)), &opts) {
         Ok((s, _)) => s,
         Err(e) => return Outcome::Fail(format!("load: {e}")),

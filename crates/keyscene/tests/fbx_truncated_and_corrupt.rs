@@ -48,7 +48,7 @@ fn try_parse(bytes: &[u8], what: &str) -> Result<(), Failed> {
     let outcome = std::panic::catch_unwind(|| match fbx::parse(bytes, &limits()) {
         // Touch the result so lazily decoded data is exercised too.
         Ok(doc) => {
-            let opts = ReadOptions { limits: limits(), base_dir: None };
+            let opts = ReadOptions::default().limits(limits());
             match fbx::read(bytes, &opts) {
                 Ok((scene, _)) => {
                     scene.validate().map_err(|e| e.to_string())?;

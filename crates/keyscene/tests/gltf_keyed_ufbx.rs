@@ -101,7 +101,8 @@ fn check(fbx_dir: &Path, rel: &str) -> Result<(usize, usize, Vec<String>, f64), 
         return Ok((0, 0, vec![], 0.0));
     }
     let fps = src.animations[0].fps;
-    let opts = WriteOptions { only_animation: Some(0), ..WriteOptions::default() };
+    let mut opts = WriteOptions::default();
+    opts.only_animation = Some(0);
     let glb = write(&src, &opts).map_err(|e| e.to_string())?;
     let json = glb_json(&glb.main)?;
     let frames = ((end - begin) * fps).abs();

@@ -131,7 +131,8 @@ fn check_synthetic(
     tol: f64,
 ) -> Result<(), Failed> {
     let src = src.clone();
-    let opts = WriteOptions { resample_fps, ..WriteOptions::default() };
+    let mut opts = WriteOptions::default();
+    opts.resample_fps = resample_fps;
     let glb = write(&src, &opts).map_err(|e| e.to_string())?;
     let (back, _) =
         read(&glb.main, &keyscene::ReadOptions::default()).map_err(|e| e.to_string())?;

@@ -448,7 +448,8 @@ fn prepare_off_key(
     let (scene, _) = keyscene::load_bytes(&bytes, Some(&path), &Default::default())
         .map_err(|e| format!("keyscene: {e}"))?;
     let fps = scene.animations.first().ok_or("no animation")?.fps;
-    let opts = WriteOptions { only_animation: Some(0), ..WriteOptions::default() };
+    let mut opts = WriteOptions::default();
+    opts.only_animation = Some(0);
     let file = keyscene::formats::gltf::write(&scene, &opts).map_err(|e| e.to_string())?;
     let tag = format!("\"interpolation\":\"{interpolation}\"");
     if !file.main.windows(tag.len()).any(|w| w == tag.as_bytes()) {

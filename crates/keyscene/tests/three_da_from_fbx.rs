@@ -102,7 +102,8 @@ fn round_trip(
     src: &Scene,
     anim: Option<usize>,
 ) -> Result<(three_da::File, three_da::ExportReport, Scene), Failed> {
-    let opts = three_da::ExportOptions { animation: anim, ..Default::default() };
+    let mut opts = three_da::ExportOptions::default();
+    opts.animation = anim;
     let (file, _scripts, report) = three_da::export(src, &opts)?;
     let bytes = three_da::write(&file)?;
     let errors: Vec<String> = three_da::check(&bytes).errors().map(|i| i.to_string()).collect();
@@ -470,7 +471,8 @@ fn kept_keys(fbx_dir: &Path) -> Result<(), Failed> {
         kept += file_kept;
         resampled += file_resampled;
         // For comparison: the same file in its own axes (no conversion at the root).
-        let opts = three_da::ExportOptions { axes: three_da::Axes::Source, ..Default::default() };
+        let mut opts = three_da::ExportOptions::default();
+        opts.axes = three_da::Axes::Source;
         let (_, _, source_axes) = three_da::export(&src, &opts)?;
         kept_in_source_axes += source_axes
             .tracks

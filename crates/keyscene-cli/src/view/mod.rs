@@ -12,7 +12,7 @@ use std::path::PathBuf;
 
 use keyscene::scene::Scene;
 
-use crate::{by_name, pick_animation, CliError};
+use crate::{animation_choice, CliError};
 
 pub mod data;
 
@@ -119,7 +119,8 @@ impl Viewer {
         for w in &warnings {
             eprintln!("keyscene: warning: {name}: {w}");
         }
-        let animation = pick_animation(&scene, by_name(&scene, animation, stack)?)?;
+        let animation =
+            scene.choose_animation(&animation_choice(animation, stack.map(String::from)))?;
         let base_dir =
             file.parent()
                 .map(|p| if p.as_os_str().is_empty() { std::path::Path::new(".") } else { p });

@@ -23,6 +23,7 @@
 pub mod curve;
 pub mod hermite;
 pub mod layers;
+pub mod posing;
 pub mod tcb;
 
 /// The animation data types live in the scene model ([`crate::scene::animation`], which says
@@ -33,6 +34,7 @@ pub use crate::scene::animation::{
 };
 pub use curve::{CycleMode, MORPH_WEIGHT_PROPERTY};
 pub use layers::{BlendMode, LayerBlend, LayerContribution, LayeredValue};
+pub use posing::{AnimationChoice, PoseError, PoseOptions, PoseWarning};
 pub use tcb::{hermite, tcb_tangents};
 
 use glam::{DMat4, DQuat, DVec3};
@@ -740,7 +742,13 @@ impl Scene {
     /// and then acts as the plain channel of its value (translation, rotation, scale, or the
     /// named property as above).
     pub fn evaluate(&self, animation: Option<usize>, time: Time) -> Pose {
-        let anim = animation.and_then(|i| self.animations.get(i));
+        self.evaluate_animation(animation.and_then(|i| self.animations.get(i)), time)
+    }
+
+    /// [`Scene::evaluate`] with the animation given itself rather than by index (`None`: the
+    /// rest transforms): an animation derived from one of the scene's, such as
+    /// [`Animation::without_extrapolation`], poses the scene without being stored in it.
+    pub fn evaluate_animation(&self, anim: Option<&Animation>, time: Time) -> Pose {
         let fps = anim.map(|a| a.fps).unwrap_or(THREE_DS_FPS);
         let frame = time.to_frame(fps);
         let n = self.nodes.len();

@@ -213,8 +213,10 @@ pub enum Container {
     },
 }
 
-/// How [`write`](fn@write) converts a scene.
+/// How [`write`](fn@write) converts a scene. Non-exhaustive: start from [`Default`] and set
+/// the fields (`let mut o = WriteOptions::default(); o.embed = true;`).
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct WriteOptions {
     /// The container. [`save`] sets it from the path's extension.
     pub container: Container,

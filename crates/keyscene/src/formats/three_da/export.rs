@@ -66,8 +66,10 @@ pub const MAX_SURFACE_VERTICES: usize = 65_535;
 /// The vertex cache size the ACMR figures assume (GeForce3, the seed's target).
 pub const CACHE_SIZE: u32 = 24;
 
-/// What the exporter is asked to do.
+/// What the exporter is asked to do. Non-exhaustive: start from [`Default`] and set the
+/// fields (`let mut o = ExportOptions::default(); o.fps = Some(30.0);`).
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct ExportOptions {
     /// Which of [`Scene::animations`] to write (default 0; `None`: the rest pose only).
     pub animation: Option<usize>,

@@ -1,0 +1,361 @@
+//! Posing a scene as one call (issue #13 §1): which animation ([`AnimationChoice`]), at what
+//! time, with or without curve extrapolation, from a stored bind pose, with skins following
+//! their node, re-expressed in other axes and units — [`PoseOptions`] and [`Scene::pose`].
+//!
+//! `keyscene sample`, `render`, `view` and `convert … .obj` all pose through this, so a
+//! library user gets exactly the numbers the command line prints.
+
+use std::fmt;
+
+use crate::scene::{AxisSystem, NodeId, Scene};
+
+use super::{Pose, Time};
+
+/// Which of [`Scene::animations`] to use.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum AnimationChoice {
+    /// The first animation, or none (the rest pose) when the scene has no animation.
+    #[default]
+    First,
+    /// This index; an error when the scene has fewer animations.
+    Index(usize),
+    /// By name (FBX: the AnimationStack's name): the first animation whose name equals it,
+    /// else the first whose name contains it; an error when none matches. This is how
+    /// `keyscene … --stack NAME` picks.
+    Named(String),
+    /// No animation: the rest transforms.
+    Rest,
+}
+
+impl From<Option<usize>> for AnimationChoice {
+    /// `Some(i)` is [`AnimationChoice::Index`], `None` [`AnimationChoice::Rest`].
+    fn from(index: Option<usize>) -> Self {
+        index.map_or(AnimationChoice::Rest, AnimationChoice::Index)
+    }
+}
+
+/// Why [`Scene::pose`] or [`Scene::choose_animation`] refused its options. The `Display`
+/// text names the option and its value, then the reason ([`PoseError::reason`]), which lists
+/// what the file does have.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum PoseError {
+    /// [`AnimationChoice::Index`] past the scene's animations.
+    NoSuchAnimation {
+        /// The index asked for.
+        index: usize,
+        /// How many animations the scene has.
+        count: usize,
+    },
+    /// [`AnimationChoice::Named`] matches no animation's name.
+    NoAnimationNamed {
+        /// The name asked for.
+        name: String,
+        /// Every animation's name, in scene order.
+        available: Vec<String>,
+    },
+    /// [`PoseOptions::bind_pose`] names no stored bind pose.
+    NoSuchBindPose {
+        /// The name asked for.
+        name: String,
+        /// Every stored bind pose's name, in scene order.
+        available: Vec<String>,
+    },
+}
+
+impl PoseError {
+    /// The reason alone, without the option it is about (the command line puts its own flag
+    /// before it: `--stack "Run": no animation has that name (the file has: "Walk")`).
+    pub fn reason(&self) -> String {
+        match self {
+            PoseError::NoSuchAnimation { count, .. } => {
+                format!("the scene has {count} animation(s)")
+            }
+            PoseError::NoAnimationNamed { available, .. } => {
+                let names: Vec<String> = available.iter().map(|a| format!("{a:?}")).collect();
+                format!(
+                    "no animation has that name (the file has: {})",
+                    if names.is_empty() { "none".into() } else { names.join(", ") }
+                )
+            }
+            PoseError::NoSuchBindPose { available, .. } => format!(
+                "the file has no such bind pose (it has: {})",
+                if available.is_empty() { "none".to_string() } else { available.join(", ") }
+            ),
+        }
+    }
+}
+
+impl fmt::Display for PoseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PoseError::NoSuchAnimation { index, .. } => write!(f, "animation {index}: ")?,
+            PoseError::NoAnimationNamed { name, .. } => write!(f, "animation {name:?}: ")?,
+            PoseError::NoSuchBindPose { name, .. } => write!(f, "bind pose {name:?}: ")?,
+        }
+        f.write_str(&self.reason())
+    }
+}
+
+impl std::error::Error for PoseError {}
+
+/// Something [`Scene::pose`] did not do as asked, though the pose is usable.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum PoseWarning {
+    /// [`PoseOptions::skin_follows_node`]: no stored bind pose lists this skinned mesh node
+    /// (or its bind matrix is singular), so it is left as its bones alone pose it.
+    SkinNotInBindPose {
+        /// The node.
+        node: NodeId,
+        /// Its name.
+        name: String,
+    },
+}
+
+impl fmt::Display for PoseWarning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PoseWarning::SkinNotInBindPose { name, .. } => {
+                write!(f, "no bind pose lists skinned mesh node {name:?}; left as skinned")
+            }
+        }
+    }
+}
+
+/// How [`Scene::pose`] poses and places a scene. The default is the first animation's rest
+/// state: no time (see [`PoseOptions::time`]), the file's own extrapolation, axes and unit.
+///
+/// Build it with [`Default`] and the setters (the struct may grow):
+/// ```
+/// use keyscene::anim::{AnimationChoice, PoseOptions, Time};
+/// use keyscene::scene::AxisSystem;
+/// let opts = PoseOptions::default()
+///     .animation(AnimationChoice::Named("Take 001".into()))
+///     .at(Time::Seconds(1.5))
+///     .extrapolation(false)
+///     .target_axes(AxisSystem::Y_UP_RIGHT_HANDED)
+///     .target_units(1.0);
+/// assert_eq!(opts.time, Some(Time::Seconds(1.5)));
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct PoseOptions {
+    /// The animation to sample (default: the first).
+    pub animation: AnimationChoice,
+    /// The time to sample it at. `None` (the default): no animation is sampled, every node at
+    /// its rest transform (frame 0 of no animation), as `keyscene convert … .obj --up y`
+    /// without `--frame` poses.
+    pub time: Option<Time>,
+    /// Use each curve's own pre/post extrapolation (cycles, mirror, slope; the default,
+    /// `true`); `false` holds every curve at its first/last key outside its keys
+    /// ([`Animation::without_extrapolation`](crate::anim::Animation::without_extrapolation),
+    /// ufbx's `UFBX_EVALUATE_FLAG_NO_EXTRAPOLATION`).
+    pub extrapolation: bool,
+    /// Place the nodes this stored bind pose ([`Scene::bind_poses`], FBX `BindPose`) lists at
+    /// its matrices ([`Pose::apply_bind_pose`]); an error when the scene has none of that name.
+    pub bind_pose: Option<String>,
+    /// Skinned meshes also follow their own node's motion since binding, as Maya shows them
+    /// ([`Pose::follow_skinned_nodes`]; default `false`: only the bones move a skin, as the FBX
+    /// SDK evaluates it). Nodes no bind pose lists are reported as [`PoseWarning`]s.
+    pub skin_follows_node: bool,
+    /// Re-express the posed scene in these axes ([`Scene::axis_unit_conversion`]; default:
+    /// the file's own).
+    pub target_axes: Option<AxisSystem>,
+    /// Re-express the posed scene in this unit, metres per unit (default: the file's own).
+    /// A file without a unit counts as metres.
+    pub target_units: Option<f64>,
+}
+
+impl Default for PoseOptions {
+    fn default() -> Self {
+        PoseOptions {
+            animation: AnimationChoice::First,
+            time: None,
+            extrapolation: true,
+            bind_pose: None,
+            skin_follows_node: false,
+            target_axes: None,
+            target_units: None,
+        }
+    }
+}
+
+impl PoseOptions {
+    /// Sets [`PoseOptions::animation`].
+    pub fn animation(mut self, animation: AnimationChoice) -> Self {
+        self.animation = animation;
+        self
+    }
+
+    /// Sets [`PoseOptions::time`] to `time`.
+    pub fn at(mut self, time: Time) -> Self {
+        self.time = Some(time);
+        self
+    }
+
+    /// Sets [`PoseOptions::extrapolation`].
+    pub fn extrapolation(mut self, on: bool) -> Self {
+        self.extrapolation = on;
+        self
+    }
+
+    /// Sets [`PoseOptions::bind_pose`].
+    pub fn bind_pose(mut self, name: impl Into<String>) -> Self {
+        self.bind_pose = Some(name.into());
+        self
+    }
+
+    /// Sets [`PoseOptions::skin_follows_node`].
+    pub fn skin_follows_node(mut self, on: bool) -> Self {
+        self.skin_follows_node = on;
+        self
+    }
+
+    /// Sets [`PoseOptions::target_axes`].
+    pub fn target_axes(mut self, axes: AxisSystem) -> Self {
+        self.target_axes = Some(axes);
+        self
+    }
+
+    /// Sets [`PoseOptions::target_units`] (metres per unit).
+    pub fn target_units(mut self, metres_per_unit: f64) -> Self {
+        self.target_units = Some(metres_per_unit);
+        self
+    }
+
+    /// Whether these options ask for the geometry exactly as stored: no time, no bind pose,
+    /// no skin following, no axes or unit change ([`PoseOptions::extrapolation`] does not
+    /// matter without a time). A writer given such options writes the stored geometry
+    /// instead of a pose (`keyscene convert … .obj` without posing flags).
+    pub fn is_as_stored(&self) -> bool {
+        self.time.is_none()
+            && self.bind_pose.is_none()
+            && !self.skin_follows_node
+            && self.target_axes.is_none()
+            && self.target_units.is_none()
+    }
+}
+
+impl Scene {
+    /// The animation index `choice` names: `None` for the rest pose
+    /// ([`AnimationChoice::Rest`], or [`AnimationChoice::First`] in a scene without
+    /// animation).
+    ///
+    /// Errors: [`PoseError::NoSuchAnimation`] for an index past the end,
+    /// [`PoseError::NoAnimationNamed`] for a name no animation has or contains.
+    pub fn choose_animation(&self, choice: &AnimationChoice) -> Result<Option<usize>, PoseError> {
+        let anims = &self.animations;
+        match choice {
+            AnimationChoice::First => Ok((!anims.is_empty()).then_some(0)),
+            AnimationChoice::Rest => Ok(None),
+            &AnimationChoice::Index(index) if index < anims.len() => Ok(Some(index)),
+            &AnimationChoice::Index(index) => {
+                Err(PoseError::NoSuchAnimation { index, count: anims.len() })
+            }
+            AnimationChoice::Named(name) => anims
+                .iter()
+                .position(|a| a.name == *name)
+                .or_else(|| anims.iter().position(|a| a.name.contains(name.as_str())))
+                .map(Some)
+                .ok_or_else(|| PoseError::NoAnimationNamed {
+                    name: name.clone(),
+                    available: anims.iter().map(|a| a.name.clone()).collect(),
+                }),
+        }
+    }
+
+    /// Poses the scene as `opts` says, in this order: picks the animation
+    /// ([`Scene::choose_animation`]); evaluates it at [`PoseOptions::time`]
+    /// ([`Scene::evaluate`]; without a time, the rest transforms), holding curve ends when
+    /// extrapolation is off; places the nodes of the named bind pose; makes skins follow
+    /// their nodes; and last re-expresses everything in the target axes and unit
+    /// ([`Pose::transform_world`] with [`Scene::axis_unit_conversion`]). Returns the pose
+    /// and what could not be done as asked.
+    ///
+    /// Errors ([`crate::Error::Pose`]): an animation or bind pose the scene does not have
+    /// ([`PoseError`], listing the ones it has).
+    pub fn pose(&self, opts: &PoseOptions) -> Result<(Pose, Vec<PoseWarning>), crate::Error> {
+        let animation = self.choose_animation(&opts.animation)?;
+        let mut pose = match (opts.time, animation) {
+            (None, _) => self.evaluate(None, Time::Frame(0.0)),
+            (Some(t), Some(a)) if !opts.extrapolation => {
+                self.evaluate_animation(Some(&self.animations[a].without_extrapolation()), t)
+            }
+            (Some(t), a) => self.evaluate(a, t),
+        };
+        if let Some(name) = &opts.bind_pose {
+            let Some(bind) = self.bind_pose(name) else {
+                return Err(PoseError::NoSuchBindPose {
+                    name: name.clone(),
+                    available: self.bind_poses.iter().map(|b| b.name.clone()).collect(),
+                }
+                .into());
+            };
+            pose.apply_bind_pose(self, bind);
+        }
+        let mut warnings = Vec::new();
+        if opts.skin_follows_node {
+            for node in pose.follow_skinned_nodes(self, &self.bind_poses) {
+                let name = self.nodes[node].name.clone();
+                warnings.push(PoseWarning::SkinNotInBindPose { node, name });
+            }
+        }
+        if opts.target_axes.is_some() || opts.target_units.is_some() {
+            let axes = opts.target_axes.unwrap_or(self.meta.axes);
+            pose.transform_world(self.axis_unit_conversion(axes, opts.target_units));
+        }
+        Ok((pose, warnings))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::anim::Animation;
+
+    fn scene_with(names: &[&str]) -> Scene {
+        let mut s = Scene::default();
+        for n in names {
+            s.animations.push(Animation { name: n.to_string(), ..Animation::default() });
+        }
+        s
+    }
+
+    #[test]
+    fn animations_are_picked_by_index_exact_name_then_substring() {
+        let s = scene_with(&["Take 001", "Run", "Run fast"]);
+        assert_eq!(s.choose_animation(&AnimationChoice::First), Ok(Some(0)));
+        assert_eq!(s.choose_animation(&AnimationChoice::Rest), Ok(None));
+        assert_eq!(s.choose_animation(&AnimationChoice::Index(2)), Ok(Some(2)));
+        assert_eq!(s.choose_animation(&AnimationChoice::Named("Run".into())), Ok(Some(1)));
+        assert_eq!(s.choose_animation(&AnimationChoice::Named("fast".into())), Ok(Some(2)));
+        assert_eq!(scene_with(&[]).choose_animation(&AnimationChoice::First), Ok(None));
+        let e = s.choose_animation(&AnimationChoice::Index(3)).unwrap_err();
+        assert_eq!(e.to_string(), "animation 3: the scene has 3 animation(s)");
+        let e = s.choose_animation(&AnimationChoice::Named("Walk".into())).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            r#"animation "Walk": no animation has that name (the file has: "Take 001", "Run", "Run fast")"#
+        );
+    }
+
+    #[test]
+    fn an_unknown_bind_pose_lists_the_ones_the_file_has() {
+        let s = scene_with(&[]);
+        let e = s.pose(&PoseOptions::default().bind_pose("skinCluster1")).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            r#"bind pose "skinCluster1": the file has no such bind pose (it has: none)"#
+        );
+    }
+
+    #[test]
+    fn nothing_asked_is_the_stored_geometry_and_extrapolation_alone_changes_nothing() {
+        assert!(PoseOptions::default().is_as_stored());
+        assert!(PoseOptions::default().extrapolation(false).is_as_stored());
+        assert!(!PoseOptions::default().at(Time::Frame(0.0)).is_as_stored());
+        assert!(!PoseOptions::default().target_units(0.01).is_as_stored());
+    }
+}

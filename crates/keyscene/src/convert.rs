@@ -1,0 +1,391 @@
+//! One entry point for writing a scene in any output format (issue #13 §1):
+//! [`convert()`](fn@convert) picks the writer from the output's extension ([`OutputFormat`])
+//! and hands it its options from one [`ConvertOptions`]. `keyscene convert IN OUT`, the
+//! folder converter (`keyscene convert DIR OUT --to …`) and a library user call this same
+//! function, so they write the same bytes.
+//!
+//! This module sits above the formats (it calls each writer) and below the CLI; no format
+//! imports it.
+//!
+//! Which option applies to which output is [`APPLIES_TO`]; options that do not apply to the
+//! output are ignored here, and refused by the CLI ([`not_applicable`]).
+
+use std::path::Path;
+
+use crate::anim::{AnimationChoice, PoseOptions, PoseWarning};
+use crate::scene::Scene;
+use crate::Error;
+
+/// The formats [`convert()`](fn@convert) writes, named by the output's extension (any case).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum OutputFormat {
+    /// `.obj`, with a `.mtl` beside it ([`crate::formats::obj`]).
+    Obj,
+    /// `.gltf`, with its `.bin` and images beside it unless embedded ([`crate::formats::gltf`]).
+    Gltf,
+    /// `.glb`: binary glTF, always self-contained.
+    Glb,
+    /// `.3da`, with one `.mat` script per material beside it ([`crate::formats::three_da`]).
+    ThreeDa,
+    /// `.fbx`: binary FBX 7.4 ([`crate::formats::fbx::export`]).
+    Fbx,
+}
+
+impl OutputFormat {
+    /// The format `path`'s extension names.
+    ///
+    /// Errors: [`Error::UnknownFormat`] for any other extension, naming the path and the
+    /// extensions that are written.
+    pub fn of(path: &Path) -> Result<OutputFormat, Error> {
+        let ext = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
+        match ext.as_deref() {
+            Some("obj") => Ok(OutputFormat::Obj),
+            Some("gltf") => Ok(OutputFormat::Gltf),
+            Some("glb") => Ok(OutputFormat::Glb),
+            Some("3da") => Ok(OutputFormat::ThreeDa),
+            Some("fbx") => Ok(OutputFormat::Fbx),
+            _ => Err(Error::UnknownFormat(format!(
+                "{}: unknown output format (use .obj, .gltf, .glb, .3da or .fbx)",
+                path.display()
+            ))),
+        }
+    }
+
+    /// The extension with its dot (`.obj`, `.gltf`, `.glb`, `.3da`, `.fbx`).
+    pub fn extension(self) -> &'static str {
+        match self {
+            OutputFormat::Obj => ".obj",
+            OutputFormat::Gltf => ".gltf",
+            OutputFormat::Glb => ".glb",
+            OutputFormat::ThreeDa => ".3da",
+            OutputFormat::Fbx => ".fbx",
+        }
+    }
+}
+
+/// Each conversion option, by its command-line name with `_` for `-` (`no_copy_textures` is
+/// `--no-copy-textures`), with the outputs it applies to and why it does not apply to the
+/// others (empty, or a clause that starts with a space). `animation`/`stack` apply to every
+/// output and are not listed.
+///
+/// The options and the [`ConvertOptions`] fields they set: `frame`, `time`,
+/// `no_extrapolation`, `bind_pose`, `transform_skin`, and for OBJ `up`/`units`/`space`:
+/// [`ConvertOptions::pose`]; `up`/`units`/`space` for glTF (the *source's* axes and unit),
+/// `embed`, `no_animation`, `resample_fps`, `max_influences`: [`ConvertOptions::gltf`];
+/// `fps`, `axes`: [`ConvertOptions::three_da`]; `no_copy_textures`:
+/// [`ConvertOptions::copy_textures`].
+pub const APPLIES_TO: &[(&str, &[OutputFormat], &str)] = {
+    use OutputFormat::*;
+    const POSE: &str = " (glTF and 3DA keep the whole animation)";
+    &[
+        ("frame", &[Obj], POSE),
+        ("time", &[Obj], POSE),
+        ("no_extrapolation", &[Obj], POSE),
+        ("bind_pose", &[Obj], POSE),
+        ("transform_skin", &[Obj], POSE),
+        ("up", &[Obj, Gltf, Glb], ""),
+        ("units", &[Obj, Gltf, Glb], ""),
+        ("space", &[Obj, Gltf, Glb], ""),
+        ("embed", &[Gltf], " (a .glb is always self-contained)"),
+        ("no_copy_textures", &[Obj, Gltf, ThreeDa], " (a .glb holds its images)"),
+        ("no_animation", &[Gltf, Glb], ""),
+        ("resample_fps", &[Gltf, Glb], ""),
+        ("max_influences", &[Gltf, Glb], ""),
+        ("fps", &[ThreeDa], ""),
+        ("axes", &[ThreeDa], ""),
+    ]
+};
+
+/// Why `option` (an [`APPLIES_TO`] name) does not apply to `format`, worded to follow the
+/// option's name: `does not apply to .glb output: it applies to .gltf only (a .glb is always
+/// self-contained)`. `None` when it applies, or is not in the table (it applies everywhere).
+pub fn not_applicable(option: &str, format: OutputFormat) -> Option<String> {
+    let &(_, outputs, why) = APPLIES_TO.iter().find(|a| a.0 == option)?;
+    if outputs.contains(&format) {
+        return None;
+    }
+    let names: Vec<&str> = outputs.iter().map(|o| o.extension()).collect();
+    let names = match names.split_last() {
+        Some((last, init)) if !init.is_empty() => format!("{} and {last}", init.join(", ")),
+        _ => names.join(""),
+    };
+    Some(format!(
+        "does not apply to {} output: it applies to {names} only{why}",
+        format.extension()
+    ))
+}
+
+/// Everything [`convert()`](fn@convert) needs, one field per concern; each format's own
+/// options are inside, and the shared fields below override theirs.
+///
+/// ```
+/// use keyscene::convert::ConvertOptions;
+/// use keyscene::anim::{AnimationChoice, PoseOptions, Time};
+/// let opts = ConvertOptions::default()
+///     .animation(AnimationChoice::Index(0))
+///     .pose(PoseOptions::default().at(Time::Frame(10.0)))
+///     .copy_textures(false);
+/// assert!(!opts.copy_textures);
+/// ```
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct ConvertOptions {
+    /// The animation to use, for every output: OBJ poses with it (it replaces
+    /// [`PoseOptions::animation`]), 3DA exports it, glTF and FBX write it alone when it is not
+    /// [`AnimationChoice::First`] (with `First` they write every animation). An animation the
+    /// scene does not have is an error for every output.
+    pub animation: AnimationChoice,
+    /// OBJ: how to pose and place the geometry; when it asks for nothing
+    /// ([`PoseOptions::is_as_stored`], the default) the geometry is written as stored.
+    pub pose: PoseOptions,
+    /// glTF/GLB writer options ([`crate::formats::gltf::WriteOptions`]; `only_animation`,
+    /// `copy_textures` and `source` are set from the fields here).
+    #[cfg(feature = "gltf")]
+    pub gltf: crate::formats::gltf::WriteOptions,
+    /// 3DA exporter options ([`crate::formats::three_da::ExportOptions`]; `animation`,
+    /// `copy_textures` and `source` are set from the fields here).
+    #[cfg(feature = "three_da")]
+    pub three_da: crate::formats::three_da::ExportOptions,
+    /// FBX writer options ([`crate::formats::fbx::export::WriteOptions`]; `animation` is set
+    /// from [`ConvertOptions::animation`]).
+    #[cfg(feature = "fbx")]
+    pub fbx: crate::formats::fbx::export::WriteOptions,
+    /// Copy the texture images the output names beside it (OBJ, `.gltf`, 3DA; default
+    /// `true`).
+    pub copy_textures: bool,
+    /// The source file's name as [`crate::output::source_name`] records it, for the rule that
+    /// an output never replaces another source's file ([`crate::output`]); `None`: the
+    /// output's own path.
+    pub source: Option<String>,
+}
+
+impl Default for ConvertOptions {
+    fn default() -> Self {
+        ConvertOptions {
+            animation: AnimationChoice::First,
+            pose: PoseOptions::default(),
+            #[cfg(feature = "gltf")]
+            gltf: Default::default(),
+            #[cfg(feature = "three_da")]
+            three_da: Default::default(),
+            #[cfg(feature = "fbx")]
+            fbx: Default::default(),
+            copy_textures: true,
+            source: None,
+        }
+    }
+}
+
+impl ConvertOptions {
+    /// Sets [`ConvertOptions::animation`].
+    pub fn animation(mut self, animation: AnimationChoice) -> Self {
+        self.animation = animation;
+        self
+    }
+
+    /// Sets [`ConvertOptions::pose`].
+    pub fn pose(mut self, pose: PoseOptions) -> Self {
+        self.pose = pose;
+        self
+    }
+
+    /// Sets [`ConvertOptions::gltf`].
+    #[cfg(feature = "gltf")]
+    pub fn gltf(mut self, gltf: crate::formats::gltf::WriteOptions) -> Self {
+        self.gltf = gltf;
+        self
+    }
+
+    /// Sets [`ConvertOptions::three_da`].
+    #[cfg(feature = "three_da")]
+    pub fn three_da(mut self, three_da: crate::formats::three_da::ExportOptions) -> Self {
+        self.three_da = three_da;
+        self
+    }
+
+    /// Sets [`ConvertOptions::fbx`].
+    #[cfg(feature = "fbx")]
+    pub fn fbx(mut self, fbx: crate::formats::fbx::export::WriteOptions) -> Self {
+        self.fbx = fbx;
+        self
+    }
+
+    /// Sets [`ConvertOptions::copy_textures`].
+    pub fn copy_textures(mut self, on: bool) -> Self {
+        self.copy_textures = on;
+        self
+    }
+
+    /// Sets [`ConvertOptions::source`].
+    pub fn source(mut self, source: impl Into<String>) -> Self {
+        self.source = Some(source.into());
+        self
+    }
+}
+
+/// What [`convert()`](fn@convert) did.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct Report {
+    /// The format written.
+    pub format: OutputFormat,
+    /// OBJ: what posing could not do as asked ([`Scene::pose`]).
+    pub pose_warnings: Vec<PoseWarning>,
+    /// What the writer could not carry over exactly, one line each: the OBJ and glTF
+    /// writers' warnings, the 3DA report's `warnings`, FBX's `not written: …` lines.
+    pub warnings: Vec<String>,
+    /// 3DA: the exporter's whole report (what was converted, baked, resampled, dropped).
+    #[cfg(feature = "three_da")]
+    pub three_da: Option<crate::formats::three_da::ExportReport>,
+    /// FBX: the writer's report (objects written, what was left out).
+    #[cfg(feature = "fbx")]
+    pub fbx: Option<crate::formats::fbx::export::Report>,
+}
+
+impl Report {
+    fn new(format: OutputFormat) -> Report {
+        Report {
+            format,
+            pose_warnings: Vec::new(),
+            warnings: Vec::new(),
+            #[cfg(feature = "three_da")]
+            three_da: None,
+            #[cfg(feature = "fbx")]
+            fbx: None,
+        }
+    }
+}
+
+/// Writes `scene` to `output` in the format its extension names ([`OutputFormat::of`]), each
+/// file atomically, with the files that go beside it (`.mtl`, `.bin`, `.mat` scripts, texture
+/// images; [`crate::output`]'s rule keeps them from replacing another source's files):
+/// - `.obj`: posed by [`ConvertOptions::pose`] ([`Scene::pose`]), or as stored;
+/// - `.gltf`/`.glb`: [`ConvertOptions::gltf`], the whole animation (or the one chosen);
+/// - `.3da`: [`ConvertOptions::three_da`], the chosen animation;
+/// - `.fbx`: binary FBX 7.4, [`ConvertOptions::fbx`], every animation (or the one chosen).
+///
+/// Errors: [`Error::UnknownFormat`] for another extension; [`Error::Pose`] for an animation
+/// or bind pose the scene lacks; [`Error::Unsupported`] when the format's feature is off or
+/// the writer cannot write the scene; the writer's own errors (I/O, collisions).
+pub fn convert(scene: &Scene, output: &Path, opts: &ConvertOptions) -> Result<Report, Error> {
+    let format = OutputFormat::of(output)?;
+    let animation = scene.choose_animation(&opts.animation)?;
+    // The animation alone when one was asked for; every animation otherwise.
+    let only = (opts.animation != AnimationChoice::First).then_some(animation).flatten();
+    let mut report = Report::new(format);
+    let off = |feature: &str| {
+        Error::Unsupported(format!(
+            "{}: keyscene was built without the {feature} feature",
+            output.display()
+        ))
+    };
+    match format {
+        OutputFormat::Obj => {
+            #[cfg(feature = "obj")]
+            {
+                let obj = crate::formats::obj::SaveOptions {
+                    copy_textures: opts.copy_textures,
+                    source: opts.source.clone(),
+                };
+                let pose = if opts.pose.is_as_stored() {
+                    None
+                } else {
+                    let mut p = opts.pose.clone();
+                    p.animation = opts.animation.clone();
+                    let (pose, warnings) = scene.pose(&p)?;
+                    report.pose_warnings = warnings;
+                    Some(pose)
+                };
+                report.warnings = crate::formats::obj::save(scene, pose.as_ref(), output, &obj)?;
+            }
+            #[cfg(not(feature = "obj"))]
+            return Err(off("obj"));
+        }
+        OutputFormat::Gltf | OutputFormat::Glb => {
+            #[cfg(feature = "gltf")]
+            {
+                let mut gltf = opts.gltf.clone();
+                if opts.animation != AnimationChoice::First {
+                    gltf.only_animation = only;
+                }
+                gltf.copy_textures = opts.copy_textures;
+                gltf.source = opts.source.clone();
+                let warnings = crate::formats::gltf::save(scene, output, &gltf)?;
+                report.warnings = warnings.iter().map(ToString::to_string).collect();
+            }
+            #[cfg(not(feature = "gltf"))]
+            return Err(off("gltf"));
+        }
+        OutputFormat::ThreeDa => {
+            #[cfg(feature = "three_da")]
+            {
+                let mut three_da = opts.three_da.clone();
+                three_da.animation = animation;
+                three_da.copy_textures = opts.copy_textures;
+                three_da.source = opts.source.clone();
+                let written = crate::formats::three_da::save(scene, output, &three_da)?;
+                report.warnings = written.warnings.clone();
+                report.three_da = Some(written);
+            }
+            #[cfg(not(feature = "three_da"))]
+            return Err(off("three_da"));
+        }
+        OutputFormat::Fbx => {
+            #[cfg(feature = "fbx")]
+            {
+                let mut fbx = opts.fbx.clone();
+                if opts.animation != AnimationChoice::First {
+                    fbx.animation = only;
+                }
+                let written = crate::formats::fbx::export::save(scene, output, &fbx)?;
+                report.warnings =
+                    written.dropped.iter().map(|d| format!("not written: {d}")).collect();
+                report.fbx = Some(written);
+            }
+            #[cfg(not(feature = "fbx"))]
+            return Err(off("fbx"));
+        }
+    }
+    let _ = (off, only);
+    Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn outputs_are_named_by_their_extension_in_any_case() {
+        assert_eq!(OutputFormat::of(Path::new("a/B.GLB")).unwrap(), OutputFormat::Glb);
+        assert_eq!(OutputFormat::of(Path::new("x.3da")).unwrap(), OutputFormat::ThreeDa);
+        let e = OutputFormat::of(Path::new("x.blend")).unwrap_err().to_string();
+        assert_eq!(e, "x.blend: unknown output format (use .obj, .gltf, .glb, .3da or .fbx)");
+    }
+
+    #[test]
+    fn an_option_says_which_outputs_it_applies_to() {
+        assert_eq!(not_applicable("embed", OutputFormat::Gltf), None);
+        assert_eq!(
+            not_applicable("embed", OutputFormat::Glb).as_deref(),
+            Some("does not apply to .glb output: it applies to .gltf only (a .glb is always self-contained)")
+        );
+        assert_eq!(
+            not_applicable("up", OutputFormat::Fbx).as_deref(),
+            Some("does not apply to .fbx output: it applies to .obj, .gltf and .glb only")
+        );
+        assert_eq!(not_applicable("stack", OutputFormat::Fbx), None);
+    }
+
+    #[test]
+    fn an_animation_the_scene_lacks_fails_every_output_before_anything_is_written() {
+        let dir = tempfile::tempdir().unwrap();
+        for name in ["a.obj", "a.glb", "a.3da", "a.fbx"] {
+            let out = dir.path().join(name);
+            let opts = ConvertOptions::default().animation(AnimationChoice::Index(1));
+            let e = convert(&Scene::default(), &out, &opts).unwrap_err();
+            assert_eq!(e.to_string(), "animation 1: the scene has 0 animation(s)");
+            assert!(!out.exists());
+        }
+    }
+}

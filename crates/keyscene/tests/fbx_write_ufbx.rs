@@ -9,7 +9,13 @@
 //! 3. evaluated by ufbx at the first animation's first, middle (integer) and last frame, or at
 //!    rest: every node's world matrix agrees with keyscene's evaluation of the *source* at the
 //!    same time, 1e-4 × max(1, scene size) (`common::ufbx_corpus::difference`), and at the
-//!    first of those times every unskinned, unmorphed mesh's world vertex positions agree too.
+//!    first of those times every unskinned, unmorphed mesh's world vertex positions agree too;
+//! 4. evaluated by ufbx *between* frames (the half frame after the first, and four times 0.37
+//!    of a frame past an integer frame spread over the range): every node whose animation the
+//!    writer kept key for key (it and its ancestors are not in `Report::resampled`) agrees
+//!    there too — the written curves are the source's, not a sample of it;
+//! 5. cameras and lights: ufbx's field of view, clip planes, light kind, colour and intensity
+//!    of the written `NodeAttribute`s equal the source's.
 //!
 //! A source keyscene cannot load (the negative `wrong.3ds`) is reported *ignored*. A second opinion from the FBX SDK itself:
 //! `fbx2gltf_converts_written_files` runs FBX2glTF 0.9.7 (`/opt/keyscene-oracles`, see
@@ -90,27 +96,121 @@ fn clean(name: &str) -> String {
 
 fn check(path: &Path) -> Result<(), String> {
     let (scene, _) = keyscene::load(path).map_err(|e| format!("keyscene cannot load it: {e}"))?;
-    let (bytes, _report) = export::write(&scene, &export::WriteOptions::default())
+    let (bytes, report) = export::write(&scene, &export::WriteOptions::default())
         .map_err(|e| format!("write: {e}"))?;
     lint(&bytes)?;
     let theirs = ufbx::load_memory(&bytes, ufbx::LoadOpts::default())
         .map_err(|e| format!("ufbx cannot load the written file: {:?}", e.description))?;
-    compare(&scene, &theirs)
+    // Nodes whose first animation is written key for key, themselves and every ancestor: ufbx
+    // must agree with keyscene between frames too. The others were resampled on integer
+    // frames (the report says which) and are compared on integer frames only.
+    let resampled: HashSet<usize> =
+        report.resampled.iter().filter(|r| r.animation == 0).map(|r| r.node).collect();
+    let exact: Vec<bool> = (0..scene.nodes.len())
+        .map(|i| {
+            let mut at = Some(i);
+            while let Some(k) = at {
+                if resampled.contains(&k) {
+                    return false;
+                }
+                at = scene.nodes[k].parent;
+            }
+            true
+        })
+        .collect();
+    compare(&scene, &theirs, &exact)?;
+    compare_attributes(&scene, &theirs)
 }
 
-fn compare(scene: &Scene, theirs: &ufbx::SceneRoot) -> Result<(), String> {
-    // (frame on keyscene's clock, seconds); `None`: the rest pose.
-    let times: Vec<Option<f64>> = match scene.animations.first() {
+/// Cameras and lights as ufbx reads the written `NodeAttribute`s against the source's (rest
+/// values): a camera's field of view along its axis (ufbx `field_of_view_deg`), near and far
+/// planes; a light's kind, colour and intensity (ufbx divides `Intensity` by 100).
+fn compare_attributes(scene: &Scene, theirs: &ufbx::SceneRoot) -> Result<(), String> {
+    use keyscene::scene::{FovAxis, LightKind, NodeKind};
+    let close = |a: f64, b: f64| (a - b).abs() <= 1e-5 * a.abs().max(1.0);
+    for n in theirs.nodes.iter().filter(|n| !n.is_root) {
+        let name = n.element.name.to_string();
+        let src = scene.nodes.iter().filter(|s| clean(&s.name) == name);
+        if let Some(cam) = &n.camera {
+            let Some(c) = src.clone().find_map(|s| match s.kind {
+                NodeKind::Camera(c) => scene.cameras.get(c),
+                _ => None,
+            }) else {
+                return Err(format!("ufbx camera {name:?} has no source camera"));
+            };
+            let fov = match c.fov_axis {
+                FovAxis::Horizontal => cam.field_of_view_deg.x,
+                FovAxis::Vertical => cam.field_of_view_deg.y,
+            };
+            if !close(fov, c.fov_degrees) {
+                return Err(format!(
+                    "camera {name:?}: ufbx reads a field of view of {fov}°, the source has {}°",
+                    c.fov_degrees
+                ));
+            }
+            for (what, want, got) in
+                [("near", c.near, cam.near_plane), ("far", c.far, cam.far_plane)]
+            {
+                if want.is_some_and(|w| w.is_finite() && !close(w, got)) {
+                    return Err(format!("camera {name:?}: {what} plane {got}, source {want:?}"));
+                }
+            }
+        }
+        if let Some(light) = &n.light {
+            let Some(l) = src.clone().find_map(|s| match s.kind {
+                NodeKind::Light(l) => scene.lights.get(l),
+                _ => None,
+            }) else {
+                return Err(format!("ufbx light {name:?} has no source light"));
+            };
+            let kind = match light.type_ {
+                ufbx::LightType::Directional => LightKind::Directional,
+                ufbx::LightType::Spot => LightKind::Spot,
+                _ => LightKind::Point,
+            };
+            let col = DVec3::new(light.color.x, light.color.y, light.color.z);
+            let want = l.color.as_dvec3();
+            if kind != l.kind
+                || !(0..3).all(|k| close(col[k], want[k]))
+                || !close(light.intensity, l.intensity)
+            {
+                return Err(format!(
+                    "light {name:?}: ufbx reads {kind:?} colour {col} intensity {}, the source has {:?} colour {want} intensity {}",
+                    light.intensity, l.kind, l.intensity
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn compare(scene: &Scene, theirs: &ufbx::SceneRoot, exact: &[bool]) -> Result<(), String> {
+    // (frame on keyscene's clock, whether it is a frame between integer frames); `None`: the
+    // rest pose. Between frames: the half frame after the first, and four times spread over
+    // the range a 0.37 frame past an integer frame.
+    let times: Vec<(Option<f64>, bool)> = match scene.animations.first() {
         Some(a) => {
             let (f0, f1) = a.frame_range;
-            let mid = (0.5 * (f0 + f1)).round().clamp(f0, f1.max(f0));
-            vec![Some(f0), Some(mid), Some(f1.max(f0))]
+            let f1 = f1.max(f0);
+            let mid = (0.5 * (f0 + f1)).round().clamp(f0, f1);
+            let mut t = vec![(Some(f0), false), (Some(mid), false), (Some(f1), false)];
+            for j in 0..5 {
+                let f = if j == 0 {
+                    f0 + 0.5
+                } else {
+                    (f0 + (f1 - f0) * j as f64 / 5.0).floor() + 0.37
+                };
+                if f < f1 {
+                    t.push((Some(f), true));
+                }
+            }
+            t
         }
-        None => vec![None],
+        None => vec![(None, false)],
     };
     let fps = scene.animations.first().map_or(30.0, |a| a.fps);
     let mut posed = Vec::new();
-    for &t in &times {
+    for &(t, between) in &times {
         let ours = match t {
             Some(f) => scene.evaluate(Some(0), Time::Frame(f)),
             None => scene.evaluate(None, Time::Frame(0.0)),
@@ -138,15 +238,30 @@ fn compare(scene: &Scene, theirs: &ufbx::SceneRoot) -> Result<(), String> {
                 (n.element.name.to_string(), to_dmat4(&n.node_to_world), g, v)
             })
             .collect();
-        posed.push((t, ours, worlds));
+        // Animated camera FOV and light colour/intensity, as ufbx evaluates them.
+        if t.is_some() {
+            for n in nodes.iter().filter(|n| !n.is_root) {
+                let name = n.element.name.to_string();
+                check_animated_attributes(scene, &ours, &name, n, between, exact)
+                    .map_err(|e| format!("at {}: {e}", t.map_or(0.0, |f| f)))?;
+            }
+        }
+        posed.push((t, between, ours, worlds));
     }
-    let size =
-        common::ufbx_corpus::scene_size(posed.iter().flat_map(|(_, _, w)| w.iter().map(|x| &x.1)));
+    let size = common::ufbx_corpus::scene_size(
+        posed.iter().flat_map(|(_, _, _, w)| w.iter().map(|x| &x.1)),
+    );
     let names: Vec<String> = scene.nodes.iter().map(|n| clean(&n.name)).collect();
-    for (k, (t, pose, worlds)) in posed.iter().enumerate() {
+    for (k, (t, between, pose, worlds)) in posed.iter().enumerate() {
         let when = t.map_or("the rest pose".to_string(), |f| format!("frame {f}"));
         for (name, want, _, verts) in worlds {
-            let cands: Vec<usize> = (0..names.len()).filter(|&i| names[i] == *name).collect();
+            let cands: Vec<usize> =
+                (0..names.len()).filter(|&i| names[i] == *name).collect();
+            // Between frames, a name that a resampled node shares (a 3DS camera and its
+            // target) is left out: the ufbx node may be the resampled one.
+            if *between && cands.iter().any(|&i| !exact[i]) {
+                continue;
+            }
             if cands.is_empty() {
                 return Err(format!("ufbx node {name:?} has no source node of that name"));
             }
@@ -215,6 +330,71 @@ fn compare(scene: &Scene, theirs: &ufbx::SceneRoot) -> Result<(), String> {
                         "mesh of {name:?} at {when}: vertex {j} keyscene {a}, ufbx {b} ({d:e} of the scene size)"
                     ));
                 }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// One ufbx node's evaluated camera field of view and light colour and intensity against
+/// keyscene's pose of the source (`Pose::camera_fov`, `light_color`, `light_intensity`).
+/// Between frames only sources written key for key (`exact`) are compared. FBX sources whose
+/// camera `FieldOfView` is animated are skipped: keyscene's evaluator does not apply that
+/// property (it keeps the stored value), while the writer carries the curve over.
+fn check_animated_attributes(
+    scene: &Scene,
+    pose: &keyscene::anim::Pose,
+    name: &str,
+    n: &ufbx::Node,
+    between: bool,
+    exact: &[bool],
+) -> Result<(), String> {
+    use keyscene::anim::ChannelTarget;
+    use keyscene::scene::{FovAxis, NodeKind};
+    let close = |a: f64, b: f64| (a - b).abs() <= 1e-4 * a.abs().max(1.0);
+    let src: Vec<usize> = (0..scene.nodes.len())
+        .filter(|&i| clean(&scene.nodes[i].name) == name && (!between || exact[i]))
+        .collect();
+    let channels = |i: usize| {
+        scene.animations.first().into_iter().flat_map(|a| &a.channels).filter(move |c| c.node == i)
+    };
+    if let Some(cam) = &n.camera {
+        for &i in &src {
+            let NodeKind::Camera(c) = scene.nodes[i].kind else { continue };
+            if channels(i).any(|c| c.target.property_name() == Some("FieldOfView")) {
+                continue;
+            }
+            let fov = match scene.cameras[c].fov_axis {
+                FovAxis::Horizontal => cam.field_of_view_deg.x,
+                FovAxis::Vertical => cam.field_of_view_deg.y,
+            };
+            if !close(fov, pose.camera_fov[c]) {
+                return Err(format!(
+                    "camera {name:?}: ufbx evaluates a field of view of {fov}°, keyscene {}°",
+                    pose.camera_fov[c]
+                ));
+            }
+        }
+    }
+    if let Some(light) = &n.light {
+        for &i in &src {
+            let NodeKind::Light(l) = scene.nodes[i].kind else { continue };
+            let animated = channels(i).any(|c| {
+                matches!(c.target, ChannelTarget::Color(_))
+                    || c.target.property_name().is_some_and(|p| p.starts_with("Color") || p == "Intensity")
+            });
+            if !animated {
+                continue;
+            }
+            let col = DVec3::new(light.color.x, light.color.y, light.color.z);
+            let want = pose.light_color[l];
+            if !(0..3).all(|k| close(col[k], want[k]))
+                || !close(light.intensity, pose.light_intensity[l])
+            {
+                return Err(format!(
+                    "light {name:?}: ufbx evaluates colour {col} intensity {}, keyscene colour {want} intensity {}",
+                    light.intensity, pose.light_intensity[l]
+                ));
             }
         }
     }

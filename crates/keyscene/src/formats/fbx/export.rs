@@ -20,15 +20,29 @@
 //!   geometry transform is baked into the vertices of its `Geometry` (one per mesh and
 //!   transform, so instanced nodes share one).
 //! - Animation: one `AnimationStack` + `AnimationLayer` per scene animation and its `Takes`
-//!   entry. Every node whose local T, R or S differs from its rest values at some frame gets
-//!   T, R and S `AnimationCurveNode`s whose
-//!   curves hold a key per integer frame of the animation range (and at its ends), linear,
-//!   KTime = round(seconds × 46 186 158 000); Euler angles are unwrapped so consecutive keys
-//!   never jump by 360°. Counted in [`Report::resampled_nodes`].
+//!   entry, and per node part (T, R, S) one `AnimationCurveNode` with `d|X/d|Y/d|Z` defaults
+//!   (the evaluator's rest value of each component) OP-connected to the model's `Lcl …`:
+//!   - **Key for key** where the node's written local matrix is its own `T·R·S` (no pivots,
+//!     root or inherit type RSrs, neither it nor its parent aimed at a target): a part driven
+//!     by one channel whose keys have an FBX form — constant, constant-next, linear, cubic with
+//!     slopes and tangent weights (`KeyAttrFlags`/`KeyAttrDataFloat` as ufbx and the SDK read
+//!     them), `Pre-/Post-Extrapolation` keep-slope and cycles — or an exact Hermite form (TCB
+//!     position/scale keys, glTF/3DA tangents), Euler rotations in XYZ order in degrees;
+//!     `KTime = round(frame / fps × 46 186 158 000)`. The rules are in the `export/keys.rs` module docs. Counted in
+//!     [`Report::exact_curves`].
+//!   - **Resampled** otherwise: a key per integer frame of the animation range (and at its
+//!     ends), linear; quaternion keys (slerp), 3DS relative rotations, other Euler orders,
+//!     blended layers and keys with no exact form take the evaluated part; baked nodes (pivots,
+//!     other inherit types, targets) the decomposed `parent_world⁻¹ · world`. Euler angles are
+//!     unwrapped so consecutive keys never jump by 360°. Each part is listed in
+//!     [`Report::resampled`] with its reason; a range of more than
+//!     [`WriteOptions::max_keys`] frames to resample is an error (the 10-million-frame Maya
+//!     files write because their curves are kept).
+//! - Cameras and lights: `Camera` / `Light` models with their `NodeAttribute`
+//!   (`camera_attribute`, `light_attribute` below); ambient lights stay `Null`s (reported).
 //!
 //! Not written yet (reported in [`Report::dropped`]): skins, blend shapes, geometry caches,
-//! 3DS morph swaps, camera and light attributes (their nodes are written as `Null`s in place),
-//! textures.
+//! 3DS morph swaps, animated camera/light properties, textures.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -38,8 +52,10 @@ use glam::{DMat3, DMat4, DQuat, DVec3, EulerRot};
 
 use super::objects::KTIME_PER_SECOND;
 use super::write::{self, BinaryOptions, Record, Value, WriteError};
-use crate::anim::Time;
-use crate::scene::{Axis, Mesh, NodeKind, Scene};
+use crate::anim::{ChannelTarget, RotationTrack, Time, Track};
+use crate::scene::{Axis, EulerOrder, FovAxis, LightKind, Mesh, NodeKind, Scene};
+
+mod keys;
 
 /// Options for [`write`] and [`save`].
 #[derive(Debug, Clone)]
@@ -51,7 +67,8 @@ pub struct WriteOptions {
     /// `FBXHeaderExtension › CreationTimeStamp` as (year, month, day, hour, minute, second,
     /// millisecond); `None` writes 1970-01-01 00:00:00:000, so that writes are reproducible.
     pub timestamp: Option<[i32; 7]>,
-    /// Most keys one resampled curve may have (a longer range is an error, not a huge file).
+    /// Most keys one resampled curve may have (a longer range to resample is an error, not a
+    /// huge file; curves kept key for key have no such limit).
     pub max_keys: usize,
 }
 
@@ -77,21 +94,54 @@ pub struct Report {
     pub materials: usize,
     /// `AnimationStack`s written.
     pub stacks: usize,
-    /// Nodes whose animation was resampled on integer frames (per stack).
+    /// Nodes with a part (or the whole local matrix) resampled on integer frames (per stack).
     pub resampled_nodes: usize,
+    /// `AnimationCurve`s written from the source's keys, key for key (per stack).
+    pub exact_curves: usize,
+    /// Every resampled part, per stack, with the reason (the report prints counts by reason).
+    pub resampled: Vec<Resampled>,
     /// Nodes whose local matrix has shear FBX's T·R·S cannot hold (nearest written).
     pub sheared: usize,
     /// What the scene has that was not written, one line each.
     pub dropped: Vec<String>,
 }
 
+/// One node part whose animation was resampled on integer frames instead of written key for
+/// key.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Resampled {
+    /// The animation (index into `Scene::animations`).
+    pub animation: usize,
+    /// The scene node.
+    pub node: usize,
+    /// `translation`, `rotation`, `scale`, or `transform` (the whole local matrix, baked).
+    pub part: &'static str,
+    /// Why no exact curve was written, in words.
+    pub reason: &'static str,
+}
+
 impl fmt::Display for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "fbx: {} models, {} geometries, {} materials, {} animation stacks; {} node animations resampled on integer frames",
-            self.models, self.geometries, self.materials, self.stacks, self.resampled_nodes
+            "fbx: {} models, {} geometries, {} materials, {} animation stacks; {} curves written key for key, {} node animations resampled on integer frames",
+            self.models,
+            self.geometries,
+            self.materials,
+            self.stacks,
+            self.exact_curves,
+            self.resampled_nodes
         )?;
+        let mut reasons: Vec<(&str, usize)> = Vec::new();
+        for r in &self.resampled {
+            match reasons.iter_mut().find(|x| x.0 == r.reason) {
+                Some(x) => x.1 += 1,
+                None => reasons.push((r.reason, 1)),
+            }
+        }
+        for (reason, count) in reasons {
+            write!(f, "\nresampled: {count} node parts: {reason}")?;
+        }
         if self.sheared > 0 {
             write!(f, "; {} sheared local matrices written as their nearest T·R·S", self.sheared)?;
         }
@@ -170,6 +220,8 @@ struct Builder {
     connections: Vec<Record>,
     counts: Vec<(&'static str, usize)>,
     report: Report,
+    /// (scene node, `NodeAttribute` id) of every node attribute written.
+    attributes: Vec<(usize, i64)>,
 }
 
 fn name_class(name: &str, class: &str) -> Value {
@@ -307,11 +359,17 @@ impl Builder {
             let class = match node.kind {
                 _ if node.mesh.is_some() => "Mesh",
                 NodeKind::Bone => "LimbNode",
+                NodeKind::Camera(c) if c < scene.cameras.len() => "Camera",
+                NodeKind::Light(l)
+                    if scene.lights.get(l).is_some_and(|l| l.kind != LightKind::Ambient) =>
+                {
+                    "Light"
+                }
                 _ => "Null",
             };
             match node.kind {
-                NodeKind::Camera(_) => cameras += 1,
-                NodeKind::Light(_) | NodeKind::Ambient => lights += 1,
+                NodeKind::Camera(_) if class != "Camera" => cameras += 1,
+                NodeKind::Light(_) | NodeKind::Ambient if class != "Light" => lights += 1,
                 _ => {}
             }
             let mut props = vec![
@@ -319,7 +377,7 @@ impl Builder {
                 p_vec("Lcl Translation", "Lcl Translation", "", "A", t),
                 p_vec("Lcl Rotation", "Lcl Rotation", "", "A", r),
                 p_vec("Lcl Scaling", "Lcl Scaling", "", "A", s),
-                p_int("DefaultAttributeIndex", if class == "Mesh" { 0 } else { -1 }),
+                p_int("DefaultAttributeIndex", if matches!(class, "Mesh" | "Camera" | "Light") { 0 } else { -1 }),
             ];
             if node.hidden {
                 props.push(p("Visibility", "Visibility", "", "A", vec![Value::F64(0.0)]));
@@ -336,15 +394,31 @@ impl Builder {
             self.count("Model");
             if class != "Mesh" {
                 let attr = self.id();
-                let flags = if class == "LimbNode" { "Skeleton" } else { "Null" };
-                let mut a = Record::with(
-                    "NodeAttribute",
-                    vec![Value::I64(attr), name_class("", "NodeAttribute"), Value::str(class)],
-                );
-                if class == "LimbNode" {
-                    a.push(props70(vec![p_double("Size", 10.0)]));
-                }
-                a.push(Record::one("TypeFlags", flags));
+                let a = match node.kind {
+                    NodeKind::Camera(c) if class == "Camera" => {
+                        camera_attribute(attr, &node.name, &scene.cameras[c])
+                    }
+                    NodeKind::Light(l) if class == "Light" => {
+                        light_attribute(attr, &node.name, &scene.lights[l])
+                    }
+                    _ => {
+                        let flags = if class == "LimbNode" { "Skeleton" } else { "Null" };
+                        let mut a = Record::with(
+                            "NodeAttribute",
+                            vec![
+                                Value::I64(attr),
+                                name_class("", "NodeAttribute"),
+                                Value::str(class),
+                            ],
+                        );
+                        if class == "LimbNode" {
+                            a.push(props70(vec![p_double("Size", 10.0)]));
+                        }
+                        a.push(Record::one("TypeFlags", flags));
+                        a
+                    }
+                };
+                self.attributes.push((i, attr));
                 self.objects.push(a);
                 self.count("NodeAttribute");
                 self.oo(attr, id);
@@ -429,7 +503,9 @@ impl Builder {
             dropped.push(format!("{cameras} camera attributes (nodes written as Null)"));
         }
         if lights > 0 {
-            dropped.push(format!("{lights} light attributes (nodes written as Null)"));
+            dropped.push(format!(
+                "{lights} ambient lights (FBX has no ambient light node; written as Null)"
+            ));
         }
         if !scene.geometry_caches.is_empty() {
             dropped.push(format!("{} geometry caches", scene.geometry_caches.len()));
@@ -453,6 +529,20 @@ impl Builder {
             Some(_) => vec![],
             None => (0..scene.animations.len()).collect(),
         };
+        let n = scene.nodes.len();
+        let direct = direct_nodes(scene);
+        // The values the Model records hold (the rest pose): a baked node whose animation
+        // holds other values, even constant ones, needs curves.
+        let rest_pose = scene.evaluate(None, Time::Frame(0.0));
+        let rest: Vec<(DVec3, DVec3, DVec3)> =
+            local_matrices(scene, &rest_pose.world, &rest_pose.local)
+                .iter()
+                .map(|l| {
+                    let (t, r, s, _) = decompose(*l);
+                    (t, r, s)
+                })
+                .collect();
+        let order = scene.depth_first();
         let mut dropped_morph = 0;
         for ai in chosen {
             let anim = &scene.animations[ai];
@@ -460,26 +550,6 @@ impl Builder {
             let (f0, f1) = anim.frame_range;
             let (f0, f1) =
                 if f0.is_finite() && f1.is_finite() && f1 >= f0 { (f0, f1) } else { (0.0, 0.0) };
-            let mut frames = vec![f0];
-            let mut f = f0.floor() + 1.0;
-            while f < f1 {
-                frames.push(f);
-                f += 1.0;
-                if frames.len() > opts.max_keys {
-                    return Err(WriteError {
-                        path: vec!["Objects".into(), "AnimationCurve".into()],
-                        what: format!(
-                            "animation {:?} spans {} frames, more keys than the limit {}",
-                            anim.name,
-                            f1 - f0,
-                            opts.max_keys
-                        ),
-                    });
-                }
-            }
-            if f1 > f0 {
-                frames.push(f1);
-            }
             dropped_morph += anim
                 .channels
                 .iter()
@@ -513,47 +583,160 @@ impl Builder {
             self.count("AnimationLayer");
             self.oo(layer, stack);
             self.report.stacks += 1;
-            // Local T, R, S of every node at every frame, from keyscene's evaluation.
-            let n = scene.nodes.len();
-            // The values the Model records hold (the rest pose): a node whose animation holds
-            // other values, even constant ones, needs curves.
-            let rest = scene.evaluate(None, Time::Frame(0.0));
-            let rest: Vec<(DVec3, DVec3, DVec3)> = local_matrices(scene, &rest.world, &rest.local)
-                .iter()
-                .map(|l| {
-                    let (t, r, s, _) = decompose(*l);
-                    (t, r, s)
+
+            // Per node and part (T, R, S): the source's keys, a resample, or nothing.
+            let by_node = channels_by_node(scene, ai);
+            let mut moves = vec![false; n];
+            for &i in &order {
+                let node = &scene.nodes[i];
+                let parent_moves = node.parent.is_some_and(|p| moves[p]);
+                moves[i] = !by_node[i].is_empty()
+                    || aimed(scene, i)
+                    || node.parent.is_some_and(|p| aimed(scene, p))
+                    || (node.inherit != crate::scene::InheritType::RSrs && parent_moves);
+            }
+            let plans: Vec<[Plan; 3]> = (0..n)
+                .map(|i| {
+                    if direct[i] {
+                        plan_direct(scene, i, &by_node[i], fps, (f0, f1))
+                    } else if moves[i] {
+                        std::array::from_fn(|_| Plan::Bake)
+                    } else {
+                        std::array::from_fn(|_| Plan::Static)
+                    }
                 })
                 .collect();
-            let mut samples: Vec<Vec<(DVec3, DVec3, DVec3)>> =
-                vec![Vec::with_capacity(frames.len()); n];
-            for &fr in &frames {
-                let pose = scene.evaluate(Some(ai), Time::Frame(fr));
-                let locals = local_matrices(scene, &pose.world, &pose.local);
-                for (i, l) in locals.iter().enumerate() {
-                    let (t, mut r, s, _) = decompose(*l);
-                    r = unwrap_near(r, samples[i].last().map_or(rest[i].1, |prev| prev.1));
-                    samples[i].push((t, r, s));
+            let sampled = plans.iter().any(|p| p.iter().any(|x| matches!(x, Plan::Bake | Plan::Resample(_))));
+            // Samples on integer frames for the parts that need them.
+            let mut frames = Vec::new();
+            let mut samples: Vec<Vec<(DVec3, DVec3, DVec3)>> = vec![Vec::new(); n];
+            if sampled {
+                frames.push(f0);
+                let mut f = f0.floor() + 1.0;
+                while f < f1 {
+                    frames.push(f);
+                    f += 1.0;
+                    if frames.len() > opts.max_keys {
+                        return Err(WriteError {
+                            path: vec!["Objects".into(), "AnimationCurve".into()],
+                            what: format!(
+                                "animation {:?} spans {} frames, more keys than the limit {} (a resampled part: {})",
+                                anim.name,
+                                f1 - f0,
+                                opts.max_keys,
+                                plans
+                                    .iter()
+                                    .flatten()
+                                    .find_map(|p| match p {
+                                        Plan::Resample(r) => Some(*r),
+                                        Plan::Bake => Some(BAKED),
+                                        _ => None,
+                                    })
+                                    .unwrap_or("")
+                            ),
+                        });
+                    }
+                }
+                if f1 > f0 {
+                    frames.push(f1);
+                }
+                let wanted: Vec<usize> = (0..n)
+                    .filter(|&i| plans[i].iter().any(|x| matches!(x, Plan::Bake | Plan::Resample(_))))
+                    .collect();
+                for s in &wanted {
+                    samples[*s].reserve(frames.len());
+                }
+                for &fr in &frames {
+                    let pose = scene.evaluate(Some(ai), Time::Frame(fr));
+                    let locals = local_matrices(scene, &pose.world, &pose.local);
+                    for &i in &wanted {
+                        let (t, r, s) = if direct[i] {
+                            match node_parts(scene, i, &by_node[i], fr) {
+                                Some((t, q, s)) => (t, euler_xyz(q), s),
+                                None => {
+                                    let (t, r, s, _) = decompose(locals[i]);
+                                    (t, r, s)
+                                }
+                            }
+                        } else {
+                            let (t, r, s, _) = decompose(locals[i]);
+                            (t, r, s)
+                        };
+                        let r = unwrap_near(r, samples[i].last().map_or(rest[i].1, |prev| prev.1));
+                        samples[i].push((t, r, s));
+                    }
                 }
             }
             let times: Vec<i64> = frames.iter().map(|f| ktime(f / fps)).collect();
-            for (i, s) in samples.iter().enumerate() {
-                let first = rest[i];
-                let moves = s.iter().any(|x| {
-                    !x.0.abs_diff_eq(first.0, 1e-12 * first.0.abs().max_element().max(1.0))
-                        || !x.1.abs_diff_eq(first.1, 1e-9)
-                        || !x.2.abs_diff_eq(first.2, 1e-12 * first.2.abs().max_element().max(1.0))
-                });
-                if !moves {
-                    continue;
+            for i in 0..n {
+                let plan = &plans[i];
+                if plan.iter().all(|p| matches!(p, Plan::Bake)) {
+                    let s = &samples[i];
+                    let first = rest[i];
+                    let differs = s.iter().any(|x| {
+                        !x.0.abs_diff_eq(first.0, 1e-12 * first.0.abs().max_element().max(1.0))
+                            || !x.1.abs_diff_eq(first.1, 1e-9)
+                            || !x.2.abs_diff_eq(first.2, 1e-12 * first.2.abs().max_element().max(1.0))
+                    });
+                    if !differs {
+                        continue;
+                    }
+                    self.report.resampled_nodes += 1;
+                    self.report.resampled.push(Resampled {
+                        animation: ai,
+                        node: i,
+                        part: "transform",
+                        reason: BAKED,
+                    });
                 }
-                self.report.resampled_nodes += 1;
-                for (part, prop, pick) in [
-                    ("T", "Lcl Translation", 0usize),
-                    ("R", "Lcl Rotation", 1),
-                    ("S", "Lcl Scaling", 2),
-                ] {
-                    let vals: Vec<DVec3> = s.iter().map(|x| [x.0, x.1, x.2][pick]).collect();
+                let mut resampled_here = false;
+                for (pick, (part, prop)) in
+                    [("T", "Lcl Translation"), ("R", "Lcl Rotation"), ("S", "Lcl Scaling")]
+                        .into_iter()
+                        .enumerate()
+                {
+                    let (defaults, curves) = match &plan[pick] {
+                        Plan::Static => continue,
+                        Plan::Exact { defaults, curves } => {
+                            self.report.exact_curves += curves.iter().flatten().count();
+                            (*defaults, curves.clone())
+                        }
+                        Plan::Bake | Plan::Resample(_) => {
+                            if let Plan::Resample(reason) = &plan[pick] {
+                                let reason = *reason;
+                                resampled_here = true;
+                                self.report.resampled.push(Resampled {
+                                    animation: ai,
+                                    node: i,
+                                    part: ["translation", "rotation", "scale"][pick],
+                                    reason,
+                                });
+                            }
+                            let s = &samples[i];
+                            if s.is_empty() {
+                                continue;
+                            }
+                            let vals: Vec<DVec3> =
+                                s.iter().map(|x| [x.0, x.1, x.2][pick]).collect();
+                            let curves = [0, 1, 2].map(|axis| {
+                                Some(keys::FbxCurve {
+                                    keys: times
+                                        .iter()
+                                        .zip(&vals)
+                                        .map(|(&time, v)| keys::FbxKey {
+                                            time,
+                                            value: v[axis] as f32,
+                                            flags: KEY_FLAGS_LINEAR,
+                                            data: [0.0, 0.0, f32::from_bits(KEY_DEFAULT_WEIGHTS), 0.0],
+                                        })
+                                        .collect(),
+                                    pre: None,
+                                    post: None,
+                                })
+                            });
+                            (vals[0], curves)
+                        }
+                    };
                     let cn = self.id();
                     self.objects.push(
                         Record::with(
@@ -561,26 +744,218 @@ impl Builder {
                             vec![Value::I64(cn), name_class(part, "AnimCurveNode"), Value::str("")],
                         )
                         .child(props70(vec![
-                            p_double_a("d|X", vals[0].x),
-                            p_double_a("d|Y", vals[0].y),
-                            p_double_a("d|Z", vals[0].z),
+                            p_double_a("d|X", defaults.x),
+                            p_double_a("d|Y", defaults.y),
+                            p_double_a("d|Z", defaults.z),
                         ])),
                     );
                     self.count("AnimationCurveNode");
                     self.oo(cn, layer);
                     self.op(cn, model_ids[i], prop);
                     for (axis, c) in ["d|X", "d|Y", "d|Z"].into_iter().enumerate() {
-                        let keys: Vec<f32> = vals.iter().map(|v| v[axis] as f32).collect();
-                        let curve = self.id();
-                        self.objects.push(curve_record(curve, vals[0][axis], &times, keys));
+                        let Some(curve) = &curves[axis] else { continue };
+                        let id = self.id();
+                        self.objects.push(curve_record(id, defaults[axis], curve));
                         self.count("AnimationCurve");
-                        self.op(curve, cn, c);
+                        self.op(id, cn, c);
                     }
                 }
+                if resampled_here {
+                    self.report.resampled_nodes += 1;
+                }
             }
+            self.attribute_curves(scene, ai, layer, fps, (f0, f1), opts)?;
         }
         if dropped_morph > 0 {
             self.report.dropped.push(format!("{dropped_morph} 3DS morph (mesh swap) tracks"));
+        }
+        Ok(())
+    }
+
+    /// Animated camera and light properties of animation `ai` as curve nodes on their
+    /// `NodeAttribute`s: camera `FieldOfView` (3DS FOV tracks, FBX `FieldOfView`) and `Roll`;
+    /// light `Color` (3DS colour tracks, FBX `Color|X…`), `Intensity` (percent, as stored),
+    /// `InnerAngle` (3DS hotspot, FBX `InnerAngle`/`HotSpot`) and `OuterAngle` (3DS falloff,
+    /// FBX `OuterAngle`/`Cone angle`). Key for key where the keys have an FBX form, else the
+    /// track sampled on integer frames (reported).
+    fn attribute_curves(
+        &mut self,
+        scene: &Scene,
+        ai: usize,
+        layer: i64,
+        fps: f64,
+        (lo, hi): (f64, f64),
+        opts: &WriteOptions,
+    ) -> Result<(), WriteError> {
+        // (node, attribute property, vector?) → per component curve, in first-seen order.
+        let mut found: Vec<(usize, &'static str, bool, [Option<keys::FbxCurve>; 3])> = Vec::new();
+        let attr_of: HashMap<usize, i64> = self.attributes.iter().copied().collect();
+        let anim = &scene.animations[ai];
+        for ch in &anim.channels {
+            let i = ch.node;
+            if !attr_of.contains_key(&i) {
+                continue;
+            }
+            let camera = matches!(scene.nodes[i].kind, NodeKind::Camera(_));
+            let light = matches!(scene.nodes[i].kind, NodeKind::Light(_));
+            enum Src<'t> {
+                Scalar(&'t Track<f64>),
+                Vector(&'t Track<DVec3>),
+            }
+            let (prop, comp, src) = match &ch.target {
+                ChannelTarget::Fov(t) if camera => ("FieldOfView", 0, Src::Scalar(t)),
+                ChannelTarget::Roll(t) if camera => ("Roll", 0, Src::Scalar(t)),
+                ChannelTarget::Color(t) if light => ("Color", 0, Src::Vector(t)),
+                ChannelTarget::Hotspot(t) if light => ("InnerAngle", 0, Src::Scalar(t)),
+                ChannelTarget::Falloff(t) if light => ("OuterAngle", 0, Src::Scalar(t)),
+                ChannelTarget::Property { name, track } => {
+                    let hit = match name.as_str() {
+                        "FieldOfView" if camera => ("FieldOfView", 0),
+                        "Roll" if camera => ("Roll", 0),
+                        "Color|X" if light => ("Color", 0),
+                        "Color|Y" if light => ("Color", 1),
+                        "Color|Z" if light => ("Color", 2),
+                        "Intensity" if light => ("Intensity", 0),
+                        "InnerAngle" | "HotSpot" if light => ("InnerAngle", 0),
+                        "OuterAngle" | "Cone angle" | "ConeAngle" if light => ("OuterAngle", 0),
+                        _ => continue,
+                    };
+                    (hit.0, hit.1, Src::Scalar(track))
+                }
+                _ => continue,
+            };
+            let vector = prop == "Color";
+            let slot = match found.iter().position(|f| f.0 == i && f.1 == prop) {
+                Some(k) => k,
+                None => {
+                    found.push((i, prop, vector, [None, None, None]));
+                    found.len() - 1
+                }
+            };
+            // Integer frames of the range for a resample (the track sampled by itself).
+            let frames = || -> Result<Vec<f64>, WriteError> {
+                let mut v = vec![lo];
+                let mut f = lo.floor() + 1.0;
+                while f < hi {
+                    v.push(f);
+                    f += 1.0;
+                    if v.len() > opts.max_keys {
+                        return Err(WriteError {
+                            path: vec!["Objects".into(), "AnimationCurve".into()],
+                            what: format!(
+                                "animation {:?}: the {prop} track spans {} frames, more keys than the limit {}",
+                                anim.name,
+                                hi - lo,
+                                opts.max_keys
+                            ),
+                        });
+                    }
+                }
+                if hi > lo {
+                    v.push(hi);
+                }
+                Ok(v)
+            };
+            let linear = |frames: &[f64], vals: Vec<f64>| keys::FbxCurve {
+                keys: frames
+                    .iter()
+                    .zip(vals)
+                    .map(|(&f, v)| keys::FbxKey {
+                        time: ktime(f / fps),
+                        value: v as f32,
+                        flags: KEY_FLAGS_LINEAR,
+                        data: [0.0, 0.0, f32::from_bits(KEY_DEFAULT_WEIGHTS), 0.0],
+                    })
+                    .collect(),
+                pre: None,
+                post: None,
+            };
+            let mut resampled = false;
+            match src {
+                Src::Scalar(t) if t.keys.is_empty() => continue,
+                Src::Scalar(t) => {
+                    let c = match keys::scalar_curve(t, 1.0, fps, lo, hi) {
+                        Some(c) => {
+                            self.report.exact_curves += 1;
+                            c
+                        }
+                        None => {
+                            resampled = true;
+                            let fr = frames()?;
+                            let vals = fr.iter().map(|&f| t.sample(f).unwrap_or(0.0)).collect();
+                            linear(&fr, vals)
+                        }
+                    };
+                    found[slot].3[comp] = Some(c);
+                }
+                Src::Vector(t) if t.keys.is_empty() => continue,
+                Src::Vector(t) => match keys::vector_curves(t, fps, lo, hi) {
+                    Some(c) => {
+                        self.report.exact_curves += 3;
+                        found[slot].3 = c.map(Some);
+                    }
+                    None => {
+                        resampled = true;
+                        let fr = frames()?;
+                        let vals: Vec<DVec3> =
+                            fr.iter().map(|&f| t.sample(f).unwrap_or(DVec3::ZERO)).collect();
+                        found[slot].3 =
+                            [0, 1, 2].map(|k| Some(linear(&fr, vals.iter().map(|v| v[k]).collect())));
+                    }
+                },
+            }
+            if resampled {
+                self.report.resampled.push(Resampled {
+                    animation: ai,
+                    node: i,
+                    part: prop,
+                    reason: NO_FORM,
+                });
+            }
+        }
+        for (i, prop, vector, curves) in found {
+            let attr = attr_of[&i];
+            let rest: DVec3 = match scene.nodes[i].kind {
+                NodeKind::Camera(c) => {
+                    let c = &scene.cameras[c];
+                    DVec3::splat(if prop == "Roll" { c.roll_degrees } else { c.fov_degrees })
+                }
+                NodeKind::Light(l) => {
+                    let l = &scene.lights[l];
+                    match prop {
+                        "Color" => l.color.as_dvec3(),
+                        "Intensity" => DVec3::splat(l.intensity * 100.0),
+                        "InnerAngle" => DVec3::splat(l.hotspot_degrees),
+                        _ => DVec3::splat(l.falloff_degrees),
+                    }
+                }
+                _ => DVec3::ZERO,
+            };
+            let comps: Vec<String> = if vector {
+                vec!["d|X".into(), "d|Y".into(), "d|Z".into()]
+            } else {
+                vec![format!("d|{prop}")]
+            };
+            let cn = self.id();
+            self.objects.push(
+                Record::with(
+                    "AnimationCurveNode",
+                    vec![Value::I64(cn), name_class(prop, "AnimCurveNode"), Value::str("")],
+                )
+                .child(props70(
+                    comps.iter().enumerate().map(|(k, c)| p_double_a(c, rest[k])).collect(),
+                )),
+            );
+            self.count("AnimationCurveNode");
+            self.oo(cn, layer);
+            self.op(cn, attr, prop);
+            for (k, c) in comps.iter().enumerate() {
+                let Some(curve) = &curves[k] else { continue };
+                let id = self.id();
+                self.objects.push(curve_record(id, rest[k], curve));
+                self.count("AnimationCurve");
+                self.op(id, cn, c);
+            }
         }
         Ok(())
     }
@@ -734,21 +1109,37 @@ fn p_double_a(name: &str, v: f64) -> Record {
     p(name, "Number", "", "A", vec![Value::F64(v)])
 }
 
-fn curve_record(id: i64, default: f64, times: &[i64], values: Vec<f32>) -> Record {
-    Record::with(
+fn curve_record(id: i64, default: f64, curve: &keys::FbxCurve) -> Record {
+    let (flags, data, refs) = curve.attributes();
+    let mut r = Record::with(
         "AnimationCurve",
         vec![Value::I64(id), name_class("", "AnimCurve"), Value::str("")],
     )
     .child(Record::one("Default", default))
     .child(Record::one("KeyVer", 4009))
-    .child(Record::with("KeyTime", vec![Value::I64Array(times.to_vec())]))
-    .child(Record::with("KeyValueFloat", vec![Value::F32Array(values)]))
-    .child(Record::with("KeyAttrFlags", vec![Value::I32Array(vec![KEY_FLAGS_LINEAR])]))
     .child(Record::with(
-        "KeyAttrDataFloat",
-        vec![Value::F32Array(vec![0.0, 0.0, f32::from_bits(KEY_DEFAULT_WEIGHTS), 0.0])],
+        "KeyTime",
+        vec![Value::I64Array(curve.keys.iter().map(|k| k.time).collect())],
     ))
-    .child(Record::with("KeyAttrRefCount", vec![Value::I32Array(vec![times.len() as i32])]))
+    .child(Record::with(
+        "KeyValueFloat",
+        vec![Value::F32Array(curve.keys.iter().map(|k| k.value).collect())],
+    ))
+    .child(Record::with("KeyAttrFlags", vec![Value::I32Array(flags)]))
+    .child(Record::with("KeyAttrDataFloat", vec![Value::F32Array(data)]))
+    .child(Record::with("KeyAttrRefCount", vec![Value::I32Array(refs)]));
+    // As the SDK writes them (MotionBuilder's `motionbuilder_extrapolation_*_7700`): `Type` a
+    // character, `Repetition` an int.
+    for (name, e) in [("Pre-Extrapolation", curve.pre), ("Post-Extrapolation", curve.post)] {
+        if let Some((ty, count)) = e {
+            r.push(
+                Record::new(name)
+                    .child(Record::with("Type", vec![Value::Char(ty)]))
+                    .child(Record::one("Repetition", count)),
+            );
+        }
+    }
+    r
 }
 
 /// Every node's local matrix as FBX composes it with InheritType RSrs:
@@ -773,6 +1164,246 @@ fn local_matrices(scene: &Scene, world: &[DMat4], local: &[DMat4]) -> Vec<DMat4>
             None => world[i],
         })
         .collect()
+}
+
+/// Why a baked node's curves are resampled (its written local matrix is not its own T·R·S).
+const BAKED: &str = "baked transform (FBX pivots, pre/post rotation, an inherit type other \
+                     than RSrs, or a camera/light target); resampled on integer frames";
+
+/// How one part (T, R or S) of a node's local transform is written for one animation.
+#[derive(Debug, Clone)]
+enum Plan {
+    /// Not animated: the Model's `Lcl …` value holds.
+    Static,
+    /// The source's keys: one curve per component (`None`: the component holds its
+    /// `d|X`/`d|Y`/`d|Z` default, the evaluator's rest value for it).
+    Exact { defaults: DVec3, curves: [Option<keys::FbxCurve>; 3] },
+    /// The part's evaluated values on integer frames, linear (the reason why).
+    Resample(&'static str),
+    /// The whole local matrix, `parent_world⁻¹ · world`, decomposed on integer frames.
+    Bake,
+}
+
+/// `true` when node `i`'s world matrix is aimed at a target after composition (a camera or
+/// light with a target), so its local matrix is not its parts'.
+fn aimed(scene: &Scene, i: usize) -> bool {
+    let n = scene.nodes.len();
+    match scene.nodes[i].kind {
+        NodeKind::Camera(c) => scene.cameras.get(c).and_then(|c| c.target).is_some_and(|t| t < n),
+        NodeKind::Light(l) => scene.lights.get(l).and_then(|l| l.target).is_some_and(|t| t < n),
+        _ => false,
+    }
+}
+
+/// Per scene node: is its written local matrix (`parent_world⁻¹ · world`) its own `T·R·S`, so
+/// that its channels can be written from the source keys? Yes when it has no FBX pivots or
+/// pre/post rotation (none animated either, [`ChannelTarget::drives_pivots`]), it is a root or
+/// has inherit type `RSrs`, and neither it nor its parent is aimed at a target.
+fn direct_nodes(scene: &Scene) -> Vec<bool> {
+    let mut direct: Vec<bool> = (0..scene.nodes.len())
+        .map(|i| {
+            let n = &scene.nodes[i];
+            n.pivots.is_none()
+                && (n.parent.is_none() || n.inherit == crate::scene::InheritType::RSrs)
+                && !aimed(scene, i)
+                && !n.parent.is_some_and(|p| aimed(scene, p))
+        })
+        .collect();
+    for c in scene.animations.iter().flat_map(|a| &a.channels) {
+        if c.target.drives_pivots() {
+            if let Some(d) = direct.get_mut(c.node) {
+                *d = false;
+            }
+        }
+    }
+    direct
+}
+
+/// The channels of animation `a` per scene node, in animation order.
+fn channels_by_node(scene: &Scene, a: usize) -> Vec<Vec<&ChannelTarget>> {
+    let mut out = vec![Vec::new(); scene.nodes.len()];
+    for ch in scene.animations.get(a).map_or(&[][..], |a| &a.channels) {
+        if let Some(list) = out.get_mut(ch.node) {
+            list.push(&ch.target);
+        }
+    }
+    out
+}
+
+/// Node `i`'s translation, rotation and scale at `frame` as the evaluator builds them from its
+/// channels over its rest transform; `None` when a part is not finite.
+fn node_parts(
+    scene: &Scene,
+    i: usize,
+    channels: &[&ChannelTarget],
+    frame: f64,
+) -> Option<(DVec3, DQuat, DVec3)> {
+    let mut p = scene.nodes[i].transform;
+    for c in channels {
+        c.apply_to_transform(&mut p, frame);
+    }
+    let r = p.rotation.normalize();
+    (p.translation.is_finite() && r.is_finite() && p.scale.is_finite()).then_some((
+        p.translation,
+        r,
+        p.scale,
+    ))
+}
+
+/// The plan of a direct node's T, R and S ([`direct_nodes`]) from its channels.
+fn plan_direct(
+    scene: &Scene,
+    i: usize,
+    channels: &[&ChannelTarget],
+    fps: f64,
+    (lo, hi): (f64, f64),
+) -> [Plan; 3] {
+    let rest = scene.nodes[i].transform;
+    let deg = 180.0 / std::f64::consts::PI;
+    let mut out: [Plan; 3] = std::array::from_fn(|_| Plan::Static);
+    for pick in 0..3 {
+        let mine: Vec<&ChannelTarget> = channels
+            .iter()
+            .copied()
+            .filter(|c| match c {
+                ChannelTarget::Translation(_) | ChannelTarget::TranslationXyz(_) => pick == 0,
+                ChannelTarget::Rotation(_) => pick == 1,
+                ChannelTarget::Scale(_) | ChannelTarget::ScaleXyz(_) => pick == 2,
+                ChannelTarget::Layered(b) => b.transform_part() == Some(pick),
+                _ => false,
+            })
+            .collect();
+        let rest_part = if pick == 0 { rest.translation } else { rest.scale };
+        let xyz = |tracks: &[Option<Track<f64>>; 3], scale: f64, defaults: DVec3| -> Plan {
+            let mut curves: [Option<keys::FbxCurve>; 3] = [None, None, None];
+            for (c, t) in tracks.iter().enumerate() {
+                let Some(t) = t.as_ref().filter(|t| !t.keys.is_empty()) else { continue };
+                match keys::scalar_curve(t, scale, fps, lo, hi) {
+                    Some(curve) => curves[c] = Some(curve),
+                    None => return Plan::Resample(NO_FORM),
+                }
+            }
+            Plan::Exact { defaults: defaults * scale, curves }
+        };
+        out[pick] = match mine.as_slice() {
+            [] => Plan::Static,
+            [_, _, ..] => Plan::Resample("several channels drive one part"),
+            [c] => match c {
+                ChannelTarget::Translation(t) | ChannelTarget::Scale(t) if t.keys.is_empty() => {
+                    Plan::Static
+                }
+                ChannelTarget::Translation(t) | ChannelTarget::Scale(t) => {
+                    match keys::vector_curves(t, fps, lo, hi) {
+                        Some([x, y, z]) => {
+                            Plan::Exact { defaults: rest_part, curves: [Some(x), Some(y), Some(z)] }
+                        }
+                        None => Plan::Resample(NO_FORM),
+                    }
+                }
+                ChannelTarget::TranslationXyz(x) | ChannelTarget::ScaleXyz(x) => {
+                    xyz(x, 1.0, rest_part)
+                }
+                ChannelTarget::Rotation(RotationTrack::Euler { order, rest, xyz: tracks }) => {
+                    if *order == EulerOrder::Xyz {
+                        xyz(tracks, deg, *rest)
+                    } else {
+                        Plan::Resample("Euler rotation in an order other than XYZ")
+                    }
+                }
+                ChannelTarget::Rotation(RotationTrack::Quat(t)) if t.keys.is_empty() => {
+                    Plan::Static
+                }
+                ChannelTarget::Rotation(RotationTrack::Quat(_)) => {
+                    Plan::Resample("quaternion keys (slerp has no FBX Euler curve form)")
+                }
+                ChannelTarget::Rotation(RotationTrack::Relative(_)) => {
+                    Plan::Resample("3DS relative axis-angle rotation keys")
+                }
+                ChannelTarget::Layered(_) => {
+                    Plan::Resample("FBX animation layers blended at each time")
+                }
+                _ => Plan::Static,
+            },
+        };
+    }
+    out
+}
+
+/// Why a part with keys is resampled when no exact form exists.
+const NO_FORM: &str = "keys with no exact FBX curve form (jumps, 3DS repeat/hold-last ends, \
+                       glTF/3DA tangents or TCB past what the Hermite form holds)";
+
+/// A camera's `NodeAttribute` (class `Camera`) with the properties ufbx's
+/// `ufbxi_update_camera` and our reader take: `ApertureMode` 1 (horizontal) or 2 (vertical)
+/// with `FieldOfView` in degrees, `AspectWidth`/`AspectHeight` (the aspect over 1, with
+/// `AspectRatioMode` 1, fixed ratio), `NearPlane`/`FarPlane` in scene units, `Roll` in degrees.
+/// Orientation is the node's: FBX cameras look down the node's +X with +Y up, and no axis
+/// change is applied (a 3DS camera's aim is baked into its node, whose −Z looks at the target).
+fn camera_attribute(id: i64, name: &str, c: &crate::scene::Camera) -> Record {
+    let mode = match c.fov_axis {
+        FovAxis::Horizontal => 1,
+        FovAxis::Vertical => 2,
+    };
+    let mut props = vec![
+        p("Roll", "Roll", "", "A", vec![Value::F64(c.roll_degrees)]),
+        p("FieldOfView", "FieldOfView", "", "A", vec![Value::F64(c.fov_degrees)]),
+        p_enum("ApertureMode", mode),
+    ];
+    if let Some(a) = c.aspect.filter(|a| a.is_finite() && *a > 0.0) {
+        props.push(p_enum("AspectRatioMode", 1));
+        props.push(p_double("AspectWidth", a));
+        props.push(p_double("AspectHeight", 1.0));
+    }
+    if let Some(v) = c.near.filter(|v| v.is_finite()) {
+        props.push(p_double("NearPlane", v));
+    }
+    if let Some(v) = c.far.filter(|v| v.is_finite()) {
+        props.push(p_double("FarPlane", v));
+    }
+    Record::with(
+        "NodeAttribute",
+        vec![Value::I64(id), name_class(name, "NodeAttribute"), Value::str("Camera")],
+    )
+    .child(props70(props))
+    .child(Record::one("TypeFlags", "Camera"))
+    .child(Record::one("GeometryVersion", 124))
+    .child(Record::with("Position", vec![Value::F64(0.0), Value::F64(0.0), Value::F64(0.0)]))
+    .child(Record::with("Up", vec![Value::F64(0.0), Value::F64(1.0), Value::F64(0.0)]))
+    .child(Record::with("LookAt", vec![Value::F64(1.0), Value::F64(0.0), Value::F64(0.0)]))
+    .child(Record::one("ShowInfoOnMoving", 1))
+    .child(Record::one("ShowAudio", 0))
+    .child(Record::with("AudioColor", vec![Value::F64(0.0), Value::F64(1.0), Value::F64(0.0)]))
+    .child(Record::one("CameraOrthoZoom", 1.0))
+}
+
+/// A light's `NodeAttribute` (class `Light`): `LightType` 0 point, 1 directional, 2 spot;
+/// `Color` (linear RGB), `Intensity` in percent (keyscene's multiplier × 100, as the reader
+/// and ufbx divide it), `InnerAngle`/`OuterAngle` (full cone angles, degrees), `CastLight`,
+/// `DecayType` 0 (none). FBX lights shine down the node's −Y as ufbx reads them (its
+/// `local_direction` is −Y); no axis change is applied, as for cameras.
+fn light_attribute(id: i64, name: &str, l: &crate::scene::Light) -> Record {
+    let ty = match l.kind {
+        LightKind::Directional => 1,
+        LightKind::Spot => 2,
+        LightKind::Point | LightKind::Ambient => 0,
+    };
+    let c = l.color.as_dvec3();
+    let props = vec![
+        p_enum("LightType", ty),
+        p_vec("Color", "Color", "", "A", c),
+        p("Intensity", "Number", "", "A", vec![Value::F64(l.intensity * 100.0)]),
+        p("InnerAngle", "Number", "", "A", vec![Value::F64(l.hotspot_degrees)]),
+        p("OuterAngle", "Number", "", "A", vec![Value::F64(l.falloff_degrees)]),
+        p("CastLight", "bool", "", "", vec![Value::I32(l.on as i32)]),
+        p_enum("DecayType", 0),
+    ];
+    Record::with(
+        "NodeAttribute",
+        vec![Value::I64(id), name_class(name, "NodeAttribute"), Value::str("Light")],
+    )
+    .child(props70(props))
+    .child(Record::one("TypeFlags", "Light"))
+    .child(Record::one("GeometryVersion", 124))
 }
 
 fn material(id: i64, name: &str, m: &crate::scene::Material) -> Record {

@@ -30,6 +30,9 @@ pub enum Target {
     Obj,
     /// Binary FBX 7.4, animation resampled on integer frames.
     Fbx,
+    /// 3D Studio `.3ds`: 3DS sources keep their keys, others are keyed on every frame (30 fps).
+    #[value(name = "3ds")]
+    ThreeDs,
 }
 
 impl Target {
@@ -41,6 +44,7 @@ impl Target {
             Target::ThreeDa => "3da",
             Target::Obj => "obj",
             Target::Fbx => "fbx",
+            Target::ThreeDs => "3ds",
         }
     }
 }
@@ -290,6 +294,14 @@ fn convert_file(
             let opts = keyscene::formats::fbx::export::WriteOptions::default();
             let report = keyscene::formats::fbx::export::save(&scene, output, &opts)?;
             warnings.extend(report.dropped.iter().map(|d| format!("not written: {d}")));
+        }
+        Target::ThreeDs => {
+            let opts = keyscene::formats::three_ds::export::WriteOptions::default();
+            let report = keyscene::formats::three_ds::export::save(&scene, output, &opts)?;
+            warnings.extend(report.dropped.iter().map(|d| format!("not written: {d}")));
+            warnings.extend(
+                report.renamed.iter().map(|(k, a, b)| format!("renamed {k} {a:?} to {b:?}")),
+            );
         }
     }
     Ok(warnings)

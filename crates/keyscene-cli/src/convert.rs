@@ -77,6 +77,9 @@ pub enum Output {
     ThreeDa,
     /// `.fbx`: binary FBX 7.4 (`formats::fbx::export`).
     Fbx,
+    /// `.3ds`: 3D Studio (`formats::three_ds::export`; 3DS sources keep their keys, others are
+    /// keyed on every frame at 30 fps).
+    ThreeDs,
 }
 
 impl Output {
@@ -89,8 +92,9 @@ impl Output {
             Some("glb") => Ok(Output::Glb),
             Some("3da") => Ok(Output::ThreeDa),
             Some("fbx") => Ok(Output::Fbx),
+            Some("3ds") => Ok(Output::ThreeDs),
             _ => Err(CliError::Msg(format!(
-                "{}: unknown output format (use .obj, .gltf, .glb, .3da or .fbx)",
+                "{}: unknown output format (use .obj, .gltf, .glb, .3da, .fbx or .3ds)",
                 path.display()
             ))),
         }
@@ -104,6 +108,7 @@ impl Output {
             Output::Glb => ".glb",
             Output::ThreeDa => ".3da",
             Output::Fbx => ".fbx",
+            Output::ThreeDs => ".3ds",
         }
     }
 }
@@ -157,8 +162,9 @@ pub fn check_options(output: Output, sub: &ArgMatches) -> Result<(), CliError> {
 
 /// Writes `scene` to `output` in `format` (see [`Output`]): `.obj` (plus `.mtl`), `.gltf`
 /// (plus `.bin` and images), `.glb`, `.3da` (plus one `.mat` script per material; what was
-/// converted, baked, resampled and dropped is printed) or `.fbx` (binary 7.4, every animation
-/// or the one `--animation`/`--stack` names; the report is printed).
+/// converted, baked, resampled and dropped is printed), `.fbx` (binary 7.4, every animation
+/// or the one `--animation`/`--stack` names; the report is printed) or `.3ds` (the first
+/// animation or the one named; the report is printed).
 /// OBJ: `pose` says how to pose and place it (see [`PoseOptions`]); with none of its options the
 /// geometry is written as stored. glTF and 3DA keep the whole animation; for glTF
 /// `pose.up`/`pose.metres_per_unit` name the source's own axes and unit (see
@@ -260,6 +266,15 @@ pub fn run(
                 ..Default::default()
             };
             let report = keyscene::formats::fbx::export::save(&scene, output, &opts)?;
+            println!("{report}");
+            Ok(())
+        }
+        Output::ThreeDs => {
+            let opts = keyscene::formats::three_ds::export::WriteOptions {
+                animation: requested,
+                ..Default::default()
+            };
+            let report = keyscene::formats::three_ds::export::save(&scene, output, &opts)?;
             println!("{report}");
             Ok(())
         }

@@ -195,6 +195,11 @@ fn check(path: &Path, kind: Source, lib3ds: bool) -> Result<(), Failed> {
     if report.exact {
         let (again, _) = export::write(&back, &export::WriteOptions::default())
             .map_err(|e| format!("second write: {e}"))?;
+        if let Some(d) = std::env::var_os("KEYSCENE_3DS_WRITE_DUMP") {
+            let stem = path.file_name().unwrap().to_string_lossy().to_string();
+            std::fs::write(Path::new(&d).join(format!("{stem}.1.3ds")), &bytes)?;
+            std::fs::write(Path::new(&d).join(format!("{stem}.2.3ds")), &again)?;
+        }
         if again != bytes {
             let at = again.iter().zip(&bytes).position(|(a, b)| a != b).unwrap_or(again.len().min(bytes.len()));
             m.push(format!(
@@ -271,6 +276,14 @@ fn check(path: &Path, kind: Source, lib3ds: bool) -> Result<(), Failed> {
             }
         }
     }
+    eprintln!(
+        "{}: {} frames, {}, {} keyframer nodes, lib3ds {}",
+        path.display(),
+        frames.len(),
+        if report.exact { "exact keys" } else { "resampled" },
+        report.nodes,
+        if lib3ds { "compared" } else { "absent" }
+    );
     m.finish()
 }
 

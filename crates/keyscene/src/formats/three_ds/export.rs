@@ -209,7 +209,12 @@ pub fn save(scene: &Scene, path: &Path, opts: &WriteOptions) -> Result<Report, c
 /// Whether animation `anim` of `scene` is a 3DS keyframer keyscene read (3DS source, 30 fps,
 /// only the track kinds a 3DS file holds, with TCB keys).
 fn is_native(scene: &Scene, anim: Option<usize>) -> bool {
-    if scene.meta.format != "3ds" || scene.animations.len() > 1 {
+    // Nodes made for a file without keyframer nodes (no `ThreeDsNodeSource`) show points
+    // stored in world space: the resampled path writes them.
+    if scene.meta.format != "3ds"
+        || scene.animations.len() > 1
+        || scene.nodes.iter().any(|n| n.source.three_ds.is_none())
+    {
         return false;
     }
     // A file without a keyframer stores its points in world space with no nodes: the

@@ -65,9 +65,7 @@ fn frames_of(scene: &Scene, report: &export::Report) -> Vec<f64> {
         return all;
     }
     // Evenly spaced, ends kept, on the grid.
-    (0..MAX_SAMPLES)
-        .map(|k| all[(k * (all.len() - 1)) / (MAX_SAMPLES - 1)])
-        .collect()
+    (0..MAX_SAMPLES).map(|k| all[(k * (all.len() - 1)) / (MAX_SAMPLES - 1)]).collect()
 }
 
 fn source_pose(scene: &Scene, report: &export::Report, frame: f64) -> Pose {
@@ -152,14 +150,20 @@ fn check(path: &Path, kind: Source, lib3ds: bool) -> Result<(), Failed> {
     let mut src_poses = Vec::with_capacity(frames.len());
     for &f in &frames {
         let src = source_pose(&scene, &report, f);
-        let bp = back.evaluate(if back.animations.is_empty() { None } else { Some(0) }, Time::Frame(f));
+        let bp =
+            back.evaluate(if back.animations.is_empty() { None } else { Some(0) }, Time::Frame(f));
         let tol = scene_tol(&scene, &src);
         for (k, s) in report.node_sources.iter().enumerate() {
             let Some(i) = *s else { continue };
             let at = format!("frame {f} node {k} {:?}", back.nodes[k].name);
             if is_object_kind(&scene.nodes[i].kind) && is_object_kind(&back.nodes[k].kind) {
                 if !report.exact || scene.nodes[i].source.three_ds.is_some() {
-                    m.check(&at, "world matrix (our reader)", mat_diff(bp.world[k], src.world[i]), tol);
+                    m.check(
+                        &at,
+                        "world matrix (our reader)",
+                        mat_diff(bp.world[k], src.world[i]),
+                        tol,
+                    );
                 }
             } else {
                 let d = (bp.world[k].w_axis - src.world[i].w_axis).abs().max_element();
@@ -177,7 +181,11 @@ fn check(path: &Path, kind: Source, lib3ds: bool) -> Result<(), Failed> {
                         m.check(&at, "world mesh box (our reader)", d, tol);
                     }
                 } else if ours.len() != theirs.len() {
-                    m.push(format!("{at}: {} vertices read back, source {}", ours.len(), theirs.len()));
+                    m.push(format!(
+                        "{at}: {} vertices read back, source {}",
+                        ours.len(),
+                        theirs.len()
+                    ));
                 } else {
                     let d = ours
                         .iter()
@@ -201,7 +209,11 @@ fn check(path: &Path, kind: Source, lib3ds: bool) -> Result<(), Failed> {
             std::fs::write(Path::new(&d).join(format!("{stem}.2.3ds")), &again)?;
         }
         if again != bytes {
-            let at = again.iter().zip(&bytes).position(|(a, b)| a != b).unwrap_or(again.len().min(bytes.len()));
+            let at = again
+                .iter()
+                .zip(&bytes)
+                .position(|(a, b)| a != b)
+                .unwrap_or(again.len().min(bytes.len()));
             m.push(format!(
                 "second write differs from the first at byte {at:#x} ({} and {} bytes)",
                 again.len(),
@@ -221,10 +233,14 @@ fn check(path: &Path, kind: Source, lib3ds: bool) -> Result<(), Failed> {
         }
         let o = cmd.output()?;
         if !o.status.success() {
-            return Err(format!("lib3ds_dump failed: {}", String::from_utf8_lossy(&o.stderr)).into());
+            return Err(
+                format!("lib3ds_dump failed: {}", String::from_utf8_lossy(&o.stderr)).into()
+            );
         }
         let j: Value = serde_json::from_slice(&o.stdout)?;
-        for (sample, (src, tol)) in j["samples"].as_array().ok_or("no samples")?.iter().zip(&src_poses) {
+        for (sample, (src, tol)) in
+            j["samples"].as_array().ok_or("no samples")?.iter().zip(&src_poses)
+        {
             let f = sample["frame"].as_f64().unwrap_or(f64::NAN);
             for n in sample["nodes"].as_array().ok_or("no nodes")? {
                 let k = n["id"].as_u64().unwrap_or(u64::MAX) as usize;
@@ -264,7 +280,12 @@ fn check(path: &Path, kind: Source, lib3ds: bool) -> Result<(), Failed> {
                 }
                 let centroid = world.iter().copied().sum::<DVec3>() / world.len().max(1) as f64;
                 if centroid.is_finite() {
-                    m.check(&at, "centroid (lib3ds)", (centroid - v3(&n["world_centroid"])).abs().max_element(), *tol);
+                    m.check(
+                        &at,
+                        "centroid (lib3ds)",
+                        (centroid - v3(&n["world_centroid"])).abs().max_element(),
+                        *tol,
+                    );
                 }
                 for s in n["world_sample_vertices"].as_array().into_iter().flatten() {
                     let idx = s["index"].as_u64().unwrap_or(0) as usize;

@@ -256,7 +256,13 @@ struct TriOut {
 #[derive(Debug, Clone)]
 enum ObjOut {
     Mesh(TriOut),
-    Camera { position: [f32; 3], target: [f32; 3], roll: f32, lens: f32, ranges: Option<(f32, f32)> },
+    Camera {
+        position: [f32; 3],
+        target: [f32; 3],
+        roll: f32,
+        lens: f32,
+        ranges: Option<(f32, f32)>,
+    },
     Light {
         position: [f32; 3],
         color: [f32; 3],
@@ -326,11 +332,15 @@ struct Names {
 impl Names {
     /// `name` as printable ASCII (others → `_`), at most `max` bytes, unique among the names of
     /// `kind` given so far (a clash ends in `~N` / a number); renames are reported.
-    fn unique(&mut self, kind: &'static str, name: &str, max: usize, report: &mut Report) -> String {
-        let mut clean: String = name
-            .chars()
-            .map(|c| if c.is_ascii_graphic() || c == ' ' { c } else { '_' })
-            .collect();
+    fn unique(
+        &mut self,
+        kind: &'static str,
+        name: &str,
+        max: usize,
+        report: &mut Report,
+    ) -> String {
+        let mut clean: String =
+            name.chars().map(|c| if c.is_ascii_graphic() || c == ' ' { c } else { '_' }).collect();
         if clean.is_empty() {
             clean = if kind == "material" { "Material".into() } else { "Object".into() };
         }
@@ -393,7 +403,12 @@ fn f3(v: DVec3) -> [f32; 3] {
 
 /// A 4×4 matrix as `MESH_MATRIX`'s four columns of three.
 fn mesh_matrix(m: DMat4) -> [[f32; 3]; 4] {
-    [f3(m.x_axis.truncate()), f3(m.y_axis.truncate()), f3(m.z_axis.truncate()), f3(m.w_axis.truncate())]
+    [
+        f3(m.x_axis.truncate()),
+        f3(m.y_axis.truncate()),
+        f3(m.z_axis.truncate()),
+        f3(m.w_axis.truncate()),
+    ]
 }
 
 /// The matrix lib3ds applies to the points of a mesh with a mirroring `MESH_MATRIX`:
@@ -445,10 +460,7 @@ fn relative_value(r: DQuat) -> KeyValue {
     KeyValue::AxisAngle(-(angle as f32), f3(axis))
 }
 
-fn vector_track<T>(
-    t: &Track<T>,
-    value: impl Fn(&T) -> KeyValue,
-) -> (u16, Vec<KeyChunk>) {
+fn vector_track<T>(t: &Track<T>, value: impl Fn(&T) -> KeyValue) -> (u16, Vec<KeyChunk>) {
     (t.flags, t.keys.iter().map(|k| tcb_key(k, value(&k.value))).collect())
 }
 
@@ -460,7 +472,8 @@ impl Builder {
             let name = self.names.unique("material", &m.name, MAX_MATERIAL_NAME, &mut self.report);
             let mut map_names = Vec::new();
             for t in &m.maps {
-                let n = if t.file.is_empty() { String::new() } else { name_8_3(&t.file, &mut files) };
+                let n =
+                    if t.file.is_empty() { String::new() } else { name_8_3(&t.file, &mut files) };
                 if !t.file.is_empty() && n != t.file {
                     self.report.renamed.push(("texture file", t.file.clone(), n.clone()));
                 }
@@ -525,25 +538,29 @@ impl Builder {
             let r = mesh.polygon_corners(p);
             let poly = mesh.polygon(p);
             let first = n.get(poly[0], r.start, p);
-            let flat = poly.iter().enumerate().all(|(k, &v)| {
-                match (n.get(v, r.start + k, p), first) {
+            let flat =
+                poly.iter().enumerate().all(|(k, &v)| match (n.get(v, r.start + k, p), first) {
                     (Some(a), Some(b)) => a.abs_diff_eq(b, 1e-4),
                     _ => false,
-                }
-            });
+                });
             if flat && poly.len() >= 3 && !matches!(n.mapping, crate::scene::Mapping::PerVertex) {
                 0
             } else {
                 1
             }
         };
-        let per_vertex_uv = uv.is_none_or(|u| matches!(u.mapping, crate::scene::Mapping::PerVertex));
+        let per_vertex_uv =
+            uv.is_none_or(|u| matches!(u.mapping, crate::scene::Mapping::PerVertex));
         let mut parts = Vec::new();
         let mut part = TriOut { matrix: mesh_matrix(matrix), ..TriOut::default() };
         let mut remap: HashMap<(u32, [u32; 2]), u16> = HashMap::new();
         let mut group_faces: Vec<Vec<u16>> = vec![Vec::new(); slots.len()];
         let whole = per_vertex_uv
-            && tris.iter().all(|(c, _)| c.iter().all(|&k| (mesh.corner_vertices[k] as usize) < points.len())) && points.len() <= MAX_OBJECT_ELEMENTS && tris.len() <= MAX_OBJECT_ELEMENTS;
+            && tris
+                .iter()
+                .all(|(c, _)| c.iter().all(|&k| (mesh.corner_vertices[k] as usize) < points.len()))
+            && points.len() <= MAX_OBJECT_ELEMENTS
+            && tris.len() <= MAX_OBJECT_ELEMENTS;
         let finish = |part: &mut TriOut, group_faces: &mut Vec<Vec<u16>>| {
             let mut done = std::mem::take(part);
             part.matrix = done.matrix;
@@ -573,7 +590,9 @@ impl Builder {
                     face[k] = mesh.corner_vertices[corners[k]] as u16;
                 }
             } else {
-                if part.points.len() + 3 > MAX_OBJECT_ELEMENTS || part.faces.len() >= MAX_OBJECT_ELEMENTS {
+                if part.points.len() + 3 > MAX_OBJECT_ELEMENTS
+                    || part.faces.len() >= MAX_OBJECT_ELEMENTS
+                {
                     parts.push(finish(&mut part, &mut group_faces));
                     remap.clear();
                 }
@@ -583,7 +602,8 @@ impl Builder {
                     let t = uv.and_then(|u| u.get(v, c, p)).map_or([0.0, 0.0], |t| [t.x, t.y]);
                     let keyv = (v, t.map(f32::to_bits));
                     face[k] = *remap.entry(keyv).or_insert_with(|| {
-                        part.points.push(f3(points.get(v as usize).copied().unwrap_or(DVec3::ZERO)));
+                        part.points
+                            .push(f3(points.get(v as usize).copied().unwrap_or(DVec3::ZERO)));
                         if uv.is_some() {
                             part.uvs.push(t);
                         }
@@ -594,7 +614,8 @@ impl Builder {
             let f = part.faces.len() as u16;
             part.faces.push(face);
             part.smoothing.push(smoothing(p));
-            let slot = if mesh.polygon_materials.is_empty() { 0 } else { mesh.polygon_materials[p] };
+            let slot =
+                if mesh.polygon_materials.is_empty() { 0 } else { mesh.polygon_materials[p] };
             if let Some(g) = group_faces.get_mut(slot as usize) {
                 g.push(f);
             }
@@ -607,7 +628,13 @@ impl Builder {
     }
 
     /// Adds mesh objects for `mesh`, returns their written names (first is the main one).
-    fn add_mesh(&mut self, name: &str, mesh: &Mesh, points: &[DVec3], matrix: DMat4) -> Vec<String> {
+    fn add_mesh(
+        &mut self,
+        name: &str,
+        mesh: &Mesh,
+        points: &[DVec3],
+        matrix: DMat4,
+    ) -> Vec<String> {
         let parts = self.tri_parts(mesh, points, matrix);
         let renumbered = parts.len() > 1 || !parts[0].in_order;
         let mut names = Vec::new();
@@ -645,7 +672,12 @@ impl Builder {
             multiplier: light.intensity as f32,
             attenuate: light.attenuation.map(|(a, b)| (a as f32, b as f32)),
             spot: target.map(|t| {
-                (f3(t), light.hotspot_degrees as f32, light.falloff_degrees as f32, light.roll_degrees as f32)
+                (
+                    f3(t),
+                    light.hotspot_degrees as f32,
+                    light.falloff_degrees as f32,
+                    light.roll_degrees as f32,
+                )
             }),
         }
     }
@@ -677,7 +709,8 @@ impl Builder {
                 NodeKind::Camera(c) => {
                     let target = scene.cameras[c].target.map(|t| rest.world[t].w_axis.truncate());
                     let pos = rest.world[i].w_axis.truncate();
-                    let n = self.names.unique("object", &node.name, MAX_OBJECT_NAME, &mut self.report);
+                    let n =
+                        self.names.unique("object", &node.name, MAX_OBJECT_NAME, &mut self.report);
                     self.objects.push((
                         n.clone(),
                         Self::camera_object(scene, c, pos, target.unwrap_or(pos + DVec3::Y)),
@@ -688,18 +721,24 @@ impl Builder {
                 NodeKind::Light(l) => {
                     let target = scene.lights[l].target.map(|t| rest.world[t].w_axis.truncate());
                     let pos = rest.world[i].w_axis.truncate();
-                    let n = self.names.unique("object", &node.name, MAX_OBJECT_NAME, &mut self.report);
+                    let n =
+                        self.names.unique("object", &node.name, MAX_OBJECT_NAME, &mut self.report);
                     let spot = scene.lights[l].kind == LightKind::Spot;
-                    self.objects.push((n.clone(), Self::light_object(scene, l, pos, target.filter(|_| spot))));
+                    self.objects.push((
+                        n.clone(),
+                        Self::light_object(scene, l, pos, target.filter(|_| spot)),
+                    ));
                     self.report.lights += 1;
                     (if spot { id::SPOTLIGHT_NODE_TAG } else { id::LIGHT_NODE_TAG }, n)
                 }
-                NodeKind::CameraTarget { camera } => {
-                    (id::TARGET_NODE_TAG, self.target_name(camera.map(|c| &scene.nodes[c].name), &node.name))
-                }
-                NodeKind::LightTarget { light } => {
-                    (id::L_TARGET_NODE_TAG, self.target_name(light.map(|c| &scene.nodes[c].name), &node.name))
-                }
+                NodeKind::CameraTarget { camera } => (
+                    id::TARGET_NODE_TAG,
+                    self.target_name(camera.map(|c| &scene.nodes[c].name), &node.name),
+                ),
+                NodeKind::LightTarget { light } => (
+                    id::L_TARGET_NODE_TAG,
+                    self.target_name(light.map(|c| &scene.nodes[c].name), &node.name),
+                ),
                 NodeKind::Ambient => (id::AMBIENT_NODE_TAG, "$AMBIENT$".to_string()),
                 _ => match node.mesh {
                     Some(m) => (id::OBJECT_NODE_TAG, mesh_names[m][0].clone()),
@@ -708,11 +747,15 @@ impl Builder {
             };
             let mut out = NodeOut::new(tag, name, parent);
             out.source = Some(i);
-            out.instance = (!node.instance.is_empty()).then(|| {
-                node.instance.chars().filter(|c| c.is_ascii() && *c != '\0').collect()
-            });
+            out.instance = (!node.instance.is_empty())
+                .then(|| node.instance.chars().filter(|c| c.is_ascii() && *c != '\0').collect());
             if out.name == "$$$DUMMY" && out.instance.is_none() {
-                out.instance = Some(self.names.unique("instance", &node.name, MAX_OBJECT_NAME, &mut self.report));
+                out.instance = Some(self.names.unique(
+                    "instance",
+                    &node.name,
+                    MAX_OBJECT_NAME,
+                    &mut self.report,
+                ));
             }
             if let Some(s) = src {
                 out.flags = s.flags;
@@ -731,23 +774,33 @@ impl Builder {
             let channels: Vec<&ChannelTarget> = a
                 .map(|a| a.channels.iter().filter(|c| c.node == i).map(|c| &c.target).collect())
                 .unwrap_or_default();
-            let find = |pick: fn(&ChannelTarget) -> bool| channels.iter().copied().find(|c| pick(c));
+            let find =
+                |pick: fn(&ChannelTarget) -> bool| channels.iter().copied().find(|c| pick(c));
             let t = node.transform;
             let object = tag == id::OBJECT_NODE_TAG;
-            let has_pos = matches!(tag, id::OBJECT_NODE_TAG | id::CAMERA_NODE_TAG | id::TARGET_NODE_TAG
-                | id::LIGHT_NODE_TAG | id::SPOTLIGHT_NODE_TAG | id::L_TARGET_NODE_TAG);
+            let has_pos = matches!(
+                tag,
+                id::OBJECT_NODE_TAG
+                    | id::CAMERA_NODE_TAG
+                    | id::TARGET_NODE_TAG
+                    | id::LIGHT_NODE_TAG
+                    | id::SPOTLIGHT_NODE_TAG
+                    | id::L_TARGET_NODE_TAG
+            );
             if has_pos {
                 let tr = match find(|c| matches!(c, ChannelTarget::Translation(_))) {
-                    Some(ChannelTarget::Translation(tr)) => vector_track(tr, |v| KeyValue::Vector(f3(*v))),
+                    Some(ChannelTarget::Translation(tr)) => {
+                        vector_track(tr, |v| KeyValue::Vector(f3(*v)))
+                    }
                     _ => (0, vec![key(start, KeyValue::Vector(f3(t.translation)))]),
                 };
                 out.tracks.push((id::POS_TRACK_TAG, tr.0, tr.1));
             }
             if object {
                 let rt = match find(|c| matches!(c, ChannelTarget::Rotation(_))) {
-                    Some(ChannelTarget::Rotation(RotationTrack::Relative(r))) => vector_track(r, |v| {
-                        KeyValue::AxisAngle(v.angle as f32, f3(v.axis))
-                    }),
+                    Some(ChannelTarget::Rotation(RotationTrack::Relative(r))) => {
+                        vector_track(r, |v| KeyValue::AxisAngle(v.angle as f32, f3(v.axis)))
+                    }
                     _ => (0, vec![key(start, relative_value(t.rotation))]),
                 };
                 out.tracks.push((id::ROT_TRACK_TAG, rt.0, rt.1));
@@ -759,11 +812,21 @@ impl Builder {
             }
             for c in &channels {
                 let (tag, tr) = match c {
-                    ChannelTarget::Fov(x) => (id::FOV_TRACK_TAG, vector_track(x, |v| KeyValue::Scalar(*v as f32))),
-                    ChannelTarget::Roll(x) => (id::ROLL_TRACK_TAG, vector_track(x, |v| KeyValue::Scalar(*v as f32))),
-                    ChannelTarget::Color(x) => (id::COL_TRACK_TAG, vector_track(x, |v| KeyValue::Vector(f3(*v)))),
-                    ChannelTarget::Hotspot(x) => (id::HOT_TRACK_TAG, vector_track(x, |v| KeyValue::Scalar(*v as f32))),
-                    ChannelTarget::Falloff(x) => (id::FALL_TRACK_TAG, vector_track(x, |v| KeyValue::Scalar(*v as f32))),
+                    ChannelTarget::Fov(x) => {
+                        (id::FOV_TRACK_TAG, vector_track(x, |v| KeyValue::Scalar(*v as f32)))
+                    }
+                    ChannelTarget::Roll(x) => {
+                        (id::ROLL_TRACK_TAG, vector_track(x, |v| KeyValue::Scalar(*v as f32)))
+                    }
+                    ChannelTarget::Color(x) => {
+                        (id::COL_TRACK_TAG, vector_track(x, |v| KeyValue::Vector(f3(*v))))
+                    }
+                    ChannelTarget::Hotspot(x) => {
+                        (id::HOT_TRACK_TAG, vector_track(x, |v| KeyValue::Scalar(*v as f32)))
+                    }
+                    ChannelTarget::Falloff(x) => {
+                        (id::FALL_TRACK_TAG, vector_track(x, |v| KeyValue::Scalar(*v as f32)))
+                    }
                     ChannelTarget::Hidden(h) => {
                         // Absolute states back to toggles: a key wherever the state changes.
                         let mut state = node.hidden;
@@ -781,7 +844,9 @@ impl Builder {
                             .keys
                             .iter()
                             .filter_map(|k| {
-                                mesh_names.get(k.value).map(|n| key(clamp_frame(k.frame), KeyValue::Name(n[0].clone())))
+                                mesh_names.get(k.value).map(|n| {
+                                    key(clamp_frame(k.frame), KeyValue::Name(n[0].clone()))
+                                })
                             })
                             .collect();
                         if keys.len() < m.keys.len() {
@@ -821,7 +886,12 @@ impl Builder {
     }
 
     /// Any source, resampled on integer 3DS frames.
-    fn resampled(&mut self, scene: &Scene, anim: Option<usize>, opts: &WriteOptions) -> Result<(), WriteError> {
+    fn resampled(
+        &mut self,
+        scene: &Scene,
+        anim: Option<usize>,
+        opts: &WriteOptions,
+    ) -> Result<(), WriteError> {
         let a = anim.map(|a| &scene.animations[a]);
         // The frames: integer 3DS frames covering the animation's range in seconds.
         let (f0, f1) = match a {
@@ -831,7 +901,10 @@ impl Builder {
                 if !(s0.is_finite() && s1.is_finite()) || s1 < s0 {
                     (0.0, 0.0)
                 } else {
-                    ((s0 * THREE_DS_FPS - 1e-6).floor(), (s1 * THREE_DS_FPS + 1e-6).ceil().max((s0 * THREE_DS_FPS - 1e-6).floor()))
+                    (
+                        (s0 * THREE_DS_FPS - 1e-6).floor(),
+                        (s1 * THREE_DS_FPS + 1e-6).ceil().max((s0 * THREE_DS_FPS - 1e-6).floor()),
+                    )
                 }
             }
             None => (0.0, 0.0),
@@ -887,13 +960,15 @@ impl Builder {
             None
         };
         let mut number = vec![usize::MAX; scene.nodes.len()];
-        let (mut skinned, mut morphed, mut ambient, mut directional, mut fov_keys) = (0, 0, 0, 0, 0usize);
+        let (mut skinned, mut morphed, mut ambient, mut directional, mut fov_keys) =
+            (0, 0, 0, 0, 0usize);
         let _ = &mut fov_keys;
         for &i in &order {
             let node = &scene.nodes[i];
             let key_frame = |k: usize| (frames[k] + shift) as i32;
             match node.kind {
-                NodeKind::CameraTarget { camera: Some(_) } | NodeKind::LightTarget { light: Some(_) } => {
+                NodeKind::CameraTarget { camera: Some(_) }
+                | NodeKind::LightTarget { light: Some(_) } => {
                     // Written with their camera or light.
                     continue;
                 }
@@ -916,26 +991,43 @@ impl Builder {
                             None => {
                                 let w = p.world[i];
                                 let dir = -w.z_axis.truncate();
-                                let d = if dir.length() > 0.0 { dir.normalize() } else { -DVec3::Z };
+                                let d =
+                                    if dir.length() > 0.0 { dir.normalize() } else { -DVec3::Z };
                                 w.w_axis.truncate() + d * 100.0
                             }
                         }
                     };
                     let pos0 = first.world[i].w_axis.truncate();
-                    let name = self.names.unique("object", &node.name, MAX_OBJECT_NAME, &mut self.report);
-                    self.objects.push((name.clone(), Self::camera_object(scene, c, pos0, target_of(first))));
+                    let name =
+                        self.names.unique("object", &node.name, MAX_OBJECT_NAME, &mut self.report);
+                    self.objects.push((
+                        name.clone(),
+                        Self::camera_object(scene, c, pos0, target_of(first)),
+                    ));
                     self.report.cameras += 1;
                     let mut out = NodeOut::new(id::CAMERA_NODE_TAG, name.clone(), None);
                     out.source = Some(i);
-                    out.tracks.push((id::POS_TRACK_TAG, 0, pos_track(&|p| p.world[i].w_axis.truncate())));
+                    out.tracks.push((
+                        id::POS_TRACK_TAG,
+                        0,
+                        pos_track(&|p| p.world[i].w_axis.truncate()),
+                    ));
                     let cam = &scene.cameras[c];
                     let fovs: Vec<f64> = poses
                         .iter()
                         .map(|p| horizontal_fov(p.camera_fov[c], cam.fov_axis, cam.aspect))
                         .collect();
-                    out.tracks.push((id::FOV_TRACK_TAG, 0, keyed(&fovs, |v| KeyValue::Scalar(*v as f32), key_frame)));
+                    out.tracks.push((
+                        id::FOV_TRACK_TAG,
+                        0,
+                        keyed(&fovs, |v| KeyValue::Scalar(*v as f32), key_frame),
+                    ));
                     let rolls: Vec<f64> = poses.iter().map(|p| p.camera_roll[c]).collect();
-                    out.tracks.push((id::ROLL_TRACK_TAG, 0, keyed(&rolls, |v| KeyValue::Scalar(*v as f32), key_frame)));
+                    out.tracks.push((
+                        id::ROLL_TRACK_TAG,
+                        0,
+                        keyed(&rolls, |v| KeyValue::Scalar(*v as f32), key_frame),
+                    ));
                     number[i] = self.nodes.len();
                     self.nodes.push(out);
                     let mut t = NodeOut::new(id::TARGET_NODE_TAG, name, None);
@@ -966,13 +1058,15 @@ impl Builder {
                             None => {
                                 let w = p.world[i];
                                 let dir = -w.z_axis.truncate();
-                                let d = if dir.length() > 0.0 { dir.normalize() } else { -DVec3::Z };
+                                let d =
+                                    if dir.length() > 0.0 { dir.normalize() } else { -DVec3::Z };
                                 w.w_axis.truncate() + d * 100.0
                             }
                         }
                     };
                     let pos0 = first.world[i].w_axis.truncate();
-                    let name = self.names.unique("object", &node.name, MAX_OBJECT_NAME, &mut self.report);
+                    let name =
+                        self.names.unique("object", &node.name, MAX_OBJECT_NAME, &mut self.report);
                     self.objects.push((
                         name.clone(),
                         Self::light_object(scene, l, pos0, spot.then(|| target_of(first))),
@@ -981,7 +1075,11 @@ impl Builder {
                     let tag = if spot { id::SPOTLIGHT_NODE_TAG } else { id::LIGHT_NODE_TAG };
                     let mut out = NodeOut::new(tag, name.clone(), None);
                     out.source = Some(i);
-                    out.tracks.push((id::POS_TRACK_TAG, 0, pos_track(&|p| p.world[i].w_axis.truncate())));
+                    out.tracks.push((
+                        id::POS_TRACK_TAG,
+                        0,
+                        pos_track(&|p| p.world[i].w_axis.truncate()),
+                    ));
                     number[i] = self.nodes.len();
                     self.nodes.push(out);
                     if spot {
@@ -1016,16 +1114,25 @@ impl Builder {
                             (w0, world.iter().map(|&p| fix.transform_point3(p)).collect::<Vec<_>>())
                         } else {
                             let g = node.geometry_transform();
-                            (DMat4::IDENTITY, mesh.positions.iter().map(|&p| g.transform_point3(p)).collect())
+                            (
+                                DMat4::IDENTITY,
+                                mesh.positions.iter().map(|&p| g.transform_point3(p)).collect(),
+                            )
                         };
                         let names = self.add_mesh(&node.name, mesh, &points, matrix);
                         name = names[0].clone();
                         extra_parts = names[1..].to_vec();
                     }
-                    let mut out = NodeOut::new(id::OBJECT_NODE_TAG, name.clone(), parent.map(|p| number[p]));
+                    let mut out =
+                        NodeOut::new(id::OBJECT_NODE_TAG, name.clone(), parent.map(|p| number[p]));
                     out.source = Some(i);
                     if name == "$$$DUMMY" {
-                        out.instance = Some(self.names.unique("instance", &node.name, MAX_OBJECT_NAME, &mut self.report));
+                        out.instance = Some(self.names.unique(
+                            "instance",
+                            &node.name,
+                            MAX_OBJECT_NAME,
+                            &mut self.report,
+                        ));
                         out.bound_box = Some(([-1.0; 3], [1.0; 3]));
                     }
                     if node.hidden {
@@ -1050,7 +1157,8 @@ impl Builder {
                         };
                         let (s, r, t) = local.to_scale_rotation_translation();
                         let back = DMat4::from_scale_rotation_translation(s, r, t);
-                        let scale = local.to_cols_array().iter().fold(1.0f64, |a, v| a.max(v.abs()));
+                        let scale =
+                            local.to_cols_array().iter().fold(1.0f64, |a, v| a.max(v.abs()));
                         if !back.abs_diff_eq(local, 1e-6 * scale) {
                             sheared = true;
                         }
@@ -1072,7 +1180,11 @@ impl Builder {
                     if moving {
                         self.report.resampled_nodes += 1;
                     }
-                    out.tracks.push((id::POS_TRACK_TAG, 0, keyed(&ts, |v| KeyValue::Vector(f3(*v)), key_frame)));
+                    out.tracks.push((
+                        id::POS_TRACK_TAG,
+                        0,
+                        keyed(&ts, |v| KeyValue::Vector(f3(*v)), key_frame),
+                    ));
                     // Rotation: relative turns between consecutive frames.
                     let all_same = rs.iter().all(|r| r.abs_diff_eq(rs[0], 0.0));
                     let rot_keys = if all_same {
@@ -1089,13 +1201,18 @@ impl Builder {
                             .collect()
                     };
                     out.tracks.push((id::ROT_TRACK_TAG, 0, rot_keys));
-                    out.tracks.push((id::SCL_TRACK_TAG, 0, keyed(&ss, |v| KeyValue::Vector(f3(*v)), key_frame)));
+                    out.tracks.push((
+                        id::SCL_TRACK_TAG,
+                        0,
+                        keyed(&ss, |v| KeyValue::Vector(f3(*v)), key_frame),
+                    ));
                     number[i] = self.nodes.len();
                     let tracks = out.tracks.clone();
                     self.nodes.push(out);
                     // The other parts of a split mesh follow the same node.
                     for extra in extra_parts {
-                        let mut o = NodeOut::new(id::OBJECT_NODE_TAG, extra, parent.map(|p| number[p]));
+                        let mut o =
+                            NodeOut::new(id::OBJECT_NODE_TAG, extra, parent.map(|p| number[p]));
                         o.tracks = tracks.clone();
                         o.source = Some(i);
                         self.nodes.push(o);
@@ -1236,7 +1353,10 @@ impl Builder {
         if self.nodes.len() >= NO_PARENT as usize {
             return Err(WriteError {
                 place: "KFDATA".into(),
-                what: format!("{} keyframer nodes, more than NODE_ID (u16) can number", self.nodes.len()),
+                what: format!(
+                    "{} keyframer nodes, more than NODE_ID (u16) can number",
+                    self.nodes.len()
+                ),
             });
         }
         for (k, n) in self.nodes.iter().enumerate() {
@@ -1290,7 +1410,11 @@ impl Builder {
 
 /// Keys of a resampled value: one at the first frame when it never changes, else one per
 /// frame.
-fn keyed<T: PartialEq>(vals: &[T], value: impl Fn(&T) -> KeyValue, frame: impl Fn(usize) -> i32) -> Vec<KeyChunk> {
+fn keyed<T: PartialEq>(
+    vals: &[T],
+    value: impl Fn(&T) -> KeyValue,
+    frame: impl Fn(usize) -> i32,
+) -> Vec<KeyChunk> {
     if vals.iter().all(|v| *v == vals[0]) {
         return vec![key(frame(0), value(&vals[0]))];
     }
@@ -1307,7 +1431,12 @@ fn horizontal_fov(fov: f64, axis: FovAxis, aspect: Option<f64>) -> f64 {
     }
 }
 
-fn write_track(w: &mut ChunkWriter, tag: u16, flags: u16, keys: &[KeyChunk]) -> Result<(), WriteError> {
+fn write_track(
+    w: &mut ChunkWriter,
+    tag: u16,
+    flags: u16,
+    keys: &[KeyChunk],
+) -> Result<(), WriteError> {
     w.begin(tag);
     w.u16(flags);
     w.u32(0);
@@ -1471,10 +1600,20 @@ pub fn container_head(chunk: u16, payload: &[u8]) -> Option<usize> {
     let cstr = |p: &[u8]| p.iter().position(|&b| b == 0).map(|n| n + 1);
     match chunk {
         id::M3DMAGIC | id::MDATA | id::KFDATA | id::MAT_ENTRY | id::N_TRI_OBJECT => Some(0),
-        id::MAT_AMBIENT | id::MAT_DIFFUSE | id::MAT_SPECULAR | id::MAT_SHININESS
-        | id::MAT_SHIN2PCT | id::MAT_TRANSPARENCY | id::MAT_SELF_ILPCT => Some(0),
-        id::MAT_TEXMAP | id::MAT_SPECMAP | id::MAT_OPACMAP | id::MAT_REFLMAP | id::MAT_BUMPMAP
-        | id::MAT_SHINMAP | id::MAT_SELFIMAP => Some(0),
+        id::MAT_AMBIENT
+        | id::MAT_DIFFUSE
+        | id::MAT_SPECULAR
+        | id::MAT_SHININESS
+        | id::MAT_SHIN2PCT
+        | id::MAT_TRANSPARENCY
+        | id::MAT_SELF_ILPCT => Some(0),
+        id::MAT_TEXMAP
+        | id::MAT_SPECMAP
+        | id::MAT_OPACMAP
+        | id::MAT_REFLMAP
+        | id::MAT_BUMPMAP
+        | id::MAT_SHINMAP
+        | id::MAT_SELFIMAP => Some(0),
         id::AMBIENT_NODE_TAG..=id::SPOTLIGHT_NODE_TAG => Some(0),
         id::NAMED_OBJECT => cstr(payload),
         id::N_DIRECT_LIGHT => Some(12),
@@ -1485,5 +1624,106 @@ pub fn container_head(chunk: u16, payload: &[u8]) -> Option<usize> {
             Some(2 + 8 * n)
         }
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scene::{Mesh, Node};
+
+    #[test]
+    fn names_are_shortened_to_ten_ascii_characters_and_made_unique() {
+        let mut names = Names::default();
+        let mut r = Report::default();
+        assert_eq!(names.unique("object", "Cylinder.001", 10, &mut r), "Cylinder.0");
+        assert_eq!(names.unique("object", "Cylinder.002", 10, &mut r), "Cylinder~1");
+        assert_eq!(names.unique("object", "Öl", 10, &mut r), "_l");
+        assert_eq!(names.unique("object", "Box", 10, &mut r), "Box");
+        assert_eq!(names.unique("object", "BOX", 10, &mut r), "BOX~1");
+        assert_eq!(r.renamed.len(), 4);
+        let mut used = HashMap::new();
+        assert_eq!(name_8_3("textures/brick_wall_diffuse.png", &mut used), "BRICK_WA.PNG");
+        assert_eq!(name_8_3("brick_wall_normal.png", &mut used), "BRICK_~1.PNG");
+        assert_eq!(name_8_3("textures/brick_wall_diffuse.png", &mut used), "BRICK_WA.PNG");
+    }
+
+    #[test]
+    fn relative_rotation_key_turns_by_minus_its_angle_as_lib3ds_reads_it() {
+        // A quarter turn about +Z: lib3ds' key (a, axis) turns by −a, so a = −π/2 about +Z.
+        let q = DQuat::from_rotation_z(std::f64::consts::FRAC_PI_2);
+        match relative_value(q) {
+            KeyValue::AxisAngle(a, axis) => {
+                assert!((a + std::f32::consts::FRAC_PI_2).abs() < 1e-6, "{a}");
+                assert!((axis[2] - 1.0).abs() < 1e-6 && axis[0].abs() < 1e-6, "{axis:?}");
+            }
+            v => panic!("{v:?}"),
+        }
+    }
+
+    /// A scene of one mesh node with `tris` separate triangles (3 vertices each).
+    fn triangles(tris: usize) -> Scene {
+        let mut mesh = Mesh { name: "soup".into(), ..Mesh::default() };
+        for t in 0..tris {
+            let x = t as f64;
+            mesh.positions.extend([
+                DVec3::new(x, 0.0, 0.0),
+                DVec3::new(x, 1.0, 0.0),
+                DVec3::new(x, 0.0, 1.0),
+            ]);
+            let b = (t * 3) as u32;
+            mesh.corner_vertices.extend([b, b + 1, b + 2]);
+            mesh.polygon_starts.push(b);
+        }
+        mesh.polygon_starts.push((tris * 3) as u32);
+        let mut scene = Scene::default();
+        scene.meshes.push(mesh);
+        let mut node = Node::new("soup", NodeKind::Mesh);
+        node.mesh = Some(0);
+        node.transform.translation = DVec3::new(0.0, 0.0, 5.0);
+        scene.nodes.push(node);
+        scene.attach(0, None);
+        scene
+    }
+
+    #[test]
+    fn a_mesh_past_65535_vertices_is_split_and_reads_back_whole() {
+        // 30 000 triangles = 90 000 vertices: 21 845 triangles (65 535 vertices) fit one object.
+        let scene = triangles(30_000);
+        let (bytes, report) = write(&scene, &WriteOptions::default()).unwrap();
+        assert_eq!(report.split, 1);
+        assert_eq!(report.meshes, 2);
+        let (back, warnings) = super::super::read(&bytes, &Default::default()).unwrap();
+        assert!(warnings.is_empty(), "{warnings:?}");
+        let counts: Vec<usize> = back.meshes.iter().map(|m| m.positions.len()).collect();
+        assert_eq!(counts, [65_535, 90_000 - 65_535]);
+        // Every written node is placed 5 units up, as the source node.
+        let pose = back.evaluate(Some(0), Time::Frame(0.0));
+        for k in 0..back.nodes.len() {
+            let p = pose.world_positions(&back, k);
+            assert!(p.iter().all(|v| v.z >= 5.0 && v.z <= 6.0), "node {k}");
+        }
+        let lint = super::super::write::lint(&bytes, &container_head).unwrap();
+        assert!(lint > 10);
+    }
+
+    #[test]
+    fn nan_positions_and_an_empty_mesh_write_without_panicking() {
+        let mut scene = triangles(1);
+        scene.meshes[0].positions[0].x = f64::NAN;
+        scene.meshes.push(Mesh {
+            name: "empty".into(),
+            polygon_starts: vec![0],
+            ..Mesh::default()
+        });
+        let mut n = Node::new("empty", NodeKind::Mesh);
+        n.mesh = Some(1);
+        scene.nodes.push(n);
+        scene.attach(1, None);
+        let (bytes, report) = write(&scene, &WriteOptions::default()).unwrap();
+        assert_eq!(report.meshes, 2);
+        let (back, _) = super::super::read(&bytes, &Default::default()).unwrap();
+        assert!(back.meshes[0].positions[0].x.is_nan());
+        assert!(back.meshes[1].positions.is_empty());
     }
 }

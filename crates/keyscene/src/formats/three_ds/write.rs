@@ -126,14 +126,20 @@ pub fn lint(
         let mut pos = 0usize;
         while pos < bytes.len() {
             if bytes.len() - pos < 6 {
-                return Err((base + pos, format!("{} stray bytes after the last chunk", bytes.len() - pos)));
+                return Err((
+                    base + pos,
+                    format!("{} stray bytes after the last chunk", bytes.len() - pos),
+                ));
             }
             let id = u16::from_le_bytes([bytes[pos], bytes[pos + 1]]);
             let len = u32::from_le_bytes(bytes[pos + 2..pos + 6].try_into().unwrap()) as usize;
             if len < 6 || len > bytes.len() - pos {
                 return Err((
                     base + pos,
-                    format!("chunk {id:#06x} says {len} bytes, {} are left in its parent", bytes.len() - pos),
+                    format!(
+                        "chunk {id:#06x} says {len} bytes, {} are left in its parent",
+                        bytes.len() - pos
+                    ),
                 ));
             }
             *count += 1;
@@ -141,7 +147,10 @@ pub fn lint(
             if depth < 16 {
                 if let Some(fixed) = head(id, payload) {
                     if fixed > payload.len() {
-                        return Err((base + pos, format!("chunk {id:#06x} is shorter than its fixed data")));
+                        return Err((
+                            base + pos,
+                            format!("chunk {id:#06x} is shorter than its fixed data"),
+                        ));
                     }
                     level(&payload[fixed..], base + pos + 6 + fixed, head, depth + 1, count)?;
                 }

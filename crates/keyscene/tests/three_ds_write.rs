@@ -338,7 +338,14 @@ fn main() {
             let rel = p.strip_prefix(dir.join("fbx")).unwrap().to_string_lossy().replace('\\', "/");
             !common::is_negative_fbx(&rel)
         })
-        .step_by(FBX_SAMPLE_STEP)
+        // KEYSCENE_3DS_WRITE_FBX_STEP=1 converts every positive FBX file (a measurement run).
+        .step_by(
+            std::env::var("KEYSCENE_3DS_WRITE_FBX_STEP")
+                .ok()
+                .and_then(|s| s.parse().ok())
+                .filter(|&n: &usize| n > 0)
+                .unwrap_or(FBX_SAMPLE_STEP),
+        )
         .collect();
     for (k, p) in fbx.into_iter().enumerate() {
         let rel = p.strip_prefix(&dir).unwrap().to_string_lossy().replace('\\', "/");

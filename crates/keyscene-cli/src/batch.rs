@@ -30,8 +30,11 @@ pub enum Target {
     ThreeDa,
     /// Wavefront OBJ (the geometry as stored) with its `.mtl` beside it.
     Obj,
-    /// Binary FBX 7.4, animation resampled on integer frames.
+    /// Binary FBX 7.4: source keys kept where FBX curves hold them, the rest resampled.
     Fbx,
+    /// 3D Studio `.3ds`: 3DS sources keep their keys, others are keyed on every frame (30 fps).
+    #[value(name = "3ds")]
+    ThreeDs,
 }
 
 impl Target {
@@ -43,6 +46,7 @@ impl Target {
             Target::ThreeDa => "3da",
             Target::Obj => "obj",
             Target::Fbx => "fbx",
+            Target::ThreeDs => "3ds",
         }
     }
 }

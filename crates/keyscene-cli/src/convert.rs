@@ -28,7 +28,7 @@ pub fn check_options(output: OutputFormat, sub: &ArgMatches) -> Result<(), CliEr
 }
 
 /// Writes `scene` to `output` ([`keyscene::convert()`](fn@keyscene::convert) with `opts`) and
-/// prints what happened: `.3da` and `.fbx` print their report on stdout; OBJ and glTF
+/// prints what happened: `.3da`, `.fbx` and `.3ds` print their report on stdout; OBJ and glTF
 /// conversion warnings, and posing warnings (`--transform-skin`), go to stderr.
 /// Options that do not apply to the format are refused before this by [`check_options`].
 pub fn run(scene: &Scene, output: &Path, opts: &ConvertOptions) -> Result<(), CliError> {
@@ -39,6 +39,8 @@ pub fn run(scene: &Scene, output: &Path, opts: &ConvertOptions) -> Result<(), Cl
     if let Some(r) = &report.three_da {
         println!("{r}");
     } else if let Some(r) = &report.fbx {
+        println!("{r}");
+    } else if let Some(r) = &report.three_ds {
         println!("{r}");
     } else {
         for w in &report.warnings {

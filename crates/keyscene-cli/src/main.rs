@@ -98,14 +98,16 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Convert a scene; the output format follows OUT's extension (.obj, .gltf, .glb, .3da, .fbx).
+    /// Convert a scene; the output format follows OUT's extension (.obj, .gltf, .glb, .3da, .fbx,
+    /// .3ds).
     /// With a folder as input, convert every supported file under it (see --to).
     Convert {
         /// The scene file to read, or a folder: every .3ds, .prj, .fbx, .3da, .gltf and .glb
         /// file under it is converted (in parallel), mirroring subfolders under OUT.
         input: PathBuf,
         /// The file to write: .obj (with a .mtl beside it), .gltf, .glb, .3da (with .mat
-        /// material scripts beside it) or .fbx (binary FBX 7.4). For a folder input: the output folder.
+        /// material scripts beside it), .fbx (binary FBX 7.4) or .3ds (3D Studio). For a folder
+        /// input: the output folder.
         output: PathBuf,
         /// Folder input: the output format. The summary lists files converted, with warnings
         /// and failed (with the reason); the exit status is non-zero when any failed.

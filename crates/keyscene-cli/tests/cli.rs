@@ -715,3 +715,27 @@ fn a_24_fps_source_to_3da_warns_and_names_fps_30() {
         format!("{}{}", String::from_utf8_lossy(&r.stdout), String::from_utf8_lossy(&r.stderr));
     assert!(!all.contains("--fps 30"), "{all}");
 }
+
+#[test]
+fn convert_to_3ds_keeps_fly_s_meshes_and_refuses_posing_options() {
+    // FLY.3DS has 3 meshes of 8, 66 and 122 vertices (lib3ds agrees); written back exactly.
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("fly.3ds");
+    let r = keyscene(&["convert", &fly(), out.to_str().unwrap()]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    assert!(String::from_utf8_lossy(&r.stdout).contains("3DS keys written exactly"));
+    let bytes = std::fs::read(&out).unwrap();
+    assert_eq!(&bytes[..2], &0x4D4Du16.to_le_bytes(), "M3DMAGIC");
+    assert_eq!(&bytes[2..6], &(bytes.len() as u32).to_le_bytes(), "root length = file size");
+    let back = stdout_json(&keyscene(&["inspect", out.to_str().unwrap(), "--json"]));
+    assert_eq!(back["format"], "3ds");
+    assert_eq!(back["counts"]["meshes"], 3);
+    assert_eq!(back["counts"]["vertices"], 8 + 66 + 122);
+    let r = keyscene(&["convert", &fly(), out.to_str().unwrap(), "--frame", "3"]);
+    assert!(!r.status.success());
+    assert!(
+        String::from_utf8_lossy(&r.stderr).contains("--frame does not apply to .3ds output"),
+        "{}",
+        String::from_utf8_lossy(&r.stderr)
+    );
+}

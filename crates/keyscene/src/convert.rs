@@ -30,6 +30,9 @@ pub enum OutputFormat {
     ThreeDa,
     /// `.fbx`: binary FBX 7.4 ([`crate::formats::fbx::export`]).
     Fbx,
+    /// `.3ds`: 3D Studio ([`crate::formats::three_ds::export`]; 3DS sources keep their keys,
+    /// others are keyed on every frame at 30 fps).
+    ThreeDs,
 }
 
 impl OutputFormat {
@@ -45,14 +48,15 @@ impl OutputFormat {
             Some("glb") => Ok(OutputFormat::Glb),
             Some("3da") => Ok(OutputFormat::ThreeDa),
             Some("fbx") => Ok(OutputFormat::Fbx),
+            Some("3ds") => Ok(OutputFormat::ThreeDs),
             _ => Err(Error::UnknownFormat(format!(
-                "{}: unknown output format (use .obj, .gltf, .glb, .3da or .fbx)",
+                "{}: unknown output format (use .obj, .gltf, .glb, .3da, .fbx or .3ds)",
                 path.display()
             ))),
         }
     }
 
-    /// The extension with its dot (`.obj`, `.gltf`, `.glb`, `.3da`, `.fbx`).
+    /// The extension with its dot (`.obj`, `.gltf`, `.glb`, `.3da`, `.fbx`, `.3ds`).
     pub fn extension(self) -> &'static str {
         match self {
             OutputFormat::Obj => ".obj",
@@ -60,6 +64,7 @@ impl OutputFormat {
             OutputFormat::Glb => ".glb",
             OutputFormat::ThreeDa => ".3da",
             OutputFormat::Fbx => ".fbx",
+            OutputFormat::ThreeDs => ".3ds",
         }
     }
 }
@@ -151,6 +156,10 @@ pub struct ConvertOptions {
     /// from [`ConvertOptions::animation`]).
     #[cfg(feature = "fbx")]
     pub fbx: crate::formats::fbx::export::WriteOptions,
+    /// 3DS writer options ([`crate::formats::three_ds::export::WriteOptions`]; `animation` is
+    /// set from [`ConvertOptions::animation`]).
+    #[cfg(feature = "three_ds")]
+    pub three_ds: crate::formats::three_ds::export::WriteOptions,
     /// Copy the texture images the output names beside it (OBJ, `.gltf`, 3DA; default
     /// `true`).
     pub copy_textures: bool,
@@ -171,6 +180,8 @@ impl Default for ConvertOptions {
             three_da: Default::default(),
             #[cfg(feature = "fbx")]
             fbx: Default::default(),
+            #[cfg(feature = "three_ds")]
+            three_ds: Default::default(),
             copy_textures: true,
             source: None,
         }
@@ -211,6 +222,13 @@ impl ConvertOptions {
         self
     }
 
+    /// Sets [`ConvertOptions::three_ds`].
+    #[cfg(feature = "three_ds")]
+    pub fn three_ds(mut self, three_ds: crate::formats::three_ds::export::WriteOptions) -> Self {
+        self.three_ds = three_ds;
+        self
+    }
+
     /// Sets [`ConvertOptions::copy_textures`].
     pub fn copy_textures(mut self, on: bool) -> Self {
         self.copy_textures = on;
@@ -241,6 +259,9 @@ pub struct Report {
     /// FBX: the writer's report (objects written, what was left out).
     #[cfg(feature = "fbx")]
     pub fbx: Option<crate::formats::fbx::export::Report>,
+    /// 3DS: the writer's report (what was written, renamed, split, left out).
+    #[cfg(feature = "three_ds")]
+    pub three_ds: Option<crate::formats::three_ds::export::Report>,
 }
 
 impl Report {
@@ -253,6 +274,8 @@ impl Report {
             three_da: None,
             #[cfg(feature = "fbx")]
             fbx: None,
+            #[cfg(feature = "three_ds")]
+            three_ds: None,
         }
     }
 }
@@ -263,7 +286,8 @@ impl Report {
 /// - `.obj`: posed by [`ConvertOptions::pose`] ([`Scene::pose`]), or as stored;
 /// - `.gltf`/`.glb`: [`ConvertOptions::gltf`], the whole animation (or the one chosen);
 /// - `.3da`: [`ConvertOptions::three_da`], the chosen animation;
-/// - `.fbx`: binary FBX 7.4, [`ConvertOptions::fbx`], every animation (or the one chosen).
+/// - `.fbx`: binary FBX 7.4, [`ConvertOptions::fbx`], every animation (or the one chosen);
+/// - `.3ds`: [`ConvertOptions::three_ds`], the chosen animation (3DS holds one).
 ///
 /// Errors: [`Error::UnknownFormat`] for another extension; [`Error::Pose`] for an animation
 /// or bind pose the scene lacks; [`Error::Unsupported`] when the format's feature is off or
@@ -346,6 +370,22 @@ pub fn convert(scene: &Scene, output: &Path, opts: &ConvertOptions) -> Result<Re
             #[cfg(not(feature = "fbx"))]
             return Err(off("fbx"));
         }
+        OutputFormat::ThreeDs => {
+            #[cfg(feature = "three_ds")]
+            {
+                let mut three_ds = opts.three_ds.clone();
+                three_ds.animation = animation;
+                let written = crate::formats::three_ds::export::save(scene, output, &three_ds)?;
+                report.warnings =
+                    written.dropped.iter().map(|d| format!("not written: {d}")).collect();
+                report.warnings.extend(
+                    written.renamed.iter().map(|(k, a, b)| format!("renamed {k} {a:?} to {b:?}")),
+                );
+                report.three_ds = Some(written);
+            }
+            #[cfg(not(feature = "three_ds"))]
+            return Err(off("three_ds"));
+        }
     }
     let _ = (off, only);
     Ok(report)
@@ -360,7 +400,7 @@ mod tests {
         assert_eq!(OutputFormat::of(Path::new("a/B.GLB")).unwrap(), OutputFormat::Glb);
         assert_eq!(OutputFormat::of(Path::new("x.3da")).unwrap(), OutputFormat::ThreeDa);
         let e = OutputFormat::of(Path::new("x.blend")).unwrap_err().to_string();
-        assert_eq!(e, "x.blend: unknown output format (use .obj, .gltf, .glb, .3da or .fbx)");
+        assert_eq!(e, "x.blend: unknown output format (use .obj, .gltf, .glb, .3da, .fbx or .3ds)");
     }
 
     #[test]

@@ -7,12 +7,16 @@
 //!   [`crate::anim::Animation`] at [`crate::anim::THREE_DS_FPS`] that evaluates as lib3ds 1.3
 //!   does (rules in [`crate::anim::tcb`]).
 //!
+//! - [`write`] and [`export`]: the writer, [`Scene`] → chunks → bytes (issue #14 §2).
+//!
 //! Coordinates stay as stored: Z up, right-handed, unitless (`MASTER_SCALE` is kept as a
 //! property).
 
 pub mod chunks;
 mod error;
+pub mod export;
 pub mod import;
+pub mod write;
 
 pub use error::Error;
 

@@ -23,6 +23,7 @@
 pub mod curve;
 pub mod hermite;
 pub mod layers;
+pub mod partial;
 pub mod tcb;
 
 /// The animation data types live in the scene model ([`crate::scene::animation`], which says
@@ -33,6 +34,7 @@ pub use crate::scene::animation::{
 };
 pub use curve::{CycleMode, MORPH_WEIGHT_PROPERTY};
 pub use layers::{BlendMode, LayerBlend, LayerContribution, LayeredValue};
+pub use partial::{Motion, PartialPose};
 pub use tcb::{hermite, tcb_tangents};
 
 use glam::{DMat4, DQuat, DVec3};

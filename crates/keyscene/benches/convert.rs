@@ -17,6 +17,7 @@
 #[allow(dead_code)]
 mod fbx_files;
 #[path = "common/three_ds_files.rs"]
+#[allow(dead_code)]
 mod three_ds_files;
 
 use std::path::Path;

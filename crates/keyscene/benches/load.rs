@@ -17,6 +17,7 @@
 //!   animation range (`Scene::evaluate`: every node's world matrix).
 
 #[path = "common/three_ds_files.rs"]
+#[allow(dead_code)]
 mod three_ds_files;
 
 use std::path::Path;

@@ -145,6 +145,16 @@ impl ChannelTarget {
         true
     }
 
+    /// What [`ChannelTarget::apply_to_transform`] needs prepared to sample this channel at
+    /// many frames: a 3DS relative rotation's keys accumulated once.
+    pub fn sampler(&self) -> ChannelSampler<'_> {
+        let relative = match self {
+            ChannelTarget::Rotation(RotationTrack::Relative(t)) => Some(tcb::Accumulated::new(t)),
+            _ => None,
+        };
+        ChannelSampler { target: self, relative }
+    }
+
     /// `true` for a [`ChannelTarget::Property`] that animates one of a node's FBX pivots
     /// (`PreRotation|X`, `PostRotation|…`, `RotationOffset|…`, `RotationPivot|…`,
     /// `ScalingOffset|…`, `ScalingPivot|…`; see [`Scene::evaluate`]): writers that keep a
@@ -224,6 +234,35 @@ impl ChannelTarget {
             }
             ChannelTarget::Property { track, .. } => track.keys.len(),
             ChannelTarget::Layered(b) => b.key_frames().len(),
+        }
+    }
+}
+
+/// A channel prepared for sampling at many frames ([`ChannelTarget::sampler`]): the same
+/// values as the channel's own methods, bit for bit, without redoing per sample what does not
+/// depend on the time (a 3DS relative rotation track's accumulated keys).
+#[derive(Debug, Clone)]
+pub struct ChannelSampler<'a> {
+    target: &'a ChannelTarget,
+    relative: Option<tcb::Accumulated>,
+}
+
+impl ChannelSampler<'_> {
+    /// The channel.
+    pub fn target(&self) -> &ChannelTarget {
+        self.target
+    }
+
+    /// [`ChannelTarget::apply_to_transform`] of the channel.
+    pub fn apply_to_transform(&self, p: &mut crate::scene::Transform, frame: f64) -> bool {
+        match (self.target, &self.relative) {
+            (ChannelTarget::Rotation(RotationTrack::Relative(t)), Some(abs)) => {
+                if let Some(q) = tcb::sample_accumulated(t, abs, frame) {
+                    p.rotation = q;
+                }
+                true
+            }
+            _ => self.target.apply_to_transform(p, frame),
         }
     }
 }

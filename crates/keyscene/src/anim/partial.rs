@@ -95,8 +95,7 @@ impl Scene {
         let mut local = vec![false; n];
         let mut roll = vec![false; n];
         let mut morph = vec![false; self.meshes.len()];
-        for ch in animation.and_then(|a| self.animations.get(a)).map_or(&[][..], |a| &a.channels)
-        {
+        for ch in animation.and_then(|a| self.animations.get(a)).map_or(&[][..], |a| &a.channels) {
             let Some(node) = self.nodes.get(ch.node) else { continue };
             local[ch.node] |= drives_local(&ch.target);
             roll[ch.node] |= matches!(node.kind, NodeKind::Camera(_)) && drives_roll(&ch.target);
@@ -170,6 +169,8 @@ pub struct PartialPose<'s> {
     anim: Option<&'s super::Animation>,
     /// Per node: indices of its channels in the animation, in animation order.
     channels: Vec<Vec<u32>>,
+    /// Per channel of the animation: the channel prepared for sampling many frames.
+    samplers: Vec<super::ChannelSampler<'s>>,
     /// Per camera: the channels that set its roll, in animation order.
     roll_channels: Vec<Vec<u32>>,
     /// Per mesh: the channels that set one of its morph weights, in animation order.
@@ -226,6 +227,11 @@ impl<'s> PartialPose<'s> {
             scene,
             anim,
             channels,
+            samplers: anim
+                .map_or(&[][..], |a| &a.channels)
+                .iter()
+                .map(|c| c.target.sampler())
+                .collect(),
             roll_channels,
             morph_channels,
             reachable,
@@ -362,10 +368,11 @@ impl<'s> PartialPose<'s> {
         let mut p = node.transform;
         // Animated pivots: the pivots at this time, and whether a rotation among them changed.
         let mut pivots: Option<(crate::scene::Pivots, bool)> = None;
-        if let Some(anim) = self.anim {
+        if self.anim.is_some() {
             for &i in &self.channels[id] {
-                let target = &anim.channels[i as usize].target;
-                if target.apply_to_transform(&mut p, self.frame) {
+                let sampler = &self.samplers[i as usize];
+                let target = sampler.target();
+                if sampler.apply_to_transform(&mut p, self.frame) {
                     continue;
                 }
                 let (ChannelTarget::Property { .. } | ChannelTarget::Layered(_)) = target else {
@@ -486,10 +493,10 @@ impl<'s> PartialPose<'s> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::anim::{Animation, Channel, Interpolation, Key, RotationTrack, Time, Track};
-    use crate::scene::{
-        Axis, Camera, FovAxis, Light, LightKind, Mesh, MorphTarget, Node, Pivots,
+    use crate::anim::{
+        Animation, AxisAngle, Channel, Interpolation, Key, RotationTrack, Time, Track,
     };
+    use crate::scene::{Axis, Camera, FovAxis, Light, LightKind, Mesh, MorphTarget, Node, Pivots};
     use glam::{DQuat, Vec3};
 
     fn linear<V: Copy>(keys: &[(f64, V)]) -> Track<V> {
@@ -608,9 +615,28 @@ mod tests {
                     ]))),
                 },
                 Channel { node: 3, target: ChannelTarget::Hidden(linear(&[(0.0, false)])) },
-                Channel { node: 4, target: ChannelTarget::Roll(linear(&[(0.0, 0.0), (10.0, 30.0)])) },
-                Channel { node: 5, target: ChannelTarget::Fov(linear(&[(0.0, 30.0), (10.0, 60.0)])) },
+                Channel {
+                    node: 4,
+                    target: ChannelTarget::Roll(linear(&[(0.0, 0.0), (10.0, 30.0)])),
+                },
+                Channel {
+                    node: 5,
+                    target: ChannelTarget::Fov(linear(&[(0.0, 30.0), (10.0, 60.0)])),
+                },
                 property(7, "DeformPercent#1", &[(0.0, 0.0), (10.0, 100.0)]),
+                Channel {
+                    node: 8,
+                    target: ChannelTarget::Rotation(RotationTrack::Relative(Track::new(
+                        [(0.0, 0.0), (4.0, 1.5), (9.0, 2.5)]
+                            .iter()
+                            .map(|&(frame, angle)| Key {
+                                frame,
+                                value: AxisAngle { angle, axis: DVec3::new(0.0, 0.6, 0.8) },
+                                interpolation: Interpolation::Tcb(Default::default()),
+                            })
+                            .collect(),
+                    ))),
+                },
                 property(7, "Visibility", &[(0.0, 1.0)]),
             ],
         });
@@ -667,11 +693,11 @@ mod tests {
     fn motion_says_what_each_channel_and_link_moves() {
         let mut s = scene();
         let m = s.motion(Some(0));
-        // Own channels on 0, 1, 2; 3 only hides, but its ancestors move.
-        assert_eq!(m.local, [true, true, true, false, false, false, false, false, false]);
-        assert_eq!(m.unaimed, [true, true, true, true, true, false, true, true, false]);
+        // Own channels on 0, 1, 2 and 8; 3 only hides, but its ancestors move.
+        assert_eq!(m.local, [true, true, true, false, false, false, false, false, true]);
+        assert_eq!(m.unaimed, [true, true, true, true, true, false, true, true, true]);
         // Camera 5 is a still root whose fov is keyed, but it looks at camera 4, which moves.
-        assert_eq!(m.world, [true, true, true, true, true, true, true, true, false]);
+        assert_eq!(m.world, [true; 9]);
         assert_eq!(m.morph, [true]);
         // Without the transform channels nothing moves but camera 4's roll: it turns camera 4
         // and hence the aimed camera 5 looking at it (not its position, but the evaluator

@@ -1928,14 +1928,19 @@ fn node_samples(
     ro: &mut Vec<DQuat>,
     sc: &mut Vec<DVec3>,
 ) {
+    // What `node_parts` does, with each channel prepared once for all frames.
+    let samplers: Vec<_> = channels.iter().map(|c| c.sampler()).collect();
     let at = |f: f64| {
-        node_parts(scene, k, channels, f).unwrap_or_else(|| {
-            let mut p = scene.nodes[k].transform;
-            for c in channels {
-                c.apply_to_transform(&mut p, f);
-            }
+        let mut p = scene.nodes[k].transform;
+        for c in &samplers {
+            c.apply_to_transform(&mut p, f);
+        }
+        let r = p.rotation.normalize();
+        if p.translation.is_finite() && r.is_finite() && p.scale.is_finite() {
+            (p.translation, r, p.scale)
+        } else {
             decompose(p.matrix())
-        })
+        }
     };
     if channels.is_empty() {
         if let Some(&f) = frames.first() {

@@ -16,8 +16,11 @@
 #[path = "common/fbx_files.rs"]
 #[allow(dead_code)]
 mod fbx_files;
+#[path = "common/three_ds_files.rs"]
+#[allow(dead_code)]
+mod three_ds_files;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::OnceLock;
 
 use divan::counter::BytesCount;
@@ -39,32 +42,13 @@ fn main() {
 /// The benchmark classes, as `docs/benchmarks.md` names them.
 const CLASSES: &[&str] = &["binary FBX", "ASCII FBX", "3DS"];
 
-/// Every 3DS/PRJ file of the corpus but `wrong.3ds`, as the `load` bench finds them.
-fn three_ds_files() -> Vec<(String, Vec<u8>)> {
-    let dir = match std::env::var_os("KEYSCENE_CORPUS") {
-        Some(d) => PathBuf::from(d),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"),
-    };
-    let mut out = Vec::new();
-    let mut stack = vec![dir.join("3ds")];
-    while let Some(d) = stack.pop() {
-        let Ok(rd) = std::fs::read_dir(&d) else { continue };
-        for e in rd.flatten() {
-            let p = e.path();
-            let ext = p.extension().and_then(|x| x.to_str()).unwrap_or("").to_ascii_lowercase();
-            if p.is_dir() && p.file_name().is_some_and(|n| n != "reference") {
-                stack.push(p);
-            } else if (ext == "3ds" || ext == "prj")
-                && p.file_name().is_some_and(|n| n != "wrong.3ds")
-            {
-                if let Ok(bytes) = std::fs::read(&p) {
-                    out.push((p.to_string_lossy().into_owned(), bytes));
-                }
-            }
-        }
-    }
-    out.sort();
-    out
+/// Every 3DS/PRJ file of the corpus but `wrong.3ds`, as the `load` bench finds them, by
+/// path.
+fn three_ds_class() -> Vec<(String, Vec<u8>)> {
+    three_ds_files::files()
+        .iter()
+        .map(|f| (f.path.to_string_lossy().into_owned(), f.bytes.clone()))
+        .collect()
 }
 
 /// The files of one class: (name, bytes).
@@ -79,7 +63,7 @@ fn class_files(class: &str) -> &'static [(String, Vec<u8>)] {
                 .map(|(n, b)| (n.clone(), b.clone()))
                 .collect::<Vec<_>>()
         };
-        vec![pick(true), pick(false), three_ds_files()]
+        vec![pick(true), pick(false), three_ds_class()]
     });
     let i = CLASSES.iter().position(|&c| c == class).expect("a listed class");
     &all[i]

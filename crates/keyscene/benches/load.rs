@@ -16,13 +16,17 @@
 //! - `load_and_evaluate_all`: every file parsed, then posed at 10 frames spread over its
 //!   animation range (`Scene::evaluate`: every node's world matrix).
 
-use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+#[path = "common/three_ds_files.rs"]
+#[allow(dead_code)]
+mod three_ds_files;
+
+use std::path::Path;
 
 use divan::counter::BytesCount;
 use divan::{black_box, Bencher};
 use keyscene::anim::Time;
 use keyscene::ReadOptions;
+use three_ds_files::files as corpus_files;
 
 /// The allocator the `keyscene` binary ships with (crates/keyscene-cli/src/main.rs), so the
 /// figures are those of the shipped tool; `docs/benchmarks.md` also gives them with the system
@@ -40,48 +44,12 @@ fn main() {
     divan::main();
 }
 
-/// The corpus folder, when present.
-fn corpus() -> Option<PathBuf> {
-    let dir = match std::env::var_os("KEYSCENE_CORPUS") {
-        Some(d) => PathBuf::from(d),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"),
-    };
-    dir.is_dir().then_some(dir)
-}
-
-/// Every corpus 3DS/PRJ file but `wrong.3ds`: (name relative to `corpus/3ds`, bytes).
-fn corpus_files() -> &'static [(String, Vec<u8>)] {
-    static FILES: OnceLock<Vec<(String, Vec<u8>)>> = OnceLock::new();
-    FILES.get_or_init(|| {
-        let Some(root) = corpus().map(|c| c.join("3ds")) else { return Vec::new() };
-        let mut out = Vec::new();
-        let mut stack = vec![root.clone()];
-        while let Some(d) = stack.pop() {
-            let Ok(rd) = std::fs::read_dir(&d) else { continue };
-            for e in rd.flatten() {
-                let p = e.path();
-                let ext = p.extension().and_then(|x| x.to_str()).unwrap_or("").to_ascii_lowercase();
-                if p.is_dir() && p.file_name().is_some_and(|n| n != "reference") {
-                    stack.push(p);
-                } else if (ext == "3ds" || ext == "prj")
-                    && p.file_name().is_some_and(|n| n != "wrong.3ds")
-                {
-                    let name = p.strip_prefix(&root).unwrap().to_string_lossy().into_owned();
-                    out.push((name, std::fs::read(&p).expect("corpus file is readable")));
-                }
-            }
-        }
-        out.sort();
-        out
-    })
-}
-
 fn total_bytes() -> usize {
-    corpus_files().iter().map(|(_, b)| b.len()).sum()
+    corpus_files().iter().map(|f| f.bytes.len()).sum()
 }
 
 fn file_names() -> Vec<String> {
-    corpus_files().iter().map(|(n, _)| n.clone()).collect()
+    corpus_files().iter().map(|f| f.name.clone()).collect()
 }
 
 fn parse(name: &str, bytes: &[u8]) -> keyscene::scene::Scene {
@@ -92,15 +60,15 @@ fn parse(name: &str, bytes: &[u8]) -> keyscene::scene::Scene {
 #[divan::bench]
 fn load_all(bencher: Bencher) {
     bencher.counter(BytesCount::new(total_bytes())).bench(|| {
-        for (name, bytes) in corpus_files() {
-            black_box(parse(name, black_box(bytes)));
+        for f in corpus_files() {
+            black_box(parse(&f.name, black_box(&f.bytes)));
         }
     });
 }
 
 #[divan::bench(args = file_names())]
 fn load_file(bencher: Bencher, name: &str) {
-    let bytes = &corpus_files().iter().find(|(n, _)| n == name).expect("listed").1;
+    let bytes = &corpus_files().iter().find(|f| f.name == name).expect("listed").bytes;
     bencher
         .counter(BytesCount::new(bytes.len()))
         .bench(|| black_box(parse(name, black_box(bytes))));
@@ -108,10 +76,10 @@ fn load_file(bencher: Bencher, name: &str) {
 
 #[divan::bench]
 fn load_all_from_disk(bencher: Bencher) {
-    let root = corpus().map(|c| c.join("3ds"));
+    let root = three_ds_files::corpus().map(|c| c.join("3ds"));
     bencher.counter(BytesCount::new(total_bytes())).bench(|| {
-        for (name, _) in corpus_files() {
-            let path = root.as_ref().expect("files imply a corpus").join(name);
+        for f in corpus_files() {
+            let path = root.as_ref().expect("files imply a corpus").join(&f.name);
             black_box(keyscene::load(&path).expect("corpus file loads"));
         }
     });
@@ -120,8 +88,8 @@ fn load_all_from_disk(bencher: Bencher) {
 #[divan::bench]
 fn load_and_evaluate_all(bencher: Bencher) {
     bencher.counter(BytesCount::new(total_bytes())).bench(|| {
-        for (name, bytes) in corpus_files() {
-            let scene = parse(name, black_box(bytes));
+        for f in corpus_files() {
+            let scene = parse(&f.name, black_box(&f.bytes));
             let anim = (!scene.animations.is_empty()).then_some(0);
             let (a, b) = scene.animations.first().map(|a| a.frame_range).unwrap_or((0.0, 0.0));
             for i in 0..10 {

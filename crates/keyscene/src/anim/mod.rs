@@ -23,6 +23,7 @@
 pub mod curve;
 pub mod hermite;
 pub mod layers;
+pub mod partial;
 pub mod posing;
 pub mod tcb;
 
@@ -34,6 +35,7 @@ pub use crate::scene::animation::{
 };
 pub use curve::{CycleMode, MORPH_WEIGHT_PROPERTY};
 pub use layers::{BlendMode, LayerBlend, LayerContribution, LayeredValue};
+pub use partial::{Motion, PartialPose};
 pub use posing::{AnimationChoice, PoseError, PoseOptions, PoseWarning};
 pub use tcb::{hermite, tcb_tangents};
 
@@ -145,6 +147,16 @@ impl ChannelTarget {
         true
     }
 
+    /// What [`ChannelTarget::apply_to_transform`] needs prepared to sample this channel at
+    /// many frames: a 3DS relative rotation's keys accumulated once.
+    pub fn sampler(&self) -> ChannelSampler<'_> {
+        let relative = match self {
+            ChannelTarget::Rotation(RotationTrack::Relative(t)) => Some(tcb::Accumulated::new(t)),
+            _ => None,
+        };
+        ChannelSampler { target: self, relative }
+    }
+
     /// `true` for a [`ChannelTarget::Property`] that animates one of a node's FBX pivots
     /// (`PreRotation|X`, `PostRotation|…`, `RotationOffset|…`, `RotationPivot|…`,
     /// `ScalingOffset|…`, `ScalingPivot|…`; see [`Scene::evaluate`]): writers that keep a
@@ -224,6 +236,35 @@ impl ChannelTarget {
             }
             ChannelTarget::Property { track, .. } => track.keys.len(),
             ChannelTarget::Layered(b) => b.key_frames().len(),
+        }
+    }
+}
+
+/// A channel prepared for sampling at many frames ([`ChannelTarget::sampler`]): the same
+/// values as the channel's own methods, bit for bit, without redoing per sample what does not
+/// depend on the time (a 3DS relative rotation track's accumulated keys).
+#[derive(Debug, Clone)]
+pub struct ChannelSampler<'a> {
+    target: &'a ChannelTarget,
+    relative: Option<tcb::Accumulated>,
+}
+
+impl ChannelSampler<'_> {
+    /// The channel.
+    pub fn target(&self) -> &ChannelTarget {
+        self.target
+    }
+
+    /// [`ChannelTarget::apply_to_transform`] of the channel.
+    pub fn apply_to_transform(&self, p: &mut crate::scene::Transform, frame: f64) -> bool {
+        match (self.target, &self.relative) {
+            (ChannelTarget::Rotation(RotationTrack::Relative(t)), Some(abs)) => {
+                if let Some(q) = tcb::sample_accumulated(t, abs, frame) {
+                    p.rotation = q;
+                }
+                true
+            }
+            _ => self.target.apply_to_transform(p, frame),
         }
     }
 }

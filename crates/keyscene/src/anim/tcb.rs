@@ -508,7 +508,30 @@ fn quat_tangents(track: &Track<AxisAngle>, abs: &[q4::Q], i: usize) -> (q4::Q, q
 /// and interpolated with lib3ds' quaternion TCB (see the module docs).
 pub(crate) fn sample_relative(track: &Track<AxisAngle>, frame: f64) -> Option<DQuat> {
     track.keys.first()?;
-    let abs = accumulate_raw(track);
+    sample_accumulated(track, &Accumulated(accumulate_raw(track)), frame)
+}
+
+/// A 3DS relative rotation track's keys accumulated into absolute orientations once
+/// ([`sample_relative`] accumulates them at every sample), for sampling many frames.
+#[derive(Debug, Clone)]
+pub(crate) struct Accumulated(Vec<q4::Q>);
+
+impl Accumulated {
+    /// The keys of `track` accumulated.
+    pub(crate) fn new(track: &Track<AxisAngle>) -> Accumulated {
+        Accumulated(accumulate_raw(track))
+    }
+}
+
+/// [`sample_relative`] with the keys accumulated beforehand (`abs` from [`Accumulated::new`]
+/// of the same track): the same value, bit for bit.
+pub(crate) fn sample_accumulated(
+    track: &Track<AxisAngle>,
+    abs: &Accumulated,
+    frame: f64,
+) -> Option<DQuat> {
+    track.keys.first()?;
+    let abs = &abs.0;
     let (i, u) = match locate(track, frame) {
         Place::Hold(k) => return Some(to_dquat(abs[k])),
         Place::Between(i, u) => (i, u),

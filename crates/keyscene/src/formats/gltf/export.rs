@@ -15,7 +15,7 @@ use super::geometry::{self, Primitive};
 use super::{warning, Container, Error, ExternalImage, GltfFile, WriteOptions};
 use super::{ASSUMED_ASPECT, AXIS_ROOT_NAME, DEFAULT_ZNEAR, JOINT_ROOT_NAME};
 use crate::anim::hermite::{self, HermiteKey, Segment};
-use crate::anim::{ChannelTarget, Pose, RotationTrack, Time, THREE_DS_FPS};
+use crate::anim::{ChannelTarget, PartialPose, Pose, RotationTrack, Time, THREE_DS_FPS};
 use crate::scene::{
     Axis, AxisSystem, FovAxis, LightKind, MapSlot, NodeKind, Scene, Transform, Warning,
 };
@@ -1251,15 +1251,17 @@ impl Out {
                 ro[k].reserve(kept.len());
                 sc[k].reserve(kept.len());
             }
+            // Per frame, only the moving targets and what they depend on are posed.
+            let mut pose = PartialPose::new(scene, Some(a));
             for &f in &kept {
-                let pose = scene.evaluate(Some(a), Time::Frame(f));
-                let unaimed = unaimed_world(scene, &pose);
+                pose.set_frame(f);
                 for (k, &(_, m)) in morph_nodes.iter().enumerate().filter(|&(k, _)| morph_varies[k])
                 {
-                    morph_sample(&pose, m, &mut mw[k]);
+                    let w = deform::gltf_weights(&scene.meshes[m], &pose.morph_weights(m));
+                    mw[k].extend(w.iter().map(|&w| if w.is_finite() { w as f32 } else { 0.0 }));
                 }
                 for &k in &moving {
-                    let value = decompose(pose_local(&pose, &unaimed, k));
+                    let value = decompose(partial_local(scene, &mut pose, helpers, k));
                     push_sample(&mut tr[k], &mut ro[k], &mut sc[k], value);
                 }
             }
@@ -1873,47 +1875,40 @@ fn hold_sample(
 }
 
 /// Which animation targets (scene nodes, then aim helpers) may change over animation `a`, and
-/// which morph nodes' weights may: a node changes when a channel drives it or one of its
-/// ancestors (a glTF local of a non-`RSrs` node is made from its ancestors' world matrices); a
-/// helper when its node, its aim target or their ancestors do; a morph node when a channel
-/// drives a node showing its mesh. Conservative: "may change" is all it says.
+/// which morph nodes' weights may, by [`Scene::motion`]: a node's glTF local when its unaimed
+/// world matrix may change (a glTF local of a non-`RSrs` node is made from its ancestors'
+/// world matrices); a helper's when its node's aimed world matrix may (its node, its aim
+/// target, their ancestors or its roll); a morph node's when its mesh's weights may.
+/// Conservative: "may change" is all it says.
 fn varying_targets(
     scene: &Scene,
     a: usize,
     helpers: &[Helper],
     morph_nodes: &[(usize, usize)],
 ) -> (Vec<bool>, Vec<bool>) {
-    let n = scene.nodes.len();
-    let mut driven = vec![false; n];
-    let mut mesh_driven = vec![false; scene.meshes.len()];
-    for ch in &scene.animations[a].channels {
-        if let Some(d) = driven.get_mut(ch.node) {
-            *d = true;
-            if let Some(m) = scene.nodes[ch.node].mesh.and_then(|m| mesh_driven.get_mut(m)) {
-                *m = true;
-            }
-        }
-    }
-    // Driven or below a driven node, parents first.
-    let mut moves = driven.clone();
-    for id in scene.depth_first() {
-        if let Some(p) = scene.nodes[id].parent.filter(|&p| p < n) {
-            moves[id] |= moves[p];
-        }
-    }
-    let mut varies = moves.clone();
-    for h in helpers {
-        let target = match scene.nodes[h.node].kind {
-            NodeKind::Camera(c) => scene.cameras[c].target,
-            NodeKind::Light(l) => scene.lights[l].target,
-            _ => None,
-        };
-        // A target out of range is not aimed at: only the node matters then.
-        varies.push(moves[h.node] || target.filter(|&t| t < n).is_some_and(|t| moves[t]));
-    }
+    let motion = scene.motion(Some(a));
+    let mut varies = motion.unaimed;
+    varies.extend(helpers.iter().map(|h| motion.world[h.node]));
     let morph =
-        morph_nodes.iter().map(|&(_, m)| mesh_driven.get(m).copied().unwrap_or(true)).collect();
+        morph_nodes.iter().map(|&(_, m)| motion.morph.get(m).copied().unwrap_or(true)).collect();
     (varies, morph)
+}
+
+/// Target `k`'s glTF local matrix (scene nodes, then aim helpers) from a partial pose: what
+/// [`gltf_local`] (and, for a helper, `unaimed⁻¹ · world` of its node) makes of the full pose.
+fn partial_local(scene: &Scene, pose: &mut PartialPose, helpers: &[Helper], k: usize) -> DMat4 {
+    use crate::scene::InheritType;
+    let n = scene.nodes.len();
+    if k >= n {
+        let h = helpers[k - n].node;
+        return pose.unaimed_world(h).inverse() * pose.world(h);
+    }
+    match scene.nodes[k].parent {
+        Some(p) if scene.nodes[k].inherit != InheritType::RSrs => {
+            pose.unaimed_world(p).inverse() * pose.unaimed_world(k)
+        }
+        _ => pose.local(k),
+    }
 }
 
 /// The samples at `frames` of a node whose glTF TRS is its own ([`direct_nodes`]), from its
@@ -1933,14 +1928,19 @@ fn node_samples(
     ro: &mut Vec<DQuat>,
     sc: &mut Vec<DVec3>,
 ) {
+    // What `node_parts` does, with each channel prepared once for all frames.
+    let samplers: Vec<_> = channels.iter().map(|c| c.sampler()).collect();
     let at = |f: f64| {
-        node_parts(scene, k, channels, f).unwrap_or_else(|| {
-            let mut p = scene.nodes[k].transform;
-            for c in channels {
-                c.apply_to_transform(&mut p, f);
-            }
+        let mut p = scene.nodes[k].transform;
+        for c in &samplers {
+            c.apply_to_transform(&mut p, f);
+        }
+        let r = p.rotation.normalize();
+        if p.translation.is_finite() && r.is_finite() && p.scale.is_finite() {
+            (p.translation, r, p.scale)
+        } else {
             decompose(p.matrix())
-        })
+        }
     };
     if channels.is_empty() {
         if let Some(&f) = frames.first() {

@@ -57,7 +57,9 @@ use super::layout::{
 use super::model::{Entity, File, KeyTrack, RotTrack, Surface, VecTrack};
 use super::Error;
 use crate::anim::tcb::{relative_key_quats, vector_key_tangents};
-use crate::anim::{ChannelTarget, Extrapolation, Interpolation, RotationTrack, Tcb, Track};
+use crate::anim::{
+    ChannelTarget, Extrapolation, Interpolation, PartialPose, RotationTrack, Tcb, Track,
+};
 use crate::scene::{geometry, AxisSystem, Mesh, Node, NodeId, NodeKind, Scene, Transform};
 
 /// Largest stream a surface may have: indices are `u16`.
@@ -555,7 +557,7 @@ pub fn export(
         &kept,
         &parents,
         &file_index,
-        &world_at,
+        (anim_index, convert_axes.then_some(to_file)),
         &mut entities,
         &mut tracks,
         &mut report,
@@ -997,7 +999,7 @@ fn resample(
     kept: &[NodeId],
     parents: &[Option<usize>],
     file_index: &[usize],
-    world_at: &dyn Fn(i64) -> Vec<DMat4>,
+    (anim_index, to_file): (Option<usize>, Option<DMat4>),
     entities: &mut [Option<Entity>],
     tracks: &mut [Option<EntityTracks>],
     report: &mut ExportReport,
@@ -1020,58 +1022,45 @@ fn resample(
             frames.len()
         ));
     }
-    // An entity no channel can move (none on its node or an ancestor) holds one value: it is
-    // sampled once, at the first frame, and the scene is posed per frame only for the others.
-    let n_nodes = scene.nodes.len();
-    let mut moves = vec![false; n_nodes];
-    for c in anim.iter().flat_map(|a| &a.channels) {
-        if let Some(m) = moves.get_mut(c.node) {
-            *m = true;
-        }
-    }
-    for id in scene.depth_first() {
-        if let Some(p) = scene.nodes[id].parent.filter(|&p| p < n_nodes) {
-            moves[id] |= moves[p];
-        }
-    }
-    let local_of = |n: &Need, parts: &Option<Vec<Transform>>, worlds: &Option<Vec<DMat4>>| match (
-        parts, worlds,
-    ) {
-        (Some(p), _) if !n.world => {
-            let mut t = p[n.id];
+    // An entity no channel can move (none on its node or an ancestor: [`Scene::motion`])
+    // holds one value: it is sampled once, at the first frame. Per frame only the moving
+    // entities and what they depend on (their nodes, kept parents and ancestors) are posed
+    // ([`PartialPose`]), with the values `Scene::evaluate` gives them.
+    let moves = scene.motion(anim_index).unaimed;
+    let mut pose = PartialPose::new(scene, anim_index);
+    // World matrices in the file's root space.
+    let world = |pose: &mut PartialPose, id: NodeId| {
+        let w = pose.world(id);
+        to_file.map_or(w, |m| m * w)
+    };
+    let local_of = |n: &Need, pose: &mut PartialPose| {
+        if !n.world {
+            let mut t = pose.parts(n.id);
             if let Some(q) = n.turn {
                 t.translation = q * t.translation;
                 t.rotation = q * t.rotation;
             }
             t
-        }
-        (_, Some(w)) => {
-            let pw = parents[n.k].map_or(DMat4::IDENTITY, |p| w[kept[p]]);
-            let (s, r, t) = (pw.inverse() * w[n.id]).to_scale_rotation_translation();
+        } else {
+            let pw = parents[n.k].map_or(DMat4::IDENTITY, |p| world(pose, kept[p]));
+            let (s, r, t) = (pw.inverse() * world(pose, n.id)).to_scale_rotation_translation();
             Transform { translation: t, rotation: r, scale: s }
         }
-        _ => unreachable!("sampled what a need asks for"),
     };
     let mut locals: Vec<Vec<Transform>> =
         needs.iter().map(|_| Vec::with_capacity(frames.len())).collect();
     let moving = |n: &Need| moves.get(n.id).copied().unwrap_or(true);
     if let Some(&f) = frames.first().filter(|_| needs.iter().any(|n| !moving(n))) {
-        let parts = needs.iter().any(|n| !moving(n) && !n.world);
-        let worlds = needs.iter().any(|n| !moving(n) && n.world);
-        let parts = parts.then(|| sample_parts(scene, anim, f as f64 / rate));
-        let worlds = worlds.then(|| world_at(f));
+        pose.set_frame(f as f64 / rate);
         for (n, l) in needs.iter().zip(&mut locals).filter(|(n, _)| !moving(n)) {
-            l.resize(frames.len(), local_of(n, &parts, &worlds));
+            l.resize(frames.len(), local_of(n, &mut pose));
         }
     }
-    let by_parts = needs.iter().any(|n| moving(n) && !n.world);
-    let by_world = needs.iter().any(|n| moving(n) && n.world);
-    if by_parts || by_world {
+    if needs.iter().any(moving) {
         for &f in &frames {
-            let parts = by_parts.then(|| sample_parts(scene, anim, f as f64 / rate));
-            let worlds = by_world.then(|| world_at(f));
+            pose.set_frame(f as f64 / rate);
             for (n, l) in needs.iter().zip(&mut locals).filter(|(n, _)| moving(n)) {
-                l.push(local_of(n, &parts, &worlds));
+                l.push(local_of(n, &mut pose));
             }
         }
     }
@@ -1151,21 +1140,6 @@ fn channel_key_frames(t: &ChannelTarget) -> Vec<f64> {
         ChannelTarget::Layered(b) if b.transform_part().is_some() => b.key_frames(),
         _ => Vec::new(),
     }
-}
-
-/// The local T, R, S of every node at `frame`, as [`Scene::evaluate`] samples them.
-fn sample_parts(
-    scene: &Scene,
-    anim: Option<&crate::anim::Animation>,
-    frame: f64,
-) -> Vec<Transform> {
-    let mut parts: Vec<Transform> = scene.nodes.iter().map(|n| n.transform).collect();
-    for ch in anim.iter().flat_map(|a| &a.channels) {
-        if let Some(p) = parts.get_mut(ch.node) {
-            ch.target.apply_to_transform(p, frame);
-        }
-    }
-    parts
 }
 
 fn f3(v: DVec3) -> [f32; 3] {

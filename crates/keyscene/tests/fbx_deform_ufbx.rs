@@ -100,7 +100,10 @@ fn check(path: &std::path::Path) -> Result<(), String> {
                                 .iter()
                                 .zip([both.x, both.y, both.z])
                                 .map(|(&e, n)| if n { 0.0 } else { e })
-                                .fold(0.0f64, |m, e| if e.is_nan() { f64::INFINITY } else { m.max(e) })
+                                .fold(
+                                    0.0f64,
+                                    |m, e| if e.is_nan() { f64::INFINITY } else { m.max(e) },
+                                )
                         })
                         .fold(0.0f64, f64::max);
                     (err, got)

@@ -255,8 +255,8 @@ fn main() {
             } else {
                 TOLERANCE
             };
-            let n = check(&file.path, &stacks, tol)
-                .map_err(|e| Failed::from(format!("{rel}: {e}")))?;
+            let n =
+                check(&file.path, &stacks, tol).map_err(|e| Failed::from(format!("{rel}: {e}")))?;
             if n == 0 {
                 return Err(format!("{rel}: no node compared").into());
             }

@@ -222,10 +222,9 @@ fn main() {
         trials.push(common::corpus_trial(format!("keyed::{rel}"), &corpus, move |_| {
             let loose = if WEIGHT_EXCEPTIONS.contains(&rel.as_str()) {
                 if check(&dir, &rel, 1.0).is_ok() {
-                    return Err(format!(
-                        "{rel}: listed in WEIGHT_EXCEPTIONS but agrees with ufbx"
-                    )
-                    .into());
+                    return Err(
+                        format!("{rel}: listed in WEIGHT_EXCEPTIONS but agrees with ufbx").into()
+                    );
                 }
                 eprintln!("{rel}: EXCEPTION ufbx's 0.333333f handle weight (docs/fbx-vs-ufbx.md)");
                 10.0

@@ -441,14 +441,18 @@ fn check_fbx(row: &FbxRow, answer: &Value) -> Result<(), Failed> {
         };
         // A node whose geometry cache the writer left out is at rest in the GLB: it must carry
         // the writer's warning, and is not held to the cached reference.
-        if let Some((_, warned)) = row.cached.iter().find(|(n, _)| node["name"].as_str() == Some(n)) {
+        if let Some((_, warned)) = row.cached.iter().find(|(n, _)| node["name"].as_str() == Some(n))
+        {
             if !warned {
                 failures.push(format!(
                     "group {names:?}: its mesh's geometry cache is left out of the GLB without the \
                      writer's warning \"geometry cache not written\""
                 ));
             } else {
-                eprintln!("{}: group {names:?}: geometry cache left out with a warning (docs/gltf.md)", row.name);
+                eprintln!(
+                    "{}: group {names:?}: geometry cache left out with a warning (docs/gltf.md)",
+                    row.name
+                );
             }
             continue;
         }

@@ -272,7 +272,8 @@ fn reference(fbx_dir: &Path, row: &RefRow) -> Result<(), Failed> {
         // A mesh a geometry cache deforms is written undeformed by it, with a warning that
         // names it (docs/3da.md, "Geometry caches"): the reference shows the cached
         // positions, so the entity is excepted — only when the export said so.
-        let cached = src.nodes[node].mesh.map(|m| &src.meshes[m]).filter(|m| m.geometry_cache.is_some());
+        let cached =
+            src.nodes[node].mesh.map(|m| &src.meshes[m]).filter(|m| m.geometry_cache.is_some());
         if let (Some(mesh), true) = (cached, worst > tol) {
             let said = format!("mesh \"{}\": its geometry cache is not written", mesh.name);
             if report.warnings.iter().any(|w| w.starts_with(&said)) {

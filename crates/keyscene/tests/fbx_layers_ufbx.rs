@@ -23,6 +23,10 @@
 //!   relative to the value's magnitude (at least 1). Properties ufbx does not find on the
 //!   node (those of cameras, lights, blend shapes) are not compared.
 //!
+//! Exceptions: [`WEIGHT_EXCEPTIONS`], where ufbx's `0.333333f` default handle weight (the FBX
+//! SDK's is 1/3) moves values past 1e-6; such a file must still disagree at 1e-6 and agree
+//! within 1e-5 (docs/fbx-vs-ufbx.md).
+//!
 //! Without a corpus every trial is reported ignored.
 
 mod common;
@@ -43,6 +47,18 @@ const KNOWN: &[&str] = &[
 ];
 
 const TOLERANCE: f64 = 1e-6;
+
+/// Files where ufbx, not keyscene, is off (docs/fbx-vs-ufbx.md, "Default tangent handle
+/// weight"): ufbx spans unweighted handles over `0.333333f` of a segment, the FBX SDK over
+/// 1/3, which moves values by ~1e-6 of a segment's range. A listed file must still fail at
+/// [`TOLERANCE`] (else the entry is stale) and agree within [`WEIGHT_TOLERANCE`].
+const WEIGHT_EXCEPTIONS: &[&str] = &[
+    "ufbx/motionbuilder_tangent_auto_bias_absolute_split_7700_ascii.fbx",
+    "ufbx/synthetic_rotation_order_layers_7700_ascii.fbx",
+];
+
+/// Ten times ufbx's relative handle-weight deviation (0.333333 against 1/3: 1.0e-6).
+const WEIGHT_TOLERANCE: f64 = 1e-5;
 
 fn to_dmat4(m: &ufbx::Matrix) -> DMat4 {
     DMat4::from_cols_array(&[
@@ -88,7 +104,7 @@ fn frame_rate(theirs: &ufbx::SceneRoot) -> f64 {
     }
 }
 
-fn check(path: &Path, stacks: &[usize]) -> Result<usize, String> {
+fn check(path: &Path, stacks: &[usize], tol: f64) -> Result<usize, String> {
     let (scene, theirs) = common::ufbx_corpus::load_both(path)?;
     let fps = frame_rate(&theirs);
     let mut compared = 0;
@@ -140,7 +156,7 @@ fn check(path: &Path, stacks: &[usize]) -> Result<usize, String> {
                 let Some((e, i)) = best else {
                     return Err(format!("stack {name:?}: no keyscene node {name:?}"));
                 };
-                if e.is_nan() || e > TOLERANCE {
+                if e.is_nan() || e > tol {
                     return Err(format!(
                         "stack {s} {:?}, node {name:?} at t = {t} s: differs from ufbx by {e:e}\n\
                          local keyscene {}\n      ufbx     {local}\n\
@@ -159,7 +175,7 @@ fn check(path: &Path, stacks: &[usize]) -> Result<usize, String> {
 
 /// The layered node properties of stack `s`'s animation against `ufbx::evaluate_prop` (module
 /// docs); the number of values compared.
-fn check_properties(path: &Path, stacks: &[usize]) -> Result<usize, String> {
+fn check_properties(path: &Path, stacks: &[usize], tol: f64) -> Result<usize, String> {
     let (scene, theirs) = common::ufbx_corpus::load_both(path)?;
     let fps = frame_rate(&theirs);
     let mut compared = 0;
@@ -190,7 +206,7 @@ fn check_properties(path: &Path, stacks: &[usize]) -> Result<usize, String> {
                 }
                 let want = [prop.value_vec4.x, prop.value_vec4.y, prop.value_vec4.z][c];
                 let got = ch.target.sample_property(t * anim.fps).map(|(_, v)| v);
-                let ok = got.is_some_and(|g| (g - want).abs() <= 1e-6 * want.abs().max(1.0));
+                let ok = got.is_some_and(|g| (g - want).abs() <= tol * want.abs().max(1.0));
                 if !ok {
                     return Err(format!(
                         "stack {s}, node {node_name:?} property {name} at t = {t} s: keyscene \
@@ -225,11 +241,26 @@ fn main() {
     for (file, stacks) in files {
         let rel = file.rel.clone();
         trials.push(common::corpus_trial(format!("layers::{rel}"), &corpus, move |_| {
-            let n = check(&file.path, &stacks).map_err(|e| Failed::from(format!("{rel}: {e}")))?;
+            let tol = if WEIGHT_EXCEPTIONS.contains(&rel.as_str()) {
+                let strict = check(&file.path, &stacks, TOLERANCE)
+                    .and_then(|_| check_properties(&file.path, &stacks, TOLERANCE));
+                if strict.is_ok() {
+                    return Err(format!(
+                        "{rel}: listed in WEIGHT_EXCEPTIONS but agrees with ufbx at {TOLERANCE}"
+                    )
+                    .into());
+                }
+                eprintln!("{rel}: EXCEPTION ufbx's 0.333333f handle weight (docs/fbx-vs-ufbx.md)");
+                WEIGHT_TOLERANCE
+            } else {
+                TOLERANCE
+            };
+            let n =
+                check(&file.path, &stacks, tol).map_err(|e| Failed::from(format!("{rel}: {e}")))?;
             if n == 0 {
                 return Err(format!("{rel}: no node compared").into());
             }
-            let p = check_properties(&file.path, &stacks)
+            let p = check_properties(&file.path, &stacks, tol)
                 .map_err(|e| Failed::from(format!("{rel}: {e}")))?;
             eprintln!(
                 "{rel}: {} blending stacks, {n} node poses and {p} layered property values agree",

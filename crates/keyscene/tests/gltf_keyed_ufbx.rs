@@ -31,6 +31,15 @@ use serde_json::Value;
 
 /// Files whose curves become keyed samplers: (file under `fbx/`, interpolations that must
 /// occur among its keyed translation/scale samplers).
+/// Files where ufbx, not keyscene, is off (docs/fbx-vs-ufbx.md, "Default tangent handle
+/// weight"): ufbx spans unweighted handles over `0.333333f` of a segment, the FBX SDK over
+/// 1/3; with an absolute auto bias (slopes of 10⁴ units/s) that moves ufbx's values by up to
+/// 2e-4. A listed file must still fail at the normal tolerance and agree within ten times it.
+const WEIGHT_EXCEPTIONS: &[&str] = &[
+    "ufbx/motionbuilder_tangent_auto_bias_absolute_simple_7700_ascii.fbx",
+    "ufbx/motionbuilder_tangent_auto_bias_absolute_split_7700_ascii.fbx",
+];
+
 const PINNED: &[(&str, &[&str])] = &[
     // Maya auto/spline tangents (unweighted Bézier).
     ("ufbx/maya_transform_animation_7500_binary.fbx", &["CUBICSPLINE"]),
@@ -89,7 +98,11 @@ fn v3(v: ufbx::Vec3) -> DVec3 {
 }
 
 /// Checks one file; returns (keyed channels, compared values) and the interpolations seen.
-fn check(fbx_dir: &Path, rel: &str) -> Result<(usize, usize, Vec<String>, f64), String> {
+fn check(
+    fbx_dir: &Path,
+    rel: &str,
+    loose: f64,
+) -> Result<(usize, usize, Vec<String>, f64), String> {
     let bytes = std::fs::read(fbx_dir.join(rel)).map_err(|e| e.to_string())?;
     let theirs = ufbx::load_memory(&bytes, ufbx::LoadOpts::default())
         .map_err(|e| format!("ufbx: {:?}", e.description))?;
@@ -164,10 +177,10 @@ fn check(fbx_dir: &Path, rel: &str) -> Result<(usize, usize, Vec<String>, f64), 
             };
             let (scale, _, translation) = pose.local[j].to_scale_rotation_translation();
             let (got, want, tol) = if ch.path == "translation" {
-                (translation, v3(node.local_transform.translation), 1e-4 * size)
+                (translation, v3(node.local_transform.translation), 1e-4 * size * loose)
             } else {
                 let want = v3(node.local_transform.scale).abs();
-                (scale.abs(), want, 1e-4 * want.max_element().max(1.0))
+                (scale.abs(), want, 1e-4 * want.max_element().max(1.0) * loose)
             };
             let err = (got - want).abs().max_element();
             if err.is_nan() || err > tol {
@@ -208,8 +221,19 @@ fn main() {
         }
         let pinned = PINNED.iter().find(|(f, _)| *f == rel).map(|&(_, kinds)| kinds);
         trials.push(common::corpus_trial(format!("keyed::{rel}"), &corpus, move |_| {
+            let loose = if WEIGHT_EXCEPTIONS.contains(&rel.as_str()) {
+                if check(&dir, &rel, 1.0).is_ok() {
+                    return Err(
+                        format!("{rel}: listed in WEIGHT_EXCEPTIONS but agrees with ufbx").into()
+                    );
+                }
+                eprintln!("{rel}: EXCEPTION ufbx's 0.333333f handle weight (docs/fbx-vs-ufbx.md)");
+                10.0
+            } else {
+                1.0
+            };
             let (channels, compared, kinds, ratio) =
-                check(&dir, &rel).map_err(|e| Failed::from(format!("{rel}: {e}")))?;
+                check(&dir, &rel, loose).map_err(|e| Failed::from(format!("{rel}: {e}")))?;
             if std::env::var_os("KEYSCENE_KEYED_INVENTORY").is_some() && channels > 0 {
                 eprintln!(
                     "inventory {rel}: {channels} keyed channels {kinds:?}, {compared} values, \

@@ -462,7 +462,12 @@ impl Pose {
             }
             if target.inbetweens.is_empty() {
                 for (p, d) in positions.iter_mut().zip(target.weighted_deltas(None).iter()) {
-                    *p += *d * w;
+                    // A vertex the shape does not move is left alone, whatever the weight (a
+                    // NaN weight from a broken file then spoils only the shape's own
+                    // vertices, as ufbx, whose shapes list offsets per moved vertex only).
+                    if *d != DVec3::ZERO {
+                        *p += *d * w;
+                    }
                 }
                 continue;
             }
@@ -474,7 +479,9 @@ impl Pose {
                 }
                 let shape = (k < target.inbetweens.len()).then_some(k);
                 for (p, d) in positions.iter_mut().zip(target.weighted_deltas(shape).iter()) {
-                    *p += *d * e;
+                    if *d != DVec3::ZERO {
+                        *p += *d * e;
+                    }
                 }
             }
         }

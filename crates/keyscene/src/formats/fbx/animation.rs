@@ -833,7 +833,15 @@ impl TakeReader<'_> {
     }
 }
 
-/// One FBX 6 channel: a scalar one with `Key`s, or a vector one with `X`, `Y`, `Z` children.
+/// One FBX 6 channel: a scalar one with `Key`s or a `Default`, or a vector one with `X`, `Y`,
+/// `Z` children (ufbx `ufbxi_read_take_prop_channel`: a channel holding `Key` or `Default`
+/// itself is scalar, whatever children it has).
+///
+/// A (sub-)channel with a `Default` and no keys still animates its property under the take:
+/// ufbx makes it an anim value without curve, evaluated as that `Default` at every time
+/// (`ufbxi_read_take_anim_channel` reads the `Default` first and returns before the keys).
+/// keyscene gives it a one-key constant track at the `Default`. A component with neither keeps
+/// the stored value.
 fn take_channel(
     ch: NodeRef<'_, '_>,
     target: &Target,
@@ -853,7 +861,13 @@ fn take_channel(
                 curves[k] = Some(t);
                 count = count.max(k + 1);
             }
-            Ok(None) => {}
+            Ok(None) => {
+                if let Some(d) = defaults[k].filter(|d| d.is_finite()) {
+                    let key = Key { frame: 0.0, value: d, interpolation: Interpolation::Step };
+                    curves[k] = Some(Track { keys: vec![key], ..Track::default() });
+                    count = count.max(k + 1);
+                }
+            }
             Err(e) => warnings.push(Warning {
                 offset: Some(node.offset()),
                 place: format!("Takes › Channel {prop}"),
@@ -861,7 +875,7 @@ fn take_channel(
             }),
         }
     };
-    if subs.is_empty() {
+    if subs.is_empty() || ch.child("Key").is_some() || ch.child("Default").is_some() {
         read(ch, 0);
     } else {
         for sub in subs {

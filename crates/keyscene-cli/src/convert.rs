@@ -108,10 +108,20 @@ impl Output {
     }
 }
 
+/// What one conversion produced, for the summary: the reader's warnings are not included
+/// (`main` prints them as it loads).
+#[derive(Debug, Clone, Default)]
+pub struct Converted {
+    /// The writer's warnings (3DA and FBX: the report's warnings and what was not written).
+    pub warnings: Vec<String>,
+    /// The 3DA exporter's or FBX writer's full report (`--report`), `None` for OBJ and glTF.
+    pub report: Option<String>,
+}
+
 /// Each single-file `convert` option (its clap id) with the outputs it applies to and why it
 /// does not apply to others (empty, or a clause that starts with a space).
-/// `--animation`/`--stack` apply to every output and are not listed; `--to`/`--json`/`--shard` apply to
-/// folders (checked in `main`).
+/// `--animation`/`--stack`/`--force`/`--report`/`--quiet`/`--json` apply to every output and
+/// are not listed; `--to`/`--shard`/`--manifest` apply to folders (checked in `main`).
 const APPLIES_TO: &[(&str, &[Output], &str)] = {
     use Output::*;
     const POSE: &str = " (glTF and 3DA keep the whole animation)";
@@ -164,7 +174,8 @@ pub fn check_options(output: Output, sub: &ArgMatches) -> Result<(), CliError> {
 /// `pose.up`/`pose.metres_per_unit` name the source's own axes and unit (see
 /// [`GltfArgs::write_options`](crate::gltf_args::GltfArgs::write_options)). `animation`
 /// (already resolved from `--animation`/`--stack`) picks the animation to pose with (OBJ),
-/// export (3DA) or write alone (glTF, when given). Conversion warnings go to stderr.
+/// export (3DA) or write alone (glTF, when given). Nothing is printed: the warnings and the
+/// 3DA/FBX report are returned ([`Converted`]) for the caller's summary (`summary.rs`).
 /// Options that do not apply to `format` are refused before this by [`check_options`].
 #[allow(clippy::too_many_arguments)]
 pub fn run(
@@ -176,17 +187,15 @@ pub fn run(
     gltf: &crate::gltf_args::GltfArgs,
     three_da: &ThreeDaOptions,
     companions: &Companions,
-) -> Result<(), CliError> {
+) -> Result<Converted, CliError> {
     let requested = animation;
     let obj_opts = keyscene::formats::obj::SaveOptions {
         copy_textures: companions.copy_textures,
         source: Some(companions.source.clone()),
     };
-    let obj_save = |scene: &Scene, pose: Option<&keyscene::anim::Pose>| -> Result<(), CliError> {
-        for w in keyscene::formats::obj::save(scene, pose, output, &obj_opts)? {
-            eprintln!("keyscene: warning: {}: {w}", output.display());
-        }
-        Ok(())
+    let obj_save = |scene: &Scene, pose: Option<&keyscene::anim::Pose>| {
+        let warnings = keyscene::formats::obj::save(scene, pose, output, &obj_opts)?;
+        Ok::<_, CliError>(Converted { warnings, report: None })
     };
     let animation = pick_animation(&scene, animation)?;
     match format {
@@ -215,19 +224,23 @@ pub fn run(
                 };
                 p.apply_bind_pose(&scene, bind);
             }
+            let mut skin_warnings = Vec::new();
             if pose.transform_skin {
                 for n in p.follow_skinned_nodes(&scene, &scene.bind_poses) {
-                    eprintln!(
-                        "keyscene: warning: --transform-skin: no bind pose lists skinned mesh node {:?}; left as skinned",
+                    skin_warnings.push(format!(
+                        "--transform-skin: no bind pose lists skinned mesh node {:?}; left as skinned",
                         scene.nodes[n].name
-                    );
+                    ));
                 }
             }
             if pose.up.is_some() || pose.metres_per_unit.is_some() {
                 let axes = pose.up.map_or(scene.meta.axes, AxisSystem::right_handed_with_up);
                 p.transform_world(scene.axis_unit_conversion(axes, pose.metres_per_unit));
             }
-            obj_save(&scene, Some(&p))
+            let mut done = obj_save(&scene, Some(&p))?;
+            skin_warnings.append(&mut done.warnings);
+            done.warnings = skin_warnings;
+            Ok(done)
         }
         Output::Gltf | Output::Glb => {
             let mut opts = gltf
@@ -236,10 +249,10 @@ pub fn run(
             opts.copy_textures = companions.copy_textures;
             opts.source = Some(companions.source.clone());
             let warnings = keyscene::formats::gltf::save(&scene, output, &opts)?;
-            for w in &warnings {
-                eprintln!("keyscene: warning: {}: {w}", output.display());
-            }
-            Ok(())
+            Ok(Converted {
+                warnings: warnings.iter().map(ToString::to_string).collect(),
+                report: None,
+            })
         }
         Output::ThreeDa => {
             let opts = keyscene::formats::three_da::ExportOptions {
@@ -251,8 +264,9 @@ pub fn run(
                 ..keyscene::formats::three_da::ExportOptions::default()
             };
             let report = keyscene::formats::three_da::save(&scene, output, &opts)?;
-            println!("{report}");
-            Ok(())
+            let mut warnings = report.warnings.clone();
+            warnings.extend(report.dropped.iter().map(|d| format!("not written: {d}")));
+            Ok(Converted { warnings, report: Some(report.to_string()) })
         }
         Output::Fbx => {
             let opts = keyscene::formats::fbx::export::WriteOptions {
@@ -260,8 +274,8 @@ pub fn run(
                 ..Default::default()
             };
             let report = keyscene::formats::fbx::export::save(&scene, output, &opts)?;
-            println!("{report}");
-            Ok(())
+            let warnings = report.dropped.iter().map(|d| format!("not written: {d}")).collect();
+            Ok(Converted { warnings, report: Some(report.to_string()) })
         }
     }
 }
@@ -283,8 +297,9 @@ mod tests {
         use clap::CommandFactory;
         let cli = crate::Cli::command();
         let convert = cli.find_subcommand("convert").unwrap();
-        let every_output = ["input", "output", "animation", "stack", "help"];
-        let folders = ["to", "json", "shard"];
+        let every_output =
+            ["input", "output", "animation", "stack", "help", "force", "report", "quiet", "json"];
+        let folders = ["to", "shard", "manifest"];
         for arg in convert.get_arguments() {
             let id = arg.get_id().as_str();
             assert!(

@@ -316,7 +316,7 @@ def main():
         ref = json.load(open(os.path.join(ref_dir, r)))
         name = r[: -len(".lib3ds.json")]
         glb = os.path.join(out_dir, name + ".glb")
-        conv = subprocess.run([a.keyscene, "convert", os.path.join(a.corpus, "3ds", ref["file"]), glb],
+        conv = subprocess.run([a.keyscene, "convert", os.path.join(a.corpus, "3ds", ref["file"]), glb, "--force"],
                               capture_output=True, text=True)
         if conv.returncode != 0:
             print(f"{name:52} convert failed: {conv.stderr.strip()}")
@@ -339,7 +339,7 @@ def main():
         glb = os.path.join(out_dir, name.replace("/", "_") + ".glb")
         if a.all_rows:
             name = f"{name} {row['stack'] or ''}".rstrip()
-        conv = subprocess.run([a.keyscene, "convert", os.path.join(a.corpus, "fbx", row["fbx"]), glb],
+        conv = subprocess.run([a.keyscene, "convert", os.path.join(a.corpus, "fbx", row["fbx"]), glb, "--force"],
                               capture_output=True, text=True)
         total += 1
         if conv.returncode != 0:

@@ -17,6 +17,8 @@ tmp=$(mktemp -d)
 best() { # best task-clock milliseconds of 3 runs of "$@"
     local b=999999 t
     for _ in 1 2 3; do
+        # An existing output is refused without --force (issue #17 §2); older binaries lack it.
+        rm -f "$tmp"/o.*
         perf stat -x, -e task-clock -o "$tmp/t" "$@" >/dev/null 2>&1
         t=$(awk -F, '/task-clock/ {printf "%.1f", $1}' "$tmp/t")
         b=$(awk -v a="$t" -v b="$b" 'BEGIN{print (a < b) ? a : b}')

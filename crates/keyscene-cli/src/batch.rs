@@ -2,8 +2,9 @@
 //! parallel, continuing past failures, and summarises (docs/cli.md, "Batch conversion").
 
 use std::collections::HashMap;
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write as _};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressStyle};
@@ -58,7 +59,8 @@ pub struct FileResult {
     pub input: String,
     /// The output written, relative to the output folder; `None` when the file failed.
     pub output: Option<String>,
-    /// `converted`, `warnings` (converted, with warnings) or `failed`.
+    /// `converted`, `warnings` (converted, with warnings), `failed`, or `skipped` (its output
+    /// is up to date, see [`Options::force`]).
     pub status: &'static str,
     /// The reader's and writer's warnings (3DA: the exporter report's `warnings:` lines).
     pub warnings: Vec<String>,
@@ -79,8 +81,10 @@ pub struct Summary {
     pub shard: Option<String>,
     /// Supported files found under the input folder (of the shard, with `--shard`).
     pub files: usize,
-    /// Files written, with or without warnings (`converted + failed == files`).
+    /// Files written, with or without warnings (`converted + skipped + failed == files`).
     pub converted: usize,
+    /// Files whose output was up to date and left as it was.
+    pub skipped: usize,
     /// Of `converted`, those with at least one warning.
     pub with_warnings: usize,
     /// Files not written.
@@ -91,27 +95,96 @@ pub struct Summary {
     pub results: Vec<FileResult>,
 }
 
+/// How a batch runs, beside its input, output and format.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// Print the [`Summary`] as JSON (`--json`).
+    pub json: bool,
+    /// Print nothing on success (`--quiet`; failures still go to stderr).
+    pub quiet: bool,
+    /// List every warning of every file, not the first five (`--report`).
+    pub report: bool,
+    /// Convert only this shard (`--shard I/N`).
+    pub shard: Option<Shard>,
+    /// Copy texture images beside the outputs (`--no-copy-textures` turns it off).
+    pub copy_textures: bool,
+    /// Convert every file, replacing existing outputs (`--force`). Without it a file whose
+    /// output is up to date is skipped, and an existing output that is not up to date is
+    /// replaced only when the manifest records it as this source's output (else the file
+    /// fails: the output is not replaced silently, [`keyscene::output::claim_output`]).
+    ///
+    /// Up to date: the output exists, is not older than its source, and, with `--manifest`,
+    /// the manifest's last line for the source records the same size, SHA-256 and keyscene
+    /// build ([`build_id`]) and this output.
+    pub force: bool,
+    /// `--manifest FILE.jsonl`: read for the previous runs' lines, then appended one
+    /// [`ManifestLine`] per file as each finishes (so an interrupted run can be resumed).
+    pub manifest: Option<PathBuf>,
+}
+
+/// One line of the `--manifest` file (JSON Lines, docs/cli.md "Manifest"): what became of one
+/// source. A file holds every run's lines in order; the last line of a path is its state.
+#[derive(Debug, Clone, Serialize, serde::Deserialize)]
+pub struct ManifestLine {
+    /// The source, relative to the input folder (`/`-separated).
+    pub path: String,
+    /// Its size in bytes.
+    pub size: u64,
+    /// The SHA-256 of its bytes, 64 lower-case hex digits (empty when it could not be read).
+    pub sha256: String,
+    /// `converted`, `warnings`, `failed` or `skipped` (up to date).
+    pub outcome: String,
+    /// The output file written (or left up to date), relative to the output folder; empty
+    /// when it failed. Files beside it (`.mtl`, `.bin`, `.mat`, images) are not listed.
+    pub outputs: Vec<String>,
+    /// The reader's and writer's warnings.
+    pub warnings: Vec<String>,
+    /// Why it failed, as the summary says it.
+    #[serde(default)]
+    pub error: Option<String>,
+    /// Wall-clock seconds this file took (hashing, loading, writing).
+    pub seconds: f64,
+    /// The keyscene build that wrote the line ([`build_id`]).
+    pub build: String,
+}
+
+/// This keyscene build, as the manifest records it: the version and the running executable's
+/// size and modification time (a rebuilt binary counts as another build, so its outputs are
+/// not taken as up to date).
+pub fn build_id() -> String {
+    let exe = std::env::current_exe().ok().and_then(|p| std::fs::metadata(p).ok());
+    let (size, modified) = exe.map_or((0, 0), |m| {
+        let t = m.modified().ok().and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok());
+        (m.len(), t.map_or(0, |d| d.as_nanos()))
+    });
+    format!(
+        "keyscene {} (executable {size} bytes, modified {modified} ns)",
+        env!("CARGO_PKG_VERSION")
+    )
+}
+
 /// Converts every supported file under `input_dir` (recursively, see [`INPUT_EXTENSIONS`]) to
 /// `to`, mirroring subfolders under `output_dir` (created as needed), on all cores. Each output
 /// is written atomically as a single `convert` writes it; a file that fails is reported and the
-/// rest go on. Prints the summary (`json`: the [`Summary`] document) to `out`; a progress bar
-/// goes to stderr when stderr is a terminal.
+/// rest go on; a file whose output is up to date is skipped ([`Options::force`]). Prints the
+/// summary (`json`: the [`Summary`] document) to `out`; a progress bar (files done, files per
+/// second, the file being converted) goes to stderr when stderr is a terminal.
 ///
 /// Output names: `sub/name.ext` → `OUTDIR/sub/name.<to>`; when two inputs of one folder would
 /// give the same name (`box.3ds`, `box.fbx`), each keeps its extension (`box.3ds.glb`).
 ///
-/// Errors: the input folder cannot be listed or the output folder created; or, after the
-/// summary is printed, any file failed (`N of M files failed`, exit status 1).
+/// Errors: the input folder cannot be listed, the output folder created or the manifest read
+/// or written; or, after the summary is printed, any file failed (`N of M files failed`,
+/// exit status 1).
 pub fn run(
     input_dir: &Path,
     output_dir: &Path,
     to: Target,
-    json: bool,
-    shard: Option<Shard>,
-    copy_textures: bool,
+    opts: &Options,
     out: &mut dyn std::io::Write,
 ) -> Result<(), CliError> {
     let start = Instant::now();
+    let shard = opts.shard;
     std::fs::create_dir_all(output_dir)
         .map_err(|e| CliError::Msg(format!("{}: cannot create: {e}", output_dir.display())))?;
     let skip = output_dir.canonicalize().ok();
@@ -124,24 +197,49 @@ pub fn run(
         .zip(output_names(&all, to))
         .filter(|(rel, _)| shard.is_none_or(|s| s.holds(rel)))
         .unzip();
+    let previous = match &opts.manifest {
+        Some(path) => read_manifest(path)?,
+        None => HashMap::new(),
+    };
+    let manifest = match &opts.manifest {
+        Some(path) => Some(Mutex::new(
+            std::fs::OpenOptions::new().create(true).append(true).open(path).map_err(|e| {
+                CliError::Msg(format!("{}: cannot write the manifest: {e}", path.display()))
+            })?,
+        )),
+        None => None,
+    };
+    let build = build_id();
+    let job = Job { input_dir, output_dir, to, opts, previous: &previous, build: &build };
 
-    let bar = if std::io::stderr().is_terminal() {
+    let bar = if std::io::stderr().is_terminal() && !opts.quiet {
         let bar = ProgressBar::new(inputs.len() as u64);
-        if let Ok(style) =
-            ProgressStyle::with_template("{bar:30} {pos}/{len} {per_sec} {elapsed} {wide_msg}")
-        {
+        if let Ok(style) = ProgressStyle::with_template(
+            "{bar:30} {pos}/{len} files, {per_sec:.0}, {elapsed} elapsed, ETA {eta}: {wide_msg}",
+        ) {
             bar.set_style(style);
         }
         bar
     } else {
         ProgressBar::hidden()
     };
+    let manifest_error: Mutex<Option<String>> = Mutex::new(None);
     let mut results: Vec<FileResult> = inputs
         .par_iter()
         .zip(outputs.par_iter())
         .map(|(rel, out_rel)| {
             bar.set_message(slashed(rel));
-            let result = convert_one(input_dir, output_dir, rel, out_rel, to, copy_textures);
+            let (result, line) = job.one(rel, out_rel);
+            if let Some(m) = &manifest {
+                let text = serde_json::to_string(&line).unwrap_or_default() + "\n";
+                let mut file = m.lock().unwrap_or_else(|e| e.into_inner());
+                if let Err(e) = file.write_all(text.as_bytes()).and_then(|()| file.flush()) {
+                    manifest_error
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .get_or_insert(e.to_string());
+                }
+            }
             bar.inc(1);
             result
         })
@@ -149,25 +247,30 @@ pub fn run(
     bar.finish_and_clear();
     results.sort_by(|a, b| a.input.cmp(&b.input));
 
-    let converted = results.iter().filter(|r| r.status != "failed").count();
+    let count = |status: &str| results.iter().filter(|r| r.status == status).count();
+    let (failed, skipped) = (count("failed"), count("skipped"));
     let summary = Summary {
         input_dir: input_dir.display().to_string(),
         output_dir: output_dir.display().to_string(),
         to: to.extension(),
         shard: shard.map(|s| format!("{}/{}", s.index, s.count)),
         files: results.len(),
-        converted,
-        with_warnings: results.iter().filter(|r| r.status == "warnings").count(),
-        failed: results.len() - converted,
+        converted: results.len() - failed - skipped,
+        skipped,
+        with_warnings: count("warnings"),
+        failed,
         seconds: start.elapsed().as_secs_f64(),
         results,
     };
-    if json {
+    if opts.json {
         let text = serde_json::to_string_pretty(&summary)
             .map_err(|e| CliError::Msg(format!("summary as JSON: {e}")))?;
         emit(out, &(text + "\n"))?;
-    } else {
-        emit(out, &readable(&summary))?;
+    } else if !opts.quiet {
+        emit(out, &readable(&summary, opts.report))?;
+    }
+    if let (Some(path), Some(e)) = (&opts.manifest, manifest_error.into_inner().ok().flatten()) {
+        return Err(CliError::Msg(format!("{}: cannot write the manifest: {e}", path.display())));
     }
     if summary.failed > 0 {
         return Err(CliError::Msg(format!("{} of {} files failed", summary.failed, summary.files)));
@@ -175,9 +278,115 @@ pub fn run(
     Ok(())
 }
 
+/// Reads a manifest's lines: the last line of each path. A missing file is an empty manifest;
+/// a line that is not a [`ManifestLine`] is an error naming the file and line.
+fn read_manifest(path: &Path) -> Result<HashMap<String, ManifestLine>, CliError> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(HashMap::new()),
+        Err(e) => {
+            return Err(CliError::Msg(format!("{}: cannot read the manifest: {e}", path.display())))
+        }
+    };
+    let mut lines = HashMap::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let l: ManifestLine = serde_json::from_str(line).map_err(|e| {
+            CliError::Msg(format!(
+                "{}: line {}: not a manifest line (expected a JSON object with path, size, \
+                 sha256, outcome, outputs, warnings, seconds and build): {e}",
+                path.display(),
+                i + 1
+            ))
+        })?;
+        lines.insert(l.path.clone(), l);
+    }
+    Ok(lines)
+}
+
+/// What every file of one batch shares.
+struct Job<'a> {
+    input_dir: &'a Path,
+    output_dir: &'a Path,
+    to: Target,
+    opts: &'a Options,
+    previous: &'a HashMap<String, ManifestLine>,
+    build: &'a str,
+}
+
+impl Job<'_> {
+    /// Converts (or skips) one file: its result and its manifest line.
+    fn one(&self, rel: &Path, out_rel: &Path) -> (FileResult, ManifestLine) {
+        let start = Instant::now();
+        let (input, output) = (self.input_dir.join(rel), self.output_dir.join(out_rel));
+        let (path, out_name) = (slashed(rel), slashed(out_rel));
+        let (size, sha256) = match std::fs::read(&input) {
+            Ok(bytes) => (bytes.len() as u64, sha256_hex(&bytes)),
+            Err(_) => (0, String::new()),
+        };
+        let before = self.previous.get(&path);
+        let ours = before.is_some_and(|b| b.outputs.contains(&out_name));
+        let up_to_date = !self.opts.force
+            && newer_or_same(&output, &input)
+            && (self.opts.manifest.is_none()
+                || before.is_some_and(|b| {
+                    ours && b.outcome != "failed"
+                        && b.size == size
+                        && b.sha256 == sha256
+                        && !sha256.is_empty()
+                        && b.build == self.build
+                }));
+        let result = if up_to_date {
+            FileResult {
+                input: path.clone(),
+                output: Some(out_name.clone()),
+                status: "skipped",
+                warnings: before.map(|b| b.warnings.clone()).unwrap_or_default(),
+                error: None,
+            }
+        } else {
+            convert_one(
+                &input,
+                &output,
+                rel,
+                out_rel,
+                self.to,
+                self.opts.copy_textures,
+                self.opts.force || ours,
+            )
+        };
+        let line = ManifestLine {
+            path,
+            size,
+            sha256,
+            outcome: result.status.to_string(),
+            outputs: result.output.iter().cloned().collect(),
+            warnings: result.warnings.clone(),
+            error: result.error.clone(),
+            seconds: start.elapsed().as_secs_f64(),
+            build: self.build.to_string(),
+        };
+        (result, line)
+    }
+}
+
+/// Whether `output` exists and was modified no earlier than `source`.
+fn newer_or_same(output: &Path, source: &Path) -> bool {
+    let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    matches!((modified(output), modified(source)), (Some(o), Some(s)) if o >= s)
+}
+
+/// SHA-256 of `bytes` as 64 lower-case hex digits.
+fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+}
+
 /// The readable summary: each file with warnings (up to five of them) or an error, then the
 /// totals.
-fn readable(s: &Summary) -> String {
+fn readable(s: &Summary, every_warning: bool) -> String {
     use std::fmt::Write;
     let mut text = String::new();
     for r in &s.results {
@@ -186,10 +395,11 @@ fn readable(s: &Summary) -> String {
             (None, 0) => {}
             (None, n) => {
                 writeln!(text, "warnings: {} ({n}):", r.input).unwrap();
-                for w in r.warnings.iter().take(5) {
+                let shown = if every_warning { n } else { 5 };
+                for w in r.warnings.iter().take(shown) {
                     writeln!(text, "  {w}").unwrap();
                 }
-                if n > 5 {
+                if n > shown {
                     writeln!(text, "  … {} more", n - 5).unwrap();
                 }
             }
@@ -201,6 +411,10 @@ fn readable(s: &Summary) -> String {
         s.converted, s.files, s.to, s.output_dir, s.with_warnings, s.failed, s.seconds
     )
     .unwrap();
+    if s.skipped > 0 {
+        text.pop();
+        writeln!(text, "; {} up to date (skipped; --force converts them)", s.skipped).unwrap();
+    }
     if let Some(shard) = &s.shard {
         text.pop();
         writeln!(text, " (shard {shard})").unwrap();
@@ -210,17 +424,19 @@ fn readable(s: &Summary) -> String {
 
 /// Loads `input_dir/rel`, writes `output_dir/out_rel`, and says how it went. A panic inside
 /// the library is caught and reported as this file's failure, so the batch goes on.
+/// `replace`: an existing output may be replaced (`--force`, or the manifest records it as
+/// this source's).
 fn convert_one(
-    input_dir: &Path,
-    output_dir: &Path,
+    input: &Path,
+    output: &Path,
     rel: &Path,
     out_rel: &Path,
     to: Target,
     copy_textures: bool,
+    replace: bool,
 ) -> FileResult {
-    let (input, output) = (input_dir.join(rel), output_dir.join(out_rel));
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        convert_file(&input, &output, to, copy_textures)
+        convert_file(input, output, to, copy_textures, replace)
     }))
     .unwrap_or_else(|panic| {
         let what = panic
@@ -257,11 +473,13 @@ fn convert_file(
     output: &Path,
     to: Target,
     copy_textures: bool,
+    replace: bool,
 ) -> Result<Vec<String>, CliError> {
     let source = keyscene::output::source_name(input);
     if same_file(input, output) {
         return Err(CliError::Msg(format!("{}: would overwrite its input", output.display())));
     }
+    keyscene::output::claim_output(output, &source, replace)?;
     let (scene, read_warnings) = keyscene::load(input)?;
     let mut warnings: Vec<String> = read_warnings.iter().map(ToString::to_string).collect();
     if let Some(dir) = output.parent() {

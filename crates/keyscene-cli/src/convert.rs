@@ -12,6 +12,18 @@ use keyscene::scene::Scene;
 
 use crate::CliError;
 
+/// What one conversion produced, for the summary: the reader's warnings are not included
+/// (`main` prints them as it loads).
+#[derive(Debug, Clone, Default)]
+pub struct Converted {
+    /// The writer's warnings (posing warnings first, then the writer's; 3DA, FBX and 3DS: the
+    /// report's warnings and what was not written).
+    pub warnings: Vec<String>,
+    /// The 3DA exporter's, FBX or 3DS writer's full report (`--report`), `None` for OBJ and
+    /// glTF.
+    pub report: Option<String>,
+}
+
 /// Refuses a `convert` option given on the command line (`sub`: the `convert` matches) that
 /// `output` does not use ([`keyscene::convert::APPLIES_TO`]), naming the option and the
 /// outputs it applies to, so that nothing is silently ignored. `--animation`/`--stack` apply
@@ -27,27 +39,23 @@ pub fn check_options(output: OutputFormat, sub: &ArgMatches) -> Result<(), CliEr
     Ok(())
 }
 
-/// Writes `scene` to `output` ([`keyscene::convert()`](fn@keyscene::convert) with `opts`) and
-/// prints what happened: `.3da`, `.fbx` and `.3ds` print their report on stdout; OBJ and glTF
-/// conversion warnings, and posing warnings (`--transform-skin`), go to stderr.
+/// Writes `scene` to `output` ([`keyscene::convert()`](fn@keyscene::convert) with `opts`).
+/// Nothing is printed: the warnings (posing warnings, `--transform-skin`, first) and the
+/// 3DA/FBX/3DS report are returned ([`Converted`]) for the caller's summary (`summary.rs`).
 /// Options that do not apply to the format are refused before this by [`check_options`].
-pub fn run(scene: &Scene, output: &Path, opts: &ConvertOptions) -> Result<(), CliError> {
+pub fn run(scene: &Scene, output: &Path, opts: &ConvertOptions) -> Result<Converted, CliError> {
     let report = keyscene::convert(scene, output, opts)?;
-    for w in &report.pose_warnings {
-        eprintln!("keyscene: warning: --transform-skin: {w}");
-    }
-    if let Some(r) = &report.three_da {
-        println!("{r}");
+    let mut warnings: Vec<String> =
+        report.pose_warnings.iter().map(|w| format!("--transform-skin: {w}")).collect();
+    warnings.extend(report.warnings.iter().cloned());
+    let full = if let Some(r) = &report.three_da {
+        Some(r.to_string())
     } else if let Some(r) = &report.fbx {
-        println!("{r}");
-    } else if let Some(r) = &report.three_ds {
-        println!("{r}");
+        Some(r.to_string())
     } else {
-        for w in &report.warnings {
-            eprintln!("keyscene: warning: {}: {w}", output.display());
-        }
-    }
-    Ok(())
+        report.three_ds.as_ref().map(ToString::to_string)
+    };
+    Ok(Converted { warnings, report: full })
 }
 
 #[cfg(test)]
@@ -68,8 +76,9 @@ mod tests {
         use clap::CommandFactory;
         let cli = crate::Cli::command();
         let convert = cli.find_subcommand("convert").unwrap();
-        let every_output = ["input", "output", "animation", "stack", "help"];
-        let folders = ["to", "json", "shard"];
+        let every_output =
+            ["input", "output", "animation", "stack", "help", "force", "report", "quiet", "json"];
+        let folders = ["to", "shard", "manifest"];
         for arg in convert.get_arguments() {
             let id = arg.get_id().as_str();
             assert!(

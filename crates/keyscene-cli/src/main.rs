@@ -6,8 +6,8 @@
 //! keyscene convert IN OUT [--frame F | --time SECONDS] [--animation I | --stack NAME]
 //!     [--up AXIS] [--units UNIT] [--no-extrapolation] [--bind-pose NAME] [--transform-skin]
 //!     [--embed] [--no-animation] [--resample-fps N] [--max-influences N]
-//!     [--axes max|source] [--fps N]
-//! keyscene convert DIR OUTDIR --to glb|gltf|3da|obj [--json] [--shard I/N]
+//!     [--axes max|source] [--fps N] [--force] [--report | --quiet | --json]
+//! keyscene convert DIR OUTDIR --to glb|gltf|3da|obj|fbx|3ds [--json] [--shard I/N] [--manifest FILE.jsonl]
 //! keyscene render FILE -o OUT [--frame F | --time SECONDS | --frames A..B[:STEP] [--sheet]]
 //!     [--size WxH] [--camera NAME|auto] [--bbox] [--bsphere] [--wireframe] [--background #rrggbb]
 //! keyscene view FILE [--port N] [--no-open] [--animation I | --stack NAME] [--bind ADDR] [--watch]
@@ -41,6 +41,7 @@ mod gltf_args;
 mod inspect;
 mod render;
 mod sample;
+mod summary;
 mod view;
 
 /// Read, evaluate and convert animated 3D scenes (3DS, glTF).
@@ -113,9 +114,29 @@ enum Command {
         /// and failed (with the reason); the exit status is non-zero when any failed.
         #[arg(long, value_name = "FORMAT")]
         to: Option<batch::Target>,
-        /// Folder input: print the summary as JSON (schema in docs/cli.md).
+        /// Print the summary as JSON instead of a line (folder input: the batch summary;
+        /// schemas in docs/cli.md).
         #[arg(long)]
         json: bool,
+        /// Print the full conversion report after the summary line (3DA: what was converted,
+        /// baked, kept, resampled and dropped; FBX: what was written and dropped; a folder:
+        /// every warning of every file). Default: one summary line.
+        #[arg(long, short = 'v', conflicts_with_all = ["json", "quiet"])]
+        report: bool,
+        /// Print nothing on success (warnings and errors still go to stderr).
+        #[arg(long, short = 'q', conflicts_with = "json")]
+        quiet: bool,
+        /// Replace an existing output file. Without it an existing OUT is an error (an output
+        /// of an earlier run or another program is never replaced silently); a folder input
+        /// skips files whose outputs are up to date. Files beside the output that another
+        /// source wrote are never replaced.
+        #[arg(long)]
+        force: bool,
+        /// Folder input: append one JSON line per source to FILE (path, size, sha256,
+        /// outcome, outputs, warnings, seconds, build), and read its earlier lines to skip
+        /// up-to-date files and update outputs it records (docs/cli.md, "Manifest").
+        #[arg(long, value_name = "FILE.jsonl")]
+        manifest: Option<PathBuf>,
         /// Folder input: convert only shard I of N (0 ≤ I < N), a split fixed by each file's
         /// path relative to the input folder, so that N processes given 0/N … N-1/N (GNU
         /// parallel, a CI matrix, a Kubernetes Indexed Job) convert every file exactly once.
@@ -279,6 +300,10 @@ fn run(cli: Cli, matches: &ArgMatches) -> Result<(), CliError> {
             transform_skin,
             to,
             json,
+            report,
+            quiet,
+            force,
+            manifest,
             shard,
             gltf,
             fps,
@@ -287,20 +312,20 @@ fn run(cli: Cli, matches: &ArgMatches) -> Result<(), CliError> {
         } => {
             if input.is_dir() {
                 let sub = matches.subcommand_matches("convert").expect("convert was parsed");
-                return batch_convert(
-                    &input,
-                    &output,
-                    to,
+                let opts = batch::Options {
                     json,
+                    quiet,
+                    report,
                     shard,
-                    !no_copy_textures,
-                    sub,
-                    &mut out,
-                );
+                    copy_textures: !no_copy_textures,
+                    force,
+                    manifest,
+                };
+                return batch_convert(&input, &output, to, &opts, sub, &mut out);
             }
-            if to.is_some() || json || shard.is_some() {
-                let what = if json {
-                    "--json"
+            if to.is_some() || shard.is_some() || manifest.is_some() {
+                let what = if manifest.is_some() {
+                    "--manifest"
                 } else if shard.is_some() {
                     "--shard"
                 } else {
@@ -324,7 +349,10 @@ fn run(cli: Cli, matches: &ArgMatches) -> Result<(), CliError> {
                 None => (up, units),
             };
             let metres_per_unit = units.and_then(|u| u.0);
-            let scene = load(&input)?;
+            let source = keyscene::output::source_name(&input);
+            keyscene::output::claim_output(&output, &source, force)?;
+            let start = std::time::Instant::now();
+            let (scene, read_warnings) = load_quietly(&input)?;
             let animation = animation_choice(animation, stack);
             // An unknown animation is refused before any other option is looked at.
             scene.choose_animation(&animation)?;
@@ -344,8 +372,18 @@ fn run(cli: Cli, matches: &ArgMatches) -> Result<(), CliError> {
                 .gltf(gltf.write_options(up, metres_per_unit).map_err(CliError::Msg)?)
                 .three_da(three_da)
                 .copy_textures(!no_copy_textures)
-                .source(keyscene::output::source_name(&input));
-            convert::run(&scene, &output, &opts)
+                .source(source);
+            let done = convert::run(&scene, &output, &opts)?;
+            summary::single(
+                &mut out,
+                summary::Verbosity::of(quiet, report, json),
+                &input,
+                &output,
+                &read_warnings,
+                &done.warnings,
+                done.report.as_deref(),
+                start.elapsed().as_secs_f64(),
+            )
         }
         Command::Render(args) => render::run(args),
         Command::View(args) => view::run(args),
@@ -358,9 +396,7 @@ fn batch_convert(
     input: &Path,
     output: &Path,
     to: Option<batch::Target>,
-    json: bool,
-    shard: Option<batch::Shard>,
-    copy_textures: bool,
+    opts: &batch::Options,
     sub: &ArgMatches,
     out: &mut dyn std::io::Write,
 ) -> Result<(), CliError> {
@@ -397,20 +433,26 @@ fn batch_convert(
             id.replace('_', "-")
         )));
     }
-    batch::run(input, output, to, json, shard, copy_textures, out)
+    batch::run(input, output, to, opts, out)
 }
 
 /// Loads a scene and prints the reader's warnings to stderr.
 /// A read error names the file (an I/O error already does).
 fn load(path: &Path) -> Result<keyscene::scene::Scene, CliError> {
-    let (scene, warnings) = keyscene::load(path).map_err(|e| match e {
-        e @ keyscene::Error::Io { .. } => CliError::Lib(e),
-        e => CliError::Msg(format!("{}: {e}", path.display())),
-    })?;
+    let (scene, warnings) = load_quietly(path)?;
     for w in &warnings {
         eprintln!("keyscene: warning: {}: {w}", path.display());
     }
     Ok(scene)
+}
+
+/// [`load`] without printing: the scene and the reader's warnings as text.
+fn load_quietly(path: &Path) -> Result<(keyscene::scene::Scene, Vec<String>), CliError> {
+    let (scene, warnings) = keyscene::load(path).map_err(|e| match e {
+        e @ keyscene::Error::Io { .. } => CliError::Lib(e),
+        e => CliError::Msg(format!("{}: {e}", path.display())),
+    })?;
+    Ok((scene, warnings.iter().map(ToString::to_string).collect()))
 }
 
 /// `--units`: metres per unit, `None` for `unitless` (keep the file's unit).

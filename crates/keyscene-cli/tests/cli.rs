@@ -297,7 +297,7 @@ fn convert_to_fbx_writes_a_binary_fbx_that_reads_back_with_the_same_meshes() {
     // FLY.3DS has 3 meshes of 8, 66 and 122 vertices (the glTF test above and lib3ds agree).
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("fly.fbx");
-    let r = keyscene(&["convert", &fly(), out.to_str().unwrap()]);
+    let r = keyscene(&["convert", &fly(), out.to_str().unwrap(), "--report"]);
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
     assert!(String::from_utf8_lossy(&r.stdout).contains("models"), "the report is printed");
     let bytes = std::fs::read(&out).unwrap();
@@ -430,10 +430,14 @@ fn check_passes_a_sound_file_and_fails_a_cut_one_with_its_place() {
 fn convert_to_3da_writes_a_file_that_checks_clean_and_samples_like_lib3ds() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("fly.3da");
-    let conv = keyscene(&["convert", &fly(), out.to_str().unwrap()]);
+    let conv = keyscene(&["convert", &fly(), out.to_str().unwrap(), "--report"]);
     assert!(conv.status.success(), "{}", String::from_utf8_lossy(&conv.stderr));
     let report = String::from_utf8_lossy(&conv.stdout);
     assert!(report.contains("3DA has no camera"), "the camera is reported dropped:\n{report}");
+    // Without --report, what was dropped is still said: as a warning on stderr.
+    let again = keyscene(&["convert", &fly(), out.to_str().unwrap(), "--force"]);
+    let warned = String::from_utf8_lossy(&again.stderr);
+    assert!(warned.contains("not written") && warned.contains("3DA has no camera"), "{warned}");
     assert!(dir.path().join("fly_default.mat").is_file(), "material script beside the model");
     let check = keyscene(&["check", out.to_str().unwrap()]);
     assert!(check.status.success(), "{}", String::from_utf8_lossy(&check.stdout));
@@ -684,6 +688,17 @@ fn three_shards_into_one_folder_convert_every_file_once() {
     seen.sort();
     all.sort();
     assert_eq!(seen, all, "the shards' union is every file, each once");
+    // A second run of every shard converts nothing: each output is up to date.
+    for i in 0..3 {
+        let shard = format!("{i}/3");
+        let (s, o) = (src.path().to_str().unwrap(), out.path().to_str().unwrap());
+        let r =
+            stdout_json(&keyscene(&["convert", s, o, "--to", "obj", "--json", "--shard", &shard]));
+        assert_eq!(r["converted"].as_u64(), Some(0), "{r}");
+        for f in r["results"].as_array().unwrap() {
+            assert_eq!(f["status"], "skipped", "{f}");
+        }
+    }
     for rel in &all {
         assert!(out.path().join(rel.replace(".3ds", ".obj")).is_file(), "{rel}");
     }
@@ -709,7 +724,14 @@ fn a_24_fps_source_to_3da_warns_and_names_fps_30() {
     let all =
         format!("{}{}", String::from_utf8_lossy(&r.stdout), String::from_utf8_lossy(&r.stderr));
     assert!(all.contains("24 fps") && all.contains("--fps 30"), "{all}");
-    let r = keyscene(&["convert", src.to_str().unwrap(), out.to_str().unwrap(), "--fps", "30"]);
+    let r = keyscene(&[
+        "convert",
+        src.to_str().unwrap(),
+        out.to_str().unwrap(),
+        "--fps",
+        "30",
+        "--force",
+    ]);
     assert!(r.status.success());
     let all =
         format!("{}{}", String::from_utf8_lossy(&r.stdout), String::from_utf8_lossy(&r.stderr));
@@ -721,7 +743,7 @@ fn convert_to_3ds_keeps_fly_s_meshes_and_refuses_posing_options() {
     // FLY.3DS has 3 meshes of 8, 66 and 122 vertices (lib3ds agrees); written back exactly.
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("fly.3ds");
-    let r = keyscene(&["convert", &fly(), out.to_str().unwrap()]);
+    let r = keyscene(&["convert", &fly(), out.to_str().unwrap(), "--report"]);
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
     assert!(String::from_utf8_lossy(&r.stdout).contains("3DS keys written exactly"));
     let bytes = std::fs::read(&out).unwrap();
@@ -738,4 +760,124 @@ fn convert_to_3ds_keeps_fly_s_meshes_and_refuses_posing_options() {
         "{}",
         String::from_utf8_lossy(&r.stderr)
     );
+}
+
+/// Issue 17 §2: an existing output file is replaced only with `--force`, whichever run wrote
+/// it; without it nothing is written and the error names the file and `--force`.
+#[test]
+fn an_existing_output_is_replaced_only_with_force() {
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["fly.glb", "fly.obj", "fly.3da", "fly.fbx", "fly.gltf", "fly.3ds"] {
+        let out = dir.path().join(name);
+        std::fs::write(&out, b"someone else's file").unwrap();
+        let r = keyscene(&["convert", &fly(), out.to_str().unwrap()]);
+        assert!(!r.status.success(), "{name}: an existing output was replaced");
+        let err = String::from_utf8_lossy(&r.stderr);
+        assert!(
+            err.contains(out.to_str().unwrap())
+                && err.contains("already exists")
+                && err.contains("--force"),
+            "{name}: {err}"
+        );
+        assert_eq!(std::fs::read(&out).unwrap(), b"someone else's file", "{name}");
+        let r = keyscene(&["convert", &fly(), out.to_str().unwrap(), "--force"]);
+        assert!(r.status.success(), "{name}: {}", String::from_utf8_lossy(&r.stderr));
+        assert_ne!(std::fs::read(&out).unwrap(), b"someone else's file", "{name}");
+    }
+}
+
+/// Issue 17 §2: every output format prints one summary line by default, nothing with
+/// `--quiet`, one JSON document with `--json`, and the line plus the report with `--report`.
+#[test]
+fn every_output_format_prints_one_line_nothing_quietly_and_json_on_request() {
+    let dir = tempfile::tempdir().unwrap();
+    for ext in ["obj", "gltf", "glb", "3da", "fbx", "3ds"] {
+        let out = dir.path().join(format!("fly.{ext}"));
+        let o = out.to_str().unwrap();
+        let r = keyscene(&["convert", &fly(), o]);
+        assert!(r.status.success(), "{ext}: {}", String::from_utf8_lossy(&r.stderr));
+        let text = String::from_utf8_lossy(&r.stdout);
+        assert_eq!(text.lines().count(), 1, "{ext}: {text}");
+        assert!(text.starts_with(&format!("converted {} to {o} (", fly())), "{ext}: {text}");
+        let quiet = keyscene(&["convert", &fly(), o, "--force", "--quiet"]);
+        assert!(quiet.status.success() && quiet.stdout.is_empty(), "{ext} --quiet");
+        let json = stdout_json(&keyscene(&["convert", &fly(), o, "--force", "--json"]));
+        assert_eq!(json["format"], ext);
+        assert_eq!(json["output"], o);
+        assert!(json["warnings"].is_array() && json["seconds"].is_f64(), "{json}");
+        let report = keyscene(&["convert", &fly(), o, "--force", "--report"]);
+        let text = String::from_utf8_lossy(&report.stdout);
+        // FLY.3DS has 3 meshes (lib3ds): the 3DA report lists their triangles, the FBX one
+        // its models.
+        match ext {
+            "3da" => assert!(text.contains("triangles; ACMR"), "{text}"),
+            "fbx" => assert!(text.contains("models"), "{text}"),
+            _ => assert_eq!(text.lines().count(), 1, "{ext}: {text}"),
+        }
+    }
+    let both = keyscene(&["convert", &fly(), "x.glb", "--quiet", "--json"]);
+    assert!(!both.status.success(), "--quiet and --json exclude each other");
+}
+
+fn sha256sum(path: &Path) -> Option<String> {
+    let out = Command::new("sha256sum").arg(path).output().ok()?;
+    let text = String::from_utf8(out.stdout).ok()?;
+    Some(text.split_whitespace().next()?.to_string())
+}
+
+/// Issue 17 §4: a second run converts nothing (every output up to date); the manifest has one
+/// line per source with its size and SHA-256 (as `sha256sum` computes it); a source changed
+/// since is converted again when the manifest records its output, and fails without one.
+#[test]
+fn a_second_batch_run_converts_nothing_and_the_manifest_resumes() {
+    let src = tempfile::tempdir().unwrap();
+    let bytes = std::fs::read(fly()).unwrap();
+    for i in 0..4 {
+        std::fs::write(src.path().join(format!("fly{i}.3ds")), &bytes).unwrap();
+    }
+    let out = tempfile::tempdir().unwrap();
+    let manifest = out.path().join("m.jsonl");
+    let (s, o, m) =
+        (src.path().to_str().unwrap(), out.path().to_str().unwrap(), manifest.to_str().unwrap());
+    let first =
+        stdout_json(&keyscene(&["convert", s, o, "--to", "glb", "--json", "--manifest", m]));
+    assert_eq!((first["converted"].as_u64(), first["skipped"].as_u64()), (Some(4), Some(0)));
+    let lines: Vec<Value> = std::fs::read_to_string(&manifest)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 4);
+    let source0 = src.path().join("fly0.3ds");
+    for l in &lines {
+        assert_eq!(l["size"].as_u64(), Some(bytes.len() as u64));
+        assert_eq!(l["outcome"], "converted");
+        if let Some(sum) = sha256sum(&source0) {
+            assert_eq!(l["sha256"].as_str(), Some(sum.as_str()), "{l}");
+        }
+    }
+    // Second run, with and without the manifest: nothing converted.
+    for args in [vec!["--manifest", m], vec![]] {
+        let mut a = vec!["convert", s, o, "--to", "glb", "--json"];
+        a.extend(args);
+        let again = stdout_json(&keyscene(&a));
+        assert_eq!((again["converted"].as_u64(), again["skipped"].as_u64()), (Some(0), Some(4)));
+    }
+    // fly0 changes (a later modification time): converted again with the manifest.
+    let later = std::time::SystemTime::now() + std::time::Duration::from_secs(5);
+    let f = std::fs::File::options().write(true).open(&source0).unwrap();
+    f.set_modified(later).unwrap();
+    drop(f);
+    let plain = keyscene(&["convert", s, o, "--to", "glb", "--json"]);
+    assert!(!plain.status.success(), "without a manifest an existing output is not replaced");
+    let r: Value = serde_json::from_slice(&plain.stdout).unwrap();
+    assert_eq!(r["failed"].as_u64(), Some(1));
+    assert!(r["results"][0]["error"].as_str().unwrap().contains("--force"), "{r}");
+    let resumed =
+        stdout_json(&keyscene(&["convert", s, o, "--to", "glb", "--json", "--manifest", m]));
+    assert_eq!((resumed["converted"].as_u64(), resumed["skipped"].as_u64()), (Some(1), Some(3)));
+    assert_eq!(resumed["results"][0]["input"], "fly0.3ds");
+    assert_eq!(resumed["results"][0]["status"], "converted");
+    let forced = stdout_json(&keyscene(&["convert", s, o, "--to", "glb", "--json", "--force"]));
+    assert_eq!(forced["converted"].as_u64(), Some(4));
 }

@@ -188,9 +188,15 @@ fn collision(c: &Path) -> Result<(), Failed> {
     ok(&keyscene(&[Path::new("convert"), &a, &out]))?;
     let script = dir.path().join("x_02_-_Default.mat");
     let before = std::fs::read(&script).map_err(|e| format!("x_02_-_Default.mat: {e}"))?;
-    // Re-running the same source may overwrite its own outputs.
-    ok(&keyscene(&[Path::new("convert"), &a, &out]))?;
-    let second = keyscene(&[Path::new("convert"), &b, &out]);
+    // Re-running the same source replaces the model only on purpose (--force), and may then
+    // overwrite its own scripts.
+    let again = keyscene(&[Path::new("convert"), &a, &out]);
+    if again.status.success() || !String::from_utf8_lossy(&again.stderr).contains("--force") {
+        return Err("an existing output was replaced without --force".into());
+    }
+    ok(&keyscene(&[Path::new("convert"), &a, &out, Path::new("--force")]))?;
+    // Another source's scripts are not replaced, --force or not.
+    let second = keyscene(&[Path::new("convert"), &b, &out, Path::new("--force")]);
     if second.status.success() {
         return Err("a second source replaced the first one's script".into());
     }

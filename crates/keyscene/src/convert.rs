@@ -251,7 +251,8 @@ pub struct Report {
     /// OBJ: what posing could not do as asked ([`Scene::pose`]).
     pub pose_warnings: Vec<PoseWarning>,
     /// What the writer could not carry over exactly, one line each: the OBJ and glTF
-    /// writers' warnings, the 3DA report's `warnings`, FBX's `not written: …` lines.
+    /// writers' warnings, the 3DA report's `warnings`, and `not written: …` lines for what
+    /// 3DA, FBX and 3DS left out.
     pub warnings: Vec<String>,
     /// 3DA: the exporter's whole report (what was converted, baked, resampled, dropped).
     #[cfg(feature = "three_da")]
@@ -350,6 +351,7 @@ pub fn convert(scene: &Scene, output: &Path, opts: &ConvertOptions) -> Result<Re
                 three_da.source = opts.source.clone();
                 let written = crate::formats::three_da::save(scene, output, &three_da)?;
                 report.warnings = written.warnings.clone();
+                report.warnings.extend(written.dropped.iter().map(|d| format!("not written: {d}")));
                 report.three_da = Some(written);
             }
             #[cfg(not(feature = "three_da"))]

@@ -58,6 +58,17 @@ pub enum Error {
         /// program" when it records none).
         theirs: String,
     },
+    /// The output file itself already exists and was not written by this process from the
+    /// same source (see [`crate::output::claim_output`]); nothing was written.
+    #[error("{path}: already exists{from}: not replaced (remove it, write elsewhere, or replace it on purpose with --force)", path = path.display(), from = match theirs { Some(t) => format!(" (written from {t} in this run, now {ours})"), None => String::new() })]
+    OutputExists {
+        /// The existing output.
+        path: PathBuf,
+        /// The source being converted now.
+        ours: String,
+        /// The source this process wrote the file from earlier in this run, if it did.
+        theirs: Option<String>,
+    },
     /// The scene cannot be written in the requested format.
     #[error("{0}")]
     Unsupported(String),

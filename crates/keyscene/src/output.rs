@@ -13,7 +13,12 @@
 //!   other content is never replaced: remove it or convert into another folder).
 //!
 //! Re-running a conversion of the same source into the same folder therefore overwrites its
-//! own outputs and nothing else. Two processes writing one folder at the same moment are not
+//! own outputs and nothing else.
+//!
+//! The main output file (the `.glb`, `.obj`, `.3da`… itself) is stricter, as it records no
+//! source ([`claim_output`]): an existing file is replaced only on purpose (`force`, the CLI's
+//! `--force`), whether an earlier run of the same source or anything else wrote it; and a file
+//! this process already wrote from another source is never replaced, `force` or not. Two processes writing one folder at the same moment are not
 //! guarded against each other (only against what they find on disk).
 
 use std::collections::HashMap;
@@ -137,6 +142,48 @@ pub fn write_companions(files: &[Companion], source: &str) -> Result<Vec<PathBuf
     }
     Ok(created)
 }
+
+/// Claims `path` as the main output of `source` (see [`source_name`]) before it is written,
+/// under the module's rule for main outputs:
+/// - this process already claimed `path` for another source: an error, even with `force`
+///   (two sources of one run would write one file);
+/// - this process already claimed it for `source`: allowed (the same conversion again);
+/// - a file (or anything else) is at `path`: an error unless `force` (an output of an earlier
+///   run or another program is not replaced silently);
+/// - nothing there: allowed.
+///
+/// An allowed claim is recorded, so that later claims (and [`write_companions`]) in this
+/// process see it. Errors: [`Error::OutputExists`], naming the file (and both sources when
+/// this run wrote it).
+pub fn claim_output(path: &Path, source: &str, force: bool) -> Result<(), Error> {
+    let mut guard = WRITTEN.lock().unwrap_or_else(|e| e.into_inner());
+    let written = guard.get_or_insert_with(HashMap::new);
+    let k = key(path);
+    match written.get(&k) {
+        Some((theirs, _)) if theirs != source => {
+            return Err(Error::OutputExists {
+                path: path.to_path_buf(),
+                ours: source.to_string(),
+                theirs: Some(theirs.clone()),
+            });
+        }
+        Some(_) => return Ok(()),
+        None => {}
+    }
+    if !force && std::fs::symlink_metadata(path).is_ok() {
+        return Err(Error::OutputExists {
+            path: path.to_path_buf(),
+            ours: source.to_string(),
+            theirs: None,
+        });
+    }
+    // The hash of no bytes: a companion file is never taken for this output's same content.
+    written.insert(k, (source.to_string(), MAIN_OUTPUT));
+    Ok(())
+}
+
+/// The hash [`claim_output`] records for a main output (whose bytes are not known yet).
+const MAIN_OUTPUT: u64 = u64::MAX;
 
 fn collision(f: &Companion, ours: &str, theirs: &str) -> Error {
     Error::OutputCollision {
@@ -310,6 +357,29 @@ mod tests {
         let e = write_companions(&[file("/b.fbx", "3")], "/b.fbx").unwrap_err().to_string();
         assert!(e.contains("/a.fbx") && e.contains("/b.fbx"), "{e}");
         assert!(std::fs::read_to_string(&path).unwrap().ends_with('2'));
+    }
+
+    #[test]
+    fn a_main_output_is_replaced_only_with_force_and_never_across_sources_of_one_run() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("out.glb");
+        // Nothing there: claimed; the same source may claim it again in this run.
+        claim_output(&path, "/a.fbx", false).unwrap();
+        claim_output(&path, "/a.fbx", false).unwrap();
+        // Another source of this run: refused, --force or not, and both are named.
+        for force in [false, true] {
+            let e = claim_output(&path, "/b.fbx", force).unwrap_err().to_string();
+            assert!(e.contains("/a.fbx") && e.contains("/b.fbx") && e.contains("out.glb"), "{e}");
+        }
+        // A file of an earlier run (not claimed by this process): refused without force.
+        let old = dir.path().join("old.glb");
+        std::fs::write(&old, b"glTF").unwrap();
+        let e = claim_output(&old, "/a.fbx", false).unwrap_err().to_string();
+        assert!(
+            e.contains("old.glb") && e.contains("already exists") && e.contains("--force"),
+            "{e}"
+        );
+        claim_output(&old, "/a.fbx", true).unwrap();
     }
 
     #[test]

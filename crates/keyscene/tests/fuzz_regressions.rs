@@ -7,6 +7,9 @@
 //! - `glb_position_accessor_out_of_range.bin` (`read_gltf`): a primitive whose POSITION names
 //!   an accessor past the list (the JSON's `accessors` key was mangled); gltf-json 1.4's
 //!   validation indexed it before checking (`mesh.rs` `primitive_validate_hook`).
+//! - `glb_chunk_header_past_declared_length.bin` (`read_gltf`, issue #17 §5): a GLB whose
+//!   declared length ends inside a chunk header while the file goes on; keyscene's own
+//!   container check (`formats::gltf::glb::split`) subtracted past zero in its error message.
 
 use std::path::Path;
 
@@ -21,5 +24,5 @@ fn fuzzer_crash_inputs_load_as_errors() {
         assert!(r.is_err(), "{} is not a valid scene", path.display());
         seen += 1;
     }
-    assert_eq!(seen, 3, "every recorded crash input was tried");
+    assert_eq!(seen, 4, "every recorded crash input was tried");
 }

@@ -74,9 +74,17 @@ pub fn split(bytes: &[u8]) -> Result<(&[u8], Option<&[u8]>), super::Error> {
     let mut chunks = Vec::new();
     let mut at = 12;
     while at < total {
+        // `word` reads the whole file; a chunk header must also lie within the declared
+        // length (bytes past it are not the container's).
         let (Some(len), Some(kind)) = (word(at), word(at + 4)) else {
             return Err(bad(at, "a chunk header is cut short".into()));
         };
+        if at + 8 > total {
+            return Err(bad(
+                at,
+                format!("a chunk header is cut short by the {total} bytes the header declares"),
+            ));
+        }
         let start = at + 8;
         let end = start.checked_add(len as usize).filter(|&e| e <= total).ok_or_else(|| {
             bad(at, format!("chunk declares {len} bytes but {} remain", total - start))
@@ -120,6 +128,18 @@ mod tests {
             }
             assert!(split(&short).is_err(), "cut at {cut}");
         }
+    }
+
+    #[test]
+    fn a_chunk_header_past_the_declared_length_is_an_error_not_a_panic() {
+        // read_gltf's find (tests/fuzz_regressions/glb_chunk_header_past_declared_length.bin):
+        // the declared total ends 4 bytes into a chunk header while the file goes on, so the
+        // header reads whole from the file but lies outside the container.
+        let mut glb = to_glb(b"{}", &[1, 2, 3]).unwrap();
+        // 12 header + 8 + 4 JSON = 24; declare 28: the BIN chunk's header is cut at 4 bytes.
+        glb[8..12].copy_from_slice(&28u32.to_le_bytes());
+        let e = split(&glb).unwrap_err().to_string();
+        assert!(e.contains("byte 0x18") && e.contains("cut short"), "{e}");
     }
 
     #[test]

@@ -109,12 +109,14 @@ fn main() {
             continue;
         }
         let path = f.path.clone();
-        trials.push(common::corpus_trial(format!("deformed_normals::{}", f.rel), &corpus, move |_| {
-            match check(&path)? {
+        trials.push(common::corpus_trial(
+            format!("deformed_normals::{}", f.rel),
+            &corpus,
+            move |_| match check(&path)? {
                 0 => Err("no mesh compared (no skinned mesh with a unique name)".into()),
                 _ => Ok(()),
-            }
-        }));
+            },
+        ));
     }
     if trials.is_empty() {
         trials.push(common::corpus_trial("deformed_normals", &corpus, |_| {

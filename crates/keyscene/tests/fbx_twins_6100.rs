@@ -62,7 +62,9 @@ fn check(old: &Path, new: &Path) -> Result<(), Failed> {
     let mut compared = 0;
     for (name, want) in &b {
         let Some((_, got)) = a.iter().find(|(n, _)| n == name) else {
-            return Err(format!("mesh node {name:?} of the 7.x file is missing in the 6.1 file").into());
+            return Err(
+                format!("mesh node {name:?} of the 7.x file is missing in the 6.1 file").into()
+            );
         };
         if got.len() != want.len() {
             return Err(format!(

@@ -255,8 +255,7 @@ fn compare(scene: &Scene, theirs: &ufbx::SceneRoot, exact: &[bool]) -> Result<()
     for (k, (t, between, pose, worlds)) in posed.iter().enumerate() {
         let when = t.map_or("the rest pose".to_string(), |f| format!("frame {f}"));
         for (name, want, _, verts) in worlds {
-            let cands: Vec<usize> =
-                (0..names.len()).filter(|&i| names[i] == *name).collect();
+            let cands: Vec<usize> = (0..names.len()).filter(|&i| names[i] == *name).collect();
             // Between frames, a name that a resampled node shares (a 3DS camera and its
             // target) is left out: the ufbx node may be the resampled one.
             if *between && cands.iter().any(|&i| !exact[i]) {
@@ -381,7 +380,9 @@ fn check_animated_attributes(
             let NodeKind::Light(l) = scene.nodes[i].kind else { continue };
             let animated = channels(i).any(|c| {
                 matches!(c.target, ChannelTarget::Color(_))
-                    || c.target.property_name().is_some_and(|p| p.starts_with("Color") || p == "Intensity")
+                    || c.target
+                        .property_name()
+                        .is_some_and(|p| p.starts_with("Color") || p == "Intensity")
             });
             if !animated {
                 continue;

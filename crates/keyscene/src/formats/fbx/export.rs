@@ -377,7 +377,10 @@ impl Builder {
                 p_vec("Lcl Translation", "Lcl Translation", "", "A", t),
                 p_vec("Lcl Rotation", "Lcl Rotation", "", "A", r),
                 p_vec("Lcl Scaling", "Lcl Scaling", "", "A", s),
-                p_int("DefaultAttributeIndex", if matches!(class, "Mesh" | "Camera" | "Light") { 0 } else { -1 }),
+                p_int(
+                    "DefaultAttributeIndex",
+                    if matches!(class, "Mesh" | "Camera" | "Light") { 0 } else { -1 },
+                ),
             ];
             if node.hidden {
                 props.push(p("Visibility", "Visibility", "", "A", vec![Value::F64(0.0)]));
@@ -606,7 +609,8 @@ impl Builder {
                     }
                 })
                 .collect();
-            let sampled = plans.iter().any(|p| p.iter().any(|x| matches!(x, Plan::Bake | Plan::Resample(_))));
+            let sampled =
+                plans.iter().any(|p| p.iter().any(|x| matches!(x, Plan::Bake | Plan::Resample(_))));
             // Samples on integer frames for the parts that need them.
             let mut frames = Vec::new();
             let mut samples: Vec<Vec<(DVec3, DVec3, DVec3)>> = vec![Vec::new(); n];
@@ -641,7 +645,9 @@ impl Builder {
                     frames.push(f1);
                 }
                 let wanted: Vec<usize> = (0..n)
-                    .filter(|&i| plans[i].iter().any(|x| matches!(x, Plan::Bake | Plan::Resample(_))))
+                    .filter(|&i| {
+                        plans[i].iter().any(|x| matches!(x, Plan::Bake | Plan::Resample(_)))
+                    })
                     .collect();
                 for s in &wanted {
                     samples[*s].reserve(frames.len());
@@ -676,7 +682,9 @@ impl Builder {
                     let differs = s.iter().any(|x| {
                         !x.0.abs_diff_eq(first.0, 1e-12 * first.0.abs().max_element().max(1.0))
                             || !x.1.abs_diff_eq(first.1, 1e-9)
-                            || !x.2.abs_diff_eq(first.2, 1e-12 * first.2.abs().max_element().max(1.0))
+                            || !x
+                                .2
+                                .abs_diff_eq(first.2, 1e-12 * first.2.abs().max_element().max(1.0))
                     });
                     if !differs {
                         continue;
@@ -727,7 +735,12 @@ impl Builder {
                                             time,
                                             value: v[axis] as f32,
                                             flags: KEY_FLAGS_LINEAR,
-                                            data: [0.0, 0.0, f32::from_bits(KEY_DEFAULT_WEIGHTS), 0.0],
+                                            data: [
+                                                0.0,
+                                                0.0,
+                                                f32::from_bits(KEY_DEFAULT_WEIGHTS),
+                                                0.0,
+                                            ],
                                         })
                                         .collect(),
                                     pre: None,
@@ -899,8 +912,8 @@ impl Builder {
                         let fr = frames()?;
                         let vals: Vec<DVec3> =
                             fr.iter().map(|&f| t.sample(f).unwrap_or(DVec3::ZERO)).collect();
-                        found[slot].3 =
-                            [0, 1, 2].map(|k| Some(linear(&fr, vals.iter().map(|v| v[k]).collect())));
+                        found[slot].3 = [0, 1, 2]
+                            .map(|k| Some(linear(&fr, vals.iter().map(|v| v[k]).collect())));
                     }
                 },
             }

@@ -2387,7 +2387,10 @@ Connections: {
     fn file_names_that_are_not_utf8_get_one_replacement_per_bad_byte() {
         // As ufbx's default unicode handling: 0xAA and 0xBB (lone continuation bytes), 0xCC
         // (a lead byte followed by no continuation), NUL.
-        assert_eq!(utf8_per_byte(b"x\xaa\xbb\xcc_\0.png"), "x\u{FFFD}\u{FFFD}\u{FFFD}_\u{FFFD}.png");
+        assert_eq!(
+            utf8_per_byte(b"x\xaa\xbb\xcc_\0.png"),
+            "x\u{FFFD}\u{FFFD}\u{FFFD}_\u{FFFD}.png"
+        );
         assert_eq!(utf8_per_byte("é.png".as_bytes()), "é.png");
     }
 

@@ -202,10 +202,17 @@ pub fn write(scene: &Scene, pose: Option<&Pose>, mtl_file_name: &str) -> Result<
         vn_base += n_index.values.len();
     }
 
+    let mtl = mtl_text(scene, &material_names, used_default.then_some(default_material.as_str()));
+    Ok(ObjText { obj, mtl })
+}
+
+/// The MTL text for `scene`'s materials, named `material_names` (one per material), and the
+/// grey default material named `default_material` when a polygon had no material.
+fn mtl_text(scene: &Scene, material_names: &[String], default_material: Option<&str>) -> String {
     let mut mtl = String::new();
     mtl.push_str("# written by keyscene\n");
     let textures = crate::output::TexturePlan::new(scene);
-    for (mi, (m, name)) in scene.materials.iter().zip(&material_names).enumerate() {
+    for (mi, (m, name)) in scene.materials.iter().zip(material_names).enumerate() {
         mtl.push('\n');
         writeln!(mtl, "newmtl {name}").unwrap();
         writeln!(mtl, "Ka {}", rgb(m.ambient)).unwrap();
@@ -227,12 +234,12 @@ pub fn write(scene: &Scene, pose: Option<&Pose>, mtl_file_name: &str) -> Result<
             }
         }
     }
-    if used_default {
+    if let Some(default_material) = default_material {
         mtl.push('\n');
         writeln!(mtl, "newmtl {default_material}").unwrap();
         mtl.push_str("Kd 0.8 0.8 0.8\nillum 1\n");
     }
-    Ok(ObjText { obj, mtl })
+    mtl
 }
 
 /// What [`save`] writes besides the `.obj` and `.mtl`.

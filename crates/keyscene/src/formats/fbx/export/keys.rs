@@ -38,8 +38,8 @@
 
 use glam::DVec3;
 
-use crate::anim::hermite::{self, HermiteKey, Segment};
 use crate::anim::curve::CycleMode;
+use crate::anim::hermite::{self, HermiteKey, Segment};
 use crate::anim::{Extrapolation, Interpolation, Track};
 
 /// `KeyAttrFlags` constant interpolation (held at the key).
@@ -189,7 +189,12 @@ pub fn direct(track: &Track<f64>, scale: f64, fps: f64) -> Option<FbxCurve> {
         let time = ktime(k.frame, fps);
         let value = (k.value * scale) as f32;
         let Some(&(next_first, _)) = groups.get(g + 1) else {
-            out.push(FbxKey { time, value, flags: FLAG_LINEAR | FLAG_TANGENT_USER, data: plain_data() });
+            out.push(FbxKey {
+                time,
+                value,
+                flags: FLAG_LINEAR | FLAG_TANGENT_USER,
+                data: plain_data(),
+            });
             break;
         };
         let b = &keys[next_first];
@@ -289,7 +294,13 @@ pub fn from_hermite(keys: &[HermiteKey<f64>], scale: f64, fps: f64) -> Option<Fb
 
 /// A scalar track as an FBX curve over the frames `lo..=hi`: key for key ([`direct`]) where
 /// it can be, else its exact Hermite form; `None`: no exact form (resample).
-pub fn scalar_curve(track: &Track<f64>, scale: f64, fps: f64, lo: f64, hi: f64) -> Option<FbxCurve> {
+pub fn scalar_curve(
+    track: &Track<f64>,
+    scale: f64,
+    fps: f64,
+    lo: f64,
+    hi: f64,
+) -> Option<FbxCurve> {
     if let Some(c) = direct(track, scale, fps) {
         return Some(c);
     }
@@ -373,7 +384,8 @@ mod tests {
 
     #[test]
     fn equal_attributes_share_one_run_and_jumps_have_no_form() {
-        let t = Track::new((0..4).map(|i| key(i as f64, i as f64, Interpolation::Linear)).collect());
+        let t =
+            Track::new((0..4).map(|i| key(i as f64, i as f64, Interpolation::Linear)).collect());
         let (f, _, refs) = direct(&t, 1.0, 24.0).unwrap().attributes();
         assert_eq!((f, refs), (vec![0x404], vec![4]));
         let jump = Track::new(vec![

@@ -808,10 +808,11 @@ fn every_output_format_prints_one_line_nothing_quietly_and_json_on_request() {
         let report = keyscene(&["convert", &fly(), o, "--force", "--report"]);
         let text = String::from_utf8_lossy(&report.stdout);
         // FLY.3DS has 3 meshes (lib3ds): the 3DA report lists their triangles, the FBX one
-        // its models.
+        // its models, the 3DS one its mesh objects.
         match ext {
             "3da" => assert!(text.contains("triangles; ACMR"), "{text}"),
             "fbx" => assert!(text.contains("models"), "{text}"),
+            "3ds" => assert!(text.contains("3 mesh objects"), "{text}"),
             _ => assert_eq!(text.lines().count(), 1, "{ext}: {text}"),
         }
     }

@@ -763,6 +763,54 @@ fn pivot_component(name: &str) -> Option<(&str, usize)> {
     .then_some((part, c))
 }
 
+/// Sets component `c` of the FBX pivot property `part` (as [`pivot_component`] names it) in
+/// `pv` to `v`; `true` when the part is a pre- or post-rotation (the rotation must be rebuilt).
+fn set_pivot_component(pv: &mut crate::scene::Pivots, part: &str, c: usize, v: f64) -> bool {
+    match part {
+        "PreRotation" => pv.pre_rotation_degrees[c] = v,
+        "PostRotation" => pv.post_rotation_degrees[c] = v,
+        "RotationOffset" => pv.rotation_offset[c] = v,
+        "RotationPivot" => pv.rotation_pivot[c] = v,
+        "ScalingOffset" => pv.scaling_offset[c] = v,
+        _ => pv.scaling_pivot[c] = v,
+    }
+    matches!(part, "PreRotation" | "PostRotation")
+}
+
+/// The channels of animation `animation` (index into [`Scene::animations`]; `None` or out of
+/// range: none) per scene node, in animation order — what the writers sample a node from.
+pub fn channels_by_node(scene: &Scene, animation: Option<usize>) -> Vec<Vec<&ChannelTarget>> {
+    let mut out = vec![Vec::new(); scene.nodes.len()];
+    let channels = animation.and_then(|a| scene.animations.get(a)).map_or(&[][..], |a| &a.channels);
+    for ch in channels {
+        if let Some(list) = out.get_mut(ch.node) {
+            list.push(&ch.target);
+        }
+    }
+    out
+}
+
+/// Node `node`'s translation, rotation (unit) and scale at `frame` as the evaluator builds them
+/// from `channels` (its channels, [`channels_by_node`]) over its rest transform; `None` when a
+/// part is not finite (a writer decomposes the matrix instead, which cleans it).
+pub fn node_parts(
+    scene: &Scene,
+    node: NodeId,
+    channels: &[&ChannelTarget],
+    frame: f64,
+) -> Option<(DVec3, DQuat, DVec3)> {
+    let mut p = scene.nodes[node].transform;
+    for c in channels {
+        c.apply_to_transform(&mut p, frame);
+    }
+    let r = p.rotation.normalize();
+    (p.translation.is_finite() && r.is_finite() && p.scale.is_finite()).then_some((
+        p.translation,
+        r,
+        p.scale,
+    ))
+}
+
 impl Scene {
     /// Poses the scene: samples animation `animation` (index into [`Scene::animations`];
     /// `None` or an index past the end poses the rest transforms) at `time`, then composes every
@@ -893,15 +941,7 @@ impl Scene {
                                 }
                             };
                             let (_, pv, rotated) = &mut pivots[i];
-                            match part {
-                                "PreRotation" => pv.pre_rotation_degrees[c] = v,
-                                "PostRotation" => pv.post_rotation_degrees[c] = v,
-                                "RotationOffset" => pv.rotation_offset[c] = v,
-                                "RotationPivot" => pv.rotation_pivot[c] = v,
-                                "ScalingOffset" => pv.scaling_offset[c] = v,
-                                _ => pv.scaling_pivot[c] = v,
-                            }
-                            *rotated |= matches!(part, "PreRotation" | "PostRotation");
+                            *rotated |= set_pivot_component(pv, part, c, v);
                         } else if name == "Visibility" {
                             // FBX: shown when the value truncates to a non-zero integer (ufbx
                             // `node->visible`), so 0.5 hides.

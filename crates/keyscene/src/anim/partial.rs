@@ -26,7 +26,7 @@
 
 use glam::{DMat4, DVec3};
 
-use super::{curve, pivot_component, ChannelTarget};
+use super::{curve, pivot_component, set_pivot_component, ChannelTarget};
 use crate::scene::{EulerOrder, InheritType, NodeId, NodeKind, Scene, Transform};
 
 /// Which parts of a scene can change over one animation (see the module docs, "What moves a
@@ -383,15 +383,7 @@ impl<'s> PartialPose<'s> {
                 let (pv, rotated) = pivots.get_or_insert_with(|| {
                     (node.pivots.as_deref().copied().unwrap_or_default(), false)
                 });
-                match part {
-                    "PreRotation" => pv.pre_rotation_degrees[c] = v,
-                    "PostRotation" => pv.post_rotation_degrees[c] = v,
-                    "RotationOffset" => pv.rotation_offset[c] = v,
-                    "RotationPivot" => pv.rotation_pivot[c] = v,
-                    "ScalingOffset" => pv.scaling_offset[c] = v,
-                    _ => pv.scaling_pivot[c] = v,
-                }
-                *rotated |= matches!(part, "PreRotation" | "PostRotation");
+                *rotated |= set_pivot_component(pv, part, c, v);
             }
         }
         let local = match (pivots, &node.pivots) {

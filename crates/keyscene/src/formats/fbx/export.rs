@@ -52,7 +52,7 @@ use glam::{DMat3, DMat4, DQuat, DVec3, EulerRot};
 
 use super::objects::KTIME_PER_SECOND;
 use super::write::{self, BinaryOptions, Record, Value, WriteError};
-use crate::anim::{ChannelTarget, RotationTrack, Time, Track};
+use crate::anim::{self, ChannelTarget, RotationTrack, Time, Track};
 use crate::scene::{Axis, EulerOrder, FovAxis, LightKind, Mesh, NodeKind, Scene};
 
 mod keys;
@@ -588,7 +588,7 @@ impl Builder {
             self.report.stacks += 1;
 
             // Per node and part (T, R, S): the source's keys, a resample, or nothing.
-            let by_node = channels_by_node(scene, ai);
+            let by_node = anim::channels_by_node(scene, Some(ai));
             let mut moves = vec![false; n];
             for &i in &order {
                 let node = &scene.nodes[i];
@@ -657,7 +657,7 @@ impl Builder {
                     let locals = local_matrices(scene, &pose.world, &pose.local);
                     for &i in &wanted {
                         let (t, r, s) = if direct[i] {
-                            match node_parts(scene, i, &by_node[i], fr) {
+                            match anim::node_parts(scene, i, &by_node[i], fr) {
                                 Some((t, q, s)) => (t, euler_xyz(q), s),
                                 None => {
                                     let (t, r, s, _) = decompose(locals[i]);
@@ -1230,37 +1230,6 @@ fn direct_nodes(scene: &Scene) -> Vec<bool> {
         }
     }
     direct
-}
-
-/// The channels of animation `a` per scene node, in animation order.
-fn channels_by_node(scene: &Scene, a: usize) -> Vec<Vec<&ChannelTarget>> {
-    let mut out = vec![Vec::new(); scene.nodes.len()];
-    for ch in scene.animations.get(a).map_or(&[][..], |a| &a.channels) {
-        if let Some(list) = out.get_mut(ch.node) {
-            list.push(&ch.target);
-        }
-    }
-    out
-}
-
-/// Node `i`'s translation, rotation and scale at `frame` as the evaluator builds them from its
-/// channels over its rest transform; `None` when a part is not finite.
-fn node_parts(
-    scene: &Scene,
-    i: usize,
-    channels: &[&ChannelTarget],
-    frame: f64,
-) -> Option<(DVec3, DQuat, DVec3)> {
-    let mut p = scene.nodes[i].transform;
-    for c in channels {
-        c.apply_to_transform(&mut p, frame);
-    }
-    let r = p.rotation.normalize();
-    (p.translation.is_finite() && r.is_finite() && p.scale.is_finite()).then_some((
-        p.translation,
-        r,
-        p.scale,
-    ))
 }
 
 /// The plan of a direct node's T, R and S ([`direct_nodes`]) from its channels.

@@ -15,7 +15,7 @@ use super::geometry::{self, Primitive};
 use super::{warning, Container, Error, ExternalImage, GltfFile, WriteOptions};
 use super::{ASSUMED_ASPECT, AXIS_ROOT_NAME, DEFAULT_ZNEAR, JOINT_ROOT_NAME};
 use crate::anim::hermite::{self, HermiteKey, Segment};
-use crate::anim::{ChannelTarget, PartialPose, Pose, RotationTrack, Time, THREE_DS_FPS};
+use crate::anim::{self, ChannelTarget, PartialPose, Pose, RotationTrack, Time, THREE_DS_FPS};
 use crate::scene::{
     Axis, AxisSystem, FovAxis, LightKind, MapSlot, NodeKind, Scene, Transform, Warning,
 };
@@ -75,12 +75,12 @@ pub fn write(scene: &Scene, opts: &WriteOptions) -> Result<GltfFile, Error> {
     let rest_unaimed = unaimed_world(scene, &rest);
     let rest_local = gltf_locals(scene, &rest, &rest_unaimed);
     // The nodes' glTF TRS at rest: their own parts where glTF's local is the scene's.
-    let rest_channels = channels_by_node(scene, anim0);
+    let rest_channels = anim::channels_by_node(scene, anim0);
     let direct = direct_nodes(scene);
     let rest_trs: Vec<(DVec3, DQuat, DVec3)> = (0..scene.nodes.len())
         .map(|i| {
             direct[i]
-                .then(|| node_parts(scene, i, &rest_channels[i], rest_frame))
+                .then(|| anim::node_parts(scene, i, &rest_channels[i], rest_frame))
                 .flatten()
                 .unwrap_or_else(|| decompose(rest_local[i]))
         })
@@ -1192,7 +1192,7 @@ impl Out {
         }
         // Targets: every scene node, then every aim helper.
         let targets = scene.nodes.len() + helpers.len();
-        let node_channels = channels_by_node(scene, Some(a));
+        let node_channels = anim::channels_by_node(scene, Some(a));
         let direct = direct_nodes(scene);
         // Samples are taken per target, not per scene: a node whose glTF TRS is its own
         // (`direct`) is sampled from its own channels alone ([`node_samples`]); only the other
@@ -1550,39 +1550,6 @@ fn direct_nodes(scene: &Scene) -> Vec<bool> {
     direct
 }
 
-/// The channels of animation `a` (none for `None`) per scene node, in animation order (the
-/// order the evaluator applies them in).
-fn channels_by_node(scene: &Scene, a: Option<usize>) -> Vec<Vec<&ChannelTarget>> {
-    let mut out = vec![Vec::new(); scene.nodes.len()];
-    for ch in a.and_then(|a| scene.animations.get(a)).map_or(&[][..], |a| &a.channels) {
-        if let Some(list) = out.get_mut(ch.node) {
-            list.push(&ch.target);
-        }
-    }
-    out
-}
-
-/// Node `i`'s translation, rotation (unit) and scale at `frame` as the evaluator builds them
-/// from `channels` (its channels, [`channels_by_node`]) over its rest transform; `None` when a
-/// part is not finite (the caller decomposes the matrix instead, which cleans it).
-fn node_parts(
-    scene: &Scene,
-    i: usize,
-    channels: &[&ChannelTarget],
-    frame: f64,
-) -> Option<(DVec3, DQuat, DVec3)> {
-    let mut p = scene.nodes[i].transform;
-    for c in channels {
-        c.apply_to_transform(&mut p, frame);
-    }
-    let r = p.rotation.normalize();
-    (p.translation.is_finite() && r.is_finite() && p.scale.is_finite()).then_some((
-        p.translation,
-        r,
-        p.scale,
-    ))
-}
-
 /// A node's translation (`scale` false) or scale curve from its channels as a glTF sampler
 /// over the frames `range` (the written animation's first and last frame), when exactly one
 /// channel drives the part and its keys have an exact Hermite form ([`hermite`]); components
@@ -1914,7 +1881,7 @@ fn partial_local(scene: &Scene, pose: &mut PartialPose, helpers: &[Helper], k: u
 /// The samples at `frames` of a node whose glTF TRS is its own ([`direct_nodes`]), from its
 /// own `channels` alone (what [`Scene::evaluate`] makes of them: the pose's local matrix of
 /// such a node is `T·R·S` of its parts); a part that is not finite comes from the decomposed
-/// matrix, as [`node_parts`] says. A node without channels holds one value: when it equals
+/// matrix, as [`anim::node_parts`] says. A node without channels holds one value: when it equals
 /// `rest` (as f32, what is written) no samples are made at all, since nothing is written for
 /// a part that does not move.
 #[allow(clippy::too_many_arguments)]
@@ -1928,7 +1895,7 @@ fn node_samples(
     ro: &mut Vec<DQuat>,
     sc: &mut Vec<DVec3>,
 ) {
-    // What `node_parts` does, with each channel prepared once for all frames.
+    // What `anim::node_parts` does, with each channel prepared once for all frames.
     let samplers: Vec<_> = channels.iter().map(|c| c.sampler()).collect();
     let at = |f: f64| {
         let mut p = scene.nodes[k].transform;

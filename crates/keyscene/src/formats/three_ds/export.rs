@@ -44,7 +44,7 @@ use super::chunks::{id, KeyChunk, KeyValue};
 use super::import::{NODE_HIDDEN, NO_PARENT};
 use super::write::{ChunkWriter, TooLong};
 use crate::anim::{ChannelTarget, Interpolation, RotationTrack, Time, Track, THREE_DS_FPS};
-use crate::scene::{FovAxis, LightKind, MapSlot, Mesh, NodeKind, Scene};
+use crate::scene::{FovAxis, LightKind, MapSlot, Mesh, NodeId, NodeKind, Scene};
 
 /// Longest object (and keyframer node) name written, in bytes: 3D Studio's traditional limit.
 pub const MAX_OBJECT_NAME: usize = 10;
@@ -985,18 +985,7 @@ impl Builder {
             match node.kind {
                 NodeKind::Camera(c) => {
                     let cam_target = scene.cameras[c].target;
-                    let target_of = |p: &crate::anim::Pose| -> DVec3 {
-                        match cam_target {
-                            Some(t) => p.world[t].w_axis.truncate(),
-                            None => {
-                                let w = p.world[i];
-                                let dir = -w.z_axis.truncate();
-                                let d =
-                                    if dir.length() > 0.0 { dir.normalize() } else { -DVec3::Z };
-                                w.w_axis.truncate() + d * 100.0
-                            }
-                        }
-                    };
+                    let target_of = |p: &crate::anim::Pose| aim_point(p, i, cam_target);
                     let pos0 = first.world[i].w_axis.truncate();
                     let name =
                         self.names.unique("object", &node.name, MAX_OBJECT_NAME, &mut self.report);
@@ -1052,18 +1041,7 @@ impl Builder {
                         directional += 1;
                     }
                     let lt = light.target;
-                    let target_of = |p: &crate::anim::Pose| -> DVec3 {
-                        match lt {
-                            Some(t) => p.world[t].w_axis.truncate(),
-                            None => {
-                                let w = p.world[i];
-                                let dir = -w.z_axis.truncate();
-                                let d =
-                                    if dir.length() > 0.0 { dir.normalize() } else { -DVec3::Z };
-                                w.w_axis.truncate() + d * 100.0
-                            }
-                        }
-                    };
+                    let target_of = |p: &crate::anim::Pose| aim_point(p, i, lt);
                     let pos0 = first.world[i].w_axis.truncate();
                     let name =
                         self.names.unique("object", &node.name, MAX_OBJECT_NAME, &mut self.report);
@@ -1624,6 +1602,21 @@ pub fn container_head(chunk: u16, payload: &[u8]) -> Option<usize> {
             Some(2 + 8 * n)
         }
         _ => None,
+    }
+}
+
+/// Where a camera or spotlight `node` looks in `pose`: its target's world position, or, with
+/// no target node, the point 100 units along its view axis (−Z of its world matrix; −Z when
+/// that axis is degenerate), since a 3DS camera and spotlight always have a target.
+fn aim_point(pose: &crate::anim::Pose, node: NodeId, target: Option<NodeId>) -> DVec3 {
+    match target {
+        Some(t) => pose.world[t].w_axis.truncate(),
+        None => {
+            let w = pose.world[node];
+            let dir = -w.z_axis.truncate();
+            let d = if dir.length() > 0.0 { dir.normalize() } else { -DVec3::Z };
+            w.w_axis.truncate() + d * 100.0
+        }
     }
 }
 

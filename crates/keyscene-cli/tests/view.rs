@@ -382,23 +382,22 @@ fn animated_3ds(corpus: &Path) -> Option<PathBuf> {
 
 /// The smallest binary FBX of the corpus whose first animation moves a skinned mesh.
 fn skinned_binary_fbx(corpus: &Path) -> Option<PathBuf> {
-    let mut files: Vec<(u64, PathBuf)> = files_under(&corpus.join("fbx"), &["fbx"])
-        .into_iter()
-        .filter_map(|p| Some((std::fs::metadata(&p).ok()?.len(), p)))
-        .collect();
-    files.sort();
-    files.into_iter().map(|(_, p)| p).find(|p| {
-        let mut head = [0u8; 18];
-        let binary = std::fs::File::open(p)
-            .and_then(|mut f| f.read_exact(&mut head))
-            .is_ok_and(|()| &head == b"Kaydara FBX Binary");
-        binary && keyscene::load(p).is_ok_and(|(s, _)| skin_moves(&s))
-    })
+    smallest_fbx(corpus, true, skin_moves)
 }
 
 /// The smallest ASCII FBX of the corpus whose first animation moves the vertices of a mesh with
 /// blend shapes (morph targets).
 fn blend_shape_ascii_fbx(corpus: &Path) -> Option<PathBuf> {
+    smallest_fbx(corpus, false, blend_shapes_move)
+}
+
+/// The smallest FBX of the corpus in the encoding asked for (`binary`: the file starts with
+/// the binary magic "Kaydara FBX Binary") that loads and whose scene passes `wanted`.
+fn smallest_fbx(
+    corpus: &Path,
+    binary: bool,
+    wanted: fn(&keyscene::scene::Scene) -> bool,
+) -> Option<PathBuf> {
     let mut files: Vec<(u64, PathBuf)> = files_under(&corpus.join("fbx"), &["fbx"])
         .into_iter()
         .filter_map(|p| Some((std::fs::metadata(&p).ok()?.len(), p)))
@@ -406,10 +405,10 @@ fn blend_shape_ascii_fbx(corpus: &Path) -> Option<PathBuf> {
     files.sort();
     files.into_iter().map(|(_, p)| p).find(|p| {
         let mut head = [0u8; 18];
-        let binary = std::fs::File::open(p)
+        let is_binary = std::fs::File::open(p)
             .and_then(|mut f| f.read_exact(&mut head))
             .is_ok_and(|()| &head == b"Kaydara FBX Binary");
-        !binary && keyscene::load(p).is_ok_and(|(s, _)| blend_shapes_move(&s))
+        is_binary == binary && keyscene::load(p).is_ok_and(|(s, _)| wanted(&s))
     })
 }
 

@@ -120,9 +120,10 @@ fn offset_fields(b: &[u8]) -> Vec<(usize, String)> {
     out
 }
 
-/// Checks and reads `bytes` without panicking and within the time limit; returns whether
-/// `check` found an error and whether `read` refused the bytes.
-fn probe(bytes: &[u8]) -> Result<(bool, bool), String> {
+/// Checks and reads `bytes` without panicking and within `limit` (a bound against endless
+/// loops, scaled from the intact file's time so a loaded machine does not fail it); returns
+/// whether `check` found an error and whether `read` refused the bytes.
+fn probe(bytes: &[u8], limit: Duration) -> Result<(bool, bool), String> {
     let t = Instant::now();
     let r = catch_unwind(AssertUnwindSafe(|| {
         let checked = three_da::check(bytes).has_errors();
@@ -131,19 +132,28 @@ fn probe(bytes: &[u8]) -> Result<(bool, bool), String> {
         (checked, refused)
     }))
     .map_err(|_| "panicked".to_string())?;
-    if t.elapsed() > Duration::from_secs(10) {
-        return Err(format!("took {:?}", t.elapsed()));
+    if t.elapsed() > limit {
+        return Err(format!(
+            "took {:.1} s, over the {:.1} s bound",
+            t.elapsed().as_secs_f64(),
+            limit.as_secs_f64()
+        ));
     }
     Ok(r)
 }
 
 fn corrupt(bytes: &[u8], seed: u64) -> Result<(), Failed> {
     let mut failures = Vec::new();
+    // The bound per probe: 10 s, or 100 times what the intact file takes when that is more
+    // (a corrupted file may do more work than the intact one, but not without end).
+    let t = Instant::now();
+    probe(bytes, Duration::from_secs(3600)).map_err(|e| format!("intact file: {e}"))?;
+    let limit = Duration::from_secs(10).max(t.elapsed() * 100);
     let deadline = Instant::now() + BUDGET;
     let mut probes = 0usize;
     let mut probe = |b: &[u8]| {
         probes += 1;
-        (Instant::now() < deadline).then(|| probe(b))
+        (Instant::now() < deadline).then(|| probe(b, limit))
     };
     // 1. Truncation.
     let len = bytes.len();

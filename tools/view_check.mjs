@@ -38,6 +38,11 @@ try {
       r.error = await page.evaluate(() => window.keysceneError);
       if (!r.error) {
         const canvas = page.locator('#view');
+        // The camera the page opened on (the scene's first camera, else "auto"); the checks
+        // below look through the automatic camera, which frames the whole animation.
+        r.opened_camera = await page.evaluate(() => window.keyscene.camera());
+        await page.screenshot({ path: path.join(p.shots, `${p.name}_opened.png`) });
+        await page.evaluate(() => window.keyscene.setCamera('auto'));
         r.coverage = await page.evaluate(() => window.keyscene.coverage());
         if (p.overlays) {
           r.overlay_changed = {};
@@ -54,6 +59,7 @@ try {
         await page.evaluate((f) => window.keyscene.setFrame(f), p.frame);
         r.frame = await page.evaluate(() => window.keyscene.frame());
         r.changed = await page.evaluate(() => window.keyscene.changedSinceSnapshot());
+        r.frame_coverage = await page.evaluate(() => window.keyscene.coverage());
         await page.screenshot({ path: path.join(p.shots, `${p.name}_frame.png`) });
         await canvas.screenshot({ path: path.join(p.shots, `${p.name}_canvas.png`) });
         if (p.camera) {

@@ -5,7 +5,7 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 use keyscene::anim::{AnimationChoice, Pose, PoseOptions, Time};
-use keyscene::render::{contact_sheet, posed_bounds, Image, Options, Renderer, View};
+use keyscene::render::{contact_sheet, first_camera, range_bounds, Image, Options, Renderer, View};
 use keyscene::scene::{NodeKind, Scene};
 
 use crate::{animation_choice, CliError};
@@ -40,10 +40,11 @@ pub struct RenderArgs {
     /// Image size in pixels, WIDTHxHEIGHT.
     #[arg(long, value_name = "WxH", value_parser = parse_size, default_value = "800x600")]
     size: (u32, u32),
-    /// The camera: a camera node's name, or `auto` (the default) for a camera framing the
-    /// visible geometry of every rendered frame (docs/render.md).
-    #[arg(long, value_name = "NAME|auto", default_value = "auto")]
-    camera: String,
+    /// The camera: a camera node's name, or `auto` for a camera framing the visible geometry
+    /// over the whole animation range and every rendered frame (docs/render.md). Default: the
+    /// scene's first camera when it has one, else `auto`.
+    #[arg(long, value_name = "NAME|auto")]
+    camera: Option<String>,
     /// Draw the bounding box of the visible geometry (yellow lines).
     #[arg(long)]
     bbox: bool,
@@ -81,13 +82,16 @@ pub fn run(args: RenderArgs) -> Result<(), CliError> {
     if args.sheet {
         check_sheet_size(times.len(), &opts)?;
     }
-    let camera_node = match args.camera.as_str() {
-        "auto" => None,
-        name => Some(find_camera(&scene, name)?),
+    let camera_node = match args.camera.as_deref() {
+        None => first_camera(&scene),
+        Some("auto") => None,
+        Some(name) => Some(find_camera(&scene, name)?),
     };
-    // A first pass over the instants for the box round everything rendered (poses are not
-    // kept: a long sequence of a large scene would not fit in memory).
-    let bounds = union_bounds(&scene, animation, &times)?;
+    let camera_name = camera_node.map_or("auto".to_string(), |n| scene.nodes[n].name.clone());
+    // A first pass for the box round everything the animation shows (poses are not kept: a
+    // long sequence of a large scene would not fit in memory).
+    let pose_opts = PoseOptions::default().animation(AnimationChoice::from(animation));
+    let bounds = range_bounds(&scene, &pose_opts, &times)?;
     if bounds.is_none() {
         eprintln!("keyscene: warning: {}: no visible geometry to render", args.file.display());
     }
@@ -112,8 +116,9 @@ pub fn run(args: RenderArgs) -> Result<(), CliError> {
             Some(node) => {
                 View::from_camera(&scene, pose, node, opts.aspect(), near).ok_or_else(|| {
                     CliError::Msg(format!(
-                        "--camera {}: the camera's matrix is degenerate at frame {}",
-                        args.camera, pose.frame
+                        "camera \"{camera_name}\": the camera's matrix is degenerate at frame {} \
+                         (--camera auto renders through the automatic camera)",
+                        pose.frame
                     ))
                 })?
             }
@@ -123,6 +128,13 @@ pub fn run(args: RenderArgs) -> Result<(), CliError> {
             bar.suspend(|| eprintln!("keyscene: warning: {}: {w}", args.file.display()));
         }
         if args.sheet {
+            let mut image = image;
+            image.draw_label(
+                &frame_label(pose.frame),
+                LABEL_MARGIN,
+                LABEL_MARGIN,
+                label_scale(&opts),
+            );
             sheet_frames.push(image);
         } else if sequence {
             image.save_png(&args.output.join(format!("frame_{k:04}.png")))?;
@@ -199,19 +211,18 @@ fn pose_at(scene: &Scene, animation: Option<usize>, time: Time) -> Result<Pose, 
     Ok(scene.pose(&opts)?.0)
 }
 
-/// The box round the visible geometry of the scene posed at every instant of `times`.
-fn union_bounds(
-    scene: &Scene,
-    animation: Option<usize>,
-    times: &[Time],
-) -> Result<Option<(glam::DVec3, glam::DVec3)>, CliError> {
-    let mut bounds: Option<(glam::DVec3, glam::DVec3)> = None;
-    for &t in times {
-        if let Some((c, d)) = posed_bounds(scene, &pose_at(scene, animation, t)?) {
-            bounds = Some(bounds.map_or((c, d), |(a, b)| (a.min(c), b.max(d))));
-        }
-    }
-    Ok(bounds)
+/// A contact-sheet cell's label: its frame in the file's clock, shortest form that reads back
+/// (`12`, `12.5`).
+fn frame_label(frame: f64) -> String {
+    format!("{frame}")
+}
+
+/// The label's distance from the cell's top-left corner, pixels.
+const LABEL_MARGIN: u32 = 4;
+
+/// The label's font pixel size: 1 image pixel per 200 of the cell's height, at least 1.
+fn label_scale(opts: &Options) -> u32 {
+    (opts.height / 200).max(1)
 }
 
 /// A scene camera's near plane: 10⁻⁴ of the rendered geometry's box diagonal (the scene's own

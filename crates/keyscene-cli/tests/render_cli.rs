@@ -105,3 +105,81 @@ fn an_unknown_camera_fails_and_leaves_no_file() {
     assert!(String::from_utf8_lossy(&r.stderr).contains("--sheet"));
     assert!(!out.exists());
 }
+
+fn example(name: &str) -> String {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples").join(name);
+    p.to_str().unwrap().to_owned()
+}
+
+/// Issue 15 §3: without `--camera`, `render` looks through the file's first camera (FLY.3DS has
+/// one, `Camera01`: the same PNG as `--camera Camera01`, not the automatic camera's), and a
+/// file without cameras (`cube_hierarchy.3ds`) gets the automatic camera.
+#[test]
+fn the_default_camera_is_the_first_scene_camera_else_auto() {
+    let dir = tempfile::tempdir().unwrap();
+    let render = |file: &str, name: &str, camera: Option<&str>| -> Vec<u8> {
+        let out = dir.path().join(name);
+        let mut args = vec!["render", file, "-o", s(&out), "--size", "64x48", "--frame", "40"];
+        if let Some(c) = camera {
+            args.extend(["--camera", c]);
+        }
+        ok(&keyscene(&args));
+        std::fs::read(&out).unwrap()
+    };
+    let fly = fly();
+    let default = render(&fly, "fly_default.png", None);
+    assert_eq!(default, render(&fly, "fly_camera01.png", Some("Camera01")));
+    assert_ne!(default, render(&fly, "fly_auto.png", Some("auto")));
+    let cube = example("cube_hierarchy.3ds");
+    assert_eq!(
+        render(&cube, "cube_default.png", None),
+        render(&cube, "cube_auto.png", Some("auto"))
+    );
+}
+
+/// Issue 15 §3: each contact-sheet cell carries its frame number — white glyphs in a black box
+/// at the cell's top-left corner (docs/render.md), over the background colour that is there
+/// without the label (FLY.3DS's frames through the automatic camera do not reach that corner).
+#[test]
+fn contact_sheet_cells_are_labelled_with_their_frame() {
+    let dir = tempfile::tempdir().unwrap();
+    let sheet = dir.path().join("sheet.png");
+    ok(&keyscene(&[
+        "render",
+        &fly(),
+        "-o",
+        s(&sheet),
+        "--size",
+        "80x60",
+        "--frames",
+        "0..30:10",
+        "--camera",
+        "auto",
+        "--background",
+        "#336699",
+        "--sheet",
+    ]));
+    let t = keyscene::render::Texture::load(&sheet).unwrap();
+    let at = |x: usize, y: usize| t.texels()[y * t.width() + x];
+    // 4 frames: 2 columns, cells at x = 2 and 84, y = 2 and 64; label box from 4 pixels in.
+    let mut labels = Vec::new();
+    for (cx, cy) in [(2, 2), (84, 2), (2, 64), (84, 64)] {
+        assert_eq!(at(cx, cy), [0x33, 0x66, 0x99], "the cell's corner keeps the background");
+        let (x0, y0) = (cx + 4, cy + 4);
+        assert_eq!(at(x0, y0), [0, 0, 0], "the label's box starts 4 pixels into the cell");
+        let ink: Vec<(usize, usize)> = (0..9)
+            .flat_map(|y| (0..19).map(move |x| (x, y)))
+            .filter(|&(x, y)| at(x0 + x, y0 + y) == [255, 255, 255])
+            .collect();
+        assert!(!ink.is_empty(), "the label at ({x0}, {y0}) has white glyphs");
+        labels.push(ink);
+    }
+    // Frames 0, 10, 20, 30: one glyph, then two; no two labels alike.
+    assert!(labels[0].iter().all(|&(x, _)| x < 7), "frame 0 is one glyph wide");
+    assert!(labels[1].iter().any(|&(x, _)| x >= 7), "frame 10 is two glyphs wide");
+    for i in 0..4 {
+        for j in i + 1..4 {
+            assert_ne!(labels[i], labels[j], "labels {i} and {j} differ");
+        }
+    }
+}

@@ -517,12 +517,36 @@ fn in_browser(name: &str, file: &Path) -> Result<(), Failed> {
     if !errors.is_empty() {
         return Err(format!("console errors: {errors:?}").into());
     }
+    // Issue 15 §3: the page opens on the scene's first camera node, else the automatic one.
+    let first = scene["nodes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .position(|n| n["kind"] == "camera")
+        .map_or("auto".to_string(), |i| i.to_string());
+    if page["opened_camera"] != first.as_str() {
+        return Err(format!(
+            "the page opened on camera {}, not on {first} (the first camera node, else auto)",
+            page["opened_camera"]
+        )
+        .into());
+    }
     let (coverage, changed, hidden) =
         (num(&page["coverage"]), num(&page["changed"]), num(&page["hidden_coverage"]));
-    if !(0.05..=0.95).contains(&coverage) {
-        return Err(
-            format!("{:.1} % of the canvas shows the model, not 5–95 %", coverage * 100.0).into()
-        );
+    // The automatic camera frames the box over the whole animation (docs/render.md, issue 15
+    // §3), so a model that turns or travels covers less of the canvas than a frame framed on
+    // its own: the smallest animated 3DS, a flat plane turning about its centre, covers 4.8 %
+    // at its first frame and 4.0 % at its last (5.0 % was the bound when the page framed the
+    // first frame alone). Bound: the model covers 2–95 % at both frames.
+    let last_coverage = num(&page["frame_coverage"]);
+    if !(0.02..=0.95).contains(&coverage) || !(0.02..=0.95).contains(&last_coverage) {
+        return Err(format!(
+            "{:.1} % (first frame) and {:.1} % (frame {last}) of the canvas show the model, \
+             not 2–95 %",
+            coverage * 100.0,
+            last_coverage * 100.0
+        )
+        .into());
     }
     if !(changed > 0.001) {
         return Err(format!(

@@ -4,8 +4,10 @@
 //! draws what `sample` and `render` compute. Shapes: `docs/view.md`.
 
 use glam::{DMat3, DVec3, Vec2, Vec3};
-use keyscene::anim::{Pose, Time};
-use keyscene::render::{posed_bounds, world_corner_normals, Image, Renderer, Surface};
+use keyscene::anim::{AnimationChoice, Pose, PoseOptions, Time};
+use keyscene::render::{
+    first_camera, posed_bounds, range_bounds, world_corner_normals, Image, Renderer, Surface,
+};
 use keyscene::scene::{geometry, FovAxis, LightKind, NodeKind, Scene};
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -173,7 +175,16 @@ fn scene_doc(
         "lights": lights,
         "animations": animations,
         "animation": animation,
+        "first_camera": first_camera(scene),
         "auto_camera": {
+            "range_bounds": range_bounds(
+                scene,
+                &PoseOptions::default().animation(AnimationChoice::from(animation)),
+                &[],
+            )
+            .ok()
+            .flatten()
+            .map(|(a, b)| [a.to_array(), b.to_array()]),
             "fov_y_degrees": keyscene::render::AUTO_FOV_Y_DEGREES,
             "azimuth_degrees": keyscene::render::AUTO_AZIMUTH_DEGREES,
             "elevation_degrees": keyscene::render::AUTO_ELEVATION_DEGREES,
@@ -277,8 +288,8 @@ pub fn mesh_buffer(renderer: &mut Renderer, mesh: &keyscene::scene::Mesh) -> Vec
     out
 }
 
-/// The `/pose` document: the scene at `frame` of `animation`, evaluated once
-/// ([`Scene::evaluate`]) — the pose `sample` prints and `render` draws.
+/// The `/pose` document: the scene at `frame` of `animation`, posed once ([`Scene::pose`]) —
+/// the pose `sample` prints and `render` draws.
 #[derive(Debug, Serialize)]
 pub struct PoseDoc {
     /// The animation evaluated (index), or null for the rest pose.
@@ -335,8 +346,17 @@ pub struct Deformed {
 }
 
 /// The scene at `frame` of `animation` as the page draws it.
-pub fn pose(scene: &Scene, animation: Option<usize>, frame: f64) -> PoseDoc {
-    let pose: Pose = scene.evaluate(animation, Time::Frame(frame));
+///
+/// # Errors
+/// As [`Scene::pose`]: `animation` is not an index of `scene.animations`.
+pub fn pose(
+    scene: &Scene,
+    animation: Option<usize>,
+    frame: f64,
+) -> Result<PoseDoc, keyscene::Error> {
+    let opts =
+        PoseOptions::default().animation(AnimationChoice::from(animation)).at(Time::Frame(frame));
+    let pose: Pose = scene.pose(&opts)?.0;
     let n = scene.nodes.len();
     let mesh_to_world = (0..n)
         .map(|i| {
@@ -377,7 +397,7 @@ pub fn pose(scene: &Scene, animation: Option<usize>, frame: f64) -> PoseDoc {
             })
         })
         .collect();
-    PoseDoc {
+    Ok(PoseDoc {
         animation,
         frame: pose.frame,
         seconds: pose.seconds,
@@ -390,5 +410,5 @@ pub fn pose(scene: &Scene, animation: Option<usize>, frame: f64) -> PoseDoc {
         camera_views,
         bounds: posed_bounds(scene, &pose).map(|(a, b)| [a.to_array(), b.to_array()]),
         deformed,
-    }
+    })
 }

@@ -248,7 +248,10 @@ impl Viewer {
         let frame = frame.unwrap_or_else(|| {
             animation.and_then(|a| scene.animations.get(a)).map_or(0.0, |a| a.frame_range.0)
         });
-        let doc = data::pose(scene, animation, frame);
+        let doc = match data::pose(scene, animation, frame) {
+            Ok(doc) => doc,
+            Err(e) => return Reply::text(400, e.to_string()),
+        };
         match serde_json::to_vec(&doc) {
             Ok(body) => Reply::ok("application/json", body),
             Err(e) => Reply::text(500, format!("the pose could not be written: {e}")),

@@ -319,11 +319,12 @@ function currentView() {
   return { view, proj: projection(tx, ty, near, far), tx, ty };
 }
 
-// Render's automatic camera: frames the bounds' sphere (× margin) at the scene's azimuth and
+// Render's automatic camera: frames the sphere (× margin) of the box round the whole animation
+// range (`auto_camera.range_bounds`, render's `range_bounds`) at the scene's azimuth and
 // elevation.
 function frameAll() {
-  const b = state.pose && state.pose.bounds;
   const ac = state.scene.auto_camera;
+  const b = ac.range_bounds || (state.pose && state.pose.bounds);
   let centre = [0, 0, 0], radius = 1;
   if (b) { centre = scale(add(b[0], b[1]), 0.5); radius = Math.hypot(...sub(b[1], b[0])) * 0.5; }
   if (!(radius > 0) || !isFinite(radius)) radius = 1;
@@ -704,6 +705,8 @@ window.keyscene = {
     draw();
   },
   frame: () => state.frame,
+  // The camera looked through: a camera node's index as a string, or "auto" (the orbit camera).
+  camera: () => state.camera,
   // Looks through camera node `node` ("auto": the orbit camera).
   setCamera: (node) => { state.camera = String(node); $("camera").value = String(node); draw(); },
   setOverlay: (name, on) => {
@@ -846,6 +849,9 @@ async function start() {
   controls();
   await setFrame(saved && isFinite(saved.frame) ? saved.frame : range()[0]);
   frameAll();
+  // Open on the scene's first camera, as render does by default (and 3D Studio, 3ds Max and
+  // Play3da open a scene); the orbit camera stays framed for "frame all".
+  if (s.first_camera != null) { state.camera = String(s.first_camera); $("camera").value = state.camera; draw(); }
   if (saved) {
     if (saved.orbit) Object.assign(state.orbit, saved.orbit);
     state.camera = saved.camera; $("camera").value = saved.camera;

@@ -29,10 +29,13 @@ use glam::{DMat3, DVec3, DVec4, Vec2, Vec3};
 use crate::anim::Pose;
 use crate::scene::{geometry, MapSlot, Material, Mesh, NodeId, Scene, UvTransform, Warning};
 
+mod framing;
+mod label;
 pub mod raster;
 pub mod texture;
 mod view;
 
+pub use framing::{first_camera, range_bounds, range_times, RANGE_SAMPLES};
 use raster::{ClipVertex, Fragment, Mode, Target};
 pub use texture::Texture;
 pub use view::{

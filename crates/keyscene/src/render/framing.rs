@@ -93,9 +93,7 @@ mod tests {
 
     fn scene_with_range(range: (f64, f64)) -> Scene {
         let mut s = Scene::default();
-        let mut a = Animation::default();
-        a.frame_range = range;
-        s.animations.push(a);
+        s.animations.push(Animation { frame_range: range, ..Default::default() });
         s
     }
 

@@ -15,7 +15,7 @@ use super::layout::{
     entity_type, name_str, Extents, Header, KeyRecord, Material, SurfaceRecord, Variant, NO_PARENT,
     VERTEX_WEIGHT_SCALE,
 };
-use super::model::{File, FloatTrack, KeyTrack, RotTrack, Surface, VecTrack};
+use super::model::{Entity, EulerTrack, File, FloatTrack, KeyTrack, RotTrack, Surface, VecTrack};
 use super::read::{nul_terminated, parse, TrackLoc};
 use crate::limits::Limits;
 
@@ -74,6 +74,18 @@ pub fn check(bytes: &[u8]) -> Report {
     Report { variant: Some(parsed.file.variant), issues: c.issues }
 }
 
+/// The entity walk's state in [`Checker::file`]: per parent index the entities naming it,
+/// the open ancestors of the current entity (depth-first), the last child seen under each
+/// parent (for the alphabetical-order warning), and the surfaces' totals.
+#[derive(Default)]
+struct Walk {
+    children: HashMap<u16, u32>,
+    stack: Vec<usize>,
+    last_child: HashMap<u16, usize>,
+    faces: u64,
+    vertices: u64,
+}
+
 struct Checker<'a> {
     bytes: &'a [u8],
     variant: Variant,
@@ -89,14 +101,16 @@ impl Checker<'_> {
         self.issues.push(Issue { severity: Severity::Warning, offset, message });
     }
 
+    /// The content rules in file order: the collision map, material names, then per entity
+    /// its name, type, place in the hierarchy, surfaces and tracks, then the header's totals.
     fn file(&mut self, f: &File, locs: &super::read::Locations) {
         let header = Header::decode(self.bytes);
-        let mat_table = u64::from(header.offset_materials);
         if let (Some(c), super::layout::colmap_type::AABBTREE) = (&f.colmap, f.colmap_id) {
             if let Err((o, m)) = super::colmap::Colmap::parse(c) {
                 self.error(u64::from(header.offset_colmap) + o as u64, m);
             }
         }
+        let mat_table = u64::from(header.offset_materials);
         for (i, m) in f.materials.iter().enumerate() {
             if !nul_terminated(&m.name) {
                 self.error(
@@ -105,148 +119,155 @@ impl Checker<'_> {
                 );
             }
         }
-        let n = f.entities.len();
-        let mut children: HashMap<u16, u32> = HashMap::new();
+        let mut walk = Walk::default();
         for e in &f.entities {
-            *children.entry(e.parent_idx).or_default() += 1;
+            *walk.children.entry(e.parent_idx).or_default() += 1;
         }
-        // The ancestors of the current entity in a depth-first order, and the last child seen
-        // under each parent (for the alphabetical-order warning).
-        let mut stack: Vec<usize> = Vec::new();
-        let mut last_child: HashMap<u16, usize> = HashMap::new();
-        let (mut faces, mut vertices) = (0u64, 0u64);
-        for (i, e) in f.entities.iter().enumerate() {
-            let at = locs.entities[i];
-            let ctx = format!("entity {i} \"{}\"", name_str(&e.name));
-            if !nul_terminated(&e.name) {
-                self.error(at + 4, format!("{ctx}: name is not NUL-terminated"));
+        for i in 0..f.entities.len() {
+            self.entity(f, locs, i, &mut walk);
+        }
+        self.totals(f, walk.faces, walk.vertices);
+    }
+
+    /// Entity `i`: name, type, hierarchy ([`Checker::hierarchy`]), its surfaces (counted into
+    /// `walk`) and its position, rotation and scale tracks.
+    fn entity(&mut self, f: &File, locs: &super::read::Locations, i: usize, walk: &mut Walk) {
+        let e = &f.entities[i];
+        let at = locs.entities[i];
+        let ctx = format!("entity {i} \"{}\"", name_str(&e.name));
+        if !nul_terminated(&e.name) {
+            self.error(at + 4, format!("{ctx}: name is not NUL-terminated"));
+        }
+        if !(entity_type::MESH..=entity_type::BONE).contains(&e.type_id) {
+            self.error(
+                at,
+                format!(
+                    "{ctx}: type_id {} is not 1..4 (mesh, skinned mesh, helper, bone)",
+                    e.type_id
+                ),
+            );
+        }
+        self.hierarchy(f, i, at, &ctx, walk);
+        let skinned = e.type_id == entity_type::MESH_SKINNED;
+        if (e.type_id == entity_type::HELPER || e.type_id == entity_type::BONE)
+            && !e.surfaces.is_empty()
+        {
+            self.warn(
+                at + 68,
+                format!("{ctx}: a helper or bone with {} surfaces", e.surfaces.len()),
+            );
+        }
+        for (j, s) in e.surfaces.iter().enumerate() {
+            let sat = locs.surfaces[i][j];
+            self.surface(&format!("{ctx} › surface {j}"), sat, s, skinned, f);
+            walk.faces += s.tri_list.len() as u64 / 3;
+            walk.vertices += u64::from(s.s_size);
+        }
+        self.tracks(e, at, &ctx, &locs.tracks[i]);
+    }
+
+    /// Entity `i`'s parent index (before it), its place in the seed's traverse() order
+    /// (depth-first, siblings alphabetical: warnings) and its `num_children`.
+    fn hierarchy(&mut self, f: &File, i: usize, at: u64, ctx: &str, walk: &mut Walk) {
+        let e = &f.entities[i];
+        let p = e.parent_idx;
+        if p != NO_PARENT && usize::from(p) >= i {
+            self.error(at + 60, format!("{ctx}: parent_idx {p} is not before the entity"));
+        } else {
+            while let Some(&top) = walk.stack.last() {
+                if p != NO_PARENT && top == usize::from(p) {
+                    break;
+                }
+                walk.stack.pop();
             }
-            if !(entity_type::MESH..=entity_type::BONE).contains(&e.type_id) {
-                self.error(
-                    at,
-                    format!(
-                        "{ctx}: type_id {} is not 1..4 (mesh, skinned mesh, helper, bone)",
-                        e.type_id
-                    ),
+            if p != NO_PARENT && walk.stack.is_empty() {
+                self.warn(
+                    at + 60,
+                    format!("{ctx}: not in depth-first order (parent {p} is not an open ancestor)"),
                 );
             }
-            let p = e.parent_idx;
-            if p != NO_PARENT && usize::from(p) >= i {
-                self.error(at + 60, format!("{ctx}: parent_idx {p} is not before the entity"));
-            } else {
-                while let Some(&top) = stack.last() {
-                    if p != NO_PARENT && top == usize::from(p) {
-                        break;
-                    }
-                    stack.pop();
-                }
-                if p != NO_PARENT && stack.is_empty() {
+            if let Some(&prev) = walk.last_child.get(&p) {
+                if f.entities[prev].name > e.name {
                     self.warn(
-                        at + 60,
-                        format!(
-                            "{ctx}: not in depth-first order (parent {p} is not an open ancestor)"
-                        ),
+                        at + 4,
+                        format!("{ctx}: siblings not in alphabetical order (after entity {prev})"),
                     );
                 }
-                if let Some(&prev) = last_child.get(&p) {
-                    if f.entities[prev].name > e.name {
-                        self.warn(
-                            at + 4,
-                            format!(
-                                "{ctx}: siblings not in alphabetical order (after entity {prev})"
-                            ),
-                        );
-                    }
+            }
+            walk.last_child.insert(p, i);
+            walk.stack.push(i);
+        }
+        let expected = if i < usize::from(NO_PARENT) {
+            walk.children.get(&(i as u16)).copied().unwrap_or(0)
+        } else {
+            0
+        };
+        if u32::from(e.num_children) != expected {
+            self.error(
+                at + 62,
+                format!(
+                    "{ctx}: num_children is {} but {expected} entities name it as parent",
+                    e.num_children
+                ),
+            );
+        }
+    }
+
+    /// The entity's position, rotation and scale tracks (`locs`: where each was read): each
+    /// present, with keys ([`Checker::keys`]); an EULER track's sub-tracks and
+    /// `m_aRotOrder` ([`Checker::euler`]).
+    fn tracks(&mut self, e: &Entity, at: u64, ctx: &str, locs: &[Option<TrackLoc>; 3]) {
+        let names = ["position", "rotation", "scale"];
+        let field = [at + 72, at + 76, at + 80];
+        let frames: [Option<Vec<i64>>; 3] = [
+            e.position.as_ref().map(VecTrack::frames),
+            e.rotation.as_ref().and_then(RotTrack::frames),
+            e.scale.as_ref().map(VecTrack::frames),
+        ];
+        let present = [e.position.is_some(), e.rotation.is_some(), e.scale.is_some()];
+        for t in 0..3 {
+            let tctx = format!("{ctx} › {} track", names[t]);
+            let loc = locs[t].clone().unwrap_or_default();
+            if !present[t] {
+                if self.track_offset(at, t) == 0 {
+                    self.error(field[t], format!("{tctx}: missing (every entity needs position, rotation and scale tracks)"));
                 }
-                last_child.insert(p, i);
-                stack.push(i);
+                continue;
             }
-            let expected = if i < usize::from(NO_PARENT) {
-                children.get(&(i as u16)).copied().unwrap_or(0)
-            } else {
-                0
-            };
-            if u32::from(e.num_children) != expected {
-                self.error(
-                    at + 62,
-                    format!(
-                        "{ctx}: num_children is {} but {expected} entities name it as parent",
-                        e.num_children
-                    ),
-                );
-            }
-            let skinned = e.type_id == entity_type::MESH_SKINNED;
-            if (e.type_id == entity_type::HELPER || e.type_id == entity_type::BONE)
-                && !e.surfaces.is_empty()
-            {
-                self.warn(
-                    at + 68,
-                    format!("{ctx}: a helper or bone with {} surfaces", e.surfaces.len()),
-                );
-            }
-            for (j, s) in e.surfaces.iter().enumerate() {
-                let sat = locs.surfaces[i][j];
-                self.surface(&format!("{ctx} › surface {j}"), sat, s, skinned, f);
-                faces += s.tri_list.len() as u64 / 3;
-                vertices += u64::from(s.s_size);
-            }
-            let names = ["position", "rotation", "scale"];
-            let field = [at + 72, at + 76, at + 80];
-            let frames: [Option<Vec<i64>>; 3] = [
-                e.position.as_ref().map(VecTrack::frames),
-                e.rotation.as_ref().and_then(RotTrack::frames),
-                e.scale.as_ref().map(VecTrack::frames),
-            ];
-            let present = [e.position.is_some(), e.rotation.is_some(), e.scale.is_some()];
-            for t in 0..3 {
-                let tctx = format!("{ctx} › {} track", names[t]);
-                let loc = locs.tracks[i][t].clone().unwrap_or_default();
-                if !present[t] {
-                    if self.track_offset(at, t) == 0 {
-                        self.error(field[t], format!("{tctx}: missing (every entity needs position, rotation and scale tracks)"));
-                    }
-                    continue;
-                }
-                match &frames[t] {
-                    Some(fr) => self.keys(&tctx, &loc, fr, key_size_vec_or_rot(e, t)),
-                    None => {
-                        if let Some(RotTrack::Euler(eu)) = &e.rotation {
-                            for (k, (sub, axis)) in
-                                [(&eu.x, "X"), (&eu.y, "Y"), (&eu.z, "Z")].into_iter().enumerate()
-                            {
-                                let sloc = loc.sub.get(k).cloned().unwrap_or_default();
-                                self.keys(
-                                    &format!("{tctx} › {axis}"),
-                                    &sloc,
-                                    &sub.frames(),
-                                    float_key_size(sub),
-                                );
-                            }
-                            if let Some(k) = eu.rot_order.iter().position(|&o| o > 2) {
-                                self.error(
-                                    loc.header + 28 - (3 - self.variant.copy_padding() as u64),
-                                    format!(
-                                        "{tctx}: m_aRotOrder[{k}] is {}, not 0, 1 or 2",
-                                        eu.rot_order[k]
-                                    ),
-                                );
-                            }
-                            let mut o = eu.rot_order;
-                            o.sort_unstable();
-                            if o != [0, 1, 2] {
-                                self.warn(
-                                    loc.header,
-                                    format!(
-                                        "{tctx}: m_aRotOrder {:?} is not a permutation of 0, 1, 2",
-                                        eu.rot_order
-                                    ),
-                                );
-                            }
-                        }
-                    }
-                }
+            match (&frames[t], &e.rotation) {
+                (Some(fr), _) => self.keys(&tctx, &loc, fr, key_size_vec_or_rot(e, t)),
+                (None, Some(RotTrack::Euler(eu))) => self.euler(&tctx, &loc, eu),
+                (None, _) => {}
             }
         }
+    }
+
+    /// An EULER track: each sub-track's keys, and `m_aRotOrder` a permutation of 0, 1, 2.
+    fn euler(&mut self, tctx: &str, loc: &TrackLoc, eu: &EulerTrack) {
+        for (k, (sub, axis)) in [(&eu.x, "X"), (&eu.y, "Y"), (&eu.z, "Z")].into_iter().enumerate() {
+            let sloc = loc.sub.get(k).cloned().unwrap_or_default();
+            self.keys(&format!("{tctx} › {axis}"), &sloc, &sub.frames(), float_key_size(sub));
+        }
+        if let Some(k) = eu.rot_order.iter().position(|&o| o > 2) {
+            self.error(
+                loc.header + 28 - (3 - self.variant.copy_padding() as u64),
+                format!("{tctx}: m_aRotOrder[{k}] is {}, not 0, 1 or 2", eu.rot_order[k]),
+            );
+        }
+        let mut o = eu.rot_order;
+        o.sort_unstable();
+        if o != [0, 1, 2] {
+            self.warn(
+                loc.header,
+                format!("{tctx}: m_aRotOrder {:?} is not a permutation of 0, 1, 2", eu.rot_order),
+            );
+        }
+    }
+
+    /// The header's face and vertex totals against the surfaces, its bounds, and the entity
+    /// count against what a `u16` parent index addresses.
+    fn totals(&mut self, f: &File, faces: u64, vertices: u64) {
+        let n = f.entities.len();
         let h = Header::decode(self.bytes);
         if i64::from(h.num_faces) as u64 != faces
             || i64::from(h.num_vertices) as u64 != vertices

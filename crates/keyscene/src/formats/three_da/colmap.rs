@@ -292,133 +292,184 @@ impl Colmap {
         if 16 + 8 * count > size {
             return err(6, format!("collision map: {count} trees do not fit the block"));
         }
-        let mut trees = Vec::new();
-        for i in 0..count {
-            let kind = u32_at(b, 16 + 8 * i).unwrap_or(0);
-            if kind > KIND_HULL {
-                return err(16 + 8 * i, format!("collision map: tree {i} has unknown kind {kind}"));
-            }
-            let at = u32_at(b, 20 + 8 * i).unwrap_or(0) as usize;
-            if at % 4 != 0 || at < 16 + 8 * count || at + 16 > size {
+        let trees = (0..count).map(|i| Tree::parse(b, i, count)).collect::<Result<_, _>>()?;
+        Ok(Colmap { trees })
+    }
+}
+
+impl Tree {
+    /// Decodes and validates tree `i` of the `count` in block `b` (cut to its size): its
+    /// directory entry, counts against the bytes present, triangle indices, then the nodes
+    /// ([`Tree::check_nodes`]). Errors as [`Colmap::parse`]'s.
+    fn parse(b: &[u8], i: usize, count: usize) -> Result<Tree, (usize, String)> {
+        let err = |o: usize, m: String| Err((o, m));
+        let size = b.len();
+        let kind = u32_at(b, 16 + 8 * i).unwrap_or(0);
+        if kind > KIND_HULL {
+            return err(16 + 8 * i, format!("collision map: tree {i} has unknown kind {kind}"));
+        }
+        let at = u32_at(b, 20 + 8 * i).unwrap_or(0) as usize;
+        if at % 4 != 0 || at < 16 + 8 * count || at + 16 > size {
+            return err(
+                20 + 8 * i,
+                format!("collision map: tree {i} offset {at} is out of range or misaligned"),
+            );
+        }
+        let nv = u32_at(b, at).unwrap_or(0) as usize;
+        let nt = u32_at(b, at + 4).unwrap_or(0) as usize;
+        let nn = u32_at(b, at + 8).unwrap_or(0) as usize;
+        let need = (nv as u64) * 12 + (nt as u64) * 16 + (nn as u64) * NODE_SIZE as u64;
+        if (at + 16) as u64 + need > size as u64 {
+            return err(at, format!("collision map: tree {i} declares {nv} vertices, {nt} triangles, {nn} nodes: more than the block holds"));
+        }
+        let vo = at + 16;
+        let to = vo + nv * 12;
+        let no = to + nt * 16;
+        let vertices: Vec<[f32; 3]> = (0..nv)
+            .map(|k| [0, 1, 2].map(|c| f32_at(b, vo + 12 * k + 4 * c).unwrap_or(0.0)))
+            .collect();
+        let triangles: Vec<[u32; 4]> = (0..nt)
+            .map(|k| [0, 1, 2, 3].map(|c| u32_at(b, to + 16 * k + 4 * c).unwrap_or(0)))
+            .collect();
+        for (k, t) in triangles.iter().enumerate() {
+            if t[..3].iter().any(|&x| x as usize >= nv) {
                 return err(
-                    20 + 8 * i,
-                    format!("collision map: tree {i} offset {at} is out of range or misaligned"),
+                    to + 16 * k,
+                    format!("collision map: tree {i} triangle {k} has a vertex index ≥ {nv}"),
                 );
             }
-            let nv = u32_at(b, at).unwrap_or(0) as usize;
-            let nt = u32_at(b, at + 4).unwrap_or(0) as usize;
-            let nn = u32_at(b, at + 8).unwrap_or(0) as usize;
-            let need = (nv as u64) * 12 + (nt as u64) * 16 + (nn as u64) * NODE_SIZE as u64;
-            if (at + 16) as u64 + need > size as u64 {
-                return err(at, format!("collision map: tree {i} declares {nv} vertices, {nt} triangles, {nn} nodes: more than the block holds"));
-            }
-            let vo = at + 16;
-            let to = vo + nv * 12;
-            let no = to + nt * 16;
-            let vertices: Vec<[f32; 3]> = (0..nv)
-                .map(|k| [0, 1, 2].map(|c| f32_at(b, vo + 12 * k + 4 * c).unwrap_or(0.0)))
-                .collect();
-            let triangles: Vec<[u32; 4]> = (0..nt)
-                .map(|k| [0, 1, 2, 3].map(|c| u32_at(b, to + 16 * k + 4 * c).unwrap_or(0)))
-                .collect();
-            for (k, t) in triangles.iter().enumerate() {
-                if t[..3].iter().any(|&x| x as usize >= nv) {
-                    return err(
-                        to + 16 * k,
-                        format!("collision map: tree {i} triangle {k} has a vertex index ≥ {nv}"),
-                    );
-                }
-            }
-            let nodes: Vec<Node> = (0..nn)
-                .map(|k| {
-                    let o = no + NODE_SIZE * k;
-                    Node {
-                        min: [0, 1, 2].map(|c| f32_at(b, o + 4 * c).unwrap_or(0.0)),
-                        max: [3, 4, 5].map(|c| f32_at(b, o + 4 * c).unwrap_or(0.0)),
-                        first: u32_at(b, o + 24).unwrap_or(0),
-                        second: u32_at(b, o + 28).unwrap_or(0),
-                    }
-                })
-                .collect();
-            if nn == 0 && nt > 0 {
-                return err(
-                    at + 8,
-                    format!("collision map: tree {i} has {nt} triangles but no nodes"),
-                );
-            }
-            let mut covered = vec![false; nt];
-            let mut reached = vec![false; nn];
-            if nn > 0 {
-                reached[0] = true;
-            }
-            for (k, n) in nodes.iter().enumerate() {
+        }
+        let nodes: Vec<Node> = (0..nn)
+            .map(|k| {
                 let o = no + NODE_SIZE * k;
-                if !reached[k] {
+                Node {
+                    min: [0, 1, 2].map(|c| f32_at(b, o + 4 * c).unwrap_or(0.0)),
+                    max: [3, 4, 5].map(|c| f32_at(b, o + 4 * c).unwrap_or(0.0)),
+                    first: u32_at(b, o + 24).unwrap_or(0),
+                    second: u32_at(b, o + 28).unwrap_or(0),
+                }
+            })
+            .collect();
+        if nn == 0 && nt > 0 {
+            return err(at + 8, format!("collision map: tree {i} has {nt} triangles but no nodes"));
+        }
+        let tree = Tree { kind, vertices, triangles, nodes };
+        tree.check_nodes(i, no, to)?;
+        Ok(tree)
+    }
+
+    /// The node rules of tree `i` (`no`, `to`: block offsets of its nodes and triangles):
+    /// every node reached from the root, children after their parent with one parent each
+    /// (so no cycles), each triangle in exactly one leaf, every box holding its children's
+    /// boxes and its leaf triangles.
+    fn check_nodes(&self, i: usize, no: usize, to: usize) -> Result<(), (usize, String)> {
+        let err = |o: usize, m: String| Err((o, m));
+        let (nt, nn) = (self.triangles.len(), self.nodes.len());
+        let mut covered = vec![false; nt];
+        let mut reached = vec![false; nn];
+        if nn > 0 {
+            reached[0] = true;
+        }
+        for (k, n) in self.nodes.iter().enumerate() {
+            let o = no + NODE_SIZE * k;
+            if !reached[k] {
+                return err(
+                    o,
+                    format!("collision map: tree {i} node {k} is not reached from the root"),
+                );
+            }
+            if n.second & LEAF != 0 {
+                self.check_leaf(i, k, o, &mut covered)?;
+            } else {
+                self.check_inner(i, k, o, &mut reached)?;
+            }
+        }
+        if let Some(t) = covered.iter().position(|&c| !c) {
+            return err(to + 16 * t, format!("collision map: tree {i} triangle {t} is in no leaf"));
+        }
+        Ok(())
+    }
+
+    /// Leaf `k` (at block offset `o`) of tree `i`: its triangles exist, are in no other leaf
+    /// (`covered`) and lie in its box.
+    fn check_leaf(
+        &self,
+        i: usize,
+        k: usize,
+        o: usize,
+        covered: &mut [bool],
+    ) -> Result<(), (usize, String)> {
+        let err = |o: usize, m: String| Err((o, m));
+        let (n, nt) = (&self.nodes[k], self.triangles.len());
+        let (first, cnt) = (n.first as usize, (n.second & !LEAF) as usize);
+        if first + cnt > nt {
+            return err(
+                o + 24,
+                format!(
+                    "collision map: tree {i} leaf {k} triangles {first}..{} pass {nt}",
+                    first + cnt
+                ),
+            );
+        }
+        for (t, seen) in covered.iter_mut().enumerate().skip(first).take(cnt) {
+            if std::mem::replace(seen, true) {
+                return err(
+                    o + 24,
+                    format!("collision map: tree {i} triangle {t} is in two leaves"),
+                );
+            }
+            let p = self.triangles[t];
+            for &x in &p[..3] {
+                let v = self.vertices[x as usize];
+                if !n.holds(v, v) {
                     return err(
                         o,
-                        format!("collision map: tree {i} node {k} is not reached from the root"),
+                        format!("collision map: tree {i} leaf {k} box does not hold triangle {t}"),
                     );
                 }
-                let inside = |lo: [f32; 3], hi: [f32; 3]| {
-                    (0..3).all(|c| lo[c] >= n.min[c] && hi[c] <= n.max[c])
-                };
-                if n.second & LEAF != 0 {
-                    let (first, cnt) = (n.first as usize, (n.second & !LEAF) as usize);
-                    if first + cnt > nt {
-                        return err(
-                            o + 24,
-                            format!(
-                                "collision map: tree {i} leaf {k} triangles {first}..{} pass {nt}",
-                                first + cnt
-                            ),
-                        );
-                    }
-                    for (t, seen) in covered.iter_mut().enumerate().skip(first).take(cnt) {
-                        if std::mem::replace(seen, true) {
-                            return err(
-                                o + 24,
-                                format!("collision map: tree {i} triangle {t} is in two leaves"),
-                            );
-                        }
-                        let p = triangles[t];
-                        for &x in &p[..3] {
-                            let v = vertices[x as usize];
-                            if !inside(v, v) {
-                                return err(o, format!("collision map: tree {i} leaf {k} box does not hold triangle {t}"));
-                            }
-                        }
-                    }
-                } else {
-                    for c in [n.first as usize, n.second as usize] {
-                        if c <= k || c >= nn {
-                            return err(o + 24, format!("collision map: tree {i} node {k} child {c} is not after it or past {nn}"));
-                        }
-                        if std::mem::replace(&mut reached[c], true) {
-                            return err(
-                                o + 24,
-                                format!("collision map: tree {i} node {c} has two parents"),
-                            );
-                        }
-                        if !inside(nodes[c].min, nodes[c].max) {
-                            return err(
-                                o,
-                                format!(
-                                    "collision map: tree {i} node {k} box does not hold child {c}"
-                                ),
-                            );
-                        }
-                    }
-                }
             }
-            if let Some(t) = covered.iter().position(|&c| !c) {
+        }
+        Ok(())
+    }
+
+    /// Inner node `k` (at block offset `o`) of tree `i`: both children after it, in range,
+    /// with no other parent (`reached`), their boxes inside its box.
+    fn check_inner(
+        &self,
+        i: usize,
+        k: usize,
+        o: usize,
+        reached: &mut [bool],
+    ) -> Result<(), (usize, String)> {
+        let err = |o: usize, m: String| Err((o, m));
+        let (n, nn) = (&self.nodes[k], self.nodes.len());
+        for c in [n.first as usize, n.second as usize] {
+            if c <= k || c >= nn {
                 return err(
-                    to + 16 * t,
-                    format!("collision map: tree {i} triangle {t} is in no leaf"),
+                    o + 24,
+                    format!(
+                        "collision map: tree {i} node {k} child {c} is not after it or past {nn}"
+                    ),
                 );
             }
-            trees.push(Tree { kind, vertices, triangles, nodes });
+            if std::mem::replace(&mut reached[c], true) {
+                return err(o + 24, format!("collision map: tree {i} node {c} has two parents"));
+            }
+            if !n.holds(self.nodes[c].min, self.nodes[c].max) {
+                return err(
+                    o,
+                    format!("collision map: tree {i} node {k} box does not hold child {c}"),
+                );
+            }
         }
-        Ok(Colmap { trees })
+        Ok(())
+    }
+}
+
+impl Node {
+    /// Whether the box `lo..hi` lies inside this node's box.
+    fn holds(&self, lo: [f32; 3], hi: [f32; 3]) -> bool {
+        (0..3).all(|c| lo[c] >= self.min[c] && hi[c] <= self.max[c])
     }
 }
 

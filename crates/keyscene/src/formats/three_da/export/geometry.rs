@@ -1,0 +1,599 @@
+//! Mesh entities (docs/3da.md, "Exporter", Geometry): the geometry transform baked into the
+//! vertices, triangles grouped by material into surfaces of at most
+//! [`MAX_SURFACE_VERTICES`] distinct corners, the index list cache-optimised and stripified,
+//! tangents from UV set 0 where the source has none.
+
+use std::cell::Cell;
+use std::collections::HashMap;
+
+use glam::{DMat4, DVec3, Vec2, Vec3, Vec4};
+
+use super::materials::Materials;
+use super::names::Entities;
+use super::skin::{blend_weights, BindPoses};
+use super::{f3, ExportReport, CACHE_SIZE, MAX_SURFACE_VERTICES};
+use crate::formats::three_da::layout::{entity_type, Extents, VBlend};
+use crate::formats::three_da::model::{Entity, Surface};
+use crate::scene::{geometry, Mesh, Scene, Skin};
+
+/// A mesh's skin as the blend stream needs it: the skin, its joints' file indices and the
+/// entity unweighted vertices are bound to.
+type SkinUse<'a> = (&'a Skin, (&'a [u8], u8));
+
+/// Sums over every surface written: ACMR weighted by triangles, and each mesh entity's
+/// baked vertices (its slot, the points) for the file's bounds.
+#[derive(Default)]
+pub(super) struct Totals {
+    pub acmr_before: f64,
+    pub acmr_after: f64,
+    pub triangles: usize,
+    pub vertices: Vec<(usize, Vec<DVec3>)>,
+}
+
+/// Warns for each mesh with a geometry cache: it is left out (docs/3da.md, "Geometry
+/// caches").
+pub(super) fn report_geometry_caches(scene: &Scene, report: &mut ExportReport) {
+    for mesh in scene.meshes.iter().filter(|m| m.geometry_cache.is_some()) {
+        report.warnings.push(format!(
+            "mesh \"{}\": its geometry cache is not written (3DA has no per-vertex animation); \
+             the mesh is written undeformed by it",
+            mesh.name
+        ));
+    }
+}
+
+/// Fills in the surfaces and bounds of entity `e` (slot `k`) from scene mesh `m`: skinned
+/// when [`BindPoses`] binds it, morph targets and UV sets past 1 reported dropped, the
+/// geometry transform baked. Adds the surfaces' figures and vertices to `totals`.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn mesh_entity(
+    scene: &Scene,
+    ents: &Entities,
+    (k, m): (usize, usize),
+    bind: &BindPoses,
+    mats: &mut Materials,
+    totals: &mut Totals,
+    e: &mut Entity,
+    report: &mut ExportReport,
+) {
+    let (id, name) = (ents.nodes[k], &ents.names[k]);
+    let node = &scene.nodes[id];
+    let mesh = &scene.meshes[m];
+    let joints = bind.joints.get(&k);
+    if let (Some(_), Some(j)) = (&mesh.skin, joints) {
+        e.type_id = entity_type::MESH_SKINNED;
+        report.converted.push(format!(
+            "{:?}: skin with {} joints → blend stream (4 largest weights per vertex), bind pose in bone_init_tm",
+            name,
+            j.len()
+        ));
+    }
+    if !mesh.morph_targets.is_empty() {
+        report.dropped.push(format!("{:?}: {} morph targets", name, mesh.morph_targets.len()));
+    }
+    if mesh.uv_sets.len() > 2 {
+        report.dropped.push(format!("{:?}: UV sets 2..{}", name, mesh.uv_sets.len() - 1));
+    }
+    let g = node.geometry_transform();
+    if g != DMat4::IDENTITY {
+        report.baked.push(format!(
+            "{:?}: geometry transform (pivot / mesh matrix) baked into the vertices",
+            name
+        ));
+    }
+    let skin = mesh
+        .skin
+        .and_then(|si| scene.skins.get(si))
+        .zip(joints.map(|j| (j.as_slice(), bind.unweighted(k, &ents.file_index, j))));
+    let built = surfaces(mesh, g, skin, mats, name, report);
+    for s in &built {
+        totals.acmr_before += s.acmr_before * s.triangles as f64;
+        totals.acmr_after += s.acmr_after * s.triangles as f64;
+        totals.triangles += s.triangles;
+    }
+    e.surfaces = built.into_iter().map(|s| s.surface).collect();
+    e.bounds =
+        bounds(e.surfaces.iter().flat_map(|s| s.xyz.iter().flatten()).map(|p| p.map(f64::from)));
+    report.converted.push(format!(
+        "node {id} {:?} → mesh entity {:?}: {} surfaces, {} triangles",
+        node.name,
+        name,
+        e.surfaces.len(),
+        e.surfaces.iter().map(|s| s.tri_list.len() / 3).sum::<usize>()
+    ));
+    let pts: Vec<DVec3> = e
+        .surfaces
+        .iter()
+        .flat_map(|s| s.xyz.iter().flatten())
+        .map(|p| DVec3::from(p.map(f64::from)))
+        .collect();
+    totals.vertices.push((k, pts));
+}
+
+/// The box around `points` (the default, empty box when there are none).
+pub(super) fn bounds(points: impl Iterator<Item = [f64; 3]>) -> Extents {
+    let (mut lo, mut hi) = (DVec3::splat(f64::INFINITY), DVec3::splat(f64::NEG_INFINITY));
+    for p in points {
+        let p = DVec3::from(p);
+        lo = lo.min(p);
+        hi = hi.max(p);
+    }
+    if lo.x > hi.x {
+        return Extents::default();
+    }
+    Extents { min: f3(lo), max: f3(hi) }
+}
+
+/// A surface with its ACMR figures.
+struct Built {
+    surface: Surface,
+    triangles: usize,
+    acmr_before: f64,
+    acmr_after: f64,
+}
+
+/// One exported vertex: the bit patterns of its attributes (for de-duplication).
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+struct VKey {
+    pos: [u32; 3],
+    normal: [u32; 3],
+    uv0: [u32; 2],
+    uv1: [u32; 2],
+    color: u32,
+    blend: VBlend,
+    /// The source's unit tangent in the baked frame; zero when it has none here.
+    tangent: [u32; 3],
+}
+
+/// A mesh's corners as they are written: positions and normals in the baked frame (`g`
+/// applied), the polygon of each corner, the skin. Non-finite numbers (inf/NaN an ASCII file
+/// spelled out, or values past f32's range) become 0, counted in `bad` for one warning per
+/// mesh: 3DA has no way to say "no value", and one NaN position poisons the collision map's
+/// boxes (issue 12 §3, docs/3da.md).
+struct Corners<'a> {
+    mesh: &'a Mesh,
+    g: DMat4,
+    skin: Option<SkinUse<'a>>,
+    /// Baked positions per vertex, cleaned first so triangulation and derived normals see
+    /// finite numbers.
+    pos: Vec<DVec3>,
+    /// Per corner.
+    normals: Vec<Vec3>,
+    /// Polygon of each corner (for per-polygon attributes).
+    poly_of: Vec<usize>,
+    bad: Cell<usize>,
+}
+
+impl<'a> Corners<'a> {
+    fn new(mesh: &'a Mesh, g: DMat4, skin: Option<SkinUse<'a>>) -> Self {
+        let bad = Cell::new(0usize);
+        let pos: Vec<DVec3> = mesh
+            .positions
+            .iter()
+            .map(|&p| {
+                let mut p = g.transform_point3(p).to_array();
+                for x in p.iter_mut().filter(|x| !(**x as f32).is_finite()) {
+                    *x = 0.0;
+                    bad.set(bad.get() + 1);
+                }
+                DVec3::from_array(p)
+            })
+            .collect();
+        let mirrored = g.determinant() < 0.0;
+        // Normals from the shared helper (smoothing groups, else stored normals through the
+        // normal matrix, else flat). Face normals follow the source winding, which is written
+        // reversed when `g` mirrors, so those turn with it; stored normals carried by the
+        // inverse transpose already face the mirrored front.
+        let stored = mesh.smoothing_groups.is_none() && mesh.normals.is_some();
+        let normals: Vec<Vec3> = geometry::corner_normals(mesh, &pos, geometry::normal_matrix(g))
+            .into_iter()
+            .map(|n| if mirrored && !stored { -n } else { n })
+            .collect();
+        let mut poly_of = vec![0usize; mesh.corner_vertices.len()];
+        for p in 0..mesh.polygon_count() {
+            for c in mesh.polygon_corners(p) {
+                poly_of[c] = p;
+            }
+        }
+        Corners { mesh, g, skin, pos, normals, poly_of, bad }
+    }
+
+    /// Non-finite components of `v` set to 0 and counted.
+    fn fin(&self, v: &mut [f32]) {
+        for x in v.iter_mut().filter(|x| !x.is_finite()) {
+            *x = 0.0;
+            self.bad.set(self.bad.get() + 1);
+        }
+    }
+
+    fn uv(&self, set: usize, v: u32, c: usize, p: usize) -> Option<Vec2> {
+        self.mesh.uv_sets.get(set).and_then(|s| s.uvs.get(v, c, p))
+    }
+
+    /// The source's tangent in the baked frame, normalised; zero when it has none (or a
+    /// degenerate one).
+    fn source_tangent(&self, v: u32, c: usize, p: usize) -> Vec3 {
+        let t = self.mesh.tangents.as_ref().and_then(|a| a.get(v, c, p)).unwrap_or(Vec3::ZERO);
+        let t = self.g.transform_vector3(t.as_dvec3()).as_vec3();
+        if t.is_finite() && t.length() > 1e-6 {
+            t.normalize()
+        } else {
+            Vec3::ZERO
+        }
+    }
+
+    /// The written attributes of corner `c`.
+    fn key(&self, c: usize) -> VKey {
+        let mesh = self.mesh;
+        let v = mesh.corner_vertices[c];
+        let p = self.poly_of[c];
+        let position = self.pos.get(v as usize).copied().unwrap_or(DVec3::ZERO);
+        let position = f3(position);
+        let mut n = self.normals[c].to_array();
+        self.fin(&mut n);
+        let mut a = self.uv(0, v, c, p).unwrap_or(Vec2::ZERO).to_array();
+        self.fin(&mut a);
+        let mut b = self.uv(1, v, c, p).unwrap_or(Vec2::ZERO).to_array();
+        self.fin(&mut b);
+        let mut color =
+            mesh.colors.as_ref().and_then(|a| a.get(v, c, p)).unwrap_or(Vec4::ONE).to_array();
+        self.fin(&mut color);
+        let color = Vec4::from_array(color);
+        let byte = |x: f32| (x.clamp(0.0, 1.0) * 255.0).round() as u8;
+        VKey {
+            pos: position.map(f32::to_bits),
+            normal: n.map(f32::to_bits),
+            uv0: a.map(f32::to_bits),
+            uv1: b.map(f32::to_bits),
+            blend: self.skin.map_or(VBlend::default(), |(s, (j, unweighted))| {
+                blend_weights(
+                    s.influences.get(v as usize).map_or(&[], Vec::as_slice),
+                    j,
+                    unweighted,
+                )
+            }),
+            color: u32::from_le_bytes([byte(color.x), byte(color.y), byte(color.z), byte(color.w)]),
+            tangent: self.source_tangent(v, c, p).to_array().map(f32::to_bits),
+        }
+    }
+}
+
+/// The surfaces of one mesh: triangles grouped by material, vertices de-duplicated, split at
+/// [`MAX_SURFACE_VERTICES`], indices optimised and stripified.
+fn surfaces(
+    mesh: &Mesh,
+    g: DMat4,
+    skin: Option<SkinUse>,
+    mats: &mut Materials,
+    name: &str,
+    report: &mut ExportReport,
+) -> Vec<Built> {
+    let corners = Corners::new(mesh, g, skin);
+    let by_material = triangles_by_material(mesh, &corners.pos, g.determinant() < 0.0, mats);
+    let mut out = Vec::new();
+    for (material, tris) in by_material {
+        let mut start = 0;
+        while start < tris.len() {
+            let (stream, end) = Stream::fill(&corners, &tris, start);
+            if end < tris.len() {
+                report.warnings.push(format!(
+                    "{name:?}: surface split at {} vertices (u16 indices)",
+                    stream.map.len()
+                ));
+            }
+            out.push(stream.surface(material, mesh, skin.is_some()));
+            start = end.max(start + 1);
+        }
+    }
+    let bad = corners.bad.get();
+    if bad > 0 {
+        report.warnings.push(format!(
+            "{name:?}: {bad} non-finite numbers (inf or NaN positions, normals, UVs or colours) \
+             written as 0"
+        ));
+    }
+    out
+}
+
+/// Triangles (fans of the polygons by `scene::geometry::triangulate`, reversed when the
+/// baked transform mirrors), each as three corner indices, grouped by material table index
+/// (in table order; the table grows in first-use order).
+fn triangles_by_material(
+    mesh: &Mesh,
+    pos: &[DVec3],
+    mirrored: bool,
+    mats: &mut Materials,
+) -> Vec<(usize, Vec<[usize; 3]>)> {
+    let mut by_material: Vec<(usize, Vec<[usize; 3]>)> = Vec::new();
+    for p in 0..mesh.polygon_count() {
+        let slot = mesh.polygon_material(p);
+        let mat = (slot != Mesh::NO_MATERIAL)
+            .then(|| mesh.material_slots.get(slot as usize).copied().flatten())
+            .flatten();
+        let t = mats.get(mat);
+        let list = match by_material.iter_mut().find(|(m, _)| *m == t) {
+            Some((_, l)) => l,
+            None => {
+                by_material.push((t, Vec::new()));
+                &mut by_material.last_mut().unwrap().1
+            }
+        };
+        let cs: Vec<usize> = mesh.polygon_corners(p).collect();
+        for t in geometry::triangulate(pos, mesh.polygon(p)) {
+            let tri = t.map(|k| cs[k]);
+            list.push(if mirrored { [tri[0], tri[2], tri[1]] } else { tri });
+        }
+    }
+    by_material.sort_by_key(|(m, _)| *m);
+    by_material
+}
+
+/// One surface's vertex streams being filled: the distinct corners in first-use order and
+/// the triangle list indexing them.
+#[derive(Default)]
+struct Stream {
+    map: HashMap<VKey, u16>,
+    xyz: Vec<[f32; 3]>,
+    nrm: Vec<[f32; 3]>,
+    t0: Vec<[f32; 2]>,
+    t1: Vec<[f32; 2]>,
+    col: Vec<u32>,
+    tan: Vec<Vec3>,
+    blends: Vec<VBlend>,
+    list: Vec<u32>,
+}
+
+impl Stream {
+    /// The triangles `tris[start..]` that fit one surface (its stream stays within
+    /// [`MAX_SURFACE_VERTICES`]), and the index of the first one left out.
+    fn fill(corners: &Corners, tris: &[[usize; 3]], start: usize) -> (Stream, usize) {
+        let mut s = Stream::default();
+        let mut end = start;
+        while end < tris.len() {
+            let keys: Vec<VKey> = tris[end].iter().map(|&c| corners.key(c)).collect();
+            let new = keys
+                .iter()
+                .filter(|k| !s.map.contains_key(k))
+                .collect::<std::collections::HashSet<_>>()
+                .len();
+            if s.map.len() + new > MAX_SURFACE_VERTICES {
+                break;
+            }
+            for k in keys {
+                let i = s.index(k);
+                s.list.push(u32::from(i));
+            }
+            end += 1;
+        }
+        (s, end)
+    }
+
+    /// The stream index of vertex `k`, appended when it is new.
+    fn index(&mut self, k: VKey) -> u16 {
+        let next = self.map.len() as u16;
+        *self.map.entry(k).or_insert_with(|| {
+            self.xyz.push(k.pos.map(f32::from_bits));
+            self.nrm.push(k.normal.map(f32::from_bits));
+            self.t0.push(k.uv0.map(f32::from_bits));
+            self.t1.push(k.uv1.map(f32::from_bits));
+            self.col.push(k.color);
+            self.blends.push(k.blend);
+            self.tan.push(Vec3::from_array(k.tangent.map(f32::from_bits)));
+            next
+        })
+    }
+
+    /// The surface: the list reordered for the vertex cache, its strip, and the streams the
+    /// mesh has (texcoord 0 and tangents with UV set 0 or source tangents, the lightmap with
+    /// UV set 1, colours, blend records when skinned).
+    fn surface(self, material: usize, mesh: &Mesh, skinned: bool) -> Built {
+        let Stream { xyz, nrm, t0, t1, col, tan, blends, list, .. } = self;
+        let mut s = Surface { material_idx: material as i32, ..Surface::default() };
+        let n = xyz.len();
+        let (optimized, before, after) = optimize(&list, n);
+        let strip = meshopt::stripify(&optimized, n, 0).unwrap_or_default();
+        s.tri_list = optimized.iter().map(|&i| i as u16).collect();
+        s.tri_strip = strip.iter().map(|&i| i as u16).collect();
+        s.s_size = n as u32;
+        if !mesh.uv_sets.is_empty() || mesh.tangents.is_some() {
+            // The source's tangents where it has them, derived ones elsewhere.
+            let derived = if tan.contains(&Vec3::ZERO) {
+                tangents(&list, &xyz, &nrm, &t0)
+            } else {
+                Vec::new()
+            };
+            let merged = tan
+                .iter()
+                .enumerate()
+                .map(|(i, t)| if *t == Vec3::ZERO { derived[i] } else { t.to_array() })
+                .collect();
+            s.tangent = Some(merged);
+        }
+        s.xyz = Some(xyz);
+        s.normal = Some(nrm);
+        if !mesh.uv_sets.is_empty() {
+            s.texcoord[0] = Some(t0);
+        }
+        if mesh.uv_sets.len() > 1 {
+            s.lightmap = Some(t1);
+        }
+        if mesh.colors.is_some() {
+            s.color = Some(col);
+        }
+        if skinned {
+            s.blending = Some(blends);
+        }
+        Built { surface: s, triangles: list.len() / 3, acmr_before: before, acmr_after: after }
+    }
+}
+
+/// `list` reordered by `meshopt::optimize_vertex_cache`, with the ACMR (24-entry FIFO)
+/// before and after; the source order when that is better (meshopt's model is not a
+/// 24-entry FIFO).
+fn optimize(list: &[u32], n: usize) -> (Vec<u32>, f64, f64) {
+    let before = meshopt::analyze_vertex_cache(list, n, CACHE_SIZE, 0, 0).acmr as f64;
+    let optimized = meshopt::optimize_vertex_cache(list, n);
+    let after = meshopt::analyze_vertex_cache(&optimized, n, CACHE_SIZE, 0, 0).acmr as f64;
+    if after > before {
+        return (list.to_vec(), before, before);
+    }
+    (optimized, before, after)
+}
+
+/// Per-vertex tangents (the direction of increasing U) from UV set 0: each triangle's
+/// `dP/dU` (Lengyel's method) summed at its vertices, made perpendicular to the vertex normal
+/// (Gram–Schmidt) and normalised. A vertex whose triangles have no usable UV gradient gets
+/// any unit vector perpendicular to its normal. 3DA's tangent stream has no handedness sign;
+/// the bitangent is `normal × tangent` when the UVs are not mirrored.
+fn tangents(list: &[u32], xyz: &[[f32; 3]], nrm: &[[f32; 3]], uv: &[[f32; 2]]) -> Vec<[f32; 3]> {
+    let mut acc = vec![Vec3::ZERO; xyz.len()];
+    for t in list.chunks_exact(3) {
+        let [a, b, c] = [t[0], t[1], t[2]].map(|i| i as usize);
+        let (p0, p1, p2) = (Vec3::from(xyz[a]), Vec3::from(xyz[b]), Vec3::from(xyz[c]));
+        let (w0, w1, w2) = (Vec2::from(uv[a]), Vec2::from(uv[b]), Vec2::from(uv[c]));
+        let (e1, e2) = (p1 - p0, p2 - p0);
+        let (d1, d2) = (w1 - w0, w2 - w0);
+        let det = d1.x * d2.y - d2.x * d1.y;
+        if det.abs() < 1e-20 || !det.is_finite() {
+            continue;
+        }
+        let tangent = (e1 * d2.y - e2 * d1.y) / det;
+        if tangent.is_finite() {
+            for i in [a, b, c] {
+                acc[i] += tangent;
+            }
+        }
+    }
+    acc.iter()
+        .zip(nrm)
+        .map(|(&t, n)| {
+            let n = Vec3::from(*n);
+            let t = (t - n * n.dot(t)).normalize_or_zero();
+            if t != Vec3::ZERO {
+                return t.to_array();
+            }
+            let any = if n.x.abs() < 0.9 { Vec3::X } else { Vec3::Y };
+            let t = (any - n * n.dot(any)).normalize_or_zero();
+            (if t == Vec3::ZERO { Vec3::X } else { t }).to_array()
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::mesh_scene;
+    use super::super::{export, ExportOptions};
+    use super::*;
+
+    #[test]
+    fn tangents_follow_increasing_u_and_are_perpendicular_to_the_normal() {
+        // A quad in z = 0 with U along +X: the tangent is +X.
+        let xyz = [[0.0, 0.0, 0.0], [2.0, 0.0, 0.0], [2.0, 1.0, 0.0], [0.0, 1.0, 0.0]];
+        let nrm = [[0.0, 0.0, 1.0]; 4];
+        let uv = [[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]];
+        let t = tangents(&[0, 1, 2, 0, 2, 3], &xyz, &nrm, &uv);
+        assert!(t.iter().all(|t| *t == [1.0, 0.0, 0.0]), "{t:?}");
+        // Degenerate UVs: still a unit vector perpendicular to the normal.
+        let t = tangents(&[0, 1, 2], &xyz, &nrm, &[[0.5, 0.5]; 4]);
+        assert!(
+            t.iter().take(3).all(|t| (Vec3::from(*t).length() - 1.0).abs() < 1e-6 && t[2] == 0.0),
+            "{t:?}"
+        );
+    }
+
+    #[test]
+    fn non_finite_positions_are_written_as_zero_with_a_warning_and_the_file_checks_clean() {
+        // The first vertex of ufbx's synthetic_cube_nan files: NaN, -inf, +inf; 1e300 does
+        // not fit f32. A quad and a triangle sharing vertex 0.
+        let mesh = Mesh {
+            name: "nan".into(),
+            positions: vec![
+                DVec3::new(f64::NAN, f64::NEG_INFINITY, f64::INFINITY),
+                DVec3::X,
+                DVec3::new(1.0, 1.0, 0.0),
+                DVec3::new(0.0, 1e300, 0.0),
+            ],
+            polygon_starts: vec![0, 4, 7],
+            corner_vertices: vec![0, 1, 2, 3, 0, 2, 1],
+            ..Mesh::default()
+        };
+        let (file, _, report) =
+            export(&mesh_scene(mesh, DMat4::IDENTITY), &ExportOptions::default()).unwrap();
+        let xyz = file.entities[0].surfaces[0].xyz.as_ref().unwrap();
+        assert!(xyz.iter().flatten().all(|x| x.is_finite()), "{xyz:?}");
+        assert!(xyz.contains(&[0.0, 0.0, 0.0]), "{xyz:?}");
+        assert!(
+            report.warnings.iter().any(|w| w.contains("4 non-finite numbers")),
+            "{:?}",
+            report.warnings
+        );
+        let bytes = crate::formats::three_da::write(&file).unwrap();
+        let errors: Vec<_> =
+            crate::formats::three_da::check(&bytes).errors().map(|i| i.to_string()).collect();
+        assert!(errors.is_empty(), "{errors:?}");
+    }
+
+    #[test]
+    fn surfaces_split_below_65536_vertices_and_keep_every_triangle() {
+        // 23,334 triangles with unshared corners: 70,002 vertices.
+        let t = 23_334u32;
+        let positions = (0..3 * t)
+            .map(|i| DVec3::new(f64::from(i), f64::from(i % 7), f64::from(i % 3)))
+            .collect();
+        let mesh = Mesh {
+            positions,
+            polygon_starts: (0..=t).map(|p| 3 * p).collect(),
+            corner_vertices: (0..3 * t).collect(),
+            ..Mesh::default()
+        };
+        let (file, _, report) =
+            export(&mesh_scene(mesh, DMat4::IDENTITY), &ExportOptions::default()).unwrap();
+        let surfaces = &file.entities[0].surfaces;
+        assert_eq!(surfaces.len(), 2);
+        assert!(surfaces.iter().all(|s| s.s_size as usize <= MAX_SURFACE_VERTICES));
+        assert_eq!(surfaces.iter().map(|s| s.tri_list.len() / 3).sum::<usize>(), t as usize);
+        assert!(report.warnings.iter().any(|w| w.contains("split")));
+        let bytes = crate::formats::three_da::write(&file).unwrap();
+        let errors: Vec<_> =
+            crate::formats::three_da::check(&bytes).errors().map(|i| i.to_string()).collect();
+        assert!(errors.is_empty(), "{errors:?}");
+    }
+
+    #[test]
+    fn ngons_become_fans_and_a_mirroring_transform_keeps_front_faces_front() {
+        // A unit square in z = 0, counter-clockwise seen from +Z, mirrored by x → −x.
+        let mesh = Mesh {
+            positions: vec![DVec3::ZERO, DVec3::X, DVec3::new(1.0, 1.0, 0.0), DVec3::Y],
+            polygon_starts: vec![0, 4],
+            corner_vertices: vec![0, 1, 2, 3],
+            ..Mesh::default()
+        };
+        let g = DMat4::from_scale(DVec3::new(-1.0, 1.0, 1.0));
+        let (file, _, _) = export(&mesh_scene(mesh, g), &ExportOptions::default()).unwrap();
+        let s = &file.entities[0].surfaces[0];
+        assert_eq!(s.tri_list.len(), 6);
+        let xyz = s.xyz.as_ref().unwrap();
+        for t in s.tri_list.chunks_exact(3) {
+            let [a, b, c] = [t[0], t[1], t[2]].map(|i| Vec3::from(xyz[usize::from(i)]));
+            // The mirrored square still faces +Z: its written winding is counter-clockwise.
+            assert!((b - a).cross(c - a).z > 0.0);
+        }
+        assert!(s.normal.as_ref().unwrap().iter().all(|n| *n == [0.0, 0.0, 1.0]));
+        // Stored normals go through the inverse transpose and face the mirrored front too.
+        let mut mesh = mesh_scene(Mesh::default(), g).meshes.pop().unwrap();
+        mesh.positions = vec![DVec3::ZERO, DVec3::X, DVec3::new(1.0, 1.0, 0.0)];
+        mesh.polygon_starts = vec![0, 3];
+        mesh.corner_vertices = vec![0, 1, 2];
+        mesh.normals = Some(crate::scene::Attribute {
+            values: vec![Vec3::Z; 3],
+            mapping: crate::scene::Mapping::PerVertex,
+        });
+        let (file, _, _) = export(&mesh_scene(mesh, g), &ExportOptions::default()).unwrap();
+        assert!(file.entities[0].surfaces[0]
+            .normal
+            .as_ref()
+            .unwrap()
+            .iter()
+            .all(|n| *n == [0.0, 0.0, 1.0]));
+    }
+}

@@ -1,0 +1,684 @@
+//! [`Scene`] → [`File`] and material scripts (issue #4 §2; decisions in `docs/3da.md`,
+//! "Exporter").
+//!
+//! - **Entities**: mesh, null (helper) and bone nodes, in the seed's traverse() order of their
+//!   (shortened) names. Cameras, lights, their targets and the ambient node are dropped and
+//!   reported; a kept node under a dropped one hangs from its nearest kept ancestor, with the
+//!   dropped transforms baked into its track. Names longer than 31 bytes are shortened uniquely.
+//! - **Geometry**: [`crate::scene::Node::geometry_transform`] (3DS pivot and mesh matrix, FBX geometric
+//!   transform) is baked into the positions and normals (3DA has no pivot); a mirroring one
+//!   reverses the winding so front faces stay front. One surface per material per entity; a
+//!   surface is split before its stream would pass 65,535 vertices. Vertices are the distinct
+//!   (position, normal, UV 0, UV 1, colour) corners; n-gons are split by
+//!   `scene::geometry::triangulate`. Normals from `scene::geometry::corner_normals` (smoothing
+//!   groups, else the source's normals, else flat), computed in the baked frame. UV set 0 → texcoord 0 (and tangents from it where the source has none), UV set 1 → the lightmap stream,
+//!   further sets dropped.
+//! - **Index tables**: the list reordered by `meshopt::optimize_vertex_cache` (kept in source
+//!   order when that has the lower ACMR); the strip made from it by `meshopt::stripify` (no
+//!   restart index: stitched with degenerate triangles). ACMR is measured by
+//!   `meshopt::analyze_vertex_cache` for a 24-entry FIFO cache (GeForce3) before and after.
+//! - **Skinning**: a mesh whose skin's joints are all entities below index 256 is written
+//!   `ANIM_MESH_SKINNED_3DA` with a blend stream ([`blend_weights`]; unweighted vertices
+//!   bound to the mesh's own entity); vertices stay in the mesh's frame, and `bone_init_tm`
+//!   of the mesh and its joints holds their bind-time world matrices (docs/3da.md, "Skin
+//!   bind pose").
+//! - **Animation**: every entity gets position, rotation and scale tracks with ≥ 1 key. A node
+//!   whose 3DA local is its own T·R·S (no FBX pivots or pre/post rotation, inherit type RSrs
+//!   or unscaled ancestors, a written parent) keeps the source's keys where 3DA holds them
+//!   exactly: 3DS TCB → TCB 3D with the tangents the evaluator uses (lib3ds `ds`/`dd`, ease
+//!   carried, not applied), 3DS relative rotation → TCB 4D of absolute quaternions with lib3ds'
+//!   squad controls; FBX per-component translation / scale curves and other vector tracks →
+//!   LINEAR 3D when every segment is linear, else BEZIER 3D; FBX Euler rotation curves → an
+//!   EULER track of LINEAR / BEZIER 1D sub-tracks with the `m_aRotOrder` and signs that make
+//!   the seed's composition reproduce the order (`keys.rs`, through
+//!   [`crate::anim::hermite`](mod@crate::anim::hermite)). Key times scaled to the output rate must be integer frames;
+//!   keys outside the range are cut exactly. A root under the axis conversion keeps its keys
+//!   turned when the conversion is a rotation (translation and quaternion keys turned; an
+//!   EULER track only when the turn is about its outermost axis). Parts that FBX animation
+//!   layers blend ([`ChannelTarget::Layered`]) have no key form and are resampled ("animation
+//!   layers blended"). Everything else is
+//!   **resampled** into LINEAR tracks — at every integer frame, or, past
+//!   [`RESAMPLE_BUDGET`] samples, at the source's key frames and an even grid (warned) — and
+//!   only those entities' local transforms are sampled per frame. [`ExportReport::tracks`]
+//!   says per entity what was kept and what was resampled and why.
+//! - **Bounds**: entity bounds over its baked positions (local space); the file's over every
+//!   entity's vertices at the first frame of the range.
+
+use glam::{DMat3, DMat4, DQuat, DVec3};
+
+use self::geometry::Totals;
+use self::materials::Materials;
+use self::names::Entities;
+pub use self::skin::blend_weights;
+use self::skin::BindPoses;
+use self::tracks::Frames;
+pub use super::keys::RESAMPLE_BUDGET;
+use super::layout::{entity_type, Extents};
+use super::model::{Entity, File};
+use super::{layout, Error};
+use crate::scene::{AxisSystem, NodeId, NodeKind, Scene};
+
+mod geometry;
+mod keyed;
+mod materials;
+mod names;
+mod resample;
+mod skin;
+mod tracks;
+
+/// Largest stream a surface may have: indices are `u16`.
+pub const MAX_SURFACE_VERTICES: usize = 65_535;
+
+/// The vertex cache size the ACMR figures assume (GeForce3, the seed's target).
+pub const CACHE_SIZE: u32 = 24;
+
+/// What the exporter is asked to do. Non-exhaustive: start from [`Default`] and set the
+/// fields (`let mut o = ExportOptions::default(); o.fps = Some(30.0);`).
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct ExportOptions {
+    /// Which of [`Scene::animations`] to write (default 0; `None`: the rest pose only).
+    pub animation: Option<usize>,
+    /// Build the AABB-tree collision maps (default `true`).
+    pub collision_map: bool,
+    /// The frame rate of the written key frames (3DA frames are integers and the file stores
+    /// no rate). `None`: the animation's own rate. Source key times are scaled by
+    /// `fps / Animation::fps`; keys that do not land on integer frames are resampled.
+    pub fps: Option<f64>,
+    /// The axes the file is written in (default [`Axes::Max`]; docs/3da.md, "Axes").
+    pub axes: Axes,
+    /// The model name the material scripts are prefixed with (docs/3da.md, "Material
+    /// scripts"): [`save`] uses the `.3da`'s file stem when this is `None`; [`export`] alone
+    /// writes unprefixed names when it is `None`.
+    pub model: Option<String>,
+    /// The source the scene was read from, recorded in each script's provenance comment so a
+    /// later run can tell its own scripts from another source's ([`crate::output`]).
+    /// `None`: [`save`] records the `.3da`'s own path.
+    pub source: Option<String>,
+    /// [`save`] copies the texture images the scripts name beside the `.3da` (and writes
+    /// embedded ones out as files); default `true`.
+    pub copy_textures: bool,
+}
+
+impl Default for ExportOptions {
+    fn default() -> Self {
+        ExportOptions {
+            animation: Some(0),
+            collision_map: true,
+            fps: None,
+            axes: Axes::Max,
+            model: None,
+            source: None,
+            copy_textures: true,
+        }
+    }
+}
+
+/// The coordinate system of a written 3DA file (docs/3da.md, "Axes").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Axes {
+    /// 3ds Max's: right-handed, +Z up, −Y front ([`AxisSystem::Z_UP_RIGHT_HANDED`]), the
+    /// system the seed's Max exporter wrote. A source in other axes is rotated into it at the
+    /// root (root entities' tracks; the geometry stays in its nodes' frames). Lengths keep the
+    /// source's unit.
+    #[default]
+    Max,
+    /// The source's own axes, unconverted.
+    Source,
+}
+
+/// What the exporter did, for the caller (the CLI prints it).
+#[derive(Debug, Clone, Default)]
+pub struct ExportReport {
+    /// What went into the file as it was (nodes → entities, materials).
+    pub converted: Vec<String>,
+    /// What was folded into something else (geometry transforms into vertices, dropped
+    /// parents into a child's track).
+    pub baked: Vec<String>,
+    /// Entities whose tracks hold the source's keys, one line each: which tracks, as which
+    /// 3DA kind (LINEAR, BEZIER, TCB, EULER) and how many keys.
+    pub kept: Vec<String>,
+    /// Tracks resampled, one line per entity: which, why, and at which frames.
+    pub resampled: Vec<String>,
+    /// Entities (file order) with a resampled track that changes: they match the source at
+    /// the resampled frames only (every integer frame, unless [`RESAMPLE_BUDGET`] was passed,
+    /// which `warnings` says); every other entity's tracks hold the source's keys and match at
+    /// any time.
+    pub resampled_entities: Vec<usize>,
+    /// How each entity's position, rotation and scale were written, in file order.
+    pub tracks: Vec<EntityTracks>,
+    /// What 3DA cannot hold and was left out (cameras, lights, morphs, extra UV sets …).
+    pub dropped: Vec<String>,
+    /// Other remarks (shortened names, surfaces split …).
+    pub warnings: Vec<String>,
+    /// The source node of every entity, in file order.
+    pub entity_nodes: Vec<NodeId>,
+    /// Triangles in all lists.
+    pub triangles: usize,
+    /// Average cache miss ratio (transformed vertices per triangle, 24-entry FIFO) of the
+    /// lists before and after `optimize_vertex_cache`, over all surfaces.
+    pub acmr_before: f64,
+    /// See [`ExportReport::acmr_before`].
+    pub acmr_after: f64,
+}
+
+impl std::fmt::Display for ExportReport {
+    /// One line per item, grouped under `converted:`, `baked:`, `kept:`, `resampled:`, `dropped:` and
+    /// `warnings:` (empty groups left out), then the triangle count and ACMR figures — what
+    /// `keyscene convert … out.3da` prints.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for (title, items) in [
+            ("converted", &self.converted),
+            ("baked", &self.baked),
+            ("kept", &self.kept),
+            ("resampled", &self.resampled),
+            ("dropped", &self.dropped),
+            ("warnings", &self.warnings),
+        ] {
+            if !items.is_empty() {
+                writeln!(f, "{title}:")?;
+                for i in items {
+                    writeln!(f, "  {i}")?;
+                }
+            }
+        }
+        write!(
+            f,
+            "{} triangles; ACMR (24-entry FIFO) {:.3} before, {:.3} after optimize_vertex_cache",
+            self.triangles, self.acmr_before, self.acmr_after
+        )
+    }
+}
+
+/// How one entity's tracks were written ([`ExportReport::tracks`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct EntityTracks {
+    /// The entity's name as written.
+    pub name: String,
+    /// The source node.
+    pub node: NodeId,
+    /// The position track.
+    pub position: TrackSource,
+    /// The rotation track.
+    pub rotation: TrackSource,
+    /// The scale track.
+    pub scale: TrackSource,
+}
+
+/// Where a written track's keys came from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TrackSource {
+    /// The node has no curve for this part: one key of its rest value (turned into the file's
+    /// axes for a root).
+    Rest,
+    /// The source's keys, as the 3DA track described (kind and keys, e.g. `BEZIER 3D, 12
+    /// keys` or `EULER m_aRotOrder [0, 1, 2] (Z LINEAR 2, Y LINEAR 1, X BEZIER 5)`): the
+    /// file's curve is the source's at any time within the range.
+    Kept(String),
+    /// Sampled from the evaluated scene into a LINEAR track.
+    Resampled {
+        /// Why the source's keys could not be kept.
+        why: String,
+        /// Sampled at every integer frame of the range; `false`: at the source's key frames
+        /// and an even grid ([`RESAMPLE_BUDGET`]).
+        every_frame: bool,
+    },
+}
+
+impl TrackSource {
+    /// Whether the source's keys were kept.
+    pub fn is_kept(&self) -> bool {
+        matches!(self, TrackSource::Kept(_))
+    }
+}
+
+/// A material script written beside the `.3da` (syntax in `docs/3da.md`, "Material scripts").
+#[derive(Debug, Clone, PartialEq)]
+pub struct MaterialScript {
+    /// The file name, also the material table's `name` (e.g. `stone.mat`).
+    pub file_name: String,
+    /// The script text.
+    pub text: String,
+}
+
+/// Converts `scene` to a 3DA file and its material scripts. Fails only when the result cannot
+/// be written (more than 255 entities referenced as bones, counts past the format's fields).
+///
+/// The passes, in order (each a module of `three_da/export/`): entities and names
+/// (`names`), the written frames (`tracks`), the axes of the file's root, the entities with
+/// their surfaces (`geometry`, `skin`, `materials`) and tracks (`tracks`, `keyed`,
+/// `resample`), the file's bounds, the material table and scripts, and the collision map.
+pub fn export(
+    scene: &Scene,
+    opts: &ExportOptions,
+) -> Result<(File, Vec<MaterialScript>, ExportReport), Error> {
+    let mut report = ExportReport::default();
+    let ents = names::entities(scene, &mut report)?;
+    let mut mats = Materials::new(scene);
+    let anim = opts.animation.and_then(|a| scene.animations.get(a));
+    let frames = tracks::frames(anim, opts.fps, &mut report);
+    let space = root_space(scene, opts.axes, &mut report);
+    geometry::report_geometry_caches(scene, &mut report);
+    let cx = Context { scene, anim, anim_index: anim.and(opts.animation), ents, frames, space };
+    let (entities, totals) = entities(&cx, &mut mats, &mut report);
+    let bounds = file_bounds(&cx, &entities, &totals.vertices);
+    let textures = crate::output::TexturePlan::new(scene);
+    let (materials, scripts) =
+        mats.finish(opts.model.as_deref(), opts.source.as_deref(), &textures, &mut report);
+    report.triangles = totals.triangles;
+    if totals.triangles > 0 {
+        report.acmr_before = totals.acmr_before / totals.triangles as f64;
+        report.acmr_after = totals.acmr_after / totals.triangles as f64;
+    }
+    let mut file = assemble(cx.frames.hi, bounds, materials, entities)?;
+    if opts.collision_map {
+        file.colmap =
+            Some(super::colmap::build_for_file(&file, cx.frames.lo as f64, &mut report.warnings));
+    } else {
+        file.colmap_id = layout::colmap_type::UNKNOWN;
+    }
+    Ok((file, scripts, report))
+}
+
+/// What the passes after the first few read: the scene, the written animation, the
+/// entities, the written frames and the file's root space.
+struct Context<'a> {
+    scene: &'a Scene,
+    /// The animation written (`None`: the rest pose only).
+    anim: Option<&'a crate::anim::Animation>,
+    /// Its index in [`Scene::animations`].
+    anim_index: Option<usize>,
+    ents: Entities,
+    frames: Frames,
+    space: RootSpace,
+}
+
+impl Context<'_> {
+    /// World matrices of every scene node in the file's root space at output frame `f`.
+    fn world_at(&self, f: i64) -> Vec<DMat4> {
+        let time = crate::anim::Time::Frame(f as f64 / self.frames.range.rate);
+        let mut w = self.scene.evaluate(self.anim_index, time).world;
+        if self.space.convert {
+            w.iter_mut().for_each(|m| *m = self.space.to_file * *m);
+        }
+        w
+    }
+}
+
+/// The file's root space: the source's world re-expressed in the written axes
+/// ([`ExportOptions::axes`]).
+struct RootSpace {
+    /// Source world → file root space.
+    to_file: DMat4,
+    /// Whether `to_file` is not the identity: root entities then take `to_file · local`.
+    convert: bool,
+    /// The conversion as a turn when it is one (no mirror, scale or shift): root entities
+    /// then keep their keys, turned.
+    turn: Option<DQuat>,
+}
+
+/// The root space for `axes`, reporting the conversion (and a mirroring one).
+fn root_space(scene: &Scene, axes: Axes, report: &mut ExportReport) -> RootSpace {
+    let to_file = match axes {
+        Axes::Max => scene.axis_unit_conversion(AxisSystem::Z_UP_RIGHT_HANDED, None),
+        Axes::Source => DMat4::IDENTITY,
+    };
+    let convert = !to_file.abs_diff_eq(DMat4::IDENTITY, 1e-12);
+    let turn = convert.then(|| pure_rotation(to_file)).flatten();
+    if convert {
+        report.baked.push(format!(
+            "axes: {} → 3ds Max's (+Z up, -Y front, right-handed), into the root entities' tracks",
+            scene.meta.axes
+        ));
+        if to_file.determinant() < 0.0 {
+            report.warnings.push(
+                "the source is left-handed: the axis conversion mirrors, so root entities get a negative scale".into(),
+            );
+        }
+    }
+    RootSpace { to_file, convert, turn }
+}
+
+/// The node's rotation matrix when `m` is a pure rotation (orthonormal, determinant +1, no
+/// translation).
+fn pure_rotation(m: DMat4) -> Option<DQuat> {
+    let r = DMat3::from_mat4(m);
+    let ok = m.w_axis.abs_diff_eq(glam::DVec4::W, 1e-12)
+        && (r * r.transpose()).abs_diff_eq(DMat3::IDENTITY, 1e-12)
+        && r.determinant() > 0.0;
+    ok.then(|| DQuat::from_mat3(&r).normalize())
+}
+
+/// Every entity, in file order, with its surfaces and tracks; the bind poses of skins go
+/// into `bone_init_tm` ([`skin::bind_poses`], chosen at the first written frame). Fills in
+/// the report's per-entity lists ([`ExportReport::tracks`], `entity_nodes`).
+fn entities(
+    cx: &Context,
+    mats: &mut Materials,
+    report: &mut ExportReport,
+) -> (Vec<Entity>, Totals) {
+    let ents = &cx.ents;
+    let first_world = cx.world_at(cx.frames.lo);
+    let bind = skin::bind_poses(
+        cx.scene,
+        &ents.nodes,
+        &ents.slot_of,
+        &ents.file_index,
+        &first_world,
+        &ents.names,
+        report,
+    );
+    let n = ents.nodes.len();
+    let mut entities: Vec<Option<Entity>> = vec![None; n];
+    let mut sources: Vec<Option<EntityTracks>> = vec![None; n];
+    let mut needs = Vec::new();
+    let mut totals = Totals::default();
+    let pivots_animated = tracks::pivots_animated(cx.scene, cx.anim);
+    for k in 0..n {
+        let mut e = entity(cx, k, &bind, mats, &mut totals, report);
+        let (t, need) = tracks::plan(cx, k, &pivots_animated, &mut e, report);
+        needs.extend(need);
+        sources[ents.file_index[k]] = Some(t);
+        entities[ents.file_index[k]] = Some(e);
+    }
+    resample::resample(cx, &needs, &mut entities, &mut sources, report);
+    tracks::report_kept(&sources, report);
+    report.tracks = sources.into_iter().map(|t| t.expect("every slot filled")).collect();
+    let entities: Vec<Entity> =
+        entities.into_iter().map(|e| e.expect("every slot filled")).collect();
+    report.entity_nodes = ents.order.iter().map(|&k| ents.nodes[k]).collect();
+    (entities, totals)
+}
+
+/// The entity of slot `k` without its tracks: type, name, `bone_init_tm`, parent and child
+/// count, and for a mesh its surfaces and bounds ([`geometry::mesh_entity`]).
+fn entity(
+    cx: &Context,
+    k: usize,
+    bind: &BindPoses,
+    mats: &mut Materials,
+    totals: &mut Totals,
+    report: &mut ExportReport,
+) -> Entity {
+    let (scene, ents) = (cx.scene, &cx.ents);
+    let id = ents.nodes[k];
+    let node = &scene.nodes[id];
+    let type_id = match node.kind {
+        NodeKind::Mesh => entity_type::MESH,
+        NodeKind::Bone => entity_type::BONE,
+        _ => entity_type::HELPER,
+    };
+    let mut e = Entity::new(type_id, &ents.names[k]);
+    if let Some(tm) = bind.init_tm.get(&k) {
+        e.bone_init_tm = tm.to_cols_array().map(|x| x as f32);
+    }
+    e.parent_idx = ents.parents[k].map_or(layout::NO_PARENT, |p| ents.file_index[p] as u16);
+    e.num_children = ents.parents.iter().filter(|&&p| p == Some(k)).count() as u16;
+    if let (NodeKind::Mesh, Some(m)) = (&node.kind, node.mesh) {
+        geometry::mesh_entity(scene, ents, (k, m), bind, mats, totals, &mut e, report);
+    } else {
+        if matches!(node.kind, NodeKind::Mesh) {
+            report.warnings.push(format!(
+                "{:?}: mesh node without a mesh, written as a helper",
+                ents.names[k]
+            ));
+            e.type_id = entity_type::HELPER;
+        }
+        report.converted.push(format!(
+            "node {id} {:?} → {} entity {:?}",
+            node.name,
+            node.kind.name(),
+            ents.names[k]
+        ));
+    }
+    e
+}
+
+/// The file's bounds at the first frame: every mesh entity's baked `vertices` (slot,
+/// points) through the entities' exported local matrices composed.
+fn file_bounds(cx: &Context, entities: &[Entity], vertices: &[(usize, Vec<DVec3>)]) -> Extents {
+    let (ents, lo) = (&cx.ents, cx.frames.lo as f64);
+    let mut world_k = vec![DMat4::IDENTITY; ents.nodes.len()];
+    for &k in &ents.order {
+        let e = &entities[ents.file_index[k]];
+        let t = e.position.as_ref().and_then(|t| t.sample(lo)).unwrap_or(DVec3::ZERO);
+        let r = e.rotation.as_ref().and_then(|t| t.sample(lo)).unwrap_or(DQuat::IDENTITY);
+        let s = e.scale.as_ref().and_then(|t| t.sample(lo)).unwrap_or(DVec3::ONE);
+        let l = DMat4::from_scale_rotation_translation(s, r, t);
+        world_k[k] = ents.parents[k].map_or(l, |p| world_k[p] * l);
+    }
+    geometry::bounds(
+        vertices
+            .iter()
+            .flat_map(|(k, pts)| pts.iter().map(|&p| world_k[*k].transform_point3(p).to_array())),
+    )
+}
+
+/// The file record: frames `0..=hi`, the face and vertex counts of the surfaces (errors when
+/// they pass an `i32`), an AABB-tree collision map id (the block is added by the caller).
+fn assemble(
+    hi: i64,
+    bounds: Extents,
+    materials: Vec<layout::Material>,
+    entities: Vec<Entity>,
+) -> Result<File, Error> {
+    let num_faces: usize =
+        entities.iter().flat_map(|e| &e.surfaces).map(|s| s.tri_list.len() / 3).sum();
+    let num_vertices: usize =
+        entities.iter().flat_map(|e| &e.surfaces).map(|s| s.s_size as usize).sum();
+    Ok(File {
+        frames: (hi + 1) as u32,
+        num_faces: i32::try_from(num_faces).map_err(|_| Error::Invalid("too many faces".into()))?,
+        num_vertices: i32::try_from(num_vertices)
+            .map_err(|_| Error::Invalid("too many vertices".into()))?,
+        bounds,
+        colmap_id: layout::colmap_type::AABBTREE,
+        materials,
+        entities,
+        ..File::default()
+    })
+}
+
+fn f3(v: DVec3) -> [f32; 3] {
+    v.as_vec3().to_array()
+}
+
+/// Writes `scene` as `path` (a `.3da`), one `<model>_<material>.mat` script per material
+/// beside it (names in docs/3da.md, "Material scripts") and, with
+/// [`ExportOptions::copy_textures`], the texture images the scripts name. Everything is encoded
+/// in memory first; each file is then written atomically ([`crate::write_atomically`]), the
+/// scripts and images before the model, and if any write fails the files this call created are
+/// removed again, so a failure leaves no partial output. Images that could not be found are
+/// the report's warnings.
+///
+/// Errors: [`crate::Error::OutputCollision`] when a script or image would replace a different
+/// file written from another source ([`crate::output`]); nothing is written then.
+pub fn save(
+    scene: &Scene,
+    path: &std::path::Path,
+    opts: &ExportOptions,
+) -> Result<ExportReport, crate::Error> {
+    let mut opts = opts.clone();
+    if opts.model.is_none() {
+        opts.model = path.file_stem().map(|s| s.to_string_lossy().into_owned());
+    }
+    let source = opts.source.clone().unwrap_or_else(|| crate::output::source_name(path));
+    opts.source = Some(source.clone());
+    let (file, scripts, mut report) = export(scene, &opts)?;
+    let bytes = super::write(&file)?;
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => std::path::PathBuf::from("."),
+    };
+    let mut companions: Vec<crate::output::Companion> = scripts
+        .iter()
+        .map(|s| crate::output::Companion {
+            path: dir.join(&s.file_name),
+            bytes: s.text.as_bytes().into(),
+            what: format!("the material script {}", s.file_name),
+        })
+        .collect();
+    if opts.copy_textures {
+        let (images, warnings) = crate::output::TexturePlan::new(scene).companions(&dir);
+        companions.extend(images);
+        report.warnings.extend(warnings);
+    }
+    let created = crate::output::write_companions(&companions, &source)?;
+    let r = crate::write_atomically(path, |w| {
+        w.write_all(&bytes).map_err(|source| crate::Error::Io { path: path.into(), source })
+    });
+    if let Err(e) = r {
+        for p in created {
+            let _ = std::fs::remove_file(p);
+        }
+        return Err(e);
+    }
+    Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::anim::{ChannelTarget, Interpolation, Track};
+    use crate::scene::{Mesh, Node};
+
+    pub(super) fn triangle_scene() -> Scene {
+        use crate::scene::{Camera, FovAxis, Material};
+        let mut s = Scene::default();
+        s.meta.axes = AxisSystem::Z_UP_RIGHT_HANDED;
+        s.materials.push(Material { name: "Red Stone".into(), ..Material::default() });
+        s.meshes.push(Mesh {
+            name: "tri".into(),
+            positions: vec![DVec3::ZERO, DVec3::X, DVec3::Y],
+            polygon_starts: vec![0, 3],
+            corner_vertices: vec![0, 1, 2],
+            material_slots: vec![Some(0)],
+            ..Mesh::default()
+        });
+        let mut n = Node::new("tri", NodeKind::Mesh);
+        n.mesh = Some(0);
+        n.set_geometry_transform(DMat4::from_translation(DVec3::new(0.0, 0.0, 5.0)));
+        s.nodes.push(n);
+        s.attach(0, None);
+        s.cameras.push(Camera {
+            name: "cam".into(),
+            target: None,
+            fov_degrees: 45.0,
+            fov_axis: FovAxis::Horizontal,
+            roll_degrees: 0.0,
+            near: None,
+            far: None,
+            aspect: None,
+        });
+        s.nodes.push(Node::new("cam", NodeKind::Camera(0)));
+        s.attach(1, None);
+        s
+    }
+
+    #[test]
+    fn save_writes_the_model_and_its_material_scripts() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("x.3da");
+        let report = save(&triangle_scene(), &out, &ExportOptions::default()).unwrap();
+        assert_eq!(report.dropped.len(), 1, "{:?}", report.dropped);
+        let text = report.to_string();
+        assert!(text.contains("dropped:\n  node 1 \"cam\" (camera)"), "{text}");
+        assert!(report.baked.iter().any(|b| b.contains("geometry transform")));
+        let bytes = std::fs::read(&out).unwrap();
+        assert!(!super::super::check(&bytes).has_errors());
+        let script = std::fs::read_to_string(dir.path().join("x_Red_Stone.mat")).unwrap();
+        assert!(script.contains("Diffuse( \"0.8 0.8 0.8 1\" ) // RGBA 0-1"), "{script}");
+        let (scene, _) = crate::load(&out).unwrap();
+        assert_eq!(scene.nodes.len(), 1);
+        let pose = scene.evaluate(Some(0), crate::anim::Time::Frame(0.0));
+        let z: Vec<f64> = pose.world_positions(&scene, 0).iter().map(|p| p.z).collect();
+        assert_eq!(z, vec![5.0; 3]);
+    }
+
+    #[test]
+    fn collision_hull_gets_its_own_tree_and_stays_out_of_the_first() {
+        let mut s = triangle_scene();
+        s.meshes.push(Mesh {
+            name: "hull".into(),
+            positions: vec![DVec3::ZERO, DVec3::X, DVec3::Z],
+            polygon_starts: vec![0, 3],
+            corner_vertices: vec![0, 1, 2],
+            ..Mesh::default()
+        });
+        let mut n = Node::new(super::super::layout::COLLISION_HULL, NodeKind::Mesh);
+        n.mesh = Some(1);
+        s.nodes.push(n);
+        s.attach(2, None);
+        let (file, _, _) = export(&s, &ExportOptions::default()).unwrap();
+        let map = super::super::colmap::Colmap::parse(file.colmap.as_ref().unwrap()).unwrap();
+        assert_eq!(map.trees.len(), 2);
+        let hull = file
+            .entities
+            .iter()
+            .position(|e| super::super::layout::name_str(&e.name) == "CollisionHull_0")
+            .unwrap();
+        assert_eq!(map.trees[0].kind, super::super::colmap::KIND_ALL);
+        assert!(map.trees[0].triangles.iter().all(|t| t[3] as usize != hull));
+        assert_eq!(map.trees[1].kind, super::super::colmap::KIND_HULL);
+        assert_eq!(map.trees[1].triangles.len(), 1);
+        assert_eq!(map.trees[1].triangles[0][3] as usize, hull);
+        // A ray down the hull's plane normal (−Y) hits it at y = 0 from y = 3.
+        let hit =
+            map.trees[1].ray(glam::Vec3::new(0.2, 3.0, 0.2), glam::Vec3::NEG_Y, f32::INFINITY);
+        assert_eq!(hit.map(|h| h.0), Some(3.0));
+    }
+
+    #[test]
+    fn failed_save_leaves_no_partial_output() {
+        let dir = tempfile::tempdir().unwrap();
+        // The model's path is a non-empty folder: renaming over it fails after the script
+        // was written, and the script must be removed again.
+        let out = dir.path().join("x.3da");
+        std::fs::create_dir(&out).unwrap();
+        std::fs::write(out.join("keep"), b"").unwrap();
+        assert!(save(&triangle_scene(), &out, &ExportOptions::default()).is_err());
+        let names: Vec<_> =
+            std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(names, vec![std::ffi::OsString::from("x.3da")]);
+    }
+
+    pub(super) fn mesh_scene(mesh: Mesh, g: DMat4) -> Scene {
+        let mut s = Scene::default();
+        s.meshes.push(mesh);
+        let mut n = Node::new("m", NodeKind::Mesh);
+        n.mesh = Some(0);
+        n.set_geometry_transform(g);
+        s.nodes.push(n);
+        s.attach(0, None);
+        s
+    }
+
+    /// A null node with the given channels over `frame_range`, in `axes`.
+    pub(super) fn animated_null(
+        axes: AxisSystem,
+        frame_range: (f64, f64),
+        channels: Vec<ChannelTarget>,
+    ) -> Scene {
+        use crate::anim::{Animation, Channel};
+        let mut s = Scene::default();
+        s.meta.axes = axes;
+        s.nodes.push(Node::new("n", NodeKind::Null));
+        s.attach(0, None);
+        s.animations.push(Animation {
+            name: String::new(),
+            fps: 30.0,
+            frame_range,
+            channels: channels.into_iter().map(|target| Channel { node: 0, target }).collect(),
+        });
+        s
+    }
+
+    pub(super) fn scalar(keys: &[(f64, f64)], interpolation: Interpolation<f64>) -> Track<f64> {
+        use crate::anim::Key;
+        Track::new(
+            keys.iter()
+                .map(|&(frame, value)| Key { frame, value, interpolation: interpolation.clone() })
+                .collect(),
+        )
+    }
+}

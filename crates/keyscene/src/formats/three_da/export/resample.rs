@@ -1,0 +1,268 @@
+//! Resampled tracks (docs/3da.md, "Exporter", Tracks): the parts [`plan`](super::tracks::plan)
+//! could not keep, sampled from the evaluated scene into LINEAR tracks at every integer frame
+//! or, past [`RESAMPLE_BUDGET`], at the source's key frames and an even grid.
+
+use glam::{DMat4, DQuat, DVec3};
+
+use super::tracks::Need;
+use super::{f3, Context, EntityTracks, ExportReport, TrackSource, RESAMPLE_BUDGET};
+use crate::anim::{ChannelTarget, PartialPose, RotationTrack};
+use crate::formats::three_da::keys;
+use crate::formats::three_da::layout::LinearKey;
+use crate::formats::three_da::model::{Entity, KeyTrack, RotTrack, VecTrack};
+use crate::scene::{NodeId, Transform};
+
+/// Resamples the parts `needs` lists (docs/3da.md, "Exporter"): at every integer frame of the
+/// range, or, when that would pass [`RESAMPLE_BUDGET`] samples, at the source's key frames
+/// and an even grid (warned). Only the resampled entities' local transforms are kept per
+/// frame. Fills in the entities' tracks (indexed by file index) and the report.
+pub(super) fn resample(
+    cx: &Context,
+    needs: &[Need],
+    entities: &mut [Option<Entity>],
+    tracks: &mut [Option<EntityTracks>],
+    report: &mut ExportReport,
+) {
+    if needs.is_empty() {
+        return;
+    }
+    let fr = &cx.frames;
+    let rate = fr.range.rate;
+    let key_frames = cx
+        .anim
+        .iter()
+        .flat_map(|a| &a.channels)
+        .flat_map(|c| channel_key_frames(&c.target))
+        .map(|f| f * rate);
+    let (frames, every) = keys::resample_frames(fr.lo, fr.hi, needs.len(), key_frames);
+    if !every {
+        report.warnings.push(format!(
+            "{} frames × {} resampled entities pass the budget of {RESAMPLE_BUDGET} samples: resampled at {} frames (the source's keys and an even grid), exact there only",
+            fr.hi - fr.lo + 1,
+            needs.len(),
+            frames.len()
+        ));
+    }
+    let locals = sample_locals(cx, needs, &frames);
+    for (n, l) in needs.iter().zip(locals) {
+        let fi = cx.ents.file_index[n.k];
+        let (Some(e), Some(t)) = (entities[fi].as_mut(), tracks[fi].as_mut()) else { continue };
+        write_tracks(cx, n, &l, (&frames, every), (e, t), report, fi);
+    }
+}
+
+/// The local transform of every entity in `needs` at each of `frames` (output frames).
+///
+/// An entity no channel can move (none on its node or an ancestor:
+/// [`crate::scene::Scene::motion`]) holds one value: it is sampled once, at the first frame.
+/// Per frame only the moving entities and what they depend on (their nodes, kept parents and
+/// ancestors) are posed ([`PartialPose`]), with the values `Scene::evaluate` gives them.
+fn sample_locals(cx: &Context, needs: &[Need], frames: &[i64]) -> Vec<Vec<Transform>> {
+    let rate = cx.frames.range.rate;
+    let to_file = cx.space.convert.then_some(cx.space.to_file);
+    let moves = cx.scene.motion(cx.anim_index).unaimed;
+    let mut pose = PartialPose::new(cx.scene, cx.anim_index);
+    // World matrices in the file's root space.
+    let world = |pose: &mut PartialPose, id: NodeId| {
+        let w = pose.world(id);
+        to_file.map_or(w, |m| m * w)
+    };
+    let local_of = |n: &Need, pose: &mut PartialPose| {
+        if !n.world {
+            let mut t = pose.parts(n.id);
+            if let Some(q) = n.turn {
+                t.translation = q * t.translation;
+                t.rotation = q * t.rotation;
+            }
+            t
+        } else {
+            let pw =
+                cx.ents.parents[n.k].map_or(DMat4::IDENTITY, |p| world(pose, cx.ents.nodes[p]));
+            let (s, r, t) = (pw.inverse() * world(pose, n.id)).to_scale_rotation_translation();
+            Transform { translation: t, rotation: r, scale: s }
+        }
+    };
+    let mut locals: Vec<Vec<Transform>> =
+        needs.iter().map(|_| Vec::with_capacity(frames.len())).collect();
+    let moving = |n: &Need| moves.get(n.id).copied().unwrap_or(true);
+    if let Some(&f) = frames.first().filter(|_| needs.iter().any(|n| !moving(n))) {
+        pose.set_frame(f as f64 / rate);
+        for (n, l) in needs.iter().zip(&mut locals).filter(|(n, _)| !moving(n)) {
+            l.resize(frames.len(), local_of(n, &mut pose));
+        }
+    }
+    if needs.iter().any(moving) {
+        for &f in frames {
+            pose.set_frame(f as f64 / rate);
+            for (n, l) in needs.iter().zip(&mut locals).filter(|(n, _)| moving(n)) {
+                l.push(local_of(n, &mut pose));
+            }
+        }
+    }
+    locals
+}
+
+/// Writes the resampled parts of `n` from its sampled locals `l` into entity `e` (file index
+/// `fi`) and its report entry `t`; an entity whose tracks change (or whose node is animated)
+/// gets a line in [`ExportReport::resampled`].
+fn write_tracks(
+    cx: &Context,
+    n: &Need,
+    l: &[Transform],
+    (frames, every): (&[i64], bool),
+    (e, t): (&mut Entity, &mut EntityTracks),
+    report: &mut ExportReport,
+    fi: usize,
+) {
+    let fr = &cx.frames;
+    let mut changing = false;
+    let mut lines = Vec::new();
+    let source = |why: &str| TrackSource::Resampled { why: why.to_string(), every_frame: every };
+    if let Some(why) = &n.why[0] {
+        let v = vec_track(frames, l.iter().map(|t| t.translation));
+        changing |= v.frames().len() > 1;
+        e.position = Some(v);
+        t.position = source(why);
+        lines.push(("position", why.as_str()));
+    }
+    if let Some(why) = &n.why[1] {
+        let v = rot_track(frames, l.iter().map(|t| t.rotation));
+        changing |= v.frames().is_some_and(|f| f.len() > 1);
+        e.rotation = Some(v);
+        t.rotation = source(why);
+        lines.push(("rotation", why.as_str()));
+    }
+    if let Some(why) = &n.why[2] {
+        let v = vec_track(frames, l.iter().map(|t| t.scale));
+        changing |= v.frames().len() > 1;
+        e.scale = Some(v);
+        t.scale = source(why);
+        lines.push(("scale", why.as_str()));
+    }
+    if frames.len() > 1 && (changing || animated_node(cx.anim, n.id)) {
+        report.resampled_entities.push(fi);
+        let at = if every {
+            format!("every frame {}..={} (exact at integer frames)", fr.lo, fr.hi)
+        } else {
+            format!("{} frames of {}..={} (exact at those frames)", frames.len(), fr.lo, fr.hi)
+        };
+        report.resampled.push(format!(
+            "{:?}: {} resampled as LINEAR tracks at {at}",
+            t.name,
+            group_reasons(&lines)
+        ));
+    }
+}
+
+/// `position, rotation (why)`: parts listed with their reason, parts sharing one reason
+/// together.
+fn group_reasons(parts: &[(&str, &str)]) -> String {
+    let mut groups: Vec<(Vec<&str>, &str)> = Vec::new();
+    for &(part, why) in parts {
+        match groups.iter_mut().find(|g| g.1 == why) {
+            Some(g) => g.0.push(part),
+            None => groups.push((vec![part], why)),
+        }
+    }
+    groups.iter().map(|(p, why)| format!("{} ({why})", p.join(", "))).collect::<Vec<_>>().join(", ")
+}
+
+/// The key frames (source frames) of a channel's tracks.
+fn channel_key_frames(t: &ChannelTarget) -> Vec<f64> {
+    let frames = |k: &[crate::anim::Key<f64>]| k.iter().map(|k| k.frame).collect::<Vec<_>>();
+    match t {
+        ChannelTarget::Translation(t) | ChannelTarget::Scale(t) => {
+            t.keys.iter().map(|k| k.frame).collect()
+        }
+        ChannelTarget::TranslationXyz(c)
+        | ChannelTarget::ScaleXyz(c)
+        | ChannelTarget::Rotation(RotationTrack::Euler { xyz: c, .. }) => {
+            c.iter().flatten().flat_map(|t| frames(&t.keys)).collect()
+        }
+        ChannelTarget::Rotation(RotationTrack::Quat(t)) => t.keys.iter().map(|k| k.frame).collect(),
+        ChannelTarget::Rotation(RotationTrack::Relative(t)) => {
+            t.keys.iter().map(|k| k.frame).collect()
+        }
+        ChannelTarget::Layered(b) if b.transform_part().is_some() => b.key_frames(),
+        _ => Vec::new(),
+    }
+}
+
+/// LINEAR 3D keys at `frames` (one key when every value is the same in `f32`).
+fn vec_track(frames: &[i64], values: impl Iterator<Item = DVec3>) -> VecTrack {
+    let mut keys: Vec<LinearKey<[f32; 3]>> = frames
+        .iter()
+        .zip(values)
+        .map(|(&f, v)| LinearKey { frame: f as i32, value: f3(v) })
+        .collect();
+    if keys.iter().all(|k| k.value == keys[0].value) {
+        keys.truncate(1);
+    }
+    VecTrack::Linear(KeyTrack { current: keys[0].value, keys })
+}
+
+/// LINEAR 4D keys (x, y, z, w) at `frames`, each on the same hemisphere as the one before.
+fn rot_track(frames: &[i64], values: impl Iterator<Item = DQuat>) -> RotTrack {
+    let mut prev: Option<DQuat> = None;
+    let mut keys: Vec<LinearKey<[f32; 4]>> = frames
+        .iter()
+        .zip(values)
+        .map(|(&f, q)| {
+            let mut q = q.normalize();
+            if prev.is_some_and(|p| p.dot(q) < 0.0) {
+                q = -q;
+            }
+            prev = Some(q);
+            LinearKey { frame: f as i32, value: q.as_quat().to_array() }
+        })
+        .collect();
+    if keys.iter().all(|k| k.value == keys[0].value) {
+        keys.truncate(1);
+    }
+    RotTrack::Linear(KeyTrack { current: keys[0].value, keys })
+}
+
+fn animated_node(anim: Option<&crate::anim::Animation>, id: NodeId) -> bool {
+    anim.is_some_and(|a| a.channels.iter().any(|c| c.node == id))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::{animated_null, scalar};
+    use super::super::{export, ExportOptions};
+    use super::*;
+    use crate::anim::Interpolation;
+    use crate::scene::AxisSystem;
+
+    #[test]
+    fn resampling_a_long_range_stays_within_the_budget() {
+        // A step key (no 3DA form) over ten million frames: resampled at its keys and a grid,
+        // not at every frame, and exact at the keys.
+        let step = scalar(&[(0.0, 1.0), (5_000_001.0, 2.0)], Interpolation::Step);
+        let s = animated_null(
+            AxisSystem::Z_UP_RIGHT_HANDED,
+            (0.0, 10_000_000.0),
+            vec![ChannelTarget::TranslationXyz([Some(step), None, None])],
+        );
+        let (file, _, report) = export(&s, &ExportOptions::default()).unwrap();
+        let pos = file.entities[0].position.as_ref().unwrap();
+        let frames = pos.frames();
+        assert!(frames.len() <= RESAMPLE_BUDGET, "{}", frames.len());
+        assert!(frames.contains(&5_000_001));
+        assert_eq!(pos.sample(5_000_001.0).unwrap().x, 2.0);
+        assert_eq!(pos.sample(0.0).unwrap().x, 1.0);
+        assert!(matches!(
+            &report.tracks[0].position,
+            TrackSource::Resampled { every_frame: false, why } if why.contains("step")
+        ));
+        assert!(report.warnings.iter().any(|w| w.contains("budget")), "{:?}", report.warnings);
+    }
+
+    #[test]
+    fn constant_tracks_get_one_key() {
+        let t = vec_track(&[0, 1, 2], [DVec3::ONE; 3].into_iter());
+        assert_eq!(t.frames(), vec![0]);
+        let t = vec_track(&[0, 1, 2], [DVec3::ONE, DVec3::ZERO, DVec3::ONE].into_iter());
+        assert_eq!(t.frames(), vec![0, 1, 2]);
+    }
+}

@@ -15,7 +15,9 @@ use super::geometry::{self, Primitive};
 use super::{warning, Container, Error, ExternalImage, GltfFile, WriteOptions};
 use super::{ASSUMED_ASPECT, AXIS_ROOT_NAME, DEFAULT_ZNEAR, JOINT_ROOT_NAME};
 use crate::anim::hermite::{self, HermiteKey, Segment};
-use crate::anim::{self, ChannelTarget, PartialPose, Pose, RotationTrack, Time, THREE_DS_FPS};
+use crate::anim::{
+    self, keep, ChannelTarget, PartialPose, Pose, RotationTrack, Time, THREE_DS_FPS,
+};
 use crate::scene::{
     Axis, AxisSystem, FovAxis, LightKind, MapSlot, NodeKind, Scene, Transform, Warning,
 };
@@ -76,7 +78,7 @@ pub fn write(scene: &Scene, opts: &WriteOptions) -> Result<GltfFile, Error> {
     let rest_local = gltf_locals(scene, &rest, &rest_unaimed);
     // The nodes' glTF TRS at rest: their own parts where glTF's local is the scene's.
     let rest_channels = anim::channels_by_node(scene, anim0);
-    let direct = direct_nodes(scene);
+    let direct = own_trs_nodes(scene);
     let rest_trs: Vec<(DVec3, DQuat, DVec3)> = (0..scene.nodes.len())
         .map(|i| {
             direct[i]
@@ -278,16 +280,6 @@ pub fn save(scene: &Scene, path: &Path, opts: &WriteOptions) -> Result<Vec<Warni
 
 /// Integers below 2^24 are exact in f32: the limit for `_KEYSCENE_VERTEX` values.
 const MAX_EXACT_F32_INT: u32 = 1 << 24;
-
-/// How far before a jump (two keys on one frame) an extra sample is taken, as a fraction of
-/// the sampling step.
-const JUMP_LEAD: f64 = 1e-3;
-
-/// How close to a key (or the animation's first or last frame) a resampling grid sample may
-/// be, as a fraction of the sampling step, before it is left out: closer than this the pair
-/// adds nothing to the curve (the segment between them is shorter than any frame a player
-/// shows) and only crowds the key. Far below [`JUMP_LEAD`], so the sample before a jump stays.
-const SAMPLE_MERGE: f64 = 1e-4;
 
 /// A helper node carrying an aimed camera or light: `index` in glTF, for scene node `node`.
 struct Helper {
@@ -1133,54 +1125,14 @@ impl Out {
         let fps = if anim.fps.is_finite() && anim.fps > 0.0 { anim.fps } else { THREE_DS_FPS };
         let step =
             resample_fps.filter(|r| r.is_finite() && *r > 0.0).map(|r| fps / r).unwrap_or(1.0);
-        let start = if anim.frame_range.0.is_finite() { anim.frame_range.0.max(0.0) } else { 0.0 };
         let keys: Vec<Vec<f64>> =
-            anim.channels.iter().flat_map(|c| key_frames(&c.target)).collect();
-        let last_key =
-            keys.iter().filter_map(|k| k.last().copied()).fold(f64::NEG_INFINITY, f64::max);
-        let mut end = if anim.frame_range.1.is_finite() { anim.frame_range.1 } else { start };
-        end = end.max(last_key).max(start);
+            anim.channels.iter().flat_map(|c| keep::key_frames(&c.target)).collect();
+        let (start, end) = keep::written_range(anim.frame_range, &keys);
         // The sampling grid runs from the animation's first frame (keys before frame 0 keep
-        // their phase), from `start` on; every key in range is a sample too, so linear curves
-        // come out exact.
+        // their phase), from `start` on.
         let anchor =
             if anim.frame_range.0.is_finite() { anim.frame_range.0.min(start) } else { start };
-        let mut grid = Vec::new();
-        let mut k = ((start - anchor) / step).ceil().max(0.0) as u64;
-        loop {
-            let f = anchor + k as f64 * step;
-            if f >= end - 1e-9 * step || grid.len() >= 10_000_000 {
-                break;
-            }
-            grid.push(f);
-            k += 1;
-        }
-        let mut frames = vec![start, end];
-        for k in &keys {
-            frames.extend(k.iter().copied().filter(|&f| f >= start && f <= end));
-        }
-        // Samples never crowd a key: a grid sample closer than `SAMPLE_MERGE` steps to a key
-        // (or the first or last frame) is left out, the key kept (keys at frames 0.99999 and
-        // 359.00001 get no samples at 1 and 359 a microsecond away).
-        frames.sort_by(f64::total_cmp);
-        let merge = SAMPLE_MERGE * step;
-        grid.retain(|&f| {
-            let i = frames.partition_point(|&k| k < f);
-            let near = |j: usize| frames.get(j).is_some_and(|&k| k != f && (k - f).abs() < merge);
-            !(near(i) || (i > 0 && near(i - 1)))
-        });
-        frames.extend(grid);
-        // Two keys on one frame make the curve jump there: sample just before the jump too, so
-        // the linear segment leading to it stays on the curve.
-        let before = JUMP_LEAD * step;
-        for k in &keys {
-            for w in k.windows(2).filter(|w| w[0] == w[1]) {
-                if w[0] - before > start && w[0] <= end {
-                    frames.push(w[0] - before);
-                }
-            }
-        }
-        frames.sort_by(f64::total_cmp);
+        let frames = keep::sample_frames((start, end), anchor, step, &keys);
         let mut times: Vec<f32> = Vec::with_capacity(frames.len());
         let mut kept = Vec::with_capacity(frames.len());
         for f in frames {
@@ -1193,7 +1145,7 @@ impl Out {
         // Targets: every scene node, then every aim helper.
         let targets = scene.nodes.len() + helpers.len();
         let node_channels = anim::channels_by_node(scene, Some(a));
-        let direct = direct_nodes(scene);
+        let direct = own_trs_nodes(scene);
         // Samples are taken per target, not per scene: a node whose glTF TRS is its own
         // (`direct`) is sampled from its own channels alone ([`node_samples`]); only the other
         // nodes, the aim helpers and the morph weights need the evaluated scene at each frame.
@@ -1526,28 +1478,11 @@ struct Keyed<const N: usize> {
 }
 
 /// Per scene node: is its glTF local matrix its own `T·R·S` ([`gltf_locals`] leaves it as the
-/// pose's local matrix, and that is `T·R·S` of the parts)? Yes when it has no FBX pivots or
-/// pre/post-rotation, none animated in any animation either
-/// ([`ChannelTarget::drives_pivots`]), and it is a root or has inherit type `RSrs`. Such nodes'
-/// glTF translation, rotation and scale are the source's parts, so their channels can be
-/// written from the source keys.
-fn direct_nodes(scene: &Scene) -> Vec<bool> {
-    let mut direct: Vec<bool> = scene
-        .nodes
-        .iter()
-        .map(|n| {
-            n.pivots.is_none()
-                && (n.parent.is_none() || n.inherit == crate::scene::InheritType::RSrs)
-        })
-        .collect();
-    for c in scene.animations.iter().flat_map(|a| &a.channels) {
-        if c.target.drives_pivots() {
-            if let Some(d) = direct.get_mut(c.node) {
-                *d = false;
-            }
-        }
-    }
-    direct
+/// pose's local matrix, and that is `T·R·S` of the parts)? [`keep::own_trs_nodes`] over every
+/// animation (the rest pose is shared by all of them): such nodes' glTF translation, rotation
+/// and scale are the source's parts, so their channels can be written from the source keys.
+fn own_trs_nodes(scene: &Scene) -> Vec<bool> {
+    keep::own_trs_nodes(scene, scene.animations.iter().flat_map(|a| &a.channels))
 }
 
 /// A node's translation (`scale` false) or scale curve from its channels as a glTF sampler
@@ -1562,33 +1497,12 @@ fn keyed_vec3(
     fps: f64,
 ) -> Option<Keyed<3>> {
     let (lo, hi) = range;
-    let mut found = None;
-    for c in channels {
-        let hit = match (c, scale) {
-            (ChannelTarget::Translation(t), false) | (ChannelTarget::Scale(t), true) => {
-                Some((Some(t), None))
-            }
-            (ChannelTarget::TranslationXyz(x), false) | (ChannelTarget::ScaleXyz(x), true) => {
-                Some((None, Some(x)))
-            }
-            // Layers blended at the asked time have no key form: resampled.
-            (ChannelTarget::Layered(b), _)
-                if b.transform_part() == Some(if scale { 2 } else { 0 }) =>
-            {
-                return None
-            }
-            _ => None,
-        };
-        if hit.is_some() {
-            if found.is_some() {
-                return None;
-            }
-            found = hit;
+    let part = if scale { keep::Part::Scale } else { keep::Part::Translation };
+    let keys = match keep::part_channel(channels, part).ok()?? {
+        ChannelTarget::Translation(t) | ChannelTarget::Scale(t) => {
+            hermite::cover(t, hermite::hermite_keys(t)?, lo, hi)?
         }
-    }
-    let keys = match found? {
-        (Some(t), _) => hermite::cover(t, hermite::hermite_keys(t)?, lo, hi)?,
-        (None, Some(xyz)) => {
+        ChannelTarget::TranslationXyz(xyz) | ChannelTarget::ScaleXyz(xyz) => {
             let mut parts: [Option<Vec<HermiteKey<f64>>>; 3] = [None, None, None];
             for (part, t) in parts.iter_mut().zip(xyz) {
                 let Some(t) = t.as_ref().filter(|t| !t.keys.is_empty()) else { continue };
@@ -1599,7 +1513,7 @@ fn keyed_vec3(
                 rest,
             )?
         }
-        (None, None) => return None,
+        _ => return None,
     };
     let mut keys = hermite::clip(&keys, lo, f64::INFINITY);
     // A held last key is repeated at the animation's end, so that clients that take a clip's
@@ -1675,21 +1589,11 @@ fn keyed_vec3(
 /// tracks: `None` (resampled).
 fn keyed_rotation(channels: &[&ChannelTarget], range: (f64, f64), fps: f64) -> Option<Keyed<4>> {
     use crate::anim::{Extrapolation, Interpolation as Kind};
-    let mut found = None;
-    for c in channels {
-        if let ChannelTarget::Rotation(r) = c {
-            if found.is_some() {
-                return None;
-            }
-            found = Some(r);
-        }
-        if let ChannelTarget::Layered(b) = c {
-            if b.transform_part() == Some(1) {
-                return None;
-            }
-        }
-    }
-    let RotationTrack::Quat(track) = found? else { return None };
+    let Some(ChannelTarget::Rotation(RotationTrack::Quat(track))) =
+        keep::part_channel(channels, keep::Part::Rotation).ok()?
+    else {
+        return None;
+    };
     let keys = &track.keys;
     if keys.is_empty()
         || keys
@@ -1764,37 +1668,6 @@ fn key_times(frames: impl Iterator<Item = f64>, fps: f64) -> Option<Vec<f32>> {
         out.push(t);
     }
     Some(out)
-}
-
-/// The key frames of a channel's tracks, one list per track in key order (a channel animated
-/// per component has up to three).
-fn key_frames(target: &ChannelTarget) -> Vec<Vec<f64>> {
-    use crate::anim::{RotationTrack, Track};
-    fn frames<T>(t: &Track<T>) -> Vec<f64> {
-        t.keys.iter().map(|k| k.frame).filter(|f| f.is_finite()).collect()
-    }
-    fn each(tracks: &[Option<Track<f64>>; 3]) -> Vec<Vec<f64>> {
-        tracks.iter().flatten().map(frames).collect()
-    }
-    match target {
-        ChannelTarget::Translation(t) | ChannelTarget::Scale(t) | ChannelTarget::Color(t) => {
-            vec![frames(t)]
-        }
-        ChannelTarget::Rotation(RotationTrack::Quat(t)) => vec![frames(t)],
-        ChannelTarget::Rotation(RotationTrack::Relative(t)) => vec![frames(t)],
-        ChannelTarget::Rotation(RotationTrack::Euler { xyz, .. }) => each(xyz),
-        ChannelTarget::TranslationXyz(c) | ChannelTarget::ScaleXyz(c) => each(c),
-        ChannelTarget::Hidden(t) => vec![frames(t)],
-        ChannelTarget::Morph(t) => vec![frames(t)],
-        ChannelTarget::Fov(t)
-        | ChannelTarget::Roll(t)
-        | ChannelTarget::Hotspot(t)
-        | ChannelTarget::Falloff(t) => {
-            vec![frames(t)]
-        }
-        ChannelTarget::Property { track, .. } => vec![frames(track)],
-        ChannelTarget::Layered(b) => b.tracks().map(frames).collect(),
-    }
 }
 
 /// Every node's world matrix *without* camera/light aiming ([`Scene::compose_world`] of the
@@ -1878,7 +1751,7 @@ fn partial_local(scene: &Scene, pose: &mut PartialPose, helpers: &[Helper], k: u
     }
 }
 
-/// The samples at `frames` of a node whose glTF TRS is its own ([`direct_nodes`]), from its
+/// The samples at `frames` of a node whose glTF TRS is its own ([`own_trs_nodes`]), from its
 /// own `channels` alone (what [`Scene::evaluate`] makes of them: the pose's local matrix of
 /// such a node is `T·R·S` of its parts); a part that is not finite comes from the decomposed
 /// matrix, as [`anim::node_parts`] says. A node without channels holds one value: when it equals

@@ -22,6 +22,7 @@
 
 pub mod curve;
 pub mod hermite;
+pub mod keep;
 pub mod layers;
 pub mod partial;
 pub mod posing;

@@ -1,0 +1,203 @@
+//! [`Scene`] → glTF document and buffer. The conventions are documented on the module
+//! [`super`]; this folder implements them as passes over one document being built ([`Out`]),
+//! one file per glTF object, in the shape of Blender's glTF exporter (gather → convert →
+//! write) and FBX2glTF (one builder per glTF resource):
+//!
+//! - [`nodes`]: the rest pose, the axis/joint root, one glTF node per scene node and the aim
+//!   helpers of aimed cameras and lights; [`names`]: their names and extras;
+//! - [`meshes`]: primitives, skin influences and morph targets; [`materials`] and
+//!   [`textures`]: materials, textures, images and samplers; [`skins`]: joints and inverse
+//!   bind matrices; [`cameras`]: cameras and KHR_lights_punctual lights;
+//! - [`animation`]: channels and samplers, from the source keys ([`keyed`]) or resampled
+//!   ([`sampling`]), by the key-keeping rules shared with the other writers
+//!   ([`crate::anim::keep`]);
+//! - [`buffers`]: buffer views and accessors.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use gltf_json as json;
+use json::validation::USize64;
+
+use super::{Container, Error, ExternalImage, GltfFile, WriteOptions};
+use crate::scene::{Scene, Warning};
+
+mod animation;
+mod buffers;
+mod cameras;
+mod keyed;
+mod materials;
+mod meshes;
+mod names;
+mod nodes;
+mod sampling;
+mod skins;
+mod textures;
+
+#[cfg(test)]
+pub(crate) use nodes::axis_rotation;
+pub(crate) use textures::uri_encode;
+
+/// A glTF accessor index.
+type Accessor = json::Index<json::Accessor>;
+
+/// Converts `scene` to glTF in memory (see the module docs for every conversion rule).
+///
+/// Fails only when the result cannot be represented (a GLB over 4 GiB) or serialised; what is
+/// converted inexactly or left out is reported in [`GltfFile::warnings`].
+pub fn write(scene: &Scene, opts: &WriteOptions) -> Result<GltfFile, Error> {
+    scene.validate().map_err(|e| Error::Write(format!("inconsistent scene: {e}")))?;
+    let mut out = Out::new(opts.container.clone());
+    out.influence_sets = opts.max_influences.max(1).div_ceil(4);
+    out.embed = opts.embed;
+    out.root.asset.generator = Some(format!("keyscene {}", env!("CARGO_PKG_VERSION")));
+    let base = out.root_node(scene, opts);
+    let rest = nodes::Rest::new(scene);
+    let written = out.nodes(scene, base, &rest);
+    out.scene(scene, base);
+    if opts.animations {
+        out.animations(scene, opts, base, &rest, &written);
+    }
+    out.finish()
+}
+
+/// Writes `scene` to `path` as `.glb` or `.gltf` (by extension, overriding
+/// `opts.container`), atomically: each file goes to a temporary file that is renamed into
+/// place. For `.gltf` the buffer `<stem>.bin` and the referenced images are written beside it
+/// first, the `.gltf` last. Returns the conversion warnings.
+pub fn save(scene: &Scene, path: &Path, opts: &WriteOptions) -> Result<Vec<Warning>, crate::Error> {
+    let mut opts = opts.clone();
+    opts.container = super::container_for(path);
+    let file = write(scene, &opts)?;
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let put = |dest: &Path, bytes: &[u8]| {
+        crate::write_atomically::<crate::Error>(dest, |w| {
+            w.write_all(bytes).map_err(|source| crate::Error::Io { path: dest.into(), source })
+        })
+    };
+    if let Some((_, bin)) = &file.bin {
+        let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("scene");
+        put(&dir.join(format!("{stem}.bin")), bin)?;
+    }
+    if opts.copy_textures {
+        let mut images = Vec::new();
+        for img in &file.images {
+            let dest = dir.join(&img.file_name);
+            let bytes: std::sync::Arc<[u8]> = match &img.bytes {
+                Some(b) => b.clone(),
+                None => {
+                    let same = match (dest.canonicalize(), img.source.canonicalize()) {
+                        (Ok(a), Ok(b)) => a == b,
+                        _ => false,
+                    };
+                    if same {
+                        continue;
+                    }
+                    std::fs::read(&img.source)
+                        .map_err(|source| crate::Error::Io { path: img.source.clone(), source })?
+                        .into()
+                }
+            };
+            images.push(crate::output::Companion {
+                path: dest,
+                bytes,
+                what: format!("the image {}", img.file_name),
+            });
+        }
+        let source = opts.source.clone().unwrap_or_else(|| crate::output::source_name(path));
+        crate::output::write_companions(&images, &source)?;
+    }
+    put(path, &file.main)?;
+    Ok(file.warnings)
+}
+
+/// A helper node carrying an aimed camera or light: `index` in glTF, for scene node `node`.
+struct Helper {
+    node: usize,
+    index: json::Index<json::Node>,
+}
+
+/// The document being built, its binary buffer and caches.
+struct Out {
+    root: json::Root,
+    bin: Vec<u8>,
+    container: Container,
+    warnings: Vec<Warning>,
+    /// Written materials by (scene material, whether the primitive has `TEXCOORD_0`): a
+    /// material's textures are bound only on primitives that carry the UV set they read.
+    materials: HashMap<(usize, bool), json::Index<json::Material>>,
+    /// Textures by image and wrapS/wrapT (GL enums) (`None`: the image could not be used).
+    textures: HashMap<textures::TextureKey, Option<json::Index<json::Texture>>>,
+    /// Images by source, shared by textures that differ in sampler only.
+    images_by_path: HashMap<textures::ImageKey, json::Index<json::Image>>,
+    /// Samplers by wrapS/wrapT (GL enums; REPEAT both ways, glTF's default, needs none).
+    samplers: HashMap<[u32; 2], json::Index<json::texture::Sampler>>,
+    images: Vec<ExternalImage>,
+    /// `JOINTS_n`/`WEIGHTS_n` sets per skinned vertex.
+    influence_sets: usize,
+    /// Per written glTF mesh (by index).
+    mesh_info: HashMap<u32, meshes::MeshInfo>,
+    /// `.gltf` only: buffer as a data URI, images inside it.
+    embed: bool,
+}
+
+impl Out {
+    fn new(container: Container) -> Out {
+        Out {
+            root: json::Root::default(),
+            bin: Vec::new(),
+            container,
+            warnings: Vec::new(),
+            materials: HashMap::new(),
+            textures: HashMap::new(),
+            images_by_path: HashMap::new(),
+            samplers: HashMap::new(),
+            images: Vec::new(),
+            influence_sets: 1,
+            mesh_info: HashMap::new(),
+            embed: false,
+        }
+    }
+
+    fn finish(mut self) -> Result<GltfFile, Error> {
+        if !self.bin.is_empty() {
+            self.bin.resize(self.bin.len().next_multiple_of(4), 0);
+            let uri = match &self.container {
+                Container::Glb => None,
+                Container::Gltf { .. } if self.embed => Some(format!(
+                    "data:application/octet-stream;base64,{}",
+                    super::base64::encode(&self.bin)
+                )),
+                Container::Gltf { bin_uri } => Some(bin_uri.clone()),
+            };
+            self.root.buffers.push(json::Buffer {
+                byte_length: USize64(self.bin.len() as u64),
+                name: None,
+                uri,
+                extensions: None,
+                extras: Default::default(),
+            });
+        }
+        let ser = |e: serde_json::Error| Error::Write(format!("JSON: {e}"));
+        match self.container {
+            Container::Glb => {
+                let json = serde_json::to_vec(&self.root).map_err(ser)?;
+                Ok(GltfFile {
+                    main: super::glb::to_glb(&json, &self.bin)?,
+                    bin: None,
+                    images: Vec::new(),
+                    warnings: self.warnings,
+                })
+            }
+            Container::Gltf { bin_uri } => Ok(GltfFile {
+                main: serde_json::to_vec_pretty(&self.root).map_err(ser)?,
+                bin: (!self.bin.is_empty() && !self.embed).then_some((bin_uri, self.bin)),
+                images: self.images,
+                warnings: self.warnings,
+            }),
+        }
+    }
+}

@@ -24,8 +24,10 @@
 //!    of the written `NodeAttribute`s equal the source's.
 //!
 //! A source keyscene cannot load (the negative `wrong.3ds`) is reported *ignored*. A second opinion from the FBX SDK itself:
-//! `fbx2gltf_converts_written_files` runs FBX2glTF 0.9.7 (`/opt/keyscene-oracles`, see
-//! `shared/oracles/install_oracles.sh`) on the written 3DS files; ignored when it is absent.
+//! the `fbx2gltf::` trials run FBX2glTF 0.9.7 (`/opt/keyscene-oracles`, see
+//! `shared/oracles/install_oracles.sh`) on the written 3DS files and on the written FBX files
+//! whose source has a skin or blend shapes (its glTF must then have a skin / morph targets too);
+//! ignored when it is absent.
 
 mod common;
 
@@ -88,7 +90,7 @@ fn lint(bytes: &[u8]) -> Result<(), String> {
     for c in doc.root("Connections").ok_or("no Connections")?.children() {
         for k in [1, 2] {
             let id = c.property(k).and_then(|p| p.as_i64()).ok_or("connection without ids")?;
-            if !(id == 0 && k == 2) && !ids.contains(&id) {
+            if !(ids.contains(&id) || id == 0 && k == 2) {
                 return Err(format!("a connection names object {id}, which is not written"));
             }
         }
@@ -528,7 +530,8 @@ fn fbx2gltf(path: &Path) -> Result<(), String> {
     let (scene, _) = keyscene::load(path).map_err(|e| format!("keyscene cannot load it: {e}"))?;
     let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
     let out = dir.path().join("written.fbx");
-    export::save(&scene, &out, &export::WriteOptions::default()).map_err(|e| e.to_string())?;
+    let report =
+        export::save(&scene, &out, &export::WriteOptions::default()).map_err(|e| e.to_string())?;
     let glb = dir.path().join("out");
     let run = std::process::Command::new(FBX2GLTF)
         .arg("--binary")
@@ -546,7 +549,24 @@ fn fbx2gltf(path: &Path) -> Result<(), String> {
     if text.to_ascii_lowercase().contains("error") {
         return Err(format!("FBX2glTF reports an error:\n{text}"));
     }
+    // The SDK saw the deformers: its glTF (read back by keyscene) has a skin where the source
+    // has one and morph targets where the source has blend shapes.
+    let (glb, _) = keyscene::load(&dir.path().join("out.glb"))
+        .map_err(|e| format!("keyscene cannot read FBX2glTF's output: {e}"))?;
+    let unskinned = report.dropped.iter().any(|d| d.contains("unskinned"));
+    if deformed(&scene).0 && !unskinned && glb.skins.is_empty() {
+        return Err("the source has a skin, FBX2glTF's glTF none".into());
+    }
+    if deformed(&scene).1 && !glb.meshes.iter().any(|m| !m.morph_targets.is_empty()) {
+        return Err("the source has blend shapes, FBX2glTF's glTF no morph targets".into());
+    }
     Ok(())
+}
+
+/// Whether a scene's meshes have (a skin, blend shapes).
+fn deformed(scene: &Scene) -> (bool, bool) {
+    let skin = scene.meshes.iter().any(|m| m.skin.is_some());
+    (skin, scene.meshes.iter().any(|m| !m.morph_targets.is_empty()))
 }
 
 fn main() {
@@ -561,7 +581,8 @@ fn main() {
     let root = corpus.clone().unwrap_or_default();
     for path in files {
         let rel = path.strip_prefix(&root).unwrap_or(&path).to_string_lossy().replace('\\', "/");
-        if let Err(e) = keyscene::load(&path) {
+        let loaded = keyscene::load(&path);
+        if let Err(e) = &loaded {
             let why = e.to_string().chars().take(60).collect::<String>();
             let is_3ds = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("3ds"));
             for kind in if is_3ds { &["write_ufbx", "fbx2gltf"][..] } else { &["write_ufbx"][..] } {
@@ -579,7 +600,11 @@ fn main() {
         trials.push(common::corpus_trial(format!("write_ufbx::{rel}"), &corpus, move |_| {
             check(&p).map_err(|e| format!("{}: {e}", p.display()).into())
         }));
-        if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("3ds")) {
+        // FBX2glTF on every written 3DS file and every written FBX file with a skin or
+        // blend shapes.
+        let is_3ds = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("3ds"));
+        let deforms = loaded.as_ref().is_ok_and(|(s, _)| deformed(s) != (false, false));
+        if is_3ds || deforms {
             let p = path.clone();
             let t = if Path::new(FBX2GLTF).is_file() {
                 common::corpus_trial(format!("fbx2gltf::{rel}"), &corpus, move |_| {

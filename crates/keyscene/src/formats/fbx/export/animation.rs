@@ -427,7 +427,7 @@ pub(super) fn plan_direct(
     let rest = scene.nodes[i].transform;
     let deg = 180.0 / std::f64::consts::PI;
     let mut out: [Plan; 3] = std::array::from_fn(|_| Plan::Static);
-    for pick in 0..3 {
+    for (pick, slot) in out.iter_mut().enumerate() {
         let mine: Vec<&ChannelTarget> = channels
             .iter()
             .copied()
@@ -451,7 +451,7 @@ pub(super) fn plan_direct(
             }
             Plan::Exact { defaults: defaults * scale, curves }
         };
-        out[pick] = match mine.as_slice() {
+        *slot = match mine.as_slice() {
             [] => Plan::Static,
             [_, _, ..] => Plan::Resample("several channels drive one part"),
             [c] => match c {

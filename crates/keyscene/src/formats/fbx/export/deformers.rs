@@ -42,7 +42,7 @@ fn cluster_weights(skin: &Skin) -> Vec<(Vec<i32>, Vec<f64>)> {
             }
         }
         let total: f64 = merged.iter().map(|m| m.1).sum();
-        if !(total > 0.0) || i32::try_from(v).is_err() {
+        if total.is_nan() || total <= 0.0 || i32::try_from(v).is_err() {
             continue;
         }
         for (j, w) in merged {

@@ -152,7 +152,7 @@ pub(super) fn direct_nodes(scene: &Scene) -> Vec<bool> {
                 && !aimed(scene, i)
                 && !n.parent.is_some_and(|p| aimed(scene, p))
                 && attribute_axes(scene, i).is_none()
-                && !n.parent.is_some_and(|p| attribute_axes(scene, p).is_some())
+                && n.parent.is_none_or(|p| attribute_axes(scene, p).is_none())
         })
         .collect();
     for c in scene.animations.iter().flat_map(|a| &a.channels) {

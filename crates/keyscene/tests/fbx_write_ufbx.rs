@@ -8,18 +8,26 @@
 //! 2. loaded by ufbx (default options) without an error;
 //! 3. evaluated by ufbx at the first animation's first, middle (integer) and last frame, or at
 //!    rest: every node's world matrix agrees with keyscene's evaluation of the *source* at the
-//!    same time, 1e-4 × max(1, scene size) (`common::ufbx_corpus::difference`), and at the
-//!    first of those times every unskinned, unmorphed mesh's world vertex positions agree too;
+//!    same time, 1e-4 × max(1, scene size) (`common::ufbx_corpus::difference`); at the first
+//!    of those times every mesh's world vertex positions agree too, and skinned or blend-shaped
+//!    meshes' deformed world vertices (ufbx `evaluate_skinning`, `skinned_position`) at every
+//!    one of the integer times (geometry-cached meshes and 3DS mesh swaps left out);
 //! 4. evaluated by ufbx *between* frames (the half frame after the first, and four times 0.37
 //!    of a frame past an integer frame spread over the range): every node whose animation the
 //!    writer kept key for key (it and its ancestors are not in `Report::resampled`) agrees
 //!    there too — the written curves are the source's, not a sample of it;
-//! 5. cameras and lights: ufbx's field of view, clip planes, light kind, colour and intensity
+//! 5. cameras and lights look the same way: at every time of 3. a camera's view direction and
+//!    up in ufbx (its node's world +X and +Y, FBX's camera axes) equal the source's in
+//!    keyscene's pose (−Z and +Y for 3DS/glTF/3DA sources, +X and +Y for FBX ones), and a
+//!    light's direction (FBX −Y) the source's (−Z, or −Y for FBX);
+//! 6. cameras and lights: ufbx's field of view, clip planes, light kind, colour and intensity
 //!    of the written `NodeAttribute`s equal the source's.
 //!
 //! A source keyscene cannot load (the negative `wrong.3ds`) is reported *ignored*. A second opinion from the FBX SDK itself:
-//! `fbx2gltf_converts_written_files` runs FBX2glTF 0.9.7 (`/opt/keyscene-oracles`, see
-//! `shared/oracles/install_oracles.sh`) on the written 3DS files; ignored when it is absent.
+//! the `fbx2gltf::` trials run FBX2glTF 0.9.7 (`/opt/keyscene-oracles`, see
+//! `shared/oracles/install_oracles.sh`) on the written 3DS files and on the written FBX files
+//! whose source has a skin or blend shapes (its glTF must then have a skin / morph targets too);
+//! ignored when it is absent.
 
 mod common;
 
@@ -82,7 +90,7 @@ fn lint(bytes: &[u8]) -> Result<(), String> {
     for c in doc.root("Connections").ok_or("no Connections")?.children() {
         for k in [1, 2] {
             let id = c.property(k).and_then(|p| p.as_i64()).ok_or("connection without ids")?;
-            if !(id == 0 && k == 2) && !ids.contains(&id) {
+            if !(ids.contains(&id) || id == 0 && k == 2) {
                 return Err(format!("a connection names object {id}, which is not written"));
             }
         }
@@ -118,7 +126,8 @@ fn check(path: &Path) -> Result<(), String> {
             true
         })
         .collect();
-    compare(&scene, &theirs, &exact)?;
+    let unskinned = report.dropped.iter().any(|d| d.contains("unskinned"));
+    compare(&scene, &theirs, &exact, unskinned)?;
     compare_attributes(&scene, &theirs)
 }
 
@@ -184,7 +193,14 @@ fn compare_attributes(scene: &Scene, theirs: &ufbx::SceneRoot) -> Result<(), Str
     Ok(())
 }
 
-fn compare(scene: &Scene, theirs: &ufbx::SceneRoot, exact: &[bool]) -> Result<(), String> {
+/// `unskinned`: the report says some skin was not written (the meshes it deforms, which ufbx
+/// reads without a skin deformer, are left out of the vertex comparison).
+fn compare(
+    scene: &Scene,
+    theirs: &ufbx::SceneRoot,
+    exact: &[bool],
+    unskinned: bool,
+) -> Result<(), String> {
     // (frame on keyscene's clock, whether it is a frame between integer frames); `None`: the
     // rest pose. Between frames: the half frame after the first, and four times spread over
     // the range a 0.37 frame past an integer frame.
@@ -209,6 +225,9 @@ fn compare(scene: &Scene, theirs: &ufbx::SceneRoot, exact: &[bool]) -> Result<()
         None => vec![(None, false)],
     };
     let fps = scene.animations.first().map_or(30.0, |a| a.fps);
+    // ufbx deforms meshes (blend shapes, then skin) only when asked.
+    let deforms = !theirs.skin_deformers.is_empty() || !theirs.blend_deformers.is_empty();
+    let opts = || ufbx::EvaluateOpts { evaluate_skinning: deforms, ..Default::default() };
     let mut posed = Vec::new();
     for &(t, between) in &times {
         let ours = match t {
@@ -218,24 +237,40 @@ fn compare(scene: &Scene, theirs: &ufbx::SceneRoot, exact: &[bool]) -> Result<()
         let evaluated;
         let nodes = match t {
             Some(f) => {
-                evaluated = ufbx::evaluate_scene(theirs, &theirs.anim, f / fps, Default::default())
+                evaluated = ufbx::evaluate_scene(theirs, &theirs.anim, f / fps, opts())
+                    .map_err(|e| format!("ufbx evaluate: {:?}", e.description))?;
+                &evaluated.nodes
+            }
+            None if deforms => {
+                evaluated = ufbx::evaluate_scene(theirs, &theirs.anim, 0.0, opts())
                     .map_err(|e| format!("ufbx evaluate: {:?}", e.description))?;
                 &evaluated.nodes
             }
             None => &theirs.nodes,
         };
-        let worlds: Vec<(String, DMat4, DMat4, Vec<DVec3>)> = nodes
+        let worlds: Vec<(String, DMat4, DMat4, Vec<DVec3>, bool)> = nodes
             .iter()
             .filter(|n| !n.is_root)
             .map(|n| {
                 let g = to_dmat4(&n.geometry_to_world);
+                // Deformed positions (`skinned_position`, the plain vertices when nothing
+                // deforms the mesh), in the mesh's frame when `skinned_is_local`.
                 let v = n.mesh.as_ref().map_or(Vec::new(), |m| {
-                    m.vertices
-                        .iter()
-                        .map(|p| g.transform_point3(DVec3::new(p.x, p.y, p.z)))
+                    let local = m.skinned_is_local;
+                    (0..m.num_vertices)
+                        .map(|i| {
+                            let p = m.skinned_position.values.get(i).or(m.vertices.get(i));
+                            let p = p.map_or(DVec3::ZERO, |p| DVec3::new(p.x, p.y, p.z));
+                            if local {
+                                g.transform_point3(p)
+                            } else {
+                                p
+                            }
+                        })
                         .collect()
                 });
-                (n.element.name.to_string(), to_dmat4(&n.node_to_world), g, v)
+                let skinned = n.mesh.as_ref().is_some_and(|m| !m.skin_deformers.is_empty());
+                (n.element.name.to_string(), to_dmat4(&n.node_to_world), g, v, skinned)
             })
             .collect();
         // Animated camera FOV and light colour/intensity, as ufbx evaluates them.
@@ -254,7 +289,7 @@ fn compare(scene: &Scene, theirs: &ufbx::SceneRoot, exact: &[bool]) -> Result<()
     let names: Vec<String> = scene.nodes.iter().map(|n| clean(&n.name)).collect();
     for (k, (t, between, pose, worlds)) in posed.iter().enumerate() {
         let when = t.map_or("the rest pose".to_string(), |f| format!("frame {f}"));
-        for (name, want, _, verts) in worlds {
+        for (name, want, _, verts, ufbx_skinned) in worlds {
             let cands: Vec<usize> = (0..names.len()).filter(|&i| names[i] == *name).collect();
             // Between frames, a name that a resampled node shares (a 3DS camera and its
             // target) is left out: the ufbx node may be the resampled one.
@@ -267,7 +302,8 @@ fn compare(scene: &Scene, theirs: &ufbx::SceneRoot, exact: &[bool]) -> Result<()
             let (err, i) = cands
                 .iter()
                 .map(|&i| {
-                    let (l, tr) = common::ufbx_corpus::difference(pose.world[i], *want, size);
+                    let ours = pose.world[i] * attribute_turn(scene, i);
+                    let (l, tr) = common::ufbx_corpus::difference(ours, *want, size);
                     (l.max(tr), i)
                 })
                 .min_by(|a, b| a.0.total_cmp(&b.0))
@@ -278,7 +314,10 @@ fn compare(scene: &Scene, theirs: &ufbx::SceneRoot, exact: &[bool]) -> Result<()
                     pose.world[i]
                 ));
             }
-            if k != 0 || verts.is_empty() {
+            check_view_axes(scene, i, pose, *want)
+                .map_err(|e| format!("{name:?} at {when}: {e}"))?;
+            // Vertices at the first time; deformed meshes at every integer frame of 3.
+            if *between || verts.is_empty() {
                 continue;
             }
             // Of several nodes with this name (LOD groups), the one placed so with as many
@@ -302,8 +341,16 @@ fn compare(scene: &Scene, theirs: &ufbx::SceneRoot, exact: &[bool]) -> Result<()
                     c.node == i && matches!(c.target, keyscene::anim::ChannelTarget::Morph(_))
                 })
             });
-            if mesh.skin.is_some()
-                || !mesh.morph_targets.is_empty()
+            let deformed = mesh.skin.is_some() || !mesh.morph_targets.is_empty();
+            if mesh.skin.is_some() && !ufbx_skinned {
+                if unskinned {
+                    continue;
+                }
+                return Err(format!(
+                    "mesh of {name:?}: the source's skin is not in the written file"
+                ));
+            }
+            if (k != 0 && !deformed)
                 || mesh.geometry_cache.is_some()
                 || morphed
                 || pose.mesh[i] != Some(m)
@@ -330,6 +377,69 @@ fn compare(scene: &Scene, theirs: &ufbx::SceneRoot, exact: &[bool]) -> Result<()
                     ));
                 }
             }
+        }
+    }
+    Ok(())
+}
+
+/// The turn from a source node's axes to its FBX node's (`world_fbx = world · C`): identity
+/// except for cameras and lights of non-FBX sources. keyscene's scene model aims those down the
+/// node's −Z with +Y up (`scene::Camera`, `scene::Light`; `render::View::from_camera`), FBX
+/// cameras look down +X with +Y up and lights shine down −Y (FbxCamera; ufbx.c's camera axes
+/// right +Z, up +Y, front −X, and `ufbx_light::local_direction` −Y). Columns, hand-derived:
+/// camera +X → −Z, +Y → +Y, +Z → +X; light +X → +X, +Y → +Z, +Z → −Y.
+fn attribute_turn(scene: &Scene, i: usize) -> DMat4 {
+    use keyscene::scene::{LightKind, NodeKind};
+    let n = &scene.nodes[i];
+    if scene.meta.format == "fbx" || n.mesh.is_some() {
+        return DMat4::IDENTITY;
+    }
+    let cols = |x: DVec3, y: DVec3, z: DVec3| {
+        DMat4::from_cols(x.extend(0.0), y.extend(0.0), z.extend(0.0), glam::DVec4::W)
+    };
+    match n.kind {
+        NodeKind::Camera(c) if c < scene.cameras.len() => cols(-DVec3::Z, DVec3::Y, DVec3::X),
+        NodeKind::Light(l) if scene.lights.get(l).is_some_and(|l| l.kind != LightKind::Ambient) => {
+            cols(DVec3::X, DVec3::Z, -DVec3::Y)
+        }
+        _ => DMat4::IDENTITY,
+    }
+}
+
+/// A camera's view direction and up, and a light's direction, in ufbx's world (`theirs`: the
+/// written node's world matrix; FBX cameras look down +X with +Y up, lights shine down −Y)
+/// against the source's in keyscene's pose (FBX sources: the same axes; others: −Z, with +Y
+/// up for cameras), as unit vectors within 1e-4.
+fn check_view_axes(
+    scene: &Scene,
+    i: usize,
+    pose: &keyscene::anim::Pose,
+    theirs: DMat4,
+) -> Result<(), String> {
+    use keyscene::scene::NodeKind;
+    let dir = |m: DMat4, v: DVec3| m.transform_vector3(v).normalize_or_zero();
+    let fbx = scene.meta.format == "fbx";
+    let ours = pose.world[i];
+    if scene.nodes[i].mesh.is_some() || !(fbx || attribute_turn(scene, i) != DMat4::IDENTITY) {
+        return Ok(());
+    }
+    let pairs = match scene.nodes[i].kind {
+        NodeKind::Camera(_) => {
+            let forward = if fbx { dir(ours, DVec3::X) } else { dir(ours, -DVec3::Z) };
+            vec![
+                ("view direction", forward, dir(theirs, DVec3::X)),
+                ("up", dir(ours, DVec3::Y), dir(theirs, DVec3::Y)),
+            ]
+        }
+        NodeKind::Light(_) => {
+            let shines = if fbx { dir(ours, -DVec3::Y) } else { dir(ours, -DVec3::Z) };
+            vec![("light direction", shines, dir(theirs, -DVec3::Y))]
+        }
+        _ => vec![],
+    };
+    for (what, want, got) in pairs {
+        if want != DVec3::ZERO && !want.abs_diff_eq(got, 1e-4) {
+            return Err(format!("{what}: the source's {want}, ufbx's {got}"));
         }
     }
     Ok(())
@@ -420,7 +530,8 @@ fn fbx2gltf(path: &Path) -> Result<(), String> {
     let (scene, _) = keyscene::load(path).map_err(|e| format!("keyscene cannot load it: {e}"))?;
     let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
     let out = dir.path().join("written.fbx");
-    export::save(&scene, &out, &export::WriteOptions::default()).map_err(|e| e.to_string())?;
+    let report =
+        export::save(&scene, &out, &export::WriteOptions::default()).map_err(|e| e.to_string())?;
     let glb = dir.path().join("out");
     let run = std::process::Command::new(FBX2GLTF)
         .arg("--binary")
@@ -438,7 +549,24 @@ fn fbx2gltf(path: &Path) -> Result<(), String> {
     if text.to_ascii_lowercase().contains("error") {
         return Err(format!("FBX2glTF reports an error:\n{text}"));
     }
+    // The SDK saw the deformers: its glTF (read back by keyscene) has a skin where the source
+    // has one and morph targets where the source has blend shapes.
+    let (glb, _) = keyscene::load(&dir.path().join("out.glb"))
+        .map_err(|e| format!("keyscene cannot read FBX2glTF's output: {e}"))?;
+    let unskinned = report.dropped.iter().any(|d| d.contains("unskinned"));
+    if deformed(&scene).0 && !unskinned && glb.skins.is_empty() {
+        return Err("the source has a skin, FBX2glTF's glTF none".into());
+    }
+    if deformed(&scene).1 && !glb.meshes.iter().any(|m| !m.morph_targets.is_empty()) {
+        return Err("the source has blend shapes, FBX2glTF's glTF no morph targets".into());
+    }
     Ok(())
+}
+
+/// Whether a scene's meshes have (a skin, blend shapes).
+fn deformed(scene: &Scene) -> (bool, bool) {
+    let skin = scene.meshes.iter().any(|m| m.skin.is_some());
+    (skin, scene.meshes.iter().any(|m| !m.morph_targets.is_empty()))
 }
 
 fn main() {
@@ -453,7 +581,8 @@ fn main() {
     let root = corpus.clone().unwrap_or_default();
     for path in files {
         let rel = path.strip_prefix(&root).unwrap_or(&path).to_string_lossy().replace('\\', "/");
-        if let Err(e) = keyscene::load(&path) {
+        let loaded = keyscene::load(&path);
+        if let Err(e) = &loaded {
             let why = e.to_string().chars().take(60).collect::<String>();
             let is_3ds = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("3ds"));
             for kind in if is_3ds { &["write_ufbx", "fbx2gltf"][..] } else { &["write_ufbx"][..] } {
@@ -471,7 +600,11 @@ fn main() {
         trials.push(common::corpus_trial(format!("write_ufbx::{rel}"), &corpus, move |_| {
             check(&p).map_err(|e| format!("{}: {e}", p.display()).into())
         }));
-        if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("3ds")) {
+        // FBX2glTF on every written 3DS file and every written FBX file with a skin or
+        // blend shapes.
+        let is_3ds = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("3ds"));
+        let deforms = loaded.as_ref().is_ok_and(|(s, _)| deformed(s) != (false, false));
+        if is_3ds || deforms {
             let p = path.clone();
             let t = if Path::new(FBX2GLTF).is_file() {
                 common::corpus_trial(format!("fbx2gltf::{rel}"), &corpus, move |_| {

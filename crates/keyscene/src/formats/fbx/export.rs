@@ -39,23 +39,37 @@
 //!     [`WriteOptions::max_keys`] frames to resample is an error (the 10-million-frame Maya
 //!     files write because their curves are kept).
 //! - Cameras and lights: `Camera` / `Light` models with their `NodeAttribute`
-//!   (`camera_attribute`, `light_attribute` below); ambient lights stay `Null`s (reported).
+//!   (`export/attributes.rs`); ambient lights stay `Null`s (reported).
 //!
-//! Not written yet (reported in [`Report::dropped`]): skins, blend shapes, geometry caches,
-//! 3DS morph swaps, animated camera/light properties, textures.
+//! - Cameras and lights of non-FBX sources are turned onto FBX's attribute axes (cameras look
+//!   down +X, lights shine down −Y; `export/transform.rs`, `attribute_axes`), baked into
+//!   their nodes' rotation.
+//! - Skins: `Deformer` Skin + `SubDeformer` Cluster per joint (`Indexes`, normalised
+//!   `Weights`, `Transform`, `TransformLink`), one `Pose` BindPose, joints as `LimbNode`s;
+//!   blend shapes: `Deformer` BlendShape → `SubDeformer` BlendShapeChannel → `Geometry` Shape,
+//!   `DeformPercent` curves (`export/deformers.rs`).
+//!
+//! Not written yet (reported in [`Report::dropped`]): geometry caches, 3DS morph swaps,
+//! textures.
 
 use std::collections::HashMap;
 use std::fmt;
 use std::path::Path;
 
-use glam::{DMat3, DMat4, DQuat, DVec3, EulerRot};
+use glam::{DMat4, DVec3};
 
 use super::objects::KTIME_PER_SECOND;
 use super::write::{self, BinaryOptions, Record, Value, WriteError};
-use crate::anim::{self, ChannelTarget, RotationTrack, Time, Track};
-use crate::scene::{Axis, EulerOrder, FovAxis, LightKind, Mesh, NodeKind, Scene};
+use crate::anim::Time;
+use crate::scene::{Axis, Mesh, NodeKind, Scene};
+use transform::{decompose, local_matrices, model_class, written_worlds};
 
+mod animation;
+mod attributes;
+mod deformers;
+mod geometry;
 mod keys;
+mod transform;
 
 /// Options for [`write`] and [`save`].
 #[derive(Debug, Clone)]
@@ -222,6 +236,16 @@ struct Builder {
     report: Report,
     /// (scene node, `NodeAttribute` id) of every node attribute written.
     attributes: Vec<(usize, i64)>,
+    /// `Geometry` ids by (scene mesh, bits of the baked geometry transform).
+    geometries: HashMap<(usize, [u64; 16]), i64>,
+    /// `Material` ids by scene material.
+    material_ids: HashMap<usize, i64>,
+    /// The default material's id, once written (slots without a material).
+    default_material: Option<i64>,
+    /// Written geometries a skin or blend shapes deform.
+    deformed: Vec<deformers::Deformed>,
+    /// (scene mesh, morph target, `BlendShapeChannel` id, rest `DeformPercent`) per channel.
+    channels: Vec<(usize, usize, i64, f64)>,
 }
 
 fn name_class(name: &str, class: &str) -> Value {
@@ -288,34 +312,6 @@ fn axis_of(v: DVec3) -> Axis {
     }
 }
 
-/// T, XYZ Euler degrees (FBX eEulerXYZ: R = Rz · Ry · Rx), S of a local matrix, and whether
-/// T·R·S reproduces it (no shear).
-fn decompose(m: DMat4) -> (DVec3, DVec3, DVec3, bool) {
-    let (s, q, t) = m.to_scale_rotation_translation();
-    let e = euler_xyz(q);
-    let back = compose(t, e, s);
-    let scale = m.to_cols_array().iter().fold(1.0f64, |a, v| a.max(v.abs()));
-    let exact = back.abs_diff_eq(m, 1e-9 * scale);
-    (t, e, s, exact)
-}
-
-fn euler_xyz(q: DQuat) -> DVec3 {
-    let (z, y, x) = q.to_euler(EulerRot::ZYX);
-    DVec3::new(x, y, z) * (180.0 / std::f64::consts::PI)
-}
-
-fn compose(t: DVec3, euler_deg: DVec3, s: DVec3) -> DMat4 {
-    let r = euler_deg * (std::f64::consts::PI / 180.0);
-    let q = DQuat::from_euler(EulerRot::ZYX, r.z, r.y, r.x);
-    DMat4::from_scale_rotation_translation(s, q, t)
-}
-
-/// `e` moved by whole turns per component to lie within 180° of `prev`.
-fn unwrap_near(e: DVec3, prev: DVec3) -> DVec3 {
-    let f = |a: f64, p: f64| a + ((p - a) / 360.0).round() * 360.0;
-    DVec3::new(f(e.x, prev.x), f(e.y, prev.y), f(e.z, prev.z))
-}
-
 impl Builder {
     fn id(&mut self) -> i64 {
         self.next_id += 1;
@@ -341,144 +337,20 @@ impl Builder {
         ));
     }
 
+    /// The object pass: per scene node a `Model` (and its `NodeAttribute`, or its
+    /// `Geometry` and materials), the parenting connections, the report of what is not
+    /// written, then the animation pass.
     fn objects(&mut self, scene: &Scene, opts: &WriteOptions) -> Result<(), WriteError> {
         let rest = scene.evaluate(None, Time::Frame(0.0));
         let locals = local_matrices(scene, &rest.world, &rest.local);
         let mut model_ids = Vec::with_capacity(scene.nodes.len());
-        let mut geometries: HashMap<(usize, [u64; 16]), i64> = HashMap::new();
-        let mut material_ids: HashMap<usize, i64> = HashMap::new();
-        let mut default_material = None;
-        let (mut cameras, mut lights, mut skins, mut morphs) = (0, 0, 0, 0);
         for (i, node) in scene.nodes.iter().enumerate() {
-            let id = self.id();
+            let class = model_class(scene, i);
+            let id = self.model(scene, i, class, locals[i]);
             model_ids.push(id);
-            let (t, r, s, exact) = decompose(locals[i]);
-            if !exact {
-                self.report.sheared += 1;
-            }
-            let class = match node.kind {
-                _ if node.mesh.is_some() => "Mesh",
-                NodeKind::Bone => "LimbNode",
-                NodeKind::Camera(c) if c < scene.cameras.len() => "Camera",
-                NodeKind::Light(l)
-                    if scene.lights.get(l).is_some_and(|l| l.kind != LightKind::Ambient) =>
-                {
-                    "Light"
-                }
-                _ => "Null",
-            };
-            match node.kind {
-                NodeKind::Camera(_) if class != "Camera" => cameras += 1,
-                NodeKind::Light(_) | NodeKind::Ambient if class != "Light" => lights += 1,
-                _ => {}
-            }
-            let mut props = vec![
-                p_enum("InheritType", 1),
-                p_vec("Lcl Translation", "Lcl Translation", "", "A", t),
-                p_vec("Lcl Rotation", "Lcl Rotation", "", "A", r),
-                p_vec("Lcl Scaling", "Lcl Scaling", "", "A", s),
-                p_int(
-                    "DefaultAttributeIndex",
-                    if matches!(class, "Mesh" | "Camera" | "Light") { 0 } else { -1 },
-                ),
-            ];
-            if node.hidden {
-                props.push(p("Visibility", "Visibility", "", "A", vec![Value::F64(0.0)]));
-            }
-            let model = Record::with(
-                "Model",
-                vec![Value::I64(id), name_class(&node.name, "Model"), Value::str(class)],
-            )
-            .child(Record::one("Version", 232))
-            .child(props70(props))
-            .child(Record::with("Shading", vec![Value::Char(b'T')]))
-            .child(Record::one("Culling", "CullingOff"));
-            self.objects.push(model);
-            self.count("Model");
-            if class != "Mesh" {
-                let attr = self.id();
-                let a = match node.kind {
-                    NodeKind::Camera(c) if class == "Camera" => {
-                        camera_attribute(attr, &node.name, &scene.cameras[c])
-                    }
-                    NodeKind::Light(l) if class == "Light" => {
-                        light_attribute(attr, &node.name, &scene.lights[l])
-                    }
-                    _ => {
-                        let flags = if class == "LimbNode" { "Skeleton" } else { "Null" };
-                        let mut a = Record::with(
-                            "NodeAttribute",
-                            vec![
-                                Value::I64(attr),
-                                name_class("", "NodeAttribute"),
-                                Value::str(class),
-                            ],
-                        );
-                        if class == "LimbNode" {
-                            a.push(props70(vec![p_double("Size", 10.0)]));
-                        }
-                        a.push(Record::one("TypeFlags", flags));
-                        a
-                    }
-                };
-                self.attributes.push((i, attr));
-                self.objects.push(a);
-                self.count("NodeAttribute");
-                self.oo(attr, id);
-                continue;
-            }
-            let m = node.mesh.unwrap();
-            let mesh = &scene.meshes[m];
-            if mesh.skin.is_some() {
-                skins += 1;
-            }
-            if !mesh.morph_targets.is_empty() {
-                morphs += 1;
-            }
-            let g = node.geometry_transform();
-            let key = (m, g.to_cols_array().map(f64::to_bits));
-            let geo = match geometries.get(&key) {
-                Some(&geo) => geo,
-                None => {
-                    let geo = self.id();
-                    let rec = geometry(geo, mesh, g);
-                    self.objects.push(rec);
-                    self.count("Geometry");
-                    geometries.insert(key, geo);
-                    geo
-                }
-            };
-            self.oo(geo, id);
-            // Materials in slot order: LayerElementMaterial indexes this list.
-            let slots = mesh.material_slots.len().max(1);
-            for slot in 0..slots {
-                let mat = mesh.material_slots.get(slot).copied().flatten();
-                let mid = match mat {
-                    Some(mi) => match material_ids.get(&mi) {
-                        Some(&x) => x,
-                        None => {
-                            let x = self.id();
-                            let mat = &scene.materials[mi];
-                            self.objects.push(material(x, &mat.name, mat));
-                            self.count("Material");
-                            material_ids.insert(mi, x);
-                            x
-                        }
-                    },
-                    None => match default_material {
-                        Some(x) => x,
-                        None => {
-                            let x = self.id();
-                            let mut d = crate::scene::Material::default();
-                            d.diffuse = glam::Vec3::splat(0.8);
-                            self.objects.push(material(x, "keyscene_default", &d));
-                            self.count("Material");
-                            default_material = Some(x);
-                            x
-                        }
-                    },
-                };
-                self.oo(mid, id);
+            match node.mesh {
+                Some(m) if class == "Mesh" => self.mesh_node(scene, i, m, id),
+                _ => self.node_attribute(scene, i, id, class),
             }
         }
         // Model parenting (OO child → parent, 0 the root), in node order.
@@ -491,486 +363,115 @@ impl Builder {
             self.oo(c, p);
         }
         self.connections.append(&mut conns);
+        let unskinned = self.skins(scene, &model_ids, &written_worlds(scene, &rest.world));
+        self.blend_shapes(scene);
         self.report.models = scene.nodes.len();
-        self.report.geometries = geometries.len();
-        self.report.materials = material_ids.len() + default_material.is_some() as usize;
-        let mut dropped = Vec::new();
-        if skins > 0 {
-            dropped
-                .push(format!("{skins} skinned meshes (written as their rest shape, unskinned)"));
-        }
-        if morphs > 0 {
-            dropped.push(format!("{morphs} meshes' blend shapes"));
-        }
-        if cameras > 0 {
-            dropped.push(format!("{cameras} camera attributes (nodes written as Null)"));
-        }
-        if lights > 0 {
-            dropped.push(format!(
-                "{lights} ambient lights (FBX has no ambient light node; written as Null)"
+        self.report.geometries = self.geometries.len();
+        self.report.materials = self.material_ids.len() + self.default_material.is_some() as usize;
+        self.report.dropped = dropped(scene);
+        if unskinned > 0 {
+            self.report.dropped.push(format!(
+                "{unskinned} skinned meshes whose inverse bind matrices are not affine (FBX \
+                 clusters hold 3×4 matrices): written in their rest shape, unskinned"
             ));
         }
-        if !scene.geometry_caches.is_empty() {
-            dropped.push(format!("{} geometry caches", scene.geometry_caches.len()));
-        }
-        let maps: usize = scene.materials.iter().map(|m| m.maps.len()).sum();
-        if maps > 0 {
-            dropped.push(format!("{maps} texture maps"));
-        }
-        self.report.dropped = dropped;
         self.animations(scene, opts, &model_ids)
     }
 
-    fn animations(
-        &mut self,
-        scene: &Scene,
-        opts: &WriteOptions,
-        model_ids: &[i64],
-    ) -> Result<(), WriteError> {
-        let chosen: Vec<usize> = match opts.animation {
-            Some(a) if a < scene.animations.len() => vec![a],
-            Some(_) => vec![],
-            None => (0..scene.animations.len()).collect(),
-        };
-        let n = scene.nodes.len();
-        let direct = direct_nodes(scene);
-        // The values the Model records hold (the rest pose): a baked node whose animation
-        // holds other values, even constant ones, needs curves.
-        let rest_pose = scene.evaluate(None, Time::Frame(0.0));
-        let rest: Vec<(DVec3, DVec3, DVec3)> =
-            local_matrices(scene, &rest_pose.world, &rest_pose.local)
-                .iter()
-                .map(|l| {
-                    let (t, r, s, _) = decompose(*l);
-                    (t, r, s)
-                })
-                .collect();
-        let order = scene.depth_first();
-        let mut dropped_morph = 0;
-        for ai in chosen {
-            let anim = &scene.animations[ai];
-            let fps = if anim.fps.is_finite() && anim.fps > 0.0 { anim.fps } else { 30.0 };
-            let (f0, f1) = anim.frame_range;
-            let (f0, f1) =
-                if f0.is_finite() && f1.is_finite() && f1 >= f0 { (f0, f1) } else { (0.0, 0.0) };
-            dropped_morph += anim
-                .channels
-                .iter()
-                .filter(|c| matches!(c.target, crate::anim::ChannelTarget::Morph(_)))
-                .count();
-            let stack = self.id();
-            let layer = self.id();
-            let name = if anim.name.is_empty() {
-                format!("Take {:03}", ai + 1)
-            } else {
-                anim.name.clone()
-            };
-            let (k0, k1) = (ktime(f0 / fps), ktime(f1 / fps));
-            self.objects.push(
-                Record::with(
-                    "AnimationStack",
-                    vec![Value::I64(stack), name_class(&name, "AnimStack"), Value::str("")],
-                )
-                .child(props70(vec![
-                    p_time("LocalStart", k0),
-                    p_time("LocalStop", k1),
-                    p_time("ReferenceStart", k0),
-                    p_time("ReferenceStop", k1),
-                ])),
-            );
-            self.objects.push(Record::with(
-                "AnimationLayer",
-                vec![Value::I64(layer), name_class("BaseLayer", "AnimLayer"), Value::str("")],
-            ));
-            self.count("AnimationStack");
-            self.count("AnimationLayer");
-            self.oo(layer, stack);
-            self.report.stacks += 1;
-
-            // Per node and part (T, R, S): the source's keys, a resample, or nothing.
-            let by_node = anim::channels_by_node(scene, Some(ai));
-            let mut moves = vec![false; n];
-            for &i in &order {
-                let node = &scene.nodes[i];
-                let parent_moves = node.parent.is_some_and(|p| moves[p]);
-                moves[i] = !by_node[i].is_empty()
-                    || aimed(scene, i)
-                    || node.parent.is_some_and(|p| aimed(scene, p))
-                    || (node.inherit != crate::scene::InheritType::RSrs && parent_moves);
-            }
-            let plans: Vec<[Plan; 3]> = (0..n)
-                .map(|i| {
-                    if direct[i] {
-                        plan_direct(scene, i, &by_node[i], fps, (f0, f1))
-                    } else if moves[i] {
-                        std::array::from_fn(|_| Plan::Bake)
-                    } else {
-                        std::array::from_fn(|_| Plan::Static)
-                    }
-                })
-                .collect();
-            let sampled =
-                plans.iter().any(|p| p.iter().any(|x| matches!(x, Plan::Bake | Plan::Resample(_))));
-            // Samples on integer frames for the parts that need them.
-            let mut frames = Vec::new();
-            let mut samples: Vec<Vec<(DVec3, DVec3, DVec3)>> = vec![Vec::new(); n];
-            if sampled {
-                frames.push(f0);
-                let mut f = f0.floor() + 1.0;
-                while f < f1 {
-                    frames.push(f);
-                    f += 1.0;
-                    if frames.len() > opts.max_keys {
-                        return Err(WriteError {
-                            path: vec!["Objects".into(), "AnimationCurve".into()],
-                            what: format!(
-                                "animation {:?} spans {} frames, more keys than the limit {} (a resampled part: {})",
-                                anim.name,
-                                f1 - f0,
-                                opts.max_keys,
-                                plans
-                                    .iter()
-                                    .flatten()
-                                    .find_map(|p| match p {
-                                        Plan::Resample(r) => Some(*r),
-                                        Plan::Bake => Some(BAKED),
-                                        _ => None,
-                                    })
-                                    .unwrap_or("")
-                            ),
-                        });
-                    }
-                }
-                if f1 > f0 {
-                    frames.push(f1);
-                }
-                let wanted: Vec<usize> = (0..n)
-                    .filter(|&i| {
-                        plans[i].iter().any(|x| matches!(x, Plan::Bake | Plan::Resample(_)))
-                    })
-                    .collect();
-                for s in &wanted {
-                    samples[*s].reserve(frames.len());
-                }
-                for &fr in &frames {
-                    let pose = scene.evaluate(Some(ai), Time::Frame(fr));
-                    let locals = local_matrices(scene, &pose.world, &pose.local);
-                    for &i in &wanted {
-                        let (t, r, s) = if direct[i] {
-                            match anim::node_parts(scene, i, &by_node[i], fr) {
-                                Some((t, q, s)) => (t, euler_xyz(q), s),
-                                None => {
-                                    let (t, r, s, _) = decompose(locals[i]);
-                                    (t, r, s)
-                                }
-                            }
-                        } else {
-                            let (t, r, s, _) = decompose(locals[i]);
-                            (t, r, s)
-                        };
-                        let r = unwrap_near(r, samples[i].last().map_or(rest[i].1, |prev| prev.1));
-                        samples[i].push((t, r, s));
-                    }
-                }
-            }
-            let times: Vec<i64> = frames.iter().map(|f| ktime(f / fps)).collect();
-            for i in 0..n {
-                let plan = &plans[i];
-                if plan.iter().all(|p| matches!(p, Plan::Bake)) {
-                    let s = &samples[i];
-                    let first = rest[i];
-                    let differs = s.iter().any(|x| {
-                        !x.0.abs_diff_eq(first.0, 1e-12 * first.0.abs().max_element().max(1.0))
-                            || !x.1.abs_diff_eq(first.1, 1e-9)
-                            || !x
-                                .2
-                                .abs_diff_eq(first.2, 1e-12 * first.2.abs().max_element().max(1.0))
-                    });
-                    if !differs {
-                        continue;
-                    }
-                    self.report.resampled_nodes += 1;
-                    self.report.resampled.push(Resampled {
-                        animation: ai,
-                        node: i,
-                        part: "transform",
-                        reason: BAKED,
-                    });
-                }
-                let mut resampled_here = false;
-                for (pick, (part, prop)) in
-                    [("T", "Lcl Translation"), ("R", "Lcl Rotation"), ("S", "Lcl Scaling")]
-                        .into_iter()
-                        .enumerate()
-                {
-                    let (defaults, curves) = match &plan[pick] {
-                        Plan::Static => continue,
-                        Plan::Exact { defaults, curves } => {
-                            self.report.exact_curves += curves.iter().flatten().count();
-                            (*defaults, curves.clone())
-                        }
-                        Plan::Bake | Plan::Resample(_) => {
-                            if let Plan::Resample(reason) = &plan[pick] {
-                                let reason = *reason;
-                                resampled_here = true;
-                                self.report.resampled.push(Resampled {
-                                    animation: ai,
-                                    node: i,
-                                    part: ["translation", "rotation", "scale"][pick],
-                                    reason,
-                                });
-                            }
-                            let s = &samples[i];
-                            if s.is_empty() {
-                                continue;
-                            }
-                            let vals: Vec<DVec3> =
-                                s.iter().map(|x| [x.0, x.1, x.2][pick]).collect();
-                            let curves = [0, 1, 2].map(|axis| {
-                                Some(keys::FbxCurve {
-                                    keys: times
-                                        .iter()
-                                        .zip(&vals)
-                                        .map(|(&time, v)| keys::FbxKey {
-                                            time,
-                                            value: v[axis] as f32,
-                                            flags: KEY_FLAGS_LINEAR,
-                                            data: [
-                                                0.0,
-                                                0.0,
-                                                f32::from_bits(KEY_DEFAULT_WEIGHTS),
-                                                0.0,
-                                            ],
-                                        })
-                                        .collect(),
-                                    pre: None,
-                                    post: None,
-                                })
-                            });
-                            (vals[0], curves)
-                        }
-                    };
-                    let cn = self.id();
-                    self.objects.push(
-                        Record::with(
-                            "AnimationCurveNode",
-                            vec![Value::I64(cn), name_class(part, "AnimCurveNode"), Value::str("")],
-                        )
-                        .child(props70(vec![
-                            p_double_a("d|X", defaults.x),
-                            p_double_a("d|Y", defaults.y),
-                            p_double_a("d|Z", defaults.z),
-                        ])),
-                    );
-                    self.count("AnimationCurveNode");
-                    self.oo(cn, layer);
-                    self.op(cn, model_ids[i], prop);
-                    for (axis, c) in ["d|X", "d|Y", "d|Z"].into_iter().enumerate() {
-                        let Some(curve) = &curves[axis] else { continue };
-                        let id = self.id();
-                        self.objects.push(curve_record(id, defaults[axis], curve));
-                        self.count("AnimationCurve");
-                        self.op(id, cn, c);
-                    }
-                }
-                if resampled_here {
-                    self.report.resampled_nodes += 1;
-                }
-            }
-            self.attribute_curves(scene, ai, layer, fps, (f0, f1), opts)?;
+    /// Node `i`'s `Model` of class `class` with its local transform `local` (decomposed into
+    /// `Lcl Translation/Rotation/Scaling`); returns its id.
+    fn model(&mut self, scene: &Scene, i: usize, class: &str, local: DMat4) -> i64 {
+        let node = &scene.nodes[i];
+        let id = self.id();
+        let (t, r, s, exact) = decompose(local);
+        if !exact {
+            self.report.sheared += 1;
         }
-        if dropped_morph > 0 {
-            self.report.dropped.push(format!("{dropped_morph} 3DS morph (mesh swap) tracks"));
+        let mut props = vec![
+            p_enum("InheritType", 1),
+            p_vec("Lcl Translation", "Lcl Translation", "", "A", t),
+            p_vec("Lcl Rotation", "Lcl Rotation", "", "A", r),
+            p_vec("Lcl Scaling", "Lcl Scaling", "", "A", s),
+            p_int(
+                "DefaultAttributeIndex",
+                if matches!(class, "Mesh" | "Camera" | "Light") { 0 } else { -1 },
+            ),
+        ];
+        if node.hidden {
+            props.push(p("Visibility", "Visibility", "", "A", vec![Value::F64(0.0)]));
         }
-        Ok(())
+        let model = Record::with(
+            "Model",
+            vec![Value::I64(id), name_class(&node.name, "Model"), Value::str(class)],
+        )
+        .child(Record::one("Version", 232))
+        .child(props70(props))
+        .child(Record::with("Shading", vec![Value::Char(b'T')]))
+        .child(Record::one("Culling", "CullingOff"));
+        self.objects.push(model);
+        self.count("Model");
+        id
     }
 
-    /// Animated camera and light properties of animation `ai` as curve nodes on their
-    /// `NodeAttribute`s: camera `FieldOfView` (3DS FOV tracks, FBX `FieldOfView`) and `Roll`;
-    /// light `Color` (3DS colour tracks, FBX `Color|X…`), `Intensity` (percent, as stored),
-    /// `InnerAngle` (3DS hotspot, FBX `InnerAngle`/`HotSpot`) and `OuterAngle` (3DS falloff,
-    /// FBX `OuterAngle`/`Cone angle`). Key for key where the keys have an FBX form, else the
-    /// track sampled on integer frames (reported).
-    fn attribute_curves(
-        &mut self,
-        scene: &Scene,
-        ai: usize,
-        layer: i64,
-        fps: f64,
-        (lo, hi): (f64, f64),
-        opts: &WriteOptions,
-    ) -> Result<(), WriteError> {
-        // (node, attribute property, vector?) → per component curve, in first-seen order.
-        let mut found: Vec<(usize, &'static str, bool, [Option<keys::FbxCurve>; 3])> = Vec::new();
-        let attr_of: HashMap<usize, i64> = self.attributes.iter().copied().collect();
-        let anim = &scene.animations[ai];
-        for ch in &anim.channels {
-            let i = ch.node;
-            if !attr_of.contains_key(&i) {
-                continue;
+    /// Mesh node `i` (mesh `m`, model `id`): its `Geometry` (one per mesh and geometry
+    /// transform, shared by instances) and its materials.
+    fn mesh_node(&mut self, scene: &Scene, i: usize, m: usize, id: i64) {
+        let mesh = &scene.meshes[m];
+        let g = scene.nodes[i].geometry_transform();
+        let key = (m, g.to_cols_array().map(f64::to_bits));
+        let geo = match self.geometries.get(&key) {
+            Some(&geo) => geo,
+            None => {
+                let geo = self.id();
+                let rec = geometry::geometry(geo, mesh, g);
+                self.objects.push(rec);
+                self.count("Geometry");
+                self.geometries.insert(key, geo);
+                if mesh.skin.is_some() || !mesh.morph_targets.is_empty() {
+                    let d = deformers::Deformed { node: i, mesh: m, geometry: geo, bake: g };
+                    self.deformed.push(d);
+                }
+                geo
             }
-            let camera = matches!(scene.nodes[i].kind, NodeKind::Camera(_));
-            let light = matches!(scene.nodes[i].kind, NodeKind::Light(_));
-            enum Src<'t> {
-                Scalar(&'t Track<f64>),
-                Vector(&'t Track<DVec3>),
-            }
-            let (prop, comp, src) = match &ch.target {
-                ChannelTarget::Fov(t) if camera => ("FieldOfView", 0, Src::Scalar(t)),
-                ChannelTarget::Roll(t) if camera => ("Roll", 0, Src::Scalar(t)),
-                ChannelTarget::Color(t) if light => ("Color", 0, Src::Vector(t)),
-                ChannelTarget::Hotspot(t) if light => ("InnerAngle", 0, Src::Scalar(t)),
-                ChannelTarget::Falloff(t) if light => ("OuterAngle", 0, Src::Scalar(t)),
-                ChannelTarget::Property { name, track } => {
-                    let hit = match name.as_str() {
-                        "FieldOfView" if camera => ("FieldOfView", 0),
-                        "Roll" if camera => ("Roll", 0),
-                        "Color|X" if light => ("Color", 0),
-                        "Color|Y" if light => ("Color", 1),
-                        "Color|Z" if light => ("Color", 2),
-                        "Intensity" if light => ("Intensity", 0),
-                        "InnerAngle" | "HotSpot" if light => ("InnerAngle", 0),
-                        "OuterAngle" | "Cone angle" | "ConeAngle" if light => ("OuterAngle", 0),
-                        _ => continue,
-                    };
-                    (hit.0, hit.1, Src::Scalar(track))
-                }
-                _ => continue,
-            };
-            let vector = prop == "Color";
-            let slot = match found.iter().position(|f| f.0 == i && f.1 == prop) {
-                Some(k) => k,
-                None => {
-                    found.push((i, prop, vector, [None, None, None]));
-                    found.len() - 1
-                }
-            };
-            // Integer frames of the range for a resample (the track sampled by itself).
-            let frames = || -> Result<Vec<f64>, WriteError> {
-                let mut v = vec![lo];
-                let mut f = lo.floor() + 1.0;
-                while f < hi {
-                    v.push(f);
-                    f += 1.0;
-                    if v.len() > opts.max_keys {
-                        return Err(WriteError {
-                            path: vec!["Objects".into(), "AnimationCurve".into()],
-                            what: format!(
-                                "animation {:?}: the {prop} track spans {} frames, more keys than the limit {}",
-                                anim.name,
-                                hi - lo,
-                                opts.max_keys
-                            ),
-                        });
-                    }
-                }
-                if hi > lo {
-                    v.push(hi);
-                }
-                Ok(v)
-            };
-            let linear = |frames: &[f64], vals: Vec<f64>| keys::FbxCurve {
-                keys: frames
-                    .iter()
-                    .zip(vals)
-                    .map(|(&f, v)| keys::FbxKey {
-                        time: ktime(f / fps),
-                        value: v as f32,
-                        flags: KEY_FLAGS_LINEAR,
-                        data: [0.0, 0.0, f32::from_bits(KEY_DEFAULT_WEIGHTS), 0.0],
-                    })
-                    .collect(),
-                pre: None,
-                post: None,
-            };
-            let mut resampled = false;
-            match src {
-                Src::Scalar(t) if t.keys.is_empty() => continue,
-                Src::Scalar(t) => {
-                    let c = match keys::scalar_curve(t, 1.0, fps, lo, hi) {
-                        Some(c) => {
-                            self.report.exact_curves += 1;
-                            c
-                        }
-                        None => {
-                            resampled = true;
-                            let fr = frames()?;
-                            let vals = fr.iter().map(|&f| t.sample(f).unwrap_or(0.0)).collect();
-                            linear(&fr, vals)
-                        }
-                    };
-                    found[slot].3[comp] = Some(c);
-                }
-                Src::Vector(t) if t.keys.is_empty() => continue,
-                Src::Vector(t) => match keys::vector_curves(t, fps, lo, hi) {
-                    Some(c) => {
-                        self.report.exact_curves += 3;
-                        found[slot].3 = c.map(Some);
-                    }
+        };
+        self.oo(geo, id);
+        self.materials(scene, mesh, id);
+    }
+
+    /// The materials of `mesh` connected to its model `id`, in slot order
+    /// (`LayerElementMaterial` indexes this list); each scene material is written once, and
+    /// slots without one share a default grey material.
+    fn materials(&mut self, scene: &Scene, mesh: &Mesh, id: i64) {
+        let slots = mesh.material_slots.len().max(1);
+        for slot in 0..slots {
+            let mat = mesh.material_slots.get(slot).copied().flatten();
+            let mid = match mat {
+                Some(mi) => match self.material_ids.get(&mi) {
+                    Some(&x) => x,
                     None => {
-                        resampled = true;
-                        let fr = frames()?;
-                        let vals: Vec<DVec3> =
-                            fr.iter().map(|&f| t.sample(f).unwrap_or(DVec3::ZERO)).collect();
-                        found[slot].3 = [0, 1, 2]
-                            .map(|k| Some(linear(&fr, vals.iter().map(|v| v[k]).collect())));
+                        let x = self.id();
+                        let mat = &scene.materials[mi];
+                        self.objects.push(material(x, &mat.name, mat));
+                        self.count("Material");
+                        self.material_ids.insert(mi, x);
+                        x
                     }
                 },
-            }
-            if resampled {
-                self.report.resampled.push(Resampled {
-                    animation: ai,
-                    node: i,
-                    part: prop,
-                    reason: NO_FORM,
-                });
-            }
-        }
-        for (i, prop, vector, curves) in found {
-            let attr = attr_of[&i];
-            let rest: DVec3 = match scene.nodes[i].kind {
-                NodeKind::Camera(c) => {
-                    let c = &scene.cameras[c];
-                    DVec3::splat(if prop == "Roll" { c.roll_degrees } else { c.fov_degrees })
-                }
-                NodeKind::Light(l) => {
-                    let l = &scene.lights[l];
-                    match prop {
-                        "Color" => l.color.as_dvec3(),
-                        "Intensity" => DVec3::splat(l.intensity * 100.0),
-                        "InnerAngle" => DVec3::splat(l.hotspot_degrees),
-                        _ => DVec3::splat(l.falloff_degrees),
+                None => match self.default_material {
+                    Some(x) => x,
+                    None => {
+                        let x = self.id();
+                        let mut d = crate::scene::Material::default();
+                        d.diffuse = glam::Vec3::splat(0.8);
+                        self.objects.push(material(x, "keyscene_default", &d));
+                        self.count("Material");
+                        self.default_material = Some(x);
+                        x
                     }
-                }
-                _ => DVec3::ZERO,
+                },
             };
-            let comps: Vec<String> = if vector {
-                vec!["d|X".into(), "d|Y".into(), "d|Z".into()]
-            } else {
-                vec![format!("d|{prop}")]
-            };
-            let cn = self.id();
-            self.objects.push(
-                Record::with(
-                    "AnimationCurveNode",
-                    vec![Value::I64(cn), name_class(prop, "AnimCurveNode"), Value::str("")],
-                )
-                .child(props70(
-                    comps.iter().enumerate().map(|(k, c)| p_double_a(c, rest[k])).collect(),
-                )),
-            );
-            self.count("AnimationCurveNode");
-            self.oo(cn, layer);
-            self.op(cn, attr, prop);
-            for (k, c) in comps.iter().enumerate() {
-                let Some(curve) = &curves[k] else { continue };
-                let id = self.id();
-                self.objects.push(curve_record(id, rest[k], curve));
-                self.count("AnimationCurve");
-                self.op(id, cn, c);
-            }
+            self.oo(mid, id);
         }
-        Ok(())
     }
 
     fn document(&mut self, scene: &Scene, opts: &WriteOptions) -> Vec<Record> {
@@ -1118,274 +619,33 @@ impl Builder {
     }
 }
 
-fn p_double_a(name: &str, v: f64) -> Record {
-    p(name, "Number", "", "A", vec![Value::F64(v)])
-}
-
-fn curve_record(id: i64, default: f64, curve: &keys::FbxCurve) -> Record {
-    let (flags, data, refs) = curve.attributes();
-    let mut r = Record::with(
-        "AnimationCurve",
-        vec![Value::I64(id), name_class("", "AnimCurve"), Value::str("")],
-    )
-    .child(Record::one("Default", default))
-    .child(Record::one("KeyVer", 4009))
-    .child(Record::with(
-        "KeyTime",
-        vec![Value::I64Array(curve.keys.iter().map(|k| k.time).collect())],
-    ))
-    .child(Record::with(
-        "KeyValueFloat",
-        vec![Value::F32Array(curve.keys.iter().map(|k| k.value).collect())],
-    ))
-    .child(Record::with("KeyAttrFlags", vec![Value::I32Array(flags)]))
-    .child(Record::with("KeyAttrDataFloat", vec![Value::F32Array(data)]))
-    .child(Record::with("KeyAttrRefCount", vec![Value::I32Array(refs)]));
-    // As the SDK writes them (MotionBuilder's `motionbuilder_extrapolation_*_7700`): `Type` a
-    // character, `Repetition` an int.
-    for (name, e) in [("Pre-Extrapolation", curve.pre), ("Post-Extrapolation", curve.post)] {
-        if let Some((ty, count)) = e {
-            r.push(
-                Record::new(name)
-                    .child(Record::with("Type", vec![Value::Char(ty)]))
-                    .child(Record::one("Repetition", count)),
-            );
-        }
+/// What the scene has that the writer does not write, one line each (`Report::dropped`).
+fn dropped(scene: &Scene) -> Vec<String> {
+    let classes: Vec<&str> = (0..scene.nodes.len()).map(|i| model_class(scene, i)).collect();
+    let count = |f: &dyn Fn(usize) -> bool| (0..scene.nodes.len()).filter(|&i| f(i)).count();
+    let cameras =
+        count(&|i| matches!(scene.nodes[i].kind, NodeKind::Camera(_)) && classes[i] != "Camera");
+    let lights = count(&|i| {
+        matches!(scene.nodes[i].kind, NodeKind::Light(_) | NodeKind::Ambient)
+            && classes[i] != "Light"
+    });
+    let mut dropped = Vec::new();
+    if cameras > 0 {
+        dropped.push(format!("{cameras} camera attributes (nodes written as Null)"));
     }
-    r
-}
-
-/// Every node's local matrix as FBX composes it with InheritType RSrs:
-/// `parent_world⁻¹ · world` (the world matrix itself for roots). Under a parent whose world
-/// matrix is singular (a zero scale) no local reproduces the child's world: keyscene's own
-/// local matrix (`local`) is written, which gives what any RSrs evaluator gives.
-fn local_matrices(scene: &Scene, world: &[DMat4], local: &[DMat4]) -> Vec<DMat4> {
-    scene
-        .nodes
-        .iter()
-        .enumerate()
-        .map(|(i, n)| match n.parent {
-            Some(p) => {
-                let det = world[p].determinant();
-                let l = world[p].inverse() * world[i];
-                if det.is_finite() && det.abs() > 1e-300 && l.is_finite() {
-                    l
-                } else {
-                    local[i]
-                }
-            }
-            None => world[i],
-        })
-        .collect()
-}
-
-/// Why a baked node's curves are resampled (its written local matrix is not its own T·R·S).
-const BAKED: &str = "baked transform (FBX pivots, pre/post rotation, an inherit type other \
-                     than RSrs, or a camera/light target); resampled on integer frames";
-
-/// How one part (T, R or S) of a node's local transform is written for one animation.
-#[derive(Debug, Clone)]
-enum Plan {
-    /// Not animated: the Model's `Lcl …` value holds.
-    Static,
-    /// The source's keys: one curve per component (`None`: the component holds its
-    /// `d|X`/`d|Y`/`d|Z` default, the evaluator's rest value for it).
-    Exact { defaults: DVec3, curves: [Option<keys::FbxCurve>; 3] },
-    /// The part's evaluated values on integer frames, linear (the reason why).
-    Resample(&'static str),
-    /// The whole local matrix, `parent_world⁻¹ · world`, decomposed on integer frames.
-    Bake,
-}
-
-/// `true` when node `i`'s world matrix is aimed at a target after composition (a camera or
-/// light with a target), so its local matrix is not its parts'.
-fn aimed(scene: &Scene, i: usize) -> bool {
-    let n = scene.nodes.len();
-    match scene.nodes[i].kind {
-        NodeKind::Camera(c) => scene.cameras.get(c).and_then(|c| c.target).is_some_and(|t| t < n),
-        NodeKind::Light(l) => scene.lights.get(l).and_then(|l| l.target).is_some_and(|t| t < n),
-        _ => false,
+    if lights > 0 {
+        dropped.push(format!(
+            "{lights} ambient lights (FBX has no ambient light node; written as Null)"
+        ));
     }
-}
-
-/// Per scene node: is its written local matrix (`parent_world⁻¹ · world`) its own `T·R·S`, so
-/// that its channels can be written from the source keys? Yes when it has no FBX pivots or
-/// pre/post rotation (none animated either, [`ChannelTarget::drives_pivots`]), it is a root or
-/// has inherit type `RSrs`, and neither it nor its parent is aimed at a target.
-fn direct_nodes(scene: &Scene) -> Vec<bool> {
-    let mut direct: Vec<bool> = (0..scene.nodes.len())
-        .map(|i| {
-            let n = &scene.nodes[i];
-            n.pivots.is_none()
-                && (n.parent.is_none() || n.inherit == crate::scene::InheritType::RSrs)
-                && !aimed(scene, i)
-                && !n.parent.is_some_and(|p| aimed(scene, p))
-        })
-        .collect();
-    for c in scene.animations.iter().flat_map(|a| &a.channels) {
-        if c.target.drives_pivots() {
-            if let Some(d) = direct.get_mut(c.node) {
-                *d = false;
-            }
-        }
+    if !scene.geometry_caches.is_empty() {
+        dropped.push(format!("{} geometry caches", scene.geometry_caches.len()));
     }
-    direct
-}
-
-/// The plan of a direct node's T, R and S ([`direct_nodes`]) from its channels.
-fn plan_direct(
-    scene: &Scene,
-    i: usize,
-    channels: &[&ChannelTarget],
-    fps: f64,
-    (lo, hi): (f64, f64),
-) -> [Plan; 3] {
-    let rest = scene.nodes[i].transform;
-    let deg = 180.0 / std::f64::consts::PI;
-    let mut out: [Plan; 3] = std::array::from_fn(|_| Plan::Static);
-    for pick in 0..3 {
-        let mine: Vec<&ChannelTarget> = channels
-            .iter()
-            .copied()
-            .filter(|c| match c {
-                ChannelTarget::Translation(_) | ChannelTarget::TranslationXyz(_) => pick == 0,
-                ChannelTarget::Rotation(_) => pick == 1,
-                ChannelTarget::Scale(_) | ChannelTarget::ScaleXyz(_) => pick == 2,
-                ChannelTarget::Layered(b) => b.transform_part() == Some(pick),
-                _ => false,
-            })
-            .collect();
-        let rest_part = if pick == 0 { rest.translation } else { rest.scale };
-        let xyz = |tracks: &[Option<Track<f64>>; 3], scale: f64, defaults: DVec3| -> Plan {
-            let mut curves: [Option<keys::FbxCurve>; 3] = [None, None, None];
-            for (c, t) in tracks.iter().enumerate() {
-                let Some(t) = t.as_ref().filter(|t| !t.keys.is_empty()) else { continue };
-                match keys::scalar_curve(t, scale, fps, lo, hi) {
-                    Some(curve) => curves[c] = Some(curve),
-                    None => return Plan::Resample(NO_FORM),
-                }
-            }
-            Plan::Exact { defaults: defaults * scale, curves }
-        };
-        out[pick] = match mine.as_slice() {
-            [] => Plan::Static,
-            [_, _, ..] => Plan::Resample("several channels drive one part"),
-            [c] => match c {
-                ChannelTarget::Translation(t) | ChannelTarget::Scale(t) if t.keys.is_empty() => {
-                    Plan::Static
-                }
-                ChannelTarget::Translation(t) | ChannelTarget::Scale(t) => {
-                    match keys::vector_curves(t, fps, lo, hi) {
-                        Some([x, y, z]) => {
-                            Plan::Exact { defaults: rest_part, curves: [Some(x), Some(y), Some(z)] }
-                        }
-                        None => Plan::Resample(NO_FORM),
-                    }
-                }
-                ChannelTarget::TranslationXyz(x) | ChannelTarget::ScaleXyz(x) => {
-                    xyz(x, 1.0, rest_part)
-                }
-                ChannelTarget::Rotation(RotationTrack::Euler { order, rest, xyz: tracks }) => {
-                    if *order == EulerOrder::Xyz {
-                        xyz(tracks, deg, *rest)
-                    } else {
-                        Plan::Resample("Euler rotation in an order other than XYZ")
-                    }
-                }
-                ChannelTarget::Rotation(RotationTrack::Quat(t)) if t.keys.is_empty() => {
-                    Plan::Static
-                }
-                ChannelTarget::Rotation(RotationTrack::Quat(_)) => {
-                    Plan::Resample("quaternion keys (slerp has no FBX Euler curve form)")
-                }
-                ChannelTarget::Rotation(RotationTrack::Relative(_)) => {
-                    Plan::Resample("3DS relative axis-angle rotation keys")
-                }
-                ChannelTarget::Layered(_) => {
-                    Plan::Resample("FBX animation layers blended at each time")
-                }
-                _ => Plan::Static,
-            },
-        };
+    let maps: usize = scene.materials.iter().map(|m| m.maps.len()).sum();
+    if maps > 0 {
+        dropped.push(format!("{maps} texture maps"));
     }
-    out
-}
-
-/// Why a part with keys is resampled when no exact form exists.
-const NO_FORM: &str = "keys with no exact FBX curve form (jumps, 3DS repeat/hold-last ends, \
-                       glTF/3DA tangents or TCB past what the Hermite form holds)";
-
-/// A camera's `NodeAttribute` (class `Camera`) with the properties ufbx's
-/// `ufbxi_update_camera` and our reader take: `ApertureMode` 1 (horizontal) or 2 (vertical)
-/// with `FieldOfView` in degrees, `AspectWidth`/`AspectHeight` (the aspect over 1, with
-/// `AspectRatioMode` 1, fixed ratio), `NearPlane`/`FarPlane` in scene units, `Roll` in degrees.
-/// Orientation is the node's: FBX cameras look down the node's +X with +Y up, and no axis
-/// change is applied (a 3DS camera's aim is baked into its node, whose −Z looks at the target).
-fn camera_attribute(id: i64, name: &str, c: &crate::scene::Camera) -> Record {
-    let mode = match c.fov_axis {
-        FovAxis::Horizontal => 1,
-        FovAxis::Vertical => 2,
-    };
-    let mut props = vec![
-        p("Roll", "Roll", "", "A", vec![Value::F64(c.roll_degrees)]),
-        p("FieldOfView", "FieldOfView", "", "A", vec![Value::F64(c.fov_degrees)]),
-        p_enum("ApertureMode", mode),
-    ];
-    if let Some(a) = c.aspect.filter(|a| a.is_finite() && *a > 0.0) {
-        props.push(p_enum("AspectRatioMode", 1));
-        props.push(p_double("AspectWidth", a));
-        props.push(p_double("AspectHeight", 1.0));
-    }
-    if let Some(v) = c.near.filter(|v| v.is_finite()) {
-        props.push(p_double("NearPlane", v));
-    }
-    if let Some(v) = c.far.filter(|v| v.is_finite()) {
-        props.push(p_double("FarPlane", v));
-    }
-    Record::with(
-        "NodeAttribute",
-        vec![Value::I64(id), name_class(name, "NodeAttribute"), Value::str("Camera")],
-    )
-    .child(props70(props))
-    .child(Record::one("TypeFlags", "Camera"))
-    .child(Record::one("GeometryVersion", 124))
-    .child(Record::with("Position", vec![Value::F64(0.0), Value::F64(0.0), Value::F64(0.0)]))
-    .child(Record::with("Up", vec![Value::F64(0.0), Value::F64(1.0), Value::F64(0.0)]))
-    .child(Record::with("LookAt", vec![Value::F64(1.0), Value::F64(0.0), Value::F64(0.0)]))
-    .child(Record::one("ShowInfoOnMoving", 1))
-    .child(Record::one("ShowAudio", 0))
-    .child(Record::with("AudioColor", vec![Value::F64(0.0), Value::F64(1.0), Value::F64(0.0)]))
-    .child(Record::one("CameraOrthoZoom", 1.0))
-}
-
-/// A light's `NodeAttribute` (class `Light`): `LightType` 0 point, 1 directional, 2 spot;
-/// `Color` (linear RGB), `Intensity` in percent (keyscene's multiplier × 100, as the reader
-/// and ufbx divide it), `InnerAngle`/`OuterAngle` (full cone angles, degrees), `CastLight`,
-/// `DecayType` 0 (none). FBX lights shine down the node's −Y as ufbx reads them (its
-/// `local_direction` is −Y); no axis change is applied, as for cameras.
-fn light_attribute(id: i64, name: &str, l: &crate::scene::Light) -> Record {
-    let ty = match l.kind {
-        LightKind::Directional => 1,
-        LightKind::Spot => 2,
-        LightKind::Point | LightKind::Ambient => 0,
-    };
-    let c = l.color.as_dvec3();
-    let props = vec![
-        p_enum("LightType", ty),
-        p_vec("Color", "Color", "", "A", c),
-        p("Intensity", "Number", "", "A", vec![Value::F64(l.intensity * 100.0)]),
-        p("InnerAngle", "Number", "", "A", vec![Value::F64(l.hotspot_degrees)]),
-        p("OuterAngle", "Number", "", "A", vec![Value::F64(l.falloff_degrees)]),
-        p("CastLight", "bool", "", "", vec![Value::I32(l.on as i32)]),
-        p_enum("DecayType", 0),
-    ];
-    Record::with(
-        "NodeAttribute",
-        vec![Value::I64(id), name_class(name, "NodeAttribute"), Value::str("Light")],
-    )
-    .child(props70(props))
-    .child(Record::one("TypeFlags", "Light"))
-    .child(Record::one("GeometryVersion", 124))
+    dropped
 }
 
 fn material(id: i64, name: &str, m: &crate::scene::Material) -> Record {
@@ -1406,188 +666,9 @@ fn material(id: i64, name: &str, m: &crate::scene::Material) -> Record {
         ]))
 }
 
-/// One layer element record with its standard head.
-fn layer_element(
-    kind: &str,
-    index: i32,
-    version: i32,
-    name: &str,
-    mapping: &str,
-    reference: &str,
-) -> Record {
-    Record::one(kind, index)
-        .child(Record::one("Version", version))
-        .child(Record::one("Name", name))
-        .child(Record::one("MappingInformationType", mapping))
-        .child(Record::one("ReferenceInformationType", reference))
-}
-
-fn geometry(id: i64, mesh: &Mesh, bake: DMat4) -> Record {
-    let nm = DMat3::from_mat4(bake).inverse().transpose();
-    let mut verts = Vec::with_capacity(mesh.positions.len() * 3);
-    for p in &mesh.positions {
-        let q = bake.transform_point3(*p);
-        verts.extend([q.x, q.y, q.z]);
-    }
-    let np = mesh.polygon_count();
-    let mut pvi = Vec::with_capacity(mesh.corner_vertices.len());
-    for poly in 0..np {
-        let c = mesh.polygon(poly);
-        for (k, &v) in c.iter().enumerate() {
-            pvi.push(if k + 1 == c.len() { !(v as i32) } else { v as i32 });
-        }
-    }
-    let mut g = Record::with(
-        "Geometry",
-        vec![Value::I64(id), name_class(&mesh.name, "Geometry"), Value::str("Mesh")],
-    )
-    .child(Record::with("Vertices", vec![Value::F64Array(verts)]))
-    .child(Record::with("PolygonVertexIndex", vec![Value::I32Array(pvi)]))
-    .child(Record::one("GeometryVersion", 124));
-    let mut layer0 = vec!["LayerElementMaterial"];
-    // Per corner, a value per polygon vertex.
-    let per_corner = |f: &mut dyn FnMut(u32, usize, usize)| {
-        for poly in 0..np {
-            let r = mesh.polygon_corners(poly);
-            for corner in r {
-                f(mesh.corner_vertices[corner], corner, poly);
-            }
-        }
-    };
-    if let Some(n) = &mesh.normals {
-        let mut out = Vec::with_capacity(mesh.corner_vertices.len() * 3);
-        let mut ok = true;
-        per_corner(&mut |v, c, p| match n.get(v, c, p) {
-            Some(x) => {
-                let y = (nm * x.as_dvec3()).normalize_or_zero();
-                out.extend([y.x, y.y, y.z]);
-            }
-            None => {
-                ok = false;
-                out.extend([0.0, 0.0, 0.0]);
-            }
-        });
-        if ok {
-            g.push(
-                layer_element("LayerElementNormal", 0, 102, "", "ByPolygonVertex", "Direct")
-                    .child(Record::with("Normals", vec![Value::F64Array(out)])),
-            );
-            layer0.push("LayerElementNormal");
-        }
-    }
-    if let Some(col) = &mesh.colors {
-        let mut out = Vec::with_capacity(mesh.corner_vertices.len() * 4);
-        per_corner(&mut |v, c, p| {
-            let x = col.get(v, c, p).unwrap_or(glam::Vec4::ONE);
-            out.extend([x.x as f64, x.y as f64, x.z as f64, x.w as f64]);
-        });
-        g.push(
-            layer_element("LayerElementColor", 0, 101, "", "ByPolygonVertex", "Direct")
-                .child(Record::with("Colors", vec![Value::F64Array(out)])),
-        );
-        layer0.push("LayerElementColor");
-    }
-    if let Some(sg) = &mesh.smoothing_groups {
-        if sg.len() == np {
-            g.push(
-                layer_element("LayerElementSmoothing", 0, 102, "", "ByPolygon", "Direct").child(
-                    Record::with(
-                        "Smoothing",
-                        vec![Value::I32Array(sg.iter().map(|&s| s as i32).collect())],
-                    ),
-                ),
-            );
-            layer0.push("LayerElementSmoothing");
-        }
-    }
-    let mut uv_layers = 0;
-    for (k, set) in mesh.uv_sets.iter().enumerate() {
-        let mut out = Vec::with_capacity(mesh.corner_vertices.len() * 2);
-        per_corner(&mut |v, c, p| {
-            let x = set.uvs.get(v, c, p).unwrap_or(glam::Vec2::ZERO);
-            out.extend([x.x as f64, x.y as f64]);
-        });
-        let name = if set.name.is_empty() { format!("UVSet{k}") } else { set.name.clone() };
-        g.push(
-            layer_element("LayerElementUV", k as i32, 101, &name, "ByPolygonVertex", "Direct")
-                .child(Record::with("UV", vec![Value::F64Array(out)])),
-        );
-        uv_layers += 1;
-    }
-    // Materials: index into the model's material list (slot order); polygons without one use
-    // the last slot the writer connected for them (see `Builder::objects`).
-    let slots = mesh.material_slots.len().max(1) as u32;
-    let mats: Vec<i32> = (0..np)
-        .map(|p| {
-            let m = mesh.polygon_material(p);
-            if m >= slots {
-                0
-            } else {
-                m as i32
-            }
-        })
-        .collect();
-    let all_same = mats.iter().all(|&m| m == mats.first().copied().unwrap_or(0));
-    g.push(if all_same {
-        layer_element("LayerElementMaterial", 0, 101, "", "AllSame", "IndexToDirect").child(
-            Record::with(
-                "Materials",
-                vec![Value::I32Array(vec![mats.first().copied().unwrap_or(0)])],
-            ),
-        )
-    } else {
-        layer_element("LayerElementMaterial", 0, 101, "", "ByPolygon", "IndexToDirect")
-            .child(Record::with("Materials", vec![Value::I32Array(mats)]))
-    });
-    let layer = |index: i32, elems: &[(&str, i32)]| {
-        let mut l = Record::one("Layer", index).child(Record::one("Version", 100));
-        for (ty, typed) in elems {
-            l.push(
-                Record::new("LayerElement")
-                    .child(Record::one("Type", *ty))
-                    .child(Record::one("TypedIndex", *typed)),
-            );
-        }
-        l
-    };
-    let mut first: Vec<(&str, i32)> = layer0.iter().map(|t| (*t, 0)).collect();
-    if uv_layers > 0 {
-        first.push(("LayerElementUV", 0));
-    }
-    g.push(layer(0, &first));
-    for k in 1..uv_layers {
-        g.push(layer(k, &[("LayerElementUV", k)]));
-    }
-    g
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn euler_xyz_is_rz_ry_rx_and_round_trips() {
-        // FBX eEulerXYZ: X applied first. Rotating +Y by 90° about X gives +Z; then 90° about
-        // Z takes +Z to +Z: hand-computed R = Rz(90)·Rx(90) maps +Y to +Z and +X to +Y.
-        let m = compose(DVec3::ZERO, DVec3::new(90.0, 0.0, 90.0), DVec3::ONE);
-        assert!(m.transform_vector3(DVec3::Y).abs_diff_eq(DVec3::Z, 1e-12));
-        assert!(m.transform_vector3(DVec3::X).abs_diff_eq(DVec3::Y, 1e-12));
-        let (t, e, s, exact) = decompose(compose(
-            DVec3::new(1.0, 2.0, 3.0),
-            DVec3::new(10.0, -20.0, 30.0),
-            DVec3::new(2.0, 3.0, 4.0),
-        ));
-        assert!(exact);
-        assert!(t.abs_diff_eq(DVec3::new(1.0, 2.0, 3.0), 1e-12));
-        assert!(e.abs_diff_eq(DVec3::new(10.0, -20.0, 30.0), 1e-9), "{e}");
-        assert!(s.abs_diff_eq(DVec3::new(2.0, 3.0, 4.0), 1e-12));
-    }
-
-    #[test]
-    fn unwrapping_keeps_angles_within_half_a_turn_of_the_previous_key() {
-        let e = unwrap_near(DVec3::new(-179.0, 10.0, 181.0), DVec3::new(179.0, 370.0, -170.0));
-        assert_eq!(e, DVec3::new(181.0, 370.0, -179.0));
-    }
 
     #[test]
     fn ktime_is_seconds_times_46186158000_rounded() {

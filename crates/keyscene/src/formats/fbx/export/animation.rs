@@ -1,0 +1,501 @@
+//! The FBX writer's animation pass: per scene animation one `AnimationStack` +
+//! `AnimationLayer`, and per node part (T, R, S) an `AnimationCurveNode` on the model's
+//! `Lcl …` with its `AnimationCurve`s, key for key ([`plan_direct`], `keys.rs`) or resampled on
+//! integer frames (the rules are in the module docs of `export.rs` and docs/fbx.md).
+
+use glam::DVec3;
+
+use super::keys;
+use super::transform::{decompose, direct_nodes, euler_xyz, local_matrices, unwrap_near};
+use super::{
+    ktime, name_class, p, p_time, props70, Builder, Resampled, WriteOptions, KEY_DEFAULT_WEIGHTS,
+    KEY_FLAGS_LINEAR,
+};
+use crate::anim::{self, Animation, ChannelTarget, RotationTrack, Time, Track};
+use crate::formats::fbx::write::{Record, Value, WriteError};
+use crate::scene::{EulerOrder, Scene};
+
+/// A node's rest `Lcl Translation`, `Lcl Rotation` (XYZ Euler degrees), `Lcl Scaling`: the
+/// values its `Model` record holds.
+type Parts = (DVec3, DVec3, DVec3);
+
+/// An animation's clock: frames per second (30 when the source's is not usable) and its frame
+/// range (`(0, 0)` when not usable).
+pub(super) fn clock(anim: &Animation) -> (f64, (f64, f64)) {
+    let fps = if anim.fps.is_finite() && anim.fps > 0.0 { anim.fps } else { 30.0 };
+    let (f0, f1) = anim.frame_range;
+    let range = if f0.is_finite() && f1.is_finite() && f1 >= f0 { (f0, f1) } else { (0.0, 0.0) };
+    (fps, range)
+}
+
+/// The take name of animation `ai`: its name, or `Take 001`… when it has none.
+pub(super) fn take_name(scene: &Scene, ai: usize) -> String {
+    let a = &scene.animations[ai];
+    if a.name.is_empty() {
+        format!("Take {:03}", ai + 1)
+    } else {
+        a.name.clone()
+    }
+}
+
+/// The animations [`WriteOptions::animation`] selects (all of them by default; none for an
+/// index past the end).
+pub(super) fn chosen(scene: &Scene, opts: &WriteOptions) -> Vec<usize> {
+    match opts.animation {
+        Some(a) if a < scene.animations.len() => vec![a],
+        Some(_) => vec![],
+        None => (0..scene.animations.len()).collect(),
+    }
+}
+
+/// Integer frames of `(lo, hi)` with both ends (a resample's key times), or an error naming
+/// `what` when there would be more than `max_keys`.
+pub(super) fn resample_frames(
+    (lo, hi): (f64, f64),
+    max_keys: usize,
+    what: impl Fn() -> String,
+) -> Result<Vec<f64>, WriteError> {
+    let mut v = vec![lo];
+    let mut f = lo.floor() + 1.0;
+    while f < hi {
+        v.push(f);
+        f += 1.0;
+        if v.len() > max_keys {
+            return Err(WriteError {
+                path: vec!["Objects".into(), "AnimationCurve".into()],
+                what: format!(
+                    "{} spans {} frames, more keys than the limit {max_keys}",
+                    what(),
+                    hi - lo
+                ),
+            });
+        }
+    }
+    if hi > lo {
+        v.push(hi);
+    }
+    Ok(v)
+}
+
+/// A linear curve through `(time, value)` pairs (a resample), keys flagged as the SDK writes
+/// linear keys.
+pub(super) fn linear_curve(times: &[i64], values: impl Iterator<Item = f64>) -> keys::FbxCurve {
+    keys::FbxCurve {
+        keys: times
+            .iter()
+            .zip(values)
+            .map(|(&time, v)| keys::FbxKey {
+                time,
+                value: v as f32,
+                flags: KEY_FLAGS_LINEAR,
+                data: [0.0, 0.0, f32::from_bits(KEY_DEFAULT_WEIGHTS), 0.0],
+            })
+            .collect(),
+        pre: None,
+        post: None,
+    }
+}
+
+impl Builder {
+    /// The animation pass (see the module docs): one stack per chosen animation.
+    pub(super) fn animations(
+        &mut self,
+        scene: &Scene,
+        opts: &WriteOptions,
+        model_ids: &[i64],
+    ) -> Result<(), WriteError> {
+        let direct = direct_nodes(scene);
+        // The values the Model records hold (the rest pose): a baked node whose animation
+        // holds other values, even constant ones, needs curves.
+        let rest_pose = scene.evaluate(None, Time::Frame(0.0));
+        let rest: Vec<Parts> = local_matrices(scene, &rest_pose.world, &rest_pose.local)
+            .iter()
+            .map(|l| {
+                let (t, r, s, _) = decompose(*l);
+                (t, r, s)
+            })
+            .collect();
+        let mut dropped_morph = 0;
+        for ai in chosen(scene, opts) {
+            let anim = &scene.animations[ai];
+            let (fps, range) = clock(anim);
+            dropped_morph += anim
+                .channels
+                .iter()
+                .filter(|c| matches!(c.target, ChannelTarget::Morph(_)))
+                .count();
+            let layer = self.stack(scene, ai, fps, range);
+            let by_node = anim::channels_by_node(scene, Some(ai));
+            let plans = plans(scene, &by_node, &direct, fps, range);
+            let (times, samples) =
+                sample(scene, ai, &plans, (&direct, &by_node, &rest), fps, range, opts)?;
+            for i in 0..scene.nodes.len() {
+                let node = NodeCurves { ai, i, model: model_ids[i], rest: rest[i], layer };
+                self.node_curves(node, &plans[i], &samples[i], &times);
+            }
+            self.attribute_curves(scene, ai, layer, fps, range, opts)?;
+            self.deformer_curves(scene, ai, layer, fps, range, opts)?;
+        }
+        if dropped_morph > 0 {
+            self.report.dropped.push(format!("{dropped_morph} 3DS morph (mesh swap) tracks"));
+        }
+        Ok(())
+    }
+
+    /// Writes animation `ai`'s `AnimationStack` and its `AnimationLayer`; returns the layer id.
+    fn stack(&mut self, scene: &Scene, ai: usize, fps: f64, (f0, f1): (f64, f64)) -> i64 {
+        let stack = self.id();
+        let layer = self.id();
+        let name = take_name(scene, ai);
+        let (k0, k1) = (ktime(f0 / fps), ktime(f1 / fps));
+        self.objects.push(
+            Record::with(
+                "AnimationStack",
+                vec![Value::I64(stack), name_class(&name, "AnimStack"), Value::str("")],
+            )
+            .child(props70(vec![
+                p_time("LocalStart", k0),
+                p_time("LocalStop", k1),
+                p_time("ReferenceStart", k0),
+                p_time("ReferenceStop", k1),
+            ])),
+        );
+        self.objects.push(Record::with(
+            "AnimationLayer",
+            vec![Value::I64(layer), name_class("BaseLayer", "AnimLayer"), Value::str("")],
+        ));
+        self.count("AnimationStack");
+        self.count("AnimationLayer");
+        self.oo(layer, stack);
+        self.report.stacks += 1;
+        layer
+    }
+
+    /// One node's curve nodes and curves for one animation, by its plan; a baked node whose
+    /// samples all equal its rest values writes none.
+    fn node_curves(&mut self, n: NodeCurves, plan: &[Plan; 3], samples: &[Parts], times: &[i64]) {
+        if plan.iter().all(|p| matches!(p, Plan::Bake)) {
+            let first = n.rest;
+            let near =
+                |a: DVec3, b: DVec3| a.abs_diff_eq(b, 1e-12 * b.abs().max_element().max(1.0));
+            let differs = samples.iter().any(|x| {
+                !near(x.0, first.0) || !x.1.abs_diff_eq(first.1, 1e-9) || !near(x.2, first.2)
+            });
+            if !differs {
+                return;
+            }
+            self.report.resampled_nodes += 1;
+            self.report.resampled.push(Resampled {
+                animation: n.ai,
+                node: n.i,
+                part: "transform",
+                reason: BAKED,
+            });
+        }
+        let mut resampled_here = false;
+        for (pick, (part, prop)) in
+            [("T", "Lcl Translation"), ("R", "Lcl Rotation"), ("S", "Lcl Scaling")]
+                .into_iter()
+                .enumerate()
+        {
+            let (defaults, curves) = match &plan[pick] {
+                Plan::Static => continue,
+                Plan::Exact { defaults, curves } => {
+                    self.report.exact_curves += curves.iter().flatten().count();
+                    (*defaults, curves.clone())
+                }
+                Plan::Bake | Plan::Resample(_) => {
+                    if let Plan::Resample(reason) = &plan[pick] {
+                        resampled_here = true;
+                        self.report.resampled.push(Resampled {
+                            animation: n.ai,
+                            node: n.i,
+                            part: ["translation", "rotation", "scale"][pick],
+                            reason,
+                        });
+                    }
+                    if samples.is_empty() {
+                        continue;
+                    }
+                    let vals: Vec<DVec3> = samples.iter().map(|x| [x.0, x.1, x.2][pick]).collect();
+                    let curves = [0, 1, 2]
+                        .map(|axis| Some(linear_curve(times, vals.iter().map(|v| v[axis]))));
+                    (vals[0], curves)
+                }
+            };
+            let comps = ["d|X", "d|Y", "d|Z"].map(|c| (c, defaults));
+            self.curve_node(part, n.layer, (n.model, prop), &comps, &curves);
+        }
+        if resampled_here {
+            self.report.resampled_nodes += 1;
+        }
+    }
+
+    /// An `AnimationCurveNode` named `name` in `layer`, OP-connected to `target`'s property,
+    /// with one component per `comps` entry (`d|X`…, its default the entry's vector component
+    /// by position) and the curves given for them.
+    pub(super) fn curve_node(
+        &mut self,
+        name: &str,
+        layer: i64,
+        (target, prop): (i64, &str),
+        comps: &[(&str, DVec3)],
+        curves: &[Option<keys::FbxCurve>],
+    ) {
+        let cn = self.id();
+        let defaults: Vec<f64> = comps.iter().enumerate().map(|(k, (_, d))| d[k.min(2)]).collect();
+        self.objects.push(
+            Record::with(
+                "AnimationCurveNode",
+                vec![Value::I64(cn), name_class(name, "AnimCurveNode"), Value::str("")],
+            )
+            .child(props70(
+                comps.iter().zip(&defaults).map(|((c, _), &d)| p_double_a(c, d)).collect(),
+            )),
+        );
+        self.count("AnimationCurveNode");
+        self.oo(cn, layer);
+        self.op(cn, target, prop);
+        for (k, (c, _)) in comps.iter().enumerate() {
+            let Some(curve) = curves.get(k).and_then(|c| c.as_ref()) else { continue };
+            let id = self.id();
+            self.objects.push(curve_record(id, defaults[k], curve));
+            self.count("AnimationCurve");
+            self.op(id, cn, c);
+        }
+    }
+}
+
+/// What [`Builder::node_curves`] needs to know of one node in one animation.
+struct NodeCurves {
+    ai: usize,
+    i: usize,
+    model: i64,
+    rest: Parts,
+    layer: i64,
+}
+
+/// Per node, the plan of its T, R and S in one animation: the source keys for direct nodes
+/// ([`plan_direct`]), the whole local matrix baked for the others that move (their channels,
+/// a target, or a moving parent under an inherit type other than RSrs), else nothing.
+fn plans(
+    scene: &Scene,
+    by_node: &[Vec<&ChannelTarget>],
+    direct: &[bool],
+    fps: f64,
+    range: (f64, f64),
+) -> Vec<[Plan; 3]> {
+    let n = scene.nodes.len();
+    let mut moves = vec![false; n];
+    for i in scene.depth_first() {
+        let node = &scene.nodes[i];
+        let parent_moves = node.parent.is_some_and(|p| moves[p]);
+        moves[i] = !by_node[i].is_empty()
+            || super::transform::aimed(scene, i)
+            || node.parent.is_some_and(|p| super::transform::aimed(scene, p))
+            || (node.inherit != crate::scene::InheritType::RSrs && parent_moves);
+    }
+    (0..n)
+        .map(|i| {
+            if direct[i] {
+                plan_direct(scene, i, &by_node[i], fps, range)
+            } else if moves[i] {
+                std::array::from_fn(|_| Plan::Bake)
+            } else {
+                std::array::from_fn(|_| Plan::Static)
+            }
+        })
+        .collect()
+}
+
+/// The key times (KTime) of the resampled parts and, per node that has such a part, its T, R
+/// (unwrapped), S on each integer frame of the range (empty for the other nodes).
+fn sample(
+    scene: &Scene,
+    ai: usize,
+    plans: &[[Plan; 3]],
+    (direct, by_node, rest): (&[bool], &[Vec<&ChannelTarget>], &[Parts]),
+    fps: f64,
+    range: (f64, f64),
+    opts: &WriteOptions,
+) -> Result<(Vec<i64>, Vec<Vec<Parts>>), WriteError> {
+    let n = scene.nodes.len();
+    let mut samples: Vec<Vec<Parts>> = vec![Vec::new(); n];
+    let sampled = |p: &[Plan; 3]| p.iter().any(|x| matches!(x, Plan::Bake | Plan::Resample(_)));
+    let wanted: Vec<usize> = (0..n).filter(|&i| sampled(&plans[i])).collect();
+    if wanted.is_empty() {
+        return Ok((Vec::new(), samples));
+    }
+    let why = || {
+        let reason = plans
+            .iter()
+            .flatten()
+            .find_map(|p| match p {
+                Plan::Resample(r) => Some(*r),
+                Plan::Bake => Some(BAKED),
+                _ => None,
+            })
+            .unwrap_or("");
+        format!("animation {:?} (a resampled part: {reason})", scene.animations[ai].name)
+    };
+    let frames = resample_frames(range, opts.max_keys, why)?;
+    for &i in &wanted {
+        samples[i].reserve(frames.len());
+    }
+    for &fr in &frames {
+        let pose = scene.evaluate(Some(ai), Time::Frame(fr));
+        let locals = local_matrices(scene, &pose.world, &pose.local);
+        for &i in &wanted {
+            let parts = if direct[i] { anim::node_parts(scene, i, &by_node[i], fr) } else { None };
+            let (t, r, s) = match parts {
+                Some((t, q, s)) => (t, euler_xyz(q), s),
+                None => {
+                    let (t, r, s, _) = decompose(locals[i]);
+                    (t, r, s)
+                }
+            };
+            let r = unwrap_near(r, samples[i].last().map_or(rest[i].1, |prev| prev.1));
+            samples[i].push((t, r, s));
+        }
+    }
+    Ok((frames.iter().map(|f| ktime(f / fps)).collect(), samples))
+}
+
+pub(super) fn p_double_a(name: &str, v: f64) -> Record {
+    p(name, "Number", "", "A", vec![Value::F64(v)])
+}
+
+pub(super) fn curve_record(id: i64, default: f64, curve: &keys::FbxCurve) -> Record {
+    let (flags, data, refs) = curve.attributes();
+    let mut r = Record::with(
+        "AnimationCurve",
+        vec![Value::I64(id), name_class("", "AnimCurve"), Value::str("")],
+    )
+    .child(Record::one("Default", default))
+    .child(Record::one("KeyVer", 4009))
+    .child(Record::with(
+        "KeyTime",
+        vec![Value::I64Array(curve.keys.iter().map(|k| k.time).collect())],
+    ))
+    .child(Record::with(
+        "KeyValueFloat",
+        vec![Value::F32Array(curve.keys.iter().map(|k| k.value).collect())],
+    ))
+    .child(Record::with("KeyAttrFlags", vec![Value::I32Array(flags)]))
+    .child(Record::with("KeyAttrDataFloat", vec![Value::F32Array(data)]))
+    .child(Record::with("KeyAttrRefCount", vec![Value::I32Array(refs)]));
+    // As the SDK writes them (MotionBuilder's `motionbuilder_extrapolation_*_7700`): `Type` a
+    // character, `Repetition` an int.
+    for (name, e) in [("Pre-Extrapolation", curve.pre), ("Post-Extrapolation", curve.post)] {
+        if let Some((ty, count)) = e {
+            r.push(
+                Record::new(name)
+                    .child(Record::with("Type", vec![Value::Char(ty)]))
+                    .child(Record::one("Repetition", count)),
+            );
+        }
+    }
+    r
+}
+
+/// Why a baked node's curves are resampled (its written local matrix is not its own T·R·S).
+const BAKED: &str = "baked transform (FBX pivots, pre/post rotation, an inherit type other \
+                     than RSrs, or a camera/light target); resampled on integer frames";
+
+/// How one part (T, R or S) of a node's local transform is written for one animation.
+#[derive(Debug, Clone)]
+pub(super) enum Plan {
+    /// Not animated: the Model's `Lcl …` value holds.
+    Static,
+    /// The source's keys: one curve per component (`None`: the component holds its
+    /// `d|X`/`d|Y`/`d|Z` default, the evaluator's rest value for it).
+    Exact { defaults: DVec3, curves: [Option<keys::FbxCurve>; 3] },
+    /// The part's evaluated values on integer frames, linear (the reason why).
+    Resample(&'static str),
+    /// The whole local matrix, `parent_world⁻¹ · world`, decomposed on integer frames.
+    Bake,
+}
+
+/// The plan of a direct node's T, R and S ([`direct_nodes`]) from its channels.
+pub(super) fn plan_direct(
+    scene: &Scene,
+    i: usize,
+    channels: &[&ChannelTarget],
+    fps: f64,
+    (lo, hi): (f64, f64),
+) -> [Plan; 3] {
+    let rest = scene.nodes[i].transform;
+    let deg = 180.0 / std::f64::consts::PI;
+    let mut out: [Plan; 3] = std::array::from_fn(|_| Plan::Static);
+    for (pick, slot) in out.iter_mut().enumerate() {
+        let mine: Vec<&ChannelTarget> = channels
+            .iter()
+            .copied()
+            .filter(|c| match c {
+                ChannelTarget::Translation(_) | ChannelTarget::TranslationXyz(_) => pick == 0,
+                ChannelTarget::Rotation(_) => pick == 1,
+                ChannelTarget::Scale(_) | ChannelTarget::ScaleXyz(_) => pick == 2,
+                ChannelTarget::Layered(b) => b.transform_part() == Some(pick),
+                _ => false,
+            })
+            .collect();
+        let rest_part = if pick == 0 { rest.translation } else { rest.scale };
+        let xyz = |tracks: &[Option<Track<f64>>; 3], scale: f64, defaults: DVec3| -> Plan {
+            let mut curves: [Option<keys::FbxCurve>; 3] = [None, None, None];
+            for (c, t) in tracks.iter().enumerate() {
+                let Some(t) = t.as_ref().filter(|t| !t.keys.is_empty()) else { continue };
+                match keys::scalar_curve(t, scale, fps, lo, hi) {
+                    Some(curve) => curves[c] = Some(curve),
+                    None => return Plan::Resample(NO_FORM),
+                }
+            }
+            Plan::Exact { defaults: defaults * scale, curves }
+        };
+        *slot = match mine.as_slice() {
+            [] => Plan::Static,
+            [_, _, ..] => Plan::Resample("several channels drive one part"),
+            [c] => match c {
+                ChannelTarget::Translation(t) | ChannelTarget::Scale(t) if t.keys.is_empty() => {
+                    Plan::Static
+                }
+                ChannelTarget::Translation(t) | ChannelTarget::Scale(t) => {
+                    match keys::vector_curves(t, fps, lo, hi) {
+                        Some([x, y, z]) => {
+                            Plan::Exact { defaults: rest_part, curves: [Some(x), Some(y), Some(z)] }
+                        }
+                        None => Plan::Resample(NO_FORM),
+                    }
+                }
+                ChannelTarget::TranslationXyz(x) | ChannelTarget::ScaleXyz(x) => {
+                    xyz(x, 1.0, rest_part)
+                }
+                ChannelTarget::Rotation(RotationTrack::Euler { order, rest, xyz: tracks }) => {
+                    if *order == EulerOrder::Xyz {
+                        xyz(tracks, deg, *rest)
+                    } else {
+                        Plan::Resample("Euler rotation in an order other than XYZ")
+                    }
+                }
+                ChannelTarget::Rotation(RotationTrack::Quat(t)) if t.keys.is_empty() => {
+                    Plan::Static
+                }
+                ChannelTarget::Rotation(RotationTrack::Quat(_)) => {
+                    Plan::Resample("quaternion keys (slerp has no FBX Euler curve form)")
+                }
+                ChannelTarget::Rotation(RotationTrack::Relative(_)) => {
+                    Plan::Resample("3DS relative axis-angle rotation keys")
+                }
+                ChannelTarget::Layered(_) => {
+                    Plan::Resample("FBX animation layers blended at each time")
+                }
+                _ => Plan::Static,
+            },
+        };
+    }
+    out
+}
+
+/// Why a part with keys is resampled when no exact form exists.
+pub(super) const NO_FORM: &str =
+    "keys with no exact FBX curve form (jumps, 3DS repeat/hold-last ends, \
+                       glTF/3DA tangents or TCB past what the Hermite form holds)";

@@ -1,0 +1,195 @@
+//! Node transforms as the FBX writer writes them: the local matrix of every node
+//! (`parent_world⁻¹ · world`, with the camera/light axis change of [`attribute_axes`]), its
+//! T · R (XYZ Euler degrees) · S decomposition, and which nodes keep their source keys.
+
+use glam::{DMat4, DQuat, DVec3, EulerRot};
+
+use crate::scene::{LightKind, NodeKind, Scene};
+
+/// T, XYZ Euler degrees (FBX eEulerXYZ: R = Rz · Ry · Rx), S of a local matrix, and whether
+/// T·R·S reproduces it (no shear).
+pub(super) fn decompose(m: DMat4) -> (DVec3, DVec3, DVec3, bool) {
+    let (s, q, t) = m.to_scale_rotation_translation();
+    let e = euler_xyz(q);
+    let back = compose(t, e, s);
+    let scale = m.to_cols_array().iter().fold(1.0f64, |a, v| a.max(v.abs()));
+    let exact = back.abs_diff_eq(m, 1e-9 * scale);
+    (t, e, s, exact)
+}
+
+pub(super) fn euler_xyz(q: DQuat) -> DVec3 {
+    let (z, y, x) = q.to_euler(EulerRot::ZYX);
+    DVec3::new(x, y, z) * (180.0 / std::f64::consts::PI)
+}
+
+pub(super) fn compose(t: DVec3, euler_deg: DVec3, s: DVec3) -> DMat4 {
+    let r = euler_deg * (std::f64::consts::PI / 180.0);
+    let q = DQuat::from_euler(EulerRot::ZYX, r.z, r.y, r.x);
+    DMat4::from_scale_rotation_translation(s, q, t)
+}
+
+/// `e` moved by whole turns per component to lie within 180° of `prev`.
+pub(super) fn unwrap_near(e: DVec3, prev: DVec3) -> DVec3 {
+    let f = |a: f64, p: f64| a + ((p - a) / 360.0).round() * 360.0;
+    DVec3::new(f(e.x, prev.x), f(e.y, prev.y), f(e.z, prev.z))
+}
+
+/// The `Model` class a scene node is written as: `Mesh` for a node with a mesh, `LimbNode` for
+/// a bone or a skin joint, `Camera` / `Light` for a camera or a (non-ambient) light, else `Null`
+/// (groups, ambient lights, which FBX has no node for, and attributes the scene does not hold).
+pub(super) fn model_class(scene: &Scene, i: usize) -> &'static str {
+    let node = &scene.nodes[i];
+    if let Some(class) = attribute_class(scene, i) {
+        return class;
+    }
+    let joint = || scene.skins.iter().any(|s| s.joints.iter().any(|j| j.node == i));
+    match node.kind {
+        _ if node.mesh.is_some() => "Mesh",
+        NodeKind::Bone => "LimbNode",
+        _ if joint() => "LimbNode",
+        _ => "Null",
+    }
+}
+
+/// `Camera` or `Light` for a node written with that attribute (no mesh; a camera the scene
+/// holds, a light that is not ambient), else `None`.
+fn attribute_class(scene: &Scene, i: usize) -> Option<&'static str> {
+    let node = &scene.nodes[i];
+    match node.kind {
+        _ if node.mesh.is_some() => None,
+        NodeKind::Camera(c) if c < scene.cameras.len() => Some("Camera"),
+        NodeKind::Light(l) if scene.lights.get(l).is_some_and(|l| l.kind != LightKind::Ambient) => {
+            Some("Light")
+        }
+        _ => None,
+    }
+}
+
+/// Every node's world matrix as written (`world · C`, [`attribute_axes`]).
+pub(super) fn written_worlds(scene: &Scene, world: &[DMat4]) -> Vec<DMat4> {
+    (0..scene.nodes.len())
+        .map(|i| attribute_axes(scene, i).map_or(world[i], |c| world[i] * c))
+        .collect()
+}
+
+/// The constant rotation `C` the writer appends to a camera or light node's world matrix
+/// (`world_fbx = world · C`), so that the FBX node attribute's axes land where the source's
+/// were; `None` for other nodes and for FBX sources (whose nodes already follow FBX's axes).
+///
+/// FBX cameras look down the node's +X with +Y up (FbxCamera; ufbx's camera axes) and lights
+/// shine down the node's −Y (ufbx `ufbx_light::local_direction`), while keyscene's other
+/// sources aim both down the node's −Z with +Y up (`scene::Camera`, `scene::Light`, the
+/// renderer's `View::from_camera`). So for cameras `C` = 90° about +Y (+X → −Z, +Y → +Y, +Z →
+/// +X), for lights `C` = 90° about +X (−Y → −Z, +X → +X). These are the turns ufbx applies
+/// as `adjust_post_rotation` when a caller asks for other `target_camera_axes` /
+/// `target_light_axes` (ufbx.c: FBX camera axes right +Z, up +Y, front −X; light axes right
+/// +X, up −Z, front +Y). They are baked into `Lcl Rotation` here, not written as a
+/// `PostRotation`, because the writer writes no post rotations (docs/fbx.md, "Writing").
+pub(super) fn attribute_axes(scene: &Scene, i: usize) -> Option<DMat4> {
+    if scene.meta.format == "fbx" {
+        return None;
+    }
+    let half_turn = std::f64::consts::FRAC_PI_2;
+    match attribute_class(scene, i) {
+        Some("Camera") => Some(DMat4::from_rotation_y(half_turn)),
+        Some("Light") => Some(DMat4::from_rotation_x(half_turn)),
+        _ => None,
+    }
+}
+
+/// Every node's local matrix as FBX composes it with InheritType RSrs:
+/// `parent_world⁻¹ · world` (the world matrix itself for roots), each world first turned by
+/// [`attribute_axes`]. Under a parent whose world matrix is singular (a zero scale) no local
+/// reproduces the child's world: keyscene's own local matrix (`local`, with the same turns)
+/// is written, which gives what any RSrs evaluator gives.
+pub(super) fn local_matrices(scene: &Scene, world: &[DMat4], local: &[DMat4]) -> Vec<DMat4> {
+    let axes: Vec<Option<DMat4>> =
+        (0..scene.nodes.len()).map(|i| attribute_axes(scene, i)).collect();
+    let turned = |i: usize, m: DMat4| axes[i].map_or(m, |c| m * c);
+    scene
+        .nodes
+        .iter()
+        .enumerate()
+        .map(|(i, n)| match n.parent {
+            Some(p) => {
+                let wp = turned(p, world[p]);
+                let det = wp.determinant();
+                let l = wp.inverse() * turned(i, world[i]);
+                if det.is_finite() && det.abs() > 1e-300 && l.is_finite() {
+                    l
+                } else {
+                    axes[p].map_or(DMat4::IDENTITY, |c| c.inverse()) * turned(i, local[i])
+                }
+            }
+            None => turned(i, world[i]),
+        })
+        .collect()
+}
+
+/// `true` when node `i`'s world matrix is aimed at a target after composition (a camera or
+/// light with a target), so its local matrix is not its parts'.
+pub(super) fn aimed(scene: &Scene, i: usize) -> bool {
+    let n = scene.nodes.len();
+    match scene.nodes[i].kind {
+        NodeKind::Camera(c) => scene.cameras.get(c).and_then(|c| c.target).is_some_and(|t| t < n),
+        NodeKind::Light(l) => scene.lights.get(l).and_then(|l| l.target).is_some_and(|t| t < n),
+        _ => false,
+    }
+}
+
+/// Per scene node: is its written local matrix (`parent_world⁻¹ · world`) its own `T·R·S`, so
+/// that its channels can be written from the source keys? Yes when it has no FBX pivots or
+/// pre/post rotation (none animated either, [`ChannelTarget::drives_pivots`]), it is a root or
+/// has inherit type `RSrs`, neither it nor its parent is aimed at a target, and neither is
+/// turned by [`attribute_axes`] (a constant turn after the rotation has no per-component
+/// Euler curve form).
+pub(super) fn direct_nodes(scene: &Scene) -> Vec<bool> {
+    let mut direct: Vec<bool> = (0..scene.nodes.len())
+        .map(|i| {
+            let n = &scene.nodes[i];
+            n.pivots.is_none()
+                && (n.parent.is_none() || n.inherit == crate::scene::InheritType::RSrs)
+                && !aimed(scene, i)
+                && !n.parent.is_some_and(|p| aimed(scene, p))
+                && attribute_axes(scene, i).is_none()
+                && n.parent.is_none_or(|p| attribute_axes(scene, p).is_none())
+        })
+        .collect();
+    for c in scene.animations.iter().flat_map(|a| &a.channels) {
+        if c.target.drives_pivots() {
+            if let Some(d) = direct.get_mut(c.node) {
+                *d = false;
+            }
+        }
+    }
+    direct
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn euler_xyz_is_rz_ry_rx_and_round_trips() {
+        // FBX eEulerXYZ: X applied first. Rotating +Y by 90° about X gives +Z; then 90° about
+        // Z takes +Z to +Z: hand-computed R = Rz(90)·Rx(90) maps +Y to +Z and +X to +Y.
+        let m = compose(DVec3::ZERO, DVec3::new(90.0, 0.0, 90.0), DVec3::ONE);
+        assert!(m.transform_vector3(DVec3::Y).abs_diff_eq(DVec3::Z, 1e-12));
+        assert!(m.transform_vector3(DVec3::X).abs_diff_eq(DVec3::Y, 1e-12));
+        let (t, e, s, exact) = decompose(compose(
+            DVec3::new(1.0, 2.0, 3.0),
+            DVec3::new(10.0, -20.0, 30.0),
+            DVec3::new(2.0, 3.0, 4.0),
+        ));
+        assert!(exact);
+        assert!(t.abs_diff_eq(DVec3::new(1.0, 2.0, 3.0), 1e-12));
+        assert!(e.abs_diff_eq(DVec3::new(10.0, -20.0, 30.0), 1e-9), "{e}");
+        assert!(s.abs_diff_eq(DVec3::new(2.0, 3.0, 4.0), 1e-12));
+    }
+
+    #[test]
+    fn unwrapping_keeps_angles_within_half_a_turn_of_the_previous_key() {
+        let e = unwrap_near(DVec3::new(-179.0, 10.0, 181.0), DVec3::new(179.0, 370.0, -170.0));
+        assert_eq!(e, DVec3::new(181.0, 370.0, -179.0));
+    }
+}

@@ -462,6 +462,50 @@ mod tests {
         assert_eq!(not_applicable("stack", OutputFormat::Fbx), None);
     }
 
+    /// A material whose `DiffuseFactor` is keyed 0 → 1 over frames 0–10: an OBJ posed at
+    /// frame 5 writes `Kd` = colour × 0.5 (hand-computed), a GLB reports the property as not
+    /// written.
+    #[test]
+    fn animated_materials_are_posed_in_obj_and_reported_in_gltf() {
+        use crate::anim::{
+            Animation, Interpolation, Key, MaterialChannel, MaterialProperty, MaterialValue, Time,
+            Track,
+        };
+        let mut scene = Scene::default();
+        let diffuse = glam::Vec3::new(1.0, 0.5, 0.0);
+        scene.materials.push(crate::scene::Material {
+            name: "paint".into(),
+            diffuse,
+            ..Default::default()
+        });
+        scene.animations.push(Animation { name: "Take".into(), fps: 10.0, ..Default::default() });
+        let key = |frame, value| Key { frame, value, interpolation: Interpolation::Linear };
+        scene.material_channels.push(MaterialChannel {
+            animation: 0,
+            material: 0,
+            property: MaterialProperty::DiffuseFactor,
+            value: MaterialValue::Curves {
+                curves: [Some(Track::new(vec![key(0.0, 0.0), key(10.0, 1.0)])), None, None],
+                constants: [None; 3],
+            },
+        });
+        let dir = tempfile::tempdir().unwrap();
+        let pose = PoseOptions { time: Some(Time::Frame(5.0)), ..PoseOptions::default() };
+        let opts = ConvertOptions::default().pose(pose);
+        convert(&scene, &dir.path().join("a.obj"), &opts).unwrap();
+        let mtl = std::fs::read_to_string(dir.path().join("a.mtl")).unwrap();
+        assert!(mtl.contains("Kd 0.5 0.25 0\n"), "{mtl}");
+        let report =
+            convert(&scene, &dir.path().join("a.glb"), &ConvertOptions::default()).unwrap();
+        assert!(
+            report.warnings.iter().any(|w| w.starts_with(
+                "not written: animated material property DiffuseFactor of material \"paint\""
+            )),
+            "{:?}",
+            report.warnings
+        );
+    }
+
     #[test]
     fn an_animation_the_scene_lacks_fails_every_output_before_anything_is_written() {
         let dir = tempfile::tempdir().unwrap();

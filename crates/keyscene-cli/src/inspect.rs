@@ -275,10 +275,10 @@ pub struct MaterialInfo {
     pub index: usize,
     /// The material's name.
     pub name: String,
-    /// Ambient colour, linear RGB 0–1.
+    /// Ambient colour as shown (colour × factor, `Material::effective_ambient`), linear RGB 0–1.
     #[serde(serialize_with = "json_num::ser")]
     pub ambient: [f32; 3],
-    /// Diffuse colour, linear RGB 0–1.
+    /// Diffuse colour as shown (colour × factor, `Material::effective_diffuse`), linear RGB 0–1.
     #[serde(serialize_with = "json_num::ser")]
     pub diffuse: [f32; 3],
     /// Specular colour, linear RGB 0–1.
@@ -501,8 +501,8 @@ pub fn report(scene: &Scene, file: &Path) -> Report {
             .map(|(index, m)| MaterialInfo {
                 index,
                 name: m.name.clone(),
-                ambient: m.ambient.to_array(),
-                diffuse: m.diffuse.to_array(),
+                ambient: m.effective_ambient().to_array(),
+                diffuse: m.effective_diffuse().to_array(),
                 specular: m.specular.to_array(),
                 shininess: m.shininess,
                 transparency: m.transparency,

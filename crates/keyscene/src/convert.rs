@@ -322,6 +322,16 @@ pub fn convert(scene: &Scene, output: &Path, opts: &ConvertOptions) -> Result<Re
                     report.pose_warnings = warnings;
                     Some(pose)
                 };
+                // Posed at a time, the materials are those of that time (animated colours).
+                let at_time;
+                let scene = match opts.pose.time.filter(|_| pose.is_some()) {
+                    Some(t) if !scene.animated_material_properties(animation).is_empty() => {
+                        at_time =
+                            Scene { materials: scene.materials_at(animation, t), ..scene.clone() };
+                        &at_time
+                    }
+                    _ => scene,
+                };
                 report.warnings = crate::formats::obj::save(scene, pose.as_ref(), output, &obj)?;
             }
             #[cfg(not(feature = "obj"))]
@@ -338,6 +348,11 @@ pub fn convert(scene: &Scene, output: &Path, opts: &ConvertOptions) -> Result<Re
                 gltf.source = opts.source.clone();
                 let warnings = crate::formats::gltf::save(scene, output, &gltf)?;
                 report.warnings = warnings.iter().map(ToString::to_string).collect();
+                let written: Vec<usize> = match gltf.only_animation {
+                    Some(a) => vec![a],
+                    None => (0..scene.animations.len()).collect(),
+                };
+                report.warnings.extend(animated_materials_not_written(scene, &written));
             }
             #[cfg(not(feature = "gltf"))]
             return Err(off("gltf"));
@@ -352,6 +367,7 @@ pub fn convert(scene: &Scene, output: &Path, opts: &ConvertOptions) -> Result<Re
                 let written = crate::formats::three_da::save(scene, output, &three_da)?;
                 report.warnings = written.warnings.clone();
                 report.warnings.extend(written.dropped.iter().map(|d| format!("not written: {d}")));
+                report.warnings.extend(animated_materials_not_written(scene, animation.as_slice()));
                 report.three_da = Some(written);
             }
             #[cfg(not(feature = "three_da"))]
@@ -367,6 +383,9 @@ pub fn convert(scene: &Scene, output: &Path, opts: &ConvertOptions) -> Result<Re
                 let written = crate::formats::fbx::export::save(scene, output, &fbx)?;
                 report.warnings =
                     written.dropped.iter().map(|d| format!("not written: {d}")).collect();
+                let all: Vec<usize> = (0..scene.animations.len()).collect();
+                let animations = fbx.animation.map_or(all, |a| vec![a]);
+                report.warnings.extend(animated_materials_not_written(scene, &animations));
                 report.fbx = Some(written);
             }
             #[cfg(not(feature = "fbx"))]
@@ -383,6 +402,7 @@ pub fn convert(scene: &Scene, output: &Path, opts: &ConvertOptions) -> Result<Re
                 report.warnings.extend(
                     written.renamed.iter().map(|(k, a, b)| format!("renamed {k} {a:?} to {b:?}")),
                 );
+                report.warnings.extend(animated_materials_not_written(scene, animation.as_slice()));
                 report.three_ds = Some(written);
             }
             #[cfg(not(feature = "three_ds"))]
@@ -391,6 +411,29 @@ pub fn convert(scene: &Scene, output: &Path, opts: &ConvertOptions) -> Result<Re
     }
     let _ = (off, only);
     Ok(report)
+}
+
+/// `not written: …` lines for the animated material properties
+/// ([`Scene::material_channels`]) of `animations` (indices), which the glTF, 3DA, 3DS and FBX
+/// writers do not carry: glTF has no ratified animated material (`KHR_animation_pointer` is
+/// not read by every loader), 3DA and 3DS have none, and the FBX writer writes no material
+/// curves. Each writes the stored value instead. (OBJ posed at a time writes the materials of
+/// that time, [`Scene::materials_at`].)
+#[cfg(any(feature = "gltf", feature = "three_da", feature = "fbx", feature = "three_ds"))]
+fn animated_materials_not_written(scene: &Scene, animations: &[usize]) -> Vec<String> {
+    let mut out = Vec::new();
+    for &a in animations {
+        for (m, p) in scene.animated_material_properties(Some(a)) {
+            out.push(format!(
+                "not written: animated material property {} of material \"{}\" (animation \"{}\"); \
+                 its stored value is written",
+                p.fbx_name(),
+                scene.materials.get(m).map_or("", |m| m.name.as_str()),
+                scene.animations.get(a).map_or("", |a| a.name.as_str())
+            ));
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -417,6 +460,50 @@ mod tests {
             Some("does not apply to .fbx output: it applies to .obj, .gltf and .glb only")
         );
         assert_eq!(not_applicable("stack", OutputFormat::Fbx), None);
+    }
+
+    /// A material whose `DiffuseFactor` is keyed 0 → 1 over frames 0–10: an OBJ posed at
+    /// frame 5 writes `Kd` = colour × 0.5 (hand-computed), a GLB reports the property as not
+    /// written.
+    #[test]
+    fn animated_materials_are_posed_in_obj_and_reported_in_gltf() {
+        use crate::anim::{
+            Animation, Interpolation, Key, MaterialChannel, MaterialProperty, MaterialValue, Time,
+            Track,
+        };
+        let mut scene = Scene::default();
+        let diffuse = glam::Vec3::new(1.0, 0.5, 0.0);
+        scene.materials.push(crate::scene::Material {
+            name: "paint".into(),
+            diffuse,
+            ..Default::default()
+        });
+        scene.animations.push(Animation { name: "Take".into(), fps: 10.0, ..Default::default() });
+        let key = |frame, value| Key { frame, value, interpolation: Interpolation::Linear };
+        scene.material_channels.push(MaterialChannel {
+            animation: 0,
+            material: 0,
+            property: MaterialProperty::DiffuseFactor,
+            value: MaterialValue::Curves {
+                curves: [Some(Track::new(vec![key(0.0, 0.0), key(10.0, 1.0)])), None, None],
+                constants: [None; 3],
+            },
+        });
+        let dir = tempfile::tempdir().unwrap();
+        let pose = PoseOptions { time: Some(Time::Frame(5.0)), ..PoseOptions::default() };
+        let opts = ConvertOptions::default().pose(pose);
+        convert(&scene, &dir.path().join("a.obj"), &opts).unwrap();
+        let mtl = std::fs::read_to_string(dir.path().join("a.mtl")).unwrap();
+        assert!(mtl.contains("Kd 0.5 0.25 0\n"), "{mtl}");
+        let report =
+            convert(&scene, &dir.path().join("a.glb"), &ConvertOptions::default()).unwrap();
+        assert!(
+            report.warnings.iter().any(|w| w.starts_with(
+                "not written: animated material property DiffuseFactor of material \"paint\""
+            )),
+            "{:?}",
+            report.warnings
+        );
     }
 
     #[test]

@@ -107,9 +107,9 @@ fn phong_cube_material_values(c: &Path) -> Result<(), Failed> {
     let m = s.materials.first().ok_or("no material")?;
     let near = |a: Vec3, b: [f32; 3]| (a - Vec3::from(b)).abs().max_element() < 1e-6;
     expect(
-        near(m.diffuse, [0.5, 0.25, 0.25])
+        near(m.effective_diffuse(), [0.5, 0.25, 0.25])
             && near(m.specular, [0.25, 0.25, 0.5])
-            && near(m.ambient, [0.125, 0.25, 0.25])
+            && near(m.effective_ambient(), [0.125, 0.25, 0.25])
             && (m.shininess_strength - 0.5).abs() < 1e-6
             && (m.transparency - 0.5).abs() < 1e-6
             && (m.shininess * 100.0 - 10.0).abs() < 1e-4,

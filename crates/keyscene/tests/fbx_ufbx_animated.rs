@@ -13,9 +13,11 @@
 //! - camera field of view, aspect and roll (ufbx `field_of_view_deg`, `aspect_ratio`, the
 //!   `Roll` property) and light colour, intensity and cone (ufbx `color`, `intensity`,
 //!   `inner_angle`, `outer_angle`);
-//! - material colours and texture file names as ufbx's material model reports them
-//!   (`ufbx_material.fbx`: diffuse, ambient and emission colour × factor, specular colour; the
-//!   file name of the texture on the diffuse colour).
+//! - material colours and texture file names as ufbx's material model reports them, at that
+//!   time (keyscene `Scene::material_at`, ufbx's evaluated `ufbx_material.fbx`): diffuse,
+//!   ambient and emission colour × factor (`Material::effective_*`), and each colour and factor
+//!   apart where the file stores it (ufbx `has_value`: diffuse, ambient, specular, emission and
+//!   transparency colours and factors); the file name of the texture on the diffuse colour.
 //!
 //! Times, per stack (ufbx `anim_stacks`, paired with keyscene's animations by name, else by
 //! position): `time_begin`, ¼, ½, ¾ and `time_end`, and two times between keys (0.37 of the
@@ -278,7 +280,7 @@ fn compare_time(
             }
         }
     }
-    bad |= compare_materials(scene, theirs, out);
+    bad |= compare_materials(scene, anim, t, theirs, when, out);
     !bad
 }
 
@@ -382,38 +384,67 @@ fn compare_mesh(
     bad
 }
 
-/// Material colours and the diffuse texture's file name at the evaluated time, by material
-/// name; returns whether anything disagreed.
-fn compare_materials(scene: &Scene, theirs: &ufbx::Scene, out: &mut Outcome) -> bool {
+/// Material colours and factors and the diffuse texture's file name at the evaluated time
+/// (`anim`, `t` seconds), by material name; returns whether anything disagreed.
+fn compare_materials(
+    scene: &Scene,
+    anim: Option<usize>,
+    t: f64,
+    theirs: &ufbx::Scene,
+    when: &str,
+    out: &mut Outcome,
+) -> bool {
     let mut bad = false;
     for mat in theirs.materials.iter() {
         let name: &str = &mat.element.name;
         // One material per name on both sides (names that are not UTF-8 are made valid
         // differently, and then several share one name).
-        let mut same = scene.materials.iter().filter(|m| m.name == name);
-        let (Some(ours), None) = (same.next(), same.next()) else { continue };
+        let mut same = (0..scene.materials.len()).filter(|&m| scene.materials[m].name == name);
+        let (Some(index), None) = (same.next(), same.next()) else { continue };
         if theirs.materials.iter().filter(|m| m.element.name == name).count() > 1 {
             continue;
         }
+        let ours = scene.material_at(anim, index, Time::Seconds(t)).expect("a material");
         let f = &mat.fbx;
-        // A colour the file stores (ufbx `has_value`: a property of the material or its
-        // template), times its factor when the file stores one. Where the file stores none
-        // the default is each side's own choice (ufbx: 0).
-        let col = |c: &ufbx::MaterialMap, k: Option<&ufbx::MaterialMap>| {
-            let s = k.filter(|k| k.has_value).map_or(1.0, |k| k.value_vec4.x);
-            c.has_value.then(|| DVec3::new(c.value_vec4.x, c.value_vec4.y, c.value_vec4.z) * s)
+        // A colour or factor the file stores (ufbx `has_value`: a property of the material or
+        // its template); the product of colour and factor where the colour is stored (a
+        // missing factor is 1 on both sides: ufbx `ufbxi_update_factor`). Where the file
+        // stores no colour the default is each side's own choice (ufbx: 0).
+        let rgb = |c: &ufbx::MaterialMap| {
+            c.has_value.then(|| DVec3::new(c.value_vec4.x, c.value_vec4.y, c.value_vec4.z))
         };
+        let scalar = |k: &ufbx::MaterialMap| k.has_value.then(|| DVec3::splat(k.value_vec4.x));
+        let product = |c: &ufbx::MaterialMap, k: &ufbx::MaterialMap| {
+            let s = if k.has_value { k.value_vec4.x } else { 1.0 };
+            rgb(c).map(|c| c * s)
+        };
+        let v = |c: glam::Vec3| c.as_dvec3();
+        let s = |x: f32| DVec3::splat(x as f64);
         let checks = [
-            ("diffuse", ours.diffuse, col(&f.diffuse_color, Some(&f.diffuse_factor))),
-            ("ambient", ours.ambient, col(&f.ambient_color, Some(&f.ambient_factor))),
-            ("specular", ours.specular, col(&f.specular_color, None)),
+            ("diffuse", v(ours.effective_diffuse()), product(&f.diffuse_color, &f.diffuse_factor)),
+            ("ambient", v(ours.effective_ambient()), product(&f.ambient_color, &f.ambient_factor)),
+            (
+                "emission",
+                v(ours.effective_emissive()),
+                product(&f.emission_color, &f.emission_factor),
+            ),
+            ("diffuse colour", v(ours.diffuse), rgb(&f.diffuse_color)),
+            ("diffuse factor", s(ours.diffuse_factor), scalar(&f.diffuse_factor)),
+            ("ambient colour", v(ours.ambient), rgb(&f.ambient_color)),
+            ("ambient factor", s(ours.ambient_factor), scalar(&f.ambient_factor)),
+            ("specular colour", v(ours.specular), rgb(&f.specular_color)),
+            ("specular factor", s(ours.shininess_strength), scalar(&f.specular_factor)),
+            ("emission colour", v(ours.emissive), rgb(&f.emission_color)),
+            ("emission factor", s(ours.emissive_factor), scalar(&f.emission_factor)),
+            ("transparent colour", v(ours.transparent), rgb(&f.transparency_color)),
+            ("transparency factor", s(ours.transparency_factor), scalar(&f.transparency_factor)),
         ];
         for (what, got, want) in checks {
             let Some(want) = want else { continue };
-            let err = (got.as_dvec3() - want).abs().max_element();
+            let err = (got - want).abs().max_element();
             if !(err <= 1e-4) {
                 bad |= out.disagree("material colour", || {
-                    format!("material {name:?}: {what} keyscene {got}, ufbx {want}")
+                    format!("material {name:?} at {when}: {what} keyscene {got}, ufbx {want}")
                 });
             }
         }

@@ -18,12 +18,14 @@
 //! have their own type, [`RotationTrack`], because 3DS rotation keys are relative axis-angle
 //! turns that only become orientations when accumulated (seed 000, "Tracks"). A value that
 //! several FBX animation layers blend is kept as its layers ([`ChannelTarget::Layered`],
-//! [`layers`]) and blended at the asked time.
+//! [`layers`]) and blended at the asked time. Animated material properties are evaluated
+//! apart from the pose, by [`Scene::material_at`] ([`material`]).
 
 pub mod curve;
 pub mod hermite;
 pub mod keep;
 pub mod layers;
+pub mod material;
 pub mod partial;
 pub mod posing;
 pub mod tcb;
@@ -31,8 +33,8 @@ pub mod tcb;
 /// The animation data types live in the scene model ([`crate::scene::animation`], which says
 /// why); they are the same types under both paths.
 pub use crate::scene::animation::{
-    Animation, AxisAngle, Channel, ChannelTarget, Extrapolation, Interpolation, Key, RotationTrack,
-    Tcb, Track,
+    Animation, AxisAngle, Channel, ChannelTarget, Extrapolation, Interpolation, Key,
+    MaterialChannel, MaterialProperty, MaterialValue, RotationTrack, Tcb, Track,
 };
 pub use curve::{CycleMode, MORPH_WEIGHT_PROPERTY};
 pub use layers::{BlendMode, LayerBlend, LayerContribution, LayeredValue};

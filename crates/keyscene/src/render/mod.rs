@@ -510,10 +510,13 @@ impl<'s> Renderer<'s> {
     fn surface(&mut self, m: &Material) -> Surface {
         let map = m.maps.iter().find(|t| t.slot == MapSlot::Diffuse && !t.file.is_empty());
         let mut s = Surface {
-            color: m
-                .diffuse
-                .to_array()
-                .map(|c| if c.is_finite() { c.clamp(0.0, 1.0) } else { 0.8 }),
+            color: m.effective_diffuse().to_array().map(|c| {
+                if c.is_finite() {
+                    c.clamp(0.0, 1.0)
+                } else {
+                    0.8
+                }
+            }),
             texture: None,
             strength: 1.0,
             uv: UvTransform::default(),

@@ -375,3 +375,113 @@ pub struct LayerBlend {
     /// The layers that animate the property, in stack order.
     pub layers: Vec<LayerContribution>,
 }
+
+/// An animated property of a material (FBX: an `AnimationCurveNode` connected `OP` to a
+/// `Material`'s property), kept in [`Scene::material_channels`](super::Scene::material_channels)
+/// and evaluated by `Scene::material_at` ([`crate::anim`]).
+#[derive(Debug, Clone)]
+pub struct MaterialChannel {
+    /// The animation it belongs to: index into [`Scene::animations`](super::Scene::animations).
+    pub animation: usize,
+    /// The material it drives: index into [`Scene::materials`](super::Scene::materials).
+    pub material: usize,
+    /// Which property.
+    pub property: MaterialProperty,
+    /// Its keys, per component.
+    pub value: MaterialValue,
+}
+
+/// The keys of a [`MaterialChannel`]. Components are X, Y, Z (red, green, blue for a
+/// colour; a factor uses X only), in the property's own units (colours 0–1, factors 1 =
+/// 100 %, `Shininess` as FBX stores it).
+// The curves are kept inline: a scene has a few material channels, and a box per channel
+// would only move the same bytes.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug, Clone)]
+pub enum MaterialValue {
+    /// One layer's curves. A component without a curve takes the curve node's value
+    /// (`constants`, FBX `d|X`, `d|Y`, `d|Z`), as ufbx's `ufbx_evaluate_anim_value_vec3`
+    /// does, else keeps the material's stored value.
+    Curves {
+        /// The curves per component.
+        curves: [Option<Track<f64>>; 3],
+        /// The curve node's `d|` values per component.
+        constants: [Option<f64>; 3],
+    },
+    /// Several FBX animation layers (or one of partial or animated weight), blended as node
+    /// properties are ([`LayerBlend`], value [`LayeredValue::Property`] with the property's
+    /// FBX name; its `rest` is the material's stored value).
+    Layered(Box<LayerBlend>),
+}
+
+/// A material property a [`MaterialChannel`] animates, by its FBX name; what it sets in
+/// [`Material`](super::Material).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MaterialProperty {
+    /// `AmbientColor` (FBX 6.1 `Ambient`) → [`Material::ambient`](super::Material::ambient).
+    Ambient,
+    /// `AmbientFactor` → [`Material::ambient_factor`](super::Material::ambient_factor).
+    AmbientFactor,
+    /// `DiffuseColor` (`Diffuse`) → [`Material::diffuse`](super::Material::diffuse).
+    Diffuse,
+    /// `DiffuseFactor` → [`Material::diffuse_factor`](super::Material::diffuse_factor).
+    DiffuseFactor,
+    /// `SpecularColor` (`Specular`) → [`Material::specular`](super::Material::specular).
+    Specular,
+    /// `SpecularFactor` → [`Material::shininess_strength`](super::Material::shininess_strength).
+    SpecularFactor,
+    /// `ShininessExponent` (`Shininess`) ÷ 100 → [`Material::shininess`](super::Material::shininess).
+    Shininess,
+    /// `EmissiveColor` (`Emissive`) → [`Material::emissive`](super::Material::emissive).
+    Emissive,
+    /// `EmissiveFactor` → [`Material::emissive_factor`](super::Material::emissive_factor).
+    EmissiveFactor,
+    /// `TransparentColor` → [`Material::transparent`](super::Material::transparent).
+    TransparentColor,
+    /// `TransparencyFactor` → [`Material::transparency_factor`](super::Material::transparency_factor).
+    TransparencyFactor,
+    /// `Opacity` → [`Material::opacity`](super::Material::opacity).
+    Opacity,
+}
+
+impl MaterialProperty {
+    /// The property an FBX material property name animates (7.x names and the FBX 6.1 ones
+    /// without `Color`, as ufbx's material map table reads them); `None` for others.
+    pub fn from_fbx(name: &str) -> Option<MaterialProperty> {
+        use MaterialProperty::*;
+        Some(match name {
+            "AmbientColor" | "Ambient" => Ambient,
+            "AmbientFactor" => AmbientFactor,
+            "DiffuseColor" | "Diffuse" => Diffuse,
+            "DiffuseFactor" => DiffuseFactor,
+            "SpecularColor" | "Specular" => Specular,
+            "SpecularFactor" => SpecularFactor,
+            "ShininessExponent" | "Shininess" => Shininess,
+            "EmissiveColor" | "Emissive" => Emissive,
+            "EmissiveFactor" => EmissiveFactor,
+            "TransparentColor" | "Transparent" => TransparentColor,
+            "TransparencyFactor" | "TransparentFactor" => TransparencyFactor,
+            "Opacity" => Opacity,
+            _ => return None,
+        })
+    }
+
+    /// The property's FBX 7 name (`DiffuseColor`, `DiffuseFactor`, …), for messages.
+    pub fn fbx_name(self) -> &'static str {
+        use MaterialProperty::*;
+        match self {
+            Ambient => "AmbientColor",
+            AmbientFactor => "AmbientFactor",
+            Diffuse => "DiffuseColor",
+            DiffuseFactor => "DiffuseFactor",
+            Specular => "SpecularColor",
+            SpecularFactor => "SpecularFactor",
+            Shininess => "ShininessExponent",
+            Emissive => "EmissiveColor",
+            EmissiveFactor => "EmissiveFactor",
+            TransparentColor => "TransparentColor",
+            TransparencyFactor => "TransparencyFactor",
+            Opacity => "Opacity",
+        }
+    }
+}

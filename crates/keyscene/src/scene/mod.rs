@@ -58,6 +58,12 @@ pub struct Scene {
     /// Geometry caches (FBX `Cache` objects: Maya `.mc`/`.mcx`, 3ds Max `.pc2`), referenced
     /// from [`Mesh::geometry_cache`].
     pub geometry_caches: Vec<GeometryCache>,
+    /// Animated material properties of every animation (FBX `AnimationCurveNode`s connected
+    /// to a `Material` property), each naming its animation and material by index; evaluated
+    /// by [`Scene::material_at`](crate::anim). Kept here rather than in [`Animation`] so the
+    /// node channels' code (and every `Animation` a writer builds) stays as it is; empty for
+    /// sources without animated materials (3DS, 3DA, glTF).
+    pub material_channels: Vec<animation::MaterialChannel>,
 }
 
 /// Cached vertex positions over time: one channel of a geometry cache file (Maya `.xml` +
@@ -675,23 +681,61 @@ pub struct SkinJoint {
 }
 
 /// A surface material (3DS `MAT_ENTRY`, FBX lambert/phong, glTF material).
+///
+/// # Colours and factors
+/// Colours are kept as the source stores them, each with its factor apart, as FBX stores
+/// them (`DiffuseColor` and `DiffuseFactor`, …) and as ufbx's material model reports them
+/// (`ufbx_material.fbx.diffuse_color`, `.diffuse_factor`, …). Sources without factors (3DS,
+/// 3DA, glTF, OBJ) leave every factor at 1. What a colour shows as is **colour × factor**
+/// (ufbx.h, `ufbx_material_map`: "missing factors are set to `1.0` if a color is defined",
+/// and `ufbxi_update_factor` sets a missing factor to 0 only where the colour is black, so the
+/// product is the colour alone; FBX2glTF's `getSurfaceValues` (`TraditionalMaterials.cpp`) multiplies each
+/// colour by its factor for glTF too), [`Material::effective_diffuse`] and its twins: every writer that has one colour per slot (glTF `baseColorFactor`, 3DA, OBJ `Kd`,
+/// 3DS `MAT_DIFFUSE`) and the renderer take it from there; the FBX writer writes colour and
+/// factor apart. The specular factor is [`Material::shininess_strength`] (3DS's specular
+/// level, FBX `SpecularFactor`), which writers keep beside the specular colour as before.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Material {
     /// The material's name (3DS `MAT_NAME`: the key meshes refer to it by).
     pub name: String,
-    /// Ambient colour, linear RGB 0–1.
+    /// Ambient colour as stored, linear RGB 0–1 (3DS `MAT_AMBIENT`, FBX `AmbientColor`, FBX
+    /// 6.1 `Ambient`), before [`ambient_factor`](Self::ambient_factor).
     pub ambient: Vec3,
-    /// Diffuse colour, linear RGB 0–1.
+    /// Scale of [`ambient`](Self::ambient) (FBX `AmbientFactor`); 1 where the source has none.
+    pub ambient_factor: f32,
+    /// Diffuse colour as stored, linear RGB 0–1 (3DS `MAT_DIFFUSE`, FBX `DiffuseColor`, FBX
+    /// 6.1 `Diffuse`, glTF `baseColorFactor`), before [`diffuse_factor`](Self::diffuse_factor).
     pub diffuse: Vec3,
-    /// Specular colour, linear RGB 0–1.
+    /// Scale of [`diffuse`](Self::diffuse) (FBX `DiffuseFactor`); 1 where the source has none.
+    pub diffuse_factor: f32,
+    /// Specular colour, linear RGB 0–1 (3DS `MAT_SPECULAR`, FBX `SpecularColor`/`Specular`);
+    /// its factor is [`shininess_strength`](Self::shininess_strength).
     pub specular: Vec3,
-    /// Shininess 0–1 (3DS `MAT_SHININESS` percent ÷ 100).
+    /// Shininess 0–1 (3DS `MAT_SHININESS` percent ÷ 100; FBX `ShininessExponent`, else
+    /// `Shininess`, ÷ 100).
     pub shininess: f32,
-    /// Shininess strength 0–1 (3DS `MAT_SHIN2PCT` ÷ 100).
+    /// Shininess strength, 1 = 100 %: the specular colour's factor (3DS `MAT_SHIN2PCT` ÷ 100,
+    /// FBX `SpecularFactor` as stored: 3ds Max writes specular levels up to 2.25 and more).
     pub shininess_strength: f32,
-    /// Transparency 0 (opaque) – 1 (invisible) (3DS `MAT_TRANSPARENCY` ÷ 100).
+    /// Emissive colour as stored, linear RGB (FBX `EmissiveColor`, FBX 6.1 `Emissive`), before
+    /// [`emissive_factor`](Self::emissive_factor); black for sources that describe emission
+    /// by [`self_illumination`](Self::self_illumination) only (3DS, 3DA, glTF, OBJ).
+    pub emissive: Vec3,
+    /// Scale of [`emissive`](Self::emissive) (FBX `EmissiveFactor`); 1 where the source has
+    /// none.
+    pub emissive_factor: f32,
+    /// Transparent colour as stored (FBX `TransparentColor`); black elsewhere.
+    pub transparent: Vec3,
+    /// Scale of [`transparent`](Self::transparent) (FBX `TransparencyFactor`); 1 where the
+    /// source has none.
+    pub transparency_factor: f32,
+    /// Opacity 0–1 as stored (FBX `Opacity`), `None` where the source stores none.
+    pub opacity: Option<f32>,
+    /// Transparency 0 (opaque) – 1 (invisible) (3DS `MAT_TRANSPARENCY` ÷ 100; FBX: derived,
+    /// [`Material::update_fbx_derived`]).
     pub transparency: f32,
-    /// Self-illumination 0–1 (3DS `MAT_SELF_ILPCT` ÷ 100).
+    /// Self-illumination 0–1 (3DS `MAT_SELF_ILPCT` ÷ 100; FBX: derived,
+    /// [`Material::update_fbx_derived`]).
     pub self_illumination: f32,
     /// Drawn from both sides (3DS `MAT_TWO_SIDE`).
     pub two_sided: bool,
@@ -706,15 +750,116 @@ impl Default for Material {
         Material {
             name: String::new(),
             ambient: Vec3::splat(0.0),
+            ambient_factor: 1.0,
             diffuse: Vec3::splat(0.8),
+            diffuse_factor: 1.0,
             specular: Vec3::splat(0.0),
             shininess: 0.0,
             shininess_strength: 0.0,
+            emissive: Vec3::ZERO,
+            emissive_factor: 1.0,
+            transparent: Vec3::ZERO,
+            transparency_factor: 1.0,
+            opacity: None,
             transparency: 0.0,
             self_illumination: 0.0,
             two_sided: false,
             wireframe: false,
             maps: Vec::new(),
+        }
+    }
+}
+
+impl Material {
+    /// The diffuse colour as shown: [`diffuse`](Self::diffuse) × [`diffuse_factor`](Self::diffuse_factor)
+    /// (see "Colours and factors" above).
+    pub fn effective_diffuse(&self) -> Vec3 {
+        self.diffuse * self.diffuse_factor
+    }
+
+    /// The ambient colour as shown: [`ambient`](Self::ambient) × [`ambient_factor`](Self::ambient_factor).
+    pub fn effective_ambient(&self) -> Vec3 {
+        self.ambient * self.ambient_factor
+    }
+
+    /// The emissive colour as stored times its factor: [`emissive`](Self::emissive) ×
+    /// [`emissive_factor`](Self::emissive_factor) (black for 3DS-style sources, whose emission
+    /// is [`self_illumination`](Self::self_illumination) × the diffuse colour).
+    pub fn effective_emissive(&self) -> Vec3 {
+        self.emissive * self.emissive_factor
+    }
+
+    /// Sets [`transparency`](Self::transparency) and
+    /// [`self_illumination`](Self::self_illumination) from the FBX properties they derive from:
+    /// transparency = 1 − [`opacity`](Self::opacity) when stored and finite, else the mean of
+    /// [`transparent`](Self::transparent) × [`transparency_factor`](Self::transparency_factor)
+    /// (the FBX SDK's `Opacity` supersedes `TransparencyFactor`; Maya writes both), and
+    /// self-illumination = the brightest channel of
+    /// [`effective_emissive`](Self::effective_emissive); both clamped to 0–1. The FBX reader
+    /// calls it, and so does [`Scene::material_at`](crate::scene::Scene) after applying
+    /// animated FBX properties.
+    pub fn update_fbx_derived(&mut self) {
+        let t = match self.opacity.filter(|o| o.is_finite()) {
+            Some(o) => 1.0 - o,
+            None => {
+                let c = self.transparent * self.transparency_factor;
+                (c.x + c.y + c.z) / 3.0
+            }
+        };
+        self.transparency = t.clamp(0.0, 1.0);
+        self.self_illumination = self.effective_emissive().max_element().clamp(0.0, 1.0);
+    }
+
+    /// The stored value of `property` as three components (a scalar in x), in the units its
+    /// FBX property has: colours 0–1, factors 1 = 100 %, `ShininessExponent` ×100 of
+    /// [`shininess`](Self::shininess), `Opacity` 1 − [`transparency`](Self::transparency)
+    /// where none is stored. What [`Material::set_property`] takes back.
+    pub fn property(&self, property: animation::MaterialProperty) -> DVec3 {
+        use animation::MaterialProperty::*;
+        let s = |x: f32| DVec3::new(x as f64, 0.0, 0.0);
+        match property {
+            Ambient => self.ambient.as_dvec3(),
+            AmbientFactor => s(self.ambient_factor),
+            Diffuse => self.diffuse.as_dvec3(),
+            DiffuseFactor => s(self.diffuse_factor),
+            Specular => self.specular.as_dvec3(),
+            SpecularFactor => s(self.shininess_strength),
+            Shininess => s(self.shininess * 100.0),
+            Emissive => self.emissive.as_dvec3(),
+            EmissiveFactor => s(self.emissive_factor),
+            TransparentColor => self.transparent.as_dvec3(),
+            TransparencyFactor => s(self.transparency_factor),
+            Opacity => s(self.opacity.unwrap_or(1.0 - self.transparency)),
+        }
+    }
+
+    /// Sets `property` from `value` (units as [`Material::property`] gives them); a property
+    /// that transparency or self-illumination derive from updates them
+    /// ([`Material::update_fbx_derived`]). `ShininessExponent` is clamped to 0–100, as the
+    /// FBX reader reads the stored value.
+    pub fn set_property(&mut self, property: animation::MaterialProperty, value: DVec3) {
+        use animation::MaterialProperty::*;
+        let c = value.as_vec3();
+        let x = c.x;
+        match property {
+            Ambient => self.ambient = c,
+            AmbientFactor => self.ambient_factor = x,
+            Diffuse => self.diffuse = c,
+            DiffuseFactor => self.diffuse_factor = x,
+            Specular => self.specular = c,
+            SpecularFactor => self.shininess_strength = x,
+            Shininess => self.shininess = (x / 100.0).clamp(0.0, 1.0),
+            Emissive => self.emissive = c,
+            EmissiveFactor => self.emissive_factor = x,
+            TransparentColor => self.transparent = c,
+            TransparencyFactor => self.transparency_factor = x,
+            Opacity => self.opacity = Some(x),
+        }
+        if matches!(
+            property,
+            Emissive | EmissiveFactor | TransparentColor | TransparencyFactor | Opacity
+        ) {
+            self.update_fbx_derived();
         }
     }
 }
@@ -1153,6 +1298,25 @@ impl Scene {
 mod tests {
     use super::*;
 
+    /// The colour × factor rule of `ufbx_material.fbx` (ufbx.h: "missing factors are set to
+    /// `1.0` if a color is defined"; `ufbxi_update_factor`), hand-computed: `DiffuseColor`
+    /// (0.5, 0.25, 1) with `DiffuseFactor` 0.8 shows as (0.4, 0.2, 0.8); a source without
+    /// factors (3DS, glTF: factor 1) shows its colour; a black colour stays black at any factor.
+    #[test]
+    fn a_colour_shows_as_colour_times_its_factor() {
+        let m = Material {
+            diffuse: Vec3::new(0.5, 0.25, 1.0),
+            diffuse_factor: 0.8,
+            ambient: Vec3::new(0.1, 0.2, 0.3),
+            emissive: Vec3::ZERO,
+            emissive_factor: 3.0,
+            ..Material::default()
+        };
+        assert!((m.effective_diffuse() - Vec3::new(0.4, 0.2, 0.8)).abs().max_element() < 1e-7);
+        assert_eq!(m.effective_ambient(), Vec3::new(0.1, 0.2, 0.3));
+        assert_eq!(m.effective_emissive(), Vec3::ZERO);
+        assert_eq!(Material::default().effective_diffuse(), Vec3::splat(0.8));
+    }
     #[test]
     fn geometry_cache_samples_hold_the_ends_and_blend_between_frames() {
         let frame = |time, x| CacheFrame { time, positions: vec![DVec3::new(x, 0.0, 0.0); 2] };

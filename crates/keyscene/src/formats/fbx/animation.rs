@@ -54,6 +54,12 @@
 //!   ([`Scene::evaluate`](crate::scene::Scene::evaluate)); pre/post-rotation curves of a
 //!   node that does not use its rotation space ([`rotation_setup`]) are dropped, as their
 //!   static values are.
+//! - A `Material`'s colour or factor (`DiffuseColor`/`Diffuse`, `DiffuseFactor`,
+//!   `TransparencyFactor`, `Opacity` …, every name [`MaterialProperty::from_fbx`] knows) → a
+//!   [`MaterialChannel`] in [`Scene::material_channels`](crate::scene::Scene::material_channels):
+//!   the curves per component, and the curve node's `d|X` … for components without one (ufbx
+//!   evaluates those as the node's value); several layers → [`MaterialValue::Layered`] over the
+//!   stored value. Other material properties stay unanimated.
 //!
 //! # Layers
 //! One [`Animation`] per stack, with the stack's layers merged as ufbx evaluates them: a
@@ -93,7 +99,8 @@ use crate::anim::curve::{
 };
 use crate::anim::{
     Animation, BlendMode, Channel, ChannelTarget, CycleMode, Extrapolation, Interpolation, Key,
-    LayerBlend, LayerContribution, LayeredValue, RotationTrack, Track,
+    LayerBlend, LayerContribution, LayeredValue, MaterialChannel, MaterialProperty, MaterialValue,
+    RotationTrack, Track,
 };
 use crate::scene::{EulerOrder, NodeId, NodeKind, Scene, Warning};
 
@@ -526,6 +533,8 @@ enum Target {
     Scaling(NodeId),
     Morph(NodeId, usize),
     Property(NodeId, String),
+    /// A material's property: index into `Scene::materials`.
+    Material(usize, MaterialProperty),
 }
 
 /// One animated property in one layer: its target, the curves per component.
@@ -646,8 +655,10 @@ pub(crate) fn import(
             _ if lo <= hi => (lo, hi),
             _ => (0.0, 0.0),
         };
-        merge_layers(scene, layers, &mut anim, graph);
+        let mut materials = Vec::new();
+        merge_layers(scene, layers, &mut anim, &mut materials, graph);
         scene.animations.push(anim);
+        scene.material_channels.append(&mut materials);
     }
 }
 
@@ -751,8 +762,10 @@ fn push_take(
         _ => (0.0, 0.0),
     };
     let mut anim = Animation { name, fps, frame_range, channels: Vec::new() };
-    merge_layers(scene, vec![layer], &mut anim, graph);
+    let mut materials = Vec::new();
+    merge_layers(scene, vec![layer], &mut anim, &mut materials, graph);
     scene.animations.push(anim);
+    scene.material_channels.append(&mut materials);
 }
 
 /// What reading FBX 6 take channels needs: the models and blend shape channels by name.
@@ -1193,6 +1206,10 @@ fn read_layer(
                 targets.extend(morph_targets(&list, mesh_nodes).map(|t| (t, defaults)));
             } else if let Some(&node) = attr_nodes.get(&obj.id) {
                 targets.push((Target::Property(node, prop.to_string()), defaults));
+            } else if let (Some(&m), Some(p)) =
+                (ids.materials.get(&obj.id), MaterialProperty::from_fbx(prop))
+            {
+                targets.push((Target::Material(m, p), defaults));
             } else if obj.id == layer.id && prop == "Weight" {
                 out.weight_curve = curves.iter().flatten().next().cloned();
             }
@@ -1221,6 +1238,7 @@ fn rest_value(scene: &Scene, target: &Target, rest: &RestRotation<'_>) -> DVec3 
                 .map(|t| t.default_weight);
             DVec3::splat(w.unwrap_or(0.0) * 100.0)
         }
+        Target::Material(m, p) => scene.materials[*m].property(*p),
         _ => DVec3::ZERO,
     }
 }
@@ -1256,8 +1274,15 @@ impl RestRotation<'_> {
     }
 }
 
-/// Turns the layers of a stack into channels (see "Layers" in the module docs).
-fn merge_layers(scene: &Scene, mut layers: Vec<Layer>, anim: &mut Animation, graph: &ObjectGraph) {
+/// Turns the layers of a stack into channels (see "Layers" in the module docs); the channels
+/// of material properties go to `materials`, for the animation `anim` becomes when pushed next.
+fn merge_layers(
+    scene: &Scene,
+    mut layers: Vec<Layer>,
+    anim: &mut Animation,
+    materials: &mut Vec<MaterialChannel>,
+    graph: &ObjectGraph,
+) {
     let rest = RestRotation { graph, scene };
     // Group by target.
     let mut groups: Vec<(Target, Vec<(usize, usize)>)> = Vec::new();
@@ -1283,7 +1308,21 @@ fn merge_layers(scene: &Scene, mut layers: Vec<Layer>, anim: &mut Animation, gra
         let simple = animated.len() == 1
             && (members.len() == 1 && first.0 == 0
                 || layers[first.0].mode == BlendMode::Override && last == first);
-        if simple {
+        if let Target::Material(material, property) = target {
+            let value = if simple {
+                let p = &mut layers[first.0].props[first.1];
+                MaterialValue::Curves {
+                    curves: std::mem::take(&mut p.curves),
+                    constants: p.defaults,
+                }
+            } else {
+                let value = LayeredValue::Property(property.fbx_name().to_string());
+                let rest = scene.materials[material].property(property);
+                MaterialValue::Layered(Box::new(layer_blend(&layers, &members, value, rest, None)))
+            };
+            let animation = scene.animations.len();
+            materials.push(MaterialChannel { animation, material, property, value });
+        } else if simple {
             // Moved out, not copied: a property belongs to one group only.
             let p = &mut layers[first.0].props[first.1];
             let count = p.count;
@@ -1327,6 +1366,8 @@ fn push_channels(
                 });
             }
         }
+        // Material properties are channels of their own (`merge_layers`).
+        Target::Material(..) => {}
         Target::Property(node, name) => {
             for (i, c) in curves.into_iter().enumerate() {
                 let Some(track) = c else { continue };
@@ -1373,6 +1414,37 @@ fn scale_track(mut t: Track<f64>, s: f64) -> Track<f64> {
     t
 }
 
+/// The blend of the layers `members` ((layer, property) in stack order) of one property: every
+/// member's curves and curve node values, with its components picked by `pick` (all three, or
+/// one moved to X), over `rest`.
+fn layer_blend(
+    layers: &[Layer],
+    members: &[(usize, usize)],
+    value: LayeredValue,
+    rest: DVec3,
+    pick: Option<usize>,
+) -> LayerBlend {
+    let contributions = members.iter().map(|&(li, pi)| {
+        let l = &layers[li];
+        let p = &l.props[pi];
+        let (curves, constants) = match pick {
+            None => (p.curves.clone(), p.defaults),
+            Some(c) => ([p.curves[c].clone(), None, None], [p.defaults[c], None, None]),
+        };
+        LayerContribution {
+            first_in_stack: li == 0,
+            mode: l.mode,
+            weight: l.weight,
+            weight_track: l.weight_curve.clone(),
+            compose_rotation: l.compose_rotation,
+            compose_scale: l.compose_scale,
+            curves,
+            constants,
+        }
+    });
+    LayerBlend { value, rest, layers: contributions.collect() }
+}
+
 /// Pushes the channels of a property that several layers animate, or one layer of partial or
 /// animated weight: a [`ChannelTarget::Layered`] with every member layer's curves and curve
 /// node values (`members`: (layer, property) in stack order), blended when sampled. A vector
@@ -1386,29 +1458,8 @@ fn push_layered(
     rest_rot: &RestRotation<'_>,
 ) {
     let rest = rest_value(scene, &target, rest_rot);
-    // Every member's contribution, with its components picked by `pick` (all three, or one
-    // moved to X).
-    let blend = |value: LayeredValue, rest: DVec3, pick: Option<usize>| {
-        let contributions = members.iter().map(|&(li, pi)| {
-            let l = &layers[li];
-            let p = &l.props[pi];
-            let (curves, constants) = match pick {
-                None => (p.curves.clone(), p.defaults),
-                Some(c) => ([p.curves[c].clone(), None, None], [p.defaults[c], None, None]),
-            };
-            LayerContribution {
-                first_in_stack: li == 0,
-                mode: l.mode,
-                weight: l.weight,
-                weight_track: l.weight_curve.clone(),
-                compose_rotation: l.compose_rotation,
-                compose_scale: l.compose_scale,
-                curves,
-                constants,
-            }
-        });
-        ChannelTarget::from(LayerBlend { value, rest, layers: contributions.collect() })
-    };
+    let blend =
+        |value, rest, pick| ChannelTarget::from(layer_blend(layers, members, value, rest, pick));
     let mut push = |node, target| anim.channels.push(Channel { node, target });
     match target {
         Target::Translation(n) => push(n, blend(LayeredValue::Translation, rest, None)),
@@ -1422,6 +1473,7 @@ fn push_layered(
             let name = morph_weight_property(k);
             push(n, blend(LayeredValue::Property(name), rest, Some(0)));
         }
+        Target::Material(..) => {}
         Target::Property(n, name) => {
             let count = members.iter().map(|&(li, pi)| layers[li].props[pi].count).max();
             for c in 0..3 {

@@ -656,8 +656,11 @@ fn material(id: i64, name: &str, m: &crate::scene::Material) -> Record {
         .child(Record::one("MultiLayer", 0))
         .child(props70(vec![
             p_vec("AmbientColor", "Color", "", "A", c(m.ambient)),
+            p_double("AmbientFactor", m.ambient_factor as f64),
             p_vec("DiffuseColor", "Color", "", "A", c(m.diffuse)),
-            p_double("DiffuseFactor", 1.0),
+            p_double("DiffuseFactor", m.diffuse_factor as f64),
+            p_vec("EmissiveColor", "Color", "", "A", c(m.emissive)),
+            p_double("EmissiveFactor", m.emissive_factor as f64),
             p_vec("SpecularColor", "Color", "", "A", c(m.specular)),
             p_double("SpecularFactor", m.shininess_strength as f64),
             p_double("ShininessExponent", (m.shininess as f64 * 100.0).max(0.0)),

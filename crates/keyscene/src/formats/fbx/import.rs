@@ -38,13 +38,14 @@
 //!   `FullWeights`, the other shapes as [`MorphTarget::inbetweens`]; weight
 //!   `DeformPercent / 100`). FBX 6 keeps its shapes as `Shape` records inside the mesh model,
 //!   weighted by the model property of the same name.
-//! - Materials: diffuse = `DiffuseColor × DiffuseFactor`, ambient = `AmbientColor ×
-//!   AmbientFactor` (the colours Maya shades with, and what assimp reports for
-//!   `phong_cube.fbx`), specular = `SpecularColor` with strength `SpecularFactor`, shininess =
-//!   `ShininessExponent / 100`, transparency = `1 − Opacity`, else `TransparentColor ×
-//!   TransparencyFactor` (mean), self-illumination = brightest `EmissiveColor × EmissiveFactor`
-//!   channel; FBX 6's `Diffuse`/`Ambient`/`Specular`/`Emissive` where the newer names are
-//!   missing. Their textures (`Texture` objects connected to a material property,
+//! - Materials: colours and factors kept apart as stored ([`Material`], "Colours and
+//!   factors": `DiffuseColor` and `DiffuseFactor`, `AmbientColor` and `AmbientFactor`,
+//!   `EmissiveColor` and `EmissiveFactor`, `TransparentColor` and `TransparencyFactor`,
+//!   `Opacity`; a missing factor is 1), specular = `SpecularColor` with strength
+//!   `SpecularFactor`, shininess = `ShininessExponent / 100`; transparency and
+//!   self-illumination derived by [`Material::update_fbx_derived`]; FBX 6's
+//!   `Diffuse`/`Ambient`/`Specular`/`Emissive` where the newer names are missing. Animated
+//!   material properties become [`Scene::material_channels`] (the FBX animation module). Their textures (`Texture` objects connected to a material property,
 //!   file names from the texture or its `Video`, `WrapModeU`/`WrapModeV` as
 //!   [`TextureMap::wrap`], the image bytes from the first connected `Video` with a
 //!   `Content` as [`TextureMap::embedded`], decoded by [`super::media`]; a `Content` that
@@ -474,8 +475,10 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
                     insane.borrow_mut().push(format!("{name} {}", shown.join(", ")));
                 }
             };
-            // A colour property, or its FBX 6 legacy name; `factor` scales it (1 when absent).
-            let color = |name: &str, legacy: &str, factor: Option<&str>, def: [f64; 3]| {
+            // A colour property, or its FBX 6 legacy name (the newer name wins where both are
+            // stored, as in ufbx's material map table, which reads `Diffuse` then
+            // `DiffuseColor`).
+            let color = |name: &str, legacy: &str, def: [f64; 3]| {
                 let (used, v) = match g.prop(id, name).and_then(|p| p.vec3()) {
                     Some(v) => (name, v),
                     None => match g.prop(id, legacy).and_then(|p| p.vec3()) {
@@ -484,40 +487,41 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
                     },
                 };
                 check(used, &v);
-                let f = factor.map_or(1.0, |f| g.get_f64(id, f, 1.0));
-                // The factor as stored (a non-finite one reads as the default 1).
-                if let Some(raw) = factor.and_then(|f| g.prop_values(id, f)?.first()?.as_f64()) {
-                    check(factor.unwrap_or_default(), &[raw]);
-                }
-                Vec3::new((v[0] * f) as f32, (v[1] * f) as f32, (v[2] * f) as f32)
+                Vec3::new(v[0] as f32, v[1] as f32, v[2] as f32)
             };
-            let transparency =
-                match g.prop(id, "Opacity").and_then(|p| p.f64()).filter(|o| o.is_finite()) {
-                    Some(o) => (1.0 - o) as f32,
-                    None => {
-                        let c = color(
-                            "TransparentColor",
-                            "TransparentColor",
-                            Some("TransparencyFactor"),
-                            [0.0; 3],
-                        );
-                        (c.x + c.y + c.z) / 3.0
-                    }
+            // A factor as stored, or its older name (a non-finite one reads as the default 1,
+            // with a warning).
+            let factor = |name: &str, legacy: &str| {
+                let name = if g.prop(id, name).is_none() && g.prop(id, legacy).is_some() {
+                    legacy
+                } else {
+                    name
                 };
-            let emissive = color("EmissiveColor", "Emissive", Some("EmissiveFactor"), [0.0; 3]);
+                if let Some(raw) = g.prop_values(id, name).and_then(|v| v.first()?.as_f64()) {
+                    check(name, &[raw]);
+                }
+                g.get_f64(id, name, 1.0) as f32
+            };
+            let opacity = g.prop(id, "Opacity").and_then(|p| p.f64()).filter(|o| o.is_finite());
             let mut m = Material {
                 name: obj.name.to_string(),
-                ambient: color("AmbientColor", "Ambient", Some("AmbientFactor"), [0.0; 3]),
-                diffuse: color("DiffuseColor", "Diffuse", Some("DiffuseFactor"), [0.8; 3]),
-                specular: color("SpecularColor", "Specular", None, [0.0; 3]),
+                ambient: color("AmbientColor", "Ambient", [0.0; 3]),
+                ambient_factor: factor("AmbientFactor", "AmbientFactor"),
+                diffuse: color("DiffuseColor", "Diffuse", [0.8; 3]),
+                diffuse_factor: factor("DiffuseFactor", "DiffuseFactor"),
+                specular: color("SpecularColor", "Specular", [0.0; 3]),
                 shininess: (g.get_f64(id, "ShininessExponent", g.get_f64(id, "Shininess", 0.0))
                     / 100.0)
                     .clamp(0.0, 1.0) as f32,
-                shininess_strength: g.get_f64(id, "SpecularFactor", 0.0).clamp(0.0, 1.0) as f32,
-                transparency: transparency.clamp(0.0, 1.0),
-                self_illumination: emissive.max_element().clamp(0.0, 1.0),
+                shininess_strength: g.get_f64(id, "SpecularFactor", 0.0) as f32,
+                emissive: color("EmissiveColor", "Emissive", [0.0; 3]),
+                emissive_factor: factor("EmissiveFactor", "EmissiveFactor"),
+                transparent: color("TransparentColor", "Transparent", [0.0; 3]),
+                transparency_factor: factor("TransparencyFactor", "TransparentFactor"),
+                opacity: opacity.map(|o| o as f32),
                 ..Material::default()
             };
+            m.update_fbx_derived();
             let place = format!("Objects › Material \"{}\"", obj.name);
             let insane = insane.into_inner();
             if !insane.is_empty() {
@@ -1992,6 +1996,93 @@ Connections: {{ C: "OO",1,0
         ] {
             assert!(said(what), "{what}: {w:?}");
         }
+    }
+
+    #[test]
+    fn material_colours_and_factors_are_kept_apart_the_newer_name_winning() {
+        // Maya writes the 7.x `DiffuseColor` and the premultiplied FBX 6.1 `Diffuse` both;
+        // ufbx's material map table reads `Diffuse`, then `DiffuseColor` (the later wins).
+        // The second material is FBX 6.1 style: names without `Color`, no factors.
+        let text = r#"; FBX 7.4.0 project file
+Objects: {
+    Material: 30, "Material::maya", "" { Properties70: {
+        P: "DiffuseColor", "Color", "", "A",0.5,0.5,0.25
+        P: "DiffuseFactor", "Number", "", "A",0.8
+        P: "Diffuse", "Vector3D", "Vector", "",0.4,0.4,0.2
+        P: "AmbientColor", "Color", "", "A",0.2,0.2,0.2
+        P: "AmbientFactor", "Number", "", "A",0.5
+        P: "EmissiveColor", "Color", "", "A",0.5,0.25,0
+        P: "EmissiveFactor", "Number", "", "A",0.5
+        P: "TransparentColor", "Color", "", "A",1,1,1
+        P: "TransparencyFactor", "Number", "", "A",0.25
+    } }
+    Material: 31, "Material::legacy", "" { Properties70: {
+        P: "Diffuse", "Vector3D", "Vector", "",1,0,0
+        P: "Opacity", "double", "Number", "",0.75
+    } }
+}
+"#;
+        let (s, _) = load(text);
+        let (m, legacy) = (&s.materials[0], &s.materials[1]);
+        assert_eq!((m.diffuse, m.diffuse_factor), (Vec3::new(0.5, 0.5, 0.25), 0.8));
+        assert!((m.effective_diffuse() - Vec3::new(0.4, 0.4, 0.2)).abs().max_element() < 1e-6);
+        assert_eq!((m.ambient, m.ambient_factor), (Vec3::splat(0.2), 0.5));
+        assert_eq!(m.effective_emissive(), Vec3::new(0.25, 0.125, 0.0));
+        // Without `Opacity`: transparency = mean(TransparentColor × TransparencyFactor);
+        // self-illumination = the brightest emissive channel × factor.
+        assert_eq!((m.transparency, m.self_illumination), (0.25, 0.25));
+        assert_eq!((legacy.diffuse, legacy.diffuse_factor), (Vec3::X, 1.0));
+        assert_eq!((legacy.opacity, legacy.transparency), (Some(0.75), 0.25));
+    }
+
+    #[test]
+    fn a_curve_on_a_material_factor_animates_the_material() {
+        // DiffuseFactor 0.8 stored, keyed linearly 0 → 1 over the first second (KTime
+        // 46186158000 ticks per second): at 0.5 s the factor is 0.5, the colour shown 0.5 ×
+        // DiffuseColor (hand-computed), and the stored material is unchanged.
+        let text = r#"; FBX 7.4.0 project file
+Objects: {
+    Material: 30, "Material::m", "" { Properties70: {
+        P: "DiffuseColor", "Color", "", "A",1,0.5,0
+        P: "DiffuseFactor", "Number", "", "A",0.8
+    } }
+    AnimationStack: 50, "AnimStack::Take 001", "" {
+    }
+    AnimationLayer: 51, "AnimLayer::BaseLayer", "" {
+    }
+    AnimationCurveNode: 60, "AnimCurveNode::DiffuseFactor", "" { Properties70: {
+        P: "d|DiffuseFactor", "Number", "", "A",0.8
+    } }
+    AnimationCurve: 70, "AnimCurve::", "" {
+        Default: 0
+        KeyVer: 4009
+        KeyTime: *2 { a: 0,46186158000 }
+        KeyValueFloat: *2 { a: 0,1 }
+        KeyAttrFlags: *1 { a: 4 }
+        KeyAttrDataFloat: *4 { a: 0,0,0,0 }
+        KeyAttrRefCount: *1 { a: 2 }
+    }
+}
+Connections: {
+    C: "OO",51,50
+    C: "OO",60,51
+    C: "OP",60,30, "DiffuseFactor"
+    C: "OP",70,60, "d|DiffuseFactor"
+}
+"#;
+        let (s, _) = load(text);
+        assert_eq!(s.material_channels.len(), 1);
+        let ch = &s.material_channels[0];
+        assert_eq!((ch.animation, ch.material), (0, 0));
+        assert_eq!(ch.property, crate::anim::MaterialProperty::DiffuseFactor);
+        let m = s.material_at(Some(0), 0, crate::anim::Time::Seconds(0.5)).unwrap();
+        assert!((m.diffuse_factor - 0.5).abs() < 1e-6, "{}", m.diffuse_factor);
+        assert!((m.effective_diffuse() - Vec3::new(0.5, 0.25, 0.0)).abs().max_element() < 1e-6);
+        assert_eq!(s.materials[0].diffuse_factor, 0.8);
+        assert_eq!(
+            s.animated_material_properties(Some(0)),
+            vec![(0, crate::anim::MaterialProperty::DiffuseFactor)]
+        );
     }
 
     #[test]

@@ -215,8 +215,8 @@ fn mtl_text(scene: &Scene, material_names: &[String], default_material: Option<&
     for (mi, (m, name)) in scene.materials.iter().zip(material_names).enumerate() {
         mtl.push('\n');
         writeln!(mtl, "newmtl {name}").unwrap();
-        writeln!(mtl, "Ka {}", rgb(m.ambient)).unwrap();
-        writeln!(mtl, "Kd {}", rgb(m.diffuse)).unwrap();
+        writeln!(mtl, "Ka {}", rgb(m.effective_ambient())).unwrap();
+        writeln!(mtl, "Kd {}", rgb(m.effective_diffuse())).unwrap();
         writeln!(mtl, "Ks {}", rgb(m.specular)).unwrap();
         writeln!(mtl, "Ns {}", num32(m.shininess * 1000.0)).unwrap();
         writeln!(mtl, "d {}", num32(1.0 - m.transparency)).unwrap();

@@ -1517,8 +1517,8 @@ fn write_material(w: &mut ChunkWriter, m: &MaterialOut) -> Result<(), WriteError
         w.cstr(&m.name);
         Ok(())
     })?;
-    color(w, id::MAT_AMBIENT, mat.ambient)?;
-    color(w, id::MAT_DIFFUSE, mat.diffuse)?;
+    color(w, id::MAT_AMBIENT, mat.effective_ambient())?;
+    color(w, id::MAT_DIFFUSE, mat.effective_diffuse())?;
     color(w, id::MAT_SPECULAR, mat.specular)?;
     percent(w, id::MAT_SHININESS, mat.shininess)?;
     percent(w, id::MAT_SHIN2PCT, mat.shininess_strength)?;

@@ -858,6 +858,7 @@ fn convert_material(m: &MaterialEntry, files: &HashMap<String, PathBuf>) -> Mate
         two_sided: m.two_sided,
         wireframe: m.wire,
         maps,
+        ..Material::default()
     }
 }
 

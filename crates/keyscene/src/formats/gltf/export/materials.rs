@@ -36,9 +36,9 @@ impl Out {
         let mat = &scene.materials[m];
         let clamp = |x: f32| if x.is_finite() { x.clamp(0.0, 1.0) } else { 0.0 };
         let alpha = clamp(1.0 - mat.transparency);
-        let d = mat.diffuse.to_array().map(clamp);
+        let d = mat.effective_diffuse().to_array().map(clamp);
         // Clamping is not silent (issue 12 §3, "Values that cannot be right").
-        let raw = mat.diffuse.to_array();
+        let raw = mat.effective_diffuse().to_array();
         if raw.iter().any(|&x| !(0.0..=1.0).contains(&x)) {
             self.warnings.push(warning(
                 format!("material \"{}\"", mat.name),

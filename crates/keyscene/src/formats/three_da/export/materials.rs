@@ -132,16 +132,19 @@ fn colours(s: &Material, rec: &mut MatRecord, report: &mut ExportReport) {
         })
     };
     let alpha = 1.0 - s.transparency;
-    rec.ambient = rgba(s.ambient, alpha);
-    rec.diffuse = rgba(s.diffuse, alpha);
+    rec.ambient = rgba(s.effective_ambient(), alpha);
+    rec.diffuse = rgba(s.effective_diffuse(), alpha);
     rec.specular = rgba(s.specular, alpha);
-    rec.emissive = rgba(s.diffuse * s.self_illumination, alpha);
+    rec.emissive = rgba(s.effective_diffuse() * s.self_illumination, alpha);
     rec.specular_pow = s.shininess * 100.0;
     if clamped.get() {
         report.warnings.push(format!(
             "material {:?}: colours outside 0..1 (ambient {}, diffuse {}, \
              specular {}) clamped to 0..1, non-finite components to 0",
-            s.name, s.ambient, s.diffuse, s.specular
+            s.name,
+            s.effective_ambient(),
+            s.effective_diffuse(),
+            s.specular
         ));
     }
 }

@@ -187,7 +187,7 @@ fn buffers(
         let len = buffers.get(v.buffer().index()).map_or(0, Vec::len);
         if v.offset().checked_add(v.length()).is_none_or(|end| end > len) {
             warnings.push(warning(
-                &format!("bufferViews[{}]", v.index()),
+                format!("bufferViews[{}]", v.index()),
                 format!(
                     "byteOffset {} + byteLength {} is past its buffer's {len} bytes",
                     v.offset(),

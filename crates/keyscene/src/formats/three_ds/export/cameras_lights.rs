@@ -1,7 +1,7 @@
 //! Cameras and lights as `N_CAMERA` and `N_DIRECT_LIGHT` (+ `DL_SPOTLIGHT`) objects: a 3DS
 //! camera and spotlight always look at a target point.
 
-use glam::DVec3;
+use glam::{DMat4, DVec3};
 
 use super::super::chunks::id;
 use super::super::write::ChunkWriter;
@@ -32,15 +32,21 @@ pub(super) struct LightOut {
     spot: Option<([f32; 3], f32, f32, f32)>,
 }
 
-/// Camera `c` of `scene` at `pos` looking at `target` (3DS stores the horizontal FOV as a lens:
-/// `lens = 2400 / fov`).
-pub(super) fn camera_object(scene: &Scene, c: usize, pos: DVec3, target: DVec3) -> CameraOut {
+/// Camera `c` of `scene` at `pos` looking at `target` with `roll` degrees (3DS stores the
+/// horizontal FOV as a lens: `lens = 2400 / fov`).
+pub(super) fn camera_object(
+    scene: &Scene,
+    c: usize,
+    pos: DVec3,
+    target: DVec3,
+    roll: f64,
+) -> CameraOut {
     let cam = &scene.cameras[c];
     let fov = horizontal_fov(cam.fov_degrees, cam.fov_axis, cam.aspect);
     CameraOut {
         position: f3(pos),
         target: f3(target),
-        roll: cam.roll_degrees as f32,
+        roll: roll as f32,
         lens: (2400.0 / fov.max(1e-6)) as f32,
         ranges: cam.near.zip(cam.far).map(|(a, b)| (a as f32, b as f32)),
     }
@@ -63,6 +69,43 @@ pub(super) fn light_object(scene: &Scene, l: usize, pos: DVec3, target: Option<D
                 light.roll_degrees as f32,
             )
         }),
+    }
+}
+
+impl LightOut {
+    /// The same light with its spotlight cone set to `hotspot` and `falloff` degrees.
+    pub(super) fn with_cone(mut self, hotspot: f64, falloff: f64) -> LightOut {
+        if let Some(s) = &mut self.spot {
+            s.1 = hotspot as f32;
+            s.2 = falloff as f32;
+        }
+        self
+    }
+}
+
+/// The roll in degrees that a 3DS camera at `world`'s origin looking at `target` needs to show
+/// `world`'s orientation: the angle from 3D Studio's unrolled frame (−Z at the target, +Y
+/// leaning to the world's +Z; +X when looking straight along Z) to `world`'s +Y axis about the
+/// view axis, counter-clockwise seen from behind the camera — the frame and sign lib3ds'
+/// camera matrix and keyscene's reader (`anim` `aim`) use. 0 when the frame is degenerate.
+pub(super) fn roll_degrees(world: DMat4, target: DVec3) -> f64 {
+    let eye = world.w_axis.truncate();
+    let back = (eye - target).normalize_or_zero();
+    let mut side = DVec3::Z.cross(back);
+    if side.length_squared() < 1e-24 {
+        side = DVec3::X.cross(back);
+    }
+    let up = world.y_axis.truncate();
+    if back == DVec3::ZERO || side.length_squared() < 1e-24 || !up.is_finite() {
+        return 0.0;
+    }
+    let side = side.normalize();
+    let upv = back.cross(side);
+    let r = up.dot(side).atan2(up.dot(upv)).to_degrees();
+    if r.is_finite() {
+        r
+    } else {
+        0.0
     }
 }
 

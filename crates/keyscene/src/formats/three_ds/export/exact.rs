@@ -66,7 +66,8 @@ impl Builder {
                 let target = scene.cameras[c].target.map(|t| rest.world[t].w_axis.truncate());
                 let pos = rest.world[i].w_axis.truncate();
                 let n = self.names.unique("object", &node.name, MAX_OBJECT_NAME, &mut self.report);
-                let cam = camera_object(scene, c, pos, target.unwrap_or(pos + DVec3::Y));
+                let roll = scene.cameras[c].roll_degrees;
+                let cam = camera_object(scene, c, pos, target.unwrap_or(pos + DVec3::Y), roll);
                 self.objects.push((n.clone(), ObjOut::Camera(cam)));
                 self.report.cameras += 1;
                 (id::CAMERA_NODE_TAG, n)

@@ -1,38 +1,37 @@
 //! Materials as `MAT_ENTRY` chunks: colours, percentages, flags and texture maps with their
-//! file names in 8.3 form.
-
-use std::collections::HashMap;
+//! file names in 8.3 form (the names [`crate::output::TexturePlan`] gives the images copied
+//! beside the output, [`FileNames::EightDotThree`]).
 
 use super::super::chunks::id;
 use super::super::write::{ChunkWriter, TooLong};
-use super::names::name_8_3;
 use super::{Builder, WriteError, MAX_MATERIAL_NAME};
+use crate::output::{FileNames, TexturePlan};
 use crate::scene::{MapSlot, Mesh, Scene};
 
 /// A material as written: its `MAT_NAME`, the scene material, and its maps' file names.
 pub(super) struct MaterialOut {
     name: String,
     m: crate::scene::Material,
-    /// Written file name per map.
-    map_names: Vec<String>,
+    /// Written file name per map; `None` for a map with an empty file name (not written).
+    map_names: Vec<Option<String>>,
 }
 
 impl Builder {
     /// Names every scene material (unique, at most [`MAX_MATERIAL_NAME`] bytes) and its maps'
-    /// files (8.3), in scene order.
+    /// files (8.3, as [`TexturePlan`] names the copies), in scene order; a file name that
+    /// changes is reported as renamed.
     pub(super) fn materials(&mut self, scene: &Scene) {
-        let mut files: HashMap<String, String> = HashMap::new();
+        let plan = TexturePlan::with_names(scene, FileNames::EightDotThree);
         let mut unsupported = 0usize;
-        for m in &scene.materials {
+        for (mi, m) in scene.materials.iter().enumerate() {
             let name = self.names.unique("material", &m.name, MAX_MATERIAL_NAME, &mut self.report);
             let mut map_names = Vec::new();
-            for t in &m.maps {
-                let n =
-                    if t.file.is_empty() { String::new() } else { name_8_3(&t.file, &mut files) };
-                if !t.file.is_empty() && n != t.file {
+            for (k, t) in m.maps.iter().enumerate() {
+                let n = plan.name(mi, k).map(str::to_string);
+                if let Some(n) = n.as_ref().filter(|n| **n != t.file) {
                     self.report.renamed.push(("texture file", t.file.clone(), n.clone()));
                 }
-                if t.wrap != [crate::scene::WrapMode::Repeat; 2] {
+                if n.is_some() && t.wrap != [crate::scene::WrapMode::Repeat; 2] {
                     unsupported += 1;
                 }
                 map_names.push(n);
@@ -97,6 +96,7 @@ pub(super) fn write_material(w: &mut ChunkWriter, m: &MaterialOut) -> Result<(),
         w.chunk(id::MAT_WIRE, |_| Ok(()))?;
     }
     for (t, file) in mat.maps.iter().zip(&m.map_names) {
+        let Some(file) = file else { continue };
         let tag = match t.slot {
             MapSlot::Diffuse => id::MAT_TEXMAP,
             MapSlot::Opacity => id::MAT_OPACMAP,

@@ -32,7 +32,8 @@
 //! (counted after splitting vertices at UV seams; larger meshes are split into several objects),
 //! triangles only (n-gons triangulated), object names of at most 10 ASCII characters and
 //! material names of 16, unique after shortening and the same in `MAT_NAME`, `MSH_MAT_GROUP`
-//! and the keyframer; 8.3 texture file names.
+//! and the keyframer; 8.3 texture file names, the images copied beside the output under them
+//! by [`save`] (a map with an empty file name is no map).
 
 use std::fmt;
 use std::path::Path;
@@ -42,6 +43,7 @@ use glam::DVec3;
 use super::chunks::{id, KeyChunk};
 use super::write::TooLong;
 use crate::anim::{ChannelTarget, Interpolation, RotationTrack, THREE_DS_FPS};
+use crate::output::{FileNames, TexturePlan};
 use crate::scene::Scene;
 
 use cameras_lights::{CameraOut, LightOut};
@@ -75,11 +77,23 @@ pub struct WriteOptions {
     pub max_frames: usize,
     /// Write a 3DS source's keys exactly (default); `false` resamples every source.
     pub exact_three_ds: bool,
+    /// [`save`]: copy the texture images the materials name beside the output, under their
+    /// 8.3 names (default `true`).
+    pub copy_textures: bool,
+    /// [`save`]: the source the scene was read from, for [`crate::output`]'s collision rule
+    /// (`None`: the output's own path).
+    pub source: Option<String>,
 }
 
 impl Default for WriteOptions {
     fn default() -> Self {
-        WriteOptions { animation: None, max_frames: 100_000, exact_three_ds: true }
+        WriteOptions {
+            animation: None,
+            max_frames: 100_000,
+            exact_three_ds: true,
+            copy_textures: true,
+            source: None,
+        }
     }
 }
 
@@ -115,6 +129,9 @@ pub struct Report {
     pub renamed: Vec<(&'static str, String, String)>,
     /// What the scene has that was not written, one line each.
     pub dropped: Vec<String>,
+    /// [`save`]: texture images named but not found beside the source or not readable (so not
+    /// copied beside the output), one line each.
+    pub warnings: Vec<String>,
     /// Per keyframer node written (in `NODE_ID` order): the scene node it stands for; `None`
     /// for a target made up for a camera or light that has none.
     pub node_sources: Vec<Option<usize>>,
@@ -153,6 +170,9 @@ impl fmt::Display for Report {
         }
         for d in &self.dropped {
             write!(f, "\nnot written: {d}")?;
+        }
+        for w in &self.warnings {
+            write!(f, "\nwarning: {w}")?;
         }
         Ok(())
     }
@@ -208,13 +228,36 @@ pub fn write(scene: &Scene, opts: &WriteOptions) -> Result<(Vec<u8>, Report), Wr
     Ok((bytes, b.report))
 }
 
-/// Writes `scene` to `path` as `.3ds`, atomically (a temporary file renamed into place).
+/// Writes `scene` to `path` as `.3ds`, atomically (a temporary file renamed into place), and
+/// with [`WriteOptions::copy_textures`] the texture images its materials name beside it under
+/// their 8.3 names ([`crate::output::TexturePlan`], [`FileNames::EightDotThree`]); images
+/// first, and when the `.3ds` cannot be written the images just created are removed again.
+/// Images named but not found are the report's `warnings`.
+///
+/// Errors: [`crate::Error::Unsupported`] for a scene [`write`] refuses;
+/// [`crate::Error::OutputCollision`] when an image would replace a different file of the same
+/// name ([`crate::output`]); I/O errors.
 pub fn save(scene: &Scene, path: &Path, opts: &WriteOptions) -> Result<Report, crate::Error> {
-    let (bytes, report) = write(scene, opts)
+    let (bytes, mut report) = write(scene, opts)
         .map_err(|e| crate::Error::Unsupported(format!("{}: {e}", path.display())))?;
-    crate::write_atomically::<crate::Error>(path, |w| {
-        w.write_all(&bytes).map_err(|source| crate::Error::Io { path: path.into(), source })
-    })?;
+    let mut created = Vec::new();
+    if opts.copy_textures {
+        let dir = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        let plan = TexturePlan::with_names(scene, FileNames::EightDotThree);
+        let (images, warnings) = plan.companions(dir);
+        report.warnings = warnings;
+        let source = opts.source.clone().unwrap_or_else(|| crate::output::source_name(path));
+        created = crate::output::write_companions(&images, &source)?;
+    }
+    if let Err(e) = crate::io::write_bytes_atomically(path, &bytes) {
+        for p in created {
+            let _ = std::fs::remove_file(p);
+        }
+        return Err(e);
+    }
     Ok(report)
 }
 
@@ -347,12 +390,9 @@ pub fn container_head(chunk: u16, payload: &[u8]) -> Option<usize> {
 }
 #[cfg(test)]
 mod tests {
-    use std::collections::HashMap;
-
     use glam::{DQuat, DVec3};
 
     use super::super::chunks::KeyValue;
-    use super::names::name_8_3;
     use super::tracks::relative_value;
     use super::*;
     use crate::anim::Time;
@@ -368,10 +408,6 @@ mod tests {
         assert_eq!(names.unique("object", "Box", 10, &mut r), "Box");
         assert_eq!(names.unique("object", "BOX", 10, &mut r), "BOX~1");
         assert_eq!(r.renamed.len(), 4);
-        let mut used = HashMap::new();
-        assert_eq!(name_8_3("textures/brick_wall_diffuse.png", &mut used), "BRICK_WA.PNG");
-        assert_eq!(name_8_3("brick_wall_normal.png", &mut used), "BRICK_~1.PNG");
-        assert_eq!(name_8_3("textures/brick_wall_diffuse.png", &mut used), "BRICK_WA.PNG");
     }
 
     #[test]
@@ -451,5 +487,52 @@ mod tests {
         let (back, _) = super::super::read(&bytes, &Default::default()).unwrap();
         assert!(back.meshes[0].positions[0].x.is_nan());
         assert!(back.meshes[1].positions.is_empty());
+    }
+
+    fn map(file: &str, resolved: Option<std::path::PathBuf>) -> crate::scene::TextureMap {
+        crate::scene::TextureMap {
+            slot: crate::scene::MapSlot::Diffuse,
+            file: file.into(),
+            resolved,
+            embedded: None,
+            strength: 1.0,
+            uv_transform: Default::default(),
+            flags: 0,
+            wrap: Default::default(),
+        }
+    }
+
+    #[test]
+    fn textures_travel_under_8_3_names_and_an_empty_name_is_no_map() {
+        let src = tempfile::tempdir().unwrap();
+        let image = src.path().join("brick_wall_diffuse.png");
+        std::fs::write(&image, b"not really a png").unwrap();
+        let mut scene = triangles(1);
+        let mut m = crate::scene::Material { name: "wall".into(), ..Default::default() };
+        m.maps.push(map("textures/brick_wall_diffuse.png", Some(image.clone())));
+        m.maps.push(map("", None));
+        m.maps.push(map("gone.tga", None));
+        scene.materials.push(m);
+        scene.meshes[0].material_slots = vec![Some(0)];
+        let out = tempfile::tempdir().unwrap();
+        let path = out.path().join("wall.3ds");
+        let report = save(&scene, &path, &WriteOptions::default()).unwrap();
+        // The copy has the source image's bytes under its 8.3 name (upper case, 8 + 3).
+        assert_eq!(std::fs::read(out.path().join("BRICK_WA.PNG")).unwrap(), b"not really a png");
+        assert!(report
+            .renamed
+            .iter()
+            .any(|(k, _, to)| *k == "texture file" && to == "BRICK_WA.PNG"));
+        assert_eq!(report.warnings.len(), 1, "{:?}", report.warnings);
+        assert!(report.warnings[0].contains("gone.tga"), "{}", report.warnings[0]);
+        let (back, _) =
+            super::super::read(&std::fs::read(&path).unwrap(), &Default::default()).unwrap();
+        let files: Vec<&str> = back.materials[0].maps.iter().map(|t| t.file.as_str()).collect();
+        assert_eq!(files, ["BRICK_WA.PNG", "GONE.TGA"]);
+        // Opt-out: nothing copied, the names stay.
+        let none = tempfile::tempdir().unwrap();
+        let opts = WriteOptions { copy_textures: false, ..Default::default() };
+        save(&scene, &none.path().join("wall.3ds"), &opts).unwrap();
+        assert_eq!(std::fs::read_dir(none.path()).unwrap().count(), 1);
     }
 }

@@ -1,6 +1,6 @@
 //! Names as 3D Studio holds them: object, keyframer and material names shortened to printable
-//! ASCII and made unique ([`Names`]), texture file names in 8.3 form ([`name_8_3`]), and the
-//! name a camera's or light's target node carries ([`Builder::target_name`]).
+//! ASCII and made unique ([`Names`]), and the name a camera's or light's target node carries
+//! ([`Builder::target_name`]). (Texture file names in 8.3 form: [`crate::output::FileNames`].)
 
 use std::collections::{HashMap, HashSet};
 
@@ -42,42 +42,6 @@ impl Names {
         }
         out
     }
-}
-
-/// A file name in 8.3 form (upper case, at most 8 + 3 ASCII characters), unique per
-/// `used`; the folder part is dropped.
-pub(super) fn name_8_3(file: &str, used: &mut HashMap<String, String>) -> String {
-    if let Some(n) = used.get(file) {
-        return n.clone();
-    }
-    let base = file.rsplit(['/', '\\']).next().unwrap_or(file);
-    let (stem, ext) = match base.rfind('.') {
-        Some(i) if i > 0 => (&base[..i], &base[i + 1..]),
-        _ => (base, ""),
-    };
-    let clean = |s: &str, n: usize| -> String {
-        s.chars()
-            .filter(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '-')
-            .map(|c| c.to_ascii_uppercase())
-            .take(n)
-            .collect()
-    };
-    let mut st = clean(stem, 8);
-    if st.is_empty() {
-        st = "MAP".into();
-    }
-    let ex = clean(ext, 3);
-    let join = |s: &str| if ex.is_empty() { s.to_string() } else { format!("{s}.{ex}") };
-    let mut out = join(&st);
-    let mut k = 1;
-    while used.values().any(|v| *v == out) {
-        let suffix = format!("~{k}");
-        let keep: String = st.chars().take(8 - suffix.len()).collect();
-        out = join(&(keep + &suffix));
-        k += 1;
-    }
-    used.insert(file.to_string(), out.clone());
-    out
 }
 
 impl Builder {

@@ -6,7 +6,7 @@ use glam::{DMat4, DVec3};
 
 use super::super::chunks::{id, KeyChunk, KeyValue};
 use super::super::import::NODE_HIDDEN;
-use super::cameras_lights::{aim_point, camera_object, horizontal_fov, light_object};
+use super::cameras_lights::{aim_point, camera_object, horizontal_fov, light_object, roll_degrees};
 use super::meshes::mirror_fix;
 use super::tracks::{keyed, local_trs, rotation_keys};
 use super::{f3, Builder, NodeOut, ObjOut, WriteError, WriteOptions, MAX_OBJECT_NAME};
@@ -34,6 +34,32 @@ impl Sampling {
         let vals: Vec<DVec3> = self.poses.iter().map(at).collect();
         keyed(&vals, |v| KeyValue::Vector(f3(*v)), |k| self.key_frame(k))
     }
+}
+
+/// A directional light is written this many scene radii from the scene's centre.
+const FAR_RADII: f64 = 100.0;
+/// Its hotspot cone holds a sphere of this many scene radii about the centre …
+const HOTSPOT_RADII: f64 = 1.25;
+/// … and its falloff cone one of this many.
+const FALLOFF_RADII: f64 = 1.5;
+
+/// The centre and radius (half the diagonal, at least 1) of the box around every mesh
+/// vertex of `scene` in `pose`; the origin and 1 without finite vertices.
+fn scene_sphere(scene: &Scene, pose: &Pose) -> (DVec3, f64) {
+    let (mut lo, mut hi) = (DVec3::INFINITY, DVec3::NEG_INFINITY);
+    for k in 0..scene.nodes.len() {
+        if pose.mesh[k].is_none() {
+            continue;
+        }
+        for p in pose.world_positions(scene, k).into_iter().filter(|p| p.is_finite()) {
+            lo = lo.min(p);
+            hi = hi.max(p);
+        }
+    }
+    if !(lo.is_finite() && hi.is_finite()) {
+        return (DVec3::ZERO, 1.0);
+    }
+    ((lo + hi) / 2.0, ((hi - lo).length() / 2.0).max(1.0))
 }
 
 /// What the resampled pass could not carry over, counted for the report.
@@ -166,9 +192,17 @@ impl Builder {
         let first = &s.poses[0];
         let cam_target = scene.cameras[c].target;
         let target_of = |p: &Pose| aim_point(p, i, cam_target);
+        // The roll that shows the source camera's own orientation about its view axis,
+        // unwrapped so that consecutive keys never jump by a turn.
+        let mut rolls: Vec<f64> = Vec::with_capacity(s.poses.len());
+        for p in &s.poses {
+            let r = roll_degrees(p.world[i], target_of(p));
+            let prev = rolls.last().copied().unwrap_or(r);
+            rolls.push(r + 360.0 * ((prev - r) / 360.0).round());
+        }
         let pos0 = first.world[i].w_axis.truncate();
         let name = self.names.unique("object", &node.name, MAX_OBJECT_NAME, &mut self.report);
-        let cam = camera_object(scene, c, pos0, target_of(first));
+        let cam = camera_object(scene, c, pos0, target_of(first), rolls[0]);
         self.objects.push((name.clone(), ObjOut::Camera(cam)));
         self.report.cameras += 1;
         let mut out = NodeOut::new(id::CAMERA_NODE_TAG, name.clone(), None);
@@ -182,7 +216,6 @@ impl Builder {
             .collect();
         let scalar = |v: &f64| KeyValue::Scalar(*v as f32);
         out.tracks.push((id::FOV_TRACK_TAG, 0, keyed(&fovs, scalar, |k| s.key_frame(k))));
-        let rolls: Vec<f64> = s.poses.iter().map(|p| p.camera_roll[c]).collect();
         out.tracks.push((id::ROLL_TRACK_TAG, 0, keyed(&rolls, scalar, |k| s.key_frame(k))));
         number[i] = self.nodes.len();
         self.nodes.push(out);
@@ -195,7 +228,7 @@ impl Builder {
         self.nodes.push(t);
         if cam_target.is_none() {
             self.report.dropped.push(format!(
-                "camera {:?} has no target: one written 100 units along its view axis; its roll about that axis is not carried",
+                "camera {:?} has no target: one written 100 units along its view axis",
                 node.name
             ));
         }
@@ -217,22 +250,37 @@ impl Builder {
         let light = &scene.lights[l];
         let spot = matches!(light.kind, LightKind::Spot | LightKind::Directional);
         let lt = light.target;
-        let target_of = |p: &Pose| aim_point(p, i, lt);
-        let pos0 = first.world[i].w_axis.truncate();
+        let aim = |p: &Pose| aim_point(p, i, lt);
+        let at = |p: &Pose| p.world[i].w_axis.truncate();
+        // A directional light: far back along its direction from the scene's centre, aimed at
+        // the centre (docs/3ds.md, "Directional lights").
+        let far = (light.kind == LightKind::Directional).then(|| scene_sphere(scene, first));
+        let place = |p: &Pose| match far {
+            Some((centre, radius)) => {
+                let dir = (aim(p) - at(p)).normalize_or(-DVec3::Z);
+                (centre - dir * (FAR_RADII * radius), centre)
+            }
+            None => (at(p), aim(p)),
+        };
         let name = self.names.unique("object", &node.name, MAX_OBJECT_NAME, &mut self.report);
-        let obj = light_object(scene, l, pos0, spot.then(|| target_of(first)));
+        let (pos0, target0) = place(first);
+        let mut obj = light_object(scene, l, pos0, spot.then_some(target0));
+        if far.is_some() {
+            let cone = |radii: f64| 2.0 * (radii / FAR_RADII).atan().to_degrees();
+            obj = obj.with_cone(cone(HOTSPOT_RADII), cone(FALLOFF_RADII));
+        }
         self.objects.push((name.clone(), ObjOut::Light(obj)));
         self.report.lights += 1;
         let tag = if spot { id::SPOTLIGHT_NODE_TAG } else { id::LIGHT_NODE_TAG };
         let mut out = NodeOut::new(tag, name.clone(), None);
         out.source = Some(i);
-        out.tracks.push((id::POS_TRACK_TAG, 0, s.pos_track(|p| p.world[i].w_axis.truncate())));
+        out.tracks.push((id::POS_TRACK_TAG, 0, s.pos_track(|p| place(p).0)));
         number[i] = self.nodes.len();
         self.nodes.push(out);
         if spot {
             let mut t = NodeOut::new(id::L_TARGET_NODE_TAG, name, None);
             t.source = lt;
-            t.tracks.push((id::POS_TRACK_TAG, 0, s.pos_track(target_of)));
+            t.tracks.push((id::POS_TRACK_TAG, 0, s.pos_track(|p| place(p).1)));
             if let Some(ti) = lt {
                 number[ti] = self.nodes.len();
             }
@@ -347,7 +395,7 @@ impl Builder {
         }
         if directional > 0 {
             self.report.dropped.push(format!(
-                "{directional} directional lights written as spotlights (3DS has no parallel light)"
+                "{directional} directional lights written as spotlights {FAR_RADII} scene radii back along their direction from the scene's centre (3DS has no parallel light)"
             ));
         }
     }

@@ -1,6 +1,7 @@
 //! Issue #17 §2, "nothing overwritten, nothing dropped without a word", through the `keyscene`
-//! binary on corpus files: textures travel with every output (OBJ, 3DA, `.gltf`; the copies
-//! are byte-for-byte the corpus images beside the source), `--no-copy-textures` copies none,
+//! binary on corpus files: textures travel with every output (OBJ, 3DA, `.gltf`, 3DS under 8.3
+//! names; the copies are byte-for-byte the corpus images beside the source),
+//! `--no-copy-textures` copies none,
 //! TGA/BMP textures reach glTF as PNG (dimensions as the source image's header states them;
 //! the Khronos validator, when installed, accepts the file), and material scripts of
 //! different sources never replace each other (a collision is an error naming both sources;
@@ -93,6 +94,31 @@ fn three_da_textures(c: &Path) -> Result<(), Failed> {
     }
     for img in TEST1_IMAGES {
         same_bytes(dir.path(), img, &c.join("3ds/assimp").join(img))?;
+    }
+    Ok(())
+}
+
+/// 3D Studio names images 8.3, upper case (`MAT_MAPNAME`): test1.3ds's `IMAGE1.jpg` travels as
+/// `IMAGE1.JPG`, with the corpus image's bytes, and the written file names it so.
+fn three_ds_textures(c: &Path) -> Result<(), Failed> {
+    let dir = tempfile::tempdir()?;
+    let src = c.join("3ds/assimp/test1.3ds");
+    let out = dir.path().join("t.3ds");
+    ok(&keyscene(&[Path::new("convert"), &src, &out]))?;
+    let bytes = std::fs::read(&out)?;
+    for img in TEST1_IMAGES {
+        let dos = img.to_ascii_uppercase();
+        same_bytes(dir.path(), &dos, &c.join("3ds/assimp").join(img))?;
+        let named = format!("{dos}\0");
+        if !bytes.windows(named.len()).any(|w| w == named.as_bytes()) {
+            return Err(format!("t.3ds does not name {dos}").into());
+        }
+    }
+    let none = tempfile::tempdir()?;
+    let out = none.path().join("t.3ds");
+    ok(&keyscene(&[Path::new("convert"), &src, &out, Path::new("--no-copy-textures")]))?;
+    if std::fs::read_dir(none.path())?.count() != 1 {
+        return Err("--no-copy-textures copied images beside t.3ds".into());
     }
     Ok(())
 }
@@ -269,9 +295,10 @@ fn main() {
     let args = Arguments::from_args();
     let c = corpus();
     type Check = fn(&Path) -> Result<(), Failed>;
-    let checks: [(&str, Check); 6] = [
+    let checks: [(&str, Check); 7] = [
         ("obj_copies_textures", obj_textures),
         ("three_da_copies_textures", three_da_textures),
+        ("three_ds_copies_textures_under_8_3_names", three_ds_textures),
         ("gltf_copies_textures", gltf_textures),
         ("tga_and_bmp_become_png_for_gltf", tga_to_png),
         ("a_second_source_never_replaces_a_script", collision),

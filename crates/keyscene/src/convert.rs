@@ -93,7 +93,7 @@ pub const APPLIES_TO: &[(&str, &[OutputFormat], &str)] = {
         ("units", &[Obj, Gltf, Glb], ""),
         ("space", &[Obj, Gltf, Glb], ""),
         ("embed", &[Gltf], " (a .glb is always self-contained)"),
-        ("no_copy_textures", &[Obj, Gltf, ThreeDa], " (a .glb holds its images)"),
+        ("no_copy_textures", &[Obj, Gltf, ThreeDa, ThreeDs], " (a .glb holds its images)"),
         ("no_animation", &[Gltf, Glb], ""),
         ("resample_fps", &[Gltf, Glb], ""),
         ("max_influences", &[Gltf, Glb], ""),
@@ -156,11 +156,11 @@ pub struct ConvertOptions {
     /// from [`ConvertOptions::animation`]).
     #[cfg(feature = "fbx")]
     pub fbx: crate::formats::fbx::export::WriteOptions,
-    /// 3DS writer options ([`crate::formats::three_ds::export::WriteOptions`]; `animation` is
-    /// set from [`ConvertOptions::animation`]).
+    /// 3DS writer options ([`crate::formats::three_ds::export::WriteOptions`]; `animation`,
+    /// `copy_textures` and `source` are set from the fields here).
     #[cfg(feature = "three_ds")]
     pub three_ds: crate::formats::three_ds::export::WriteOptions,
-    /// Copy the texture images the output names beside it (OBJ, `.gltf`, 3DA; default
+    /// Copy the texture images the output names beside it (OBJ, `.gltf`, 3DA, 3DS; default
     /// `true`).
     pub copy_textures: bool,
     /// The source file's name as [`crate::output::source_name`] records it, for the rule that
@@ -396,6 +396,8 @@ pub fn convert(scene: &Scene, output: &Path, opts: &ConvertOptions) -> Result<Re
             {
                 let mut three_ds = opts.three_ds.clone();
                 three_ds.animation = animation;
+                three_ds.copy_textures = opts.copy_textures;
+                three_ds.source = opts.source.clone();
                 let written = crate::formats::three_ds::export::save(scene, output, &three_ds)?;
                 report.warnings =
                     written.dropped.iter().map(|d| format!("not written: {d}")).collect();
@@ -403,6 +405,7 @@ pub fn convert(scene: &Scene, output: &Path, opts: &ConvertOptions) -> Result<Re
                     written.renamed.iter().map(|(k, a, b)| format!("renamed {k} {a:?} to {b:?}")),
                 );
                 report.warnings.extend(animated_materials_not_written(scene, animation.as_slice()));
+                report.warnings.extend(written.warnings.iter().cloned());
                 report.three_ds = Some(written);
             }
             #[cfg(not(feature = "three_ds"))]

@@ -131,6 +131,14 @@ where
     Ok(())
 }
 
+/// Writes `bytes` to `path` atomically ([`write_atomically`]): what a writer that encodes in
+/// memory first does with its result. Errors: [`Error::Io`] naming `path`.
+pub fn write_bytes_atomically(path: &Path, bytes: &[u8]) -> Result<(), Error> {
+    write_atomically::<Error>(path, |w| {
+        w.write_all(bytes).map_err(|source| Error::Io { path: path.into(), source })
+    })
+}
+
 /// Gives the finished temporary file the permissions a plainly created file would have: an
 /// existing destination's mode, else 0o666 less the process umask (temporary files start at
 /// 0o600, which would hide the output from other users).

@@ -203,6 +203,59 @@ pub enum ImageSource {
     File(PathBuf),
 }
 
+/// How [`TexturePlan`] names the image files beside an output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum FileNames {
+    /// The found file's name, else the stored name's last path component; a clash gets `~N`
+    /// before the extension (`wall~1.png`).
+    #[default]
+    AsFound,
+    /// DOS 8.3 names, as 3D Studio's `MAT_MAPNAME` holds them: upper case, at most 8 name and
+    /// 3 extension characters, only ASCII letters, digits, `_` and `-` (others dropped; an
+    /// empty name becomes `MAP`); a clash ends the name in `~N` within the 8
+    /// (`BRICK_~1.PNG`).
+    EightDotThree,
+}
+
+impl FileNames {
+    /// `name` (a file name without folder) split into stem and extension (with its dot) under
+    /// this rule.
+    fn split(self, name: &str) -> (String, String) {
+        let (stem, ext) = match name.rfind('.') {
+            Some(i) if i > 0 => (&name[..i], &name[i..]),
+            _ => (name, ""),
+        };
+        if self == FileNames::AsFound {
+            return (stem.to_string(), ext.to_string());
+        }
+        let clean = |s: &str, n: usize| -> String {
+            s.chars()
+                .filter(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '-')
+                .map(|c| c.to_ascii_uppercase())
+                .take(n)
+                .collect()
+        };
+        let mut st = clean(stem, 8);
+        if st.is_empty() {
+            st = "MAP".into();
+        }
+        let ex = clean(ext, 3);
+        (st, if ex.is_empty() { ex } else { format!(".{ex}") })
+    }
+
+    /// The `n`th alternative (from 1) for a name that clashes.
+    fn numbered(self, stem: &str, ext: &str, n: usize) -> String {
+        let suffix = format!("~{n}");
+        match self {
+            FileNames::AsFound => format!("{stem}{suffix}{ext}"),
+            FileNames::EightDotThree => {
+                let keep: String = stem.chars().take(8usize.saturating_sub(suffix.len())).collect();
+                format!("{keep}{suffix}{ext}")
+            }
+        }
+    }
+}
+
 /// The texture images a scene's materials name, with the plain file name each gets beside an
 /// output (`.mtl`, `.mat` and copies agree on it).
 #[derive(Debug, Clone, Default)]
@@ -217,10 +270,16 @@ pub struct TexturePlan {
 }
 
 impl TexturePlan {
-    /// Plans `scene`'s images. A map's name beside the output is the found file's name
-    /// (`resolved`), else the stored name's last path component; two different images that
-    /// would get one name (case-insensitively) get `~N` before the extension.
+    /// Plans `scene`'s images with [`FileNames::AsFound`] names.
     pub fn new(scene: &Scene) -> TexturePlan {
+        TexturePlan::with_names(scene, FileNames::AsFound)
+    }
+
+    /// Plans `scene`'s images. A map's name beside the output is the found file's name
+    /// (`resolved`), else the stored name's last path component, made to follow `rule`; two
+    /// different images that would get one name (case-insensitively) get `~N` as `rule` says.
+    /// Maps with an empty (or blank) file name get none: no map.
+    pub fn with_names(scene: &Scene, rule: FileNames) -> TexturePlan {
         let mut plan = TexturePlan::default();
         // Image identity → its name; name (lower-cased) → taken.
         let mut by_image: HashMap<String, String> = HashMap::new();
@@ -250,14 +309,11 @@ impl TexturePlan {
                 let name = match by_image.get(&identity) {
                     Some(n) => n.clone(),
                     None => {
-                        let mut unique = name.clone();
-                        let (stem, ext) = match name.rfind('.') {
-                            Some(i) if i > 0 => (&name[..i], &name[i..]),
-                            _ => (name.as_str(), ""),
-                        };
+                        let (stem, ext) = rule.split(&name);
+                        let mut unique = format!("{stem}{ext}");
                         let mut n = 1;
                         while !taken.insert(unique.to_lowercase()) {
-                            unique = format!("{stem}~{n}{ext}");
+                            unique = rule.numbered(&stem, &ext, n);
                             n += 1;
                         }
                         by_image.insert(identity, unique.clone());
@@ -393,5 +449,39 @@ mod tests {
         assert_eq!(std::fs::read(&path).unwrap(), b"mine");
         std::fs::write(&path, b"theirs").unwrap();
         write_companions(&[c], "/s.3ds").unwrap();
+    }
+
+    #[test]
+    fn eight_dot_three_names_are_short_upper_case_and_unique() {
+        let mut scene = Scene::default();
+        let mut m = crate::scene::Material::default();
+        for file in ["textures/brick_wall_diffuse.png", "brick_wall_normal.png", "", "é.tga"] {
+            m.maps.push(crate::scene::TextureMap {
+                slot: crate::scene::MapSlot::Diffuse,
+                file: file.into(),
+                resolved: None,
+                embedded: None,
+                strength: 1.0,
+                uv_transform: Default::default(),
+                flags: 0,
+                wrap: Default::default(),
+            });
+        }
+        m.maps.push(m.maps[0].clone());
+        scene.materials.push(m);
+        let plan = TexturePlan::with_names(&scene, FileNames::EightDotThree);
+        let names: Vec<Option<&str>> = (0..5).map(|k| plan.name(0, k)).collect();
+        // DOS 8.3: 8 + 3 upper-case characters; a clash ends in ~1 within the 8.
+        assert_eq!(
+            names,
+            [
+                Some("BRICK_WA.PNG"),
+                Some("BRICK_~1.PNG"),
+                None,
+                Some("MAP.TGA"),
+                Some("BRICK_WA.PNG")
+            ]
+        );
+        assert_eq!(plan.missing.len(), 4);
     }
 }

@@ -34,7 +34,7 @@ use std::process::Command;
 use glam::{DMat4, DVec3};
 use keyscene::anim::{Pose, Time};
 use keyscene::formats::three_ds::{self, export, write};
-use keyscene::scene::{NodeKind, Scene};
+use keyscene::scene::{LightKind, NodeKind, Scene};
 use libtest_mimic::{Failed, Trial};
 use serde_json::Value;
 
@@ -148,6 +148,114 @@ fn is_object_kind(k: &NodeKind) -> bool {
     matches!(k, NodeKind::Mesh | NodeKind::Null | NodeKind::Bone)
 }
 
+/// The largest difference between the unit axes of two frames (their rotations).
+fn rot_diff(a: DMat4, b: DMat4) -> f64 {
+    let axes = |m: DMat4| {
+        [m.x_axis, m.y_axis, m.z_axis].map(|c| c.truncate().normalize_or_zero()).to_vec()
+    };
+    axes(a).iter().zip(axes(b)).map(|(x, y)| (*x - y).abs().max_element()).fold(0.0, f64::max)
+}
+
+/// The frame of a 3D Studio camera at `eye` looking at `target` with `roll` degrees, as lib3ds'
+/// camera matrix and docs/3ds.md describe it: −Z at the target, +Y leaning to world +Z (+X when
+/// looking straight along Z), then turned by `roll` counter-clockwise seen from behind.
+fn camera_frame(eye: DVec3, target: DVec3, roll: f64) -> DMat4 {
+    let back = (eye - target).normalize();
+    let mut side = DVec3::Z.cross(back);
+    if side.length_squared() < 1e-24 {
+        side = DVec3::X.cross(back);
+    }
+    let side = side.normalize();
+    let up = back.cross(side);
+    let (s, c) = roll.to_radians().sin_cos();
+    let x = side * c - up * s;
+    let y = side * s + up * c;
+    DMat4::from_cols(x.extend(0.0), y.extend(0.0), back.extend(0.0), eye.extend(1.0))
+}
+
+/// The direction the spotlight node `k` of a written file shines in `pose`: at its target.
+fn light_direction_back(back: &Scene, pose: &Pose, k: usize) -> DVec3 {
+    let t = match back.nodes[k].kind {
+        NodeKind::Light(l) => back.lights[l].target,
+        _ => None,
+    };
+    let at = pose.world[k].w_axis.truncate();
+    t.map_or(DVec3::NAN, |t| (pose.world[t].w_axis.truncate() - at).normalize())
+}
+
+/// The direction a directional light shines in `pose`: −Z of its world matrix, or at its
+/// target.
+fn light_direction(scene: &Scene, pose: &Pose, i: usize) -> Option<DVec3> {
+    let NodeKind::Light(l) = scene.nodes[i].kind else { return None };
+    if scene.lights[l].kind != LightKind::Directional {
+        return None;
+    }
+    let at = pose.world[i].w_axis.truncate();
+    Some(match scene.lights[l].target {
+        Some(t) => (pose.world[t].w_axis.truncate() - at).normalize(),
+        None => (-pose.world[i].z_axis.truncate()).normalize(),
+    })
+}
+
+/// Translation of a lib3ds node's matrix (elements 12..14 of `matrix_col_major`).
+fn lib3ds_position(n: &Value) -> DVec3 {
+    let m = &n["matrix_col_major"];
+    let e = |k: usize| m[k].as_f64().unwrap_or(f64::NAN);
+    DVec3::new(e(12), e(13), e(14))
+}
+
+/// lib3ds' camera or light node `n` (written for source node `i`) against the source pose:
+/// a camera's position and its frame from lib3ds' position, target and roll;
+/// a light's position and its spotlight target (a directional light: the direction from the
+/// light to its target).
+fn lib3ds_view(
+    m: &mut common::lib3ds::Mismatches,
+    at: &str,
+    (scene, src, i): (&Scene, &Pose, usize),
+    nodes: &[Value],
+    n: &Value,
+    tol: f64,
+) {
+    // lib3ds names a camera's target "target", a light's "spot_target"; both carry its name.
+    let kind = if n["type"] == "camera" { "target" } else { "spot_target" };
+    let target =
+        nodes.iter().find(|t| t["type"] == kind && t["name"] == n["name"]).map(lib3ds_position);
+    let pos = common::try_vec3(&n["x_pos"]).unwrap_or_else(|| lib3ds_position(n));
+    let src_pos = src.world[i].w_axis.truncate();
+    if let Some(dir) = light_direction(scene, src, i) {
+        let d = target.map_or(DVec3::NAN, |t| (t - pos).normalize());
+        m.check(at, "directional light's direction (lib3ds)", (d - dir).abs().max_element(), 1e-4);
+        return;
+    }
+    m.check(at, "position (lib3ds)", (pos - src_pos).abs().max_element(), tol);
+    match scene.nodes[i].kind {
+        NodeKind::Camera(_) => {
+            let roll = n["x_roll"].as_f64().unwrap_or(f64::NAN);
+            let target = target.unwrap_or(DVec3::NAN);
+            let frame = camera_frame(pos, target, roll);
+            // Positions may be off by `tol` (f32, 7 digits printed): the view direction by
+            // `tol` over the distance to the target.
+            let rot_tol = (tol / (target - pos).length()).max(1e-4);
+            m.check(
+                at,
+                "camera frame from position, target and roll (lib3ds)",
+                rot_diff(frame, src.world[i]),
+                rot_tol,
+            );
+        }
+        NodeKind::Light(l) if scene.lights[l].kind == LightKind::Spot => {
+            // The source's target, else (docs/3ds.md) 100 units along the light's −Z.
+            let want = match scene.lights[l].target {
+                Some(t) => src.world[t].w_axis.truncate(),
+                None => src_pos + (-src.world[i].z_axis.truncate()).normalize() * 100.0,
+            };
+            let d = target.map_or(f64::NAN, |t| (t - want).abs().max_element());
+            m.check(at, "spotlight target (lib3ds)", d, tol);
+        }
+        _ => {}
+    }
+}
+
 fn check(path: &Path, kind: Source, lib3ds: bool) -> Result<(), Failed> {
     let (scene, _) = keyscene::load(path).map_err(|e| format!("source: {e}"))?;
     let scene = if kind == Source::Gltf {
@@ -201,9 +309,27 @@ fn check(path: &Path, kind: Source, lib3ds: bool) -> Result<(), Failed> {
                         tol,
                     );
                 }
+            } else if let Some(dir) = light_direction(&scene, &src, i) {
+                // Written far back along its direction: compare where it shines.
+                let back_dir = light_direction_back(&back, &bp, k);
+                m.check(
+                    &at,
+                    "directional light's direction (our reader)",
+                    (back_dir - dir).abs().max_element(),
+                    1e-4,
+                );
             } else {
                 let d = (bp.world[k].w_axis - src.world[i].w_axis).abs().max_element();
                 m.check(&at, "world position (our reader)", d, tol);
+                if matches!(scene.nodes[i].kind, NodeKind::Camera(_)) {
+                    // The roll written shows the source camera's own orientation.
+                    m.check(
+                        &at,
+                        "camera orientation (our reader)",
+                        rot_diff(bp.world[k], src.world[i]),
+                        1e-4,
+                    );
+                }
             }
             if back.nodes[k].mesh.is_some() && (f == first || !deformed(&scene, i)) {
                 let ours = bp.world_positions(&back, k);
@@ -283,11 +409,15 @@ fn check(path: &Path, kind: Source, lib3ds: bool) -> Result<(), Failed> {
             j["samples"].as_array().ok_or("no samples")?.iter().zip(&src_poses)
         {
             let f = sample["frame"].as_f64().unwrap_or(f64::NAN);
-            for n in sample["nodes"].as_array().ok_or("no nodes")? {
+            let nodes = sample["nodes"].as_array().ok_or("no nodes")?;
+            for n in nodes {
                 let k = n["id"].as_u64().unwrap_or(u64::MAX) as usize;
                 let Some(Some(i)) = report.node_sources.get(k) else { continue };
                 let i = *i;
                 let at = format!("frame {f} lib3ds node {k} {}", n["name"]);
+                if n["type"] == "camera" || n["type"] == "light" {
+                    lib3ds_view(&mut m, &at, (&scene, src, i), nodes, n, *tol);
+                }
                 if n["type"] != "object" || !is_object_kind(&scene.nodes[i].kind) {
                     continue;
                 }
@@ -352,6 +482,132 @@ fn check(path: &Path, kind: Source, lib3ds: bool) -> Result<(), Failed> {
     m.finish()
 }
 
+/// A hand-made scene: a camera without a target looking along +Y, rolled 30°, a directional
+/// light shining along (1, 1, −1), a point light at (3, 4, 5), a spotlight at (0, 0, 10) looking
+/// down, and a triangle spanning (−1, −1, 0)…(1, 1, 0).
+fn views_scene() -> Scene {
+    use glam::DQuat;
+    use keyscene::scene::{Camera, FovAxis, Light, Mesh, Node};
+    let mut scene = Scene::default();
+    scene.meshes.push(Mesh {
+        name: "tri".into(),
+        positions: vec![
+            DVec3::new(-1.0, -1.0, 0.0),
+            DVec3::new(1.0, -1.0, 0.0),
+            DVec3::new(0.0, 1.0, 0.0),
+        ],
+        corner_vertices: vec![0, 1, 2],
+        polygon_starts: vec![0, 3],
+        ..Mesh::default()
+    });
+    let add = |scene: &mut Scene, mut node: Node, at: DVec3, rot: DQuat| {
+        node.transform.translation = at;
+        node.transform.rotation = rot;
+        scene.nodes.push(node);
+        let k = scene.nodes.len() - 1;
+        scene.attach(k, None);
+    };
+    let mut tri = Node::new("tri", NodeKind::Mesh);
+    tri.mesh = Some(0);
+    add(&mut scene, tri, DVec3::ZERO, DQuat::IDENTITY);
+    scene.cameras.push(Camera {
+        name: "cam".into(),
+        target: None,
+        fov_degrees: 45.0,
+        fov_axis: FovAxis::Horizontal,
+        roll_degrees: 0.0,
+        near: None,
+        far: None,
+        aspect: None,
+    });
+    // Looking along +Y with +Z up is Rx(90°); a roll of 30° turns it by −30° about its own Z.
+    let cam_rot =
+        DQuat::from_rotation_x(90f64.to_radians()) * DQuat::from_rotation_z(-30f64.to_radians());
+    add(&mut scene, Node::new("cam", NodeKind::Camera(0)), DVec3::new(0.0, -10.0, 2.0), cam_rot);
+    let light = |name: &str, kind: LightKind| Light {
+        name: name.into(),
+        kind,
+        color: glam::Vec3::ONE,
+        intensity: 1.0,
+        hotspot_degrees: 30.0,
+        falloff_degrees: 40.0,
+        attenuation: None,
+        on: true,
+        target: None,
+        roll_degrees: 0.0,
+    };
+    for (l, (name, kind, at, dir)) in [
+        ("sun", LightKind::Directional, DVec3::new(5.0, 5.0, 5.0), DVec3::new(1.0, 1.0, -1.0)),
+        ("bulb", LightKind::Point, DVec3::new(3.0, 4.0, 5.0), -DVec3::Z),
+        ("spot", LightKind::Spot, DVec3::new(0.0, 0.0, 10.0), -DVec3::Z),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        scene.lights.push(light(name, kind));
+        let rot = DQuat::from_rotation_arc(-DVec3::Z, dir.normalize());
+        add(&mut scene, Node::new(name, NodeKind::Light(l)), at, rot);
+    }
+    scene
+}
+
+/// [`views_scene`] written and read by lib3ds: the camera's roll is 30° and its frame the
+/// source's, the sun shines along (1, 1, −1) from 100 scene radii away (radius √2: half the
+/// triangle's box diagonal), the point light and spotlight stand where the source has them.
+fn views_reach_lib3ds() -> Result<(), Failed> {
+    let scene = views_scene();
+    let (bytes, report) =
+        export::write(&scene, &export::WriteOptions::default()).map_err(|e| e.to_string())?;
+    let dir = tempfile::tempdir()?;
+    let out = dir.path().join("views.3ds");
+    std::fs::write(&out, &bytes)?;
+    let o = Command::new(LIB3DS_DUMP).arg("-x").arg(&out).arg("0").output()?;
+    let j: Value = serde_json::from_str(&json_numbers(&String::from_utf8_lossy(&o.stdout)))?;
+    let nodes = j["samples"][0]["nodes"].as_array().ok_or("no nodes")?.clone();
+    let find = |ty: &str, name: &str| {
+        nodes
+            .iter()
+            .find(|n| n["type"] == ty && n["name"] == name)
+            .cloned()
+            .ok_or(format!("no {ty} {name}"))
+    };
+    let mut m = common::lib3ds::Mismatches::default();
+    let cam = find("camera", "cam")?;
+    m.check(
+        "cam",
+        "roll (lib3ds)",
+        (cam["x_roll"].as_f64().unwrap_or(f64::NAN) - 30.0).abs(),
+        1e-4,
+    );
+    let src = scene.evaluate(None, Time::Frame(0.0));
+    let sun = find("light", "sun")?;
+    let sun_at = common::try_vec3(&sun["x_pos"]).ok_or("sun without x_pos")?;
+    let far = -DVec3::new(1.0, 1.0, -1.0).normalize() * 100.0 * 2f64.sqrt();
+    m.check("sun", "position (lib3ds)", (sun_at - far).abs().max_element(), 1e-3);
+    let sun_target = lib3ds_position(&find("spot_target", "sun")?);
+    m.check("sun", "target (lib3ds)", sun_target.abs().max_element(), 1e-4);
+    let bulb = find("light", "bulb")?;
+    let bulb_at = common::try_vec3(&bulb["x_pos"]).ok_or("bulb without x_pos")?;
+    m.check(
+        "bulb",
+        "position (lib3ds)",
+        (bulb_at - DVec3::new(3.0, 4.0, 5.0)).abs().max_element(),
+        1e-5,
+    );
+    if nodes.iter().any(|n| n["type"] == "spot_target" && n["name"] == "bulb") {
+        m.push("bulb: a point light was written with a spotlight target".into());
+    }
+    // And the checks every written file gets (camera frame, spotlight target, directions).
+    for n in &nodes {
+        let k = n["id"].as_u64().unwrap_or(u64::MAX) as usize;
+        let Some(Some(i)) = report.node_sources.get(k) else { continue };
+        if n["type"] == "camera" || n["type"] == "light" {
+            lib3ds_view(&mut m, &format!("node {k}"), (&scene, &src, *i), &nodes, n, 1e-4);
+        }
+    }
+    m.finish()
+}
+
 fn main() {
     let corpus = common::corpus();
     let lib3ds = Path::new(LIB3DS_DUMP).is_file();
@@ -367,6 +623,10 @@ fn main() {
             other => Err(format!("expected an error naming animation 3, got {other:?}").into()),
         }
     }));
+    trials.push(
+        Trial::test("rolled_camera_and_lights_reach_lib3ds", views_reach_lib3ds)
+            .with_ignored_flag(!lib3ds),
+    );
     let Some(dir) = corpus.clone() else {
         trials.push(common::corpus_trial("corpus", &None, |_| Ok(())));
         common::run(trials);

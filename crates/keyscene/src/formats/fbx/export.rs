@@ -221,9 +221,7 @@ pub fn write(scene: &Scene, opts: &WriteOptions) -> Result<(Vec<u8>, Report), Wr
 pub fn save(scene: &Scene, path: &Path, opts: &WriteOptions) -> Result<Report, crate::Error> {
     let (bytes, report) = write(scene, opts)
         .map_err(|e| crate::Error::Unsupported(format!("{}: {e}", path.display())))?;
-    crate::write_atomically::<crate::Error>(path, |w| {
-        w.write_all(&bytes).map_err(|source| crate::Error::Io { path: path.into(), source })
-    })?;
+    crate::io::write_bytes_atomically(path, &bytes)?;
     Ok(report)
 }
 

@@ -87,7 +87,7 @@ fn check(path: &std::path::Path) -> Result<usize, Failed> {
                 let drawn = shaded.get(c).map(|n| n.as_dvec3()).unwrap_or_default();
                 for (what, g) in [("Pose::world_corner_normals", g), ("render", drawn)] {
                     let err = (g - want).abs().max_element();
-                    if !(err <= 1e-4) {
+                    if err.is_nan() || err > 1e-4 {
                         return Err(format!(
                             "mesh {name:?} at {t} s: corner {c} (vertex {v}) normal ({what}) \
                              keyscene {g}, ufbx {want}"

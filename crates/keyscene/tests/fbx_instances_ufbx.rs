@@ -72,11 +72,14 @@ fn ufbx_world(mesh: &ufbx::Mesh, node: &ufbx::Node, v: usize) -> DVec3 {
     to_dmat4(&m).transform_point3(DVec3::new(p.x, p.y, p.z))
 }
 
+/// An instanced ufbx mesh with its instance nodes, each with keyscene's node of that name.
+type Instanced<'a> = (&'a ufbx::Mesh, Vec<(&'a ufbx::Node, usize)>);
+
 /// The instanced meshes of `theirs` with their instance nodes, paired with keyscene's.
 fn instanced<'a>(
     theirs: &'a ufbx::Scene,
     names: &HashMap<&str, usize>,
-) -> Result<Vec<(&'a ufbx::Mesh, Vec<(&'a ufbx::Node, usize)>)>, String> {
+) -> Result<Vec<Instanced<'a>>, String> {
     let mut out = Vec::new();
     for mesh in theirs.meshes.iter().filter(|m| m.element.instances.len() > 1) {
         let mut nodes = Vec::new();
@@ -150,7 +153,7 @@ fn check_positions(
             for (v, g) in got.iter().enumerate() {
                 let want = ufbx_world(mesh, node, v);
                 let err = (*g - want).abs().max_element();
-                if !(err <= 1e-4 * size) {
+                if err.is_nan() || err > 1e-4 * size {
                     return Err(format!(
                         "{what}: instance {:?} vertex {v}: keyscene {g}, ufbx {want}",
                         scene.nodes[i].name
@@ -258,7 +261,8 @@ fn check_synthetic_transform_skin() -> Result<(), Failed> {
         for (v, g) in got.iter().enumerate() {
             let skinned = ufbx_world(mesh, node, v);
             let want = follow.transform_point3(skinned);
-            if !((*g - want).abs().max_element() <= 1e-9) {
+            let err = (*g - want).abs().max_element();
+            if err.is_nan() || err > 1e-9 {
                 return Err(format!(
                     "transform_skin: {name} vertex {v}: keyscene {g}, want {want}"
                 )
@@ -304,7 +308,8 @@ fn check_normals(
         let got = ours.get(c).copied().unwrap_or_default();
         let drawn = shaded.get(c).map(|n| n.as_dvec3()).unwrap_or_default();
         for (what, g, tol) in [("Pose::world_corner_normals", got, 1e-6), ("render", drawn, 1e-5)] {
-            if !((g - want).abs().max_element() <= tol) {
+            let err = (g - want).abs().max_element();
+            if err.is_nan() || err > tol {
                 return Err(format!("{what}: {name} corner {c}: keyscene {g}, ufbx {want}"));
             }
         }

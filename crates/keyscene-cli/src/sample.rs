@@ -6,8 +6,10 @@
 //! and, when the node shows a mesh at that time, `mesh` with `vertex_count`, `face_count`,
 //! `world_bbox_min`, `world_bbox_max`, `world_centroid` (mean of the world positions; these three
 //! are null for a mesh without vertices) and `world_sample_vertices`: `[{index, position}]` for
-//! the stored vertices 0, n/2 and n−1. The shape matches the lib3ds reference dumps
-//! (`shared/corpus/3ds/reference/*.lib3ds.json`) so the two compare directly.
+//! the stored vertices 0, n/2 and n−1, and `world_sample_normals`: `[{corner, vertex, normal}]`
+//! for the polygon corners 0, c/2 and c−1 of a mesh that stores normals, deformed like the
+//! positions (`Pose::world_corner_normals`). Apart from the normals, the shape matches the lib3ds
+//! reference dumps (`shared/corpus/3ds/reference/*.lib3ds.json`) so the two compare directly.
 
 use clap::ArgMatches;
 use glam::DVec3;
@@ -92,6 +94,20 @@ pub struct MeshOut {
     pub world_centroid: Option<[f64; 3]>,
     /// Stored vertices 0, n/2 and n−1 in world space.
     pub world_sample_vertices: Vec<SampleVertex>,
+    /// Polygon corners 0, c/2 and c−1 with their world-space unit normals, deformed like the
+    /// positions for skinned and blend-shaped meshes; empty when the mesh stores no normals.
+    pub world_sample_normals: Vec<SampleNormal>,
+}
+
+/// One polygon corner's world-space normal.
+#[derive(Debug, Serialize)]
+pub struct SampleNormal {
+    /// Index of the corner ([`keyscene::scene::Mesh::corner_vertices`] order).
+    pub corner: usize,
+    /// The stored vertex the corner uses.
+    pub vertex: usize,
+    /// Unit normal in world space (zero when the stored normal is zero).
+    pub normal: [f64; 3],
 }
 
 /// One vertex in world space.
@@ -162,7 +178,11 @@ pub fn sample<'a>(
             world_matrix: pose.world[id].to_cols_array(),
             mesh: pose.mesh[id].map(|m| {
                 let mesh = &scene.meshes[m];
-                mesh_out(&pose.world_positions(scene, id), mesh.polygon_count())
+                let mut out = mesh_out(&pose.world_positions(scene, id), mesh.polygon_count());
+                if let Some(normals) = pose.world_corner_normals(scene, id) {
+                    out.world_sample_normals = sample_normals(&normals, &mesh.corner_vertices);
+                }
+                out
             }),
         })
         .collect();
@@ -188,7 +208,22 @@ fn mesh_out(world: &[DVec3], face_count: usize) -> MeshOut {
             .into_iter()
             .map(|index| SampleVertex { index, position: world[index].to_array() })
             .collect(),
+        world_sample_normals: Vec::new(),
     }
+}
+
+/// Corners 0, c/2 and c−1 of per-corner `normals`, with the vertex `corner_vertices` gives each.
+fn sample_normals(normals: &[DVec3], corner_vertices: &[u32]) -> Vec<SampleNormal> {
+    let c = normals.len().min(corner_vertices.len());
+    let corners = if c > 0 { vec![0, c / 2, c - 1] } else { Vec::new() };
+    corners
+        .into_iter()
+        .map(|corner| SampleNormal {
+            corner,
+            vertex: corner_vertices[corner] as usize,
+            normal: normals[corner].to_array(),
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -204,6 +239,16 @@ mod tests {
         assert_eq!(m.world_centroid, Some([2.0; 3]));
         assert_eq!(m.world_bbox_min, Some([0.0; 3]));
         assert_eq!(m.world_bbox_max, Some([4.0; 3]));
+    }
+
+    #[test]
+    fn sample_normals_are_first_middle_last_corner_with_their_vertex() {
+        let normals: Vec<DVec3> = (0..4).map(|i| DVec3::new(0.0, 0.0, i as f64)).collect();
+        let s = sample_normals(&normals, &[7, 8, 9, 7]);
+        let got: Vec<(usize, usize, f64)> =
+            s.iter().map(|n| (n.corner, n.vertex, n.normal[2])).collect();
+        assert_eq!(got, vec![(0, 7, 0.0), (2, 9, 2.0), (3, 7, 3.0)]);
+        assert!(sample_normals(&[], &[]).is_empty());
     }
 
     #[test]

@@ -7,7 +7,9 @@
 //! corner's vertex (`ufbx_get_skin_vertex_matrix`, fallback `geometry_to_world`), made a
 //! normal matrix (`ufbx_matrix_for_normals`), carries ufbx's stored `vertex_normal`; the
 //! normalised result equals keyscene's `Pose::world_corner_normals` at that corner within
-//! 1e-4 (unit vectors). Corners are sampled, at most 256 per mesh. ufbx's own
+//! 1e-4 (unit vectors), and so do the normals `render` and `view` shade with
+//! (`render::world_corner_normals`, the library call behind them). Corners are sampled, at
+//! most 256 per mesh. ufbx's own
 //! `evaluate_skinning` regenerates normals from the skinned positions instead
 //! (`generated_normals`), so the oracle is its skinning matrices, not `skinned_normal`.
 
@@ -66,6 +68,10 @@ fn check(path: &std::path::Path) -> Result<usize, Failed> {
                 )
                 .into());
             }
+            let positions = pose.world_positions(&scene, i);
+            let ours_mesh = pose.mesh[i].map(|m| &scene.meshes[m]).ok_or("keyscene: no mesh")?;
+            let shaded =
+                keyscene::render::world_corner_normals(&scene, ours_mesh, &positions, &pose, i);
             let step = mesh.num_indices.div_ceil(256).max(1);
             for c in (0..mesh.num_indices).step_by(step) {
                 let v = mesh.vertex_indices[c] as usize;
@@ -78,12 +84,16 @@ fn check(path: &std::path::Path) -> Result<usize, Failed> {
                 if want == DVec3::ZERO {
                     continue;
                 }
-                let err = (g - want).abs().max_element();
-                if !(err <= 1e-4) {
-                    return Err(format!(
-                        "mesh {name:?} at {t} s: corner {c} (vertex {v}) normal keyscene {g}, ufbx {want}"
-                    )
-                    .into());
+                let drawn = shaded.get(c).map(|n| n.as_dvec3()).unwrap_or_default();
+                for (what, g) in [("Pose::world_corner_normals", g), ("render", drawn)] {
+                    let err = (g - want).abs().max_element();
+                    if err.is_nan() || err > 1e-4 {
+                        return Err(format!(
+                            "mesh {name:?} at {t} s: corner {c} (vertex {v}) normal ({what}) \
+                             keyscene {g}, ufbx {want}"
+                        )
+                        .into());
+                    }
                 }
             }
             compared += 1;

@@ -312,15 +312,25 @@ pub struct Pose {
     /// [`morph weight properties`](curve::morph_weight_property) (percent) animated on a node
     /// that shows the mesh.
     pub morph_weights: Vec<Vec<f64>>,
+    /// Per node, the world-space matrix that moves the joints of the skinned mesh the node
+    /// shows, for that node only, before they skin it ([`Pose::follow_skinned_nodes`]); empty
+    /// or `None`: the joints as they are posed.
+    pub skin_follow: Vec<Option<DMat4>>,
 }
 
 impl Pose {
     /// Pre-multiplies every world matrix by `m`: the whole posed scene, skinned and
     /// blend-shaped meshes included, moves by `m` (e.g. an axis/unit conversion from
-    /// [`Scene::axis_unit_conversion`]). Local matrices are unchanged.
+    /// [`Scene::axis_unit_conversion`]). Local matrices are unchanged; the
+    /// [`Pose::skin_follow`] matrices are re-expressed in the moved world (`m · F · m⁻¹`, or
+    /// dropped when `m` is singular).
     pub fn transform_world(&mut self, m: DMat4) {
         for w in &mut self.world {
             *w = m * *w;
+        }
+        let inverse = (m.determinant() != 0.0).then(|| m.inverse());
+        for f in self.skin_follow.iter_mut() {
+            *f = f.zip(inverse).map(|(f, inv)| m * f * inv);
         }
     }
 
@@ -345,12 +355,14 @@ impl Pose {
     /// Makes every skinned mesh follow its own node's movement since binding, as Maya and the
     /// FBX SDK show it (ufbx's tests call it `transform_skin`): for each node showing a skinned
     /// mesh, with `bind` the node's world matrix in the first of `bind_poses` that lists it,
-    /// the skin's joints are moved by `mesh_to_world · bind⁻¹`, so the skinned positions
-    /// ([`Pose::world_positions`]) come out mapped once more by that matrix — the same
-    /// positions as [`Pose::world_positions_following_node`], but for writers that take a
-    /// `Pose`. The joints' world matrices really move: nodes parented under them, and other
-    /// meshes skinned to the same joints, move too. Returns the skinned mesh nodes no bind pose
-    /// lists (left as they were).
+    /// the skin's joints are moved by `F = mesh_to_world · bind⁻¹` for that node
+    /// ([`Pose::skin_follow`]), so its skinned positions ([`Pose::world_positions`]) and
+    /// normals come out mapped once more by `F` — the same positions as
+    /// [`Pose::world_positions_following_node`] for weighted vertices, but for writers that
+    /// take a `Pose`. Each node has its own `F`: instances of one skinned mesh under
+    /// differently placed nodes, and meshes sharing joints, each follow their own node; the
+    /// joints' world matrices, and nodes parented under them, do not move. Returns the skinned
+    /// mesh nodes no bind pose lists (left as they were).
     pub fn follow_skinned_nodes(
         &mut self,
         scene: &Scene,
@@ -376,10 +388,12 @@ impl Pose {
                 missing.push(node);
                 continue;
             }
-            let m = self.mesh_to_world(scene, node) * bind.inverse();
-            for joint in &scene.skins[skin].joints {
-                self.world[joint.node] = m * self.world[joint.node];
+            if skin >= scene.skins.len() {
+                continue;
             }
+            let m = self.mesh_to_world(scene, node) * bind.inverse();
+            self.skin_follow.resize(scene.nodes.len(), None);
+            self.skin_follow[node] = Some(m);
         }
         missing
     }
@@ -566,10 +580,15 @@ impl<'s> SkinMatrices<'s> {
         fallback: DMat4,
     ) -> Self {
         let geometry = scene.nodes[node].geometry_transform();
+        let follow = pose.skin_follow.get(node).copied().flatten();
         let joint_matrices: Vec<Option<DMat4>> = skin
             .joints
             .iter()
-            .map(|j| pose.world.get(j.node).map(|w| *w * j.inverse_bind * geometry))
+            .map(|j| {
+                let w = *pose.world.get(j.node)?;
+                let w = follow.map_or(w, |f| f * w);
+                Some(w * j.inverse_bind * geometry)
+            })
             .collect();
         // Rotation, translation and scale of every joint matrix, for dual quaternion skinning.
         let joint_srt: Vec<Option<(DVec3, DQuat, DVec3)>> = if skin.dq_weights.is_empty() {
@@ -1012,6 +1031,7 @@ impl Scene {
             light_hotspot,
             light_falloff,
             morph_weights,
+            skin_follow: Vec::new(),
         }
     }
 }

@@ -304,8 +304,8 @@ impl<'s> Renderer<'s> {
     /// Every visible mesh node ([`Pose::hidden`] false) is drawn with its posed world-space
     /// vertices ([`Pose::world_positions`]: skinning and blend shapes applied), its polygons
     /// triangulated ([`geometry::triangulate`]), per-corner normals from
-    /// [`geometry::corner_normals`] (for skinned meshes: smoothed over shared vertices of the
-    /// posed positions, since stored normals are not skinned). Shading (`docs/render.md`):
+    /// [`world_corner_normals`] (stored normals of skinned and blend-shaped meshes deformed
+    /// like their positions). Shading (`docs/render.md`):
     /// `colour · (AMBIENT + (1 − AMBIENT) · max(0, n·l)) + specular · max(0, n·l)^e`, with `l`
     /// towards the camera (the one light sits at the camera, as in Play3da) so the half vector
     /// equals `l`. Opaque triangles are drawn first with the depth buffer; transparent ones
@@ -628,9 +628,12 @@ impl<'s> Renderer<'s> {
 
 /// The per-corner world-space unit normals [`Renderer::render`] shades node `node`'s `mesh`
 /// with, `positions` being its posed world positions ([`Pose::world_positions`]), indexed like
-/// [`Mesh::corner_vertices`]: for a skinned mesh with stored normals, normals smoothed over
-/// shared vertices of the posed positions (stored normals are not skinned); otherwise
-/// [`geometry::corner_normals`] through the normal matrix of [`Pose::mesh_to_world`].
+/// [`Mesh::corner_vertices`]: [`geometry::corner_normals`] through the normal matrix of
+/// [`Pose::mesh_to_world`] (stored normals, else smoothing groups or faces of the posed
+/// positions); for a mesh with stored normals and a skin or blend shapes with normal deltas,
+/// the stored normals deformed as [`Pose::world_corner_normals`] deforms them (the skinning
+/// matrices of the positions, ufbx's rule), a corner whose deformed normal is zero keeping
+/// the former.
 pub fn world_corner_normals(
     scene: &Scene,
     mesh: &Mesh,
@@ -638,17 +641,18 @@ pub fn world_corner_normals(
     pose: &Pose,
     node: NodeId,
 ) -> Vec<Vec3> {
-    if mesh.skin.is_some() && mesh.normals.is_some() {
-        let smooth = Mesh {
-            polygon_starts: mesh.polygon_starts.clone(),
-            corner_vertices: mesh.corner_vertices.clone(),
-            smoothing_groups: Some(vec![1; mesh.polygon_count()]),
-            ..Mesh::default()
-        };
-        return geometry::corner_normals(&smooth, positions, DMat3::IDENTITY);
-    }
     let nm = geometry::normal_matrix(pose.mesh_to_world(scene, node));
-    geometry::corner_normals(mesh, positions, nm)
+    let mut out = geometry::corner_normals(mesh, positions, nm);
+    let deforms =
+        mesh.skin.is_some() || mesh.morph_targets.iter().any(|t| t.normal_deltas.is_some());
+    if let Some(deformed) = deforms.then(|| pose.world_corner_normals(scene, node)).flatten() {
+        for (n, d) in out.iter_mut().zip(deformed) {
+            if d != DVec3::ZERO {
+                *n = d.as_vec3();
+            }
+        }
+    }
+    out
 }
 
 /// The Blinn-Phong exponent for shininess `s` (0–1): `2^(10·s)` rounded, capped to 1…128, as

@@ -16,7 +16,11 @@
 //!   otherwise the rotation is XYZ and pre/post rotation are ignored ([`rotation_setup`]).
 //!   `InheritType` → [`InheritType::from_fbx`]; `GeometricTranslation/Rotation/Scaling` →
 //!   [`Node::geometry_transform`] = `T · R(XYZ) · S`; `Visibility` 0 → [`Node::hidden`].
-//! - Each mesh model gets its own [`Mesh`] built from its `Geometry` (FBX 7) or its own record
+//! - **Instances**: models connected to one `Geometry` with the same materials show one
+//!   [`Mesh`] (several nodes with the same [`Node::mesh`], ufbx `ufbx_mesh::instances`); a
+//!   model with other materials gets its own copy, as materials live on the mesh
+//!   (`Importer::instance`).
+//! - Each mesh is built from its `Geometry` (FBX 7) or its model's own record
 //!   (FBX 6 and 5; FBX 5 keeps `Normals` there, per vertex or per corner by count, one UV set
 //!   as `GeometryUVInfo`, and `MaterialAssignation`/`Materials` in place of the layer
 //!   elements, as ufbx `ufbxi_read_legacy_mesh` reads them): `Vertices`, `PolygonVertexIndex` (a negative index `i` ends a polygon at vertex
@@ -146,6 +150,7 @@ pub fn import(graph: &ObjectGraph<'_, '_>, opts: &ReadOptions) -> (Scene, Vec<Wa
         caches: Vec::new(),
         videos: IdMap::default(),
         textured: Vec::new(),
+        instances: std::collections::HashMap::new(),
     };
     for w in &graph.doc.warnings {
         im.warnings.push(Warning { offset: None, place: "fbx".into(), message: w.to_string() });
@@ -187,6 +192,9 @@ struct Importer<'g, 'd, 'a> {
     /// an FBX 6 mesh's texture layers), which keeps later texture layers off it
     /// ([`Importer::legacy_textures`]).
     textured: Vec<bool>,
+    /// (`Geometry` object id, material slots) → the scene mesh made of it
+    /// ([`Importer::instance`]).
+    instances: std::collections::HashMap<(i64, Vec<Option<usize>>), usize>,
 }
 
 fn deg(v: [f64; 3]) -> DVec3 {
@@ -778,10 +786,9 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
                     };
                     if let Some((record, geo_id, geo_name)) = geometry {
                         let place = format!("Objects › Model \"{}\"", obj.name);
-                        if let Some(mesh) = self.mesh(record, geo_id, &geo_name, obj, &place) {
+                        node.mesh = self.instance(record, geo_id, &geo_name, obj, &place);
+                        if node.mesh.is_some() {
                             node.kind = NodeKind::Mesh;
-                            node.mesh = Some(self.scene.meshes.len());
-                            self.scene.meshes.push(mesh);
                         }
                     }
                 }
@@ -956,6 +963,40 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
         }
     }
 
+    /// The scene mesh model `model` shows from geometry record `geo` (object id `geo_id`):
+    /// the mesh an earlier model made of the same `Geometry` when the two models have the same
+    /// materials (an instance, ufbx `ufbx_mesh::instances`), else a new one. Materials are
+    /// connected to the model, not the geometry, and the scene model keeps them on the mesh
+    /// (as glTF keeps them on a mesh's primitives), so instances with different materials
+    /// (3ds Max's per-instance materials) get their own copy of the geometry.
+    fn instance(
+        &mut self,
+        geo: NodeRef<'_, '_>,
+        geo_id: i64,
+        name: &str,
+        model: &Object<'_, '_>,
+        place: &str,
+    ) -> Option<usize> {
+        let slots = self.material_slots(model.id);
+        if let Some(&m) = self.instances.get(&(geo_id, slots.clone())) {
+            return Some(m);
+        }
+        let mesh = self.mesh(geo, geo_id, name, model, place)?;
+        let m = self.scene.meshes.len();
+        self.scene.meshes.push(mesh);
+        self.instances.insert((geo_id, slots), m);
+        Some(m)
+    }
+
+    /// The scene materials connected to model `model`, in connection order (`None`: a
+    /// material that did not become a scene material).
+    fn material_slots(&self, model: i64) -> Vec<Option<usize>> {
+        self.graph
+            .child_objects(model, "Material")
+            .map(|m| self.ids.materials.get(&m.id).copied())
+            .collect()
+    }
+
     /// The mesh of model `model` from geometry record `geo` (object id `geo_id`).
     fn mesh(
         &mut self,
@@ -965,8 +1006,8 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
         model: &Object<'_, '_>,
         place: &str,
     ) -> Option<Mesh> {
-        // Every model gets its own copy of its geometry: many models sharing one large
-        // geometry must not multiply memory past the limit.
+        // Instances with different materials each get a copy of their geometry
+        // ([`Importer::instance`]): many such models must not multiply memory past the limit.
         let size = |n: &str| {
             geo.child(n).map_or(0, |c| {
                 c.properties()
@@ -1101,11 +1142,7 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
                     Some(s[..topo.polygon_count].iter().map(|&b| b as u32).collect());
             }
         }
-        mesh.material_slots = self
-            .graph
-            .child_objects(model.id, "Material")
-            .map(|m| self.ids.materials.get(&m.id).copied())
-            .collect();
+        mesh.material_slots = self.material_slots(model.id);
         // FBX 5 keeps `MaterialAssignation` and `Materials` in the model itself.
         let material_layer = first("LayerElementMaterial")
             .map(|e| (e, "MappingInformationType"))
@@ -2295,24 +2332,48 @@ Connections: { C: "OO",1,0
         );
     }
 
-    #[test]
-    fn many_models_sharing_one_geometry_stop_at_the_element_limit() {
+    /// The quad of [`quad`] shown by 50 more models `1000 + k`; with `materials`, model
+    /// `1000 + k` has its own material `2000 + k` (the quad's own model has none).
+    fn instanced_quads(materials: bool) -> String {
         let mut text = quad("", "");
         for k in 0..50 {
-            text = text
-                .replace("Connections: {", &format!("Connections: {{ C: \"OO\",20,{}\n", 1000 + k));
-            text = text.replace(
-                "Objects: {",
-                &format!("Objects: {{\n    Model: {}, \"Model::M{k}\", \"Mesh\" {{ }}", 1000 + k),
-            );
+            let mut objects = format!("Model: {}, \"Model::M{k}\", \"Mesh\" {{ }}", 1000 + k);
+            let mut links = format!("C: \"OO\",20,{}\n", 1000 + k);
+            if materials {
+                objects += &format!("\n    Material: {}, \"Material::m{k}\", \"\" {{ }}", 2000 + k);
+                links += &format!("    C: \"OO\",{},{}\n", 2000 + k, 1000 + k);
+            }
+            text = text.replace("Connections: {", &format!("Connections: {{ {links}"));
+            text = text.replace("Objects: {", &format!("Objects: {{\n    {objects}"));
         }
+        text
+    }
+
+    #[test]
+    fn models_sharing_one_geometry_and_their_materials_share_one_mesh() {
         let mut opts = ReadOptions::default();
-        opts.limits.max_elements = 12 * 10;
-        let (s, w) = read(text.as_bytes(), &opts).unwrap();
-        // Each copy costs 12 (vertices) + 2 × 4 (corners): the budget covers 6 copies, and
+        // One copy costs 12 (vertices) + 2 × 4 (corners) = 20: a budget of 200 (which the
+        // file's some 110 records fit in) holds one copy, not 51.
+        opts.limits.max_elements = 200;
+        let (s, w) = read(instanced_quads(false).as_bytes(), &opts).unwrap();
+        assert_eq!(s.meshes.len(), 1);
+        assert_eq!(s.nodes.len(), 51);
+        assert!(s.nodes.iter().all(|n| n.mesh == Some(0) && n.kind == NodeKind::Mesh));
+        assert!(w.is_empty(), "{w:?}");
+    }
+
+    #[test]
+    fn instances_with_other_materials_get_copies_that_stop_at_the_element_limit() {
+        let mut opts = ReadOptions::default();
+        opts.limits.max_elements = 300;
+        let (s, w) = read(instanced_quads(true).as_bytes(), &opts).unwrap();
+        // Each copy costs 12 (vertices) + 2 × 4 (corners): the budget covers 15 copies, and
         // layers are not charged here (none).
-        assert_eq!(s.meshes.len(), 6);
+        assert_eq!(s.meshes.len(), 15);
         assert!(w.iter().any(|w| w.message.contains("element limit")), "{w:?}");
+        for n in s.nodes.iter().filter_map(|n| n.mesh) {
+            assert_eq!(s.meshes[n].material_slots.len(), 1, "each copy has its model's material");
+        }
     }
 
     #[test]

@@ -372,4 +372,15 @@ mod tests {
         let (f, every) = resample_frames(0, 9, RESAMPLE_BUDGET / 4, keys);
         assert_eq!((f, every), (vec![0, 3, 8, 9], false));
     }
+
+    #[test]
+    fn long_ranges_are_resampled_at_keys_and_a_bounded_grid() {
+        let (f, every) = resample_frames(0, 10, 3, std::iter::empty());
+        assert!(every && f.len() == 11);
+        let (f, every) = resample_frames(0, 10_000_000, 1, [5.0, 7_777_777.0].into_iter());
+        assert!(!every);
+        assert!(f.len() <= RESAMPLE_BUDGET);
+        assert_eq!((f[0], *f.last().unwrap()), (0, 10_000_000));
+        assert!(f.contains(&5) && f.contains(&7_777_777));
+    }
 }

@@ -282,51 +282,6 @@ pub(super) fn euler(
     Ok((RotTrack::Euler(Box::new(e)), desc))
 }
 
-/// Most (entity, frame) samples one export resamples. A range whose every frame would pass
-/// it is sampled at the source's key frames and an even grid instead (see
-/// `resample_frames`), so no input makes the exporter allocate more than a few hundred MB
-/// for resampled tracks (each sample is a local transform of 80 bytes while it is built and a
-/// key of 16–20 bytes per track in the file).
-pub const RESAMPLE_BUDGET: usize = 1 << 21;
-
-/// The output frames at which `entities` entities are resampled over `lo..=hi`, and whether
-/// that is every integer frame. Every frame when `entities × frames` stays within
-/// [`RESAMPLE_BUDGET`]; else at most `RESAMPLE_BUDGET / entities` frames (at least 2): the
-/// source keys' frames inside the range (`key_frames`, output frames, rounded; evenly thinned
-/// to half that count when there are more) and an even grid over the range with both ends.
-pub(super) fn resample_frames(
-    lo: i64,
-    hi: i64,
-    entities: usize,
-    key_frames: impl Iterator<Item = f64>,
-) -> (Vec<i64>, bool) {
-    let span = (hi - lo).max(0) as u64 + 1;
-    let per = (RESAMPLE_BUDGET / entities.max(1)).max(2);
-    if span <= per as u64 {
-        return ((lo..=hi).collect(), true);
-    }
-    let mut keys: Vec<i64> = key_frames
-        .map(f64::round)
-        .filter(|f| (lo as f64..=hi as f64).contains(f))
-        .map(|f| f as i64)
-        .collect();
-    keys.sort_unstable();
-    keys.dedup();
-    let key_cap = per / 2;
-    if keys.len() > key_cap {
-        let n = keys.len();
-        keys = (0..key_cap).map(|i| keys[i * n / key_cap]).collect();
-    }
-    let grid = (per - keys.len()).max(2);
-    let mut out: Vec<i64> = (0..grid)
-        .map(|i| lo + ((i as u128 * (span - 1) as u128) / (grid - 1) as u128) as i64)
-        .chain(keys)
-        .collect();
-    out.sort_unstable();
-    out.dedup();
-    (out, false)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -440,16 +395,5 @@ mod tests {
         let VecTrack::Bezier(b) = &v else { unreachable!() };
         assert_eq!(b.keys[1].in_tan[0], 1.5);
         assert!((v.sample(3.0).unwrap().x - 0.375).abs() < 1e-6);
-    }
-
-    #[test]
-    fn long_ranges_are_resampled_at_keys_and_a_bounded_grid() {
-        let (f, every) = resample_frames(0, 10, 3, std::iter::empty());
-        assert!(every && f.len() == 11);
-        let (f, every) = resample_frames(0, 10_000_000, 1, [5.0, 7_777_777.0].into_iter());
-        assert!(!every);
-        assert!(f.len() <= RESAMPLE_BUDGET);
-        assert_eq!((f[0], *f.last().unwrap()), (0, 10_000_000));
-        assert!(f.contains(&5) && f.contains(&7_777_777));
     }
 }

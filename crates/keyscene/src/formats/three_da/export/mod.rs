@@ -52,10 +52,10 @@ use self::names::Entities;
 pub use self::skin::blend_weights;
 use self::skin::BindPoses;
 use self::tracks::Frames;
-pub use super::keys::RESAMPLE_BUDGET;
 use super::layout::{entity_type, Extents};
 use super::model::{Entity, File};
 use super::{layout, Error};
+pub use crate::anim::keep::RESAMPLE_BUDGET;
 use crate::scene::{AxisSystem, NodeId, NodeKind, Scene};
 
 mod geometry;

@@ -7,7 +7,6 @@ use glam::{DMat4, DQuat, DVec3};
 use super::tracks::Need;
 use super::{f3, Context, EntityTracks, ExportReport, TrackSource, RESAMPLE_BUDGET};
 use crate::anim::{ChannelTarget, PartialPose, RotationTrack};
-use crate::formats::three_da::keys;
 use crate::formats::three_da::layout::LinearKey;
 use crate::formats::three_da::model::{Entity, KeyTrack, RotTrack, VecTrack};
 use crate::scene::{NodeId, Transform};
@@ -34,7 +33,7 @@ pub(super) fn resample(
         .flat_map(|a| &a.channels)
         .flat_map(|c| channel_key_frames(&c.target))
         .map(|f| f * rate);
-    let (frames, every) = keys::resample_frames(fr.lo, fr.hi, needs.len(), key_frames);
+    let (frames, every) = crate::anim::keep::resample_frames(fr.lo, fr.hi, needs.len(), key_frames);
     if !every {
         report.warnings.push(format!(
             "{} frames × {} resampled entities pass the budget of {RESAMPLE_BUDGET} samples: resampled at {} frames (the source's keys and an even grid), exact there only",

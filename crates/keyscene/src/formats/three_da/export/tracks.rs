@@ -78,12 +78,6 @@ enum Written {
     Rot(RotTrack),
 }
 
-/// Why a part driven by a [`ChannelTarget::Layered`] channel is resampled: 3DA has no layers,
-/// and the blend of several curves (or of one with a partial or animated weight) has no key
-/// form.
-const LAYERS_BLENDED: &str =
-    "animation layers blended (FBX AnimationLayer weights or several layers)";
-
 /// One of an entity's position, rotation and scale: kept (the track and its source), or why
 /// it is resampled.
 type Planned = Result<(Written, TrackSource), String>;
@@ -303,7 +297,7 @@ fn keep_tracks(
             }
             ChannelTarget::Rotation(_) => {}
             ChannelTarget::Layered(b) => match b.transform_part() {
-                Some(part) => out[part] = Err(LAYERS_BLENDED.into()),
+                Some(part) => out[part] = Err(crate::anim::keep::LAYERS_BLENDED.into()),
                 None => report.dropped.push(format!("{name:?}: {} track", ch.target.name())),
             },
             other => report.dropped.push(format!("{name:?}: {} track", other.name())),

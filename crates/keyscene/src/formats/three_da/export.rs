@@ -395,6 +395,11 @@ pub fn export(
             *p = true;
         }
     }
+    // Children per kept node, counted once (a count per node over every node was quadratic).
+    let mut child_counts = vec![0usize; kept.len()];
+    for &p in parents.iter().flatten() {
+        child_counts[p] += 1;
+    }
     for (k, &id) in kept.iter().enumerate() {
         let node = &scene.nodes[id];
         let type_id = match node.kind {
@@ -407,7 +412,7 @@ pub fn export(
             e.bone_init_tm = tm.to_cols_array().map(|x| x as f32);
         }
         e.parent_idx = parents[k].map_or(super::layout::NO_PARENT, |p| file_index[p] as u16);
-        e.num_children = parents.iter().filter(|&&p| p == Some(k)).count() as u16;
+        e.num_children = child_counts[k] as u16;
         if let (NodeKind::Mesh, Some(m)) = (&node.kind, node.mesh) {
             let mesh = &scene.meshes[m];
             let joints = bind.joints.get(&k);

@@ -251,7 +251,25 @@ impl std::fmt::Display for CliError {
     }
 }
 
+/// Turns transparent huge pages off for this process (Linux `prctl(PR_SET_THP_DISABLE)`, what
+/// mimalloc does itself under `MIMALLOC_ALLOW_THP=0`). mimalloc asks for huge pages on its
+/// 1 GiB arena, so each 2 MiB stretch it touches became 2 MiB of resident memory: converting
+/// `maya_kenney_character_7700_binary.fbx` peaked at 30 MiB resident for about 3 MiB of live
+/// heap, 12 MiB without (docs/benchmarks.md, run of 2026-12-02, branch h-perf; issue #16
+/// goal 7). Best effort: an older kernel refuses the call and nothing changes.
+#[cfg(target_os = "linux")]
+fn no_huge_pages() {
+    let (on, zero): (libc::c_ulong, libc::c_ulong) = (1, 0);
+    // SAFETY: prctl with PR_SET_THP_DISABLE only sets a flag of the calling process; the
+    // extra arguments are the unsigned longs the call takes.
+    unsafe {
+        libc::prctl(libc::PR_SET_THP_DISABLE, on, zero, zero, zero);
+    }
+}
+
 fn main() -> ExitCode {
+    #[cfg(target_os = "linux")]
+    no_huge_pages();
     let matches = Cli::command().get_matches();
     let cli = match Cli::from_arg_matches(&matches) {
         Ok(c) => c,

@@ -2,7 +2,10 @@
 //! then the glTF writer to GLB bytes in memory (`formats::gltf::write`, default options), and
 //! `load` then the 3DA exporter and writer in memory (`three_da::export` + `three_da::write`,
 //! default options); then a generated chain of nodes under one keyed root, converted to GLB,
-//! at several lengths (the exponent of the cost in the chain's length).
+//! at several lengths (the exponent of the cost in the chain's length); then the generated
+//! scenes of `benches/common/generated.rs` (chain, siblings, long animation, large mesh) at
+//! ×1, ×2 and ×4 of a base size, each loaded from the GLB and the FBX keyscene writes of it
+//! and converted to GLB and 3DA in memory (issue #16 goal 2: the exponent of each).
 //!
 //! ```text
 //! KEYSCENE_CORPUS=$PWD/../shared/corpus cargo bench -p keyscene --bench convert
@@ -16,6 +19,8 @@
 #[path = "common/fbx_files.rs"]
 #[allow(dead_code)]
 mod fbx_files;
+#[path = "common/generated.rs"]
+mod generated;
 #[path = "common/three_ds_files.rs"]
 #[allow(dead_code)]
 mod three_ds_files;
@@ -25,10 +30,9 @@ use std::sync::OnceLock;
 
 use divan::counter::BytesCount;
 use divan::{black_box, Bencher};
-use glam::DVec3;
-use keyscene::anim::{Animation, Channel, ChannelTarget, Interpolation, Key, Track};
-use keyscene::formats::{gltf, three_da};
-use keyscene::scene::{InheritType, Node, NodeKind, Scene};
+use generated::chain;
+use keyscene::formats::{fbx, gltf, three_da};
+use keyscene::scene::{InheritType, Scene};
 use keyscene::ReadOptions;
 
 /// The allocator the `keyscene` binary ships with.
@@ -118,42 +122,6 @@ fn load_and_3da(bencher: Bencher, class: &str) {
     });
 }
 
-/// A chain of `n` null nodes, each 1 unit along +X from its parent, with the root's
-/// translation keyed linearly over 100 frames and the last node's keyed with a TCB curve (so
-/// the writer samples it): what grows is the hierarchy's depth only.
-fn chain(n: usize, inherit: InheritType) -> Scene {
-    let mut s = Scene::default();
-    for i in 0..n {
-        let mut node = Node::new(format!("n{i}"), NodeKind::Null);
-        node.transform.translation = DVec3::X;
-        node.inherit = inherit;
-        s.nodes.push(node);
-        s.attach(i, i.checked_sub(1));
-    }
-    let key = |frame: f64, value: DVec3| Key { frame, value, interpolation: Interpolation::Linear };
-    let mut tcb =
-        Track::new(vec![key(0.0, DVec3::ZERO), key(50.0, DVec3::Y), key(100.0, DVec3::Z)]);
-    for k in &mut tcb.keys {
-        k.interpolation = Interpolation::Tcb(Default::default());
-    }
-    s.animations.push(Animation {
-        name: "chain".into(),
-        fps: 30.0,
-        frame_range: (0.0, 100.0),
-        channels: vec![
-            Channel {
-                node: 0,
-                target: ChannelTarget::Translation(Track::new(vec![
-                    key(0.0, DVec3::ZERO),
-                    key(100.0, DVec3::new(0.0, 10.0, 0.0)),
-                ])),
-            },
-            Channel { node: n - 1, target: ChannelTarget::Translation(tcb) },
-        ],
-    });
-    s
-}
-
 /// GLB of a generated chain of nodes (see [`chain`]), every node inheriting its parent's full
 /// matrix (`RSrs`): each node's glTF TRS is its own, sampled from its own channels. The times
 /// at 10,000 and at 100,000 nodes give the exponent.
@@ -171,4 +139,64 @@ fn chain_to_glb(bencher: Bencher, n: usize) {
 fn chain_rrss_to_glb(bencher: Bencher, n: usize) {
     let scene = chain(n, InheritType::RrSs);
     bencher.bench(|| black_box(to_glb(black_box(&scene))));
+}
+
+/// The generated scenes of goal 2 by name, at ×1, ×2, ×4 of their base size: a chain of
+/// 25,000 nodes (`RSrs`; to 100,000), 2,500 siblings (to 10,000), 25,000 frames (to 100,000)
+/// and 250,000 triangles (to 1,000,000).
+const GENERATED: &[&str] = &[
+    "chain/25000",
+    "chain/50000",
+    "chain/100000",
+    "siblings/2500",
+    "siblings/5000",
+    "siblings/10000",
+    "frames/25000",
+    "frames/50000",
+    "frames/100000",
+    "triangles/250000",
+    "triangles/500000",
+    "triangles/1000000",
+];
+
+fn generated_scene(arg: &str) -> Scene {
+    let (kind, n) = arg.split_once('/').expect("KIND/SIZE");
+    let n: usize = n.parse().expect("a size");
+    match kind {
+        "chain" => chain(n, InheritType::RSrs),
+        "siblings" => generated::siblings(n),
+        "frames" => generated::long_animation(n),
+        _ => generated::grid_mesh(n),
+    }
+}
+
+/// A generated scene to GLB bytes.
+#[divan::bench(args = GENERATED, sample_count = 3, sample_size = 1)]
+fn generated_to_glb(bencher: Bencher, arg: &str) {
+    let scene = generated_scene(arg);
+    bencher.bench(|| black_box(to_glb(black_box(&scene))));
+}
+
+/// A generated scene through the 3DA exporter and writer (the chains of more than 65,535
+/// nodes are refused: 16-bit parent indices).
+#[divan::bench(args = GENERATED, sample_count = 3, sample_size = 1)]
+fn generated_to_3da(bencher: Bencher, arg: &str) {
+    let scene = generated_scene(arg);
+    bencher.bench(|| black_box(to_3da(black_box(&scene))));
+}
+
+/// `load_bytes` of the GLB keyscene writes of a generated scene.
+#[divan::bench(args = GENERATED, sample_count = 3, sample_size = 1)]
+fn generated_load_glb(bencher: Bencher, arg: &str) {
+    let glb = gltf::write(&generated_scene(arg), &gltf::WriteOptions::default()).unwrap().main;
+    bencher.counter(BytesCount::new(glb.len())).bench(|| black_box(load("g.glb", black_box(&glb))));
+}
+
+/// `load_bytes` of the binary FBX keyscene writes of a generated scene.
+#[divan::bench(args = GENERATED, sample_count = 3, sample_size = 1)]
+fn generated_load_fbx(bencher: Bencher, arg: &str) {
+    let bytes = fbx::export::write(&generated_scene(arg), &Default::default()).unwrap().0;
+    bencher
+        .counter(BytesCount::new(bytes.len()))
+        .bench(|| black_box(load("g.fbx", black_box(&bytes))));
 }

@@ -102,9 +102,15 @@ enum Place {
     Between(usize, f64),
 }
 
-/// The first `i` with `keys[i].frame <= t < keys[i + 1].frame`.
+/// The first `i` with `keys[i].frame <= t < keys[i + 1].frame`, by binary search over the
+/// keys' non-decreasing frames ([`Track::keys`]): O(log keys) a sample, so resampling a track
+/// of one key per frame is not quadratic in its length (issue #16 goal 2). The first key
+/// after `t` ends the segment; only the first segment can start after `t`. ufbx finds an FBX
+/// curve's keyframe the same way (`ufbx_evaluate_curve_flags`: binary search on
+/// `keys[mid].time <= time`).
 fn find_segment<T>(keys: &[Key<T>], t: f64) -> Option<usize> {
-    keys.windows(2).position(|w| t >= w[0].frame && t < w[1].frame)
+    let i = keys.get(1..)?.partition_point(|k| k.frame <= t);
+    (i + 1 < keys.len() && keys[i].frame <= t).then_some(i)
 }
 
 /// Locates `frame` in a track with at least one key, as lib3ds' `*_track_eval` do.

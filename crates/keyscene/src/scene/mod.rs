@@ -1263,14 +1263,41 @@ impl Scene {
             name: self.nodes[node].name.clone(),
             what,
         };
+        // How often each node is listed as a child and as a root: one pass over the lists
+        // instead of a search of its parent's children (quadratic in a node's child count).
+        let mut listed = vec![0u32; n];
+        let mut rooted = vec![0u32; n];
+        for node in &self.nodes {
+            for &c in node.children.iter().filter(|&&c| c < n) {
+                listed[c] = listed[c].saturating_add(1);
+            }
+        }
+        for &r in &self.roots {
+            if r >= n {
+                return Err(SceneError::Hierarchy {
+                    node: r,
+                    name: "not a node".into(),
+                    what: format!("listed as a root, but the scene has {n} nodes"),
+                });
+            }
+            rooted[r] = rooted[r].saturating_add(1);
+        }
         for (i, node) in self.nodes.iter().enumerate() {
             if let Some(p) = node.parent {
                 range(i, "parent", p, n)?;
-                if !self.nodes[p].children.contains(&i) {
+                // Every listed child names its parent (checked below), so a child listed
+                // anywhere is listed by its parent.
+                if listed[i] == 0 {
                     return Err(hier(i, format!("parent {p} does not list it as a child")));
                 }
-            } else if !self.roots.contains(&i) {
+                if rooted[i] > 0 {
+                    return Err(hier(i, format!("is a root but has parent {p}")));
+                }
+            } else if rooted[i] == 0 {
                 return Err(hier(i, "has no parent but is not a root".into()));
+            }
+            if listed[i] > 1 || rooted[i] > 1 {
+                return Err(hier(i, "is listed more than once as a child or root".into()));
             }
             for &c in &node.children {
                 range(i, "child", c, n)?;
@@ -1364,6 +1391,20 @@ mod tests {
         let s = chain(4);
         assert_eq!(s.depth_first(), vec![0, 1, 2, 3]);
         assert!(s.validate().is_ok());
+    }
+
+    #[test]
+    fn validate_rejects_roots_and_children_listed_twice_or_out_of_range() {
+        let mut s = chain(3);
+        s.nodes[0].children.push(1);
+        assert!(s.validate().unwrap_err().to_string().contains("more than once"));
+        let mut s = chain(3);
+        s.roots.push(1);
+        assert!(s.validate().unwrap_err().to_string().contains("is a root but has parent 0"));
+        let mut s = chain(3);
+        s.roots.push(3);
+        let e = s.validate().unwrap_err().to_string();
+        assert_eq!(e, "node 3 (not a node): listed as a root, but the scene has 3 nodes");
     }
 
     #[test]

@@ -374,8 +374,13 @@ fn entities(
     let mut needs = Vec::new();
     let mut totals = Totals::default();
     let pivots_animated = tracks::pivots_animated(cx.scene, cx.anim);
+    // Children per entity, counted once (a count per entity over every entity was quadratic).
+    let mut children = vec![0usize; n];
+    for &p in ents.parents.iter().flatten() {
+        children[p] += 1;
+    }
     for k in 0..n {
-        let mut e = entity(cx, k, &bind, mats, &mut totals, report);
+        let mut e = entity(cx, (k, children[k]), &bind, mats, &mut totals, report);
         let (t, need) = tracks::plan(cx, k, &pivots_animated, &mut e, report);
         needs.extend(need);
         sources[ents.file_index[k]] = Some(t);
@@ -390,11 +395,12 @@ fn entities(
     (entities, totals)
 }
 
-/// The entity of slot `k` without its tracks: type, name, `bone_init_tm`, parent and child
-/// count, and for a mesh its surfaces and bounds ([`geometry::mesh_entity`]).
+/// The entity of slot `k` (with `children` child entities) without its tracks: type, name,
+/// `bone_init_tm`, parent and child count, and for a mesh its surfaces and bounds
+/// ([`geometry::mesh_entity`]).
 fn entity(
     cx: &Context,
-    k: usize,
+    (k, children): (usize, usize),
     bind: &BindPoses,
     mats: &mut Materials,
     totals: &mut Totals,
@@ -413,7 +419,7 @@ fn entity(
         e.bone_init_tm = tm.to_cols_array().map(|x| x as f32);
     }
     e.parent_idx = ents.parents[k].map_or(layout::NO_PARENT, |p| ents.file_index[p] as u16);
-    e.num_children = ents.parents.iter().filter(|&&p| p == Some(k)).count() as u16;
+    e.num_children = children as u16;
     if let (NodeKind::Mesh, Some(m)) = (&node.kind, node.mesh) {
         geometry::mesh_entity(scene, ents, (k, m), bind, mats, totals, &mut e, report);
     } else {

@@ -14,16 +14,11 @@
 
 mod common;
 
-use glam::{DMat4, DVec3};
+use common::ufbx_corpus::to_dmat4;
+
+use glam::DVec3;
 use keyscene::anim::Time;
 use libtest_mimic::Trial;
-
-fn to_dmat4(m: &ufbx::Matrix) -> DMat4 {
-    DMat4::from_cols_array(&[
-        m.m00, m.m10, m.m20, 0.0, m.m01, m.m11, m.m21, 0.0, m.m02, m.m12, m.m22, 0.0, m.m03, m.m13,
-        m.m23, 1.0,
-    ])
-}
 
 fn has_deformers(scene: &ufbx::Scene) -> bool {
     scene.meshes.iter().any(|m| !m.skin_deformers.is_empty() || !m.blend_deformers.is_empty())

@@ -15,16 +15,11 @@
 
 mod common;
 
-use glam::{DMat4, DVec3};
+use common::ufbx_corpus::to_dmat4;
+
+use glam::DVec3;
 use keyscene::anim::Time;
 use libtest_mimic::Failed;
-
-fn to_dmat4(m: &ufbx::Matrix) -> DMat4 {
-    DMat4::from_cols_array(&[
-        m.m00, m.m10, m.m20, 0.0, m.m01, m.m11, m.m21, 0.0, m.m02, m.m12, m.m22, 0.0, m.m03, m.m13,
-        m.m23, 1.0,
-    ])
-}
 
 /// Meshes compared in a file (0: the file has no skinned mesh with stored normals).
 fn check(path: &std::path::Path) -> Result<usize, Failed> {
@@ -35,11 +30,7 @@ fn check(path: &std::path::Path) -> Result<usize, Failed> {
     }
     for (k, stack) in theirs.anim_stacks.iter().enumerate() {
         let name: &str = &stack.element.name;
-        let ours = scene
-            .animations
-            .iter()
-            .position(|a| a.name == name)
-            .or((k < scene.animations.len()).then_some(k));
+        let ours = common::ufbx_corpus::matching_animation(&scene, k, name);
         jobs.push((ours, &stack.anim, 0.5 * (stack.time_begin + stack.time_end)));
     }
     let mut compared = 0;

@@ -27,6 +27,8 @@
 
 mod common;
 
+use common::ufbx_corpus::to_dmat4;
+
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -34,13 +36,6 @@ use glam::{DMat4, DVec3};
 use keyscene::anim::{PoseOptions, Time};
 use keyscene::scene::Scene;
 use libtest_mimic::{Failed, Trial};
-
-fn to_dmat4(m: &ufbx::Matrix) -> DMat4 {
-    DMat4::from_cols_array(&[
-        m.m00, m.m10, m.m20, 0.0, m.m01, m.m11, m.m21, 0.0, m.m02, m.m12, m.m22, 0.0, m.m03, m.m13,
-        m.m23, 1.0,
-    ])
-}
 
 fn synthetic() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -222,7 +217,7 @@ fn check(path: &Path) -> Result<(), Failed> {
     for (k, stack) in theirs.anim_stacks.iter().enumerate() {
         let t = 0.5 * (stack.time_begin + stack.time_end);
         let name: &str = &stack.element.name;
-        let ours = scene.animations.iter().position(|a| a.name == name).unwrap_or(k);
+        let ours = common::ufbx_corpus::matching_animation(&scene, k, name).unwrap_or(k);
         let s = ufbx::evaluate_scene(&theirs, &stack.anim, t, ufbx::EvaluateOpts::default())
             .map_err(|e| format!("ufbx evaluate: {:?}", e.description))?;
         let pose = scene.evaluate(Some(ours), Time::Seconds(t));

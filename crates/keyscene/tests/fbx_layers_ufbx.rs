@@ -31,6 +31,8 @@
 
 mod common;
 
+use common::ufbx_corpus::to_dmat4;
+
 use std::path::Path;
 
 use glam::DMat4;
@@ -59,13 +61,6 @@ const WEIGHT_EXCEPTIONS: &[&str] = &[
 
 /// Ten times ufbx's relative handle-weight deviation (0.333333 against 1/3: 1.0e-6).
 const WEIGHT_TOLERANCE: f64 = 1e-5;
-
-fn to_dmat4(m: &ufbx::Matrix) -> DMat4 {
-    DMat4::from_cols_array(&[
-        m.m00, m.m10, m.m20, 0.0, m.m01, m.m11, m.m21, 0.0, m.m02, m.m12, m.m22, 0.0, m.m03, m.m13,
-        m.m23, 1.0,
-    ])
-}
 
 /// Whether a stack blends: several layers, or one whose weight is partial or animated.
 fn blends(stack: &ufbx::AnimStack) -> bool {

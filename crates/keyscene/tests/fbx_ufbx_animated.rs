@@ -38,6 +38,8 @@
 
 mod common;
 
+use common::ufbx_corpus::to_dmat4;
+
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Mutex;
@@ -79,13 +81,6 @@ impl Outcome {
 
 /// Every file's outcome, for the summary.
 static SUMMARY: Mutex<Vec<(String, Outcome)>> = Mutex::new(Vec::new());
-
-fn to_dmat4(m: &ufbx::Matrix) -> DMat4 {
-    DMat4::from_cols_array(&[
-        m.m00, m.m10, m.m20, 0.0, m.m01, m.m11, m.m21, 0.0, m.m02, m.m12, m.m22, 0.0, m.m03, m.m13,
-        m.m23, 1.0,
-    ])
-}
 
 fn v3(v: ufbx::Vec3) -> DVec3 {
     DVec3::new(v.x, v.y, v.z)
@@ -484,11 +479,7 @@ fn check(fbx_dir: &Path, rel: &str) -> Result<Outcome, String> {
     }
     for (k, stack) in theirs.anim_stacks.iter().enumerate() {
         let name: &str = &stack.element.name;
-        let ours = scene
-            .animations
-            .iter()
-            .position(|a| a.name == name)
-            .or((k < scene.animations.len()).then_some(k));
+        let ours = common::ufbx_corpus::matching_animation(&scene, k, name);
         for t in stack_times(stack, fps) {
             jobs.push((ours, &stack.anim, t, format!("stack {name:?} t = {t} s")));
         }

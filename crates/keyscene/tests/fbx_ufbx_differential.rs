@@ -22,6 +22,8 @@
 
 mod common;
 
+use common::ufbx_corpus::to_dmat4;
+
 use std::path::Path;
 
 use glam::DMat4;
@@ -31,13 +33,6 @@ use libtest_mimic::Trial;
 /// Known disagreements: (file, text the failure must contain, why). A listed file must still
 /// fail with that text: when it agrees with ufbx, or fails differently, the trial fails.
 const EXCEPTIONS: &[(&str, &str, &str)] = &[];
-
-fn to_dmat4(m: &ufbx::Matrix) -> DMat4 {
-    DMat4::from_cols_array(&[
-        m.m00, m.m10, m.m20, 0.0, m.m01, m.m11, m.m21, 0.0, m.m02, m.m12, m.m22, 0.0, m.m03, m.m13,
-        m.m23, 1.0,
-    ])
-}
 
 fn check(fbx_dir: &Path, rel: &str) -> Result<(), String> {
     let bytes = std::fs::read(fbx_dir.join(rel)).map_err(|e| e.to_string())?;

@@ -31,6 +31,8 @@
 
 mod common;
 
+use common::ufbx_corpus::to_dmat4;
+
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
@@ -45,13 +47,6 @@ const FBX_SAMPLE_STEP: usize = 1;
 
 /// FBX2glTF from the oracle install.
 const FBX2GLTF: &str = "/opt/keyscene-oracles/node/node_modules/fbx2gltf/bin/Linux/FBX2glTF";
-
-fn to_dmat4(m: &ufbx::Matrix) -> DMat4 {
-    DMat4::from_cols_array(&[
-        m.m00, m.m10, m.m20, 0.0, m.m01, m.m11, m.m21, 0.0, m.m02, m.m12, m.m22, 0.0, m.m03, m.m13,
-        m.m23, 1.0,
-    ])
-}
 
 /// Our structural lint over the written bytes (1. above).
 fn lint(bytes: &[u8]) -> Result<(), String> {

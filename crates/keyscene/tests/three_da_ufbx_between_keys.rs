@@ -15,6 +15,8 @@
 
 mod common;
 
+use common::ufbx_corpus::to_dmat4;
+
 use std::path::Path;
 
 use glam::DMat4;
@@ -32,13 +34,6 @@ const FILES: &[&str] = &[
     "magnum/animation-space-z-up-m.fbx",
     "ufbx/blender_293_barbarian_7400_binary.fbx",
 ];
-
-fn to_dmat4(m: &ufbx::Matrix) -> DMat4 {
-    DMat4::from_cols_array(&[
-        m.m00, m.m10, m.m20, 0.0, m.m01, m.m11, m.m21, 0.0, m.m02, m.m12, m.m22, 0.0, m.m03, m.m13,
-        m.m23, 1.0,
-    ])
-}
 
 /// Kinds of the kept, animated tracks compared (for the coverage check).
 #[derive(Default)]

@@ -67,3 +67,23 @@ pub fn load_both(
         .map_err(|e| format!("keyscene: {e}"))?;
     Ok((scene, theirs))
 }
+
+/// A ufbx matrix (affine, fields `m<row><column>`) as a column-major [`DMat4`] with the
+/// bottom row 0 0 0 1.
+pub fn to_dmat4(m: &ufbx::Matrix) -> DMat4 {
+    DMat4::from_cols_array(&[
+        m.m00, m.m10, m.m20, 0.0, m.m01, m.m11, m.m21, 0.0, m.m02, m.m12, m.m22, 0.0, m.m03, m.m13,
+        m.m23, 1.0,
+    ])
+}
+
+/// keyscene's animation for ufbx's anim stack number `k`, named `name`: the animation of that
+/// name (both readers name an animation after its `AnimationStack`), else the one at the same
+/// index when there is one.
+pub fn matching_animation(scene: &keyscene::scene::Scene, k: usize, name: &str) -> Option<usize> {
+    scene
+        .animations
+        .iter()
+        .position(|a| a.name == name)
+        .or((k < scene.animations.len()).then_some(k))
+}

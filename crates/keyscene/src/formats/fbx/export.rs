@@ -41,8 +41,13 @@
 //! - Cameras and lights: `Camera` / `Light` models with their `NodeAttribute`
 //!   (`camera_attribute`, `light_attribute` below); ambient lights stay `Null`s (reported).
 //!
+//! - Texture maps: `Texture` + `Video` objects, each image once, `Content` for embedded
+//!   images (the `export/textures.rs` module docs).
+//! - Encodings: binary 7.4 (7.5 when asked or when the file could pass 2³²−1 bytes) or ASCII
+//!   ([`WriteOptions`]); `--triangulate` splits n-gons first.
+//!
 //! Not written yet (reported in [`Report::dropped`]): skins, blend shapes, geometry caches,
-//! 3DS morph swaps, animated camera/light properties, textures.
+//! 3DS morph swaps, animated camera/light properties.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -56,12 +61,30 @@ use crate::anim::{self, ChannelTarget, RotationTrack, Time, Track};
 use crate::scene::{Axis, EulerOrder, FovAxis, LightKind, Mesh, NodeKind, Scene};
 
 mod keys;
+mod textures;
 
-/// Options for [`write`] and [`save`].
+pub use textures::property_of as texture_property;
+
+/// Options for [`write`] and [`save`] (the CLI's `--fbx-version`, `--fbx-ascii`,
+/// `--triangulate`, `--embed`).
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct WriteOptions {
-    /// Record layout (version 7400 or 7500, array compression).
+    /// The file version in `binary.version`: 7400 (the default; 32-bit record headers) or
+    /// 7500 (64-bit). A 7400 binary file that could pass 2³²−1 bytes
+    /// ([`write::upper_bound_32`]) is written as 7500 instead ([`Report::version`] says which);
+    /// ASCII files are written with the version asked. `binary.compress_from`: arrays of at
+    /// least this many bytes are zlib-compressed (binary only).
     pub binary: BinaryOptions,
+    /// Write ASCII FBX ([`write::encode_ascii`]) instead of binary. As the SDK's ASCII files,
+    /// they have no `FileId` or `CreationTime` records.
+    pub ascii: bool,
+    /// Split every polygon into triangles ([`crate::scene::geometry::triangulated`]) instead
+    /// of keeping n-gons in `PolygonVertexIndex`.
+    pub triangulate: bool,
+    /// Put the bytes of every texture image found beside the source into its `Video ›
+    /// Content`; images the source embedded are embedded whether or not this is set.
+    pub embed: bool,
     /// Write only this animation (index into `Scene::animations`); `None` writes all of them.
     pub animation: Option<usize>,
     /// `FBXHeaderExtension › CreationTimeStamp` as (year, month, day, hour, minute, second,
@@ -76,6 +99,9 @@ impl Default for WriteOptions {
     fn default() -> Self {
         WriteOptions {
             binary: BinaryOptions::default(),
+            ascii: false,
+            triangulate: false,
+            embed: false,
             animation: None,
             timestamp: None,
             max_keys: 1_000_000,
@@ -86,6 +112,16 @@ impl Default for WriteOptions {
 /// What [`write`] carried over, approximated and left out.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Report {
+    /// The FBX version written (7400 or 7500; see [`WriteOptions::binary`]).
+    pub version: u32,
+    /// Written as ASCII.
+    pub ascii: bool,
+    /// `Texture` objects written (one per image and wrap mode).
+    pub textures: usize,
+    /// `Video` objects written (one per image), and how many hold the image's bytes.
+    pub videos: (usize, usize),
+    /// Polygons of more than three corners split into triangles (`--triangulate`).
+    pub triangulated: usize,
     /// `Model` objects written (one per scene node).
     pub models: usize,
     /// `Geometry` objects written.
@@ -145,6 +181,20 @@ impl fmt::Display for Report {
         if self.sheared > 0 {
             write!(f, "; {} sheared local matrices written as their nearest T·R·S", self.sheared)?;
         }
+        if self.textures > 0 {
+            let (videos, embedded) = self.videos;
+            write!(
+                f,
+                "\ntextures: {} Texture, {videos} Video ({embedded} with embedded image bytes)",
+                self.textures
+            )?;
+        }
+        if self.triangulated > 0 {
+            write!(f, "\ntriangulated: {} polygons of more than 3 corners", self.triangulated)?;
+        }
+        if self.version >= 7500 && !self.ascii {
+            write!(f, "\nwritten as binary FBX {}", self.version)?;
+        }
         for d in &self.dropped {
             write!(f, "\nnot written: {d}")?;
         }
@@ -193,17 +243,38 @@ pub fn to_records(scene: &Scene, opts: &WriteOptions) -> Result<(Vec<Record>, Re
         what: format!("inconsistent scene: {e}"),
     })?;
     let mut b = Builder { next_id: 1_000_000, ..Builder::default() };
+    b.report.version = opts.binary.version;
+    b.report.ascii = opts.ascii;
     b.objects(scene, opts)?;
     Ok((b.document(scene, opts), b.report))
 }
 
 /// Converts `scene` to the bytes of a binary FBX file (see the module docs).
+///
+/// ASCII with [`WriteOptions::ascii`]; binary 7.4 unless 7.5 is asked for or the file could
+/// pass 2³²−1 bytes, which 7.4's 32-bit offsets cannot address.
 pub fn write(scene: &Scene, opts: &WriteOptions) -> Result<(Vec<u8>, Report), WriteError> {
-    let (records, report) = to_records(scene, opts)?;
-    Ok((write::encode(&records, &opts.binary)?, report))
+    let (mut records, mut report) = to_records(scene, opts)?;
+    let mut binary = opts.binary;
+    if opts.ascii {
+        return Ok((write::encode_ascii(&records, binary.version)?, report));
+    }
+    if binary.version < super::binary::WIDE_RECORDS_FROM
+        && write::upper_bound_32(&records, binary.compress_from) > u32::MAX as u64
+    {
+        binary.version = 7500;
+        report.version = 7500;
+        for r in records.iter_mut().filter(|r| r.name == "FBXHeaderExtension") {
+            for c in r.children.iter_mut().filter(|c| c.name == "FBXVersion") {
+                c.values = vec![Value::I32(7500)];
+            }
+        }
+    }
+    Ok((write::encode(&records, &binary)?, report))
 }
 
-/// Writes `scene` to `path` as binary FBX, atomically (a temporary file renamed into place).
+/// Writes `scene` to `path` as FBX ([`write`]: binary, or ASCII), atomically (a temporary
+/// file renamed into place).
 pub fn save(scene: &Scene, path: &Path, opts: &WriteOptions) -> Result<Report, crate::Error> {
     let (bytes, report) = write(scene, opts)
         .map_err(|e| crate::Error::Unsupported(format!("{}: {e}", path.display())))?;
@@ -222,6 +293,8 @@ struct Builder {
     report: Report,
     /// (scene node, `NodeAttribute` id) of every node attribute written.
     attributes: Vec<(usize, i64)>,
+    /// The `Texture`s and `Video`s written ([`textures`]).
+    textures: textures::Textures,
 }
 
 fn name_class(name: &str, class: &str) -> Value {
@@ -441,7 +514,15 @@ impl Builder {
                 Some(&geo) => geo,
                 None => {
                     let geo = self.id();
-                    let rec = geometry(geo, mesh, g);
+                    let rec = if opts.triangulate {
+                        let (t, _) = crate::scene::geometry::triangulated(mesh);
+                        self.report.triangulated += (0..mesh.polygon_count())
+                            .filter(|&p| mesh.polygon(p).len() > 3)
+                            .count();
+                        geometry(geo, &t, g)
+                    } else {
+                        geometry(geo, mesh, g)
+                    };
                     self.objects.push(rec);
                     self.count("Geometry");
                     geometries.insert(key, geo);
@@ -461,6 +542,7 @@ impl Builder {
                             let mat = &scene.materials[mi];
                             self.objects.push(material(x, &mat.name, mat));
                             self.count("Material");
+                            self.material_textures(x, mat, opts);
                             material_ids.insert(mi, x);
                             x
                         }
@@ -513,10 +595,7 @@ impl Builder {
         if !scene.geometry_caches.is_empty() {
             dropped.push(format!("{} geometry caches", scene.geometry_caches.len()));
         }
-        let maps: usize = scene.materials.iter().map(|m| m.maps.len()).sum();
-        if maps > 0 {
-            dropped.push(format!("{maps} texture maps"));
-        }
+        dropped.extend(self.texture_notes());
         self.report.dropped = dropped;
         self.animations(scene, opts, &model_ids)
     }
@@ -1102,10 +1181,13 @@ impl Builder {
                     .child(Record::with("ReferenceTime", vec![Value::I64(k0), Value::I64(k1)])),
             );
         }
-        vec![
-            header,
-            Record::with("FileId", vec![Value::Raw(write::FILE_ID.to_vec())]),
-            Record::one("CreationTime", write::CREATION_TIME),
+        let mut roots = vec![header];
+        if !opts.ascii {
+            // The SDK's ASCII files have neither (the triple is a binary-file check).
+            roots.push(Record::with("FileId", vec![Value::Raw(write::FILE_ID.to_vec())]));
+            roots.push(Record::one("CreationTime", write::CREATION_TIME));
+        }
+        roots.extend([
             Record::one("Creator", creator),
             settings,
             documents,
@@ -1114,7 +1196,8 @@ impl Builder {
             objects,
             connections,
             takes,
-        ]
+        ]);
+        roots
     }
 }
 

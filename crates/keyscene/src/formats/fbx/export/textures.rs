@@ -129,8 +129,23 @@ impl Builder {
                 wrap_code(map.wrap[1], &mut tx.mirrored),
             ];
             let video_name = map.file.clone();
-            let video = match tx.videos.get(&map.file) {
-                Some(&(id, _)) => id,
+            let video = match tx.videos.get(&map.file).copied() {
+                // The image written already without bytes, and this map has them: they go
+                // into that `Video` (each image once, embedded when any of its maps embeds).
+                Some((id, false)) if map.embedded.is_some() => {
+                    let bytes = map.embedded.as_deref().unwrap_or_default().to_vec();
+                    let v =
+                        self.objects.iter_mut().rev().find(|r| {
+                            r.name == "Video" && r.values.first() == Some(&Value::I64(id))
+                        });
+                    if let Some(v) = v {
+                        v.push(Record::with("Content", vec![Value::Raw(bytes)]));
+                        tx.embedded += 1;
+                        tx.videos.insert(map.file.clone(), (id, true));
+                    }
+                    id
+                }
+                Some((id, _)) => id,
                 None => {
                     let id = self.id();
                     let bytes = content(map, opts.embed, &mut tx.unreadable);

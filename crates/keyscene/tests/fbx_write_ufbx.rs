@@ -257,7 +257,7 @@ fn compare_textures(scene: &Scene, theirs: &ufbx::SceneRoot, bytes: &[u8]) -> Re
                 ));
             };
             if let Some(want) = &map.embedded {
-                if &found.texture.content[..] != &want[..] {
+                if found.texture.content[..] != want[..] {
                     return Err(format!(
                         "material {name:?}: ufbx reads {} embedded bytes of {:?}, the source has {}",
                         found.texture.content.len(),

@@ -450,24 +450,26 @@ mod tests {
         use crate::scene::{Attribute, Mapping, UvSet};
         // A unit square (one quad, 4 UVs per corner) and a triangle; hand-computed: the quad
         // fans into (0,1,2), (0,2,3), the triangle passes through.
-        let mut m = Mesh::default();
-        m.positions = vec![
-            DVec3::new(0.0, 0.0, 0.0),
-            DVec3::new(1.0, 0.0, 0.0),
-            DVec3::new(1.0, 1.0, 0.0),
-            DVec3::new(0.0, 1.0, 0.0),
-            DVec3::new(2.0, 0.0, 0.0),
-        ];
-        m.polygon_starts = vec![0, 4, 7];
-        m.corner_vertices = vec![0, 1, 2, 3, 1, 4, 2];
         let uv = |k: u32| glam::Vec2::new(k as f32, 0.0);
-        m.uv_sets = vec![UvSet {
-            name: "map".into(),
-            uvs: Attribute { values: (0..7).map(uv).collect(), mapping: Mapping::PerCorner },
-        }];
-        m.smoothing_groups = Some(vec![1, 2]);
-        m.polygon_materials = vec![1, 0];
-        m.material_slots = vec![Some(0), Some(1)];
+        let m = Mesh {
+            positions: vec![
+                DVec3::new(0.0, 0.0, 0.0),
+                DVec3::new(1.0, 0.0, 0.0),
+                DVec3::new(1.0, 1.0, 0.0),
+                DVec3::new(0.0, 1.0, 0.0),
+                DVec3::new(2.0, 0.0, 0.0),
+            ],
+            polygon_starts: vec![0, 4, 7],
+            corner_vertices: vec![0, 1, 2, 3, 1, 4, 2],
+            uv_sets: vec![UvSet {
+                name: "map".into(),
+                uvs: Attribute { values: (0..7).map(uv).collect(), mapping: Mapping::PerCorner },
+            }],
+            smoothing_groups: Some(vec![1, 2]),
+            polygon_materials: vec![1, 0],
+            material_slots: vec![Some(0), Some(1)],
+            ..Mesh::default()
+        };
         let (t, dropped) = triangulated(&m);
         assert_eq!(dropped, 0);
         assert_eq!(t.polygon_count(), 3);

@@ -919,7 +919,8 @@ mod tests {
         // maya_*_7500_ascii.fbx: `a: …,218434821,0` for the default weights 0x0D050D05.
         let w = f32::from_bits(0x0D05_0D05);
         let r = Record::with("KeyAttrDataFloat", vec![Value::F32Array(vec![1.5, 0.0, w, 0.0])]);
-        let text = String::from_utf8(encode_ascii(&[r.clone()], 7400).unwrap()).unwrap();
+        let text =
+            String::from_utf8(encode_ascii(std::slice::from_ref(&r), 7400).unwrap()).unwrap();
         assert!(text.contains("a: 1069547520,0,218434821,0\n"), "{text}");
         let text = String::from_utf8(encode_ascii(&[r], 7100).unwrap()).unwrap();
         assert!(text.contains("a: 1.5,0,4.099946e-31,0\n"), "{text}");

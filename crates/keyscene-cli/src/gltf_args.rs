@@ -9,7 +9,8 @@ use keyscene::scene::{Axis, AxisSystem};
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct GltfArgs {
     /// glTF: write a self-contained .gltf (buffer and images as base64 data URIs) instead of a
-    /// .gltf with a .bin and image files beside it.
+    /// .gltf with a .bin and image files beside it. FBX: put every texture image found beside
+    /// the source into the file (`Video` › `Content`; images the source embeds always are).
     #[arg(long)]
     pub embed: bool,
     /// glTF: leave animations out (the scene at its rest pose: the first animation's first frame).

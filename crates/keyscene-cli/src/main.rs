@@ -6,7 +6,8 @@
 //! keyscene convert IN OUT [--frame F | --time SECONDS] [--animation I | --stack NAME]
 //!     [--up AXIS] [--units UNIT] [--no-extrapolation] [--bind-pose NAME] [--transform-skin]
 //!     [--embed] [--no-animation] [--resample-fps N] [--max-influences N]
-//!     [--axes max|source] [--fps N] [--force] [--report | --quiet | --json]
+//!     [--axes max|source] [--fps N] [--fbx-version 7400|7500] [--fbx-ascii] [--triangulate]
+//!     [--force] [--report | --quiet | --json]
 //! keyscene convert DIR OUTDIR --to glb|gltf|3da|obj|fbx|3ds [--json] [--shard I/N] [--manifest FILE.jsonl]
 //! keyscene render FILE -o OUT [--frame F | --time SECONDS | --frames A..B[:STEP] [--sheet]]
 //!     [--size WxH] [--camera NAME|auto] [--bbox] [--bsphere] [--wireframe] [--background #rrggbb]
@@ -107,8 +108,8 @@ enum Command {
         /// file under it is converted (in parallel), mirroring subfolders under OUT.
         input: PathBuf,
         /// The file to write: .obj (with a .mtl beside it), .gltf, .glb, .3da (with .mat
-        /// material scripts beside it), .fbx (binary FBX 7.4) or .3ds (3D Studio). For a folder
-        /// input: the output folder.
+        /// material scripts beside it), .fbx (binary FBX 7.4; see --fbx-version, --fbx-ascii) or
+        /// .3ds (3D Studio). For a folder input: the output folder.
         output: PathBuf,
         /// Folder input: the output format. The summary lists files converted, with warnings
         /// and failed (with the reason); the exit status is non-zero when any failed.
@@ -191,6 +192,16 @@ enum Command {
         /// `source` (the file's own). See docs/3da.md, "Axes and EULER rotation".
         #[arg(long, value_name = "AXES", value_parser = parse_3da_axes)]
         axes: Option<keyscene::formats::three_da::Axes>,
+        /// FBX: the file version, 7400 (32-bit record offsets; the default) or 7500 (64-bit;
+        /// also chosen by itself for a binary file that could pass 4 GiB).
+        #[arg(long, value_name = "VERSION", value_parser = ["7400", "7500"])]
+        fbx_version: Option<String>,
+        /// FBX: write ASCII FBX instead of binary.
+        #[arg(long)]
+        fbx_ascii: bool,
+        /// FBX: split polygons into triangles (default: n-gons kept).
+        #[arg(long)]
+        triangulate: bool,
         /// OBJ, .gltf, 3DA (and folders): do not copy the texture images the output names
         /// beside it (by default they are copied, embedded FBX images written out as files, and
         /// images that cannot be found reported).
@@ -326,6 +337,9 @@ fn run(cli: Cli, matches: &ArgMatches) -> Result<(), CliError> {
             gltf,
             fps,
             axes,
+            fbx_version,
+            fbx_ascii,
+            triangulate,
             no_copy_textures,
         } => {
             if input.is_dir() {
@@ -384,11 +398,15 @@ fn run(cli: Cli, matches: &ArgMatches) -> Result<(), CliError> {
             let mut three_da = keyscene::formats::three_da::ExportOptions::default();
             three_da.fps = fps;
             three_da.axes = axes.unwrap_or_default();
+            let mut fbx = keyscene::formats::fbx::export::WriteOptions::default();
+            fbx.binary.version = fbx_version.map_or(7400, |v| v.parse().unwrap_or(7400));
+            (fbx.ascii, fbx.triangulate, fbx.embed) = (fbx_ascii, triangulate, gltf.embed);
             let opts = ConvertOptions::default()
                 .animation(animation)
                 .pose(pose)
                 .gltf(gltf.write_options(up, metres_per_unit).map_err(CliError::Msg)?)
                 .three_da(three_da)
+                .fbx(fbx)
                 .copy_textures(!no_copy_textures)
                 .source(source);
             let done = convert::run(&scene, &output, &opts)?;
@@ -441,6 +459,9 @@ fn batch_convert(
         "max_influences",
         "fps",
         "axes",
+        "fbx_version",
+        "fbx_ascii",
+        "triangulate",
     ];
     let given = single_file_options
         .iter()

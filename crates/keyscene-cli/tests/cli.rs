@@ -309,6 +309,25 @@ fn convert_to_fbx_writes_a_binary_fbx_that_reads_back_with_the_same_meshes() {
     assert_eq!(back["counts"]["vertices"], 8 + 66 + 122);
 }
 
+#[test]
+fn convert_to_fbx_as_ascii_and_as_7500_reads_back_with_the_same_meshes() {
+    // As above: FLY.3DS has 3 meshes of 8, 66 and 122 vertices. The ASCII header line and the
+    // 7.5 version field are the SDK's (maya_cube_7400_ascii.fbx, FBX binary header).
+    for (options, head) in [
+        (&["--fbx-ascii"][..], &b"; FBX 7.4.0 project file\n"[..]),
+        (&["--fbx-version", "7500"][..], &b"Kaydara FBX Binary  \0\x1a\0\x4c\x1d\0\0"[..]),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("fly.fbx");
+        let r = convert_fly(&out, options);
+        assert!(r.status.success(), "{options:?}: {}", String::from_utf8_lossy(&r.stderr));
+        assert!(std::fs::read(&out).unwrap().starts_with(head), "{options:?}");
+        let back = stdout_json(&keyscene(&["inspect", out.to_str().unwrap(), "--json"]));
+        assert_eq!(back["counts"]["meshes"], 3, "{options:?}");
+        assert_eq!(back["counts"]["vertices"], 8 + 66 + 122, "{options:?}");
+    }
+}
+
 /// Each `convert` option used with an output it does not apply to (README, "The `keyscene`
 /// command": OBJ posing options, glTF options, 3DA options) and the formats the error must name.
 const MISPLACED_OPTIONS: &[(&str, &[&str], &str)] = &[
@@ -348,8 +367,31 @@ const MISPLACED_OPTIONS: &[(&str, &[&str], &str)] = &[
         &["--space", "y_up_m"],
         "--space does not apply to .3da output: it applies to .obj, .gltf and .glb only",
     ),
-    ("fly.obj", &["--embed"], "--embed does not apply to .obj output: it applies to .gltf only"),
-    ("fly.glb", &["--embed"], "--embed does not apply to .glb output: it applies to .gltf only"),
+    (
+        "fly.obj",
+        &["--embed"],
+        "--embed does not apply to .obj output: it applies to .gltf and .fbx only",
+    ),
+    (
+        "fly.glb",
+        &["--embed"],
+        "--embed does not apply to .glb output: it applies to .gltf and .fbx only",
+    ),
+    (
+        "fly.glb",
+        &["--fbx-ascii"],
+        "--fbx-ascii does not apply to .glb output: it applies to .fbx only",
+    ),
+    (
+        "fly.3ds",
+        &["--triangulate"],
+        "--triangulate does not apply to .3ds output: it applies to .fbx only",
+    ),
+    (
+        "fly.obj",
+        &["--fbx-version", "7500"],
+        "--fbx-version does not apply to .obj output: it applies to .fbx only",
+    ),
     (
         "fly.3da",
         &["--no-animation"],
@@ -402,6 +444,8 @@ fn convert_accepts_each_option_with_an_output_it_applies_to() {
         ("fly.gltf", &["--up", "z", "--units", "cm"]),
         ("fly.obj", &["--frame", "10", "--space", "y_up_m", "--no-extrapolation"]),
         ("fly.3da", &["--fps", "30", "--axes", "source"]),
+        ("fly.fbx", &["--fbx-ascii", "--triangulate", "--embed"]),
+        ("fly.fbx", &["--fbx-version", "7500"]),
     ];
     for (name, options) in accepted {
         let dir = tempfile::tempdir().unwrap();

@@ -78,7 +78,8 @@ impl OutputFormat {
 /// `no_extrapolation`, `bind_pose`, `transform_skin`, and for OBJ `up`/`units`/`space`:
 /// [`ConvertOptions::pose`]; `up`/`units`/`space` for glTF (the *source's* axes and unit),
 /// `embed`, `no_animation`, `resample_fps`, `max_influences`: [`ConvertOptions::gltf`];
-/// `fps`, `axes`: [`ConvertOptions::three_da`]; `no_copy_textures`:
+/// `fps`, `axes`: [`ConvertOptions::three_da`]; `fbx_version`, `fbx_ascii`, `triangulate`, and
+/// `embed` for FBX: [`ConvertOptions::fbx`]; `no_copy_textures`:
 /// [`ConvertOptions::copy_textures`].
 pub const APPLIES_TO: &[(&str, &[OutputFormat], &str)] = {
     use OutputFormat::*;
@@ -92,12 +93,15 @@ pub const APPLIES_TO: &[(&str, &[OutputFormat], &str)] = {
         ("up", &[Obj, Gltf, Glb], ""),
         ("units", &[Obj, Gltf, Glb], ""),
         ("space", &[Obj, Gltf, Glb], ""),
-        ("embed", &[Gltf], " (a .glb is always self-contained)"),
+        ("embed", &[Gltf, Fbx], " (a .glb is always self-contained)"),
         ("no_copy_textures", &[Obj, Gltf, ThreeDa, ThreeDs], " (a .glb holds its images)"),
         ("no_animation", &[Gltf, Glb], ""),
         ("resample_fps", &[Gltf, Glb], ""),
         ("max_influences", &[Gltf, Glb], ""),
         ("fps", &[ThreeDa], ""),
+        ("fbx_version", &[Fbx], ""),
+        ("fbx_ascii", &[Fbx], ""),
+        ("triangulate", &[Fbx], ""),
         ("axes", &[ThreeDa], ""),
     ]
 };
@@ -287,7 +291,8 @@ impl Report {
 /// - `.obj`: posed by [`ConvertOptions::pose`] ([`Scene::pose`]), or as stored;
 /// - `.gltf`/`.glb`: [`ConvertOptions::gltf`], the whole animation (or the one chosen);
 /// - `.3da`: [`ConvertOptions::three_da`], the chosen animation;
-/// - `.fbx`: binary FBX 7.4, [`ConvertOptions::fbx`], every animation (or the one chosen);
+/// - `.fbx`: binary FBX 7.4 (7.5 or ASCII as [`ConvertOptions::fbx`] asks), every animation
+///   (or the one chosen);
 /// - `.3ds`: [`ConvertOptions::three_ds`], the chosen animation (3DS holds one).
 ///
 /// Errors: [`Error::UnknownFormat`] for another extension; [`Error::Pose`] for an animation

@@ -21,12 +21,23 @@
 //!    keyscene's pose (−Z and +Y for 3DS/glTF/3DA sources, +X and +Y for FBX ones), and a
 //!    light's direction (FBX −Y) the source's (−Z, or −Y for FBX);
 //! 6. cameras and lights: ufbx's field of view, clip planes, light kind, colour and intensity
-//!    of the written `NodeAttribute`s equal the source's.
+//!    of the written `NodeAttribute`s equal the source's;
+//! 7. texture maps: ufbx finds each on the material map of its slot with its file name and
+//!    embedded bytes, and our reader gives them back ([`compare_textures`]).
+//!
+//! Every [`ENCODING_SAMPLE_STEP`]th source (path order over the same list) is also written as
+//! binary 7.5 and as ASCII 7.4 and checked by 1.–7. the same way (`write_ufbx_7500::`,
+//! `write_ufbx_ascii::`), with a layout lint of its own ([`lint_layout`]: 7.5's version and
+//! 64-bit record headers, the SDK footer, ASCII's header line), and the two encodings carry the
+//! same scene (`encodings_agree::`, `encodings_agree_ascii::`: the binary and the ASCII file,
+//! read back and written again, give the same bytes; two writes of a scene are identical).
+//! Not checked: FBX → FBX → FBX byte stability of the file written from a written file, which
+//! does not hold yet (rest-pose decomposition round-off, tangent-mode key flags).
 //!
 //! A source keyscene cannot load (the negative `wrong.3ds`) is reported *ignored*. A second opinion from the FBX SDK itself:
-//! the `fbx2gltf::` trials run FBX2glTF 0.9.7 (`/opt/keyscene-oracles`, see
-//! `shared/oracles/install_oracles.sh`) on the written 3DS files and on the written FBX files
-//! whose source has a skin or blend shapes (its glTF must then have a skin / morph targets too);
+//! `fbx2gltf::`/`fbx2gltf_ascii::` run FBX2glTF 0.9.7 (`/opt/keyscene-oracles`, see
+//! `shared/oracles/install_oracles.sh`) on the 3DS files written as binary and as ASCII and on the written (binary) FBX files whose
+//! source has a skin or blend shapes (its glTF must then have a skin / morph targets too);
 //! ignored when it is absent.
 
 mod common;
@@ -45,12 +56,77 @@ use libtest_mimic::Trial;
 /// One FBX corpus file of this many (positive files, path order) is converted.
 const FBX_SAMPLE_STEP: usize = 1;
 
+/// One source of this many (the list [`sources`] gives, in its order) is also written as 7.5
+/// and as ASCII, and checked for FBX → FBX byte stability.
+const ENCODING_SAMPLE_STEP: usize = 4;
+
+/// The encodings checked.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Enc {
+    Binary7400,
+    Binary7500,
+    Ascii,
+}
+
+fn options(enc: Enc) -> export::WriteOptions {
+    let mut o = export::WriteOptions::default();
+    match enc {
+        Enc::Binary7400 => {}
+        Enc::Binary7500 => o.binary.version = 7500,
+        Enc::Ascii => o.ascii = true,
+    }
+    o
+}
+
+/// The layout of the written bytes for `enc`: binary — the magic, the version at byte 23, our
+/// reader parsing it as that version (so 7.5's 64-bit record headers and 25-byte null records
+/// nest), and the SDK footer (the length a multiple of 16, the fixed 16-byte tail, 120 zeros
+/// and the version before it); ASCII — the SDK's first line and our reader taking it as ASCII
+/// of that version.
+fn lint_layout(bytes: &[u8], enc: Enc) -> Result<(), String> {
+    let doc = fbx::parse(bytes, &Default::default()).map_err(|e| format!("our reader: {e}"))?;
+    if enc == Enc::Ascii {
+        if !bytes.starts_with(b"; FBX 7.4.0 project file\n") {
+            return Err("the ASCII file does not start with `; FBX 7.4.0 project file`".into());
+        }
+        if doc.encoding != fbx::Encoding::Ascii || doc.version != 7400 {
+            return Err(format!("read as {:?} {}", doc.encoding, doc.version));
+        }
+        return Ok(());
+    }
+    let version = if enc == Enc::Binary7500 { 7500u32 } else { 7400 };
+    let n = bytes.len();
+    let tail = [
+        0xf8, 0x5a, 0x8c, 0x6a, 0xde, 0xf5, 0xd9, 0x7e, 0xec, 0xe9, 0x0c, 0xe3, 0x75, 0x8f, 0x29,
+        0x0b,
+    ];
+    if !bytes.starts_with(b"Kaydara FBX Binary  \0\x1a\0")
+        || bytes[23..27] != version.to_le_bytes()
+        || doc.version != version
+    {
+        return Err(format!("header: not binary FBX {version}"));
+    }
+    if n % 16 != 0
+        || bytes[n - 16..] != tail
+        || bytes[n - 136..n - 16].iter().any(|&b| b != 0)
+        || bytes[n - 140..n - 136] != version.to_le_bytes()
+    {
+        return Err("the footer is not the SDK's (alignment, version, zeros, tail)".into());
+    }
+    Ok(())
+}
+
 /// FBX2glTF from the oracle install.
 const FBX2GLTF: &str = "/opt/keyscene-oracles/node/node_modules/fbx2gltf/bin/Linux/FBX2glTF";
 
 /// Our structural lint over the written bytes (1. above).
 fn lint(bytes: &[u8]) -> Result<(), String> {
-    let doc = fbx::parse(bytes, &Default::default()).map_err(|e| format!("our reader: {e}"))?;
+    let mut doc = fbx::parse(bytes, &Default::default()).map_err(|e| format!("our reader: {e}"))?;
+    // ASCII spells a source's inf/NaN as `inf`/`nan`, which our reader reads with its one
+    // warning per kind (the binary file holds them without one).
+    doc.warnings.retain(|w| {
+        !matches!(w, fbx::Warning::OddNumbers { kind: fbx::ascii::OddNumber::NonFinite, .. })
+    });
     if !doc.warnings.is_empty() {
         return Err(format!("our reader warns: {:?}", doc.warnings));
     }
@@ -97,11 +173,16 @@ fn clean(name: &str) -> String {
     name.chars().filter(|&c| c != '\0').collect()
 }
 
-fn check(path: &Path) -> Result<(), String> {
+fn check(path: &Path, enc: Enc) -> Result<(), String> {
     let (scene, _) = keyscene::load(path).map_err(|e| format!("keyscene cannot load it: {e}"))?;
-    let (bytes, report) = export::write(&scene, &export::WriteOptions::default())
-        .map_err(|e| format!("write: {e}"))?;
+    let (bytes, report) =
+        export::write(&scene, &options(enc)).map_err(|e| format!("write: {e}"))?;
     lint(&bytes)?;
+    lint_layout(&bytes, enc)?;
+    if enc == Enc::Ascii && literal_escapes(&scene) {
+        // Names compared by name would not match (`literal_escapes`); the lint above holds.
+        return Ok(());
+    }
     let theirs = ufbx::load_memory(&bytes, ufbx::LoadOpts::default())
         .map_err(|e| format!("ufbx cannot load the written file: {:?}", e.description))?;
     // Nodes whose first animation is written key for key, themselves and every ancestor: ufbx
@@ -123,7 +204,94 @@ fn check(path: &Path) -> Result<(), String> {
         .collect();
     let unskinned = report.dropped.iter().any(|d| d.contains("unskinned"));
     compare(&scene, &theirs, &exact, unskinned)?;
-    compare_attributes(&scene, &theirs)
+    compare_attributes(&scene, &theirs)?;
+    compare_textures(&scene, &theirs, &bytes)
+}
+
+/// Texture maps (6. of the module docs): for every source material ufbx finds by name, every
+/// map with a file name is on ufbx's material map for its slot (`ufbx_material.fbx`:
+/// `diffuse_color`, `transparency_color`, `normal_map` or `bump`, `specular_color`,
+/// `specular_exponent`, `reflection_color`, `emission_color`) — that map's texture is connected
+/// on a material property that also holds a texture of this file name (ufbx's
+/// `raw_relative_filename`) — and embedded bytes are ufbx's `content` of it. Our reader gives
+/// the same maps back: slot, file name and embedded bytes byte for byte.
+fn compare_textures(scene: &Scene, theirs: &ufbx::SceneRoot, bytes: &[u8]) -> Result<(), String> {
+    use keyscene::scene::MapSlot;
+    let (back, _) =
+        fbx::read(bytes, &Default::default()).map_err(|e| format!("reading back: {e}"))?;
+    for src in &scene.materials {
+        let name = clean(&src.name);
+        let Some(m) = theirs.materials.iter().find(|m| m.element.name.to_string() == name) else {
+            continue;
+        };
+        let ours = back.materials.iter().find(|b| clean(&b.name) == name);
+        for map in src.maps.iter().filter(|t| !t.file.is_empty()) {
+            let f = &m.fbx;
+            let slot_map = match map.slot {
+                MapSlot::Diffuse => &f.diffuse_color,
+                MapSlot::Opacity => &f.transparency_color,
+                MapSlot::Bump if f.normal_map.texture.is_some() => &f.normal_map,
+                MapSlot::Bump => &f.bump,
+                MapSlot::Specular => &f.specular_color,
+                MapSlot::Shininess => &f.specular_exponent,
+                MapSlot::Reflection => &f.reflection_color,
+                MapSlot::Emissive => &f.emission_color,
+            };
+            let Some(tex) = &slot_map.texture else {
+                return Err(format!(
+                    "material {name:?}: ufbx finds no texture on its {:?} map",
+                    map.slot
+                ));
+            };
+            let prop = m
+                .textures
+                .iter()
+                .find(|t| t.texture.element.element_id == tex.element.element_id)
+                .map(|t| t.material_prop.to_string())
+                .unwrap_or_default();
+            let found = m.textures.iter().find(|t| {
+                t.material_prop.to_string() == prop
+                    && &t.texture.raw_relative_filename[..] == map.file.as_bytes()
+            });
+            let Some(found) = found else {
+                return Err(format!(
+                    "material {name:?}: ufbx has no texture {:?} on {prop:?} ({:?} map)",
+                    map.file, map.slot
+                ));
+            };
+            if let Some(want) = &map.embedded {
+                if found.texture.content[..] != want[..] {
+                    return Err(format!(
+                        "material {name:?}: ufbx reads {} embedded bytes of {:?}, the source has {}",
+                        found.texture.content.len(),
+                        map.file,
+                        want.len()
+                    ));
+                }
+            }
+            // Each image is written once: a map whose image another map of the same file name
+            // embeds reads back with those bytes.
+            let shared = |t: &keyscene::scene::TextureMap| {
+                map.embedded.is_none()
+                    && t.embedded.is_some()
+                    && scene.materials.iter().flat_map(|m| &m.maps).any(|o| {
+                        o.file == map.file && o.embedded.as_deref() == t.embedded.as_deref()
+                    })
+            };
+            let again = ours.into_iter().flat_map(|b| &b.maps).find(|t| {
+                t.slot == map.slot
+                    && t.file == map.file
+                    && (t.embedded == map.embedded || shared(t))
+            });
+            if again.is_none() {
+                return Err(format!(
+                    "material {name:?}: our reader does not give back the {:?} map {:?} (with its embedded bytes)",
+                    map.slot, map.file
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Cameras and lights as ufbx reads the written `NodeAttribute`s against the source's (rest
@@ -521,12 +689,66 @@ fn sources(corpus: &Path) -> Vec<PathBuf> {
     files
 }
 
-fn fbx2gltf(path: &Path) -> Result<(), String> {
+/// Whether a node, material or mesh name holds the text of an ASCII FBX escape literally
+/// (`&quot;`, `&cr;`, `&lf;`), which ASCII cannot keep (there is no escape for `&`): such a
+/// name reads back as the escaped byte (docs/fbx.md, "ASCII").
+fn literal_escapes(scene: &Scene) -> bool {
+    let escapes = ["&quot;", "&cr;", "&lf;"];
+    scene
+        .nodes
+        .iter()
+        .map(|n| &n.name)
+        .chain(scene.materials.iter().map(|m| &m.name))
+        .chain(scene.meshes.iter().map(|m| &m.name))
+        .any(|n| escapes.iter().any(|e| n.contains(e)))
+}
+
+/// ASCII carries what binary carries: the source written as binary and as ASCII, each read
+/// back by keyscene and written again in `enc`, gives the same bytes (so every value survives
+/// the ASCII number printing, escaping and base64 exactly); and the same scene written twice
+/// gives the same bytes (fixed creation time).
+fn encodings_agree(path: &Path, enc: Enc) -> Result<(), String> {
+    let (scene, _) = keyscene::load(path).map_err(|e| format!("keyscene cannot load it: {e}"))?;
+    let again = |bytes: &[u8]| -> Result<Vec<u8>, String> {
+        let (back, _) = fbx::read(bytes, &Default::default())
+            .map_err(|e| format!("keyscene cannot read the written file: {e}"))?;
+        Ok(export::write(&back, &options(enc)).map_err(|e| format!("second write: {e}"))?.0)
+    };
+    let write = |e: Enc| export::write(&scene, &options(e)).map_err(|e| format!("write: {e}"));
+    let (binary, _) = write(Enc::Binary7400)?;
+    let (ascii, _) = write(Enc::Ascii)?;
+    if write(enc)?.0 != write(enc)?.0 {
+        return Err("two writes of one scene differ".into());
+    }
+    // Where ASCII cannot hold the value itself, the two files differ by rule: NaN has one
+    // spelling (`nan`, its bits not kept), and a name that holds an escape's text literally
+    // (`&quot;`, `&cr;`, `&lf;`; ufbx's `max_quote` files) reads back as the escaped byte, as
+    // there is no escape for `&` (docs/fbx.md, "ASCII").
+    let nan = fbx::parse(&ascii, &Default::default()).is_ok_and(|d| {
+        d.warnings
+            .iter()
+            .any(|w| matches!(w, fbx::Warning::OddNumbers { first, .. } if first.contains("nan")))
+    });
+    if nan || literal_escapes(&scene) {
+        return Ok(());
+    }
+    let (a, b) = (again(&binary)?, again(&ascii)?);
+    if a != b {
+        let at = a.iter().zip(&b).position(|(x, y)| x != y).unwrap_or(a.len().min(b.len()));
+        return Err(format!(
+            "rewritten from the binary and from the ASCII file, the bytes differ at {at} ({} and {} bytes)",
+            a.len(),
+            b.len()
+        ));
+    }
+    Ok(())
+}
+
+fn fbx2gltf(path: &Path, enc: Enc) -> Result<(), String> {
     let (scene, _) = keyscene::load(path).map_err(|e| format!("keyscene cannot load it: {e}"))?;
     let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
     let out = dir.path().join("written.fbx");
-    let report =
-        export::save(&scene, &out, &export::WriteOptions::default()).map_err(|e| e.to_string())?;
+    let report = export::save(&scene, &out, &options(enc)).map_err(|e| e.to_string())?;
     let glb = dir.path().join("out");
     let run = std::process::Command::new(FBX2GLTF)
         .arg("--binary")
@@ -574,13 +796,26 @@ fn main() {
         }));
     }
     let root = corpus.clone().unwrap_or_default();
-    for path in files {
+    for (k, path) in files.into_iter().enumerate() {
+        let sampled = k % ENCODING_SAMPLE_STEP == 0;
         let rel = path.strip_prefix(&root).unwrap_or(&path).to_string_lossy().replace('\\', "/");
         let loaded = keyscene::load(&path);
         if let Err(e) = &loaded {
             let why = e.to_string().chars().take(60).collect::<String>();
             let is_3ds = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("3ds"));
-            for kind in if is_3ds { &["write_ufbx", "fbx2gltf"][..] } else { &["write_ufbx"][..] } {
+            let mut kinds = vec!["write_ufbx"];
+            if sampled {
+                kinds.extend([
+                    "write_ufbx_7500",
+                    "write_ufbx_ascii",
+                    "encodings_agree",
+                    "encodings_agree_ascii",
+                ]);
+            }
+            if is_3ds {
+                kinds.extend(["fbx2gltf", "fbx2gltf_ascii"]);
+            }
+            for kind in kinds {
                 trials.push(
                     Trial::test(
                         format!("{kind}::{rel} (ignored: the source does not load: {why})"),
@@ -591,24 +826,47 @@ fn main() {
             }
             continue;
         }
-        let p = path.clone();
-        trials.push(common::corpus_trial(format!("write_ufbx::{rel}"), &corpus, move |_| {
-            check(&p).map_err(|e| format!("{}: {e}", p.display()).into())
-        }));
-        // FBX2glTF on every written 3DS file and every written FBX file with a skin or
-        // blend shapes.
+        let mut checks = vec![("write_ufbx", Enc::Binary7400)];
+        if sampled {
+            checks.extend([("write_ufbx_7500", Enc::Binary7500), ("write_ufbx_ascii", Enc::Ascii)]);
+        }
+        for (kind, enc) in checks {
+            let p = path.clone();
+            trials.push(common::corpus_trial(format!("{kind}::{rel}"), &corpus, move |_| {
+                check(&p, enc).map_err(|e| format!("{}: {e}", p.display()).into())
+            }));
+        }
+        if sampled {
+            for (kind, enc) in
+                [("encodings_agree", Enc::Binary7400), ("encodings_agree_ascii", Enc::Ascii)]
+            {
+                let p = path.clone();
+                trials.push(common::corpus_trial(format!("{kind}::{rel}"), &corpus, move |_| {
+                    encodings_agree(&p, enc).map_err(|e| format!("{}: {e}", p.display()).into())
+                }));
+            }
+        }
+        // FBX2glTF on every written 3DS file (binary and ASCII) and every written FBX file
+        // whose source has a skin or blend shapes (binary).
         let is_3ds = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("3ds"));
         let deforms = loaded.as_ref().is_ok_and(|(s, _)| deformed(s) != (false, false));
-        if is_3ds || deforms {
-            let p = path.clone();
-            let t = if Path::new(FBX2GLTF).is_file() {
-                common::corpus_trial(format!("fbx2gltf::{rel}"), &corpus, move |_| {
-                    fbx2gltf(&p).map_err(|e| format!("{}: {e}", p.display()).into())
-                })
-            } else {
-                Trial::test(format!("fbx2gltf::{rel}"), || Ok(())).with_ignored_flag(true)
-            };
-            trials.push(t);
+        let fbx2gltf_runs: &[(&str, Enc)] = match (is_3ds, deforms) {
+            (true, _) => &[("fbx2gltf", Enc::Binary7400), ("fbx2gltf_ascii", Enc::Ascii)],
+            (false, true) => &[("fbx2gltf", Enc::Binary7400)],
+            (false, false) => &[],
+        };
+        {
+            for &(kind, enc) in fbx2gltf_runs {
+                let p = path.clone();
+                let t = if Path::new(FBX2GLTF).is_file() {
+                    common::corpus_trial(format!("{kind}::{rel}"), &corpus, move |_| {
+                        fbx2gltf(&p, enc).map_err(|e| format!("{}: {e}", p.display()).into())
+                    })
+                } else {
+                    Trial::test(format!("{kind}::{rel}"), || Ok(())).with_ignored_flag(true)
+                };
+                trials.push(t);
+            }
         }
     }
     common::run(trials)

@@ -208,6 +208,72 @@ pub fn normal_matrix(m: DMat4) -> DMat3 {
     }
 }
 
+/// `mesh` with every polygon split into triangles by [`triangulate`] (in the mesh's own
+/// frame), each triangle keeping its polygon's material slot and smoothing groups, and every
+/// per-corner value (normals, UVs, colours, tangents, binormals, stored per corner or by index)
+/// carried to the triangles' corners; per-vertex data (positions, skin, morph targets) stays as
+/// it is. Polygons of fewer than three corners are dropped, as [`triangulate`] gives them no
+/// triangle; the count dropped is returned with the mesh.
+pub fn triangulated(mesh: &Mesh) -> (Mesh, usize) {
+    use super::{Attribute, Mapping};
+    let np = mesh.polygon_count();
+    // Per new triangle: its source polygon; per new corner: its source corner.
+    let mut from_poly = Vec::with_capacity(np);
+    let mut from_corner = Vec::with_capacity(mesh.corner_vertices.len());
+    let mut dropped = 0;
+    for p in 0..np {
+        let corners = mesh.polygon_corners(p);
+        let tris = triangulate(&mesh.positions, mesh.polygon(p));
+        if tris.is_empty() {
+            dropped += 1;
+        }
+        for t in tris {
+            from_poly.push(p);
+            from_corner.extend(t.iter().map(|&k| corners.start + k));
+        }
+    }
+    fn remap<T: Copy>(a: &Attribute<T>, poly: &[usize], corner: &[usize]) -> Attribute<T> {
+        let pick = |map: &[usize]| map.iter().filter_map(|&i| a.values.get(i).copied()).collect();
+        let (values, mapping) = match &a.mapping {
+            Mapping::PerVertex => (a.values.clone(), Mapping::PerVertex),
+            Mapping::AllSame => (a.values.clone(), Mapping::AllSame),
+            Mapping::PerCorner if a.values.len() >= corner.len().max(1) => {
+                (pick(corner), Mapping::PerCorner)
+            }
+            Mapping::PerPolygon => (pick(poly), Mapping::PerPolygon),
+            Mapping::Indexed(ix) => (
+                a.values.clone(),
+                Mapping::Indexed(
+                    corner.iter().map(|&c| ix.get(c).copied().unwrap_or(u32::MAX)).collect(),
+                ),
+            ),
+            // Too few per-corner values: index them, a missing one stays missing.
+            Mapping::PerCorner => {
+                (a.values.clone(), Mapping::Indexed(corner.iter().map(|&c| c as u32).collect()))
+            }
+        };
+        Attribute { values, mapping }
+    }
+    let mut out = mesh.clone();
+    out.corner_vertices = from_corner.iter().map(|&c| mesh.corner_vertices[c]).collect();
+    out.polygon_starts = (0..=from_poly.len()).map(|t| (3 * t) as u32).collect();
+    out.normals = mesh.normals.as_ref().map(|a| remap(a, &from_poly, &from_corner));
+    out.colors = mesh.colors.as_ref().map(|a| remap(a, &from_poly, &from_corner));
+    out.tangents = mesh.tangents.as_ref().map(|a| remap(a, &from_poly, &from_corner));
+    out.binormals = mesh.binormals.as_ref().map(|a| remap(a, &from_poly, &from_corner));
+    for (set, src) in out.uv_sets.iter_mut().zip(&mesh.uv_sets) {
+        set.uvs = remap(&src.uvs, &from_poly, &from_corner);
+    }
+    out.smoothing_groups = mesh
+        .smoothing_groups
+        .as_ref()
+        .map(|sg| from_poly.iter().map(|&p| sg.get(p).copied().unwrap_or(0)).collect());
+    if !mesh.polygon_materials.is_empty() {
+        out.polygon_materials = from_poly.iter().map(|&p| mesh.polygon_material(p)).collect();
+    }
+    (out, dropped)
+}
+
 #[cfg(test)]
 /// A unit cube [0,1]³ with 8 shared vertices and 12 triangles, outward CCW winding.
 pub(crate) fn unit_cube(groups: Option<Vec<u32>>) -> Mesh {
@@ -377,5 +443,40 @@ mod tests {
         assert!(areas.iter().all(|&a| a > 0.0), "every triangle keeps the polygon's winding");
         let expected = (2.0 * teeth as f64 - 1.0) + 10.0 * teeth as f64;
         assert!((areas.iter().sum::<f64>() - expected).abs() < 1e-6 * expected);
+    }
+
+    #[test]
+    fn triangulated_meshes_keep_corner_data_materials_and_groups_per_triangle() {
+        use crate::scene::{Attribute, Mapping, UvSet};
+        // A unit square (one quad, 4 UVs per corner) and a triangle; hand-computed: the quad
+        // fans into (0,1,2), (0,2,3), the triangle passes through.
+        let uv = |k: u32| glam::Vec2::new(k as f32, 0.0);
+        let m = Mesh {
+            positions: vec![
+                DVec3::new(0.0, 0.0, 0.0),
+                DVec3::new(1.0, 0.0, 0.0),
+                DVec3::new(1.0, 1.0, 0.0),
+                DVec3::new(0.0, 1.0, 0.0),
+                DVec3::new(2.0, 0.0, 0.0),
+            ],
+            polygon_starts: vec![0, 4, 7],
+            corner_vertices: vec![0, 1, 2, 3, 1, 4, 2],
+            uv_sets: vec![UvSet {
+                name: "map".into(),
+                uvs: Attribute { values: (0..7).map(uv).collect(), mapping: Mapping::PerCorner },
+            }],
+            smoothing_groups: Some(vec![1, 2]),
+            polygon_materials: vec![1, 0],
+            material_slots: vec![Some(0), Some(1)],
+            ..Mesh::default()
+        };
+        let (t, dropped) = triangulated(&m);
+        assert_eq!(dropped, 0);
+        assert_eq!(t.polygon_count(), 3);
+        assert_eq!(t.corner_vertices, vec![0, 1, 2, 0, 2, 3, 1, 4, 2]);
+        let uvs: Vec<f32> = (0..9).map(|c| t.uv_sets[0].uvs.get(0, c, 0).unwrap().x).collect();
+        assert_eq!(uvs, vec![0.0, 1.0, 2.0, 0.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+        assert_eq!(t.smoothing_groups, Some(vec![1, 1, 2]));
+        assert_eq!(t.polygon_materials, vec![1, 1, 0]);
     }
 }

@@ -10,8 +10,9 @@
 //! ```
 //!
 //! - `;` starts a comment that runs to the end of the line (outside strings).
-//! - Strings are bytes between double quotes; `&quot;` stands for `"` (the only escape the
-//!   writers use). A string may not run to the end of the file.
+//! - Strings are bytes between double quotes; `&quot;` stands for `"`, `&cr;` for a carriage
+//!   return and `&lf;` for a line feed (ufbx's ASCII lexer; there is no escape for `&` itself,
+//!   any other `&` is itself). A string may not run to the end of the file.
 //! - A name is any run of bytes other than white space and `:,{}";*`, directly followed by
 //!   `:` (so `Pre-Extrapolation` and `d|X` are names).
 //! - Numbers are read as ufbx 0.23 reads them (docs/fbx.md, "ASCII numbers"):
@@ -219,7 +220,8 @@ impl<'a> Lexer<'a> {
                     return Err(Error::new(start as u64, ErrorKind::UnterminatedString));
                 };
                 let text = &s[body..body + len];
-                let escaped = text.contains(&b'&') && text.windows(6).any(|w| w == b"&quot;");
+                let escaped =
+                    text.contains(&b'&') && ESCAPES.iter().any(|(e, _)| contains(text, e));
                 i = body + len + 1;
                 Tok::Str(body, body + len, escaped)
             }
@@ -476,18 +478,27 @@ pub(crate) fn key_list_values(text: &[u8], out: &mut Vec<f64>) {
     }
 }
 
-/// `&quot;` → `"`.
+/// The escapes of ASCII FBX strings and the bytes they stand for (ufbx's lexer).
+const ESCAPES: [(&[u8], u8); 3] = [(b"&quot;", b'"'), (b"&cr;", b'\r'), (b"&lf;", b'\n')];
+
+fn contains(text: &[u8], what: &[u8]) -> bool {
+    text.windows(what.len()).any(|w| w == what)
+}
+
+/// `&quot;` → `"`, `&cr;` → CR, `&lf;` → LF.
 fn unescape(s: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(s.len());
     let mut i = 0;
-    while i < s.len() {
-        if s[i..].starts_with(b"&quot;") {
-            out.push(b'"');
-            i += 6;
-        } else {
-            out.push(s[i]);
-            i += 1;
+    'bytes: while i < s.len() {
+        for (e, b) in ESCAPES {
+            if s[i..].starts_with(e) {
+                out.push(b);
+                i += e.len();
+                continue 'bytes;
+            }
         }
+        out.push(s[i]);
+        i += 1;
     }
     out
 }

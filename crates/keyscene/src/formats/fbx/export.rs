@@ -40,7 +40,6 @@
 //!     files write because their curves are kept).
 //! - Cameras and lights: `Camera` / `Light` models with their `NodeAttribute`
 //!   (`export/attributes.rs`); ambient lights stay `Null`s (reported).
-//!
 //! - Cameras and lights of non-FBX sources are turned onto FBX's attribute axes (cameras look
 //!   down +X, lights shine down −Y; `export/transform.rs`, `attribute_axes`), baked into
 //!   their nodes' rotation.
@@ -48,9 +47,13 @@
 //!   `Weights`, `Transform`, `TransformLink`), one `Pose` BindPose, joints as `LimbNode`s;
 //!   blend shapes: `Deformer` BlendShape → `SubDeformer` BlendShapeChannel → `Geometry` Shape,
 //!   `DeformPercent` curves (`export/deformers.rs`).
+//! - Texture maps: `Texture` + `Video` objects, each image once, `Content` for embedded
+//!   images (the `export/textures.rs` module docs).
+//! - Encodings: binary 7.4 (7.5 when asked or when the file could pass 2³²−1 bytes) or ASCII
+//!   ([`WriteOptions`]); `--triangulate` splits n-gons first.
 //!
 //! Not written yet (reported in [`Report::dropped`]): geometry caches, 3DS morph swaps,
-//! textures.
+//! animated material properties.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -69,13 +72,31 @@ mod attributes;
 mod deformers;
 mod geometry;
 mod keys;
+mod textures;
 mod transform;
 
-/// Options for [`write`] and [`save`].
+pub use textures::property_of as texture_property;
+
+/// Options for [`write`] and [`save`] (the CLI's `--fbx-version`, `--fbx-ascii`,
+/// `--triangulate`, `--embed`).
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct WriteOptions {
-    /// Record layout (version 7400 or 7500, array compression).
+    /// The file version in `binary.version`: 7400 (the default; 32-bit record headers) or
+    /// 7500 (64-bit). A 7400 binary file that could pass 2³²−1 bytes
+    /// ([`write::upper_bound_32`]) is written as 7500 instead ([`Report::version`] says which);
+    /// ASCII files are written with the version asked. `binary.compress_from`: arrays of at
+    /// least this many bytes are zlib-compressed (binary only).
     pub binary: BinaryOptions,
+    /// Write ASCII FBX ([`write::encode_ascii`]) instead of binary. As the SDK's ASCII files,
+    /// they have no `FileId` or `CreationTime` records.
+    pub ascii: bool,
+    /// Split every polygon into triangles ([`crate::scene::geometry::triangulated`]) instead
+    /// of keeping n-gons in `PolygonVertexIndex`.
+    pub triangulate: bool,
+    /// Put the bytes of every texture image found beside the source into its `Video ›
+    /// Content`; images the source embedded are embedded whether or not this is set.
+    pub embed: bool,
     /// Write only this animation (index into `Scene::animations`); `None` writes all of them.
     pub animation: Option<usize>,
     /// `FBXHeaderExtension › CreationTimeStamp` as (year, month, day, hour, minute, second,
@@ -90,6 +111,9 @@ impl Default for WriteOptions {
     fn default() -> Self {
         WriteOptions {
             binary: BinaryOptions::default(),
+            ascii: false,
+            triangulate: false,
+            embed: false,
             animation: None,
             timestamp: None,
             max_keys: 1_000_000,
@@ -100,6 +124,16 @@ impl Default for WriteOptions {
 /// What [`write`] carried over, approximated and left out.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Report {
+    /// The FBX version written (7400 or 7500; see [`WriteOptions::binary`]).
+    pub version: u32,
+    /// Written as ASCII.
+    pub ascii: bool,
+    /// `Texture` objects written (one per image and wrap mode).
+    pub textures: usize,
+    /// `Video` objects written (one per image), and how many hold the image's bytes.
+    pub videos: (usize, usize),
+    /// Polygons of more than three corners split into triangles (`--triangulate`).
+    pub triangulated: usize,
     /// `Model` objects written (one per scene node).
     pub models: usize,
     /// `Geometry` objects written.
@@ -159,6 +193,20 @@ impl fmt::Display for Report {
         if self.sheared > 0 {
             write!(f, "; {} sheared local matrices written as their nearest T·R·S", self.sheared)?;
         }
+        if self.textures > 0 {
+            let (videos, embedded) = self.videos;
+            write!(
+                f,
+                "\ntextures: {} Texture, {videos} Video ({embedded} with embedded image bytes)",
+                self.textures
+            )?;
+        }
+        if self.triangulated > 0 {
+            write!(f, "\ntriangulated: {} polygons of more than 3 corners", self.triangulated)?;
+        }
+        if self.version >= 7500 && !self.ascii {
+            write!(f, "\nwritten as binary FBX {}", self.version)?;
+        }
         for d in &self.dropped {
             write!(f, "\nnot written: {d}")?;
         }
@@ -207,17 +255,38 @@ pub fn to_records(scene: &Scene, opts: &WriteOptions) -> Result<(Vec<Record>, Re
         what: format!("inconsistent scene: {e}"),
     })?;
     let mut b = Builder { next_id: 1_000_000, ..Builder::default() };
+    b.report.version = opts.binary.version;
+    b.report.ascii = opts.ascii;
     b.objects(scene, opts)?;
     Ok((b.document(scene, opts), b.report))
 }
 
 /// Converts `scene` to the bytes of a binary FBX file (see the module docs).
+///
+/// ASCII with [`WriteOptions::ascii`]; binary 7.4 unless 7.5 is asked for or the file could
+/// pass 2³²−1 bytes, which 7.4's 32-bit offsets cannot address.
 pub fn write(scene: &Scene, opts: &WriteOptions) -> Result<(Vec<u8>, Report), WriteError> {
-    let (records, report) = to_records(scene, opts)?;
-    Ok((write::encode(&records, &opts.binary)?, report))
+    let (mut records, mut report) = to_records(scene, opts)?;
+    let mut binary = opts.binary;
+    if opts.ascii {
+        return Ok((write::encode_ascii(&records, binary.version)?, report));
+    }
+    if binary.version < super::binary::WIDE_RECORDS_FROM
+        && write::upper_bound_32(&records, binary.compress_from) > u32::MAX as u64
+    {
+        binary.version = 7500;
+        report.version = 7500;
+        for r in records.iter_mut().filter(|r| r.name == "FBXHeaderExtension") {
+            for c in r.children.iter_mut().filter(|c| c.name == "FBXVersion") {
+                c.values = vec![Value::I32(7500)];
+            }
+        }
+    }
+    Ok((write::encode(&records, &binary)?, report))
 }
 
-/// Writes `scene` to `path` as binary FBX, atomically (a temporary file renamed into place).
+/// Writes `scene` to `path` as FBX ([`write`]: binary, or ASCII), atomically (a temporary
+/// file renamed into place).
 pub fn save(scene: &Scene, path: &Path, opts: &WriteOptions) -> Result<Report, crate::Error> {
     let (bytes, report) = write(scene, opts)
         .map_err(|e| crate::Error::Unsupported(format!("{}: {e}", path.display())))?;
@@ -244,6 +313,8 @@ struct Builder {
     deformed: Vec<deformers::Deformed>,
     /// (scene mesh, morph target, `BlendShapeChannel` id, rest `DeformPercent`) per channel.
     channels: Vec<(usize, usize, i64, f64)>,
+    /// The `Texture`s and `Video`s written ([`textures`]).
+    textures: textures::Textures,
 }
 
 fn name_class(name: &str, class: &str) -> Value {
@@ -347,7 +418,7 @@ impl Builder {
             let id = self.model(scene, i, class, locals[i]);
             model_ids.push(id);
             match node.mesh {
-                Some(m) if class == "Mesh" => self.mesh_node(scene, i, m, id),
+                Some(m) if class == "Mesh" => self.mesh_node(scene, i, m, id, opts),
                 _ => self.node_attribute(scene, i, id, class),
             }
         }
@@ -373,6 +444,8 @@ impl Builder {
                  clusters hold 3×4 matrices): written in their rest shape, unskinned"
             ));
         }
+        let notes = self.texture_notes();
+        self.report.dropped.extend(notes);
         self.animations(scene, opts, &model_ids)
     }
 
@@ -413,7 +486,7 @@ impl Builder {
 
     /// Mesh node `i` (mesh `m`, model `id`): its `Geometry` (one per mesh and geometry
     /// transform, shared by instances) and its materials.
-    fn mesh_node(&mut self, scene: &Scene, i: usize, m: usize, id: i64) {
+    fn mesh_node(&mut self, scene: &Scene, i: usize, m: usize, id: i64, opts: &WriteOptions) {
         let mesh = &scene.meshes[m];
         let g = scene.nodes[i].geometry_transform();
         let key = (m, g.to_cols_array().map(f64::to_bits));
@@ -421,7 +494,14 @@ impl Builder {
             Some(&geo) => geo,
             None => {
                 let geo = self.id();
-                let rec = geometry::geometry(geo, mesh, g);
+                let rec = if opts.triangulate {
+                    let (t, _) = crate::scene::geometry::triangulated(mesh);
+                    self.report.triangulated +=
+                        (0..mesh.polygon_count()).filter(|&p| mesh.polygon(p).len() > 3).count();
+                    geometry::geometry(geo, &t, g)
+                } else {
+                    geometry::geometry(geo, mesh, g)
+                };
                 self.objects.push(rec);
                 self.count("Geometry");
                 self.geometries.insert(key, geo);
@@ -433,13 +513,13 @@ impl Builder {
             }
         };
         self.oo(geo, id);
-        self.materials(scene, mesh, id);
+        self.materials(scene, mesh, id, opts);
     }
 
     /// The materials of `mesh` connected to its model `id`, in slot order
     /// (`LayerElementMaterial` indexes this list); each scene material is written once, and
     /// slots without one share a default grey material.
-    fn materials(&mut self, scene: &Scene, mesh: &Mesh, id: i64) {
+    fn materials(&mut self, scene: &Scene, mesh: &Mesh, id: i64, opts: &WriteOptions) {
         let slots = mesh.material_slots.len().max(1);
         for slot in 0..slots {
             let mat = mesh.material_slots.get(slot).copied().flatten();
@@ -451,6 +531,7 @@ impl Builder {
                         let mat = &scene.materials[mi];
                         self.objects.push(material(x, &mat.name, mat));
                         self.count("Material");
+                        self.material_textures(x, mat, opts);
                         self.material_ids.insert(mi, x);
                         x
                     }
@@ -601,10 +682,13 @@ impl Builder {
                     .child(Record::with("ReferenceTime", vec![Value::I64(k0), Value::I64(k1)])),
             );
         }
-        vec![
-            header,
-            Record::with("FileId", vec![Value::Raw(write::FILE_ID.to_vec())]),
-            Record::one("CreationTime", write::CREATION_TIME),
+        let mut roots = vec![header];
+        if !opts.ascii {
+            // The SDK's ASCII files have neither (the triple is a binary-file check).
+            roots.push(Record::with("FileId", vec![Value::Raw(write::FILE_ID.to_vec())]));
+            roots.push(Record::one("CreationTime", write::CREATION_TIME));
+        }
+        roots.extend([
             Record::one("Creator", creator),
             settings,
             documents,
@@ -613,7 +697,8 @@ impl Builder {
             objects,
             connections,
             takes,
-        ]
+        ]);
+        roots
     }
 }
 
@@ -638,10 +723,6 @@ fn dropped(scene: &Scene) -> Vec<String> {
     }
     if !scene.geometry_caches.is_empty() {
         dropped.push(format!("{} geometry caches", scene.geometry_caches.len()));
-    }
-    let maps: usize = scene.materials.iter().map(|m| m.maps.len()).sum();
-    if maps > 0 {
-        dropped.push(format!("{maps} texture maps"));
     }
     dropped
 }

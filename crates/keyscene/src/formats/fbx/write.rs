@@ -1,6 +1,8 @@
-//! Binary FBX writing, the low level: a tree of [`Record`]s → the bytes of a binary FBX 7.4 or
-//! 7.5 file, laid out as the Autodesk FBX SDK writes it (records → bytes; the reverse of
-//! [`super::binary`], which reads every file this module writes into the same tree).
+//! FBX writing, the low level: a tree of [`Record`]s → the bytes of a binary FBX 7.4 or 7.5
+//! file ([`encode`]) or an ASCII one ([`encode_ascii`]), laid out as the Autodesk FBX SDK
+//! writes them (records → bytes; the reverse of [`super::binary`] and [`super::ascii`], which
+//! read every file this module writes into the same tree — ASCII with its own typing of
+//! numbers, see [`encode_ascii`]).
 //!
 //! # Layout
 //! ```text
@@ -389,6 +391,237 @@ impl Writer {
     }
 }
 
+/// The most bytes a 32-bit (7.4) binary layout of `roots` can take, with arrays of at least
+/// `compress_from` bytes counted at zlib's worst case: when this passes 2³²−1 an offset could
+/// too, and the file must be 7.5 ([`encode`] would refuse it as 7.4).
+pub fn upper_bound_32(roots: &[Record], compress_from: usize) -> u64 {
+    fn value(v: &Value, compress_from: usize) -> u64 {
+        let array = |n: usize, size: usize| {
+            let data = (n * size) as u64;
+            let stored = if n * size >= compress_from { data + data / 16 + 64 } else { data };
+            13 + stored
+        };
+        match v {
+            Value::Bool(_) | Value::Char(_) => 2,
+            Value::I16(_) => 3,
+            Value::I32(_) | Value::F32(_) => 5,
+            Value::I64(_) | Value::F64(_) => 9,
+            Value::String(s) | Value::Raw(s) => 5 + s.len() as u64,
+            Value::BoolArray(a) => array(a.len(), 1),
+            Value::I32Array(a) => array(a.len(), 4),
+            Value::F32Array(a) => array(a.len(), 4),
+            Value::I64Array(a) => array(a.len(), 8),
+            Value::F64Array(a) => array(a.len(), 8),
+        }
+    }
+    fn record(r: &Record, compress_from: usize) -> u64 {
+        let values: u64 = r.values.iter().map(|v| value(v, compress_from)).sum();
+        let children: u64 = r.children.iter().map(|c| record(c, compress_from)).sum();
+        13 + r.name.len() as u64 + values + children + 13
+    }
+    let body: u64 = roots.iter().map(|r| record(r, compress_from)).sum();
+    27 + body + 13 + 16 + 20 + 4 + 120 + 16
+}
+
+/// Encodes `roots` as an ASCII FBX file of `version` (7400: `; FBX 7.4.0 project file`), laid
+/// out as the FBX SDK writes ASCII and as ufbx's ASCII lexer and [`super::ascii`] read it:
+///
+/// - one record a line, `Name: values`, tab-indented; a record with children *or no values*
+///   gets ` {` … `}` (the binary null-record rule);
+/// - values separated by `,`, a space before each string after the first
+///   (`P: "UpAxis", "int", "Integer", "",1`, as the SDK);
+/// - integers in decimal; `F`/`D` numbers by [`float_text`] (shortest round trip, no locale);
+///   `C` values as the SDK's bare `T`/`F`-style letter when the byte is a letter (`Shading: T`),
+///   else as 0/1;
+/// - strings quoted; `"` → `&quot;`, CR → `&cr;`, LF → `&lf;` (the escapes ufbx reads; `&`
+///   has none and is written as is); binary object names `Name\0\x01Class` become
+///   `Class::Name`; a NUL byte otherwise is an error (ASCII strings cannot hold one);
+/// - raw (`R`) values as one base64 string (RFC 4648, padded), as the SDK writes `Content`;
+/// - arrays as `*N {` / `a: v,v,…` / `} `, which must be the record's only value; from 7200 on,
+///   the f32 array of `KeyAttrDataFloat` as the `i32`s of its bit patterns (the SDK's ASCII
+///   files do so, as some of the four words are packed integers; ufbx and
+///   [`super::animation`] read them back so).
+///
+/// Errors name the record path, as [`encode`]'s.
+pub fn encode_ascii(roots: &[Record], version: u32) -> Result<Vec<u8>, WriteError> {
+    let mut out = Vec::with_capacity(1 << 16);
+    let (major, minor) = (version / 1000, version % 1000 / 100);
+    out.extend_from_slice(format!("; FBX {major}.{minor}.0 project file\n").as_bytes());
+    out.extend_from_slice(b"; ----------------------------------------------------\n\n");
+    let mut path = Vec::new();
+    for r in roots {
+        ascii_record(&mut out, r, 0, &mut path, version)?;
+    }
+    Ok(out)
+}
+
+fn ascii_record(
+    out: &mut Vec<u8>,
+    r: &Record,
+    depth: usize,
+    path: &mut Vec<String>,
+    version: u32,
+) -> Result<(), WriteError> {
+    path.push(r.name.clone());
+    let err = |path: &Vec<String>, what: String| WriteError { path: path.clone(), what };
+    if r.name.is_empty()
+        || !r.name.bytes().all(|b| b.is_ascii_graphic() && !b":,{}\";*".contains(&b))
+    {
+        return Err(err(path, format!("record name \"{}\" is not an ASCII FBX name", r.name)));
+    }
+    let indent = |out: &mut Vec<u8>, d: usize| out.resize(out.len() + d, b'\t');
+    indent(out, depth);
+    out.extend_from_slice(r.name.as_bytes());
+    out.extend_from_slice(b": ");
+    let arrays = r.values.iter().filter(|v| ascii_array(v).is_some()).count();
+    if arrays > 0 && r.values.len() > 1 {
+        return Err(err(path, "an array must be the record's only value in ASCII FBX".into()));
+    }
+    for (i, v) in r.values.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+            if matches!(v, Value::String(_) | Value::Raw(_)) {
+                out.push(b' ');
+            }
+        }
+        let bits = match v {
+            Value::F32Array(a) if r.name == "KeyAttrDataFloat" && version >= 7200 => {
+                Some(Value::I32Array(a.iter().map(|x| x.to_bits() as i32).collect()))
+            }
+            _ => None,
+        };
+        if let Some((n, items)) = ascii_array(bits.as_ref().unwrap_or(v)) {
+            out.extend_from_slice(format!("*{n} {{\n").as_bytes());
+            indent(out, depth + 1);
+            out.extend_from_slice(b"a: ");
+            out.extend_from_slice(items.as_bytes());
+            out.push(b'\n');
+            indent(out, depth);
+            out.extend_from_slice(b"} ");
+            continue;
+        }
+        ascii_scalar(out, v).map_err(|what| err(path, what))?;
+    }
+    if !r.children.is_empty() || r.values.is_empty() {
+        out.extend_from_slice(b" {\n");
+        for c in &r.children {
+            ascii_record(out, c, depth + 1, path, version)?;
+        }
+        indent(out, depth);
+        out.push(b'}');
+    }
+    out.push(b'\n');
+    path.pop();
+    Ok(())
+}
+
+fn ascii_scalar(out: &mut Vec<u8>, v: &Value) -> Result<(), String> {
+    match v {
+        Value::Bool(b) => out.push(if *b { b'1' } else { b'0' }),
+        Value::Char(c) if c.is_ascii_alphabetic() => out.push(*c),
+        Value::Char(c) => out.extend_from_slice(c.to_string().as_bytes()),
+        Value::I16(x) => out.extend_from_slice(x.to_string().as_bytes()),
+        Value::I32(x) => out.extend_from_slice(x.to_string().as_bytes()),
+        Value::I64(x) => out.extend_from_slice(x.to_string().as_bytes()),
+        Value::F32(x) => out.extend_from_slice(float_text(*x as f64, Some(*x)).as_bytes()),
+        Value::F64(x) => out.extend_from_slice(float_text(*x, None).as_bytes()),
+        Value::String(s) => {
+            let swapped;
+            let s = match s.windows(2).position(|w| w == b"\x00\x01") {
+                Some(at) => {
+                    swapped = [&s[at + 2..], b"::", &s[..at]].concat();
+                    &swapped[..]
+                }
+                None => &s[..],
+            };
+            out.push(b'"');
+            for &b in s {
+                match b {
+                    b'"' => out.extend_from_slice(b"&quot;"),
+                    b'\r' => out.extend_from_slice(b"&cr;"),
+                    b'\n' => out.extend_from_slice(b"&lf;"),
+                    0 => return Err("a string holds a NUL byte, which ASCII FBX cannot".into()),
+                    b => out.push(b),
+                }
+            }
+            out.push(b'"');
+        }
+        Value::Raw(bytes) => {
+            out.push(b'"');
+            base64_into(out, bytes);
+            out.push(b'"');
+        }
+        _ => return Err("an array among other values (ASCII holds it alone)".into()),
+    }
+    Ok(())
+}
+
+/// An array value's count and its items joined by `,`; `None` for a scalar.
+fn ascii_array(v: &Value) -> Option<(usize, String)> {
+    fn join<T>(a: &[T], f: impl Fn(&T) -> String) -> String {
+        let mut s = String::with_capacity(a.len() * 4);
+        for (i, x) in a.iter().enumerate() {
+            if i > 0 {
+                s.push(',');
+            }
+            s.push_str(&f(x));
+        }
+        s
+    }
+    Some(match v {
+        Value::BoolArray(a) => (a.len(), join(a, |&b| (b as u8).to_string())),
+        Value::I32Array(a) => (a.len(), join(a, i32::to_string)),
+        Value::I64Array(a) => (a.len(), join(a, i64::to_string)),
+        Value::F32Array(a) => (a.len(), join(a, |&x| float_text(x as f64, Some(x)))),
+        Value::F64Array(a) => (a.len(), join(a, |&x| float_text(x, None))),
+        _ => return None,
+    })
+}
+
+/// A number as ASCII FBX text, locale-free, in the shortest form that reads back to the same
+/// value (`as_f32`: the value is an f32 and the digits need only round-trip through f32):
+/// Rust's `{}` (shortest round-trip digits, no exponent, integers without `.0` as the SDK
+/// prints `1`) or `{:e}` (`1e-7`), whichever is shorter; integral values of 2⁵³ or more always
+/// take the exponent form, so that no reader takes them for an integer past 64 bits. Infinities
+/// are `inf`/`-inf` and NaN is `nan` (spellings ufbx and [`super::ascii`] read as numbers).
+pub fn float_text(x: f64, as_f32: Option<f32>) -> String {
+    if x.is_nan() {
+        return "nan".into();
+    }
+    if x.is_infinite() {
+        return if x > 0.0 { "inf".into() } else { "-inf".into() };
+    }
+    if x == 0.0 && x.is_sign_negative() {
+        // `-0` would read as the integer 0; keep the sign.
+        return "-0.0".into();
+    }
+    let (plain, exp) = match as_f32 {
+        Some(f) => (format!("{f}"), format!("{f:e}")),
+        None => (format!("{x}"), format!("{x:e}")),
+    };
+    if exp.len() < plain.len() || (x.fract() == 0.0 && x.abs() >= 9_007_199_254_740_992.0) {
+        exp
+    } else {
+        plain
+    }
+}
+
+/// Appends the base64 (RFC 4648 standard alphabet, `=` padding) of `bytes`.
+fn base64_into(out: &mut Vec<u8>, bytes: &[u8]) {
+    const ABC: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    for chunk in bytes.chunks(3) {
+        let b = [chunk[0], *chunk.get(1).unwrap_or(&0), *chunk.get(2).unwrap_or(&0)];
+        let v = (b[0] as u32) << 16 | (b[1] as u32) << 8 | b[2] as u32;
+        for k in 0..4 {
+            if k <= chunk.len() {
+                out.push(ABC[(v >> (18 - 6 * k) & 63) as usize]);
+            } else {
+                out.push(b'=');
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -549,5 +782,195 @@ mod tests {
         let e = encode(&roots, &BinaryOptions::default()).unwrap_err();
         assert_eq!(e.path.len(), 2);
         assert!(e.to_string().contains("300 bytes, at most 255"), "{e}");
+    }
+
+    /// Our reader's view of a value written as ASCII: numbers by value, names as `Class::Name`,
+    /// raw bytes as their base64 text, letters as bare words.
+    fn same_ascii(p: &Property<'_>, v: &Value) -> bool {
+        let num =
+            |want: f64| p.as_f64().is_some_and(|x| x == want || (x.is_nan() && want.is_nan()));
+        let arr = |want: Vec<f64>| p.as_array().is_some_and(|a| a.to_f64_vec() == want);
+        let text = |want: &[u8]| matches!(p, Property::String(t) if &t[..] == want);
+        match v {
+            Value::Bool(b) => num(*b as u8 as f64),
+            Value::Char(c) => text(&[*c]),
+            Value::I16(x) => num(*x as f64),
+            Value::I32(x) => num(*x as f64),
+            Value::I64(x) => num(*x as f64),
+            // An f32 is written by its f32 digits: it reads back as that f32.
+            Value::F32(x) => p.as_f64().is_some_and(|y| y as f32 == *x),
+            Value::F64(x) => {
+                num(*x) && p.as_f64().unwrap().is_sign_negative() == x.is_sign_negative()
+            }
+            Value::String(s) => match s.windows(2).position(|w| w == b"\x00\x01") {
+                Some(at) => text(&[&s[at + 2..], b"::", &s[..at]].concat()),
+                None => text(s),
+            },
+            Value::Raw(s) => {
+                let mut b64 = Vec::new();
+                base64_into(&mut b64, s);
+                text(&b64)
+            }
+            Value::BoolArray(a) => arr(a.iter().map(|&b| b as u8 as f64).collect()),
+            Value::I32Array(a) => arr(a.iter().map(|&x| x as f64).collect()),
+            Value::I64Array(a) => arr(a.iter().map(|&x| x as f64).collect()),
+            Value::F32Array(a) => p.as_array().is_some_and(|r| {
+                r.to_f64_vec().iter().map(|&y| y as f32).collect::<Vec<_>>() == *a
+            }),
+            Value::F64Array(a) => arr(a.clone()),
+        }
+    }
+
+    fn assert_same_ascii(node: NodeRef<'_, '_>, r: &Record) {
+        assert_eq!(node.name(), r.name);
+        assert_eq!(node.properties().len(), r.values.len(), "{}", r.name);
+        for (p, v) in node.properties().iter().zip(&r.values) {
+            assert!(same_ascii(p, v), "{}: read {p:?}, wrote {v:?}", r.name);
+        }
+        let kids: Vec<_> = node.children().collect();
+        assert_eq!(kids.len(), r.children.len(), "{}", r.name);
+        for (k, c) in kids.into_iter().zip(&r.children) {
+            assert_same_ascii(k, c);
+        }
+    }
+
+    #[test]
+    fn our_ascii_reader_reads_what_we_write_as_ascii() {
+        // ASCII holds an array only as its record's only value: the sample's arrays beside
+        // other values move to records of their own.
+        fn split(r: &mut Record) {
+            if r.values.len() > 1 {
+                let (arrays, scalars) = r.values.drain(..).partition(|v| ascii_array(v).is_some());
+                r.values = scalars;
+                let arrays: Vec<Value> = arrays;
+                r.children.extend(arrays.into_iter().map(|a| Record::with("Array", vec![a])));
+            }
+            r.children.iter_mut().for_each(split);
+        }
+        let mut roots = sample();
+        roots.iter_mut().for_each(split);
+        roots.push(Record::with(
+            "Odd",
+            vec![
+                Value::str("say \"hi\"\r\nA&B"),
+                Value::F64(1e300),
+                Value::F64(-0.0),
+                Value::F64(0.1),
+                Value::F32(0.1),
+                Value::F64(f64::MIN_POSITIVE),
+                Value::F64(9_007_199_254_740_993.0),
+            ],
+        ));
+        roots.push(Record::with("Empty", vec![Value::F64Array(vec![])]));
+        let bytes = encode_ascii(&roots, 7400).unwrap();
+        assert!(bytes.starts_with(b"; FBX 7.4.0 project file\n"));
+        let doc = fbx::parse(&bytes, &Limits::default()).unwrap();
+        assert_eq!((doc.version, doc.encoding), (7400, fbx::Encoding::Ascii));
+        assert!(doc.warnings.is_empty(), "{:?}", doc.warnings);
+        let read: Vec<_> = doc.roots().collect();
+        assert_eq!(read.len(), roots.len());
+        for (n, r) in read.into_iter().zip(&roots) {
+            assert_same_ascii(n, r);
+        }
+    }
+
+    #[test]
+    fn ascii_layout_follows_the_sdk() {
+        // Lines as in the SDK-written maya_cube_7400_ascii.fbx.
+        let roots = [
+            Record::new("References"),
+            Record::new("Objects").child(
+                Record::with(
+                    "Geometry",
+                    vec![Value::I64(140), name(b"Cube", "Geometry"), "Mesh".into()],
+                )
+                .child(Record::with("Vertices", vec![Value::F64Array(vec![-0.5, 0.5, 2.0])]))
+                .child(p70()),
+            ),
+            Record::with("Model", vec![Value::Char(b'T'), Value::I32(1)]),
+        ];
+        let text = String::from_utf8(encode_ascii(&roots, 7500).unwrap()).unwrap();
+        let want = "; FBX 7.5.0 project file\n\
+            ; ----------------------------------------------------\n\n\
+            References:  {\n}\n\
+            Objects:  {\n\
+            \tGeometry: 140, \"Geometry::Cube\", \"Mesh\" {\n\
+            \t\tVertices: *3 {\n\t\t\ta: -0.5,0.5,2\n\t\t} \n\
+            \t\tProperties70:  {\n\t\t\tP: \"UpAxis\", \"int\", \"Integer\", \"\",1\n\t\t}\n\
+            \t}\n\
+            }\n\
+            Model: T,1\n";
+        assert_eq!(text, want);
+    }
+
+    fn name(n: &[u8], class: &str) -> Value {
+        Value::String([n, b"\x00\x01", class.as_bytes()].concat())
+    }
+
+    fn p70() -> Record {
+        Record::new("Properties70").child(Record::with(
+            "P",
+            vec!["UpAxis".into(), "int".into(), "Integer".into(), "".into(), Value::I32(1)],
+        ))
+    }
+
+    #[test]
+    fn key_attr_data_float_is_written_as_its_bit_patterns_from_7200() {
+        // maya_*_7500_ascii.fbx: `a: …,218434821,0` for the default weights 0x0D050D05.
+        let w = f32::from_bits(0x0D05_0D05);
+        let r = Record::with("KeyAttrDataFloat", vec![Value::F32Array(vec![1.5, 0.0, w, 0.0])]);
+        let text =
+            String::from_utf8(encode_ascii(std::slice::from_ref(&r), 7400).unwrap()).unwrap();
+        assert!(text.contains("a: 1069547520,0,218434821,0\n"), "{text}");
+        let text = String::from_utf8(encode_ascii(&[r], 7100).unwrap()).unwrap();
+        assert!(text.contains("a: 1.5,0,4.099946e-31,0\n"), "{text}");
+    }
+
+    #[test]
+    fn numbers_print_in_the_shortest_exact_form() {
+        // Hand-computed: Rust's shortest round-trip digits, the exponent form when shorter.
+        assert_eq!(float_text(1.0, None), "1");
+        assert_eq!(float_text(-2.5, None), "-2.5");
+        assert_eq!(float_text(0.1, None), "0.1");
+        assert_eq!(float_text(0.1f32 as f64, Some(0.1)), "0.1");
+        assert_eq!(float_text(0.1f32 as f64, None), "0.10000000149011612");
+        assert_eq!(float_text(1e-7, None), "1e-7");
+        assert_eq!(float_text(1e20, None), "1e20");
+        assert_eq!(float_text(123456.0, None), "123456");
+        assert_eq!(float_text(2f64.powi(60) + 2f64.powi(10), None), "1.152921504606848e18");
+        assert_eq!(float_text(-0.0, None), "-0.0");
+        assert_eq!(float_text(f64::NAN, None), "nan");
+        for x in [0.1, 1.0 / 3.0, 6.02214076e23, 5e-324, f64::MAX, -1e-300] {
+            let t = float_text(x, None);
+            assert_eq!(t.parse::<f64>().unwrap().to_bits(), x.to_bits(), "{t}");
+        }
+    }
+
+    #[test]
+    fn base64_matches_rfc4648_vectors() {
+        for (plain, text) in
+            [("", ""), ("f", "Zg=="), ("fo", "Zm8="), ("foo", "Zm9v"), ("foobar", "Zm9vYmFy")]
+        {
+            let mut out = Vec::new();
+            base64_into(&mut out, plain.as_bytes());
+            assert_eq!(out, text.as_bytes());
+        }
+    }
+
+    #[test]
+    fn ascii_refuses_nul_in_strings_and_arrays_beside_values() {
+        let e = encode_ascii(&[Record::one("S", "a\0b")], 7400).unwrap_err();
+        assert!(e.to_string().contains("NUL"), "{e}");
+        let r = Record::with("A", vec![Value::I32(1), Value::I32Array(vec![1])]);
+        assert!(encode_ascii(&[r], 7400).is_err());
+    }
+
+    #[test]
+    fn the_32_bit_bound_covers_the_encoded_length() {
+        let roots = sample();
+        for compress_from in [0, 128, usize::MAX] {
+            let bytes = encode(&roots, &BinaryOptions { version: 7400, compress_from }).unwrap();
+            assert!(upper_bound_32(&roots, compress_from) >= bytes.len() as u64);
+        }
     }
 }

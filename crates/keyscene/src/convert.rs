@@ -461,7 +461,7 @@ mod tests {
         assert_eq!(not_applicable("embed", OutputFormat::Gltf), None);
         assert_eq!(
             not_applicable("embed", OutputFormat::Glb).as_deref(),
-            Some("does not apply to .glb output: it applies to .gltf only (a .glb is always self-contained)")
+            Some("does not apply to .glb output: it applies to .gltf and .fbx only (a .glb is always self-contained)")
         );
         assert_eq!(
             not_applicable("up", OutputFormat::Fbx).as_deref(),

@@ -134,8 +134,11 @@ pub struct ManifestLine {
     pub sha256: String,
     /// `converted`, `warnings`, `failed` or `skipped` (up to date).
     pub outcome: String,
-    /// The output file written (or left up to date), relative to the output folder; empty
-    /// when it failed. Files beside it (`.mtl`, `.bin`, `.mat`, images) are not listed.
+    /// Every file the conversion wrote, relative to the output folder (`/`-separated): the
+    /// main output first, then the files beside it (`.mtl`, `.bin`, `.mat` scripts, copied
+    /// texture images, and those found already holding the same bytes) in the order written.
+    /// Skipped (up to date): the files the previous line listed. Empty when it failed. The
+    /// up-to-date check looks at the main output only.
     pub outputs: Vec<String>,
     /// The reader's and writer's warnings.
     pub warnings: Vec<String>,
@@ -338,16 +341,19 @@ impl Job<'_> {
                         && !sha256.is_empty()
                         && b.build == self.build
                 }));
-        let result = if up_to_date {
-            FileResult {
+        let (result, outputs) = if up_to_date {
+            let listed = before.map(|b| b.outputs.clone()).unwrap_or_default();
+            let outputs = if listed.is_empty() { vec![out_name.clone()] } else { listed };
+            let result = FileResult {
                 input: path.clone(),
                 output: Some(out_name.clone()),
                 status: "skipped",
                 warnings: before.map(|b| b.warnings.clone()).unwrap_or_default(),
                 error: None,
-            }
+            };
+            (result, outputs)
         } else {
-            convert_one(
+            let (result, files) = convert_one(
                 &input,
                 &output,
                 rel,
@@ -355,14 +361,25 @@ impl Job<'_> {
                 self.to,
                 self.opts.copy_textures,
                 self.opts.force || ours,
-            )
+            );
+            let mut outputs: Vec<String> = result.output.iter().cloned().collect();
+            if result.output.is_some() {
+                for f in files.iter().filter(|f| **f != output) {
+                    let rel = f.strip_prefix(self.output_dir).unwrap_or(f);
+                    let name = slashed(rel);
+                    if !outputs.contains(&name) {
+                        outputs.push(name);
+                    }
+                }
+            }
+            (result, outputs)
         };
         let line = ManifestLine {
             path,
             size,
             sha256,
             outcome: result.status.to_string(),
-            outputs: result.output.iter().cloned().collect(),
+            outputs,
             warnings: result.warnings.clone(),
             error: result.error.clone(),
             seconds: start.elapsed().as_secs_f64(),
@@ -422,7 +439,8 @@ fn readable(s: &Summary, every_warning: bool) -> String {
     text
 }
 
-/// Loads `input_dir/rel`, writes `output_dir/out_rel`, and says how it went. A panic inside
+/// Loads `input_dir/rel`, writes `output_dir/out_rel`, and says how it went, with every file
+/// the conversion wrote ([`keyscene::convert::Report::files`]; empty when it failed). A panic inside
 /// the library is caught and reported as this file's failure, so the batch goes on.
 /// `replace`: an existing output may be replaced (`--force`, or the manifest records it as
 /// this source's).
@@ -434,7 +452,7 @@ fn convert_one(
     to: Target,
     copy_textures: bool,
     replace: bool,
-) -> FileResult {
+) -> (FileResult, Vec<PathBuf>) {
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         convert_file(input, output, to, copy_textures, replace)
     }))
@@ -447,25 +465,32 @@ fn convert_one(
         Err(CliError::Msg(format!("internal error (panic): {what}")))
     });
     match outcome {
-        Ok(warnings) => FileResult {
-            input: slashed(rel),
-            output: Some(slashed(out_rel)),
-            status: if warnings.is_empty() { "converted" } else { "warnings" },
-            warnings,
-            error: None,
-        },
-        Err(e) => FileResult {
-            input: slashed(rel),
-            output: None,
-            status: "failed",
-            warnings: Vec::new(),
-            error: Some(e.to_string()),
-        },
+        Ok((warnings, files)) => (
+            FileResult {
+                input: slashed(rel),
+                output: Some(slashed(out_rel)),
+                status: if warnings.is_empty() { "converted" } else { "warnings" },
+                warnings,
+                error: None,
+            },
+            files,
+        ),
+        Err(e) => (
+            FileResult {
+                input: slashed(rel),
+                output: None,
+                status: "failed",
+                warnings: Vec::new(),
+                error: Some(e.to_string()),
+            },
+            Vec::new(),
+        ),
     }
 }
 
 /// One conversion as `keyscene convert IN OUT` does it with no options (but
-/// `--no-copy-textures`); returns the warnings. Files beside the output (material scripts,
+/// `--no-copy-textures`); returns the warnings and the files written
+/// ([`keyscene::convert::Report::files`]). Files beside the output (material scripts,
 /// images) follow [`keyscene::output`]'s rule: one that would replace another source's file
 /// fails this file, naming both sources.
 fn convert_file(
@@ -474,7 +499,7 @@ fn convert_file(
     to: Target,
     copy_textures: bool,
     replace: bool,
-) -> Result<Vec<String>, CliError> {
+) -> Result<(Vec<String>, Vec<PathBuf>), CliError> {
     let source = keyscene::output::source_name(input);
     if same_file(input, output) {
         return Err(CliError::Msg(format!("{}: would overwrite its input", output.display())));
@@ -489,8 +514,9 @@ fn convert_file(
     // `output`'s extension is `to`'s: the library picks the writer from it.
     debug_assert_eq!(output.extension().and_then(|e| e.to_str()), Some(to.extension()));
     let opts = ConvertOptions::default().copy_textures(copy_textures).source(source);
-    warnings.extend(keyscene::convert(&scene, output, &opts)?.warnings);
-    Ok(warnings)
+    let report = keyscene::convert(&scene, output, &opts)?;
+    warnings.extend(report.warnings);
+    Ok((warnings, report.files))
 }
 
 /// Whether `a` and `b` name the same existing file.

@@ -267,6 +267,12 @@ pub struct Report {
     /// 3DS: the writer's report (what was written, renamed, split, left out).
     #[cfg(feature = "three_ds")]
     pub three_ds: Option<crate::formats::three_ds::export::Report>,
+    /// Every file the conversion wrote, as the writer named it (the output's folder joined
+    /// with the file name), in the order written: the files beside the output (`.mtl`, `.bin`,
+    /// `.mat` scripts, copied texture images) and the output itself, which is written last.
+    /// Companion files found already holding the same bytes are listed too (they are left
+    /// as they are, [`crate::output::write_companions`]).
+    pub files: Vec<std::path::PathBuf>,
 }
 
 impl Report {
@@ -281,6 +287,7 @@ impl Report {
             fbx: None,
             #[cfg(feature = "three_ds")]
             three_ds: None,
+            files: Vec::new(),
         }
     }
 }
@@ -299,6 +306,14 @@ impl Report {
 /// or bind pose the scene lacks; [`Error::Unsupported`] when the format's feature is off or
 /// the writer cannot write the scene; the writer's own errors (I/O, collisions).
 pub fn convert(scene: &Scene, output: &Path, opts: &ConvertOptions) -> Result<Report, Error> {
+    let (report, files) = crate::io::recording_writes(|| write_output(scene, output, opts));
+    let mut report = report?;
+    report.files = files;
+    Ok(report)
+}
+
+/// [`convert`] without the record of the files written.
+fn write_output(scene: &Scene, output: &Path, opts: &ConvertOptions) -> Result<Report, Error> {
     let format = OutputFormat::of(output)?;
     let animation = scene.choose_animation(&opts.animation)?;
     // The animation alone when one was asked for; every animation otherwise.

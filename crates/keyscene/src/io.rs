@@ -97,6 +97,52 @@ impl ReadOptions {
     }
 }
 
+thread_local! {
+    /// The files written on this thread inside [`recording_writes`] (`None` outside it).
+    static WRITTEN: std::cell::RefCell<Option<Vec<PathBuf>>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Runs `f` and returns, with its result, every file [`write_atomically`] wrote on this thread
+/// meanwhile (paths as the writer named them, in the order written, repeats removed), and the
+/// companion files [`crate::output::write_companions`] found already holding their bytes
+/// (left as they are, but part of this output all the same). Writes on other threads are not
+/// seen; keyscene's writers write on the calling thread. A recording inside another is seen
+/// by both. A file written and then removed again (a writer undoing a failed write) is still
+/// listed: use the list only when `f` succeeded.
+pub(crate) fn recording_writes<T>(f: impl FnOnce() -> T) -> (T, Vec<PathBuf>) {
+    /// Puts the outer recording back (with this one's files added), even when `f` panics.
+    struct Restore(Option<Vec<PathBuf>>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            let outer = self.0.take();
+            WRITTEN.with(|w| {
+                let mut w = w.borrow_mut();
+                let inner = w.take().unwrap_or_default();
+                *w = outer.map(|mut o| {
+                    o.extend(inner);
+                    o
+                });
+            });
+        }
+    }
+    let restore = Restore(WRITTEN.with(|w| w.borrow_mut().replace(Vec::new())));
+    let value = f();
+    let mut files = WRITTEN.with(|w| w.borrow().clone().unwrap_or_default());
+    drop(restore);
+    let mut seen = std::collections::HashSet::new();
+    files.retain(|p| seen.insert(p.clone()));
+    (value, files)
+}
+
+/// Records `path` as written by the [`recording_writes`] running on this thread, if any.
+pub(crate) fn note_written(path: &Path) {
+    WRITTEN.with(|w| {
+        if let Some(files) = w.borrow_mut().as_mut() {
+            files.push(path.to_path_buf());
+        }
+    });
+}
+
 /// Writes a file atomically: `fill` writes into a temporary file in the destination's folder,
 /// which is renamed over `path` only when `fill` succeeds. On any error nothing is left behind
 /// (the temporary file is removed) and an existing `path` is untouched.
@@ -128,6 +174,7 @@ where
     }
     set_default_permissions(tmp.as_file(), path).map_err(io)?;
     tmp.persist(path).map_err(|e| io(e.error))?;
+    note_written(path);
     Ok(())
 }
 

@@ -103,6 +103,7 @@ pub fn write_companions(files: &[Companion], source: &str) -> Result<Vec<PathBuf
         let h = hash(&f.bytes);
         if let Some((theirs, their_hash)) = written.get(&k) {
             if *their_hash == h && f.path.exists() {
+                crate::io::note_written(&f.path);
                 continue;
             }
             if theirs != source {
@@ -110,7 +111,7 @@ pub fn write_companions(files: &[Companion], source: &str) -> Result<Vec<PathBuf
             }
         }
         match std::fs::read(&f.path) {
-            Ok(old) if old[..] == f.bytes[..] => {}
+            Ok(old) if old[..] == f.bytes[..] => crate::io::note_written(&f.path),
             Ok(old) => match recorded_source(&old) {
                 Some(theirs) if theirs == source => todo.push((f, k, h)),
                 Some(theirs) => return Err(collision(f, source, &theirs)),

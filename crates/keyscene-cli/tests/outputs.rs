@@ -291,11 +291,103 @@ fn batch_scripts(c: &Path) -> Result<(), Failed> {
     Ok(())
 }
 
+/// Every file under `dir` (recursively), relative to it, `/`-separated, but `skip`.
+fn files_under(dir: &Path, rel: &Path, skip: &str, out: &mut Vec<String>) -> std::io::Result<()> {
+    for e in std::fs::read_dir(dir.join(rel))? {
+        let e = e?;
+        let path = rel.join(e.file_name());
+        if e.file_type()?.is_dir() {
+            files_under(dir, &path, skip, out)?;
+        } else {
+            let name = path.to_string_lossy().replace('\\', "/");
+            if name != skip {
+                out.push(name);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Issue #17 §4: a batch's manifest line lists in `outputs` every file the conversion wrote,
+/// the main output first: for assimp/test1.3ds (three textures beside it) into each output
+/// format, the files in the output folder (walked on disk) are exactly the line's `outputs`;
+/// a second run, skipping the file as up to date, lists the same files.
+fn manifest_lists_every_output(c: &Path) -> Result<(), Failed> {
+    let src = tempfile::tempdir()?;
+    std::fs::copy(c.join("3ds/assimp/test1.3ds"), src.path().join("test1.3ds"))?;
+    for img in TEST1_IMAGES {
+        std::fs::copy(c.join("3ds/assimp").join(img), src.path().join(img))?;
+    }
+    for to in ["obj", "gltf", "glb", "3da", "fbx", "3ds"] {
+        let dir = tempfile::tempdir()?;
+        let manifest = dir.path().join("m.jsonl");
+        let run = || {
+            keyscene(&[
+                Path::new("convert"),
+                src.path(),
+                dir.path(),
+                Path::new("--to"),
+                Path::new(to),
+                Path::new("--quiet"),
+                Path::new("--manifest"),
+                &manifest,
+            ])
+        };
+        ok(&run())?;
+        let mut on_disk = Vec::new();
+        files_under(dir.path(), Path::new(""), "m.jsonl", &mut on_disk)?;
+        on_disk.sort();
+        let lines = |m: &Path| -> Result<Vec<serde_json::Value>, Failed> {
+            let text = std::fs::read_to_string(m)?;
+            Ok(text.lines().map(serde_json::from_str).collect::<Result<_, _>>()?)
+        };
+        let first = lines(&manifest)?;
+        if first.len() != 1 {
+            return Err(format!("{to}: {} manifest lines, expected 1", first.len()).into());
+        }
+        let outputs: Vec<String> = serde_json::from_value(first[0]["outputs"].clone())?;
+        if outputs.first().map(String::as_str) != Some(format!("test1.{to}").as_str()) {
+            return Err(
+                format!("{to}: outputs do not start with the main output: {outputs:?}").into()
+            );
+        }
+        let mut listed = outputs.clone();
+        listed.sort();
+        if listed != on_disk {
+            return Err(format!("{to}: outputs {outputs:?}, the folder holds {on_disk:?}").into());
+        }
+        // The side files the issue names are there (so the check above is not vacuous).
+        let side = outputs.len() - 1;
+        let least = match to {
+            "obj" => 1 + TEST1_IMAGES.len(),  // .mtl and the images
+            "gltf" => 1 + TEST1_IMAGES.len(), // .bin and the images
+            "3da" | "3ds" => TEST1_IMAGES.len(),
+            _ => 0,
+        };
+        if side < least {
+            return Err(format!("{to}: {side} files beside the output, at least {least}").into());
+        }
+        ok(&run())?;
+        let second = lines(&manifest)?;
+        if second.len() != 2 || second[1]["outcome"] != "skipped" {
+            return Err(format!("{to}: the second run's line: {:?}", second.last()).into());
+        }
+        if second[1]["outputs"] != first[0]["outputs"] {
+            return Err(format!(
+                "{to}: skipped, outputs {} (first run {})",
+                second[1]["outputs"], first[0]["outputs"]
+            )
+            .into());
+        }
+    }
+    Ok(())
+}
+
 fn main() {
     let args = Arguments::from_args();
     let c = corpus();
     type Check = fn(&Path) -> Result<(), Failed>;
-    let checks: [(&str, Check); 7] = [
+    let checks: [(&str, Check); 8] = [
         ("obj_copies_textures", obj_textures),
         ("three_da_copies_textures", three_da_textures),
         ("three_ds_copies_textures_under_8_3_names", three_ds_textures),
@@ -303,6 +395,7 @@ fn main() {
         ("tga_and_bmp_become_png_for_gltf", tga_to_png),
         ("a_second_source_never_replaces_a_script", collision),
         ("batch_fbx_conv_scripts_hold_their_own_materials", batch_scripts),
+        ("batch_manifest_lists_every_file_written", manifest_lists_every_output),
     ];
     let trials = checks
         .into_iter()

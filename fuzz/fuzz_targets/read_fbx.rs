@@ -27,7 +27,7 @@ fuzz_target!(|data: &[u8]| {
         Ok(doc) => {
             let _ = fbx::dump(&doc);
             if let Ok(graph) = fbx::objects::ObjectGraph::new(&doc) {
-                let opts = ReadOptions { limits, base_dir: None };
+                let opts = ReadOptions::default().limits(limits);
                 let (scene, _, _) = fbx::import::import(&graph, &opts);
                 let _ = scene.evaluate(Some(0), Time::Frame(0.0));
             }

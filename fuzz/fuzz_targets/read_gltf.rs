@@ -14,10 +14,12 @@ use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     let limits = Limits { max_bytes: 64 << 20, max_elements: 1 << 24, max_depth: 64 };
-    let opts = ReadOptions { limits, base_dir: None };
+    let opts = ReadOptions::default().limits(limits);
     let Ok((scene, _)) = keyscene::formats::gltf::read(data, &opts) else { return };
     let frames = match scene.animations.first() {
-        Some(a) => vec![a.frame_range.0, (a.frame_range.0 + a.frame_range.1) / 2.0, a.frame_range.1],
+        Some(a) => {
+            vec![a.frame_range.0, (a.frame_range.0 + a.frame_range.1) / 2.0, a.frame_range.1]
+        }
         None => vec![0.0],
     };
     for f in frames {

@@ -154,9 +154,14 @@ fn all_routes(file: &Path) -> Result<(), Failed> {
     if version["version"] != 1 || version["watch"] != false {
         return Err(format!("/version without --watch: {version}, expected version 1").into());
     }
-    let scene = server.get_json("/scene")?;
-    if let Some(e) = scene.get("error") {
-        return Err(format!("/scene reports a load error: {e}").into());
+    let (status, body) = server.request("GET", "/scene")?;
+    if status == 500 {
+        return unloadable_routes(file, &server, &body);
+    }
+    let scene: Value = serde_json::from_slice(&body)
+        .map_err(|e| format!("GET /scene: status {status}, not JSON: {e}"))?;
+    if status != 200 || scene.get("error").is_some() {
+        return Err(format!("GET /scene: status {status}: {scene}").into());
     }
     let nodes = scene["nodes"].as_array().map_or(0, Vec::len);
     for m in 0..scene["meshes"].as_array().map_or(0, Vec::len) {
@@ -190,6 +195,30 @@ fn all_routes(file: &Path) -> Result<(), Failed> {
     if status != 200 {
         return Err(format!("HEAD /scene: status {status}").into());
     }
+    Ok(())
+}
+
+/// The routes of a file the server could not load (`/scene` answered 500 with `body`): the
+/// library must fail on it too, `/scene`'s `error` must name the file, the page is still
+/// served (it shows the error page) and `/pose` answers 404.
+fn unloadable_routes(file: &Path, server: &Server, body: &[u8]) -> Result<(), Failed> {
+    let v: Value =
+        serde_json::from_slice(body).map_err(|e| format!("/scene (500): not JSON: {e}"))?;
+    let message = v["error"].as_str().unwrap_or("");
+    let name = file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    if keyscene::load(file).is_ok() {
+        return Err(format!("/scene: 500 ({message}) on a file the library loads").into());
+    }
+    if !message.contains(&name) {
+        return Err(format!("/scene: the error {message:?} does not name {name}").into());
+    }
+    server.get_ok("/")?;
+    server.get_ok("/page.js")?;
+    let (status, _) = server.request("GET", "/pose?frame=0")?;
+    if status != 404 {
+        return Err(format!("/pose without a scene: status {status}, expected 404").into());
+    }
+    eprintln!("routes: {} does not load; the error page is served: {message}", file.display());
     Ok(())
 }
 
@@ -1158,13 +1187,19 @@ fn main() {
                 let f = f.clone();
                 trials.push(Trial::test(format!("routes::{rel}"), move || all_routes(&f)));
             }
-            // The 3DA `keyscene convert` writes from every 50th of them (in sorted order).
-            for f in files.iter().step_by(50) {
-                let rel = f.strip_prefix(&corpus).unwrap_or(f).display().to_string();
-                let f = f.clone();
-                trials.push(Trial::test(format!("routes::3da_from::{rel}"), move || {
+            // The 3DA `keyscene convert` writes from every 50th of them (in sorted order; the
+            // next file that loads when that one does not).
+            for start in (0..files.len()).step_by(50) {
+                let files = files.clone();
+                let rel = files[start].strip_prefix(&corpus).unwrap_or(&files[start]);
+                let t = format!("routes::3da_from::{}", rel.display());
+                trials.push(Trial::test(t, move || {
+                    let f = files[start..]
+                        .iter()
+                        .find(|f| keyscene::load(f).is_ok())
+                        .ok_or("no file from here on loads")?;
                     let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
-                    all_routes(&as_3da(&f, dir.path())?)
+                    all_routes(&as_3da(f, dir.path())?)
                 }));
             }
             let missing = browser::client_missing(&[]);

@@ -6,17 +6,18 @@
 //! On the bundled `examples/FLY.3DS`, the world positions the page would draw (the `/pose`
 //! mesh-to-world matrix times the `/mesh/N` rest positions) must equal lib3ds's
 //! `world_sample_vertices` (`tests/data/FLY.3DS.lib3ds.json`) at every reference frame within
-//! issue #2's tolerance; bad requests get 400/404/405. Corpus files (a spread of the sorted 3DS
-//! and FBX files of `KEYSCENE_CORPUS`) must answer every route with 200.
+//! issue #2's tolerance; bad requests get 400/404/405. Every corpus 3DS/PRJ/FBX file of
+//! `KEYSCENE_CORPUS` (listed from the folders) and the 3DA written from every 50th must answer
+//! every route with 200, or, when the library cannot load it, with the error contract.
 //!
-//! Browser trials: the smallest 3DS file of the corpus whose lib3ds reference moves a vertex
-//! between its first and last reference frame, and the smallest binary FBX of the corpus whose
-//! first animation moves a skinned mesh (first against last frame), are opened in headless Chromium through playwright-core
-//! (`tools/view_check.mjs`): after `window.keysceneReady`, 5–95 % of the canvas must differ
-//! from the background, scrubbing to the last frame must change pixels, and hiding every node
-//! must leave only background. Screenshots: `target/tmp/view/`. Without node, playwright-core
-//! (`KEYSCENE_NODE_MODULES`) or Chromium (`KEYSCENE_CHROMIUM`), or without the corpus, those
-//! trials are reported ignored, saying why.
+//! Browser trials (headless Chromium through playwright-core, `tools/view_check.mjs`): a 3DS
+//! file, a skinned binary FBX, an ASCII FBX with blend shapes and the 3DA written from the
+//! skinned FBX, chosen by rules over the corpus preferring files with a camera that sees them
+//! ([`prefer_camera`]): coverage, scrubbing, hiding, the joints overlay, and the camera check
+//! ([`CameraCheck`]: `keyscene sample`'s vertices drawn within 2 px, the canvas against
+//! `keyscene render`'s PNG). Figures: docs/view.md. Screenshots: `target/tmp/view/`. Without
+//! node, playwright-core (`KEYSCENE_NODE_MODULES`) or Chromium (`KEYSCENE_CHROMIUM`), or
+//! without the corpus, those trials are reported ignored, saying why.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;

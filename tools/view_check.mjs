@@ -9,8 +9,8 @@
 // - "overlays": [names]: each overlay is switched on alone at the first frame; "overlay_changed"
 //   gives the share of pixels it changed.
 // - "camera": {"node", "frame", "marks": [[node, vertex], ...]}: looks through camera node
-//   `node` at `frame`, saves the canvas as SHOTS/NAME_camera.png (exact pixels, toDataURL),
-//   and answers "canvas" [w, h] and "marks": where the page draws each vertex ({x, y} from the
+//   `node` (or "auto": render's automatic camera, the page's "frame all") at `frame`, saves the canvas as SHOTS/NAME_camera.png (exact pixels, toDataURL),
+//   and answers "canvas" [w, h], "camera_coverage" (share of non-background pixels) and "marks": where the page draws each vertex ({x, y} from the
 //   top left, or null; window.keyscene.markVertex).
 // - "replace": {"from", "to"}: at the end copies file `from` over `to` (the file a
 //   `view --watch` serves) and waits until the page has reloaded by itself: "reloaded"
@@ -63,9 +63,11 @@ try {
         await page.screenshot({ path: path.join(p.shots, `${p.name}_frame.png`) });
         await canvas.screenshot({ path: path.join(p.shots, `${p.name}_canvas.png`) });
         if (p.camera) {
-          await page.evaluate((n) => window.keyscene.setCamera(n), p.camera.node);
+          if (p.camera.node === 'auto') await page.evaluate(() => window.keyscene.frameAll());
+          else await page.evaluate((n) => window.keyscene.setCamera(n), p.camera.node);
           await page.evaluate((f) => window.keyscene.setFrame(f), p.camera.frame);
           r.canvas = await page.evaluate(() => window.keyscene.canvasSize());
+          r.camera_coverage = await page.evaluate(() => window.keyscene.coverage());
           r.marks = [];
           for (const [node, v] of p.camera.marks || []) {
             r.marks.push(await page.evaluate(([n, v]) => window.keyscene.markVertex(n, v), [node, v]));

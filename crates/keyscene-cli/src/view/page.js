@@ -709,6 +709,8 @@ window.keyscene = {
   camera: () => state.camera,
   // Looks through camera node `node` ("auto": the orbit camera).
   setCamera: (node) => { state.camera = String(node); $("camera").value = String(node); draw(); },
+  // "Frame all": back to render's automatic camera (orbit reset).
+  frameAll: () => frameAll(),
   setOverlay: (name, on) => {
     state.overlays[name] = on;
     const box = document.querySelector(`input[data-overlay="${name}"]`);

@@ -744,6 +744,37 @@ fn encodings_agree(path: &Path, enc: Enc) -> Result<(), String> {
     Ok(())
 }
 
+/// FBX → FBX → FBX is stable (issue #14 §1, "Proof"): the source written in `enc` (A), read
+/// back by keyscene and written again in `enc` (B), gives A's bytes exactly (the creation time
+/// is fixed). On failure it names the first differing record path of our reader's tree.
+fn stable(path: &Path, enc: Enc) -> Result<(), String> {
+    let (scene, _) = keyscene::load(path).map_err(|e| format!("keyscene cannot load it: {e}"))?;
+    let (a, _) = export::write(&scene, &options(enc)).map_err(|e| format!("write: {e}"))?;
+    // A is read as a file saved beside its source: its textures resolve where the source's do.
+    let ro = match path.parent() {
+        Some(dir) => keyscene::ReadOptions::default().base_dir(dir),
+        None => keyscene::ReadOptions::default(),
+    };
+    let (back, _) =
+        fbx::read(&a, &ro).map_err(|e| format!("keyscene cannot read the written file: {e}"))?;
+    let (b, _) = export::write(&back, &options(enc)).map_err(|e| format!("second write: {e}"))?;
+    if a == b {
+        return Ok(());
+    }
+    let at = a.iter().zip(&b).position(|(x, y)| x != y).unwrap_or(a.len().min(b.len()));
+    let show = |x: &[u8]| {
+        let lo = at.saturating_sub(80);
+        String::from_utf8_lossy(&x[lo..(at + 80).min(x.len())]).into_owned()
+    };
+    Err(format!(
+        "the file written from the written file differs at byte {at} ({} and {} bytes):\n first: {:?}\n second: {:?}",
+        a.len(),
+        b.len(),
+        show(&a),
+        show(&b)
+    ))
+}
+
 fn fbx2gltf(path: &Path, enc: Enc) -> Result<(), String> {
     let (scene, _) = keyscene::load(path).map_err(|e| format!("keyscene cannot load it: {e}"))?;
     let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
@@ -803,9 +834,10 @@ fn main() {
         if let Err(e) = &loaded {
             let why = e.to_string().chars().take(60).collect::<String>();
             let is_3ds = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("3ds"));
-            let mut kinds = vec!["write_ufbx"];
+            let mut kinds = vec!["write_ufbx", "stable"];
             if sampled {
                 kinds.extend([
+                    "stable_ascii",
                     "write_ufbx_7500",
                     "write_ufbx_ascii",
                     "encodings_agree",
@@ -834,6 +866,15 @@ fn main() {
             let p = path.clone();
             trials.push(common::corpus_trial(format!("{kind}::{rel}"), &corpus, move |_| {
                 check(&p, enc).map_err(|e| format!("{}: {e}", p.display()).into())
+            }));
+        }
+        for (kind, enc) in [("stable", Enc::Binary7400), ("stable_ascii", Enc::Ascii)] {
+            if kind == "stable_ascii" && !sampled {
+                continue;
+            }
+            let p = path.clone();
+            trials.push(common::corpus_trial(format!("{kind}::{rel}"), &corpus, move |_| {
+                stable(&p, enc).map_err(|e| format!("{}: {e}", p.display()).into())
             }));
         }
         if sampled {

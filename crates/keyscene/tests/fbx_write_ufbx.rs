@@ -761,17 +761,22 @@ fn stable(path: &Path, enc: Enc) -> Result<(), String> {
     if a == b {
         return Ok(());
     }
-    let at = a.iter().zip(&b).position(|(x, y)| x != y).unwrap_or(a.len().min(b.len()));
-    let show = |x: &[u8]| {
-        let lo = at.saturating_sub(80);
-        String::from_utf8_lossy(&x[lo..(at + 80).min(x.len())]).into_owned()
+    // The first differing line of the two files as ASCII says what moved.
+    let text = |s: &Scene| {
+        let (t, _) = export::write(s, &options(Enc::Ascii)).unwrap_or_default();
+        String::from_utf8_lossy(&t).into_owned()
     };
+    let (ta, tb) = (text(&scene), text(&back));
+    let line = ta.lines().zip(tb.lines()).position(|(x, y)| x != y).unwrap_or(0);
+    let show =
+        |t: &str| t.lines().nth(line).unwrap_or("").trim().chars().take(160).collect::<String>();
     Err(format!(
-        "the file written from the written file differs at byte {at} ({} and {} bytes):\n first: {:?}\n second: {:?}",
+        "the file written from the written file differs ({} and {} bytes); as ASCII, line {}:\n first: {}\n second: {}",
         a.len(),
         b.len(),
-        show(&a),
-        show(&b)
+        line + 1,
+        show(&ta),
+        show(&tb)
     ))
 }
 

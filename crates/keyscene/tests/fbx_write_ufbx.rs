@@ -31,8 +31,11 @@
 //! 64-bit record headers, the SDK footer, ASCII's header line), and the two encodings carry the
 //! same scene (`encodings_agree::`, `encodings_agree_ascii::`: the binary and the ASCII file,
 //! read back and written again, give the same bytes; two writes of a scene are identical).
-//! Not checked: FBX → FBX → FBX byte stability of the file written from a written file, which
-//! does not hold yet (rest-pose decomposition round-off, tangent-mode key flags).
+//! FBX → FBX → FBX (`stable::` every source, `stable_ascii::` every [`ENCODING_SAMPLE_STEP`]th):
+//! the source written (A), read back by keyscene as a file beside the source and written again
+//! (B), in binary 7.4 / ASCII, gives A's bytes exactly; the first differing line of the two as
+//! ASCII is reported. Sources with a non-finite rest transform pass vacuously (NaN is written,
+//! our reader replaces it), and [`KNOWN_UNSTABLE`] are reported ignored.
 //!
 //! A source keyscene cannot load (the negative `wrong.3ds`) is reported *ignored*. A second opinion from the FBX SDK itself:
 //! `fbx2gltf::`/`fbx2gltf_ascii::` run FBX2glTF 0.9.7 (`/opt/keyscene-oracles`, see
@@ -59,6 +62,17 @@ const FBX_SAMPLE_STEP: usize = 1;
 /// One source of this many (the list [`sources`] gives, in its order) is also written as 7.5
 /// and as ASCII, and checked for FBX → FBX byte stability.
 const ENCODING_SAMPLE_STEP: usize = 4;
+
+/// Sources whose FBX → FBX → FBX write is known not to be byte-stable yet, with the first
+/// difference (measured on the h-fbxstab branch; docs/fbx.md, "FBX → FBX → FBX"): reported
+/// *ignored* by the `stable::` trials, so that a new one fails.
+const KNOWN_UNSTABLE: &[(&str, &str)] = &[
+    ("3ds/glscene/mushroom.3ds", "TimeSpanStop 0 becomes one frame"),
+    ("fbx/ufbx/maya_texture_layers_6100_ascii.fbx", "a Video's name follows another texture"),
+    ("fbx/ufbx/maya_texture_layers_6100_binary.fbx", "a Video's name follows another texture"),
+    ("fbx/fbx-conv/3dsmax_animation.FBX", "Lcl Rotation 0,nan,nan is read back as 0,0,0"),
+    ("fbx/fbx-conv/3dsmax_animation_bin.FBX", "Lcl Rotation 0,nan,nan is read back as 0,0,0"),
+];
 
 /// The encodings checked.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -744,6 +758,48 @@ fn encodings_agree(path: &Path, enc: Enc) -> Result<(), String> {
     Ok(())
 }
 
+/// FBX → FBX → FBX is stable (issue #14 §1, "Proof"): the source written in `enc` (A), read
+/// back by keyscene and written again in `enc` (B), gives A's bytes exactly (the creation time
+/// is fixed). On failure it names the first differing record path of our reader's tree.
+fn stable(path: &Path, enc: Enc) -> Result<(), String> {
+    let (scene, _) = keyscene::load(path).map_err(|e| format!("keyscene cannot load it: {e}"))?;
+    let rest = scene.evaluate(None, Time::Frame(0.0));
+    if rest.world.iter().chain(&rest.local).any(|m| !m.is_finite()) {
+        // A non-finite transform is written as it is (NaN) and our reader replaces it with
+        // the default when it reads the written file: by rule not stable (checked: loads).
+        return Ok(());
+    }
+    let (a, _) = export::write(&scene, &options(enc)).map_err(|e| format!("write: {e}"))?;
+    // A is read as a file saved beside its source: its textures resolve where the source's do.
+    let ro = match path.parent() {
+        Some(dir) => keyscene::ReadOptions::default().base_dir(dir),
+        None => keyscene::ReadOptions::default(),
+    };
+    let (back, _) =
+        fbx::read(&a, &ro).map_err(|e| format!("keyscene cannot read the written file: {e}"))?;
+    let (b, _) = export::write(&back, &options(enc)).map_err(|e| format!("second write: {e}"))?;
+    if a == b {
+        return Ok(());
+    }
+    // The first differing line of the two files as ASCII says what moved.
+    let text = |s: &Scene| {
+        let (t, _) = export::write(s, &options(Enc::Ascii)).unwrap_or_default();
+        String::from_utf8_lossy(&t).into_owned()
+    };
+    let (ta, tb) = (text(&scene), text(&back));
+    let line = ta.lines().zip(tb.lines()).position(|(x, y)| x != y).unwrap_or(0);
+    let show =
+        |t: &str| t.lines().nth(line).unwrap_or("").trim().chars().take(160).collect::<String>();
+    Err(format!(
+        "the file written from the written file differs ({} and {} bytes); as ASCII, line {}:\n first: {}\n second: {}",
+        a.len(),
+        b.len(),
+        line + 1,
+        show(&ta),
+        show(&tb)
+    ))
+}
+
 fn fbx2gltf(path: &Path, enc: Enc) -> Result<(), String> {
     let (scene, _) = keyscene::load(path).map_err(|e| format!("keyscene cannot load it: {e}"))?;
     let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
@@ -803,9 +859,10 @@ fn main() {
         if let Err(e) = &loaded {
             let why = e.to_string().chars().take(60).collect::<String>();
             let is_3ds = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("3ds"));
-            let mut kinds = vec!["write_ufbx"];
+            let mut kinds = vec!["write_ufbx", "stable"];
             if sampled {
                 kinds.extend([
+                    "stable_ascii",
                     "write_ufbx_7500",
                     "write_ufbx_ascii",
                     "encodings_agree",
@@ -834,6 +891,24 @@ fn main() {
             let p = path.clone();
             trials.push(common::corpus_trial(format!("{kind}::{rel}"), &corpus, move |_| {
                 check(&p, enc).map_err(|e| format!("{}: {e}", p.display()).into())
+            }));
+        }
+        for (kind, enc) in [("stable", Enc::Binary7400), ("stable_ascii", Enc::Ascii)] {
+            if kind == "stable_ascii" && !sampled {
+                continue;
+            }
+            if let Some((_, why)) = KNOWN_UNSTABLE.iter().find(|(f, _)| rel == *f) {
+                trials.push(
+                    Trial::test(format!("{kind}::{rel} (ignored: not stable yet: {why})"), || {
+                        Ok(())
+                    })
+                    .with_ignored_flag(true),
+                );
+                continue;
+            }
+            let p = path.clone();
+            trials.push(common::corpus_trial(format!("{kind}::{rel}"), &corpus, move |_| {
+                stable(&p, enc).map_err(|e| format!("{}: {e}", p.display()).into())
             }));
         }
         if sampled {

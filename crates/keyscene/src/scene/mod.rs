@@ -414,6 +414,13 @@ pub struct NodeSource {
     pub id: Option<i64>,
     /// 3DS node chunk data, for nodes read from 3DS (boxed: other formats have none).
     pub three_ds: Option<Box<ThreeDsNodeSource>>,
+    /// FBX `Lcl Rotation` as stored (Euler degrees about X, Y, Z, in the node's
+    /// `RotationOrder`), for nodes read from FBX. [`Transform::rotation`] is what the scene
+    /// evaluates; this keeps the source's own angles (several angle triples give one
+    /// orientation, and quaternion → Euler → quaternion moves them by round-off), so the FBX
+    /// writer writes them back unchanged where they still give that rotation in XYZ order
+    /// (docs/fbx.md, "FBX → FBX → FBX").
+    pub fbx_lcl_rotation: Option<DVec3>,
 }
 
 /// What a 3DS node's chunks store beyond the scene model (3DS spec, "Keyframer": `NODE_HDR`,

@@ -65,7 +65,7 @@ use super::objects::KTIME_PER_SECOND;
 use super::write::{self, BinaryOptions, Record, Value, WriteError};
 use crate::anim::Time;
 use crate::scene::{Axis, Mesh, NodeKind, Scene};
-use transform::{decompose, local_matrices, model_class, written_worlds};
+use transform::{local_matrices, model_class, rest_parts, written_worlds};
 
 mod animation;
 mod attributes;
@@ -412,10 +412,11 @@ impl Builder {
     fn objects(&mut self, scene: &Scene, opts: &WriteOptions) -> Result<(), WriteError> {
         let rest = scene.evaluate(None, Time::Frame(0.0));
         let locals = local_matrices(scene, &rest.world, &rest.local);
+        let direct = transform::direct_nodes(scene);
         let mut model_ids = Vec::with_capacity(scene.nodes.len());
         for (i, node) in scene.nodes.iter().enumerate() {
             let class = model_class(scene, i);
-            let id = self.model(scene, i, class, locals[i]);
+            let id = self.model(scene, i, class, rest_parts(scene, i, locals[i], direct[i]));
             model_ids.push(id);
             match node.mesh {
                 Some(m) if class == "Mesh" => self.mesh_node(scene, i, m, id, opts),
@@ -449,12 +450,17 @@ impl Builder {
         self.animations(scene, opts, &model_ids)
     }
 
-    /// Node `i`'s `Model` of class `class` with its local transform `local` (decomposed into
-    /// `Lcl Translation/Rotation/Scaling`); returns its id.
-    fn model(&mut self, scene: &Scene, i: usize, class: &str, local: DMat4) -> i64 {
+    /// Node `i`'s `Model` of class `class` with its rest `Lcl Translation/Rotation/Scaling`
+    /// and whether they reproduce its local matrix ([`transform::rest_parts`]); returns its id.
+    fn model(
+        &mut self,
+        scene: &Scene,
+        i: usize,
+        class: &str,
+        (t, r, s, exact): (DVec3, DVec3, DVec3, bool),
+    ) -> i64 {
         let node = &scene.nodes[i];
         let id = self.id();
-        let (t, r, s, exact) = decompose(local);
         if !exact {
             self.report.sheared += 1;
         }
@@ -743,8 +749,11 @@ fn material(id: i64, name: &str, m: &crate::scene::Material) -> Record {
             p_vec("SpecularColor", "Color", "", "A", c(m.specular)),
             p_double("SpecularFactor", m.shininess_strength as f64),
             p_double("ShininessExponent", (m.shininess as f64 * 100.0).max(0.0)),
-            p_double("TransparencyFactor", m.transparency as f64),
-            p_double("Opacity", 1.0 - m.transparency as f64),
+            // `Opacity` as the reader keeps it (`f32`) and the transparency it derives from it
+            // (`1 − Opacity` in `f32`, `Material::update_fbx_derived`), so a file written from
+            // this file holds the same two values (docs/fbx.md, "FBX → FBX → FBX").
+            p_double("TransparencyFactor", (1.0 - (1.0 - m.transparency)) as f64),
+            p_double("Opacity", (1.0 - m.transparency) as f64),
         ]))
 }
 

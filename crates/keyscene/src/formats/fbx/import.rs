@@ -751,7 +751,17 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
         }
         let name = norm.rsplit('/').next()?;
         let bare = base.join(name);
-        bare.is_file().then_some(bare)
+        if bare.is_file() {
+            return Some(bare);
+        }
+        // Case-insensitively (`ReadOptions::base_dir`), as the 3DS reader finds its maps: a
+        // file written from a 3DS source names `TEST.PNG` for `test.png`.
+        std::fs::read_dir(base)
+            .ok()?
+            .filter_map(Result::ok)
+            .find(|e| e.file_name().to_str().is_some_and(|n| n.eq_ignore_ascii_case(name)))
+            .map(|e| e.path())
+            .filter(|p| p.is_file())
     }
 
     fn models(&mut self) {
@@ -821,6 +831,7 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
             },
         );
         let v = |i: usize, def: f64| DVec3::from(props.get_vec3(i, [def; 3]));
+        node.source.fbx_lcl_rotation = Some(v(const { t("Lcl Rotation") }, 0.0));
         node.transform = Transform {
             translation: v(const { t("Lcl Translation") }, 0.0),
             rotation: setup

@@ -6,7 +6,9 @@
 use glam::DVec3;
 
 use super::keys;
-use super::transform::{decompose, direct_nodes, euler_xyz, local_matrices, unwrap_near};
+use super::transform::{
+    decompose, direct_nodes, euler_xyz, local_matrices, rest_parts, unwrap_near,
+};
 use super::{
     ktime, name_class, p, p_time, props70, Builder, Resampled, WriteOptions, KEY_DEFAULT_WEIGHTS,
     KEY_FLAGS_LINEAR,
@@ -110,8 +112,9 @@ impl Builder {
         let rest_pose = scene.evaluate(None, Time::Frame(0.0));
         let rest: Vec<Parts> = local_matrices(scene, &rest_pose.world, &rest_pose.local)
             .iter()
-            .map(|l| {
-                let (t, r, s, _) = decompose(*l);
+            .enumerate()
+            .map(|(i, l)| {
+                let (t, r, s, _) = rest_parts(scene, i, *l, direct[i]);
                 (t, r, s)
             })
             .collect();
@@ -220,7 +223,10 @@ impl Builder {
                     let vals: Vec<DVec3> = samples.iter().map(|x| [x.0, x.1, x.2][pick]).collect();
                     let curves = [0, 1, 2]
                         .map(|axis| Some(linear_curve(times, vals.iter().map(|v| v[axis]))));
-                    (vals[0], curves)
+                    // Every component has a curve, so the defaults do not change the
+                    // evaluation: the Model's rest values, which a file written from this
+                    // file gives as its defaults too (docs/fbx.md, "FBX → FBX → FBX").
+                    ([n.rest.0, n.rest.1, n.rest.2][pick], curves)
                 }
             };
             let comps = ["d|X", "d|Y", "d|Z"].map(|c| (c, defaults));
@@ -470,8 +476,19 @@ pub(super) fn plan_direct(
                     xyz(x, 1.0, rest_part)
                 }
                 ChannelTarget::Rotation(RotationTrack::Euler { order, rest, xyz: tracks }) => {
+                    // The source's own `Lcl Rotation` degrees where they are this rest
+                    // (radians × 180/π would move them by round-off).
+                    let own = scene.nodes[i]
+                        .source
+                        .fbx_lcl_rotation
+                        .filter(|d| *d * (std::f64::consts::PI / 180.0) == *rest);
                     if *order == EulerOrder::Xyz {
-                        xyz(tracks, deg, *rest)
+                        match (own, xyz(tracks, deg, *rest)) {
+                            (Some(d), Plan::Exact { curves, .. }) => {
+                                Plan::Exact { defaults: d, curves }
+                            }
+                            (_, plan) => plan,
+                        }
                     } else {
                         Plan::Resample("Euler rotation in an order other than XYZ")
                     }

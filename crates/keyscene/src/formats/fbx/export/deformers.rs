@@ -45,10 +45,15 @@ fn cluster_weights(skin: &Skin) -> Vec<(Vec<i32>, Vec<f64>)> {
         if total.is_nan() || total <= 0.0 || i32::try_from(v).is_err() {
             continue;
         }
+        // Weights that already sum to 1 within `f32` precision stay as the scene holds them;
+        // others are divided by their total and rounded to `f32`, what a reader of the written
+        // file keeps, so that a file written from the written file holds the same weights
+        // (docs/fbx.md, "FBX → FBX → FBX").
+        let unit = (total - 1.0).abs() <= 1e-6;
         for (j, w) in merged {
             if w != 0.0 {
                 out[j as usize].0.push(v as i32);
-                out[j as usize].1.push(w / total);
+                out[j as usize].1.push(if unit { w } else { (w / total) as f32 as f64 });
             }
         }
     }

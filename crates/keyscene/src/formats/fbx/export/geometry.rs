@@ -59,9 +59,18 @@ pub(super) fn geometry(id: i64, mesh: &Mesh, bake: DMat4) -> Record {
     if let Some(n) = &mesh.normals {
         let mut out = Vec::with_capacity(mesh.corner_vertices.len() * 3);
         let mut ok = true;
+        // The scene's normals (`f32`) as they are when no geometry transform is baked in;
+        // baked ones renormalised and rounded to `f32`, what a reader of the written file
+        // keeps, so that a file written from the written file holds the same normals
+        // (docs/fbx.md, "FBX → FBX → FBX").
+        let baked = nm != DMat3::IDENTITY;
         per_corner(&mut |v, c, p| match n.get(v, c, p) {
             Some(x) => {
-                let y = (nm * x.as_dvec3()).normalize_or_zero();
+                let y = if baked {
+                    (nm * x.as_dvec3()).normalize_or_zero().as_vec3().as_dvec3()
+                } else {
+                    x.as_dvec3()
+                };
                 out.extend([y.x, y.y, y.z]);
             }
             None => {

@@ -12,7 +12,7 @@
 //! | [`Interpolation::Step`] | `0x2` constant | `0, 0, weights, 0` |
 //! | [`Interpolation::StepNext`] | `0x102` constant next | `0, 0, weights, 0` |
 //! | [`Interpolation::Linear`] | `0x404` linear | `0, 0, weights, 0` |
-//! | [`Interpolation::Bezier`] | `0x408` cubic, user tangents (`0x800` broken when the key's two slopes differ) | right slope, next key's left slope (value units per **second**), weights, 0 |
+//! | [`Interpolation::Bezier`] | `0x408` cubic, user tangents (`0x800` broken when a cubic segment arrives at the key and its two slopes differ as written, in `f32`) | right slope, next key's left slope (value units per **second**), weights, 0 |
 //!
 //! Weights: a handle within 1e-6 of 1/3 is left unweighted (ufbx then takes `0.333333`, the
 //! SDK 1/3); any other weight `w` in 0…1 sets `0x01000000` (right) / `0x02000000` (next left)
@@ -119,6 +119,17 @@ fn packed(right: u32, next_left: u32) -> f32 {
     f32::from_bits((right & 0xffff) | (next_left << 16))
 }
 
+/// Whether a key whose arriving (cubic) slope is `arriving` and leaving slope `leaving` (per
+/// frame) is written broken (`0x800`): when the two slopes *as written* (`f32` per second)
+/// differ. That is what a reader of the written file sees — our reader gives the stored
+/// `f32`s back — so a file written from a written file sets the same flag (docs/fbx.md,
+/// "FBX → FBX → FBX"); slopes that differ only below `f32` precision are one slope there.
+/// Only a key that a cubic segment arrives at can be broken (the reader takes the left slope
+/// from the previous key's cubic data).
+fn broken(arriving: f64, leaving: f64, per_second: f64) -> bool {
+    (arriving * per_second) as f32 != (leaving * per_second) as f32
+}
+
 fn plain_data() -> [f32; 4] {
     [0.0, 0.0, packed(DEFAULT_WEIGHT, DEFAULT_WEIGHT), 0.0]
 }
@@ -211,7 +222,7 @@ pub fn direct(track: &Track<f64>, scale: f64, fps: f64) -> Option<FbxCurve> {
                     return None;
                 }
                 let mut flags = FLAG_CUBIC | FLAG_TANGENT_USER;
-                if arriving.is_some_and(|s| s != *out_slope) {
+                if arriving.is_some_and(|s| broken(s, *out_slope, per_second)) {
                     flags |= FLAG_TANGENT_BROKEN;
                 }
                 let right = match weight_word(*out_weight) {
@@ -272,7 +283,8 @@ pub fn from_hermite(keys: &[HermiteKey<f64>], scale: f64, fps: f64) -> Option<Fb
                     return None;
                 }
                 let mut flags = FLAG_CUBIC | FLAG_TANGENT_USER;
-                if j > 0 && k.in_slope != k.out_slope {
+                let arrives_cubic = j > 0 && keys[j - 1].segment == Segment::Cubic;
+                if arrives_cubic && broken(k.in_slope, k.out_slope, per_second) {
                     flags |= FLAG_TANGENT_BROKEN;
                 }
                 let data = [

@@ -28,6 +28,42 @@ pub(super) fn compose(t: DVec3, euler_deg: DVec3, s: DVec3) -> DMat4 {
     DMat4::from_scale_rotation_translation(s, q, t)
 }
 
+/// Node `i`'s rest `Lcl Translation`, `Lcl Rotation` (XYZ Euler degrees), `Lcl Scaling` and
+/// whether T·R·S reproduces `local` (its written local matrix, [`local_matrices`]).
+///
+/// A node whose written local matrix is its own transform (`direct`, [`direct_nodes`], and
+/// `local` equal to `Node::transform`'s matrix within 1e-12 × its largest entry) writes its own
+/// parts instead of decomposing `local`: translation and scale as the scene holds them, the
+/// rotation as the source's `Lcl Rotation` angles ([`NodeSource::fbx_lcl_rotation`]) when they
+/// give the node's rotation exactly in XYZ order (the reader's own composition,
+/// `EulerOrder::Xyz.to_quat`), else the XYZ Euler angles of its quaternion. Decomposing
+/// `parent_world⁻¹ · world` moves values by round-off (1.0000000000000002 for 1), so a file
+/// written from a written file would differ from it; with this rule a second write reproduces
+/// the first (docs/fbx.md, "FBX → FBX → FBX").
+///
+/// [`NodeSource::fbx_lcl_rotation`]: crate::scene::NodeSource::fbx_lcl_rotation
+pub(super) fn rest_parts(
+    scene: &Scene,
+    i: usize,
+    local: DMat4,
+    direct: bool,
+) -> (DVec3, DVec3, DVec3, bool) {
+    let n = &scene.nodes[i];
+    let own = n.transform.matrix();
+    let size = local.to_cols_array().iter().fold(1.0f64, |a, v| a.max(v.abs()));
+    if !direct || !own.is_finite() || !own.abs_diff_eq(local, 1e-12 * size) {
+        return decompose(local);
+    }
+    let tr = &n.transform;
+    let to_rad = std::f64::consts::PI / 180.0;
+    let r = n
+        .source
+        .fbx_lcl_rotation
+        .filter(|r| crate::scene::EulerOrder::Xyz.to_quat(*r * to_rad) == tr.rotation)
+        .unwrap_or_else(|| euler_xyz(tr.rotation));
+    (tr.translation, r, tr.scale, true)
+}
+
 /// `e` moved by whole turns per component to lie within 180° of `prev`.
 pub(super) fn unwrap_near(e: DVec3, prev: DVec3) -> DVec3 {
     let f = |a: f64, p: f64| a + ((p - a) / 360.0).round() * 360.0;

@@ -247,8 +247,12 @@ impl From<PoseError> for CliError {
 fn flagged(e: &PoseError) -> String {
     match e {
         PoseError::NoSuchAnimation { index, .. } => format!("--animation {index}: {}", e.reason()),
-        PoseError::NoAnimationNamed { name, .. } => format!("--stack {name:?}: {}", e.reason()),
-        PoseError::NoSuchBindPose { name, .. } => format!("--bind-pose {name:?}: {}", e.reason()),
+        PoseError::NoAnimationNamed { name, .. } => {
+            format!("--stack {}: {}", keyscene::quoted(name), e.reason())
+        }
+        PoseError::NoSuchBindPose { name, .. } => {
+            format!("--bind-pose {}: {}", keyscene::quoted(name), e.reason())
+        }
         e => e.to_string(),
     }
 }

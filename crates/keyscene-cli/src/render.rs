@@ -195,10 +195,13 @@ fn find_camera(scene: &Scene, name: &str) -> Result<usize, CliError> {
             })
         })
         .ok_or_else(|| {
-            let names: Vec<String> =
-                cameras.iter().map(|&n| format!("{:?}", scene.nodes[n].name)).collect();
+            let names: Vec<String> = cameras
+                .iter()
+                .map(|&n| keyscene::quoted(&scene.nodes[n].name).to_string())
+                .collect();
             CliError::Msg(format!(
-                "--camera {name:?}: no camera of that name (the file has: {}; or use auto)",
+                "--camera {}: no camera of that name (the file has: {}; or use auto)",
+                keyscene::quoted(name),
                 if names.is_empty() { "none".into() } else { names.join(", ") }
             ))
         })
@@ -302,11 +305,9 @@ fn parse_size(s: &str) -> Result<(u32, u32), String> {
     let (w, h) = s.split_once(['x', 'X']).ok_or("expected WIDTHxHEIGHT, e.g. 800x600")?;
     let max = keyscene::render::MAX_SIZE;
     let dim = |v: &str| {
-        v.trim()
-            .parse::<u32>()
-            .ok()
-            .filter(|&d| (1..=max).contains(&d))
-            .ok_or_else(|| format!("{v:?}: expected a whole number of pixels, 1…{max}"))
+        v.trim().parse::<u32>().ok().filter(|&d| (1..=max).contains(&d)).ok_or_else(|| {
+            format!("{}: expected a whole number of pixels, 1…{max}", keyscene::quoted(v))
+        })
     };
     Ok((dim(w)?, dim(h)?))
 }

@@ -64,7 +64,7 @@ fn render_writes_a_png_of_the_requested_size_the_same_every_time() {
 fn frames_write_a_numbered_sequence_or_one_contact_sheet() {
     let dir = tempfile::tempdir().unwrap();
     let seq = dir.path().join("seq");
-    ok(&keyscene(&["render", &fly(), "-o", s(&seq), "--size", "32x24", "--frames", "0..20:10"]));
+    ok(&render_fly(&seq, &["--size", "32x24", "--frames", "0..20:10"]));
     let mut names: Vec<String> = std::fs::read_dir(&seq)
         .unwrap()
         .map(|e| e.unwrap().file_name().into_string().unwrap())
@@ -72,17 +72,7 @@ fn frames_write_a_numbered_sequence_or_one_contact_sheet() {
     names.sort();
     assert_eq!(names, ["frame_0000.png", "frame_0001.png", "frame_0002.png"]);
     let sheet = dir.path().join("sheet.png");
-    ok(&keyscene(&[
-        "render",
-        &fly(),
-        "-o",
-        s(&sheet),
-        "--size",
-        "32x24",
-        "--frames",
-        "0..20:10",
-        "--sheet",
-    ]));
+    ok(&render_fly(&sheet, &["--size", "32x24", "--frames", "0..20:10", "--sheet"]));
     // Three frames → ⌈√3⌉ = 2 columns, 2 rows, 2-pixel gaps: 2·(32+2)+2 × 2·(24+2)+2.
     assert_eq!(png_size(&sheet), (70, 54));
 }
@@ -104,6 +94,14 @@ fn an_unknown_camera_fails_and_leaves_no_file() {
     assert!(!r.status.success());
     assert!(String::from_utf8_lossy(&r.stderr).contains("--sheet"));
     assert!(!out.exists());
+}
+
+/// `keyscene render examples/FLY.3DS -o OUT EXTRA…`.
+fn render_fly(out: &Path, extra: &[&str]) -> Output {
+    let fly = fly();
+    let mut args = vec!["render", fly.as_str(), "-o", s(out)];
+    args.extend_from_slice(extra);
+    keyscene(&args)
 }
 
 fn example(name: &str) -> String {
@@ -144,21 +142,8 @@ fn the_default_camera_is_the_first_scene_camera_else_auto() {
 fn contact_sheet_cells_are_labelled_with_their_frame() {
     let dir = tempfile::tempdir().unwrap();
     let sheet = dir.path().join("sheet.png");
-    ok(&keyscene(&[
-        "render",
-        &fly(),
-        "-o",
-        s(&sheet),
-        "--size",
-        "80x60",
-        "--frames",
-        "0..30:10",
-        "--camera",
-        "auto",
-        "--background",
-        "#336699",
-        "--sheet",
-    ]));
+    let frames = ["--frames", "0..30:10", "--camera", "auto", "--background", "#336699", "--sheet"];
+    ok(&render_fly(&sheet, &[&["--size", "80x60"][..], &frames].concat()));
     let t = keyscene::render::Texture::load(&sheet).unwrap();
     let at = |x: usize, y: usize| t.texels()[y * t.width() + x];
     // 4 frames: 2 columns, cells at x = 2 and 84, y = 2 and 64; label box from 4 pixels in.

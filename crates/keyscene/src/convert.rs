@@ -13,6 +13,7 @@
 use std::path::Path;
 
 use crate::anim::{AnimationChoice, PoseOptions, PoseWarning};
+use crate::quoting::quoted;
 use crate::scene::Scene;
 use crate::Error;
 
@@ -422,7 +423,10 @@ fn write_output(scene: &Scene, output: &Path, opts: &ConvertOptions) -> Result<R
                 report.warnings =
                     written.dropped.iter().map(|d| format!("not written: {d}")).collect();
                 report.warnings.extend(
-                    written.renamed.iter().map(|(k, a, b)| format!("renamed {k} {a:?} to {b:?}")),
+                    written
+                        .renamed
+                        .iter()
+                        .map(|(k, a, b)| format!("renamed {k} {} to {}", quoted(a), quoted(b))),
                 );
                 report.warnings.extend(animated_materials_not_written(scene, animation.as_slice()));
                 report.warnings.extend(written.warnings.iter().cloned());

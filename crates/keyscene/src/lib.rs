@@ -111,8 +111,10 @@ pub mod scene;
 mod error;
 mod io;
 mod load;
+mod quoting;
 
 pub use convert::convert;
 pub use error::Error;
 pub use io::{write_atomically, FileFormat, ReadOptions};
 pub use load::{load, load_bytes};
+pub use quoting::{quoted, Quoted};

@@ -510,16 +510,7 @@ fn views_scene() -> Scene {
     let mut tri = Node::new("tri", NodeKind::Mesh);
     tri.mesh = Some(0);
     add(&mut scene, tri, DVec3::ZERO, DQuat::IDENTITY);
-    scene.cameras.push(Camera {
-        name: "cam".into(),
-        target: None,
-        fov_degrees: 45.0,
-        fov_axis: FovAxis::Horizontal,
-        roll_degrees: 0.0,
-        near: None,
-        far: None,
-        aspect: None,
-    });
+    scene.cameras.push(Camera::new("cam", 45.0, FovAxis::Horizontal));
     // Looking along +Y with +Z up is Rx(90°); a roll of 30° turns it by −30° about its own Z.
     let cam_rot =
         DQuat::from_rotation_x(90f64.to_radians()) * DQuat::from_rotation_z(-30f64.to_radians());

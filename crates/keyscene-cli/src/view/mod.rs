@@ -262,7 +262,10 @@ impl Viewer {
 /// `n` as an index below `len`, else a 400 (not a number) or 404 (no such item).
 fn index(n: &str, len: usize, what: &str) -> Result<usize, Reply> {
     if n.is_empty() || !n.bytes().all(|b| b.is_ascii_digit()) || n.len() > 18 {
-        return Err(Reply::text(400, format!("{n:?}: expected a {what} index (a whole number)")));
+        return Err(Reply::text(
+            400,
+            format!("{}: expected a {what} index (a whole number)", keyscene::quoted(n)),
+        ));
     }
     match n.parse::<usize>() {
         Ok(i) if i < len => Ok(i),

@@ -501,14 +501,9 @@ mod tests {
 
     fn camera(target: NodeId) -> Camera {
         Camera {
-            name: "cam".into(),
             target: Some(target),
-            fov_degrees: 45.0,
-            fov_axis: FovAxis::Horizontal,
             roll_degrees: 5.0,
-            near: None,
-            far: None,
-            aspect: None,
+            ..Camera::new("cam", 45.0, FovAxis::Horizontal)
         }
     }
 

@@ -10,6 +10,7 @@ use std::fmt;
 use crate::scene::{AxisSystem, NodeId, Scene};
 
 use super::{Pose, Time};
+use crate::quoting::quoted;
 
 /// Which of [`Scene::animations`] to use.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -73,7 +74,7 @@ impl PoseError {
                 format!("the scene has {count} animation(s)")
             }
             PoseError::NoAnimationNamed { available, .. } => {
-                let names: Vec<String> = available.iter().map(|a| format!("{a:?}")).collect();
+                let names: Vec<String> = available.iter().map(|a| quoted(a).to_string()).collect();
                 format!(
                     "no animation has that name (the file has: {})",
                     if names.is_empty() { "none".into() } else { names.join(", ") }
@@ -91,8 +92,12 @@ impl fmt::Display for PoseError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             PoseError::NoSuchAnimation { index, .. } => write!(f, "animation {index}: ")?,
-            PoseError::NoAnimationNamed { name, .. } => write!(f, "animation {name:?}: ")?,
-            PoseError::NoSuchBindPose { name, .. } => write!(f, "bind pose {name:?}: ")?,
+            PoseError::NoAnimationNamed { name, .. } => {
+                write!(f, "animation {name}: ", name = quoted(&name))?
+            }
+            PoseError::NoSuchBindPose { name, .. } => {
+                write!(f, "bind pose {name}: ", name = quoted(&name))?
+            }
         }
         f.write_str(&self.reason())
     }
@@ -118,7 +123,11 @@ impl fmt::Display for PoseWarning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             PoseWarning::SkinNotInBindPose { name, .. } => {
-                write!(f, "no bind pose lists skinned mesh node {name:?}; left as skinned")
+                write!(
+                    f,
+                    "no bind pose lists skinned mesh node {name}; left as skinned",
+                    name = quoted(&name)
+                )
             }
         }
     }

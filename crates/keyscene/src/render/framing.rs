@@ -79,16 +79,7 @@ mod tests {
     use crate::scene::{Camera, FovAxis, Node};
 
     fn camera() -> Camera {
-        Camera {
-            name: String::new(),
-            target: None,
-            fov_degrees: 45.0,
-            fov_axis: FovAxis::Vertical,
-            roll_degrees: 0.0,
-            near: None,
-            far: None,
-            aspect: None,
-        }
+        Camera::new("", 45.0, FovAxis::Vertical)
     }
 
     fn scene_with_range(range: (f64, f64)) -> Scene {

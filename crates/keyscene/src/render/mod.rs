@@ -27,6 +27,7 @@ use std::sync::Arc;
 use glam::{DMat3, DVec3, DVec4, Vec2, Vec3};
 
 use crate::anim::Pose;
+use crate::quoting::quoted;
 use crate::scene::{geometry, MapSlot, Material, Mesh, NodeId, Scene, UvTransform, Warning};
 
 mod framing;
@@ -567,10 +568,11 @@ impl<'s> Renderer<'s> {
             Err(e) => {
                 self.warnings.push(Warning {
                     offset: None,
-                    place: format!("material {material:?}"),
+                    place: format!("material {material}", material = quoted(&material)),
                     message: format!(
-                        "embedded texture {file:?} could not be decoded ({e}); drawn with the \
-                         default (checker) material"
+                        "embedded texture {file} could not be decoded ({e}); drawn with the \
+                         default (checker) material",
+                        file = quoted(&file)
                     ),
                 });
                 None
@@ -595,10 +597,11 @@ impl<'s> Renderer<'s> {
             if self.missing.insert(file.to_owned()) {
                 self.warnings.push(Warning {
                     offset: None,
-                    place: format!("material {material:?}"),
+                    place: format!("material {material}", material = quoted(&material)),
                     message: format!(
-                        "texture {file:?} not found beside the scene; drawn with the default \
-                         (checker) material"
+                        "texture {file} not found beside the scene; drawn with the default \
+                         (checker) material",
+                        file = quoted(&file)
                     ),
                 });
             }
@@ -612,10 +615,11 @@ impl<'s> Renderer<'s> {
             Err(e) => {
                 self.warnings.push(Warning {
                     offset: None,
-                    place: format!("material {material:?}"),
+                    place: format!("material {material}", material = quoted(&material)),
                     message: format!(
-                        "texture {file:?} could not be decoded ({e}); drawn with the default \
-                         (checker) material"
+                        "texture {file} could not be decoded ({e}); drawn with the default \
+                         (checker) material",
+                        file = quoted(&file)
                     ),
                 });
                 None

@@ -17,16 +17,8 @@ fn scene_with(mesh: Mesh, materials: Vec<Material>) -> Scene {
     s.attach(0, None);
     s.nodes.push(Node::new("Camera01.Target", NodeKind::CameraTarget { camera: Some(0) }));
     s.attach(1, None);
-    s.cameras.push(Camera {
-        name: "Camera01".into(),
-        target: Some(1),
-        fov_degrees: 90.0,
-        fov_axis: FovAxis::Horizontal,
-        roll_degrees: 0.0,
-        near: None,
-        far: None,
-        aspect: None,
-    });
+    s.cameras
+        .push(Camera { target: Some(1), ..Camera::new("Camera01", 90.0, FovAxis::Horizontal) });
     let mut m = Node::new("Box01", NodeKind::Mesh);
     m.mesh = Some(0);
     s.nodes.push(m);

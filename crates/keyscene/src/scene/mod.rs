@@ -890,6 +890,22 @@ pub enum MapSlot {
     Emissive,
 }
 
+impl MapSlot {
+    /// The slot's name as reports and 3DA material-script comments print it (`Diffuse`,
+    /// `Opacity`, `Bump`, `Specular`, `Shininess`, `Reflection`, `Emissive`).
+    pub fn name(self) -> &'static str {
+        match self {
+            MapSlot::Diffuse => "Diffuse",
+            MapSlot::Opacity => "Opacity",
+            MapSlot::Bump => "Bump",
+            MapSlot::Specular => "Specular",
+            MapSlot::Shininess => "Shininess",
+            MapSlot::Reflection => "Reflection",
+            MapSlot::Emissive => "Emissive",
+        }
+    }
+}
+
 /// A texture map of a material.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TextureMap {
@@ -966,6 +982,24 @@ pub struct Camera {
     pub far: Option<f64>,
     /// Width ÷ height of the film/viewport, when the source states it.
     pub aspect: Option<f64>,
+}
+
+impl Camera {
+    /// A camera named `name` with a field of view of `fov_degrees` (degrees) along `fov_axis`,
+    /// no target, no roll, and no stated clip planes or aspect ratio; set the other fields on
+    /// the result (`Camera { target: Some(t), ..Camera::new("Camera01", 45.0, FovAxis::Horizontal) }`).
+    pub fn new(name: impl Into<String>, fov_degrees: f64, fov_axis: FovAxis) -> Camera {
+        Camera {
+            name: name.into(),
+            target: None,
+            fov_degrees,
+            fov_axis,
+            roll_degrees: 0.0,
+            near: None,
+            far: None,
+            aspect: None,
+        }
+    }
 }
 
 /// The direction a camera's field of view is measured in.

@@ -112,14 +112,9 @@ pub fn feature_scene(textures: &Path) -> Scene {
     b.transform.translation = DVec3::new(5.0, 0.0, 0.0);
     let _b = add(&mut s, b, Some(a));
     s.cameras.push(Camera {
-        name: "Cam".into(),
-        target: None,
-        fov_degrees: 60.0,
-        fov_axis: FovAxis::Horizontal,
         roll_degrees: 10.0,
-        near: None,
         far: Some(1000.0),
-        aspect: None,
+        ..Camera::new("Cam", 60.0, FovAxis::Horizontal)
     });
     let mut cam = Node::new("Cam", NodeKind::Camera(0));
     cam.transform.translation = DVec3::new(0.0, -20.0, 5.0);

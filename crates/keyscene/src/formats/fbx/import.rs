@@ -71,6 +71,7 @@ use glam::{DMat4, DVec3, Vec2, Vec3, Vec4};
 use super::objects::{ConnectionKind, IdMap, Object, ObjectGraph, ObjectProps, PropCache};
 use super::tree::{NodeRef, Property};
 use crate::io::ReadOptions;
+use crate::quoting::quoted;
 use crate::scene::{
     Attribute, Axis, AxisSystem, CacheFrame, Camera, EulerOrder, FovAxis, GeometryCache,
     InheritType, Light, LightKind, MapSlot, Mapping, Material, Mesh, Metadata, MorphTarget, Node,
@@ -1475,8 +1476,10 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
                             Some(file.node),
                             place,
                             format!(
-                                "geometry cache file {key:?} not found (also tried {abs:?}); the \
-                                 mesh is not animated by it"
+                                "geometry cache file {key} not found (also tried {abs}); the \
+                                 mesh is not animated by it",
+                                key = quoted(&key),
+                                abs = quoted(&abs)
                             ),
                         );
                         None
@@ -1528,10 +1531,10 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
                 Some(d.node),
                 place,
                 format!(
-                    "geometry cache {} channel {:?} has fewer points than the mesh's {n} \
+                    "geometry cache {} channel {} has fewer points than the mesh's {n} \
                      vertices; cache ignored",
                     path.display(),
-                    channel.name
+                    quoted(&channel.name)
                 ),
             );
             return None;

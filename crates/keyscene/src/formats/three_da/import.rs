@@ -31,6 +31,7 @@ use super::model::{File, FloatTrack, KeyTrack, Quat, RotTrack, VecTrack};
 use crate::anim::{
     Animation, Channel, ChannelTarget, Interpolation, Key, RotationTrack, Track, THREE_DS_FPS,
 };
+use crate::quoting::quoted;
 use crate::scene::{
     Attribute, EulerOrder, Mapping, Material, Mesh, Node, NodeKind, Scene, Skin, SkinJoint, UvSet,
     Warning,
@@ -193,7 +194,7 @@ fn skins(file: &File, scene: &mut Scene, warnings: &mut Vec<Warning>) {
 }
 
 fn warn(place: &str, message: String) -> Warning {
-    Warning { offset: None, place: format!("3da entity {place:?}"), message }
+    Warning { offset: None, place: format!("3da entity {place}", place = quoted(&place)), message }
 }
 
 fn v3(v: [f32; 3]) -> DVec3 {

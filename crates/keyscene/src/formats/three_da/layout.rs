@@ -602,6 +602,9 @@ pub trait KeyRecord: Copy + PartialEq + fmt::Debug {
     /// Appends one key.
     #[doc(hidden)]
     fn encode(&self, w: &mut Vec<u8>);
+    /// Replaces the key's value and, for TCB and BEZIER keys, its `in_tan` and `out_tan` by
+    /// `f` of them (a change of axes applied to a whole track); frame and TCB parameters stay.
+    fn map_values(&mut self, f: &dyn Fn(Self::V) -> Self::V);
 }
 
 /// `TCBKey1D_c` / `TCBKey3D_c` / `TCBKey4D_c`: 24 bytes of frame and TCB parameters, then
@@ -633,6 +636,9 @@ pub struct TcbKey<V> {
 }
 
 impl<V: Value> KeyRecord for TcbKey<V> {
+    fn map_values(&mut self, f: &dyn Fn(V) -> V) {
+        (self.value, self.in_tan, self.out_tan) = (f(self.value), f(self.in_tan), f(self.out_tan));
+    }
     type V = V;
     const KIND: TrackKind = TrackKind::Tcb;
     const SIZE: usize = 24 + 3 * V::SIZE;
@@ -671,6 +677,9 @@ pub struct LinearKey<V> {
 }
 
 impl<V: Value> KeyRecord for LinearKey<V> {
+    fn map_values(&mut self, f: &dyn Fn(V) -> V) {
+        self.value = f(self.value);
+    }
     type V = V;
     const KIND: TrackKind = TrackKind::Linear;
     const SIZE: usize = 4 + V::SIZE;
@@ -699,6 +708,9 @@ pub struct BezierKey<V> {
 }
 
 impl<V: Value> KeyRecord for BezierKey<V> {
+    fn map_values(&mut self, f: &dyn Fn(V) -> V) {
+        (self.value, self.in_tan, self.out_tan) = (f(self.value), f(self.in_tan), f(self.out_tan));
+    }
     type V = V;
     const KIND: TrackKind = TrackKind::Bezier;
     const SIZE: usize = 4 + 3 * V::SIZE;

@@ -137,6 +137,16 @@ pub struct KeyTrack<K: super::layout::KeyRecord> {
     pub keys: Vec<K>,
 }
 
+impl<K: super::layout::KeyRecord> KeyTrack<K> {
+    /// The track with `f` applied to `current` and to every key's value and tangents
+    /// ([`KeyRecord::map_values`](super::layout::KeyRecord::map_values)).
+    pub fn map_values(mut self, f: &dyn Fn(K::V) -> K::V) -> Self {
+        self.keys.iter_mut().for_each(|k| k.map_values(f));
+        self.current = f(self.current);
+        self
+    }
+}
+
 /// A 1D track (an EULER sub-track): angle in radians.
 #[derive(Debug, Clone, PartialEq)]
 #[allow(missing_docs)]

@@ -18,6 +18,7 @@ use crate::limits::Limits;
 use crate::scene::Warning;
 
 use super::error::Error;
+use crate::quoting::quoted;
 
 /// Chunk ids used by the reader (lib3ds 1.3 names, `chunk.h`).
 #[allow(missing_docs)]
@@ -357,7 +358,7 @@ impl std::fmt::Display for Label {
         match self {
             Label::Chunk(c) => f.write_str(&chunk_label(*c)),
             Label::Node(c, n) => write!(f, "{} #{n}", chunk_label(*c)),
-            Label::Object(name) => write!(f, "NAMED_OBJECT {name:?}"),
+            Label::Object(name) => write!(f, "NAMED_OBJECT {name}", name = quoted(&name)),
         }
     }
 }

@@ -52,6 +52,7 @@ use super::chunks::{
     id, CameraChunk, File3ds, KeyChunk, KeyValue, LightChunk, MaterialEntry, NodeChunk, ObjectKind,
     TrackChunk, TriMesh, TRACK_REPEAT, TRACK_SMOOTH,
 };
+use crate::quoting::quoted;
 
 /// `NODE_HDR` flags 1 bit 11: the node is hidden (seed 000, "Node sub-chunks").
 pub const NODE_HIDDEN: u16 = 0x0800;
@@ -105,12 +106,12 @@ struct Builder<'w, 'f> {
 
 /// Where a mesh's problems are reported.
 fn mesh_place(name: &str) -> String {
-    format!("MDATA › NAMED_OBJECT {name:?} › N_TRI_OBJECT")
+    format!("MDATA › NAMED_OBJECT {name} › N_TRI_OBJECT", name = quoted(&name))
 }
 
 /// Where a keyframer node's problems are reported.
 fn node_place(i: usize, nc: &NodeChunk<'_>) -> String {
-    format!("KFDATA › {} #{i} {:?}", super::chunks::chunk_label(nc.tag), nc.name)
+    format!("KFDATA › {} #{i} {}", super::chunks::chunk_label(nc.tag), quoted(&nc.name))
 }
 
 fn v3(a: [f32; 3]) -> DVec3 {
@@ -723,8 +724,9 @@ impl<'f> Builder<'_, 'f> {
                                 Some(t.offset),
                                 place(),
                                 format!(
-                                    "morph key at frame {} names no mesh {name:?}; ignored",
-                                    k.frame
+                                    "morph key at frame {} names no mesh {name}; ignored",
+                                    k.frame,
+                                    name = quoted(&name)
                                 ),
                             ),
                         }

@@ -15,6 +15,7 @@ use super::{
 };
 use crate::anim::{self, Animation, ChannelTarget, RotationTrack, Time, Track};
 use crate::formats::fbx::write::{Record, Value, WriteError};
+use crate::quoting::quoted;
 use crate::scene::{EulerOrder, Scene};
 
 /// A node's rest `Lcl Translation`, `Lcl Rotation` (XYZ Euler degrees), `Lcl Scaling`: the
@@ -98,6 +99,19 @@ pub(super) fn linear_curve(times: &[i64], values: impl Iterator<Item = f64>) -> 
     }
 }
 
+/// One animation as the property passes (camera/light attribute curves, blend-shape
+/// `DeformPercent` curves) write it: animation `ai` of `scene`, its `AnimationLayer` id, its
+/// key rate (frames per second) and written frame range, and the write options.
+#[derive(Clone, Copy)]
+pub(super) struct Take<'a> {
+    pub scene: &'a Scene,
+    pub ai: usize,
+    pub layer: i64,
+    pub fps: f64,
+    pub range: (f64, f64),
+    pub opts: &'a WriteOptions,
+}
+
 impl Builder {
     /// The animation pass (see the module docs): one stack per chosen animation.
     pub(super) fn animations(
@@ -136,8 +150,9 @@ impl Builder {
                 let node = NodeCurves { ai, i, model: model_ids[i], rest: rest[i], layer };
                 self.node_curves(node, &plans[i], &samples[i], &times);
             }
-            self.attribute_curves(scene, ai, layer, fps, range, opts)?;
-            self.deformer_curves(scene, ai, layer, fps, range, opts)?;
+            let take = Take { scene, ai, layer, fps, range, opts };
+            self.attribute_curves(&take)?;
+            self.deformer_curves(&take)?;
         }
         if dropped_morph > 0 {
             self.report.dropped.push(format!("{dropped_morph} 3DS morph (mesh swap) tracks"));
@@ -342,7 +357,7 @@ fn sample(
                 _ => None,
             })
             .unwrap_or("");
-        format!("animation {:?} (a resampled part: {reason})", scene.animations[ai].name)
+        format!("animation {} (a resampled part: {reason})", quoted(&scene.animations[ai].name))
     };
     let frames = resample_frames(range, opts.max_keys, why)?;
     for &i in &wanted {

@@ -5,12 +5,12 @@ use std::collections::HashMap;
 
 use glam::DVec3;
 
-use super::animation::{linear_curve, resample_frames, NO_FORM};
+use super::animation::{linear_curve, resample_frames, Take, NO_FORM};
 use super::transform::aimed;
-use super::WriteOptions;
 use super::{keys, ktime, name_class, p, p_double, p_enum, p_vec, props70, Builder, Resampled};
 use crate::anim::{ChannelTarget, Track};
 use crate::formats::fbx::write::{Record, Value, WriteError};
+use crate::quoting::quoted;
 use crate::scene::{FovAxis, LightKind, NodeKind, Scene};
 
 /// A track an attribute curve comes from.
@@ -115,15 +115,8 @@ impl Builder {
     /// `InnerAngle` (3DS hotspot, FBX `InnerAngle`/`HotSpot`) and `OuterAngle` (3DS falloff,
     /// FBX `OuterAngle`/`Cone angle`). Key for key where the keys have an FBX form, else the
     /// track sampled on integer frames (reported).
-    pub(super) fn attribute_curves(
-        &mut self,
-        scene: &Scene,
-        ai: usize,
-        layer: i64,
-        fps: f64,
-        range: (f64, f64),
-        opts: &WriteOptions,
-    ) -> Result<(), WriteError> {
+    pub(super) fn attribute_curves(&mut self, take: &Take<'_>) -> Result<(), WriteError> {
+        let Take { scene, ai, layer, fps, range, opts } = *take;
         // (node, attribute property, vector?) → per component curve, in first-seen order.
         let mut found: Vec<(usize, &'static str, bool, [Option<keys::FbxCurve>; 3])> = Vec::new();
         let attr_of: HashMap<usize, i64> = self.attributes.iter().copied().collect();
@@ -143,7 +136,7 @@ impl Builder {
             };
             let frames = || {
                 let f = resample_frames(range, opts.max_keys, || {
-                    format!("animation {:?}: the {prop} track", anim.name)
+                    format!("animation {}: the {prop} track", quoted(&anim.name))
                 })?;
                 let times: Vec<i64> = f.iter().map(|x| ktime(x / fps)).collect();
                 Ok::<_, WriteError>((f, times))

@@ -7,11 +7,12 @@ use std::collections::HashMap;
 
 use glam::{DMat3, DMat4, DVec3};
 
-use super::animation::{linear_curve, resample_frames, NO_FORM};
-use super::{keys, ktime, name_class, p, props70, Builder, Resampled, WriteOptions};
+use super::animation::{linear_curve, resample_frames, Take, NO_FORM};
+use super::{keys, ktime, name_class, p, props70, Builder, Resampled};
 use crate::anim::curve::morph_target_of;
 use crate::anim::ChannelTarget;
 use crate::formats::fbx::write::{Record, Value, WriteError};
+use crate::quoting::quoted;
 use crate::scene::{MorphTarget, Scene, Skin};
 
 /// One written `Geometry` that a skin or blend shapes deform: the first mesh node using it,
@@ -303,15 +304,8 @@ impl Builder {
     /// key where the keys have an FBX form, else sampled on integer frames (reported). Of
     /// several nodes driving one mesh's target the first is written (the evaluator keeps one
     /// weight per mesh too).
-    pub(super) fn deformer_curves(
-        &mut self,
-        scene: &Scene,
-        ai: usize,
-        layer: i64,
-        fps: f64,
-        range: (f64, f64),
-        opts: &WriteOptions,
-    ) -> Result<(), WriteError> {
+    pub(super) fn deformer_curves(&mut self, take: &Take<'_>) -> Result<(), WriteError> {
+        let Take { scene, ai, layer, fps, range, opts } = *take;
         let anim = &scene.animations[ai];
         let mut done: Vec<(usize, usize)> = Vec::new();
         for ch in &anim.channels {
@@ -335,7 +329,7 @@ impl Builder {
                 }
                 None => {
                     let frames = resample_frames(range, opts.max_keys, || {
-                        format!("animation {:?}: the {name} track", anim.name)
+                        format!("animation {}: the {name} track", quoted(&anim.name))
                     })?;
                     let times: Vec<i64> = frames.iter().map(|f| ktime(f / fps)).collect();
                     self.report.resampled.push(Resampled {

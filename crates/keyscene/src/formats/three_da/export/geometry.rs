@@ -14,6 +14,7 @@ use super::skin::{blend_weights, BindPoses};
 use super::{f3, ExportReport, CACHE_SIZE, MAX_SURFACE_VERTICES};
 use crate::formats::three_da::layout::{entity_type, Extents, VBlend};
 use crate::formats::three_da::model::{Entity, Surface};
+use crate::quoting::quoted;
 use crate::scene::{geometry, Mesh, Scene, Skin};
 
 /// A mesh's skin as the blend stream needs it: the skin, its joints' file indices and the
@@ -63,22 +64,26 @@ pub(super) fn mesh_entity(
     if let (Some(_), Some(j)) = (&mesh.skin, joints) {
         e.type_id = entity_type::MESH_SKINNED;
         report.converted.push(format!(
-            "{:?}: skin with {} joints → blend stream (4 largest weights per vertex), bind pose in bone_init_tm",
-            name,
+            "{}: skin with {} joints → blend stream (4 largest weights per vertex), bind pose in bone_init_tm",
+            quoted(name),
             j.len()
         ));
     }
     if !mesh.morph_targets.is_empty() {
-        report.dropped.push(format!("{:?}: {} morph targets", name, mesh.morph_targets.len()));
+        report.dropped.push(format!(
+            "{}: {} morph targets",
+            quoted(name),
+            mesh.morph_targets.len()
+        ));
     }
     if mesh.uv_sets.len() > 2 {
-        report.dropped.push(format!("{:?}: UV sets 2..{}", name, mesh.uv_sets.len() - 1));
+        report.dropped.push(format!("{}: UV sets 2..{}", quoted(name), mesh.uv_sets.len() - 1));
     }
     let g = node.geometry_transform();
     if g != DMat4::IDENTITY {
         report.baked.push(format!(
-            "{:?}: geometry transform (pivot / mesh matrix) baked into the vertices",
-            name
+            "{}: geometry transform (pivot / mesh matrix) baked into the vertices",
+            quoted(name)
         ));
     }
     let skin = mesh
@@ -95,9 +100,9 @@ pub(super) fn mesh_entity(
     e.bounds =
         bounds(e.surfaces.iter().flat_map(|s| s.xyz.iter().flatten()).map(|p| p.map(f64::from)));
     report.converted.push(format!(
-        "node {id} {:?} → mesh entity {:?}: {} surfaces, {} triangles",
-        node.name,
-        name,
+        "node {id} {} → mesh entity {}: {} surfaces, {} triangles",
+        quoted(&node.name),
+        quoted(name),
         e.surfaces.len(),
         e.surfaces.iter().map(|s| s.tri_list.len() / 3).sum::<usize>()
     ));
@@ -277,8 +282,9 @@ fn surfaces(
             let (stream, end) = Stream::fill(&corners, &tris, start);
             if end < tris.len() {
                 report.warnings.push(format!(
-                    "{name:?}: surface split at {} vertices (u16 indices)",
-                    stream.map.len()
+                    "{name}: surface split at {} vertices (u16 indices)",
+                    stream.map.len(),
+                    name = quoted(&name)
                 ));
             }
             out.push(stream.surface(material, mesh, skin.is_some()));
@@ -288,8 +294,9 @@ fn surfaces(
     let bad = corners.bad.get();
     if bad > 0 {
         report.warnings.push(format!(
-            "{name:?}: {bad} non-finite numbers (inf or NaN positions, normals, UVs or colours) \
-             written as 0"
+            "{name}: {bad} non-finite numbers (inf or NaN positions, normals, UVs or colours) \
+             written as 0",
+            name = quoted(&name)
         ));
     }
     out

@@ -25,25 +25,9 @@ pub(super) fn describe_vec(t: &VecTrack) -> String {
 pub(super) fn turn_vec(t: VecTrack, m: DMat3) -> VecTrack {
     let f = |v: [f32; 3]| f3(m * DVec3::from(v.map(f64::from)));
     match t {
-        VecTrack::Tcb(mut k) => {
-            for x in &mut k.keys {
-                (x.value, x.in_tan, x.out_tan) = (f(x.value), f(x.in_tan), f(x.out_tan));
-            }
-            k.current = f(k.current);
-            VecTrack::Tcb(k)
-        }
-        VecTrack::Linear(mut k) => {
-            k.keys.iter_mut().for_each(|x| x.value = f(x.value));
-            k.current = f(k.current);
-            VecTrack::Linear(k)
-        }
-        VecTrack::Bezier(mut k) => {
-            for x in &mut k.keys {
-                (x.value, x.in_tan, x.out_tan) = (f(x.value), f(x.in_tan), f(x.out_tan));
-            }
-            k.current = f(k.current);
-            VecTrack::Bezier(k)
-        }
+        VecTrack::Tcb(k) => VecTrack::Tcb(k.map_values(&f)),
+        VecTrack::Linear(k) => VecTrack::Linear(k.map_values(&f)),
+        VecTrack::Bezier(k) => VecTrack::Bezier(k.map_values(&f)),
     }
 }
 
@@ -52,21 +36,11 @@ pub(super) fn turn_vec(t: VecTrack, m: DMat3) -> VecTrack {
 /// combinations, which a left turn keeps).
 pub(super) fn turn_rot(t: RotTrack, q: DQuat) -> Option<RotTrack> {
     let f = |v: [f32; 4]| (q * DQuat::from_array(v.map(f64::from))).as_quat().to_array();
-    Some(match t {
-        RotTrack::Tcb(mut k) => {
-            for x in &mut k.keys {
-                (x.value, x.in_tan, x.out_tan) = (f(x.value), f(x.in_tan), f(x.out_tan));
-            }
-            k.current = f(k.current);
-            RotTrack::Tcb(k)
-        }
-        RotTrack::Linear(mut k) => {
-            k.keys.iter_mut().for_each(|x| x.value = f(x.value));
-            k.current = f(k.current);
-            RotTrack::Linear(k)
-        }
-        RotTrack::Euler(_) => return None,
-    })
+    match t {
+        RotTrack::Tcb(k) => Some(RotTrack::Tcb(k.map_values(&f))),
+        RotTrack::Linear(k) => Some(RotTrack::Linear(k.map_values(&f))),
+        RotTrack::Euler(_) => None,
+    }
 }
 
 /// Groups of keys at the same frame, as `(first, last)` key indices. The scene evaluator

@@ -9,6 +9,7 @@ use super::names::cut;
 use super::{ExportReport, MaterialScript};
 use crate::formats::three_da::layout::{self, Material as MatRecord, NAME_LEN};
 use crate::output::TexturePlan;
+use crate::quoting::quoted;
 use crate::scene::{Material, Scene, TextureMap};
 
 /// The material table being built: scene materials in first-use order, plus `default.mat`
@@ -95,7 +96,7 @@ fn scene_material(
     colours(s, &mut rec, report);
     let maps = maps(s, mi, textures, &mut rec, report);
     let mut text = String::new();
-    text.push_str(&format!("// {file_name}: material {:?}, written by keyscene\n", s.name));
+    text.push_str(&format!("// {file_name}: material {}, written by keyscene\n", quoted(&s.name)));
     if let Some(source) = source {
         text.push_str(&crate::output::provenance_line(source));
     }
@@ -110,12 +111,12 @@ fn scene_material(
     }
     for (map, file) in &maps {
         text.push_str(&format!(
-            "Texture( \"{}\" ) // {:?} map, UV channel 0\n",
+            "Texture( \"{}\" ) // {} map, UV channel 0\n",
             file.replace('"', "_"),
-            map.slot
+            map.slot.name()
         ));
     }
-    report.converted.push(format!("material {:?} → {file_name}", s.name));
+    report.converted.push(format!("material {} → {file_name}", quoted(&s.name)));
     (rec, text)
 }
 
@@ -139,9 +140,9 @@ fn colours(s: &Material, rec: &mut MatRecord, report: &mut ExportReport) {
     rec.specular_pow = s.shininess * 100.0;
     if clamped.get() {
         report.warnings.push(format!(
-            "material {:?}: colours outside 0..1 (ambient {}, diffuse {}, \
+            "material {}: colours outside 0..1 (ambient {}, diffuse {}, \
              specular {}) clamped to 0..1, non-finite components to 0",
-            s.name,
+            quoted(&s.name),
             s.effective_ambient(),
             s.effective_diffuse(),
             s.specular
@@ -171,8 +172,9 @@ fn maps<'a>(
     for (c, (_, file)) in maps.iter().enumerate() {
         if file.len() >= NAME_LEN {
             report.warnings.push(format!(
-                "material {:?}: map name {:?} cut to 31 bytes in the table (the script keeps it whole)",
-                s.name, file
+                "material {}: map name {} cut to 31 bytes in the table (the script keeps it whole)",
+                quoted(&s.name),
+                quoted(file)
             ));
         }
         rec.map_name[c] = layout::make_name(file);

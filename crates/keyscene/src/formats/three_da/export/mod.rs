@@ -56,6 +56,7 @@ use super::layout::{entity_type, Extents};
 use super::model::{Entity, File};
 use super::{layout, Error};
 pub use crate::anim::keep::RESAMPLE_BUDGET;
+use crate::quoting::quoted;
 use crate::scene::{AxisSystem, NodeId, NodeKind, Scene};
 
 mod geometry;
@@ -425,16 +426,16 @@ fn entity(
     } else {
         if matches!(node.kind, NodeKind::Mesh) {
             report.warnings.push(format!(
-                "{:?}: mesh node without a mesh, written as a helper",
-                ents.names[k]
+                "{}: mesh node without a mesh, written as a helper",
+                quoted(&ents.names[k])
             ));
             e.type_id = entity_type::HELPER;
         }
         report.converted.push(format!(
-            "node {id} {:?} → {} entity {:?}",
-            node.name,
+            "node {id} {} → {} entity {}",
+            quoted(&node.name),
             node.kind.name(),
-            ents.names[k]
+            quoted(&ents.names[k])
         ));
     }
     e
@@ -566,16 +567,7 @@ mod tests {
         n.set_geometry_transform(DMat4::from_translation(DVec3::new(0.0, 0.0, 5.0)));
         s.nodes.push(n);
         s.attach(0, None);
-        s.cameras.push(Camera {
-            name: "cam".into(),
-            target: None,
-            fov_degrees: 45.0,
-            fov_axis: FovAxis::Horizontal,
-            roll_degrees: 0.0,
-            near: None,
-            far: None,
-            aspect: None,
-        });
+        s.cameras.push(Camera::new("cam", 45.0, FovAxis::Horizontal));
         s.nodes.push(Node::new("cam", NodeKind::Camera(0)));
         s.attach(1, None);
         s

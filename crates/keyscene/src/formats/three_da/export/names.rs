@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use super::ExportReport;
 use crate::formats::three_da::layout::NAME_LEN;
 use crate::formats::three_da::Error;
+use crate::quoting::quoted;
 use crate::scene::{Node, NodeId, NodeKind, Scene};
 
 /// The nodes written as entities. A *slot* `k` is an index into [`Entities::nodes`] (kept
@@ -36,8 +37,8 @@ pub(super) fn entities(scene: &Scene, report: &mut ExportReport) -> Result<Entit
     for (i, n) in scene.nodes.iter().enumerate() {
         if !keep(n) {
             report.dropped.push(format!(
-                "node {i} {:?} ({}): 3DA has no {}",
-                n.name,
+                "node {i} {} ({}): 3DA has no {}",
+                quoted(&n.name),
                 n.kind.name(),
                 n.kind.name()
             ));
@@ -122,9 +123,11 @@ fn unique_names(names: Vec<String>, report: &mut ExportReport) -> Vec<String> {
                 k += 1;
             }
             taken.insert(short.clone());
-            report
-                .warnings
-                .push(format!("name {n:?} is longer than 31 bytes: written as {short:?}"));
+            report.warnings.push(format!(
+                "name {n} is longer than 31 bytes: written as {short}",
+                n = quoted(&n),
+                short = quoted(&short)
+            ));
             short
         })
         .collect()

@@ -9,6 +9,7 @@ use super::{f3, Context, EntityTracks, ExportReport, TrackSource, RESAMPLE_BUDGE
 use crate::anim::{ChannelTarget, PartialPose, RotationTrack};
 use crate::formats::three_da::layout::LinearKey;
 use crate::formats::three_da::model::{Entity, KeyTrack, RotTrack, VecTrack};
+use crate::quoting::quoted;
 use crate::scene::{NodeId, Transform};
 
 /// Resamples the parts `needs` lists (docs/3da.md, "Exporter"): at every integer frame of the
@@ -146,8 +147,8 @@ fn write_tracks(
             format!("{} frames of {}..={} (exact at those frames)", frames.len(), fr.lo, fr.hi)
         };
         report.resampled.push(format!(
-            "{:?}: {} resampled as LINEAR tracks at {at}",
-            t.name,
+            "{}: {} resampled as LINEAR tracks at {at}",
+            quoted(&t.name),
             group_reasons(&lines)
         ));
     }

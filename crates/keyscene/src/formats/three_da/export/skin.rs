@@ -7,6 +7,7 @@ use glam::DMat4;
 
 use super::ExportReport;
 use crate::formats::three_da::layout::{VBlend, VERTEX_WEIGHT_SCALE};
+use crate::quoting::quoted;
 use crate::scene::{NodeId, NodeKind, Scene};
 
 /// The skins the exporter writes as blend streams and the `bone_init_tm` of every entity
@@ -66,8 +67,8 @@ pub(super) fn bind_poses(
         };
         let rigid = |why: &str, report: &mut ExportReport| {
             report.dropped.push(format!(
-                "{:?}: skinning ({why}; written as a rigid mesh in its bind pose)",
-                names[k]
+                "{}: skinning ({why}; written as a rigid mesh in its bind pose)",
+                quoted(&names[k])
             ))
         };
         let Some(joints) = skin

@@ -10,6 +10,7 @@ use crate::anim::{Animation, ChannelTarget, Interpolation, RotationTrack, Track}
 use crate::formats::three_da::keys;
 use crate::formats::three_da::layout::{self, LinearKey};
 use crate::formats::three_da::model::{Entity, KeyTrack, RotTrack, VecTrack};
+use crate::quoting::quoted;
 use crate::scene::{NodeId, Scene};
 
 /// The written frames: `lo..=hi` output frames and the scale from source frames.
@@ -166,12 +167,13 @@ fn why_not_kept(
             || ancestors_unscaled(scene, cx.anim, id));
     let converted_root = cx.space.convert && cx.ents.parents[k].is_none();
     if !parent_kept {
-        report
-            .baked
-            .push(format!("{:?}: transforms of dropped ancestors baked into its tracks", name));
+        report.baked.push(format!(
+            "{}: transforms of dropped ancestors baked into its tracks",
+            quoted(name)
+        ));
     }
     if !plain {
-        report.baked.push(format!("{:?}: pivots / inherit type baked into its tracks", name));
+        report.baked.push(format!("{}: pivots / inherit type baked into its tracks", quoted(name)));
     }
     if !parent_kept {
         Some("a dropped ancestor's transform is baked into it")
@@ -197,7 +199,7 @@ pub(super) fn report_kept(tracks: &[Option<EntityTracks>], report: &mut ExportRe
                 })
                 .collect();
         if !kept.is_empty() {
-            report.kept.push(format!("{:?} (entity {f}): {}", t.name, kept.join("; ")));
+            report.kept.push(format!("{} (entity {f}): {}", quoted(&t.name), kept.join("; ")));
         }
     }
 }
@@ -298,9 +300,15 @@ fn keep_tracks(
             ChannelTarget::Rotation(_) => {}
             ChannelTarget::Layered(b) => match b.transform_part() {
                 Some(part) => out[part] = Err(crate::anim::keep::LAYERS_BLENDED.into()),
-                None => report.dropped.push(format!("{name:?}: {} track", ch.target.name())),
+                None => report.dropped.push(format!(
+                    "{name}: {} track",
+                    ch.target.name(),
+                    name = quoted(&name)
+                )),
             },
-            other => report.dropped.push(format!("{name:?}: {} track", other.name())),
+            other => {
+                report.dropped.push(format!("{name}: {} track", other.name(), name = quoted(&name)))
+            }
         }
     }
     out

@@ -9,6 +9,7 @@ use glam::{DMat4, DVec3};
 use super::super::chunks::id;
 use super::super::write::ChunkWriter;
 use super::{f3, Builder, ObjOut, WriteError, MAX_OBJECT_ELEMENTS, MAX_OBJECT_NAME};
+use crate::quoting::quoted;
 use crate::scene::Mesh;
 
 /// A triangle mesh as written.
@@ -53,8 +54,8 @@ impl Builder {
         let uv = mesh.uv_sets.first().map(|s| &s.uvs);
         if mesh.uv_sets.len() > 1 {
             self.report.dropped.push(format!(
-                "mesh {:?}: {} UV sets past the first",
-                mesh.name,
+                "mesh {}: {} UV sets past the first",
+                quoted(&mesh.name),
                 mesh.uv_sets.len() - 1
             ));
         }

@@ -46,6 +46,7 @@ use crate::anim::{ChannelTarget, Interpolation, RotationTrack, THREE_DS_FPS};
 use crate::output::{FileNames, TexturePlan};
 use crate::scene::Scene;
 
+use crate::quoting::quoted;
 use cameras_lights::{CameraOut, LightOut};
 use materials::MaterialOut;
 use meshes::TriOut;
@@ -166,7 +167,7 @@ impl fmt::Display for Report {
             write!(f, "; {} polygons triangulated", self.triangulated)?;
         }
         for (kind, from, to) in &self.renamed {
-            write!(f, "\nrenamed {kind} {from:?} to {to:?}")?;
+            write!(f, "\nrenamed {kind} {from} to {to}", from = quoted(&from), to = quoted(&to))?;
         }
         for d in &self.dropped {
             write!(f, "\nnot written: {d}")?;

@@ -11,6 +11,7 @@ use super::meshes::mirror_fix;
 use super::tracks::{keyed, local_trs, rotation_keys};
 use super::{f3, Builder, NodeOut, ObjOut, WriteError, WriteOptions, MAX_OBJECT_NAME};
 use crate::anim::{Pose, Time, THREE_DS_FPS};
+use crate::quoting::quoted;
 use crate::scene::{LightKind, NodeKind, Scene};
 
 /// The scene posed at every written frame.
@@ -149,7 +150,7 @@ impl Builder {
         let count = f1 - f0 + 1.0;
         if count > opts.max_frames as f64 {
             return Err(WriteError {
-                place: format!("animation {:?}", a.map_or("", |a| a.name.as_str())),
+                place: format!("animation {}", quoted(a.map_or("", |a| a.name.as_str()))),
                 what: format!(
                     "spans {count} keyframer frames at 30 fps, more than the limit {}",
                     opts.max_frames
@@ -228,8 +229,8 @@ impl Builder {
         self.nodes.push(t);
         if cam_target.is_none() {
             self.report.dropped.push(format!(
-                "camera {:?} has no target: one written 100 units along its view axis",
-                node.name
+                "camera {} has no target: one written 100 units along its view axis",
+                quoted(&node.name)
             ));
         }
         self.report.resampled_nodes += 1;

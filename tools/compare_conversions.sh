@@ -8,7 +8,9 @@
 # folder. An output folder that already exists under WORKDIR (old-glb, old-3da, ...) is
 # reused, so the old binary's outputs can be made once. Prints the number of files compared,
 # the differing ones, and files only one side wrote; exits non-zero on any difference.
+# KEYSCENE_COMPARE_TO="3ds fbx" compares other targets (default "glb 3da"; any `--to` value).
 set -u
+targets=${KEYSCENE_COMPARE_TO:-glb 3da}
 old=$1
 new=$2
 corpus=${3:-${KEYSCENE_CORPUS:-$(dirname "$0")/../../shared/corpus}}
@@ -17,7 +19,7 @@ mkdir -p "$work"
 for side in old new; do
     bin=$old
     [ "$side" = new ] && bin=$new
-    for to in glb 3da; do
+    for to in $targets; do
         dir="$work/$side-$to"
         if [ ! -d "$dir" ]; then
             "$bin" convert "$corpus" "$dir" --to "$to" --json >"$work/$side-$to.json" 2>&1
@@ -26,7 +28,7 @@ for side in old new; do
 done
 status=0
 compared=0
-for to in glb 3da; do
+for to in $targets; do
     while IFS= read -r -d '' f; do
         rel=${f#"$work/old-$to/"}
         if [ ! -f "$work/new-$to/$rel" ]; then

@@ -14,10 +14,19 @@
 //! binary and ASCII) and every 3DS/PRJ file of the corpus but `wrong.3ds` — the files the
 //! `fbx_load`, `load` and `convert` benches use. A scene a writer refuses still costs the
 //! refusal. Without a corpus the run says so and measures nothing.
+//!
+//! `chain_to_3ds`: a generated chain of nodes (`benches/common/generated.rs`, one keyed root,
+//! one TCB-keyed leaf, 101 frames: every node moves) to `.3ds` bytes — the resampled pass at
+//! 1,000 and 10,000 nodes gives the exponent in the depth; 100,000 nodes are refused (more
+//! keyframer nodes than `NODE_ID` numbers) before anything is sampled, so that row is the
+//! refusal's cost.
 
 #[path = "common/fbx_files.rs"]
 #[allow(dead_code)]
 mod fbx_files;
+#[path = "common/generated.rs"]
+#[allow(dead_code)]
+mod generated;
 #[path = "common/three_ds_files.rs"]
 #[allow(dead_code)]
 mod three_ds_files;
@@ -28,7 +37,7 @@ use std::sync::OnceLock;
 use divan::counter::BytesCount;
 use divan::{black_box, Bencher};
 use keyscene::formats::{fbx, three_ds};
-use keyscene::scene::Scene;
+use keyscene::scene::{InheritType, Scene};
 use keyscene::ReadOptions;
 
 /// The allocator the `keyscene` binary ships with.
@@ -114,5 +123,15 @@ fn write_3ds(bencher: Bencher, class: &str) {
         for s in class_files(class).iter().filter_map(|f| f.scene.as_ref()) {
             black_box(three_ds::export::write(black_box(s), &opts).map(|r| r.0.len()).ok());
         }
+    });
+}
+
+/// Scene → `.3ds` bytes of a generated chain of `n` nodes (`RSrs`, the root keyed).
+#[divan::bench(args = [1_000, 10_000, 100_000], sample_count = 5, sample_size = 1)]
+fn chain_to_3ds(bencher: Bencher, n: usize) {
+    let scene = generated::chain(n, InheritType::RSrs);
+    let opts = three_ds::export::WriteOptions::default();
+    bencher.bench(|| {
+        black_box(three_ds::export::write(black_box(&scene), &opts).map(|r| r.0.len()).ok())
     });
 }

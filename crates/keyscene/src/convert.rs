@@ -581,8 +581,37 @@ mod tests {
         s
     }
 
+    /// Issue #16 goal 2, 3DS: a chain of 10,000 nodes (fewer than `NODE_ID` numbers) is
+    /// resampled and written, every node moving with the keyed root; read back, the last node
+    /// is where the chain's translations sum to, (n − 1) · (1, 0.5, 0), and 1 along +Z more at
+    /// frame 10 (3DS frame 10 = 1/3 s, the root's last key). The time is the `write` bench's
+    /// `chain_to_3ds`, not measured here.
+    #[test]
+    #[cfg(all(feature = "gltf", feature = "three_da", feature = "fbx", feature = "three_ds"))]
+    fn a_10000_node_chain_converts_to_3ds() {
+        use crate::anim::Time;
+        use glam::DVec3;
+        let n = 10_000;
+        let scene = deep_chain(n);
+        let end = DVec3::new((n - 1) as f64, 0.5 * (n - 1) as f64, 0.0);
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("chain.3ds");
+        convert(&scene, &out, &ConvertOptions::default()).unwrap();
+        let (back, _) = crate::load(&out).unwrap();
+        back.validate().unwrap();
+        assert_eq!(back.nodes.len(), n);
+        let last = back.nodes.iter().position(|x| x.mesh.is_some()).unwrap();
+        let at = |seconds: f64| {
+            back.evaluate(Some(0), Time::Seconds(seconds)).world[last].w_axis.truncate()
+        };
+        // f32 locals composed over 10,000 levels: 1e-4 × the scene's size (issue #14).
+        let tol = 1e-4 * end.length();
+        assert!(at(0.0).abs_diff_eq(end, tol), "{}", at(0.0));
+        assert!(at(10.0 / 30.0).abs_diff_eq(end + DVec3::Z, tol), "{}", at(10.0 / 30.0));
+    }
+
     /// Issue #16 goal 2: a hierarchy 100,000 nodes deep is validated, evaluated, converted to
-    /// GLB, FBX and OBJ (3DA refuses it) and read back without recursion (a test thread has a 2 MiB stack), and
+    /// GLB, FBX and OBJ (3DA and 3DS refuse it) and read back without recursion (a test thread has a 2 MiB stack), and
     /// the last node lands where the chain's translations sum to: (n − 1) · (1, 0.5, 0), and
     /// 1 along +Z more at frame 10 where the root's key moves it.
     #[test]
@@ -601,15 +630,27 @@ mod tests {
         assert_eq!(last_world(&scene, 0.0), end);
         assert_eq!(last_world(&scene, 10.0), end + DVec3::Z);
         let dir = tempfile::tempdir().unwrap();
-        // 3DS is not converted here: its writer poses the whole scene at every frame and
-        // keeps every pose (frames × nodes) before it refuses more than 65,535 nodes.
-        for ext in ["glb", "3da", "fbx", "obj"] {
+        for ext in ["glb", "3da", "fbx", "obj", "3ds"] {
             let out = dir.path().join(format!("chain.{ext}"));
             let written = convert(&scene, &out, &ConvertOptions::default());
             if ext == "3da" {
                 // 3DA parent indices are 16-bit: the writer refuses the chain, in words.
                 let e = written.map(|_| ()).unwrap_err().to_string();
                 assert!(e.contains("100000 entities do not fit a u16 parent index"), "{e}");
+                continue;
+            }
+            if ext == "3ds" {
+                // 3DS node ids (NODE_ID) are 16-bit, 0xFFFF meaning "no parent": the writer
+                // counts the 100,000 keyframer nodes and refuses them, in words, before it
+                // samples anything.
+                let e = written.map(|_| ()).unwrap_err().to_string();
+                assert!(
+                    e.contains(
+                        "100000 keyframer nodes (or more), more than NODE_ID (u16) can number"
+                    ),
+                    "{e}"
+                );
+                assert!(!out.exists());
                 continue;
             }
             written.unwrap_or_else(|e| panic!("{ext}: {e}"));

@@ -7,7 +7,7 @@ use glam::DVec3;
 
 use super::keys;
 use super::transform::{
-    decompose, direct_nodes, euler_xyz, local_matrices, rest_parts, unwrap_near,
+    decompose, direct_nodes, euler_xyz, local_matrices, local_matrix, rest_parts, unwrap_near,
 };
 use super::{
     ktime, name_class, p, p_time, props70, Builder, Resampled, WriteOptions, KEY_DEFAULT_WEIGHTS,
@@ -363,15 +363,28 @@ fn sample(
     for &i in &wanted {
         samples[i].reserve(frames.len());
     }
+    // Per wanted direct node: its channels prepared once (a 3DS relative rotation track's
+    // keys accumulated once, not at every sample). The others (and a direct node whose parts
+    // are not finite) take their local matrix from a partial pose: only they and what they
+    // depend on are evaluated, bit for bit as `Scene::evaluate` would (`anim::partial`).
+    let samplers: Vec<Vec<anim::ChannelSampler>> = wanted
+        .iter()
+        .map(|&i| match direct[i] {
+            true => by_node[i].iter().map(|c| c.sampler()).collect(),
+            false => Vec::new(),
+        })
+        .collect();
+    let mut pose = anim::PartialPose::new(scene, Some(ai));
     for &fr in &frames {
-        let pose = scene.evaluate(Some(ai), Time::Frame(fr));
-        let locals = local_matrices(scene, &pose.world, &pose.local);
-        for &i in &wanted {
-            let parts = if direct[i] { anim::node_parts(scene, i, &by_node[i], fr) } else { None };
+        pose.set_frame(fr);
+        for (&i, channels) in wanted.iter().zip(&samplers) {
+            let parts = if direct[i] { node_parts(scene, i, channels, fr) } else { None };
             let (t, r, s) = match parts {
                 Some((t, q, s)) => (t, euler_xyz(q), s),
                 None => {
-                    let (t, r, s, _) = decompose(locals[i]);
+                    let parent = scene.nodes[i].parent.map(|p| (p, pose.world(p)));
+                    let (world, own) = (pose.world(i), pose.local(i));
+                    let (t, r, s, _) = decompose(local_matrix(scene, i, parent, world, own));
                     (t, r, s)
                 }
             };
@@ -380,6 +393,26 @@ fn sample(
         }
     }
     Ok((frames.iter().map(|f| ktime(f / fps)).collect(), samples))
+}
+
+/// [`anim::node_parts`] with the node's channels prepared for sampling (the same values, bit
+/// for bit).
+fn node_parts(
+    scene: &Scene,
+    node: usize,
+    channels: &[anim::ChannelSampler],
+    frame: f64,
+) -> Option<(DVec3, glam::DQuat, DVec3)> {
+    let mut p = scene.nodes[node].transform;
+    for c in channels {
+        c.apply_to_transform(&mut p, frame);
+    }
+    let r = p.rotation.normalize();
+    (p.translation.is_finite() && r.is_finite() && p.scale.is_finite()).then_some((
+        p.translation,
+        r,
+        p.scale,
+    ))
 }
 
 pub(super) fn p_double_a(name: &str, v: f64) -> Record {

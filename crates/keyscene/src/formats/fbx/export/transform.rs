@@ -139,27 +139,37 @@ pub(super) fn attribute_axes(scene: &Scene, i: usize) -> Option<DMat4> {
 /// reproduces the child's world: keyscene's own local matrix (`local`, with the same turns)
 /// is written, which gives what any RSrs evaluator gives.
 pub(super) fn local_matrices(scene: &Scene, world: &[DMat4], local: &[DMat4]) -> Vec<DMat4> {
-    let axes: Vec<Option<DMat4>> =
-        (0..scene.nodes.len()).map(|i| attribute_axes(scene, i)).collect();
-    let turned = |i: usize, m: DMat4| axes[i].map_or(m, |c| m * c);
-    scene
-        .nodes
-        .iter()
-        .enumerate()
-        .map(|(i, n)| match n.parent {
-            Some(p) => {
-                let wp = turned(p, world[p]);
-                let det = wp.determinant();
-                let l = wp.inverse() * turned(i, world[i]);
-                if det.is_finite() && det.abs() > 1e-300 && l.is_finite() {
-                    l
-                } else {
-                    axes[p].map_or(DMat4::IDENTITY, |c| c.inverse()) * turned(i, local[i])
-                }
-            }
-            None => turned(i, world[i]),
+    (0..scene.nodes.len())
+        .map(|i| {
+            let parent = scene.nodes[i].parent.map(|p| (p, world[p]));
+            local_matrix(scene, i, parent, world[i], local[i])
         })
         .collect()
+}
+
+/// Node `i`'s local matrix as [`local_matrices`] makes it, from its world matrix `world`, its
+/// own local matrix `local` and its parent's id and world matrix (`None` for a root).
+pub(super) fn local_matrix(
+    scene: &Scene,
+    i: usize,
+    parent: Option<(usize, DMat4)>,
+    world: DMat4,
+    local: DMat4,
+) -> DMat4 {
+    let turned = |i: usize, m: DMat4| attribute_axes(scene, i).map_or(m, |c| m * c);
+    match parent {
+        Some((p, world_p)) => {
+            let wp = turned(p, world_p);
+            let det = wp.determinant();
+            let l = wp.inverse() * turned(i, world);
+            if det.is_finite() && det.abs() > 1e-300 && l.is_finite() {
+                l
+            } else {
+                attribute_axes(scene, p).map_or(DMat4::IDENTITY, |c| c.inverse()) * turned(i, local)
+            }
+        }
+        None => turned(i, world),
+    }
 }
 
 /// `true` when node `i`'s world matrix is aimed at a target after composition (a camera or

@@ -123,10 +123,14 @@ pub(super) fn horizontal_fov(fov: f64, axis: FovAxis, aspect: Option<f64>) -> f6
 /// no target node, the point 100 units along its view axis (−Z of its world matrix; −Z when
 /// that axis is degenerate), since a 3DS camera and spotlight always have a target.
 pub(super) fn aim_point(pose: &Pose, node: NodeId, target: Option<NodeId>) -> DVec3 {
+    aim_point_of(pose.world[node], target.map(|t| pose.world[t]))
+}
+
+/// [`aim_point`] from the node's world matrix `w` and its target's, `target`.
+pub(super) fn aim_point_of(w: DMat4, target: Option<DMat4>) -> DVec3 {
     match target {
-        Some(t) => pose.world[t].w_axis.truncate(),
+        Some(t) => t.w_axis.truncate(),
         None => {
-            let w = pose.world[node];
             let dir = -w.z_axis.truncate();
             let d = if dir.length() > 0.0 { dir.normalize() } else { -DVec3::Z };
             w.w_axis.truncate() + d * 100.0

@@ -5,23 +5,36 @@
 use glam::{DMat4, DVec3};
 
 use super::super::chunks::{id, KeyChunk, KeyValue};
-use super::super::import::NODE_HIDDEN;
-use super::cameras_lights::{aim_point, camera_object, horizontal_fov, light_object, roll_degrees};
+use super::super::import::{NODE_HIDDEN, NO_PARENT};
+use super::cameras_lights::{
+    aim_point, aim_point_of, camera_object, horizontal_fov, light_object, roll_degrees,
+};
 use super::meshes::mirror_fix;
-use super::tracks::{keyed, local_trs, rotation_keys};
+use super::tracks::{keyed, local_against, rotation_keys, TrsSeries};
 use super::{f3, Builder, NodeOut, ObjOut, WriteError, WriteOptions, MAX_OBJECT_NAME};
-use crate::anim::{Pose, Time, THREE_DS_FPS};
+use crate::anim::{ChannelTarget, PartialPose, Pose, Time, THREE_DS_FPS};
 use crate::quoting::quoted;
 use crate::scene::{LightKind, NodeKind, Scene};
 
-/// The scene posed at every written frame.
+/// The written frames and what is sampled there: the scene fully posed at the first frame
+/// (meshes, the scene's sphere, and every value no channel moves), and per written node some
+/// channel can move its values at every frame, sampled frame by frame from one
+/// [`PartialPose`] (bit for bit what [`Scene::evaluate`] gives, `anim::partial`, "Exactness").
 struct Sampling {
     /// Source frames in 3DS frames (30 fps), before the shift.
     frames: Vec<f64>,
     /// Added to a source frame to give the keyframer frame (keyframer frames start at 0).
     shift: f64,
-    /// The pose at each of `frames`.
-    poses: Vec<Pose>,
+    /// The scene posed at `frames[0]`.
+    first: Pose,
+    /// Per scene node written as an object node whose local matrix (against its written parent)
+    /// can change: its T, R, S at every frame.
+    trs: Vec<Option<TrsSeries>>,
+    /// Per camera or light node whose world matrix or aim point can change: both at every
+    /// frame.
+    views: Vec<Option<Vec<(DMat4, DVec3)>>>,
+    /// Per camera with FOV channels: its FOV in degrees at every frame.
+    fovs: Vec<Option<Vec<f64>>>,
 }
 
 impl Sampling {
@@ -30,11 +43,95 @@ impl Sampling {
         (self.frames[k] + self.shift) as i32
     }
 
-    /// Position keys of a point that `at` reads from each pose.
-    fn pos_track(&self, at: impl Fn(&Pose) -> DVec3) -> Vec<KeyChunk> {
-        let vals: Vec<DVec3> = self.poses.iter().map(at).collect();
-        keyed(&vals, |v| KeyValue::Vector(f3(*v)), |k| self.key_frame(k))
+    /// Position keys of points `vals` (one per frame, or one held at every frame).
+    fn pos_track(&self, vals: &[DVec3]) -> Vec<KeyChunk> {
+        keyed(vals, |v| KeyValue::Vector(f3(*v)), |k| self.key_frame(k))
     }
+
+    /// A value no channel moves, as samples: one when it is finite (the writers' "never
+    /// changes" tests then see one value, as they saw equal values at every frame), else the
+    /// value at every frame (a NaN never equals itself, so it was keyed at every frame).
+    fn held<T: Clone>(&self, v: T, finite: bool) -> Vec<T> {
+        if finite {
+            vec![v]
+        } else {
+            vec![v; self.frames.len()]
+        }
+    }
+
+    /// Camera or light node `i`'s world matrix and aim point (`target` or 100 units along its
+    /// view axis) at every frame.
+    fn view(&mut self, i: usize, target: Option<usize>) -> Vec<(DMat4, DVec3)> {
+        if let Some(v) = self.views[i].take() {
+            return v;
+        }
+        let (w, a) = (self.first.world[i], aim_point(&self.first, i, target));
+        self.held((w, a), w.is_finite() && a.is_finite())
+    }
+
+    /// Object node `i`'s local T, R, S against written parent `parent` at every frame.
+    fn object_trs(&mut self, i: usize, parent: Option<usize>) -> TrsSeries {
+        if let Some(t) = self.trs[i].take() {
+            return t;
+        }
+        let mut one = TrsSeries::default();
+        let p = &self.first;
+        one.push(local_against(parent.map(|q| p.world[q]), p.world[i], || p.local[i]));
+        let finite = one.ts[0].is_finite() && one.rs[0].is_finite() && one.ss[0].is_finite();
+        if !finite {
+            let n = self.frames.len();
+            one.ts = vec![one.ts[0]; n];
+            one.rs = vec![one.rs[0]; n];
+            one.ss = vec![one.ss[0]; n];
+        }
+        one
+    }
+}
+
+/// Whether node `i` is written as an object node (a mesh or dummy), not with a camera or light.
+fn is_object(scene: &Scene, i: usize) -> bool {
+    !matches!(
+        scene.nodes[i].kind,
+        NodeKind::Camera(_)
+            | NodeKind::CameraTarget { .. }
+            | NodeKind::Light(_)
+            | NodeKind::LightTarget { .. }
+            | NodeKind::Ambient
+    )
+}
+
+/// The written parent of node `i`: its nearest ancestor written as an object node.
+fn object_parent(scene: &Scene, i: usize) -> Option<usize> {
+    let mut p = scene.nodes[i].parent;
+    while let Some(q) = p {
+        if is_object(scene, q) {
+            return Some(q);
+        }
+        p = scene.nodes[q].parent;
+    }
+    None
+}
+
+/// The keyframer nodes the resampled pass writes for the scene's nodes, before meshes are split
+/// at 65,535 vertices (each split part is one more): a camera and its target 2, a light 1 (a
+/// spotlight, or a directional light written as one, 2 with its target), an ambient light and
+/// a camera's or light's own target node 0, any other node 1.
+fn node_count(scene: &Scene) -> usize {
+    scene
+        .nodes
+        .iter()
+        .map(|n| match n.kind {
+            NodeKind::Camera(_) => 2,
+            NodeKind::Light(l) => match scene.lights.get(l).map(|l| l.kind) {
+                Some(LightKind::Spot | LightKind::Directional) => 2,
+                _ => 1,
+            },
+            NodeKind::CameraTarget { camera: Some(_) }
+            | NodeKind::LightTarget { light: Some(_) }
+            | NodeKind::Ambient => 0,
+            _ => 1,
+        })
+        .sum()
 }
 
 /// A directional light is written this many scene radii from the scene's centre.
@@ -93,28 +190,7 @@ impl Builder {
         anim: Option<usize>,
         opts: &WriteOptions,
     ) -> Result<(), WriteError> {
-        let s = self.sampling(scene, anim, opts)?;
-        // The written parent of every node: its nearest ancestor written as an object node.
-        let is_object = |i: usize| {
-            !matches!(
-                scene.nodes[i].kind,
-                NodeKind::Camera(_)
-                    | NodeKind::CameraTarget { .. }
-                    | NodeKind::Light(_)
-                    | NodeKind::LightTarget { .. }
-                    | NodeKind::Ambient
-            )
-        };
-        let obj_parent = |i: usize| -> Option<usize> {
-            let mut p = scene.nodes[i].parent;
-            while let Some(q) = p {
-                if is_object(q) {
-                    return Some(q);
-                }
-                p = scene.nodes[q].parent;
-            }
-            None
-        };
+        let mut s = self.sampling(scene, anim, opts)?;
         let mut number = vec![usize::MAX; scene.nodes.len()];
         let mut dropped = Dropped::default();
         for i in scene.depth_first() {
@@ -123,22 +199,26 @@ impl Builder {
                 NodeKind::CameraTarget { camera: Some(_) }
                 | NodeKind::LightTarget { light: Some(_) } => {}
                 NodeKind::Ambient => dropped.ambient += 1,
-                NodeKind::Camera(c) => self.resampled_camera(scene, &s, i, c, &mut number),
+                NodeKind::Camera(c) => self.resampled_camera(scene, &mut s, i, c, &mut number),
                 NodeKind::Light(l) => {
                     if scene.lights[l].kind == LightKind::Directional {
                         dropped.directional += 1;
                     }
-                    self.resampled_light(scene, &s, i, l, &mut number);
+                    self.resampled_light(scene, &mut s, i, l, &mut number);
                 }
-                _ => self.resampled_object(scene, &s, i, obj_parent(i), &mut number, &mut dropped),
+                _ => {
+                    let parent = object_parent(scene, i);
+                    self.resampled_object(scene, &mut s, i, parent, &mut number, &mut dropped)
+                }
             }
         }
         self.report_dropped(&dropped);
         Ok(())
     }
 
-    /// The frames to key (checked against `opts.max_frames`) and the scene posed there; sets
-    /// the segment and the frame shift.
+    /// The frames to key (checked against `opts.max_frames`, and the nodes to write against
+    /// what `NODE_ID` can number, before anything is sampled) and the values sampled there;
+    /// sets the segment and the frame shift.
     fn sampling(
         &mut self,
         scene: &Scene,
@@ -157,6 +237,15 @@ impl Builder {
                 ),
             });
         }
+        let nodes = node_count(scene);
+        if nodes >= NO_PARENT as usize {
+            return Err(WriteError {
+                place: "KFDATA".into(),
+                what: format!(
+                    "{nodes} keyframer nodes (or more), more than NODE_ID (u16) can number"
+                ),
+            });
+        }
         // 3DS frames are stored from 0 (KFSEG is unsigned): an animation starting before
         // 0 s is shifted.
         let shift = if f0 < 0.0 { -f0 } else { 0.0 };
@@ -169,14 +258,107 @@ impl Builder {
         let frames: Vec<f64> = (0..count as usize).map(|k| f0 + k as f64).collect();
         self.segment = ((f0 + shift) as i32, (f1 + shift) as i32);
         self.report.frame_shift = shift as i32;
-        let poses = frames
-            .iter()
-            .map(|&f| match anim {
-                Some(ai) => scene.evaluate(Some(ai), Time::Seconds(f / THREE_DS_FPS)),
-                None => scene.evaluate(None, Time::Frame(0.0)),
-            })
-            .collect();
-        Ok(Sampling { frames, shift, poses })
+        // The animation's clock at 3DS frame `f`, as `Scene::evaluate` converts the time.
+        let clock = |f: f64| a.map_or(0.0, |a| Time::Seconds(f / THREE_DS_FPS).to_frame(a.fps));
+        let first = match anim {
+            Some(ai) => scene.evaluate(Some(ai), Time::Seconds(frames[0] / THREE_DS_FPS)),
+            None => scene.evaluate(None, Time::Frame(0.0)),
+        };
+        let n = scene.nodes.len();
+        let mut s = Sampling {
+            shift,
+            first,
+            trs: (0..n).map(|_| None).collect(),
+            views: vec![None; n],
+            fovs: vec![None; scene.cameras.len()],
+            frames,
+        };
+        let Some(a) = a else { return Ok(s) };
+        let motion = scene.motion(anim);
+        let moves = |i: Option<usize>| i.is_some_and(|i| motion.world[i]);
+        let mut objects = Vec::new();
+        let mut views = Vec::new();
+        for (i, node) in scene.nodes.iter().enumerate() {
+            match node.kind {
+                NodeKind::Camera(c) => {
+                    let t = scene.cameras.get(c).and_then(|c| c.target);
+                    if moves(Some(i)) || moves(t) {
+                        views.push((i, t));
+                    }
+                }
+                NodeKind::Light(l) => {
+                    let t = scene.lights.get(l).and_then(|l| l.target);
+                    if moves(Some(i)) || moves(t) {
+                        views.push((i, t));
+                    }
+                }
+                // Written with their camera or light, or not at all.
+                NodeKind::CameraTarget { camera: Some(_) }
+                | NodeKind::LightTarget { light: Some(_) }
+                | NodeKind::Ambient => {}
+                // Written as object nodes (a target without its camera or light too).
+                _ => {
+                    let q = object_parent(scene, i);
+                    if motion.unaimed[i] || q.is_some_and(|q| motion.unaimed[q]) {
+                        objects.push((i, q));
+                    }
+                }
+            }
+        }
+        // Per camera: its FOV channels (`Scene::evaluate` reads them in animation order).
+        let mut fov_channels = vec![Vec::new(); scene.cameras.len()];
+        for ch in &a.channels {
+            if let (Some(&NodeKind::Camera(c)), ChannelTarget::Fov(t)) =
+                (scene.nodes.get(ch.node).map(|n| &n.kind), &ch.target)
+            {
+                if let Some(list) = fov_channels.get_mut(c) {
+                    list.push(t);
+                }
+            }
+        }
+        let sample_fovs = fov_channels.iter().any(|l| !l.is_empty());
+        if objects.is_empty() && views.is_empty() && !sample_fovs {
+            return Ok(s);
+        }
+        let frame_count = s.frames.len();
+        for &(i, _) in &objects {
+            s.trs[i] = Some(TrsSeries::with_capacity(frame_count));
+        }
+        for &(i, _) in &views {
+            s.views[i] = Some(Vec::with_capacity(frame_count));
+        }
+        for (c, list) in fov_channels.iter().enumerate() {
+            if !list.is_empty() {
+                s.fovs[c] = Some(Vec::with_capacity(frame_count));
+            }
+        }
+        let mut pose = PartialPose::new(scene, anim);
+        for k in 0..frame_count {
+            let frame = clock(s.frames[k]);
+            pose.set_frame(frame);
+            for &(i, q) in &objects {
+                let parent_world = q.map(|q| pose.world(q));
+                let world = pose.world(i);
+                let local = local_against(parent_world, world, || pose.local(i));
+                s.trs[i].as_mut().expect("made above").push(local);
+            }
+            for &(i, t) in &views {
+                let world = pose.world(i);
+                let aim = aim_point_of(world, t.map(|t| pose.world(t)));
+                s.views[i].as_mut().expect("made above").push((world, aim));
+            }
+            for (c, list) in fov_channels.iter().enumerate() {
+                let Some(out) = s.fovs[c].as_mut() else { continue };
+                let mut fov = scene.cameras[c].fov_degrees;
+                for t in list {
+                    if let Some(v) = t.sample(frame) {
+                        fov = v;
+                    }
+                }
+                out.push(fov);
+            }
+        }
+        Ok(s)
     }
 
     /// Camera node `i` (camera `c`) and its target as root nodes keyed in world space, with
@@ -184,37 +366,40 @@ impl Builder {
     fn resampled_camera(
         &mut self,
         scene: &Scene,
-        s: &Sampling,
+        s: &mut Sampling,
         i: usize,
         c: usize,
         number: &mut [usize],
     ) {
         let node = &scene.nodes[i];
-        let first = &s.poses[0];
         let cam_target = scene.cameras[c].target;
-        let target_of = |p: &Pose| aim_point(p, i, cam_target);
+        let views = s.view(i, cam_target);
         // The roll that shows the source camera's own orientation about its view axis,
         // unwrapped so that consecutive keys never jump by a turn.
-        let mut rolls: Vec<f64> = Vec::with_capacity(s.poses.len());
-        for p in &s.poses {
-            let r = roll_degrees(p.world[i], target_of(p));
+        let mut rolls: Vec<f64> = Vec::with_capacity(views.len());
+        for &(w, target) in &views {
+            let r = roll_degrees(w, target);
             let prev = rolls.last().copied().unwrap_or(r);
             rolls.push(r + 360.0 * ((prev - r) / 360.0).round());
         }
-        let pos0 = first.world[i].w_axis.truncate();
+        let pos: Vec<DVec3> = views.iter().map(|(w, _)| w.w_axis.truncate()).collect();
+        let targets: Vec<DVec3> = views.iter().map(|v| v.1).collect();
         let name = self.names.unique("object", &node.name, MAX_OBJECT_NAME, &mut self.report);
-        let cam = camera_object(scene, c, pos0, target_of(first), rolls[0]);
+        let cam = camera_object(scene, c, pos[0], targets[0], rolls[0]);
         self.objects.push((name.clone(), ObjOut::Camera(cam)));
         self.report.cameras += 1;
         let mut out = NodeOut::new(id::CAMERA_NODE_TAG, name.clone(), None);
         out.source = Some(i);
-        out.tracks.push((id::POS_TRACK_TAG, 0, s.pos_track(|p| p.world[i].w_axis.truncate())));
+        out.tracks.push((id::POS_TRACK_TAG, 0, s.pos_track(&pos)));
         let cam = &scene.cameras[c];
-        let fovs: Vec<f64> = s
-            .poses
-            .iter()
-            .map(|p| horizontal_fov(p.camera_fov[c], cam.fov_axis, cam.aspect))
-            .collect();
+        let horizontal = |f: f64| horizontal_fov(f, cam.fov_axis, cam.aspect);
+        let fovs: Vec<f64> = match s.fovs[c].take() {
+            Some(f) => f.into_iter().map(horizontal).collect(),
+            None => {
+                let f = horizontal(s.first.camera_fov[c]);
+                s.held(f, f.is_finite())
+            }
+        };
         let scalar = |v: &f64| KeyValue::Scalar(*v as f32);
         out.tracks.push((id::FOV_TRACK_TAG, 0, keyed(&fovs, scalar, |k| s.key_frame(k))));
         out.tracks.push((id::ROLL_TRACK_TAG, 0, keyed(&rolls, scalar, |k| s.key_frame(k))));
@@ -222,7 +407,7 @@ impl Builder {
         self.nodes.push(out);
         let mut t = NodeOut::new(id::TARGET_NODE_TAG, name, None);
         t.source = cam_target;
-        t.tracks.push((id::POS_TRACK_TAG, 0, s.pos_track(target_of)));
+        t.tracks.push((id::POS_TRACK_TAG, 0, s.pos_track(&targets)));
         if let Some(ti) = cam_target {
             number[ti] = self.nodes.len();
         }
@@ -241,31 +426,31 @@ impl Builder {
     fn resampled_light(
         &mut self,
         scene: &Scene,
-        s: &Sampling,
+        s: &mut Sampling,
         i: usize,
         l: usize,
         number: &mut [usize],
     ) {
         let node = &scene.nodes[i];
-        let first = &s.poses[0];
         let light = &scene.lights[l];
         let spot = matches!(light.kind, LightKind::Spot | LightKind::Directional);
-        let lt = light.target;
-        let aim = |p: &Pose| aim_point(p, i, lt);
-        let at = |p: &Pose| p.world[i].w_axis.truncate();
+        let views = s.view(i, light.target);
         // A directional light: far back along its direction from the scene's centre, aimed at
         // the centre (docs/3ds.md, "Directional lights").
-        let far = (light.kind == LightKind::Directional).then(|| scene_sphere(scene, first));
-        let place = |p: &Pose| match far {
-            Some((centre, radius)) => {
-                let dir = (aim(p) - at(p)).normalize_or(-DVec3::Z);
-                (centre - dir * (FAR_RADII * radius), centre)
+        let far = (light.kind == LightKind::Directional).then(|| scene_sphere(scene, &s.first));
+        let place = |&(w, aim): &(DMat4, DVec3)| {
+            let at = w.w_axis.truncate();
+            match far {
+                Some((centre, radius)) => {
+                    let dir = (aim - at).normalize_or(-DVec3::Z);
+                    (centre - dir * (FAR_RADII * radius), centre)
+                }
+                None => (at, aim),
             }
-            None => (at(p), aim(p)),
         };
+        let (pos, targets): (Vec<DVec3>, Vec<DVec3>) = views.iter().map(place).unzip();
         let name = self.names.unique("object", &node.name, MAX_OBJECT_NAME, &mut self.report);
-        let (pos0, target0) = place(first);
-        let mut obj = light_object(scene, l, pos0, spot.then_some(target0));
+        let mut obj = light_object(scene, l, pos[0], spot.then_some(targets[0]));
         if far.is_some() {
             let cone = |radii: f64| 2.0 * (radii / FAR_RADII).atan().to_degrees();
             obj = obj.with_cone(cone(HOTSPOT_RADII), cone(FALLOFF_RADII));
@@ -275,13 +460,14 @@ impl Builder {
         let tag = if spot { id::SPOTLIGHT_NODE_TAG } else { id::LIGHT_NODE_TAG };
         let mut out = NodeOut::new(tag, name.clone(), None);
         out.source = Some(i);
-        out.tracks.push((id::POS_TRACK_TAG, 0, s.pos_track(|p| place(p).0)));
+        out.tracks.push((id::POS_TRACK_TAG, 0, s.pos_track(&pos)));
         number[i] = self.nodes.len();
         self.nodes.push(out);
         if spot {
+            let lt = light.target;
             let mut t = NodeOut::new(id::L_TARGET_NODE_TAG, name, None);
             t.source = lt;
-            t.tracks.push((id::POS_TRACK_TAG, 0, s.pos_track(|p| place(p).1)));
+            t.tracks.push((id::POS_TRACK_TAG, 0, s.pos_track(&targets)));
             if let Some(ti) = lt {
                 number[ti] = self.nodes.len();
             }
@@ -295,16 +481,16 @@ impl Builder {
     fn resampled_object(
         &mut self,
         scene: &Scene,
-        s: &Sampling,
+        s: &mut Sampling,
         i: usize,
         parent: Option<usize>,
         number: &mut [usize],
         dropped: &mut Dropped,
     ) {
         let node = &scene.nodes[i];
-        let (name, extra_parts) = match s.poses[0].mesh[i].or(node.mesh) {
+        let (name, extra_parts) = match s.first.mesh[i].or(node.mesh) {
             Some(m) => {
-                let names = self.resampled_mesh(scene, &s.poses[0], i, m, dropped);
+                let names = self.resampled_mesh(scene, &s.first, i, m, dropped);
                 (names[0].clone(), names[1..].to_vec())
             }
             None => ("$$$DUMMY".to_string(), Vec::new()),
@@ -319,11 +505,11 @@ impl Builder {
         if node.hidden {
             out.flags[0] |= NODE_HIDDEN;
         }
-        let (ts, rs, ss, sheared) = local_trs(&s.poses, i, parent);
+        let TrsSeries { ts, rs, ss, sheared } = s.object_trs(i, parent);
         if sheared {
             self.report.sheared += 1;
         }
-        let moving = s.poses.len() > 1
+        let moving = ts.len() > 1
             && (ts.iter().any(|t| !t.abs_diff_eq(ts[0], 0.0))
                 || rs.iter().any(|r| !r.abs_diff_eq(rs[0], 0.0))
                 || ss.iter().any(|s| !s.abs_diff_eq(ss[0], 0.0)));

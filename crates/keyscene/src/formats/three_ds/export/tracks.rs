@@ -8,7 +8,7 @@ use glam::{DMat4, DQuat, DVec3};
 use super::super::chunks::{KeyChunk, KeyValue};
 use super::super::write::ChunkWriter;
 use super::{f3, WriteError};
-use crate::anim::{Interpolation, Pose, Track};
+use crate::anim::{Interpolation, Track};
 
 /// A key at `frame` with all TCB parameters 0.
 pub(super) fn key(frame: i32, value: KeyValue) -> KeyChunk {
@@ -104,46 +104,66 @@ pub(super) fn write_track(
     Ok(())
 }
 
-/// A node's local T, R, S at every sampled pose: `parent_world⁻¹ · world` (the node's own local
-/// matrix when the parent's world matrix is singular or not finite; the world matrix for a
-/// root), split into T·R·S with each rotation on the same side of the quaternion sphere as the
-/// one before. The `bool` says whether some local matrix had shear T·R·S cannot hold.
-pub(super) fn local_trs(
-    poses: &[Pose],
-    node: usize,
-    parent: Option<usize>,
-) -> (Vec<DVec3>, Vec<DQuat>, Vec<DVec3>, bool) {
-    let mut ts = Vec::with_capacity(poses.len());
-    let mut rs: Vec<DQuat> = Vec::with_capacity(poses.len());
-    let mut ss = Vec::with_capacity(poses.len());
-    let mut sheared = false;
-    for p in poses {
-        let local = match parent {
-            Some(q) => {
-                let pw = p.world[q];
-                if pw.determinant().abs() > 1e-300 && pw.is_finite() {
-                    pw.inverse() * p.world[node]
-                } else {
-                    p.local[node]
-                }
+/// A node's local matrix at one frame against its written parent: `parent_world⁻¹ · world`
+/// (the node's own local matrix, `local()`, when the parent's world matrix is singular or not
+/// finite; the world matrix for a root).
+pub(super) fn local_against(
+    parent_world: Option<DMat4>,
+    world: DMat4,
+    local: impl FnOnce() -> DMat4,
+) -> DMat4 {
+    match parent_world {
+        Some(pw) => {
+            if pw.determinant().abs() > 1e-300 && pw.is_finite() {
+                pw.inverse() * world
+            } else {
+                local()
             }
-            None => p.world[node],
-        };
+        }
+        None => world,
+    }
+}
+
+/// A node's local T, R, S at consecutive frames ([`TrsSeries::push`] per frame).
+#[derive(Debug, Default)]
+pub(super) struct TrsSeries {
+    /// Translations.
+    pub ts: Vec<DVec3>,
+    /// Rotations, each on the same side of the quaternion sphere as the one before.
+    pub rs: Vec<DQuat>,
+    /// Scales.
+    pub ss: Vec<DVec3>,
+    /// Whether some local matrix had shear T·R·S cannot hold (its nearest T·R·S is kept).
+    pub sheared: bool,
+}
+
+impl TrsSeries {
+    /// An empty series with room for `n` frames.
+    pub(super) fn with_capacity(n: usize) -> TrsSeries {
+        TrsSeries {
+            ts: Vec::with_capacity(n),
+            rs: Vec::with_capacity(n),
+            ss: Vec::with_capacity(n),
+            sheared: false,
+        }
+    }
+
+    /// Appends the next frame's local matrix, split into T·R·S.
+    pub(super) fn push(&mut self, local: DMat4) {
         let (s, r, t) = local.to_scale_rotation_translation();
         let back = DMat4::from_scale_rotation_translation(s, r, t);
         let scale = local.to_cols_array().iter().fold(1.0f64, |a, v| a.max(v.abs()));
         if !back.abs_diff_eq(local, 1e-6 * scale) {
-            sheared = true;
+            self.sheared = true;
         }
-        let r = match rs.last() {
+        let r = match self.rs.last() {
             Some(prev) if prev.dot(r) < 0.0 => -r,
             _ => r,
         };
-        ts.push(t);
-        rs.push(r);
-        ss.push(s);
+        self.ts.push(t);
+        self.rs.push(r);
+        self.ss.push(s);
     }
-    (ts, rs, ss, sheared)
 }
 
 /// Rotation keys of sampled rotations `rs`: one key when they never change, else one per frame

@@ -55,6 +55,9 @@
 //!   compared (their node's matrix still is). glTF and 3DA store `float`s, and
 //!   `fbx-conv/3dsmax_animation.FBX` (written with a decimal comma: `0,707…` reads as `0` and
 //!   `707…`) skins `Box01` with bind matrices near 1e15, whose product cancels to noise in f32.
+//! - **degenerate**: a node whose world matrix is singular (`3dsmax_animation.FBX`'s `Bone01`,
+//!   scaled to zero on two axes by its decimal-comma numbers) has no rotation the matrix
+//!   determines, and FBX's `Lcl` TRS of it may hold any: its matrix is not compared.
 //! - **key limit**: the FBX writer refuses, with its limit error, a scene whose resampled
 //!   curves would need more keys than `Limits` allows: the 3DA of `maya_long_keyframes`
 //!   (5,000,000 frames) holds linear quaternion keys, which FBX's Euler curves can only take
@@ -288,7 +291,7 @@ fn compare_frame(
         let (wa, wc) = (pa.world[i], pc.world[j]);
         if wa.is_finite() && holds_view(a, i) {
             view_agrees(c, i, j, pa, pc, size).map_err(|e| format!("node {name:?}: {e}"))?;
-        } else if wa.is_finite() {
+        } else if wa.is_finite() && wa.determinant().abs() > 0.0 {
             let (lin, tr) = difference(wc, wa, size);
             if !(lin <= 1e-4 && tr <= 1e-4) {
                 return Err(format!(

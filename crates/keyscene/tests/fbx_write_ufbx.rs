@@ -5,7 +5,8 @@
 //!
 //! 1. read back by our own parser with no warnings (`fbx::parse`), its `Definitions` counts
 //!    equal to the objects written, every connection's ends existing, ids unique and non-zero;
-//! 2. loaded by ufbx (default options) without an error;
+//! 2. loaded by ufbx (default options) without an error or a warning
+//!    (`ufbx_metadata::warnings`);
 //! 3. evaluated by ufbx at the first animation's first, middle (integer) and last frame, or at
 //!    rest: every node's world matrix agrees with keyscene's evaluation of the *source* at the
 //!    same time, 1e-4 × max(1, scene size) (`common::ufbx_corpus::difference`); at the first
@@ -25,7 +26,9 @@
 //! 7. texture maps: ufbx finds each on the material map of its slot with its file name and
 //!    embedded bytes, and our reader gives them back ([`compare_textures`]).
 //!
-//! Every [`ENCODING_SAMPLE_STEP`]th source (path order over the same list) is also written as
+//! Every source is also written as ASCII 7.4: the other sources' ASCII files get 1., 2. and
+//! the ASCII layout lint (`write_ascii::`, [`check_ascii_load`]), and every
+//! [`ENCODING_SAMPLE_STEP`]th source (path order over the same list) is written as
 //! binary 7.5 and as ASCII 7.4 and checked by 1.–7. the same way (`write_ufbx_7500::`,
 //! `write_ufbx_ascii::`), with a layout lint of its own ([`lint_layout`]: 7.5's version and
 //! 64-bit record headers, the SDK footer, ASCII's header line), and the two encodings carry the
@@ -197,8 +200,7 @@ fn check(path: &Path, enc: Enc) -> Result<(), String> {
         // Names compared by name would not match (`literal_escapes`); the lint above holds.
         return Ok(());
     }
-    let theirs = ufbx::load_memory(&bytes, ufbx::LoadOpts::default())
-        .map_err(|e| format!("ufbx cannot load the written file: {:?}", e.description))?;
+    let theirs = ufbx_load(&bytes)?;
     // Nodes whose first animation is written key for key, themselves and every ancestor: ufbx
     // must agree with keyscene between frames too. The others were resampled on integer
     // frames (the report says which) and are compared on integer frames only.
@@ -220,6 +222,34 @@ fn check(path: &Path, enc: Enc) -> Result<(), String> {
     compare(&scene, &theirs, &exact, unskinned)?;
     compare_attributes(&scene, &theirs)?;
     compare_textures(&scene, &theirs, &bytes)
+}
+
+/// ufbx (default options) loads the written bytes with no warning
+/// (`ufbx_metadata::warnings`).
+fn ufbx_load(bytes: &[u8]) -> Result<ufbx::SceneRoot, String> {
+    let theirs = ufbx::load_memory(bytes, ufbx::LoadOpts::default())
+        .map_err(|e| format!("ufbx cannot load the written file: {:?}", e.description))?;
+    if let Some(w) = theirs.metadata.warnings.first() {
+        return Err(format!(
+            "ufbx warns on the written file ({} warnings), first: {} ({} times)",
+            theirs.metadata.warnings.len(),
+            w.description,
+            w.count
+        ));
+    }
+    Ok(theirs)
+}
+
+/// The ASCII file of every source (`write_ascii::`): written, linted ([`lint`],
+/// [`lint_layout`]) and loaded by ufbx without a warning. The full evaluation
+/// (`write_ufbx_ascii::`, [`check`]) runs on every [`ENCODING_SAMPLE_STEP`]th source.
+fn check_ascii_load(path: &Path) -> Result<(), String> {
+    let (scene, _) = keyscene::load(path).map_err(|e| format!("keyscene cannot load it: {e}"))?;
+    let (bytes, _) =
+        export::write(&scene, &options(Enc::Ascii)).map_err(|e| format!("write: {e}"))?;
+    lint(&bytes)?;
+    lint_layout(&bytes, Enc::Ascii)?;
+    ufbx_load(&bytes).map(|_| ())
 }
 
 /// Texture maps (6. of the module docs): for every source material ufbx finds by name, every
@@ -860,6 +890,9 @@ fn main() {
             let why = e.to_string().chars().take(60).collect::<String>();
             let is_3ds = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("3ds"));
             let mut kinds = vec!["write_ufbx", "stable"];
+            if !sampled {
+                kinds.push("write_ascii");
+            }
             if sampled {
                 kinds.extend([
                     "stable_ascii",
@@ -884,6 +917,12 @@ fn main() {
             continue;
         }
         let mut checks = vec![("write_ufbx", Enc::Binary7400)];
+        if !sampled {
+            let p = path.clone();
+            trials.push(common::corpus_trial(format!("write_ascii::{rel}"), &corpus, move |_| {
+                check_ascii_load(&p).map_err(|e| format!("{}: {e}", p.display()).into())
+            }));
+        }
         if sampled {
             checks.extend([("write_ufbx_7500", Enc::Binary7500), ("write_ufbx_ascii", Enc::Ascii)]);
         }

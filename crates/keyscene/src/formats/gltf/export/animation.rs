@@ -96,7 +96,7 @@ impl Out {
             .iter()
             .copied()
             .chain(ctx.helpers.iter().map(|h| {
-                decompose(ctx.rest.unaimed[h.node].inverse() * ctx.rest.pose.world[h.node])
+                decompose(ctx.rest.unaimed[h.node].inverse() * ctx.rest.pose.world[h.node] * h.turn)
             }))
             .collect();
         let direct = own_trs_nodes(scene);
@@ -422,7 +422,7 @@ fn pose_samples(
                 gltf_local(scene, &pose, &unaimed, k)
             } else {
                 let h = &helpers[k - scene.nodes.len()];
-                unaimed[h.node].inverse() * pose.world[h.node]
+                unaimed[h.node].inverse() * pose.world[h.node] * h.turn
             };
             let (tr, ro, sc) = (&mut s.tr[k], &mut s.ro[k], &mut s.sc[k]);
             hold_sample(tr, ro, sc, decompose(local), rests[k], frames.len());

@@ -114,10 +114,13 @@ pub fn save(scene: &Scene, path: &Path, opts: &WriteOptions) -> Result<Vec<Warni
     Ok(file.warnings)
 }
 
-/// A helper node carrying an aimed camera or light: `index` in glTF, for scene node `node`.
+/// A helper node carrying an aimed camera or light, or the camera or light of an FBX scene:
+/// `index` in glTF, for scene node `node`; its local matrix is `unaimed⁻¹ · world · turn`.
 struct Helper {
     node: usize,
     index: json::Index<json::Node>,
+    /// [`nodes::fbx_axes_turn`] of the node, else the identity.
+    turn: glam::DMat4,
 }
 
 /// The document being built, its binary buffer and caches.

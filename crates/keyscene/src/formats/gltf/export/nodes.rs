@@ -112,16 +112,25 @@ impl Out {
                 NodeKind::Light(l) => scene.lights[l].target,
                 _ => None,
             };
-            // The node that carries the camera/light: the helper when aimed, else the node.
-            let holder = if aim_target.is_some() {
+            // The node that carries the camera/light: the helper when aimed or turned from
+            // FBX's axes, else the node.
+            let turn = fbx_axes_turn(scene, i);
+            let holder = if aim_target.is_some() || turn.is_some() {
+                let turn = turn.unwrap_or(glam::DMat4::IDENTITY);
                 let index = json::Index::new((base + n + helper_nodes.len()) as u32);
-                let mut helper =
-                    json::Node { name: Some(format!("{} aim", node.name)), ..Default::default() };
-                let (t, r, s) = decompose(rest.unaimed[i].inverse() * rest.pose.world[i]);
+                let mut helper = json::Node {
+                    name: Some(format!(
+                        "{} {}",
+                        node.name,
+                        if aim_target.is_some() { "aim" } else { "axes" }
+                    )),
+                    ..Default::default()
+                };
+                let (t, r, s) = decompose(rest.unaimed[i].inverse() * rest.pose.world[i] * turn);
                 set_trs(&mut helper, t, r, s);
                 helper_nodes.push(helper);
                 children[i].push(index);
-                helpers.push(Helper { node: i, index });
+                helpers.push(Helper { node: i, index, turn });
                 helper_nodes.last_mut()
             } else {
                 None
@@ -370,5 +379,28 @@ fn set_trs(g: &mut json::Node, t: DVec3, r: DQuat, s: DVec3) {
     }
     if s != DVec3::ONE {
         g.scale = Some(s.as_vec3().to_array());
+    }
+}
+
+/// The turn from an FBX scene's camera or light axes to glTF's, for node `i`: FBX cameras look
+/// down the node's +X with +Y up and lights shine down its −Y (docs/fbx.md, "Axes"; keyscene
+/// keeps FBX's axes on FBX scenes, `render::View::from_camera`), glTF's down −Z with +Y up. The
+/// camera or light then sits on a child helper with this local rotation: 90° about −Y for
+/// cameras (−Z → +X, +Y → +Y), 90° about −X for lights (−Z → −Y). `None` for other nodes,
+/// ambient lights and scenes of other formats.
+pub(super) fn fbx_axes_turn(scene: &Scene, i: usize) -> Option<glam::DMat4> {
+    use crate::scene::LightKind;
+    if scene.meta.format != "fbx" {
+        return None;
+    }
+    let quarter = -std::f64::consts::FRAC_PI_2;
+    match scene.nodes[i].kind {
+        NodeKind::Camera(c) if c < scene.cameras.len() => {
+            Some(glam::DMat4::from_rotation_y(quarter))
+        }
+        NodeKind::Light(l) if scene.lights.get(l).is_some_and(|l| l.kind != LightKind::Ambient) => {
+            Some(glam::DMat4::from_rotation_x(quarter))
+        }
+        _ => None,
     }
 }

@@ -76,8 +76,8 @@ pub(super) fn partial_local(
     use crate::scene::InheritType;
     let n = scene.nodes.len();
     if k >= n {
-        let h = helpers[k - n].node;
-        return pose.unaimed_world(h).inverse() * pose.world(h);
+        let h = &helpers[k - n];
+        return pose.unaimed_world(h.node).inverse() * pose.world(h.node) * h.turn;
     }
     match scene.nodes[k].parent {
         Some(p) if scene.nodes[k].inherit != InheritType::RSrs => {

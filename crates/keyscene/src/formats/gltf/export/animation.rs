@@ -12,12 +12,9 @@ use json::validation::Checked::Valid;
 
 use super::keyed::{keyed_rotation, keyed_vec3, Keyed};
 use super::nodes::{decompose, gltf_local, own_trs_nodes, quat_f32, unaimed_world, Rest, Written};
-use super::sampling::{
-    hold_sample, node_samples, partial_local, push_sample, target_dependencies, varying_targets,
-    TargetSource,
-};
+use super::sampling::{hold_sample, node_samples, partial_local, push_sample, varying_targets};
 use super::{Accessor, Helper, Out};
-use crate::anim::{self, keep, resample, Animation, ChannelTarget, PartialPose, Time, THREE_DS_FPS};
+use crate::anim::{self, keep, Animation, ChannelTarget, PartialPose, Time, THREE_DS_FPS};
 use crate::formats::gltf::{deform, warning, WriteOptions};
 use crate::scene::{Scene, Transform};
 
@@ -103,17 +100,8 @@ impl Out {
             }))
             .collect();
         let direct = own_trs_nodes(scene);
-        // Without a resampling rate asked for, what is resampled is sampled adaptively per
-        // channel ([`resample`]); the shared grid then carries the morph weights only.
-        let adaptive = resample_fps.is_none();
-        let mut s = pose_samples(scene, a, ctx, &direct, &rests, &line.frames, !adaptive);
+        let mut s = pose_samples(scene, a, ctx, &direct, &rests, &line.frames);
         let node_channels = anim::channels_by_node(scene, Some(a));
-        let node_keys: Vec<Vec<Vec<f64>>> = node_channels
-            .iter()
-            .map(|cs| cs.iter().flat_map(|c| keep::key_frames(c)).collect())
-            .collect();
-        let size = resample::scene_size(scene, &ctx.rest.pose.world);
-        let mut pose = PartialPose::new(scene, Some(a));
         let mut outputs: Vec<Output> = Vec::new();
         let mut keyed_inputs = KeyedInputs::new();
         for k in 0..rests.len() {
@@ -124,214 +112,75 @@ impl Out {
             }
             // Source keys only for nodes whose glTF TRS is their own, unless resampling was
             // asked for.
-            let keyed = adaptive && own;
+            let keyed = resample_fps.is_none() && own;
             let channels: &[&ChannelTarget] = if keyed { &node_channels[k] } else { &[] };
             let target = Target { k, rest: rests[k], keyed, channels };
-            let mut source = if own {
-                TargetSource::Own(node_channels[k].iter().map(|c| c.sampler()).collect())
-            } else {
-                TargetSource::Pose(&mut pose)
-            };
-            let adaptive = adaptive.then(|| {
-                let deps = target_dependencies(scene, ctx.helpers, k);
-                let tracks = deps.iter().flat_map(|&i| node_keys[i].iter().map(Vec::as_slice));
-                Adaptive {
-                    seeds: resample::seed_frames(line.range, tracks),
-                    size,
-                    helpers: ctx.helpers,
-                    source: &mut source,
-                    grid: own,
-                    capped: false,
-                }
-            });
-            let mut adaptive = adaptive;
-            self.target_outputs(
-                scene,
-                &target,
-                &line,
-                &s,
-                adaptive.as_mut(),
-                &mut keyed_inputs,
-                &mut outputs,
-            );
-            if adaptive.is_some_and(|a| a.capped) {
-                let what = format!(
-                    "resampled channels of node {k} passed the budget of {} samples each: \
-                     resampled within the budget, not within the tolerance everywhere",
-                    resample::ADAPTIVE_BUDGET
-                );
-                self.warnings.push(warning(&place, what));
-            }
+            self.target_outputs(scene, &target, &line, &s, &mut keyed_inputs, &mut outputs);
         }
         self.morph_outputs(scene, ctx, &s.mw, &mut outputs);
         self.push_animation(scene, a, ctx, outputs, &line.times);
     }
 
     /// The channels of target `t` whose part moves (as written, `f32`): from the source keys
-    /// where they convert ([`keyed_vec3`], [`keyed_rotation`]), else resampled — adaptively
-    /// when `adaptive` is given ([`Self::adaptive_channel`]), else the grid samples. Whether a
-    /// part moves is told by the grid samples when there are any (a node whose TRS is its
-    /// own), else by the adaptive ones.
-    #[allow(clippy::too_many_arguments)]
+    /// where they convert ([`keyed_vec3`], [`keyed_rotation`]), else the samples.
     fn target_outputs(
         &mut self,
         scene: &Scene,
         t: &Target,
         line: &Timeline,
         s: &Samples,
-        mut adaptive: Option<&mut Adaptive>,
         keyed_inputs: &mut KeyedInputs,
         outputs: &mut Vec<Output>,
     ) {
         let k = t.k;
         let (rt, rr, rs) = t.rest;
         let v3 = |v: DVec3| v.as_vec3().to_array();
-        let grid = adaptive.as_ref().is_none_or(|a| a.grid);
-        let moves_t = !grid || s.tr[k].iter().any(|&t| v3(t) != v3(rt));
-        let moves_r = !grid
-            || s.ro[k].iter().any(|&r| quat_f32(r) != quat_f32(rr) && quat_f32(-r) != quat_f32(rr));
-        let moves_s = !grid || s.sc[k].iter().any(|&s| v3(s) != v3(rs));
+        let moves_t = s.tr[k].iter().any(|&t| v3(t) != v3(rt));
+        let moves_r =
+            s.ro[k].iter().any(|&r| quat_f32(r) != quat_f32(rr) && quat_f32(-r) != quat_f32(rr));
+        let moves_s = s.sc[k].iter().any(|&s| v3(s) != v3(rs));
         let transform = scene.nodes.get(k).map_or(Transform::IDENTITY, |n| n.transform);
         let resampled = |output| (None, Interpolation::Linear, output);
-        let rest = (rt, rr, rs);
-        let mut resample = |this: &mut Self, inputs: &mut KeyedInputs, part: usize| match adaptive
-            .as_deref_mut()
-        {
-            Some(a) => this.adaptive_channel(scene, k, part, rest, line, a, inputs),
-            None => Some(match part {
-                0 | 2 => {
-                    let samples = if part == 0 { &s.tr[k] } else { &s.sc[k] };
+        // A translation or scale channel: from the source keys where they convert, else the
+        // samples.
+        let vec3_channel = |this: &mut Self,
+                            inputs: &mut KeyedInputs,
+                            is_scale: bool,
+                            rest: DVec3,
+                            samples: &[DVec3]| {
+            match t
+                .keyed
+                .then(|| keyed_vec3(t.channels, is_scale, rest, line.range, line.fps))
+                .flatten()
+            {
+                Some(keys) => this.keyed(&keys, inputs),
+                None => {
                     let data: Vec<[f32; 3]> = samples.iter().map(|&v| v3(v)).collect();
                     resampled(this.floats(&data, json::accessor::Type::Vec3, None, false))
                 }
-                _ => {
-                    let data: Vec<[f32; 4]> = s.ro[k].iter().map(|&r| quat_f32(r)).collect();
-                    resampled(this.floats(&data, json::accessor::Type::Vec4, None, false))
-                }
-            }),
+            }
         };
-        for (part, moves, path) in [
-            (0, moves_t, Property::Translation),
-            (1, moves_r, Property::Rotation),
-            (2, moves_s, Property::Scale),
-        ] {
-            if !moves {
-                continue;
-            }
-            let keys = t.keyed.then(|| match part {
-                0 => keyed_vec3(t.channels, false, transform.translation, line.range, line.fps)
-                    .map(|keys| self.keyed(&keys, keyed_inputs)),
-                2 => keyed_vec3(t.channels, true, transform.scale, line.range, line.fps)
-                    .map(|keys| self.keyed(&keys, keyed_inputs)),
-                _ => keyed_rotation(t.channels, line.range, line.fps)
-                    .map(|keys| self.keyed(&keys, keyed_inputs)),
-            });
-            let written = match keys.flatten() {
-                Some(w) => Some(w),
-                None => resample(self, keyed_inputs, part),
-            };
-            if let Some((input, interp, output)) = written {
-                outputs.push((k, path, input, interp, output));
-            }
+        if moves_t {
+            let (input, interp, output) =
+                vec3_channel(self, keyed_inputs, false, transform.translation, &s.tr[k]);
+            outputs.push((k, Property::Translation, input, interp, output));
         }
-    }
-
-    /// Part `part` (0 translation, 1 rotation, 2 scale) of target `k` sampled adaptively
-    /// ([`resample::adaptive`]: LINEAR, slerp for the rotation, within
-    /// [`resample::TOLERANCE`] × the scene size) and written as a LINEAR channel with its own
-    /// input (shared with channels sampled at the same times); `None` when the part does not
-    /// move (every sample equals `rest` as written) and its samples come from no grid.
-    #[allow(clippy::too_many_arguments)]
-    fn adaptive_channel(
-        &mut self,
-        scene: &Scene,
-        k: usize,
-        part: usize,
-        rest: (DVec3, DQuat, DVec3),
-        line: &Timeline,
-        a: &mut Adaptive,
-        inputs: &mut KeyedInputs,
-    ) -> Option<(Option<Accessor>, Interpolation, Accessor)> {
-        let tol = resample::TOLERANCE * a.size;
-        let (size, helpers) = (a.size, a.helpers);
-        let source = &mut *a.source;
-        let mut at = |f: f64| source.at(scene, helpers, k, f);
-        let (frames, data, capped): (Vec<f64>, Floats, bool) = if part == 1 {
-            let s = resample::adaptive(
-                &a.seeds,
-                |f| at(f).1,
-                resample::slerp,
-                |x, y| resample::rotation_error(x, y, size),
-                tol,
-                resample::ADAPTIVE_BUDGET,
-            );
-            let mut prev: Option<DQuat> = None;
-            let values = s
-                .values
-                .iter()
-                .map(|&r| {
-                    let r = match prev {
-                        Some(p) if p.dot(r) < 0.0 => -r,
-                        _ => r,
-                    };
-                    prev = Some(r);
-                    r
-                })
-                .collect();
-            (s.frames, Floats::Rotation(values), s.capped)
-        } else {
-            let pick = move |v: (DVec3, DQuat, DVec3)| if part == 0 { v.0 } else { v.2 };
-            let s = if part == 0 {
-                let e = resample::vec3_error;
-                resample::adaptive(&a.seeds, |f| pick(at(f)), resample::lerp3, e, tol, usize::MAX)
-            } else {
-                let e = |x, y| resample::scale_error(x, y, size);
-                resample::adaptive(&a.seeds, |f| pick(at(f)), resample::lerp3, e, tol, usize::MAX)
-            };
-            (s.frames, Floats::Vec3(s.values), s.capped)
-        };
-        a.capped |= capped;
-        if !a.grid && !data.moves(rest, part) {
-            return None;
+        if moves_r {
+            let (input, interp, output) =
+                match t.keyed.then(|| keyed_rotation(t.channels, line.range, line.fps)).flatten() {
+                    Some(keys) => self.keyed(&keys, keyed_inputs),
+                    None => {
+                        let data: Vec<[f32; 4]> = s.ro[k].iter().map(|&r| quat_f32(r)).collect();
+                        resampled(self.floats(&data, json::accessor::Type::Vec4, None, false))
+                    }
+                };
+            outputs.push((k, Property::Rotation, input, interp, output));
         }
-        // Of samples that fall on one `f32` time the first is kept.
-        let mut times: Vec<f32> = Vec::with_capacity(frames.len());
-        let mut keep = Vec::with_capacity(frames.len());
-        for &f in &frames {
-            let t = (f / line.fps) as f32;
-            let new = times.last().is_none_or(|&l| t > l);
-            if new {
-                times.push(t);
-            }
-            keep.push(new);
+        if moves_s {
+            let (input, interp, output) =
+                vec3_channel(self, keyed_inputs, true, transform.scale, &s.sc[k]);
+            outputs.push((k, Property::Scale, input, interp, output));
         }
-        let bits: Vec<u32> = times.iter().map(|t| t.to_bits()).collect();
-        let input = match inputs.get(&bits) {
-            Some(&input) => input,
-            None => {
-                let data: Vec<[f32; 1]> = times.iter().map(|&t| [t]).collect();
-                let input = self.floats(&data, json::accessor::Type::Scalar, None, true);
-                inputs.insert(bits, input);
-                input
-            }
-        };
-        let output = match data {
-            Floats::Vec3(v) => {
-                let d: Vec<[f32; 3]> = v
-                    .iter()
-                    .zip(&keep)
-                    .filter(|p| *p.1)
-                    .map(|(v, _)| v.as_vec3().to_array())
-                    .collect();
-                self.floats(&d, json::accessor::Type::Vec3, None, false)
-            }
-            Floats::Rotation(v) => {
-                let d: Vec<[f32; 4]> =
-                    v.iter().zip(&keep).filter(|p| *p.1).map(|(&r, _)| quat_f32(r)).collect();
-                self.floats(&d, json::accessor::Type::Vec4, None, false)
-            }
-        };
-        Some((Some(input), Interpolation::Linear, output))
     }
 
     /// The morph weight channels of the morph nodes whose weights differ from their rest
@@ -497,45 +346,6 @@ impl Out {
     }
 }
 
-/// One target's adaptive resampling (no resampling rate asked for): where its values come
-/// from and the seeds of its samples.
-struct Adaptive<'a, 'p, 's> {
-    /// [`resample::seed_frames`] of the keys of every node that can move it
-    /// ([`target_dependencies`]) over the written range.
-    seeds: Vec<f64>,
-    /// [`resample::scene_size`] of the rest pose.
-    size: f64,
-    helpers: &'a [Helper],
-    source: &'a mut TargetSource<'p, 's>,
-    /// Whether grid samples tell whether its parts move (a node whose TRS is its own).
-    grid: bool,
-    /// Set when a channel's samples passed [`resample::ADAPTIVE_BUDGET`].
-    capped: bool,
-}
-
-/// A resampled channel's values.
-enum Floats {
-    Vec3(Vec<DVec3>),
-    Rotation(Vec<DQuat>),
-}
-
-impl Floats {
-    /// Whether some value differs from part `part` of `rest` as written (`f32`; a rotation
-    /// or its negation).
-    fn moves(&self, rest: (DVec3, DQuat, DVec3), part: usize) -> bool {
-        let v3 = |v: DVec3| v.as_vec3().to_array();
-        match self {
-            Floats::Vec3(v) => {
-                let r = if part == 0 { rest.0 } else { rest.2 };
-                v.iter().any(|&x| v3(x) != v3(r))
-            }
-            Floats::Rotation(v) => v.iter().any(|&r| {
-                quat_f32(r) != quat_f32(rest.1) && quat_f32(-r) != quat_f32(rest.1)
-            }),
-        }
-    }
-}
-
 /// One animation target as the channel writer sees it.
 struct Target<'c> {
     /// Scene node `k`, or aim helper `k − nodes`.
@@ -581,8 +391,7 @@ fn timeline(anim: &Animation, resample_fps: Option<f64>) -> Timeline {
 /// change over the animation (no channel on it, its ancestors or, for a helper, its aim
 /// target: [`varying_targets`]) holds its value at the first sample; so does a morph node
 /// whose mesh no channel drives. Per frame only the moving targets and what they depend on are
-/// posed ([`PartialPose`]). Without `targets_on_grid` (the targets are resampled adaptively,
-/// [`resample`]) only the morph weights are sampled.
+/// posed ([`PartialPose`]).
 fn pose_samples(
     scene: &Scene,
     a: usize,
@@ -590,14 +399,12 @@ fn pose_samples(
     direct: &[bool],
     rests: &[(DVec3, DQuat, DVec3)],
     frames: &[f64],
-    targets_on_grid: bool,
 ) -> Samples {
     let (helpers, morph_nodes) = (ctx.helpers, ctx.morph_nodes);
     let targets = rests.len();
     let (varies, morph_varies) = varying_targets(scene, a, helpers, morph_nodes);
-    let pose_targets: Vec<usize> = (0..targets)
-        .filter(|&k| targets_on_grid && (k >= direct.len() || !direct[k]))
-        .collect();
+    let pose_targets: Vec<usize> =
+        (0..targets).filter(|&k| k >= direct.len() || !direct[k]).collect();
     let mut s = Samples {
         tr: vec![Vec::new(); targets],
         ro: vec![Vec::new(); targets],

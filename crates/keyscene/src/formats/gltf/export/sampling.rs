@@ -5,7 +5,7 @@ use glam::{DMat4, DQuat, DVec3};
 
 use super::nodes::{decompose, quat_f32};
 use super::Helper;
-use crate::anim::{ChannelSampler, ChannelTarget, PartialPose};
+use crate::anim::{ChannelTarget, PartialPose};
 use crate::scene::Scene;
 
 /// Appends one sample to a target's translation, rotation and scale samples, the rotation
@@ -106,7 +106,18 @@ pub(super) fn node_samples(
 ) {
     // What `anim::node_parts` does, with each channel prepared once for all frames.
     let samplers: Vec<_> = channels.iter().map(|c| c.sampler()).collect();
-    let at = |f: f64| own_parts(scene, k, &samplers, f);
+    let at = |f: f64| {
+        let mut p = scene.nodes[k].transform;
+        for c in &samplers {
+            c.apply_to_transform(&mut p, f);
+        }
+        let r = p.rotation.normalize();
+        if p.translation.is_finite() && r.is_finite() && p.scale.is_finite() {
+            (p.translation, r, p.scale)
+        } else {
+            decompose(p.matrix())
+        }
+    };
     if channels.is_empty() {
         if let Some(&f) = frames.first() {
             hold_sample(tr, ro, sc, at(f), rest, frames.len());
@@ -119,82 +130,4 @@ pub(super) fn node_samples(
     for &f in frames {
         push_sample(tr, ro, sc, at(f));
     }
-}
-
-/// Node `k`'s parts at frame `f` from its own channels' `samplers` (a node whose glTF TRS is
-/// its own): what [`anim::node_parts`] makes of them; a part that is not finite comes from the
-/// decomposed matrix.
-fn own_parts(
-    scene: &Scene,
-    k: usize,
-    samplers: &[ChannelSampler],
-    f: f64,
-) -> (DVec3, DQuat, DVec3) {
-    let mut p = scene.nodes[k].transform;
-    for c in samplers {
-        c.apply_to_transform(&mut p, f);
-    }
-    let r = p.rotation.normalize();
-    if p.translation.is_finite() && r.is_finite() && p.scale.is_finite() {
-        (p.translation, r, p.scale)
-    } else {
-        decompose(p.matrix())
-    }
-}
-
-/// Where an adaptively resampled target's glTF TRS comes from at any frame: its own channels
-/// (a node whose glTF TRS is its own) or a partial pose of the scene (every other node and
-/// the aim helpers: [`partial_local`]).
-pub(super) enum TargetSource<'p, 's> {
-    /// The node's own channels, prepared for sampling.
-    Own(Vec<ChannelSampler<'s>>),
-    /// The animation's partial pose, shared by the targets.
-    Pose(&'p mut PartialPose<'s>),
-}
-
-impl TargetSource<'_, '_> {
-    /// Target `k`'s glTF translation, rotation and scale at frame `f`.
-    pub(super) fn at(
-        &mut self,
-        scene: &Scene,
-        helpers: &[Helper],
-        k: usize,
-        f: f64,
-    ) -> (DVec3, DQuat, DVec3) {
-        match self {
-            TargetSource::Own(samplers) => own_parts(scene, k, samplers, f),
-            TargetSource::Pose(pose) => {
-                pose.set_frame(f);
-                decompose(partial_local(scene, pose, helpers, k))
-            }
-        }
-    }
-}
-
-/// The nodes whose channels can move target `k` (scene nodes, then aim helpers): the node
-/// and its ancestors, and for an aimed node (or an aim helper) its aim target and the
-/// target's ancestors. Their keys seed the target's adaptive samples
-/// ([`crate::anim::resample::seed_frames`]). Bounded by the node count (a parent cycle stops).
-pub(super) fn target_dependencies(scene: &Scene, helpers: &[Helper], k: usize) -> Vec<usize> {
-    use crate::scene::NodeKind;
-    let n = scene.nodes.len();
-    let node = if k < n { k } else { helpers[k - n].node };
-    let aim = match scene.nodes[node].kind {
-        NodeKind::Camera(c) => scene.cameras.get(c).and_then(|c| c.target),
-        NodeKind::Light(l) => scene.lights.get(l).and_then(|l| l.target),
-        _ => None,
-    };
-    let mut out = Vec::new();
-    for start in std::iter::once(node).chain(aim) {
-        let mut at = Some(start);
-        let mut steps = 0;
-        while let Some(i) = at.filter(|&i| i < n && steps <= n) {
-            out.push(i);
-            at = scene.nodes[i].parent;
-            steps += 1;
-        }
-    }
-    out.sort_unstable();
-    out.dedup();
-    out
 }

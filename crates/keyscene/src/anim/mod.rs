@@ -28,6 +28,7 @@ pub mod layers;
 pub mod material;
 pub mod partial;
 pub mod posing;
+pub mod resample;
 pub mod tcb;
 
 /// The animation data types live in the scene model ([`crate::scene::animation`], which says

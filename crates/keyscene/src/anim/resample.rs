@@ -23,6 +23,13 @@
 //! The error measures are the writer's: [`vec3_error`] (a position's distance),
 //! [`scale_error`] and [`rotation_error`] (a scale's or rotation's effect on a point at the
 //! scene's radius, [`scene_size`]), against [`TOLERANCE`] × the scene size.
+//!
+//! **No writer uses it yet.** Wired into the glTF writer, the corpus check of every resampled
+//! channel at quarter and half frames passed on 24 of the 25 3DS/PRJ files and failed on
+//! `secondreality/CITY.3DS`: its `HeliRotor` turns a whole number of times between test
+//! points, so the quarter/half/three-quarter test sees no error and never splits the interval
+//! (217 units off at frame 2090.25, tolerance 0.38). The writers keep their per-frame grid
+//! (`anim::keep::resample_frames`) until the error test also bounds the turn per interval.
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;

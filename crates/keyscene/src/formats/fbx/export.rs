@@ -59,7 +59,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::path::Path;
 
-use glam::{DMat4, DVec3};
+use glam::DVec3;
 
 use super::objects::KTIME_PER_SECOND;
 use super::write::{self, BinaryOptions, Record, Value, WriteError};

@@ -832,7 +832,7 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
             },
         );
         let v = |i: usize, def: f64| DVec3::from(props.get_vec3(i, [def; 3]));
-        node.source.fbx_lcl_rotation = Some(v(const { t("Lcl Rotation") }, 0.0));
+        node.source.fbx_lcl_rotation = Some(Box::new(v(const { t("Lcl Rotation") }, 0.0)));
         node.transform = Transform {
             translation: v(const { t("Lcl Translation") }, 0.0),
             rotation: setup

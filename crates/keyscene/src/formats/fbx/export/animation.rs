@@ -529,6 +529,8 @@ pub(super) fn plan_direct(
                     let own = scene.nodes[i]
                         .source
                         .fbx_lcl_rotation
+                        .as_deref()
+                        .copied()
                         .filter(|d| *d * (std::f64::consts::PI / 180.0) == *rest);
                     if *order == EulerOrder::Xyz {
                         match (own, xyz(tracks, deg, *rest)) {

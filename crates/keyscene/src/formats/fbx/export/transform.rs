@@ -59,6 +59,8 @@ pub(super) fn rest_parts(
     let r = n
         .source
         .fbx_lcl_rotation
+        .as_deref()
+        .copied()
         .filter(|r| crate::scene::EulerOrder::Xyz.to_quat(*r * to_rad) == tr.rotation)
         .unwrap_or_else(|| euler_xyz(tr.rotation));
     (tr.translation, r, tr.scale, true)

@@ -6,7 +6,7 @@
 //! keyscene convert IN OUT [--frame F | --time SECONDS] [--animation I | --stack NAME]
 //!     [--up AXIS] [--units UNIT] [--no-extrapolation] [--bind-pose NAME] [--transform-skin]
 //!     [--embed] [--no-animation] [--resample-fps N] [--max-influences N]
-//!     [--axes max|source] [--fps N] [--fbx-version 7400|7500] [--fbx-ascii] [--triangulate]
+//!     [--axes max|source] [--fps N] [--fbx-version 7400|7500] [--fbx-ascii] [--fbx-keep-pivots] [--triangulate]
 //!     [--force] [--report | --quiet | --json]
 //! keyscene convert DIR OUTDIR --to glb|gltf|3da|obj|fbx|3ds [--json] [--shard I/N] [--manifest FILE.jsonl]
 //! keyscene render FILE -o OUT [--frame F | --time SECONDS | --frames A..B[:STEP] [--sheet]]
@@ -199,6 +199,11 @@ enum Command {
         /// FBX: write ASCII FBX instead of binary.
         #[arg(long)]
         fbx_ascii: bool,
+        /// FBX: keep the source's full transform stack (pivots, pre/post rotation, inherit
+        /// type, geometric transforms) and its keys as they are, for round trips to a DCC tool
+        /// (default: baked into the subset every importer handles).
+        #[arg(long)]
+        fbx_keep_pivots: bool,
         /// FBX: split polygons into triangles (default: n-gons kept).
         #[arg(long)]
         triangulate: bool,
@@ -343,6 +348,7 @@ fn run(cli: Cli, matches: &ArgMatches) -> Result<(), CliError> {
             axes,
             fbx_version,
             fbx_ascii,
+            fbx_keep_pivots,
             triangulate,
             no_copy_textures,
         } => {
@@ -405,6 +411,7 @@ fn run(cli: Cli, matches: &ArgMatches) -> Result<(), CliError> {
             let mut fbx = keyscene::formats::fbx::export::WriteOptions::default();
             fbx.binary.version = fbx_version.map_or(7400, |v| v.parse().unwrap_or(7400));
             (fbx.ascii, fbx.triangulate, fbx.embed) = (fbx_ascii, triangulate, gltf.embed);
+            fbx.keep_pivots = fbx_keep_pivots;
             let opts = ConvertOptions::default()
                 .animation(animation)
                 .pose(pose)
@@ -465,6 +472,7 @@ fn batch_convert(
         "axes",
         "fbx_version",
         "fbx_ascii",
+        "fbx_keep_pivots",
         "triangulate",
     ];
     let given = single_file_options

@@ -79,7 +79,7 @@ impl OutputFormat {
 /// `no_extrapolation`, `bind_pose`, `transform_skin`, and for OBJ `up`/`units`/`space`:
 /// [`ConvertOptions::pose`]; `up`/`units`/`space` for glTF (the *source's* axes and unit),
 /// `embed`, `no_animation`, `resample_fps`, `max_influences`: [`ConvertOptions::gltf`];
-/// `fps`, `axes`: [`ConvertOptions::three_da`]; `fbx_version`, `fbx_ascii`, `triangulate`, and
+/// `fps`, `axes`: [`ConvertOptions::three_da`]; `fbx_version`, `fbx_ascii`, `fbx_keep_pivots`, `triangulate`, and
 /// `embed` for FBX: [`ConvertOptions::fbx`]; `no_copy_textures`:
 /// [`ConvertOptions::copy_textures`].
 pub const APPLIES_TO: &[(&str, &[OutputFormat], &str)] = {
@@ -102,6 +102,7 @@ pub const APPLIES_TO: &[(&str, &[OutputFormat], &str)] = {
         ("fps", &[ThreeDa], ""),
         ("fbx_version", &[Fbx], ""),
         ("fbx_ascii", &[Fbx], ""),
+        ("fbx_keep_pivots", &[Fbx], ""),
         ("triangulate", &[Fbx], ""),
         ("axes", &[ThreeDa], ""),
     ]

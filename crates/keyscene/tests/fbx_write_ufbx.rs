@@ -41,6 +41,10 @@
 //! replaces it) pass without being compared; the sources that are not stable yet are known
 //! defects in `tests/triage.tsv` (classes `fbx-write-*`).
 //!
+//! `keep_pivots::` (every FBX source with pivots, pre/post rotation, an inherit type other than
+//! RSrs or a geometry transform): written with `--fbx-keep-pivots`, 1.–7. hold and the stack
+//! is in the written file ([`check_keep_pivots`]).
+//!
 //! A source keyscene cannot load (the negative `wrong.3ds`) is reported *ignored*. A second opinion from the FBX SDK itself:
 //! `fbx2gltf::`/`fbx2gltf_ascii::` run FBX2glTF 0.9.7 (`/opt/keyscene-oracles`, see
 //! `shared/oracles/install_oracles.sh`) on the 3DS files written as binary and as ASCII and on the written (binary) FBX files whose
@@ -73,6 +77,8 @@ enum Enc {
     Binary7400,
     Binary7500,
     Ascii,
+    /// Binary 7.4 with `WriteOptions::keep_pivots` (`--fbx-keep-pivots`).
+    KeepPivots,
 }
 
 fn options(enc: Enc) -> export::WriteOptions {
@@ -81,8 +87,84 @@ fn options(enc: Enc) -> export::WriteOptions {
         Enc::Binary7400 => {}
         Enc::Binary7500 => o.binary.version = 7500,
         Enc::Ascii => o.ascii = true,
+        Enc::KeepPivots => o.keep_pivots = true,
     }
     o
+}
+
+/// Whether node `i` has a transform stack beyond T·R·S: FBX pivots or pre/post rotation, an
+/// inherit type other than RSrs, or a geometry transform.
+fn has_stack(scene: &Scene, i: usize) -> bool {
+    let n = &scene.nodes[i];
+    n.pivots.is_some()
+        || n.inherit != keyscene::scene::InheritType::RSrs
+        || n.geometry_transform() != DMat4::IDENTITY
+}
+
+/// `keep_pivots::` (issue #14 §1, `--fbx-keep-pivots`): the source written with its transform
+/// stack passes 1.–7. as [`check`] (ufbx's evaluation of the written file equals keyscene's of
+/// the source, between frames too where keys were kept), and the stack is in the file: read
+/// back by keyscene, every node not resampled keeps its source's inherit type and pivots
+/// (within 1e-9 × max(1, |value|)), and every mesh node whose geometry transform was not
+/// baked (its `Geometry` is shared with no other transform) has it back within 1e-9.
+fn check_keep_pivots(path: &Path) -> Result<(), String> {
+    check(path, Enc::KeepPivots)?;
+    let (scene, _) = keyscene::load(path).map_err(|e| format!("keyscene cannot load it: {e}"))?;
+    let (bytes, report) =
+        export::write(&scene, &options(Enc::KeepPivots)).map_err(|e| format!("write: {e}"))?;
+    let (back, _) = fbx::read(&bytes, &Default::default())
+        .map_err(|e| format!("keyscene cannot read the written file: {e}"))?;
+    if back.nodes.len() != scene.nodes.len() {
+        return Err(format!("{} nodes written, {} read back", scene.nodes.len(), back.nodes.len()));
+    }
+    let resampled: HashSet<usize> = report.resampled.iter().map(|r| r.node).collect();
+    let near =
+        |a: DVec3, b: DVec3| (a - b).abs().max_element() <= 1e-9 * a.abs().max_element().max(1.0);
+    let mut kept = 0;
+    for (i, (a, b)) in scene.nodes.iter().zip(&back.nodes).enumerate() {
+        if resampled.contains(&i) || !has_stack(&scene, i) {
+            continue;
+        }
+        if a.inherit != b.inherit {
+            return Err(format!(
+                "node {:?}: inherit {:?} read back as {:?}",
+                a.name, a.inherit, b.inherit
+            ));
+        }
+        if let Some(pa) = a.pivots.as_deref() {
+            let pb = b.pivots.as_deref().cloned().unwrap_or_default();
+            let same = near(pa.rotation_offset, pb.rotation_offset)
+                && near(pa.rotation_pivot, pb.rotation_pivot)
+                && near(pa.scaling_offset, pb.scaling_offset)
+                && near(pa.scaling_pivot, pb.scaling_pivot)
+                && pa.pre_rotation.abs_diff_eq(pb.pre_rotation, 1e-9)
+                    | pa.pre_rotation.abs_diff_eq(-pb.pre_rotation, 1e-9)
+                && pa.post_rotation.abs_diff_eq(pb.post_rotation, 1e-9)
+                    | pa.post_rotation.abs_diff_eq(-pb.post_rotation, 1e-9);
+            if !same {
+                return Err(format!("node {:?}: pivots {pa:?} read back as {pb:?}", a.name));
+            }
+        }
+        let g = a.geometry_transform();
+        let skinned_or_morphed = a
+            .mesh
+            .and_then(|m| scene.meshes.get(m))
+            .is_some_and(|m| m.skin.is_some() || !m.morph_targets.is_empty());
+        if a.mesh.is_some() && g != DMat4::IDENTITY && !skinned_or_morphed {
+            let gb = b.geometry_transform();
+            let scale = g.to_cols_array().iter().fold(1.0f64, |m, v| m.max(v.abs()));
+            // A geometry transform that is not exactly T·R·S is baked (and reads back as
+            // the identity); any other must come back.
+            if gb != DMat4::IDENTITY && !gb.abs_diff_eq(g, 1e-9 * scale) {
+                return Err(format!("node {:?}: geometry transform {g} read back as {gb}", a.name));
+            }
+        }
+        kept += 1;
+    }
+    if kept == 0 && scene.nodes.iter().enumerate().any(|(i, _)| has_stack(&scene, i)) {
+        return Err("every node with a transform stack was resampled: none kept".into());
+    }
+    Ok(())
 }
 
 /// The layout of the written bytes for `enc`: binary — the magic, the version at byte 23, our
@@ -915,6 +997,15 @@ fn main() {
         }
         if sampled {
             checks.extend([("write_ufbx_7500", Enc::Binary7500), ("write_ufbx_ascii", Enc::Ascii)]);
+        }
+        let stacked = loaded.as_ref().is_ok_and(|(s, _)| {
+            s.meta.format == "fbx" && (0..s.nodes.len()).any(|i| has_stack(s, i))
+        });
+        if stacked {
+            let p = path.clone();
+            trials.push(common::corpus_trial(format!("keep_pivots::{rel}"), &corpus, move |_| {
+                check_keep_pivots(&p).map_err(|e| format!("{}: {e}", p.display()).into())
+            }));
         }
         for (kind, enc) in checks {
             let p = path.clone();

@@ -10,6 +10,9 @@
 //! - `glb_chunk_header_past_declared_length.bin` (`read_gltf`, issue #17 §5): a GLB whose
 //!   declared length ends inside a chunk header while the file goes on; keyscene's own
 //!   container check (`formats::gltf::glb::split`) subtracted past zero in its error message.
+//! - `fbx_ascii_version_past_u32.bin` (`read_3ds`, whose `load_bytes` sniffs it as ASCII FBX;
+//!   2026-12-03): a `; FBX 6666666` comment line; the version (major × 1000) overflowed a u32
+//!   in `fbx::ascii::comment_version`.
 
 use std::path::Path;
 
@@ -24,5 +27,5 @@ fn fuzzer_crash_inputs_load_as_errors() {
         assert!(r.is_err(), "{} is not a valid scene", path.display());
         seen += 1;
     }
-    assert_eq!(seen, 4, "every recorded crash input was tried");
+    assert_eq!(seen, 5, "every recorded crash input was tried");
 }

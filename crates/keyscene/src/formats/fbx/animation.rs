@@ -650,8 +650,15 @@ pub(crate) fn import(
                 }
             }
         }
+        // A span the stack itself declares is kept even when empty (ufbx's
+        // `ufbx_anim_stack.time_begin/time_end` are the properties as they are); one only
+        // from the template, or backwards, gives way to the keys' span.
+        let declared = graph.object(stack.id).is_some_and(|o| {
+            graph.own_props(&o).filter(|p| p.name == "LocalStart" || p.name == "LocalStop").count()
+                == 2
+        });
         anim.frame_range = match (begin, end) {
-            (Some(b), Some(e)) if e > b => (to_frame(b), to_frame(e)),
+            (Some(b), Some(e)) if e > b || (e == b && declared) => (to_frame(b), to_frame(e)),
             _ if lo <= hi => (lo, hi),
             _ => (0.0, 0.0),
         };
@@ -735,7 +742,8 @@ fn take_layer() -> Layer {
 }
 
 /// Adds the animation of one take (or of the legacy implicit stack): its frame range is the
-/// take's `LocalTime` when it spans time, else the keys' span.
+/// take's `LocalTime` (kept when empty, as for a stack's own `LocalStart`/`LocalStop`), else
+/// the keys' span.
 fn push_take(
     scene: &mut Scene,
     graph: &ObjectGraph<'_, '_>,
@@ -755,7 +763,7 @@ fn push_take(
         }
     }
     let frame_range = match local {
-        Some((Some(b), Some(e))) if e > b => {
+        Some((Some(b), Some(e))) if e >= b => {
             (ktime_to_frames(b, ktime, fps), ktime_to_frames(e, ktime, fps))
         }
         _ if lo <= hi => (lo, hi),

@@ -120,10 +120,11 @@ fn comment_version(bytes: &[u8]) -> u32 {
     let Some(at) = head.windows(6).position(|w| w == b"; FBX ") else { return 0 };
     let mut parts = head[at + 6..].split(|&b| b == b'.' || b == b' ' || b == b'\n').take(3);
     let mut num = |scale: u32| -> Option<u32> {
-        std::str::from_utf8(parts.next()?).ok()?.trim().parse::<u32>().ok().map(|v| v * scale)
+        std::str::from_utf8(parts.next()?).ok()?.trim().parse::<u32>().ok()?.checked_mul(scale)
     };
+    // A version too large for a u32 (`; FBX 6666666.0`, found by fuzzing) counts as absent.
     match (num(1000), num(100)) {
-        (Some(a), Some(b)) => a + b,
+        (Some(a), Some(b)) => a.checked_add(b).unwrap_or(0),
         _ => 0,
     }
 }

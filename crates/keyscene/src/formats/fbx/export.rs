@@ -105,6 +105,16 @@ pub struct WriteOptions {
     /// Most keys one resampled curve may have (a longer range to resample is an error, not a
     /// huge file; curves kept key for key have no such limit).
     pub max_keys: usize,
+    /// Write the source's full FBX transform stack (`--fbx-keep-pivots`, for DCC round
+    /// trips) instead of the subset every importer handles: a node's own `Lcl
+    /// Translation/Rotation/Scaling` and keys key for key, with its `RotationOffset`,
+    /// `RotationPivot`, `ScalingOffset`, `ScalingPivot`, `PreRotation`, `PostRotation`
+    /// (`RotationActive` 1) and `InheritType` as the scene holds them ([`crate::scene::Pivots`],
+    /// [`crate::scene::InheritType`]); an unskinned, unmorphed mesh's geometry transform as
+    /// `GeometricTranslation/Rotation/Scaling` when it is exactly T·R·S (else it is baked, as by
+    /// default). Nodes whose pivots are animated, that are aimed at a target, or that inherit
+    /// other than `RSrs` under a parent written baked are still baked and resampled.
+    pub keep_pivots: bool,
 }
 
 impl Default for WriteOptions {
@@ -117,6 +127,7 @@ impl Default for WriteOptions {
             animation: None,
             timestamp: None,
             max_keys: 1_000_000,
+            keep_pivots: false,
         }
     }
 }
@@ -339,6 +350,10 @@ fn p_enum(name: &str, v: i32) -> Record {
     p(name, "enum", "", "", vec![Value::I32(v)])
 }
 
+fn p_bool(name: &str, v: bool) -> Record {
+    p(name, "bool", "", "", vec![Value::I32(v as i32)])
+}
+
 fn p_double(name: &str, v: f64) -> Record {
     p(name, "double", "Number", "", vec![Value::F64(v)])
 }
@@ -411,12 +426,14 @@ impl Builder {
     /// written, then the animation pass.
     fn objects(&mut self, scene: &Scene, opts: &WriteOptions) -> Result<(), WriteError> {
         let rest = scene.evaluate(None, Time::Frame(0.0));
-        let locals = local_matrices(scene, &rest.world, &rest.local);
-        let direct = transform::direct_nodes(scene);
+        let direct = transform::direct_nodes(scene, opts.keep_pivots);
+        let locals = local_matrices(scene, &rest.world, &rest.local, &direct);
         let mut model_ids = Vec::with_capacity(scene.nodes.len());
         for (i, node) in scene.nodes.iter().enumerate() {
             let class = model_class(scene, i);
-            let id = self.model(scene, i, class, rest_parts(scene, i, locals[i], direct[i]));
+            let parts = rest_parts(scene, i, locals[i], direct[i], opts.keep_pivots);
+            let stack = opts.keep_pivots && direct[i];
+            let id = self.model(scene, i, class, parts, stack, opts);
             model_ids.push(id);
             match node.mesh {
                 Some(m) if class == "Mesh" => self.mesh_node(scene, i, m, id, opts),
@@ -458,22 +475,72 @@ impl Builder {
         i: usize,
         class: &str,
         (t, r, s, exact): (DVec3, DVec3, DVec3, bool),
+        stack: bool,
+        opts: &WriteOptions,
     ) -> i64 {
         let node = &scene.nodes[i];
         let id = self.id();
         if !exact {
             self.report.sheared += 1;
         }
-        let mut props = vec![
-            p_enum("InheritType", 1),
+        let inherit = match node.inherit {
+            _ if !stack => 1,
+            crate::scene::InheritType::RrSs => 0,
+            crate::scene::InheritType::RSrs => 1,
+            crate::scene::InheritType::Rrs => 2,
+        };
+        let mut props = vec![p_enum("InheritType", inherit)];
+        if let Some(pv) = node.pivots.as_deref().filter(|_| stack) {
+            // The SDK applies PreRotation/PostRotation/pivots only with RotationActive 1
+            // (ufbx reads them regardless); PreRotation and PostRotation are XYZ Euler
+            // degrees whatever the RotationOrder.
+            let deg = |q: glam::DQuat, stored: DVec3| {
+                let to_rad = std::f64::consts::PI / 180.0;
+                let e = crate::scene::EulerOrder::Xyz.to_quat(stored * to_rad);
+                if e == q || e == -q {
+                    stored
+                } else {
+                    transform::euler_xyz(q)
+                }
+            };
+            props.extend([
+                p_bool("RotationActive", true),
+                p_vec("RotationOffset", "Vector3D", "Vector", "", pv.rotation_offset),
+                p_vec("RotationPivot", "Vector3D", "Vector", "", pv.rotation_pivot),
+                p_vec("ScalingOffset", "Vector3D", "Vector", "", pv.scaling_offset),
+                p_vec("ScalingPivot", "Vector3D", "Vector", "", pv.scaling_pivot),
+                p_vec(
+                    "PreRotation",
+                    "Vector3D",
+                    "Vector",
+                    "",
+                    deg(pv.pre_rotation, pv.pre_rotation_degrees),
+                ),
+                p_vec(
+                    "PostRotation",
+                    "Vector3D",
+                    "Vector",
+                    "",
+                    deg(pv.post_rotation, pv.post_rotation_degrees),
+                ),
+            ]);
+        }
+        props.extend([
             p_vec("Lcl Translation", "Lcl Translation", "", "A", t),
             p_vec("Lcl Rotation", "Lcl Rotation", "", "A", r),
             p_vec("Lcl Scaling", "Lcl Scaling", "", "A", s),
-            p_int(
-                "DefaultAttributeIndex",
-                if matches!(class, "Mesh" | "Camera" | "Light") { 0 } else { -1 },
-            ),
-        ];
+        ]);
+        if let Some((gt, gr, gs)) = kept_geometry(scene, i, opts) {
+            props.extend([
+                p_vec("GeometricTranslation", "Vector3D", "Vector", "", gt),
+                p_vec("GeometricRotation", "Vector3D", "Vector", "", gr),
+                p_vec("GeometricScaling", "Vector3D", "Vector", "", gs),
+            ]);
+        }
+        props.push(p_int(
+            "DefaultAttributeIndex",
+            if matches!(class, "Mesh" | "Camera" | "Light") { 0 } else { -1 },
+        ));
         if node.hidden {
             props.push(p("Visibility", "Visibility", "", "A", vec![Value::F64(0.0)]));
         }
@@ -494,7 +561,10 @@ impl Builder {
     /// transform, shared by instances) and its materials.
     fn mesh_node(&mut self, scene: &Scene, i: usize, m: usize, id: i64, opts: &WriteOptions) {
         let mesh = &scene.meshes[m];
-        let g = scene.nodes[i].geometry_transform();
+        let g = match kept_geometry(scene, i, opts) {
+            Some(_) => glam::DMat4::IDENTITY, // written as the Model's Geometric* properties
+            None => scene.nodes[i].geometry_transform(),
+        };
         let key = (m, g.to_cols_array().map(f64::to_bits));
         let geo = match self.geometries.get(&key) {
             Some(&geo) => geo,
@@ -706,6 +776,25 @@ impl Builder {
         ]);
         roots
     }
+}
+
+/// With [`WriteOptions::keep_pivots`]: node `i`'s geometry transform as the
+/// `GeometricTranslation`, `GeometricRotation` (XYZ Euler degrees) and `GeometricScaling` its
+/// `Model` is written with, when it is not the identity, its mesh has neither a skin nor
+/// blend shapes (their clusters and shapes are written in the baked geometry's space) and
+/// T·R·S reproduces it exactly; `None` when it is baked into the vertices instead.
+fn kept_geometry(scene: &Scene, i: usize, opts: &WriteOptions) -> Option<(DVec3, DVec3, DVec3)> {
+    let node = &scene.nodes[i];
+    let mesh = scene.meshes.get(node.mesh?)?;
+    if !opts.keep_pivots || mesh.skin.is_some() || !mesh.morph_targets.is_empty() {
+        return None;
+    }
+    let g = node.geometry_transform();
+    if g == glam::DMat4::IDENTITY {
+        return None;
+    }
+    let (t, r, s, exact) = transform::decompose(g);
+    exact.then_some((t, r, s))
 }
 
 /// What the scene has that the writer does not write, one line each (`Report::dropped`).

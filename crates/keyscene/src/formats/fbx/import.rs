@@ -544,6 +544,7 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
                     ),
                 );
             }
+            let mut diffuse_color_maps = 0;
             for c in g.children(id).filter(|c| c.kind == ConnectionKind::ObjectProperty) {
                 let Some(tex) = g.object(c.child).filter(|o| o.class == "Texture") else {
                     continue;
@@ -553,10 +554,13 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
                 let map = self.texture_map(tex, slot);
                 // ufbx's `ufbx_material.fbx.diffuse_color` looks up `Diffuse`, then
                 // `DiffuseColor` (the later one wins): a `DiffuseColor` texture goes before
-                // the `Diffuse` ones.
+                // the `Diffuse` ones. Among themselves they keep the connection order, as
+                // ufbx's `ufbx_find_prop_texture` (a stable sort by property name, then the
+                // first match) makes the first connected one the property's texture.
                 let at = if prop == "DiffuseColor" {
                     let first = m.maps.iter().position(|t| t.slot == MapSlot::Diffuse);
-                    first.unwrap_or(m.maps.len())
+                    diffuse_color_maps += 1;
+                    first.map_or(m.maps.len(), |f| f + diffuse_color_maps - 1)
                 } else {
                     m.maps.len()
                 };
@@ -2202,6 +2206,29 @@ Connections: { C: "OP",40,30, "DiffuseColor"
                 ("b.png", [WrapMode::Repeat, WrapMode::Clamp])
             ]
         );
+    }
+
+    #[test]
+    fn diffuse_color_textures_keep_their_connection_order_before_diffuse_ones() {
+        // Hand-built: a `Diffuse` texture, then three on `DiffuseColor`. ufbx's
+        // `ufbx_find_prop_texture("DiffuseColor")` gives the first connected (`a.png`), and its
+        // diffuse map prefers `DiffuseColor` over `Diffuse`: order a, b, c, then d.
+        let text = r#"; FBX 7.4.0 project file
+Objects: {
+    Material: 30, "Material::m", "" { }
+    Texture: 40, "Texture::d", "" { RelativeFilename: "d.png" }
+    Texture: 41, "Texture::a", "" { RelativeFilename: "a.png" }
+    Texture: 42, "Texture::b", "" { RelativeFilename: "b.png" }
+    Texture: 43, "Texture::c", "" { RelativeFilename: "c.png" }
+}
+Connections: { C: "OP",40,30, "Diffuse"
+    C: "OP",41,30, "DiffuseColor"
+    C: "OP",42,30, "DiffuseColor"
+    C: "OP",43,30, "DiffuseColor" }
+"#;
+        let (s, _) = load(text);
+        let files: Vec<_> = s.materials[0].maps.iter().map(|m| m.file.as_str()).collect();
+        assert_eq!(files, ["a.png", "b.png", "c.png", "d.png"]);
     }
 
     #[test]

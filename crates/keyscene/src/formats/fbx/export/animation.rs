@@ -120,15 +120,15 @@ impl Builder {
         opts: &WriteOptions,
         model_ids: &[i64],
     ) -> Result<(), WriteError> {
-        let direct = direct_nodes(scene);
+        let direct = direct_nodes(scene, opts.keep_pivots);
         // The values the Model records hold (the rest pose): a baked node whose animation
         // holds other values, even constant ones, needs curves.
         let rest_pose = scene.evaluate(None, Time::Frame(0.0));
-        let rest: Vec<Parts> = local_matrices(scene, &rest_pose.world, &rest_pose.local)
+        let rest: Vec<Parts> = local_matrices(scene, &rest_pose.world, &rest_pose.local, &direct)
             .iter()
             .enumerate()
             .map(|(i, l)| {
-                let (t, r, s, _) = rest_parts(scene, i, *l, direct[i]);
+                let (t, r, s, _) = rest_parts(scene, i, *l, direct[i], opts.keep_pivots);
                 (t, r, s)
             })
             .collect();

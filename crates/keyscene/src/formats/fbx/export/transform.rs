@@ -8,13 +8,69 @@ use crate::scene::{LightKind, NodeKind, Scene};
 
 /// T, XYZ Euler degrees (FBX eEulerXYZ: R = Rz · Ry · Rx), S of a local matrix, and whether
 /// T·R·S reproduces it (no shear).
+///
+/// A matrix with a zero scale on some axis (a column of length 0) has no unique rotation; its
+/// parts come from [`singular_scale_rotation`] instead, so the angles are finite (a NaN
+/// `Lcl Rotation` is read back by every reader as the default 0,0,0, ufbx and ours alike).
 pub(super) fn decompose(m: DMat4) -> (DVec3, DVec3, DVec3, bool) {
     let (s, q, t) = m.to_scale_rotation_translation();
+    let (s, q) = if q.is_finite() && s.is_finite() { (s, q) } else { singular_scale_rotation(m) };
     let e = euler_xyz(q);
     let back = compose(t, e, s);
     let scale = m.to_cols_array().iter().fold(1.0f64, |a, v| a.max(v.abs()));
     let exact = back.abs_diff_eq(m, 1e-9 * scale);
     (t, e, s, exact)
+}
+
+/// Scale and rotation of a matrix whose 3×3 part has a zero (or non-finite) column: the
+/// columns of non-zero finite length keep their directions (made orthonormal in X, Y, Z
+/// order), the others get scale 0 and a direction that completes a right-handed frame
+/// (the first of +X, +Y, +Z not along the kept ones). With no usable column the rotation is
+/// the identity and the scale 0. Where the kept columns were orthogonal, T·R·S reproduces the
+/// matrix exactly.
+fn singular_scale_rotation(m: DMat4) -> (DVec3, DQuat) {
+    let cols = [m.x_axis.truncate(), m.y_axis.truncate(), m.z_axis.truncate()];
+    let mut axes: [Option<DVec3>; 3] = [None; 3];
+    let mut scale = DVec3::ZERO;
+    for (k, c) in cols.iter().enumerate() {
+        let len = c.length();
+        if !(len.is_finite() && len > 0.0) {
+            continue;
+        }
+        // Gram-Schmidt against the axes already kept.
+        let mut u = *c;
+        for a in axes.iter().flatten() {
+            u -= *a * u.dot(*a);
+        }
+        if u.length() > 1e-12 * len {
+            axes[k] = Some(u.normalize());
+            scale[k] = len;
+        }
+    }
+    // Complete the frame with the first basis vector not along the kept axes.
+    for k in 0..3 {
+        if axes[k].is_some() {
+            continue;
+        }
+        let kept: Vec<DVec3> = axes.iter().flatten().copied().collect();
+        let fill = [DVec3::X, DVec3::Y, DVec3::Z]
+            .into_iter()
+            .map(|b| kept.iter().fold(b, |u, a| u - *a * u.dot(*a)))
+            .find(|u| u.length() > 1e-6)
+            .unwrap_or(DVec3::X);
+        axes[k] = Some(fill.normalize());
+    }
+    let [x, y, z] = axes.map(|a| a.unwrap_or(DVec3::X));
+    let mut r = glam::DMat3::from_cols(x, y, z);
+    if r.determinant() < 0.0 {
+        // Flip a zero-scale axis (its sign is free); one exists, since a frame of three
+        // kept columns with a negative determinant is glam's ordinary case.
+        let k = (0..3).find(|&k| scale[k] == 0.0).unwrap_or(0);
+        let mut c = [r.x_axis, r.y_axis, r.z_axis];
+        c[k] = -c[k];
+        r = glam::DMat3::from_cols(c[0], c[1], c[2]);
+    }
+    (scale, DQuat::from_mat3(&r).normalize())
 }
 
 pub(super) fn euler_xyz(q: DQuat) -> DVec3 {
@@ -42,16 +98,22 @@ pub(super) fn compose(t: DVec3, euler_deg: DVec3, s: DVec3) -> DMat4 {
 /// the first (docs/fbx.md, "FBX → FBX → FBX").
 ///
 /// [`NodeSource::fbx_lcl_rotation`]: crate::scene::NodeSource::fbx_lcl_rotation
+///
+/// With `keep_pivots` ([`super::WriteOptions::keep_pivots`]) a direct node's pivots and
+/// inherit type are written beside these parts, so its own parts are written whatever its
+/// local matrix (`local` then includes the pivots).
 pub(super) fn rest_parts(
     scene: &Scene,
     i: usize,
     local: DMat4,
     direct: bool,
+    keep_pivots: bool,
 ) -> (DVec3, DVec3, DVec3, bool) {
     let n = &scene.nodes[i];
     let own = n.transform.matrix();
     let size = local.to_cols_array().iter().fold(1.0f64, |a, v| a.max(v.abs()));
-    if !direct || !own.is_finite() || !own.abs_diff_eq(local, 1e-12 * size) {
+    let stack = keep_pivots && direct && own.is_finite();
+    if !stack && (!direct || !own.is_finite() || !own.abs_diff_eq(local, 1e-12 * size)) {
         return decompose(local);
     }
     let tr = &n.transform;
@@ -140,9 +202,23 @@ pub(super) fn attribute_axes(scene: &Scene, i: usize) -> Option<DMat4> {
 /// [`attribute_axes`]. Under a parent whose world matrix is singular (a zero scale) no local
 /// reproduces the child's world: keyscene's own local matrix (`local`, with the same turns)
 /// is written, which gives what any RSrs evaluator gives.
-pub(super) fn local_matrices(scene: &Scene, world: &[DMat4], local: &[DMat4]) -> Vec<DMat4> {
+///
+/// A `direct` node ([`direct_nodes`]) composes as `parent_world · local` in keyscene's
+/// evaluator too, so its written local matrix is `local` itself: the same matrix without the
+/// inverse, whose round-off grows with the parent's condition (a parent scaled by 0 and 10¹⁵,
+/// as `fbx-conv/3dsmax_animation.FBX`'s decimal commas make one, moved a child's translation
+/// by 10²⁰ and a file written from the written file differed).
+pub(super) fn local_matrices(
+    scene: &Scene,
+    world: &[DMat4],
+    local: &[DMat4],
+    direct: &[bool],
+) -> Vec<DMat4> {
     (0..scene.nodes.len())
         .map(|i| {
+            if direct.get(i).copied().unwrap_or(false) {
+                return local[i];
+            }
             let parent = scene.nodes[i].parent.map(|p| (p, world[p]));
             local_matrix(scene, i, parent, world[i], local[i])
         })
@@ -191,12 +267,18 @@ pub(super) fn aimed(scene: &Scene, i: usize) -> bool {
 /// has inherit type `RSrs`, neither it nor its parent is aimed at a target, and neither is
 /// turned by [`attribute_axes`] (a constant turn after the rotation has no per-component
 /// Euler curve form).
-pub(super) fn direct_nodes(scene: &Scene) -> Vec<bool> {
+///
+/// With `keep_pivots` ([`super::WriteOptions::keep_pivots`]) static pivots and pre/post
+/// rotation are written as they are, so they do not stop a node from being direct, nor does an
+/// inherit type other than `RSrs` under a direct parent (whose written scale is its own).
+pub(super) fn direct_nodes(scene: &Scene, keep_pivots: bool) -> Vec<bool> {
     let mut direct: Vec<bool> = (0..scene.nodes.len())
         .map(|i| {
             let n = &scene.nodes[i];
-            n.pivots.is_none()
-                && (n.parent.is_none() || n.inherit == crate::scene::InheritType::RSrs)
+            (keep_pivots || n.pivots.is_none())
+                && (n.parent.is_none()
+                    || n.inherit == crate::scene::InheritType::RSrs
+                    || keep_pivots)
                 && !aimed(scene, i)
                 && !n.parent.is_some_and(|p| aimed(scene, p))
                 && attribute_axes(scene, i).is_none()
@@ -207,6 +289,26 @@ pub(super) fn direct_nodes(scene: &Scene) -> Vec<bool> {
         if c.target.drives_pivots() {
             if let Some(d) = direct.get_mut(c.node) {
                 *d = false;
+            }
+        }
+    }
+    if keep_pivots {
+        // A node inheriting other than RSrs needs its parent's own scale written: under a
+        // baked parent it is baked too (down the tree, whatever the node order).
+        let n = scene.nodes.len();
+        loop {
+            let mut changed = false;
+            for i in 0..n {
+                let node = &scene.nodes[i];
+                let under_baked =
+                    node.parent.is_some_and(|p| !direct.get(p).copied().unwrap_or(false));
+                if direct[i] && node.inherit != crate::scene::InheritType::RSrs && under_baked {
+                    direct[i] = false;
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
             }
         }
     }
@@ -233,6 +335,27 @@ mod tests {
         assert!(t.abs_diff_eq(DVec3::new(1.0, 2.0, 3.0), 1e-12));
         assert!(e.abs_diff_eq(DVec3::new(10.0, -20.0, 30.0), 1e-9), "{e}");
         assert!(s.abs_diff_eq(DVec3::new(2.0, 3.0, 4.0), 1e-12));
+    }
+
+    #[test]
+    fn a_zero_scale_axis_decomposes_into_finite_parts_that_compose_back() {
+        // Hand-built: T (1, 2, 3), 30° about Z, S (0, 2, 0): two zero columns, the Y column
+        // (−sin 30°, cos 30°, 0) × 2.
+        let m = DMat4::from_scale_rotation_translation(
+            DVec3::new(0.0, 2.0, 0.0),
+            DQuat::from_rotation_z(30f64.to_radians()),
+            DVec3::new(1.0, 2.0, 3.0),
+        );
+        let (t, e, s, exact) = decompose(m);
+        assert!(e.is_finite() && s.is_finite(), "{e} {s}");
+        assert_eq!(s, DVec3::new(0.0, 2.0, 0.0));
+        assert!(t.abs_diff_eq(DVec3::new(1.0, 2.0, 3.0), 1e-12));
+        assert!(exact);
+        assert!(compose(t, e, s).abs_diff_eq(m, 1e-12));
+        // All three scales zero: identity rotation.
+        let (_, e, s, exact) = decompose(DMat4::from_translation(DVec3::X) * DMat4::ZERO);
+        assert_eq!((e, s), (DVec3::ZERO, DVec3::ZERO));
+        assert!(!exact); // the zero matrix has w = 0, not an affine transform
     }
 
     #[test]

@@ -4,8 +4,6 @@
 //! This level knows the scene's [`Mesh`] but nothing of glTF's JSON: it produces flat `f32`
 //! arrays and `u32` indices per material slot that the writer ([`super::write`](fn@super::write)) stores in accessors.
 
-use std::collections::HashMap;
-
 use glam::{DMat4, DVec3};
 
 use crate::scene::geometry::{corner_normals, normal_matrix, triangulate, FALLBACK_NORMAL};
@@ -65,9 +63,15 @@ pub fn primitives(mesh: &Mesh, bake: DMat4) -> (Vec<Primitive>, usize) {
         let b = mesh.binormals.as_ref().and_then(|a| a.get(v, c, p));
         source_tangent(t, b, n, bake).unwrap_or([0.0; 4])
     };
-    type Key = (u32, [u32; 3], Vec<[u32; 2]>, [u32; 4], [u32; 4]);
-    let mut prims: Vec<(Primitive, HashMap<Key, u32>)> = Vec::new();
+    // (vertex, normal, UV sets: the first INLINE_UV_SETS inline, any further ones in the Vec
+    // (empty, so unallocated, for almost every mesh), colour, tangent) as bits.
+    const INLINE_UV_SETS: usize = 4;
+    type Key = (u32, [u32; 3], [[u32; 2]; INLINE_UV_SETS], Vec<[u32; 2]>, [u32; 4], [u32; 4]);
+    let mut prims: Vec<(Primitive, foldhash::HashMap<Key, u32>)> = Vec::new();
     let mut bad = 0;
+    // The glTF vertex of each corner of the current polygon, filled in triangle order (the
+    // order vertices are numbered in) the first time a triangle uses the corner.
+    let mut memo: Vec<u32> = Vec::new();
     for p in 0..mesh.polygon_count() {
         let slot = mesh.polygon_material(p);
         let poly = mesh.polygon(p);
@@ -84,7 +88,7 @@ pub fn primitives(mesh: &Mesh, bake: DMat4) -> (Vec<Primitive>, usize) {
                     tangents: mesh.tangents.as_ref().map(|_| Vec::new()),
                     ..Primitive::default()
                 };
-                prims.push((prim, HashMap::new()));
+                prims.push((prim, foldhash::HashMap::default()));
                 prims.len() - 1
             }
         };
@@ -94,27 +98,51 @@ pub fn primitives(mesh: &Mesh, bake: DMat4) -> (Vec<Primitive>, usize) {
             let v = mesh.corner_vertices[c];
             let mut pos = positions[v as usize].as_vec3().to_array();
             let mut n = normals[c].to_array();
-            let mut uv: Vec<[f32; 2]> = mesh
-                .uv_sets
-                .iter()
-                .map(|s| s.uvs.get(v, c, p).map(|t| [t.x, 1.0 - t.y]).unwrap_or([0.0, 0.0]))
-                .collect();
+            let uv_of = |s: &crate::scene::UvSet| {
+                let mut t = s.uvs.get(v, c, p).map(|t| [t.x, 1.0 - t.y]).unwrap_or([0.0, 0.0]);
+                let b = finite(&mut t);
+                (t, b)
+            };
+            let mut inline = [[0u32; 2]; INLINE_UV_SETS];
+            let mut more: Vec<[u32; 2]> = Vec::new();
+            for (k, set) in mesh.uv_sets.iter().enumerate() {
+                let (t, b) = uv_of(set);
+                bad += b;
+                match inline.get_mut(k) {
+                    Some(slot) => *slot = t.map(f32::to_bits),
+                    None => more.push(t.map(f32::to_bits)),
+                }
+            }
             let mut col =
                 colors.and_then(|a| a.get(v, c, p)).map(|c| c.to_array()).unwrap_or([1.0; 4]);
-            bad += finite(&mut pos) + uv.iter_mut().map(finite).sum::<usize>() + finite(&mut col);
+            bad += finite(&mut pos) + finite(&mut col);
             if finite(&mut n) > 0 {
                 n = FALLBACK_NORMAL.to_array();
             }
             let tan = tangent_of(v, c, p, n);
-            let uv_bits = uv.iter().map(|t| t.map(f32::to_bits)).collect();
-            let key =
-                (v, n.map(f32::to_bits), uv_bits, col.map(f32::to_bits), tan.map(f32::to_bits));
+            // The UVs as written: the bits back to floats (exact; non-finite ones were zeroed).
+            let extra = more.clone();
+            let uv_at = |k: usize| -> [f32; 2] {
+                inline
+                    .get(k)
+                    .copied()
+                    .unwrap_or_else(|| extra[k - INLINE_UV_SETS])
+                    .map(f32::from_bits)
+            };
+            let key = (
+                v,
+                n.map(f32::to_bits),
+                inline,
+                more,
+                col.map(f32::to_bits),
+                tan.map(f32::to_bits),
+            );
             *seen.entry(key).or_insert_with(|| {
                 prim.positions.push(pos);
                 prim.source_vertices.push(v);
                 prim.normals.push(n);
-                for (set, t) in prim.uvs.iter_mut().zip(&uv) {
-                    set.push(*t);
+                for (k, set) in prim.uvs.iter_mut().enumerate() {
+                    set.push(uv_at(k));
                 }
                 if let Some(cl) = &mut prim.colors {
                     cl.push(col);
@@ -125,12 +153,14 @@ pub fn primitives(mesh: &Mesh, bake: DMat4) -> (Vec<Primitive>, usize) {
                 (prim.positions.len() - 1) as u32
             })
         };
-        let tris: Vec<u32> = triangulate(&positions, poly)
-            .into_iter()
-            .flatten()
-            .map(|corner| vertex_of(corners.start + corner))
-            .collect();
-        prim.indices.extend(tris);
+        memo.clear();
+        memo.resize(poly.len(), u32::MAX);
+        for corner in triangulate(&positions, poly).into_iter().flatten() {
+            if memo[corner] == u32::MAX {
+                memo[corner] = vertex_of(corners.start + corner);
+            }
+            prim.indices.push(memo[corner]);
+        }
     }
     let mut out: Vec<Primitive> =
         prims.into_iter().map(|(p, _)| p).filter(|p| !p.indices.is_empty()).collect();
@@ -297,7 +327,7 @@ pub fn add_tangents(prim: &mut Primitive) -> bool {
         ..Primitive::default()
     };
     let mut used = vec![false; old.positions.len()];
-    let mut seen: HashMap<(u32, [u32; 4]), u32> = HashMap::new();
+    let mut seen: foldhash::HashMap<(u32, [u32; 4]), u32> = foldhash::HashMap::default();
     let copy = |out: &mut Primitive, v: usize, t: [f32; 4]| -> u32 {
         out.positions.push(old.positions[v]);
         out.normals.push(old.normals[v]);

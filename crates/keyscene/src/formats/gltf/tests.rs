@@ -690,3 +690,60 @@ fn a_cut_glb_is_truncated_at_its_length() {
     let e = read(&glb[..30], &crate::ReadOptions::default()).unwrap_err().to_string();
     assert!(e.contains(&format!("the {} bytes the GLB header declares", glb.len())), "{e}");
 }
+
+/// A `k × k` grid of unit quads in the XY plane at height `z`, with a concave L-shaped
+/// hexagon appended (so the ear clipper runs too).
+fn grid_mesh(name: &str, k: u32, z: f64) -> Mesh {
+    let mut m = Mesh { name: name.into(), ..Mesh::default() };
+    for y in 0..=k {
+        for x in 0..=k {
+            m.positions.push(DVec3::new(f64::from(x), f64::from(y), z));
+        }
+    }
+    let at = |x: u32, y: u32| y * (k + 1) + x;
+    m.polygon_starts.push(0);
+    for y in 0..k {
+        for x in 0..k {
+            m.corner_vertices.extend([at(x, y), at(x + 1, y), at(x + 1, y + 1), at(x, y + 1)]);
+            m.polygon_starts.push(m.corner_vertices.len() as u32);
+        }
+    }
+    // L: (0,0) (2,0) (2,1) (1,1) (1,2) (0,2) of the grid.
+    m.corner_vertices.extend([at(0, 0), at(2, 0), at(2, 1), at(1, 1), at(1, 2), at(0, 2)]);
+    m.polygon_starts.push(m.corner_vertices.len() as u32);
+    m
+}
+
+#[test]
+fn meshes_built_on_several_threads_give_the_bytes_of_one_thread_and_stay_in_place() {
+    // Five meshes of 40,000+ corners each: their batch passes the parallel threshold. Each
+    // mesh lies at its own height, so a mesh handed to the wrong node shows in the read-back.
+    let mut s = Scene::default();
+    for i in 0..5u32 {
+        s.meshes.push(grid_mesh(&format!("grid{i}"), 100, f64::from(i)));
+        let mut n = Node::new(format!("Grid{i}"), NodeKind::Mesh);
+        n.mesh = Some(i as usize);
+        s.nodes.push(n);
+        s.attach(i as usize, None);
+    }
+    let on = |threads: usize| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+            .install(|| write(&s, &WriteOptions::default()).unwrap().main)
+    };
+    let one = on(1);
+    assert_eq!(one, on(2), "two threads wrote other bytes than one");
+    assert_eq!(one, on(4), "four threads wrote other bytes than one");
+    let back = read_glb(&one);
+    let pose = back.evaluate(None, Time::Frame(0.0));
+    for i in 0..5 {
+        let node = back.nodes.iter().position(|n| n.name == format!("Grid{i}")).unwrap();
+        let got = pose.world_positions(&back, node);
+        // 101 × 101 grid vertices, each on the plane of its height (the scene is glTF's
+        // Y-up already: no axis root, z stays z).
+        assert_eq!(got.len(), 101 * 101, "Grid{i}");
+        assert!(got.iter().all(|p| (p.z - f64::from(i)).abs() < 1e-9), "Grid{i} left its plane");
+    }
+}

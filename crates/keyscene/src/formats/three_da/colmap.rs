@@ -490,7 +490,7 @@ pub fn build_for_file(file: &File, frame: f64, warnings: &mut Vec<String>) -> Ve
     let hull = file.entities.iter().position(|e| name_str(&e.name) == COLLISION_HULL);
     let gather = |pick: &dyn Fn(usize) -> bool| {
         let mut vertices: Vec<[f32; 3]> = Vec::new();
-        let mut index: std::collections::HashMap<[u32; 3], u32> = std::collections::HashMap::new();
+        let mut index: foldhash::HashMap<[u32; 3], u32> = foldhash::HashMap::default();
         let mut triangles = Vec::new();
         for (i, e) in file.entities.iter().enumerate().filter(|(i, _)| pick(*i)) {
             for s in &e.surfaces {

@@ -12,14 +12,28 @@ impl Out {
         bytes: &[u8],
         target: Option<json::buffer::Target>,
     ) -> json::Index<json::buffer::View> {
+        self.view_filled(bytes.len(), target, |bin| bin.extend_from_slice(bytes))
+    }
+
+    /// Appends a buffer view of `len` bytes (4-byte aligned) that `fill` writes straight into
+    /// the buffer (no intermediate copy of large arrays).
+    fn view_filled(
+        &mut self,
+        len: usize,
+        target: Option<json::buffer::Target>,
+        fill: impl FnOnce(&mut Vec<u8>),
+    ) -> json::Index<json::buffer::View> {
         self.bin.resize(self.bin.len().next_multiple_of(4), 0);
         let offset = self.bin.len();
-        self.bin.extend_from_slice(bytes);
+        self.bin.reserve(len);
+        fill(&mut self.bin);
+        debug_assert_eq!(self.bin.len(), offset + len, "a view's fill wrote its declared length");
+        let written = self.bin.len() - offset;
         json::Index::push(
             &mut self.root.buffer_views,
             json::buffer::View {
                 buffer: json::Index::new(0),
-                byte_length: USize64(bytes.len() as u64),
+                byte_length: USize64(written as u64),
                 byte_offset: Some(USize64(offset as u64)),
                 byte_stride: None,
                 name: None,
@@ -38,8 +52,11 @@ impl Out {
         target: Option<json::buffer::Target>,
         min_max: bool,
     ) -> json::Index<json::Accessor> {
-        let bytes: Vec<u8> = data.iter().flatten().flat_map(|x| x.to_le_bytes()).collect();
-        let view = self.view(&bytes, target);
+        let view = self.view_filled(data.len() * N * 4, target, |bin| {
+            for x in data.iter().flatten() {
+                bin.extend_from_slice(&x.to_le_bytes());
+            }
+        });
         let (min, max) = if min_max {
             let mut lo = [f32::INFINITY; N];
             let mut hi = [f32::NEG_INFINITY; N];
@@ -64,11 +81,19 @@ impl Out {
     ) -> json::Index<json::Accessor> {
         let target = Some(json::buffer::Target::ElementArrayBuffer);
         let (view, ct) = if vertex_count < usize::from(u16::MAX) {
-            let bytes: Vec<u8> = indices.iter().flat_map(|&i| (i as u16).to_le_bytes()).collect();
-            (self.view(&bytes, target), json::accessor::ComponentType::U16)
+            let view = self.view_filled(indices.len() * 2, target, |bin| {
+                for &i in indices {
+                    bin.extend_from_slice(&(i as u16).to_le_bytes());
+                }
+            });
+            (view, json::accessor::ComponentType::U16)
         } else {
-            let bytes: Vec<u8> = indices.iter().flat_map(|&i| i.to_le_bytes()).collect();
-            (self.view(&bytes, target), json::accessor::ComponentType::U32)
+            let view = self.view_filled(indices.len() * 4, target, |bin| {
+                for &i in indices {
+                    bin.extend_from_slice(&i.to_le_bytes());
+                }
+            });
+            (view, json::accessor::ComponentType::U32)
         };
         self.accessor(view, indices.len(), ct, json::accessor::Type::Scalar, None, None)
     }

@@ -22,16 +22,19 @@ pub(super) struct MeshInfo {
 }
 
 impl Out {
-    /// The glTF mesh for scene mesh `m` baked through `bake`; `None` when it has no triangles.
+    /// The glTF mesh for scene mesh `m` baked through `bake`, from its primitives and count of
+    /// non-finite numbers replaced (`built`: [`geometry::primitives`] of the mesh and `bake`);
+    /// `None` when it has no triangles.
     pub(super) fn mesh(
         &mut self,
         scene: &Scene,
         m: usize,
         bake: DMat4,
         node: &str,
+        built: (Vec<Primitive>, usize),
     ) -> Option<json::Index<json::Mesh>> {
         let mesh = &scene.meshes[m];
-        let (mut prims, bad) = geometry::primitives(mesh, bake);
+        let (mut prims, bad) = built;
         for p in &mut prims {
             let normal_mapped = self
                 .primitive_material(scene, mesh, p.material_slot, !p.uvs.is_empty())

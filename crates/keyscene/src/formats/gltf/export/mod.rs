@@ -22,6 +22,7 @@ use json::validation::USize64;
 use super::{Container, Error, ExternalImage, GltfFile, WriteOptions};
 use crate::scene::{Scene, Warning};
 
+mod ahead;
 mod animation;
 mod buffers;
 mod cameras;

@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use glam::{DMat3, DMat4, DQuat, DVec3};
 use gltf_json as json;
 
+use super::ahead::{Ahead, MeshKey};
 use super::names::{gltf_name, node_extras};
 use super::skins::{common_ancestor, skin_of};
 use super::{Helper, Out};
@@ -56,7 +57,7 @@ pub(super) struct Written {
 }
 
 /// One glTF mesh per (scene mesh, geometry transform bits); `None`: the mesh was left out.
-type MeshCache = HashMap<(usize, [u64; 16]), Option<json::Index<json::Mesh>>>;
+type MeshCache = HashMap<MeshKey, Option<json::Index<json::Mesh>>>;
 
 impl Out {
     /// Pushes the axis root (the axis and unit conversion, when `opts` asks for one that is
@@ -96,6 +97,7 @@ impl Out {
         let mut helpers: Vec<Helper> = Vec::new();
         let mut helper_nodes: Vec<json::Node> = Vec::new();
         let mut meshes = MeshCache::new();
+        let mut ahead = Ahead::new(scene);
         let mut mesh_nodes: Vec<(usize, json::Index<json::Mesh>)> = Vec::new();
         for (i, node) in scene.nodes.iter().enumerate() {
             let (t, r, s) = rest.trs[i];
@@ -104,7 +106,8 @@ impl Out {
                 ..Default::default()
             };
             set_trs(&mut g, t, r, s);
-            if let Some(ix) = self.node_mesh(scene, i, &rest.pose, &mut meshes, &mut g) {
+            if let Some(ix) = self.node_mesh(scene, i, &rest.pose, &mut meshes, &mut ahead, &mut g)
+            {
                 mesh_nodes.push((i, ix));
             }
             let aim_target = match node.kind {
@@ -166,15 +169,18 @@ impl Out {
         i: usize,
         rest: &Pose,
         meshes: &mut MeshCache,
+        ahead: &mut Ahead,
         g: &mut json::Node,
     ) -> Option<json::Index<json::Mesh>> {
         let node = &scene.nodes[i];
         let m = node.mesh?;
-        let key = (m, node.geometry_transform().to_cols_array().map(f64::to_bits));
+        let bake = node.geometry_transform();
+        let key = (m, bake.to_cols_array().map(f64::to_bits));
         let index = match meshes.get(&key) {
             Some(&ix) => ix,
             None => {
-                let ix = self.mesh(scene, m, node.geometry_transform(), &node.name);
+                let built = ahead.take(scene, key, bake);
+                let ix = self.mesh(scene, m, bake, &node.name, built);
                 meshes.insert(key, ix);
                 ix
             }

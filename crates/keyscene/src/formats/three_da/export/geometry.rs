@@ -4,7 +4,6 @@
 //! tangents from UV set 0 where the source has none.
 
 use std::cell::Cell;
-use std::collections::HashMap;
 
 use glam::{DMat4, DVec3, Vec2, Vec3, Vec4};
 
@@ -275,11 +274,13 @@ fn surfaces(
 ) -> Vec<Built> {
     let corners = Corners::new(mesh, g, skin);
     let by_material = triangles_by_material(mesh, &corners.pos, g.determinant() < 0.0, mats);
+    // Each corner's key is built once, however many triangles (and surfaces) use it.
+    let mut keys: Vec<Option<VKey>> = vec![None; mesh.corner_vertices.len()];
     let mut out = Vec::new();
     for (material, tris) in by_material {
         let mut start = 0;
         while start < tris.len() {
-            let (stream, end) = Stream::fill(&corners, &tris, start);
+            let (stream, end) = Stream::fill(&corners, &mut keys, &tris, start);
             if end < tris.len() {
                 report.warnings.push(format!(
                     "{name}: surface split at {} vertices (u16 indices)",
@@ -339,7 +340,7 @@ fn triangles_by_material(
 /// the triangle list indexing them.
 #[derive(Default)]
 struct Stream {
-    map: HashMap<VKey, u16>,
+    map: foldhash::HashMap<VKey, u16>,
     xyz: Vec<[f32; 3]>,
     nrm: Vec<[f32; 3]>,
     t0: Vec<[f32; 2]>,
@@ -352,21 +353,26 @@ struct Stream {
 
 impl Stream {
     /// The triangles `tris[start..]` that fit one surface (its stream stays within
-    /// [`MAX_SURFACE_VERTICES`]), and the index of the first one left out.
-    fn fill(corners: &Corners, tris: &[[usize; 3]], start: usize) -> (Stream, usize) {
+    /// [`MAX_SURFACE_VERTICES`]), and the index of the first one left out. `keys` caches
+    /// [`Corners::key`] per corner.
+    fn fill(
+        corners: &Corners,
+        keys: &mut [Option<VKey>],
+        tris: &[[usize; 3]],
+        start: usize,
+    ) -> (Stream, usize) {
         let mut s = Stream::default();
         let mut end = start;
         while end < tris.len() {
-            let keys: Vec<VKey> = tris[end].iter().map(|&c| corners.key(c)).collect();
-            let new = keys
-                .iter()
-                .filter(|k| !s.map.contains_key(k))
-                .collect::<std::collections::HashSet<_>>()
-                .len();
+            let tri = tris[end].map(|c| *keys[c].get_or_insert_with(|| corners.key(c)));
+            // The distinct keys of the triangle not in the stream yet.
+            let new = (0..3)
+                .filter(|&i| !tri[..i].contains(&tri[i]) && !s.map.contains_key(&tri[i]))
+                .count();
             if s.map.len() + new > MAX_SURFACE_VERTICES {
                 break;
             }
-            for k in keys {
+            for k in tri {
                 let i = s.index(k);
                 s.list.push(u32::from(i));
             }

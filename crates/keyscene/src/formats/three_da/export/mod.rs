@@ -375,6 +375,7 @@ fn entities(
     let mut needs = Vec::new();
     let mut totals = Totals::default();
     let pivots_animated = tracks::pivots_animated(cx.scene, cx.anim);
+    let ancestors_unscaled = tracks::ancestors_unscaled(cx.scene, cx.anim);
     // Children per entity, counted once (a count per entity over every entity was quadratic).
     let mut children = vec![0usize; n];
     for &p in ents.parents.iter().flatten() {
@@ -382,7 +383,7 @@ fn entities(
     }
     for k in 0..n {
         let mut e = entity(cx, (k, children[k]), &bind, mats, &mut totals, report);
-        let (t, need) = tracks::plan(cx, k, &pivots_animated, &mut e, report);
+        let (t, need) = tracks::plan(cx, k, &pivots_animated, &ancestors_unscaled, &mut e, report);
         needs.extend(need);
         sources[ents.file_index[k]] = Some(t);
         entities[ents.file_index[k]] = Some(e);

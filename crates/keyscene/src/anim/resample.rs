@@ -3,33 +3,41 @@
 //! between them (LINEAR vectors, slerped quaternions) stays within a tolerance of the source
 //! curve at **every** time, not only at integer frames.
 //!
-//! 1. **Seeds** ([`seed_frames`]): both ends of the written range, every key inside it, and
-//!    the instant [`keep::JUMP_LEAD`] frames before every jump (two keys of one track on one
-//!    frame), so a linear curve comes out exact with its keys alone and a jump stays a jump.
-//!    Seeds closer than [`MERGE`] frames are one sample (never a sample crowding a key: a
-//!    key at 0.99999 and a sample at 1 would be 1e-5 frames apart, which `f32` seconds
-//!    cannot keep apart at every time).
-//! 2. **Error test** ([`adaptive`]): between two neighbouring samples the written
+//! 1. **Seeds**: both ends of the written range, every key inside it, and the instant
+//!    [`keep::JUMP_LEAD`] frames before every jump (two keys of one track on one frame), so a
+//!    linear curve comes out exact with its keys alone and a jump stays a jump
+//!    ([`seed_frames`]: seeds closer than [`MERGE`] frames are one sample, never a sample
+//!    crowding a key). The glTF writer also seeds every source frame (`keep::sample_frames`,
+//!    which merges a frame with a key closer than `keep::SAMPLE_MERGE`), so that the written
+//!    curve passes through the source wherever a frame-based tool (Blender, FBX2glTF, the
+//!    ufbx frame references) looks at it.
+//! 2. **Turns** ([`turn_seeds`]): the error test compares values, and a rotation
+//!    that turns a whole number of times between two test points looks still to it (a 3DS
+//!    relative key of several turns: `secondreality/CITY.3DS`'s `HeliRotor` was 217 units off
+//!    at frame 2090.25 against a tolerance of 0.38 without this rule). So a rotation channel's
+//!    key segments get seeds at most [`MAX_TURN`] of turn apart (by the turn their keys make);
+//!    the error test refines from there.
+//! 3. **Error test** ([`adaptive`]): between two neighbouring samples the written
 //!    interpolation is compared with the source curve at a quarter, half and three quarters of
-//!    the interval; past the tolerance the interval is split at its middle and both halves are
-//!    tested again, the interval with the largest error first, down to [`MIN_SPAN`] frames.
-//!    Where the curve is straight no sample is added; a relative 3DS rotation of a full turn
-//!    between two keys (two nearly equal absolute quaternions) is off by half a turn at the
-//!    middle and is split until every interval turns less than the tolerance, so it spins.
-//! 3. **Bound**: at most `budget` samples per channel ([`ADAPTIVE_BUDGET`] for the writers);
-//!    past it the intervals left keep their chords and [`Sampled::capped`] says so (the writer
-//!    warns).
+//!    the interval (at its middle only for an interval of at most [`SHORT_SPAN`] frame); past
+//!    the tolerance the interval is split at its middle and both halves are
+//!    tested again, the interval with the largest error first, down to [`min_span`] frames.
+//!    At most `budget` samples per channel ([`ADAPTIVE_BUDGET`] for the writers); past it the
+//!    intervals left keep their chords and [`Sampled::capped`] says so (the writer warns).
+//! 4. **Thinning** ([`thin`]): samples the chord of their neighbours reproduces to a small
+//!    `eps` (below `f32` precision) are left out, so a straight or still stretch keeps only its
+//!    ends and the seeds of step 1 cost nothing in the file where the curve does not bend.
 //!
 //! The error measures are the writer's: [`vec3_error`] (a position's distance),
 //! [`scale_error`] and [`rotation_error`] (a scale's or rotation's effect on a point at the
 //! scene's radius, [`scene_size`]), against [`TOLERANCE`] × the scene size.
 //!
-//! **No writer uses it yet.** Wired into the glTF writer, the corpus check of every resampled
-//! channel at quarter and half frames passed on 24 of the 25 3DS/PRJ files and failed on
-//! `secondreality/CITY.3DS`: its `HeliRotor` turns a whole number of times between test
-//! points, so the quarter/half/three-quarter test sees no error and never splits the interval
-//! (217 units off at frame 2090.25, tolerance 0.38). The writers keep their per-frame grid
-//! (`anim::keep::resample_frames`) until the error test also bounds the turn per interval.
+//! The glTF writer resamples each channel of a node whose glTF TRS is its own with it. Nodes
+//! whose glTF local matrix is made from the composed pose (pivots, non-`RSrs` inheritance,
+//! aim helpers) and morph weights stay on the per-frame grid: one partial pose per frame
+//! serves them all, where a per-target sampler would pose every target's ancestry at every
+//! one of its samples (quadratic in the depth of a chain). The 3DA writer's keys are whole
+//! frames and keep its grid (`anim::keep::resample_frames`).
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -37,6 +45,7 @@ use std::collections::BinaryHeap;
 use glam::{DMat4, DQuat, DVec3};
 
 use crate::anim::keep;
+use crate::anim::{ChannelTarget, RotationTrack, Track};
 use crate::scene::Scene;
 
 /// The tolerance relative to the scene size ([`scene_size`]): 1e-4, the corpus checks'
@@ -104,6 +113,181 @@ pub fn seed_frames<'k>(range: (f64, f64), tracks: impl IntoIterator<Item = &'k [
     out
 }
 
+/// Where a channel's value can bend ([`channel_span`]): what decides where a writer needs
+/// seeds at every frame.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Span {
+    /// The value never changes (no track has two keys).
+    Still,
+    /// The value bends only within these frames (first and last key): outside them it holds
+    /// or goes on in a straight line (constant or keep-slope extrapolation).
+    Within(f64, f64),
+    /// The value may bend anywhere (it repeats or cycles outside its keys, or layers blend it).
+    Anywhere,
+}
+
+impl Span {
+    /// Where either of two channels' values can bend.
+    pub fn join(self, other: Span) -> Span {
+        match (self, other) {
+            (Span::Still, s) | (s, Span::Still) => s,
+            (Span::Anywhere, _) | (_, Span::Anywhere) => Span::Anywhere,
+            (Span::Within(a, b), Span::Within(c, d)) => Span::Within(a.min(c), b.max(d)),
+        }
+    }
+}
+
+/// Where `target`'s value can bend: [`Span::Still`] when none of its tracks has two keys (a
+/// track of one key holds it, or goes on from it in a straight line), [`Span::Within`] its
+/// keys when no track repeats or cycles outside them (3DS repeat, FBX `R`/`A`/`M`),
+/// [`Span::Anywhere`] otherwise and for values FBX animation layers blend.
+pub fn channel_span(target: &ChannelTarget) -> Span {
+    use crate::anim::Extrapolation;
+    fn track<T>(t: &Track<T>) -> Span {
+        let cycles =
+            |e: Extrapolation| matches!(e, Extrapolation::Repeat | Extrapolation::Cycle { .. });
+        match (t.keys.first(), t.keys.last()) {
+            (Some(a), Some(b)) if t.keys.len() > 1 => {
+                if cycles(t.before)
+                    || cycles(t.after)
+                    || !(a.frame.is_finite() && b.frame.is_finite())
+                {
+                    Span::Anywhere
+                } else {
+                    Span::Within(a.frame, b.frame)
+                }
+            }
+            _ => Span::Still,
+        }
+    }
+    let each = |xyz: &[Option<Track<f64>>; 3]| {
+        xyz.iter().flatten().map(track).fold(Span::Still, Span::join)
+    };
+    match target {
+        ChannelTarget::Translation(t) | ChannelTarget::Scale(t) | ChannelTarget::Color(t) => {
+            track(t)
+        }
+        ChannelTarget::Rotation(RotationTrack::Quat(t)) => track(t),
+        ChannelTarget::Rotation(RotationTrack::Relative(t)) => track(t),
+        ChannelTarget::Rotation(RotationTrack::Euler { xyz, .. }) => each(xyz),
+        ChannelTarget::TranslationXyz(xyz) | ChannelTarget::ScaleXyz(xyz) => each(xyz),
+        ChannelTarget::Hidden(t) => track(t),
+        ChannelTarget::Morph(t) => track(t),
+        ChannelTarget::Fov(t)
+        | ChannelTarget::Roll(t)
+        | ChannelTarget::Hotspot(t)
+        | ChannelTarget::Falloff(t) => track(t),
+        ChannelTarget::Property { track: t, .. } => track(t),
+        ChannelTarget::Layered(_) => Span::Anywhere,
+    }
+}
+
+/// The most a rotation channel's seeds turn between them before the error test (radians):
+/// an eighth of a turn, so that the quarter, half and three-quarter points see every turn and
+/// a TCB segment's overshoot has room within the interval.
+pub const MAX_TURN: f64 = std::f64::consts::FRAC_PI_4;
+
+/// Extra seed frames within `range` for a rotation channel, so that between two seeds the
+/// rotation's keys turn at most [`MAX_TURN`]: every key segment (two keys of one track) that
+/// turns θ is cut into ⌈θ / MAX_TURN⌉ equal pieces. The turn of a segment is estimated from its
+/// keys: a 3DS relative key's own angle (its turn from the key before, whole turns included),
+/// the angle between two absolute quaternion keys, or the change of an Euler component
+/// (radians; each component's segments cut on their own). Outside the keys, a track that
+/// repeats or cycles (3DS repeat, FBX `R`/`A`/`M` extrapolation) has its cuts repeated in every
+/// cycle within the range (mirrored in the backward cycles of `M`). The estimate is of the
+/// keys' chords; a TCB or Bézier segment's overshoot is what [`MAX_TURN`]'s margin is for. At
+/// most `budget` seeds (the rest are left out); unsorted.
+pub fn turn_seeds(track: &RotationTrack, range: (f64, f64), budget: usize) -> Vec<f64> {
+    let mut out = Vec::new();
+    match track {
+        RotationTrack::Relative(t) => {
+            segment_cuts(t, |_, b| b.angle.abs(), range, budget, &mut out)
+        }
+        RotationTrack::Quat(t) => {
+            let angle =
+                |a: &DQuat, b: &DQuat| 2.0 * a.normalize().dot(b.normalize()).abs().min(1.0).acos();
+            segment_cuts(t, angle, range, budget, &mut out)
+        }
+        RotationTrack::Euler { xyz, .. } => {
+            for t in xyz.iter().flatten() {
+                segment_cuts(t, |a, b| (b - a).abs(), range, budget, &mut out);
+            }
+        }
+    }
+    out
+}
+
+/// The cuts of [`turn_seeds`] for one track whose segments turn `turn(a, b)` radians.
+fn segment_cuts<T>(
+    t: &Track<T>,
+    turn: impl Fn(&T, &T) -> f64,
+    (lo, hi): (f64, f64),
+    budget: usize,
+    out: &mut Vec<f64>,
+) {
+    use crate::anim::{CycleMode, Extrapolation};
+    let (Some(first), Some(last)) = (t.keys.first(), t.keys.last()) else { return };
+    let (k0, period) = (first.frame, last.frame - first.frame);
+    // The cuts within the keyed span, as offsets from its first key.
+    let mut cuts = Vec::new();
+    for w in t.keys.windows(2) {
+        let (a, b) = (w[0].frame, w[1].frame);
+        let theta = turn(&w[0].value, &w[1].value);
+        if !(b > a && theta.is_finite() && a.is_finite() && b.is_finite()) {
+            continue;
+        }
+        let n = (theta / MAX_TURN).ceil().min(budget as f64) as usize;
+        cuts.extend((1..n).map(|i| a - k0 + (b - a) * i as f64 / n as f64));
+        if cuts.len() >= budget {
+            break;
+        }
+    }
+    if cuts.is_empty() || !(lo.is_finite() && hi.is_finite() && k0.is_finite()) {
+        return;
+    }
+    let cycles =
+        |e: Extrapolation| matches!(e, Extrapolation::Repeat | Extrapolation::Cycle { .. });
+    let mirror =
+        |e: Extrapolation| matches!(e, Extrapolation::Cycle { mode: CycleMode::Mirror, .. });
+    let (first_cycle, last_cycle) = if period > 0.0 {
+        let before = if cycles(t.before) { ((lo - k0) / period).floor().min(0.0) } else { 0.0 };
+        let after = if cycles(t.after) { ((hi - k0) / period).floor().max(0.0) } else { 0.0 };
+        (before, after)
+    } else {
+        (0.0, 0.0)
+    };
+    let mut c = first_cycle;
+    let mut steps = 0usize;
+    while c <= last_cycle && out.len() < budget && steps < budget {
+        let mirrored = c != 0.0
+            && (c.abs() as u64) % 2 == 1
+            && mirror(if c < 0.0 { t.before } else { t.after });
+        for &s in &cuts {
+            let f = k0 + c * period + if mirrored { period - s } else { s };
+            if f > lo && f < hi && out.len() < budget {
+                out.push(f);
+            }
+        }
+        c += 1.0;
+        steps += 1;
+    }
+}
+
+/// Intervals of at most this many frames (1) are tested at their middle only: the writers seed
+/// every frame and key where a curve bends, so such an interval lies inside one smooth
+/// segment of the source, whose chord strays most near its middle. Longer intervals are
+/// tested at a quarter, half and three quarters.
+pub const SHORT_SPAN: f64 = 1.0;
+
+/// The shortest interval (frames) the error test splits near frame `f`: [`MIN_SPAN`], or
+/// four `f32` steps at `f` when that is longer (`4 × f32::EPSILON × |f|`), so that the halves of
+/// a split stay distinct times when written as `f32` frames or seconds (at frame 3,000,000 that
+/// is 1.4 frames: a step there becomes a ramp of that length rather than two samples on one
+/// time, of which a writer would drop one).
+pub fn min_span(f: f64) -> f64 {
+    MIN_SPAN.max(4.0 * f64::from(f32::EPSILON) * f.abs())
+}
+
 /// One interval waiting to be split, ordered by its error.
 struct Interval<V> {
     error: f64,
@@ -134,7 +318,8 @@ impl<V> Ord for Interval<V> {
 /// ([`seed_frames`], sorted), then more where `between(a, b, s)` — the written interpolation
 /// at fraction `s ∈ [0, 1]` of the way from sample value `a` to `b` — differs from the source
 /// by more than `tol` by the measure `error(written, source)` at a quarter, half or three
-/// quarters of an interval. Intervals shorter than `2 × MIN_SPAN` are not split; at most
+/// quarters of an interval (the half only for intervals of at most [`SHORT_SPAN`] frames).
+/// Intervals shorter than `2 ×` [`min_span`] are not split; at most
 /// `budget` samples (never fewer than the seeds) are taken. A non-finite error counts as
 /// within the tolerance (the curve has no value there to follow).
 pub fn adaptive<V: Copy>(
@@ -149,12 +334,13 @@ pub fn adaptive<V: Copy>(
     let mut heap = BinaryHeap::new();
     let test = |a: (f64, V), b: (f64, V), source: &mut dyn FnMut(f64) -> V| {
         let span = b.0 - a.0;
-        if !(span >= 2.0 * MIN_SPAN) {
+        if span.is_nan() || span < 2.0 * min_span(a.0.abs().max(b.0.abs())) {
             return None;
         }
         let mut worst = 0.0f64;
         let mut mid = a.1;
-        for s in [0.5, 0.25, 0.75] {
+        let at: &[f64] = if span <= SHORT_SPAN { &[0.5] } else { &[0.5, 0.25, 0.75] };
+        for &s in at {
             let v = source(a.0 + s * span);
             if s == 0.5 {
                 mid = v;
@@ -185,6 +371,81 @@ pub fn adaptive<V: Copy>(
     }
     points.sort_by(|x, y| x.0.total_cmp(&y.0));
     let (frames, values) = points.into_iter().unzip();
+    Sampled { frames, values, capped }
+}
+
+/// Most error tests [`thin`] makes per sample (2⁶). Past it the intervals not yet settled
+/// keep all their samples, so no curve makes thinning cost more than this many tests a sample.
+pub const THIN_WORK: usize = 64;
+
+/// `sampled` without the samples the written interpolation reproduces (Douglas–Peucker, with
+/// the writer's interpolation and error measure): for an interval of kept samples `a`, `b`
+/// the sample between them farthest (by `error`) from `between(a, b, s)` — the written
+/// interpolation at its time — is kept when it is farther than `eps`, or when
+/// `joinable(a, b)` refuses the interval (a rotation's: more than a quarter turn, where slerp
+/// could go the other way round; then the middle sample is kept), and both halves are thinned
+/// the same way; else every sample between them is left out. The first and last sample stay.
+/// With `eps` below the `f32` precision of the values this keeps every sample's value as
+/// written, and so the curve within the tolerance it was sampled to (plus `eps`), with only
+/// the samples a bend needs: a straight or still stretch keeps its ends. At most
+/// [`THIN_WORK`] tests per sample (past it the rest is kept).
+pub fn thin<V: Copy>(
+    sampled: Sampled<V>,
+    between: impl Fn(V, V, f64) -> V,
+    error: impl Fn(V, V) -> f64,
+    eps: f64,
+    joinable: impl Fn(V, V) -> bool,
+) -> Sampled<V> {
+    let Sampled { frames, values, capped } = sampled;
+    let n = frames.len();
+    if n < 3 {
+        return Sampled { frames, values, capped };
+    }
+    let mut keep = vec![false; n];
+    keep[0] = true;
+    keep[n - 1] = true;
+    let mut work = THIN_WORK.saturating_mul(n);
+    let mut stack = vec![(0usize, n - 1)];
+    while let Some((a, b)) = stack.pop() {
+        if b - a < 2 {
+            continue;
+        }
+        let split = if b - a - 1 > work {
+            None
+        } else if !joinable(values[a], values[b])
+            || frames[b].partial_cmp(&frames[a]) != Some(Ordering::Greater)
+        {
+            Some((a + b) / 2)
+        } else {
+            work -= b - a - 1;
+            let (fa, fb) = (frames[a], frames[b]);
+            let (mut worst, mut at) = (eps, None);
+            for j in a + 1..b {
+                let s = (frames[j] - fa) / (fb - fa);
+                let e = error(between(values[a], values[b], s), values[j]);
+                // A sample whose error is not a number is kept.
+                if e.is_nan() || e > worst {
+                    worst = if e.is_nan() { f64::INFINITY } else { e };
+                    at = Some(j);
+                }
+            }
+            match at {
+                None => continue,
+                Some(j) => Some(j),
+            }
+        };
+        match split {
+            Some(j) => {
+                keep[j] = true;
+                stack.push((a, j));
+                stack.push((j, b));
+            }
+            // Out of work: the interval keeps its samples.
+            None => keep[a..=b].iter_mut().for_each(|k| *k = true),
+        }
+    }
+    let (frames, values) =
+        frames.into_iter().zip(values).zip(keep).filter_map(|(fv, k)| k.then_some(fv)).unzip();
     Sampled { frames, values, capped }
 }
 
@@ -221,21 +482,25 @@ pub fn rotation_error(a: DQuat, b: DQuat, size: f64) -> f64 {
     size * 2.0 * (2.0 * quarter).sin()
 }
 
-/// The scene size the tolerance is relative to: the largest absolute coordinate of the node
-/// origins and of the mesh bounding boxes' corners (in `world` placement: one world matrix per
-/// node, e.g. the writer's rest pose), or 1 when that is zero or not finite.
+/// The scene size the tolerance is relative to: the largest absolute coordinate of the mesh
+/// bounding boxes' corners in `world` placement (one world matrix per node, e.g. the writer's
+/// rest pose); the node origins count only in a scene without mesh geometry (a camera or light
+/// far off, as 3ds Max scenes have, would otherwise loosen the tolerance of the geometry one
+/// sees). 1 when that is zero or not finite.
 pub fn scene_size(scene: &Scene, world: &[DMat4]) -> f64 {
     let mut boxes: Vec<Option<(DVec3, DVec3)>> = vec![None; scene.meshes.len()];
-    let mut size = 0.0f64;
-    let mut take = |p: DVec3| {
+    let (mut size, mut origins) = (0.0f64, 0.0f64);
+    let largest = |p: DVec3| {
         let m = p.abs().max_element();
         if m.is_finite() {
-            size = size.max(m);
+            m
+        } else {
+            0.0
         }
     };
     for (i, node) in scene.nodes.iter().enumerate() {
         let Some(w) = world.get(i) else { break };
-        take(w.col(3).truncate());
+        origins = origins.max(largest(w.col(3).truncate()));
         let Some(m) = node.mesh.filter(|&m| m < scene.meshes.len()) else { continue };
         let bb = *boxes[m].get_or_insert_with(|| {
             let p = &scene.meshes[m].positions;
@@ -254,9 +519,10 @@ pub fn scene_size(scene: &Scene, world: &[DMat4]) -> f64 {
                 pick(2, bb.0.y, bb.1.y),
                 pick(4, bb.0.z, bb.1.z),
             );
-            take(g.transform_point3(p));
+            size = size.max(largest(g.transform_point3(p)));
         }
     }
+    let size = if size > 0.0 { size } else { origins };
     if size > 0.0 && size.is_finite() {
         size
     } else {
@@ -333,6 +599,151 @@ mod tests {
             let q = slerp(s.values[j - 1], s.values[j], (f - a) / (b - a));
             assert!(rotation_error(q, spin(f), size) <= 1.01e-4, "frame {f}");
         }
+    }
+
+    /// The seeds of a channel with these extra seeds, sorted, without repeats.
+    fn with(seeds: &[f64], extra: Vec<f64>) -> Vec<f64> {
+        let mut all: Vec<f64> = seeds.iter().copied().chain(extra).collect();
+        all.sort_by(f64::total_cmp);
+        all.dedup();
+        all
+    }
+
+    #[test]
+    fn whole_turns_between_keys_are_seen_once_the_key_segments_are_cut_by_their_turn() {
+        use crate::anim::{AxisAngle, Extrapolation, Interpolation, Key};
+        // Four whole turns about Z between frames 0 and 12 (a spinning rotor): the source is
+        // the identity at 0, 3, 6, 9 and 12, so the quarter, half and three-quarter points
+        // of [0, 12] all agree with the chord and the value test alone never splits it.
+        let spin = |f: f64| DQuat::from_rotation_z(std::f64::consts::TAU * f / 3.0);
+        let seeds = seed_frames((0.0, 12.0), [&[0.0, 12.0][..]]);
+        let key = |frame: f64, angle: f64| Key {
+            frame,
+            value: AxisAngle { angle, axis: DVec3::Z },
+            interpolation: Interpolation::Linear,
+        };
+        let mut track = Track::new(vec![key(0.0, 0.0), key(12.0, 4.0 * std::f64::consts::TAU)]);
+        // 8π in eighths of a turn: 32 pieces of 3/8 frame (hand computed).
+        let cut = turn_seeds(&RotationTrack::Relative(track.clone()), (0.0, 12.0), 1 << 16);
+        let all = with(&seeds, cut);
+        assert_eq!(all.len(), 33);
+        assert!(all.windows(2).all(|w| (w[1] - w[0] - 0.375).abs() < 1e-12));
+        let size = 1.0;
+        let s = adaptive(&all, spin, slerp, |a, b| rotation_error(a, b, size), 1e-4, 1 << 16);
+        let mut turned = 0.0;
+        for p in s.values.windows(2) {
+            turned += p[0].angle_between(p[1]);
+        }
+        assert!((turned - 4.0 * std::f64::consts::TAU).abs() < 1e-6, "{}", turned.to_degrees());
+        // Without the cuts the four turns are lost: two samples, no turn at all.
+        let lost = adaptive(&seeds, spin, slerp, |a, b| rotation_error(a, b, size), 1e-4, 1 << 16);
+        assert_eq!(lost.frames, [0.0, 12.0]);
+        // A repeating track is cut in every cycle of the range: 31 cuts in each of two.
+        track.after = Extrapolation::Repeat;
+        let cut = turn_seeds(&RotationTrack::Relative(track.clone()), (0.0, 24.0), 1 << 16);
+        assert_eq!(cut.len(), 62);
+        assert!(cut.iter().any(|&f| (f - 12.375).abs() < 1e-12));
+        // Held ends get no cuts outside the keys; the budget bounds the cuts.
+        track.after = Extrapolation::Constant;
+        let cut = turn_seeds(&RotationTrack::Relative(track.clone()), (0.0, 24.0), 1 << 16);
+        assert_eq!(cut.len(), 31);
+        let few = turn_seeds(&RotationTrack::Relative(track), (0.0, 24.0), 5).len();
+        assert!(few > 0 && few <= 5, "{few}");
+    }
+
+    #[test]
+    fn the_scene_size_is_the_geometry_s_unless_there_is_none() {
+        use crate::scene::{Mesh, Node, NodeKind};
+        let mut scene = Scene::default();
+        scene.meshes.push(Mesh { positions: vec![DVec3::ZERO, DVec3::ONE], ..Default::default() });
+        let mut shown = Node::new("cube", NodeKind::Mesh);
+        shown.mesh = Some(0);
+        scene.nodes.push(shown);
+        scene.nodes.push(Node::new("camera", NodeKind::Null));
+        // The cube's box (0..1) moved by 2 along X reaches x = 3; the camera stands at 100.
+        let world =
+            [DMat4::from_translation(DVec3::X * 2.0), DMat4::from_translation(DVec3::X * 100.0)];
+        assert_eq!(scene_size(&scene, &world), 3.0);
+        scene.nodes[0].mesh = None;
+        assert_eq!(scene_size(&scene, &world), 100.0);
+        assert_eq!(scene_size(&Scene::default(), &[]), 1.0);
+    }
+
+    #[test]
+    fn thinning_leaves_a_line_its_ends_and_a_bend_its_corner() {
+        // 0, 1, …, 10 on a line: only the ends are needed.
+        let frames: Vec<f64> = (0..=10).map(f64::from).collect();
+        let line_values: Vec<DVec3> = frames.iter().map(|&f| line(f)).collect();
+        let s = Sampled { frames: frames.clone(), values: line_values, capped: false };
+        let t = thin(s, lerp3, vec3_error, 1e-9, |_, _| true);
+        assert_eq!(t.frames, [0.0, 10.0]);
+        // |f − 5|: a corner at 5, straight on both sides (hand computed).
+        let vee: Vec<DVec3> = frames.iter().map(|&f| DVec3::X * (f - 5.0).abs()).collect();
+        let s = Sampled { frames: frames.clone(), values: vee, capped: false };
+        let t = thin(s, lerp3, vec3_error, 1e-9, |_, _| true);
+        assert_eq!(t.frames, [0.0, 5.0, 10.0]);
+        // A sample off the chord by less than eps goes, by more it stays.
+        let mut bump: Vec<DVec3> = frames.iter().map(|&f| line(f)).collect();
+        bump[3].z += 1e-10;
+        bump[7].z += 1e-3;
+        let s = Sampled { frames, values: bump, capped: false };
+        let t = thin(s, lerp3, vec3_error, 1e-9, |_, _| true);
+        assert_eq!(t.frames, [0.0, 6.0, 7.0, 8.0, 10.0]);
+    }
+
+    #[test]
+    fn a_long_straight_stretch_thins_to_its_ends() {
+        // 10,001 samples on a line: one test each.
+        let frames: Vec<f64> = (0..=10_000).map(f64::from).collect();
+        let values: Vec<DVec3> = frames.iter().map(|&f| line(f)).collect();
+        let t =
+            thin(Sampled { frames, values, capped: false }, lerp3, vec3_error, 1e-9, |_, _| true);
+        assert_eq!(t.frames, [0.0, 10_000.0]);
+    }
+
+    #[test]
+    fn thinning_keeps_a_spin_in_intervals_the_rotation_can_join() {
+        // A steady spin of 30° a frame over 12 frames lies on every chord; joining at most a
+        // quarter turn keeps a sample every third frame.
+        let frames: Vec<f64> = (0..=12).map(f64::from).collect();
+        let values: Vec<DQuat> =
+            frames.iter().map(|&f| DQuat::from_rotation_z(f * 30f64.to_radians())).collect();
+        let s = Sampled { frames, values, capped: false };
+        let quarter = |a: DQuat, b: DQuat| a.angle_between(b) <= std::f64::consts::FRAC_PI_2 + 1e-9;
+        let t = thin(s, slerp, |a, b| rotation_error(a, b, 1.0), 1e-9, quarter);
+        assert_eq!(t.frames, [0.0, 3.0, 6.0, 9.0, 12.0]);
+    }
+
+    #[test]
+    fn a_channel_bends_only_between_its_keys_unless_it_cycles() {
+        use crate::anim::{Extrapolation, Interpolation, Key};
+        let key = |frame: f64| Key {
+            frame,
+            value: DVec3::X * frame,
+            interpolation: Interpolation::Linear,
+        };
+        let one = ChannelTarget::Translation(Track::new(vec![key(3.0)]));
+        assert_eq!(channel_span(&one), Span::Still);
+        let mut t = Track::new(vec![key(3.0), key(7.0)]);
+        assert_eq!(channel_span(&ChannelTarget::Translation(t.clone())), Span::Within(3.0, 7.0));
+        t.after = Extrapolation::Repeat;
+        assert_eq!(channel_span(&ChannelTarget::Translation(t)), Span::Anywhere);
+        assert_eq!(Span::Within(3.0, 7.0).join(Span::Within(1.0, 4.0)), Span::Within(1.0, 7.0));
+        assert_eq!(Span::Still.join(Span::Within(1.0, 4.0)), Span::Within(1.0, 4.0));
+        assert_eq!(Span::Anywhere.join(Span::Still), Span::Anywhere);
+    }
+
+    #[test]
+    fn splits_stop_where_f32_times_could_not_keep_the_halves_apart() {
+        assert_eq!(min_span(0.0), MIN_SPAN);
+        assert_eq!(min_span(-10.0), MIN_SPAN);
+        // 4 × 2⁻²³ × 3,000,000 = 1.430511474609375 frames (hand computed).
+        assert_eq!(min_span(3.0e6), 1.430511474609375);
+        // A step at frame 3,000,000 in a range starting there: no split below that length.
+        let step = |f: f64| DVec3::X * if f < 3.0e6 + 500.0 { 0.0 } else { 1.0 };
+        let s = adaptive(&[3.0e6, 3.0e6 + 1000.0], step, lerp3, vec3_error, 1e-4, 1 << 16);
+        assert!(s.frames.windows(2).all(|w| w[1] - w[0] >= min_span(w[1])), "{:?}", s.frames);
+        assert!(s.frames.windows(2).all(|w| (w[0] as f32) < (w[1] as f32)));
     }
 
     #[test]

@@ -514,43 +514,62 @@ fn quat_tangents(track: &Track<AxisAngle>, abs: &[q4::Q], i: usize) -> (q4::Q, q
 /// and interpolated with lib3ds' quaternion TCB (see the module docs).
 pub(crate) fn sample_relative(track: &Track<AxisAngle>, frame: f64) -> Option<DQuat> {
     track.keys.first()?;
-    sample_accumulated(track, &Accumulated(accumulate_raw(track)), frame)
+    let abs = accumulate_raw(track);
+    sample_with(track, &abs, |i| quat_tangents(track, &abs, i), frame)
 }
 
-/// A 3DS relative rotation track's keys accumulated into absolute orientations once
-/// ([`sample_relative`] accumulates them at every sample), for sampling many frames.
+/// A 3DS relative rotation track's keys accumulated into absolute orientations once, with
+/// every key's quaternion tangents ([`sample_relative`] accumulates the keys and works out
+/// the two tangents it needs at every sample), for sampling many frames.
 #[derive(Debug, Clone)]
-pub(crate) struct Accumulated(Vec<q4::Q>);
+pub(crate) struct Accumulated {
+    abs: Vec<q4::Q>,
+    /// Per key its incoming and outgoing tangent ([`quat_tangents`]).
+    tangents: Vec<(q4::Q, q4::Q)>,
+}
 
 impl Accumulated {
-    /// The keys of `track` accumulated.
+    /// The keys of `track` accumulated, and their tangents.
     pub(crate) fn new(track: &Track<AxisAngle>) -> Accumulated {
-        Accumulated(accumulate_raw(track))
+        let abs = accumulate_raw(track);
+        let tangents = (0..abs.len()).map(|i| quat_tangents(track, &abs, i)).collect();
+        Accumulated { abs, tangents }
     }
 }
 
-/// [`sample_relative`] with the keys accumulated beforehand (`abs` from [`Accumulated::new`]
-/// of the same track): the same value, bit for bit.
+/// [`sample_relative`] with the keys accumulated and their tangents worked out beforehand
+/// (`abs` from [`Accumulated::new`] of the same track): the same value, bit for bit.
 pub(crate) fn sample_accumulated(
     track: &Track<AxisAngle>,
     abs: &Accumulated,
     frame: f64,
 ) -> Option<DQuat> {
     track.keys.first()?;
-    let abs = &abs.0;
+    sample_with(track, &abs.abs, |i| abs.tangents[i], frame)
+}
+
+/// The value of `track` at `frame` from its accumulated keys `abs` and `tangents(i)`, key
+/// `i`'s incoming and outgoing tangents.
+fn sample_with(
+    track: &Track<AxisAngle>,
+    abs: &[q4::Q],
+    tangents: impl Fn(usize) -> (q4::Q, q4::Q),
+    frame: f64,
+) -> Option<DQuat> {
     let (i, u) = match locate(track, frame) {
-        Place::Hold(k) => return Some(to_dquat(abs[k])),
+        Place::Hold(k) => return Some(to_dquat(*abs.get(k)?)),
         Place::Between(i, u) => (i, u),
     };
+    let (a, b) = (*abs.get(i)?, *abs.get(i + 1)?);
     let q = match track.keys[i].interpolation {
-        Interpolation::Step => abs[i],
-        Interpolation::StepNext if u > 0.0 => abs[i + 1],
-        Interpolation::StepNext => abs[i],
-        Interpolation::Linear => q4::slerp(abs[i], abs[i + 1], u),
+        Interpolation::Step => a,
+        Interpolation::StepNext if u > 0.0 => b,
+        Interpolation::StepNext => a,
+        Interpolation::Linear => q4::slerp(a, b, u),
         _ => {
-            let (_, dd) = quat_tangents(track, &abs, i);
-            let (ds, _) = quat_tangents(track, &abs, i + 1);
-            q4::squad(abs[i], dd, ds, abs[i + 1], u)
+            let (_, dd) = tangents(i);
+            let (ds, _) = tangents(i + 1);
+            q4::squad(a, dd, ds, b, u)
         }
     };
     Some(to_dquat(q))

@@ -115,11 +115,17 @@
 //! keys, jumps, cycles, values FBX animation layers blend
 //! ([`ChannelTarget::Layered`](crate::anim::ChannelTarget::Layered)), nodes with pivots or
 //! other inherit types, aim helpers, morph weights —
-//! as is every channel with [`WriteOptions::resample_fps`]: the scene is evaluated on a grid of
-//! one sample per source frame (or at `resample_fps`) anchored at the animation's first frame
-//! (so keys before frame 0 keep their phase), at every key in range (linear curves come out
-//! exact), plus a sample 0.001 step before every frame holding two keys of one track (3DS
-//! files repeat a frame to make a value jump; without it the jump would be smeared over a
+//! as is every channel with [`WriteOptions::resample_fps`]. A resampled part of a node whose
+//! glTF TRS is its own is sampled on its own, from the node's channels
+//! ([`crate::anim::resample`]): at every source frame (anchored at the animation's first
+//! frame, so keys before frame 0 keep their phase), every key and 0.001 frame before every
+//! jump, a rotation's seeds first spread by the fastest turn of its keys, then split where the
+//! LINEAR (slerp) chord strays more than 1e-4 × the scene size from the source at a quarter,
+//! half or three quarters of an interval, and thinned where the chord reproduces a sample to
+//! `f32`: exact at every frame and key, within the tolerance between. Every other target and
+//! the morph weights (and everything with `resample_fps`) are evaluated on one grid of one
+//! sample per source frame (or at `resample_fps`) with the same anchor, keys and jump leads (3DS
+//! files repeat a frame to make a value jump; without the lead the jump would be smeared over a
 //! whole step), written as LINEAR. An animation in which nothing moves away from the rest
 //! pose has no channels and is left out. The rest pose (node TRS) is the first animation at
 //! its first frame. Local matrices are `W(parent)⁻¹ · W(node)` for FBX nodes whose inherit
@@ -222,7 +228,8 @@ pub struct WriteOptions {
     pub container: Container,
     /// Resample **every** animation channel at this many samples per second (LINEAR; CLI
     /// `--resample-fps`); `None` (default): keep source keys where glTF holds them exactly and
-    /// resample the rest at one sample per source frame (see the module docs, **Animation**).
+    /// resample the rest at every source frame and where the curve needs more (see the module
+    /// docs, **Animation**).
     pub resample_fps: Option<f64>,
     /// Add the axis root node that turns the scene's axes into glTF's +Y up and its unit into
     /// metres (default `true`).

@@ -12,9 +12,13 @@ use json::validation::Checked::Valid;
 
 use super::keyed::{keyed_rotation, keyed_vec3, Keyed};
 use super::nodes::{decompose, gltf_local, own_trs_nodes, quat_f32, unaimed_world, Rest, Written};
-use super::sampling::{hold_sample, node_samples, partial_local, push_sample, varying_targets};
+use super::sampling::{
+    hold_sample, node_samples, own_parts, partial_local, push_sample, varying_targets,
+};
 use super::{Accessor, Helper, Out};
-use crate::anim::{self, keep, Animation, ChannelTarget, PartialPose, Time, THREE_DS_FPS};
+use crate::anim::{
+    self, keep, resample, Animation, ChannelSampler, ChannelTarget, PartialPose, Time, THREE_DS_FPS,
+};
 use crate::formats::gltf::{deform, warning, WriteOptions};
 use crate::scene::{Scene, Transform};
 
@@ -34,6 +38,8 @@ struct Timeline {
     fps: f64,
     /// First and last written frame ([`keep::written_range`]).
     range: (f64, f64),
+    /// The frame the sampling grid counts from (the animation's first frame).
+    anchor: f64,
     /// The sample frames ([`keep::sample_frames`]), those that are distinct times in `f32`.
     frames: Vec<f64>,
     /// Their times in seconds: the shared input of the resampled channels.
@@ -100,87 +106,248 @@ impl Out {
             }))
             .collect();
         let direct = own_trs_nodes(scene);
-        let mut s = pose_samples(scene, a, ctx, &direct, &rests, &line.frames);
+        let s = pose_samples(scene, a, ctx, &direct, &rests, &line.frames);
         let node_channels = anim::channels_by_node(scene, Some(a));
+        // Without a resampling rate asked for, a node whose glTF TRS is its own is written
+        // from its keys where glTF holds them and resampled adaptively per channel where not
+        // ([`Self::own_outputs`]); the other targets take the shared grid.
+        let adaptive = resample_fps.is_none();
+        let size = resample::scene_size(scene, &ctx.rest.pose.world);
         let mut outputs: Vec<Output> = Vec::new();
         let mut keyed_inputs = KeyedInputs::new();
+        let mut capped = 0usize;
         for k in 0..rests.len() {
             let own = k < direct.len() && direct[k];
-            if own {
-                let (tr, ro, sc) = (&mut s.tr[k], &mut s.ro[k], &mut s.sc[k]);
-                node_samples(scene, k, &node_channels[k], &line.frames, rests[k], tr, ro, sc);
+            if own && adaptive {
+                let node = OwnNode { k, rest: rests[k], channels: &node_channels[k], size };
+                capped += self.own_outputs(scene, &node, &line, &mut keyed_inputs, &mut outputs);
+                continue;
             }
-            // Source keys only for nodes whose glTF TRS is their own, unless resampling was
-            // asked for.
-            let keyed = resample_fps.is_none() && own;
-            let channels: &[&ChannelTarget] = if keyed { &node_channels[k] } else { &[] };
-            let target = Target { k, rest: rests[k], keyed, channels };
-            self.target_outputs(scene, &target, &line, &s, &mut keyed_inputs, &mut outputs);
+            if own {
+                // Resampling at the asked rate: the node's own channels on the grid.
+                let (mut tr, mut ro, mut sc) = (Vec::new(), Vec::new(), Vec::new());
+                let (frames, channels) = (&line.frames, &node_channels[k]);
+                node_samples(scene, k, channels, frames, rests[k], &mut tr, &mut ro, &mut sc);
+                self.grid_outputs(k, rests[k], (&tr, &ro, &sc), &mut outputs);
+            } else {
+                self.grid_outputs(k, rests[k], (&s.tr[k], &s.ro[k], &s.sc[k]), &mut outputs);
+            }
+        }
+        if capped > 0 {
+            let what = format!(
+                "{capped} resampled channels passed the budget of {} samples each: they are \
+                 resampled within the budget, not within the tolerance everywhere",
+                resample::ADAPTIVE_BUDGET
+            );
+            self.warnings.push(warning(&place, what));
         }
         self.morph_outputs(scene, ctx, &s.mw, &mut outputs);
         self.push_animation(scene, a, ctx, outputs, &line.times);
     }
 
-    /// The channels of target `t` whose part moves (as written, `f32`): from the source keys
-    /// where they convert ([`keyed_vec3`], [`keyed_rotation`]), else the samples.
-    fn target_outputs(
+    /// The channels of target `k` whose part moves (as written, `f32`; `rest` is its glTF
+    /// translation, rotation and scale at rest), resampled on the shared grid from its
+    /// `samples` (translations, rotations, scales: one per grid frame, or none when the target
+    /// does not move).
+    fn grid_outputs(
         &mut self,
-        scene: &Scene,
-        t: &Target,
-        line: &Timeline,
-        s: &Samples,
-        keyed_inputs: &mut KeyedInputs,
+        k: usize,
+        (rt, rr, rs): (DVec3, DQuat, DVec3),
+        (tr, ro, sc): (&[DVec3], &[DQuat], &[DVec3]),
         outputs: &mut Vec<Output>,
     ) {
-        let k = t.k;
-        let (rt, rr, rs) = t.rest;
         let v3 = |v: DVec3| v.as_vec3().to_array();
-        let moves_t = s.tr[k].iter().any(|&t| v3(t) != v3(rt));
-        let moves_r =
-            s.ro[k].iter().any(|&r| quat_f32(r) != quat_f32(rr) && quat_f32(-r) != quat_f32(rr));
-        let moves_s = s.sc[k].iter().any(|&s| v3(s) != v3(rs));
+        if tr.iter().any(|&t| v3(t) != v3(rt)) {
+            let data: Vec<[f32; 3]> = tr.iter().map(|&v| v3(v)).collect();
+            let output = self.floats(&data, json::accessor::Type::Vec3, None, false);
+            outputs.push((k, Property::Translation, None, Interpolation::Linear, output));
+        }
+        if ro.iter().any(|&r| quat_f32(r) != quat_f32(rr) && quat_f32(-r) != quat_f32(rr)) {
+            let data: Vec<[f32; 4]> = ro.iter().map(|&r| quat_f32(r)).collect();
+            let output = self.floats(&data, json::accessor::Type::Vec4, None, false);
+            outputs.push((k, Property::Rotation, None, Interpolation::Linear, output));
+        }
+        if sc.iter().any(|&s| v3(s) != v3(rs)) {
+            let data: Vec<[f32; 3]> = sc.iter().map(|&v| v3(v)).collect();
+            let output = self.floats(&data, json::accessor::Type::Vec3, None, false);
+            outputs.push((k, Property::Scale, None, Interpolation::Linear, output));
+        }
+    }
+
+    /// The channels of a node whose glTF TRS is its own, for each part that moves (as
+    /// written, `f32`): from the source keys where glTF holds them exactly ([`keyed_vec3`],
+    /// [`keyed_rotation`]), else resampled adaptively ([`Self::adaptive_channel`]). Returns
+    /// how many of its channels passed [`resample::ADAPTIVE_BUDGET`].
+    fn own_outputs(
+        &mut self,
+        scene: &Scene,
+        node: &OwnNode,
+        line: &Timeline,
+        inputs: &mut KeyedInputs,
+        outputs: &mut Vec<Output>,
+    ) -> usize {
+        let (k, channels, rest) = (node.k, node.channels, node.rest);
         let transform = scene.nodes.get(k).map_or(Transform::IDENTITY, |n| n.transform);
-        let resampled = |output| (None, Interpolation::Linear, output);
-        // A translation or scale channel: from the source keys where they convert, else the
-        // samples.
-        let vec3_channel = |this: &mut Self,
-                            inputs: &mut KeyedInputs,
-                            is_scale: bool,
-                            rest: DVec3,
-                            samples: &[DVec3]| {
-            match t
-                .keyed
-                .then(|| keyed_vec3(t.channels, is_scale, rest, line.range, line.fps))
-                .flatten()
-            {
-                Some(keys) => this.keyed(&keys, inputs),
+        let v3 = |v: DVec3| v.as_vec3().to_array();
+        let samplers: Vec<ChannelSampler> = channels.iter().map(|c| c.sampler()).collect();
+        let mut capped = 0;
+        for (part, path) in
+            [(0, Property::Translation), (1, Property::Rotation), (2, Property::Scale)]
+        {
+            let written = match part {
+                0 | 2 => {
+                    let (r, p) = match part {
+                        0 => (rest.0, transform.translation),
+                        _ => (rest.2, transform.scale),
+                    };
+                    keyed_vec3(channels, part == 2, p, line.range, line.fps)
+                        .map(|keys| keys.moves(|v| *v == v3(r)).then(|| self.keyed(&keys, inputs)))
+                }
+                _ => keyed_rotation(channels, line.range, line.fps).map(|keys| {
+                    let (r, n) = (quat_f32(rest.1), quat_f32(-rest.1));
+                    keys.moves(|q| *q == r || *q == n).then(|| self.keyed(&keys, inputs))
+                }),
+            };
+            let written = match written {
+                Some(w) => w,
                 None => {
-                    let data: Vec<[f32; 3]> = samples.iter().map(|&v| v3(v)).collect();
-                    resampled(this.floats(&data, json::accessor::Type::Vec3, None, false))
+                    let seeds = part_seeds(channels, part, line);
+                    let c =
+                        self.adaptive_channel(scene, node, part, &samplers, &seeds, line, inputs);
+                    capped += usize::from(c.as_ref().is_some_and(|c| c.1));
+                    c.map(|c| c.0)
+                }
+            };
+            if let Some((input, interp, output)) = written {
+                outputs.push((k, path, input, interp, output));
+            }
+        }
+        capped
+    }
+
+    /// Part `part` (0 translation, 1 rotation, 2 scale) of an own-TRS node sampled
+    /// adaptively from its own channels' `samplers` ([`crate::anim::resample`]): from
+    /// `seeds` (every frame, key and jump lead; a rotation's with its key segments cut by
+    /// their turn, [`resample::turn_seeds`]), split where the LINEAR chord (slerp for the rotation) strays
+    /// more than [`resample::TOLERANCE`] × the scene size ([`resample::adaptive`]; a
+    /// translation's against the larger of the scene size and the farthest coordinate it
+    /// reaches at its seeds), then thinned to a quarter of `f32` precision
+    /// ([`resample::thin`]). Written as a LINEAR channel with its own input (shared with
+    /// channels sampled at the same times; of samples on one `f32` time the first is kept);
+    /// returned with whether the budget capped it. `None` when the part does not move (every
+    /// sample equals the rest as written).
+    #[allow(clippy::too_many_arguments)]
+    fn adaptive_channel(
+        &mut self,
+        scene: &Scene,
+        node: &OwnNode,
+        part: usize,
+        samplers: &[ChannelSampler],
+        seeds: &[f64],
+        line: &Timeline,
+        inputs: &mut KeyedInputs,
+    ) -> Option<(Written3, bool)> {
+        let (k, size, rest) = (node.k, node.size, node.rest);
+        let tol = resample::TOLERANCE * size;
+        // Thinning keeps every sample's value to a quarter of `f32` precision at the scene size.
+        let eps = size / (1u64 << 22) as f64;
+        let budget = resample::ADAPTIVE_BUDGET;
+        let at = |f: f64| own_parts(scene, k, samplers, f);
+        let v3 = |v: DVec3| v.as_vec3().to_array();
+        let (frames, data, capped): (Vec<f64>, Floats, bool) = if part == 1 {
+            // Key segments cut by their turn (`resample::turn_seeds`), so that whole turns
+            // between two seeds cannot hide from the error test.
+            let mut cut: Vec<f64> = seeds.to_vec();
+            for c in node.channels {
+                if let ChannelTarget::Rotation(r) = c {
+                    cut.extend(resample::turn_seeds(r, line.range, budget / 2));
                 }
             }
+            cut.sort_by(f64::total_cmp);
+            cut.dedup_by(|b, a| *b - *a < resample::MERGE);
+            let seeds = cut;
+            let error = |x, y| resample::rotation_error(x, y, size);
+            let s = resample::adaptive(&seeds, |f| at(f).1, resample::slerp, error, tol, budget);
+            let quarter = |a: DQuat, b: DQuat| a.angle_between(b) <= std::f64::consts::FRAC_PI_2;
+            let s = resample::thin(s, resample::slerp, error, eps, quarter);
+            let (r, n) = (quat_f32(rest.1), quat_f32(-rest.1));
+            if s.values.iter().all(|&q| quat_f32(q) == r || quat_f32(q) == n) {
+                return None;
+            }
+            // Each sample in the hemisphere of the one before (LINEAR slerps the short way).
+            let mut prev: Option<DQuat> = None;
+            let values = s
+                .values
+                .iter()
+                .map(|&q| {
+                    let q = match prev {
+                        Some(p) if p.dot(q) < 0.0 => -q,
+                        _ => q,
+                    };
+                    prev = Some(q);
+                    q
+                })
+                .collect();
+            (s.frames, Floats::Rotation(values), s.capped)
+        } else {
+            let any = |_, _| true;
+            let s = if part == 0 {
+                // A translation's tolerance is relative to the scene including where the node
+                // goes: the largest coordinate the channel reaches at its seeds.
+                let reach = seeds
+                    .iter()
+                    .map(|&f| at(f).0.abs().max_element())
+                    .filter(|r| r.is_finite())
+                    .fold(size, f64::max);
+                let (tol, eps) = (tol * reach / size, eps * reach / size);
+                let error = resample::vec3_error;
+                let s = resample::adaptive(seeds, |f| at(f).0, resample::lerp3, error, tol, budget);
+                resample::thin(s, resample::lerp3, error, eps, any)
+            } else {
+                let error = |x, y| resample::scale_error(x, y, size);
+                let s = resample::adaptive(seeds, |f| at(f).2, resample::lerp3, error, tol, budget);
+                resample::thin(s, resample::lerp3, error, eps, any)
+            };
+            let r = v3(if part == 0 { rest.0 } else { rest.2 });
+            if s.values.iter().all(|&v| v3(v) == r) {
+                return None;
+            }
+            (s.frames, Floats::Vec3(s.values), s.capped)
         };
-        if moves_t {
-            let (input, interp, output) =
-                vec3_channel(self, keyed_inputs, false, transform.translation, &s.tr[k]);
-            outputs.push((k, Property::Translation, input, interp, output));
+        // Of samples that fall on one `f32` time the first is kept.
+        let mut times: Vec<f32> = Vec::with_capacity(frames.len());
+        let mut kept = Vec::with_capacity(frames.len());
+        for &f in &frames {
+            let t = (f / line.fps) as f32;
+            let new = times.last().is_none_or(|&l| t > l);
+            if new {
+                times.push(t);
+            }
+            kept.push(new);
         }
-        if moves_r {
-            let (input, interp, output) =
-                match t.keyed.then(|| keyed_rotation(t.channels, line.range, line.fps)).flatten() {
-                    Some(keys) => self.keyed(&keys, keyed_inputs),
-                    None => {
-                        let data: Vec<[f32; 4]> = s.ro[k].iter().map(|&r| quat_f32(r)).collect();
-                        resampled(self.floats(&data, json::accessor::Type::Vec4, None, false))
-                    }
-                };
-            outputs.push((k, Property::Rotation, input, interp, output));
-        }
-        if moves_s {
-            let (input, interp, output) =
-                vec3_channel(self, keyed_inputs, true, transform.scale, &s.sc[k]);
-            outputs.push((k, Property::Scale, input, interp, output));
-        }
+        let bits: Vec<u32> = times.iter().map(|t| t.to_bits()).collect();
+        let input = match inputs.get(&bits) {
+            Some(&input) => input,
+            None => {
+                let data: Vec<[f32; 1]> = times.iter().map(|&t| [t]).collect();
+                let input = self.floats(&data, json::accessor::Type::Scalar, None, true);
+                inputs.insert(bits, input);
+                input
+            }
+        };
+        let output = match data {
+            Floats::Vec3(v) => {
+                let d: Vec<[f32; 3]> =
+                    v.iter().zip(&kept).filter(|p| *p.1).map(|(&v, _)| v3(v)).collect();
+                self.floats(&d, json::accessor::Type::Vec3, None, false)
+            }
+            Floats::Rotation(v) => {
+                let d: Vec<[f32; 4]> =
+                    v.iter().zip(&kept).filter(|p| *p.1).map(|(&q, _)| quat_f32(q)).collect();
+                self.floats(&d, json::accessor::Type::Vec4, None, false)
+            }
+        };
+        Some(((Some(input), Interpolation::Linear, output), capped))
     }
 
     /// The morph weight channels of the morph nodes whose weights differ from their rest
@@ -346,16 +513,55 @@ impl Out {
     }
 }
 
-/// One animation target as the channel writer sees it.
-struct Target<'c> {
-    /// Scene node `k`, or aim helper `k − nodes`.
+/// The seeds of part `part` (0 translation, 1 rotation, 2 scale) of an own-TRS node with
+/// these `channels`, over the written range: its ends, every key of the channels driving the
+/// part and the instant before every jump ([`resample::seed_frames`]), and every frame where
+/// the part can bend ([`resample::channel_span`]; a coarser even grid past a quarter of the
+/// budget), so that the written curve passes through the source at every frame.
+fn part_seeds(channels: &[&ChannelTarget], part: usize, line: &Timeline) -> Vec<f64> {
+    let p = [keep::Part::Translation, keep::Part::Rotation, keep::Part::Scale][part];
+    let drives = |c: &&&ChannelTarget| {
+        p.is_driven_by(c)
+            || matches!(c, ChannelTarget::Layered(b) if b.transform_part() == Some(p.index()))
+    };
+    let driving: Vec<&ChannelTarget> = channels.iter().filter(drives).copied().collect();
+    let keys: Vec<Vec<f64>> = driving.iter().flat_map(|c| keep::key_frames(c)).collect();
+    let mut seeds = resample::seed_frames(line.range, keys.iter().map(Vec::as_slice));
+    let span = driving.iter().fold(resample::Span::Still, |s, c| s.join(resample::channel_span(c)));
+    let (lo, hi) = line.range;
+    let bends = match span {
+        resample::Span::Still => None,
+        resample::Span::Within(a, b) => Some((a.max(lo), b.min(hi))),
+        resample::Span::Anywhere => Some((lo, hi)),
+    };
+    if let Some((a, b)) = bends.filter(|(a, b)| a < b) {
+        let step = ((hi - lo) / (resample::ADAPTIVE_BUDGET / 4) as f64).max(1.0);
+        seeds.extend(keep::sample_frames((a, b), line.anchor, step, &keys));
+        seeds.sort_by(f64::total_cmp);
+        seeds.dedup_by(|b, a| *b - *a < resample::MERGE);
+    }
+    seeds
+}
+
+/// A node whose glTF TRS is its own, as [`Out::own_outputs`] writes it.
+struct OwnNode<'c> {
+    /// Scene node index.
     k: usize,
     /// Its glTF translation, rotation and scale at rest.
     rest: (DVec3, DQuat, DVec3),
-    /// Whether its channels may be written from the source keys.
-    keyed: bool,
-    /// Its channels when `keyed`, else none.
+    /// Its channels in the animation.
     channels: &'c [&'c ChannelTarget],
+    /// [`resample::scene_size`] of the rest pose (the tolerance is relative to it).
+    size: f64,
+}
+
+/// A written sampler: (input, interpolation, output).
+type Written3 = (Option<Accessor>, Interpolation, Accessor);
+
+/// A resampled channel's values.
+enum Floats {
+    Vec3(Vec<DVec3>),
+    Rotation(Vec<DQuat>),
 }
 
 /// The sample frames and times of `anim`: the written range ([`keep::written_range`]) sampled
@@ -381,7 +587,7 @@ fn timeline(anim: &Animation, resample_fps: Option<f64>) -> Timeline {
             frames.push(f);
         }
     }
-    Timeline { fps, range: (start, end), frames, times }
+    Timeline { fps, range: (start, end), anchor, frames, times }
 }
 
 /// The samples that need the evaluated scene: of the targets whose glTF TRS is not their own

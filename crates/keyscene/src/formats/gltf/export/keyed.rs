@@ -20,6 +20,20 @@ pub(super) struct Keyed<const N: usize> {
     pub(super) values: Vec<[f32; N]>,
 }
 
+impl<const N: usize> Keyed<N> {
+    /// Whether the sampler moves: a key value for which `is_rest` is false (the part's rest
+    /// value as written, `f32`) or, for CUBICSPLINE, a tangent that is not zero.
+    pub(super) fn moves(&self, is_rest: impl Fn(&[f32; N]) -> bool) -> bool {
+        if self.interpolation == Interpolation::CubicSpline {
+            self.values
+                .chunks(3)
+                .any(|c| c.len() < 3 || !is_rest(&c[1]) || c[0] != [0.0; N] || c[2] != [0.0; N])
+        } else {
+            self.values.iter().any(|v| !is_rest(v))
+        }
+    }
+}
+
 /// A node's translation (`scale` false) or scale curve from its channels as a glTF sampler
 /// over the frames `range` (the written animation's first and last frame), when exactly one
 /// channel drives the part and its keys have an exact Hermite form ([`hermite`]); components

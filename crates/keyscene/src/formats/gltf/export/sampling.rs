@@ -5,7 +5,7 @@ use glam::{DMat4, DQuat, DVec3};
 
 use super::nodes::{decompose, quat_f32};
 use super::Helper;
-use crate::anim::{ChannelTarget, PartialPose};
+use crate::anim::{ChannelSampler, ChannelTarget, PartialPose};
 use crate::scene::Scene;
 
 /// Appends one sample to a target's translation, rotation and scale samples, the rotation
@@ -106,18 +106,7 @@ pub(super) fn node_samples(
 ) {
     // What `anim::node_parts` does, with each channel prepared once for all frames.
     let samplers: Vec<_> = channels.iter().map(|c| c.sampler()).collect();
-    let at = |f: f64| {
-        let mut p = scene.nodes[k].transform;
-        for c in &samplers {
-            c.apply_to_transform(&mut p, f);
-        }
-        let r = p.rotation.normalize();
-        if p.translation.is_finite() && r.is_finite() && p.scale.is_finite() {
-            (p.translation, r, p.scale)
-        } else {
-            decompose(p.matrix())
-        }
-    };
+    let at = |f: f64| own_parts(scene, k, &samplers, f);
     if channels.is_empty() {
         if let Some(&f) = frames.first() {
             hold_sample(tr, ro, sc, at(f), rest, frames.len());
@@ -129,5 +118,27 @@ pub(super) fn node_samples(
     sc.reserve(frames.len());
     for &f in frames {
         push_sample(tr, ro, sc, at(f));
+    }
+}
+
+/// Node `k`'s glTF translation, rotation and scale at frame `f` from its own channels'
+/// `samplers` (a node whose glTF TRS is its own, [`own_trs_nodes`]): what
+/// [`anim::node_parts`] makes of them; a part that is not finite comes from the decomposed
+/// matrix.
+pub(super) fn own_parts(
+    scene: &Scene,
+    k: usize,
+    samplers: &[ChannelSampler],
+    f: f64,
+) -> (DVec3, DQuat, DVec3) {
+    let mut p = scene.nodes[k].transform;
+    for c in samplers {
+        c.apply_to_transform(&mut p, f);
+    }
+    let r = p.rotation.normalize();
+    if p.translation.is_finite() && r.is_finite() && p.scale.is_finite() {
+        (p.translation, r, p.scale)
+    } else {
+        decompose(p.matrix())
     }
 }

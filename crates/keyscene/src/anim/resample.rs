@@ -37,7 +37,8 @@
 //! aim helpers) and morph weights stay on the per-frame grid: one partial pose per frame
 //! serves them all, where a per-target sampler would pose every target's ancestry at every
 //! one of its samples (quadratic in the depth of a chain). The 3DA writer's keys are whole
-//! frames and keep its grid (`anim::keep::resample_frames`).
+//! frames: it keeps its grid (`anim::keep::resample_frames`, exact at every frame) and shares
+//! the last step, [`thin`].
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;

@@ -1,11 +1,13 @@
 //! Resampled tracks (docs/3da.md, "Exporter", Tracks): the parts [`plan`](super::tracks::plan)
 //! could not keep, sampled from the evaluated scene into LINEAR tracks at every integer frame
-//! or, past [`RESAMPLE_BUDGET`], at the source's key frames and an even grid.
+//! or, past [`RESAMPLE_BUDGET`], at the source's key frames and an even grid, then thinned
+//! ([`resample::thin`]: keys their neighbours' line reproduces to `f32` precision go).
 
 use glam::{DMat4, DQuat, DVec3};
 
 use super::tracks::Need;
 use super::{f3, Context, EntityTracks, ExportReport, TrackSource, RESAMPLE_BUDGET};
+use crate::anim::resample::{self, Sampled};
 use crate::anim::{ChannelTarget, PartialPose, RotationTrack};
 use crate::formats::three_da::layout::LinearKey;
 use crate::formats::three_da::model::{Entity, KeyTrack, RotTrack, VecTrack};
@@ -188,11 +190,24 @@ fn channel_key_frames(t: &ChannelTarget) -> Vec<f64> {
     }
 }
 
-/// LINEAR 3D keys at `frames` (one key when every value is the same in `f32`).
+/// The `f32` precision the thinning of resampled keys keeps values to: a quarter of `f32`'s
+/// step (2⁻²²) at the largest magnitude among them (for quaternions, of a unit).
+const THIN_EPS: f64 = 1.0 / (1u64 << 22) as f64;
+
+/// LINEAR 3D keys at `frames` (one key when every value is the same in `f32`), without the
+/// keys the line between their neighbours reproduces to a quarter of `f32` precision
+/// ([`resample::thin`], the glTF writer's last step): the track's value at every frame stays
+/// the sampled one (as `f32`), a straight or still stretch keeps its ends.
 fn vec_track(frames: &[i64], values: impl Iterator<Item = DVec3>) -> VecTrack {
-    let mut keys: Vec<LinearKey<[f32; 3]>> = frames
+    let values: Vec<DVec3> = values.collect();
+    let size =
+        values.iter().map(|v| v.abs().max_element()).filter(|m| m.is_finite()).fold(0.0, f64::max);
+    let s = Sampled { frames: frames.iter().map(|&f| f as f64).collect(), values, capped: false };
+    let s = resample::thin(s, resample::lerp3, resample::vec3_error, THIN_EPS * size, |_, _| true);
+    let mut keys: Vec<LinearKey<[f32; 3]>> = s
+        .frames
         .iter()
-        .zip(values)
+        .zip(s.values)
         .map(|(&f, v)| LinearKey { frame: f as i32, value: f3(v) })
         .collect();
     if keys.iter().all(|k| k.value == keys[0].value) {
@@ -201,20 +216,30 @@ fn vec_track(frames: &[i64], values: impl Iterator<Item = DVec3>) -> VecTrack {
     VecTrack::Linear(KeyTrack { current: keys[0].value, keys })
 }
 
-/// LINEAR 4D keys (x, y, z, w) at `frames`, each on the same hemisphere as the one before.
+/// LINEAR 4D keys (x, y, z, w) at `frames`, each on the same hemisphere as the one before
+/// (one key when every value is the same in `f32`), thinned as [`vec_track`] thins (slerp
+/// chords of at most a quarter turn, so the shortest arc keeps the source's way round).
 fn rot_track(frames: &[i64], values: impl Iterator<Item = DQuat>) -> RotTrack {
     let mut prev: Option<DQuat> = None;
-    let mut keys: Vec<LinearKey<[f32; 4]>> = frames
-        .iter()
-        .zip(values)
-        .map(|(&f, q)| {
+    let values: Vec<DQuat> = values
+        .map(|q| {
             let mut q = q.normalize();
             if prev.is_some_and(|p| p.dot(q) < 0.0) {
                 q = -q;
             }
             prev = Some(q);
-            LinearKey { frame: f as i32, value: q.as_quat().to_array() }
+            q
         })
+        .collect();
+    let s = Sampled { frames: frames.iter().map(|&f| f as f64).collect(), values, capped: false };
+    let error = |a, b| resample::rotation_error(a, b, 1.0);
+    let quarter = |a: DQuat, b: DQuat| a.angle_between(b) <= std::f64::consts::FRAC_PI_2;
+    let s = resample::thin(s, resample::slerp, error, THIN_EPS, quarter);
+    let mut keys: Vec<LinearKey<[f32; 4]>> = s
+        .frames
+        .iter()
+        .zip(s.values)
+        .map(|(&f, q)| LinearKey { frame: f as i32, value: q.as_quat().to_array() })
         .collect();
     if keys.iter().all(|k| k.value == keys[0].value) {
         keys.truncate(1);
@@ -233,6 +258,30 @@ mod tests {
     use super::*;
     use crate::anim::Interpolation;
     use crate::scene::AxisSystem;
+
+    #[test]
+    fn resampled_keys_on_the_line_of_their_neighbours_are_left_out() {
+        // A step from 1 to 2 at frame 50 over 0..=100, resampled at every frame: 1 held to
+        // frame 49, 2 from frame 50 on. Only the ends of the two flat stretches are needed
+        // (hand computed), and the track still gives the step at every frame.
+        let step = scalar(&[(0.0, 1.0), (50.0, 2.0)], Interpolation::Step);
+        let s = animated_null(
+            AxisSystem::Z_UP_RIGHT_HANDED,
+            (0.0, 100.0),
+            vec![ChannelTarget::TranslationXyz([Some(step), None, None])],
+        );
+        let (file, _, report) = export(&s, &ExportOptions::default()).unwrap();
+        let pos = file.entities[0].position.as_ref().unwrap();
+        assert_eq!(pos.frames(), [0, 49, 50, 100]);
+        for f in 0..=100 {
+            let want = if f < 50 { 1.0 } else { 2.0 };
+            assert_eq!(pos.sample(f64::from(f)).unwrap().x, want, "frame {f}");
+        }
+        assert!(matches!(
+            &report.tracks[0].position,
+            TrackSource::Resampled { every_frame: true, .. }
+        ));
+    }
 
     #[test]
     fn resampling_a_long_range_stays_within_the_budget() {

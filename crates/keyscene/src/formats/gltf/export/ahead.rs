@@ -22,6 +22,15 @@ use crate::scene::Scene;
 /// One glTF mesh's identity: the scene mesh and the bits of its bake matrix.
 pub(super) type MeshKey = (usize, [u64; 16]);
 
+/// The glTF mesh `node` shows — its key and its bake matrix (the node's geometry transform)
+/// — or `None` for a node without a mesh. The node pass and [`Ahead::new`] both key meshes
+/// with it, so they agree on which meshes are one.
+pub(super) fn mesh_key(node: &crate::scene::Node) -> Option<(MeshKey, DMat4)> {
+    let m = node.mesh?;
+    let bake = node.geometry_transform();
+    Some(((m, bake.to_cols_array().map(f64::to_bits)), bake))
+}
+
 /// Corners one batch may hold beyond its first mesh (about 15 MB of primitives).
 const BATCH_CORNERS: usize = 1 << 18;
 
@@ -46,9 +55,7 @@ impl Ahead {
             .nodes
             .iter()
             .filter_map(|node| {
-                let m = node.mesh?;
-                let bake = node.geometry_transform();
-                let key = (m, bake.to_cols_array().map(f64::to_bits));
+                let (key, bake) = mesh_key(node)?;
                 seen.insert(key).then_some((key, bake))
             })
             .filter(|((m, _), _)| *m < scene.meshes.len())

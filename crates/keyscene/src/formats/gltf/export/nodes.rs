@@ -173,9 +173,8 @@ impl Out {
         g: &mut json::Node,
     ) -> Option<json::Index<json::Mesh>> {
         let node = &scene.nodes[i];
-        let m = node.mesh?;
-        let bake = node.geometry_transform();
-        let key = (m, bake.to_cols_array().map(f64::to_bits));
+        let (key, bake) = super::ahead::mesh_key(node)?;
+        let m = key.0;
         let index = match meshes.get(&key) {
             Some(&ix) => ix,
             None => {

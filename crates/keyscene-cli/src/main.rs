@@ -277,19 +277,32 @@ impl std::fmt::Display for CliError {
 /// `maya_kenney_character_7700_binary.fbx` peaked at 30 MiB resident for about 3 MiB of live
 /// heap, 12 MiB without (docs/benchmarks.md, run of 2026-12-02, branch h-perf; issue #16
 /// goal 7). Best effort: an older kernel refuses the call and nothing changes.
+///
+/// It runs from `.init_array` (see [`NO_HUGE_PAGES`]), before the Rust runtime starts: the
+/// runtime's first allocation (the main thread's info, in `lang_start`) comes before `main`,
+/// and the flag only applies to pages touched after it is set. Called from `main`, the first
+/// 2 MiB of the arena was already a huge page that the kernel had zeroed: `keyscene --version`
+/// took 3.4 ms of CPU and 9.1 MB resident (docs/benchmarks.md, stop 27).
 #[cfg(target_os = "linux")]
-fn no_huge_pages() {
+extern "C" fn no_huge_pages() {
     let (on, zero): (libc::c_ulong, libc::c_ulong) = (1, 0);
     // SAFETY: prctl with PR_SET_THP_DISABLE only sets a flag of the calling process; the
-    // extra arguments are the unsigned longs the call takes.
+    // extra arguments are the unsigned longs the call takes. It allocates nothing and touches
+    // no Rust state, so it may run before the runtime is set up.
     unsafe {
         libc::prctl(libc::PR_SET_THP_DISABLE, on, zero, zero, zero);
     }
 }
 
+/// The ELF start-up hook that calls [`no_huge_pages`]: the dynamic loader runs the functions
+/// of `.init_array` before `main` (the Rust standard library uses the same section for its
+/// own argument set-up on glibc).
+#[cfg(target_os = "linux")]
+#[used]
+#[link_section = ".init_array"]
+static NO_HUGE_PAGES: extern "C" fn() = no_huge_pages;
+
 fn main() -> ExitCode {
-    #[cfg(target_os = "linux")]
-    no_huge_pages();
     let matches = Cli::command().get_matches();
     let cli = match Cli::from_arg_matches(&matches) {
         Ok(c) => c,

@@ -316,28 +316,40 @@ impl<V> Ord for Interval<V> {
 }
 
 /// Samples a channel adaptively (module docs): the source value `source(frame)` at every seed
-/// ([`seed_frames`], sorted), then more where `between(a, b, s)` — the written interpolation
-/// at fraction `s ∈ [0, 1]` of the way from sample value `a` to `b` — differs from the source
-/// by more than `tol` by the measure `error(written, source)` at a quarter, half or three
-/// quarters of an interval (the half only for intervals of at most [`SHORT_SPAN`] frames).
-/// Intervals shorter than `2 ×` [`min_span`] are not split; at most
+/// ([`seed_frames`], sorted), then more where the written interpolation `curve` between two
+/// samples differs from the source by more than `tol` (by [`Curve::error`]) at a quarter, half
+/// or three quarters of an interval (the half only for intervals of at most [`SHORT_SPAN`]
+/// frames). Intervals shorter than `2 ×` [`min_span`] are not split; at most
 /// `budget` samples (never fewer than the seeds) are taken. A non-finite error counts as
 /// within the tolerance (the curve has no value there to follow).
-pub fn adaptive<V: Copy>(
+pub fn adaptive<V: Copy, C: Curve<V>>(
     seeds: &[f64],
     mut source: impl FnMut(f64) -> V,
-    between: impl Fn(V, V, f64) -> V,
-    error: impl Fn(V, V) -> f64,
+    curve: &C,
     tol: f64,
     budget: usize,
 ) -> Sampled<V> {
-    let mut points: Vec<(f64, V)> = seeds.iter().map(|&f| (f, source(f))).collect();
+    let points = seeds.iter().map(|&f| (f, source(f))).collect();
+    adaptive_from(points, source, curve, tol, budget)
+}
+
+/// [`adaptive`] from seeds already evaluated: `points` are the seeds with the source's value
+/// at each (sorted by frame), for a writer that looks at the seed values first (the glTF
+/// writer measures how far a translation reaches).
+pub fn adaptive_from<V: Copy, C: Curve<V>>(
+    mut points: Vec<(f64, V)>,
+    mut source: impl FnMut(f64) -> V,
+    curve: &C,
+    tol: f64,
+    budget: usize,
+) -> Sampled<V> {
     let mut heap = BinaryHeap::new();
     let test = |a: (f64, V), b: (f64, V), source: &mut dyn FnMut(f64) -> V| {
         let span = b.0 - a.0;
         if span.is_nan() || span < 2.0 * min_span(a.0.abs().max(b.0.abs())) {
             return None;
         }
+        let chord = curve.chord(a.1, b.1);
         let mut worst = 0.0f64;
         let mut mid = a.1;
         let at: &[f64] = if span <= SHORT_SPAN { &[0.5] } else { &[0.5, 0.25, 0.75] };
@@ -346,7 +358,7 @@ pub fn adaptive<V: Copy>(
             if s == 0.5 {
                 mid = v;
             }
-            let e = error(between(a.1, b.1, s), v);
+            let e = curve.error(curve.at(&chord, s), v);
             worst = worst.max(if e.is_finite() { e } else { 0.0 });
         }
         (worst > tol).then_some(Interval { error: worst, a, b, mid })
@@ -380,23 +392,17 @@ pub fn adaptive<V: Copy>(
 pub const THIN_WORK: usize = 64;
 
 /// `sampled` without the samples the written interpolation reproduces (Douglas–Peucker, with
-/// the writer's interpolation and error measure): for an interval of kept samples `a`, `b`
-/// the sample between them farthest (by `error`) from `between(a, b, s)` — the written
-/// interpolation at its time — is kept when it is farther than `eps`, or when
-/// `joinable(a, b)` refuses the interval (a rotation's: more than a quarter turn, where slerp
-/// could go the other way round; then the middle sample is kept), and both halves are thinned
+/// the writer's interpolation and error measure, `curve`): for an interval of kept samples
+/// `a`, `b` the sample between them farthest (by [`Curve::error`]) from the chord of `a` and
+/// `b` at its time is kept when it is farther than `eps`, or when [`Curve::joinable`] refuses
+/// the interval (a rotation's: more than a quarter turn, where slerp could go the other way
+/// round; then the middle sample is kept), and both halves are thinned
 /// the same way; else every sample between them is left out. The first and last sample stay.
 /// With `eps` below the `f32` precision of the values this keeps every sample's value as
 /// written, and so the curve within the tolerance it was sampled to (plus `eps`), with only
 /// the samples a bend needs: a straight or still stretch keeps its ends. At most
 /// [`THIN_WORK`] tests per sample (past it the rest is kept).
-pub fn thin<V: Copy>(
-    sampled: Sampled<V>,
-    between: impl Fn(V, V, f64) -> V,
-    error: impl Fn(V, V) -> f64,
-    eps: f64,
-    joinable: impl Fn(V, V) -> bool,
-) -> Sampled<V> {
+pub fn thin<V: Copy, C: Curve<V>>(sampled: Sampled<V>, curve: &C, eps: f64) -> Sampled<V> {
     let Sampled { frames, values, capped } = sampled;
     let n = frames.len();
     if n < 3 {
@@ -413,17 +419,18 @@ pub fn thin<V: Copy>(
         }
         let split = if b - a - 1 > work {
             None
-        } else if !joinable(values[a], values[b])
+        } else if !curve.joinable(values[a], values[b])
             || frames[b].partial_cmp(&frames[a]) != Some(Ordering::Greater)
         {
             Some((a + b) / 2)
         } else {
             work -= b - a - 1;
             let (fa, fb) = (frames[a], frames[b]);
+            let chord = curve.chord(values[a], values[b]);
             let (mut worst, mut at) = (eps, None);
             for j in a + 1..b {
                 let s = (frames[j] - fa) / (fb - fa);
-                let e = error(between(values[a], values[b], s), values[j]);
+                let e = curve.error(curve.at(&chord, s), values[j]);
                 // A sample whose error is not a number is kept.
                 if e.is_nan() || e > worst {
                     worst = if e.is_nan() { f64::INFINITY } else { e };
@@ -448,6 +455,145 @@ pub fn thin<V: Copy>(
     let (frames, values) =
         frames.into_iter().zip(values).zip(keep).filter_map(|(fv, k)| k.then_some(fv)).unzip();
     Sampled { frames, values, capped }
+}
+
+/// How a writer's keys interpolate between two samples and how far apart two values are: what
+/// [`adaptive`] tests and [`thin`] keeps to. A chord (`Chord`) is made once for two samples and
+/// evaluated at many fractions, so the part of the interpolation that depends only on its ends
+/// (a slerp's angle) is worked out once.
+pub trait Curve<V: Copy> {
+    /// The interpolation from one sample to the next, ready to evaluate.
+    type Chord;
+    /// The chord from sample value `a` to `b`.
+    fn chord(&self, a: V, b: V) -> Self::Chord;
+    /// The written value at fraction `s ∈ [0, 1]` of the way along `chord`.
+    fn at(&self, chord: &Self::Chord, s: f64) -> V;
+    /// How far the written value `written` is from the source value `source` (scene units).
+    fn error(&self, written: V, source: V) -> f64;
+    /// Whether two samples may be joined by one chord (default: always).
+    fn joinable(&self, _a: V, _b: V) -> bool {
+        true
+    }
+}
+
+/// Positions (glTF LINEAR translation, 3DA linear position keys): linear interpolation,
+/// error the distance ([`vec3_error`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Positions;
+
+/// Scales (glTF LINEAR scale): linear interpolation, error the scale's effect on a point at
+/// distance `size` from the origin ([`scale_error`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Scales {
+    /// The scene size (scene units, [`scene_size`]).
+    pub size: f64,
+}
+
+/// Rotations (glTF LINEAR rotation, 3DA linear rotation keys): unit quaternions slerped the
+/// short way ([`slerp`]), error the rotation's effect on a point at distance `size` from the
+/// origin ([`rotation_error`]); two samples are joinable when they are at most a quarter turn
+/// apart (a chord past a half turn would go the other way round, and a quarter keeps well
+/// clear of it).
+#[derive(Debug, Clone, Copy)]
+pub struct Rotations {
+    /// The scene size (scene units, [`scene_size`]; 1 for a unit sphere).
+    pub size: f64,
+}
+
+impl Curve<DVec3> for Positions {
+    type Chord = (DVec3, DVec3);
+    fn chord(&self, a: DVec3, b: DVec3) -> (DVec3, DVec3) {
+        (a, b)
+    }
+    fn at(&self, &(a, b): &(DVec3, DVec3), s: f64) -> DVec3 {
+        lerp3(a, b, s)
+    }
+    fn error(&self, written: DVec3, source: DVec3) -> f64 {
+        vec3_error(written, source)
+    }
+}
+
+impl Curve<DVec3> for Scales {
+    type Chord = (DVec3, DVec3);
+    fn chord(&self, a: DVec3, b: DVec3) -> (DVec3, DVec3) {
+        (a, b)
+    }
+    fn at(&self, &(a, b): &(DVec3, DVec3), s: f64) -> DVec3 {
+        lerp3(a, b, s)
+    }
+    fn error(&self, written: DVec3, source: DVec3) -> f64 {
+        scale_error(written, source, self.size)
+    }
+}
+
+impl Curve<DQuat> for Rotations {
+    type Chord = SlerpChord;
+    fn chord(&self, a: DQuat, b: DQuat) -> SlerpChord {
+        SlerpChord::new(a, b)
+    }
+    fn at(&self, chord: &SlerpChord, s: f64) -> DQuat {
+        chord.at(s)
+    }
+    fn error(&self, written: DQuat, source: DQuat) -> f64 {
+        rotation_error(written, source, self.size)
+    }
+    fn joinable(&self, a: DQuat, b: DQuat) -> bool {
+        a.angle_between(b) <= std::f64::consts::FRAC_PI_2
+    }
+}
+
+/// A slerp from `a` to `b` the short way with its angle worked out once: [`SlerpChord::at`]
+/// gives glam's `DQuat::slerp(a, b, s)` bit for bit (the same operations in the same order)
+/// with two sines a point instead of an arc cosine and three sines.
+#[derive(Debug, Clone, Copy)]
+pub struct SlerpChord {
+    a: DQuat,
+    /// `b`, negated when it is in the other hemisphere from `a`.
+    b: DQuat,
+    /// The angle between `a` and `b` (radians; half the rotation angle), or `None` where the
+    /// two are so close that slerp is a normalized lerp (glam's threshold, `1 − ε`).
+    theta: Option<(f64, f64)>,
+}
+
+impl SlerpChord {
+    /// The chord from unit quaternion `a` to `b`.
+    pub fn new(a: DQuat, b: DQuat) -> SlerpChord {
+        let mut dot = a.dot(b);
+        let mut b = b;
+        if dot < 0.0 {
+            b = -b;
+            dot = -dot;
+        }
+        let theta = if dot > 1.0 - f64::EPSILON {
+            None
+        } else {
+            let theta = dot.clamp(-1.0, 1.0).acos();
+            Some((theta, 1.0 / theta.sin()))
+        };
+        SlerpChord { a, b, theta }
+    }
+
+    /// The rotation at fraction `s` of the way from `a` to `b`.
+    pub fn at(&self, s: f64) -> DQuat {
+        match self.theta {
+            None => (self.a * (1.0 - s) + self.b * s).normalize(),
+            Some((theta, inv_sin)) => {
+                let (s1, s2) = ((theta * (1.0 - s)).sin(), (theta * s).sin());
+                ((self.a * s1) + (self.b * s2)) * inv_sin
+            }
+        }
+    }
+}
+
+/// Puts each quaternion in the hemisphere of the one before (negates it when their dot product
+/// is negative): the same rotations, in the signs a LINEAR slerp the short way between
+/// neighbours needs.
+pub fn same_hemisphere(quats: &mut [DQuat]) {
+    for j in 1..quats.len() {
+        if quats[j - 1].dot(quats[j]) < 0.0 {
+            quats[j] = -quats[j];
+        }
+    }
 }
 
 /// Linear interpolation of vectors (glTF LINEAR translation and scale, 3DA linear keys).
@@ -543,7 +689,7 @@ mod tests {
     fn a_straight_line_needs_only_its_ends() {
         let seeds = seed_frames((0.0, 100.0), []);
         assert_eq!(seeds, [0.0, 100.0]);
-        let s = adaptive(&seeds, line, lerp3, vec3_error, 1e-4, ADAPTIVE_BUDGET);
+        let s = adaptive(&seeds, line, &Positions, 1e-4, ADAPTIVE_BUDGET);
         assert_eq!(s.frames, [0.0, 100.0]);
         assert_eq!(s.values, [line(0.0), line(100.0)]);
         assert!(!s.capped);
@@ -557,7 +703,7 @@ mod tests {
         let w = std::f64::consts::TAU / 100.0;
         let sine = |f: f64| DVec3::new((w * f).sin(), 0.0, 0.0);
         let seeds = seed_frames((0.0, 100.0), []);
-        let s = adaptive(&seeds, sine, lerp3, vec3_error, 1e-4, ADAPTIVE_BUDGET);
+        let s = adaptive(&seeds, sine, &Positions, 1e-4, ADAPTIVE_BUDGET);
         assert!(s.frames.len() > 100 && s.frames.len() < 1000, "{}", s.frames.len());
         assert!(s.frames.windows(2).all(|p| p[0] < p[1]));
         // At every hundredth of a frame the chord is within the tolerance (plus a margin for
@@ -582,7 +728,7 @@ mod tests {
         let spin = |f: f64| DQuat::from_rotation_z((350.0f64).to_radians() * f / 10.0);
         let seeds = seed_frames((0.0, 10.0), [&[0.0, 10.0][..]]);
         let size = 1.0;
-        let s = adaptive(&seeds, spin, slerp, |a, b| rotation_error(a, b, size), 1e-4, 1 << 16);
+        let s = adaptive(&seeds, spin, &Rotations { size }, 1e-4, 1 << 16);
         assert!(!s.capped);
         // Consecutive samples turn less than 180° (so each slerp goes the source's way) and
         // the written curve, put in one hemisphere after another, ends having turned 350°.
@@ -630,14 +776,14 @@ mod tests {
         assert_eq!(all.len(), 33);
         assert!(all.windows(2).all(|w| (w[1] - w[0] - 0.375).abs() < 1e-12));
         let size = 1.0;
-        let s = adaptive(&all, spin, slerp, |a, b| rotation_error(a, b, size), 1e-4, 1 << 16);
+        let s = adaptive(&all, spin, &Rotations { size }, 1e-4, 1 << 16);
         let mut turned = 0.0;
         for p in s.values.windows(2) {
             turned += p[0].angle_between(p[1]);
         }
         assert!((turned - 4.0 * std::f64::consts::TAU).abs() < 1e-6, "{}", turned.to_degrees());
         // Without the cuts the four turns are lost: two samples, no turn at all.
-        let lost = adaptive(&seeds, spin, slerp, |a, b| rotation_error(a, b, size), 1e-4, 1 << 16);
+        let lost = adaptive(&seeds, spin, &Rotations { size }, 1e-4, 1 << 16);
         assert_eq!(lost.frames, [0.0, 12.0]);
         // A repeating track is cut in every cycle of the range: 31 cuts in each of two.
         track.after = Extrapolation::Repeat;
@@ -676,19 +822,19 @@ mod tests {
         let frames: Vec<f64> = (0..=10).map(f64::from).collect();
         let line_values: Vec<DVec3> = frames.iter().map(|&f| line(f)).collect();
         let s = Sampled { frames: frames.clone(), values: line_values, capped: false };
-        let t = thin(s, lerp3, vec3_error, 1e-9, |_, _| true);
+        let t = thin(s, &Positions, 1e-9);
         assert_eq!(t.frames, [0.0, 10.0]);
         // |f − 5|: a corner at 5, straight on both sides (hand computed).
         let vee: Vec<DVec3> = frames.iter().map(|&f| DVec3::X * (f - 5.0).abs()).collect();
         let s = Sampled { frames: frames.clone(), values: vee, capped: false };
-        let t = thin(s, lerp3, vec3_error, 1e-9, |_, _| true);
+        let t = thin(s, &Positions, 1e-9);
         assert_eq!(t.frames, [0.0, 5.0, 10.0]);
         // A sample off the chord by less than eps goes, by more it stays.
         let mut bump: Vec<DVec3> = frames.iter().map(|&f| line(f)).collect();
         bump[3].z += 1e-10;
         bump[7].z += 1e-3;
         let s = Sampled { frames, values: bump, capped: false };
-        let t = thin(s, lerp3, vec3_error, 1e-9, |_, _| true);
+        let t = thin(s, &Positions, 1e-9);
         assert_eq!(t.frames, [0.0, 6.0, 7.0, 8.0, 10.0]);
     }
 
@@ -698,20 +844,19 @@ mod tests {
         let frames: Vec<f64> = (0..=10_000).map(f64::from).collect();
         let values: Vec<DVec3> = frames.iter().map(|&f| line(f)).collect();
         let t =
-            thin(Sampled { frames, values, capped: false }, lerp3, vec3_error, 1e-9, |_, _| true);
+            thin(Sampled { frames, values, capped: false }, &Positions, 1e-9);
         assert_eq!(t.frames, [0.0, 10_000.0]);
     }
 
     #[test]
     fn thinning_keeps_a_spin_in_intervals_the_rotation_can_join() {
-        // A steady spin of 30° a frame over 12 frames lies on every chord; joining at most a
-        // quarter turn keeps a sample every third frame.
+        // A steady spin of 29° a frame over 12 frames lies on every chord; joining at most a
+        // quarter turn (3 frames: 87°, 4 frames: 116°) keeps a sample every third frame.
         let frames: Vec<f64> = (0..=12).map(f64::from).collect();
         let values: Vec<DQuat> =
-            frames.iter().map(|&f| DQuat::from_rotation_z(f * 30f64.to_radians())).collect();
+            frames.iter().map(|&f| DQuat::from_rotation_z(f * 29f64.to_radians())).collect();
         let s = Sampled { frames, values, capped: false };
-        let quarter = |a: DQuat, b: DQuat| a.angle_between(b) <= std::f64::consts::FRAC_PI_2 + 1e-9;
-        let t = thin(s, slerp, |a, b| rotation_error(a, b, 1.0), 1e-9, quarter);
+        let t = thin(s, &Rotations { size: 1.0 }, 1e-9);
         assert_eq!(t.frames, [0.0, 3.0, 6.0, 9.0, 12.0]);
     }
 
@@ -742,7 +887,7 @@ mod tests {
         assert_eq!(min_span(3.0e6), 1.430511474609375);
         // A step at frame 3,000,000 in a range starting there: no split below that length.
         let step = |f: f64| DVec3::X * if f < 3.0e6 + 500.0 { 0.0 } else { 1.0 };
-        let s = adaptive(&[3.0e6, 3.0e6 + 1000.0], step, lerp3, vec3_error, 1e-4, 1 << 16);
+        let s = adaptive(&[3.0e6, 3.0e6 + 1000.0], step, &Positions, 1e-4, 1 << 16);
         assert!(s.frames.windows(2).all(|w| w[1] - w[0] >= min_span(w[1])), "{:?}", s.frames);
         assert!(s.frames.windows(2).all(|w| (w[0] as f32) < (w[1] as f32)));
     }
@@ -764,11 +909,11 @@ mod tests {
     fn the_budget_bounds_the_samples_and_says_so() {
         let sine = |f: f64| DVec3::new(f.sin(), 0.0, 0.0);
         let seeds = seed_frames((0.0, 1000.0), []);
-        let s = adaptive(&seeds, sine, lerp3, vec3_error, 1e-9, 50);
+        let s = adaptive(&seeds, sine, &Positions, 1e-9, 50);
         assert_eq!(s.frames.len(), 50);
         assert!(s.capped);
         // Nothing to follow (NaN) adds no samples.
-        let s = adaptive(&seeds, |_| DVec3::NAN, lerp3, vec3_error, 1e-9, 50);
+        let s = adaptive(&seeds, |_| DVec3::NAN, &Positions, 1e-9, 50);
         assert_eq!((s.frames.len(), s.capped), (2, false));
     }
 
@@ -780,5 +925,38 @@ mod tests {
         assert!(rotation_error(z90, -z90, 1.0) < 1e-12);
         assert_eq!(scale_error(DVec3::ONE, DVec3::new(1.0, 1.5, 1.0), 4.0), 2.0);
         assert_eq!(vec3_error(DVec3::ZERO, DVec3::new(3.0, 4.0, 0.0)), 5.0);
+    }
+
+    #[test]
+    fn slerp_chord_is_glam_slerp_bit_for_bit() {
+        // glam's `DQuat::slerp` is the reference (the chord only moves its angle out of the
+        // loop): far apart, other hemisphere, and so close that slerp is a normalized lerp.
+        let a = DQuat::from_rotation_z(0.3);
+        let cases = [
+            DQuat::from_rotation_x(2.0),
+            -DQuat::from_euler(glam::EulerRot::XYZ, 0.2, -1.1, 0.7),
+            DQuat::from_rotation_z(0.3 + 1e-9),
+            a,
+        ];
+        for b in cases {
+            let chord = SlerpChord::new(a, b);
+            for s in [0.0, 0.125, 1.0 / 3.0, 0.5, 0.9, 1.0] {
+                assert_eq!(chord.at(s).to_array(), a.slerp(b, s).to_array(), "{b:?} at {s}");
+            }
+        }
+    }
+
+    #[test]
+    fn same_hemisphere_flips_against_the_flipped_neighbour() {
+        // q, −q, q: the second is flipped to q; the third, compared with that flipped q,
+        // stays.
+        let q = DQuat::from_rotation_y(1.0);
+        let mut v = [q, -q, q, -q];
+        same_hemisphere(&mut v);
+        assert_eq!(v.map(|x| x.to_array()), [q.to_array(); 4]);
+        // A turn of 2π more is about −q as a quaternion: flipped back next to q.
+        let mut w = [q, DQuat::from_rotation_y(1.0 + std::f64::consts::TAU)];
+        same_hemisphere(&mut w);
+        assert!(w[0].dot(w[1]) > 1.0 - 1e-12);
     }
 }

@@ -266,47 +266,35 @@ impl Out {
             cut.sort_by(f64::total_cmp);
             cut.dedup_by(|b, a| *b - *a < resample::MERGE);
             let seeds = cut;
-            let error = |x, y| resample::rotation_error(x, y, size);
-            let s = resample::adaptive(&seeds, |f| at(f).1, resample::slerp, error, tol, budget);
-            let quarter = |a: DQuat, b: DQuat| a.angle_between(b) <= std::f64::consts::FRAC_PI_2;
-            let s = resample::thin(s, resample::slerp, error, eps, quarter);
+            let curve = resample::Rotations { size };
+            let s = resample::adaptive(&seeds, |f| at(f).1, &curve, tol, budget);
+            let mut s = resample::thin(s, &curve, eps);
             let (r, n) = (quat_f32(rest.1), quat_f32(-rest.1));
             if s.values.iter().all(|&q| quat_f32(q) == r || quat_f32(q) == n) {
                 return None;
             }
             // Each sample in the hemisphere of the one before (LINEAR slerps the short way).
-            let mut prev: Option<DQuat> = None;
-            let values = s
-                .values
-                .iter()
-                .map(|&q| {
-                    let q = match prev {
-                        Some(p) if p.dot(q) < 0.0 => -q,
-                        _ => q,
-                    };
-                    prev = Some(q);
-                    q
-                })
-                .collect();
+            resample::same_hemisphere(&mut s.values);
+            let values = s.values;
             (s.frames, Floats::Rotation(values), s.capped)
         } else {
-            let any = |_, _| true;
             let s = if part == 0 {
                 // A translation's tolerance is relative to the scene including where the node
                 // goes: the largest coordinate the channel reaches at its seeds.
-                let reach = seeds
+                let points: Vec<(f64, DVec3)> = seeds.iter().map(|&f| (f, at(f).0)).collect();
+                let reach = points
                     .iter()
-                    .map(|&f| at(f).0.abs().max_element())
+                    .map(|p| p.1.abs().max_element())
                     .filter(|r| r.is_finite())
                     .fold(size, f64::max);
                 let (tol, eps) = (tol * reach / size, eps * reach / size);
-                let error = resample::vec3_error;
-                let s = resample::adaptive(seeds, |f| at(f).0, resample::lerp3, error, tol, budget);
-                resample::thin(s, resample::lerp3, error, eps, any)
+                let curve = resample::Positions;
+                let s = resample::adaptive_from(points, |f| at(f).0, &curve, tol, budget);
+                resample::thin(s, &curve, eps)
             } else {
-                let error = |x, y| resample::scale_error(x, y, size);
-                let s = resample::adaptive(seeds, |f| at(f).2, resample::lerp3, error, tol, budget);
-                resample::thin(s, resample::lerp3, error, eps, any)
+                let curve = resample::Scales { size };
+                let s = resample::adaptive(seeds, |f| at(f).2, &curve, tol, budget);
+                resample::thin(s, &curve, eps)
             };
             let r = v3(if part == 0 { rest.0 } else { rest.2 });
             if s.values.iter().all(|&v| v3(v) == r) {

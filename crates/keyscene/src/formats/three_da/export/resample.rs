@@ -203,7 +203,7 @@ fn vec_track(frames: &[i64], values: impl Iterator<Item = DVec3>) -> VecTrack {
     let size =
         values.iter().map(|v| v.abs().max_element()).filter(|m| m.is_finite()).fold(0.0, f64::max);
     let s = Sampled { frames: frames.iter().map(|&f| f as f64).collect(), values, capped: false };
-    let s = resample::thin(s, resample::lerp3, resample::vec3_error, THIN_EPS * size, |_, _| true);
+    let s = resample::thin(s, &resample::Positions, THIN_EPS * size);
     let mut keys: Vec<LinearKey<[f32; 3]>> = s
         .frames
         .iter()
@@ -220,21 +220,10 @@ fn vec_track(frames: &[i64], values: impl Iterator<Item = DVec3>) -> VecTrack {
 /// (one key when every value is the same in `f32`), thinned as [`vec_track`] thins (slerp
 /// chords of at most a quarter turn, so the shortest arc keeps the source's way round).
 fn rot_track(frames: &[i64], values: impl Iterator<Item = DQuat>) -> RotTrack {
-    let mut prev: Option<DQuat> = None;
-    let values: Vec<DQuat> = values
-        .map(|q| {
-            let mut q = q.normalize();
-            if prev.is_some_and(|p| p.dot(q) < 0.0) {
-                q = -q;
-            }
-            prev = Some(q);
-            q
-        })
-        .collect();
+    let mut values: Vec<DQuat> = values.map(DQuat::normalize).collect();
+    resample::same_hemisphere(&mut values);
     let s = Sampled { frames: frames.iter().map(|&f| f as f64).collect(), values, capped: false };
-    let error = |a, b| resample::rotation_error(a, b, 1.0);
-    let quarter = |a: DQuat, b: DQuat| a.angle_between(b) <= std::f64::consts::FRAC_PI_2;
-    let s = resample::thin(s, resample::slerp, error, THIN_EPS, quarter);
+    let s = resample::thin(s, &resample::Rotations { size: 1.0 }, THIN_EPS);
     let mut keys: Vec<LinearKey<[f32; 4]>> = s
         .frames
         .iter()

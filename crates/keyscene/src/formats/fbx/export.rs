@@ -429,9 +429,11 @@ impl Builder {
         let direct = transform::direct_nodes(scene, opts.keep_pivots);
         let locals = local_matrices(scene, &rest.world, &rest.local, &direct);
         let mut model_ids = Vec::with_capacity(scene.nodes.len());
+        let mut rest_trs = Vec::with_capacity(scene.nodes.len());
         for (i, node) in scene.nodes.iter().enumerate() {
             let class = model_class(scene, i);
             let parts = rest_parts(scene, i, locals[i], direct[i], opts.keep_pivots);
+            rest_trs.push((parts.0, parts.1, parts.2));
             let stack = opts.keep_pivots && direct[i];
             let id = self.model(scene, i, class, parts, stack, opts);
             model_ids.push(id);
@@ -464,7 +466,7 @@ impl Builder {
         }
         let notes = self.texture_notes();
         self.report.dropped.extend(notes);
-        self.animations(scene, opts, &model_ids)
+        self.animations(scene, opts, &model_ids, &direct, &rest_trs)
     }
 
     /// Node `i`'s `Model` of class `class` with its rest `Lcl Translation/Rotation/Scaling`

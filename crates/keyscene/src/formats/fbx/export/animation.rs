@@ -6,14 +6,12 @@
 use glam::DVec3;
 
 use super::keys;
-use super::transform::{
-    decompose, direct_nodes, euler_xyz, local_matrices, local_matrix, rest_parts, unwrap_near,
-};
+use super::transform::{decompose, euler_xyz, local_matrix, unwrap_near};
 use super::{
     ktime, name_class, p, p_time, props70, Builder, Resampled, WriteOptions, KEY_DEFAULT_WEIGHTS,
     KEY_FLAGS_LINEAR,
 };
-use crate::anim::{self, Animation, ChannelTarget, RotationTrack, Time, Track};
+use crate::anim::{self, Animation, ChannelTarget, RotationTrack, Track};
 use crate::formats::fbx::write::{Record, Value, WriteError};
 use crate::quoting::quoted;
 use crate::scene::{EulerOrder, Scene};
@@ -113,25 +111,18 @@ pub(super) struct Take<'a> {
 }
 
 impl Builder {
-    /// The animation pass (see the module docs): one stack per chosen animation.
+    /// The animation pass (see the module docs): one stack per chosen animation. `direct` is
+    /// [`super::transform::direct_nodes`] and `rest` each node's `Lcl Translation`, `Lcl Rotation` (degrees)
+    /// and `Lcl Scaling` as its `Model` holds them (the rest pose, from the object pass): a
+    /// baked node whose animation holds other values, even constant ones, needs curves.
     pub(super) fn animations(
         &mut self,
         scene: &Scene,
         opts: &WriteOptions,
         model_ids: &[i64],
+        direct: &[bool],
+        rest: &[Parts],
     ) -> Result<(), WriteError> {
-        let direct = direct_nodes(scene, opts.keep_pivots);
-        // The values the Model records hold (the rest pose): a baked node whose animation
-        // holds other values, even constant ones, needs curves.
-        let rest_pose = scene.evaluate(None, Time::Frame(0.0));
-        let rest: Vec<Parts> = local_matrices(scene, &rest_pose.world, &rest_pose.local, &direct)
-            .iter()
-            .enumerate()
-            .map(|(i, l)| {
-                let (t, r, s, _) = rest_parts(scene, i, *l, direct[i], opts.keep_pivots);
-                (t, r, s)
-            })
-            .collect();
         let mut dropped_morph = 0;
         for ai in chosen(scene, opts) {
             let anim = &scene.animations[ai];
@@ -143,9 +134,9 @@ impl Builder {
                 .count();
             let layer = self.stack(scene, ai, fps, range);
             let by_node = anim::channels_by_node(scene, Some(ai));
-            let plans = plans(scene, &by_node, &direct, fps, range);
+            let plans = plans(scene, &by_node, direct, fps, range);
             let (times, samples) =
-                sample(scene, ai, &plans, (&direct, &by_node, &rest), fps, range, opts)?;
+                sample(scene, ai, &plans, (direct, &by_node, rest), fps, range, opts)?;
             for i in 0..scene.nodes.len() {
                 let node = NodeCurves { ai, i, model: model_ids[i], rest: rest[i], layer };
                 self.node_curves(node, &plans[i], &samples[i], &times);

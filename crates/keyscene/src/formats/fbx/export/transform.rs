@@ -294,21 +294,14 @@ pub(super) fn direct_nodes(scene: &Scene, keep_pivots: bool) -> Vec<bool> {
     }
     if keep_pivots {
         // A node inheriting other than RSrs needs its parent's own scale written: under a
-        // baked parent it is baked too (down the tree, whatever the node order).
-        let n = scene.nodes.len();
-        loop {
-            let mut changed = false;
-            for i in 0..n {
-                let node = &scene.nodes[i];
-                let under_baked =
-                    node.parent.is_some_and(|p| !direct.get(p).copied().unwrap_or(false));
-                if direct[i] && node.inherit != crate::scene::InheritType::RSrs && under_baked {
-                    direct[i] = false;
-                    changed = true;
-                }
-            }
-            if !changed {
-                break;
+        // baked parent it is baked too. Parents first, so a parent's answer is final when its
+        // children ask (the writer validated the hierarchy: every node is reached once). This
+        // was a fixpoint over the node list, quadratic in a chain stored children first.
+        for i in scene.depth_first() {
+            let node = &scene.nodes[i];
+            let under_baked = node.parent.is_some_and(|p| !direct.get(p).copied().unwrap_or(false));
+            if node.inherit != crate::scene::InheritType::RSrs && under_baked {
+                direct[i] = false;
             }
         }
     }

@@ -843,8 +843,7 @@ mod tests {
         // 10,001 samples on a line: one test each.
         let frames: Vec<f64> = (0..=10_000).map(f64::from).collect();
         let values: Vec<DVec3> = frames.iter().map(|&f| line(f)).collect();
-        let t =
-            thin(Sampled { frames, values, capped: false }, &Positions, 1e-9);
+        let t = thin(Sampled { frames, values, capped: false }, &Positions, 1e-9);
         assert_eq!(t.frames, [0.0, 10_000.0]);
     }
 

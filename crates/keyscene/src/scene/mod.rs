@@ -1491,6 +1491,36 @@ mod tests {
     }
 }
 
+/// Meshes the unit tests of several modules build on.
+#[cfg(test)]
+pub(crate) mod test_meshes {
+    use super::Mesh;
+    use glam::DVec3;
+
+    /// A `k × k` grid of unit quads in the XY plane at height `z`, with a concave L-shaped
+    /// hexagon appended (so the ear clipper runs too).
+    pub(crate) fn grid_mesh(name: &str, k: u32, z: f64) -> Mesh {
+        let mut m = Mesh { name: name.into(), ..Mesh::default() };
+        for y in 0..=k {
+            for x in 0..=k {
+                m.positions.push(DVec3::new(f64::from(x), f64::from(y), z));
+            }
+        }
+        let at = |x: u32, y: u32| y * (k + 1) + x;
+        m.polygon_starts.push(0);
+        for y in 0..k {
+            for x in 0..k {
+                m.corner_vertices.extend([at(x, y), at(x + 1, y), at(x + 1, y + 1), at(x, y + 1)]);
+                m.polygon_starts.push(m.corner_vertices.len() as u32);
+            }
+        }
+        // L: (0,0) (2,0) (2,1) (1,1) (1,2) (0,2) of the grid.
+        m.corner_vertices.extend([at(0, 0), at(2, 0), at(2, 1), at(1, 1), at(1, 2), at(0, 2)]);
+        m.polygon_starts.push(m.corner_vertices.len() as u32);
+        m
+    }
+}
+
 #[cfg(test)]
 mod size_tests {
     /// The size [`super::Node`]'s docs state.

@@ -691,36 +691,13 @@ fn a_cut_glb_is_truncated_at_its_length() {
     assert!(e.contains(&format!("the {} bytes the GLB header declares", glb.len())), "{e}");
 }
 
-/// A `k × k` grid of unit quads in the XY plane at height `z`, with a concave L-shaped
-/// hexagon appended (so the ear clipper runs too).
-fn grid_mesh(name: &str, k: u32, z: f64) -> Mesh {
-    let mut m = Mesh { name: name.into(), ..Mesh::default() };
-    for y in 0..=k {
-        for x in 0..=k {
-            m.positions.push(DVec3::new(f64::from(x), f64::from(y), z));
-        }
-    }
-    let at = |x: u32, y: u32| y * (k + 1) + x;
-    m.polygon_starts.push(0);
-    for y in 0..k {
-        for x in 0..k {
-            m.corner_vertices.extend([at(x, y), at(x + 1, y), at(x + 1, y + 1), at(x, y + 1)]);
-            m.polygon_starts.push(m.corner_vertices.len() as u32);
-        }
-    }
-    // L: (0,0) (2,0) (2,1) (1,1) (1,2) (0,2) of the grid.
-    m.corner_vertices.extend([at(0, 0), at(2, 0), at(2, 1), at(1, 1), at(1, 2), at(0, 2)]);
-    m.polygon_starts.push(m.corner_vertices.len() as u32);
-    m
-}
-
 #[test]
 fn meshes_built_on_several_threads_give_the_bytes_of_one_thread_and_stay_in_place() {
     // Five meshes of 40,000+ corners each: their batch passes the parallel threshold. Each
     // mesh lies at its own height, so a mesh handed to the wrong node shows in the read-back.
     let mut s = Scene::default();
     for i in 0..5u32 {
-        s.meshes.push(grid_mesh(&format!("grid{i}"), 100, f64::from(i)));
+        s.meshes.push(crate::scene::test_meshes::grid_mesh(&format!("grid{i}"), 100, f64::from(i)));
         let mut n = Node::new(format!("Grid{i}"), NodeKind::Mesh);
         n.mesh = Some(i as usize);
         s.nodes.push(n);

@@ -51,7 +51,7 @@ pub(super) fn mesh_entity(
     ents: &Entities,
     (k, m): (usize, usize),
     bind: &BindPoses,
-    mats: &mut Materials,
+    surfaces: MeshSurfaces,
     totals: &mut Totals,
     e: &mut Entity,
     report: &mut ExportReport,
@@ -78,18 +78,14 @@ pub(super) fn mesh_entity(
     if mesh.uv_sets.len() > 2 {
         report.dropped.push(format!("{}: UV sets 2..{}", quoted(name), mesh.uv_sets.len() - 1));
     }
-    let g = node.geometry_transform();
-    if g != DMat4::IDENTITY {
+    if node.geometry_transform() != DMat4::IDENTITY {
         report.baked.push(format!(
             "{}: geometry transform (pivot / mesh matrix) baked into the vertices",
             quoted(name)
         ));
     }
-    let skin = mesh
-        .skin
-        .and_then(|si| scene.skins.get(si))
-        .zip(joints.map(|j| (j.as_slice(), bind.unweighted(k, &ents.file_index, j))));
-    let built = surfaces(mesh, g, skin, mats, name, report);
+    let MeshSurfaces { built, warnings } = surfaces;
+    report.warnings.extend(warnings);
     for s in &built {
         totals.acmr_before += s.acmr_before * s.triangles as f64;
         totals.acmr_after += s.acmr_after * s.triangles as f64;
@@ -262,63 +258,118 @@ impl<'a> Corners<'a> {
     }
 }
 
+/// Corners of mesh entities from which [`build_surfaces`] builds them on rayon's pool (with
+/// two or more mesh entities): below it, as in every corpus file, the pool's start costs
+/// more than it saves (the glTF writer's threshold, `gltf/export/ahead.rs`).
+const PARALLEL_CORNERS: usize = 1 << 16;
+
+/// A mesh's material table index per material slot its polygons use.
+pub(super) type SlotMaterials = foldhash::HashMap<u32, usize>;
+
+/// The material table index of every material slot `mesh`'s polygons use, asked of `mats` in
+/// first-use polygon order (the table grows in first-use order, so this is the one part of a
+/// mesh entity that must run in scene order; the surfaces are then built from it on any
+/// thread, [`build_surfaces`]).
+pub(super) fn slot_materials(mesh: &Mesh, mats: &mut Materials) -> SlotMaterials {
+    let mut table = SlotMaterials::default();
+    for p in 0..mesh.polygon_count() {
+        let slot = mesh.polygon_material(p);
+        table.entry(slot).or_insert_with(|| {
+            let mat = (slot != Mesh::NO_MATERIAL)
+                .then(|| mesh.material_slots.get(slot as usize).copied().flatten())
+                .flatten();
+            mats.get(mat)
+        });
+    }
+    table
+}
+
+/// The surfaces of one mesh entity and the warnings building them gave.
+pub(super) struct MeshSurfaces {
+    built: Vec<Built>,
+    warnings: Vec<String>,
+}
+
+/// [`MeshSurfaces`] of the mesh entities `jobs` (slot `k`, mesh `m`, its
+/// [`slot_materials`]), in the order given. They read nothing but the scene, so with
+/// [`PARALLEL_CORNERS`] or more corners among two or more entities they are built on rayon's
+/// pool (issue #16 goal 6); the result is the same whatever the number of threads.
+pub(super) fn build_surfaces(
+    scene: &Scene,
+    ents: &Entities,
+    bind: &BindPoses,
+    jobs: Vec<(usize, usize, SlotMaterials)>,
+) -> Vec<MeshSurfaces> {
+    let one = |(k, m, table): (usize, usize, SlotMaterials)| {
+        let (id, name) = (ents.nodes[k], &ents.names[k]);
+        let mesh = &scene.meshes[m];
+        let skin = mesh.skin.and_then(|si| scene.skins.get(si)).zip(
+            bind.joints.get(&k).map(|j| (j.as_slice(), bind.unweighted(k, &ents.file_index, j))),
+        );
+        surfaces(mesh, scene.nodes[id].geometry_transform(), skin, &table, name)
+    };
+    let corners: usize = jobs.iter().map(|&(_, m, _)| scene.meshes[m].corner_vertices.len()).sum();
+    if jobs.len() >= 2 && corners >= PARALLEL_CORNERS {
+        use rayon::prelude::*;
+        jobs.into_par_iter().map(one).collect()
+    } else {
+        jobs.into_iter().map(one).collect()
+    }
+}
+
 /// The surfaces of one mesh: triangles grouped by material, vertices de-duplicated, split at
 /// [`MAX_SURFACE_VERTICES`], indices optimised and stripified.
 fn surfaces(
     mesh: &Mesh,
     g: DMat4,
     skin: Option<SkinUse>,
-    mats: &mut Materials,
+    table: &SlotMaterials,
     name: &str,
-    report: &mut ExportReport,
-) -> Vec<Built> {
+) -> MeshSurfaces {
     let corners = Corners::new(mesh, g, skin);
-    let by_material = triangles_by_material(mesh, &corners.pos, g.determinant() < 0.0, mats);
+    let by_material = triangles_by_material(mesh, &corners.pos, g.determinant() < 0.0, table);
     // Each corner's key is built once, however many triangles (and surfaces) use it.
     let mut keys: Vec<Option<VKey>> = vec![None; mesh.corner_vertices.len()];
-    let mut out = Vec::new();
+    let mut built = Vec::new();
+    let mut warnings = Vec::new();
     for (material, tris) in by_material {
         let mut start = 0;
         while start < tris.len() {
             let (stream, end) = Stream::fill(&corners, &mut keys, &tris, start);
             if end < tris.len() {
-                report.warnings.push(format!(
+                warnings.push(format!(
                     "{name}: surface split at {} vertices (u16 indices)",
                     stream.map.len(),
                     name = quoted(&name)
                 ));
             }
-            out.push(stream.surface(material, mesh, skin.is_some()));
+            built.push(stream.surface(material, mesh, skin.is_some()));
             start = end.max(start + 1);
         }
     }
     let bad = corners.bad.get();
     if bad > 0 {
-        report.warnings.push(format!(
+        warnings.push(format!(
             "{name}: {bad} non-finite numbers (inf or NaN positions, normals, UVs or colours) \
              written as 0",
             name = quoted(&name)
         ));
     }
-    out
+    MeshSurfaces { built, warnings }
 }
 
 /// Triangles (fans of the polygons by `scene::geometry::triangulate`, reversed when the
 /// baked transform mirrors), each as three corner indices, grouped by material table index
-/// (in table order; the table grows in first-use order).
+/// (`table`, [`slot_materials`]; in table order).
 fn triangles_by_material(
     mesh: &Mesh,
     pos: &[DVec3],
     mirrored: bool,
-    mats: &mut Materials,
+    table: &SlotMaterials,
 ) -> Vec<(usize, Vec<[usize; 3]>)> {
     let mut by_material: Vec<(usize, Vec<[usize; 3]>)> = Vec::new();
     for p in 0..mesh.polygon_count() {
-        let slot = mesh.polygon_material(p);
-        let mat = (slot != Mesh::NO_MATERIAL)
-            .then(|| mesh.material_slots.get(slot as usize).copied().flatten())
-            .flatten();
-        let t = mats.get(mat);
+        let t = table[&mesh.polygon_material(p)];
         let list = match by_material.iter_mut().find(|(m, _)| *m == t) {
             Some((_, l)) => l,
             None => {

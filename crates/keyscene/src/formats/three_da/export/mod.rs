@@ -381,8 +381,21 @@ fn entities(
     for &p in ents.parents.iter().flatten() {
         children[p] += 1;
     }
+    // Material table indices in scene order, then every mesh entity's surfaces at once (on
+    // several threads for large scenes: `geometry::build_surfaces`).
+    let mut jobs = Vec::new();
     for k in 0..n {
-        let mut e = entity(cx, (k, children[k]), &bind, mats, &mut totals, report);
+        if let Some(m) = mesh_of(cx, k) {
+            jobs.push((k, m, geometry::slot_materials(&cx.scene.meshes[m], mats)));
+        }
+    }
+    let slots: Vec<usize> = jobs.iter().map(|j| j.0).collect();
+    let mut built: Vec<Option<geometry::MeshSurfaces>> = (0..n).map(|_| None).collect();
+    for (k, b) in slots.into_iter().zip(geometry::build_surfaces(cx.scene, ents, &bind, jobs)) {
+        built[k] = Some(b);
+    }
+    for k in 0..n {
+        let mut e = entity(cx, (k, children[k]), &bind, built[k].take(), &mut totals, report);
         let (t, need) = tracks::plan(cx, k, &pivots_animated, &ancestors_unscaled, &mut e, report);
         needs.extend(need);
         sources[ents.file_index[k]] = Some(t);
@@ -397,14 +410,21 @@ fn entities(
     (entities, totals)
 }
 
+/// The scene mesh of entity slot `k` when it is written as a mesh entity (a mesh node with a
+/// mesh).
+fn mesh_of(cx: &Context, k: usize) -> Option<usize> {
+    let node = &cx.scene.nodes[cx.ents.nodes[k]];
+    node.mesh.filter(|_| matches!(node.kind, NodeKind::Mesh))
+}
+
 /// The entity of slot `k` (with `children` child entities) without its tracks: type, name,
-/// `bone_init_tm`, parent and child count, and for a mesh its surfaces and bounds
-/// ([`geometry::mesh_entity`]).
+/// `bone_init_tm`, parent and child count, and for a mesh its `surfaces` (built ahead,
+/// [`geometry::build_surfaces`]) and bounds ([`geometry::mesh_entity`]).
 fn entity(
     cx: &Context,
     (k, children): (usize, usize),
     bind: &BindPoses,
-    mats: &mut Materials,
+    surfaces: Option<geometry::MeshSurfaces>,
     totals: &mut Totals,
     report: &mut ExportReport,
 ) -> Entity {
@@ -422,8 +442,8 @@ fn entity(
     }
     e.parent_idx = ents.parents[k].map_or(layout::NO_PARENT, |p| ents.file_index[p] as u16);
     e.num_children = children as u16;
-    if let (NodeKind::Mesh, Some(m)) = (&node.kind, node.mesh) {
-        geometry::mesh_entity(scene, ents, (k, m), bind, mats, totals, &mut e, report);
+    if let (Some(m), Some(surfaces)) = (mesh_of(cx, k), surfaces) {
+        geometry::mesh_entity(scene, ents, (k, m), bind, surfaces, totals, &mut e, report);
     } else {
         if matches!(node.kind, NodeKind::Mesh) {
             report.warnings.push(format!(
@@ -625,6 +645,46 @@ mod tests {
         let hit =
             map.trees[1].ray(glam::Vec3::new(0.2, 3.0, 0.2), glam::Vec3::NEG_Y, f32::INFINITY);
         assert_eq!(hit.map(|h| h.0), Some(3.0));
+    }
+
+    #[test]
+    fn surfaces_built_on_several_threads_give_the_bytes_of_one_thread_and_stay_in_place() {
+        // Three meshes of 40,006 corners each pass the parallel threshold together. Each lies
+        // at its own height, so surfaces handed to the wrong entity show.
+        let mut s = Scene::default();
+        for i in 0..3u32 {
+            s.meshes.push(crate::scene::test_meshes::grid_mesh(
+                &format!("g{i}"),
+                100,
+                f64::from(i),
+            ));
+            let mut n = Node::new(format!("Grid{i}"), NodeKind::Mesh);
+            n.mesh = Some(i as usize);
+            s.nodes.push(n);
+            s.attach(i as usize, None);
+        }
+        let on = |threads: usize| {
+            rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap().install(|| {
+                let (file, _, _) = export(&s, &ExportOptions::default()).unwrap();
+                (crate::formats::three_da::write::write(&file).unwrap(), file)
+            })
+        };
+        let (one, file) = on(1);
+        assert!(one == on(2).0, "two threads wrote other bytes than one");
+        for i in 0..3 {
+            let name = format!("Grid{i}");
+            let e = file.entities.iter().find(|e| layout::name_str(&e.name) == name).unwrap();
+            let pts: Vec<[f32; 3]> =
+                e.surfaces.iter().flat_map(|s| s.xyz.iter().flatten()).copied().collect();
+            // 101 × 101 grid vertices; 100 × 100 quads and the L hexagon: 2 × 10,000 + 4
+            // triangles.
+            assert_eq!(pts.len(), 101 * 101, "Grid{i}");
+            let tris: usize = e.surfaces.iter().map(|s| s.tri_list.len() / 3).sum();
+            assert_eq!(tris, 20_004, "Grid{i}");
+            // On the plane of its height, whichever axis the file's space makes of z.
+            let flat = (0..3).any(|a| pts.iter().all(|p| p[a].abs() == i as f32));
+            assert!(flat, "Grid{i} left its plane");
+        }
     }
 
     #[test]

@@ -212,8 +212,16 @@ impl Out {
                 Some(w) => w,
                 None => {
                     let seeds = part_seeds(channels, part, line);
-                    let c =
-                        self.adaptive_channel(scene, node, part, &samplers, &seeds, line, inputs);
+                    // Only the channels of this part: the others do not change it, and
+                    // evaluating them at every sample tripled a rotation's cost (Blender's
+                    // baked T, R and S curves of anim_heavy, docs/benchmarks.md stop 27).
+                    let own: Vec<ChannelSampler> = channels
+                        .iter()
+                        .zip(&samplers)
+                        .filter(|(c, _)| drives(c, part))
+                        .map(|(_, s)| s.clone())
+                        .collect();
+                    let c = self.adaptive_channel(scene, node, part, &own, &seeds, line, inputs);
                     capped += usize::from(c.as_ref().is_some_and(|c| c.1));
                     c.map(|c| c.0)
                 }
@@ -501,18 +509,21 @@ impl Out {
     }
 }
 
+/// Whether `channel` drives part `part` (0 translation, 1 rotation, 2 scale) of its node's
+/// glTF TRS (`keep::Part::is_driven_by`, or a layered blend of that part).
+fn drives(channel: &ChannelTarget, part: usize) -> bool {
+    let p = [keep::Part::Translation, keep::Part::Rotation, keep::Part::Scale][part];
+    p.is_driven_by(channel)
+        || matches!(channel, ChannelTarget::Layered(b) if b.transform_part() == Some(p.index()))
+}
+
 /// The seeds of part `part` (0 translation, 1 rotation, 2 scale) of an own-TRS node with
 /// these `channels`, over the written range: its ends, every key of the channels driving the
 /// part and the instant before every jump ([`resample::seed_frames`]), and every frame where
 /// the part can bend ([`resample::channel_span`]; a coarser even grid past a quarter of the
 /// budget), so that the written curve passes through the source at every frame.
 fn part_seeds(channels: &[&ChannelTarget], part: usize, line: &Timeline) -> Vec<f64> {
-    let p = [keep::Part::Translation, keep::Part::Rotation, keep::Part::Scale][part];
-    let drives = |c: &&&ChannelTarget| {
-        p.is_driven_by(c)
-            || matches!(c, ChannelTarget::Layered(b) if b.transform_part() == Some(p.index()))
-    };
-    let driving: Vec<&ChannelTarget> = channels.iter().filter(drives).copied().collect();
+    let driving: Vec<&ChannelTarget> = channels.iter().filter(|c| drives(c, part)).copied().collect();
     let keys: Vec<Vec<f64>> = driving.iter().flat_map(|c| keep::key_frames(c)).collect();
     let mut seeds = resample::seed_frames(line.range, keys.iter().map(Vec::as_slice));
     let span = driving.iter().fold(resample::Span::Still, |s, c| s.join(resample::channel_span(c)));

@@ -500,20 +500,26 @@ pub struct Rotations {
     pub size: f64,
 }
 
-impl Curve<DVec3> for Positions {
-    type Chord = (DVec3, DVec3);
-    fn chord(&self, a: DVec3, b: DVec3) -> (DVec3, DVec3) {
-        (a, b)
-    }
-    fn at(&self, &(a, b): &(DVec3, DVec3), s: f64) -> DVec3 {
-        lerp3(a, b, s)
-    }
+/// The error measure of a vector channel written LINEAR: every [`VectorMeasure`] is a
+/// [`Curve`] of lerped chords ([`lerp3`]) that differs only in how it measures.
+pub trait VectorMeasure {
+    /// How far the written vector `written` is from the source value `source` (scene units).
+    fn error(&self, written: DVec3, source: DVec3) -> f64;
+}
+
+impl VectorMeasure for Positions {
     fn error(&self, written: DVec3, source: DVec3) -> f64 {
         vec3_error(written, source)
     }
 }
 
-impl Curve<DVec3> for Scales {
+impl VectorMeasure for Scales {
+    fn error(&self, written: DVec3, source: DVec3) -> f64 {
+        scale_error(written, source, self.size)
+    }
+}
+
+impl<M: VectorMeasure> Curve<DVec3> for M {
     type Chord = (DVec3, DVec3);
     fn chord(&self, a: DVec3, b: DVec3) -> (DVec3, DVec3) {
         (a, b)
@@ -522,7 +528,7 @@ impl Curve<DVec3> for Scales {
         lerp3(a, b, s)
     }
     fn error(&self, written: DVec3, source: DVec3) -> f64 {
-        scale_error(written, source, self.size)
+        VectorMeasure::error(self, written, source)
     }
 }
 

@@ -523,7 +523,8 @@ fn drives(channel: &ChannelTarget, part: usize) -> bool {
 /// the part can bend ([`resample::channel_span`]; a coarser even grid past a quarter of the
 /// budget), so that the written curve passes through the source at every frame.
 fn part_seeds(channels: &[&ChannelTarget], part: usize, line: &Timeline) -> Vec<f64> {
-    let driving: Vec<&ChannelTarget> = channels.iter().filter(|c| drives(c, part)).copied().collect();
+    let driving: Vec<&ChannelTarget> =
+        channels.iter().filter(|c| drives(c, part)).copied().collect();
     let keys: Vec<Vec<f64>> = driving.iter().flat_map(|c| keep::key_frames(c)).collect();
     let mut seeds = resample::seed_frames(line.range, keys.iter().map(Vec::as_slice));
     let span = driving.iter().fold(resample::Span::Still, |s, c| s.join(resample::channel_span(c)));

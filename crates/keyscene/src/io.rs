@@ -145,10 +145,30 @@ pub(crate) fn note_written(path: &Path) {
 
 /// Writes a file atomically: `fill` writes into a temporary file in the destination's folder,
 /// which is renamed over `path` only when `fill` succeeds. On any error nothing is left behind
-/// (the temporary file is removed) and an existing `path` is untouched.
+/// (the temporary file is removed) and an existing `path` is untouched. `fill` writes through a
+/// buffer; [`write_atomically_seekable`] hands it the file itself.
 pub fn write_atomically<E>(
     path: &Path,
     fill: impl FnOnce(&mut dyn Write) -> Result<(), E>,
+) -> Result<(), E>
+where
+    E: From<Error>,
+{
+    write_atomically_seekable(path, |file| {
+        let mut w = std::io::BufWriter::new(file);
+        fill(&mut w)?;
+        w.flush().map_err(|source| Error::Io { path: path.into(), source })?;
+        Ok(())
+    })
+}
+
+/// [`write_atomically`] for writers that seek back to patch what they wrote (the 3DA writer's
+/// forward offsets): `fill` gets the temporary file itself, at position 0, and buffers its own
+/// writes. The same guarantees: renamed over `path` only when `fill` succeeds, removed on any
+/// error.
+pub fn write_atomically_seekable<E>(
+    path: &Path,
+    fill: impl FnOnce(&mut std::fs::File) -> Result<(), E>,
 ) -> Result<(), E>
 where
     E: From<Error>,
@@ -167,11 +187,7 @@ where
         return Err(io(missing).into());
     }
     let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(io)?;
-    {
-        let mut w = std::io::BufWriter::new(tmp.as_file_mut());
-        fill(&mut w)?;
-        w.flush().map_err(io)?;
-    }
+    fill(tmp.as_file_mut())?;
     set_default_permissions(tmp.as_file(), path).map_err(io)?;
     tmp.persist(path).map_err(|e| io(e.error))?;
     note_written(path);

@@ -115,6 +115,6 @@ mod quoting;
 
 pub use convert::convert;
 pub use error::Error;
-pub use io::{write_atomically, FileFormat, ReadOptions};
+pub use io::{write_atomically, write_atomically_seekable, FileFormat, ReadOptions};
 pub use load::{load, load_bytes};
 pub use quoting::{quoted, Quoted};

@@ -14,27 +14,74 @@ pub const CHUNK_BIN: u32 = 0x004E_4942;
 /// Packs `json` and `bin` into GLB bytes. An empty `bin` writes no BIN chunk. Fails when the
 /// file would exceed the format's 4 GiB (u32 length) limit.
 pub fn to_glb(json: &[u8], bin: &[u8]) -> Result<Vec<u8>, super::Error> {
-    let pad = |n: usize| (4 - n % 4) % 4;
-    let json_len = json.len() + pad(json.len());
-    let bin_len = bin.len() + pad(bin.len());
-    let total = 12 + 8 + json_len + if bin.is_empty() { 0 } else { 8 + bin_len };
+    to_glb_pieces(json, &[bin])
+}
+
+/// [`to_glb`] of a buffer given as pieces to be concatenated (no copy of them is made first).
+pub(crate) fn to_glb_pieces(json: &[u8], bin: &[&[u8]]) -> Result<Vec<u8>, super::Error> {
+    let bin_bytes = bin.iter().map(|b| b.len()).sum();
+    let mut out = Vec::with_capacity(glb_len(json, bin_bytes)?.0 as usize);
+    write_glb(&mut out, json, bin).map_err(|e| match e {
+        GlbWriteError::Glb(e) => e,
+        // Writing into a `Vec` does not fail.
+        GlbWriteError::Io(e) => super::Error::Write(e.to_string()),
+    })?;
+    Ok(out)
+}
+
+/// What [`write_glb`] can fail with: the container's own limit, or the sink.
+#[derive(Debug)]
+pub(crate) enum GlbWriteError {
+    /// The file would exceed 4 GiB ([`super::Error::Write`]).
+    Glb(super::Error),
+    /// `out` failed.
+    Io(std::io::Error),
+}
+
+/// Writes the GLB of `json` and the buffer whose pieces are `bin` ([`to_glb`]'s bytes of `json`
+/// and `bin`'s concatenation) into `out` as it goes: the header and chunk headers are known
+/// from the lengths, so nothing is gathered in memory. The length check comes first: on
+/// [`GlbWriteError::Glb`] nothing was written.
+pub(crate) fn write_glb(
+    out: &mut dyn std::io::Write,
+    json: &[u8],
+    bin: &[&[u8]],
+) -> Result<(), GlbWriteError> {
+    let bin_bytes: usize = bin.iter().map(|b| b.len()).sum();
+    let (total, json_len, bin_len) = glb_len(json, bin_bytes).map_err(GlbWriteError::Glb)?;
+    let mut head = Vec::with_capacity(20);
+    head.extend_from_slice(&MAGIC.to_le_bytes());
+    head.extend_from_slice(&2u32.to_le_bytes());
+    head.extend_from_slice(&total.to_le_bytes());
+    head.extend_from_slice(&json_len.to_le_bytes());
+    head.extend_from_slice(&CHUNK_JSON.to_le_bytes());
+    let io = GlbWriteError::Io;
+    out.write_all(&head).map_err(io)?;
+    out.write_all(json).map_err(io)?;
+    out.write_all(&b"   "[..json_len as usize - json.len()]).map_err(io)?;
+    if bin_bytes > 0 {
+        let mut head = Vec::with_capacity(8);
+        head.extend_from_slice(&bin_len.to_le_bytes());
+        head.extend_from_slice(&CHUNK_BIN.to_le_bytes());
+        out.write_all(&head).map_err(io)?;
+        for piece in bin {
+            out.write_all(piece).map_err(io)?;
+        }
+        out.write_all(&[0u8; 3][..bin_len as usize - bin_bytes]).map_err(io)?;
+    }
+    Ok(())
+}
+
+/// The GLB's total length and its JSON and BIN chunk lengths (each padded to 4 bytes), for a
+/// buffer of `bin` bytes; an error when the total passes `u32`.
+fn glb_len(json: &[u8], bin: usize) -> Result<(u32, u32, u32), super::Error> {
+    let padded = |n: usize| n.next_multiple_of(4);
+    let (json_len, bin_len) = (padded(json.len()), padded(bin));
+    let total = 12 + 8 + json_len + if bin == 0 { 0 } else { 8 + bin_len };
     let total32 = u32::try_from(total)
         .map_err(|_| super::Error::Write(format!("GLB would be {total} bytes, over 4 GiB")))?;
-    let mut out = Vec::with_capacity(total);
-    out.extend_from_slice(&MAGIC.to_le_bytes());
-    out.extend_from_slice(&2u32.to_le_bytes());
-    out.extend_from_slice(&total32.to_le_bytes());
-    out.extend_from_slice(&(json_len as u32).to_le_bytes());
-    out.extend_from_slice(&CHUNK_JSON.to_le_bytes());
-    out.extend_from_slice(json);
-    out.resize(out.len() + pad(json.len()), b' ');
-    if !bin.is_empty() {
-        out.extend_from_slice(&(bin_len as u32).to_le_bytes());
-        out.extend_from_slice(&CHUNK_BIN.to_le_bytes());
-        out.extend_from_slice(bin);
-        out.resize(out.len() + pad(bin.len()), 0);
-    }
-    Ok(out)
+    // Both chunks are shorter than the total, which fits.
+    Ok((total32, json_len as u32, bin_len as u32))
 }
 
 /// The JSON chunk and the BIN chunk (if any) of GLB `bytes`, after checking the header (magic,

@@ -153,6 +153,32 @@ fn save_writes_atomically_beside_and_names_generator() {
 }
 
 #[test]
+fn saved_glb_is_streamed_as_the_container_says() {
+    // glTF 2.0 §4.4: header (magic, version 2, total length), then the JSON chunk padded with
+    // spaces, then the BIN chunk padded with zeros. The streamed file is checked against that
+    // layout field by field, and is the bytes `write` returns in memory.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("scene.glb");
+    save(&triangle_scene(), &path, &WriteOptions::default()).unwrap();
+    let saved = std::fs::read(&path).unwrap();
+    let word = |at: usize| u32::from_le_bytes(saved[at..at + 4].try_into().unwrap()) as usize;
+    assert_eq!(&saved[..4], b"glTF");
+    assert_eq!(word(4), 2);
+    assert_eq!(word(8), saved.len());
+    let json_len = word(12);
+    assert_eq!(&saved[16..20], b"JSON");
+    assert_eq!(json_len % 4, 0);
+    let bin_at = 20 + json_len;
+    assert_eq!(&saved[bin_at + 4..bin_at + 8], b"BIN\0");
+    assert_eq!(bin_at + 8 + word(bin_at), saved.len());
+    let json: serde_json::Value =
+        serde_json::from_slice(saved[20..bin_at].trim_ascii_end()).unwrap();
+    assert_eq!(json["buffers"][0]["byteLength"].as_u64().unwrap() as usize, word(bin_at));
+    assert_eq!(saved, write(&triangle_scene(), &WriteOptions::default()).unwrap().main);
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+}
+
+#[test]
 fn cubicspline_and_step_channels_read_as_hermite_and_step_keys() {
     // Translation x: CUBICSPLINE keys at 0 s (value 0, out-tangent 3 /s) and 1 s (value 1,
     // in-tangent 0). glTF's Hermite at t = 0.5 s (u = 0.5, t_d = 1 s):

@@ -26,7 +26,7 @@ pub use check::{check, Issue, Report, Severity};
 pub use export::{export, save, Axes, ExportOptions, ExportReport, MaterialScript};
 pub use model::File;
 pub use read::read;
-pub use write::write;
+pub use write::{write, write_to};
 
 /// Reads a 3DA file into a scene: [`read()`] then [`import::import`]. The reader's warnings
 /// (with their byte offsets) come first in the returned list, then the importer's.
@@ -77,6 +77,9 @@ pub enum Error {
     /// A [`model::File`] that cannot be written (stream length ≠ `s_size`, too large).
     #[error("3da: cannot write: {0}")]
     Invalid(String),
+    /// The sink [`write::write_to`] writes into failed.
+    #[error("3da: writing failed: {0}")]
+    Io(#[source] std::io::Error),
 }
 
 /// The seed's traverse() order (§3): depth-first, each node followed by its children in

@@ -15,6 +15,8 @@
 //! absent parts are 0; the last `next_offset` of each chain is 0. Entity order is the caller's
 //! (the exporter produces the seed's traverse() order, see [`super::traverse_order`]).
 
+use std::io::{Seek, SeekFrom, Write};
+
 use super::layout::{
     EulerHeader, Header, KeyRecord, SurfaceRecord, TrackHeader, Variant, Wr, FILE_ID, FILE_VERSION,
 };
@@ -27,15 +29,71 @@ use super::Error;
 /// Fails when a stream's length differs from its surface's `s_size`, a count does not fit its
 /// field, or the file would pass 4 GiB.
 pub fn write(file: &File) -> Result<Vec<u8>, Error> {
-    let mut w = Writer { b: Vec::new(), variant: file.variant };
+    let mut w = Writer {
+        b: Vec::new(),
+        base: 0,
+        origin: 0,
+        sink: None,
+        spill_at: usize::MAX,
+        late: Vec::new(),
+        variant: file.variant,
+    };
     w.file(file)?;
     Ok(w.b)
 }
 
-struct Writer {
+/// [`write`] straight into `out`, from its current position on. The same bytes as [`write`], but at most
+/// about [`SPILL`] of them are held in memory: finished parts are written out as they come,
+/// and the offsets that point forward (each entity's and surface's `next_offset`, its record,
+/// the header) are patched by seeking back once everything else is out. `out` is left
+/// positioned at the end of the file.
+///
+/// Errors: those of [`write`], and [`Error::Io`] when `out` fails; `out` then holds a partial
+/// file (callers writing to disk use [`crate::write_atomically`], which removes it).
+pub fn write_to<W: Write + Seek>(file: &File, out: &mut W) -> Result<(), Error> {
+    write_spilling(file, out, SPILL)
+}
+
+/// [`write_to`], writing out whenever `spill_at` bytes are gathered.
+fn write_spilling(file: &File, out: &mut dyn WriteSeek, spill_at: usize) -> Result<(), Error> {
+    let origin = out.stream_position().map_err(Error::Io)?;
+    let mut w = Writer {
+        b: Vec::new(),
+        base: 0,
+        origin,
+        sink: Some(out),
+        spill_at,
+        late: Vec::new(),
+        variant: file.variant,
+    };
+    w.file(file)?;
+    w.finish()
+}
+
+/// How many encoded bytes [`write_to`] gathers before it writes them out (1 MiB).
+pub const SPILL: usize = 1 << 20;
+
+struct Writer<'a> {
+    /// The bytes from file offset `base` on, not yet written to `sink`.
     b: Vec<u8>,
+    /// The file offset of `b[0]`: how many bytes went to `sink` already.
+    base: u64,
+    /// The sink's position where the file starts (file offsets are from there).
+    origin: u64,
+    /// Where finished bytes go; `None`: everything stays in `b` ([`write`]).
+    sink: Option<&'a mut dyn WriteSeek>,
+    /// `b` is written out when it holds this many bytes ([`SPILL`]).
+    spill_at: usize,
+    /// Patches to bytes already written to `sink`: file offset and bytes, applied in order
+    /// at the end.
+    late: Vec<(u64, Vec<u8>)>,
     variant: Variant,
 }
+
+/// A sink [`write_to`] can seek back in.
+pub(crate) trait WriteSeek: Write + Seek {}
+
+impl<T: Write + Seek> WriteSeek for T {}
 
 fn invalid(msg: String) -> Error {
     Error::Invalid(msg)
@@ -49,24 +107,61 @@ fn count_i32(n: usize, what: &str) -> Result<i32, Error> {
     i32::try_from(n).map_err(|_| invalid(format!("{what}: {n} does not fit an i32")))
 }
 
-impl Writer {
+impl Writer<'_> {
     fn pos(&self) -> Result<u32, Error> {
-        u32::try_from(self.b.len())
+        u32::try_from(self.base + self.b.len() as u64)
             .map_err(|_| invalid("the file would be larger than 4 GiB".into()))
     }
 
     fn align(&mut self) {
-        while self.b.len() % 4 != 0 {
+        while (self.base + self.b.len() as u64) % 4 != 0 {
             self.b.push(0);
         }
     }
 
-    /// Overwrites `len` bytes at `at` with what `f` encodes.
+    /// Overwrites `len` bytes at `at` with what `f` encodes: in `b`, or later, in the sink,
+    /// for the part already written out.
     fn patch(&mut self, at: u32, f: impl FnOnce(&mut Vec<u8>)) {
         let mut tmp = Vec::new();
         f(&mut tmp);
-        let at = at as usize;
-        self.b[at..at + tmp.len()].copy_from_slice(&tmp);
+        let at = u64::from(at);
+        let written = self.base.saturating_sub(at).min(tmp.len() as u64) as usize;
+        if written > 0 {
+            self.late.push((at, tmp[..written].to_vec()));
+        }
+        let rest = &tmp[written..];
+        if !rest.is_empty() {
+            let from = (at + written as u64 - self.base) as usize;
+            self.b[from..from + rest.len()].copy_from_slice(rest);
+        }
+    }
+
+    /// Writes `b` out once it holds `spill_at` bytes (never without a sink).
+    fn spill(&mut self) -> Result<(), Error> {
+        if self.b.len() >= self.spill_at {
+            if let Some(sink) = self.sink.as_mut() {
+                sink.write_all(&self.b).map_err(Error::Io)?;
+                self.base += self.b.len() as u64;
+                self.b.clear();
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes what is left in `b`, then the patches to bytes written before, and leaves the
+    /// sink at the file's end.
+    fn finish(mut self) -> Result<(), Error> {
+        let Some(sink) = self.sink.take() else { return Ok(()) };
+        sink.write_all(&self.b).map_err(Error::Io)?;
+        if !self.late.is_empty() {
+            let end = self.origin + self.base + self.b.len() as u64;
+            for (at, bytes) in &self.late {
+                sink.seek(SeekFrom::Start(self.origin + at)).map_err(Error::Io)?;
+                sink.write_all(bytes).map_err(Error::Io)?;
+            }
+            sink.seek(SeekFrom::Start(end)).map_err(Error::Io)?;
+        }
+        Ok(())
     }
 
     fn file(&mut self, file: &File) -> Result<(), Error> {
@@ -127,6 +222,7 @@ impl Writer {
             self.align();
             header.offset_colmap = self.pos()?;
             self.b.extend_from_slice(c);
+            self.spill()?;
         }
         self.pos()?;
         self.patch(0, |w| header.encode(w));
@@ -172,6 +268,7 @@ impl Writer {
         for &i in t {
             self.b.u16(i);
         }
+        self.spill()?;
         Ok(at)
     }
 
@@ -195,6 +292,7 @@ impl Writer {
         for v in s {
             f(&mut self.b, v);
         }
+        self.spill()?;
         Ok(at)
     }
 
@@ -215,6 +313,7 @@ impl Writer {
         for k in &t.keys {
             k.encode(&mut self.b);
         }
+        self.spill()?;
         Ok(at)
     }
 
@@ -257,5 +356,109 @@ impl Writer {
                 Ok(at)
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formats::three_da::layout::{entity_type, LinearKey, TcbKey, Variant};
+    use crate::formats::three_da::model::{Entity, EulerTrack, Surface};
+    use std::io::Cursor;
+
+    /// Three meshes of one surface each (with a key track apiece) and an EULER-rotated
+    /// helper: every kind of forward offset the writer patches.
+    fn file(variant: Variant) -> File {
+        let mut f = File { variant, frames: 10, ..File::default() };
+        for m in 0..3u16 {
+            let mut e = Entity::new(entity_type::MESH, &format!("Box{m:02}"));
+            e.surfaces.push(Surface {
+                material_idx: 0,
+                tri_list: vec![0, 1, 2],
+                tri_strip: vec![0, 1, 2],
+                s_size: 3,
+                xyz: Some(vec![[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, f32::from(m), 1.0]]),
+                normal: Some(vec![[0.0, 0.0, 1.0]; 3]),
+                ..Surface::default()
+            });
+            e.position = Some(VecTrack::Tcb(KeyTrack {
+                current: [0.0; 3],
+                keys: (0..4)
+                    .map(|k| TcbKey {
+                        frame: k * 3,
+                        value: [k as f32, 0.0, 1.0],
+                        ..TcbKey::default()
+                    })
+                    .collect(),
+            }));
+            f.entities.push(e);
+        }
+        let lin = |v: f32| {
+            FloatTrack::Linear(KeyTrack {
+                current: v,
+                keys: vec![LinearKey { frame: 0, value: v }],
+            })
+        };
+        let mut helper = Entity::new(entity_type::HELPER, "Dummy01");
+        helper.rotation = Some(RotTrack::Euler(Box::new(EulerTrack {
+            num_keys: 1,
+            rot_order: [0, 1, 2],
+            current: [0.0, 0.0, 0.0, 1.0],
+            x: lin(0.5),
+            y: lin(0.25),
+            z: lin(0.0),
+        })));
+        f.entities.push(helper);
+        f.colmap = Some(vec![7; 10]);
+        f
+    }
+
+    #[test]
+    fn streamed_bytes_are_the_in_memory_bytes_wherever_they_spill() {
+        for variant in [Variant::Padded, Variant::Packed] {
+            let f = file(variant);
+            let whole = write(&f).unwrap();
+            // The bytes read back as the file (the reader is an independent path).
+            let (back, _) = super::super::read(&whole, &crate::limits::Limits::default()).unwrap();
+            assert_eq!(back.entities.len(), 4);
+            assert_eq!(back.entities[2].surfaces[0].xyz.as_ref().unwrap()[2], [0.0, 2.0, 1.0]);
+            for spill_at in [1, 3, 64, 150, 1000, usize::MAX] {
+                for prefix in [0usize, 5] {
+                    let mut out = Cursor::new(vec![0xAA; prefix]);
+                    out.set_position(prefix as u64);
+                    write_spilling(&f, &mut out, spill_at).unwrap();
+                    assert_eq!(out.position() as usize, prefix + whole.len());
+                    let got = out.into_inner();
+                    assert!(got[..prefix].iter().all(|&b| b == 0xAA));
+                    assert!(
+                        got[prefix..] == whole[..],
+                        "{variant:?}, spill at {spill_at}, prefix {prefix}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_failing_sink_is_an_io_error() {
+        struct Full(Cursor<Vec<u8>>);
+        impl Write for Full {
+            fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+                if self.0.get_ref().len() + b.len() > 100 {
+                    return Err(std::io::Error::new(std::io::ErrorKind::StorageFull, "full"));
+                }
+                self.0.write(b)
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        impl Seek for Full {
+            fn seek(&mut self, p: SeekFrom) -> std::io::Result<u64> {
+                self.0.seek(p)
+            }
+        }
+        let r = write_spilling(&file(Variant::Padded), &mut Full(Cursor::new(Vec::new())), 16);
+        assert!(matches!(r, Err(Error::Io(e)) if e.kind() == std::io::ErrorKind::StorageFull));
     }
 }

@@ -5,6 +5,63 @@ use json::validation::{Checked::Valid, USize64};
 
 use super::Out;
 
+/// The binary buffer, kept as segments that are never reallocated: a view's bytes go into the
+/// last segment when it has room, else into a new one. One growing `Vec` would copy the whole
+/// buffer at each doubling and hold old and new copies at once (a peak of twice the buffer);
+/// the segments' concatenation is exactly that `Vec`'s bytes.
+#[derive(Default)]
+pub(super) struct Bin {
+    segments: Vec<Vec<u8>>,
+    len: usize,
+}
+
+/// The smallest and largest capacity of a new [`Bin`] segment; in between, a segment is as
+/// large as the buffer so far (so their number grows with the logarithm of small buffers).
+const SEGMENT: std::ops::RangeInclusive<usize> = (64 << 10)..=(32 << 20);
+
+impl Bin {
+    /// The buffer's length in bytes.
+    pub(super) fn len(&self) -> usize {
+        self.len
+    }
+
+    pub(super) fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Zero bytes up to the next multiple of 4.
+    pub(super) fn pad(&mut self) {
+        let to = self.len.next_multiple_of(4);
+        if let Some(last) = self.segments.last_mut() {
+            last.resize(last.len() + (to - self.len), 0);
+            self.len = to;
+        }
+    }
+
+    /// The segment the next `len` bytes go to, with room for them.
+    fn room(&mut self, len: usize) -> &mut Vec<u8> {
+        let fits = self.segments.last().is_some_and(|s| s.capacity() - s.len() >= len);
+        if !fits {
+            let cap = self.len.clamp(*SEGMENT.start(), *SEGMENT.end()).max(len);
+            self.segments.push(Vec::with_capacity(cap));
+        }
+        self.segments.last_mut().expect("a segment was just pushed")
+    }
+
+    /// The segments in order (their concatenation is the buffer).
+    pub(super) fn segments(&self) -> Vec<&[u8]> {
+        self.segments.iter().map(Vec::as_slice).collect()
+    }
+
+    /// The buffer as one `Vec` (one copy, unless it is a single segment).
+    pub(super) fn into_vec(mut self) -> Vec<u8> {
+        if self.segments.len() == 1 {
+            return self.segments.pop().unwrap_or_default();
+        }
+        self.segments.concat()
+    }
+}
+
 impl Out {
     /// Appends `bytes` to the buffer (4-byte aligned) as a new buffer view.
     pub(super) fn view(
@@ -23,12 +80,14 @@ impl Out {
         target: Option<json::buffer::Target>,
         fill: impl FnOnce(&mut Vec<u8>),
     ) -> json::Index<json::buffer::View> {
-        self.bin.resize(self.bin.len().next_multiple_of(4), 0);
-        let offset = self.bin.len();
-        self.bin.reserve(len);
-        fill(&mut self.bin);
-        debug_assert_eq!(self.bin.len(), offset + len, "a view's fill wrote its declared length");
-        let written = self.bin.len() - offset;
+        self.bin.pad();
+        let offset = self.bin.len;
+        let segment = self.bin.room(len);
+        let before = segment.len();
+        fill(segment);
+        let written = segment.len() - before;
+        debug_assert_eq!(written, len, "a view's fill wrote its declared length");
+        self.bin.len += written;
         json::Index::push(
             &mut self.root.buffer_views,
             json::buffer::View {

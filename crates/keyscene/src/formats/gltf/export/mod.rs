@@ -47,6 +47,11 @@ type Accessor = json::Index<json::Accessor>;
 /// Fails only when the result cannot be represented (a GLB over 4 GiB) or serialised; what is
 /// converted inexactly or left out is reported in [`GltfFile::warnings`].
 pub fn write(scene: &Scene, opts: &WriteOptions) -> Result<GltfFile, Error> {
+    build(scene, opts)?.into_file()
+}
+
+/// [`write`] stopped before the GLB is packed, so that [`save`] can stream it.
+fn build(scene: &Scene, opts: &WriteOptions) -> Result<Built, Error> {
     scene.validate().map_err(|e| Error::Write(format!("inconsistent scene: {e}")))?;
     let mut out = Out::new(opts.container.clone());
     out.influence_sets = opts.max_influences.max(1).div_ceil(4);
@@ -69,7 +74,7 @@ pub fn write(scene: &Scene, opts: &WriteOptions) -> Result<GltfFile, Error> {
 pub fn save(scene: &Scene, path: &Path, opts: &WriteOptions) -> Result<Vec<Warning>, crate::Error> {
     let mut opts = opts.clone();
     opts.container = super::container_for(path);
-    let file = write(scene, &opts)?;
+    let built = build(scene, &opts)?;
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
@@ -79,13 +84,21 @@ pub fn save(scene: &Scene, path: &Path, opts: &WriteOptions) -> Result<Vec<Warni
             w.write_all(bytes).map_err(|source| crate::Error::Io { path: dest.into(), source })
         })
     };
-    if let Some((_, bin)) = &file.bin {
+    let glb = matches!(built.container, Container::Glb);
+    if !glb && !built.bin.is_empty() {
         let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("scene");
-        put(&dir.join(format!("{stem}.bin")), bin)?;
+        let dest = dir.join(format!("{stem}.bin"));
+        crate::write_atomically::<crate::Error>(&dest, |w| {
+            for segment in built.bin.segments() {
+                w.write_all(segment)
+                    .map_err(|source| crate::Error::Io { path: dest.clone(), source })?;
+            }
+            Ok(())
+        })?;
     }
     if opts.copy_textures {
         let mut images = Vec::new();
-        for img in &file.images {
+        for img in &built.images {
             let dest = dir.join(&img.file_name);
             let bytes: std::sync::Arc<[u8]> = match &img.bytes {
                 Some(b) => b.clone(),
@@ -111,8 +124,20 @@ pub fn save(scene: &Scene, path: &Path, opts: &WriteOptions) -> Result<Vec<Warni
         let source = opts.source.clone().unwrap_or_else(|| crate::output::source_name(path));
         crate::output::write_companions(&images, &source)?;
     }
-    put(path, &file.main)?;
-    Ok(file.warnings)
+    if glb {
+        // Streamed: the buffer is not copied into a whole-file `Vec` first.
+        crate::write_atomically::<crate::Error>(path, |w| {
+            super::glb::write_glb(w, &built.json, &built.bin.segments()).map_err(|e| match e {
+                super::glb::GlbWriteError::Glb(e) => e.into(),
+                super::glb::GlbWriteError::Io(source) => {
+                    crate::Error::Io { path: path.into(), source }
+                }
+            })
+        })?;
+    } else {
+        put(path, &built.json)?;
+    }
+    Ok(built.warnings)
 }
 
 /// A helper node carrying an aimed camera or light, or the camera or light of an FBX scene:
@@ -127,7 +152,7 @@ struct Helper {
 /// The document being built, its binary buffer and caches.
 struct Out {
     root: json::Root,
-    bin: Vec<u8>,
+    bin: buffers::Bin,
     container: Container,
     warnings: Vec<Warning>,
     /// Written materials by (scene material, whether the primitive has `TEXCOORD_0`): a
@@ -152,7 +177,7 @@ impl Out {
     fn new(container: Container) -> Out {
         Out {
             root: json::Root::default(),
-            bin: Vec::new(),
+            bin: buffers::Bin::default(),
             container,
             warnings: Vec::new(),
             materials: HashMap::new(),
@@ -166,19 +191,20 @@ impl Out {
         }
     }
 
-    fn finish(mut self) -> Result<GltfFile, Error> {
+    fn finish(mut self) -> Result<Built, Error> {
         if !self.bin.is_empty() {
-            self.bin.resize(self.bin.len().next_multiple_of(4), 0);
+            self.bin.pad();
+            let byte_length = USize64(self.bin.len() as u64);
             let uri = match &self.container {
                 Container::Glb => None,
                 Container::Gltf { .. } if self.embed => Some(format!(
                     "data:application/octet-stream;base64,{}",
-                    super::base64::encode(&self.bin)
+                    super::base64::encode(&std::mem::take(&mut self.bin).into_vec())
                 )),
                 Container::Gltf { bin_uri } => Some(bin_uri.clone()),
             };
             self.root.buffers.push(json::Buffer {
-                byte_length: USize64(self.bin.len() as u64),
+                byte_length,
                 name: None,
                 uri,
                 extensions: None,
@@ -186,22 +212,47 @@ impl Out {
             });
         }
         let ser = |e: serde_json::Error| Error::Write(format!("JSON: {e}"));
-        match self.container {
-            Container::Glb => {
-                let json = serde_json::to_vec(&self.root).map_err(ser)?;
-                Ok(GltfFile {
-                    main: super::glb::to_glb(&json, &self.bin)?,
-                    bin: None,
-                    images: Vec::new(),
-                    warnings: self.warnings,
-                })
-            }
-            Container::Gltf { bin_uri } => Ok(GltfFile {
-                main: serde_json::to_vec_pretty(&self.root).map_err(ser)?,
-                bin: (!self.bin.is_empty() && !self.embed).then_some((bin_uri, self.bin)),
+        let json = match self.container {
+            Container::Glb => serde_json::to_vec(&self.root),
+            Container::Gltf { .. } => serde_json::to_vec_pretty(&self.root),
+        }
+        .map_err(ser)?;
+        Ok(Built {
+            container: self.container,
+            json,
+            bin: self.bin,
+            images: self.images,
+            warnings: self.warnings,
+        })
+    }
+}
+
+/// A finished document before it is packed: the JSON (compact for GLB, pretty for `.gltf`)
+/// and the binary buffer (empty when there is none or it is embedded as base64).
+struct Built {
+    container: Container,
+    json: Vec<u8>,
+    bin: buffers::Bin,
+    images: Vec<ExternalImage>,
+    warnings: Vec<Warning>,
+}
+
+impl Built {
+    /// The in-memory file [`write`] returns: GLB bytes, or the JSON with its buffer.
+    fn into_file(self) -> Result<GltfFile, Error> {
+        Ok(match self.container {
+            Container::Glb => GltfFile {
+                main: super::glb::to_glb_pieces(&self.json, &self.bin.segments())?,
+                bin: None,
+                images: Vec::new(),
+                warnings: self.warnings,
+            },
+            Container::Gltf { bin_uri } => GltfFile {
+                main: self.json,
+                bin: (!self.bin.is_empty()).then(|| (bin_uri, self.bin.into_vec())),
                 images: self.images,
                 warnings: self.warnings,
-            }),
-        }
+            },
+        })
     }
 }

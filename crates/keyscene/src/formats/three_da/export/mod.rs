@@ -513,10 +513,11 @@ fn f3(v: DVec3) -> [f32; 3] {
 
 /// Writes `scene` as `path` (a `.3da`), one `<model>_<material>.mat` script per material
 /// beside it (names in docs/3da.md, "Material scripts") and, with
-/// [`ExportOptions::copy_textures`], the texture images the scripts name. Everything is encoded
-/// in memory first; each file is then written atomically ([`crate::write_atomically`]), the
-/// scripts and images before the model, and if any write fails the files this call created are
-/// removed again, so a failure leaves no partial output. Images that could not be found are
+/// [`ExportOptions::copy_textures`], the texture images the scripts name. Each file is written
+/// atomically ([`crate::write_atomically`]), the scripts and images before the model, which
+/// is streamed ([`super::write_to`]: about 1 MiB of its bytes in memory at a time), and if any
+/// write fails the files this call created are removed again, so a failure leaves no partial
+/// output. Images that could not be found are
 /// the report's warnings.
 ///
 /// Errors: [`crate::Error::OutputCollision`] when a script or image would replace a different
@@ -533,7 +534,6 @@ pub fn save(
     let source = opts.source.clone().unwrap_or_else(|| crate::output::source_name(path));
     opts.source = Some(source.clone());
     let (file, scripts, mut report) = export(scene, &opts)?;
-    let bytes = super::write(&file)?;
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => std::path::PathBuf::from("."),
@@ -552,8 +552,11 @@ pub fn save(
         report.warnings.extend(warnings);
     }
     let created = crate::output::write_companions(&companions, &source)?;
-    let r = crate::write_atomically(path, |w| {
-        w.write_all(&bytes).map_err(|source| crate::Error::Io { path: path.into(), source })
+    let r = crate::write_atomically_seekable(path, |w| {
+        super::write_to(&file, w).map_err(|e| match e {
+            super::Error::Io(source) => crate::Error::Io { path: path.into(), source },
+            e => e.into(),
+        })
     });
     if let Err(e) = r {
         for p in created {

@@ -21,9 +21,10 @@
 //!    interpolation is compared with the source curve at a quarter, half and three quarters of
 //!    the interval (at its middle only for an interval of at most [`SHORT_SPAN`] frame); past
 //!    the tolerance the interval is split at its middle and both halves are
-//!    tested again, the interval with the largest error first, down to [`min_span`] frames.
-//!    At most `budget` samples per channel ([`ADAPTIVE_BUDGET`] for the writers); past it the
-//!    intervals left keep their chords and [`Sampled::capped`] says so (the writer warns).
+//!    tested again, down to [`min_span`] frames.
+//!    At most `budget` samples per channel ([`ADAPTIVE_BUDGET`] for the writers): the
+//!    intervals with the largest errors are split first, the ones left past the budget keep
+//!    their chords and [`Sampled::capped`] says so (the writer warns).
 //! 4. **Thinning** ([`thin`]): samples the chord of their neighbours reproduces to a small
 //!    `eps` (below `f32` precision) are left out, so a straight or still stretch keeps only its
 //!    ends and the seeds of step 1 cost nothing in the file where the curve does not bend.
@@ -336,35 +337,121 @@ pub fn adaptive<V: Copy, C: Curve<V>>(
 /// [`adaptive`] from seeds already evaluated: `points` are the seeds with the source's value
 /// at each (sorted by frame), for a writer that looks at the seed values first (the glTF
 /// writer measures how far a translation reaches).
+///
+/// Which intervals are split does not depend on the order they are tested in, and neither do
+/// the samples, unless the budget stops the splitting. So they are split depth first in frame
+/// order ([`split_in_order`]: every source sample near the one before, where the key cursors
+/// of [`crate::anim::ChannelSampler`] find their segment at once, and no heap), and only a
+/// channel that reaches the budget is split again, largest error first ([`split_by_error`]),
+/// for the samples the budget keeps.
 pub fn adaptive_from<V: Copy, C: Curve<V>>(
-    mut points: Vec<(f64, V)>,
+    points: Vec<(f64, V)>,
     mut source: impl FnMut(f64) -> V,
     curve: &C,
     tol: f64,
     budget: usize,
 ) -> Sampled<V> {
-    let mut heap = BinaryHeap::new();
-    let test = |a: (f64, V), b: (f64, V), source: &mut dyn FnMut(f64) -> V| {
-        let span = b.0 - a.0;
-        if span.is_nan() || span < 2.0 * min_span(a.0.abs().max(b.0.abs())) {
-            return None;
-        }
-        let chord = curve.chord(a.1, b.1);
-        let mut worst = 0.0f64;
-        let mut mid = a.1;
-        let at: &[f64] = if span <= SHORT_SPAN { &[0.5] } else { &[0.5, 0.25, 0.75] };
-        for &s in at {
-            let v = source(a.0 + s * span);
-            if s == 0.5 {
-                mid = v;
-            }
-            let e = curve.error(curve.at(&chord, s), v);
-            worst = worst.max(if e.is_finite() { e } else { 0.0 });
-        }
-        (worst > tol).then_some(Interval { error: worst, a, b, mid })
+    let (mut points, capped) = match split_in_order(&points, &mut source, curve, tol, budget) {
+        Some(all) => (all, false),
+        None => split_by_error(points, &mut source, curve, tol, budget),
     };
+    points.sort_by(|x, y| x.0.total_cmp(&y.0));
+    let (frames, values) = points.into_iter().unzip();
+    Sampled { frames, values, capped }
+}
+
+/// The error test of [`adaptive`] for the interval from sample `a` to `b`: the interval to
+/// split, with its error and the source's value at its middle, or `None` when it is within
+/// `tol` or too short to split.
+fn test_interval<V: Copy, C: Curve<V>>(
+    a: (f64, V),
+    b: (f64, V),
+    source: &mut impl FnMut(f64) -> V,
+    curve: &C,
+    tol: f64,
+) -> Option<Interval<V>> {
+    let span = b.0 - a.0;
+    if span.is_nan() || span < 2.0 * min_span(a.0.abs().max(b.0.abs())) {
+        return None;
+    }
+    let chord = curve.chord(a.1, b.1);
+    let mut worst = 0.0f64;
+    let mut mid = a.1;
+    let at: &[f64] = if span <= SHORT_SPAN { &[0.5] } else { &[0.5, 0.25, 0.75] };
+    for &s in at {
+        let v = source(a.0 + s * span);
+        if s == 0.5 {
+            mid = v;
+        }
+        let e = curve.error(curve.at(&chord, s), v);
+        worst = worst.max(if e.is_finite() { e } else { 0.0 });
+    }
+    (worst > tol).then_some(Interval { error: worst, a, b, mid })
+}
+
+/// The seeds `points` and every middle [`test_interval`] asks for, split depth first in
+/// frame order (an interval's first half, its middle, then its second half); `None` when a
+/// split would find `budget` samples already taken (then the budget decides which splits are
+/// made: [`split_by_error`]).
+fn split_in_order<V: Copy, C: Curve<V>>(
+    points: &[(f64, V)],
+    source: &mut impl FnMut(f64) -> V,
+    curve: &C,
+    tol: f64,
+    budget: usize,
+) -> Option<Vec<(f64, V)>> {
+    enum Step<V> {
+        Split(Interval<V>),
+        Take((f64, V)),
+    }
+    let mut out = Vec::with_capacity(points.len());
+    let mut taken = points.len();
+    let mut stack = Vec::new();
     for w in points.windows(2) {
-        if let Some(iv) = test(w[0], w[1], &mut source) {
+        out.push(w[0]);
+        if let Some(iv) = test_interval(w[0], w[1], source, curve, tol) {
+            stack.push(Step::Split(iv));
+        }
+        while let Some(step) = stack.pop() {
+            let iv = match step {
+                Step::Take(p) => {
+                    out.push(p);
+                    continue;
+                }
+                Step::Split(iv) => iv,
+            };
+            if taken >= budget {
+                return None;
+            }
+            taken += 1;
+            let m = (0.5 * (iv.a.0 + iv.b.0), iv.mid);
+            let first = test_interval(iv.a, m, source, curve, tol);
+            if let Some(second) = test_interval(m, iv.b, source, curve, tol) {
+                stack.push(Step::Split(second));
+            }
+            stack.push(Step::Take(m));
+            if let Some(first) = first {
+                stack.push(Step::Split(first));
+            }
+        }
+    }
+    out.extend(points.last());
+    Some(out)
+}
+
+/// The seeds `points` and the middles [`test_interval`] asks for, the interval with the
+/// largest error split first, until `budget` samples are taken (unsorted), and whether the
+/// budget stopped it.
+fn split_by_error<V: Copy, C: Curve<V>>(
+    mut points: Vec<(f64, V)>,
+    source: &mut impl FnMut(f64) -> V,
+    curve: &C,
+    tol: f64,
+    budget: usize,
+) -> (Vec<(f64, V)>, bool) {
+    let mut heap = BinaryHeap::new();
+    for w in points.windows(2) {
+        if let Some(iv) = test_interval(w[0], w[1], source, curve, tol) {
             heap.push(iv);
         }
     }
@@ -377,14 +464,12 @@ pub fn adaptive_from<V: Copy, C: Curve<V>>(
         let m = (0.5 * (iv.a.0 + iv.b.0), iv.mid);
         points.push(m);
         for (a, b) in [(iv.a, m), (m, iv.b)] {
-            if let Some(child) = test(a, b, &mut source) {
+            if let Some(child) = test_interval(a, b, source, curve, tol) {
                 heap.push(child);
             }
         }
     }
-    points.sort_by(|x, y| x.0.total_cmp(&y.0));
-    let (frames, values) = points.into_iter().unzip();
-    Sampled { frames, values, capped }
+    (points, capped)
 }
 
 /// Most error tests [`thin`] makes per sample (2⁶). Past it the intervals not yet settled
@@ -725,6 +810,33 @@ mod tests {
         // than at its peak (25).
         let near = |c: f64| s.frames.iter().filter(|&&f| (f - c).abs() < 5.0).count();
         assert!(near(50.0) < near(25.0), "{} {}", near(50.0), near(25.0));
+    }
+
+    #[test]
+    fn splitting_in_frame_order_takes_the_samples_of_splitting_by_error() {
+        // A sine over one period of 100 frames, split by error (the heap, the order the
+        // budget needs) and depth first in frame order: the same samples, the second sorted.
+        let w = std::f64::consts::TAU / 100.0;
+        let mut sine = |f: f64| DVec3::new((w * f).sin(), 0.5 * (3.0 * w * f).cos(), 0.0);
+        let seeds: Vec<(f64, DVec3)> =
+            seed_frames((0.0, 100.0), []).iter().map(|&f| (f, sine(f))).collect();
+        let (mut by_error, capped) =
+            split_by_error(seeds.clone(), &mut sine, &Positions, 1e-4, 1 << 16);
+        by_error.sort_by(|x, y| x.0.total_cmp(&y.0));
+        assert!(!capped && by_error.len() > 100, "{}", by_error.len());
+        let in_order = split_in_order(&seeds, &mut sine, &Positions, 1e-4, 1 << 16).unwrap();
+        assert_eq!(in_order, by_error);
+        // A budget of all those samples suffices; one fewer sends the channel to the heap,
+        // whose samples `adaptive_from` then gives.
+        let n = in_order.len();
+        assert!(split_in_order(&seeds, &mut sine, &Positions, 1e-4, n).is_some());
+        assert!(split_in_order(&seeds, &mut sine, &Positions, 1e-4, n - 1).is_none());
+        let s = adaptive_from(seeds.clone(), sine, &Positions, 1e-4, 50);
+        let (mut heap, capped) = split_by_error(seeds, &mut sine, &Positions, 1e-4, 50);
+        heap.sort_by(|x, y| x.0.total_cmp(&y.0));
+        assert!(s.capped && capped);
+        assert_eq!(s.frames, heap.iter().map(|p| p.0).collect::<Vec<_>>());
+        assert_eq!(s.values, heap.iter().map(|p| p.1).collect::<Vec<_>>());
     }
 
     #[test]

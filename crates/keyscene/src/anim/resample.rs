@@ -340,10 +340,10 @@ pub fn adaptive<V: Copy, C: Curve<V>>(
 ///
 /// Which intervals are split does not depend on the order they are tested in, and neither do
 /// the samples, unless the budget stops the splitting. So they are split depth first in frame
-/// order ([`split_in_order`]: every source sample near the one before, where the key cursors
-/// of [`crate::anim::ChannelSampler`] find their segment at once, and no heap), and only a
-/// channel that reaches the budget is split again, largest error first ([`split_by_error`]),
-/// for the samples the budget keeps.
+/// order (every source sample near the one before, where the key cursors of
+/// [`crate::anim::ChannelSampler`] find their segment at once, and no heap), and only a
+/// channel that reaches the budget is split again, largest error first, for the samples the
+/// budget keeps.
 pub fn adaptive_from<V: Copy, C: Curve<V>>(
     points: Vec<(f64, V)>,
     mut source: impl FnMut(f64) -> V,

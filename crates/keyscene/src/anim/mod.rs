@@ -1167,6 +1167,13 @@ mod tests {
     use crate::scene::{Node, Scene};
 
     #[test]
+    fn samplers_with_key_cursors_can_still_be_shared_between_threads() {
+        fn shared<T: Send + Sync>() {}
+        shared::<ChannelSampler<'static>>();
+        shared::<PartialPose<'static>>();
+    }
+
+    #[test]
     fn seconds_and_frames_agree_at_thirty_fps() {
         assert_eq!(Time::Seconds(2.0).to_frame(30.0), 60.0);
         assert_eq!(Time::Frame(7.5).to_frame(30.0), 7.5);

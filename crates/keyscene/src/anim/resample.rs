@@ -518,7 +518,7 @@ pub fn thin<V: Copy, C: Curve<V>>(sampled: Sampled<V>, curve: &C, eps: f64) -> S
             let (mut worst, mut at) = (eps, None);
             for j in a + 1..b {
                 let s = (frames[j] - fa) / (fb - fa);
-                let e = curve.error(curve.at(&chord, s), values[j]);
+                let e = curve.error_above(curve.at(&chord, s), values[j], worst);
                 // A sample whose error is not a number is kept.
                 if e.is_nan() || e > worst {
                     worst = if e.is_nan() { f64::INFINITY } else { e };
@@ -558,6 +558,13 @@ pub trait Curve<V: Copy> {
     fn at(&self, chord: &Self::Chord, s: f64) -> V;
     /// How far the written value `written` is from the source value `source` (scene units).
     fn error(&self, written: V, source: V) -> f64;
+    /// [`Curve::error`] when it may be more than `bound`; otherwise any value at most
+    /// `bound`, for a measure that can tell cheaply (default: the error). [`thin`] asks this
+    /// of every sample against the largest error so far, and only a larger one matters.
+    fn error_above(&self, written: V, source: V, bound: f64) -> f64 {
+        let _ = bound;
+        self.error(written, source)
+    }
     /// Whether two samples may be joined by one chord (default: always).
     fn joinable(&self, _a: V, _b: V) -> bool {
         true
@@ -630,6 +637,21 @@ impl Curve<DQuat> for Rotations {
     }
     fn error(&self, written: DQuat, source: DQuat) -> f64 {
         rotation_error(written, source, self.size)
+    }
+    /// The measure `size × 2 sin(2 asin(d / 2))` of the [`chord_distance`] `d` is
+    /// `2 size × d √(1 − d²/4)`, at most `2 size × d`. glibc's `asin` and `sin` are within
+    /// about an ulp (its manual's table of errors: 1 each on x86_64), and `d` is 0 or far
+    /// above the subnormals (it is a square root), so the computed measure is within a few
+    /// ulps of that bound. When `2 size × d`, a normal number raised by 1e-12 (thousands of
+    /// ulps), is still at most `bound`, the measure is too, and its `asin` and `sin` are left
+    /// out.
+    fn error_above(&self, written: DQuat, source: DQuat, bound: f64) -> f64 {
+        let d = chord_distance(written, source);
+        let most = 2.0 * self.size * d;
+        if most >= f64::MIN_POSITIVE && most * (1.0 + 1e-12) <= bound {
+            return bound;
+        }
+        error_of_distance(d, self.size)
     }
     fn joinable(&self, a: DQuat, b: DQuat) -> bool {
         a.angle_between(b) <= std::f64::consts::FRAC_PI_2
@@ -720,10 +742,21 @@ pub fn scale_error(a: DVec3, b: DVec3, size: f64) -> f64 {
 /// `size × 2 sin(θ / 2)` for the angle θ between them (either sign of a quaternion is the
 /// same rotation). Non-unit quaternions are normalized first.
 pub fn rotation_error(a: DQuat, b: DQuat, size: f64) -> f64 {
+    error_of_distance(chord_distance(a, b), size)
+}
+
+/// `|q_a − (±q_b)|` of the normalized quaternions, the nearer sign: `2 sin(θ / 4)` for the
+/// angle θ between the rotations.
+fn chord_distance(a: DQuat, b: DQuat) -> f64 {
     let (a, b) = (a.normalize(), b.normalize());
-    // |q_a − (±q_b)| = 2 sin(θ / 4); the chord of θ is 2 sin(θ / 2). One square root of the
-    // smaller square: the root is correctly rounded, so it keeps the order (and the bits).
-    let d = (a - b).length_squared().min((a + b).length_squared()).sqrt();
+    // One square root of the smaller square: the root is correctly rounded, so it keeps the
+    // order (and the bits of the smaller root).
+    (a - b).length_squared().min((a + b).length_squared()).sqrt()
+}
+
+/// [`rotation_error`] from the [`chord_distance`] `d` of the two rotations: the chord of θ,
+/// `2 sin(θ / 2)`, at distance `size`.
+fn error_of_distance(d: f64, size: f64) -> f64 {
     let quarter = (0.5 * d).clamp(0.0, 1.0).asin();
     size * 2.0 * (2.0 * quarter).sin()
 }
@@ -1097,6 +1130,51 @@ mod tests {
                 assert!(same, "{b:?}: {one} {two}");
             }
         }
+    }
+
+    #[test]
+    fn a_rotation_error_is_left_out_only_when_it_is_within_the_bound() {
+        // Pairs from far apart to 1e-9 rad, and bounds just under, at and over the measure:
+        // `error_above` gives the measure's bits, or a value at most a bound the measure is
+        // within too.
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            seed = seed
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (seed >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let mut skipped = 0;
+        for i in 0..4000 {
+            let euler = |r: f64| r * std::f64::consts::TAU - std::f64::consts::PI;
+            let a =
+                DQuat::from_euler(glam::EulerRot::XYZ, euler(next()), euler(next()), euler(next()));
+            let turn = 10f64.powf(-9.0 * next()) * if i % 2 == 0 { 1.0 } else { 3.0 };
+            let axis = DVec3::new(next() - 0.5, next() - 0.5, next() - 0.5).normalize();
+            let b = match i % 4 {
+                0 => -a * DQuat::from_axis_angle(axis, turn),
+                1 => DQuat::from_euler(glam::EulerRot::XYZ, euler(next()), euler(next()), 0.3),
+                _ => a * DQuat::from_axis_angle(axis, turn),
+            };
+            for size in [1.0, 1e-3, 250.0] {
+                let curve = Rotations { size };
+                let exact = rotation_error(a, b, size);
+                let d = 2.0 * size * chord_distance(a, b);
+                let below = f64::from_bits(exact.to_bits().saturating_sub(1));
+                let bounds = [exact, below, exact * (1.0 - 1e-13), d, d * (1.0 + 1e-12)];
+                for bound in bounds.into_iter().chain([d * (1.0 + 2e-12), 2.0 * d, 0.5 * d]) {
+                    let got = curve.error_above(a, b, bound);
+                    if got.to_bits() != exact.to_bits() {
+                        assert!(got <= bound && exact <= bound, "{a:?} {b:?} {size} {bound}");
+                        skipped += 1;
+                    }
+                }
+            }
+        }
+        assert!(skipped > 10_000, "{skipped}");
+        // A NaN is never left out.
+        let nan = DQuat::from_xyzw(f64::NAN, 0.0, 0.0, 1.0);
+        assert!(Rotations { size: 1.0 }.error_above(nan, DQuat::IDENTITY, 1.0).is_nan());
     }
 
     #[test]

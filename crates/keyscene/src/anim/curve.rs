@@ -44,7 +44,7 @@
 
 pub use crate::scene::animation::CycleMode;
 
-use super::tcb::{sample_inside, Vector};
+use super::tcb::{sample_inside, KeyCursor, Vector};
 use super::{Extrapolation, Interpolation, Track};
 
 /// Name of the [`ChannelTarget::Property`](super::ChannelTarget::Property) that animates a
@@ -65,8 +65,13 @@ pub fn morph_target_of(name: &str) -> Option<usize> {
 
 /// The value of a track at `frame` when the frame lies strictly outside its keys and the end's
 /// rule is [`Extrapolation::Slope`] or [`Extrapolation::Cycle`]; `None` otherwise (the caller
-/// samples normally).
-pub(crate) fn extrapolate<V: Vector>(track: &Track<V>, frame: f64) -> Option<V> {
+/// samples normally). A cycle's key search starts at `cursor` when there is one
+/// ([`KeyCursor`]: the same value).
+pub(crate) fn extrapolate<V: Vector>(
+    track: &Track<V>,
+    frame: f64,
+    cursor: Option<&KeyCursor>,
+) -> Option<V> {
     let keys = &track.keys;
     let first = keys.first()?;
     let last = keys.last()?;
@@ -117,7 +122,7 @@ pub(crate) fn extrapolate<V: Vector>(track: &Track<V>, frame: f64) -> Option<V> 
             if pre {
                 r = duration - r;
             }
-            let mut v = sample_inside(track, first.frame + r.clamp(0.0, duration))?;
+            let mut v = sample_inside(track, first.frame + r.clamp(0.0, duration), cursor)?;
             if mode == CycleMode::Relative {
                 let step = last.value - first.value;
                 let times = if pre { -(n + 1.0) } else { n + 1.0 };

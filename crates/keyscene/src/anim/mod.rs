@@ -111,26 +111,39 @@ impl ChannelTarget {
     /// for keep their value. [`Scene::evaluate`] and exporters that resample local transforms
     /// (3DA) both sample through this.
     pub fn apply_to_transform(&self, p: &mut crate::scene::Transform, frame: f64) -> bool {
+        self.apply_near(p, frame, None)
+    }
+
+    /// [`ChannelTarget::apply_to_transform`] with each track's key search starting at its
+    /// cursor (`cursors[k]` for component `k`, or for the one track: [`tcb::KeyCursor`], the
+    /// same values).
+    fn apply_near(
+        &self,
+        p: &mut crate::scene::Transform,
+        frame: f64,
+        cursors: Option<&[tcb::KeyCursor; 3]>,
+    ) -> bool {
+        let cursor = |k: usize| cursors.map(|c| &c[k]);
         let per_component = |c: &[Option<Track<f64>>; 3], v: &mut DVec3| {
             for (k, t) in c.iter().enumerate() {
-                if let Some(x) = t.as_ref().and_then(|t| t.sample(frame)) {
+                if let Some(x) = t.as_ref().and_then(|t| sample_vector(t, frame, cursor(k))) {
                     v[k] = x;
                 }
             }
         };
         match self {
             ChannelTarget::Translation(t) => {
-                if let Some(v) = t.sample(frame) {
+                if let Some(v) = sample_vector(t, frame, cursor(0)) {
                     p.translation = v;
                 }
             }
             ChannelTarget::Rotation(r) => {
-                if let Some(q) = r.sample(frame) {
+                if let Some(q) = r.sample_near(frame, cursors) {
                     p.rotation = q;
                 }
             }
             ChannelTarget::Scale(t) => {
-                if let Some(v) = t.sample(frame) {
+                if let Some(v) = sample_vector(t, frame, cursor(0)) {
                     p.scale = v;
                 }
             }
@@ -152,13 +165,28 @@ impl ChannelTarget {
     }
 
     /// What [`ChannelTarget::apply_to_transform`] needs prepared to sample this channel at
-    /// many frames: a 3DS relative rotation's keys accumulated once.
+    /// many frames: a 3DS relative rotation's keys accumulated once, and a key cursor per
+    /// track of the local transform (each sample's key search starts where the last one
+    /// ended).
     pub fn sampler(&self) -> ChannelSampler<'_> {
         let relative = match self {
             ChannelTarget::Rotation(RotationTrack::Relative(t)) => Some(tcb::Accumulated::new(t)),
             _ => None,
         };
-        ChannelSampler { target: self, relative }
+        let one = |c: tcb::KeyCursor| [c, Default::default(), Default::default()];
+        let each = |xyz: &[Option<Track<f64>>; 3]| {
+            xyz.each_ref().map(|t| t.as_ref().map(tcb::KeyCursor::new).unwrap_or_default())
+        };
+        let cursors = match self {
+            ChannelTarget::Translation(t) | ChannelTarget::Scale(t) => one(tcb::KeyCursor::new(t)),
+            ChannelTarget::Rotation(RotationTrack::Quat(t)) => one(tcb::KeyCursor::new(t)),
+            ChannelTarget::Rotation(RotationTrack::Relative(t)) => one(tcb::KeyCursor::new(t)),
+            ChannelTarget::Rotation(RotationTrack::Euler { xyz, .. })
+            | ChannelTarget::TranslationXyz(xyz)
+            | ChannelTarget::ScaleXyz(xyz) => each(xyz),
+            _ => Default::default(),
+        };
+        ChannelSampler { target: self, relative, cursors }
     }
 
     /// `true` for a [`ChannelTarget::Property`] that animates one of a node's FBX pivots
@@ -246,11 +274,16 @@ impl ChannelTarget {
 
 /// A channel prepared for sampling at many frames ([`ChannelTarget::sampler`]): the same
 /// values as the channel's own methods, bit for bit, without redoing per sample what does not
-/// depend on the time (a 3DS relative rotation track's accumulated keys).
+/// depend on the time (a 3DS relative rotation track's accumulated keys) and with each
+/// track's key search starting at the segment of its last sample (so sampling frames in
+/// order, or near each other, costs no binary search; any order gives the same values).
 #[derive(Debug, Clone)]
 pub struct ChannelSampler<'a> {
     target: &'a ChannelTarget,
     relative: Option<tcb::Accumulated>,
+    /// Per track of the local transform, its key cursor (component `k` of a per-component
+    /// channel at `k`, a channel of one track at 0).
+    cursors: [tcb::KeyCursor; 3],
 }
 
 impl ChannelSampler<'_> {
@@ -263,12 +296,12 @@ impl ChannelSampler<'_> {
     pub fn apply_to_transform(&self, p: &mut crate::scene::Transform, frame: f64) -> bool {
         match (self.target, &self.relative) {
             (ChannelTarget::Rotation(RotationTrack::Relative(t)), Some(abs)) => {
-                if let Some(q) = tcb::sample_accumulated(t, abs, frame) {
+                if let Some(q) = tcb::sample_accumulated(t, abs, frame, Some(&self.cursors[0])) {
                     p.rotation = q;
                 }
                 true
             }
-            _ => self.target.apply_to_transform(p, frame),
+            _ => self.target.apply_near(p, frame, Some(&self.cursors)),
         }
     }
 }
@@ -708,25 +741,30 @@ pub fn inbetween_weights(w: f64, levels: &[f64]) -> Vec<f64> {
 /// Samples a vector (or scalar) track at `frame`; `None` when it has no key: outside the keys
 /// by [`curve`]'s extrapolation rules, inside them by [`tcb`]'s spline rules. (It lives here,
 /// above both, so that `curve` reads `tcb` and `tcb` reads neither.)
-fn sample_vector<V: tcb::Vector>(track: &Track<V>, frame: f64) -> Option<V> {
+/// The key search starts at `cursor` when there is one ([`tcb::KeyCursor`]: the same value).
+fn sample_vector<V: tcb::Vector>(
+    track: &Track<V>,
+    frame: f64,
+    cursor: Option<&tcb::KeyCursor>,
+) -> Option<V> {
     track.keys.first()?;
-    if let Some(v) = curve::extrapolate(track, frame) {
+    if let Some(v) = curve::extrapolate(track, frame, cursor) {
         return Some(v);
     }
-    tcb::sample_inside(track, frame)
+    tcb::sample_inside(track, frame, cursor)
 }
 
 impl Track<DVec3> {
     /// The value at `frame` (see [`tcb`] for the spline rules).
     pub fn sample(&self, frame: f64) -> Option<DVec3> {
-        sample_vector(self, frame)
+        sample_vector(self, frame, None)
     }
 }
 
 impl Track<f64> {
     /// The value at `frame`.
     pub fn sample(&self, frame: f64) -> Option<f64> {
-        sample_vector(self, frame)
+        sample_vector(self, frame, None)
     }
 }
 
@@ -753,13 +791,20 @@ where
 impl RotationTrack {
     /// The orientation at `frame`.
     pub fn sample(&self, frame: f64) -> Option<DQuat> {
+        self.sample_near(frame, None)
+    }
+
+    /// [`RotationTrack::sample`] with each track's key search starting at its cursor
+    /// (`cursors[k]` for Euler component `k`, `cursors[0]` for a quaternion or relative track).
+    fn sample_near(&self, frame: f64, cursors: Option<&[tcb::KeyCursor; 3]>) -> Option<DQuat> {
+        let cursor = |k: usize| cursors.map(|c| &c[k]);
         match self {
-            RotationTrack::Quat(t) => tcb::sample_quat(t, frame),
+            RotationTrack::Quat(t) => tcb::sample_quat(t, frame, cursor(0)),
             RotationTrack::Relative(t) => tcb::sample_relative(t, frame),
             RotationTrack::Euler { order, rest, xyz } => {
                 let mut a = *rest;
                 for (k, t) in xyz.iter().enumerate() {
-                    if let Some(v) = t.as_ref().and_then(|t| t.sample(frame)) {
+                    if let Some(v) = t.as_ref().and_then(|t| sample_vector(t, frame, cursor(k))) {
                         a[k] = v;
                     }
                 }
@@ -1120,6 +1165,13 @@ fn aim(m: DMat4, target: DVec3, up: DVec3, roll_degrees: f64) -> DMat4 {
 mod tests {
     use super::*;
     use crate::scene::{Node, Scene};
+
+    #[test]
+    fn samplers_with_key_cursors_can_still_be_shared_between_threads() {
+        fn shared<T: Send + Sync>() {}
+        shared::<ChannelSampler<'static>>();
+        shared::<PartialPose<'static>>();
+    }
 
     #[test]
     fn seconds_and_frames_agree_at_thirty_fps() {

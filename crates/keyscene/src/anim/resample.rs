@@ -21,9 +21,10 @@
 //!    interpolation is compared with the source curve at a quarter, half and three quarters of
 //!    the interval (at its middle only for an interval of at most [`SHORT_SPAN`] frame); past
 //!    the tolerance the interval is split at its middle and both halves are
-//!    tested again, the interval with the largest error first, down to [`min_span`] frames.
-//!    At most `budget` samples per channel ([`ADAPTIVE_BUDGET`] for the writers); past it the
-//!    intervals left keep their chords and [`Sampled::capped`] says so (the writer warns).
+//!    tested again, down to [`min_span`] frames.
+//!    At most `budget` samples per channel ([`ADAPTIVE_BUDGET`] for the writers): the
+//!    intervals with the largest errors are split first, the ones left past the budget keep
+//!    their chords and [`Sampled::capped`] says so (the writer warns).
 //! 4. **Thinning** ([`thin`]): samples the chord of their neighbours reproduces to a small
 //!    `eps` (below `f32` precision) are left out, so a straight or still stretch keeps only its
 //!    ends and the seeds of step 1 cost nothing in the file where the curve does not bend.
@@ -336,35 +337,124 @@ pub fn adaptive<V: Copy, C: Curve<V>>(
 /// [`adaptive`] from seeds already evaluated: `points` are the seeds with the source's value
 /// at each (sorted by frame), for a writer that looks at the seed values first (the glTF
 /// writer measures how far a translation reaches).
+///
+/// Which intervals are split does not depend on the order they are tested in, and neither do
+/// the samples, unless the budget stops the splitting. So they are split depth first in frame
+/// order (every source sample near the one before, where the key cursors of
+/// [`crate::anim::ChannelSampler`] find their segment at once, and no heap), and only a
+/// channel that reaches the budget is split again, largest error first, for the samples the
+/// budget keeps.
 pub fn adaptive_from<V: Copy, C: Curve<V>>(
-    mut points: Vec<(f64, V)>,
+    points: Vec<(f64, V)>,
     mut source: impl FnMut(f64) -> V,
     curve: &C,
     tol: f64,
     budget: usize,
 ) -> Sampled<V> {
-    let mut heap = BinaryHeap::new();
-    let test = |a: (f64, V), b: (f64, V), source: &mut dyn FnMut(f64) -> V| {
-        let span = b.0 - a.0;
-        if span.is_nan() || span < 2.0 * min_span(a.0.abs().max(b.0.abs())) {
-            return None;
-        }
-        let chord = curve.chord(a.1, b.1);
-        let mut worst = 0.0f64;
-        let mut mid = a.1;
-        let at: &[f64] = if span <= SHORT_SPAN { &[0.5] } else { &[0.5, 0.25, 0.75] };
-        for &s in at {
-            let v = source(a.0 + s * span);
-            if s == 0.5 {
-                mid = v;
-            }
-            let e = curve.error(curve.at(&chord, s), v);
-            worst = worst.max(if e.is_finite() { e } else { 0.0 });
-        }
-        (worst > tol).then_some(Interval { error: worst, a, b, mid })
+    let (mut points, capped) = match split_in_order(&points, &mut source, curve, tol, budget) {
+        Some(all) => (all, false),
+        None => split_by_error(points, &mut source, curve, tol, budget),
     };
+    // Split in order, sorted seeds come out sorted: no sort (and no scratch buffer) then.
+    if !points.is_sorted_by(|x, y| x.0.total_cmp(&y.0).is_le()) {
+        points.sort_by(|x, y| x.0.total_cmp(&y.0));
+    }
+    let (frames, values) = points.into_iter().unzip();
+    Sampled { frames, values, capped }
+}
+
+/// The error test of [`adaptive`] for the interval from sample `a` to `b`: the interval to
+/// split, with its error and the source's value at its middle, or `None` when it is within
+/// `tol` or too short to split.
+fn test_interval<V: Copy, C: Curve<V>>(
+    a: (f64, V),
+    b: (f64, V),
+    source: &mut impl FnMut(f64) -> V,
+    curve: &C,
+    tol: f64,
+) -> Option<Interval<V>> {
+    let span = b.0 - a.0;
+    if span.is_nan() || span < 2.0 * min_span(a.0.abs().max(b.0.abs())) {
+        return None;
+    }
+    let chord = curve.chord(a.1, b.1);
+    let mut worst = 0.0f64;
+    let mut mid = a.1;
+    let at: &[f64] = if span <= SHORT_SPAN { &[0.5] } else { &[0.5, 0.25, 0.75] };
+    for &s in at {
+        let v = source(a.0 + s * span);
+        if s == 0.5 {
+            mid = v;
+        }
+        let e = curve.error(curve.at(&chord, s), v);
+        worst = worst.max(if e.is_finite() { e } else { 0.0 });
+    }
+    (worst > tol).then_some(Interval { error: worst, a, b, mid })
+}
+
+/// The seeds `points` and every middle [`test_interval`] asks for, split depth first in
+/// frame order (an interval's first half, its middle, then its second half); `None` when a
+/// split would find `budget` samples already taken (then the budget decides which splits are
+/// made: [`split_by_error`]).
+fn split_in_order<V: Copy, C: Curve<V>>(
+    points: &[(f64, V)],
+    source: &mut impl FnMut(f64) -> V,
+    curve: &C,
+    tol: f64,
+    budget: usize,
+) -> Option<Vec<(f64, V)>> {
+    enum Step<V> {
+        Split(Interval<V>),
+        Take((f64, V)),
+    }
+    let mut out = Vec::with_capacity(points.len());
+    let mut taken = points.len();
+    let mut stack = Vec::new();
     for w in points.windows(2) {
-        if let Some(iv) = test(w[0], w[1], &mut source) {
+        out.push(w[0]);
+        if let Some(iv) = test_interval(w[0], w[1], source, curve, tol) {
+            stack.push(Step::Split(iv));
+        }
+        while let Some(step) = stack.pop() {
+            let iv = match step {
+                Step::Take(p) => {
+                    out.push(p);
+                    continue;
+                }
+                Step::Split(iv) => iv,
+            };
+            if taken >= budget {
+                return None;
+            }
+            taken += 1;
+            let m = (0.5 * (iv.a.0 + iv.b.0), iv.mid);
+            let first = test_interval(iv.a, m, source, curve, tol);
+            if let Some(second) = test_interval(m, iv.b, source, curve, tol) {
+                stack.push(Step::Split(second));
+            }
+            stack.push(Step::Take(m));
+            if let Some(first) = first {
+                stack.push(Step::Split(first));
+            }
+        }
+    }
+    out.extend(points.last());
+    Some(out)
+}
+
+/// The seeds `points` and the middles [`test_interval`] asks for, the interval with the
+/// largest error split first, until `budget` samples are taken (unsorted), and whether the
+/// budget stopped it.
+fn split_by_error<V: Copy, C: Curve<V>>(
+    mut points: Vec<(f64, V)>,
+    source: &mut impl FnMut(f64) -> V,
+    curve: &C,
+    tol: f64,
+    budget: usize,
+) -> (Vec<(f64, V)>, bool) {
+    let mut heap = BinaryHeap::new();
+    for w in points.windows(2) {
+        if let Some(iv) = test_interval(w[0], w[1], source, curve, tol) {
             heap.push(iv);
         }
     }
@@ -377,14 +467,12 @@ pub fn adaptive_from<V: Copy, C: Curve<V>>(
         let m = (0.5 * (iv.a.0 + iv.b.0), iv.mid);
         points.push(m);
         for (a, b) in [(iv.a, m), (m, iv.b)] {
-            if let Some(child) = test(a, b, &mut source) {
+            if let Some(child) = test_interval(a, b, source, curve, tol) {
                 heap.push(child);
             }
         }
     }
-    points.sort_by(|x, y| x.0.total_cmp(&y.0));
-    let (frames, values) = points.into_iter().unzip();
-    Sampled { frames, values, capped }
+    (points, capped)
 }
 
 /// Most error tests [`thin`] makes per sample (2⁶). Past it the intervals not yet settled
@@ -430,7 +518,7 @@ pub fn thin<V: Copy, C: Curve<V>>(sampled: Sampled<V>, curve: &C, eps: f64) -> S
             let (mut worst, mut at) = (eps, None);
             for j in a + 1..b {
                 let s = (frames[j] - fa) / (fb - fa);
-                let e = curve.error(curve.at(&chord, s), values[j]);
+                let e = curve.error_above(curve.at(&chord, s), values[j], worst);
                 // A sample whose error is not a number is kept.
                 if e.is_nan() || e > worst {
                     worst = if e.is_nan() { f64::INFINITY } else { e };
@@ -470,6 +558,13 @@ pub trait Curve<V: Copy> {
     fn at(&self, chord: &Self::Chord, s: f64) -> V;
     /// How far the written value `written` is from the source value `source` (scene units).
     fn error(&self, written: V, source: V) -> f64;
+    /// [`Curve::error`] when it may be more than `bound`; otherwise any value at most
+    /// `bound`, for a measure that can tell cheaply (default: the error). [`thin`] asks this
+    /// of every sample against the largest error so far, and only a larger one matters.
+    fn error_above(&self, written: V, source: V, bound: f64) -> f64 {
+        let _ = bound;
+        self.error(written, source)
+    }
     /// Whether two samples may be joined by one chord (default: always).
     fn joinable(&self, _a: V, _b: V) -> bool {
         true
@@ -543,6 +638,21 @@ impl Curve<DQuat> for Rotations {
     fn error(&self, written: DQuat, source: DQuat) -> f64 {
         rotation_error(written, source, self.size)
     }
+    /// The measure `size × 2 sin(2 asin(d / 2))` of the [`chord_distance`] `d` is
+    /// `2 size × d √(1 − d²/4)`, at most `2 size × d`. glibc's `asin` and `sin` are within
+    /// about an ulp (its manual's table of errors: 1 each on x86_64), and `d` is 0 or far
+    /// above the subnormals (it is a square root), so the computed measure is within a few
+    /// ulps of that bound. When `2 size × d`, a normal number raised by 1e-12 (thousands of
+    /// ulps), is still at most `bound`, the measure is too, and its `asin` and `sin` are left
+    /// out.
+    fn error_above(&self, written: DQuat, source: DQuat, bound: f64) -> f64 {
+        let d = chord_distance(written, source);
+        let most = 2.0 * self.size * d;
+        if most >= f64::MIN_POSITIVE && most * (1.0 + 1e-12) <= bound {
+            return bound;
+        }
+        error_of_distance(d, self.size)
+    }
     fn joinable(&self, a: DQuat, b: DQuat) -> bool {
         a.angle_between(b) <= std::f64::consts::FRAC_PI_2
     }
@@ -579,12 +689,16 @@ impl SlerpChord {
         SlerpChord { a, b, theta }
     }
 
-    /// The rotation at fraction `s` of the way from `a` to `b`.
+    /// The rotation at fraction `s` of the way from `a` to `b`. At the middle (`s` = 0.5, what
+    /// the error test of [`adaptive`] asks of short intervals) both sines have one argument,
+    /// so one is taken.
     pub fn at(&self, s: f64) -> DQuat {
         match self.theta {
             None => (self.a * (1.0 - s) + self.b * s).normalize(),
             Some((theta, inv_sin)) => {
-                let (s1, s2) = ((theta * (1.0 - s)).sin(), (theta * s).sin());
+                let (x1, x2) = (theta * (1.0 - s), theta * s);
+                let s1 = x1.sin();
+                let s2 = if x2.to_bits() == x1.to_bits() { s1 } else { x2.sin() };
                 ((self.a * s1) + (self.b * s2)) * inv_sin
             }
         }
@@ -628,9 +742,21 @@ pub fn scale_error(a: DVec3, b: DVec3, size: f64) -> f64 {
 /// `size × 2 sin(θ / 2)` for the angle θ between them (either sign of a quaternion is the
 /// same rotation). Non-unit quaternions are normalized first.
 pub fn rotation_error(a: DQuat, b: DQuat, size: f64) -> f64 {
+    error_of_distance(chord_distance(a, b), size)
+}
+
+/// `|q_a − (±q_b)|` of the normalized quaternions, the nearer sign: `2 sin(θ / 4)` for the
+/// angle θ between the rotations.
+fn chord_distance(a: DQuat, b: DQuat) -> f64 {
     let (a, b) = (a.normalize(), b.normalize());
-    // |q_a − (±q_b)| = 2 sin(θ / 4); the chord of θ is 2 sin(θ / 2).
-    let d = (a - b).length().min((a + b).length());
+    // One square root of the smaller square: the root is correctly rounded, so it keeps the
+    // order (and the bits of the smaller root).
+    (a - b).length_squared().min((a + b).length_squared()).sqrt()
+}
+
+/// [`rotation_error`] from the [`chord_distance`] `d` of the two rotations: the chord of θ,
+/// `2 sin(θ / 2)`, at distance `size`.
+fn error_of_distance(d: f64, size: f64) -> f64 {
     let quarter = (0.5 * d).clamp(0.0, 1.0).asin();
     size * 2.0 * (2.0 * quarter).sin()
 }
@@ -725,6 +851,33 @@ mod tests {
         // than at its peak (25).
         let near = |c: f64| s.frames.iter().filter(|&&f| (f - c).abs() < 5.0).count();
         assert!(near(50.0) < near(25.0), "{} {}", near(50.0), near(25.0));
+    }
+
+    #[test]
+    fn splitting_in_frame_order_takes_the_samples_of_splitting_by_error() {
+        // A sine over one period of 100 frames, split by error (the heap, the order the
+        // budget needs) and depth first in frame order: the same samples, the second sorted.
+        let w = std::f64::consts::TAU / 100.0;
+        let mut sine = |f: f64| DVec3::new((w * f).sin(), 0.5 * (3.0 * w * f).cos(), 0.0);
+        let seeds: Vec<(f64, DVec3)> =
+            seed_frames((0.0, 100.0), []).iter().map(|&f| (f, sine(f))).collect();
+        let (mut by_error, capped) =
+            split_by_error(seeds.clone(), &mut sine, &Positions, 1e-4, 1 << 16);
+        by_error.sort_by(|x, y| x.0.total_cmp(&y.0));
+        assert!(!capped && by_error.len() > 100, "{}", by_error.len());
+        let in_order = split_in_order(&seeds, &mut sine, &Positions, 1e-4, 1 << 16).unwrap();
+        assert_eq!(in_order, by_error);
+        // A budget of all those samples suffices; one fewer sends the channel to the heap,
+        // whose samples `adaptive_from` then gives.
+        let n = in_order.len();
+        assert!(split_in_order(&seeds, &mut sine, &Positions, 1e-4, n).is_some());
+        assert!(split_in_order(&seeds, &mut sine, &Positions, 1e-4, n - 1).is_none());
+        let s = adaptive_from(seeds.clone(), sine, &Positions, 1e-4, 50);
+        let (mut heap, capped) = split_by_error(seeds, &mut sine, &Positions, 1e-4, 50);
+        heap.sort_by(|x, y| x.0.total_cmp(&y.0));
+        assert!(s.capped && capped);
+        assert_eq!(s.frames, heap.iter().map(|p| p.0).collect::<Vec<_>>());
+        assert_eq!(s.values, heap.iter().map(|p| p.1).collect::<Vec<_>>());
     }
 
     #[test]
@@ -949,6 +1102,79 @@ mod tests {
                 assert_eq!(chord.at(s).to_array(), a.slerp(b, s).to_array(), "{b:?} at {s}");
             }
         }
+    }
+
+    #[test]
+    fn rotation_error_s_one_root_has_the_bits_of_the_smaller_of_two() {
+        // The two-root form the measure had: the root of the smaller square is the smaller
+        // root, bit for bit, for near, far, opposite, equal and non-finite pairs.
+        let two_roots = |a: DQuat, b: DQuat, size: f64| {
+            let (a, b) = (a.normalize(), b.normalize());
+            let d = (a - b).length().min((a + b).length());
+            size * 2.0 * (2.0 * (0.5 * d).clamp(0.0, 1.0).asin()).sin()
+        };
+        let q = DQuat::from_euler(glam::EulerRot::XYZ, 0.2, -1.1, 0.7);
+        let others = [
+            q,
+            -q,
+            DQuat::from_rotation_z(0.3),
+            DQuat::from_rotation_x(2.0),
+            q * DQuat::from_rotation_y(1e-9),
+            -(q * DQuat::from_rotation_y(3.0)),
+            DQuat::from_xyzw(f64::NAN, 0.0, 0.0, 1.0),
+        ];
+        for b in others {
+            for size in [1.0, 37.5] {
+                let (one, two) = (rotation_error(q, b, size), two_roots(q, b, size));
+                let same = one.to_bits() == two.to_bits() || (one.is_nan() && two.is_nan());
+                assert!(same, "{b:?}: {one} {two}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_rotation_error_is_left_out_only_when_it_is_within_the_bound() {
+        // Pairs from far apart to 1e-9 rad, and bounds just under, at and over the measure:
+        // `error_above` gives the measure's bits, or a value at most a bound the measure is
+        // within too.
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            seed = seed
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (seed >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let mut skipped = 0;
+        for i in 0..4000 {
+            let euler = |r: f64| r * std::f64::consts::TAU - std::f64::consts::PI;
+            let a =
+                DQuat::from_euler(glam::EulerRot::XYZ, euler(next()), euler(next()), euler(next()));
+            let turn = 10f64.powf(-9.0 * next()) * if i % 2 == 0 { 1.0 } else { 3.0 };
+            let axis = DVec3::new(next() - 0.5, next() - 0.5, next() - 0.5).normalize();
+            let b = match i % 4 {
+                0 => -a * DQuat::from_axis_angle(axis, turn),
+                1 => DQuat::from_euler(glam::EulerRot::XYZ, euler(next()), euler(next()), 0.3),
+                _ => a * DQuat::from_axis_angle(axis, turn),
+            };
+            for size in [1.0, 1e-3, 250.0] {
+                let curve = Rotations { size };
+                let exact = rotation_error(a, b, size);
+                let d = 2.0 * size * chord_distance(a, b);
+                let below = f64::from_bits(exact.to_bits().saturating_sub(1));
+                let bounds = [exact, below, exact * (1.0 - 1e-13), d, d * (1.0 + 1e-12)];
+                for bound in bounds.into_iter().chain([d * (1.0 + 2e-12), 2.0 * d, 0.5 * d]) {
+                    let got = curve.error_above(a, b, bound);
+                    if got.to_bits() != exact.to_bits() {
+                        assert!(got <= bound && exact <= bound, "{a:?} {b:?} {size} {bound}");
+                        skipped += 1;
+                    }
+                }
+            }
+        }
+        assert!(skipped > 10_000, "{skipped}");
+        // A NaN is never left out.
+        let nan = DQuat::from_xyzw(f64::NAN, 0.0, 0.0, 1.0);
+        assert!(Rotations { size: 1.0 }.error_above(nan, DQuat::IDENTITY, 1.0).is_nan());
     }
 
     #[test]

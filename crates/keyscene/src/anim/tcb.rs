@@ -30,6 +30,8 @@
 //!   take the short way: keys more than half a turn apart spin the long way as 3D Studio
 //!   stored them. End keys have `ds = dd = q` (no tangent).
 
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+
 use glam::{DQuat, DVec3};
 
 use super::{AxisAngle, Extrapolation, Interpolation, Key, Tcb, Track};
@@ -107,14 +109,81 @@ enum Place {
 /// of one key per frame is not quadratic in its length (issue #16 goal 2). The first key
 /// after `t` ends the segment; only the first segment can start after `t`. ufbx finds an FBX
 /// curve's keyframe the same way (`ufbx_evaluate_curve_flags`: binary search on
-/// `keys[mid].time <= time`).
-fn find_segment<T>(keys: &[Key<T>], t: f64) -> Option<usize> {
-    let i = keys.get(1..)?.partition_point(|k| k.frame <= t);
+/// `keys[mid].time <= time`). With a `cursor` the segment of the track's last sample and its
+/// two neighbours are checked first ([`KeyCursor`]); the answer is the same.
+fn find_segment<T>(keys: &[Key<T>], t: f64, cursor: Option<&KeyCursor>) -> Option<usize> {
+    let i = match cursor {
+        Some(c) => c.boundary(keys, t)?,
+        None => boundary(keys, t)?,
+    };
     (i + 1 < keys.len() && keys[i].frame <= t).then_some(i)
 }
 
-/// Locates `frame` in a track with at least one key, as lib3ds' `*_track_eval` do.
-fn locate<T>(track: &Track<T>, frame: f64) -> Place {
+/// The number of keys after the first at or before `t` (`None` without keys): the binary
+/// search of [`find_segment`].
+fn boundary<T>(keys: &[Key<T>], t: f64) -> Option<usize> {
+    Some(keys.get(1..)?.partition_point(|k| k.frame <= t))
+}
+
+/// Where the last sample of one track fell, so that the next sample, when it is near (as the
+/// resampler's are: every frame in order, then the halves of an interval), checks that
+/// segment and its two neighbours before it searches all the keys: three comparisons instead
+/// of a binary search whose probes miss the cache (5.4 M keys in Blender's baked
+/// `anim_heavy`, docs/benchmarks.md stop 28). Only a hint: a segment is taken from it when
+/// its keys bound the frame as the search's would, so the answer is the search's, bit for
+/// bit, whatever the hint; a track whose frames are not in order (a NaN frame) always
+/// searches, since there the search's answer depends on its probes. The hint is atomic
+/// (relaxed) so that a shared [`super::ChannelSampler`] stays `Sync`: two threads sampling
+/// one track at once only spoil each other's hint.
+#[derive(Debug, Default)]
+pub(crate) struct KeyCursor {
+    /// Whether the track's key frames are non-decreasing (none NaN).
+    ordered: bool,
+    /// The last [`boundary`] found (0 before the first sample).
+    hint: AtomicUsize,
+}
+
+impl Clone for KeyCursor {
+    fn clone(&self) -> KeyCursor {
+        KeyCursor { ordered: self.ordered, hint: AtomicUsize::new(self.hint.load(Relaxed)) }
+    }
+}
+
+impl KeyCursor {
+    /// A cursor for `track`, before its first sample.
+    pub(crate) fn new<T>(track: &Track<T>) -> KeyCursor {
+        let ordered = track.keys.windows(2).all(|w| w[0].frame <= w[1].frame);
+        KeyCursor { ordered, hint: AtomicUsize::new(0) }
+    }
+
+    /// [`boundary`]`(keys, t)`: the hint or one of its neighbours when the keys around it
+    /// bound `t` (the predicate `frame <= t` holds up to it and fails after it), else the
+    /// binary search; the answer is kept as the next hint.
+    fn boundary<T>(&self, keys: &[Key<T>], t: f64) -> Option<usize> {
+        let n = keys.len();
+        let at_or_before = |i: usize| keys[i].frame <= t;
+        let is =
+            |i: usize| i < n && (i == 0 || at_or_before(i)) && (i + 1 == n || !at_or_before(i + 1));
+        let h = self.hint.load(Relaxed);
+        if self.ordered {
+            for i in [h, h.wrapping_add(1), h.wrapping_sub(1)] {
+                if is(i) {
+                    if i != h {
+                        self.hint.store(i, Relaxed);
+                    }
+                    return Some(i);
+                }
+            }
+        }
+        let i = boundary(keys, t)?;
+        self.hint.store(i, Relaxed);
+        Some(i)
+    }
+}
+
+/// Locates `frame` in a track with at least one key, as lib3ds' `*_track_eval` do (the
+/// search starting at `cursor`'s hint when there is one).
+fn locate<T>(track: &Track<T>, frame: f64, cursor: Option<&KeyCursor>) -> Place {
     let keys = &track.keys;
     let last = keys.len() - 1;
     if last == 0 {
@@ -129,12 +198,12 @@ fn locate<T>(track: &Track<T>, frame: f64) -> Place {
             _ => return Place::Hold(0),
         }
     }
-    let (i, t) = match find_segment(keys, frame) {
+    let (i, t) = match find_segment(keys, frame, cursor) {
         Some(i) => (i, frame),
         None => match track.after {
             Extrapolation::Repeat => {
                 let t = (frame - first_f) % (keys[last].frame - first_f) + first_f;
-                match find_segment(keys, t) {
+                match find_segment(keys, t, cursor) {
                     Some(i) => (i, t),
                     None => return Place::Hold(last),
                 }
@@ -254,10 +323,15 @@ pub fn squad_lib3ds(a: DQuat, p: DQuat, q: DQuat, b: DQuat, u: f64) -> DQuat {
     DQuat::from_xyzw(r[0], r[1], r[2], r[3])
 }
 
-/// Samples a track with at least one key as if it had no slope or cycle extrapolation.
-pub(crate) fn sample_inside<V: Vector>(track: &Track<V>, frame: f64) -> Option<V> {
+/// Samples a track with at least one key as if it had no slope or cycle extrapolation (the
+/// key search starting at `cursor`, [`KeyCursor`]: the same value).
+pub(crate) fn sample_inside<V: Vector>(
+    track: &Track<V>,
+    frame: f64,
+    cursor: Option<&KeyCursor>,
+) -> Option<V> {
     track.keys.first()?;
-    let (i, u) = match locate(track, frame) {
+    let (i, u) = match locate(track, frame, cursor) {
         Place::Hold(k) => return Some(track.keys[k].value),
         Place::Between(i, u) => (i, u),
     };
@@ -336,10 +410,15 @@ fn bezier_parameter(wa: f64, wb: f64, u: f64) -> f64 {
 /// [`Interpolation::Squad`] (3DA TCB 4D) starts a segment
 /// [`squad_lib3ds`]`(a, a.out_control, b.in_control, b, u)`, where `b.in_control` is the next
 /// key's own value when it is not a squad key — lib3ds' quaternion spline, so 3DS rotations
-/// exported with [`relative_key_quats`] sample as their source.
-pub(crate) fn sample_quat(track: &Track<DQuat>, frame: f64) -> Option<DQuat> {
+/// exported with [`relative_key_quats`] sample as their source. The key search starts at
+/// `cursor` when there is one ([`KeyCursor`]: the same value).
+pub(crate) fn sample_quat(
+    track: &Track<DQuat>,
+    frame: f64,
+    cursor: Option<&KeyCursor>,
+) -> Option<DQuat> {
     track.keys.first()?;
-    let (i, u) = match locate(track, frame) {
+    let (i, u) = match locate(track, frame, cursor) {
         Place::Hold(k) => return Some(track.keys[k].value),
         Place::Between(i, u) => (i, u),
     };
@@ -515,7 +594,7 @@ fn quat_tangents(track: &Track<AxisAngle>, abs: &[q4::Q], i: usize) -> (q4::Q, q
 pub(crate) fn sample_relative(track: &Track<AxisAngle>, frame: f64) -> Option<DQuat> {
     track.keys.first()?;
     let abs = accumulate_raw(track);
-    sample_with(track, &abs, |i| quat_tangents(track, &abs, i), frame)
+    sample_with(track, &abs, |i| quat_tangents(track, &abs, i), frame, None)
 }
 
 /// A 3DS relative rotation track's keys accumulated into absolute orientations once, with
@@ -538,25 +617,28 @@ impl Accumulated {
 }
 
 /// [`sample_relative`] with the keys accumulated and their tangents worked out beforehand
-/// (`abs` from [`Accumulated::new`] of the same track): the same value, bit for bit.
+/// (`abs` from [`Accumulated::new`] of the same track), the key search starting at `cursor`
+/// ([`KeyCursor`]): the same value, bit for bit.
 pub(crate) fn sample_accumulated(
     track: &Track<AxisAngle>,
     abs: &Accumulated,
     frame: f64,
+    cursor: Option<&KeyCursor>,
 ) -> Option<DQuat> {
     track.keys.first()?;
-    sample_with(track, &abs.abs, |i| abs.tangents[i], frame)
+    sample_with(track, &abs.abs, |i| abs.tangents[i], frame, cursor)
 }
 
 /// The value of `track` at `frame` from its accumulated keys `abs` and `tangents(i)`, key
-/// `i`'s incoming and outgoing tangents.
+/// `i`'s incoming and outgoing tangents (the key search starting at `cursor`).
 fn sample_with(
     track: &Track<AxisAngle>,
     abs: &[q4::Q],
     tangents: impl Fn(usize) -> (q4::Q, q4::Q),
     frame: f64,
+    cursor: Option<&KeyCursor>,
 ) -> Option<DQuat> {
-    let (i, u) = match locate(track, frame) {
+    let (i, u) = match locate(track, frame, cursor) {
         Place::Hold(k) => return Some(to_dquat(*abs.get(k)?)),
         Place::Between(i, u) => (i, u),
     };
@@ -589,6 +671,46 @@ mod tests {
             frame,
             value: AxisAngle { angle, axis },
             interpolation: Interpolation::Tcb(Tcb::default()),
+        }
+    }
+
+    #[test]
+    fn a_key_cursor_finds_the_binary_search_s_segment_in_any_order() {
+        let lin = |frame, value| Key { frame, value, interpolation: Interpolation::Linear };
+        // A jump at frame 2 (two keys on it) and uneven gaps.
+        let frames = [0.0, 1.0, 2.0, 2.0, 3.5, 5.0, 8.0];
+        let mut t = Track::new(frames.iter().map(|&f| lin(f, f * f)).collect());
+        t.keys[3].value = 10.0;
+        let cursor = KeyCursor::new(&t);
+        let on = |f: f64| find_segment(&t.keys, f, Some(&cursor));
+        // Hand-read segments: before the first key none; the later key of the jump starts
+        // the segment at frame 2; at and after the last key none.
+        let expect = [(-1.0, None), (0.0, Some(0)), (0.5, Some(0)), (1.0, Some(1))];
+        let expect = expect.into_iter().chain([(1.99, Some(1)), (2.0, Some(3)), (2.5, Some(3))]);
+        let expect = expect.chain([(7.9, Some(5)), (8.0, None), (9.0, None)]);
+        for (f, seg) in expect {
+            assert_eq!(on(f), seg, "frame {f}");
+        }
+        // Every quarter frame forward, backward, then jumps and frames no key bounds.
+        let mut order: Vec<f64> = (-8..=40).map(|i| f64::from(i) * 0.25).collect();
+        order.extend((-8..=40).rev().map(|i| f64::from(i) * 0.25));
+        order.extend([7.5, 0.1, 5.0, 2.0, 1.9999, 9.0, -3.0, 3.5, f64::NAN, f64::INFINITY]);
+        order.extend([f64::NEG_INFINITY, 2.0, 3.4, 0.0, 8.0, 4.9]);
+        for &f in &order {
+            assert_eq!(on(f), find_segment(&t.keys, f, None), "frame {f}");
+            let (a, b) = (sample_inside(&t, f, Some(&cursor)), sample_inside(&t, f, None));
+            assert_eq!(a.map(f64::to_bits), b.map(f64::to_bits), "frame {f}");
+        }
+        // Between the jump's later key (10 at frame 2) and 3.5² = 12.25 at 3.5, a third of the
+        // way: 10 + 2.25 / 3 = 10.75 (hand computed).
+        assert_eq!(sample_inside(&t, 2.5, Some(&cursor)), Some(10.75));
+        // Frames out of order (a NaN key) are never taken from the hint.
+        t.keys[4].frame = f64::NAN;
+        let cursor = KeyCursor::new(&t);
+        assert!(!cursor.ordered);
+        for &f in &order {
+            let got = find_segment(&t.keys, f, Some(&cursor));
+            assert_eq!(got, find_segment(&t.keys, f, None), "frame {f}");
         }
     }
 

@@ -183,7 +183,7 @@ pub(super) fn keyed_rotation(
     let i = keys.partition_point(|k| k.frame < lo);
     let mut kept: Vec<(f64, DQuat)> = Vec::with_capacity(keys.len() - i + 1);
     if i > 0 && keys.get(i).is_none_or(|k| k.frame > lo) {
-        kept.push((lo, crate::anim::tcb::sample_quat(track, lo)?));
+        kept.push((lo, crate::anim::tcb::sample_quat(track, lo, None)?));
     }
     kept.extend(keys[i..].iter().map(|k| (k.frame, k.value)));
     // The last key held to the animation's end (as for translation and scale).

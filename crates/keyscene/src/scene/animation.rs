@@ -416,7 +416,7 @@ pub enum MaterialValue {
 
 /// A material property a [`MaterialChannel`] animates, by its FBX name; what it sets in
 /// [`Material`](super::Material).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum MaterialProperty {
     /// `AmbientColor` (FBX 6.1 `Ambient`) → [`Material::ambient`](super::Material::ambient).
     Ambient,

@@ -526,7 +526,7 @@ fn curves_of<'g, 'd, 'a>(
 }
 
 /// What an animated property drives.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 enum Target {
     Translation(NodeId),
     Rotation(NodeId),
@@ -1292,16 +1292,23 @@ fn merge_layers(
     graph: &ObjectGraph,
 ) {
     let rest = RestRotation { graph, scene };
-    // Group by target.
+    // Group by target, in order of first appearance. Found through a map: a linear search of
+    // the groups made loading quadratic in the animated properties (10,000 animated siblings:
+    // three quarters of the load).
     let mut groups: Vec<(Target, Vec<(usize, usize)>)> = Vec::new();
+    let mut group_of: foldhash::HashMap<Target, usize> = foldhash::HashMap::default();
     for (li, l) in layers.iter().enumerate() {
         for (pi, p) in l.props.iter().enumerate() {
-            match groups.iter_mut().find(|g| g.0 == p.target) {
-                Some(g) => g.1.push((li, pi)),
-                None => groups.push((p.target.clone(), vec![(li, pi)])),
+            match group_of.get(&p.target) {
+                Some(&g) => groups[g].1.push((li, pi)),
+                None => {
+                    group_of.insert(p.target.clone(), groups.len());
+                    groups.push((p.target.clone(), vec![(li, pi)]));
+                }
             }
         }
     }
+    drop(group_of);
     for (target, members) in groups {
         // Curve nodes without curves only matter under a layer that animates the property:
         // there they are that layer's value, as ufbx evaluates them (a base layer's curveless

@@ -260,7 +260,16 @@ pub fn export(
     let frames = tracks::frames(anim, opts.fps, &mut report);
     let space = root_space(scene, opts.axes, &mut report);
     geometry::report_geometry_caches(scene, &mut report);
-    let cx = Context { scene, anim, anim_index: anim.and(opts.animation), ents, frames, space };
+    let channels_of = channels_by_node(scene, anim);
+    let cx = Context {
+        scene,
+        anim,
+        anim_index: anim.and(opts.animation),
+        channels_of,
+        ents,
+        frames,
+        space,
+    };
     let (entities, totals) = entities(&cx, &mut mats, &mut report);
     let bounds = file_bounds(&cx, &entities, &totals.vertices);
     let textures = crate::output::TexturePlan::new(scene);
@@ -289,12 +298,32 @@ struct Context<'a> {
     anim: Option<&'a crate::anim::Animation>,
     /// Its index in [`Scene::animations`].
     anim_index: Option<usize>,
+    /// The indices of `anim`'s channels on each scene node, in channel order.
+    channels_of: Vec<Vec<usize>>,
     ents: Entities,
     frames: Frames,
     space: RootSpace,
 }
 
-impl Context<'_> {
+/// The indices of `anim`'s channels on each node of `scene`, in channel order: looked up per
+/// entity, where a scan of all channels made the export quadratic in the animated nodes.
+fn channels_by_node(scene: &Scene, anim: Option<&crate::anim::Animation>) -> Vec<Vec<usize>> {
+    let mut of = vec![Vec::new(); scene.nodes.len()];
+    for (ci, c) in anim.iter().flat_map(|a| a.channels.iter().enumerate()) {
+        if let Some(list) = of.get_mut(c.node) {
+            list.push(ci);
+        }
+    }
+    of
+}
+
+impl<'a> Context<'a> {
+    /// The channels of the written animation on scene node `id`, in channel order.
+    fn node_channels(&self, id: NodeId) -> impl Iterator<Item = &'a crate::anim::Channel> + '_ {
+        let channels = self.anim.map_or(&[][..], |a| &a.channels[..]);
+        self.channels_of.get(id).into_iter().flatten().map(move |&ci| &channels[ci])
+    }
+
     /// World matrices of every scene node in the file's root space at output frame `f`.
     fn world_at(&self, f: i64) -> Vec<DMat4> {
         let time = crate::anim::Time::Frame(f as f64 / self.frames.range.rate);

@@ -141,7 +141,7 @@ fn write_tracks(
         t.scale = source(why);
         lines.push(("scale", why.as_str()));
     }
-    if frames.len() > 1 && (changing || animated_node(cx.anim, n.id)) {
+    if frames.len() > 1 && (changing || cx.node_channels(n.id).next().is_some()) {
         report.resampled_entities.push(fi);
         let at = if every {
             format!("every frame {}..={} (exact at integer frames)", fr.lo, fr.hi)
@@ -234,10 +234,6 @@ fn rot_track(frames: &[i64], values: impl Iterator<Item = DQuat>) -> RotTrack {
         keys.truncate(1);
     }
     RotTrack::Linear(KeyTrack { current: keys[0].value, keys })
-}
-
-fn animated_node(anim: Option<&crate::anim::Animation>, id: NodeId) -> bool {
-    anim.is_some_and(|a| a.channels.iter().any(|c| c.node == id))
 }
 
 #[cfg(test)]

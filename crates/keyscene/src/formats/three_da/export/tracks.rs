@@ -130,7 +130,7 @@ pub(super) fn plan(
     let root_turn = if converted_root { cx.space.turn } else { None };
     let planned: [Planned; 3] = match why_not {
         Some(why) => [0, 1, 2].map(|_| Err(why.to_string())),
-        None => keep_tracks(cx.scene, cx.anim, id, cx.frames.range, root_turn, name, report),
+        None => keep_tracks(cx, id, root_turn, name, report),
     };
     let mut sources = [TrackSource::Rest, TrackSource::Rest, TrackSource::Rest];
     let mut need =
@@ -259,14 +259,13 @@ pub(super) fn ancestors_unscaled(scene: &Scene, anim: Option<&Animation>) -> Vec
 ///
 /// A part without a curve is one key of the rest value. `Err` says why a part is resampled.
 fn keep_tracks(
-    scene: &Scene,
-    anim: Option<&crate::anim::Animation>,
+    cx: &Context,
     id: NodeId,
-    r: keys::Range,
     turn: Option<DQuat>,
     name: &str,
     report: &mut ExportReport,
 ) -> [Planned; 3] {
+    let (scene, r) = (cx.scene, cx.frames.range);
     let m = turn.map(DMat3::from_quat);
     let rest = scene.nodes[id].transform;
     let rest_vec =
@@ -280,7 +279,7 @@ fn keep_tracks(
         )),
         rest_vec(rest.scale),
     ];
-    for ch in anim.iter().flat_map(|a| &a.channels).filter(|c| c.node == id) {
+    for ch in cx.node_channels(id) {
         match &ch.target {
             ChannelTarget::Translation(t) => {
                 if let Some(p) = whole_vector(t, r, m) {

@@ -33,15 +33,21 @@ impl Builder {
             number[i] = k;
         }
         let rest = scene.evaluate(None, Time::Frame(range.0));
+        // Each node's channel targets, in channel order, gathered once (a scan of all channels
+        // per node was quadratic in the animated nodes).
+        let mut targets_of: Vec<Vec<&ChannelTarget>> = vec![Vec::new(); scene.nodes.len()];
+        for c in a.iter().flat_map(|a| &a.channels) {
+            if let Some(list) = targets_of.get_mut(c.node) {
+                list.push(&c.target);
+            }
+        }
         let mut morph_dropped = 0;
         for &i in &order {
             let node = &scene.nodes[i];
             let (tag, name) = self.exact_object(scene, i, &rest, &mesh_names);
             let mut out = self.exact_node(node, tag, name, node.parent.map(|p| number[p]));
             out.source = Some(i);
-            let channels: Vec<&ChannelTarget> = a
-                .map(|a| a.channels.iter().filter(|c| c.node == i).map(|c| &c.target).collect())
-                .unwrap_or_default();
+            let channels = std::mem::take(&mut targets_of[i]);
             out.tracks = exact_tracks(node, tag, &channels, start, &mesh_names, &mut morph_dropped);
             self.nodes.push(out);
         }

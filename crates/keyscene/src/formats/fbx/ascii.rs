@@ -362,8 +362,12 @@ pub(crate) fn literal(w: &[u8]) -> Result<(Lit, Option<OddNumber>), ()> {
         let wrapped = wrapped || (first == b'-') != (v < 0) && v != 0;
         return Ok((Lit::Int(v), wrapped.then_some(OddNumber::Wrapped)));
     }
-    // The common case first: Rust's float syntax over these bytes is a subset of ufbx's.
+    // The common case first: a short decimal, exact in one rounding (`exact_decimal`); then
+    // Rust's float syntax, which over these bytes is a subset of ufbx's.
     if rest.is_empty() {
+        if let Some(v) = exact_decimal(w) {
+            return Ok((Lit::Float(v), None));
+        }
         if let Some(v) = std::str::from_utf8(w).ok().and_then(|t| t.parse::<f64>().ok()) {
             if v.is_finite() {
                 return Ok((Lit::Float(v), None));
@@ -432,6 +436,79 @@ pub(crate) fn literal(w: &[u8]) -> Result<(Lit, Option<OddNumber>), ()> {
         None
     };
     Ok((Lit::Float(v), odd))
+}
+
+/// `[+-] digits [. digits] [(e|E) [+-] digits]` (digits on at least one side of the point)
+/// as the nearest `f64`, when that takes one rounding: the digits, point left out, make an
+/// integer `m` below 2^53 and the power of ten `k` that scales it is within ±22, so `m` and
+/// `10^|k|` are exact doubles and one IEEE multiplication or division rounds their product
+/// correctly (Clinger's fast path, which Rust's own parser and ufbx's take too). `None` for
+/// anything else, which the caller parses the general way; the results agree bit for bit.
+fn exact_decimal(w: &[u8]) -> Option<f64> {
+    const POW10: [f64; 23] = [
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+        1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+    ];
+    let (neg, mut i) = match w.first()? {
+        b'-' => (true, 1),
+        b'+' => (false, 1),
+        _ => (false, 0),
+    };
+    let mut m: u64 = 0;
+    let mut digits = 0;
+    let mut scale: i32 = 0;
+    let mut point = false;
+    while let Some(&b) = w.get(i) {
+        match b {
+            b'0'..=b'9' => {
+                m = m * 10 + u64::from(b - b'0');
+                if m >= 1 << 53 {
+                    return None;
+                }
+                digits += 1;
+                scale -= i32::from(point);
+            }
+            b'.' if !point => point = true,
+            _ => break,
+        }
+        i += 1;
+    }
+    if digits == 0 {
+        return None;
+    }
+    if let Some(b'e' | b'E') = w.get(i) {
+        i += 1;
+        let eneg = match w.get(i) {
+            Some(b'-') => {
+                i += 1;
+                true
+            }
+            Some(b'+') => {
+                i += 1;
+                false
+            }
+            _ => false,
+        };
+        let start = i;
+        let mut e: i32 = 0;
+        while let Some(&b) = w.get(i).filter(|b| b.is_ascii_digit()) {
+            e = e * 10 + i32::from(b - b'0');
+            if e > 1000 {
+                return None;
+            }
+            i += 1;
+        }
+        if i == start {
+            return None;
+        }
+        scale += if eneg { -e } else { e };
+    }
+    if i != w.len() || !(-22..=22).contains(&scale) {
+        return None;
+    }
+    let p = POW10[scale.unsigned_abs() as usize];
+    let v = if scale < 0 { m as f64 / p } else { m as f64 * p };
+    Some(if neg { -v } else { v })
 }
 
 /// The whole of `w` as ufbx's `ufbxi_parse_inf_nan` reads it: `[sign]` then `nan`,
@@ -947,6 +1024,50 @@ Objects:  {
 	}
 }
 "#;
+
+    #[test]
+    fn exact_decimals_are_the_correctly_rounded_parse() {
+        // Rust's parser rounds correctly (an independent path): the fast path must give the
+        // same bits wherever it answers, and answer for the common FBX spellings.
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        let mut answered = 0;
+        for _ in 0..20_000 {
+            let int: String = (0..next(9)).map(|_| char::from(b'0' + next(10) as u8)).collect();
+            let frac: String = (0..next(12)).map(|_| char::from(b'0' + next(10) as u8)).collect();
+            let sign = ["", "-", "+"][next(3) as usize];
+            let exp = match next(4) {
+                0 => format!("e{}", next(40) as i64 - 20),
+                1 => format!("E+{}", next(30)),
+                _ => String::new(),
+            };
+            let text = format!("{sign}{int}.{frac}{exp}");
+            let want = text.parse::<f64>().ok();
+            if let Some(got) = super::exact_decimal(text.as_bytes()) {
+                answered += 1;
+                assert_eq!(Some(got.to_bits()), want.map(f64::to_bits), "{text}");
+            }
+        }
+        assert!(answered > 10_000, "{answered}");
+        for (text, v) in
+            [("0.1", 0.1), ("-0.0", -0.0), ("1.5e-05", 1.5e-5), ("7.", 7.0), (".5", 0.5)]
+        {
+            assert_eq!(
+                super::exact_decimal(text.as_bytes()).map(f64::to_bits),
+                Some(f64::to_bits(v))
+            );
+        }
+        // Past the fast path: 2^53, 23 places, a lone point, a bare exponent.
+        for text in ["9007199254740993.0", "1e23", "0.00000000000000000000001", ".", "1e", "1.2.3"]
+        {
+            assert_eq!(super::exact_decimal(text.as_bytes()), None, "{text}");
+        }
+    }
 
     #[test]
     fn nodes_values_arrays_and_comments() {

@@ -36,10 +36,12 @@
 //!   Shorter lists (vectors, 4×4 matrices, `Property:` values) stay scalar properties, as in
 //!   the file.
 //! - FBX 6 `Key:` lists of two or more bare words mixing numbers and letters
-//!   (`Key: 0,0,L,1924423250,0.5,U,s,0,0,n,…`) become one [`Property::Raw`] borrowing the
-//!   list's text from the first value to the last (commas, line breaks and comments included);
-//!   `key_list_values` reads it back. They are most of the values of an FBX 6 file, and a
-//!   [`Property`] per value cost four times the text (`knight.fbx`: 52,845 values).
+//!   (`Key: 0,0,L,1924423250,0.5,U,s,0,0,n,…`) become one `f64` array: numbers as
+//!   themselves, other words as the code of their first byte (`L` → 76), as ufbx reads bare
+//!   words where numbers belong. They are most of the values of an FBX 6 file, and a
+//!   [`Property`] per value cost three times the array (`knight.fbx`: 52,845 values).
+//!   (Until stop 28 they were kept as their text and read again by `key_list_values`, which
+//!   still reads a text `Key` list of a binary file's raw value.)
 
 use std::borrow::Cow;
 
@@ -813,13 +815,16 @@ impl<'a> Parser<'a, '_> {
         }
     }
 
-    /// Replaces the values `props[first..]` of an FBX 6 `Key:` list by one
-    /// [`Property::Raw`] borrowing their text `s[span]`, when they are two or more bare words
-    /// of which at least one is not a number (`0,0,L,…,U,s,…`).
-    /// Such lists are most of an FBX 6 file's values; the take reader decodes the text with
-    /// [`key_list_values`] (see the module docs).
+    /// Replaces the values `props[first..]` of an FBX 6 `Key:` list by one `f64` array, when
+    /// they are two or more bare words of which at least one is not a number
+    /// (`0,0,L,…,U,s,…`): each number as itself, each other word as the code of its first byte
+    /// (`L` → 76), what the take reader reads them as (see the module docs). The words were
+    /// read once already, to check them; the array keeps the take reader from reading them
+    /// again (kept as text, they were read twice: a quarter of loading knight.fbx).
     fn keep_key_text(&mut self, name: &str, first: usize, words: Option<(usize, usize)>) {
-        let Some((start, end)) = words else { return };
+        if words.is_none() {
+            return;
+        }
         let values = &self.doc.props[first..];
         if name != "Key"
             || values.len() < 2
@@ -827,8 +832,16 @@ impl<'a> Parser<'a, '_> {
         {
             return;
         }
+        let value = |p: &Property<'_>| match p {
+            Property::I64(v) => *v as f64,
+            Property::F64(v) => *v,
+            Property::String(w) => f64::from(w.first().copied().unwrap_or(0)),
+            _ => 0.0,
+        };
+        let data: Vec<u8> = values.iter().flat_map(|p| value(p).to_le_bytes()).collect();
         self.doc.props.truncate(first);
-        self.doc.props.push(Property::Raw(Box::new(Cow::Borrowed(&self.lex.s[start..end]))));
+        let array = Array::new(ArrayType::F64, Cow::Owned(data), false, false);
+        self.doc.props.push(Property::Array(Box::new(array)));
     }
 
     /// Replaces the values `props[first..]` by one array when they are more than
@@ -1219,8 +1232,9 @@ Objects:  {
                 .as_str(),
             Some("C")
         );
-        let [Property::Raw(t)] = m.child("Key").unwrap().properties() else { panic!() };
-        assert_eq!(&t[..], b"0,1,L,\n\t\t5,2,L");
+        let [Property::Array(a)] = m.child("Key").unwrap().properties() else { panic!() };
+        assert_eq!(a.ty(), ArrayType::F64);
+        assert_eq!(a.to_f64_vec(), [0.0, 1.0, f64::from(b'L'), 5.0, 2.0, f64::from(b'L')]);
     }
 
     #[test]
@@ -1244,9 +1258,12 @@ Objects:  {
         assert_eq!((a.ty(), a.len(), a.get_i64(39)), (ArrayType::I32, 40, Some(39)));
         let [Property::Array(a)] = &one("Vertices")[..] else { panic!() };
         assert_eq!((a.ty(), a.get_f64(7), a.get_f64(8)), (ArrayType::F64, Some(0.5), Some(8.0)));
-        let [Property::Raw(t)] = &one("Key")[..] else { panic!() };
-        let mut values = Vec::new();
-        key_list_values(t, &mut values);
+        let [Property::Array(k)] = &one("Key")[..] else { panic!() };
+        let values = k.to_f64_vec();
+        // A binary file's raw text `Key` value is read the same way, comments skipped.
+        let mut text_values = Vec::new();
+        key_list_values(b"0,1,L,\n ; 9, comment\n 5,2.5,U", &mut text_values);
+        assert_eq!(text_values, [0.0, 1.0, f64::from(b'L'), 5.0, 2.5, f64::from(b'U')]);
         let expected: Vec<f64> =
             (0..40).map(|i| if i % 3 == 2 { f64::from(b'L') } else { i as f64 }).collect();
         assert_eq!(values, expected);

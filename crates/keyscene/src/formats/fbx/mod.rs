@@ -478,7 +478,8 @@ fn write_property(out: &mut String, p: &Property<'_>, encoding: Encoding) {
             Ok(())
         }
         Property::Raw(r) if encoding == Encoding::Ascii => {
-            // Only FBX 6 `Key:` lists, kept as their text (`ascii.rs` module docs).
+            // The ASCII parser makes none (FBX 6 `Key:` lists are arrays, `ascii.rs` module
+            // docs); shown as text should a document be built by hand.
             let _ = write!(out, "text[{}] \"", r.len());
             write_escaped(out, &r[..r.len().min(DUMP_TEXT_PREVIEW)]);
             out.push_str(if r.len() > DUMP_TEXT_PREVIEW { "…\"" } else { "\"" });

@@ -746,13 +746,13 @@ impl<'a> Parser<'a, '_> {
             offset: at as u64,
         });
         let mut want_value = true;
-        // The text span of the values while all are bare words (see `keep_key_text`).
-        let mut words = Some((usize::MAX, 0usize));
+        // Whether every value so far is a bare word (see `key_words_to_array`).
+        let mut all_words = true;
         loop {
             match self.peeked()? {
                 Tok::Open => {
                     self.lexed()?;
-                    self.keep_key_text(name, first as usize, words);
+                    self.key_words_to_array(name, first as usize, all_words);
                     self.list_to_array(first as usize);
                     self.doc.nodes[index as usize].props_end = self.doc.props.len() as u32;
                     if self.stack.len() as u64 >= self.limits.max_depth as u64 {
@@ -769,7 +769,7 @@ impl<'a> Parser<'a, '_> {
                 Tok::Str(..) | Tok::Word(..) | Tok::Star if want_value => {
                     let (tok, vat) = self.lexed()?;
                     if !matches!(tok, Tok::Word(..)) {
-                        words = None;
+                        all_words = false;
                     }
                     let prop = match tok {
                         Tok::Str(x, y, escaped) => {
@@ -780,21 +780,15 @@ impl<'a> Parser<'a, '_> {
                                 Cow::Borrowed(s)
                             })
                         }
-                        Tok::Word(x, y) => {
-                            if let Some((start, end)) = words.as_mut() {
-                                *start = (*start).min(x);
-                                *end = y;
+                        Tok::Word(x, y) => match word_value(&self.lex.s[x..y]) {
+                            Ok((p, odd)) => {
+                                self.note_odd(odd, x, y);
+                                p
                             }
-                            match word_value(&self.lex.s[x..y]) {
-                                Ok((p, odd)) => {
-                                    self.note_odd(odd, x, y);
-                                    p
-                                }
-                                Err(()) => {
-                                    return Err(self.syntax(x, NUMBER, tok));
-                                }
+                            Err(()) => {
+                                return Err(self.syntax(x, NUMBER, tok));
                             }
-                        }
+                        },
                         _ => {
                             self.stack.push(index);
                             let r = self.array(vat);
@@ -806,7 +800,7 @@ impl<'a> Parser<'a, '_> {
                     want_value = false;
                 }
                 _ => {
-                    self.keep_key_text(name, first as usize, words);
+                    self.key_words_to_array(name, first as usize, all_words);
                     self.list_to_array(first as usize);
                     self.doc.nodes[index as usize].props_end = self.doc.props.len() as u32;
                     return Ok(());
@@ -821,12 +815,10 @@ impl<'a> Parser<'a, '_> {
     /// (`L` → 76), what the take reader reads them as (see the module docs). The words were
     /// read once already, to check them; the array keeps the take reader from reading them
     /// again (kept as text, they were read twice: a quarter of loading knight.fbx).
-    fn keep_key_text(&mut self, name: &str, first: usize, words: Option<(usize, usize)>) {
-        if words.is_none() {
-            return;
-        }
+    fn key_words_to_array(&mut self, name: &str, first: usize, all_words: bool) {
         let values = &self.doc.props[first..];
-        if name != "Key"
+        if !all_words
+            || name != "Key"
             || values.len() < 2
             || values.iter().all(|p| matches!(p, Property::I64(_) | Property::F64(_)))
         {

@@ -29,21 +29,13 @@ use super::Error;
 /// Fails when a stream's length differs from its surface's `s_size`, a count does not fit its
 /// field, or the file would pass 4 GiB.
 pub fn write(file: &File) -> Result<Vec<u8>, Error> {
-    let mut w = Writer {
-        b: Vec::new(),
-        base: 0,
-        origin: 0,
-        sink: None,
-        spill_at: usize::MAX,
-        late: Vec::new(),
-        variant: file.variant,
-    };
+    let mut w = Writer::new(file.variant, None, 0, usize::MAX);
     w.file(file)?;
     Ok(w.b)
 }
 
-/// [`write`] straight into `out`, from its current position on. The same bytes as [`write`], but at most
-/// about [`SPILL`] of them are held in memory: finished parts are written out as they come,
+/// [`write`] straight into `out`, from its current position on. The same bytes as [`write`],
+/// but at most about [`SPILL`] of them are held in memory: finished parts are written out as they come,
 /// and the offsets that point forward (each entity's and surface's `next_offset`, its record,
 /// the header) are patched by seeking back once everything else is out. `out` is left
 /// positioned at the end of the file.
@@ -57,15 +49,7 @@ pub fn write_to<W: Write + Seek>(file: &File, out: &mut W) -> Result<(), Error> 
 /// [`write_to`], writing out whenever `spill_at` bytes are gathered.
 fn write_spilling(file: &File, out: &mut dyn WriteSeek, spill_at: usize) -> Result<(), Error> {
     let origin = out.stream_position().map_err(Error::Io)?;
-    let mut w = Writer {
-        b: Vec::new(),
-        base: 0,
-        origin,
-        sink: Some(out),
-        spill_at,
-        late: Vec::new(),
-        variant: file.variant,
-    };
+    let mut w = Writer::new(file.variant, Some(out), origin, spill_at);
     w.file(file)?;
     w.finish()
 }
@@ -91,7 +75,7 @@ struct Writer<'a> {
 }
 
 /// A sink [`write_to`] can seek back in.
-pub(crate) trait WriteSeek: Write + Seek {}
+trait WriteSeek: Write + Seek {}
 
 impl<T: Write + Seek> WriteSeek for T {}
 
@@ -107,7 +91,16 @@ fn count_i32(n: usize, what: &str) -> Result<i32, Error> {
     i32::try_from(n).map_err(|_| invalid(format!("{what}: {n} does not fit an i32")))
 }
 
-impl Writer<'_> {
+impl<'a> Writer<'a> {
+    fn new(
+        variant: Variant,
+        sink: Option<&'a mut dyn WriteSeek>,
+        origin: u64,
+        spill_at: usize,
+    ) -> Writer<'a> {
+        Writer { b: Vec::new(), base: 0, origin, sink, spill_at, late: Vec::new(), variant }
+    }
+
     fn pos(&self) -> Result<u32, Error> {
         u32::try_from(self.base + self.b.len() as u64)
             .map_err(|_| invalid("the file would be larger than 4 GiB".into()))

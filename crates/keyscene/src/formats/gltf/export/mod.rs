@@ -79,22 +79,20 @@ pub fn save(scene: &Scene, path: &Path, opts: &WriteOptions) -> Result<Vec<Warni
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
-    let put = |dest: &Path, bytes: &[u8]| {
+    // Each file written atomically from its pieces, in order.
+    let put = |dest: &Path, pieces: &[&[u8]]| {
         crate::write_atomically::<crate::Error>(dest, |w| {
-            w.write_all(bytes).map_err(|source| crate::Error::Io { path: dest.into(), source })
+            for piece in pieces {
+                w.write_all(piece)
+                    .map_err(|source| crate::Error::Io { path: dest.into(), source })?;
+            }
+            Ok(())
         })
     };
     let glb = matches!(built.container, Container::Glb);
     if !glb && !built.bin.is_empty() {
         let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("scene");
-        let dest = dir.join(format!("{stem}.bin"));
-        crate::write_atomically::<crate::Error>(&dest, |w| {
-            for segment in built.bin.segments() {
-                w.write_all(segment)
-                    .map_err(|source| crate::Error::Io { path: dest.clone(), source })?;
-            }
-            Ok(())
-        })?;
+        put(&dir.join(format!("{stem}.bin")), &built.bin.segments())?;
     }
     if opts.copy_textures {
         let mut images = Vec::new();
@@ -135,7 +133,7 @@ pub fn save(scene: &Scene, path: &Path, opts: &WriteOptions) -> Result<Vec<Warni
             })
         })?;
     } else {
-        put(path, &built.json)?;
+        put(path, &[&built.json])?;
     }
     Ok(built.warnings)
 }

@@ -260,16 +260,9 @@ pub fn export(
     let frames = tracks::frames(anim, opts.fps, &mut report);
     let space = root_space(scene, opts.axes, &mut report);
     geometry::report_geometry_caches(scene, &mut report);
-    let channels_of = channels_by_node(scene, anim);
-    let cx = Context {
-        scene,
-        anim,
-        anim_index: anim.and(opts.animation),
-        channels_of,
-        ents,
-        frames,
-        space,
-    };
+    let anim_index = anim.and(opts.animation);
+    let channels_of = crate::anim::channels_by_node(scene, anim_index);
+    let cx = Context { scene, anim, anim_index, channels_of, ents, frames, space };
     let (entities, totals) = entities(&cx, &mut mats, &mut report);
     let bounds = file_bounds(&cx, &entities, &totals.vertices);
     let textures = crate::output::TexturePlan::new(scene);
@@ -298,30 +291,19 @@ struct Context<'a> {
     anim: Option<&'a crate::anim::Animation>,
     /// Its index in [`Scene::animations`].
     anim_index: Option<usize>,
-    /// The indices of `anim`'s channels on each scene node, in channel order.
-    channels_of: Vec<Vec<usize>>,
+    /// `anim`'s channels on each scene node, in channel order
+    /// ([`crate::anim::channels_by_node`]): looked up per entity, where a scan of all channels
+    /// made the export quadratic in the animated nodes.
+    channels_of: Vec<Vec<&'a crate::anim::ChannelTarget>>,
     ents: Entities,
     frames: Frames,
     space: RootSpace,
 }
 
-/// The indices of `anim`'s channels on each node of `scene`, in channel order: looked up per
-/// entity, where a scan of all channels made the export quadratic in the animated nodes.
-fn channels_by_node(scene: &Scene, anim: Option<&crate::anim::Animation>) -> Vec<Vec<usize>> {
-    let mut of = vec![Vec::new(); scene.nodes.len()];
-    for (ci, c) in anim.iter().flat_map(|a| a.channels.iter().enumerate()) {
-        if let Some(list) = of.get_mut(c.node) {
-            list.push(ci);
-        }
-    }
-    of
-}
-
 impl<'a> Context<'a> {
-    /// The channels of the written animation on scene node `id`, in channel order.
-    fn node_channels(&self, id: NodeId) -> impl Iterator<Item = &'a crate::anim::Channel> + '_ {
-        let channels = self.anim.map_or(&[][..], |a| &a.channels[..]);
-        self.channels_of.get(id).into_iter().flatten().map(move |&ci| &channels[ci])
+    /// The channel targets of the written animation on scene node `id`, in channel order.
+    fn node_channels(&self, id: NodeId) -> &[&'a crate::anim::ChannelTarget] {
+        self.channels_of.get(id).map_or(&[], Vec::as_slice)
     }
 
     /// World matrices of every scene node in the file's root space at output frame `f`.

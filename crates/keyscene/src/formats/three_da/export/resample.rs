@@ -141,7 +141,7 @@ fn write_tracks(
         t.scale = source(why);
         lines.push(("scale", why.as_str()));
     }
-    if frames.len() > 1 && (changing || cx.node_channels(n.id).next().is_some()) {
+    if frames.len() > 1 && (changing || !cx.node_channels(n.id).is_empty()) {
         report.resampled_entities.push(fi);
         let at = if every {
             format!("every frame {}..={} (exact at integer frames)", fr.lo, fr.hi)

@@ -279,8 +279,8 @@ fn keep_tracks(
         )),
         rest_vec(rest.scale),
     ];
-    for ch in cx.node_channels(id) {
-        match &ch.target {
+    for &target in cx.node_channels(id) {
+        match target {
             ChannelTarget::Translation(t) => {
                 if let Some(p) = whole_vector(t, r, m) {
                     out[0] = p;
@@ -310,7 +310,7 @@ fn keep_tracks(
                 Some(part) => out[part] = Err(crate::anim::keep::LAYERS_BLENDED.into()),
                 None => report.dropped.push(format!(
                     "{name}: {} track",
-                    ch.target.name(),
+                    target.name(),
                     name = quoted(&name)
                 )),
             },

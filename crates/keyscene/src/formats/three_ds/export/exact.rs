@@ -33,14 +33,9 @@ impl Builder {
             number[i] = k;
         }
         let rest = scene.evaluate(None, Time::Frame(range.0));
-        // Each node's channel targets, in channel order, gathered once (a scan of all channels
-        // per node was quadratic in the animated nodes).
-        let mut targets_of: Vec<Vec<&ChannelTarget>> = vec![Vec::new(); scene.nodes.len()];
-        for c in a.iter().flat_map(|a| &a.channels) {
-            if let Some(list) = targets_of.get_mut(c.node) {
-                list.push(&c.target);
-            }
-        }
+        // Each node's channel targets, gathered once (a scan of all channels per node was
+        // quadratic in the animated nodes).
+        let mut targets_of = crate::anim::channels_by_node(scene, anim);
         let mut morph_dropped = 0;
         for &i in &order {
             let node = &scene.nodes[i];

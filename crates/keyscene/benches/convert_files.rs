@@ -7,7 +7,11 @@
 //! KEYSCENE_CORPUS=$PWD/../shared/corpus cargo bench -p keyscene --bench convert_files
 //! KEYSCENE_CORPUS=… cargo bench -p keyscene --bench convert_files -- --all   # every file
 //! KEYSCENE_CORPUS=… cargo bench -p keyscene --bench convert_files -- maze    # paths with "maze"
+//! KEYSCENE_CORPUS=… cargo bench -p keyscene --bench convert_files -- --to=glb maze  # one writer
 //! ```
+//!
+//! `--to=glb` or `--to=3da` times only that writer (the other column reads 0), which keeps a
+//! `perf record` of the bench binary on one writer; `--budget=MS` sets the time per side.
 //!
 //! Files: by default the benchmark files (MANIFEST.md's FBX list and every 3DS/PRJ file, the
 //! `convert` bench's classes); with `--all`, every `.fbx`, `.3ds` and `.prj` file under the
@@ -85,6 +89,8 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let all = args.iter().any(|a| a == "--all");
     let filter = args.iter().find(|a| !a.starts_with('-')).cloned();
+    let to = args.iter().find_map(|a| a.strip_prefix("--to=")).unwrap_or("");
+    let budget_ms = args.iter().find_map(|a| a.strip_prefix("--budget=")?.parse::<u64>().ok());
     let Some(corpus) = three_ds_files::corpus() else {
         eprintln!(
             "convert_files bench: no corpus (set KEYSCENE_CORPUS); skipped, nothing measured"
@@ -102,7 +108,7 @@ fn main() {
             three_ds_files::files().iter().map(|f| (format!("3ds/{}", f.name), f.bytes.clone()));
         fbx.chain(tds).collect()
     };
-    let budget = Duration::from_millis(if all { 50 } else { 200 });
+    let budget = Duration::from_millis(budget_ms.unwrap_or(if all { 50 } else { 200 }));
     let mut rows = Vec::new();
     let mut failed = Vec::new();
     for (name, bytes) in &files {
@@ -117,12 +123,20 @@ fn main() {
         let load_t = time(&|| {
             black_box(load(name, black_box(bytes)));
         });
-        let glb_t = time(&|| {
-            black_box(load(name, black_box(bytes)).map(|s| to_glb(&s)));
-        });
-        let tda_t = time(&|| {
-            black_box(load(name, black_box(bytes)).map(|s| to_3da(&s)));
-        });
+        let glb_t = if to != "3da" {
+            time(&|| {
+                black_box(load(name, black_box(bytes)).map(|s| to_glb(&s)));
+            })
+        } else {
+            Duration::ZERO
+        };
+        let tda_t = if to != "glb" {
+            time(&|| {
+                black_box(load(name, black_box(bytes)).map(|s| to_3da(&s)));
+            })
+        } else {
+            Duration::ZERO
+        };
         rows.push(Row { name: name.clone(), load: load_t, glb: glb_t, three_da: tda_t });
     }
     let ratio = |a: Duration, b: Duration| a.as_secs_f64() / b.as_secs_f64().max(1e-9);

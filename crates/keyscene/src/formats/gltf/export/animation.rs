@@ -40,10 +40,43 @@ struct Timeline {
     range: (f64, f64),
     /// The frame the sampling grid counts from (the animation's first frame).
     anchor: f64,
-    /// The sample frames ([`keep::sample_frames`]), those that are distinct times in `f32`.
-    frames: Vec<f64>,
-    /// Their times in seconds: the shared input of the resampled channels.
-    times: Vec<f32>,
+    /// The grid's step in frames (1, or `fps / resample_fps`).
+    step: f64,
+    /// Every channel's key frames (the grid samples them too).
+    keys: Vec<Vec<f64>>,
+    /// The shared grid, made on first use ([`Timeline::frames`]): a scene whose every target
+    /// is written from its keys or resampled adaptively never needs it, and over a long range
+    /// (keys at frames ±5,000,000) building it was nearly all of such a conversion.
+    grid: std::cell::OnceCell<(Vec<f64>, Vec<f32>)>,
+}
+
+impl Timeline {
+    /// The grid's sample frames ([`keep::sample_frames`]), those that are distinct times in
+    /// `f32`.
+    fn frames(&self) -> &[f64] {
+        &self.grid().0
+    }
+
+    /// The grid's times in seconds: the shared input of the resampled channels.
+    fn times(&self) -> &[f32] {
+        &self.grid().1
+    }
+
+    fn grid(&self) -> &(Vec<f64>, Vec<f32>) {
+        self.grid.get_or_init(|| {
+            let all = keep::sample_frames(self.range, self.anchor, self.step, &self.keys);
+            let mut times: Vec<f32> = Vec::with_capacity(all.len());
+            let mut frames = Vec::with_capacity(all.len());
+            for f in all {
+                let t = (f / self.fps) as f32;
+                if times.last().is_none_or(|&l| t > l) {
+                    times.push(t);
+                    frames.push(f);
+                }
+            }
+            (frames, times)
+        })
+    }
 }
 
 /// Per animation target (scene nodes, then aim helpers): its glTF translation, rotation and
@@ -106,7 +139,7 @@ impl Out {
             }))
             .collect();
         let direct = own_trs_nodes(scene);
-        let s = pose_samples(scene, a, ctx, &direct, &rests, &line.frames);
+        let s = pose_samples(scene, a, ctx, &direct, &rests, &line);
         let node_channels = anim::channels_by_node(scene, Some(a));
         // Without a resampling rate asked for, a node whose glTF TRS is its own is written
         // from its keys where glTF holds them and resampled adaptively per channel where not
@@ -126,7 +159,7 @@ impl Out {
             if own {
                 // Resampling at the asked rate: the node's own channels on the grid.
                 let (mut tr, mut ro, mut sc) = (Vec::new(), Vec::new(), Vec::new());
-                let (frames, channels) = (&line.frames, &node_channels[k]);
+                let (frames, channels) = (line.frames(), &node_channels[k]);
                 node_samples(scene, k, channels, frames, rests[k], &mut tr, &mut ro, &mut sc);
                 self.grid_outputs(k, rests[k], (&tr, &ro, &sc), &mut outputs);
             } else {
@@ -142,7 +175,7 @@ impl Out {
             self.warnings.push(warning(&place, what));
         }
         self.morph_outputs(scene, ctx, &s.mw, &mut outputs);
-        self.push_animation(scene, a, ctx, outputs, &line.times);
+        self.push_animation(scene, a, ctx, outputs, &line);
     }
 
     /// The channels of target `k` whose part moves (as written, `f32`; `rest` is its glTF
@@ -371,15 +404,16 @@ impl Out {
         }
     }
 
-    /// Pushes animation `a` with one sampler and channel per output (the shared grid's input
-    /// `times` written on first use); an animation without channels is left out.
+    /// Pushes animation `a` with one sampler and channel per output (the input of the outputs
+    /// that have none of their own, `line`'s grid times, written on first use); an animation
+    /// without channels is left out.
     fn push_animation(
         &mut self,
         scene: &Scene,
         a: usize,
         ctx: &AnimContext,
         outputs: Vec<Output>,
-        times: &[f32],
+        line: &Timeline,
     ) {
         let node_index = |k: usize| {
             if k < scene.nodes.len() {
@@ -395,7 +429,7 @@ impl Out {
             let input = match own_input {
                 Some(input) => input,
                 None => *input.get_or_insert_with(|| {
-                    let data: Vec<[f32; 1]> = times.iter().map(|&t| [t]).collect();
+                    let data: Vec<[f32; 1]> = line.times().iter().map(|&t| [t]).collect();
                     self.floats(&data, json::accessor::Type::Scalar, None, true)
                 }),
             };
@@ -564,10 +598,10 @@ enum Floats {
     Rotation(Vec<DQuat>),
 }
 
-/// The sample frames and times of `anim`: the written range ([`keep::written_range`]) sampled
-/// at every frame, or every `fps / resample_fps` frames, with every key and the instant
-/// before every jump ([`keep::sample_frames`]); of frames that fall on one `f32` time the
-/// first is kept.
+/// The timeline of `anim`: the written range ([`keep::written_range`]) and the grid that
+/// samples it at every frame, or every `fps / resample_fps` frames, with every key and the
+/// instant before every jump ([`keep::sample_frames`]; of frames that fall on one `f32` time
+/// the first is kept), made when first asked for.
 fn timeline(anim: &Animation, resample_fps: Option<f64>) -> Timeline {
     let fps = if anim.fps.is_finite() && anim.fps > 0.0 { anim.fps } else { THREE_DS_FPS };
     let step = resample_fps.filter(|r| r.is_finite() && *r > 0.0).map(|r| fps / r).unwrap_or(1.0);
@@ -577,17 +611,7 @@ fn timeline(anim: &Animation, resample_fps: Option<f64>) -> Timeline {
     // The sampling grid runs from the animation's first frame (keys before frame 0 keep
     // their phase), from `start` on.
     let anchor = if anim.frame_range.0.is_finite() { anim.frame_range.0.min(start) } else { start };
-    let all = keep::sample_frames((start, end), anchor, step, &keys);
-    let mut times: Vec<f32> = Vec::with_capacity(all.len());
-    let mut frames = Vec::with_capacity(all.len());
-    for f in all {
-        let t = (f / fps) as f32;
-        if times.last().is_none_or(|&l| t > l) {
-            times.push(t);
-            frames.push(f);
-        }
-    }
-    Timeline { fps, range: (start, end), anchor, frames, times }
+    Timeline { fps, range: (start, end), anchor, step, keys, grid: std::cell::OnceCell::new() }
 }
 
 /// The samples that need the evaluated scene: of the targets whose glTF TRS is not their own
@@ -597,14 +621,15 @@ fn timeline(anim: &Animation, resample_fps: Option<f64>) -> Timeline {
 /// change over the animation (no channel on it, its ancestors or, for a helper, its aim
 /// target: [`varying_targets`]) holds its value at the first sample; so does a morph node
 /// whose mesh no channel drives. Per frame only the moving targets and what they depend on are
-/// posed ([`PartialPose`]).
+/// posed ([`PartialPose`]). Samples are taken at the frames of `line`'s grid, which is only
+/// made when there is a pose target or a morph node.
 fn pose_samples(
     scene: &Scene,
     a: usize,
     ctx: &AnimContext,
     direct: &[bool],
     rests: &[(DVec3, DQuat, DVec3)],
-    frames: &[f64],
+    line: &Timeline,
 ) -> Samples {
     let (helpers, morph_nodes) = (ctx.helpers, ctx.morph_nodes);
     let targets = rests.len();
@@ -618,9 +643,11 @@ fn pose_samples(
         mw: vec![Vec::new(); morph_nodes.len()],
     };
     let weights = |w: Vec<f64>| w.into_iter().map(|w| if w.is_finite() { w as f32 } else { 0.0 });
-    if let Some(&first) =
-        frames.first().filter(|_| !pose_targets.is_empty() || !morph_nodes.is_empty())
-    {
+    if pose_targets.is_empty() && morph_nodes.is_empty() {
+        return s;
+    }
+    let frames = line.frames();
+    if let Some(&first) = frames.first() {
         let pose = scene.evaluate(Some(a), Time::Frame(first));
         let unaimed = unaimed_world(scene, &pose);
         for &k in pose_targets.iter().filter(|&&k| !varies[k]) {

@@ -614,6 +614,26 @@ mod tests {
         assert!(errors.is_empty(), "{errors:?}");
     }
 
+    /// A fan of 1,100 triangles around vertex 0 (valence 1,100 > 1,024) keeps its source
+    /// order, whose ACMR is the 1,102 vertices plus vertex 0 again each time the 24-entry
+    /// FIFO has pushed it out (45 times, counted by hand-simulating the FIFO), over 1,100
+    /// triangles; a fan of
+    /// 100 triangles goes through meshopt, and its order never loads more vertices than the
+    /// source.
+    #[test]
+    fn a_vertex_past_the_valence_bound_keeps_the_source_order() {
+        let fan = |n: u32| -> Vec<u32> { (1..=n).flat_map(|k| [0, k, k + 1]).collect() };
+        let big = fan(1100);
+        let (list, before, after) = optimize(&big, 1102);
+        assert_eq!(list, big);
+        assert!((before - 1147.0 / 1100.0).abs() < 1e-6, "{before}");
+        assert_eq!(before, after);
+        let small = fan(100);
+        let (list, before, after) = optimize(&small, 102);
+        assert_eq!(list.len(), small.len());
+        assert!(after <= before + 1e-9, "{before} {after}");
+    }
+
     #[test]
     fn surfaces_split_below_65536_vertices_and_keep_every_triangle() {
         // 23,334 triangles with unshared corners: 70,002 vertices.

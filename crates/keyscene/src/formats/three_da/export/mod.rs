@@ -14,7 +14,8 @@
 //!   groups, else the source's normals, else flat), computed in the baked frame. UV set 0 → texcoord 0 (and tangents from it where the source has none), UV set 1 → the lightmap stream,
 //!   further sets dropped.
 //! - **Index tables**: the list reordered by `meshopt::optimize_vertex_cache` (kept in source
-//!   order when that has the lower ACMR); the strip made from it by `meshopt::stripify` (no
+//!   order when that has the lower ACMR or a vertex is in more than
+//!   1,024 triangles: the optimizer is quadratic in valence); the strip made from it by `meshopt::stripify` (no
 //!   restart index: stitched with degenerate triangles). ACMR is measured by
 //!   `meshopt::analyze_vertex_cache` for a 24-entry FIFO cache (GeForce3) before and after.
 //! - **Skinning**: a mesh whose skin's joints are all entities below index 256 is written

@@ -63,12 +63,19 @@ pub fn primitives(mesh: &Mesh, bake: DMat4) -> (Vec<Primitive>, usize) {
         let b = mesh.binormals.as_ref().and_then(|a| a.get(v, c, p));
         source_tangent(t, b, n, bake).unwrap_or([0.0; 4])
     };
-    // (vertex, normal, UV sets: the first INLINE_UV_SETS inline, any further ones in the Vec
-    // (empty, so unallocated, for almost every mesh), colour, tangent) as bits.
-    const INLINE_UV_SETS: usize = 4;
-    type Key = (u32, [u32; 3], [[u32; 2]; INLINE_UV_SETS], Vec<[u32; 2]>, [u32; 4], [u32; 4]);
-    let mut prims: Vec<(Primitive, foldhash::HashMap<Key, u32>)> = Vec::new();
+    // A corner's glTF vertex is the one of its primitive with the same source vertex and the
+    // same normal, UVs, colour and tangent bits (as written: non-finite values zeroed). The
+    // glTF vertices made so far of each source vertex are chained through `links` from
+    // `head` (prim, glTF index, next link), and a corner compares its values with the few
+    // on its vertex's chain: no key built or hashed per corner (hashing 100-byte keys was a
+    // third of converting a large mesh).
+    const NONE: u32 = u32::MAX;
+    let mut head: Vec<u32> = vec![NONE; positions.len()];
+    let mut links: Vec<(u32, u32, u32)> = Vec::new();
+    let mut prims: Vec<Primitive> = Vec::new();
     let mut bad = 0;
+    // The UVs of the current corner, one per set, as written (V flipped, non-finite zeroed).
+    let mut uv: Vec<[f32; 2]> = Vec::with_capacity(mesh.uv_sets.len());
     // The glTF vertex of each corner of the current polygon, filled in triangle order (the
     // order vertices are numbered in) the first time a triangle uses the corner.
     let mut memo: Vec<u32> = Vec::new();
@@ -78,80 +85,71 @@ pub fn primitives(mesh: &Mesh, bake: DMat4) -> (Vec<Primitive>, usize) {
         if poly.iter().any(|&v| v as usize >= positions.len()) {
             continue;
         }
-        let k = match prims.iter().position(|(pr, _)| pr.material_slot == slot) {
+        let k = match prims.iter().position(|pr| pr.material_slot == slot) {
             Some(k) => k,
             None => {
-                let prim = Primitive {
+                prims.push(Primitive {
                     material_slot: slot,
                     uvs: vec![Vec::new(); mesh.uv_sets.len()],
                     colors: colors.map(|_| Vec::new()),
                     tangents: mesh.tangents.as_ref().map(|_| Vec::new()),
                     ..Primitive::default()
-                };
-                prims.push((prim, foldhash::HashMap::default()));
+                });
                 prims.len() - 1
             }
         };
-        let (prim, seen) = &mut prims[k];
+        let prim = &mut prims[k];
         let corners = mesh.polygon_corners(p);
         let mut vertex_of = |c: usize| -> u32 {
             let v = mesh.corner_vertices[c];
-            let mut pos = positions[v as usize].as_vec3().to_array();
             let mut n = normals[c].to_array();
-            let uv_of = |s: &crate::scene::UvSet| {
-                let mut t = s.uvs.get(v, c, p).map(|t| [t.x, 1.0 - t.y]).unwrap_or([0.0, 0.0]);
-                let b = finite(&mut t);
-                (t, b)
-            };
-            let mut inline = [[0u32; 2]; INLINE_UV_SETS];
-            let mut more: Vec<[u32; 2]> = Vec::new();
-            for (k, set) in mesh.uv_sets.iter().enumerate() {
-                let (t, b) = uv_of(set);
-                bad += b;
-                match inline.get_mut(k) {
-                    Some(slot) => *slot = t.map(f32::to_bits),
-                    None => more.push(t.map(f32::to_bits)),
-                }
+            uv.clear();
+            for set in &mesh.uv_sets {
+                let mut t = set.uvs.get(v, c, p).map(|t| [t.x, 1.0 - t.y]).unwrap_or([0.0, 0.0]);
+                bad += finite(&mut t);
+                uv.push(t);
             }
             let mut col =
                 colors.and_then(|a| a.get(v, c, p)).map(|c| c.to_array()).unwrap_or([1.0; 4]);
+            // Counted per corner, as every value of the corner is.
+            let mut pos = positions[v as usize].as_vec3().to_array();
             bad += finite(&mut pos) + finite(&mut col);
             if finite(&mut n) > 0 {
                 n = FALLBACK_NORMAL.to_array();
             }
             let tan = tangent_of(v, c, p, n);
-            // The UVs as written: the bits back to floats (exact; non-finite ones were zeroed).
-            let extra = more.clone();
-            let uv_at = |k: usize| -> [f32; 2] {
-                inline
-                    .get(k)
-                    .copied()
-                    .unwrap_or_else(|| extra[k - INLINE_UV_SETS])
-                    .map(f32::from_bits)
-            };
-            let key = (
-                v,
-                n.map(f32::to_bits),
-                inline,
-                more,
-                col.map(f32::to_bits),
-                tan.map(f32::to_bits),
-            );
-            *seen.entry(key).or_insert_with(|| {
-                prim.positions.push(pos);
-                prim.source_vertices.push(v);
-                prim.normals.push(n);
-                for (k, set) in prim.uvs.iter_mut().enumerate() {
-                    set.push(uv_at(k));
+            let same =
+                |a: &[f32], b: &[f32]| a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits());
+            let mut at = head[v as usize];
+            while at != NONE {
+                let (pk, i, next) = links[at as usize];
+                let i_ = i as usize;
+                if pk as usize == k
+                    && same(&prim.normals[i_], &n)
+                    && prim.uvs.iter().zip(&uv).all(|(set, t)| same(&set[i_], t))
+                    && prim.colors.as_ref().is_none_or(|cl| same(&cl[i_], &col))
+                    && prim.tangents.as_ref().is_none_or(|ts| same(&ts[i_], &tan))
+                {
+                    return i;
                 }
-                if let Some(cl) = &mut prim.colors {
-                    cl.push(col);
-                }
-                if let Some(ts) = &mut prim.tangents {
-                    ts.push(tan);
-                }
-                (prim.positions.len() - 1) as u32
-            })
+                at = next;
+            }
+            prim.positions.push(pos);
+            prim.source_vertices.push(v);
+            prim.normals.push(n);
+            for (set, &t) in prim.uvs.iter_mut().zip(&uv) {
+                set.push(t);
+            }
+            if let Some(cl) = &mut prim.colors {
+                cl.push(col);
+            }
+            if let Some(ts) = &mut prim.tangents {
+                ts.push(tan);
+            }
+            let i = (prim.positions.len() - 1) as u32;
+            links.push((k as u32, i, head[v as usize]));
+            head[v as usize] = (links.len() - 1) as u32;
+            i
         };
         memo.clear();
         memo.resize(poly.len(), u32::MAX);
@@ -162,8 +160,7 @@ pub fn primitives(mesh: &Mesh, bake: DMat4) -> (Vec<Primitive>, usize) {
             prim.indices.push(memo[corner]);
         }
     }
-    let mut out: Vec<Primitive> =
-        prims.into_iter().map(|(p, _)| p).filter(|p| !p.indices.is_empty()).collect();
+    let mut out: Vec<Primitive> = prims.into_iter().filter(|p| !p.indices.is_empty()).collect();
     // Vertices no triangle uses still belong to the mesh (lib3ds's bounding box and centroid
     // count them): they ride along in the first primitive, unreferenced by its indices.
     if let Some(first) = out.first_mut() {

@@ -330,12 +330,16 @@ fn surfaces(
     let by_material = triangles_by_material(mesh, &corners.pos, g.determinant() < 0.0, table);
     // Each corner's key is built once, however many triangles (and surfaces) use it.
     let mut keys: Vec<Option<VKey>> = vec![None; mesh.corner_vertices.len()];
+    // Per corner: (stream number, index in that stream); stream numbers start at 1.
+    let mut memo: Vec<(u32, u16)> = vec![(0, 0); mesh.corner_vertices.len()];
+    let mut streams = 0u32;
     let mut built = Vec::new();
     let mut warnings = Vec::new();
     for (material, tris) in by_material {
         let mut start = 0;
         while start < tris.len() {
-            let (stream, end) = Stream::fill(&corners, &mut keys, &tris, start);
+            streams += 1;
+            let (stream, end) = Stream::fill(&corners, &mut keys, &mut memo, streams, &tris, start);
             if end < tris.len() {
                 warnings.push(format!(
                     "{name}: surface split at {} vertices (u16 indices)",
@@ -405,27 +409,49 @@ struct Stream {
 impl Stream {
     /// The triangles `tris[start..]` that fit one surface (its stream stays within
     /// [`MAX_SURFACE_VERTICES`]), and the index of the first one left out. `keys` caches
-    /// [`Corners::key`] per corner.
+    /// [`Corners::key`] per corner; `memo` caches per corner its index in the stream being
+    /// filled, stamped with `stream` (a number of its own per stream), so a corner that
+    /// several triangles of its polygon use is looked up once.
     fn fill(
         corners: &Corners,
         keys: &mut [Option<VKey>],
+        memo: &mut [(u32, u16)],
+        stream: u32,
         tris: &[[usize; 3]],
         start: usize,
     ) -> (Stream, usize) {
         let mut s = Stream::default();
         let mut end = start;
         while end < tris.len() {
-            let tri = tris[end].map(|c| *keys[c].get_or_insert_with(|| corners.key(c)));
-            // The distinct keys of the triangle not in the stream yet.
-            let new = (0..3)
-                .filter(|&i| !tri[..i].contains(&tri[i]) && !s.map.contains_key(&tri[i]))
-                .count();
+            let tri = tris[end];
+            // Each corner's stream index where it is known: from the memo, else by its key.
+            let mut at: [Option<u16>; 3] = [None; 3];
+            let mut new = 0;
+            for i in 0..3 {
+                let c = tri[i];
+                if memo[c].0 == stream {
+                    at[i] = Some(memo[c].1);
+                    continue;
+                }
+                let k = *keys[c].get_or_insert_with(|| corners.key(c));
+                at[i] = s.map.get(&k).copied();
+                // A distinct key not in the stream yet (two corners of a triangle may share one).
+                let repeated = (0..i).any(|j| at[j].is_none() && keys[tri[j]] == Some(k));
+                if at[i].is_none() && !repeated {
+                    new += 1;
+                }
+            }
             if s.map.len() + new > MAX_SURFACE_VERTICES {
                 break;
             }
-            for k in tri {
-                let i = s.index(k);
-                s.list.push(u32::from(i));
+            for i in 0..3 {
+                let c = tri[i];
+                let ix = match at[i] {
+                    Some(ix) => ix,
+                    None => s.index(keys[c].expect("the key was made above")),
+                };
+                memo[c] = (stream, ix);
+                s.list.push(u32::from(ix));
             }
             end += 1;
         }

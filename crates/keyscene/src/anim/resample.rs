@@ -184,6 +184,76 @@ pub fn channel_span(target: &ChannelTarget) -> Span {
     }
 }
 
+/// Where `target`'s value can bend, as sorted, disjoint frame intervals (each its first and
+/// last frame): the key segments of its tracks that do not hold a value, merged where they
+/// touch. A segment that leaves its key with [`Interpolation::Step`] or
+/// [`Interpolation::StepNext`] holds a value between its keys (it jumps at a key, where the
+/// writers seed already), so it adds none; neither does a track of one key. `None` where the
+/// value can bend anywhere: a track that repeats or cycles outside its keys (3DS repeat, FBX
+/// `R`/`A`/`M`) or has a key at a non-finite frame, and values FBX animation layers blend.
+/// [`channel_span`] is the hull of these intervals; a stepped track of keys spread over ten
+/// million frames (`maya_huge_stepped_tangents`) bends nowhere, where its hull asked for
+/// seeds across the whole range.
+pub fn bending_intervals(target: &ChannelTarget) -> Option<Vec<(f64, f64)>> {
+    use crate::anim::{Extrapolation, Interpolation};
+    fn track<T>(t: &Track<T>, out: &mut Vec<(f64, f64)>) -> Option<()> {
+        let cycles =
+            |e: Extrapolation| matches!(e, Extrapolation::Repeat | Extrapolation::Cycle { .. });
+        if t.keys.len() < 2 {
+            return Some(());
+        }
+        let ends = t.keys.first().zip(t.keys.last());
+        if cycles(t.before)
+            || cycles(t.after)
+            || ends.is_none_or(|(a, b)| !(a.frame.is_finite() && b.frame.is_finite()))
+        {
+            return None;
+        }
+        for w in t.keys.windows(2) {
+            let holds = matches!(w[0].interpolation, Interpolation::Step | Interpolation::StepNext);
+            if !holds && w[1].frame > w[0].frame {
+                out.push((w[0].frame, w[1].frame));
+            }
+        }
+        Some(())
+    }
+    let mut out = Vec::new();
+    let each = |xyz: &[Option<Track<f64>>; 3], out: &mut Vec<(f64, f64)>| {
+        xyz.iter().flatten().try_for_each(|t| track(t, out))
+    };
+    match target {
+        ChannelTarget::Translation(t) | ChannelTarget::Scale(t) | ChannelTarget::Color(t) => {
+            track(t, &mut out)
+        }
+        ChannelTarget::Rotation(RotationTrack::Quat(t)) => track(t, &mut out),
+        ChannelTarget::Rotation(RotationTrack::Relative(t)) => track(t, &mut out),
+        ChannelTarget::Rotation(RotationTrack::Euler { xyz, .. }) => each(xyz, &mut out),
+        ChannelTarget::TranslationXyz(xyz) | ChannelTarget::ScaleXyz(xyz) => each(xyz, &mut out),
+        ChannelTarget::Hidden(t) => track(t, &mut out),
+        ChannelTarget::Morph(t) => track(t, &mut out),
+        ChannelTarget::Fov(t)
+        | ChannelTarget::Roll(t)
+        | ChannelTarget::Hotspot(t)
+        | ChannelTarget::Falloff(t) => track(t, &mut out),
+        ChannelTarget::Property { track: t, .. } => track(t, &mut out),
+        ChannelTarget::Layered(_) => None,
+    }?;
+    Some(merge_intervals(out))
+}
+
+/// `intervals` sorted and merged where they overlap or touch.
+pub fn merge_intervals(mut intervals: Vec<(f64, f64)>) -> Vec<(f64, f64)> {
+    intervals.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mut out: Vec<(f64, f64)> = Vec::with_capacity(intervals.len());
+    for (a, b) in intervals {
+        match out.last_mut() {
+            Some(last) if a <= last.1 => last.1 = last.1.max(b),
+            _ => out.push((a, b)),
+        }
+    }
+    out
+}
+
 /// The most a rotation channel's seeds turn between them before the error test (radians):
 /// an eighth of a turn, so that the quarter, half and three-quarter points see every turn and
 /// a TCB segment's overshoot has room within the interval.
@@ -1016,6 +1086,42 @@ mod tests {
         let s = Sampled { frames, values, capped: false };
         let t = thin(s, &Rotations { size: 1.0 }, 1e-9);
         assert_eq!(t.frames, [0.0, 3.0, 6.0, 9.0, 12.0]);
+    }
+
+    /// Keys at 0 (linear), 10 (step), 20 (step-next), 30 (linear), 40: the value bends on
+    /// 0..10 and 30..40 only; an Euler track whose other component is linear on 5..15 joins
+    /// 0..15; a cycling track, or a layered blend, bends anywhere.
+    #[test]
+    fn stepped_segments_do_not_bend() {
+        use crate::anim::{Extrapolation, Interpolation, Key};
+        let key = |frame: f64, interpolation: Interpolation<f64>| Key {
+            frame,
+            value: frame,
+            interpolation,
+        };
+        let t = Track::new(vec![
+            key(0.0, Interpolation::Linear),
+            key(10.0, Interpolation::Step),
+            key(20.0, Interpolation::StepNext),
+            key(30.0, Interpolation::Linear),
+            key(40.0, Interpolation::Linear),
+        ]);
+        let x = ChannelTarget::TranslationXyz([Some(t.clone()), None, None]);
+        assert_eq!(bending_intervals(&x), Some(vec![(0.0, 10.0), (30.0, 40.0)]));
+        let y = Track::new(vec![key(5.0, Interpolation::Linear), key(15.0, Interpolation::Linear)]);
+        let both = ChannelTarget::TranslationXyz([Some(t.clone()), Some(y), None]);
+        assert_eq!(bending_intervals(&both), Some(vec![(0.0, 15.0), (30.0, 40.0)]));
+        let mut cyc = t;
+        cyc.after = Extrapolation::Repeat;
+        assert_eq!(
+            bending_intervals(&ChannelTarget::TranslationXyz([Some(cyc), None, None])),
+            None
+        );
+        let one = Track::new(vec![key(3.0, Interpolation::Linear)]);
+        assert_eq!(
+            bending_intervals(&ChannelTarget::TranslationXyz([Some(one), None, None])),
+            Some(vec![])
+        );
     }
 
     #[test]

@@ -554,23 +554,26 @@ fn drives(channel: &ChannelTarget, part: usize) -> bool {
 /// The seeds of part `part` (0 translation, 1 rotation, 2 scale) of an own-TRS node with
 /// these `channels`, over the written range: its ends, every key of the channels driving the
 /// part and the instant before every jump ([`resample::seed_frames`]), and every frame where
-/// the part can bend ([`resample::channel_span`]; a coarser even grid past a quarter of the
-/// budget), so that the written curve passes through the source at every frame.
+/// the part can bend ([`resample::bending_intervals`]; a coarser even grid past a quarter of
+/// the budget), so that the written curve passes through the source at every frame.
 fn part_seeds(channels: &[&ChannelTarget], part: usize, line: &Timeline) -> Vec<f64> {
     let driving: Vec<&ChannelTarget> =
         channels.iter().filter(|c| drives(c, part)).copied().collect();
     let keys: Vec<Vec<f64>> = driving.iter().flat_map(|c| keep::key_frames(c)).collect();
     let mut seeds = resample::seed_frames(line.range, keys.iter().map(Vec::as_slice));
-    let span = driving.iter().fold(resample::Span::Still, |s, c| s.join(resample::channel_span(c)));
     let (lo, hi) = line.range;
-    let bends = match span {
-        resample::Span::Still => None,
-        resample::Span::Within(a, b) => Some((a.max(lo), b.min(hi))),
-        resample::Span::Anywhere => Some((lo, hi)),
-    };
-    if let Some((a, b)) = bends.filter(|(a, b)| a < b) {
-        let step = ((hi - lo) / (resample::ADAPTIVE_BUDGET / 4) as f64).max(1.0);
+    let bends: Vec<(f64, f64)> = driving
+        .iter()
+        .map(|c| resample::bending_intervals(c))
+        .collect::<Option<Vec<_>>>()
+        .map_or_else(|| vec![(lo, hi)], |each| resample::merge_intervals(each.concat()));
+    let step = ((hi - lo) / (resample::ADAPTIVE_BUDGET / 4) as f64).max(1.0);
+    let mut grew = false;
+    for (a, b) in bends.into_iter().map(|(a, b)| (a.max(lo), b.min(hi))).filter(|(a, b)| a < b) {
         seeds.extend(keep::sample_frames((a, b), line.anchor, step, &keys));
+        grew = true;
+    }
+    if grew {
         seeds.sort_by(f64::total_cmp);
         seeds.dedup_by(|b, a| *b - *a < resample::MERGE);
     }

@@ -112,8 +112,14 @@ impl Out {
         min_max: bool,
     ) -> json::Index<json::Accessor> {
         let view = self.view_filled(data.len() * N * 4, target, |bin| {
-            for x in data.iter().flatten() {
-                bin.extend_from_slice(&x.to_le_bytes());
+            // glTF buffers are little-endian: on a little-endian machine the floats' memory
+            // is their bytes as written, copied at once.
+            if cfg!(target_endian = "little") {
+                bin.extend_from_slice(bytemuck::cast_slice::<f32, u8>(data.as_flattened()));
+            } else {
+                for x in data.iter().flatten() {
+                    bin.extend_from_slice(&x.to_le_bytes());
+                }
             }
         });
         let (min, max) = if min_max {

@@ -766,7 +766,9 @@ pub fn raw(file: &std::path::Path, out: &mut dyn std::io::Write) -> Result<(), C
             file.display()
         )));
     }
+    // The parser leaves zlib arrays compressed; a corrupt one fails here, as in a load.
     let doc = keyscene::formats::fbx::parse(&bytes, &keyscene::limits::Limits::default())
+        .and_then(|doc| doc.check_arrays().map(|()| doc))
         .map_err(|e| CliError::Msg(format!("{}: {e}", file.display())))?;
     crate::emit(out, &keyscene::formats::fbx::dump(&doc))
 }

@@ -93,7 +93,7 @@ use glam::DVec3;
 
 use super::objects::{ConnectionKind, Object, ObjectGraph, PropCache};
 use super::shared::{rotation_setup, ImportIds};
-use super::tree::{ArrayType, Encoding, NodeRef};
+use super::tree::{Array, ArrayType, Encoding, NodeRef};
 use crate::anim::curve::{
     auto_slope, auto_slope_one_side, morph_weight_property, tcb_slopes, AutoRules,
 };
@@ -144,21 +144,32 @@ struct RawKey {
 /// The curve's attribute floats, bit-exact (see the module docs for the ASCII rule), from its
 /// `KeyAttrDataFloat` record.
 fn attr_floats(doc_version: u32, encoding: Encoding, record: Option<NodeRef<'_, '_>>) -> Vec<f32> {
-    let Some(arr) = record.and_then(array_of) else {
+    let Some((record, arr)) = record.and_then(|r| Some((r, array_of(r)?))) else {
         return Vec::new();
     };
-    match arr.ty() {
+    record.decoded(match arr.ty() {
         ArrayType::F32 => arr.to_f32_vec(),
         ArrayType::I32 | ArrayType::I64 if encoding == Encoding::Ascii || doc_version >= 7200 => {
-            arr.to_i64_vec().into_iter().map(|v| f32::from_bits(v as i32 as u32)).collect()
+            arr.to_i64_vec()
+                .map(|v| v.into_iter().map(|v| f32::from_bits(v as i32 as u32)).collect())
         }
         _ => arr.to_f32_vec(),
-    }
+    })
 }
 
 /// The first array among a record's values (as [`NodeRef::child_array`] takes it).
-fn array_of<'d, 'a>(record: NodeRef<'d, 'a>) -> Option<&'d super::tree::Array<'a>> {
-    record.properties().iter().find_map(super::tree::Property::as_array)
+fn array_of<'d, 'a>(record: NodeRef<'d, 'a>) -> Option<&'d Array<'a>> {
+    record.first_array()
+}
+
+/// The first array of `record` read by `f`; empty without one. A read that fails (a corrupt
+/// zlib stream) reads as empty and its error is kept in the document
+/// ([`NodeRef::decoded`]), which fails the load.
+fn read_array<'d, 'a, T: Default>(
+    record: Option<NodeRef<'d, 'a>>,
+    f: impl FnOnce(&'d Array<'a>) -> Result<T, super::Error>,
+) -> T {
+    record.and_then(|n| Some(n.decoded(f(array_of(n)?)))).unwrap_or_default()
 }
 
 fn extrapolation(node: NodeRef<'_, '_>, name: &str) -> Extrapolation {
@@ -232,13 +243,13 @@ pub fn read_curve(
     fps: f64,
 ) -> Result<Track<f64>, String> {
     let r = CurveRecords::of(node);
-    let times = r.key_time.and_then(array_of).map(|a| a.to_i64_vec()).unwrap_or_default();
-    let values = r.key_value.and_then(array_of).map(|a| a.to_f64_vec()).unwrap_or_default();
+    let times = read_array(r.key_time, Array::to_i64_vec);
+    let values = read_array(r.key_value, Array::to_f64_vec);
     if times.len() != values.len() {
         return Err(format!("{} key times but {} values", times.len(), values.len()));
     }
-    let flags = r.attr_flags.and_then(array_of).map(|a| a.to_i32_vec()).unwrap_or_default();
-    let refs = r.attr_refs.and_then(array_of).map(|a| a.to_i32_vec()).unwrap_or_default();
+    let flags = read_array(r.attr_flags, Array::to_i32_vec);
+    let refs = read_array(r.attr_refs, Array::to_i32_vec);
     let data = attr_floats(doc_version, encoding, r.attr_data);
     // Same size and alignment: collected in place, no second buffer.
     let secs: Vec<f64> = times.into_iter().map(|t| t as f64 / ktime as f64).collect();
@@ -931,7 +942,7 @@ fn read_take_curve(
     for p in key.properties() {
         use super::tree::Property as P;
         match p {
-            P::Array(a) => data.extend(a.to_f64_vec()),
+            P::Array(a) => data.extend(key.decoded(a.to_f64_vec())),
             P::Raw(text) => super::ascii::key_list_values(text, &mut data),
             P::String(s) => data.push(f64::from(s.first().copied().unwrap_or(0))),
             P::Bool(b) => data.push(f64::from(*b)),

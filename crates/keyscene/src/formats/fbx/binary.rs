@@ -21,16 +21,23 @@
 //!
 //! Arrays (`b i l f d`, and `c` for bytes, which the seed does not list but assimp's corpus
 //! files use) are `u32 count, u32 encoding, u32 stored bytes` then the data:
-//! encoding 0 stores `count × size` bytes (borrowed as they are), encoding 1 a zlib stream
-//! (RFC 1950) that inflates to exactly `count × size` bytes. Before allocating, the declared
-//! size is checked against [`Limits`] and against 1032× the stored bytes (deflate cannot
-//! expand further: 258-byte matches in ≥ 2-bit codes), so a small file cannot ask for a
-//! large buffer.
+//! encoding 0 stores `count × size` bytes, encoding 1 a zlib stream (RFC 1950) that inflates
+//! to exactly `count × size` bytes. Both are borrowed as they are: the parser inflates
+//! nothing. Before an array is accepted, its declared size is checked against [`Limits`] and,
+//! for zlib, against 1032× the stored bytes (deflate cannot expand further: 258-byte matches
+//! in ≥ 2-bit codes), so a small file cannot make a read ask for a large buffer.
 //!
-//! Inflate uses libdeflate (`libdeflater`), one decompressor per file, writing straight into
-//! the array's buffer. Measured against flate2 with the zlib-rs backend on the corpus's
-//! binary benchmark files (`benches/fbx_parse.rs`): 692 vs 452 MB/s for the whole parse. A
-//! stream that would inflate past the declared size is an error, as is one that stops short.
+//! A zlib array is inflated when it is read ([`Array`]): by libdeflate (`libdeflater`), one
+//! decompressor per thread, straight into the vector the read returns when it asks for the
+//! stored type (measured against flate2 with the zlib-rs backend on the corpus's binary
+//! benchmark files, when the parser inflated every array: 692 vs 452 MB/s for the whole
+//! parse). A stream that would inflate past the declared size is an error of that read, as
+//! is one that stops short or is corrupt; [`super::read`] checks the arrays no read inflated
+//! ([`Document::check_arrays`]), so that a corrupt array still fails the load.
+//!
+//! Before stop 29 (issue 16 goal 8) the parser inflated every zlib array into the tree, which
+//! then held them all beside the scene being built: 162 MB of the 358 MB heap peak of
+//! loading `mesh_heavy_7400_binary.fbx` (54 MB). Now only the array being read is inflated.
 
 use std::borrow::Cow;
 
@@ -82,7 +89,6 @@ pub fn parse<'a>(bytes: &'a [u8], limits: &Limits) -> Result<Document<'a>, Error
         be: doc.big_endian,
         wide: doc.version >= WIDE_RECORDS_FROM,
         limits,
-        inflater: None,
         stack: Vec::new(),
         doc,
     };
@@ -115,7 +121,6 @@ struct Parser<'a, 'l> {
     be: bool,
     wide: bool,
     limits: &'l Limits,
-    inflater: Option<libdeflater::Decompressor>,
     stack: Vec<Open>,
     doc: Document<'a>,
 }
@@ -446,7 +451,10 @@ impl<'a> Parser<'a, '_> {
     }
 
     /// Decodes an array property whose 12-byte header starts at `body` (`left` bytes remain in
-    /// the record's properties). Returns the array and the bytes it took.
+    /// the record's properties). Returns the array and the bytes it took. Not inlined: arrays
+    /// are rare among properties, and inlined into [`Parser::properties`] this made the loop
+    /// over every scalar slower (callgrind).
+    #[inline(never)]
     fn array(
         &mut self,
         node: u32,
@@ -505,7 +513,7 @@ impl<'a> Parser<'a, '_> {
             ));
         }
         let src = &self.data[body + 12..body + 12 + stored as usize];
-        let data = match encoding {
+        let array = match encoding {
             0 => {
                 if bytes != stored {
                     return Err(self.err_in(
@@ -514,7 +522,7 @@ impl<'a> Parser<'a, '_> {
                         ErrorKind::ArrayTooLarge { count, bytes, left: stored },
                     ));
                 }
-                Cow::Borrowed(src)
+                Array::new(ty, Cow::Borrowed(src), self.be, at)
             }
             1 => {
                 if bytes > stored.saturating_mul(MAX_INFLATE_RATIO) + 64 {
@@ -524,26 +532,11 @@ impl<'a> Parser<'a, '_> {
                         ErrorKind::ArrayTooLarge { count, bytes, left: stored },
                     ));
                 }
-                Cow::Owned(self.inflate(src, bytes as usize).map_err(|k| self.err_in(node, at, k))?)
+                Array::zlib(ty, src, count as usize, self.be, at)
             }
             other => return Err(self.err_in(node, at, ErrorKind::UnknownArrayEncoding(other))),
         };
-        Ok((Array::new(ty, data, self.be, encoding == 1), 12 + stored as usize))
-    }
-
-    /// Inflates a zlib stream into a new buffer of exactly `size` bytes, reusing one
-    /// decompressor for the whole file.
-    fn inflate(&mut self, src: &[u8], size: usize) -> Result<Vec<u8>, ErrorKind> {
-        let z = self.inflater.get_or_insert_with(libdeflater::Decompressor::new);
-        let mut out = vec![0u8; size];
-        match z.zlib_decompress(src, &mut out) {
-            Ok(got) if got == size => Ok(out),
-            Ok(got) => Err(ErrorKind::InflatedSize { expected: size as u64, got: got as u64 }),
-            Err(libdeflater::DecompressionError::InsufficientSpace) => {
-                Err(ErrorKind::InflatedSize { expected: size as u64, got: size as u64 + 1 })
-            }
-            Err(e) => Err(ErrorKind::Inflate(e.to_string())),
-        }
+        Ok((array, 12 + stored as usize))
     }
 }
 
@@ -718,8 +711,11 @@ mod tests {
         assert_eq!(geo.property(2).unwrap().as_str(), Some("Mesh"));
         let v = geo.child_array("Vertices").unwrap();
         assert_eq!(v.ty(), ArrayType::F64);
-        assert_eq!(v.to_f64_vec(), vec![1.0, -2.5, 3.25, 0.0, 1e300, -0.0]);
-        assert_eq!(geo.child_array("PolygonVertexIndex").unwrap().to_i32_vec(), vec![0, 1, -3]);
+        assert_eq!(v.to_f64_vec().unwrap(), vec![1.0, -2.5, 3.25, 0.0, 1e300, -0.0]);
+        assert_eq!(
+            geo.child_array("PolygonVertexIndex").unwrap().to_i32_vec().unwrap(),
+            vec![0, 1, -3]
+        );
         assert_eq!(
             doc.roots().map(|r| r.name()).collect::<Vec<_>>(),
             ["FBXHeaderExtension", "Objects"]
@@ -754,7 +750,6 @@ mod tests {
             be,
             wide: version >= WIDE_RECORDS_FROM,
             limits,
-            inflater: None,
             stack: Vec::new(),
             doc: Document::new(Encoding::Binary),
         };
@@ -802,7 +797,13 @@ mod tests {
             .as_array()
             .unwrap();
         assert!(v.was_compressed());
+        // Not inflated by the parse: the tree holds the stream, borrowed from the file.
+        assert!(!v.is_checked());
+        assert!(v.stored_bytes().len() < 48);
+        assert!(bytes.as_ptr_range().contains(&v.stored_bytes().as_ptr()));
         check_mesh(&doc);
+        assert!(v.is_checked(), "a read that inflated the stream marks it checked");
+        assert_eq!(doc.check_arrays(), Ok(()));
     }
 
     /// Offset of the first array header (its element count) after the `d` type code.
@@ -839,8 +840,62 @@ mod tests {
         let mut bytes = file(7400, false, &mesh(true));
         let at = array_count_at(&bytes);
         bytes[at..at + 4].copy_from_slice(&7u32.to_le_bytes());
-        let e = fbx::parse(&bytes, &Limits::default()).unwrap_err();
+        // The parse checks sizes only; the read that inflates the array finds the mismatch.
+        let doc = fbx::parse(&bytes, &Limits::default()).unwrap();
+        let geo = doc.find(&["Objects", "Geometry"]).unwrap();
+        let e = geo.child_array("Vertices").unwrap().to_f64_vec().unwrap_err();
         assert_eq!(e.kind, ErrorKind::InflatedSize { expected: 56, got: 48 });
+        assert_eq!(e.offset as usize, at - 1);
+        let e = fbx::read(&bytes, &Default::default()).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::InflatedSize { expected: 56, got: 48 });
+        assert_eq!(e.offset as usize, at - 1);
+        assert_eq!(e.path, ["Objects", "Geometry", "Vertices"]);
+    }
+
+    /// A zlib stream with a flipped byte: every read of it is the same typed error, with the
+    /// array's offset, and the record path once a record reads it (`decoded`), and a load
+    /// fails with it whether or not the importer reads the array.
+    #[test]
+    fn corrupt_zlib_stream_is_an_error_of_every_read_and_of_the_load() {
+        let mut bytes = file(7400, false, &mesh(true));
+        let at = array_count_at(&bytes);
+        let stream = at + 12;
+        bytes[stream + 4] ^= 0x55;
+        let doc = fbx::parse(&bytes, &Limits::default()).unwrap();
+        let vertices = doc.find(&["Objects", "Geometry", "Vertices"]).unwrap();
+        let a = vertices.first_array().unwrap();
+        for e in [a.to_f64_vec().unwrap_err(), a.to_i32_vec().unwrap_err(), a.bytes().unwrap_err()]
+        {
+            assert!(
+                matches!(e.kind, ErrorKind::Inflate(_) | ErrorKind::InflatedSize { .. }),
+                "{e}"
+            );
+            assert_eq!((e.offset as usize, e.path.len()), (at - 1, 0));
+        }
+        assert!(!a.is_checked());
+        assert_eq!(vertices.decoded(a.to_f64_vec()), Vec::<f64>::new());
+        let kept = doc.array_error().unwrap();
+        assert_eq!(kept.path, ["Objects", "Geometry", "Vertices"]);
+        assert_eq!(doc.check_arrays().unwrap_err(), *kept);
+        let e = fbx::read(&bytes, &Default::default()).unwrap_err();
+        assert_eq!(e, *kept);
+        assert!(
+            e.to_string().starts_with(&format!(
+                "fbx: Objects › Geometry › Vertices at byte {:#x}: ",
+                at - 1
+            )),
+            "{e}"
+        );
+        // In a record the importer never reads: the load still fails, at the same place.
+        let roots =
+            [n("Unread", vec![], vec![n("Data", vec![P::ArrD(vec![1.0; 40], true)], vec![])])];
+        let mut bytes = file(7400, false, &roots);
+        let at = bytes.windows(5).position(|w| w == b"d\x28\x00\x00\x00").unwrap() + 1;
+        bytes[at + 12 + 4] ^= 0x55;
+        let doc = fbx::parse(&bytes, &Limits::default()).unwrap();
+        let e = doc.check_arrays().unwrap_err();
+        assert_eq!(e.offset as usize, at - 1);
+        assert_eq!(e.path, ["Unread", "Data"]);
     }
 
     #[test]

@@ -82,12 +82,18 @@ use crate::scene::{
 /// Reads an FBX file (binary or ASCII) into a scene and the problems survived.
 ///
 /// A file that ends before its `Objects` record is an error, one that ends before its
-/// `Connections` a warning ([`super::check_complete`]).
+/// `Connections` a warning ([`super::check_complete`]). A zlib array whose stream is corrupt or
+/// inflates to another size than declared is an error ([`super::ErrorKind::Inflate`],
+/// [`super::ErrorKind::InflatedSize`]) at the array's byte offset and record path, whether or
+/// not the import reads it ([`super::Document::check_arrays`]).
 pub fn read(bytes: &[u8], opts: &ReadOptions) -> Result<(Scene, Vec<Warning>), super::Error> {
     let mut doc = super::parse(bytes, &opts.limits)?;
     super::check_complete(&mut doc, bytes.len() as u64)?;
     let graph = ObjectGraph::new(&doc)?;
     let (scene, warnings, _) = import(&graph, opts);
+    // Zlib arrays are inflated as the import reads them: a corrupt one fails the load here,
+    // the first one read, else the first in the file among those the import did not read.
+    doc.check_arrays()?;
     Ok((scene, warnings))
 }
 
@@ -225,22 +231,33 @@ fn axis_vec(a: Axis) -> DVec3 {
     }
 }
 
-/// All numbers of a record's values: one array, or (FBX 6 ASCII) a list of scalars.
+/// All numbers of a record's values: one array, or (FBX 6 ASCII) a list of scalars. An array
+/// that does not inflate reads as empty, its error kept for the end of the load
+/// ([`NodeRef::decoded`]).
 fn numbers_f64(node: NodeRef<'_, '_>) -> Vec<f64> {
     match node.properties() {
-        [Property::Array(a)] => a.to_f64_vec(),
+        [Property::Array(a)] => node.decoded(a.to_f64_vec()),
         list => list.iter().filter_map(Property::as_f64).collect(),
     }
 }
 
 fn numbers_i64(node: NodeRef<'_, '_>) -> Vec<i64> {
     match node.properties() {
-        [Property::Array(a)] => a.to_i64_vec(),
+        [Property::Array(a)] => node.decoded(a.to_i64_vec()),
         list => list
             .iter()
             .filter_map(|p| p.as_i64().or_else(|| p.as_f64().map(|f| f as i64)))
             .collect(),
     }
+}
+
+/// How many numbers [`numbers_i64`] would read from the first child called `name`, without
+/// reading them (a zlib array is not inflated for it).
+fn child_count(node: NodeRef<'_, '_>, name: &str) -> usize {
+    node.child(name).map_or(0, |c| match c.properties() {
+        [Property::Array(a)] => a.len(),
+        list => list.iter().filter(|p| p.as_i64().is_some() || p.as_f64().is_some()).count(),
+    })
 }
 
 fn child_f64(node: NodeRef<'_, '_>, name: &str) -> Vec<f64> {
@@ -1164,7 +1181,7 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
             .map(|e| (e, "MappingInformationType"))
             .or_else(|| geo.child("MaterialAssignation").map(|_| (geo, "MaterialAssignation")));
         let material_layer = material_layer.filter(|&(e, mapping_name)| {
-            let what = if child_i64(e, "Materials").is_empty() {
+            let what = if child_count(e, "Materials") == 0 {
                 "no Materials values"
             } else if child_str(e, mapping_name).is_empty() {
                 "no MappingInformationType"

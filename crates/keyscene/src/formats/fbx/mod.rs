@@ -105,6 +105,12 @@ impl Error {
     pub(crate) fn new(offset: u64, kind: ErrorKind) -> Self {
         Error { offset, path: Vec::new(), kind, line_column: None }
     }
+
+    /// The error with the path of `node` (the record whose value it is about).
+    pub(crate) fn in_record(mut self, node: NodeRef<'_, '_>) -> Self {
+        self.path = node.path();
+        self
+    }
 }
 
 impl fmt::Display for Error {
@@ -210,10 +216,12 @@ pub enum ErrorKind {
     /// An array encoding other than 0 (raw) or 1 (zlib).
     #[error("array encoding {0} (known: 0 raw, 1 zlib)")]
     UnknownArrayEncoding(u32),
-    /// The zlib stream of an array is corrupt.
+    /// The zlib stream of an array is corrupt. Found when the array is read (the parser
+    /// leaves zlib arrays compressed: [`Array`]), with the array's byte offset.
     #[error("zlib: {0}")]
     Inflate(String),
-    /// A zlib array inflated to a size other than the declared one.
+    /// A zlib array inflated to a size other than the declared one (found when it is read,
+    /// as [`ErrorKind::Inflate`]).
     #[error("zlib array inflated to {got} bytes, {expected} declared")]
     InflatedSize {
         /// Declared bytes.
@@ -416,7 +424,8 @@ pub const DUMP_ARRAY_PREVIEW: usize = 6;
 /// indented two spaces per level, `Name: value, value` with strings quoted (non-printable
 /// bytes as `\xNN`, the binary name separator `\0\x01` included) and arrays summarised as
 /// `d[24] (zlib) 1, -1, …` (type code, count, whether stored compressed, first
-/// [`DUMP_ARRAY_PREVIEW`] values).
+/// [`DUMP_ARRAY_PREVIEW`] values; a zlib array that does not inflate shows
+/// `<unreadable: …>` with the reason instead of values).
 pub fn dump(doc: &Document<'_>) -> String {
     let mut out = String::new();
     let enc = match (doc.encoding, doc.big_endian) {
@@ -491,14 +500,26 @@ fn write_property(out: &mut String, p: &Property<'_>, encoding: Encoding) {
             if a.was_compressed() {
                 out.push_str(" (zlib)");
             }
-            for i in 0..a.len().min(DUMP_ARRAY_PREVIEW) {
-                out.push_str(if i == 0 { " " } else { ", " });
-                let _ = match a.ty() {
-                    ArrayType::F32 | ArrayType::F64 => {
-                        write!(out, "{}", a.get_f64(i).unwrap_or_default())
+            // Decoded whole (a zlib array is inflated to show its first values).
+            let preview = match a.ty() {
+                ArrayType::F32 | ArrayType::F64 => a.to_f64_vec().map(|v| {
+                    v.iter().take(DUMP_ARRAY_PREVIEW).map(f64::to_string).collect::<Vec<_>>()
+                }),
+                _ => a.to_i64_vec().map(|v| {
+                    v.iter().take(DUMP_ARRAY_PREVIEW).map(i64::to_string).collect::<Vec<_>>()
+                }),
+            };
+            match preview {
+                Ok(values) => {
+                    for (i, v) in values.iter().enumerate() {
+                        out.push_str(if i == 0 { " " } else { ", " });
+                        out.push_str(v);
                     }
-                    _ => write!(out, "{}", a.get_i64(i).unwrap_or_default()),
-                };
+                }
+                Err(e) => {
+                    let _ = write!(out, " <unreadable: {}>", e.kind);
+                    return;
+                }
             }
             if a.len() > DUMP_ARRAY_PREVIEW {
                 out.push_str(", …");

@@ -4,11 +4,17 @@
 //! Nodes live in one flat arena in pre-order (a node, then its whole subtree), each storing the
 //! index just past its subtree, so the children of a node are found by hopping from subtree end
 //! to subtree end. Properties of all nodes live in a second flat vector; a node owns a
-//! contiguous range of it. Names, strings and raw arrays borrow from the input bytes; only
-//! zlib-compressed arrays (binary) and escaped strings and arrays (ASCII) own their data.
+//! contiguous range of it. Names, strings and binary arrays borrow from the input bytes (a
+//! zlib-compressed array its compressed stream, inflated when it is read: [`Array`]); only
+//! escaped strings and arrays (ASCII) own their data.
 
 use std::borrow::Cow;
+use std::cell::RefCell;
 use std::fmt;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::OnceLock;
+
+use super::{Error, ErrorKind};
 
 /// How the file was encoded (seed 003, "Binary" and "ASCII").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -62,27 +68,35 @@ impl ArrayType {
 
 /// A typed array whose elements stay in their file byte order until read.
 ///
-/// `data` holds exactly `len × ty.size()` bytes: borrowed from the file for uncompressed binary
-/// arrays, owned for zlib-compressed ones (inflated once, at parse time) and for ASCII arrays
-/// (which the ASCII parser stores little-endian). Elements are decoded on access, so a large
-/// array that the importer never reads costs no conversion.
-#[derive(Clone, PartialEq)]
+/// Uncompressed binary arrays borrow their `len × ty.size()` element bytes from the file;
+/// ASCII arrays own theirs (the ASCII parser stores them little-endian). A zlib-compressed
+/// binary array (encoding 1) keeps only its compressed stream, borrowed from the file, and is
+/// inflated each time it is read, into a buffer the read owns and drops: the record tree of a
+/// large file then holds no inflated copy of its arrays, and an array the importer never
+/// reads costs no inflation. The parser has already checked every size against the limits
+/// and against what deflate can produce ([`super::binary`]); a stream that is corrupt or
+/// inflates to another size is an [`Error`] of the read (kinds [`ErrorKind::Inflate`],
+/// [`ErrorKind::InflatedSize`]) at the array's byte offset ([`Array::offset`]), with an empty
+/// record path: [`NodeRef::decoded`] adds the path, and [`Document::check_arrays`] reports the
+/// same for every array no read has inflated yet, as the parser did before it read lazily.
+///
+/// Reads are `Result`s: [`Array::to_f64_vec`], [`Array::to_f32_vec`], [`Array::to_i32_vec`],
+/// [`Array::to_i64_vec`] decode all elements in one pass: a compressed array is inflated
+/// straight into the returned vector when the requested type is the stored one, else into a
+/// per-thread scratch buffer that the conversion reads.
 pub struct Array<'a> {
     ty: ArrayType,
     big_endian: bool,
     compressed: bool,
+    /// Set once the zlib stream has inflated to its declared size (always for other arrays),
+    /// so that [`Document::check_arrays`] does not inflate it again.
+    inflated: AtomicBool,
+    /// Number of elements.
+    len: usize,
+    /// Byte offset of the property (its type code) in the input; 0 for ASCII arrays.
+    offset: u64,
+    /// The element bytes, or the zlib stream of a compressed array.
     data: Cow<'a, [u8]>,
-}
-
-macro_rules! read_elem {
-    ($t:ty, $bytes:expr, $be:expr) => {{
-        let b: [u8; std::mem::size_of::<$t>()] = $bytes.try_into().unwrap();
-        if $be {
-            <$t>::from_be_bytes(b)
-        } else {
-            <$t>::from_le_bytes(b)
-        }
-    }};
 }
 
 /// Every element of `$data` read as `$t` in the byte order `$be` says, mapped by `$f`, into a
@@ -101,17 +115,70 @@ macro_rules! decode_all {
     }};
 }
 
+thread_local! {
+    /// One libdeflate decompressor per thread, reused for every array read on it.
+    static INFLATER: RefCell<Option<libdeflater::Decompressor>> = const { RefCell::new(None) };
+    /// The buffer a compressed array is inflated into when a read converts its elements
+    /// ([`Array::with_elements`]): reused, so that such a read neither allocates nor clears
+    /// one. Words, so that it is aligned for any element type.
+    static SCRATCH: RefCell<Vec<u64>> = const { RefCell::new(Vec::new()) };
+}
+
+/// A [`SCRATCH`] buffer larger than this many bytes is freed after the read, not kept.
+const SCRATCH_KEPT: usize = 4 << 20;
+
+/// Inflates the zlib stream `src` into `out`, which it must fill exactly.
+fn inflate(src: &[u8], out: &mut [u8]) -> Result<(), ErrorKind> {
+    let size = out.len();
+    let got = INFLATER.with(|z| {
+        let mut z = z.borrow_mut();
+        z.get_or_insert_with(libdeflater::Decompressor::new).zlib_decompress(src, out)
+    });
+    match got {
+        Ok(got) if got == size => Ok(()),
+        Ok(got) => Err(ErrorKind::InflatedSize { expected: size as u64, got: got as u64 }),
+        Err(libdeflater::DecompressionError::InsufficientSpace) => {
+            Err(ErrorKind::InflatedSize { expected: size as u64, got: size as u64 + 1 })
+        }
+        Err(e) => Err(ErrorKind::Inflate(e.to_string())),
+    }
+}
+
 impl<'a> Array<'a> {
-    /// An array over `data`, which must hold a whole number of `ty` elements (the parsers check
-    /// this before building one). `compressed` records whether the file stored it with zlib.
-    pub(crate) fn new(
-        ty: ArrayType,
-        data: Cow<'a, [u8]>,
-        big_endian: bool,
-        compressed: bool,
-    ) -> Self {
+    /// An array over the element bytes `data`, which must hold a whole number of `ty`
+    /// elements (the parsers check this before building one).
+    pub(crate) fn new(ty: ArrayType, data: Cow<'a, [u8]>, big_endian: bool, offset: u64) -> Self {
         debug_assert_eq!(data.len() % ty.size(), 0);
-        Array { ty, big_endian, compressed, data }
+        Array {
+            ty,
+            big_endian,
+            compressed: false,
+            inflated: AtomicBool::new(true),
+            len: data.len() / ty.size(),
+            offset,
+            data,
+        }
+    }
+
+    /// A zlib-compressed array of `len` elements whose stream is `stream` (not inflated
+    /// here: see the type's docs). The caller has checked `len × ty.size()` against the
+    /// limits.
+    pub(crate) fn zlib(
+        ty: ArrayType,
+        stream: &'a [u8],
+        len: usize,
+        big_endian: bool,
+        offset: u64,
+    ) -> Self {
+        Array {
+            ty,
+            big_endian,
+            compressed: true,
+            inflated: AtomicBool::new(false),
+            len,
+            offset,
+            data: Cow::Borrowed(stream),
+        }
     }
 
     /// Element type.
@@ -121,12 +188,12 @@ impl<'a> Array<'a> {
 
     /// Number of elements.
     pub fn len(&self) -> usize {
-        self.data.len() / self.ty.size()
+        self.len
     }
 
     /// Whether the array has no elements.
     pub fn is_empty(&self) -> bool {
-        self.data.is_empty()
+        self.len == 0
     }
 
     /// Whether the binary file stored this array zlib-compressed (encoding 1).
@@ -139,94 +206,184 @@ impl<'a> Array<'a> {
         self.big_endian
     }
 
-    /// The element bytes, in the byte order [`Array::is_big_endian`] tells.
-    pub fn bytes(&self) -> &[u8] {
+    /// Byte offset of the array property (its type code) in a binary input, where errors of
+    /// its reads point; 0 for ASCII arrays.
+    pub fn offset(&self) -> u64 {
+        self.offset
+    }
+
+    /// The bytes as the file stores them: the elements, or the zlib stream of a compressed
+    /// array.
+    pub fn stored_bytes(&self) -> &[u8] {
         &self.data
     }
 
-    /// Element `i` converted to `f64` (integers and booleans convert exactly up to 2^53), or
-    /// `None` past the end.
-    pub fn get_f64(&self, i: usize) -> Option<f64> {
-        let s = self.ty.size();
-        let b = self.data.get(i * s..i * s + s)?;
-        let be = self.big_endian;
-        Some(match self.ty {
-            ArrayType::Bool => (b[0] != 0) as u8 as f64,
-            ArrayType::U8 => b[0] as f64,
-            ArrayType::I32 => read_elem!(i32, b, be) as f64,
-            ArrayType::I64 => read_elem!(i64, b, be) as f64,
-            ArrayType::F32 => read_elem!(f32, b, be) as f64,
-            ArrayType::F64 => read_elem!(f64, b, be),
-        })
-    }
-
-    /// Element `i` converted to `i64` (floats truncate toward zero, saturating), or `None` past
-    /// the end.
-    pub fn get_i64(&self, i: usize) -> Option<i64> {
-        let s = self.ty.size();
-        let b = self.data.get(i * s..i * s + s)?;
-        let be = self.big_endian;
-        Some(match self.ty {
-            ArrayType::Bool => (b[0] != 0) as i64,
-            ArrayType::U8 => b[0] as i64,
-            ArrayType::I32 => read_elem!(i32, b, be) as i64,
-            ArrayType::I64 => read_elem!(i64, b, be),
-            ArrayType::F32 => read_elem!(f32, b, be) as i64,
-            ArrayType::F64 => read_elem!(f64, b, be) as i64,
-        })
-    }
-
-    /// All elements as `f64`, decoded in one pass.
-    pub fn to_f64_vec(&self) -> Vec<f64> {
-        let be = self.big_endian;
-        match self.ty {
-            ArrayType::F64 => decode_all!(self.data, be, f64, |v: f64| v),
-            ArrayType::F32 => {
-                decode_all!(self.data, be, f32, |v: f32| v as f64)
-            }
-            ArrayType::I32 => {
-                decode_all!(self.data, be, i32, |v: i32| v as f64)
-            }
-            ArrayType::I64 => {
-                decode_all!(self.data, be, i64, |v: i64| v as f64)
-            }
-            ArrayType::Bool => self.data.iter().map(|&b| (b != 0) as u8 as f64).collect(),
-            ArrayType::U8 => self.data.iter().map(|&b| b as f64).collect(),
+    /// The element bytes (`len × ty.size()`), in the byte order [`Array::is_big_endian`]
+    /// tells: borrowed, or for a compressed array inflated into a new buffer.
+    ///
+    /// Errors: the zlib stream is corrupt or inflates to another size than declared.
+    pub fn bytes(&self) -> Result<Cow<'_, [u8]>, Error> {
+        if !self.compressed {
+            return Ok(Cow::Borrowed(&self.data));
         }
+        let mut out = vec![0u8; self.len * self.ty.size()];
+        self.inflate_into(&mut out)?;
+        Ok(Cow::Owned(out))
+    }
+
+    /// `f` of the element bytes: borrowed, or for a compressed array inflated into this
+    /// thread's scratch buffer (8-byte aligned; kept between reads up to [`SCRATCH_KEPT`]
+    /// bytes).
+    fn with_elements<R>(&self, f: impl FnOnce(&[u8]) -> R) -> Result<R, Error> {
+        if !self.compressed {
+            return Ok(f(&self.data));
+        }
+        let size = self.len * self.ty.size();
+        let mut scratch = SCRATCH.with(|s| std::mem::take(&mut *s.borrow_mut()));
+        if scratch.len() * 8 < size {
+            // A new, zeroed allocation (fresh pages need no clearing), not a grown one.
+            scratch = vec![0u64; size.div_ceil(8)];
+        }
+        let bytes = &mut bytemuck::cast_slice_mut::<u64, u8>(&mut scratch)[..size];
+        let r = self.inflate_into(bytes).map(|()| f(bytes));
+        if scratch.len() * 8 <= SCRATCH_KEPT {
+            SCRATCH.with(|s| *s.borrow_mut() = scratch);
+        }
+        r
+    }
+
+    /// Inflates the stream into `out` (`len × ty.size()` bytes) and marks the array checked.
+    fn inflate_into(&self, out: &mut [u8]) -> Result<(), Error> {
+        inflate(&self.data, out).map_err(|kind| Error::new(self.offset, kind))?;
+        self.inflated.store(true, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// Whether the array's elements are known to be readable: not compressed, or its stream
+    /// has inflated once to the declared size.
+    pub fn is_checked(&self) -> bool {
+        self.inflated.load(Ordering::Relaxed)
+    }
+
+    /// Inflates a compressed array into `scratch` (reused, grown as needed) only to see that
+    /// its stream is sound, unless a read already did; nothing is kept.
+    pub(crate) fn check(&self, scratch: &mut Vec<u8>) -> Result<(), Error> {
+        if self.is_checked() {
+            return Ok(());
+        }
+        let size = self.len * self.ty.size();
+        if scratch.len() < size {
+            scratch.resize(size, 0);
+        }
+        self.inflate_into(&mut scratch[..size])
+    }
+
+    /// The elements as `T`, the stored type: a compressed array inflated straight into the
+    /// vector (no second buffer), an uncompressed one copied (a copy costs fewer instructions
+    /// than a decoding loop); then put in this machine's byte order.
+    fn same_type<T: bytemuck::Pod>(&self, swap: fn(T) -> T) -> Result<Vec<T>, Error> {
+        let mut v = vec![T::zeroed(); self.len];
+        let out: &mut [u8] = bytemuck::cast_slice_mut(&mut v);
+        if self.compressed {
+            self.inflate_into(out)?;
+        } else {
+            out.copy_from_slice(&self.data);
+        }
+        if self.big_endian != cfg!(target_endian = "big") {
+            v.iter_mut().for_each(|x| *x = swap(*x));
+        }
+        Ok(v)
+    }
+
+    /// All elements as `f64`, decoded in one pass (integers and booleans convert exactly up
+    /// to 2^53).
+    ///
+    /// Errors: see [`Array::bytes`].
+    pub fn to_f64_vec(&self) -> Result<Vec<f64>, Error> {
+        if self.ty == ArrayType::F64 {
+            return self.same_type(|v: f64| f64::from_bits(v.to_bits().swap_bytes()));
+        }
+        let be = self.big_endian;
+        self.with_elements(|data| match self.ty {
+            ArrayType::F32 => decode_all!(data, be, f32, |v: f32| v as f64),
+            ArrayType::I32 => decode_all!(data, be, i32, |v: i32| v as f64),
+            ArrayType::I64 => decode_all!(data, be, i64, |v: i64| v as f64),
+            ArrayType::F64 => decode_all!(data, be, f64, |v: f64| v),
+            ArrayType::Bool => data.iter().map(|&b| (b != 0) as u8 as f64).collect(),
+            ArrayType::U8 => data.iter().map(|&b| b as f64).collect(),
+        })
     }
 
     /// All elements as `f32` (doubles round to nearest).
-    pub fn to_f32_vec(&self) -> Vec<f32> {
-        let be = self.big_endian;
+    ///
+    /// Errors: see [`Array::bytes`].
+    pub fn to_f32_vec(&self) -> Result<Vec<f32>, Error> {
         match self.ty {
-            ArrayType::F32 => decode_all!(self.data, be, f32, |v: f32| v),
-            _ => self.to_f64_vec().into_iter().map(|v| v as f32).collect(),
+            ArrayType::F32 => self.same_type(|v: f32| f32::from_bits(v.to_bits().swap_bytes())),
+            _ => Ok(self.to_f64_vec()?.into_iter().map(|v| v as f32).collect()),
         }
     }
 
-    /// All elements as `i32` (64-bit values and floats saturate; `PolygonVertexIndex`,
-    /// `UVIndex`, `KeyAttrFlags` are `i` arrays in binary files).
-    pub fn to_i32_vec(&self) -> Vec<i32> {
-        let be = self.big_endian;
+    /// All elements as `i32` (64-bit values saturate, floats truncate toward zero and
+    /// saturate; `PolygonVertexIndex`, `UVIndex`, `KeyAttrFlags` are `i` arrays in binary
+    /// files).
+    ///
+    /// Errors: see [`Array::bytes`].
+    pub fn to_i32_vec(&self) -> Result<Vec<i32>, Error> {
         match self.ty {
-            ArrayType::I32 => decode_all!(self.data, be, i32, |v: i32| v),
-            _ => (0..self.len())
-                .map(|i| {
-                    self.get_i64(i).unwrap_or(0).clamp(i32::MIN as i64, i32::MAX as i64) as i32
-                })
-                .collect(),
+            ArrayType::I32 => self.same_type(i32::swap_bytes),
+            _ => Ok(self
+                .to_i64_vec()?
+                .into_iter()
+                .map(|v| v.clamp(i32::MIN as i64, i32::MAX as i64) as i32)
+                .collect()),
         }
     }
 
-    /// All elements as `i64` (`KeyTime` is an `l` array of KTime ticks).
-    pub fn to_i64_vec(&self) -> Vec<i64> {
+    /// All elements as `i64` (floats truncate toward zero, saturating; `KeyTime` is an `l`
+    /// array of KTime ticks).
+    ///
+    /// Errors: see [`Array::bytes`].
+    pub fn to_i64_vec(&self) -> Result<Vec<i64>, Error> {
+        if self.ty == ArrayType::I64 {
+            return self.same_type(i64::swap_bytes);
+        }
         let be = self.big_endian;
-        match self.ty {
-            ArrayType::I64 => decode_all!(self.data, be, i64, |v: i64| v),
-            ArrayType::I32 => {
-                decode_all!(self.data, be, i32, |v: i32| v as i64)
-            }
-            _ => (0..self.len()).map(|i| self.get_i64(i).unwrap_or(0)).collect(),
+        self.with_elements(|data| match self.ty {
+            ArrayType::I32 => decode_all!(data, be, i32, |v: i32| v as i64),
+            ArrayType::F32 => decode_all!(data, be, f32, |v: f32| v as i64),
+            ArrayType::F64 => decode_all!(data, be, f64, |v: f64| v as i64),
+            ArrayType::I64 => decode_all!(data, be, i64, |v: i64| v),
+            ArrayType::Bool => data.iter().map(|&b| (b != 0) as i64).collect(),
+            ArrayType::U8 => data.iter().map(|&b| b as i64).collect(),
+        })
+    }
+}
+
+impl Clone for Array<'_> {
+    fn clone(&self) -> Self {
+        Array {
+            ty: self.ty,
+            big_endian: self.big_endian,
+            compressed: self.compressed,
+            inflated: AtomicBool::new(self.is_checked()),
+            len: self.len,
+            offset: self.offset,
+            data: self.data.clone(),
+        }
+    }
+}
+
+/// Equal when type, length and element values (in their byte order) are: compressed arrays
+/// are compared inflated, and one that does not inflate equals nothing.
+impl PartialEq for Array<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        if (self.ty, self.len, self.big_endian) != (other.ty, other.len, other.big_endian) {
+            return false;
+        }
+        match (self.bytes(), other.bytes()) {
+            (Ok(a), Ok(b)) => a == b,
+            _ => false,
         }
     }
 }
@@ -366,6 +523,8 @@ pub struct Document<'a> {
     pub warnings: Vec<super::Warning>,
     pub(crate) nodes: Vec<NodeData<'a>>,
     pub(crate) props: Vec<Property<'a>>,
+    /// The first array read through [`NodeRef::decoded`] that failed, with its path.
+    array_error: OnceLock<Error>,
 }
 
 impl<'a> Document<'a> {
@@ -377,7 +536,43 @@ impl<'a> Document<'a> {
             warnings: Vec::new(),
             nodes: Vec::new(),
             props: Vec::new(),
+            array_error: OnceLock::new(),
         }
+    }
+
+    /// The first failed array read that [`NodeRef::decoded`] kept (it has the record's path),
+    /// if any.
+    pub fn array_error(&self) -> Option<&Error> {
+        self.array_error.get()
+    }
+
+    /// Checks that every array of the file can be read: the first error [`NodeRef::decoded`]
+    /// kept, else the first compressed array in file order whose zlib stream is corrupt or
+    /// inflates to another size than declared (with its byte offset and record path).
+    /// Arrays a read has already inflated are not inflated again, and the others are inflated
+    /// into one scratch buffer that is dropped: nothing is kept. [`super::read`] calls this
+    /// after the import, so a file whose arrays do not inflate fails to load as it did when
+    /// the parser inflated them all.
+    pub fn check_arrays(&self) -> Result<(), Error> {
+        if let Some(e) = self.array_error() {
+            return Err(e.clone());
+        }
+        let mut scratch = Vec::new();
+        // Over the flat property vector (a walk over the nodes cost more than inflating the
+        // few arrays left); the record is looked up only for an error's path.
+        for (i, p) in self.props.iter().enumerate() {
+            if let Property::Array(a) = p {
+                a.check(&mut scratch).map_err(|e| {
+                    let i = i as u32;
+                    let d = |n: &NodeRef<'_, '_>| (n.data().props_start, n.data().props_end);
+                    match self.nodes().find(|n| d(n).0 <= i && i < d(n).1) {
+                        Some(n) => e.in_record(n),
+                        None => e,
+                    }
+                })?;
+            }
+        }
+        Ok(())
     }
 
     /// The version the content follows: [`Document::version`], raised to
@@ -490,6 +685,40 @@ impl<'d, 'a> NodeRef<'d, 'a> {
     /// `KeyTime`…).
     pub fn child_array(&self, name: &str) -> Option<&'d Array<'a>> {
         self.child(name)?.properties().iter().find_map(Property::as_array)
+    }
+
+    /// The first array among this record's values.
+    pub fn first_array(&self) -> Option<&'d Array<'a>> {
+        self.properties().iter().find_map(Property::as_array)
+    }
+
+    /// The names of the records from the top level down to this one (this one's last), as
+    /// errors show them.
+    pub fn path(&self) -> Vec<String> {
+        let mut path = Vec::new();
+        let mut level = self.doc.roots();
+        while let Some(n) =
+            level.find(|n| n.index <= self.index && self.index < n.data().subtree_end)
+        {
+            path.push(n.name().to_string());
+            if n.index == self.index {
+                break;
+            }
+            level = n.children();
+        }
+        path
+    }
+
+    /// The result of reading one of this record's arrays: its value, or, when the read
+    /// failed (a zlib stream that does not inflate), `T::default()` after keeping the error,
+    /// with this record's path, as the document's [`Document::array_error`] (the first one
+    /// only). An importer can thus read on and report the error once it is done
+    /// ([`Document::check_arrays`]).
+    pub fn decoded<T: Default>(&self, read: Result<T, Error>) -> T {
+        read.unwrap_or_else(|e| {
+            let _ = self.doc.array_error.set(e.in_record(*self));
+            T::default()
+        })
     }
 }
 

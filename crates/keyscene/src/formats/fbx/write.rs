@@ -671,7 +671,7 @@ mod tests {
     /// Our reader's view of a value (the tree both encodings produce), for comparison.
     fn same(p: &Property<'_>, v: &Value) -> bool {
         let arr = |ty: ArrayType, want: Vec<f64>| {
-            p.as_array().is_some_and(|a| a.ty() == ty && a.to_f64_vec() == want)
+            p.as_array().is_some_and(|a| a.ty() == ty && a.to_f64_vec().unwrap() == want)
         };
         match v {
             Value::Bool(b) => *p == Property::Bool(*b as u8),
@@ -789,7 +789,7 @@ mod tests {
     fn same_ascii(p: &Property<'_>, v: &Value) -> bool {
         let num =
             |want: f64| p.as_f64().is_some_and(|x| x == want || (x.is_nan() && want.is_nan()));
-        let arr = |want: Vec<f64>| p.as_array().is_some_and(|a| a.to_f64_vec() == want);
+        let arr = |want: Vec<f64>| p.as_array().is_some_and(|a| a.to_f64_vec().unwrap() == want);
         let text = |want: &[u8]| matches!(p, Property::String(t) if &t[..] == want);
         match v {
             Value::Bool(b) => num(*b as u8 as f64),
@@ -815,7 +815,7 @@ mod tests {
             Value::I32Array(a) => arr(a.iter().map(|&x| x as f64).collect()),
             Value::I64Array(a) => arr(a.iter().map(|&x| x as f64).collect()),
             Value::F32Array(a) => p.as_array().is_some_and(|r| {
-                r.to_f64_vec().iter().map(|&y| y as f32).collect::<Vec<_>>() == *a
+                r.to_f64_vec().unwrap().iter().map(|&y| y as f32).collect::<Vec<_>>() == *a
             }),
             Value::F64Array(a) => arr(a.clone()),
         }

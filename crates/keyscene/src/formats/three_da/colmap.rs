@@ -94,6 +94,8 @@ impl Tree {
         // converting a 2-million-triangle scene to 3DA).
         let mut tris: Vec<(Vec3, [u32; 4])> =
             triangles.into_iter().map(|t| (centroid(&t), t)).collect();
+        // Allocated once at its final size (grown by doubling it was copied and held twice).
+        nodes.reserve_exact(node_count(tris.len()));
         // (node index, range) still to split; explicit stack, no recursion.
         nodes.push(Node { min: [0.0; 3], max: [0.0; 3], first: 0, second: 0 });
         let mut stack = vec![(0usize, 0usize, tris.len())];
@@ -133,6 +135,7 @@ impl Tree {
             stack.push((r, mid, b));
             stack.push((l, a, mid));
         }
+        debug_assert_eq!(nodes.len(), node_count(tris.len()));
         let triangles = tris.into_iter().map(|(_, t)| t).collect();
         Tree { kind, vertices, triangles, nodes }
     }
@@ -228,50 +231,99 @@ fn slab(o: Vec3, inv: Vec3, lo: Vec3, hi: Vec3, t_max: f32) -> bool {
     true
 }
 
+/// How many nodes [`Tree::build`] makes for `n` triangles: a leaf for at most
+/// [`LEAF_SIZE`], else a node over the trees of the lower and upper halves (`n / 2` and the
+/// rest, as its median split cuts them).
+fn node_count(n: usize) -> usize {
+    // Two sizes at most per level (`m` and `m + 1`): walk the levels with their counts.
+    let mut level: Vec<(usize, usize)> = vec![(n, 1)];
+    let mut total = 0;
+    while !level.is_empty() {
+        let mut next: Vec<(usize, usize)> = Vec::new();
+        for (size, count) in level {
+            total += count;
+            if size > LEAF_SIZE {
+                for half in [size / 2, size - size / 2] {
+                    match next.iter_mut().find(|(s, _)| *s == half) {
+                        Some(e) => e.1 += count,
+                        None => next.push((half, count)),
+                    }
+                }
+            }
+        }
+        level = next;
+    }
+    total
+}
+
 impl Colmap {
+    /// The block's size in bytes once encoded.
+    pub fn encoded_len(&self) -> usize {
+        16 + self
+            .trees
+            .iter()
+            .map(|t| 8 + 16 + 12 * t.vertices.len() + 16 * t.triangles.len() + 32 * t.nodes.len())
+            .sum::<usize>()
+    }
+
     /// Encodes the block (layout in the module docs).
     pub fn encode(&self) -> Vec<u8> {
         // The exact size up front: growing by doubling would copy the block and hold two
         // copies at once (the collision map of a 2-million-triangle scene is about 60 MB).
-        let size: usize = 16
-            + self
-                .trees
-                .iter()
-                .map(|t| {
-                    8 + 16 + 12 * t.vertices.len() + 16 * t.triangles.len() + 32 * t.nodes.len()
-                })
-                .sum::<usize>();
-        let mut w = Vec::with_capacity(size);
+        let mut w = Vec::with_capacity(self.encoded_len());
+        self.write_to(&mut w).expect("writing to a Vec does not fail");
+        debug_assert_eq!(w.len(), self.encoded_len(), "the block's size was worked out in advance");
+        w
+    }
+
+    /// Writes the block [`Colmap::encode`] makes to `out`, through a buffer of about 64 KiB,
+    /// without making the whole block first ([`super::save`] streams the collision map of a
+    /// large model so, next to its trees rather than in a second copy of them).
+    ///
+    /// Errors: those of `out`.
+    pub fn write_to(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        const CHUNK: usize = 64 << 10;
+        let mut w: Vec<u8> = Vec::with_capacity(CHUNK + 64);
+        let size = u32::try_from(self.encoded_len()).unwrap_or(u32::MAX);
         w.extend_from_slice(&MAGIC);
         w.extend_from_slice(&VERSION.to_le_bytes());
         w.extend_from_slice(&(self.trees.len() as u16).to_le_bytes());
+        w.extend_from_slice(&size.to_le_bytes());
         w.extend_from_slice(&0u32.to_le_bytes());
-        w.extend_from_slice(&0u32.to_le_bytes());
-        let dir_at = w.len();
-        w.resize(dir_at + 8 * self.trees.len(), 0);
-        for (i, t) in self.trees.iter().enumerate() {
-            let at = w.len() as u32;
-            w[dir_at + 8 * i..dir_at + 8 * i + 4].copy_from_slice(&t.kind.to_le_bytes());
-            w[dir_at + 8 * i + 4..dir_at + 8 * i + 8].copy_from_slice(&at.to_le_bytes());
+        // The directory: each tree's offset from the block start, worked out from the counts.
+        let mut at = 16 + 8 * self.trees.len();
+        for t in &self.trees {
+            w.extend_from_slice(&t.kind.to_le_bytes());
+            w.extend_from_slice(&(at as u32).to_le_bytes());
+            at += 16 + 12 * t.vertices.len() + 16 * t.triangles.len() + 32 * t.nodes.len();
+        }
+        let flush = |w: &mut Vec<u8>, out: &mut dyn std::io::Write| -> std::io::Result<()> {
+            if w.len() >= CHUNK {
+                out.write_all(w)?;
+                w.clear();
+            }
+            Ok(())
+        };
+        for t in &self.trees {
             for x in [t.vertices.len() as u32, t.triangles.len() as u32, t.nodes.len() as u32, 0] {
                 w.extend_from_slice(&x.to_le_bytes());
             }
             for v in &t.vertices {
                 v.iter().for_each(|x| w.extend_from_slice(&x.to_le_bytes()));
+                flush(&mut w, out)?;
             }
             for tr in &t.triangles {
                 tr.iter().for_each(|x| w.extend_from_slice(&x.to_le_bytes()));
+                flush(&mut w, out)?;
             }
             for n in &t.nodes {
                 n.min.iter().chain(&n.max).for_each(|x| w.extend_from_slice(&x.to_le_bytes()));
                 w.extend_from_slice(&n.first.to_le_bytes());
                 w.extend_from_slice(&n.second.to_le_bytes());
+                flush(&mut w, out)?;
             }
         }
-        debug_assert_eq!(w.len(), size, "the block's size was worked out in advance");
-        let size = w.len() as u32;
-        w[8..12].copy_from_slice(&size.to_le_bytes());
-        w
+        out.write_all(&w)
     }
 
     /// Decodes and validates a block: every count against the bytes present, every index in
@@ -486,10 +538,15 @@ impl Node {
     }
 }
 
-/// Builds the collision map block of `file`: its entities posed by their own tracks at
-/// `frame`, tree 0 over every entity except `CollisionHull_0`, tree 1 over `CollisionHull_0`
-/// (and its surfaces only) when the file has it.
+/// Builds the collision map block of `file` ([`build_trees_for_file`], encoded).
 pub fn build_for_file(file: &File, frame: f64, warnings: &mut Vec<String>) -> Vec<u8> {
+    build_trees_for_file(file, frame, warnings).encode()
+}
+
+/// Builds the collision map of `file`: its entities posed by their own tracks at `frame`,
+/// tree 0 over every entity except `CollisionHull_0`, tree 1 over `CollisionHull_0` (and its
+/// surfaces only) when the file has it.
+pub fn build_trees_for_file(file: &File, frame: f64, warnings: &mut Vec<String>) -> Colmap {
     let n = file.entities.len();
     let mut world = vec![DMat4::IDENTITY; n];
     for (i, e) in file.entities.iter().enumerate() {
@@ -543,7 +600,7 @@ pub fn build_for_file(file: &File, frame: f64, warnings: &mut Vec<String>) -> Ve
         }
         map.trees.push(Tree::build(KIND_HULL, v, t));
     }
-    map.encode()
+    map
 }
 
 #[cfg(test)]
@@ -589,10 +646,30 @@ mod tests {
     }
 
     #[test]
+    fn node_count_is_what_the_build_makes() {
+        for n in (1..200).chain([1000, 4097, 65_537]) {
+            let v: Vec<[f32; 3]> =
+                (0..n + 2).map(|i| [i as f32, (i * i % 7) as f32, 0.0]).collect();
+            let t: Vec<[u32; 4]> = (0..n as u32).map(|i| [i, i + 1, i + 2, 0]).collect();
+            let tree = Tree::build(KIND_ALL, v, t);
+            assert_eq!(tree.nodes.len(), node_count(n), "{n} triangles");
+            assert_eq!(tree.nodes.capacity(), tree.nodes.len(), "{n} triangles");
+        }
+    }
+
+    #[test]
     fn encode_parse_round_trip_and_validation() {
         let map = Colmap { trees: vec![grid()] };
         let bytes = map.encode();
         assert_eq!(Colmap::parse(&bytes).unwrap(), map);
+        assert_eq!(bytes.len(), map.encoded_len());
+        // Streamed in chunks: the same bytes, for a block larger than one chunk too.
+        let big = Colmap { trees: (0..200).map(|i| Tree { kind: i % 2, ..grid() }).collect() };
+        let mut streamed = Vec::new();
+        big.write_to(&mut streamed).unwrap();
+        assert!(streamed.len() > 64 << 10);
+        assert_eq!(streamed, big.encode());
+        assert_eq!(Colmap::parse(&streamed).unwrap(), big);
         let mut bad = bytes.clone();
         // Point the root's first child at the root itself.
         let nodes_at = 24 + 16 + 121 * 12 + 200 * 16;

@@ -17,6 +17,7 @@
 
 use std::io::{Seek, SeekFrom, Write};
 
+use super::colmap::Colmap;
 use super::layout::{
     EulerHeader, Header, KeyRecord, SurfaceRecord, TrackHeader, Variant, Wr, FILE_ID, FILE_VERSION,
 };
@@ -30,7 +31,7 @@ use super::Error;
 /// field, or the file would pass 4 GiB.
 pub fn write(file: &File) -> Result<Vec<u8>, Error> {
     let mut w = Writer::new(file.variant, None, 0, usize::MAX);
-    w.file(file)?;
+    w.file(file, file.colmap.as_deref().map(ColmapPart::Bytes))?;
     Ok(w.b)
 }
 
@@ -46,12 +47,37 @@ pub fn write_to<W: Write + Seek>(file: &File, out: &mut W) -> Result<(), Error> 
     write_spilling(file, out, SPILL)
 }
 
+/// [`write_to`] for a file whose collision map comes as trees, not bytes (`file.colmap` is
+/// then ignored): the map is encoded straight into `out` ([`Colmap::write_to`]), so the model
+/// and its trees are never joined by a third copy, the block's bytes. The same bytes as
+/// [`write_to`] of the file with `colmap: Some(colmap.encode())`.
+///
+/// Errors: those of [`write_to`].
+pub(crate) fn write_to_with_colmap<W: Write + Seek>(
+    file: &File,
+    colmap: Option<&Colmap>,
+    out: &mut W,
+) -> Result<(), Error> {
+    let origin = out.stream_position().map_err(Error::Io)?;
+    let mut w = Writer::new(file.variant, Some(out), origin, SPILL);
+    w.file(file, colmap.map(ColmapPart::Trees))?;
+    w.finish()
+}
+
 /// [`write_to`], writing out whenever `spill_at` bytes are gathered.
 fn write_spilling(file: &File, out: &mut dyn WriteSeek, spill_at: usize) -> Result<(), Error> {
     let origin = out.stream_position().map_err(Error::Io)?;
     let mut w = Writer::new(file.variant, Some(out), origin, spill_at);
-    w.file(file)?;
+    w.file(file, file.colmap.as_deref().map(ColmapPart::Bytes))?;
     w.finish()
+}
+
+/// The collision map block as the writer gets it.
+enum ColmapPart<'a> {
+    /// Encoded ([`File::colmap`]).
+    Bytes(&'a [u8]),
+    /// As trees, encoded while written.
+    Trees(&'a Colmap),
 }
 
 /// How many encoded bytes [`write_to`] gathers before it writes them out (1 MiB).
@@ -141,6 +167,43 @@ impl<'a> Writer<'a> {
         Ok(())
     }
 
+    /// Appends `bytes`: with a sink, what `b` holds goes out first and `bytes` straight after
+    /// it, not through `b` (a collision map of tens of megabytes was copied into `b`, which
+    /// grew by doubling, beside the model and the map itself).
+    fn bytes(&mut self, bytes: &[u8]) -> Result<(), Error> {
+        match self.sink.as_mut() {
+            Some(sink) if bytes.len() >= self.spill_at => {
+                sink.write_all(&self.b).map_err(Error::Io)?;
+                sink.write_all(bytes).map_err(Error::Io)?;
+                self.base += (self.b.len() + bytes.len()) as u64;
+                self.b.clear();
+                Ok(())
+            }
+            _ => {
+                self.b.extend_from_slice(bytes);
+                self.spill()
+            }
+        }
+    }
+
+    /// Appends the collision map `map` encoded: with a sink straight into it after what `b`
+    /// holds, else into `b`.
+    fn colmap(&mut self, map: &Colmap) -> Result<(), Error> {
+        match self.sink.as_mut() {
+            Some(sink) => {
+                sink.write_all(&self.b).map_err(Error::Io)?;
+                map.write_to(&mut **sink).map_err(Error::Io)?;
+                self.base += (self.b.len() + map.encoded_len()) as u64;
+                self.b.clear();
+                Ok(())
+            }
+            None => {
+                map.write_to(&mut self.b).map_err(Error::Io)?;
+                Ok(())
+            }
+        }
+    }
+
     /// Writes what is left in `b`, then the patches to bytes written before, and leaves the
     /// sink at the file's end.
     fn finish(mut self) -> Result<(), Error> {
@@ -157,7 +220,7 @@ impl<'a> Writer<'a> {
         Ok(())
     }
 
-    fn file(&mut self, file: &File) -> Result<(), Error> {
+    fn file(&mut self, file: &File, colmap: Option<ColmapPart<'_>>) -> Result<(), Error> {
         let mut header = Header {
             file_id: FILE_ID,
             version: FILE_VERSION,
@@ -211,11 +274,13 @@ impl<'a> Writer<'a> {
             self.patch(at, |w| rec.encode(w));
             prev_next = Some(at + 148);
         }
-        if let Some(c) = &file.colmap {
+        if let Some(c) = colmap {
             self.align();
             header.offset_colmap = self.pos()?;
-            self.b.extend_from_slice(c);
-            self.spill()?;
+            match c {
+                ColmapPart::Bytes(c) => self.bytes(c)?,
+                ColmapPart::Trees(t) => self.colmap(t)?,
+            }
         }
         self.pos()?;
         self.patch(0, |w| header.encode(w));

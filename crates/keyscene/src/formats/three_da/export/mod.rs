@@ -53,6 +53,7 @@ use self::names::Entities;
 pub use self::skin::blend_weights;
 use self::skin::BindPoses;
 use self::tracks::Frames;
+use super::colmap::Colmap;
 use super::layout::{entity_type, Extents};
 use super::model::{Entity, File};
 use super::{layout, Error};
@@ -254,6 +255,17 @@ pub fn export(
     scene: &Scene,
     opts: &ExportOptions,
 ) -> Result<(File, Vec<MaterialScript>, ExportReport), Error> {
+    let (mut file, colmap, scripts, report) = export_parts(scene, opts)?;
+    file.colmap = colmap.map(|c| c.encode());
+    Ok((file, scripts, report))
+}
+
+/// [`export`] with the collision map left as trees (`File::colmap` is `None`), for [`save`]
+/// to encode it straight into the output.
+fn export_parts(
+    scene: &Scene,
+    opts: &ExportOptions,
+) -> Result<(File, Option<Colmap>, Vec<MaterialScript>, ExportReport), Error> {
     let mut report = ExportReport::default();
     let ents = names::entities(scene, &mut report)?;
     let mut mats = Materials::new(scene);
@@ -265,7 +277,7 @@ pub fn export(
     let channels_of = crate::anim::channels_by_node(scene, anim_index);
     let cx = Context { scene, anim, anim_index, channels_of, ents, frames, space };
     let (entities, totals) = entities(&cx, &mut mats, &mut report);
-    let bounds = file_bounds(&cx, &entities, &totals.vertices);
+    let bounds = file_bounds(&cx, &entities);
     let textures = crate::output::TexturePlan::new(scene);
     let (materials, scripts) =
         mats.finish(opts.model.as_deref(), opts.source.as_deref(), &textures, &mut report);
@@ -275,13 +287,14 @@ pub fn export(
         report.acmr_after = totals.acmr_after / totals.triangles as f64;
     }
     let mut file = assemble(cx.frames.hi, bounds, materials, entities)?;
-    if opts.collision_map {
-        file.colmap =
-            Some(super::colmap::build_for_file(&file, cx.frames.lo as f64, &mut report.warnings));
+    let colmap = if opts.collision_map {
+        let lo = cx.frames.lo as f64;
+        Some(super::colmap::build_trees_for_file(&file, lo, &mut report.warnings))
     } else {
         file.colmap_id = layout::colmap_type::UNKNOWN;
-    }
-    Ok((file, scripts, report))
+        None
+    };
+    Ok((file, colmap, scripts, report))
 }
 
 /// What the passes after the first few read: the scene, the written animation, the
@@ -474,9 +487,9 @@ fn entity(
     e
 }
 
-/// The file's bounds at the first frame: every mesh entity's baked `vertices` (slot,
-/// points) through the entities' exported local matrices composed.
-fn file_bounds(cx: &Context, entities: &[Entity], vertices: &[(usize, Vec<DVec3>)]) -> Extents {
+/// The file's bounds at the first frame: every mesh entity's `xyz` stream (its baked
+/// vertices), in slot order, through the entities' exported local matrices composed.
+fn file_bounds(cx: &Context, entities: &[Entity]) -> Extents {
     let (ents, lo) = (&cx.ents, cx.frames.lo as f64);
     let mut world_k = vec![DMat4::IDENTITY; ents.nodes.len()];
     for &k in &ents.order {
@@ -487,11 +500,14 @@ fn file_bounds(cx: &Context, entities: &[Entity], vertices: &[(usize, Vec<DVec3>
         let l = DMat4::from_scale_rotation_translation(s, r, t);
         world_k[k] = ents.parents[k].map_or(l, |p| world_k[p] * l);
     }
-    geometry::bounds(
-        vertices
+    geometry::bounds((0..ents.nodes.len()).flat_map(|k| {
+        let surfaces = &entities[ents.file_index[k]].surfaces;
+        let world = world_k[k];
+        surfaces
             .iter()
-            .flat_map(|(k, pts)| pts.iter().map(|&p| world_k[*k].transform_point3(p).to_array())),
-    )
+            .flat_map(|s| s.xyz.iter().flatten())
+            .map(move |p| world.transform_point3(DVec3::from(p.map(f64::from))).to_array())
+    }))
 }
 
 /// The file record: frames `0..=hi`, the face and vertex counts of the surfaces (errors when
@@ -545,7 +561,9 @@ pub fn save(
     }
     let source = opts.source.clone().unwrap_or_else(|| crate::output::source_name(path));
     opts.source = Some(source.clone());
-    let (file, scripts, mut report) = export(scene, &opts)?;
+    // The collision map stays trees until it is written (`write_to_with_colmap`): its
+    // encoded bytes would be a third copy beside the model and the trees.
+    let (file, colmap, scripts, mut report) = export_parts(scene, &opts)?;
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => std::path::PathBuf::from("."),
@@ -565,7 +583,7 @@ pub fn save(
     }
     let created = crate::output::write_companions(&companions, &source)?;
     let r = crate::write_atomically_seekable(path, |w| {
-        super::write_to(&file, w).map_err(|e| match e {
+        super::write::write_to_with_colmap(&file, colmap.as_ref(), w).map_err(|e| match e {
             super::Error::Io(source) => crate::Error::Io { path: path.into(), source },
             e => e.into(),
         })

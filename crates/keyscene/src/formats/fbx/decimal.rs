@@ -3,13 +3,12 @@
 //! token's end, classifying it and parsing it in three passes.
 //!
 //! A float's value is correctly rounded, bit for bit what Rust's `str::parse::<f64>` gives:
-//! - up to 15 digits and a power of ten within ±22 (`m` and `10^|k|` exact doubles): one IEEE
-//!   multiplication or division (Clinger's fast path);
+//! - digits that make an integer `m` below 2^53 and a power of ten `k` within ±22 (`m` and
+//!   `10^|k|` exact doubles): one IEEE multiplication or division (Clinger's fast path);
 //! - up to 19 digits and a power of ten within [`MIN_Q`]..=[`MAX_Q`]: the Eisel–Lemire
-//!   algorithm ([`eisel_lemire`]: Lemire, "Number Parsing at a Gigabyte per Second", 2021,
-//!   and Mushtak and Lemire, "Fast Number Parsing Without Fallback", 2023), with a table of
-//!   128-bit powers of five made for this range (`tools`-free: the generator is the comment
-//!   above [`POW5`]);
+//!   algorithm ([`eisel_lemire`]; Lemire, "Number Parsing at a Gigabyte per Second", 2021),
+//!   with a table of 128-bit powers of five made for this range (the Python that made it is
+//!   in [`POW5`]'s doc comment);
 //! - anything else (more digits, a larger exponent, the rare case Eisel–Lemire cannot
 //!   decide, an odd spelling): `None`, and the caller takes the general path.
 //!

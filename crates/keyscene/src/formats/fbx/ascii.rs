@@ -169,8 +169,15 @@ static WORD: [bool; 256] = {
     t
 };
 
-pub(crate) fn is_word_byte(b: u8) -> bool {
+fn is_word_byte(b: u8) -> bool {
     WORD[b as usize]
+}
+
+/// [`scan_number`] at `s[i]` when the number is the whole token: it ends at the end of the
+/// file or at a byte that cannot continue a word.
+#[inline(always)]
+fn plain_number(s: &[u8], i: usize) -> Option<(Num, usize)> {
+    scan_number(s, i).filter(|&(_, end)| !s.get(end).is_some_and(|&b| is_word_byte(b)))
 }
 
 impl<'a> Lexer<'a> {
@@ -233,7 +240,7 @@ impl<'a> Lexer<'a> {
                 i = end + 1;
                 Tok::Str(body, end, escaped)
             }
-            b'0'..=b'9' | b'-' | b'+' | b'.' => match scan_number(s, i) {
+            b'0'..=b'9' | b'-' | b'+' | b'.' => match plain_number(s, i) {
                 // A number directly followed by `:` is a name (`1:`), read below.
                 Some((n, end)) if s.get(end) != Some(&b':') => {
                     self.pos = end;
@@ -954,7 +961,7 @@ impl<'a> Parser<'a, '_> {
                 return Ok(());
             };
             if matches!(b, b'0'..=b'9' | b'-' | b'+' | b'.') {
-                if let Some((n, end)) = scan_number(s, i) {
+                if let Some((n, end)) = plain_number(s, i) {
                     match (n, *float) {
                         (Num::Int(v), false) => values.push(v as u64),
                         (Num::Int(v), true) => values.push((v as f64).to_bits()),

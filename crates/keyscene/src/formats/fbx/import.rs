@@ -103,6 +103,28 @@ pub use super::shared::{rotation_setup, ImportIds, RotationSetup};
 /// A stored bind pose; lives in the scene model ([`Scene::bind_poses`]).
 pub use crate::scene::BindPose;
 
+/// What a model's transform properties give its node (`Importer::transform`).
+#[derive(Clone, Copy)]
+struct NodeTransform {
+    lcl_rotation: DVec3,
+    transform: Transform,
+    pivots: Option<Pivots>,
+    inherit: InheritType,
+    geometry: DMat4,
+    hidden: bool,
+}
+
+impl NodeTransform {
+    fn apply(&self, node: &mut Node) {
+        node.source.fbx_lcl_rotation = Some(Box::new(self.lcl_rotation));
+        node.transform = self.transform;
+        node.pivots = self.pivots.map(Box::new);
+        node.inherit = self.inherit;
+        node.set_geometry_transform(self.geometry);
+        node.hidden = self.hidden;
+    }
+}
+
 /// The model properties [`Importer::transform`] reads, in the order of the `T_*` indices.
 const TRANSFORM_PROPS: [&str; 17] = [
     "Lcl Translation",
@@ -794,6 +816,9 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
         self.scene.nodes.reserve_exact(models);
         self.ids.nodes.reserve(models);
         let mut cache = PropCache::new(&TRANSFORM_PROPS);
+        // The transform of models whose properties are all their template's, by template
+        // (`ObjectProps::shared`): computed once (`synthetic_id_collision`: 10,000 models).
+        let mut shared: Vec<(u32, NodeTransform)> = Vec::new();
         for obj in g.objects().iter().filter(|o| o.class == "Model") {
             let id = obj.id;
             let attr = g.child_objects(id, "NodeAttribute").next();
@@ -803,7 +828,19 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
             };
             let mut node = Node::new(obj.name.clone(), NodeKind::Null);
             node.source.id = Some(id);
-            self.transform(&cache.of(g, obj), &mut node);
+            let props = cache.of(g, obj);
+            let transform = match props.shared() {
+                Some(key) => match shared.iter().find(|e| e.0 == key) {
+                    Some(e) => e.1,
+                    None => {
+                        let t = self.transform(&props);
+                        shared.push((key, t));
+                        t
+                    }
+                },
+                None => self.transform(&props),
+            };
+            transform.apply(&mut node);
             let data_id = attr.map(|a| a.id).unwrap_or(id);
             match kind_name {
                 "Mesh" => {
@@ -842,7 +879,7 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
         }
     }
 
-    fn transform(&self, props: &ObjectProps<'_, '_, '_, 17>, node: &mut Node) {
+    fn transform(&self, props: &ObjectProps<'_, '_, '_, 17>) -> NodeTransform {
         let setup = rotation_setup_with(
             props.get_i64(const { t("RotationActive") }, 1),
             props.get_i64(const { t("RotationSpaceForLimitOnly") }, 0),
@@ -853,8 +890,8 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
             },
         );
         let v = |i: usize, def: f64| DVec3::from(props.get_vec3(i, [def; 3]));
-        node.source.fbx_lcl_rotation = Some(Box::new(v(const { t("Lcl Rotation") }, 0.0)));
-        node.transform = Transform {
+        let lcl_rotation = v(const { t("Lcl Rotation") }, 0.0);
+        let transform = Transform {
             translation: v(const { t("Lcl Translation") }, 0.0),
             rotation: setup
                 .order
@@ -879,16 +916,18 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
             scaling_offset: v(const { t("ScalingOffset") }, 0.0),
             scaling_pivot: v(const { t("ScalingPivot") }, 0.0),
         };
-        if pivots != Pivots::default() {
-            node.pivots = Some(Box::new(pivots));
-        }
-        node.inherit = InheritType::from_fbx(props.get_i64(const { t("InheritType") }, 1));
         let gt = v(const { t("GeometricTranslation") }, 0.0);
         let gr = EulerOrder::Xyz
             .to_quat(deg(props.get_vec3(const { t("GeometricRotation") }, [0.0; 3])));
         let gs = v(const { t("GeometricScaling") }, 1.0);
-        node.set_geometry_transform(DMat4::from_scale_rotation_translation(gs, gr, gt));
-        node.hidden = props.get_f64(const { t("Visibility") }, 1.0) == 0.0;
+        NodeTransform {
+            lcl_rotation,
+            transform,
+            pivots: (pivots != Pivots::default()).then_some(pivots),
+            inherit: InheritType::from_fbx(props.get_i64(const { t("InheritType") }, 1)),
+            geometry: DMat4::from_scale_rotation_translation(gs, gr, gt),
+            hidden: props.get_f64(const { t("Visibility") }, 1.0) == 0.0,
+        }
     }
 
     fn camera(&self, id: i64, name: &str) -> Camera {

@@ -29,6 +29,7 @@ pub mod animation;
 pub mod ascii;
 pub mod binary;
 pub mod cache;
+mod decimal;
 pub mod export;
 pub mod import;
 pub mod media;

@@ -1131,15 +1131,15 @@ impl<'d, 'a> ObjectGraph<'d, 'a> {
 
 /// Values of a fixed list of properties, looked up for many objects at once (the importer
 /// asks every model for the same 17 transform properties). Same rule as
-/// [`ObjectGraph::prop`] (own property, else the template's), but the template's entries are
+/// [`ObjectGraph::prop`] (own property, else the template's), but the template's values are
 /// found once per template and remembered, and no object id is hashed: a model without own
-/// properties (`synthetic_id_collision`: 10,000 of them) costs no search at all.
-pub struct PropCache<'d, const N: usize> {
+/// properties (`synthetic_id_collision`: 10,000 of them) costs no search at all, only a copy
+/// of its template's values.
+pub struct PropCache<'d, 'a, const N: usize> {
     names: &'static [&'static str; N],
-    /// (template index, each name's index in the graph's property table or `u32::MAX`), for
-    /// the templates met so far (usually one, `Model`'s).
-    templates: Vec<(u32, [u32; N])>,
-    doc: std::marker::PhantomData<&'d ()>,
+    /// (template index, each name's values in the template or `None`), for the templates met
+    /// so far (usually one, `Model`'s).
+    templates: Vec<(u32, [Option<&'d [Property<'a>]>; N])>,
 }
 
 /// The values [`PropCache::of`] found for one object, by the index of the name in the
@@ -1149,16 +1149,17 @@ pub struct ObjectProps<'g, 'd, 'a, const N: usize> {
     id: i64,
     names: &'static [&'static str; N],
     found: [Option<&'d [Property<'a>]>; N],
+    shared: Option<u32>,
 }
 
-impl<'d, const N: usize> PropCache<'d, N> {
+impl<'d, 'a, const N: usize> PropCache<'d, 'a, N> {
     /// A cache for the properties `names` (index `i` of the results is `names[i]`).
     pub fn new(names: &'static [&'static str; N]) -> Self {
-        PropCache { names, templates: Vec::new(), doc: std::marker::PhantomData }
+        PropCache { names, templates: Vec::new() }
     }
 
     /// The properties of `obj` (FBX 5 objects: as [`ObjectGraph::prop`] finds them).
-    pub fn of<'g, 'a>(
+    pub fn of<'g>(
         &mut self,
         graph: &'g ObjectGraph<'d, 'a>,
         obj: &Object<'d, 'a>,
@@ -1169,42 +1170,57 @@ impl<'d, const N: usize> PropCache<'d, N> {
             let v = doc.node(e.record).properties();
             v.get(e.strings as usize..).unwrap_or(&[])
         };
-        let found = if obj.legacy {
-            names.map(|n| graph.prop(obj.id, n).map(|p| p.values))
-        } else {
-            let tmpl = obj.template.map(|t| {
-                let at = match self.templates.iter().position(|e| e.0 == t) {
-                    Some(at) => at,
-                    None => {
-                        let (lo, hi) = graph.templates[t as usize].props;
-                        let slice = &graph.props[lo as usize..hi as usize];
-                        self.templates.push((
-                            t,
-                            names.map(|n| {
-                                // The last of equal names, as `lookup`.
-                                let i = slice.partition_point(|p| key(p.name) <= key(n));
-                                match i.checked_sub(1).map(|i| (i, &slice[i])) {
-                                    Some((i, p)) if p.name == n => lo + i as u32,
-                                    _ => u32::MAX,
-                                }
-                            }),
-                        ));
-                        self.templates.len() - 1
-                    }
-                };
-                &self.templates[at].1
-            });
-            let own = obj.props;
-            std::array::from_fn(|i| {
-                let e = if own.0 == own.1 { None } else { lookup(&graph.props, own, names[i]) };
-                e.or_else(|| tmpl.and_then(|t| graph.props.get(t[i] as usize).copied())).map(values)
-            })
-        };
-        ObjectProps { graph, id: obj.id, names, found }
+        if obj.legacy {
+            let found = names.map(|n| graph.prop(obj.id, n).map(|p| p.values));
+            return ObjectProps { graph, id: obj.id, names, found, shared: None };
+        }
+        let tmpl = obj.template.map(|t| {
+            let at = match self.templates.iter().position(|e| e.0 == t) {
+                Some(at) => at,
+                None => {
+                    let (lo, hi) = graph.templates[t as usize].props;
+                    let slice = &graph.props[lo as usize..hi as usize];
+                    self.templates.push((
+                        t,
+                        names.map(|n| {
+                            // The last of equal names, as `lookup`.
+                            let i = slice.partition_point(|p| key(p.name) <= key(n));
+                            match i.checked_sub(1).map(|i| &slice[i]) {
+                                Some(p) if p.name == n => Some(values(*p)),
+                                _ => None,
+                            }
+                        }),
+                    ));
+                    self.templates.len() - 1
+                }
+            };
+            &self.templates[at].1
+        });
+        let own = obj.props;
+        if own.0 == own.1 {
+            // Every value is the template's: objects of one template share them (the FBX 5
+            // take defaults, found by id, are read only when the graph has some).
+            let found = tmpl.copied().unwrap_or([None; N]);
+            let shared =
+                graph.legacy_transforms.is_empty().then_some(obj.template.unwrap_or(u32::MAX));
+            return ObjectProps { graph, id: obj.id, names, found, shared };
+        }
+        let found = std::array::from_fn(|i| {
+            lookup(&graph.props, own, names[i]).map(values).or_else(|| tmpl.and_then(|t| t[i]))
+        });
+        ObjectProps { graph, id: obj.id, names, found, shared: None }
     }
 }
 
 impl<const N: usize> ObjectProps<'_, '_, '_, N> {
+    /// `Some(key)` when every value, and so everything read from them, is the same for every
+    /// object of that key: the object has no properties of its own and takes them all from
+    /// template `key` (`u32::MAX`: none), and no FBX 5 take default (found by object id) can
+    /// stand in for a missing one. The importer computes such objects' transform once.
+    pub fn shared(&self) -> Option<u32> {
+        self.shared
+    }
+
     /// The `i`th name's first value as a number, as stored (as [`Prop::f64`]: no default, no
     /// finiteness check).
     pub fn f64(&self, i: usize) -> Option<f64> {

@@ -241,6 +241,87 @@ pub fn bending_intervals(target: &ChannelTarget) -> Option<Vec<(f64, f64)>> {
     Some(merge_intervals(out))
 }
 
+/// Where `target`'s value holds, as sorted, disjoint **open** frame intervals: strictly
+/// inside them every frame gives the same value (bit for bit), so a writer sampling them may
+/// take one sample for all. A track holds inside a segment that leaves its key with
+/// [`Interpolation::Step`] or [`Interpolation::StepNext`], before its first key when it
+/// extrapolates with [`Extrapolation::Constant`] or [`Extrapolation::HoldLast`] (the first or
+/// the last key's value) and after its last key with [`Extrapolation::Constant`]; a track of
+/// no keys holds everywhere. A value of several tracks (per-component curves) holds where all
+/// of them do. Layered blends ([`ChannelTarget::Layered`]) never hold. Frames are the
+/// animation's clock; intervals may be unbounded (`±∞`).
+pub fn held_intervals(target: &ChannelTarget) -> Vec<(f64, f64)> {
+    use crate::anim::{Extrapolation, Interpolation};
+    const ALL: (f64, f64) = (f64::NEG_INFINITY, f64::INFINITY);
+    fn track<T>(t: &Track<T>) -> Vec<(f64, f64)> {
+        let (Some(first), Some(last)) = (t.keys.first(), t.keys.last()) else {
+            return vec![ALL];
+        };
+        if !t.keys.iter().all(|k| k.frame.is_finite()) {
+            return Vec::new();
+        }
+        let mut out = Vec::new();
+        if matches!(t.before, Extrapolation::Constant | Extrapolation::HoldLast) {
+            out.push((f64::NEG_INFINITY, first.frame));
+        }
+        for w in t.keys.windows(2) {
+            let holds = matches!(w[0].interpolation, Interpolation::Step | Interpolation::StepNext);
+            if holds && w[1].frame > w[0].frame {
+                out.push((w[0].frame, w[1].frame));
+            }
+        }
+        if matches!(t.after, Extrapolation::Constant) {
+            out.push((last.frame, f64::INFINITY));
+        }
+        out
+    }
+    let each = |xyz: &[Option<Track<f64>>; 3]| {
+        xyz.iter().flatten().map(track).fold(vec![ALL], |a, b| intersect_intervals(&a, &b))
+    };
+    match target {
+        ChannelTarget::Translation(t) | ChannelTarget::Scale(t) | ChannelTarget::Color(t) => {
+            track(t)
+        }
+        ChannelTarget::Rotation(RotationTrack::Quat(t)) => track(t),
+        ChannelTarget::Rotation(RotationTrack::Relative(t)) => track(t),
+        ChannelTarget::Rotation(RotationTrack::Euler { xyz, .. }) => each(xyz),
+        ChannelTarget::TranslationXyz(xyz) | ChannelTarget::ScaleXyz(xyz) => each(xyz),
+        ChannelTarget::Hidden(t) => track(t),
+        ChannelTarget::Morph(t) => track(t),
+        ChannelTarget::Fov(t)
+        | ChannelTarget::Roll(t)
+        | ChannelTarget::Hotspot(t)
+        | ChannelTarget::Falloff(t) => track(t),
+        ChannelTarget::Property { track: t, .. } => track(t),
+        ChannelTarget::Layered(_) => Vec::new(),
+    }
+}
+
+/// The intervals where both sorted, disjoint interval lists `a` and `b` hold (each interval
+/// open, as [`held_intervals`] gives them).
+pub fn intersect_intervals(a: &[(f64, f64)], b: &[(f64, f64)]) -> Vec<(f64, f64)> {
+    let (mut i, mut j, mut out) = (0, 0, Vec::new());
+    while i < a.len() && j < b.len() {
+        let (lo, hi) = (a[i].0.max(b[j].0), a[i].1.min(b[j].1));
+        if lo < hi {
+            out.push((lo, hi));
+        }
+        if a[i].1 < b[j].1 {
+            i += 1;
+        } else {
+            j += 1;
+        }
+    }
+    out
+}
+
+/// Whether frames `a` ≤ `b` lie strictly inside one interval of `held` (sorted, disjoint,
+/// open: [`held_intervals`]), so a value that holds there is the same at both.
+pub fn both_held(held: &[(f64, f64)], a: f64, b: f64) -> bool {
+    let i = held.partition_point(|h| h.1 <= a);
+    held.get(i).is_some_and(|&(lo, hi)| lo < a && b < hi)
+}
+
 /// `intervals` sorted and merged where they overlap or touch.
 pub fn merge_intervals(mut intervals: Vec<(f64, f64)>) -> Vec<(f64, f64)> {
     intervals.sort_by(|a, b| a.0.total_cmp(&b.0));
@@ -1122,6 +1203,43 @@ mod tests {
             bending_intervals(&ChannelTarget::TranslationXyz([Some(one), None, None])),
             Some(vec![])
         );
+    }
+
+    /// Keys at 0 (linear), 10 (step), 20 (linear), 30 with constant extrapolation: the value
+    /// holds before 0, inside 10..20 and after 30; with a second component that steps at 15 it
+    /// holds only where both do; keep-slope extrapolation does not hold.
+    #[test]
+    fn held_intervals_are_step_segments_and_constant_ends() {
+        use crate::anim::{Extrapolation, Interpolation, Key};
+        let key = |frame: f64, interpolation: Interpolation<f64>| Key {
+            frame,
+            value: frame,
+            interpolation,
+        };
+        let inf = f64::INFINITY;
+        let x = Track::new(vec![
+            key(0.0, Interpolation::Linear),
+            key(10.0, Interpolation::Step),
+            key(20.0, Interpolation::Linear),
+            key(30.0, Interpolation::Linear),
+        ]);
+        let one = ChannelTarget::TranslationXyz([Some(x.clone()), None, None]);
+        let held = held_intervals(&one);
+        assert_eq!(held, vec![(-inf, 0.0), (10.0, 20.0), (30.0, inf)]);
+        assert!(both_held(&held, 11.0, 19.5));
+        assert!(!both_held(&held, 10.0, 12.0), "the interval is open");
+        assert!(!both_held(&held, 19.0, 21.0));
+        assert!(both_held(&held, 31.0, 1e9));
+        let y = Track::new(vec![key(15.0, Interpolation::Step), key(30.0, Interpolation::Linear)]);
+        let two = ChannelTarget::TranslationXyz([Some(x.clone()), Some(y), None]);
+        // y holds before its first key, on its step 15..30 and after: the jump at 15 splits
+        // x's step.
+        let want = vec![(-inf, 0.0), (10.0, 15.0), (15.0, 20.0), (30.0, inf)];
+        assert_eq!(held_intervals(&two), want);
+        let mut slope = x;
+        slope.after = Extrapolation::Slope;
+        let held = held_intervals(&ChannelTarget::TranslationXyz([Some(slope), None, None]));
+        assert_eq!(held, vec![(-inf, 0.0), (10.0, 20.0)]);
     }
 
     #[test]

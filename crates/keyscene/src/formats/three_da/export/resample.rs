@@ -8,7 +8,7 @@ use glam::{DMat4, DQuat, DVec3};
 use super::tracks::Need;
 use super::{f3, Context, EntityTracks, ExportReport, TrackSource, RESAMPLE_BUDGET};
 use crate::anim::resample::{self, Sampled};
-use crate::anim::{ChannelTarget, PartialPose, RotationTrack};
+use crate::anim::{keep, ChannelTarget, PartialPose, RotationTrack};
 use crate::formats::three_da::layout::LinearKey;
 use crate::formats::three_da::model::{Entity, KeyTrack, RotTrack, VecTrack};
 use crate::quoting::quoted;
@@ -94,14 +94,57 @@ fn sample_locals(cx: &Context, needs: &[Need], frames: &[i64]) -> Vec<Vec<Transf
         }
     }
     if needs.iter().any(moving) {
+        let held: Vec<Vec<(f64, f64)>> = needs.iter().map(|n| held_parts(cx, n)).collect();
+        let mut last: Option<f64> = None;
         for &f in frames {
-            pose.set_frame(f as f64 / rate);
-            for (n, l) in needs.iter().zip(&mut locals).filter(|(n, _)| moving(n)) {
+            let at = f as f64 / rate;
+            let mut posed = false;
+            for ((n, l), held) in
+                needs.iter().zip(&mut locals).zip(&held).filter(|p| moving(p.0 .0))
+            {
+                // Where every channel behind its resampled parts holds from the last frame to
+                // this one, the sample is the last one (the same bits, without posing).
+                if let (Some(a), Some(&prev)) = (last, l.last()) {
+                    if resample::both_held(held, a, at) {
+                        l.push(prev);
+                        continue;
+                    }
+                }
+                if !posed {
+                    pose.set_frame(at);
+                    posed = true;
+                }
                 l.push(local_of(n, &mut pose));
             }
+            last = Some(at);
         }
     }
     locals
+}
+
+/// The open source-frame intervals where the resampled parts of `n` hold: where every channel
+/// on its node driving one of them ([`keep::Part::is_driven_by`], or a layered blend of the
+/// part) holds its value ([`resample::held_intervals`]). Empty for an entity whose local comes
+/// from the posed world matrices (its ancestors' channels count too): it is posed at every
+/// frame.
+fn held_parts(cx: &Context, n: &Need) -> Vec<(f64, f64)> {
+    if n.world {
+        return Vec::new();
+    }
+    let parts = [keep::Part::Translation, keep::Part::Rotation, keep::Part::Scale];
+    let resampled: Vec<keep::Part> =
+        parts.into_iter().filter(|p| n.why[p.index()].is_some()).collect();
+    let mut held = vec![(f64::NEG_INFINITY, f64::INFINITY)];
+    for c in cx.node_channels(n.id) {
+        let drives = resampled.iter().any(|p| {
+            p.is_driven_by(c)
+                || matches!(c, ChannelTarget::Layered(b) if b.transform_part() == Some(p.index()))
+        });
+        if drives {
+            held = resample::intersect_intervals(&held, &resample::held_intervals(c));
+        }
+    }
+    held
 }
 
 /// Writes the resampled parts of `n` from its sampled locals `l` into entity `e` (file index

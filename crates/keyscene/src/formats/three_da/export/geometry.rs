@@ -85,7 +85,7 @@ pub(super) fn mesh_entity(
         ));
     }
     let MeshSurfaces { built, warnings } = surfaces;
-    report.warnings.extend(warnings);
+    report.warnings.extend(warnings.into_iter().map(|w| format!("{}: {w}", quoted(name))));
     for s in &built {
         totals.acmr_before += s.acmr_before * s.triangles as f64;
         totals.acmr_after += s.acmr_after * s.triangles as f64;
@@ -118,6 +118,7 @@ pub(super) fn bounds(points: impl Iterator<Item = [f64; 3]>) -> Extents {
 }
 
 /// A surface with its ACMR figures.
+#[derive(Clone)]
 struct Built {
     surface: Surface,
     triangles: usize,
@@ -277,48 +278,94 @@ pub(super) fn slot_materials(mesh: &Mesh, mats: &mut Materials) -> SlotMaterials
     table
 }
 
-/// The surfaces of one mesh entity and the warnings building them gave.
+/// The surfaces of one mesh entity and the warnings building them gave (without the entity's
+/// name, which [`mesh_entity`] puts before each).
+#[derive(Clone)]
 pub(super) struct MeshSurfaces {
     built: Vec<Built>,
     warnings: Vec<String>,
 }
 
+/// What decides a mesh entity's surfaces besides its name (which only its warnings carry): the
+/// scene mesh, the bits of its geometry transform and its [`SlotMaterials`] (FBX binds
+/// materials to the node, so instances of one mesh can differ there). Skinned entities have
+/// none: their blend streams name their own joints.
+type SurfaceKey = (usize, [u64; 16], Vec<(u32, usize)>);
+
 /// [`MeshSurfaces`] of the mesh entities `jobs` (slot `k`, mesh `m`, its
-/// [`slot_materials`]), in the order given. They read nothing but the scene, so with
-/// [`PARALLEL_CORNERS`] or more corners among two or more entities they are built on rayon's
-/// pool (issue #16 goal 6); the result is the same whatever the number of threads.
+/// [`slot_materials`]), in the order given. Entities with one [`SurfaceKey`] (instances of a
+/// mesh: Blender's linked duplicates, 3ds Max instances) are built once and copied. They read nothing but the scene, so with [`PARALLEL_CORNERS`] or
+/// more corners among two or more distinct entities they are built on rayon's pool (issue #16
+/// goal 6); the result is the same whatever the number of threads.
 pub(super) fn build_surfaces(
     scene: &Scene,
     ents: &Entities,
     bind: &BindPoses,
     jobs: Vec<(usize, usize, SlotMaterials)>,
 ) -> Vec<MeshSurfaces> {
-    let one = |(k, m, table): (usize, usize, SlotMaterials)| {
-        let (id, name) = (ents.nodes[k], &ents.names[k]);
-        let mesh = &scene.meshes[m];
-        let skin = mesh.skin.and_then(|si| scene.skins.get(si)).zip(
+    let skin_of = |k: usize, m: usize| {
+        scene.meshes[m].skin.and_then(|si| scene.skins.get(si)).zip(
             bind.joints.get(&k).map(|j| (j.as_slice(), bind.unweighted(k, &ents.file_index, j))),
-        );
-        surfaces(mesh, scene.nodes[id].geometry_transform(), skin, &table, name)
+        )
     };
-    let corners: usize = jobs.iter().map(|&(_, m, _)| scene.meshes[m].corner_vertices.len()).sum();
-    if jobs.len() >= 2 && corners >= PARALLEL_CORNERS {
+    // Each job's first job with the same key (itself when it is the first).
+    let mut first: foldhash::HashMap<SurfaceKey, usize> = foldhash::HashMap::default();
+    let source: Vec<usize> = jobs
+        .iter()
+        .enumerate()
+        .map(|(j, (k, m, table))| {
+            if skin_of(*k, *m).is_some() {
+                return j;
+            }
+            let g = scene.nodes[ents.nodes[*k]].geometry_transform().to_cols_array();
+            let mut slots: Vec<(u32, usize)> = table.iter().map(|(&s, &t)| (s, t)).collect();
+            slots.sort_unstable();
+            *first.entry((*m, g.map(f64::to_bits), slots)).or_insert(j)
+        })
+        .collect();
+    let one = |(k, m, table): &(usize, usize, SlotMaterials)| {
+        let g = scene.nodes[ents.nodes[*k]].geometry_transform();
+        surfaces(&scene.meshes[*m], g, skin_of(*k, *m), table)
+    };
+    let unique: Vec<&(usize, usize, SlotMaterials)> =
+        jobs.iter().enumerate().filter(|(j, _)| source[*j] == *j).map(|(_, job)| job).collect();
+    let corners: usize =
+        unique.iter().map(|&&(_, m, _)| scene.meshes[m].corner_vertices.len()).sum();
+    let mut made: Vec<Option<MeshSurfaces>> = if unique.len() >= 2 && corners >= PARALLEL_CORNERS {
         use rayon::prelude::*;
-        jobs.into_par_iter().map(one).collect()
+        unique.into_par_iter().map(one).map(Some).collect()
     } else {
-        jobs.into_iter().map(one).collect()
+        unique.into_iter().map(one).map(Some).collect()
+    };
+    // Built surfaces by job: a first job's own, or a copy of its first job's.
+    let mut at = vec![usize::MAX; jobs.len()];
+    let mut next = 0;
+    for j in 0..jobs.len() {
+        if source[j] == j {
+            at[j] = next;
+            next += 1;
+        }
     }
+    let mut out: Vec<Option<MeshSurfaces>> = (0..jobs.len()).map(|_| None).collect();
+    // Copies first (they read the first job's surfaces), then the first jobs take theirs.
+    for j in 0..jobs.len() {
+        let f = source[j];
+        if f != j {
+            let copy = made[at[f]].clone().expect("built above");
+            out[j] = Some(copy);
+        }
+    }
+    for j in 0..jobs.len() {
+        if source[j] == j {
+            out[j] = made[at[j]].take();
+        }
+    }
+    out.into_iter().map(|s| s.expect("every job built")).collect()
 }
 
 /// The surfaces of one mesh: triangles grouped by material, vertices de-duplicated, split at
 /// [`MAX_SURFACE_VERTICES`], indices optimised and stripified.
-fn surfaces(
-    mesh: &Mesh,
-    g: DMat4,
-    skin: Option<SkinUse>,
-    table: &SlotMaterials,
-    name: &str,
-) -> MeshSurfaces {
+fn surfaces(mesh: &Mesh, g: DMat4, skin: Option<SkinUse>, table: &SlotMaterials) -> MeshSurfaces {
     let corners = Corners::new(mesh, g, skin);
     let by_material = triangles_by_material(mesh, &corners.pos, g.determinant() < 0.0, table);
     // Each corner's key is built once, however many triangles (and surfaces) use it.
@@ -334,11 +381,8 @@ fn surfaces(
             streams += 1;
             let (stream, end) = Stream::fill(&corners, &mut keys, &mut memo, streams, &tris, start);
             if end < tris.len() {
-                warnings.push(format!(
-                    "{name}: surface split at {} vertices (u16 indices)",
-                    stream.map.len(),
-                    name = quoted(&name)
-                ));
+                warnings
+                    .push(format!("surface split at {} vertices (u16 indices)", stream.map.len()));
             }
             built.push(stream.surface(material, mesh, skin.is_some()));
             start = end.max(start + 1);
@@ -347,9 +391,7 @@ fn surfaces(
     let bad = corners.bad.get();
     if bad > 0 {
         warnings.push(format!(
-            "{name}: {bad} non-finite numbers (inf or NaN positions, normals, UVs or colours) \
-             written as 0",
-            name = quoted(&name)
+            "{bad} non-finite numbers (inf or NaN positions, normals, UVs or colours) written as 0"
         ));
     }
     MeshSurfaces { built, warnings }

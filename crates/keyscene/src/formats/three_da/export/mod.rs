@@ -720,6 +720,39 @@ mod tests {
         }
     }
 
+    /// Three nodes show one mesh whose first vertex is NaN: `A` and `B` with no geometry
+    /// transform, `C` moved by one. `A` and `B` share their surfaces (built once), `C` gets its
+    /// own; each entity's warning names it, and each keeps the mesh's 12 triangles.
+    #[test]
+    fn instances_of_a_mesh_share_their_surfaces_and_keep_their_own_warnings() {
+        let mut mesh = crate::scene::geometry::unit_cube(None);
+        mesh.positions[0] = glam::DVec3::splat(f64::NAN);
+        let mut s = Scene::default();
+        s.meshes.push(mesh);
+        for (i, name) in ["A", "B", "C"].into_iter().enumerate() {
+            let mut n = Node::new(name, NodeKind::Mesh);
+            n.mesh = Some(0);
+            if name == "C" {
+                n.set_geometry_transform(DMat4::from_translation(glam::DVec3::X * 5.0));
+            }
+            s.nodes.push(n);
+            s.attach(i, None);
+        }
+        let (file, _, report) = export(&s, &ExportOptions::default()).unwrap();
+        let entity =
+            |name: &str| file.entities.iter().find(|e| layout::name_str(&e.name) == name).unwrap();
+        let (a, b, c) = (entity("A"), entity("B"), entity("C"));
+        assert_eq!(a.surfaces, b.surfaces);
+        assert_ne!(a.surfaces, c.surfaces);
+        for e in [a, b, c] {
+            assert_eq!(e.surfaces.iter().map(|s| s.tri_list.len() / 3).sum::<usize>(), 12);
+        }
+        for name in ["A", "B", "C"] {
+            let want = format!("\"{name}\": 3 non-finite numbers");
+            assert!(report.warnings.iter().any(|w| w.starts_with(&want)), "{:?}", report.warnings);
+        }
+    }
+
     #[test]
     fn failed_save_leaves_no_partial_output() {
         let dir = tempfile::tempdir().unwrap();

@@ -18,7 +18,10 @@ use crate::scene::{Axis, AxisSystem, NodeKind, Scene, Warning};
 /// The scene at rest: the first animation at its first frame (not before 0), or the
 /// unanimated scene, as the node pass writes it.
 pub(super) struct Rest {
+    /// The scene evaluated in its first animation (if any) at [`Rest::frame`].
     pub(super) pose: Pose,
+    /// The frame of the rest pose: the first animation's first frame, not below 0.
+    pub(super) frame: f64,
     /// Every node's world matrix without camera/light aiming ([`unaimed_world`]).
     pub(super) unaimed: Vec<DMat4>,
     /// Every scene node's glTF translation, rotation and scale at rest.
@@ -44,7 +47,7 @@ impl Rest {
                     .unwrap_or_else(|| decompose(local[i]))
             })
             .collect();
-        Rest { pose, unaimed, trs }
+        Rest { pose, frame: rest_frame, unaimed, trs }
     }
 }
 

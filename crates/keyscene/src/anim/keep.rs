@@ -272,12 +272,24 @@ pub fn resample_frames(
         keys = (0..key_cap).map(|i| keys[i * n / key_cap]).collect();
     }
     let grid = (per - keys.len()).max(2);
-    let mut out: Vec<i64> = (0..grid)
+    // The grid rises with `i` and `keys` is sorted: one merge, not a sort of up to
+    // RESAMPLE_BUDGET frames.
+    let mut grid = (0..grid)
         .map(|i| lo + ((i as u128 * (span - 1) as u128) / (grid - 1) as u128) as i64)
-        .chain(keys)
-        .collect();
-    out.sort_unstable();
-    out.dedup();
+        .peekable();
+    let mut keys = keys.into_iter().peekable();
+    let mut out: Vec<i64> = Vec::with_capacity(per);
+    loop {
+        let f = match (grid.peek(), keys.peek()) {
+            (Some(&g), Some(&k)) if k < g => keys.next(),
+            (Some(_), _) => grid.next(),
+            (None, _) => keys.next(),
+        };
+        let Some(f) = f else { break };
+        if out.last() != Some(&f) {
+            out.push(f);
+        }
+    }
     (out, false)
 }
 
@@ -382,5 +394,10 @@ mod tests {
         assert!(f.len() <= RESAMPLE_BUDGET);
         assert_eq!((f[0], *f.last().unwrap()), (0, 10_000_000));
         assert!(f.contains(&5) && f.contains(&7_777_777));
+        // Keys on grid points, at the ends and repeated: each frame once, rising.
+        let keys = [0.0, 10_000_000.0, 5.0, 5.2, 7_777_777.0, 4_999_997.6].into_iter();
+        let (f, _) = resample_frames(0, 10_000_000, 1, keys);
+        assert!(f.windows(2).all(|w| w[0] < w[1]));
+        assert!([0, 5, 4_999_998, 7_777_777, 10_000_000].iter().all(|k| f.contains(k)));
     }
 }

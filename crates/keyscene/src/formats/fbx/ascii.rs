@@ -773,6 +773,10 @@ impl<'a> Parser<'a, '_> {
 
     /// Reads the values (and opens the children) of the node whose name is `s[a..b]`, and
     /// returns the token after them (after the `{` that opens the children, if any).
+    /// Inlined into [`Self::run`], its one caller, so the token comes back in registers, as
+    /// [`Lexer::next`]'s does (returned through memory, its load stalled on store forwarding:
+    /// a fifth of `synthetic_string_collision_7500_ascii`'s parse).
+    #[inline(always)]
     fn node(&mut self, a: usize, b: usize, at: usize) -> Result<(Tok, usize), Error> {
         let name =
             std::str::from_utf8(&self.lex.s[a..b]).map_err(|_| self.err(at, ErrorKind::BadName))?;

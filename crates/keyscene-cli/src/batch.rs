@@ -1,23 +1,15 @@
-//! `keyscene convert DIR OUTDIR --to FORMAT`: converts every supported file under a folder, in
-//! parallel, continuing past failures, and summarises (docs/cli.md, "Batch conversion").
+//! `keyscene convert DIR OUTDIR --to FORMAT`: the library's folder conversion
+//! ([`keyscene::batch::convert_folder`]) with a progress bar, and its summary printed
+//! (docs/cli.md, "Batch conversion").
 
-use std::collections::HashMap;
-use std::io::{IsTerminal, Write as _};
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
-use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressStyle};
-use rayon::prelude::*;
-use serde::Serialize;
-
-use keyscene::convert::ConvertOptions;
+use keyscene::batch::{Progress, Shard, Summary};
+use keyscene::convert::OutputFormat;
 
 use crate::{emit, CliError};
-
-/// The extensions (compared lower-cased) of the files a batch converts: 3D Studio `.3ds` and
-/// project `.prj`, FBX, 3DA, glTF and GLB.
-pub const INPUT_EXTENSIONS: [&str; 6] = ["3ds", "prj", "fbx", "3da", "gltf", "glb"];
 
 /// `--to`: the output format of a batch conversion, by its file extension.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -39,63 +31,20 @@ pub enum Target {
 }
 
 impl Target {
-    /// The output file extension.
-    pub fn extension(self) -> &'static str {
+    /// The library's output format.
+    pub fn format(self) -> OutputFormat {
         match self {
-            Target::Glb => "glb",
-            Target::Gltf => "gltf",
-            Target::ThreeDa => "3da",
-            Target::Obj => "obj",
-            Target::Fbx => "fbx",
-            Target::ThreeDs => "3ds",
+            Target::Glb => OutputFormat::Glb,
+            Target::Gltf => OutputFormat::Gltf,
+            Target::ThreeDa => OutputFormat::ThreeDa,
+            Target::Obj => OutputFormat::Obj,
+            Target::Fbx => OutputFormat::Fbx,
+            Target::ThreeDs => OutputFormat::ThreeDs,
         }
     }
 }
 
-/// What became of one input file.
-#[derive(Debug, Clone, Serialize)]
-pub struct FileResult {
-    /// The input, relative to the input folder (`/`-separated).
-    pub input: String,
-    /// The output written, relative to the output folder; `None` when the file failed.
-    pub output: Option<String>,
-    /// `converted`, `warnings` (converted, with warnings), `failed`, or `skipped` (its output
-    /// is up to date, see [`Options::force`]).
-    pub status: &'static str,
-    /// The reader's and writer's warnings (3DA: the exporter report's `warnings:` lines).
-    pub warnings: Vec<String>,
-    /// Why the file failed: the error as a single conversion prints it.
-    pub error: Option<String>,
-}
-
-/// The summary `--json` prints (docs/cli.md, "Batch conversion").
-#[derive(Debug, Clone, Serialize)]
-pub struct Summary {
-    /// The input folder as given.
-    pub input_dir: String,
-    /// The output folder as given.
-    pub output_dir: String,
-    /// The output format's extension.
-    pub to: &'static str,
-    /// `--shard I/N` as given, else `None` (every file).
-    pub shard: Option<String>,
-    /// Supported files found under the input folder (of the shard, with `--shard`).
-    pub files: usize,
-    /// Files written, with or without warnings (`converted + skipped + failed == files`).
-    pub converted: usize,
-    /// Files whose output was up to date and left as it was.
-    pub skipped: usize,
-    /// Of `converted`, those with at least one warning.
-    pub with_warnings: usize,
-    /// Files not written.
-    pub failed: usize,
-    /// Wall-clock time of the whole batch in seconds.
-    pub seconds: f64,
-    /// One entry per input file, sorted by input path.
-    pub results: Vec<FileResult>,
-}
-
-/// How a batch runs, beside its input, output and format.
+/// How a batch runs and prints, beside its input, output and format.
 #[derive(Debug, Clone, Default)]
 pub struct Options {
     /// Print the [`Summary`] as JSON (`--json`).
@@ -108,77 +57,20 @@ pub struct Options {
     pub shard: Option<Shard>,
     /// Copy texture images beside the outputs (`--no-copy-textures` turns it off).
     pub copy_textures: bool,
-    /// Convert every file, replacing existing outputs (`--force`). Without it a file whose
-    /// output is up to date is skipped, and an existing output that is not up to date is
-    /// replaced only when the manifest records it as this source's output (else the file
-    /// fails: the output is not replaced silently, [`keyscene::output::claim_output`]).
-    ///
-    /// Up to date: the output exists, is not older than its source, and, with `--manifest`,
-    /// the manifest's last line for the source records the same size, SHA-256 and keyscene
-    /// build ([`build_id`]) and this output.
+    /// `--force` ([`keyscene::batch::Options::force`]).
     pub force: bool,
-    /// `--manifest FILE.jsonl`: read for the previous runs' lines, then appended one
-    /// [`ManifestLine`] per file as each finishes (so an interrupted run can be resumed).
+    /// `--manifest FILE.jsonl` ([`keyscene::batch::Options::manifest`]).
     pub manifest: Option<PathBuf>,
 }
 
-/// One line of the `--manifest` file (JSON Lines, docs/cli.md "Manifest"): what became of one
-/// source. A file holds every run's lines in order; the last line of a path is its state.
-#[derive(Debug, Clone, Serialize, serde::Deserialize)]
-pub struct ManifestLine {
-    /// The source, relative to the input folder (`/`-separated).
-    pub path: String,
-    /// Its size in bytes.
-    pub size: u64,
-    /// The SHA-256 of its bytes, 64 lower-case hex digits (empty when it could not be read).
-    pub sha256: String,
-    /// `converted`, `warnings`, `failed` or `skipped` (up to date).
-    pub outcome: String,
-    /// Every file the conversion wrote, relative to the output folder (`/`-separated): the
-    /// main output first, then the files beside it (`.mtl`, `.bin`, `.mat` scripts, copied
-    /// texture images, and those found already holding the same bytes) in the order written.
-    /// Skipped (up to date): the files the previous line listed. Empty when it failed. The
-    /// up-to-date check looks at the main output only.
-    pub outputs: Vec<String>,
-    /// The reader's and writer's warnings.
-    pub warnings: Vec<String>,
-    /// Why it failed, as the summary says it.
-    #[serde(default)]
-    pub error: Option<String>,
-    /// Wall-clock seconds this file took (hashing, loading, writing).
-    pub seconds: f64,
-    /// The keyscene build that wrote the line ([`build_id`]).
-    pub build: String,
-}
-
-/// This keyscene build, as the manifest records it: the version and the running executable's
-/// size and modification time (a rebuilt binary counts as another build, so its outputs are
-/// not taken as up to date).
-pub fn build_id() -> String {
-    let exe = std::env::current_exe().ok().and_then(|p| std::fs::metadata(p).ok());
-    let (size, modified) = exe.map_or((0, 0), |m| {
-        let t = m.modified().ok().and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok());
-        (m.len(), t.map_or(0, |d| d.as_nanos()))
-    });
-    format!(
-        "keyscene {} (executable {size} bytes, modified {modified} ns)",
-        env!("CARGO_PKG_VERSION")
-    )
-}
-
-/// Converts every supported file under `input_dir` (recursively, see [`INPUT_EXTENSIONS`]) to
-/// `to`, mirroring subfolders under `output_dir` (created as needed), on all cores. Each output
-/// is written atomically as a single `convert` writes it; a file that fails is reported and the
-/// rest go on; a file whose output is up to date is skipped ([`Options::force`]). Prints the
-/// summary (`json`: the [`Summary`] document) to `out`; a progress bar (files done, files per
-/// second, the file being converted) goes to stderr when stderr is a terminal.
+/// Converts every supported file under `input_dir` to `to` ([`keyscene::batch::convert_folder`],
+/// the build recorded as this executable's, [`keyscene::batch::build_id`]). A progress bar
+/// (files done, files per second, the file being converted) goes to stderr when stderr is a
+/// terminal. Prints the summary (`json`: the [`Summary`] document) to `out`.
 ///
-/// Output names: `sub/name.ext` → `OUTDIR/sub/name.<to>`; when two inputs of one folder would
-/// give the same name (`box.3ds`, `box.fbx`), each keeps its extension (`box.3ds.glb`).
-///
-/// Errors: the input folder cannot be listed, the output folder created or the manifest read
-/// or written; or, after the summary is printed, any file failed (`N of M files failed`,
-/// exit status 1).
+/// Errors: the library's (the input folder, the output folder, the manifest); or, after the
+/// summary is printed, the manifest could not be appended to, or any file failed (`N of M
+/// files failed`, exit status 1).
 pub fn run(
     input_dir: &Path,
     output_dir: &Path,
@@ -186,85 +78,37 @@ pub fn run(
     opts: &Options,
     out: &mut dyn std::io::Write,
 ) -> Result<(), CliError> {
-    let start = Instant::now();
-    let shard = opts.shard;
-    std::fs::create_dir_all(output_dir)
-        .map_err(|e| CliError::Msg(format!("{}: cannot create: {e}", output_dir.display())))?;
-    let skip = output_dir.canonicalize().ok();
-    let all = supported_files(input_dir, skip.as_deref())?;
-    // Output names are decided over every file (not the shard's), so each shard names a
-    // file's output as a whole run would.
-    let (inputs, outputs): (Vec<PathBuf>, Vec<PathBuf>) = all
-        .iter()
-        .cloned()
-        .zip(output_names(&all, to))
-        .filter(|(rel, _)| shard.is_none_or(|s| s.holds(rel)))
-        .unzip();
-    let previous = match &opts.manifest {
-        Some(path) => read_manifest(path)?,
-        None => HashMap::new(),
-    };
-    let manifest = match &opts.manifest {
-        Some(path) => Some(Mutex::new(
-            std::fs::OpenOptions::new().create(true).append(true).open(path).map_err(|e| {
-                CliError::Msg(format!("{}: cannot write the manifest: {e}", path.display()))
-            })?,
-        )),
-        None => None,
-    };
-    let build = build_id();
-    let job = Job { input_dir, output_dir, to, opts, previous: &previous, build: &build };
-
+    let mut lib = keyscene::batch::Options::default();
+    lib.shard = opts.shard;
+    lib.copy_textures = opts.copy_textures;
+    lib.force = opts.force;
+    lib.manifest = opts.manifest.clone();
+    lib.build = keyscene::batch::build_id("executable", std::env::current_exe().ok().as_deref());
     let bar = if std::io::stderr().is_terminal() && !opts.quiet {
-        let bar = ProgressBar::new(inputs.len() as u64);
+        let bar = ProgressBar::new(0);
+        // The rate as a whole number of files per second in the terminal's own colour
+        // (indicatif's `{per_sec}` ignores the precision and printed `88.1239/s`).
+        let rate = |state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+            let _ = write!(w, "{:.0} files/s", state.per_sec());
+        };
         if let Ok(style) = ProgressStyle::with_template(
-            "{bar:30} {pos}/{len} files, {per_sec:.0}, {elapsed} elapsed, ETA {eta}: {wide_msg}",
+            "{bar:30} {pos}/{len} files, {rate}, {elapsed} elapsed, ETA {eta}: {wide_msg}",
         ) {
-            bar.set_style(style);
+            bar.set_style(style.with_key("rate", rate));
         }
         bar
     } else {
         ProgressBar::hidden()
     };
-    let manifest_error: Mutex<Option<String>> = Mutex::new(None);
-    let mut results: Vec<FileResult> = inputs
-        .par_iter()
-        .zip(outputs.par_iter())
-        .map(|(rel, out_rel)| {
-            bar.set_message(slashed(rel));
-            let (result, line) = job.one(rel, out_rel);
-            if let Some(m) = &manifest {
-                let text = serde_json::to_string(&line).unwrap_or_default() + "\n";
-                let mut file = m.lock().unwrap_or_else(|e| e.into_inner());
-                if let Err(e) = file.write_all(text.as_bytes()).and_then(|()| file.flush()) {
-                    manifest_error
-                        .lock()
-                        .unwrap_or_else(|e| e.into_inner())
-                        .get_or_insert(e.to_string());
-                }
-            }
-            bar.inc(1);
-            result
-        })
-        .collect();
-    bar.finish_and_clear();
-    results.sort_by(|a, b| a.input.cmp(&b.input));
-
-    let count = |status: &str| results.iter().filter(|r| r.status == status).count();
-    let (failed, skipped) = (count("failed"), count("skipped"));
-    let summary = Summary {
-        input_dir: input_dir.display().to_string(),
-        output_dir: output_dir.display().to_string(),
-        to: to.extension(),
-        shard: shard.map(|s| format!("{}/{}", s.index, s.count)),
-        files: results.len(),
-        converted: results.len() - failed - skipped,
-        skipped,
-        with_warnings: count("warnings"),
-        failed,
-        seconds: start.elapsed().as_secs_f64(),
-        results,
+    let progress = |event: Progress<'_>| match event {
+        Progress::Found(n) => bar.set_length(n as u64),
+        Progress::Started(name) => bar.set_message(name.to_string()),
+        Progress::Done => bar.inc(1),
     };
+    let summary =
+        keyscene::batch::convert_folder(input_dir, output_dir, to.format(), &lib, &progress);
+    bar.finish_and_clear();
+    let summary = summary?;
     if opts.json {
         let text = serde_json::to_string_pretty(&summary)
             .map_err(|e| CliError::Msg(format!("summary as JSON: {e}")))?;
@@ -272,8 +116,8 @@ pub fn run(
     } else if !opts.quiet {
         emit(out, &readable(&summary, opts.report))?;
     }
-    if let (Some(path), Some(e)) = (&opts.manifest, manifest_error.into_inner().ok().flatten()) {
-        return Err(CliError::Msg(format!("{}: cannot write the manifest: {e}", path.display())));
+    if let Some(e) = summary.manifest_error {
+        return Err(e.into());
     }
     if summary.failed > 0 {
         return Err(CliError::Msg(format!("{} of {} files failed", summary.failed, summary.files)));
@@ -281,124 +125,9 @@ pub fn run(
     Ok(())
 }
 
-/// Reads a manifest's lines: the last line of each path. A missing file is an empty manifest;
-/// a line that is not a [`ManifestLine`] is an error naming the file and line.
-fn read_manifest(path: &Path) -> Result<HashMap<String, ManifestLine>, CliError> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(HashMap::new()),
-        Err(e) => {
-            return Err(CliError::Msg(format!("{}: cannot read the manifest: {e}", path.display())))
-        }
-    };
-    let mut lines = HashMap::new();
-    for (i, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let l: ManifestLine = serde_json::from_str(line).map_err(|e| {
-            CliError::Msg(format!(
-                "{}: line {}: not a manifest line (expected a JSON object with path, size, \
-                 sha256, outcome, outputs, warnings, seconds and build): {e}",
-                path.display(),
-                i + 1
-            ))
-        })?;
-        lines.insert(l.path.clone(), l);
-    }
-    Ok(lines)
-}
-
-/// What every file of one batch shares.
-struct Job<'a> {
-    input_dir: &'a Path,
-    output_dir: &'a Path,
-    to: Target,
-    opts: &'a Options,
-    previous: &'a HashMap<String, ManifestLine>,
-    build: &'a str,
-}
-
-impl Job<'_> {
-    /// Converts (or skips) one file: its result and its manifest line.
-    fn one(&self, rel: &Path, out_rel: &Path) -> (FileResult, ManifestLine) {
-        let start = Instant::now();
-        let (input, output) = (self.input_dir.join(rel), self.output_dir.join(out_rel));
-        let (path, out_name) = (slashed(rel), slashed(out_rel));
-        let (size, sha256) = match std::fs::read(&input) {
-            Ok(bytes) => (bytes.len() as u64, sha256_hex(&bytes)),
-            Err(_) => (0, String::new()),
-        };
-        let before = self.previous.get(&path);
-        let ours = before.is_some_and(|b| b.outputs.contains(&out_name));
-        let up_to_date = !self.opts.force
-            && newer_or_same(&output, &input)
-            && (self.opts.manifest.is_none()
-                || before.is_some_and(|b| {
-                    ours && b.outcome != "failed"
-                        && b.size == size
-                        && b.sha256 == sha256
-                        && !sha256.is_empty()
-                        && b.build == self.build
-                }));
-        let (result, outputs) = if up_to_date {
-            let listed = before.map(|b| b.outputs.clone()).unwrap_or_default();
-            let outputs = if listed.is_empty() { vec![out_name.clone()] } else { listed };
-            let result = FileResult {
-                input: path.clone(),
-                output: Some(out_name.clone()),
-                status: "skipped",
-                warnings: before.map(|b| b.warnings.clone()).unwrap_or_default(),
-                error: None,
-            };
-            (result, outputs)
-        } else {
-            let (result, files) = convert_one(
-                &input,
-                &output,
-                rel,
-                out_rel,
-                self.to,
-                self.opts.copy_textures,
-                self.opts.force || ours,
-            );
-            let mut outputs: Vec<String> = result.output.iter().cloned().collect();
-            if result.output.is_some() {
-                for f in files.iter().filter(|f| **f != output) {
-                    let rel = f.strip_prefix(self.output_dir).unwrap_or(f);
-                    let name = slashed(rel);
-                    if !outputs.contains(&name) {
-                        outputs.push(name);
-                    }
-                }
-            }
-            (result, outputs)
-        };
-        let line = ManifestLine {
-            path,
-            size,
-            sha256,
-            outcome: result.status.to_string(),
-            outputs,
-            warnings: result.warnings.clone(),
-            error: result.error.clone(),
-            seconds: start.elapsed().as_secs_f64(),
-            build: self.build.to_string(),
-        };
-        (result, line)
-    }
-}
-
-/// Whether `output` exists and was modified no earlier than `source`.
-fn newer_or_same(output: &Path, source: &Path) -> bool {
-    let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
-    matches!((modified(output), modified(source)), (Some(o), Some(s)) if o >= s)
-}
-
-/// SHA-256 of `bytes` as 64 lower-case hex digits.
-fn sha256_hex(bytes: &[u8]) -> String {
-    use sha2::Digest;
-    sha2::Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+/// Parses `I/N` (`0 ≤ I < N`) for `--shard`.
+pub fn parse_shard(s: &str) -> Result<Shard, String> {
+    keyscene::batch::Shard::parse(s)
 }
 
 /// The readable summary: each file with warnings (up to five of them) or an error, then the
@@ -437,230 +166,4 @@ fn readable(s: &Summary, every_warning: bool) -> String {
         writeln!(text, " (shard {shard})").unwrap();
     }
     text
-}
-
-/// Loads `input_dir/rel`, writes `output_dir/out_rel`, and says how it went, with every file
-/// the conversion wrote ([`keyscene::convert::Report::files`]; empty when it failed). A panic inside
-/// the library is caught and reported as this file's failure, so the batch goes on.
-/// `replace`: an existing output may be replaced (`--force`, or the manifest records it as
-/// this source's).
-fn convert_one(
-    input: &Path,
-    output: &Path,
-    rel: &Path,
-    out_rel: &Path,
-    to: Target,
-    copy_textures: bool,
-    replace: bool,
-) -> (FileResult, Vec<PathBuf>) {
-    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        convert_file(input, output, to, copy_textures, replace)
-    }))
-    .unwrap_or_else(|panic| {
-        let what = panic
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| panic.downcast_ref::<String>().cloned())
-            .unwrap_or_default();
-        Err(CliError::Msg(format!("internal error (panic): {what}")))
-    });
-    match outcome {
-        Ok((warnings, files)) => (
-            FileResult {
-                input: slashed(rel),
-                output: Some(slashed(out_rel)),
-                status: if warnings.is_empty() { "converted" } else { "warnings" },
-                warnings,
-                error: None,
-            },
-            files,
-        ),
-        Err(e) => (
-            FileResult {
-                input: slashed(rel),
-                output: None,
-                status: "failed",
-                warnings: Vec::new(),
-                error: Some(e.to_string()),
-            },
-            Vec::new(),
-        ),
-    }
-}
-
-/// One conversion as `keyscene convert IN OUT` does it with no options (but
-/// `--no-copy-textures`); returns the warnings and the files written
-/// ([`keyscene::convert::Report::files`]). Files beside the output (material scripts,
-/// images) follow [`keyscene::output`]'s rule: one that would replace another source's file
-/// fails this file, naming both sources.
-fn convert_file(
-    input: &Path,
-    output: &Path,
-    to: Target,
-    copy_textures: bool,
-    replace: bool,
-) -> Result<(Vec<String>, Vec<PathBuf>), CliError> {
-    let source = keyscene::output::source_name(input);
-    if same_file(input, output) {
-        return Err(CliError::Msg(format!("{}: would overwrite its input", output.display())));
-    }
-    keyscene::output::claim_output(output, &source, replace)?;
-    let (scene, read_warnings) = keyscene::load(input)?;
-    let mut warnings: Vec<String> = read_warnings.iter().map(ToString::to_string).collect();
-    if let Some(dir) = output.parent() {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| CliError::Msg(format!("{}: cannot create: {e}", dir.display())))?;
-    }
-    // `output`'s extension is `to`'s: the library picks the writer from it.
-    debug_assert_eq!(output.extension().and_then(|e| e.to_str()), Some(to.extension()));
-    let opts = ConvertOptions::default().copy_textures(copy_textures).source(source);
-    let report = keyscene::convert(&scene, output, &opts)?;
-    warnings.extend(report.warnings);
-    Ok((warnings, report.files))
-}
-
-/// Whether `a` and `b` name the same existing file.
-fn same_file(a: &Path, b: &Path) -> bool {
-    matches!((a.canonicalize(), b.canonicalize()), (Ok(x), Ok(y)) if x == y)
-}
-
-/// Every file under `dir` with a supported extension, relative to `dir`, sorted. Symbolic links
-/// to folders are not followed (no cycles); the folder `skip` (the output folder, canonical)
-/// is left out when it lies inside `dir`.
-fn supported_files(dir: &Path, skip: Option<&Path>) -> Result<Vec<PathBuf>, CliError> {
-    if !dir.is_dir() {
-        return Err(CliError::Msg(format!("{}: not a folder", dir.display())));
-    }
-    let mut found = Vec::new();
-    let mut stack = vec![PathBuf::new()];
-    while let Some(rel) = stack.pop() {
-        let abs = dir.join(&rel);
-        if !rel.as_os_str().is_empty()
-            && skip.is_some()
-            && abs.canonicalize().ok().as_deref() == skip
-        {
-            continue;
-        }
-        let entries = std::fs::read_dir(&abs)
-            .map_err(|e| CliError::Msg(format!("{}: cannot list: {e}", abs.display())))?;
-        for entry in entries {
-            let entry =
-                entry.map_err(|e| CliError::Msg(format!("{}: cannot list: {e}", abs.display())))?;
-            let Ok(kind) = entry.file_type() else { continue };
-            let path = rel.join(entry.file_name());
-            if kind.is_dir() {
-                stack.push(path);
-            } else if (kind.is_file() || entry.path().is_file()) && is_supported(&path) {
-                found.push(path);
-            }
-        }
-    }
-    found.sort();
-    Ok(found)
-}
-
-fn is_supported(path: &Path) -> bool {
-    path.extension()
-        .and_then(|e| e.to_str())
-        .is_some_and(|e| INPUT_EXTENSIONS.iter().any(|x| x.eq_ignore_ascii_case(e)))
-}
-
-/// The output path (relative) of each input: its extension replaced by `to`'s, or appended
-/// when another input of the same folder would give the same name (compared case-insensitively,
-/// as the output may land on a case-insensitive file system).
-fn output_names(inputs: &[PathBuf], to: Target) -> Vec<PathBuf> {
-    let plain: Vec<PathBuf> = inputs.iter().map(|p| p.with_extension(to.extension())).collect();
-    let mut uses: HashMap<String, usize> = HashMap::new();
-    for p in &plain {
-        *uses.entry(slashed(p).to_lowercase()).or_default() += 1;
-    }
-    inputs
-        .iter()
-        .zip(plain)
-        .map(|(input, p)| {
-            if uses[&slashed(&p).to_lowercase()] > 1 {
-                let mut name = input.as_os_str().to_owned();
-                name.push(".");
-                name.push(to.extension());
-                PathBuf::from(name)
-            } else {
-                p
-            }
-        })
-        .collect()
-}
-
-/// `--shard I/N`: the part of a batch one process converts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Shard {
-    /// This process's part, `0 ≤ index < count`.
-    pub index: u64,
-    /// How many parts the batch is split into.
-    pub count: u64,
-}
-
-impl Shard {
-    /// Whether the file at `rel` (relative to the input folder) is this shard's: the 64-bit
-    /// FNV-1a hash of its `/`-separated path, modulo `count`, equals `index`. The split depends
-    /// on nothing but the path (not the file order, the machine or the other files), so
-    /// adding a file moves no other file to another shard.
-    pub fn holds(self, rel: &Path) -> bool {
-        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-        for b in slashed(rel).bytes() {
-            h ^= u64::from(b);
-            h = h.wrapping_mul(0x0000_0100_0000_01b3);
-        }
-        h % self.count == self.index
-    }
-}
-
-/// Parses `I/N` (`0 ≤ I < N`) for `--shard`.
-pub fn parse_shard(s: &str) -> Result<Shard, String> {
-    let bad = || format!("expected I/N with 0 <= I < N (e.g. 0/4), not {s}");
-    let (i, n) = s.split_once('/').ok_or_else(bad)?;
-    let (index, count) =
-        (i.trim().parse().map_err(|_| bad())?, n.trim().parse().map_err(|_| bad())?);
-    if count == 0 || index >= count {
-        return Err(bad());
-    }
-    Ok(Shard { index, count })
-}
-
-/// A relative path with `/` between components, as the summary shows it.
-fn slashed(p: &Path) -> String {
-    p.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn names_that_would_collide_keep_their_source_extension() {
-        let inputs: Vec<PathBuf> = ["a/box.3ds", "a/BOX.fbx", "a/ship.fbx", "b/box.3ds"]
-            .iter()
-            .map(PathBuf::from)
-            .collect();
-        let names: Vec<String> =
-            output_names(&inputs, Target::Glb).iter().map(|p| slashed(p)).collect();
-        assert_eq!(names, ["a/box.3ds.glb", "a/BOX.fbx.glb", "a/ship.glb", "b/box.glb"]);
-    }
-
-    #[test]
-    fn shards_split_every_path_exactly_once() {
-        let paths: Vec<PathBuf> =
-            (0..200).map(|i| PathBuf::from(format!("d{}/f{i}.fbx", i % 7))).collect();
-        let shards: Vec<Shard> = (0..3).map(|i| parse_shard(&format!("{i}/3")).unwrap()).collect();
-        for p in &paths {
-            assert_eq!(shards.iter().filter(|s| s.holds(p)).count(), 1, "{}", p.display());
-        }
-        // Each shard gets a fair share (200/3 ≈ 67), not everything.
-        for s in &shards {
-            let n = paths.iter().filter(|p| s.holds(p)).count();
-            assert!((40..95).contains(&n), "shard {}/3 holds {n} of 200", s.index);
-        }
-        for bad in ["3/3", "1", "a/2", "0/0", "-1/2"] {
-            assert!(parse_shard(bad).is_err(), "{bad}");
-        }
-    }
 }

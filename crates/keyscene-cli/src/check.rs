@@ -41,13 +41,13 @@ pub fn run(file: &Path, out: &mut dyn std::io::Write) -> Result<(), CliError> {
                 emit(out, &text)?;
                 (0, warnings.len())
             }
-            // A load error is this file's one error line, with file and format like the rest.
-            // stdout gets it as a report line and the summary; stderr (the exit reason) the
-            // error itself, so that it is seen without the report too.
+            // A load error is this file's one error line, with file and format like the rest,
+            // printed once: stdout gets it as a report line and the summary; stderr (the exit
+            // reason) only the count, as for a 3DA file's errors.
             Err(e) => {
                 let f = file.display();
                 emit(out, &format!("{f}: {format}: error: {e}\n{f}: 1 errors, 0 warnings\n"))?;
-                return Err(CliError::Msg(format!("{f}: {format}: {e}")));
+                return Err(CliError::Msg(format!("{f}: 1 errors")));
             }
         }
     };

@@ -1,16 +1,6 @@
-//! `keyscene convert`: writes a scene in the format OUT's extension names, through the
-//! library's one entry point, [`keyscene::convert()`](fn@keyscene::convert). This module only
-//! refuses options that do not apply to the output and prints the report.
-
-use std::path::Path;
-
-use clap::parser::ValueSource;
-use clap::ArgMatches;
-
-use keyscene::convert::{not_applicable, ConvertOptions, OutputFormat, APPLIES_TO};
-use keyscene::scene::Scene;
-
-use crate::CliError;
+//! `keyscene convert`: the single-file conversion is the library's
+//! [`keyscene::convert::convert_file`] (which refuses options that do not apply to the
+//! output); this module turns its report into the summary's parts.
 
 /// What one conversion produced, for the summary: the reader's warnings are not included
 /// (`main` prints them as it loads).
@@ -24,43 +14,27 @@ pub struct Converted {
     pub report: Option<String>,
 }
 
-/// Refuses a `convert` option given on the command line (`sub`: the `convert` matches) that
-/// `output` does not use ([`keyscene::convert::APPLIES_TO`]), naming the option and the
-/// outputs it applies to, so that nothing is silently ignored. `--animation`/`--stack` apply
-/// to every output; `--to`/`--json`/`--shard` apply to folders (checked in `main`).
-pub fn check_options(output: OutputFormat, sub: &ArgMatches) -> Result<(), CliError> {
-    for &(id, ..) in APPLIES_TO {
-        if sub.value_source(id) == Some(ValueSource::CommandLine) {
-            if let Some(why) = not_applicable(id, output) {
-                return Err(CliError::Msg(format!("--{} {why}", id.replace('_', "-"))));
-            }
-        }
+impl Converted {
+    /// The summary's part of a conversion report: posing warnings (worded after
+    /// `--transform-skin`) then the writer's, and the 3DA/FBX/3DS report as text.
+    pub fn of(report: &keyscene::convert::Report) -> Converted {
+        let mut warnings: Vec<String> =
+            report.pose_warnings.iter().map(|w| format!("--transform-skin: {w}")).collect();
+        warnings.extend(report.warnings.iter().cloned());
+        let full = if let Some(r) = &report.three_da {
+            Some(r.to_string())
+        } else if let Some(r) = &report.fbx {
+            Some(r.to_string())
+        } else {
+            report.three_ds.as_ref().map(ToString::to_string)
+        };
+        Converted { warnings, report: full }
     }
-    Ok(())
-}
-
-/// Writes `scene` to `output` ([`keyscene::convert()`](fn@keyscene::convert) with `opts`).
-/// Nothing is printed: the warnings (posing warnings, `--transform-skin`, first) and the
-/// 3DA/FBX/3DS report are returned ([`Converted`]) for the caller's summary (`summary.rs`).
-/// Options that do not apply to the format are refused before this by [`check_options`].
-pub fn run(scene: &Scene, output: &Path, opts: &ConvertOptions) -> Result<Converted, CliError> {
-    let report = keyscene::convert(scene, output, opts)?;
-    let mut warnings: Vec<String> =
-        report.pose_warnings.iter().map(|w| format!("--transform-skin: {w}")).collect();
-    warnings.extend(report.warnings.iter().cloned());
-    let full = if let Some(r) = &report.three_da {
-        Some(r.to_string())
-    } else if let Some(r) = &report.fbx {
-        Some(r.to_string())
-    } else {
-        report.three_ds.as_ref().map(ToString::to_string)
-    };
-    Ok(Converted { warnings, report: full })
 }
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use keyscene::convert::APPLIES_TO;
 
     #[test]
     fn z_up_faces_minus_y_and_y_up_faces_z() {

@@ -1,9 +1,7 @@
 //! `keyscene convert … .gltf|.glb` options, named as FBX2glTF and gltf-transform users expect
 //! (issue #5 §1). `--up`, `--units` and `--stack`/`--animation` are shared with the other
-//! outputs and handed in by `convert`.
-
-use keyscene::formats::gltf::WriteOptions;
-use keyscene::scene::{Axis, AxisSystem};
+//! outputs. They reach the writer through the library's
+//! [`keyscene::convert::Settings`], which checks their values.
 
 /// glTF-only options of `keyscene convert`.
 #[derive(Debug, Clone, Default, clap::Args)]
@@ -24,56 +22,4 @@ pub struct GltfArgs {
     /// one JOINTS_n/WEIGHTS_n pair per 4). Default 4, what every viewer supports.
     #[arg(long, value_name = "N", default_value_t = 4)]
     pub max_influences: usize,
-}
-
-impl GltfArgs {
-    /// The writer options: these flags and `up`/`metres_per_unit` (`--up`/`--units`: the
-    /// source's own axes and unit when the file states them wrongly or not at all; the output
-    /// is always glTF's +Y up, metres). `--stack`/`--animation` reach the writer through
-    /// [`ConvertOptions::animation`](keyscene::convert::ConvertOptions::animation). Fails on a
-    /// resample rate that is not a positive number.
-    pub fn write_options(
-        &self,
-        up: Option<Axis>,
-        metres_per_unit: Option<f64>,
-    ) -> Result<WriteOptions, String> {
-        if let Some(r) = self.resample_fps {
-            if !(r.is_finite() && r > 0.0) {
-                return Err(format!("--resample-fps {r}: expected a positive number"));
-            }
-        }
-        if self.max_influences == 0 {
-            return Err("--max-influences 0: expected at least 1".into());
-        }
-        let mut o = WriteOptions::default();
-        o.embed = self.embed;
-        o.animations = !self.no_animation;
-        o.resample_fps = self.resample_fps;
-        o.max_influences = self.max_influences;
-        o.source_axes = up.map(AxisSystem::right_handed_with_up);
-        o.source_metres_per_unit = metres_per_unit;
-        Ok(o)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn flags_map_to_writer_options() {
-        let args = GltfArgs {
-            embed: true,
-            no_animation: true,
-            resample_fps: Some(60.0),
-            max_influences: 8,
-        };
-        let o = args.write_options(Some(Axis::PosZ), Some(0.01)).unwrap();
-        assert!(o.embed && !o.animations);
-        assert_eq!((o.resample_fps, o.max_influences, o.only_animation), (Some(60.0), 8, None));
-        assert_eq!(o.source_axes, Some(keyscene::scene::AxisSystem::Z_UP_RIGHT_HANDED));
-        assert_eq!(o.source_metres_per_unit, Some(0.01));
-        let bad = GltfArgs { resample_fps: Some(0.0), ..args };
-        assert!(bad.write_options(None, None).is_err());
-    }
 }

@@ -24,10 +24,11 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use clap::parser::ValueSource;
 use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser, Subcommand};
-use keyscene::anim::{AnimationChoice, PoseError, PoseOptions, Time};
-use keyscene::convert::ConvertOptions;
-use keyscene::scene::{Axis, AxisSystem};
+use keyscene::anim::{AnimationChoice, PoseError};
+use keyscene::convert::Settings;
+use keyscene::scene::Axis;
 
 /// mimalloc as the global allocator: a fifth of loading a 3DS file is allocating the scene's
 /// many small vectors, and mimalloc makes that markedly cheaper than the system allocator
@@ -142,7 +143,7 @@ enum Command {
         /// path relative to the input folder, so that N processes given 0/N … N-1/N (GNU
         /// parallel, a CI matrix, a Kubernetes Indexed Job) convert every file exactly once.
         #[arg(long, value_name = "I/N", value_parser = batch::parse_shard)]
-        shard: Option<batch::Shard>,
+        shard: Option<keyscene::batch::Shard>,
         /// OBJ: pose the scene at this frame of the file's clock. Default: the geometry as
         /// stored (properties as stored, no curve evaluated, skins at their stored pose).
         #[arg(long, value_name = "F", allow_negative_numbers = true, conflicts_with = "time")]
@@ -159,7 +160,7 @@ enum Command {
         stack: Option<String>,
         /// OBJ: write with this axis pointing up: x, y, z, -x, -y or -z (right-handed; front is
         /// +Z for x/y up, -Y for z up). Default: the file's own axes.
-        #[arg(long, value_name = "AXIS", value_parser = parse_axis, allow_hyphen_values = true)]
+        #[arg(long, value_name = "AXIS", value_parser = keyscene::convert::parse_axis, allow_hyphen_values = true)]
         up: Option<Axis>,
         /// OBJ: write in this unit: m, cm, mm, in, ft, or unitless (the file's own unit, the
         /// default). A file without a unit counts as metres.
@@ -190,7 +191,7 @@ enum Command {
         fps: Option<f64>,
         /// 3DA: the axes written: `max` (3ds Max's +Z up, right-handed; the default) or
         /// `source` (the file's own). See docs/3da.md, "Axes and EULER rotation".
-        #[arg(long, value_name = "AXES", value_parser = parse_3da_axes)]
+        #[arg(long, value_name = "AXES", value_parser = keyscene::convert::parse_3da_axes)]
         axes: Option<keyscene::formats::three_da::Axes>,
         /// FBX: the file version, 7400 (32-bit record offsets; the default) or 7500 (64-bit;
         /// also chosen by itself for a binary file that could pass 4 GiB).
@@ -378,6 +379,16 @@ fn run(cli: Cli, matches: &ArgMatches) -> Result<(), CliError> {
                 };
                 return batch_convert(&input, &output, to, &opts, sub, &mut out);
             }
+            if !input.exists() {
+                // Not "--to applies to converting a folder": the input is simply not there.
+                return Err(CliError::Lib(keyscene::Error::Io {
+                    path: input,
+                    source: std::io::Error::new(
+                        std::io::ErrorKind::NotFound,
+                        "no such file or folder",
+                    ),
+                }));
+            }
             if to.is_some() || shard.is_some() || manifest.is_some() {
                 let what = if manifest.is_some() {
                     "--manifest"
@@ -388,60 +399,46 @@ fn run(cli: Cli, matches: &ArgMatches) -> Result<(), CliError> {
                 };
                 return Err(CliError::Msg(format!("{what} applies to converting a folder")));
             }
+            let mut settings = Settings::default();
+            settings.frame = frame;
+            settings.time = time;
+            settings.animation = animation;
+            settings.stack = stack;
+            settings.up = up;
+            settings.units = units.map(|u| u.0);
+            settings.space = space.map(|(a, u)| (a, u.0));
+            settings.no_extrapolation = no_extrapolation;
+            settings.bind_pose = bind_pose;
+            settings.transform_skin = transform_skin;
+            settings.embed = gltf.embed;
+            settings.no_animation = gltf.no_animation;
+            settings.resample_fps = gltf.resample_fps;
             let sub = matches.subcommand_matches("convert").expect("convert was parsed");
-            if output.is_dir() {
-                return Err(CliError::Msg(format!(
-                    "{out} is a folder: give an output file (e.g. {out}/{stem}.glb), or convert a \
-                     folder into it with `keyscene convert DIR {out} --to glb|gltf|3da|obj`",
-                    out = output.display(),
-                    stem = input.file_stem().map_or("scene".into(), |s| s.to_string_lossy()),
-                )));
-            }
-            let format = keyscene::convert::OutputFormat::of(&output)?;
-            convert::check_options(format, sub)?;
-            let (up, units) = match space {
-                Some((a, u)) => (Some(a), Some(u)),
-                None => (up, units),
-            };
-            let metres_per_unit = units.and_then(|u| u.0);
-            let source = keyscene::output::source_name(&input);
-            keyscene::output::claim_output(&output, &source, force)?;
+            // Given on the command line, not clap's default of 4.
+            settings.max_influences = (sub.value_source("max_influences")
+                == Some(ValueSource::CommandLine))
+            .then_some(gltf.max_influences);
+            settings.fps = fps;
+            settings.axes = axes;
+            settings.fbx_version = fbx_version.and_then(|v| v.parse().ok());
+            settings.fbx_ascii = fbx_ascii;
+            settings.fbx_keep_pivots = fbx_keep_pivots;
+            settings.triangulate = triangulate;
+            settings.no_copy_textures = no_copy_textures;
+            settings.force = force;
             let start = std::time::Instant::now();
-            let (scene, read_warnings) = load_quietly(&input)?;
-            let animation = animation_choice(animation, stack);
-            // An unknown animation is refused before any other option is looked at.
-            scene.choose_animation(&animation)?;
-            let mut pose = PoseOptions::default();
-            pose.time = frame.map(Time::Frame).or(time.map(Time::Seconds));
-            pose.extrapolation = !no_extrapolation;
-            pose.bind_pose = bind_pose;
-            pose.skin_follows_node = transform_skin;
-            pose.target_axes = up.map(AxisSystem::right_handed_with_up);
-            pose.target_units = metres_per_unit;
-            let mut three_da = keyscene::formats::three_da::ExportOptions::default();
-            three_da.fps = fps;
-            three_da.axes = axes.unwrap_or_default();
-            let mut fbx = keyscene::formats::fbx::export::WriteOptions::default();
-            fbx.binary.version = fbx_version.map_or(7400, |v| v.parse().unwrap_or(7400));
-            (fbx.ascii, fbx.triangulate, fbx.embed) = (fbx_ascii, triangulate, gltf.embed);
-            fbx.keep_pivots = fbx_keep_pivots;
-            let opts = ConvertOptions::default()
-                .animation(animation)
-                .pose(pose)
-                .gltf(gltf.write_options(up, metres_per_unit).map_err(CliError::Msg)?)
-                .three_da(three_da)
-                .fbx(fbx)
-                .copy_textures(!no_copy_textures)
-                .source(source);
-            let done = convert::run(&scene, &output, &opts)?;
+            let done = keyscene::convert::convert_file(&input, &output, &settings)?;
+            let read_warnings: Vec<String> =
+                done.read_warnings.iter().map(ToString::to_string).collect();
+            let converted = convert::Converted::of(&done.report);
             summary::single(
                 &mut out,
                 summary::Verbosity::of(quiet, report, json),
                 &input,
                 &output,
                 &read_warnings,
-                &done.warnings,
-                done.report.as_deref(),
+                &converted.warnings,
+                converted.report.as_deref(),
                 start.elapsed().as_secs_f64(),
             )
         }
@@ -462,8 +459,13 @@ fn batch_convert(
 ) -> Result<(), CliError> {
     let Some(to) = to else {
         return Err(CliError::Msg(format!(
-            "{} is a folder: give --to glb|gltf|3da|obj",
-            input.display()
+            "{} is a folder: give --to {}",
+            input.display(),
+            keyscene::convert::OutputFormat::ALL
+                .iter()
+                .map(|f| &f.extension()[1..])
+                .collect::<Vec<_>>()
+                .join("|")
         )));
     };
     let single_file_options = [
@@ -521,44 +523,14 @@ fn load_quietly(path: &Path) -> Result<(keyscene::scene::Scene, Vec<String>), Cl
 
 /// `--units`: metres per unit, `None` for `unitless` (keep the file's unit).
 #[derive(Debug, Clone, Copy)]
-pub struct UnitsArg(Option<f64>);
+pub struct UnitsArg(keyscene::convert::Unit);
 
 fn parse_units(s: &str) -> Result<UnitsArg, String> {
-    Ok(UnitsArg(Some(match s.to_ascii_lowercase().as_str() {
-        "m" => 1.0,
-        "cm" => 0.01,
-        "mm" => 0.001,
-        "in" => 0.0254,
-        "ft" => 0.3048,
-        "unitless" => return Ok(UnitsArg(None)),
-        _ => return Err("expected m, cm, mm, in, ft or unitless".into()),
-    })))
-}
-
-fn parse_3da_axes(s: &str) -> Result<keyscene::formats::three_da::Axes, String> {
-    match s {
-        "max" => Ok(keyscene::formats::three_da::Axes::Max),
-        "source" => Ok(keyscene::formats::three_da::Axes::Source),
-        _ => Err("expected max or source".into()),
-    }
+    keyscene::convert::parse_unit(s).map(UnitsArg)
 }
 
 fn parse_space(s: &str) -> Result<(Axis, UnitsArg), String> {
-    let (axis, unit) =
-        s.split_once("_up_").ok_or("expected AXIS_up_UNIT, e.g. y_up_m or z_up_cm")?;
-    Ok((parse_axis(axis)?, parse_units(unit)?))
-}
-
-fn parse_axis(s: &str) -> Result<Axis, String> {
-    Ok(match s.to_ascii_lowercase().as_str() {
-        "x" | "+x" => Axis::PosX,
-        "-x" => Axis::NegX,
-        "y" | "+y" => Axis::PosY,
-        "-y" => Axis::NegY,
-        "z" | "+z" => Axis::PosZ,
-        "-z" => Axis::NegZ,
-        _ => return Err("expected x, y, z, -x, -y or -z".into()),
-    })
+    keyscene::convert::parse_space(s).map(|(a, u)| (a, UnitsArg(u)))
 }
 
 /// `--animation I` / `--stack NAME` (clap refuses both) as the library's

@@ -5,8 +5,11 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 use keyscene::anim::{AnimationChoice, Pose, PoseOptions, Time};
-use keyscene::render::{contact_sheet, first_camera, range_bounds, Image, Options, Renderer, View};
-use keyscene::scene::{NodeKind, Scene};
+use keyscene::render::{
+    contact_sheet, find_camera, first_camera, range_bounds, scene_near, Image, Options, Renderer,
+    View,
+};
+use keyscene::scene::Scene;
 
 use crate::{animation_choice, CliError};
 
@@ -45,6 +48,10 @@ pub struct RenderArgs {
     /// scene's first camera when it has one, else `auto`.
     #[arg(long, value_name = "NAME|auto")]
     camera: Option<String>,
+    /// Replace existing PNG files. Without it an existing OUT (or frame file) is an error, as
+    /// for `convert`; the scene file and the files it reads are never replaced.
+    #[arg(long)]
+    force: bool,
     /// Draw the bounding box of the visible geometry (yellow lines).
     #[arg(long)]
     bbox: bool,
@@ -107,6 +114,20 @@ pub fn run(args: RenderArgs) -> Result<(), CliError> {
             CliError::Msg(format!("{}: cannot create the folder: {e}", args.output.display()))
         })?;
     }
+    // Every file this run writes, refused before anything is drawn when it is a source or
+    // exists without --force (the library's one output rule, as for `convert`).
+    let targets: Vec<PathBuf> = if sequence {
+        (0..times.len()).map(|k| frame_file(&args.output, k)).collect()
+    } else {
+        vec![args.output.clone()]
+    };
+    let mut inputs = scene.source_files();
+    inputs.push(args.file.clone());
+    let source = keyscene::output::source_name(&args.file);
+    for target in &targets {
+        keyscene::output::refuse_input(target, &inputs)?;
+        keyscene::output::claim_output(target, &source, args.force)?;
+    }
     let bar = progress_bar(times.len());
     let mut sheet_frames = Vec::new();
     for (k, &time) in times.iter().enumerate() {
@@ -137,7 +158,7 @@ pub fn run(args: RenderArgs) -> Result<(), CliError> {
             );
             sheet_frames.push(image);
         } else if sequence {
-            image.save_png(&args.output.join(format!("frame_{k:04}.png")))?;
+            image.save_png(&frame_file(&args.output, k))?;
         } else {
             image.save_png(&args.output)?;
         }
@@ -151,6 +172,11 @@ pub fn run(args: RenderArgs) -> Result<(), CliError> {
         sheet.save_png(&args.output)?;
     }
     Ok(())
+}
+
+/// Frame `k` of a sequence in the folder `dir`: `frame_0000.png`, `frame_0001.png`, …
+fn frame_file(dir: &Path, k: usize) -> PathBuf {
+    dir.join(format!("frame_{k:04}.png"))
 }
 
 /// The instants to render: `--frames`, else `--time`, else `--frame`, else the animation's
@@ -179,34 +205,6 @@ fn times(
     Ok(vec![Time::Frame(args.frame.unwrap_or(first))])
 }
 
-/// The camera node named `name` (node name, else camera name).
-fn find_camera(scene: &Scene, name: &str) -> Result<usize, CliError> {
-    let cameras: Vec<usize> = (0..scene.nodes.len())
-        .filter(|&n| matches!(scene.nodes[n].kind, NodeKind::Camera(_)))
-        .collect();
-    cameras
-        .iter()
-        .copied()
-        .find(|&n| scene.nodes[n].name == name)
-        .or_else(|| {
-            cameras.iter().copied().find(|&n| match scene.nodes[n].kind {
-                NodeKind::Camera(c) => scene.cameras.get(c).is_some_and(|c| c.name == name),
-                _ => false,
-            })
-        })
-        .ok_or_else(|| {
-            let names: Vec<String> = cameras
-                .iter()
-                .map(|&n| keyscene::quoted(&scene.nodes[n].name).to_string())
-                .collect();
-            CliError::Msg(format!(
-                "--camera {}: no camera of that name (the file has: {}; or use auto)",
-                keyscene::quoted(name),
-                if names.is_empty() { "none".into() } else { names.join(", ") }
-            ))
-        })
-}
-
 /// The scene posed at `time` of animation `animation` (an index
 /// [`Scene::choose_animation`] gave, or `None`: the rest pose), as [`Scene::pose`] poses it.
 fn pose_at(scene: &Scene, animation: Option<usize>, time: Time) -> Result<Pose, CliError> {
@@ -226,17 +224,6 @@ const LABEL_MARGIN: u32 = 4;
 /// The label's font pixel size: 1 image pixel per 200 of the cell's height, at least 1.
 fn label_scale(opts: &Options) -> u32 {
     (opts.height / 200).max(1)
-}
-
-/// A scene camera's near plane: 10⁻⁴ of the rendered geometry's box diagonal (the scene's own
-/// near values are often fog ranges, not clip planes).
-fn scene_near(bounds: Option<(glam::DVec3, glam::DVec3)>) -> f64 {
-    let size = bounds.map_or(1.0, |(a, b)| (b - a).length());
-    if size > 0.0 && size.is_finite() {
-        size * 1e-4
-    } else {
-        1e-4
-    }
 }
 
 /// The contact sheet's layout: ⌈√n⌉ columns, [`SHEET_GAP`]-pixel gaps.

@@ -13,7 +13,7 @@
 
 use clap::ArgMatches;
 use glam::DVec3;
-use keyscene::anim::{AnimationChoice, PoseOptions, Time, THREE_DS_FPS};
+use keyscene::anim::{AnimationChoice, PoseOptions, Time};
 use keyscene::scene::Scene;
 use serde::Serialize;
 
@@ -132,24 +132,13 @@ pub fn run(
     let fps = match fps {
         Some(f) if f.is_finite() && f > 0.0 => f,
         Some(f) => return Err(CliError::Msg(format!("--fps {f}: must be a positive number"))),
-        None => default_fps(scene, animation),
+        None => scene.frame_rate(animation),
     };
     let samples = times.iter().map(|&t| sample(scene, animation, t, fps));
     let doc = SampleDoc { samples: samples.collect::<Result<_, _>>()? };
     let mut text = serde_json::to_string(&doc).map_err(|e| CliError::Msg(e.to_string()))?;
     text.push('\n');
     emit(out, &text)
-}
-
-/// The frame rate used to turn seconds into frames: the animation's own, else the file's,
-/// else 3D Studio's 30 fps.
-pub fn default_fps(scene: &Scene, animation: Option<usize>) -> f64 {
-    animation
-        .and_then(|i| scene.animations.get(i))
-        .map(|a| a.fps)
-        .or(scene.meta.frame_rate)
-        .filter(|f| f.is_finite() && *f > 0.0)
-        .unwrap_or(THREE_DS_FPS)
 }
 
 /// The scene at one requested time, animation `animation` (an index

@@ -467,7 +467,12 @@ fn check_passes_a_sound_file_and_fails_a_cut_one_with_its_place() {
     std::fs::write(&cut, &std::fs::read(fly()).unwrap()[..4]).unwrap();
     let bad = keyscene(&["check", cut.to_str().unwrap()]);
     assert!(!bad.status.success());
-    assert!(String::from_utf8_lossy(&bad.stderr).contains("byte"), "error names a byte offset");
+    // The error is printed once: the report line (stdout) names the byte offset; stderr only
+    // says the check failed (issue 36 §2: it was printed twice).
+    let out = String::from_utf8_lossy(&bad.stdout);
+    assert!(out.contains("error:") && out.contains("byte"), "error names a byte offset: {out}");
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(!err.contains("byte") && err.contains("1 errors"), "stderr repeats the error: {err}");
 }
 
 #[test]

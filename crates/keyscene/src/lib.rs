@@ -100,6 +100,8 @@
 #![warn(missing_docs)]
 
 pub mod anim;
+#[cfg(feature = "batch")]
+pub mod batch;
 pub mod convert;
 pub mod formats;
 pub mod limits;
@@ -114,7 +116,7 @@ mod load;
 mod quoting;
 
 pub use convert::convert;
-pub use error::Error;
+pub use error::{Error, ErrorKind};
 pub use io::{write_atomically, write_atomically_seekable, FileFormat, ReadOptions};
-pub use load::{load, load_bytes};
+pub use load::{load, load_bytes, load_with};
 pub use quoting::{quoted, Quoted};

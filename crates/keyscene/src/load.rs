@@ -12,13 +12,18 @@ use crate::Error;
 /// Reads a scene from a file, recognising its format by content (then extension).
 /// Returns the scene and the problems the reader survived.
 pub fn load(path: &Path) -> Result<(Scene, Vec<Warning>), Error> {
+    load_with(path, &ReadOptions { limits: Limits::default(), base_dir: None })
+}
+
+/// [`load`] with reader options: `opts.base_dir` resolves texture and buffer file names
+/// (`None`: the file's own folder), `opts.limits` bounds what the reader allocates.
+pub fn load_with(path: &Path, opts: &ReadOptions) -> Result<(Scene, Vec<Warning>), Error> {
     let bytes = std::fs::read(path).map_err(|source| Error::Io { path: path.into(), source })?;
-    let opts = ReadOptions {
-        limits: Limits::default(),
-        base_dir: path
-            .parent()
-            .map(|p| if p.as_os_str().is_empty() { Path::new(".") } else { p }.into()),
-    };
+    let mut opts = opts.clone();
+    if opts.base_dir.is_none() {
+        opts.base_dir =
+            path.parent().map(|p| if p.as_os_str().is_empty() { Path::new(".") } else { p }.into());
+    }
     load_bytes(&bytes, Some(path), &opts)
 }
 

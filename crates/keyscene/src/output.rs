@@ -144,6 +144,61 @@ pub fn write_companions(files: &[Companion], source: &str) -> Result<Vec<PathBuf
     Ok(created)
 }
 
+/// Refuses to write `output` when it is one of `inputs` — the file a scene was read from, or a
+/// file the scene names ([`Scene::source_files`]) — compared by file identity (device and
+/// inode on Unix, the canonical path elsewhere), so a relative path, `..`, a symbolic link or a
+/// hard link to a source is caught as well as the same spelling. No `force` overrides it: a
+/// conversion never destroys what it reads. Inputs that do not exist are skipped.
+///
+/// Errors: [`Error::WouldReplaceInput`] naming the output and the source.
+pub fn refuse_input<P: AsRef<Path>>(output: &Path, inputs: &[P]) -> Result<(), Error> {
+    let Some(out) = identity(output) else { return Ok(()) };
+    for input in inputs {
+        if identity(input.as_ref()).as_ref() == Some(&out) {
+            return Err(Error::WouldReplaceInput {
+                output: output.to_path_buf(),
+                input: input.as_ref().to_path_buf(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// What makes two paths the same file: (device, inode) on Unix (hard links share it), the
+/// canonical path elsewhere. `None` when nothing is at `path`.
+#[cfg(unix)]
+fn identity(path: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    let m = std::fs::metadata(path).ok()?;
+    Some((m.dev(), m.ino()))
+}
+
+#[cfg(not(unix))]
+fn identity(path: &Path) -> Option<PathBuf> {
+    path.canonicalize().ok()
+}
+
+impl Scene {
+    /// Every file this scene was read from besides the scene file itself: resolved texture
+    /// images and geometry cache files ([`refuse_input`] keeps outputs off them).
+    pub fn source_files(&self) -> Vec<PathBuf> {
+        let textures =
+            self.materials.iter().flat_map(|m| &m.maps).filter_map(|t| t.resolved.clone());
+        textures.chain(self.geometry_caches.iter().map(|c| c.file.clone())).collect()
+    }
+}
+
+/// Starts a new run: forgets every output and companion file this process has claimed or
+/// written, so that the rules above apply to the next conversion as they apply to a new
+/// `keyscene` process. A long-lived process that converts on request (the Python package:
+/// each `convert`, `Scene.save` and `convert_all` call is one run) calls it before each
+/// conversion; otherwise a second conversion of the same source would replace its earlier
+/// output without `force`, and another source could never write that path again.
+pub fn new_run() {
+    let mut guard = WRITTEN.lock().unwrap_or_else(|e| e.into_inner());
+    *guard = None;
+}
+
 /// Claims `path` as the main output of `source` (see [`source_name`]) before it is written,
 /// under the module's rule for main outputs:
 /// - this process already claimed `path` for another source: an error, even with `force`
@@ -437,6 +492,44 @@ mod tests {
             "{e}"
         );
         claim_output(&old, "/a.fbx", true).unwrap();
+    }
+
+    #[test]
+    fn an_input_is_never_an_output_however_it_is_spelled() {
+        let dir = tempfile::tempdir().unwrap();
+        let src = dir.path().join("a.3ds");
+        std::fs::write(&src, b"MM").unwrap();
+        std::fs::create_dir(dir.path().join("sub")).unwrap();
+        let dotted = dir.path().join("sub").join("..").join("a.3ds");
+        let hard = dir.path().join("hard.3ds");
+        std::fs::hard_link(&src, &hard).unwrap();
+        for out in [&src, &dotted, &hard] {
+            let e = refuse_input(out, &[&src]).unwrap_err().to_string();
+            assert!(e.contains("a.3ds") && e.contains("never replaced"), "{e}");
+        }
+        #[cfg(unix)]
+        {
+            let link = dir.path().join("link.3ds");
+            std::os::unix::fs::symlink(&src, &link).unwrap();
+            assert!(refuse_input(&link, &[&src]).is_err());
+        }
+        // Another file, or nothing there yet: allowed.
+        std::fs::write(dir.path().join("b.3ds"), b"MM").unwrap();
+        assert!(refuse_input(&dir.path().join("b.3ds"), &[&src]).is_ok());
+        assert!(refuse_input(&dir.path().join("c.glb"), &[&src]).is_ok());
+    }
+
+    #[test]
+    fn a_new_run_forgets_the_claims_of_the_last() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("run.glb");
+        claim_output(&path, "/a.fbx", false).unwrap();
+        std::fs::write(&path, b"glTF").unwrap();
+        new_run();
+        // Written by the last run: an existing file now, replaced only with force, by
+        // either source.
+        assert!(claim_output(&path, "/a.fbx", false).is_err());
+        claim_output(&path, "/b.fbx", true).unwrap();
     }
 
     #[test]

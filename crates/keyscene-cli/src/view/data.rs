@@ -165,7 +165,7 @@ fn scene_doc(
             "front": axes.front.vector().to_array(),
             "right": axes.right().to_array(),
         },
-        "frame_rate": crate::sample::default_fps(scene, animation),
+        "frame_rate": scene.frame_rate(animation),
         "nodes": nodes,
         "roots": scene.roots,
         "meshes": meshes,

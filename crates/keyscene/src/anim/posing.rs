@@ -319,6 +319,68 @@ impl Scene {
     }
 }
 
+impl Scene {
+    /// The frame rate that turns seconds into frames for `animation` (an index
+    /// [`Scene::choose_animation`] gave): the animation's own, else the file's
+    /// ([`crate::scene::Metadata::frame_rate`]), else 3D Studio's 30 fps
+    /// ([`super::THREE_DS_FPS`]); 3DS, 3DA and glTF store no rate. `keyscene sample --time`
+    /// and the Python package's `time=` use it.
+    pub fn frame_rate(&self, animation: Option<usize>) -> f64 {
+        animation
+            .and_then(|i| self.animations.get(i))
+            .map(|a| a.fps)
+            .or(self.meta.frame_rate)
+            .filter(|f| f.is_finite() && *f > 0.0)
+            .unwrap_or(super::THREE_DS_FPS)
+    }
+
+    /// The world matrices of every node at each of `times`, posed as [`Scene::pose`] poses
+    /// with `opts` at that time: `times.len() × nodes.len()` matrices, instant-major (node
+    /// `n` at instant `i` is element `i * nodes.len() + n`). `opts.time` is ignored.
+    ///
+    /// Errors: as [`Scene::pose`].
+    pub fn sample_world(
+        &self,
+        opts: &PoseOptions,
+        times: &[Time],
+    ) -> Result<Vec<glam::DMat4>, crate::Error> {
+        let mut out = Vec::with_capacity(times.len() * self.nodes.len());
+        let mut opts = opts.clone();
+        // One choice for every instant: the index, so the name is matched once.
+        opts.animation = self.choose_animation(&opts.animation)?.into();
+        for &t in times {
+            opts.time = Some(t);
+            let (pose, _) = self.pose(&opts)?;
+            out.extend_from_slice(&pose.world);
+        }
+        Ok(out)
+    }
+
+    /// The world-space vertices of node `node`'s mesh at each of `times`, skinned and
+    /// blend-shaped as [`Pose::world_positions`] gives them: `times.len()` runs of the mesh's
+    /// vertex count, instant-major. A node that shows no mesh at an instant gives an empty
+    /// run there.
+    ///
+    /// Errors: as [`Scene::pose`].
+    pub fn sample_positions(
+        &self,
+        opts: &PoseOptions,
+        node: NodeId,
+        times: &[Time],
+    ) -> Result<Vec<Vec<glam::DVec3>>, crate::Error> {
+        let mut opts = opts.clone();
+        opts.animation = self.choose_animation(&opts.animation)?.into();
+        times
+            .iter()
+            .map(|&t| {
+                opts.time = Some(t);
+                let (pose, _) = self.pose(&opts)?;
+                Ok(pose.world_positions(self, node))
+            })
+            .collect()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

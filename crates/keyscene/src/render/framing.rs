@@ -124,3 +124,116 @@ mod tests {
         assert_eq!(first_camera(&s), Some(2));
     }
 }
+
+/// Which camera [`render_still`] renders through.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum CameraChoice {
+    /// The scene's first camera ([`first_camera`]), else the automatic camera (what
+    /// `keyscene render` does without `--camera`).
+    #[default]
+    Default,
+    /// The automatic camera framing the geometry of the whole animation range
+    /// ([`View::auto`](super::View::auto)), `--camera auto`.
+    Auto,
+    /// The camera node of this name, else the camera (`Scene::cameras`) of this name.
+    Named(String),
+}
+
+/// The camera node named `name` (node name first, else the camera's own name).
+///
+/// Errors: [`crate::Error::Option`] naming the cameras the scene has.
+pub fn find_camera(scene: &Scene, name: &str) -> Result<NodeId, crate::Error> {
+    let cameras: Vec<usize> = (0..scene.nodes.len())
+        .filter(|&n| matches!(scene.nodes[n].kind, NodeKind::Camera(_)))
+        .collect();
+    cameras
+        .iter()
+        .copied()
+        .find(|&n| scene.nodes[n].name == name)
+        .or_else(|| {
+            cameras.iter().copied().find(|&n| match scene.nodes[n].kind {
+                NodeKind::Camera(c) => scene.cameras.get(c).is_some_and(|c| c.name == name),
+                _ => false,
+            })
+        })
+        .ok_or_else(|| {
+            let names: Vec<String> =
+                cameras.iter().map(|&n| crate::quoted(&scene.nodes[n].name).to_string()).collect();
+            crate::Error::Option(format!(
+                "--camera {}: no camera of that name (the file has: {}; or use auto)",
+                crate::quoted(name),
+                if names.is_empty() { "none".into() } else { names.join(", ") }
+            ))
+        })
+}
+
+/// A scene camera's near plane: 10⁻⁴ of the rendered geometry's box diagonal (the scene's own
+/// near values are often fog ranges, not clip planes).
+pub fn scene_near(bounds: Option<(DVec3, DVec3)>) -> f64 {
+    let size = bounds.map_or(1.0, |(a, b)| (b - a).length());
+    if size > 0.0 && size.is_finite() {
+        size * 1e-4
+    } else {
+        1e-4
+    }
+}
+
+/// One image of the scene posed as `pose` says (its animation and time; no time: the
+/// animation's first frame), through `camera`, as `keyscene render FILE -o OUT.png --frame F`
+/// draws it: the automatic camera frames the whole animation range and this instant; textures
+/// are resolved in `base_dir`. Returns the image and what the renderer reported (missing
+/// textures, no visible geometry).
+///
+/// Errors: posing errors ([`Scene::pose`]), an unknown camera name ([`find_camera`]),
+/// a camera whose matrix is degenerate at that instant, and the renderer's.
+pub fn render_still(
+    scene: &Scene,
+    base_dir: Option<&std::path::Path>,
+    pose: &PoseOptions,
+    camera: &CameraChoice,
+    opts: &super::Options,
+) -> Result<(super::Image, Vec<crate::scene::Warning>), crate::Error> {
+    let animation = scene.choose_animation(&pose.animation)?;
+    let time = pose.time.unwrap_or_else(|| {
+        Time::Frame(
+            animation.and_then(|i| scene.animations.get(i)).map_or(0.0, |a| a.frame_range.0),
+        )
+    });
+    let camera_node = match camera {
+        CameraChoice::Default => first_camera(scene),
+        CameraChoice::Auto => None,
+        CameraChoice::Named(name) => Some(find_camera(scene, name)?),
+    };
+    let mut range = pose.clone().animation(AnimationChoice::from(animation));
+    range.time = None;
+    let bounds = range_bounds(scene, &range, &[time])?;
+    let mut warnings = Vec::new();
+    if bounds.is_none() {
+        warnings.push(crate::scene::Warning {
+            offset: None,
+            place: "render".into(),
+            message: "no visible geometry to render".into(),
+        });
+    }
+    let (min, max) = bounds.unwrap_or((DVec3::splat(-1.0), DVec3::splat(1.0)));
+    let (posed, _) = scene.pose(&range.at(time))?;
+    let view = match camera_node {
+        None => super::View::auto(min, max, scene.meta.axes, opts.aspect()),
+        Some(node) => {
+            super::View::from_camera(scene, &posed, node, opts.aspect(), scene_near(bounds))
+                .ok_or_else(|| {
+                    crate::Error::Option(format!(
+                        "camera {}: the camera's matrix is degenerate at frame {} (the automatic \
+                     camera renders through it)",
+                        crate::quoted(&scene.nodes[node].name),
+                        posed.frame
+                    ))
+                })?
+        }
+    };
+    let mut renderer = super::Renderer::new(scene, base_dir);
+    let image = renderer.render(&posed, &view, opts)?;
+    warnings.extend(renderer.take_warnings());
+    Ok((image, warnings))
+}

@@ -36,7 +36,10 @@ pub mod raster;
 pub mod texture;
 mod view;
 
-pub use framing::{first_camera, range_bounds, range_times, RANGE_SAMPLES};
+pub use framing::{
+    find_camera, first_camera, range_bounds, range_times, render_still, scene_near, CameraChoice,
+    RANGE_SAMPLES,
+};
 use raster::{ClipVertex, Fragment, Mode, Target};
 pub use texture::Texture;
 pub use view::{
@@ -133,6 +136,16 @@ impl Image {
         assert!(x < self.width && y < self.height, "pixel ({x}, {y}) outside the image");
         let i = (y as usize * self.width as usize + x as usize) * 3;
         [self.rgb[i], self.rgb[i + 1], self.rgb[i + 2]]
+    }
+
+    /// The pixels as RGBA, `width × height × 4` bytes, alpha 255 everywhere (the renderer
+    /// draws opaque images over the background colour).
+    pub fn to_rgba(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.rgb.len() / 3 * 4);
+        for p in self.rgb.chunks_exact(3) {
+            out.extend_from_slice(&[p[0], p[1], p[2], 255]);
+        }
+        out
     }
 
     /// Encodes the image as an 8-bit RGB PNG into `out`.

@@ -208,6 +208,24 @@ pub fn normal_matrix(m: DMat4) -> DMat3 {
     }
 }
 
+impl Mesh {
+    /// Every polygon split into triangles by [`triangulate`] (its own best-fit plane, the
+    /// polygon's winding kept), as triples of **corner** indices into
+    /// [`Mesh::corner_vertices`] (so per-corner normals and UVs index the same way), polygons
+    /// in order. A polygon of `n ≥ 3` corners gives `n − 2` triangles; fewer give none. The
+    /// same triangles the glTF, 3DA and OBJ writers and the renderer use.
+    pub fn triangle_corners(&self) -> Vec<[u32; 3]> {
+        let mut out = Vec::with_capacity(self.corner_vertices.len().saturating_sub(2));
+        for p in 0..self.polygon_count() {
+            let start = self.polygon_corners(p).start as u32;
+            for [a, b, c] in triangulate(&self.positions, self.polygon(p)) {
+                out.push([start + a as u32, start + b as u32, start + c as u32]);
+            }
+        }
+        out
+    }
+}
+
 /// `mesh` with every polygon split into triangles by [`triangulate`] (in the mesh's own
 /// frame), each triangle keeping its polygon's material slot and smoothing groups, and every
 /// per-corner value (normals, UVs, colours, tangents, binormals, stored per corner or by index)

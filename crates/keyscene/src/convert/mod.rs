@@ -17,6 +17,12 @@ use crate::quoting::quoted;
 use crate::scene::Scene;
 use crate::Error;
 
+mod settings;
+pub use settings::{
+    convert_file, convert_loaded, parse_3da_axes, parse_axis, parse_space, parse_unit, FileReport,
+    Settings, Unit, Value,
+};
+
 /// The formats [`convert()`](fn@convert) writes, named by the output's extension (any case).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
@@ -37,6 +43,17 @@ pub enum OutputFormat {
 }
 
 impl OutputFormat {
+    /// Every format written, in the order the docs list them; the extension names
+    /// ([`OutputFormat::extension`]) are what a folder conversion's `--to` takes.
+    pub const ALL: [OutputFormat; 6] = [
+        OutputFormat::Glb,
+        OutputFormat::Gltf,
+        OutputFormat::ThreeDa,
+        OutputFormat::Obj,
+        OutputFormat::Fbx,
+        OutputFormat::ThreeDs,
+    ];
+
     /// The format `path`'s extension names.
     ///
     /// Errors: [`Error::UnknownFormat`] for any other extension, naming the path and the

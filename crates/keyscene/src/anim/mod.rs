@@ -553,9 +553,13 @@ impl Pose {
     /// in-between shapes carry none and add nothing), is carried by the inverse transpose of
     /// its vertex's skinning matrix — the matrix [`Pose::world_positions`] applies to that
     /// vertex (linear or dual-quaternion blend, renormalised weights), which is how ufbx
-    /// deforms normals with `ufbx_get_skin_vertex_matrix` — or of [`Pose::mesh_to_world`]
-    /// for vertices without weights, meshes without a skin and geometry-cached meshes; then
-    /// normalised (a zero result stays zero).
+    /// deforms normals with `ufbx_get_skin_vertex_matrix`, [`Pose::mesh_to_world`] for
+    /// vertices without weights — or, for meshes without a skin and geometry-cached meshes, of
+    /// ufbx's "compatible" normal matrix: the node's world matrix times only the rotation of
+    /// its geometric transform (`ufbx_get_compatible_matrix_for_normals`; a geometric scale
+    /// does not bend normals); then normalised (a zero result stays zero). Every posed output
+    /// takes its normals from here: `sample`, `render`, `view`, the posed OBJ and the Python
+    /// `Pose.world_normals`.
     pub fn world_corner_normals(&self, scene: &Scene, node: NodeId) -> Option<Vec<DVec3>> {
         let m = self.mesh[node]?;
         let mesh = &scene.meshes[m];
@@ -575,7 +579,15 @@ impl Pose {
         }
         let skin = mesh.skin.and_then(|s| scene.skins.get(s)).filter(|_| !cached);
         let eval = skin.map(|skin| SkinMatrices::new(self, scene, node, skin, to_world));
-        let rigid = crate::scene::geometry::normal_matrix(to_world);
+        // Rigid: ufbx's "compatible" normal matrix (`ufbx_get_compatible_matrix_for_normals`):
+        // the node's world matrix times only the *rotation* of its geometric transform, so a
+        // geometric scale or squish does not bend the normals (the references of ufbx's
+        // `synthetic_geometric_squish`/`_transform` tests expect it; the OBJ writer used it).
+        let (_, geometric_rotation, _) =
+            scene.nodes[node].geometry_transform().to_scale_rotation_translation();
+        let rigid = crate::scene::geometry::normal_matrix(
+            self.world[node] * DMat4::from_quat(geometric_rotation),
+        );
         let mut out = vec![DVec3::ZERO; mesh.corner_vertices.len()];
         for p in 0..mesh.polygon_count() {
             for c in mesh.polygon_corners(p) {

@@ -123,19 +123,11 @@ pub fn write(scene: &Scene, pose: Option<&Pose>, mtl_file_name: &str) -> Result<
         for p in &positions {
             writeln!(obj, "v {} {} {}", num(p.x), num(p.y), num(p.z)).unwrap();
         }
-        // Posed, a skinned mesh (or one whose active blend shapes carry normal deltas) shows
-        // its stored normals deformed like its positions ([`Pose::world_corner_normals`]).
-        let deforms_normals = mesh.skin.is_some()
-            || mesh.morph_targets.iter().enumerate().any(|(k, t)| {
-                let w = mesh_index
-                    .and_then(|m| pose_for_rest.morph_weights.get(m)?.get(k).copied())
-                    .unwrap_or(0.0);
-                t.normal_deltas.is_some() && w != 0.0
-            });
-        let deformed = match pose {
-            Some(p) if deforms_normals => p.world_corner_normals(scene, id),
-            _ => None,
-        };
+        // Posed, stored normals come from the one library function every posed output uses
+        // ([`Pose::world_corner_normals`]): skinned and blend-shaped meshes deformed like their
+        // positions, rigid ones by ufbx's compatible normal matrix (the same numbers as
+        // `normal_to_world` gives them below).
+        let deformed = pose.and_then(|p| p.world_corner_normals(scene, id));
         let mut corners = corner_attributes(mesh, &positions, to_world, normal_to_world);
         if let Some(deformed) = deformed {
             for (n, d) in corners.normals.iter_mut().zip(deformed) {

@@ -9,17 +9,17 @@ pub struct GltfArgs {
     /// glTF: write a self-contained .gltf (buffer and images as base64 data URIs) instead of a
     /// .gltf with a .bin and image files beside it. FBX: put every texture image found beside
     /// the source into the file (`Video` › `Content`; images the source embeds always are).
-    #[arg(long)]
+    #[arg(long, help_heading = "glTF output")]
     pub embed: bool,
     /// glTF: leave animations out (the scene at its rest pose: the first animation's first frame).
-    #[arg(long)]
+    #[arg(long, help_heading = "glTF output")]
     pub no_animation: bool,
     /// glTF: resample every animation channel at N samples per second (default: keep source
     /// keys where glTF holds them exactly, resample the rest at one sample per source frame).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", help_heading = "glTF output")]
     pub resample_fps: Option<f64>,
     /// glTF: keep up to N joint influences per skinned vertex (rounded up to a multiple of 4;
     /// one JOINTS_n/WEIGHTS_n pair per 4). Default 4, what every viewer supports.
-    #[arg(long, value_name = "N", default_value_t = 4)]
+    #[arg(long, value_name = "N", default_value_t = 4, help_heading = "glTF output")]
     pub max_influences: usize,
 }

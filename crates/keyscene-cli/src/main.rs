@@ -46,9 +46,18 @@ mod sample;
 mod summary;
 mod view;
 
-/// Read, evaluate and convert animated 3D scenes (3DS, glTF).
+/// Read, evaluate and convert animated 3D scenes.
 #[derive(Debug, Parser)]
-#[command(name = "keyscene", version, about)]
+#[command(
+    name = "keyscene",
+    version,
+    about = "keyscene: inspect, check, sample, convert, render and view animated 3D scenes",
+    long_about = "keyscene: inspect, check, sample, convert, render and view animated 3D scenes.\n\n\
+        Reads 3D Studio .3ds/.prj, FBX 6.1-7.7 (binary and ASCII), ChromeEngine .3da and glTF 2.0 \
+        (.gltf/.glb); writes glTF/GLB, 3DA (with .mat material scripts), FBX 7.4/7.5 (binary or \
+        ASCII), 3DS and OBJ (+ .mtl). Evaluates animation as lib3ds (3DS) and the FBX SDK (as \
+        ufbx reproduces it) do. Details: README.md and docs/cli.md."
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -114,7 +123,7 @@ enum Command {
         output: PathBuf,
         /// Folder input: the output format. The summary lists files converted, with warnings
         /// and failed (with the reason); the exit status is non-zero when any failed.
-        #[arg(long, value_name = "FORMAT")]
+        #[arg(long, help_heading = "Folder input", value_name = "FORMAT")]
         to: Option<batch::Target>,
         /// Print the summary as JSON instead of a line (folder input: the batch summary;
         /// schemas in docs/cli.md).
@@ -137,19 +146,30 @@ enum Command {
         /// Folder input: append one JSON line per source to FILE (path, size, sha256,
         /// outcome, outputs, warnings, seconds, build), and read its earlier lines to skip
         /// up-to-date files and update outputs it records (docs/cli.md, "Manifest").
-        #[arg(long, value_name = "FILE.jsonl")]
+        #[arg(long, help_heading = "Folder input", value_name = "FILE.jsonl")]
         manifest: Option<PathBuf>,
         /// Folder input: convert only shard I of N (0 ≤ I < N), a split fixed by each file's
         /// path relative to the input folder, so that N processes given 0/N … N-1/N (GNU
         /// parallel, a CI matrix, a Kubernetes Indexed Job) convert every file exactly once.
-        #[arg(long, value_name = "I/N", value_parser = batch::parse_shard)]
+        #[arg(long, help_heading = "Folder input", value_name = "I/N", value_parser = batch::parse_shard)]
         shard: Option<keyscene::batch::Shard>,
         /// OBJ: pose the scene at this frame of the file's clock. Default: the geometry as
         /// stored (properties as stored, no curve evaluated, skins at their stored pose).
-        #[arg(long, value_name = "F", allow_negative_numbers = true, conflicts_with = "time")]
+        #[arg(
+            long,
+            value_name = "F",
+            allow_negative_numbers = true,
+            conflicts_with = "time",
+            help_heading = "OBJ output (posing)"
+        )]
         frame: Option<f64>,
         /// OBJ: pose the scene at this time in seconds (FBX: absolute file time).
-        #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
+        #[arg(
+            long,
+            value_name = "SECONDS",
+            allow_negative_numbers = true,
+            help_heading = "OBJ output (posing)"
+        )]
         time: Option<f64>,
         /// The animation to pose with (index; default 0).
         #[arg(long, value_name = "I")]
@@ -159,54 +179,57 @@ enum Command {
         #[arg(long, value_name = "NAME", conflicts_with = "animation")]
         stack: Option<String>,
         /// OBJ: write with this axis pointing up: x, y, z, -x, -y or -z (right-handed; front is
-        /// +Z for x/y up, -Y for z up). Default: the file's own axes.
-        #[arg(long, value_name = "AXIS", value_parser = keyscene::convert::parse_axis, allow_hyphen_values = true)]
+        /// +Z for x/y up, -Y for z up). Default: the file's own axes. glTF: the source's own up
+        /// axis, for a file that states it wrongly or not at all (glTF is always +Y up).
+        #[arg(long, help_heading = "OBJ and glTF output", value_name = "AXIS", value_parser = keyscene::convert::parse_axis, allow_hyphen_values = true)]
         up: Option<Axis>,
         /// OBJ: write in this unit: m, cm, mm, in, ft, or unitless (the file's own unit, the
-        /// default). A file without a unit counts as metres.
-        #[arg(long, value_name = "UNIT", value_parser = parse_units)]
+        /// default). A file without a unit counts as metres. glTF: the source's own unit (glTF
+        /// is always metres).
+        #[arg(long, help_heading = "OBJ and glTF output", value_name = "UNIT", value_parser = parse_units)]
         units: Option<UnitsArg>,
-        /// OBJ: shorthand for --up and --units together, written AXIS_up_UNIT: `y_up_m`
+        /// OBJ and glTF: shorthand for --up and --units together, written AXIS_up_UNIT: `y_up_m`
         /// (glTF's space), `y_up_cm` (Maya's), `z_up_m`, `-z_up_in`…
         #[arg(long, value_name = "AXIS_up_UNIT", value_parser = parse_space,
+              help_heading = "OBJ and glTF output",
               allow_hyphen_values = true, conflicts_with_all = ["up", "units"])]
         space: Option<(Axis, UnitsArg)>,
         /// OBJ: hold every animation curve at its first/last key outside its keys, instead of
         /// the file's pre/post extrapolation (repeat, mirror, keep slope).
-        #[arg(long)]
+        #[arg(long, help_heading = "OBJ output (posing)")]
         no_extrapolation: bool,
         /// OBJ: pose the nodes listed by the file's stored bind pose NAME (FBX `BindPose`,
         /// e.g. `skinCluster1`) at their bind-time matrices; other nodes follow their parents.
-        #[arg(long, value_name = "NAME")]
+        #[arg(long, help_heading = "OBJ output (posing)", value_name = "NAME")]
         bind_pose: Option<String>,
         /// OBJ: a skinned mesh also follows its own node's motion since binding, as Maya shows
         /// it (by default only its bones move it, as the FBX SDK evaluates skins).
-        #[arg(long)]
+        #[arg(long, help_heading = "OBJ output (posing)")]
         transform_skin: bool,
         #[command(flatten)]
         gltf: gltf_args::GltfArgs,
         /// 3DA: write key frames at this rate (default: the animation's own; keys that do not
         /// land on integer frames are resampled).
-        #[arg(long, value_name = "N")]
+        #[arg(long, value_name = "N", help_heading = "3DA output")]
         fps: Option<f64>,
         /// 3DA: the axes written: `max` (3ds Max's +Z up, right-handed; the default) or
         /// `source` (the file's own). See docs/3da.md, "Axes and EULER rotation".
-        #[arg(long, value_name = "AXES", value_parser = keyscene::convert::parse_3da_axes)]
+        #[arg(long, help_heading = "3DA output", value_name = "AXES", value_parser = keyscene::convert::parse_3da_axes)]
         axes: Option<keyscene::formats::three_da::Axes>,
         /// FBX: the file version, 7400 (32-bit record offsets; the default) or 7500 (64-bit;
         /// also chosen by itself for a binary file that could pass 4 GiB).
-        #[arg(long, value_name = "VERSION", value_parser = ["7400", "7500"])]
+        #[arg(long, help_heading = "FBX output", value_name = "VERSION", value_parser = ["7400", "7500"])]
         fbx_version: Option<String>,
         /// FBX: write ASCII FBX instead of binary.
-        #[arg(long)]
+        #[arg(long, help_heading = "FBX output")]
         fbx_ascii: bool,
         /// FBX: keep the source's full transform stack (pivots, pre/post rotation, inherit
         /// type, geometric transforms) and its keys as they are, for round trips to a DCC tool
         /// (default: baked into the subset every importer handles).
-        #[arg(long)]
+        #[arg(long, help_heading = "FBX output")]
         fbx_keep_pivots: bool,
         /// FBX: split polygons into triangles (default: n-gons kept).
-        #[arg(long)]
+        #[arg(long, help_heading = "FBX output")]
         triangulate: bool,
         /// OBJ, .gltf, 3DA (and folders): do not copy the texture images the output names
         /// beside it (by default they are copied, embedded FBX images written out as files, and

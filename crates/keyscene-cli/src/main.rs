@@ -575,3 +575,34 @@ pub fn emit(out: &mut dyn std::io::Write, s: &str) -> Result<(), CliError> {
         r => r.map_err(|e| CliError::Msg(format!("writing output: {e}"))),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// docs/cli.md and `--help` cannot drift apart (issue 36 §3): every subcommand is in the
+    /// docs' synopsis and every option of every subcommand (its `--long` or `-short` form) is
+    /// documented there.
+    #[test]
+    fn docs_cli_md_documents_every_subcommand_and_option() {
+        let docs = include_str!("../../../docs/cli.md");
+        let cli = Cli::command();
+        let mut missing = Vec::new();
+        for sub in cli.get_subcommands() {
+            let name = sub.get_name();
+            if !docs.contains(&format!("keyscene {name} ")) {
+                missing.push(format!("subcommand {name}"));
+            }
+            for arg in sub.get_arguments() {
+                let Some(long) = arg.get_long() else { continue };
+                let short = arg.get_short().map(|c| format!("-{c} "));
+                if !docs.contains(&format!("--{long}"))
+                    && !short.as_ref().is_some_and(|s| docs.contains(s.as_str()))
+                {
+                    missing.push(format!("{name} --{long}"));
+                }
+            }
+        }
+        assert!(missing.is_empty(), "docs/cli.md does not document: {missing:?}");
+    }
+}

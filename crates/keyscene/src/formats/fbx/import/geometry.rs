@@ -56,6 +56,21 @@ fn bound_to_first_uv_set<'d, 'a>(geo: NodeRef<'d, 'a>, kind: &str) -> Option<Nod
     of_kind(Some(k))
 }
 
+/// The layer element `name` of lowest layer index.
+fn first_layer<'d, 'a>(geo: NodeRef<'d, 'a>, name: &str) -> Option<NodeRef<'d, 'a>> {
+    geo.children()
+        .filter(|c| c.name() == name)
+        .min_by_key(|c| c.property(0).and_then(Property::as_i64).unwrap_or(0))
+}
+
+fn vec2(c: &[f64]) -> Vec2 {
+    Vec2::new(c[0] as f32, c[1] as f32)
+}
+
+fn vec3(c: &[f64]) -> Vec3 {
+    Vec3::new(c[0] as f32, c[1] as f32, c[2] as f32)
+}
+
 /// Per-corner facts a layer element mapping needs.
 struct Topology {
     corner_vertex: Vec<u32>,
@@ -64,7 +79,9 @@ struct Topology {
 }
 
 impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
-    /// The mesh of model `model` from geometry record `geo` (object id `geo_id`).
+    /// The mesh of model `model` from geometry record `geo` (object id `geo_id`): its
+    /// polygons, then each layer element in turn, then its materials' FBX 6 textures and its
+    /// deformers.
     pub(super) fn mesh(
         &mut self,
         geo: NodeRef<'_, '_>,
@@ -87,6 +104,23 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
             self.warn(Some(geo), place, "meshes exceed the element limit; mesh skipped");
             return None;
         }
+        let (mut mesh, topo) = self.polygons(geo, name, place);
+        self.normals(geo, &mut mesh, &topo, place);
+        self.uv_sets(geo, model, &mut mesh, &topo, place);
+        self.colors_and_tangents(geo, &mut mesh, &topo, place);
+        self.smoothing(geo, &mut mesh, &topo, place);
+        mesh.material_slots = self.material_slots(model.id);
+        self.polygon_materials(geo, &mut mesh, &topo, place);
+        self.legacy_textures(geo, geo_id, model.id, &mesh);
+        self.deformers(geo_id, &mut mesh, place);
+        self.legacy_shapes(geo, geo_id, &mut mesh, place);
+        Some(mesh)
+    }
+
+    /// The mesh's points and polygons from `Vertices` and `PolygonVertexIndex` (a negative
+    /// index ends a polygon; indices past the vertices are clamped to the last one, with a
+    /// warning), and the per-corner facts the layer elements map through.
+    fn polygons(&mut self, geo: NodeRef<'_, '_>, name: &str, place: &str) -> (Mesh, Topology) {
         let v = child_f64(geo, "Vertices");
         let positions: Vec<DVec3> =
             v.chunks_exact(3).map(|c| DVec3::new(c[0], c[1], c[2])).collect();
@@ -126,20 +160,20 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
             corner_polygon,
             polygon_count: mesh.polygon_count(),
         };
-        let first = |name: &str| {
-            geo.children()
-                .filter(|c| c.name() == name)
-                .min_by_key(|c| c.property(0).and_then(Property::as_i64).unwrap_or(0))
-        };
-        let vec3 = |c: &[f64]| Vec3::new(c[0] as f32, c[1] as f32, c[2] as f32);
-        if let Some(e) = first("LayerElementNormal") {
+        (mesh, topo)
+    }
+
+    /// The first `LayerElementNormal`, else FBX 5's `Normals` in the model itself.
+    fn normals(&mut self, geo: NodeRef<'_, '_>, mesh: &mut Mesh, topo: &Topology, place: &str) {
+        let n = mesh.positions.len();
+        if let Some(e) = first_layer(geo, "LayerElementNormal") {
             mesh.normals = self.layer(
                 geo,
                 e,
                 "Normals",
                 &["NormalsIndex", "NormalIndex"],
                 3,
-                &topo,
+                topo,
                 place,
                 vec3,
             );
@@ -156,19 +190,30 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
                 mesh.normals = Some(Attribute { values, mapping: Mapping::PerCorner });
             }
         }
+    }
+
+    /// Every `LayerElementUV` (else FBX 5's `GeometryUVInfo`), the model's `currentUVSet`
+    /// first.
+    fn uv_sets(
+        &mut self,
+        geo: NodeRef<'_, '_>,
+        model: &Object<'_, '_>,
+        mesh: &mut Mesh,
+        topo: &Topology,
+        place: &str,
+    ) {
         let mut uv_layers: Vec<NodeRef<'_, '_>> =
             geo.children().filter(|c| c.name() == "LayerElementUV").collect();
         uv_layers.sort_by_key(|c| c.property(0).and_then(Property::as_i64).unwrap_or(0));
-        let vec2 = |c: &[f64]| Vec2::new(c[0] as f32, c[1] as f32);
         for e in uv_layers {
-            if let Some(uvs) = self.layer(geo, e, "UV", &["UVIndex"], 2, &topo, place, vec2) {
+            if let Some(uvs) = self.layer(geo, e, "UV", &["UVIndex"], 2, topo, place, vec2) {
                 mesh.uv_sets.push(UvSet { name: child_str(e, "Name").to_string(), uvs });
             }
         }
         // FBX 5: one unnamed set, `GeometryUVInfo { TextureUV, TextureUVVerticeIndex }`.
         if let Some(e) = geo.child("GeometryUVInfo").filter(|_| mesh.uv_sets.is_empty()) {
             let index = ["TextureUVVerticeIndex"];
-            if let Some(uvs) = self.layer(geo, e, "TextureUV", &index, 2, &topo, place, vec2) {
+            if let Some(uvs) = self.layer(geo, e, "TextureUV", &index, 2, topo, place, vec2) {
                 mesh.uv_sets.push(UvSet { name: String::new(), uvs });
             }
         }
@@ -178,8 +223,19 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
             let set = mesh.uv_sets.remove(i);
             mesh.uv_sets.insert(0, set);
         }
-        if let Some(e) = first("LayerElementColor") {
-            mesh.colors = self.layer(geo, e, "Colors", &["ColorIndex"], 4, &topo, place, |c| {
+    }
+
+    /// The first `LayerElementColor`, and the tangents and binormals bound to the first UV
+    /// set.
+    fn colors_and_tangents(
+        &mut self,
+        geo: NodeRef<'_, '_>,
+        mesh: &mut Mesh,
+        topo: &Topology,
+        place: &str,
+    ) {
+        if let Some(e) = first_layer(geo, "LayerElementColor") {
+            mesh.colors = self.layer(geo, e, "Colors", &["ColorIndex"], 4, topo, place, |c| {
                 Vec4::new(c[0] as f32, c[1] as f32, c[2] as f32, c[3] as f32)
             });
         }
@@ -187,13 +243,17 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
         // `Layer` entries bind to the first UV set ([`bound_to_first_uv_set`]).
         if let Some(e) = bound_to_first_uv_set(geo, "LayerElementTangent") {
             let index = ["TangentsIndex", "TangentIndex"];
-            mesh.tangents = self.layer(geo, e, "Tangents", &index, 3, &topo, place, vec3);
+            mesh.tangents = self.layer(geo, e, "Tangents", &index, 3, topo, place, vec3);
         }
         if let Some(e) = bound_to_first_uv_set(geo, "LayerElementBinormal") {
             let index = ["BinormalsIndex", "BinormalIndex"];
-            mesh.binormals = self.layer(geo, e, "Binormals", &index, 3, &topo, place, vec3);
+            mesh.binormals = self.layer(geo, e, "Binormals", &index, 3, topo, place, vec3);
         }
-        if let Some(e) = first("LayerElementSmoothing") {
+    }
+
+    /// The first `LayerElementSmoothing`, per polygon only.
+    fn smoothing(&mut self, geo: NodeRef<'_, '_>, mesh: &mut Mesh, topo: &Topology, place: &str) {
+        if let Some(e) = first_layer(geo, "LayerElementSmoothing") {
             let mapping = child_str(e, "MappingInformationType");
             let s = child_i64(e, "Smoothing");
             if s.is_empty() || mapping.is_empty() {
@@ -209,9 +269,20 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
                     Some(s[..topo.polygon_count].iter().map(|&b| b as u32).collect());
             }
         }
-        mesh.material_slots = self.material_slots(model.id);
+    }
+
+    /// Each polygon's material slot from the first `LayerElementMaterial` (FBX 5:
+    /// `MaterialAssignation` and `Materials` in the model itself); none when every polygon
+    /// takes slot 0.
+    fn polygon_materials(
+        &mut self,
+        geo: NodeRef<'_, '_>,
+        mesh: &mut Mesh,
+        topo: &Topology,
+        place: &str,
+    ) {
         // FBX 5 keeps `MaterialAssignation` and `Materials` in the model itself.
-        let material_layer = first("LayerElementMaterial")
+        let material_layer = first_layer(geo, "LayerElementMaterial")
             .map(|e| (e, "MappingInformationType"))
             .or_else(|| geo.child("MaterialAssignation").map(|_| (geo, "MaterialAssignation")));
         let material_layer = material_layer.filter(|&(e, mapping_name)| {
@@ -253,10 +324,6 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
                 }
             }
         }
-        self.legacy_textures(geo, geo_id, model.id, &mesh);
-        self.deformers(geo_id, &mut mesh, place);
-        self.legacy_shapes(geo, geo_id, &mut mesh, place);
-        Some(mesh)
     }
 
     /// One layer element as an [`Attribute`]: `data` holds `comps` numbers per value, `index`

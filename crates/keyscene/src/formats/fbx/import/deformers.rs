@@ -1,7 +1,8 @@
 //! What deforms a mesh: [`Skin`](crate::scene::Skin)s from `Skin` → `Cluster` deformers,
-//! [`MorphTarget`](crate::scene::MorphTarget)s from `BlendShape` → `BlendShapeChannel` → `Shape`
-//! (and FBX 6 in-file `Shape` records), and [`GeometryCache`](crate::scene::GeometryCache)s from
-//! `VertexCacheDeformer`s and their cache files.
+//! [`MorphTarget`](crate::scene::MorphTarget)s from `BlendShape` → `BlendShapeChannel` →
+//! `Shape` (and FBX 6 in-file `Shape` records), and
+//! [`GeometryCache`](crate::scene::GeometryCache)s from `VertexCacheDeformer`s and their cache
+//! files.
 
 use glam::{DMat4, DVec3, Vec3};
 

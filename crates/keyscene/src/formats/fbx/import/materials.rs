@@ -1,7 +1,8 @@
 //! [`Material`](crate::scene::Material)s from `Material` objects (colours and factors kept
-//! apart, values that cannot be right reported) and their [`TextureMap`](crate::scene::TextureMap)s:
-//! connected `Texture`s, file names, embedded `Video` content, wrap modes, and FBX 6 texture
-//! layers patched onto the polygons' materials.
+//! apart, values that cannot be right reported) and their
+//! [`TextureMap`](crate::scene::TextureMap)s: connected `Texture`s, file names, embedded `Video`
+//! content, wrap modes, and FBX 6 texture layers patched onto the polygons' materials; and a
+//! model's material slots, the scene materials connected to it.
 
 use glam::Vec3;
 
@@ -162,6 +163,15 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
             self.scene.materials.push(m);
             self.textured.push(textured);
         }
+    }
+
+    /// The scene materials connected to model `model`, in connection order (`None`: a
+    /// material that did not become a scene material).
+    pub(super) fn material_slots(&self, model: i64) -> Vec<Option<usize>> {
+        self.graph
+            .child_objects(model, "Material")
+            .map(|m| self.ids.materials.get(&m.id).copied())
+            .collect()
     }
 
     /// The texture map `tex` makes in `slot`: its file ([`Importer::texture_file`]), that file

@@ -223,15 +223,6 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
         self.instances.insert((geo_id, slots), m);
         Some(m)
     }
-
-    /// The scene materials connected to model `model`, in connection order (`None`: a
-    /// material that did not become a scene material).
-    pub(super) fn material_slots(&self, model: i64) -> Vec<Option<usize>> {
-        self.graph
-            .child_objects(model, "Material")
-            .map(|m| self.ids.materials.get(&m.id).copied())
-            .collect()
-    }
 }
 
 #[cfg(test)]

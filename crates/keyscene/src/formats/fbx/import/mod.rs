@@ -73,6 +73,27 @@
 //! `nodes.rs` (models: transforms, kinds, instances), which calls `cameras_lights.rs` and
 //! `geometry.rs` (meshes and layer elements), which calls `deformers.rs` (skins, blend shapes,
 //! geometry caches); then `poses.rs` (bind poses) and `hierarchy.rs` (parents, skin joints).
+//!
+//! [`Node`]: crate::scene::Node
+//! [`NodeKind::Mesh`]: crate::scene::NodeKind::Mesh
+//! [`NodeKind::Null`]: crate::scene::NodeKind::Null
+//! [`Node::transform`]: crate::scene::Node::transform
+//! [`Pivots`]: crate::scene::Pivots
+//! [`InheritType::from_fbx`]: crate::scene::InheritType::from_fbx
+//! [`Node::geometry_transform`]: crate::scene::Node::geometry_transform
+//! [`Node::hidden`]: crate::scene::Node::hidden
+//! [`Mesh`]: crate::scene::Mesh
+//! [`Node::mesh`]: crate::scene::Node::mesh
+//! [`Mapping`]: crate::scene::Mapping
+//! [`Skin`]: crate::scene::Skin
+//! [`SkinJoint::inverse_bind`]: crate::scene::SkinJoint::inverse_bind
+//! [`MorphTarget`]: crate::scene::MorphTarget
+//! [`MorphTarget::inbetweens`]: crate::scene::MorphTarget::inbetweens
+//! [`Material`]: crate::scene::Material
+//! [`Material::update_fbx_derived`]: crate::scene::Material::update_fbx_derived
+//! [`TextureMap::wrap`]: crate::scene::TextureMap::wrap
+//! [`TextureMap::embedded`]: crate::scene::TextureMap::embedded
+//! [`Metadata`]: crate::scene::Metadata
 
 mod cameras_lights;
 mod deformers;

@@ -39,6 +39,11 @@
 //! `meta.rs`, `materials.rs`, `meshes.rs`, then `nodes.rs` (keyframer nodes, or one node per
 //! object without them; it calls `cameras_lights.rs`), `tracks.rs` (a channel per track) and
 //! `rest_pose.rs`.
+//!
+//! [`Node::instance`]: crate::scene::Node::instance
+//! [`Extrapolation::Repeat`]: crate::anim::Extrapolation::Repeat
+//! [`Extrapolation::HoldLast`]: crate::anim::Extrapolation::HoldLast
+//! [`Track::cyclic_tangents`]: crate::anim::Track::cyclic_tangents
 
 mod cameras_lights;
 mod materials;

@@ -407,7 +407,8 @@ fn light_kind(k: LightKind) -> &'static str {
     }
 }
 
-/// Gathers the report for `scene`, read from `file`.
+/// Gathers the report for `scene`, read from `file`: the header from the metadata, then one
+/// section per kind of element.
 pub fn report(scene: &Scene, file: &Path) -> Report {
     let meta = &scene.meta;
     Report {
@@ -430,154 +431,189 @@ pub fn report(scene: &Scene, file: &Path) -> Report {
             .iter()
             .map(|(n, v)| Property { name: n.clone(), value: v.clone() })
             .collect(),
-        counts: Counts {
-            nodes: scene.nodes.len(),
-            meshes: scene.meshes.len(),
-            vertices: scene.meshes.iter().map(|m| m.positions.len()).sum(),
-            faces: scene.meshes.iter().map(|m| m.polygon_count()).sum(),
-            materials: scene.materials.len(),
-            cameras: scene.cameras.len(),
-            lights: scene.lights.len(),
-            animations: scene.animations.len(),
-        },
-        nodes: scene
-            .nodes
-            .iter()
-            .enumerate()
-            .map(|(index, n)| NodeInfo {
-                index,
-                name: n.name.clone(),
-                instance: n.instance.clone(),
-                kind: n.kind.name(),
-                parent: n.parent,
-                children: n.children.clone(),
-                mesh: n.mesh,
-                hidden: n.hidden,
-                source_id: n.source.id,
-            })
-            .collect(),
-        meshes: scene
-            .meshes
-            .iter()
-            .enumerate()
-            .map(|(index, m)| MeshInfo {
-                index,
-                name: m.name.clone(),
-                vertex_count: m.positions.len(),
-                face_count: m.polygon_count(),
-                uv_sets: m.uv_sets.len(),
-                has_normals: m.normals.is_some(),
-                has_smoothing_groups: m.smoothing_groups.is_some(),
-                materials: m
-                    .material_slots
-                    .iter()
-                    .map(|s| s.and_then(|i| scene.materials.get(i)).map(|mat| mat.name.clone()))
-                    .collect(),
-                morph_targets: m.morph_targets.len(),
-                skin: m.skin.and_then(|i| scene.skins.get(i).map(|k| (i, k))).map(|(index, k)| {
-                    let live = |v: &Vec<(u32, f32)>| v.iter().filter(|w| w.1 != 0.0).count();
-                    SkinInfo {
-                        index,
-                        joints: k.joints.len(),
-                        max_influences_per_vertex: k.influences.iter().map(live).max().unwrap_or(0),
-                        skinned_vertices: k.influences.iter().filter(|v| live(v) > 0).count(),
-                    }
-                }),
-                blend_shapes: (!m.morph_targets.is_empty()).then(|| {
-                    let inbetweens: usize =
-                        m.morph_targets.iter().map(|t| t.inbetweens.len()).sum();
-                    BlendShapeInfo {
-                        channels: m.morph_targets.len(),
-                        targets: m.morph_targets.len() + inbetweens,
-                        inbetweens,
-                    }
-                }),
-            })
-            .collect(),
-        materials: scene
-            .materials
-            .iter()
-            .enumerate()
-            .map(|(index, m)| MaterialInfo {
-                index,
-                name: m.name.clone(),
-                ambient: m.effective_ambient().to_array(),
-                diffuse: m.effective_diffuse().to_array(),
-                specular: m.specular.to_array(),
-                shininess: m.shininess,
-                transparency: m.transparency,
-                two_sided: m.two_sided,
-                maps: m
-                    .maps
-                    .iter()
-                    .map(|t| MapInfo {
-                        slot: slot(t.slot),
-                        file: t.file.clone(),
-                        resolved: t.resolved.as_ref().map(|p| p.display().to_string()),
-                        embedded_bytes: t.embedded.as_ref().map(|b| b.len()),
-                    })
-                    .collect(),
-            })
-            .collect(),
-        cameras: scene
-            .cameras
-            .iter()
-            .enumerate()
-            .map(|(index, c)| CameraInfo {
-                index,
-                name: c.name.clone(),
-                fov_degrees: c.fov_degrees,
-                target: c.target,
-            })
-            .collect(),
-        lights: scene
-            .lights
-            .iter()
-            .enumerate()
-            .map(|(index, l)| LightInfo {
-                index,
-                name: l.name.clone(),
-                kind: light_kind(l.kind),
-                color: l.color.to_array(),
-                on: l.on,
-                target: l.target,
-            })
-            .collect(),
-        animations: scene
-            .animations
-            .iter()
-            .enumerate()
-            .map(|(index, a)| AnimationInfo {
-                index,
-                name: a.name.clone(),
-                fps: a.fps,
-                frame_range: [a.frame_range.0, a.frame_range.1],
-                tracks: a
-                    .channels
-                    .iter()
-                    .map(|ch| TrackInfo {
-                        node: ch.node,
-                        node_name: scene
-                            .nodes
-                            .get(ch.node)
-                            .map(|n| n.name.clone())
-                            .unwrap_or_default(),
-                        track: ch.target.name(),
-                        keys: ch.target.key_count(),
-                    })
-                    .collect(),
-            })
-            .collect(),
-        bind_poses: scene
-            .bind_poses
-            .iter()
-            .map(|b| BindPoseInfo {
-                name: b.name.clone(),
-                node_count: b.nodes.len(),
-                nodes: b.nodes.iter().map(|(n, _)| *n).collect(),
-            })
-            .collect(),
+        counts: counts_section(scene),
+        nodes: nodes_section(scene),
+        meshes: meshes_section(scene),
+        materials: materials_section(scene),
+        cameras: cameras_section(scene),
+        lights: lights_section(scene),
+        animations: animations_section(scene),
+        bind_poses: bind_poses_section(scene),
     }
+}
+
+/// The element counts of `scene`.
+fn counts_section(scene: &Scene) -> Counts {
+    Counts {
+        nodes: scene.nodes.len(),
+        meshes: scene.meshes.len(),
+        vertices: scene.meshes.iter().map(|m| m.positions.len()).sum(),
+        faces: scene.meshes.iter().map(|m| m.polygon_count()).sum(),
+        materials: scene.materials.len(),
+        cameras: scene.cameras.len(),
+        lights: scene.lights.len(),
+        animations: scene.animations.len(),
+    }
+}
+
+/// Every node: name, kind, parent, children, mesh, source id.
+fn nodes_section(scene: &Scene) -> Vec<NodeInfo> {
+    scene
+        .nodes
+        .iter()
+        .enumerate()
+        .map(|(index, n)| NodeInfo {
+            index,
+            name: n.name.clone(),
+            instance: n.instance.clone(),
+            kind: n.kind.name(),
+            parent: n.parent,
+            children: n.children.clone(),
+            mesh: n.mesh,
+            hidden: n.hidden,
+            source_id: n.source.id,
+        })
+        .collect()
+}
+
+/// Every mesh: sizes, layers, material names, skin and blend shapes.
+fn meshes_section(scene: &Scene) -> Vec<MeshInfo> {
+    scene
+        .meshes
+        .iter()
+        .enumerate()
+        .map(|(index, m)| MeshInfo {
+            index,
+            name: m.name.clone(),
+            vertex_count: m.positions.len(),
+            face_count: m.polygon_count(),
+            uv_sets: m.uv_sets.len(),
+            has_normals: m.normals.is_some(),
+            has_smoothing_groups: m.smoothing_groups.is_some(),
+            materials: m
+                .material_slots
+                .iter()
+                .map(|s| s.and_then(|i| scene.materials.get(i)).map(|mat| mat.name.clone()))
+                .collect(),
+            morph_targets: m.morph_targets.len(),
+            skin: m.skin.and_then(|i| scene.skins.get(i).map(|k| (i, k))).map(|(index, k)| {
+                let live = |v: &Vec<(u32, f32)>| v.iter().filter(|w| w.1 != 0.0).count();
+                SkinInfo {
+                    index,
+                    joints: k.joints.len(),
+                    max_influences_per_vertex: k.influences.iter().map(live).max().unwrap_or(0),
+                    skinned_vertices: k.influences.iter().filter(|v| live(v) > 0).count(),
+                }
+            }),
+            blend_shapes: (!m.morph_targets.is_empty()).then(|| {
+                let inbetweens: usize = m.morph_targets.iter().map(|t| t.inbetweens.len()).sum();
+                BlendShapeInfo {
+                    channels: m.morph_targets.len(),
+                    targets: m.morph_targets.len() + inbetweens,
+                    inbetweens,
+                }
+            }),
+        })
+        .collect()
+}
+
+/// Every material: colours as shown, factors, maps.
+fn materials_section(scene: &Scene) -> Vec<MaterialInfo> {
+    scene
+        .materials
+        .iter()
+        .enumerate()
+        .map(|(index, m)| MaterialInfo {
+            index,
+            name: m.name.clone(),
+            ambient: m.effective_ambient().to_array(),
+            diffuse: m.effective_diffuse().to_array(),
+            specular: m.specular.to_array(),
+            shininess: m.shininess,
+            transparency: m.transparency,
+            two_sided: m.two_sided,
+            maps: m
+                .maps
+                .iter()
+                .map(|t| MapInfo {
+                    slot: slot(t.slot),
+                    file: t.file.clone(),
+                    resolved: t.resolved.as_ref().map(|p| p.display().to_string()),
+                    embedded_bytes: t.embedded.as_ref().map(|b| b.len()),
+                })
+                .collect(),
+        })
+        .collect()
+}
+
+/// Every camera: field of view and target node.
+fn cameras_section(scene: &Scene) -> Vec<CameraInfo> {
+    scene
+        .cameras
+        .iter()
+        .enumerate()
+        .map(|(index, c)| CameraInfo {
+            index,
+            name: c.name.clone(),
+            fov_degrees: c.fov_degrees,
+            target: c.target,
+        })
+        .collect()
+}
+
+/// Every light: kind, colour, on, target node.
+fn lights_section(scene: &Scene) -> Vec<LightInfo> {
+    scene
+        .lights
+        .iter()
+        .enumerate()
+        .map(|(index, l)| LightInfo {
+            index,
+            name: l.name.clone(),
+            kind: light_kind(l.kind),
+            color: l.color.to_array(),
+            on: l.on,
+            target: l.target,
+        })
+        .collect()
+}
+
+/// Every animation: rate, range, and per node and track the key count.
+fn animations_section(scene: &Scene) -> Vec<AnimationInfo> {
+    scene
+        .animations
+        .iter()
+        .enumerate()
+        .map(|(index, a)| AnimationInfo {
+            index,
+            name: a.name.clone(),
+            fps: a.fps,
+            frame_range: [a.frame_range.0, a.frame_range.1],
+            tracks: a
+                .channels
+                .iter()
+                .map(|ch| TrackInfo {
+                    node: ch.node,
+                    node_name: scene.nodes.get(ch.node).map(|n| n.name.clone()).unwrap_or_default(),
+                    track: ch.target.name(),
+                    keys: ch.target.key_count(),
+                })
+                .collect(),
+        })
+        .collect()
+}
+
+/// The stored bind poses: name and posed nodes.
+fn bind_poses_section(scene: &Scene) -> Vec<BindPoseInfo> {
+    scene
+        .bind_poses
+        .iter()
+        .map(|b| BindPoseInfo {
+            name: b.name.clone(),
+            node_count: b.nodes.len(),
+            nodes: b.nodes.iter().map(|(n, _)| *n).collect(),
+        })
+        .collect()
 }
 
 /// Prints the report for `scene` to `out`, as JSON or as a readable summary.

@@ -927,121 +927,46 @@ impl Scene {
     pub fn evaluate_animation(&self, anim: Option<&Animation>, time: Time) -> Pose {
         let fps = anim.map(|a| a.fps).unwrap_or(THREE_DS_FPS);
         let frame = time.to_frame(fps);
-        let n = self.nodes.len();
         let mut parts: Vec<_> = self.nodes.iter().map(|node| node.transform).collect();
-        let mut hidden: Vec<bool> = self.nodes.iter().map(|node| node.hidden).collect();
-        let mut mesh: Vec<Option<usize>> = self.nodes.iter().map(|node| node.mesh).collect();
-        let mut camera_fov: Vec<f64> = self.cameras.iter().map(|c| c.fov_degrees).collect();
-        let mut camera_roll: Vec<f64> = self.cameras.iter().map(|c| c.roll_degrees).collect();
-        let mut light_color: Vec<DVec3> = self.lights.iter().map(|l| l.color.as_dvec3()).collect();
-        let mut light_intensity: Vec<f64> = self.lights.iter().map(|l| l.intensity).collect();
-        let mut light_hotspot: Vec<f64> = self.lights.iter().map(|l| l.hotspot_degrees).collect();
-        let mut light_falloff: Vec<f64> = self.lights.iter().map(|l| l.falloff_degrees).collect();
-        let mut morph_weights: Vec<Vec<f64>> = self
-            .meshes
-            .iter()
-            .map(|m| m.morph_targets.iter().map(|t| t.default_weight).collect())
-            .collect();
-        // Nodes with animated pivot properties: (node, pivots at this time, rotations changed).
-        let mut pivots: Vec<(NodeId, crate::scene::Pivots, bool)> = Vec::new();
+        let mut a = Animated::rest(self);
         if let Some(anim) = anim {
             for ch in &anim.channels {
                 let Some(p) = parts.get_mut(ch.node) else { continue };
                 if ch.target.apply_to_transform(p, frame) {
                     continue;
                 }
-                match &ch.target {
-                    ChannelTarget::Hidden(t) => {
-                        if let Some(h) = t.sample_step(frame) {
-                            hidden[ch.node] = h;
-                        }
-                    }
-                    ChannelTarget::Morph(t) => {
-                        if let Some(m) = t.sample_step(frame) {
-                            if m < self.meshes.len() {
-                                mesh[ch.node] = Some(m);
-                            }
-                        }
-                    }
-                    ChannelTarget::Fov(t) => {
-                        if let (NodeKind::Camera(c), Some(v)) =
-                            (&self.nodes[ch.node].kind, t.sample(frame))
-                        {
-                            camera_fov[*c] = v;
-                        }
-                    }
-                    ChannelTarget::Roll(t) => {
-                        if let (NodeKind::Camera(c), Some(v)) =
-                            (&self.nodes[ch.node].kind, t.sample(frame))
-                        {
-                            camera_roll[*c] = v;
-                        }
-                    }
-                    ChannelTarget::Color(t) => {
-                        if let (NodeKind::Light(l), Some(v)) =
-                            (&self.nodes[ch.node].kind, t.sample(frame))
-                        {
-                            light_color[*l] = v;
-                        }
-                    }
-                    ChannelTarget::Hotspot(t) | ChannelTarget::Falloff(t) => {
-                        if let (NodeKind::Light(l), Some(v)) =
-                            (&self.nodes[ch.node].kind, t.sample(frame))
-                        {
-                            match ch.target {
-                                ChannelTarget::Hotspot(_) => light_hotspot[*l] = v,
-                                _ => light_falloff[*l] = v,
-                            }
-                        }
-                    }
-                    ChannelTarget::Property { .. } | ChannelTarget::Layered(_) => {
-                        let Some((name, v)) = ch.target.sample_property(frame) else { continue };
-                        if let NodeKind::Light(l) = self.nodes[ch.node].kind {
-                            // ufbx `ufbxi_update_light`'s property names.
-                            match name {
-                                "Color|X" => light_color[l].x = v,
-                                "Color|Y" => light_color[l].y = v,
-                                "Color|Z" => light_color[l].z = v,
-                                "Intensity" => light_intensity[l] = v / 100.0,
-                                "InnerAngle" | "HotSpot" => light_hotspot[l] = v,
-                                "OuterAngle" | "Cone angle" | "ConeAngle" => light_falloff[l] = v,
-                                _ => {}
-                            }
-                        }
-                        if let (NodeKind::Camera(c), "Roll") = (&self.nodes[ch.node].kind, name) {
-                            camera_roll[*c] = v;
-                        }
-                        if let Some((part, c)) = pivot_component(name) {
-                            let i = match pivots.iter().position(|o| o.0 == ch.node) {
-                                Some(i) => i,
-                                None => {
-                                    let pv = self.nodes[ch.node].pivots.as_deref().copied();
-                                    pivots.push((ch.node, pv.unwrap_or_default(), false));
-                                    pivots.len() - 1
-                                }
-                            };
-                            let (_, pv, rotated) = &mut pivots[i];
-                            *rotated |= set_pivot_component(pv, part, c, v);
-                        } else if name == "Visibility" {
-                            // FBX: shown when the value truncates to a non-zero integer (ufbx
-                            // `node->visible`), so 0.5 hides.
-                            hidden[ch.node] = v.is_nan() || v.abs() < 1.0;
-                        } else {
-                            let Some(k) = curve::morph_target_of(name) else { continue };
-                            let Some(m) = self.nodes[ch.node].mesh else { continue };
-                            if let Some(w) = morph_weights.get_mut(m).and_then(|w| w.get_mut(k)) {
-                                *w = v / 100.0;
-                            }
-                        }
-                    }
-                    ChannelTarget::Translation(_)
-                    | ChannelTarget::Rotation(_)
-                    | ChannelTarget::Scale(_)
-                    | ChannelTarget::TranslationXyz(_)
-                    | ChannelTarget::ScaleXyz(_) => {}
-                }
+                a.apply(self, ch, frame);
             }
         }
+        let local = self.local_matrices(&parts, a.pivots);
+        let world = self.aimed_world(&local, &a.camera_roll);
+        let seconds = frame / fps;
+        Pose {
+            frame,
+            seconds,
+            local,
+            world,
+            hidden: a.hidden,
+            mesh: a.mesh,
+            camera_fov: a.camera_fov,
+            camera_roll: a.camera_roll,
+            light_color: a.light_color,
+            light_intensity: a.light_intensity,
+            light_hotspot: a.light_hotspot,
+            light_falloff: a.light_falloff,
+            morph_weights: a.morph_weights,
+            skin_follow: Vec::new(),
+        }
+    }
+
+    /// Local matrices of the nodes from their transform parts at this time, through their
+    /// pivots; a node with animated pivot properties (`pivots`: node, pivots at this time,
+    /// rotations changed) uses those.
+    fn local_matrices(
+        &self,
+        parts: &[crate::scene::Transform],
+        pivots: Vec<(NodeId, crate::scene::Pivots, bool)>,
+    ) -> Vec<DMat4> {
         let mut local: Vec<DMat4> = parts
             .iter()
             .zip(&self.nodes)
@@ -1059,7 +984,14 @@ impl Scene {
             let p = &parts[node];
             local[node] = pv.matrix(p.translation, p.rotation, p.scale);
         }
-        let mut world = self.compose_world(&local);
+        local
+    }
+
+    /// World matrices from `local`, cameras and lights with a target node aimed at it (about
+    /// the scene's up axis, rolled by `camera_roll` or the light's roll).
+    fn aimed_world(&self, local: &[DMat4], camera_roll: &[f64]) -> Vec<DMat4> {
+        let n = self.nodes.len();
+        let mut world = self.compose_world(local);
         let up = match self.meta.axes.up {
             crate::scene::Axis::PosZ | crate::scene::Axis::NegZ => DVec3::Z,
             crate::scene::Axis::PosX | crate::scene::Axis::NegX => DVec3::X,
@@ -1074,22 +1006,143 @@ impl Scene {
             let Some(t) = target.filter(|&t| t < n) else { continue };
             world[id] = aim(world[id], world[t].w_axis.truncate(), up, roll);
         }
-        let seconds = frame / fps;
-        Pose {
-            frame,
-            seconds,
-            local,
-            world,
-            hidden,
-            mesh,
-            camera_fov,
-            camera_roll,
-            light_color,
-            light_intensity,
-            light_hotspot,
-            light_falloff,
-            morph_weights,
-            skin_follow: Vec::new(),
+        world
+    }
+}
+
+/// What an animation's channels set at one time besides the nodes' transform parts, each
+/// starting from the scene's own value ([`Scene::evaluate_animation`]).
+struct Animated {
+    hidden: Vec<bool>,
+    mesh: Vec<Option<usize>>,
+    camera_fov: Vec<f64>,
+    camera_roll: Vec<f64>,
+    light_color: Vec<DVec3>,
+    light_intensity: Vec<f64>,
+    light_hotspot: Vec<f64>,
+    light_falloff: Vec<f64>,
+    morph_weights: Vec<Vec<f64>>,
+    /// Nodes with animated pivot properties: (node, pivots at this time, rotations changed).
+    pivots: Vec<(NodeId, crate::scene::Pivots, bool)>,
+}
+
+impl Animated {
+    /// The scene's own values: nothing animated yet.
+    fn rest(scene: &Scene) -> Self {
+        Animated {
+            hidden: scene.nodes.iter().map(|node| node.hidden).collect(),
+            mesh: scene.nodes.iter().map(|node| node.mesh).collect(),
+            camera_fov: scene.cameras.iter().map(|c| c.fov_degrees).collect(),
+            camera_roll: scene.cameras.iter().map(|c| c.roll_degrees).collect(),
+            light_color: scene.lights.iter().map(|l| l.color.as_dvec3()).collect(),
+            light_intensity: scene.lights.iter().map(|l| l.intensity).collect(),
+            light_hotspot: scene.lights.iter().map(|l| l.hotspot_degrees).collect(),
+            light_falloff: scene.lights.iter().map(|l| l.falloff_degrees).collect(),
+            morph_weights: scene
+                .meshes
+                .iter()
+                .map(|m| m.morph_targets.iter().map(|t| t.default_weight).collect())
+                .collect(),
+            pivots: Vec::new(),
+        }
+    }
+
+    /// Channel `ch` (not a transform part's, and of a node of the scene) at `frame`: one
+    /// match arm per target.
+    fn apply(&mut self, scene: &Scene, ch: &Channel, frame: f64) {
+        match &ch.target {
+            ChannelTarget::Hidden(t) => {
+                if let Some(h) = t.sample_step(frame) {
+                    self.hidden[ch.node] = h;
+                }
+            }
+            ChannelTarget::Morph(t) => {
+                if let Some(m) = t.sample_step(frame) {
+                    if m < scene.meshes.len() {
+                        self.mesh[ch.node] = Some(m);
+                    }
+                }
+            }
+            ChannelTarget::Fov(t) => {
+                if let (NodeKind::Camera(c), Some(v)) =
+                    (&scene.nodes[ch.node].kind, t.sample(frame))
+                {
+                    self.camera_fov[*c] = v;
+                }
+            }
+            ChannelTarget::Roll(t) => {
+                if let (NodeKind::Camera(c), Some(v)) =
+                    (&scene.nodes[ch.node].kind, t.sample(frame))
+                {
+                    self.camera_roll[*c] = v;
+                }
+            }
+            ChannelTarget::Color(t) => {
+                if let (NodeKind::Light(l), Some(v)) = (&scene.nodes[ch.node].kind, t.sample(frame))
+                {
+                    self.light_color[*l] = v;
+                }
+            }
+            ChannelTarget::Hotspot(t) | ChannelTarget::Falloff(t) => {
+                if let (NodeKind::Light(l), Some(v)) = (&scene.nodes[ch.node].kind, t.sample(frame))
+                {
+                    match ch.target {
+                        ChannelTarget::Hotspot(_) => self.light_hotspot[*l] = v,
+                        _ => self.light_falloff[*l] = v,
+                    }
+                }
+            }
+            ChannelTarget::Property { .. } | ChannelTarget::Layered(_) => {
+                let Some((name, v)) = ch.target.sample_property(frame) else { return };
+                self.apply_property(scene, ch.node, name, v);
+            }
+            ChannelTarget::Translation(_)
+            | ChannelTarget::Rotation(_)
+            | ChannelTarget::Scale(_)
+            | ChannelTarget::TranslationXyz(_)
+            | ChannelTarget::ScaleXyz(_) => {}
+        }
+    }
+
+    /// Named property `name` of node `node` at value `v`: light and camera properties (ufbx's
+    /// names), pivot components, `Visibility`, morph target weights.
+    fn apply_property(&mut self, scene: &Scene, node: NodeId, name: &str, v: f64) {
+        if let NodeKind::Light(l) = scene.nodes[node].kind {
+            // ufbx `ufbxi_update_light`'s property names.
+            match name {
+                "Color|X" => self.light_color[l].x = v,
+                "Color|Y" => self.light_color[l].y = v,
+                "Color|Z" => self.light_color[l].z = v,
+                "Intensity" => self.light_intensity[l] = v / 100.0,
+                "InnerAngle" | "HotSpot" => self.light_hotspot[l] = v,
+                "OuterAngle" | "Cone angle" | "ConeAngle" => self.light_falloff[l] = v,
+                _ => {}
+            }
+        }
+        if let (NodeKind::Camera(c), "Roll") = (&scene.nodes[node].kind, name) {
+            self.camera_roll[*c] = v;
+        }
+        if let Some((part, c)) = pivot_component(name) {
+            let i = match self.pivots.iter().position(|o| o.0 == node) {
+                Some(i) => i,
+                None => {
+                    let pv = scene.nodes[node].pivots.as_deref().copied();
+                    self.pivots.push((node, pv.unwrap_or_default(), false));
+                    self.pivots.len() - 1
+                }
+            };
+            let (_, pv, rotated) = &mut self.pivots[i];
+            *rotated |= set_pivot_component(pv, part, c, v);
+        } else if name == "Visibility" {
+            // FBX: shown when the value truncates to a non-zero integer (ufbx
+            // `node->visible`), so 0.5 hides.
+            self.hidden[node] = v.is_nan() || v.abs() < 1.0;
+        } else {
+            let Some(k) = curve::morph_target_of(name) else { return };
+            let Some(m) = scene.nodes[node].mesh else { return };
+            if let Some(w) = self.morph_weights.get_mut(m).and_then(|w| w.get_mut(k)) {
+                *w = v / 100.0;
+            }
         }
     }
 }

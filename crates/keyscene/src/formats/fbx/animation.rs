@@ -353,50 +353,11 @@ fn resolve_keys_with(
                 // equal ones).
                 let _ = f & BREAK;
             } else {
-                let rules = AutoRules {
-                    clamp: f & CLAMP != 0,
-                    time_independent: f & TIME_INDEPENDENT != 0,
-                    clamp_progressive: f & CLAMP_PROGRESSIVE != 0,
-                    clamp_threshold: 0.0,
-                };
-                let bias_right = right_slope;
-                let bias_left = slope_left;
-                match (has_prev, next) {
-                    (true, Some((nt, nv))) if nt > time => {
-                        let p = (prev_time, v[i - 1]);
-                        let (c, nx) = ((time, value), (nt, nv));
-                        if (bias_left + bias_right).abs() <= 0.0001 {
-                            let s =
-                                auto_slope(p, c, nx, weight_left, right_weight, bias_right, rules);
-                            slope_left = s;
-                            right_slope = s;
-                        } else {
-                            slope_left =
-                                auto_slope(p, c, nx, weight_left, right_weight, -bias_left, rules);
-                            right_slope =
-                                auto_slope(p, c, nx, weight_left, right_weight, bias_right, rules);
-                        }
-                    }
-                    (true, _) => {
-                        let s = auto_slope_one_side(
-                            (time, value),
-                            (prev_time, v[i - 1]),
-                            -bias_left,
-                            rules,
-                        );
-                        slope_left = s;
-                        right_slope = s;
-                    }
-                    (false, Some((nt, nv))) if nt > time => {
-                        let s = auto_slope_one_side((time, value), (nt, nv), bias_right, rules);
-                        slope_left = s;
-                        right_slope = s;
-                    }
-                    _ => {
-                        slope_left = 0.0;
-                        right_slope = 0.0;
-                    }
-                }
+                let prev = has_prev.then(|| (prev_time, v[i - 1]));
+                let weights = (weight_left, right_weight);
+                let bias = (slope_left, right_slope);
+                (slope_left, right_slope) =
+                    auto_key_slopes(f, prev, (time, value), next, weights, bias);
             }
         } else {
             leave = Leave::Linear;
@@ -428,6 +389,50 @@ fn resolve_keys_with(
         }
     }
     Ok(())
+}
+
+/// The (left, right) slopes of an automatic cubic key `c` (time, value) of flags `f` between
+/// `prev` (`None` for the first key, or one at the same time) and `next`, with the key's
+/// weights (left, right) and the stored slopes as biases (left, right): both sides one slope
+/// when the biases cancel, one-sided at the ends ([`auto_slope_one_side`]), flat for a lone
+/// key.
+fn auto_key_slopes(
+    f: u32,
+    prev: Option<(f64, f64)>,
+    c: (f64, f64),
+    next: Option<(f64, f64)>,
+    (weight_left, right_weight): (f64, f64),
+    (bias_left, bias_right): (f64, f64),
+) -> (f64, f64) {
+    let rules = AutoRules {
+        clamp: f & CLAMP != 0,
+        time_independent: f & TIME_INDEPENDENT != 0,
+        clamp_progressive: f & CLAMP_PROGRESSIVE != 0,
+        clamp_threshold: 0.0,
+    };
+    let time = c.0;
+    match (prev, next) {
+        (Some(p), Some(nx)) if nx.0 > time => {
+            if (bias_left + bias_right).abs() <= 0.0001 {
+                let s = auto_slope(p, c, nx, weight_left, right_weight, bias_right, rules);
+                (s, s)
+            } else {
+                (
+                    auto_slope(p, c, nx, weight_left, right_weight, -bias_left, rules),
+                    auto_slope(p, c, nx, weight_left, right_weight, bias_right, rules),
+                )
+            }
+        }
+        (Some(p), _) => {
+            let s = auto_slope_one_side(c, p, -bias_left, rules);
+            (s, s)
+        }
+        (None, Some(nx)) if nx.0 > time => {
+            let s = auto_slope_one_side(c, nx, bias_right, rules);
+            (s, s)
+        }
+        _ => (0.0, 0.0),
+    }
 }
 
 /// The resolved keys as a track in frames (two keys where the arriving and leaving kinds
@@ -938,17 +943,7 @@ fn read_take_curve(
     let Some(key) = node.child("Key") else {
         return Ok(None);
     };
-    let mut data: Vec<f64> = Vec::new();
-    for p in key.properties() {
-        use super::tree::Property as P;
-        match p {
-            P::Array(a) => data.extend(key.decoded(a.to_f64_vec())),
-            P::Raw(text) => super::ascii::key_list_values(text, &mut data),
-            P::String(s) => data.push(f64::from(s.first().copied().unwrap_or(0))),
-            P::Bool(b) => data.push(f64::from(*b)),
-            other => data.push(other.as_f64().unwrap_or(0.0)),
-        }
-    }
+    let data = take_key_values(key);
     let n = node
         .child("KeyCount")
         .and_then(|c| c.property(0))
@@ -960,15 +955,8 @@ fn read_take_curve(
     if n == 0 {
         return Ok(None);
     }
-    let ch = |x: f64| x as i64 as u8;
     let mut pos = 0usize;
-    let need = |pos: usize, k: usize| -> Result<(), String> {
-        if pos + k > data.len() {
-            Err(format!("Key list ends early ({} values)", data.len()))
-        } else {
-            Ok(())
-        }
-    };
+    let need = |pos: usize, k: usize| need_values(&data, pos, k);
     need(0, 2)?;
     let mut raw: Vec<RawKey> = Vec::with_capacity(n.min(data.len() / 3 + 1));
     let mut next_time = data[0] / ktime as f64;
@@ -980,7 +968,7 @@ fn read_take_curve(
         need(pos, 3)?;
         let time = next_time;
         let value = next_value;
-        let mode = ch(data[pos + 2]);
+        let mode = key_letter(data[pos + 2]);
         pos += 3;
         let mut right_slope = 0.0;
         let mut right_weight = THIRD;
@@ -991,76 +979,20 @@ fn read_take_curve(
         match mode {
             b'U' => {
                 leave = Leave::Cubic;
-                need(pos, 1)?;
-                let slope_mode = ch(data[pos]);
-                pos += 1;
-                let mut weights = 1usize;
-                match slope_mode {
-                    b's' | b'b' => {
-                        need(pos, 2)?;
-                        right_slope = data[pos];
-                        next_left_slope = data[pos + 1];
-                        pos += 2;
-                        if key_ver == 4003 {
-                            weights = 0;
-                        }
-                    }
-                    b'a' => {
-                        auto = true;
-                        if key_ver <= 4004 {
-                            weights = 0;
-                        }
-                    }
-                    b'p' | b'q' => {
-                        auto = true;
-                        need(pos, 2)?;
-                        pos += 2;
-                        weights = if key_ver <= 4004 { 1 } else { 2 };
-                    }
-                    b't' => {
-                        auto = true;
-                        need(pos, 3)?;
-                        pos += 3;
-                        weights = 0;
-                    }
-                    b'd' => {
-                        auto = true;
-                        need(pos, 1)?;
-                        pos += 1;
-                    }
-                    other => return Err(format!("unknown slope mode {:?}", other as char)),
-                }
-                for _ in 0..weights {
-                    need(pos, 1)?;
-                    let wm = ch(data[pos]);
-                    pos += 1;
-                    match wm {
-                        b'n' | b'c' => {}
-                        b'a' => {
-                            need(pos, 2)?;
-                            right_weight = data[pos];
-                            next_left_weight = data[pos + 1];
-                            pos += 2;
-                        }
-                        b'l' => {
-                            need(pos, 1)?;
-                            next_left_weight = data[pos];
-                            pos += 1;
-                        }
-                        b'r' => {
-                            need(pos, 1)?;
-                            right_weight = data[pos];
-                            pos += 1;
-                        }
-                        other => return Err(format!("unknown weight mode {:?}", other as char)),
-                    }
-                }
+                let (cubic, after) = read_cubic_key(&data, pos, key_ver)?;
+                pos = after;
+                auto = cubic.auto;
+                right_slope = cubic.right_slope;
+                next_left_slope = cubic.next_left_slope;
+                right_weight = cubic.right_weight;
+                next_left_weight = cubic.next_left_weight;
             }
             b'L' => leave = Leave::Linear,
             b'C' => {
                 if key_ver >= 4004 {
                     need(pos, 1)?;
-                    leave = if ch(data[pos]) == b'n' { Leave::HoldNext } else { Leave::Hold };
+                    leave =
+                        if key_letter(data[pos]) == b'n' { Leave::HoldNext } else { Leave::Hold };
                     pos += 1;
                 } else {
                     leave = Leave::Hold;
@@ -1118,6 +1050,123 @@ fn read_take_curve(
     track.before = extrapolation(node, "Pre-Extrapolation");
     track.after = extrapolation(node, "Post-Extrapolation");
     Ok(Some(track))
+}
+
+/// The numbers of an FBX 6 `Key` record: an array, or a list whose key-mode letters count as
+/// their character codes (an ASCII list with letters arrives as one `Raw` text property).
+fn take_key_values(key: NodeRef<'_, '_>) -> Vec<f64> {
+    let mut data: Vec<f64> = Vec::new();
+    for p in key.properties() {
+        use super::tree::Property as P;
+        match p {
+            P::Array(a) => data.extend(key.decoded(a.to_f64_vec())),
+            P::Raw(text) => super::ascii::key_list_values(text, &mut data),
+            P::String(s) => data.push(f64::from(s.first().copied().unwrap_or(0))),
+            P::Bool(b) => data.push(f64::from(*b)),
+            other => data.push(other.as_f64().unwrap_or(0.0)),
+        }
+    }
+    data
+}
+
+/// A key-mode letter of a `Key` list (stored as its character code).
+fn key_letter(x: f64) -> u8 {
+    x as i64 as u8
+}
+
+/// `Ok` when `data` has `k` more values from `pos`.
+fn need_values(data: &[f64], pos: usize, k: usize) -> Result<(), String> {
+    if pos + k > data.len() {
+        Err(format!("Key list ends early ({} values)", data.len()))
+    } else {
+        Ok(())
+    }
+}
+
+/// The tangents a `U` (cubic) key of a `Key` list gives.
+struct CubicKey {
+    /// An automatic slope mode: the slopes are computed, not stored.
+    auto: bool,
+    right_slope: f64,
+    next_left_slope: f64,
+    right_weight: f64,
+    next_left_weight: f64,
+}
+
+/// The slope mode and weight modes of a `U` key at `pos` (past the `U`), and the position
+/// past them ([`read_take_curve`] lists the modes).
+fn read_cubic_key(data: &[f64], mut pos: usize, key_ver: i64) -> Result<(CubicKey, usize), String> {
+    let need = |pos: usize, k: usize| need_values(data, pos, k);
+    let mut right_slope = 0.0;
+    let mut right_weight = THIRD;
+    let mut next_left_slope = 0.0;
+    let mut next_left_weight = THIRD;
+    let mut auto = false;
+    need(pos, 1)?;
+    let slope_mode = key_letter(data[pos]);
+    pos += 1;
+    let mut weights = 1usize;
+    match slope_mode {
+        b's' | b'b' => {
+            need(pos, 2)?;
+            right_slope = data[pos];
+            next_left_slope = data[pos + 1];
+            pos += 2;
+            if key_ver == 4003 {
+                weights = 0;
+            }
+        }
+        b'a' => {
+            auto = true;
+            if key_ver <= 4004 {
+                weights = 0;
+            }
+        }
+        b'p' | b'q' => {
+            auto = true;
+            need(pos, 2)?;
+            pos += 2;
+            weights = if key_ver <= 4004 { 1 } else { 2 };
+        }
+        b't' => {
+            auto = true;
+            need(pos, 3)?;
+            pos += 3;
+            weights = 0;
+        }
+        b'd' => {
+            auto = true;
+            need(pos, 1)?;
+            pos += 1;
+        }
+        other => return Err(format!("unknown slope mode {:?}", other as char)),
+    }
+    for _ in 0..weights {
+        need(pos, 1)?;
+        let wm = key_letter(data[pos]);
+        pos += 1;
+        match wm {
+            b'n' | b'c' => {}
+            b'a' => {
+                need(pos, 2)?;
+                right_weight = data[pos];
+                next_left_weight = data[pos + 1];
+                pos += 2;
+            }
+            b'l' => {
+                need(pos, 1)?;
+                next_left_weight = data[pos];
+                pos += 1;
+            }
+            b'r' => {
+                need(pos, 1)?;
+                right_weight = data[pos];
+                pos += 1;
+            }
+            other => return Err(format!("unknown weight mode {:?}", other as char)),
+        }
+    }
+    Ok((CubicKey { auto, right_slope, next_left_slope, right_weight, next_left_weight }, pos))
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -12,7 +12,8 @@
 //!   because only FBX files refer to them and a format never imports another.
 //! - [`media`]: the bytes of embedded images (`Video` › `Content`, binary or base64).
 //! - [`import`]: object graph → [`crate::scene::Scene`], the only module that knows the scene
-//!   model; [`animation`] adds the animation stacks to it.
+//!   model (a folder of passes, one file per thing it builds); [`animation`] adds the
+//!   animation stacks to it.
 //!
 //! [`parse`] picks the encoding from the first bytes; [`dump`] prints the tree as
 //! `keyscene inspect --raw` shows it; [`read`] does all of it.

@@ -5,7 +5,7 @@
 //!   (never imports [`crate::scene`]).
 //! - [`import`]: [`chunks::File3ds`] → [`Scene`], the keyframer as one
 //!   [`crate::anim::Animation`] at [`crate::anim::THREE_DS_FPS`] that evaluates as lib3ds 1.3
-//!   does (rules in [`crate::anim::tcb`]).
+//!   does (rules in [`crate::anim::tcb`]); a folder of passes, one file per thing it builds.
 //!
 //! - [`write`] and [`export`]: the writer, [`Scene`] → chunks → bytes (issue #14 §2).
 //!

@@ -10,7 +10,7 @@ A function is a `fn NAME` item with a body; its length is the number of lines fr
 `fn` to the line of its closing brace, both included (doc comments and attributes above it do
 not count). Comments, string and character literals are blanked before braces are matched, so
 a `{` inside them does not count. Test code does not count: files named `tests.rs` and
-everything after a `#[cfg(test)]` line. Nested functions and closures count towards the function
+everything from a file's `#[cfg(test)] mod tests` on. Nested functions and closures count towards the function
 they are in (and nested `fn` items are reported on their own as well).
 
 Prints one line per offender, longest first: `LINES  path:line  name`. With `--all`, offenders
@@ -155,7 +155,9 @@ def main(argv):
                     continue
                 path = os.path.join(dirpath, name)
                 text = open(path, encoding="utf-8").read()
-                cut = re.search(r"^\s*#\[cfg\(test\)\]", text, re.M)
+                # The unit-test module (`#[cfg(test)]` then `mod tests`); a `#[cfg(test)]` on
+                # one item elsewhere (a test-only helper) does not end the measured code.
+                cut = re.search(r"^#\[cfg\(test\)\]\s*\n\s*mod tests\b", text, re.M)
                 if cut:
                     text = text[: cut.start()]
                 for fn, first, last in functions(blank(text)):

@@ -28,18 +28,38 @@ impl<'f> Builder<'_, 'f> {
         let count = file.objects.iter().filter(|o| matches!(o.kind, ObjectKind::Mesh(_))).count();
         self.scene.meshes.reserve(count);
         self.mesh_by_name.reserve(count);
+        // Names in use, for making a repeated name unique (`NAME.2`, `NAME.3`, …, skipping
+        // names another object has).
+        let mut taken: std::collections::HashSet<String> =
+            file.objects.iter().map(|o| o.name.clone()).collect();
         for o in &file.objects {
             if let ObjectKind::Mesh(tri) = &o.kind {
-                let mesh = self.convert_mesh(file, &o.name, tri, o.offset);
+                let mut mesh = self.convert_mesh(file, &o.name, tri, o.offset);
                 let index = self.scene.meshes.len();
-                self.scene.meshes.push(mesh);
-                if self.mesh_by_name.insert(&o.name, index).is_some() {
+                let same = self.mesh_by_name.entry(&o.name).or_default();
+                same.push(index);
+                let k = same.len();
+                if k > 1 {
+                    let mut n = k;
+                    let unique = loop {
+                        let candidate = format!("{}.{n}", o.name);
+                        if taken.insert(candidate.clone()) {
+                            break candidate;
+                        }
+                        n += 1;
+                    };
                     self.warn(
                         Some(o.offset),
                         mesh_place(&o.name),
-                        "a second mesh with this name; nodes show the last one",
+                        format!(
+                            "object {k} of this name (objects are told apart by their chunk); \
+                             named {} here",
+                            quoted(&unique)
+                        ),
                     );
+                    mesh.name = unique;
                 }
+                self.scene.meshes.push(mesh);
             }
         }
     }

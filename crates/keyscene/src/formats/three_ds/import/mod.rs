@@ -75,6 +75,7 @@ pub fn import(file: &File3ds<'_>, opts: &ReadOptions, warnings: &mut Vec<Warning
         scene: Scene::default(),
         warnings,
         mesh_by_name: HashMap::new(),
+        bound_by_name: HashMap::new(),
         material_by_name: None,
     };
     b.meta(file);
@@ -108,7 +109,12 @@ pub fn import(file: &File3ds<'_>, opts: &ReadOptions, warnings: &mut Vec<Warning
 struct Builder<'w, 'f> {
     scene: Scene,
     warnings: &'w mut Vec<Warning>,
-    mesh_by_name: HashMap<&'f str, usize>,
+    /// Every mesh of each `NAMED_OBJECT` name, in file order: several objects may share a
+    /// name (exporters write that), and each stays its own mesh.
+    mesh_by_name: HashMap<&'f str, Vec<usize>>,
+    /// How many keyframer object nodes of each name have been bound so far: the k-th node
+    /// naming a repeated object shows the k-th object of that name ([`Builder::bind_mesh`]).
+    bound_by_name: HashMap<String, usize>,
     /// Material index by name (the first of a name wins), built when a mesh first needs it.
     material_by_name: Option<HashMap<&'f str, usize>>,
 }
@@ -123,6 +129,22 @@ fn v3(a: [f32; 3]) -> DVec3 {
 }
 
 impl<'f> Builder<'_, 'f> {
+    /// The first mesh named `name` (lib3ds' `lib3ds_file_mesh_by_name` finds the first).
+    fn first_mesh(&self, name: &str) -> Option<usize> {
+        self.mesh_by_name.get(name).and_then(|v| v.first().copied())
+    }
+
+    /// The mesh the next keyframer node naming `name` shows: the objects of a repeated name
+    /// bind in file order, node after node, as 3ds Max loads them; nodes past the last object
+    /// of the name (instances) show the last.
+    fn bind_mesh(&mut self, name: &str) -> Option<usize> {
+        let meshes = self.mesh_by_name.get(name)?;
+        let k = self.bound_by_name.entry(name.to_string()).or_insert(0);
+        let m = meshes[(*k).min(meshes.len() - 1)];
+        *k += 1;
+        Some(m)
+    }
+
     fn warn(&mut self, offset: Option<u64>, place: impl Into<String>, message: impl Into<String>) {
         self.warnings.push(Warning { offset, place: place.into(), message: message.into() });
     }

@@ -14,11 +14,16 @@ use crate::scene::{Node, NodeKind, ThreeDsNodeSource};
 impl<'f> Builder<'_, 'f> {
     /// One node per named object, at identity (no keyframer nodes in the file).
     pub(super) fn object_nodes(&mut self, file: &File3ds<'_>) {
+        // Meshes were made in object order: the k-th mesh object is mesh k, whatever its name.
+        let mut next_mesh = 0;
         for o in &file.objects {
             match &o.kind {
                 ObjectKind::Mesh(_) => {
-                    let mut node = Node::new(o.name.clone(), NodeKind::Mesh);
-                    node.mesh = self.mesh_by_name.get(o.name.as_str()).copied();
+                    let m = next_mesh;
+                    next_mesh += 1;
+                    let name = self.scene.meshes.get(m).map_or(o.name.clone(), |x| x.name.clone());
+                    let mut node = Node::new(name, NodeKind::Mesh);
+                    node.mesh = Some(m).filter(|&m| m < self.scene.meshes.len());
                     if let Some(m) = node.mesh.and_then(|m| self.scene.meshes[m].source_matrix) {
                         if m.is_finite() && m.determinant().abs() > 1e-12 {
                             node.set_geometry_transform(mirror_fix(&m));
@@ -109,7 +114,7 @@ impl<'f> Builder<'_, 'f> {
                 }
                 id::L_TARGET_NODE_TAG => NodeKind::LightTarget { light: None },
                 _ => {
-                    if self.mesh_by_name.contains_key(nc.name.as_str()) {
+                    if self.first_mesh(&nc.name).is_some() {
                         NodeKind::Mesh
                     } else {
                         NodeKind::Null
@@ -128,7 +133,13 @@ impl<'f> Builder<'_, 'f> {
                 morph_smooth: nc.morph_smooth,
             }));
             if node.kind == NodeKind::Mesh {
-                node.mesh = self.mesh_by_name.get(nc.name.as_str()).copied();
+                node.mesh = self.bind_mesh(&nc.name);
+                // A repeated object's node carries its object's unique name.
+                if let Some(m) = node.mesh {
+                    if self.scene.meshes[m].name != nc.name {
+                        node.name = self.scene.meshes[m].name.clone();
+                    }
+                }
                 let matrix = node.mesh.and_then(|m| self.scene.meshes[m].source_matrix);
                 let inv = match matrix {
                     Some(m) if m.determinant().abs() > 1e-12 && m.is_finite() => {
@@ -349,6 +360,50 @@ mod tests {
         assert_eq!(scene.nodes.len(), 80_000);
         assert_eq!(scene.nodes[39_999].parent, Some(39_998));
         assert!(t.elapsed().as_secs() < 20, "{:?}", t.elapsed());
+    }
+
+    #[test]
+    fn repeated_object_names_stay_separate_meshes_without_a_keyframer() {
+        // Three NAMED_OBJECT chunks, two named "Box" (and one already named "Box.2", so the
+        // repeat skips that name): every object keeps its own mesh and node, the repeat is
+        // renamed deterministically with a warning naming the object.
+        let tri = |x: f32| [[x, 0., 0.], [x + 1., 0., 0.], [x, 1., 0.]];
+        let a = mesh_object("Box", &tri(0.), IDENTITY);
+        let b = mesh_object("Box.2", &tri(10.), IDENTITY);
+        let c = mesh_object("Box", &tri(20.), IDENTITY);
+        let bytes = chunk(id::M3DMAGIC, &[&chunk(id::MDATA, &[&a, &b, &c])]);
+        let (scene, warnings) = read(&bytes);
+        let names: Vec<&str> = scene.meshes.iter().map(|m| m.name.as_str()).collect();
+        assert_eq!(names, ["Box", "Box.2", "Box.3"]);
+        let shown: Vec<(String, Option<usize>)> =
+            scene.nodes.iter().map(|n| (n.name.clone(), n.mesh)).collect();
+        assert_eq!(
+            shown,
+            [("Box".into(), Some(0)), ("Box.2".into(), Some(1)), ("Box.3".into(), Some(2))]
+        );
+        // Each node shows its own object's points (x = 0, 10, 20).
+        assert_eq!(scene.meshes[2].positions[0].x, 20.0);
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(warnings[0].to_string().contains("\"Box.3\""), "{}", warnings[0]);
+    }
+
+    #[test]
+    fn keyframer_nodes_naming_a_repeated_object_bind_in_file_order() {
+        // Two objects named "Box" and three keyframer nodes naming "Box": the first node
+        // shows the first object, the second the second, the third (an instance) the last.
+        let tri = |x: f32| [[x, 0., 0.], [x + 1., 0., 0.], [x, 1., 0.]];
+        let a = mesh_object("Box", &tri(0.), IDENTITY);
+        let b = mesh_object("Box", &tri(10.), IDENTITY);
+        let n0 = node(Some(0), "Box", 0xFFFF, None, &[]);
+        let n1 = node(Some(1), "Box", 0xFFFF, None, &[]);
+        let n2 = node(Some(2), "Box", 0xFFFF, None, &[chunk(id::INSTANCE_NAME, &[b"copy\0"])]);
+        let (scene, _) = read(&file(&[a, b], &[n0, n1, n2]));
+        let meshes: Vec<Option<usize>> = scene.nodes.iter().map(|n| n.mesh).collect();
+        assert_eq!(meshes, [Some(0), Some(1), Some(1)]);
+        let names: Vec<&str> = scene.nodes.iter().map(|n| n.name.as_str()).collect();
+        assert_eq!(names, ["Box", "Box.2", "Box.2"]);
+        let pose = scene.evaluate(Some(0), Time::Frame(0.0));
+        assert_eq!(pose.world_positions(&scene, 1)[0].x, 10.0);
     }
 
     #[test]

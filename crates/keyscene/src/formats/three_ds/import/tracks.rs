@@ -111,8 +111,8 @@ impl<'f> Builder<'_, 'f> {
                 let mut out = Vec::new();
                 for k in keys {
                     if let KeyValue::Name(name) = &k.value {
-                        match self.mesh_by_name.get(name.as_str()) {
-                            Some(&m) => out.push(Key {
+                        match self.first_mesh(name) {
+                            Some(m) => out.push(Key {
                                 frame: k.frame.into(),
                                 value: m,
                                 interpolation: Interpolation::Step,

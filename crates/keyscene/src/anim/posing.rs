@@ -336,7 +336,9 @@ impl Scene {
 
     /// The world matrices of every node at each of `times`, posed as [`Scene::pose`] poses
     /// with `opts` at that time: `times.len() × nodes.len()` matrices, instant-major (node
-    /// `n` at instant `i` is element `i * nodes.len() + n`). `opts.time` is ignored.
+    /// `n` at instant `i` is element `i * nodes.len() + n`). `opts.time` is ignored. Long runs
+    /// of instants are split over the machine's cores (each instant is posed on its own, so
+    /// the result does not depend on the split).
     ///
     /// Errors: as [`Scene::pose`].
     pub fn sample_world(
@@ -344,14 +346,40 @@ impl Scene {
         opts: &PoseOptions,
         times: &[Time],
     ) -> Result<Vec<glam::DMat4>, crate::Error> {
-        let mut out = Vec::with_capacity(times.len() * self.nodes.len());
         let mut opts = opts.clone();
         // One choice for every instant: the index, so the name is matched once.
         opts.animation = self.choose_animation(&opts.animation)?.into();
-        for &t in times {
-            opts.time = Some(t);
-            let (pose, _) = self.pose(&opts)?;
-            out.extend_from_slice(&pose.world);
+        let run = |times: &[Time]| -> Result<Vec<glam::DMat4>, crate::Error> {
+            let mut out = Vec::with_capacity(times.len() * self.nodes.len());
+            let mut opts = opts.clone();
+            for &t in times {
+                opts.time = Some(t);
+                let (pose, _) = self.pose(&opts)?;
+                out.extend_from_slice(&pose.world);
+            }
+            Ok(out)
+        };
+        // Instants are independent: split them over the cores (scoped threads, at least
+        // `MIN_INSTANTS_PER_THREAD` each), results concatenated in order.
+        const MIN_INSTANTS_PER_THREAD: usize = 32;
+        let threads = std::thread::available_parallelism()
+            .map_or(1, usize::from)
+            .min(times.len() / MIN_INSTANTS_PER_THREAD)
+            .max(1);
+        if threads == 1 {
+            return run(times);
+        }
+        let chunk = times.len().div_ceil(threads);
+        let parts: Vec<Result<Vec<glam::DMat4>, crate::Error>> = std::thread::scope(|s| {
+            let handles: Vec<_> = times.chunks(chunk).map(|c| s.spawn(move || run(c))).collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+                .collect()
+        });
+        let mut out = Vec::with_capacity(times.len() * self.nodes.len());
+        for part in parts {
+            out.extend(part?);
         }
         Ok(out)
     }

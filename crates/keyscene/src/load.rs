@@ -56,3 +56,23 @@ pub fn load_bytes(
         )),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn load_with_takes_the_limits_and_names_the_missing_file() {
+        let path = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/FLY.3DS"));
+        let (scene, _) = load_with(path, &ReadOptions::default()).unwrap();
+        assert_eq!(scene.meshes.len(), 3);
+        let tight = ReadOptions::default().limits(Limits { max_elements: 10, ..Limits::default() });
+        let e = load_with(path, &tight).unwrap_err();
+        assert_eq!(e.kind(), crate::ErrorKind::Limit, "{e}");
+        let e = load_with(Path::new("no/such.fbx"), &ReadOptions::default()).unwrap_err();
+        assert_eq!(
+            (e.kind(), e.path()),
+            (crate::ErrorKind::NotFound, Some(Path::new("no/such.fbx")))
+        );
+    }
+}

@@ -422,6 +422,41 @@ mod tests {
         s
     }
 
+    fn fly() -> Scene {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/FLY.3DS");
+        crate::load(std::path::Path::new(path)).unwrap().0
+    }
+
+    #[test]
+    fn sampling_many_instants_is_posing_each_and_matches_lib3ds() {
+        let scene = fly();
+        let times: Vec<Time> = (0..100).map(|k| Time::Frame(f64::from(k) * 6.0)).collect();
+        let world = scene.sample_world(&PoseOptions::default(), &times).unwrap();
+        let n = scene.nodes.len();
+        assert_eq!(world.len(), times.len() * n);
+        // Split over threads or not, instant k is pose k.
+        for k in [0, 33, 99] {
+            let (pose, _) = scene.pose(&PoseOptions::default().at(times[k])).unwrap();
+            assert_eq!(&world[k * n..(k + 1) * n], &pose.world[..]);
+        }
+        // lib3ds 1.3 puts vertex 0 of "enemy" at (-87.42739, 97.29549, -0.5763435) at frame 200.
+        let enemy = scene.nodes.iter().position(|x| x.name == "enemy").unwrap();
+        let runs = scene
+            .sample_positions(
+                &PoseOptions::default(),
+                enemy,
+                &[Time::Frame(200.0), Time::Seconds(200.0 / 30.0)],
+            )
+            .unwrap();
+        let lib3ds = glam::DVec3::new(-87.42739, 97.29549, -0.5763435);
+        for run in &runs {
+            assert!((run[0] - lib3ds).length() < 1e-3, "{}", run[0]);
+        }
+        assert_eq!(runs[0], runs[1]);
+        // 3DS has no stored rate: 30 fps, as 3D Studio's keyframer.
+        assert_eq!(scene.frame_rate(Some(0)), 30.0);
+    }
+
     #[test]
     fn animations_are_picked_by_index_exact_name_then_substring() {
         let s = scene_with(&["Take 001", "Run", "Run fast"]);

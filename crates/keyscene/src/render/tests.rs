@@ -222,3 +222,29 @@ fn non_finite_and_huge_coordinates_draw_nothing_wrong_and_do_not_panic() {
         Renderer::new(&s, None).render(&pose, &view, &o).unwrap();
     }
 }
+
+#[test]
+fn a_still_of_fly_draws_the_scene_through_its_camera_or_the_automatic_one() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/FLY.3DS");
+    let (scene, _) = crate::load(std::path::Path::new(path)).unwrap();
+    let opts = Options { width: 64, height: 48, ..Options::default() };
+    for camera in [CameraChoice::Default, CameraChoice::Auto] {
+        let pose = crate::anim::PoseOptions::default().at(Time::Frame(100.0));
+        let (image, warnings) = render_still(&scene, None, &pose, &camera, &opts).unwrap();
+        assert_eq!((image.width, image.height), (64, 48));
+        let background = image.pixel(0, 0);
+        let drawn = (0..48).flat_map(|y| (0..64).map(move |x| (x, y)));
+        assert!(drawn.filter(|&(x, y)| image.pixel(x, y) != background).count() > 20, "{camera:?}");
+        assert!(warnings.iter().all(|w| !w.message.contains("no visible geometry")));
+        assert_eq!(image.to_rgba().len(), 64 * 48 * 4);
+    }
+    let e = render_still(
+        &scene,
+        None,
+        &crate::anim::PoseOptions::default(),
+        &CameraChoice::Named("nope".into()),
+        &opts,
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("no camera of that name"), "{e}");
+}

@@ -320,6 +320,42 @@ pub(crate) fn unit_cube(groups: Option<Vec<u32>>) -> Mesh {
 mod tests {
     use super::*;
 
+    #[test]
+    fn triangle_corners_cover_every_polygon_with_n_minus_2_triangles_of_its_winding() {
+        // A quad and a concave L-hexagon in the z = 0 plane, counter-clockwise seen from +z.
+        let positions = vec![
+            DVec3::new(0., 0., 0.),
+            DVec3::new(1., 0., 0.),
+            DVec3::new(1., 1., 0.),
+            DVec3::new(0., 1., 0.),
+            DVec3::new(2., 0., 0.),
+            DVec3::new(4., 0., 0.),
+            DVec3::new(4., 1., 0.),
+            DVec3::new(3., 1., 0.),
+            DVec3::new(3., 3., 0.),
+            DVec3::new(2., 3., 0.),
+        ];
+        let mesh = Mesh {
+            positions,
+            polygon_starts: vec![0, 4, 10],
+            corner_vertices: vec![0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
+            ..Mesh::default()
+        };
+        let tris = mesh.triangle_corners();
+        assert_eq!(tris.len(), 2 + 4);
+        let area = |t: &[u32; 3]| {
+            let p = |c: u32| mesh.positions[mesh.corner_vertices[c as usize] as usize];
+            (p(t[1]) - p(t[0])).cross(p(t[2]) - p(t[0])).z / 2.0
+        };
+        // Corners stay inside their polygon; every triangle faces +z; areas sum to the
+        // polygons' (1 and 2·1 + 1·2 = 4).
+        assert!(tris[..2].iter().all(|t| t.iter().all(|&c| c < 4)));
+        assert!(tris[2..].iter().all(|t| t.iter().all(|&c| (4..10).contains(&c))));
+        assert!(tris.iter().all(|t| area(t) > 0.0));
+        assert!((tris[..2].iter().map(area).sum::<f64>() - 1.0).abs() < 1e-12);
+        assert!((tris[2..].iter().map(area).sum::<f64>() - 4.0).abs() < 1e-12);
+    }
+
     fn normal_at(mesh: &Mesh, normals: &[Vec3], polygon: usize, vertex: u32) -> Vec3 {
         let c = mesh.polygon_corners(polygon).find(|&c| mesh.corner_vertices[c] == vertex).unwrap();
         normals[c]

@@ -127,9 +127,14 @@ pub struct Report {
     /// Frames per second the file stores, or null (3DS stores none; 30 is assumed).
     #[serde(serialize_with = "json_num::ser")]
     pub frame_rate: Option<f64>,
-    /// First and last frame of the file's animation range, or null.
+    /// First and last frame of the file's stored timeline (FBX `TimeSpanStart`/`Stop`, the
+    /// 3DS keyframer segment), or null. What the animations span is `animation_range`.
     #[serde(serialize_with = "json_num::ser")]
     pub frame_range: Option<[f64; 2]>,
+    /// The first frame of any animation and the last frame of any (what a user means by the
+    /// file's range), or null without animation.
+    #[serde(serialize_with = "json_num::ser")]
+    pub animation_range: Option<[f64; 2]>,
     /// Other file-level values the reader kept, in file order.
     pub properties: Vec<Property>,
     /// How many of each thing the scene holds.
@@ -426,6 +431,11 @@ pub fn report(scene: &Scene, file: &Path) -> Report {
         },
         frame_rate: meta.frame_rate,
         frame_range: meta.frame_range.map(|(a, b)| [a, b]),
+        animation_range: scene
+            .animations
+            .iter()
+            .map(|a| [a.frame_range.0, a.frame_range.1])
+            .reduce(|x, y| [x[0].min(y[0]), x[1].max(y[1])]),
         properties: meta
             .properties
             .iter()
@@ -653,9 +663,24 @@ pub fn human(r: &Report) -> String {
         Some(f) => format!("{f} fps"),
         None => format!("no frame rate stored ({THREE_DS_FPS} fps assumed)"),
     };
-    match r.frame_range {
-        Some([a, b]) => writeln!(s, "frames: {a}..{b}, {rate}").unwrap(),
-        None => writeln!(s, "frames: none, {rate}").unwrap(),
+    // The range a user means is the animations'; the stored timeline (FBX TimeSpan) is shown
+    // apart, labelled, when it differs (knight.fbx stores 0..0 for animations of 0..40).
+    match (r.animation_range, r.frame_range) {
+        (Some(a), Some(t)) if a == t => writeln!(s, "frames: {}..{}, {rate}", a[0], a[1]).unwrap(),
+        (Some(a), Some(t)) => writeln!(
+            s,
+            "frames: {}..{} (the animations'), {rate}; stored timeline: {}..{}",
+            a[0], a[1], t[0], t[1]
+        )
+        .unwrap(),
+        (Some(a), None) => {
+            writeln!(s, "frames: {}..{} (the animations'), {rate}", a[0], a[1]).unwrap()
+        }
+        (None, Some(t)) => {
+            writeln!(s, "frames: no animation, {rate}; stored timeline: {}..{}", t[0], t[1])
+                .unwrap()
+        }
+        (None, None) => writeln!(s, "frames: no animation, {rate}").unwrap(),
     }
     let c = &r.counts;
     writeln!(

@@ -5,8 +5,12 @@
 //! refuses to replace an existing PNG without `--force`. Each refusal names both paths and
 //! leaves the source's bytes as they were.
 //!
-//! The texture trial needs the corpus (`KEYSCENE_CORPUS`, else `../shared/corpus`); without
-//! it that trial is reported ignored, never passed.
+//! Also issue 36 §2's messages: a missing input is named as missing, an empty folder is an
+//! error, a folder as output lists every format written, `inspect` heads with the animations'
+//! range.
+//!
+//! The texture and inspect trials need the corpus (`KEYSCENE_CORPUS`, else `../shared/corpus`); without
+//! it those trials are reported ignored, never passed.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -145,6 +149,29 @@ fn messages_tell_the_truth() -> Result<(), Failed> {
     Ok(())
 }
 
+/// Issue 36 §2: `inspect` heads with the range a user means, the animations' (knight.fbx
+/// stores a 0..0 timeline for six animations of 0..37.5 to 0..40), and shows the stored
+/// timeline apart, labelled.
+fn inspect_shows_the_animations_range(corpus: &Path) -> Result<(), Failed> {
+    let knight = corpus.join("fbx/fbx-conv/knight.fbx");
+    let o = keyscene(&["inspect", s(&knight)]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    let line = out.lines().find(|l| l.starts_with("frames:")).unwrap_or_default();
+    if !line.starts_with("frames: 0..40 (the animations')")
+        || !line.ends_with("stored timeline: 0..0")
+    {
+        return Err(format!("header: {line:?}").into());
+    }
+    let j = keyscene(&["inspect", "--json", s(&knight)]);
+    let doc: serde_json::Value = serde_json::from_slice(&j.stdout)?;
+    if doc["animation_range"] != serde_json::json!([0.0, 40.0])
+        || doc["frame_range"] != serde_json::json!([0.0, 0.0])
+    {
+        return Err(format!("JSON: {} {}", doc["animation_range"], doc["frame_range"]).into());
+    }
+    Ok(())
+}
+
 fn main() {
     let args = Arguments::from_args();
     let corpus = common::corpus();
@@ -160,14 +187,26 @@ fn main() {
         ),
         Trial::test("messages tell the truth", messages_tell_the_truth),
     ];
-    trials.push(match corpus {
+    match corpus {
         Some(c) => {
-            Trial::test("render onto a texture the scene reads", move || render_onto_a_texture(&c))
+            let d = c.clone();
+            trials.push(Trial::test("render onto a texture the scene reads", move || {
+                render_onto_a_texture(&c)
+            }));
+            trials.push(Trial::test("inspect shows the animations' range", move || {
+                inspect_shows_the_animations_range(&d)
+            }));
         }
         None => {
-            Trial::test("ignored: no corpus :: render onto a texture the scene reads", || Ok(()))
-                .with_ignored_flag(true)
+            for name in
+                ["render onto a texture the scene reads", "inspect shows the animations' range"]
+            {
+                trials.push(
+                    Trial::test(format!("ignored: no corpus :: {name}"), || Ok(()))
+                        .with_ignored_flag(true),
+                );
+            }
         }
-    });
+    }
     libtest_mimic::run(&args, trials).exit();
 }

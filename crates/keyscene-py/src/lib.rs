@@ -317,7 +317,7 @@ fn instants(
 
 #[pymethods]
 impl Scene {
-    /// The file format: "3DS", "FBX", "3DA" or "glTF".
+    /// The file format, lower case: "3ds", "fbx", "3da" or "gltf" (glTF and GLB alike).
     #[getter]
     fn format(&self) -> String {
         self.scene().meta.format.clone()

@@ -60,7 +60,7 @@ class Scene:
 
     @property
     def format(self) -> str:
-        """"3DS", "FBX", "3DA" or "glTF"."""
+        """The file format, lower case: "3ds", "fbx", "3da" or "gltf"."""
     @property
     def version(self) -> Optional[int]:
         """The format version the file states (FBX 7400), else None."""

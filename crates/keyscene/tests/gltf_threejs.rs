@@ -605,8 +605,10 @@ fn main() {
         (None, _) => trials.push(common::corpus_trial("corpus", &corpus, |_| Ok(()))),
         (Some(_), Some(why)) => {
             eprintln!("three.js browser check skipped: {why}");
+            // Each ignored trial says why in its name, as README promises.
             for r in &refs {
-                trials.push(Trial::test(lib3ds::name(r), || Ok(())).with_ignored_flag(true));
+                let name = format!("ignored: {why} :: {}", lib3ds::name(r));
+                trials.push(Trial::test(name, || Ok(())).with_ignored_flag(true));
             }
         }
         (Some(c), None) => {

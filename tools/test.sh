@@ -15,7 +15,7 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 
-cargo test --workspace
+cargo test --workspace --no-fail-fast
 
 venv="${KEYSCENE_VENV:-$root/target/test-venv}"
 python="${PYTHON:-python3}"

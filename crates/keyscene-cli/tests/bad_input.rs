@@ -184,7 +184,13 @@ fn binary_fbx_cuts_and_garbage_are_errors_in_words() -> Result<(), Failed> {
     std::fs::write(&garbage, b"L\x1d\xff\x00\x01\x02\x7fbinary garbage\x00\x00").unwrap();
     for cmd in ["inspect", "check"] {
         let r = keyscene(&[cmd, garbage.to_str().unwrap()]);
-        let err = stderr(&r);
+        // `check` prints the error once, as its report line (stdout), and only the count on
+        // stderr (issue 36 §2: it printed the error twice); `inspect` has no report.
+        let err = if cmd == "check" {
+            String::from_utf8_lossy(&r.stdout).into_owned()
+        } else {
+            stderr(&r)
+        };
         check(!r.status.success(), || format!("{cmd} on garbage succeeded"))?;
         check(err.contains("not an FBX file (no binary header, no ASCII records)"), || {
             format!("{cmd} on garbage: {err}")

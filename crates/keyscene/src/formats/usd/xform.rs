@@ -26,7 +26,8 @@ pub struct Timeline {
     pub range: (f64, f64),
     /// The animation's frame rate: the stage's `timeCodesPerSecond`.
     pub fps: f64,
-    /// Every frame and every key frame in the range ([`keep::sample_frames`] at step 1).
+    /// Every frame and every key frame in the range ([`keep::sample_frames`] at step 1), sorted,
+    /// instants closer than [`resample::MERGE`] taken once.
     pub grid: Vec<f64>,
     /// The scene size ([`resample::scene_size`] of the first frame's pose).
     pub size: f64,
@@ -51,7 +52,11 @@ impl Timeline {
                 } else {
                     range.0
                 };
-                (range, keep::sample_frames(range, anchor, 1.0, &keys))
+                // One seed per instant: keys of many curves share frames.
+                let mut grid = keep::sample_frames(range, anchor, 1.0, &keys);
+                grid.sort_by(f64::total_cmp);
+                grid.dedup_by(|b, a| *b - *a < resample::MERGE);
+                (range, grid)
             }
             None => ((0.0, 0.0), vec![0.0]),
         };
@@ -182,4 +187,78 @@ fn seeds(scene: &Scene, k: usize, channels: &[Vec<&ChannelTarget>], line: &Timel
     seeds.sort_by(f64::total_cmp);
     seeds.dedup_by(|b, a| *b - *a < resample::MERGE);
     seeds
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scene::animation::{Animation, Channel, Interpolation, Key, Track};
+    use crate::scene::{Node, NodeKind};
+    use glam::DVec3;
+
+    /// One root node translated linearly from (0,0,0) at frame 5 to (10,0,0) at frame 25,
+    /// an animation of 24 fps over frames 5–20 (the key at 25 lies past the range's end).
+    fn linear_scene() -> Scene {
+        let mut s = Scene::default();
+        s.nodes.push(Node::new("a", NodeKind::Null));
+        s.attach(0, None);
+        let key = |frame, x| Key { frame, value: DVec3::new(x, 0.0, 0.0), interpolation: Interpolation::Linear };
+        s.animations.push(Animation {
+            name: "take".into(),
+            fps: 24.0,
+            frame_range: (5.0, 20.0),
+            channels: vec![Channel {
+                node: 0,
+                target: ChannelTarget::Translation(Track::new(vec![key(5.0, 0.0), key(25.0, 10.0)])),
+            }],
+        });
+        s
+    }
+
+    #[test]
+    fn time_codes_are_frames_from_the_range_to_the_last_key() {
+        let line = Timeline::new(&linear_scene(), Some(0));
+        assert_eq!(line.fps, 24.0);
+        // Written from the range's start to the later of its end and the last key.
+        assert_eq!(line.range, (5.0, 25.0));
+        assert_eq!(line.grid.first(), Some(&5.0));
+        assert_eq!(line.grid.last(), Some(&25.0));
+        assert!(line.grid.contains(&12.0));
+    }
+
+    #[test]
+    fn a_linear_key_segment_keeps_its_two_keys() {
+        let scene = linear_scene();
+        let line = Timeline::new(&scene, Some(0));
+        let x = &node_xforms(&scene, &line)[0];
+        assert!(!x.reset && !x.capped);
+        assert_eq!(x.frames, [5.0, 25.0]);
+        assert_eq!(x.values[0].w_axis.truncate(), DVec3::ZERO);
+        assert_eq!(x.values[1].w_axis.truncate(), DVec3::new(10.0, 0.0, 0.0));
+    }
+
+    #[test]
+    fn a_turning_node_is_sampled_within_the_tolerance_between_samples() {
+        let mut scene = linear_scene();
+        let q = |frame: f64, turns: f64| Key {
+            frame,
+            value: glam::DQuat::from_rotation_z(turns * std::f64::consts::TAU),
+            interpolation: Interpolation::Linear,
+        };
+        scene.animations[0].channels.push(Channel {
+            node: 0,
+            target: ChannelTarget::Rotation(crate::anim::RotationTrack::Quat(Track::new(vec![q(5.0, 0.0), q(25.0, 0.25)]))),
+        });
+        let line = Timeline::new(&scene, Some(0));
+        let x = &node_xforms(&scene, &line)[0];
+        assert!(x.frames.len() > 2, "a rotation is not linear component by component");
+        let curve = MatrixChord { size: line.size };
+        for w in 0..x.frames.len() - 1 {
+            let (a, b) = (x.frames[w], x.frames[w + 1]);
+            let f = (a + b) / 2.0;
+            let want = scene.evaluate(Some(0), crate::anim::Time::Frame(f)).world[0];
+            let got = resample::Curve::at(&curve, &(x.values[w], x.values[w + 1]), 0.5);
+            assert!(resample::Curve::error(&curve, got, want) <= line.tol * 1.01, "at frame {f}");
+        }
+    }
 }

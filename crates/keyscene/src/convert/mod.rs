@@ -553,7 +553,7 @@ mod tests {
         );
         assert_eq!(
             not_applicable("up", OutputFormat::Fbx).as_deref(),
-            Some("does not apply to .fbx output: it applies to .obj, .gltf and .glb only")
+            Some("does not apply to .fbx output: it applies to .obj, .gltf, .glb, .usda and .usdz only")
         );
         assert_eq!(not_applicable("stack", OutputFormat::Fbx), None);
     }

@@ -680,11 +680,11 @@ mod tests {
     }
 
     /// Issue #16 goal 2: a hierarchy 100,000 nodes deep is validated, evaluated, converted to
-    /// GLB, FBX and OBJ (3DA and 3DS refuse it) and read back without recursion (a test thread has a 2 MiB stack), and
+    /// GLB, FBX, OBJ and USDA (3DA and 3DS refuse it) and read back (USDA: counted) without recursion (a test thread has a 2 MiB stack), and
     /// the last node lands where the chain's translations sum to: (n − 1) · (1, 0.5, 0), and
     /// 1 along +Z more at frame 10 where the root's key moves it.
     #[test]
-    #[cfg(all(feature = "gltf", feature = "three_da", feature = "fbx", feature = "three_ds"))]
+    #[cfg(all(feature = "gltf", feature = "three_da", feature = "fbx", feature = "three_ds", feature = "usd"))]
     fn a_100000_node_chain_converts_without_recursion() {
         use crate::anim::Time;
         use glam::DVec3;
@@ -699,7 +699,7 @@ mod tests {
         assert_eq!(last_world(&scene, 0.0), end);
         assert_eq!(last_world(&scene, 10.0), end + DVec3::Z);
         let dir = tempfile::tempdir().unwrap();
-        for ext in ["glb", "3da", "fbx", "obj", "3ds"] {
+        for ext in ["glb", "3da", "fbx", "obj", "3ds", "usda"] {
             let out = dir.path().join(format!("chain.{ext}"));
             let written = convert(&scene, &out, &ConvertOptions::default());
             if ext == "3da" {
@@ -723,6 +723,15 @@ mod tests {
                 continue;
             }
             written.unwrap_or_else(|e| panic!("{ext}: {e}"));
+            if ext == "usda" {
+                // One prim per node under the root prim, the only moving node (the root) with
+                // time samples; indentation capped, so the text stays linear in the depth.
+                let text = std::fs::read_to_string(&out).unwrap();
+                assert_eq!(text.matches("def Xform ").count(), n + 1);
+                assert_eq!(text.matches("xformOp:transform.timeSamples").count(), 1);
+                assert!(text.len() < 1000 * n, "{} bytes", text.len());
+                continue;
+            }
             if ext == "obj" {
                 // The triangle's first vertex is the last node's origin (f32-exact here).
                 let text = std::fs::read_to_string(&out).unwrap();

@@ -245,7 +245,8 @@ impl Prims<'_> {
             Close,
         }
         let scene = ctx.scene;
-        // Per open prim: its path and the names its children take.
+        // Per open prim: its name and the names its children take (paths are not kept: in a
+        // deep hierarchy they would cost the square of its depth).
         let mut open: Vec<(String, names::Siblings)> = Vec::new();
         // Roots in node order, children in stored order (docs/usd.md, "Prims").
         let mut roots = scene.roots.clone();
@@ -261,22 +262,21 @@ impl Prims<'_> {
                 Step::Open(k) => k,
             };
             let node = &scene.nodes[k];
-            let (parent_path, names) = match open.last_mut() {
-                Some((p, s)) => (p.clone(), s),
-                None => (root.to_string(), &mut siblings),
+            let names = match open.last_mut() {
+                Some((_, s)) => s,
+                None => &mut siblings,
             };
             let name = names.claim(&node.name);
-            let path = format!("{parent_path}/{name}");
             let mut meta = Vec::new();
             if name != node.name {
                 meta.push(format!("displayName = {}", string(&node.name)));
-                renamed.push(("node".into(), node.name.clone(), path.clone()));
+                renamed.push(("node".into(), node.name.clone(), prim_path(root, &open, &name)));
             }
             t.open(&format!("def Xform \"{name}\""), &meta);
             self.transform(t, k);
             let mut children = names::Siblings::default();
             self.attachment(t, ctx, k, &mut children);
-            open.push((path, children));
+            open.push((name, children));
             stack.push(Step::Close);
             stack.extend(node.children.iter().rev().map(|&c| Step::Open(c)));
         }
@@ -329,6 +329,21 @@ impl Prims<'_> {
             }
         }
     }
+}
+
+/// The path of prim `name` under the open prims `open` below `root`, for the report: whole
+/// up to 16 levels, else `root/…/` and the last 16.
+fn prim_path(root: &str, open: &[(String, names::Siblings)], name: &str) -> String {
+    let skip = open.len().saturating_sub(16);
+    let mut p = root.to_string();
+    if skip > 0 {
+        p.push_str("/…");
+    }
+    for (n, _) in &open[skip..] {
+        p.push('/');
+        p.push_str(n);
+    }
+    format!("{p}/{name}")
 }
 
 /// Writes `scene` to `path`, `.usda` or `.usdz` by its extension, atomically

@@ -6,6 +6,9 @@ use std::fmt::Write as _;
 
 use glam::{DMat4, DVec3};
 
+/// The deepest indentation written, in levels of four spaces.
+pub const MAX_INDENT: usize = 32;
+
 /// A layer being written: the text and its current indentation.
 #[derive(Debug, Default)]
 pub struct Text {
@@ -17,9 +20,10 @@ pub struct Text {
 }
 
 impl Text {
-    /// One line at the current indentation.
+    /// One line at the current indentation (at most [`MAX_INDENT`] levels shown, so that a
+    /// deep hierarchy does not make the text quadratic in its depth).
     pub fn line(&mut self, s: &str) {
-        for _ in 0..self.depth {
+        for _ in 0..self.depth.min(MAX_INDENT) {
             self.out.push_str("    ");
         }
         self.out.push_str(s);

@@ -1,7 +1,8 @@
 //! Node transforms: one `xformOp:transform` per node prim, its local matrix relative to the
-//! parent prim (`parent world⁻¹ · world`, so pivots, pre/post rotations, inherit types and
-//! aimed cameras and lights come out as the evaluator places them), with time samples where
-//! it moves.
+//! parent prim — the node's own local matrix (pivots and pre/post rotations included) where
+//! the node inherits `RSrs` and neither it nor its parent is aimed, else
+//! `parent world⁻¹ · world` (other inherit types, aimed cameras and lights), so every prim
+//! lands where the evaluator places the node — with time samples where it moves.
 //!
 //! USD interpolates a `matrix4d` time sample linearly, component by component. The samples
 //! are taken by the library's adaptive, error-bounded sampler ([`resample::adaptive`]): seeds
@@ -14,7 +15,7 @@
 use glam::{DMat4, DVec4};
 
 use crate::anim::{keep, resample, ChannelTarget, PartialPose};
-use crate::scene::Scene;
+use crate::scene::{InheritType, NodeKind, Scene};
 
 /// The written timeline of one animation.
 #[derive(Debug, Clone)]
@@ -109,6 +110,27 @@ impl resample::Curve<DMat4> for MatrixChord {
     }
 }
 
+/// Whether node `k` is aimed at a target (a camera or light with one): its world matrix is
+/// turned after its parent's, which its children do not inherit.
+fn aimed(scene: &Scene, k: usize) -> bool {
+    let n = scene.nodes.len();
+    match scene.nodes[k].kind {
+        NodeKind::Camera(c) => scene.cameras.get(c).and_then(|c| c.target).is_some_and(|t| t < n),
+        NodeKind::Light(l) => scene.lights.get(l).and_then(|l| l.target).is_some_and(|t| t < n),
+        _ => false,
+    }
+}
+
+/// Whether node `k`'s prim matrix is its own local matrix ([`PartialPose::local`]): it
+/// inherits `RSrs` (world = parent world · local), neither it nor its parent is aimed. Its
+/// samples then need no ancestor (a deep hierarchy costs linear time), and it moves only when
+/// its own channels move it.
+fn own_local(scene: &Scene, k: usize) -> bool {
+    scene.nodes[k].inherit == InheritType::RSrs
+        && !aimed(scene, k)
+        && scene.nodes[k].parent.is_none_or(|p| !aimed(scene, p))
+}
+
 /// Every node's transform over `line`, in node order.
 pub fn node_xforms(scene: &Scene, line: &Timeline) -> Vec<NodeXform> {
     let n = scene.nodes.len();
@@ -118,10 +140,18 @@ pub fn node_xforms(scene: &Scene, line: &Timeline) -> Vec<NodeXform> {
     let mut out = Vec::with_capacity(n);
     for k in 0..n {
         let parent = scene.nodes[k].parent;
+        let own = own_local(scene, k);
         let varies = line.animation.is_some()
-            && (motion.world[k] || parent.is_some_and(|p| motion.world[p]));
+            && if own {
+                motion.local[k]
+            } else {
+                motion.world[k] || parent.is_some_and(|p| motion.world[p])
+            };
         let local = |pose: &mut PartialPose, f: f64, reset: bool| {
             pose.set_frame(f);
+            if own && !reset {
+                return pose.local(k);
+            }
             let w = pose.world(k);
             match parent {
                 Some(p) if !reset => pose.world(p).inverse() * w,
@@ -139,7 +169,7 @@ pub fn node_xforms(scene: &Scene, line: &Timeline) -> Vec<NodeXform> {
             out.push(NodeXform { frames: vec![f], values: vec![m], reset, capped: false });
             continue;
         }
-        let seeds = seeds(scene, k, &channels, line);
+        let seeds = seeds(scene, k, &channels, line, own);
         let curve = MatrixChord { size: line.size };
         let mut sample = |reset: bool| {
             let s = resample::adaptive(
@@ -167,8 +197,8 @@ pub fn node_xforms(scene: &Scene, line: &Timeline) -> Vec<NodeXform> {
 }
 
 /// The seeds of node `k`: the timeline's grid and the turn cuts of the rotation channels of
-/// the node and its ancestors.
-fn seeds(scene: &Scene, k: usize, channels: &[Vec<&ChannelTarget>], line: &Timeline) -> Vec<f64> {
+/// the node (`own`: its prim matrix is its own local matrix) or of it and its ancestors.
+fn seeds(scene: &Scene, k: usize, channels: &[Vec<&ChannelTarget>], line: &Timeline, own: bool) -> Vec<f64> {
     let mut seeds = line.grid.clone();
     let mut at = Some(k);
     let mut depth = 0;
@@ -178,7 +208,7 @@ fn seeds(scene: &Scene, k: usize, channels: &[Vec<&ChannelTarget>], line: &Timel
                 seeds.extend(resample::turn_seeds(r, line.range, resample::ADAPTIVE_BUDGET / 2));
             }
         }
-        at = scene.nodes[i].parent;
+        at = if own { None } else { scene.nodes[i].parent };
         depth += 1;
         if depth > scene.nodes.len() {
             break;

@@ -1420,7 +1420,9 @@ fn convert_all<'py>(
         .into_iter()
         .find(|f| f.extension()[1..].eq_ignore_ascii_case(&to))
         .ok_or_else(|| {
-            option_error(py, format!("to={to:?}: expected one of glb, gltf, 3da, obj, fbx, 3ds"))
+            let all: Vec<&str> =
+                keyscene::convert::OutputFormat::ALL.iter().map(|f| &f.extension()[1..]).collect();
+            option_error(py, format!("to={to:?}: expected one of {}", all.join(", ")))
         })?;
     let mut opts = keyscene::batch::Options::default();
     opts.shard = match shard {

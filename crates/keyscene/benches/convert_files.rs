@@ -151,7 +151,13 @@ fn main() {
         } else {
             Duration::ZERO
         };
-        rows.push(Row { name: name.clone(), load: load_t, glb: glb_t, three_da: tda_t, usda: usda_t });
+        rows.push(Row {
+            name: name.clone(),
+            load: load_t,
+            glb: glb_t,
+            three_da: tda_t,
+            usda: usda_t,
+        });
     }
     let ratio = |a: Duration, b: Duration| a.as_secs_f64() / b.as_secs_f64().max(1e-9);
     let key = |r: &Row| if to == "usda" { ratio(r.usda, r.load) } else { ratio(r.glb, r.load) };
@@ -180,8 +186,7 @@ fn main() {
             continue;
         }
         let sum = |f: fn(&Row) -> Duration| of.iter().map(|r| f(r)).sum::<Duration>();
-        let (l, g, t, u) =
-            (sum(|r| r.load), sum(|r| r.glb), sum(|r| r.three_da), sum(|r| r.usda));
+        let (l, g, t, u) = (sum(|r| r.load), sum(|r| r.glb), sum(|r| r.three_da), sum(|r| r.usda));
         let above = |k: f64| {
             of.iter()
                 .filter(|r| {

@@ -122,7 +122,11 @@ pub const APPLIES_TO: &[(&str, &[OutputFormat], &str)] = {
         ("units", &[Obj, Gltf, Glb, Usda, Usdz], ""),
         ("space", &[Obj, Gltf, Glb, Usda, Usdz], ""),
         ("embed", &[Gltf, Fbx], " (a .glb is always self-contained)"),
-        ("no_copy_textures", &[Obj, Gltf, ThreeDa, ThreeDs, Usda], " (a .glb or .usdz holds its images)"),
+        (
+            "no_copy_textures",
+            &[Obj, Gltf, ThreeDa, ThreeDs, Usda],
+            " (a .glb or .usdz holds its images)",
+        ),
         ("no_animation", &[Gltf, Glb], ""),
         ("resample_fps", &[Gltf, Glb], ""),
         ("max_influences", &[Gltf, Glb], ""),
@@ -515,7 +519,13 @@ fn write_output(scene: &Scene, output: &Path, opts: &ConvertOptions) -> Result<R
 /// not read by every loader), 3DA and 3DS have none, and the FBX writer writes no material
 /// curves. Each writes the stored value instead. (OBJ posed at a time writes the materials of
 /// that time, [`Scene::materials_at`].)
-#[cfg(any(feature = "gltf", feature = "three_da", feature = "fbx", feature = "three_ds", feature = "usd"))]
+#[cfg(any(
+    feature = "gltf",
+    feature = "three_da",
+    feature = "fbx",
+    feature = "three_ds",
+    feature = "usd"
+))]
 fn animated_materials_not_written(scene: &Scene, animations: &[usize]) -> Vec<String> {
     let mut out = Vec::new();
     for &a in animations {
@@ -684,7 +694,13 @@ mod tests {
     /// the last node lands where the chain's translations sum to: (n − 1) · (1, 0.5, 0), and
     /// 1 along +Z more at frame 10 where the root's key moves it.
     #[test]
-    #[cfg(all(feature = "gltf", feature = "three_da", feature = "fbx", feature = "three_ds", feature = "usd"))]
+    #[cfg(all(
+        feature = "gltf",
+        feature = "three_da",
+        feature = "fbx",
+        feature = "three_ds",
+        feature = "usd"
+    ))]
     fn a_100000_node_chain_converts_without_recursion() {
         use crate::anim::Time;
         use glam::DVec3;

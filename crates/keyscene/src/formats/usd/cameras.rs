@@ -28,7 +28,9 @@ fn turn(ctx: &Ctx, k: usize) -> Option<DMat4> {
     let quarter = -std::f64::consts::FRAC_PI_2;
     match ctx.scene.nodes[k].kind {
         NodeKind::Camera(_) => Some(DMat4::from_rotation_y(quarter)),
-        NodeKind::Light(l) if ctx.scene.lights.get(l).is_some_and(|l| l.kind != LightKind::Ambient) => {
+        NodeKind::Light(l)
+            if ctx.scene.lights.get(l).is_some_and(|l| l.kind != LightKind::Ambient) =>
+        {
             Some(DMat4::from_rotation_x(quarter))
         }
         _ => None,
@@ -48,7 +50,10 @@ pub fn camera(t: &mut Text, ctx: &mut Ctx, k: usize, c: usize, name: &str) {
     let cam = &ctx.scene.cameras[c];
     let mut fov = cam.fov_degrees;
     if !(fov.is_finite() && fov > 0.0 && fov < 180.0) {
-        ctx.warn(format!("camera \"{}\": field of view {fov}° cannot be written: 45° instead", cam.name));
+        ctx.warn(format!(
+            "camera \"{}\": field of view {fov}° cannot be written: 45° instead",
+            cam.name
+        ));
         fov = 45.0;
     }
     let focal = FILM / 2.0 / (fov.to_radians() / 2.0).tan();
@@ -83,9 +88,16 @@ pub fn light(t: &mut Text, ctx: &mut Ctx, k: usize, l: usize, name: &str) {
         LightKind::Ambient => ("DomeLight", false),
     };
     if !light.on {
-        ctx.warn(format!("light \"{}\": switched off in the source: written with intensity 0", light.name));
+        ctx.warn(format!(
+            "light \"{}\": switched off in the source: written with intensity 0",
+            light.name
+        ));
     }
-    let meta = if shaping { vec!["prepend apiSchemas = [\"ShapingAPI\"]".to_string()] } else { Vec::new() };
+    let meta = if shaping {
+        vec!["prepend apiSchemas = [\"ShapingAPI\"]".to_string()]
+    } else {
+        Vec::new()
+    };
     let turn = turn(ctx, k);
     t.open(&format!("def {ty} \"{name}\""), &meta);
     let c = light.color.as_dvec3();
@@ -105,7 +117,10 @@ pub fn light(t: &mut Text, ctx: &mut Ctx, k: usize, l: usize, name: &str) {
         t.field("float inputs:shaping:cone:softness", soft);
     }
     if light.attenuation.is_some() {
-        ctx.warn(format!("light \"{}\": attenuation range not written (UsdLux has none)", light.name));
+        ctx.warn(format!(
+            "light \"{}\": attenuation range not written (UsdLux has none)",
+            light.name
+        ));
     }
     write_turn(t, turn);
     t.close();

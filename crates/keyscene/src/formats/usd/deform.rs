@@ -39,7 +39,12 @@ pub fn deformed_nodes(scene: &Scene, line: &Timeline) -> Vec<usize> {
 
 /// Posed points of `nodes` at frame `f`, each in its node's frame; `None` for a node whose
 /// world matrix cannot be inverted or whose shown mesh has another vertex count.
-fn posed(scene: &Scene, line: &Timeline, nodes: &[(usize, usize)], f: f64) -> (Pose, Vec<Option<Vec<Vec3>>>) {
+fn posed(
+    scene: &Scene,
+    line: &Timeline,
+    nodes: &[(usize, usize)],
+    f: f64,
+) -> (Pose, Vec<Option<Vec<Vec3>>>) {
     let pose = scene.evaluate(line.animation, Time::Frame(f));
     let points = nodes
         .iter()
@@ -81,14 +86,20 @@ fn chord_error(
 /// The points of every node of `nodes` (node, vertex count) over `line`, whether the budget
 /// thinned the frames, and the positions in `nodes` of the nodes whose points could not be
 /// carried into their frame at some sample (written as at the first frame).
-pub fn sample(scene: &Scene, line: &Timeline, nodes: &[(usize, usize)]) -> (Vec<Points>, bool, Vec<usize>) {
+pub fn sample(
+    scene: &Scene,
+    line: &Timeline,
+    nodes: &[(usize, usize)],
+) -> (Vec<Points>, bool, Vec<usize>) {
     let verts: usize = nodes.iter().map(|n| n.1).sum::<usize>().max(1);
     let mut grid = line.grid.clone();
     let thinned = grid.len() * verts > POINT_BUDGET;
     if thinned {
         let keep = (POINT_BUDGET / verts).max(2);
         let step = (grid.len() - 1) as f64 / (keep - 1) as f64;
-        grid = (0..keep).map(|i| grid[((i as f64 * step).round() as usize).min(grid.len() - 1)]).collect();
+        grid = (0..keep)
+            .map(|i| grid[((i as f64 * step).round() as usize).min(grid.len() - 1)])
+            .collect();
         grid.dedup();
     }
     let mut frames = Vec::new();
@@ -98,7 +109,16 @@ pub fn sample(scene: &Scene, line: &Timeline, nodes: &[(usize, usize)]) -> (Vec<
         let (_, here) = posed(scene, line, nodes, f);
         if j > 0 && !thinned {
             let a = frames.len() - 1;
-            refine(scene, line, nodes, (frames[a], values[a].clone()), (f, here.clone()), &mut budget, &mut frames, &mut values);
+            refine(
+                scene,
+                line,
+                nodes,
+                (frames[a], values[a].clone()),
+                (f, here.clone()),
+                &mut budget,
+                &mut frames,
+                &mut values,
+            );
         }
         frames.push(f);
         values.push(here);

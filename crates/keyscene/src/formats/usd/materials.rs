@@ -37,7 +37,10 @@ pub fn images(scene: &Scene, warnings: &mut Vec<String>) -> Images {
             ImageSource::File(p) => match std::fs::read(p) {
                 Ok(b) => b.into(),
                 Err(e) => {
-                    warnings.push(format!("material \"{material}\": texture {}: {e}: not written", p.display()));
+                    warnings.push(format!(
+                        "material \"{material}\": texture {}: {e}: not written",
+                        p.display()
+                    ));
                     continue;
                 }
             },
@@ -73,7 +76,9 @@ pub fn images(scene: &Scene, warnings: &mut Vec<String>) -> Images {
         }
     }
     for (material, file) in &plan.missing {
-        warnings.push(format!("material \"{material}\": texture \"{file}\" not found beside the source: not written"));
+        warnings.push(format!(
+            "material \"{material}\": texture \"{file}\" not found beside the source: not written"
+        ));
     }
     out
 }
@@ -118,11 +123,13 @@ pub fn write(t: &mut Text, ctx: &mut Ctx, root: &str, images: &Images) -> Vec<Op
 fn surface(t: &mut Text, ctx: &mut Ctx, mi: usize, path: &str, images: &Images) {
     let mat = &ctx.scene.materials[mi];
     let clamp = |x: f32| if x.is_finite() { f64::from(x.clamp(0.0, 1.0)) } else { 0.0 };
-    let color = |t: &mut Text, c: glam::Vec3| {
-        t.vec3(glam::DVec3::new(clamp(c.x), clamp(c.y), clamp(c.z)))
-    };
+    let color =
+        |t: &mut Text, c: glam::Vec3| t.vec3(glam::DVec3::new(clamp(c.x), clamp(c.y), clamp(c.z)));
     let map = |slot: MapSlot| {
-        mat.maps.iter().enumerate().find(|(k, m)| m.slot == slot && images.names.contains_key(&(mi, *k)))
+        mat.maps
+            .iter()
+            .enumerate()
+            .find(|(k, m)| m.slot == slot && images.names.contains_key(&(mi, *k)))
     };
     let diffuse_map = map(MapSlot::Diffuse);
     let emissive_map = map(MapSlot::Emissive);
@@ -135,14 +142,18 @@ fn surface(t: &mut Text, ctx: &mut Ctx, mi: usize, path: &str, images: &Images) 
     t.open("def Shader \"Surface\"", &[]);
     t.line("uniform token info:id = \"UsdPreviewSurface\"");
     match diffuse_map {
-        Some(_) => t.line(&format!("color3f inputs:diffuseColor.connect = <{path}/DiffuseMap.outputs:rgb>")),
+        Some(_) => t.line(&format!(
+            "color3f inputs:diffuseColor.connect = <{path}/DiffuseMap.outputs:rgb>"
+        )),
         None => {
             let c = color(t, mat.effective_diffuse());
             t.line(&format!("color3f inputs:diffuseColor = {c}"));
         }
     }
     match emissive_map {
-        Some(_) => t.line(&format!("color3f inputs:emissiveColor.connect = <{path}/EmissiveMap.outputs:rgb>")),
+        Some(_) => t.line(&format!(
+            "color3f inputs:emissiveColor.connect = <{path}/EmissiveMap.outputs:rgb>"
+        )),
         None => {
             let c = color(t, mat.effective_emissive());
             t.line(&format!("color3f inputs:emissiveColor = {c}"));
@@ -182,7 +193,11 @@ fn surface(t: &mut Text, ctx: &mut Ctx, mi: usize, path: &str, images: &Images) 
         t.line("float3 outputs:rgb");
         t.close();
         if m.uv_transform != crate::scene::UvTransform::default() {
-            ctx.warn(format!("material \"{}\": {} map UV transform not written", mat.name, m.slot.name()));
+            ctx.warn(format!(
+                "material \"{}\": {} map UV transform not written",
+                mat.name,
+                m.slot.name()
+            ));
         }
     }
 }

@@ -34,7 +34,15 @@ pub fn rest_points(ctx: &Ctx, k: usize, mesh: &Mesh) -> Points {
 
 /// Writes the mesh prim `name` of node `k` showing mesh `m` with `points`; `deformed`: the
 /// stored normals do not follow the points and are left out.
-pub fn write(t: &mut Text, ctx: &mut Ctx, k: usize, m: usize, name: &str, points: &Points, deformed: bool) {
+pub fn write(
+    t: &mut Text,
+    ctx: &mut Ctx,
+    k: usize,
+    m: usize,
+    name: &str,
+    points: &Points,
+    deformed: bool,
+) {
     let scene = ctx.scene;
     let mesh = &scene.meshes[m];
     let faces: Vec<usize> =
@@ -197,8 +205,7 @@ fn bindings(ctx: &Ctx, mesh: &Mesh, faces: &[usize]) -> Binding {
         }
     }
     let used: Vec<usize> = groups.iter().filter_map(|g| g.0).collect();
-    let double_sided =
-        !used.is_empty() && used.iter().all(|&m| ctx.scene.materials[m].two_sided);
+    let double_sided = !used.is_empty() && used.iter().all(|&m| ctx.scene.materials[m].two_sided);
     let path = |m: usize| ctx.material_paths[m].clone().unwrap_or_default();
     if let [(Some(m), _)] = groups.as_slice() {
         return Binding { direct: Some(path(*m)), subsets: Vec::new(), double_sided };

@@ -60,7 +60,13 @@ pub struct WriteOptions {
 
 impl Default for WriteOptions {
     fn default() -> Self {
-        WriteOptions { animation: Some(0), up: None, metres_per_unit: None, copy_textures: true, source: None }
+        WriteOptions {
+            animation: Some(0),
+            up: None,
+            metres_per_unit: None,
+            copy_textures: true,
+            source: None,
+        }
     }
 }
 
@@ -108,7 +114,9 @@ pub const ROOT: &str = "root";
 ///
 /// Errors: [`crate::Error::Unsupported`] for an inconsistent scene ([`Scene::validate`]).
 pub fn write(scene: &Scene, opts: &WriteOptions) -> Result<Layer, crate::Error> {
-    scene.validate().map_err(|e| crate::Error::Unsupported(format!("usd: inconsistent scene: {e}")))?;
+    scene
+        .validate()
+        .map_err(|e| crate::Error::Unsupported(format!("usd: inconsistent scene: {e}")))?;
     let line = xform::Timeline::new(scene, opts.animation);
     let mut ctx = Ctx { scene, material_paths: Vec::new(), warnings: Vec::new() };
     let mut t = Text::default();
@@ -127,13 +135,18 @@ pub fn write(scene: &Scene, opts: &WriteOptions) -> Result<Layer, crate::Error> 
     let points = deformed_points(&mut ctx, &line);
     let rest = scene.evaluate(line.animation, Time::Frame(line.range.0));
     let mut renamed = Vec::new();
-    let prims = Prims { xforms: &xforms, points: &points, hidden: &rest.hidden, mesh_shown: &rest.mesh };
+    let prims =
+        Prims { xforms: &xforms, points: &points, hidden: &rest.hidden, mesh_shown: &rest.mesh };
     prims.write(&mut t, &mut ctx, siblings, &root, &mut renamed);
     t.close();
     if t.non_finite > 0 {
         ctx.warn(format!("{} non-finite number(s) written as 0", t.non_finite));
     }
-    Ok(Layer { text: t.out, images: images.files, report: Report { warnings: ctx.warnings, renamed } })
+    Ok(Layer {
+        text: t.out,
+        images: images.files,
+        report: Report { warnings: ctx.warnings, renamed },
+    })
 }
 
 /// The layer's metadata.
@@ -149,7 +162,9 @@ fn header(t: &mut Text, ctx: &mut Ctx, opts: &WriteOptions, line: &xform::Timeli
                 Axis::NegZ => ("-Z", "Z"),
                 _ => ("X", "Y"),
             };
-            ctx.warn(format!("up axis {name}: USD's upAxis is Y or Z: written as {usd}, the geometry unchanged"));
+            ctx.warn(format!(
+                "up axis {name}: USD's upAxis is Y or Z: written as {usd}, the geometry unchanged"
+            ));
             usd
         }
     };
@@ -158,7 +173,10 @@ fn header(t: &mut Text, ctx: &mut Ctx, opts: &WriteOptions, line: &xform::Timeli
     t.line("#usda 1.0");
     t.line("(");
     t.line(&format!("    defaultPrim = \"{ROOT}\""));
-    t.line(&format!("    doc = {}", string(&format!("written by keyscene {}", env!("CARGO_PKG_VERSION")))));
+    t.line(&format!(
+        "    doc = {}",
+        string(&format!("written by keyscene {}", env!("CARGO_PKG_VERSION")))
+    ));
     t.field("    metersPerUnit", mpu);
     t.line(&format!("    upAxis = \"{up}\""));
     if line.animation.is_some() {
@@ -186,7 +204,14 @@ fn animation_warnings(ctx: &mut Ctx, line: &xform::Timeline) {
         let kind = match &c.target {
             ChannelTarget::Hidden(_) => "visibility",
             ChannelTarget::Fov(_) => "camera field of view",
-            ChannelTarget::Roll(_) if !matches!(scene.nodes.get(c.node).map(|n| &n.kind), Some(NodeKind::Camera(_))) => "light roll",
+            ChannelTarget::Roll(_)
+                if !matches!(
+                    scene.nodes.get(c.node).map(|n| &n.kind),
+                    Some(NodeKind::Camera(_))
+                ) =>
+            {
+                "light roll"
+            }
             ChannelTarget::Color(_) => "light colour",
             ChannelTarget::Hotspot(_) | ChannelTarget::Falloff(_) => "spotlight cone",
             _ => continue,
@@ -199,7 +224,9 @@ fn animation_warnings(ctx: &mut Ctx, line: &xform::Timeline) {
         ctx.warn(format!("not written: animated {kind} (the value at the first frame is written)"));
     }
     if scene.material_channels.iter().any(|m| m.animation == line.animation.unwrap_or(usize::MAX)) {
-        ctx.warn("not written: animated material properties (the stored values are written)".into());
+        ctx.warn(
+            "not written: animated material properties (the stored values are written)".into(),
+        );
     }
 }
 
@@ -239,7 +266,14 @@ struct Prims<'a> {
 impl Prims<'_> {
     /// Every node prim under `root` (whose children `siblings` names), depth first in scene
     /// order, without recursion (a hierarchy may be deep).
-    fn write(&self, t: &mut Text, ctx: &mut Ctx, mut siblings: names::Siblings, root: &str, renamed: &mut Vec<(String, String, String)>) {
+    fn write(
+        &self,
+        t: &mut Text,
+        ctx: &mut Ctx,
+        mut siblings: names::Siblings,
+        root: &str,
+        renamed: &mut Vec<(String, String, String)>,
+    ) {
         enum Step {
             Open(usize),
             Close,
@@ -294,7 +328,11 @@ impl Prims<'_> {
         } else {
             t.time_samples("matrix4d xformOp:transform", &x.frames, &x.values, |t, &m| t.matrix(m));
         }
-        let order = if x.reset { "\"!resetXformStack!\", \"xformOp:transform\"" } else { "\"xformOp:transform\"" };
+        let order = if x.reset {
+            "\"!resetXformStack!\", \"xformOp:transform\""
+        } else {
+            "\"xformOp:transform\""
+        };
         t.line(&format!("uniform token[] xformOpOrder = [{order}]"));
     }
 
@@ -322,7 +360,9 @@ impl Prims<'_> {
         };
         let at = t.out.len();
         meshes::write(t, ctx, k, m, &name, &points, deformed.is_some());
-        if self.hidden.get(k).copied().unwrap_or(false) || self.mesh_shown.get(k).is_some_and(|s| s.is_none()) {
+        if self.hidden.get(k).copied().unwrap_or(false)
+            || self.mesh_shown.get(k).is_some_and(|s| s.is_none())
+        {
             // Hidden at the first frame: the mesh prim (not the node's, so its children show).
             if let Some(brace) = t.out[at..].find("{\n") {
                 t.out.insert_str(at + brace + 2, "        token visibility = \"invisible\"\n");
@@ -375,7 +415,11 @@ pub fn save(scene: &Scene, path: &Path, opts: &WriteOptions) -> Result<Report, c
         let files: Vec<crate::output::Companion> = layer
             .images
             .iter()
-            .map(|(n, b)| crate::output::Companion { path: dir.join(n), bytes: b.clone(), what: format!("texture \"{n}\"") })
+            .map(|(n, b)| crate::output::Companion {
+                path: dir.join(n),
+                bytes: b.clone(),
+                what: format!("texture \"{n}\""),
+            })
             .collect();
         let source = opts.source.clone().unwrap_or_else(|| crate::output::source_name(path));
         crate::output::write_companions(&files, &source)?;

@@ -22,7 +22,9 @@ pub enum ZipError {
 impl std::fmt::Display for ZipError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            ZipError::TooLarge(what) => write!(f, "USDZ package: {what} is past 4 GiB or 65,535 entries (no ZIP64)"),
+            ZipError::TooLarge(what) => {
+                write!(f, "USDZ package: {what} is past 4 GiB or 65,535 entries (no ZIP64)")
+            }
         }
     }
 }

@@ -105,8 +105,17 @@ impl resample::Curve<DMat4> for MatrixChord {
         let basis = d(0).max(d(1)).max(d(2));
         let e = d(3) + self.size * basis;
         // A projective row (never written by the evaluator) counts in full.
-        let row = DVec4::new(w.x_axis.w - s.x_axis.w, w.y_axis.w - s.y_axis.w, w.z_axis.w - s.z_axis.w, w.w_axis.w - s.w_axis.w);
-        if e.is_nan() { f64::INFINITY } else { e + row.length() * self.size }
+        let row = DVec4::new(
+            w.x_axis.w - s.x_axis.w,
+            w.y_axis.w - s.y_axis.w,
+            w.z_axis.w - s.z_axis.w,
+            w.w_axis.w - s.w_axis.w,
+        );
+        if e.is_nan() {
+            f64::INFINITY
+        } else {
+            e + row.length() * self.size
+        }
     }
 }
 
@@ -198,7 +207,13 @@ pub fn node_xforms(scene: &Scene, line: &Timeline) -> Vec<NodeXform> {
 
 /// The seeds of node `k`: the timeline's grid and the turn cuts of the rotation channels of
 /// the node (`own`: its prim matrix is its own local matrix) or of it and its ancestors.
-fn seeds(scene: &Scene, k: usize, channels: &[Vec<&ChannelTarget>], line: &Timeline, own: bool) -> Vec<f64> {
+fn seeds(
+    scene: &Scene,
+    k: usize,
+    channels: &[Vec<&ChannelTarget>],
+    line: &Timeline,
+    own: bool,
+) -> Vec<f64> {
     let mut seeds = line.grid.clone();
     let mut at = Some(k);
     let mut depth = 0;
@@ -232,14 +247,21 @@ mod tests {
         let mut s = Scene::default();
         s.nodes.push(Node::new("a", NodeKind::Null));
         s.attach(0, None);
-        let key = |frame, x| Key { frame, value: DVec3::new(x, 0.0, 0.0), interpolation: Interpolation::Linear };
+        let key = |frame, x| Key {
+            frame,
+            value: DVec3::new(x, 0.0, 0.0),
+            interpolation: Interpolation::Linear,
+        };
         s.animations.push(Animation {
             name: "take".into(),
             fps: 24.0,
             frame_range: (5.0, 20.0),
             channels: vec![Channel {
                 node: 0,
-                target: ChannelTarget::Translation(Track::new(vec![key(5.0, 0.0), key(25.0, 10.0)])),
+                target: ChannelTarget::Translation(Track::new(vec![
+                    key(5.0, 0.0),
+                    key(25.0, 10.0),
+                ])),
             }],
         });
         s
@@ -277,7 +299,10 @@ mod tests {
         };
         scene.animations[0].channels.push(Channel {
             node: 0,
-            target: ChannelTarget::Rotation(crate::anim::RotationTrack::Quat(Track::new(vec![q(5.0, 0.0), q(25.0, 0.25)]))),
+            target: ChannelTarget::Rotation(crate::anim::RotationTrack::Quat(Track::new(vec![
+                q(5.0, 0.0),
+                q(25.0, 0.25),
+            ]))),
         });
         let line = Timeline::new(&scene, Some(0));
         let x = &node_xforms(&scene, &line)[0];

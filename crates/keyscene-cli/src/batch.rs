@@ -28,6 +28,10 @@ pub enum Target {
     /// 3D Studio `.3ds`: 3DS sources keep their keys, others are keyed on every frame (30 fps).
     #[value(name = "3ds")]
     ThreeDs,
+    /// USD text layer `.usda`, texture images beside it; one animation as time samples.
+    Usda,
+    /// USDZ package `.usdz`: the layer and its images in one uncompressed, aligned zip.
+    Usdz,
 }
 
 impl Target {
@@ -40,6 +44,8 @@ impl Target {
             Target::Obj => OutputFormat::Obj,
             Target::Fbx => OutputFormat::Fbx,
             Target::ThreeDs => OutputFormat::ThreeDs,
+            Target::Usda => OutputFormat::Usda,
+            Target::Usdz => OutputFormat::Usdz,
         }
     }
 }

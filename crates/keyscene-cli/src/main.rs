@@ -8,7 +8,7 @@
 //!     [--embed] [--no-animation] [--resample-fps N] [--max-influences N]
 //!     [--axes max|source] [--fps N] [--fbx-version 7400|7500] [--fbx-ascii] [--fbx-keep-pivots] [--triangulate]
 //!     [--force] [--report | --quiet | --json]
-//! keyscene convert DIR OUTDIR --to glb|gltf|3da|obj|fbx|3ds [--json] [--shard I/N] [--manifest FILE.jsonl]
+//! keyscene convert DIR OUTDIR --to glb|gltf|3da|obj|fbx|3ds|usda|usdz [--json] [--shard I/N] [--manifest FILE.jsonl]
 //! keyscene render FILE -o OUT [--frame F | --time SECONDS | --frames A..B[:STEP] [--sheet]]
 //!     [--size WxH] [--camera NAME|auto] [--bbox] [--bsphere] [--wireframe] [--background #rrggbb]
 //! keyscene view FILE [--port N] [--no-open] [--animation I | --stack NAME] [--bind ADDR] [--watch]
@@ -111,7 +111,7 @@ enum Command {
         json: bool,
     },
     /// Convert a scene; the output format follows OUT's extension (.obj, .gltf, .glb, .3da, .fbx,
-    /// .3ds).
+    /// .3ds, .usda, .usdz).
     /// With a folder as input, convert every supported file under it (see --to).
     Convert {
         /// The scene file to read, or a folder: every .3ds, .prj, .fbx, .3da, .gltf and .glb

@@ -355,17 +355,17 @@ const MISPLACED_OPTIONS: &[(&str, &[&str], &str)] = &[
     (
         "fly.3da",
         &["--up", "z"],
-        "--up does not apply to .3da output: it applies to .obj, .gltf and .glb only",
+        "--up does not apply to .3da output: it applies to .obj, .gltf, .glb, .usda and .usdz only",
     ),
     (
         "fly.3da",
         &["--units", "cm"],
-        "--units does not apply to .3da output: it applies to .obj, .gltf and .glb only",
+        "--units does not apply to .3da output: it applies to .obj, .gltf, .glb, .usda and .usdz only",
     ),
     (
         "fly.3da",
         &["--space", "y_up_m"],
-        "--space does not apply to .3da output: it applies to .obj, .gltf and .glb only",
+        "--space does not apply to .3da output: it applies to .obj, .gltf, .glb, .usda and .usdz only",
     ),
     (
         "fly.obj",
@@ -840,7 +840,7 @@ fn an_existing_output_is_replaced_only_with_force() {
 #[test]
 fn every_output_format_prints_one_line_nothing_quietly_and_json_on_request() {
     let dir = tempfile::tempdir().unwrap();
-    for ext in ["obj", "gltf", "glb", "3da", "fbx", "3ds"] {
+    for ext in ["obj", "gltf", "glb", "3da", "fbx", "3ds", "usda", "usdz"] {
         let out = dir.path().join(format!("fly.{ext}"));
         let o = out.to_str().unwrap();
         let r = keyscene(&["convert", &fly(), o]);

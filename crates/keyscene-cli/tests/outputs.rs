@@ -318,7 +318,7 @@ fn manifest_lists_every_output(c: &Path) -> Result<(), Failed> {
     for img in TEST1_IMAGES {
         std::fs::copy(c.join("3ds/assimp").join(img), src.path().join(img))?;
     }
-    for to in ["obj", "gltf", "glb", "3da", "fbx", "3ds"] {
+    for to in ["obj", "gltf", "glb", "3da", "fbx", "3ds", "usda", "usdz"] {
         let dir = tempfile::tempdir()?;
         let manifest = dir.path().join("m.jsonl");
         let run = || {

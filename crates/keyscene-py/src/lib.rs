@@ -621,7 +621,7 @@ impl Scene {
     /// save(dst, **options) -> Report
     ///
     /// Writes this scene as `keyscene convert` would (the format from `dst`'s extension:
-    /// .glb, .gltf, .3da, .obj, .fbx, .3ds), with every `keyscene convert` option as a keyword
+    /// .glb, .gltf, .3da, .obj, .fbx, .3ds, .usda, .usdz), with every `keyscene convert` option as a keyword
     /// (see `keyscene.convert`). The same bytes as `keyscene.convert` from this scene's file.
     ///
     /// Raises OutputExistsError (a FileExistsError) when `dst` exists and `force` is not set,
@@ -1363,7 +1363,7 @@ fn settings(py: Python<'_>, kw: Option<&Bound<'_, PyDict>>) -> PyResult<Settings
 ///
 /// Converts the file `src` to `dst` exactly as `keyscene convert SRC DST` with the same
 /// options (same output bytes): the writer from `dst`'s extension (.glb, .gltf, .3da, .obj,
-/// .fbx, .3ds). Options, by the command line's names with `_` for `-`: `frame`, `time`,
+/// .fbx, .3ds, .usda, .usdz). Options, by the command line's names with `_` for `-`: `frame`, `time`,
 /// `animation` (index or name), `stack`, `up`, `units`, `space`, `no_extrapolation`,
 /// `bind_pose`, `transform_skin`, `embed`, `no_animation`, `resample_fps`, `max_influences`,
 /// `fps`, `axes`, `fbx_version`, `fbx_ascii`, `fbx_keep_pivots`, `triangulate`,
@@ -1420,7 +1420,9 @@ fn convert_all<'py>(
         .into_iter()
         .find(|f| f.extension()[1..].eq_ignore_ascii_case(&to))
         .ok_or_else(|| {
-            option_error(py, format!("to={to:?}: expected one of glb, gltf, 3da, obj, fbx, 3ds"))
+            let all: Vec<&str> =
+                keyscene::convert::OutputFormat::ALL.iter().map(|f| &f.extension()[1..]).collect();
+            option_error(py, format!("to={to:?}: expected one of {}", all.join(", ")))
         })?;
     let mut opts = keyscene::batch::Options::default();
     opts.shard = match shard {

@@ -81,6 +81,8 @@ CONVERSIONS = [
     ("FLY.3DS", "out.obj", {"frame": 120, "space": "y_up_m"}),
     ("FLY.3DS", "out.fbx", {"fbx_ascii": True}),
     ("FLY.3DS", "out.3ds", {}),
+    ("FLY.3DS", "out.usda", {"up": "z", "units": "cm"}),
+    ("FLY.3DS", "out.usdz", {}),
 ]
 
 

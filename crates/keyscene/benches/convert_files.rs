@@ -1,7 +1,8 @@
 //! Conversion against loading, file by file (issue #16 goal 1: "no corpus file above 5×"):
 //! for each file the best time of `load_bytes` alone, of `load_bytes` then the glTF writer to
-//! GLB bytes in memory, and of `load_bytes` then the 3DA exporter and writer in memory (default
-//! options, as the `convert` bench), and the two ratios conversion ÷ load.
+//! GLB bytes in memory, of `load_bytes` then the 3DA exporter and writer in memory (default
+//! options, as the `convert` bench), and of `load_bytes` then the USD writer's `.usda` layer in
+//! memory (issue 34: at most 2× the load), and the ratios conversion ÷ load.
 //!
 //! ```text
 //! KEYSCENE_CORPUS=$PWD/../shared/corpus cargo bench -p keyscene --bench convert_files
@@ -10,7 +11,8 @@
 //! KEYSCENE_CORPUS=… cargo bench -p keyscene --bench convert_files -- --to=glb maze  # one writer
 //! ```
 //!
-//! `--to=glb` or `--to=3da` times only that writer (the other column reads 0), which keeps a
+//! `--to=glb`, `--to=3da` or `--to=usda` times only that writer (the other columns read 0;
+//! without `--to` GLB and 3DA are timed, USDA is not, as before issue 34), which keeps a
 //! `perf record` of the bench binary on one writer; `--budget=MS` sets the time per side.
 //!
 //! Files: by default the benchmark files (MANIFEST.md's FBX list and every 3DS/PRJ file, the
@@ -32,7 +34,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use fbx_files::best_time;
-use keyscene::formats::{gltf, three_da};
+use keyscene::formats::{gltf, three_da, usd};
 use keyscene::scene::Scene;
 use keyscene::ReadOptions;
 
@@ -53,6 +55,10 @@ fn to_3da(scene: &Scene) -> usize {
         .ok()
         .and_then(|(file, _, _)| three_da::write(&file).ok())
         .map_or(0, |b| b.len())
+}
+
+fn to_usda(scene: &Scene) -> usize {
+    usd::write(scene, &usd::WriteOptions::default()).map_or(0, |l| l.text.len())
 }
 
 /// Every `.fbx`, `.3ds`, `.prj` file under `root`, sorted, as (path relative to `root`, path).
@@ -83,6 +89,7 @@ struct Row {
     load: Duration,
     glb: Duration,
     three_da: Duration,
+    usda: Duration,
 }
 
 fn main() {
@@ -123,38 +130,54 @@ fn main() {
         let load_t = time(&|| {
             black_box(load(name, black_box(bytes)));
         });
-        let glb_t = if to != "3da" {
+        let glb_t = if to.is_empty() || to == "glb" {
             time(&|| {
                 black_box(load(name, black_box(bytes)).map(|s| to_glb(&s)));
             })
         } else {
             Duration::ZERO
         };
-        let tda_t = if to != "glb" {
+        let tda_t = if to.is_empty() || to == "3da" {
             time(&|| {
                 black_box(load(name, black_box(bytes)).map(|s| to_3da(&s)));
             })
         } else {
             Duration::ZERO
         };
-        rows.push(Row { name: name.clone(), load: load_t, glb: glb_t, three_da: tda_t });
+        let usda_t = if to == "usda" {
+            time(&|| {
+                black_box(load(name, black_box(bytes)).map(|s| to_usda(&s)));
+            })
+        } else {
+            Duration::ZERO
+        };
+        rows.push(Row {
+            name: name.clone(),
+            load: load_t,
+            glb: glb_t,
+            three_da: tda_t,
+            usda: usda_t,
+        });
     }
     let ratio = |a: Duration, b: Duration| a.as_secs_f64() / b.as_secs_f64().max(1e-9);
-    rows.sort_by(|a, b| ratio(a.glb, a.load).total_cmp(&ratio(b.glb, b.load)));
+    let key = |r: &Row| if to == "usda" { ratio(r.usda, r.load) } else { ratio(r.glb, r.load) };
+    rows.sort_by(|a, b| key(a).total_cmp(&key(b)));
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
     println!(
-        "{:<64} {:>9} {:>9} {:>9} {:>7} {:>7}",
-        "file", "load ms", "+GLB ms", "+3DA ms", "GLB ×", "3DA ×"
+        "{:<64} {:>9} {:>9} {:>9} {:>9} {:>7} {:>7} {:>7}",
+        "file", "load ms", "+GLB ms", "+3DA ms", "+USDA ms", "GLB ×", "3DA ×", "USDA ×"
     );
     for r in &rows {
         println!(
-            "{:<64} {:>9.3} {:>9.3} {:>9.3} {:>7.2} {:>7.2}",
+            "{:<64} {:>9.3} {:>9.3} {:>9.3} {:>9.3} {:>7.2} {:>7.2} {:>7.2}",
             r.name,
             ms(r.load),
             ms(r.glb),
             ms(r.three_da),
+            ms(r.usda),
             ratio(r.glb, r.load),
-            ratio(r.three_da, r.load)
+            ratio(r.three_da, r.load),
+            ratio(r.usda, r.load)
         );
     }
     for class in ["fbx/", "3ds/"] {
@@ -163,19 +186,27 @@ fn main() {
             continue;
         }
         let sum = |f: fn(&Row) -> Duration| of.iter().map(|r| f(r)).sum::<Duration>();
-        let (l, g, t) = (sum(|r| r.load), sum(|r| r.glb), sum(|r| r.three_da));
+        let (l, g, t, u) = (sum(|r| r.load), sum(|r| r.glb), sum(|r| r.three_da), sum(|r| r.usda));
         let above = |k: f64| {
-            of.iter().filter(|r| ratio(r.glb, r.load) > k || ratio(r.three_da, r.load) > k).count()
+            of.iter()
+                .filter(|r| {
+                    ratio(r.glb, r.load) > k
+                        || ratio(r.three_da, r.load) > k
+                        || ratio(r.usda, r.load) > k
+                })
+                .count()
         };
         println!(
-            "total {class:<5} {} files: load {:.2} ms, +GLB {:.2} ms ({:.2}×), +3DA {:.2} ms ({:.2}×); \
-             above 2×: {}, above 5×: {}",
+            "total {class:<5} {} files: load {:.2} ms, +GLB {:.2} ms ({:.2}×), +3DA {:.2} ms ({:.2}×), \
+             +USDA {:.2} ms ({:.2}×); above 2×: {}, above 5×: {}",
             of.len(),
             ms(l),
             ms(g),
             ratio(g, l),
             ms(t),
             ratio(t, l),
+            ms(u),
+            ratio(u, l),
             above(2.0),
             above(5.0)
         );

@@ -315,6 +315,11 @@ impl Settings {
             g.source_axes = up.map(AxisSystem::right_handed_with_up);
             g.source_metres_per_unit = metres_per_unit;
         }
+        #[cfg(feature = "usd")]
+        {
+            opts.usd.up = up;
+            opts.usd.metres_per_unit = metres_per_unit;
+        }
         #[cfg(feature = "three_da")]
         {
             opts.three_da.fps = self.fps;

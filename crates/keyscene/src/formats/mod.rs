@@ -11,3 +11,5 @@ pub mod obj;
 pub mod three_da;
 #[cfg(feature = "three_ds")]
 pub mod three_ds;
+#[cfg(feature = "usd")]
+pub mod usd;

@@ -1,0 +1,185 @@
+"""The USD writer checked by OpenUSD itself (PyPI ``usd-core``; the module is skipped
+without it): every 3DS/PRJ file of the corpus and every FBX file of ``fbx/references.tsv``
+that loads is written as ``.usda`` and ``.usdz`` by ``keyscene.convert``, opened with
+``Usd.Stage.Open`` and run through every validator OpenUSD registers (``UsdValidation``);
+none may report an error. Then, at the first frame, a quarter frame past the middle and the
+last frame of the stage's time codes, every mesh's world-space vertices as USD computes them
+(``points`` at the time code, after ``UsdSkel.BakeSkinning`` on a copy of the stage, times
+``UsdGeom.XformCache(t).GetLocalToWorldTransform``) must equal keyscene's posed vertices
+(``Scene.pose(frame=…).world_positions``) within 1e-4 of the scene size (the diagonal of the
+posed vertices' bounding box). The expected values are OpenUSD's and the evaluator's; none
+comes from the writer.
+
+Files that fail for a known reason are listed in ``crates/keyscene/tests/triage.tsv`` under
+the binary name ``keyscene-py:test_usd`` and run as strict xfails.
+"""
+
+import pathlib
+
+import numpy as np
+import pytest
+
+pxr = pytest.importorskip("pxr")
+from pxr import Usd, UsdGeom, UsdSkel, UsdValidation  # noqa: E402
+
+import keyscene  # noqa: E402
+from conftest import corpus_3ds_files, corpus_dir, reference_rows  # noqa: E402
+
+TOLERANCE = 1e-4
+FORMS = ("usda", "usdz")
+
+
+def sources():
+    """(id, path) of every corpus source: the 3DS folder's files, then the FBX files the
+    reference table names (each once)."""
+    c = corpus_dir()
+    if c is None:
+        return []
+    out = [(f"3ds/{p.relative_to(c / '3ds').as_posix()}", p) for p in corpus_3ds_files()]
+    seen = set()
+    for r in reference_rows():
+        if r["fbx"] not in seen:
+            seen.add(r["fbx"])
+            out.append((f"fbx/{r['fbx']}", c / "fbx" / r["fbx"]))
+    return out
+
+
+def known_defects():
+    """Rows of crates/keyscene/tests/triage.tsv for this test: trial name -> defect class."""
+    table = pathlib.Path(__file__).resolve().parents[2] / "keyscene" / "tests" / "triage.tsv"
+    out = {}
+    for line in table.read_text(encoding="utf-8").splitlines():
+        cols = line.split("\t")
+        if not line.startswith("#") and len(cols) >= 3 and cols[0] == "keyscene-py:test_usd":
+            out[cols[1]] = cols[2]
+    return out
+
+
+SOURCES = sources()
+DEFECTS = known_defects()
+
+
+def params():
+    for form in FORMS:
+        for name, path in SOURCES:
+            trial = f"{form} {name}"
+            marks = [pytest.mark.xfail(strict=True, reason=f"known defect: {DEFECTS[trial]}")] if trial in DEFECTS else []
+            yield pytest.param(form, path, id=trial, marks=marks)
+
+
+def validation_errors(stage):
+    """Every error of every registered OpenUSD validator on `stage`, as text."""
+    registry = UsdValidation.ValidationRegistry()
+    context = UsdValidation.ValidationContext(registry.GetOrLoadAllValidators())
+    return [
+        f"{e.GetName()}: {e.GetMessage()}"
+        for e in context.Validate(stage)
+        if e.GetType() == UsdValidation.ValidationErrorType.Error
+    ]
+
+
+def mesh_prims(scene, stage):
+    """Node index -> its mesh prim, by walking the scene's node tree and the stage's prims in
+    parallel: the default prim's Xform children are the scene's roots in order, each node
+    prim's Xform children its children in order, and a mesh node's prim has one Mesh child."""
+
+    def xform_children(prim):
+        return [c for c in prim.GetChildren() if c.GetTypeName() == "Xform"]
+
+    roots = [n.index for n in scene.nodes if n.parent is None]
+    top = xform_children(stage.GetDefaultPrim())
+    assert len(top) == len(roots), "one prim per root node"
+    out, todo = {}, list(zip(roots, top))
+    while todo:
+        k, prim = todo.pop()
+        node = scene.nodes[k]
+        meshes = [c for c in prim.GetChildren() if c.GetTypeName() == "Mesh"]
+        if node.mesh is not None:
+            assert len(meshes) == 1, f"node {node.name!r}: one Mesh prim"
+            out[k] = meshes[0]
+        children = xform_children(prim)
+        assert len(children) == len(node.children), f"node {node.name!r}: one prim per child"
+        todo.extend(zip(node.children, children))
+    return out
+
+
+def usd_world_points(stage, prim, t, cache):
+    points = prim.GetAttribute("points").Get(t)
+    if points is None:
+        return np.zeros((0, 3))
+    m = np.array(cache.GetLocalToWorldTransform(prim), dtype=np.float64).reshape(4, 4)
+    p = np.array(points, dtype=np.float64).reshape(-1, 3)
+    # USD's row vectors: [p 1] · M.
+    return p @ m[:3, :3] + m[3, :3]
+
+
+@pytest.mark.parametrize("form,path", list(params()))
+def test_usd_opens_validates_and_matches_posed_vertices(form, path, tmp_path):
+    try:
+        scene = keyscene.load(path)
+    except keyscene.Error as e:
+        pytest.skip(f"does not load: {e}")
+    out = tmp_path / f"{path.stem}.{form}"
+    keyscene.convert(path, out, force=True)
+    stage = Usd.Stage.Open(str(out))
+    assert stage, "Usd.Stage.Open failed"
+    errors = validation_errors(stage)
+    assert not errors, "\n".join(errors[:20])
+
+    # A copy of the stage with the skinning baked into points (UsdSkel.BakeSkinning).
+    baked = Usd.Stage.Open(stage.Flatten())
+    assert UsdSkel.BakeSkinning(baked.Traverse())
+    prims = mesh_prims(scene, baked)
+    if baked.HasAuthoredTimeCodeRange():
+        start, end = baked.GetStartTimeCode(), baked.GetEndTimeCode()
+        frames = [start, (start + end) / 2 + 0.25, end] if end > start else [start]
+        animation = 0
+    else:
+        frames, animation = [0.0], None
+    poses = {f: scene.pose(frame=f, animation=animation) for f in frames}
+    expected = {(f, k): poses[f].world_positions(k) for f in frames for k in prims}
+    finite = [v[np.isfinite(v).all(axis=1)] for v in expected.values() if len(v)]
+    if finite and sum(len(v) for v in finite):
+        allv = np.concatenate(finite)
+        size = float(np.linalg.norm(allv.max(axis=0) - allv.min(axis=0))) or 1.0
+    else:
+        size = 1.0
+    worst = (0.0, None)
+    for f in frames:
+        t = Usd.TimeCode(f) if animation is not None else Usd.TimeCode.Default()
+        cache = UsdGeom.XformCache(t)
+        for k, prim in prims.items():
+            want = expected[(f, k)]
+            if len(want) == 0:
+                continue
+            got = usd_world_points(baked, prim, t, cache)
+            assert got.shape == want.shape, f"{prim.GetPath()} at {f}: {got.shape} points, keyscene {want.shape}"
+            ok = np.isfinite(want).all(axis=1)
+            if ok.any():
+                d = float(np.linalg.norm(got[ok] - want[ok], axis=1).max())
+                if d > worst[0]:
+                    worst = (d, f"{prim.GetPath()} at frame {f}")
+    assert worst[0] <= TOLERANCE * size, f"{worst[1]}: {worst[0]:.6g} > {TOLERANCE} x scene size {size:.6g}"
+
+
+def test_the_corpus_is_there_and_triage_rows_are_live():
+    if corpus_dir() is None:
+        pytest.skip("corpus not found (set KEYSCENE_CORPUS)")
+    assert len(SOURCES) >= 100
+    trials = {f"{form} {name}" for form in FORMS for name, _ in SOURCES}
+    stale = [n for n in DEFECTS if n not in trials]
+    assert not stale, f"triage.tsv rows for trials that do not exist: {stale}"
+
+
+def test_stage_metadata_of_fly(fly, tmp_path):
+    """Stage metadata against the source's own: 3DS is Z-up without a unit, 30 fps, frames
+    0-600 (FLY.3DS's keyframer range, as `keyscene inspect` and lib3ds read it)."""
+    scene = keyscene.load(fly)
+    out = tmp_path / "fly.usda"
+    keyscene.convert(fly, out)
+    stage = Usd.Stage.Open(str(out))
+    assert UsdGeom.GetStageUpAxis(stage) == UsdGeom.Tokens.z
+    assert UsdGeom.GetStageMetersPerUnit(stage) == 1.0
+    assert stage.GetTimeCodesPerSecond() == scene.animations[0].fps
+    assert (stage.GetStartTimeCode(), stage.GetEndTimeCode()) == tuple(scene.animations[0].frame_range)
+    assert stage.GetDefaultPrim().IsValid()

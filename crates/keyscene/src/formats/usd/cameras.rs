@@ -1,0 +1,127 @@
+//! Cameras (`UsdGeom.Camera`) and lights (`UsdLux`), each a child prim of its node's prim.
+//! USD cameras look down their −Z with +Y up and lights shine down −Z, as keyscene's 3DS,
+//! 3DA and glTF scenes have them; on FBX scenes (cameras down +X, lights down −Y, docs/fbx.md,
+//! "Axes") the child prim carries the turn as its own `xformOp:transform`.
+//!
+//! A camera's field of view becomes a focal length for a film of 36 tenths of a scene unit
+//! along the field of view's axis (USD gives `focalLength` and the apertures in tenths of a
+//! scene unit: millimetres in a centimetre scene); the other aperture follows the aspect ratio
+//! when the source states it (else 4:3). Lights: point → `SphereLight` with `treatAsPoint`,
+//! spot → `SphereLight` with `ShapingAPI` (cone angle = half the falloff, softness from the
+//! hotspot), directional → `DistantLight`, ambient → `DomeLight`; `inputs:intensity` is the
+//! source's multiplier (1 = nominal), `inputs:color` its colour.
+
+use glam::DMat4;
+
+use super::text::Text;
+use super::Ctx;
+use crate::scene::{FovAxis, LightKind, NodeKind};
+
+/// The film size along the field of view's axis, tenths of a scene unit.
+pub const FILM: f64 = 36.0;
+
+/// The turn from the node's camera or light axes to USD's (FBX scenes only).
+fn turn(ctx: &Ctx, k: usize) -> Option<DMat4> {
+    if ctx.scene.meta.format != "fbx" {
+        return None;
+    }
+    let quarter = -std::f64::consts::FRAC_PI_2;
+    match ctx.scene.nodes[k].kind {
+        NodeKind::Camera(_) => Some(DMat4::from_rotation_y(quarter)),
+        NodeKind::Light(l)
+            if ctx.scene.lights.get(l).is_some_and(|l| l.kind != LightKind::Ambient) =>
+        {
+            Some(DMat4::from_rotation_x(quarter))
+        }
+        _ => None,
+    }
+}
+
+fn write_turn(t: &mut Text, turn: Option<DMat4>) {
+    if let Some(m) = turn {
+        let m = t.matrix(m);
+        t.line(&format!("matrix4d xformOp:transform = {m}"));
+        t.line("uniform token[] xformOpOrder = [\"xformOp:transform\"]");
+    }
+}
+
+/// Writes camera `c` of node `k` as the prim `name`.
+pub fn camera(t: &mut Text, ctx: &mut Ctx, k: usize, c: usize, name: &str) {
+    let cam = &ctx.scene.cameras[c];
+    let mut fov = cam.fov_degrees;
+    if !(fov.is_finite() && fov > 0.0 && fov < 180.0) {
+        ctx.warn(format!(
+            "camera \"{}\": field of view {fov}° cannot be written: 45° instead",
+            cam.name
+        ));
+        fov = 45.0;
+    }
+    let focal = FILM / 2.0 / (fov.to_radians() / 2.0).tan();
+    let aspect = cam.aspect.filter(|a| a.is_finite() && *a > 0.0).unwrap_or(4.0 / 3.0);
+    let (h, v) = match cam.fov_axis {
+        FovAxis::Horizontal => (FILM, FILM / aspect),
+        FovAxis::Vertical => (FILM * aspect, FILM),
+    };
+    let turn = turn(ctx, k);
+    t.open(&format!("def Camera \"{name}\""), &[]);
+    t.line("token projection = \"perspective\"");
+    t.field("float focalLength", focal);
+    t.field("float horizontalAperture", h);
+    t.field("float verticalAperture", v);
+    if let (Some(n), Some(f)) = (cam.near, cam.far) {
+        if n.is_finite() && f.is_finite() && n > 0.0 && f > n {
+            let range = format!("({}, {})", t.num(n), t.num(f));
+            t.line(&format!("float2 clippingRange = {range}"));
+        }
+    }
+    write_turn(t, turn);
+    t.close();
+}
+
+/// Writes light `l` of node `k` as the prim `name`.
+pub fn light(t: &mut Text, ctx: &mut Ctx, k: usize, l: usize, name: &str) {
+    let light = &ctx.scene.lights[l];
+    let (ty, shaping) = match light.kind {
+        LightKind::Point => ("SphereLight", false),
+        LightKind::Spot => ("SphereLight", true),
+        LightKind::Directional => ("DistantLight", false),
+        LightKind::Ambient => ("DomeLight", false),
+    };
+    if !light.on {
+        ctx.warn(format!(
+            "light \"{}\": switched off in the source: written with intensity 0",
+            light.name
+        ));
+    }
+    let meta = if shaping {
+        vec!["prepend apiSchemas = [\"ShapingAPI\"]".to_string()]
+    } else {
+        Vec::new()
+    };
+    let turn = turn(ctx, k);
+    t.open(&format!("def {ty} \"{name}\""), &meta);
+    let c = light.color.as_dvec3();
+    let c = t.vec3(c);
+    t.line(&format!("color3f inputs:color = {c}"));
+    let i = if light.on { light.intensity } else { 0.0 };
+    t.field("float inputs:intensity", i);
+    if ty == "SphereLight" {
+        t.line("bool treatAsPoint = 1");
+        t.line("float inputs:radius = 0");
+    }
+    if shaping {
+        let fall = light.falloff_degrees.clamp(0.0, 360.0);
+        let hot = light.hotspot_degrees.clamp(0.0, fall);
+        t.field("float inputs:shaping:cone:angle", fall / 2.0);
+        let soft = if fall > 0.0 { (fall - hot) / fall } else { 0.0 };
+        t.field("float inputs:shaping:cone:softness", soft);
+    }
+    if light.attenuation.is_some() {
+        ctx.warn(format!(
+            "light \"{}\": attenuation range not written (UsdLux has none)",
+            light.name
+        ));
+    }
+    write_turn(t, turn);
+    t.close();
+}

@@ -1,0 +1,429 @@
+//! USD output: a [`Scene`] as one USD layer, as text (`.usda`) or in a USDZ package
+//! (`.usdz`, [`usdz`]), with the whole of one animation. The mapping is documented in
+//! `docs/usd.md`; this folder implements it as passes over one layer being written, in the
+//! shape of the other writers:
+//!
+//! - [`save`]/[`write`]: stage metadata (`defaultPrim`, `upAxis`, `metersPerUnit`,
+//!   `timeCodesPerSecond` = the animation's frame rate, `startTimeCode`/`endTimeCode` its
+//!   written frames: **time codes are frames**), then the prims;
+//! - [`names`]: prim names (valid identifiers, unique among siblings, source names kept as
+//!   `displayName`, renames reported);
+//! - [`xform`]: one `xformOp:transform` per node, time-sampled where it moves (source keys
+//!   kept where USD's linear interpolation is exact, adaptive error-bounded samples elsewhere);
+//! - [`meshes`]: `UsdGeom.Mesh` prims; [`deform`]: skinned and blend-shaped meshes as
+//!   `points` time samples;
+//! - [`materials`]: `UsdPreviewSurface` networks and their images; [`cameras`]: cameras and
+//!   `UsdLux` lights;
+//! - [`text`]: the `.usda` grammar; [`usdz`]: the package.
+//!
+//! What USD cannot hold, or this writer does not write yet (UsdSkel rigs, animated camera
+//! and light parameters, visibility over time, other animations), is a warning in the
+//! [`Report`].
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use glam::DMat4;
+
+use crate::anim::{ChannelTarget, Time};
+use crate::scene::{Axis, NodeKind, Scene};
+
+pub mod cameras;
+pub mod deform;
+pub mod materials;
+pub mod meshes;
+pub mod names;
+pub mod text;
+pub mod usdz;
+pub mod xform;
+
+use text::{string, Text};
+
+/// Options of the USD writer.
+#[derive(Debug, Clone)]
+pub struct WriteOptions {
+    /// The animation written (index into [`Scene::animations`]; `None` or past the end: the
+    /// rest pose, no time samples). A USD layer holds one timeline.
+    pub animation: Option<usize>,
+    /// The source's up axis, when the file does not say it right (`--up`); the stage's
+    /// `upAxis` (USD knows `Y` and `Z` only).
+    pub up: Option<Axis>,
+    /// The source's metres per unit, when the file does not say it right (`--units`); the
+    /// stage's `metersPerUnit`.
+    pub metres_per_unit: Option<f64>,
+    /// `.usda`: copy the texture images beside the layer (default `true`). A `.usdz` always
+    /// holds its images.
+    pub copy_textures: bool,
+    /// The source's name for [`crate::output`]'s rule (`None`: the output's path).
+    pub source: Option<String>,
+}
+
+impl Default for WriteOptions {
+    fn default() -> Self {
+        WriteOptions {
+            animation: Some(0),
+            up: None,
+            metres_per_unit: None,
+            copy_textures: true,
+            source: None,
+        }
+    }
+}
+
+/// What the writer did.
+#[derive(Debug, Clone, Default)]
+pub struct Report {
+    /// What was not written, or written inexactly, one line each.
+    pub warnings: Vec<String>,
+    /// Nodes and materials whose prim name differs from the source name: (what, source name,
+    /// prim path).
+    pub renamed: Vec<(String, String, String)>,
+}
+
+/// A written layer and the images it names.
+#[derive(Debug)]
+pub struct Layer {
+    /// The `.usda` text.
+    pub text: String,
+    /// Images the layer names by file name, relative to the layer (`./NAME`).
+    pub images: Vec<(String, std::sync::Arc<[u8]>)>,
+    /// The report.
+    pub report: Report,
+}
+
+/// What the passes share.
+pub struct Ctx<'s> {
+    scene: &'s Scene,
+    /// Each material's prim path (`None`: not written).
+    material_paths: Vec<Option<String>>,
+    warnings: Vec<String>,
+}
+
+impl Ctx<'_> {
+    fn warn(&mut self, w: String) {
+        if !self.warnings.contains(&w) {
+            self.warnings.push(w);
+        }
+    }
+}
+
+/// The name of the root prim every node prim is under (the stage's `defaultPrim`).
+pub const ROOT: &str = "root";
+
+/// Writes `scene` as one USD layer in memory.
+///
+/// Errors: [`crate::Error::Unsupported`] for an inconsistent scene ([`Scene::validate`]).
+pub fn write(scene: &Scene, opts: &WriteOptions) -> Result<Layer, crate::Error> {
+    scene
+        .validate()
+        .map_err(|e| crate::Error::Unsupported(format!("usd: inconsistent scene: {e}")))?;
+    let line = xform::Timeline::new(scene, opts.animation);
+    let mut ctx = Ctx { scene, material_paths: Vec::new(), warnings: Vec::new() };
+    let mut t = Text::default();
+    header(&mut t, &mut ctx, opts, &line);
+    animation_warnings(&mut ctx, &line);
+    let images = materials::images(scene, &mut ctx.warnings);
+    let root = format!("/{ROOT}");
+    t.open(&format!("def Xform \"{ROOT}\""), &["kind = \"component\"".to_string()]);
+    let mut siblings = names::Siblings::default();
+    siblings.claim("Materials");
+    ctx.material_paths = materials::write(&mut t, &mut ctx, &root, &images);
+    let xforms = xform::node_xforms(scene, &line);
+    if xforms.iter().any(|x| x.capped) {
+        ctx.warn("a node's transform reached the sample budget: written within it, not within the tolerance".into());
+    }
+    let points = deformed_points(&mut ctx, &line);
+    let rest = scene.evaluate(line.animation, Time::Frame(line.range.0));
+    let mut renamed = Vec::new();
+    let prims =
+        Prims { xforms: &xforms, points: &points, hidden: &rest.hidden, mesh_shown: &rest.mesh };
+    prims.write(&mut t, &mut ctx, siblings, &root, &mut renamed);
+    t.close();
+    if t.non_finite > 0 {
+        ctx.warn(format!("{} non-finite number(s) written as 0", t.non_finite));
+    }
+    Ok(Layer {
+        text: t.out,
+        images: images.files,
+        report: Report { warnings: ctx.warnings, renamed },
+    })
+}
+
+/// The layer's metadata.
+fn header(t: &mut Text, ctx: &mut Ctx, opts: &WriteOptions, line: &xform::Timeline) {
+    let scene = ctx.scene;
+    let up = opts.up.unwrap_or(scene.meta.axes.up);
+    let up = match up {
+        Axis::PosY => "Y",
+        Axis::PosZ => "Z",
+        other => {
+            let (name, usd) = match other {
+                Axis::NegY => ("-Y", "Y"),
+                Axis::NegZ => ("-Z", "Z"),
+                _ => ("X", "Y"),
+            };
+            ctx.warn(format!(
+                "up axis {name}: USD's upAxis is Y or Z: written as {usd}, the geometry unchanged"
+            ));
+            usd
+        }
+    };
+    let mpu = opts.metres_per_unit.unwrap_or(scene.meta.units.metres());
+    let mpu = if mpu.is_finite() && mpu > 0.0 { mpu } else { 1.0 };
+    t.line("#usda 1.0");
+    t.line("(");
+    t.line(&format!("    defaultPrim = \"{ROOT}\""));
+    t.line(&format!(
+        "    doc = {}",
+        string(&format!("written by keyscene {}", env!("CARGO_PKG_VERSION")))
+    ));
+    t.field("    metersPerUnit", mpu);
+    t.line(&format!("    upAxis = \"{up}\""));
+    if line.animation.is_some() {
+        let fps = t.num(line.fps);
+        t.line(&format!("    timeCodesPerSecond = {fps}"));
+        t.line(&format!("    framesPerSecond = {fps}"));
+        t.field("    startTimeCode", line.range.0);
+        t.field("    endTimeCode", line.range.1);
+    }
+    t.line(")");
+    t.line("");
+}
+
+/// Warnings for what of the animation is not written: other animations, animated camera,
+/// light and visibility channels, animated material properties.
+fn animation_warnings(ctx: &mut Ctx, line: &xform::Timeline) {
+    let scene = ctx.scene;
+    let others = scene.animations.len().saturating_sub(usize::from(line.animation.is_some()));
+    if others > 0 {
+        ctx.warn(format!("not written: {others} other animation(s) (a USD layer holds one timeline; choose one with --animation or --stack)"));
+    }
+    let Some(anim) = line.animation.and_then(|a| scene.animations.get(a)) else { return };
+    let mut kinds: Vec<&str> = Vec::new();
+    for c in &anim.channels {
+        let kind = match &c.target {
+            ChannelTarget::Hidden(_) => "visibility",
+            ChannelTarget::Fov(_) => "camera field of view",
+            ChannelTarget::Roll(_)
+                if !matches!(
+                    scene.nodes.get(c.node).map(|n| &n.kind),
+                    Some(NodeKind::Camera(_))
+                ) =>
+            {
+                "light roll"
+            }
+            ChannelTarget::Color(_) => "light colour",
+            ChannelTarget::Hotspot(_) | ChannelTarget::Falloff(_) => "spotlight cone",
+            _ => continue,
+        };
+        if !kinds.contains(&kind) {
+            kinds.push(kind);
+        }
+    }
+    for kind in kinds {
+        ctx.warn(format!("not written: animated {kind} (the value at the first frame is written)"));
+    }
+    if scene.material_channels.iter().any(|m| m.animation == line.animation.unwrap_or(usize::MAX)) {
+        ctx.warn(
+            "not written: animated material properties (the stored values are written)".into(),
+        );
+    }
+}
+
+/// The sampled points of every deformed mesh node ([`deform`]).
+fn deformed_points(ctx: &mut Ctx, line: &xform::Timeline) -> HashMap<usize, meshes::Points> {
+    let scene = ctx.scene;
+    let nodes: Vec<(usize, usize)> = deform::deformed_nodes(scene, line)
+        .into_iter()
+        .filter_map(|k| Some((k, scene.meshes.get(scene.nodes[k].mesh?)?.positions.len())))
+        .collect();
+    if nodes.is_empty() {
+        return HashMap::new();
+    }
+    let (points, thinned, incomplete) = deform::sample(scene, line, &nodes);
+    ctx.warn(format!(
+        "{} skinned, blend-shaped or morphing mesh(es) written as posed points time samples (UsdSkel skeletons and blend shapes are not written yet)",
+        nodes.len()
+    ));
+    if thinned {
+        ctx.warn(format!("deformed meshes sampled at fewer frames than every frame (more than {} points): posed points between them are interpolated", deform::POINT_BUDGET));
+    }
+    for &i in &incomplete {
+        let k = nodes[i].0;
+        ctx.warn(format!("node \"{}\": its posed vertices could not be carried into its frame at some time (a world matrix without inverse, or another vertex count): written as at the first frame", scene.nodes[k].name));
+    }
+    nodes.iter().map(|n| n.0).zip(points).collect()
+}
+
+/// The node prims' inputs.
+struct Prims<'a> {
+    xforms: &'a [xform::NodeXform],
+    points: &'a HashMap<usize, meshes::Points>,
+    hidden: &'a [bool],
+    mesh_shown: &'a [Option<usize>],
+}
+
+impl Prims<'_> {
+    /// Every node prim under `root` (whose children `siblings` names), depth first in scene
+    /// order, without recursion (a hierarchy may be deep).
+    fn write(
+        &self,
+        t: &mut Text,
+        ctx: &mut Ctx,
+        mut siblings: names::Siblings,
+        root: &str,
+        renamed: &mut Vec<(String, String, String)>,
+    ) {
+        enum Step {
+            Open(usize),
+            Close,
+        }
+        let scene = ctx.scene;
+        // Per open prim: its name and the names its children take (paths are not kept: in a
+        // deep hierarchy they would cost the square of its depth).
+        let mut open: Vec<(String, names::Siblings)> = Vec::new();
+        // Roots in node order, children in stored order (docs/usd.md, "Prims").
+        let mut roots = scene.roots.clone();
+        roots.sort_unstable();
+        let mut stack: Vec<Step> = roots.iter().rev().map(|&r| Step::Open(r)).collect();
+        while let Some(step) = stack.pop() {
+            let k = match step {
+                Step::Close => {
+                    t.close();
+                    open.pop();
+                    continue;
+                }
+                Step::Open(k) => k,
+            };
+            let node = &scene.nodes[k];
+            let names = match open.last_mut() {
+                Some((_, s)) => s,
+                None => &mut siblings,
+            };
+            let name = names.claim(&node.name);
+            let mut meta = Vec::new();
+            if name != node.name {
+                meta.push(format!("displayName = {}", string(&node.name)));
+                renamed.push(("node".into(), node.name.clone(), prim_path(root, &open, &name)));
+            }
+            t.open(&format!("def Xform \"{name}\""), &meta);
+            self.transform(t, k);
+            let mut children = names::Siblings::default();
+            self.attachment(t, ctx, k, &mut children);
+            open.push((name, children));
+            stack.push(Step::Close);
+            stack.extend(node.children.iter().rev().map(|&c| Step::Open(c)));
+        }
+    }
+
+    /// The node's `xformOp:transform` (none for a still identity).
+    fn transform(&self, t: &mut Text, k: usize) {
+        let x = &self.xforms[k];
+        if x.values.len() == 1 && !x.reset && x.values[0] == DMat4::IDENTITY {
+            return;
+        }
+        if x.values.len() == 1 {
+            let m = t.matrix(x.values[0]);
+            t.line(&format!("matrix4d xformOp:transform = {m}"));
+        } else {
+            t.time_samples("matrix4d xformOp:transform", &x.frames, &x.values, |t, &m| t.matrix(m));
+        }
+        let order = if x.reset {
+            "\"!resetXformStack!\", \"xformOp:transform\""
+        } else {
+            "\"xformOp:transform\""
+        };
+        t.line(&format!("uniform token[] xformOpOrder = [{order}]"));
+    }
+
+    /// The node's mesh, camera or light, as a child prim.
+    fn attachment(&self, t: &mut Text, ctx: &mut Ctx, k: usize, children: &mut names::Siblings) {
+        let scene = ctx.scene;
+        let node = &scene.nodes[k];
+        match node.kind {
+            NodeKind::Camera(c) if c < scene.cameras.len() => {
+                let name = children.claim(&scene.cameras[c].name);
+                cameras::camera(t, ctx, k, c, &name);
+            }
+            NodeKind::Light(l) if l < scene.lights.len() => {
+                let name = children.claim(&scene.lights[l].name);
+                cameras::light(t, ctx, k, l, &name);
+            }
+            _ => {}
+        }
+        let Some(m) = node.mesh.filter(|&m| m < scene.meshes.len()) else { return };
+        let name = children.claim(&scene.meshes[m].name);
+        let deformed = self.points.get(&k);
+        let points = match deformed {
+            Some(p) => p.clone(),
+            None => meshes::rest_points(ctx, k, &scene.meshes[m]),
+        };
+        let at = t.out.len();
+        meshes::write(t, ctx, k, m, &name, &points, deformed.is_some());
+        if self.hidden.get(k).copied().unwrap_or(false)
+            || self.mesh_shown.get(k).is_some_and(|s| s.is_none())
+        {
+            // Hidden at the first frame: the mesh prim (not the node's, so its children show).
+            if let Some(brace) = t.out[at..].find("{\n") {
+                t.out.insert_str(at + brace + 2, "        token visibility = \"invisible\"\n");
+            }
+        }
+    }
+}
+
+/// The path of prim `name` under the open prims `open` below `root`, for the report: whole
+/// up to 16 levels, else `root/…/` and the last 16.
+fn prim_path(root: &str, open: &[(String, names::Siblings)], name: &str) -> String {
+    let skip = open.len().saturating_sub(16);
+    let mut p = root.to_string();
+    if skip > 0 {
+        p.push_str("/…");
+    }
+    for (n, _) in &open[skip..] {
+        p.push('/');
+        p.push_str(n);
+    }
+    format!("{p}/{name}")
+}
+
+/// Writes `scene` to `path`, `.usda` or `.usdz` by its extension, atomically
+/// ([`crate::write_atomically`]). A `.usda` gets its images beside it (when
+/// [`WriteOptions::copy_textures`]), under [`crate::output`]'s rule; a `.usdz` holds the
+/// layer (first, as `<stem>.usda`) and its images.
+pub fn save(scene: &Scene, path: &Path, opts: &WriteOptions) -> Result<Report, crate::Error> {
+    let layer = write(scene, opts)?;
+    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
+    let put = |bytes: &[u8]| {
+        crate::write_atomically::<crate::Error>(path, |w| {
+            w.write_all(bytes).map_err(|source| crate::Error::Io { path: path.into(), source })
+        })
+    };
+    if ext == "usdz" {
+        let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("scene");
+        let root = format!("{}.usda", names::identifier(stem));
+        let mut entries: Vec<(&str, &[u8])> = vec![(&root, layer.text.as_bytes())];
+        entries.extend(layer.images.iter().map(|(n, b)| (n.as_str(), &b[..])));
+        let zip = usdz::package(&entries).map_err(|e| crate::Error::Unsupported(e.to_string()))?;
+        put(&zip)?;
+        return Ok(layer.report);
+    }
+    if opts.copy_textures && !layer.images.is_empty() {
+        let dir = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        let files: Vec<crate::output::Companion> = layer
+            .images
+            .iter()
+            .map(|(n, b)| crate::output::Companion {
+                path: dir.join(n),
+                bytes: b.clone(),
+                what: format!("texture \"{n}\""),
+            })
+            .collect();
+        let source = opts.source.clone().unwrap_or_else(|| crate::output::source_name(path));
+        crate::output::write_companions(&files, &source)?;
+    }
+    put(layer.text.as_bytes())?;
+    Ok(layer.report)
+}

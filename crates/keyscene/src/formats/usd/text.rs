@@ -1,0 +1,192 @@
+//! The `.usda` text: indentation, numbers, strings, arrays and time samples, as the USD text
+//! grammar (`sdf/textFileFormat.yy`) reads them. Non-finite numbers are written as `0` and
+//! counted, so the caller can warn.
+
+use std::fmt::Write as _;
+
+use glam::{DMat4, DVec3};
+
+/// The deepest indentation written, in levels of four spaces.
+pub const MAX_INDENT: usize = 32;
+
+/// A layer being written: the text and its current indentation.
+#[derive(Debug, Default)]
+pub struct Text {
+    /// The text so far.
+    pub out: String,
+    depth: usize,
+    /// How many non-finite numbers were written as 0.
+    pub non_finite: usize,
+}
+
+impl Text {
+    /// One line at the current indentation (at most [`MAX_INDENT`] levels shown, so that a
+    /// deep hierarchy does not make the text quadratic in its depth).
+    pub fn line(&mut self, s: &str) {
+        for _ in 0..self.depth.min(MAX_INDENT) {
+            self.out.push_str("    ");
+        }
+        self.out.push_str(s);
+        self.out.push('\n');
+    }
+
+    /// Opens a prim: `head` (`def Xform "Name"`), its metadata lines (inside `( … )`, none
+    /// for no parentheses), then `{`.
+    pub fn open(&mut self, head: &str, metadata: &[String]) {
+        self.line(head);
+        if !metadata.is_empty() {
+            self.line("(");
+            self.depth += 1;
+            for m in metadata {
+                self.line(m);
+            }
+            self.depth -= 1;
+            self.line(")");
+        }
+        self.line("{");
+        self.depth += 1;
+    }
+
+    /// Closes the prim [`Text::open`] opened.
+    pub fn close(&mut self) {
+        self.depth = self.depth.saturating_sub(1);
+        self.line("}");
+    }
+
+    /// A number as USD reads it back exactly (`f64` shortest round trip).
+    pub fn num(&mut self, x: f64) -> String {
+        if x.is_finite() {
+            // `{:?}` keeps a `.0` or exponent, never prints an integer that overflows.
+            format!("{x:?}")
+        } else {
+            self.non_finite += 1;
+            "0".into()
+        }
+    }
+
+    /// One line `decl = x` ([`Text::num`]).
+    pub fn field(&mut self, decl: &str, x: f64) {
+        let x = self.num(x);
+        self.line(&format!("{decl} = {x}"));
+    }
+
+    /// `(x, y, z)`.
+    pub fn vec3(&mut self, v: DVec3) -> String {
+        format!("({}, {}, {})", self.num(v.x), self.num(v.y), self.num(v.z))
+    }
+
+    /// A matrix in USD's row-vector layout: row `i` is glam's column `i` (translation last).
+    pub fn matrix(&mut self, m: DMat4) -> String {
+        let mut s = String::from("(");
+        for i in 0..4 {
+            let c = m.col(i);
+            let _ = write!(
+                s,
+                "{}({}, {}, {}, {})",
+                if i > 0 { ", " } else { "" },
+                self.num(c.x),
+                self.num(c.y),
+                self.num(c.z),
+                self.num(c.w)
+            );
+        }
+        s.push(')');
+        s
+    }
+
+    /// `[a, b, …]` of `items` each formatted by `f`.
+    pub fn array<T>(&mut self, items: &[T], mut f: impl FnMut(&mut Text, &T) -> String) -> String {
+        let mut s = String::with_capacity(items.len() * 8 + 2);
+        s.push('[');
+        for (k, it) in items.iter().enumerate() {
+            if k > 0 {
+                s.push_str(", ");
+            }
+            s.push_str(&f(self, it));
+        }
+        s.push(']');
+        s
+    }
+
+    /// `name.timeSamples = { f: v, … }` with each value formatted by `f`, one sample a line.
+    pub fn time_samples<T>(
+        &mut self,
+        decl: &str,
+        frames: &[f64],
+        values: &[T],
+        mut f: impl FnMut(&mut Text, &T) -> String,
+    ) {
+        self.line(&format!("{decl}.timeSamples = {{"));
+        self.depth += 1;
+        for (&t, v) in frames.iter().zip(values) {
+            let t = self.num(t);
+            let v = f(self, v);
+            self.line(&format!("{t}: {v},"));
+        }
+        self.depth -= 1;
+        self.line("}");
+    }
+}
+
+/// `s` as a USD string literal (double quotes, backslash escapes).
+pub fn string(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 || c == '\u{7f}' => {
+                let _ = write!(out, "\\x{:02x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// `p` as a USD asset path (`@…@`; a path holding `@` is written `@@@…@@@`).
+pub fn asset(p: &str) -> String {
+    if p.contains('@') {
+        format!("@@@{p}@@@")
+    } else {
+        format!("@{p}@")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_read_back_and_non_finite_are_counted() {
+        let mut t = Text::default();
+        assert_eq!(t.num(1.0), "1.0");
+        assert_eq!(t.num(0.1), "0.1");
+        assert_eq!(t.num(-2.5e-12), "-2.5e-12");
+        assert_eq!(t.num(f64::NAN), "0");
+        assert_eq!(t.num(f64::INFINITY), "0");
+        assert_eq!(t.non_finite, 2);
+    }
+
+    #[test]
+    fn matrices_are_written_row_vector_with_translation_last() {
+        let mut t = Text::default();
+        let m = DMat4::from_translation(DVec3::new(1.0, 2.0, 3.0));
+        assert_eq!(
+            t.matrix(m),
+            "((1.0, 0.0, 0.0, 0.0), (0.0, 1.0, 0.0, 0.0), (0.0, 0.0, 1.0, 0.0), (1.0, 2.0, 3.0, 1.0))"
+        );
+    }
+
+    #[test]
+    fn strings_and_assets_are_escaped() {
+        assert_eq!(string("a\"b\\c\n"), "\"a\\\"b\\\\c\\n\"");
+        assert_eq!(asset("./tex.png"), "@./tex.png@");
+        assert_eq!(asset("a@b.png"), "@@@a@b.png@@@");
+    }
+}

@@ -1,0 +1,319 @@
+//! Node transforms: one `xformOp:transform` per node prim, its local matrix relative to the
+//! parent prim — the node's own local matrix (pivots and pre/post rotations included) where
+//! the node inherits `RSrs` and neither it nor its parent is aimed, else
+//! `parent world⁻¹ · world` (other inherit types, aimed cameras and lights), so every prim
+//! lands where the evaluator places the node — with time samples where it moves.
+//!
+//! USD interpolates a `matrix4d` time sample linearly, component by component. The samples
+//! are taken by the library's adaptive, error-bounded sampler ([`resample::adaptive`]): seeds
+//! at every frame and every source key ([`keep::sample_frames`]; a linear or stepped key
+//! segment then needs nothing more), key segments of rotation channels cut by their turn
+//! ([`resample::turn_seeds`]), split where the component-wise chord strays more than the
+//! tolerance from the evaluated local matrix ([`MatrixChord`]), then thinned
+//! ([`resample::thin`]).
+
+use glam::{DMat4, DVec4};
+
+use crate::anim::{keep, resample, ChannelTarget, PartialPose};
+use crate::scene::{InheritType, NodeKind, Scene};
+
+/// The written timeline of one animation.
+#[derive(Debug, Clone)]
+pub struct Timeline {
+    /// The animation written (`None`: the rest pose, no time samples).
+    pub animation: Option<usize>,
+    /// Written frames `(start, end)` ([`keep::written_range`]): the stage's
+    /// `startTimeCode`/`endTimeCode`.
+    pub range: (f64, f64),
+    /// The animation's frame rate: the stage's `timeCodesPerSecond`.
+    pub fps: f64,
+    /// Every frame and every key frame in the range ([`keep::sample_frames`] at step 1), sorted,
+    /// instants closer than [`resample::MERGE`] taken once.
+    pub grid: Vec<f64>,
+    /// The scene size ([`resample::scene_size`] of the first frame's pose).
+    pub size: f64,
+    /// The tolerance of each sampled curve (scene units): a quarter of
+    /// [`resample::TOLERANCE`] × the size, so that a node's error and its parents' together
+    /// stay within the tolerance.
+    pub tol: f64,
+}
+
+impl Timeline {
+    /// The timeline of animation `animation` of `scene` (`None` or past the end: none).
+    pub fn new(scene: &Scene, animation: Option<usize>) -> Timeline {
+        let anim = animation.and_then(|a| scene.animations.get(a));
+        let fps = scene.frame_rate(animation);
+        let (range, grid) = match anim {
+            Some(anim) => {
+                let keys: Vec<Vec<f64>> =
+                    anim.channels.iter().flat_map(|c| keep::key_frames(&c.target)).collect();
+                let range = keep::written_range(anim.frame_range, &keys);
+                let anchor = if anim.frame_range.0.is_finite() {
+                    anim.frame_range.0.min(range.0)
+                } else {
+                    range.0
+                };
+                // One seed per instant: keys of many curves share frames.
+                let mut grid = keep::sample_frames(range, anchor, 1.0, &keys);
+                grid.sort_by(f64::total_cmp);
+                grid.dedup_by(|b, a| *b - *a < resample::MERGE);
+                (range, grid)
+            }
+            None => ((0.0, 0.0), vec![0.0]),
+        };
+        let animation = anim.and(animation);
+        let world = scene.evaluate(animation, crate::anim::Time::Frame(range.0)).world;
+        let size = resample::scene_size(scene, &world);
+        Timeline { animation, range, fps, grid, size, tol: resample::TOLERANCE * size / 4.0 }
+    }
+}
+
+/// A node prim's transform.
+#[derive(Debug, Clone)]
+pub struct NodeXform {
+    /// Sample frames (one frame, the range's start, for a node that does not move).
+    pub frames: Vec<f64>,
+    /// The local matrix at each frame (parent prim's frame ← node's), or the world matrix
+    /// when [`NodeXform::reset`] is set.
+    pub values: Vec<DMat4>,
+    /// The parent's world matrix cannot be inverted at some sample (a scale of 0): the prim
+    /// resets the transform stack (`!resetXformStack!`) and holds its world matrix.
+    pub reset: bool,
+    /// The sampler's budget stopped before the tolerance was met.
+    pub capped: bool,
+}
+
+/// Linear interpolation of matrices component by component, as USD interpolates `matrix4d`
+/// time samples; the error is the distance of the translations plus the largest distance of
+/// a basis vector times the scene size (a point at the scene's radius moves at most that).
+#[derive(Debug, Clone, Copy)]
+pub struct MatrixChord {
+    /// The scene size (scene units).
+    pub size: f64,
+}
+
+impl resample::Curve<DMat4> for MatrixChord {
+    type Chord = (DMat4, DMat4);
+    fn chord(&self, a: DMat4, b: DMat4) -> (DMat4, DMat4) {
+        (a, b)
+    }
+    fn at(&self, &(a, b): &(DMat4, DMat4), s: f64) -> DMat4 {
+        a * (1.0 - s) + b * s
+    }
+    fn error(&self, w: DMat4, s: DMat4) -> f64 {
+        let d = |i: usize| (w.col(i) - s.col(i)).truncate().length();
+        let basis = d(0).max(d(1)).max(d(2));
+        let e = d(3) + self.size * basis;
+        // A projective row (never written by the evaluator) counts in full.
+        let row = DVec4::new(
+            w.x_axis.w - s.x_axis.w,
+            w.y_axis.w - s.y_axis.w,
+            w.z_axis.w - s.z_axis.w,
+            w.w_axis.w - s.w_axis.w,
+        );
+        if e.is_nan() {
+            f64::INFINITY
+        } else {
+            e + row.length() * self.size
+        }
+    }
+}
+
+/// Whether node `k` is aimed at a target (a camera or light with one): its world matrix is
+/// turned after its parent's, which its children do not inherit.
+fn aimed(scene: &Scene, k: usize) -> bool {
+    let n = scene.nodes.len();
+    match scene.nodes[k].kind {
+        NodeKind::Camera(c) => scene.cameras.get(c).and_then(|c| c.target).is_some_and(|t| t < n),
+        NodeKind::Light(l) => scene.lights.get(l).and_then(|l| l.target).is_some_and(|t| t < n),
+        _ => false,
+    }
+}
+
+/// Whether node `k`'s prim matrix is its own local matrix ([`PartialPose::local`]): it
+/// inherits `RSrs` (world = parent world · local), neither it nor its parent is aimed. Its
+/// samples then need no ancestor (a deep hierarchy costs linear time), and it moves only when
+/// its own channels move it.
+fn own_local(scene: &Scene, k: usize) -> bool {
+    scene.nodes[k].inherit == InheritType::RSrs
+        && !aimed(scene, k)
+        && scene.nodes[k].parent.is_none_or(|p| !aimed(scene, p))
+}
+
+/// Every node's transform over `line`, in node order.
+pub fn node_xforms(scene: &Scene, line: &Timeline) -> Vec<NodeXform> {
+    let n = scene.nodes.len();
+    let mut pose = PartialPose::new(scene, line.animation);
+    let motion = scene.motion(line.animation);
+    let channels = crate::anim::channels_by_node(scene, line.animation);
+    let mut out = Vec::with_capacity(n);
+    for k in 0..n {
+        let parent = scene.nodes[k].parent;
+        let own = own_local(scene, k);
+        let varies = line.animation.is_some()
+            && if own {
+                motion.local[k]
+            } else {
+                motion.world[k] || parent.is_some_and(|p| motion.world[p])
+            };
+        let local = |pose: &mut PartialPose, f: f64, reset: bool| {
+            pose.set_frame(f);
+            if own && !reset {
+                return pose.local(k);
+            }
+            let w = pose.world(k);
+            match parent {
+                Some(p) if !reset => pose.world(p).inverse() * w,
+                _ => w,
+            }
+        };
+        let finite = |m: &DMat4| m.is_finite();
+        if !varies {
+            let f = line.range.0;
+            let mut m = local(&mut pose, f, false);
+            let reset = !finite(&m);
+            if reset {
+                m = local(&mut pose, f, true);
+            }
+            out.push(NodeXform { frames: vec![f], values: vec![m], reset, capped: false });
+            continue;
+        }
+        let seeds = seeds(scene, k, &channels, line, own);
+        let curve = MatrixChord { size: line.size };
+        let mut sample = |reset: bool| {
+            let s = resample::adaptive(
+                &seeds,
+                |f| local(&mut pose, f, reset),
+                &curve,
+                line.tol,
+                resample::ADAPTIVE_BUDGET,
+            );
+            resample::thin(s, &curve, line.tol * 1e-3)
+        };
+        let mut s = sample(false);
+        let reset = !s.values.iter().all(finite);
+        if reset {
+            s = sample(true);
+        }
+        if s.values.iter().all(|v| *v == s.values[0]) {
+            // "May move" was conservative: one value.
+            s.frames.truncate(1);
+            s.values.truncate(1);
+        }
+        out.push(NodeXform { frames: s.frames, values: s.values, reset, capped: s.capped });
+    }
+    out
+}
+
+/// The seeds of node `k`: the timeline's grid and the turn cuts of the rotation channels of
+/// the node (`own`: its prim matrix is its own local matrix) or of it and its ancestors.
+fn seeds(
+    scene: &Scene,
+    k: usize,
+    channels: &[Vec<&ChannelTarget>],
+    line: &Timeline,
+    own: bool,
+) -> Vec<f64> {
+    let mut seeds = line.grid.clone();
+    let mut at = Some(k);
+    let mut depth = 0;
+    while let Some(i) = at {
+        for c in &channels[i] {
+            if let ChannelTarget::Rotation(r) = c {
+                seeds.extend(resample::turn_seeds(r, line.range, resample::ADAPTIVE_BUDGET / 2));
+            }
+        }
+        at = if own { None } else { scene.nodes[i].parent };
+        depth += 1;
+        if depth > scene.nodes.len() {
+            break;
+        }
+    }
+    seeds.sort_by(f64::total_cmp);
+    seeds.dedup_by(|b, a| *b - *a < resample::MERGE);
+    seeds
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scene::animation::{Animation, Channel, Interpolation, Key, Track};
+    use crate::scene::{Node, NodeKind};
+    use glam::DVec3;
+
+    /// One root node translated linearly from (0,0,0) at frame 5 to (10,0,0) at frame 25,
+    /// an animation of 24 fps over frames 5–20 (the key at 25 lies past the range's end).
+    fn linear_scene() -> Scene {
+        let mut s = Scene::default();
+        s.nodes.push(Node::new("a", NodeKind::Null));
+        s.attach(0, None);
+        let key = |frame, x| Key {
+            frame,
+            value: DVec3::new(x, 0.0, 0.0),
+            interpolation: Interpolation::Linear,
+        };
+        s.animations.push(Animation {
+            name: "take".into(),
+            fps: 24.0,
+            frame_range: (5.0, 20.0),
+            channels: vec![Channel {
+                node: 0,
+                target: ChannelTarget::Translation(Track::new(vec![
+                    key(5.0, 0.0),
+                    key(25.0, 10.0),
+                ])),
+            }],
+        });
+        s
+    }
+
+    #[test]
+    fn time_codes_are_frames_from_the_range_to_the_last_key() {
+        let line = Timeline::new(&linear_scene(), Some(0));
+        assert_eq!(line.fps, 24.0);
+        // Written from the range's start to the later of its end and the last key.
+        assert_eq!(line.range, (5.0, 25.0));
+        assert_eq!(line.grid.first(), Some(&5.0));
+        assert_eq!(line.grid.last(), Some(&25.0));
+        assert!(line.grid.contains(&12.0));
+    }
+
+    #[test]
+    fn a_linear_key_segment_keeps_its_two_keys() {
+        let scene = linear_scene();
+        let line = Timeline::new(&scene, Some(0));
+        let x = &node_xforms(&scene, &line)[0];
+        assert!(!x.reset && !x.capped);
+        assert_eq!(x.frames, [5.0, 25.0]);
+        assert_eq!(x.values[0].w_axis.truncate(), DVec3::ZERO);
+        assert_eq!(x.values[1].w_axis.truncate(), DVec3::new(10.0, 0.0, 0.0));
+    }
+
+    #[test]
+    fn a_turning_node_is_sampled_within_the_tolerance_between_samples() {
+        let mut scene = linear_scene();
+        let q = |frame: f64, turns: f64| Key {
+            frame,
+            value: glam::DQuat::from_rotation_z(turns * std::f64::consts::TAU),
+            interpolation: Interpolation::Linear,
+        };
+        scene.animations[0].channels.push(Channel {
+            node: 0,
+            target: ChannelTarget::Rotation(crate::anim::RotationTrack::Quat(Track::new(vec![
+                q(5.0, 0.0),
+                q(25.0, 0.25),
+            ]))),
+        });
+        let line = Timeline::new(&scene, Some(0));
+        let x = &node_xforms(&scene, &line)[0];
+        assert!(x.frames.len() > 2, "a rotation is not linear component by component");
+        let curve = MatrixChord { size: line.size };
+        for w in 0..x.frames.len() - 1 {
+            let (a, b) = (x.frames[w], x.frames[w + 1]);
+            let f = (a + b) / 2.0;
+            let want = scene.evaluate(Some(0), crate::anim::Time::Frame(f)).world[0];
+            let got = resample::Curve::at(&curve, &(x.values[w], x.values[w + 1]), 0.5);
+            assert!(resample::Curve::error(&curve, got, want) <= line.tol * 1.01, "at frame {f}");
+        }
+    }
+}

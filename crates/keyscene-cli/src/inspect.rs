@@ -648,23 +648,11 @@ fn rgb(c: [f32; 3]) -> String {
     format!("({}, {}, {})", c[0], c[1], c[2])
 }
 
-/// The readable summary.
-pub fn human(r: &Report) -> String {
+/// The header's `frames:` line: the range a user means is the animations'; the stored timeline
+/// (FBX TimeSpan) is shown apart, labelled, when it differs (knight.fbx stores 0..0 for
+/// animations of 0..40).
+fn frames_line(r: &Report, rate: &str) -> String {
     let mut s = String::new();
-    let version = r.version.map(|v| format!(" version {v}")).unwrap_or_default();
-    writeln!(s, "{}: {}{}", r.file, r.format, version).unwrap();
-    let units = match r.metres_per_unit {
-        Some(m) => format!("{m} m per unit"),
-        None => "unitless".into(),
-    };
-    let hand = if r.axes.right_handed { "right-handed" } else { "left-handed" };
-    writeln!(s, "units: {units}; axes: {} up, {} front, {hand}", r.axes.up, r.axes.front).unwrap();
-    let rate = match r.frame_rate {
-        Some(f) => format!("{f} fps"),
-        None => format!("no frame rate stored ({THREE_DS_FPS} fps assumed)"),
-    };
-    // The range a user means is the animations'; the stored timeline (FBX TimeSpan) is shown
-    // apart, labelled, when it differs (knight.fbx stores 0..0 for animations of 0..40).
     match (r.animation_range, r.frame_range) {
         (Some(a), Some(t)) if a == t => writeln!(s, "frames: {}..{}, {rate}", a[0], a[1]).unwrap(),
         (Some(a), Some(t)) => writeln!(
@@ -682,6 +670,25 @@ pub fn human(r: &Report) -> String {
         }
         (None, None) => writeln!(s, "frames: no animation, {rate}").unwrap(),
     }
+    s
+}
+
+/// The readable summary.
+pub fn human(r: &Report) -> String {
+    let mut s = String::new();
+    let version = r.version.map(|v| format!(" version {v}")).unwrap_or_default();
+    writeln!(s, "{}: {}{}", r.file, r.format, version).unwrap();
+    let units = match r.metres_per_unit {
+        Some(m) => format!("{m} m per unit"),
+        None => "unitless".into(),
+    };
+    let hand = if r.axes.right_handed { "right-handed" } else { "left-handed" };
+    writeln!(s, "units: {units}; axes: {} up, {} front, {hand}", r.axes.up, r.axes.front).unwrap();
+    let rate = match r.frame_rate {
+        Some(f) => format!("{f} fps"),
+        None => format!("no frame rate stored ({THREE_DS_FPS} fps assumed)"),
+    };
+    s.push_str(&frames_line(r, &rate));
     let c = &r.counts;
     writeln!(
         s,

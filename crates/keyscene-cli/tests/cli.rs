@@ -659,7 +659,9 @@ fn empty_files_of_every_format_are_errors_that_say_empty() {
             vec!["convert", e, out.to_str().unwrap()],
         ] {
             let r = keyscene(&args);
-            let err = String::from_utf8_lossy(&r.stderr);
+            // `check` says it once, on its report line (stdout); the others on stderr.
+            let err =
+                String::from_utf8_lossy(if args[0] == "check" { &r.stdout } else { &r.stderr });
             assert!(!r.status.success(), "{args:?} succeeded on an empty file");
             assert!(err.contains(e) && err.contains("empty"), "{args:?}: {err}");
         }

@@ -36,7 +36,7 @@ static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 /// The Python exception class (defined in `keyscene/_errors.py`) for a library error kind.
 fn class_name(kind: ErrorKind) -> &'static str {
     match kind {
-        ErrorKind::NotFound => "InputNotFoundError",
+        ErrorKind::NotFound => "NotFoundError",
         ErrorKind::Io => "IoError",
         ErrorKind::BadInput => "BadInputError",
         ErrorKind::Limit => "LimitError",
@@ -199,7 +199,7 @@ fn read_options(py: Python<'_>, kw: Option<&Bound<'_, PyDict>>) -> PyResult<Read
 /// default 2 GiB; `max_elements`, default 2**28; `max_depth`, default 64).
 ///
 /// Returns a Scene; what the reader survived is `Scene.warnings` (never printed).
-/// Raises InputNotFoundError (a FileNotFoundError) for a missing file, BadInputError,
+/// Raises NotFoundError (a FileNotFoundError) for a missing file, BadInputError,
 /// LimitError, IoError (each a keyscene.Error naming the file and the place in it); TypeError
 /// for an unknown keyword.
 #[pyfunction]
@@ -1370,7 +1370,7 @@ fn settings(py: Python<'_>, kw: Option<&Bound<'_, PyDict>>) -> PyResult<Settings
 /// `no_copy_textures`, `force` (docs/cli.md). An option that does not apply to the output
 /// format is refused, as by the CLI.
 ///
-/// Raises InputNotFoundError (FileNotFoundError), BadInputError, LimitError,
+/// Raises NotFoundError (FileNotFoundError), BadInputError, LimitError,
 /// OutputExistsError (FileExistsError) when `dst` exists without `force=True`, OptionError
 /// (ValueError), UnsupportedError, WriteError, IoError; TypeError for an unknown keyword.
 #[pyfunction]
@@ -1402,7 +1402,7 @@ fn convert(
 /// `input`, `output` (relative paths, output None when it failed), `status` ("converted",
 /// "warnings", "skipped", "failed"), `warnings`, `error`.
 ///
-/// Raises IoError / InputNotFoundError for the folders and the manifest, OptionError for `to`
+/// Raises IoError / NotFoundError for the folders and the manifest, OptionError for `to`
 /// or `shard`. Files that fail are results, not exceptions.
 #[pyfunction]
 #[pyo3(signature = (src_dir, out_dir, to, *, shard=None, force=false, manifest=None, no_copy_textures=false))]

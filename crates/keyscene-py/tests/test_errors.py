@@ -13,7 +13,7 @@ from conftest import EXAMPLES
 def test_a_missing_input_is_file_not_found(tmp_path):
     with pytest.raises(FileNotFoundError) as e:
         keyscene.load(tmp_path / "nope.fbx")
-    assert isinstance(e.value, keyscene.InputNotFoundError) and isinstance(e.value, keyscene.Error)
+    assert isinstance(e.value, keyscene.NotFoundError) and isinstance(e.value, keyscene.Error)
     assert e.value.path == str(tmp_path / "nope.fbx")
     assert "nope.fbx" in str(e.value)
     with pytest.raises(FileNotFoundError):
@@ -127,3 +127,17 @@ def test_a_source_is_never_replaced_even_with_force(tmp_path):
     with pytest.raises(keyscene.OutputExistsError):
         keyscene.load(src).save(src, force=True)
     assert src.read_bytes() == before
+
+
+def test_other_io_failures_are_os_errors_naming_the_file(tmp_path):
+    # A folder where a scene file is expected: an I/O error, not "bad input".
+    with pytest.raises(keyscene.IoError) as e:
+        keyscene.load(tmp_path)
+    assert isinstance(e.value, OSError) and e.value.path == str(tmp_path)
+    # An output whose folder does not exist: not found, naming the output.
+    (tmp_path / "afile").write_text("x")
+    out = tmp_path / "afile" / "out.glb"
+    with pytest.raises(FileNotFoundError) as e:
+        keyscene.convert(EXAMPLES / "FLY.3DS", out)
+    assert isinstance(e.value, keyscene.NotFoundError) and e.value.path == str(out)
+    assert not out.exists()

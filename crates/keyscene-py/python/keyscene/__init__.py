@@ -15,7 +15,7 @@ command line, as numpy arrays. See docs/python.md.
 from ._errors import (
     BadInputError,
     Error,
-    InputNotFoundError,
+    NotFoundError,
     IoError,
     LimitError,
     OptionError,
@@ -57,7 +57,7 @@ __all__ = [
     "UnsupportedError",
     "OutputExistsError",
     "OptionError",
-    "InputNotFoundError",
+    "NotFoundError",
     "IoError",
     "WriteError",
 ]

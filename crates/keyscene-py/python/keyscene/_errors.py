@@ -43,8 +43,8 @@ class OptionError(Error, ValueError):
     camera) or has a value out of range, or does not apply to the output format."""
 
 
-class InputNotFoundError(Error, FileNotFoundError):
-    """The input file (or folder) does not exist."""
+class NotFoundError(Error, FileNotFoundError):
+    """A file or folder does not exist: the input, or the folder an output goes into."""
 
 
 class IoError(Error, OSError):

@@ -26,7 +26,7 @@ def load(path: PathLike, *, base_dir: Optional[PathLike] = ..., limits: Optional
     """Read a 3DS/PRJ, FBX, 3DA or glTF/GLB file (format from its bytes, then extension).
 
     ``base_dir``: folder for texture and buffer files (default: the file's folder);
-    ``limits``: ``{"max_bytes", "max_elements", "max_depth"}``. Raises InputNotFoundError
+    ``limits``: ``{"max_bytes", "max_elements", "max_depth"}``. Raises NotFoundError
     (FileNotFoundError), BadInputError, LimitError, IoError; TypeError for another keyword.
     """
 
@@ -38,7 +38,7 @@ def convert(src: PathLike, dst: PathLike, **options: Union[bool, int, float, str
     """Convert ``src`` to ``dst`` as ``keyscene convert SRC DST`` (same bytes); the format from
     ``dst``'s extension. Options: see ``CONVERT_OPTIONS`` and docs/cli.md. Raises
     OutputExistsError (FileExistsError) without ``force=True`` when ``dst`` exists,
-    OptionError (ValueError), InputNotFoundError, BadInputError, LimitError, UnsupportedError,
+    OptionError (ValueError), NotFoundError, BadInputError, LimitError, UnsupportedError,
     WriteError, IoError; TypeError for an unknown keyword."""
 
 def convert_all(

@@ -491,30 +491,11 @@ fn batch_convert(
                 .join("|")
         )));
     };
-    let single_file_options = [
-        "frame",
-        "time",
-        "animation",
-        "stack",
-        "up",
-        "units",
-        "space",
-        "no_extrapolation",
-        "bind_pose",
-        "transform_skin",
-        "embed",
-        "no_animation",
-        "resample_fps",
-        "max_influences",
-        "fps",
-        "axes",
-        "fbx_version",
-        "fbx_ascii",
-        "fbx_keep_pivots",
-        "triangulate",
-    ];
+    // Every `convert` option but the two a folder takes too.
+    let single_file_options =
+        Settings::NAMES.iter().filter(|n| !matches!(**n, "no_copy_textures" | "force"));
     let given = single_file_options
-        .iter()
+        .into_iter()
         .find(|id| sub.value_source(id) == Some(clap::parser::ValueSource::CommandLine));
     if let Some(id) = given {
         return Err(CliError::Msg(format!(

@@ -380,7 +380,7 @@ impl Scene {
     #[getter]
     fn nodes(slf: &Bound<'_, Self>) -> Vec<Node> {
         (0..slf.get().scene().nodes.len())
-            .map(|i| Node { scene: slf.clone().unbind(), index: i })
+            .map(|i| Node { data: slf.get().data.clone(), index: i })
             .collect()
     }
 
@@ -388,7 +388,7 @@ impl Scene {
     #[getter]
     fn meshes(slf: &Bound<'_, Self>) -> Vec<Mesh> {
         (0..slf.get().scene().meshes.len())
-            .map(|i| Mesh { scene: slf.clone().unbind(), index: i })
+            .map(|i| Mesh { scene: slf.clone().unbind(), data: slf.get().data.clone(), index: i })
             .collect()
     }
 
@@ -494,7 +494,7 @@ impl Scene {
     #[getter]
     fn animations(slf: &Bound<'_, Self>) -> Vec<Animation> {
         (0..slf.get().scene().animations.len())
-            .map(|i| Animation { scene: slf.clone().unbind(), index: i })
+            .map(|i| Animation { data: slf.get().data.clone(), index: i })
             .collect()
     }
 
@@ -747,18 +747,14 @@ fn check_node(scene: &keyscene::scene::Scene, node: usize) -> PyResult<()> {
 /// One node of the scene graph.
 #[pyclass(frozen, module = "keyscene")]
 struct Node {
-    scene: Py<Scene>,
+    /// The scene's data (immutable, shared with the `Scene` object).
+    data: Arc<Loaded>,
     index: usize,
 }
 
 impl Node {
-    fn node<'a>(&self, py: Python<'a>) -> &'a keyscene::scene::Node {
-        // The scene is immutable and outlives the borrow through `self.scene`.
-        let scene: &Scene = self.scene.bind(py).get();
-        let data: &Loaded = &scene.data;
-        // SAFETY: `data` lives in an Arc held by the Scene object, which `self` keeps alive.
-        let data: &'a Loaded = unsafe { &*(data as *const Loaded) };
-        &data.scene.nodes[self.index]
+    fn node(&self) -> &keyscene::scene::Node {
+        &self.data.scene.nodes[self.index]
     }
 }
 
@@ -771,78 +767,78 @@ impl Node {
     }
     /// The node's name (3DS: the object name, `$$$DUMMY` for dummies; FBX: the Model name).
     #[getter]
-    fn name(&self, py: Python<'_>) -> String {
-        self.node(py).name.clone()
+    fn name(&self) -> String {
+        self.node().name.clone()
     }
     /// The id the file gives the node (FBX object id, 3DS keyframer node id), else None.
     #[getter]
-    fn source_id(&self, py: Python<'_>) -> Option<i64> {
-        self.node(py).source.id
+    fn source_id(&self) -> Option<i64> {
+        self.node().source.id
     }
     /// The instance name (3DS `INSTANCE_NAME`), else "".
     #[getter]
-    fn instance(&self, py: Python<'_>) -> String {
-        self.node(py).instance.clone()
+    fn instance(&self) -> String {
+        self.node().instance.clone()
     }
     /// "mesh", "null", "bone", "camera", "camera_target", "light", "light_target" or "ambient".
     #[getter]
-    fn kind(&self, py: Python<'_>) -> &'static str {
-        self.node(py).kind.name()
+    fn kind(&self) -> &'static str {
+        self.node().kind.name()
     }
     /// The parent's index, or None for a root.
     #[getter]
-    fn parent(&self, py: Python<'_>) -> Option<usize> {
-        self.node(py).parent
+    fn parent(&self) -> Option<usize> {
+        self.node().parent
     }
     /// The children's indices, in order.
     #[getter]
-    fn children(&self, py: Python<'_>) -> Vec<usize> {
-        self.node(py).children.clone()
+    fn children(&self) -> Vec<usize> {
+        self.node().children.clone()
     }
     /// The index in `Scene.meshes` of the mesh this node shows, or None.
     #[getter]
-    fn mesh(&self, py: Python<'_>) -> Option<usize> {
-        self.node(py).mesh
+    fn mesh(&self) -> Option<usize> {
+        self.node().mesh
     }
     /// The camera (index in `Scene.cameras`) a camera node shows, else None.
     #[getter]
-    fn camera(&self, py: Python<'_>) -> Option<usize> {
-        match self.node(py).kind {
+    fn camera(&self) -> Option<usize> {
+        match self.node().kind {
             NodeKind::Camera(c) => Some(c),
             _ => None,
         }
     }
     /// The light (index in `Scene.lights`) a light node shows, else None.
     #[getter]
-    fn light(&self, py: Python<'_>) -> Option<usize> {
-        match self.node(py).kind {
+    fn light(&self) -> Option<usize> {
+        match self.node().kind {
             NodeKind::Light(l) => Some(l),
             _ => None,
         }
     }
     /// Whether the node is hidden at rest.
     #[getter]
-    fn hidden(&self, py: Python<'_>) -> bool {
-        self.node(py).hidden
+    fn hidden(&self) -> bool {
+        self.node().hidden
     }
     /// Rest local translation (x, y, z), scene units.
     #[getter]
-    fn translation(&self, py: Python<'_>) -> (f64, f64, f64) {
-        self.node(py).transform.translation.into()
+    fn translation(&self) -> (f64, f64, f64) {
+        self.node().transform.translation.into()
     }
     /// Rest local rotation as a unit quaternion (x, y, z, w).
     #[getter]
-    fn rotation(&self, py: Python<'_>) -> (f64, f64, f64, f64) {
-        let q = self.node(py).transform.rotation;
+    fn rotation(&self) -> (f64, f64, f64, f64) {
+        let q = self.node().transform.rotation;
         (q.x, q.y, q.z, q.w)
     }
     /// Rest local scale (x, y, z).
     #[getter]
-    fn scale(&self, py: Python<'_>) -> (f64, f64, f64) {
-        self.node(py).transform.scale.into()
+    fn scale(&self) -> (f64, f64, f64) {
+        self.node().transform.scale.into()
     }
-    fn __repr__(&self, py: Python<'_>) -> String {
-        let n = self.node(py);
+    fn __repr__(&self) -> String {
+        let n = self.node();
         format!("<keyscene.Node {} {:?} ({})>", self.index, n.name, n.kind.name())
     }
 }
@@ -854,17 +850,16 @@ impl Node {
 /// `p` is `corner_vertices[polygon_starts[p] + c]`.
 #[pyclass(frozen, module = "keyscene")]
 struct Mesh {
+    /// The scene object (base of the views this object hands out).
     scene: Py<Scene>,
+    /// The same scene's data, borrowed without going through Python.
+    data: Arc<Loaded>,
     index: usize,
 }
 
 impl Mesh {
-    fn mesh<'a>(&self, py: Python<'a>) -> &'a keyscene::scene::Mesh {
-        let scene: &Scene = self.scene.bind(py).get();
-        let data: &Loaded = &scene.data;
-        // SAFETY: as in Node::node.
-        let data: &'a Loaded = unsafe { &*(data as *const Loaded) };
-        &data.scene.meshes[self.index]
+    fn mesh(&self) -> &keyscene::scene::Mesh {
+        &self.data.scene.meshes[self.index]
     }
 
     fn owner<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
@@ -879,7 +874,7 @@ impl Mesh {
         width: usize,
         to: impl Fn(T) -> Vec<f32>,
     ) -> PyResult<Py<PyAny>> {
-        let m = self.mesh(py);
+        let m = self.mesh();
         let mut out = Vec::with_capacity(m.corner_vertices.len() * width);
         for p in 0..m.polygon_count() {
             for c in m.polygon_corners(p) {
@@ -901,31 +896,31 @@ impl Mesh {
     }
     /// The mesh's name.
     #[getter]
-    fn name(&self, py: Python<'_>) -> String {
-        self.mesh(py).name.clone()
+    fn name(&self) -> String {
+        self.mesh().name.clone()
     }
     /// Vertex positions in the mesh's own frame: (n, 3) float64, a read-only view.
     #[getter]
     fn positions<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         // SAFETY: the positions live in the immutable scene the owner keeps alive.
-        unsafe { view_vec3(&self.mesh(py).positions, self.owner(py)) }
+        unsafe { view_vec3(&self.mesh().positions, self.owner(py)) }
     }
     /// Where each polygon's corners start in `corner_vertices`, plus the end: (p + 1,) uint32,
     /// a read-only view.
     #[getter]
     fn polygon_starts<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        unsafe { view_slice(&self.mesh(py).polygon_starts, self.owner(py)) }
+        unsafe { view_slice(&self.mesh().polygon_starts, self.owner(py)) }
     }
     /// The vertex of every polygon corner: (c,) uint32, a read-only view.
     #[getter]
     fn corner_vertices<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        unsafe { view_slice(&self.mesh(py).corner_vertices, self.owner(py)) }
+        unsafe { view_slice(&self.mesh().corner_vertices, self.owner(py)) }
     }
     /// Stored normals per corner, (c, 3) float32 (a copy, expanded from the stored mapping),
     /// or None when the mesh stores none.
     #[getter]
     fn normals(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
-        match &self.mesh(py).normals {
+        match &self.mesh().normals {
             Some(n) => Ok(Some(self.corners(py, n, 3, |v| v.to_array().to_vec())?)),
             None => Ok(None),
         }
@@ -934,7 +929,7 @@ impl Mesh {
     #[getter]
     fn uv_sets<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
-        for set in &self.mesh(py).uv_sets {
+        for set in &self.mesh().uv_sets {
             d.set_item(&set.name, self.corners(py, &set.uvs, 2, |v| v.to_array().to_vec())?)?;
         }
         Ok(d)
@@ -942,7 +937,7 @@ impl Mesh {
     /// Vertex colours per corner, (c, 4) float32 RGBA (a copy), or None.
     #[getter]
     fn colors(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
-        match &self.mesh(py).colors {
+        match &self.mesh().colors {
             Some(c) => Ok(Some(self.corners(py, c, 4, |v| v.to_array().to_vec())?)),
             None => Ok(None),
         }
@@ -951,25 +946,25 @@ impl Mesh {
     /// `material_slots[s]`.
     #[getter]
     fn polygon_materials<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<u32>> {
-        let m = self.mesh(py);
+        let m = self.mesh();
         (0..m.polygon_count()).map(|p| m.polygon_material(p)).collect::<Vec<u32>>().into_pyarray(py)
     }
     /// The material (index in `Scene.materials`, or None) of each slot.
     #[getter]
-    fn material_slots(&self, py: Python<'_>) -> Vec<Option<usize>> {
-        self.mesh(py).material_slots.clone()
+    fn material_slots(&self) -> Vec<Option<usize>> {
+        self.mesh().material_slots.clone()
     }
     /// The skin (index in `Scene.skins`) deforming this mesh, or None.
     #[getter]
-    fn skin(&self, py: Python<'_>) -> Option<usize> {
-        self.mesh(py).skin
+    fn skin(&self) -> Option<usize> {
+        self.mesh().skin
     }
     /// The skin's influences per vertex as two (n, k) arrays, k the most any vertex has:
     /// `(joints uint32 — indices into the skin's joints, weights float32)`, rows padded with
     /// joint 0 and weight 0. None for a mesh without skin. Copies.
     fn skin_weights<'py>(&self, py: Python<'py>) -> PyResult<Option<(Py<PyAny>, Py<PyAny>)>> {
-        let m = self.mesh(py);
-        let scene = &self.scene.bind(py).get().data.scene;
+        let m = self.mesh();
+        let scene = &self.data.scene;
         let Some(skin) = m.skin.and_then(|s| scene.skins.get(s)) else { return Ok(None) };
         let k = skin.influences.iter().map(Vec::len).max().unwrap_or(0);
         let n = skin.influences.len();
@@ -990,7 +985,7 @@ impl Mesh {
     /// `inbetweens` (list of (weight, (n, 3) view)).
     #[getter]
     fn blend_shapes<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
-        self.mesh(py)
+        self.mesh()
             .morph_targets
             .iter()
             .map(|t| {
@@ -1015,13 +1010,13 @@ impl Mesh {
     /// own best-fit plane, winding kept; what the writers and renderer use): (t, 3) uint32
     /// **corner** indices (index `corner_vertices`, normals and UVs with them). A new array.
     fn triangles<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let tris = self.mesh(py).triangle_corners();
+        let tris = self.mesh().triangle_corners();
         let t = tris.len();
         let flat: Vec<u32> = tris.into_iter().flatten().collect();
         Ok(flat.into_pyarray(py).reshape(vec![t, 3])?.into_any())
     }
-    fn __repr__(&self, py: Python<'_>) -> String {
-        let m = self.mesh(py);
+    fn __repr__(&self) -> String {
+        let m = self.mesh();
         format!(
             "<keyscene.Mesh {} {:?}: {} vertices, {} polygons>",
             self.index,
@@ -1038,17 +1033,14 @@ impl Mesh {
 /// One animation (FBX AnimationStack, the 3DS keyframer segment, a glTF animation).
 #[pyclass(frozen, module = "keyscene")]
 struct Animation {
-    scene: Py<Scene>,
+    /// The scene's data (immutable, shared with the `Scene` object).
+    data: Arc<Loaded>,
     index: usize,
 }
 
 impl Animation {
-    fn anim<'a>(&self, py: Python<'a>) -> &'a keyscene::scene::animation::Animation {
-        let scene: &Scene = self.scene.bind(py).get();
-        let data: &Loaded = &scene.data;
-        // SAFETY: as in Node::node.
-        let data: &'a Loaded = unsafe { &*(data as *const Loaded) };
-        &data.scene.animations[self.index]
+    fn anim(&self) -> &keyscene::scene::animation::Animation {
+        &self.data.scene.animations[self.index]
     }
 }
 
@@ -1069,18 +1061,18 @@ fn keys_of<T>(t: &Track<T>, fps: f64, to: impl Fn(&T) -> Vec<f64>) -> (Vec<f64>,
 impl Animation {
     /// The animation's name (FBX: the AnimationStack's; 3DS: "").
     #[getter]
-    fn name(&self, py: Python<'_>) -> String {
-        self.anim(py).name.clone()
+    fn name(&self) -> String {
+        self.anim().name.clone()
     }
     /// Its frame rate, frames per second (3DS: 30).
     #[getter]
-    fn fps(&self, py: Python<'_>) -> f64 {
-        self.anim(py).fps
+    fn fps(&self) -> f64 {
+        self.anim().fps
     }
     /// (first, last) frame of its range, in frames of its clock.
     #[getter]
-    fn frame_range(&self, py: Python<'_>) -> (f64, f64) {
-        self.anim(py).frame_range
+    fn frame_range(&self) -> (f64, f64) {
+        self.anim().frame_range
     }
     /// Its tracks as stored, one dict per animated value: `node` (index), `property`
     /// ("translation", "rotation", "scale", "hidden", "morph", "fov", "roll", "color",
@@ -1092,7 +1084,7 @@ impl Animation {
     /// them with `pose` or `sample`. Copies.
     #[getter]
     fn tracks<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
-        let a = self.anim(py);
+        let a = self.anim();
         let fps = if a.fps > 0.0 { a.fps } else { 30.0 };
         let mut out = Vec::new();
         let mut push = |node: usize,
@@ -1168,8 +1160,8 @@ impl Animation {
         }
         Ok(out)
     }
-    fn __repr__(&self, py: Python<'_>) -> String {
-        let a = self.anim(py);
+    fn __repr__(&self) -> String {
+        let a = self.anim();
         format!(
             "<keyscene.Animation {} {:?}: frames {}..{} at {} fps, {} channels>",
             self.index,

@@ -9,7 +9,7 @@ are new arrays.
 """
 
 import os
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union, final
 
 import numpy as np
 import numpy.typing as npt
@@ -18,11 +18,11 @@ __version__: str
 #: The keyword options of ``convert`` and ``Scene.save`` (``keyscene convert``'s options).
 CONVERT_OPTIONS: List[str]
 
-PathLike = Union[str, "os.PathLike[str]"]
-Instants = Union[Sequence[float], npt.NDArray[np.floating[Any]]]
-AnimationArg = Optional[Union[int, str]]
+_PathLike = Union[str, "os.PathLike[str]"]
+_Instants = Union[Sequence[float], npt.NDArray[np.floating[Any]]]
+_AnimationArg = Optional[Union[int, str]]
 
-def load(path: PathLike, *, base_dir: Optional[PathLike] = ..., limits: Optional[Dict[str, int]] = ...) -> Scene:
+def load(path: _PathLike, *, base_dir: Optional[_PathLike] = ..., limits: Optional[Dict[str, int]] = ...) -> Scene:
     """Read a 3DS/PRJ, FBX, 3DA or glTF/GLB file (format from its bytes, then extension).
 
     ``base_dir``: folder for texture and buffer files (default: the file's folder);
@@ -34,7 +34,7 @@ def load_bytes(data: Union[bytes, bytearray, memoryview], format: Optional[str] 
     """Read a scene from bytes; ``format`` ("3ds", "fbx", "3da", "gltf", "glb") or ``name``
     help recognise it. Raises BadInputError, LimitError, OptionError."""
 
-def convert(src: PathLike, dst: PathLike, **options: Union[bool, int, float, str, None]) -> Report:
+def convert(src: _PathLike, dst: _PathLike, **options: Union[bool, int, float, str, None]) -> Report:
     """Convert ``src`` to ``dst`` as ``keyscene convert SRC DST`` (same bytes); the format from
     ``dst``'s extension. Options: see ``CONVERT_OPTIONS`` and docs/cli.md. Raises
     OutputExistsError (FileExistsError) without ``force=True`` when ``dst`` exists,
@@ -42,19 +42,20 @@ def convert(src: PathLike, dst: PathLike, **options: Union[bool, int, float, str
     WriteError, IoError; TypeError for an unknown keyword."""
 
 def convert_all(
-    src_dir: PathLike,
-    out_dir: PathLike,
+    src_dir: _PathLike,
+    out_dir: _PathLike,
     to: str,
     *,
     shard: Optional[Union[str, Tuple[int, int]]] = None,
     force: bool = False,
-    manifest: Optional[PathLike] = None,
+    manifest: Optional[_PathLike] = None,
     no_copy_textures: bool = False,
 ) -> List[Dict[str, Any]]:
     """Convert every scene file under ``src_dir`` to format ``to`` ("glb", "gltf", "3da",
     "obj", "fbx", "3ds") as ``keyscene convert SRC_DIR OUT_DIR --to TO``: one dict per source
     (``input``, ``output``, ``status``, ``warnings``, ``error``), sorted by path."""
 
+@final
 class Scene:
     """A loaded scene (immutable)."""
 
@@ -109,7 +110,7 @@ class Scene:
         *,
         time: Optional[float] = None,
         frame: Optional[float] = None,
-        animation: AnimationArg = 0,
+        animation: _AnimationArg = 0,
         bind_pose: Optional[str] = None,
         extrapolate: bool = True,
         skin_follows_node: bool = False,
@@ -119,13 +120,13 @@ class Scene:
         """The scene at one instant (exactly one of ``time`` seconds or ``frame``), as
         ``keyscene sample``. ``animation``: index or name; None (or 0 without animation) is
         the rest pose."""
-    def sample(self, *, times: Optional[Instants] = None, frames: Optional[Instants] = None, animation: AnimationArg = 0) -> npt.NDArray[np.float64]:
+    def sample(self, *, times: Optional[_Instants] = None, frames: Optional[_Instants] = None, animation: _AnimationArg = 0) -> npt.NDArray[np.float64]:
         """World matrices (instants, nodes, 4, 4) float64 in one call (GIL released)."""
     def sample_positions(
-        self, node: int, *, times: Optional[Instants] = None, frames: Optional[Instants] = None, animation: AnimationArg = 0
+        self, node: int, *, times: Optional[_Instants] = None, frames: Optional[_Instants] = None, animation: _AnimationArg = 0
     ) -> npt.NDArray[np.float64]:
         """World-space vertices of ``node``'s mesh, (instants, n, 3) float64."""
-    def save(self, dst: PathLike, **options: Union[bool, int, float, str, None]) -> Report:
+    def save(self, dst: _PathLike, **options: Union[bool, int, float, str, None]) -> Report:
         """Write this scene as ``convert`` would (format from ``dst``'s extension)."""
     def render(
         self,
@@ -134,10 +135,11 @@ class Scene:
         time: Optional[float] = None,
         size: Tuple[int, int] = (640, 480),
         camera: Optional[str] = None,
-        animation: AnimationArg = 0,
+        animation: _AnimationArg = 0,
     ) -> npt.NDArray[np.uint8]:
         """An image (height, width, 4) uint8 RGBA as ``keyscene render`` draws it."""
 
+@final
 class Node:
     """One node of the scene graph."""
 
@@ -174,6 +176,7 @@ class Node:
     @property
     def scale(self) -> Tuple[float, float, float]: ...
 
+@final
 class Mesh:
     """Polygons over shared vertices with per-corner attributes."""
 
@@ -214,6 +217,7 @@ class Mesh:
     def triangles(self) -> npt.NDArray[np.uint32]:
         """(t, 3) uint32 corner indices of the library's triangulation."""
 
+@final
 class Animation:
     """One animation (FBX AnimationStack, the 3DS keyframer, a glTF animation)."""
 
@@ -228,6 +232,7 @@ class Animation:
     def tracks(self) -> List[Dict[str, Any]]:
         """node, property, times ((k,) seconds), values ((k,) or (k, width))."""
 
+@final
 class Pose:
     """The scene evaluated at one instant."""
 
@@ -248,6 +253,7 @@ class Pose:
     def world_normals(self, node: int) -> Optional[npt.NDArray[np.float64]]:
         """(c, 3) float64 deformed world-space corner normals, or None."""
 
+@final
 class Report:
     """What a conversion did (the fields of ``keyscene convert --json``)."""
 

@@ -8,6 +8,8 @@ use glam::{DMat3, DMat4, DVec2, DVec3, Vec3};
 
 use super::Mesh;
 
+mod triangulate;
+
 /// The normal used where a polygon has no area (and its neighbours give none): glTF requires
 /// unit normals, so a degenerate face gets +Y rather than a zero vector.
 pub const FALLBACK_NORMAL: Vec3 = Vec3::Y;
@@ -30,14 +32,23 @@ pub fn newell_normal(positions: &[DVec3], polygon: &[u32]) -> DVec3 {
 }
 
 /// Splits a polygon into triangles, as triples of positions *within* the polygon (0-based
-/// corner numbers). Triangles pass through; convex polygons are fanned from corner 0; concave
-/// ones are ear-clipped in the plane of their Newell normal (the `earcut` crate), every
-/// triangle keeping the polygon's winding. Every polygon of `n ≥ 3` corners gives `n − 2`
-/// triangles using every corner, as ufbx's `ufbx_triangulate_face` does: corners ear clipping
-/// drops (repeated or collinear points, on the outline between their neighbours) are put back
-/// into the triangle on that outline edge, and a polygon it cannot split whole
-/// (self-intersecting outlines) falls back to the fan. Fewer than three corners give
-/// nothing.
+/// corner numbers): every polygon of `n ≥ 3` corners gives `n − 2` triangles using every
+/// corner, as ufbx's `ufbx_triangulate_face` does; fewer than three corners give nothing.
+///
+/// The polygon is projected on the plane of its Newell normal (its best-fit plane; for a
+/// non-planar polygon the projection is what the triangles are checked in). Triangles pass
+/// through; a polygon convex in that plane is fanned from corner 0; a concave one is ear
+/// clipped (ufbx's rule: an ear is a convex corner whose triangle
+/// holds no reflex corner, corners at the same place as the triangle's own do not count).
+/// For every polygon whose projection does not cross itself — concave, spiral, comb-shaped,
+/// with repeated or collinear corners — no triangle faces against the polygon's normal and
+/// the triangles' areas sum to the polygon's. A self-crossing outline has no such
+/// triangulation; there, corners that keep the polygon's side are clipped first. A polygon
+/// with no area (zero Newell normal) is fanned.
+///
+/// Cost: `O(n)` ear tests for typical polygons, each looking only at the reflex corners in
+/// the grid cells the candidate triangle covers (the 25,122-corner maze polygon of
+/// `maya_ngon_maze_7700_binary.fbx` in milliseconds); `O(n²)` at worst.
 pub fn triangulate(positions: &[DVec3], polygon: &[u32]) -> Vec<[usize; 3]> {
     let n = polygon.len();
     if n < 3 {
@@ -62,73 +73,36 @@ pub fn triangulate(positions: &[DVec3], polygon: &[u32]) -> Vec<[usize; 3]> {
             DVec2::new(p.dot(u), p.dot(v))
         })
         .collect();
-    let cross = |o: DVec2, a: DVec2, b: DVec2| (a - o).perp_dot(b - o);
-    let convex = (0..n).all(|k| cross(pts[k], pts[(k + 1) % n], pts[(k + 2) % n]) >= 0.0);
-    if convex {
+    if is_convex(&pts) {
         return fan();
     }
-    // Concave: ear clipping by the `earcut` crate (mapbox/earcut's algorithm: a linked ring,
-    // z-order hashing for large polygons, so a 10,000-corner n-gon costs milliseconds, not the
-    // seconds a naive O(n³) clipper takes), then every triangle turned to the polygon's winding.
-    let mut flat = Vec::new();
-    earcut::Earcut::<f64>::new().earcut(pts.iter().map(|p| [p.x, p.y]), &[] as &[u32], &mut flat);
-    if flat.is_empty() {
-        return fan();
-    }
-    let signed: f64 = flat
-        .chunks_exact(3)
-        .map(|t| cross(pts[t[0] as usize], pts[t[1] as usize], pts[t[2] as usize]))
-        .sum();
-    let tris: Vec<[usize; 3]> = flat
-        .chunks_exact(3)
-        .map(|t| {
-            let (a, b, c) = (t[0] as usize, t[1] as usize, t[2] as usize);
-            if signed < 0.0 {
-                [a, c, b]
-            } else {
-                [a, b, c]
-            }
-        })
-        .collect();
-    if tris.len() == n - 2 {
-        return tris;
-    }
-    restore_dropped_corners(tris, n).unwrap_or_else(fan)
+    triangulate::ear_clip(&pts)
 }
 
-/// Puts back the corners ear clipping dropped (repeated or collinear points, which lie on the
-/// outline edge between their kept neighbours) so the polygon gets `n − 2` triangles using
-/// every corner, as ufbx's `ufbx_triangulate_face` gives: for each run of dropped corners
-/// between kept corners `p` and `q`, the triangle with the outline edge `p → q` is fanned from
-/// its third corner over `p`, the dropped corners, `q`. `None` when a kept outline edge is in
-/// no triangle (ear clipping gave up on part of the polygon).
-fn restore_dropped_corners(mut tris: Vec<[usize; 3]>, n: usize) -> Option<Vec<[usize; 3]>> {
-    let mut used = vec![false; n];
-    for t in &tris {
-        for &c in t {
-            used[c] = true;
+/// Whether the outline `pts` (counter-clockwise when simple) is convex, so a fan from any
+/// corner tiles it: every corner turns left or goes straight on, once round. Repeated
+/// corners are looked through (a reflex corner repeated is still reflex), a corner where the
+/// outline turns back on itself (a spike) is not convex, and an outline that turns left all
+/// the way but winds round twice (a pentagram) is not either.
+fn is_convex(pts: &[DVec2]) -> bool {
+    let n = pts.len();
+    // The edges between distinct consecutive places, in order.
+    let edges: Vec<DVec2> =
+        (0..n).map(|k| pts[(k + 1) % n] - pts[k]).filter(|e| *e != DVec2::ZERO).collect();
+    if edges.len() < 3 {
+        return false;
+    }
+    let mut winding = 0.0;
+    for (k, &e) in edges.iter().enumerate() {
+        let f = edges[(k + 1) % edges.len()];
+        let (turn, ahead) = (e.perp_dot(f), e.dot(f));
+        if turn < 0.0 || (turn == 0.0 && ahead < 0.0) {
+            return false;
         }
+        winding += turn.atan2(ahead);
     }
-    let kept: Vec<usize> = (0..n).filter(|&c| used[c]).collect();
-    if kept.len() < 3 {
-        return None;
-    }
-    for (k, &p) in kept.iter().enumerate() {
-        let q = kept[(k + 1) % kept.len()];
-        let run: Vec<usize> = (1..n).map(|d| (p + d) % n).take_while(|&c| c != q).collect();
-        if run.is_empty() {
-            continue;
-        }
-        // The triangle holding the directed edge p → q, turned so it reads (p, q, x).
-        let (slot, x) = tris.iter().enumerate().find_map(|(i, t)| {
-            (0..3).find_map(|r| (t[r] == p && t[(r + 1) % 3] == q).then_some((i, t[(r + 2) % 3])))
-        })?;
-        let chain: Vec<usize> =
-            std::iter::once(p).chain(run.iter().copied()).chain(std::iter::once(q)).collect();
-        tris[slot] = [x, chain[0], chain[1]];
-        tris.extend(chain.windows(2).skip(1).map(|w| [x, w[0], w[1]]));
-    }
-    (tris.len() == n - 2).then_some(tris)
+    // One turn is 2π; rounding moves it by far less than the π a second turn would add.
+    winding < 3.0 * std::f64::consts::PI
 }
 
 /// One unit normal per polygon corner (indexed like [`Mesh::corner_vertices`]) for a mesh

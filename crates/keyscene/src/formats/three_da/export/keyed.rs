@@ -173,7 +173,16 @@ pub(super) fn keyed_vec_track(t: &Track<DVec3>, rate: f64, lo: f64, hi: f64) -> 
 /// quaternions with lib3ds' squad controls ([`relative_key_quats`]; a linear segment's
 /// controls are its end keys, which makes squad a slerp); absolute quaternion keys → LINEAR
 /// 4D when all linear, TCB 4D when all are [`Interpolation::Squad`]. `None` (resample)
-/// otherwise.
+/// otherwise, and for a relative track with a key that turns more than [`WHOLE_TURN_KEPT`]
+/// from the key before (3DA's quaternion keys hold a segment's end orientations, not its
+/// turn; resampled at every frame the turn is kept, issue 33 §9).
+/// The largest turn (radians) one 3DS relative key may make from the key before and stay a
+/// TCB 4D key: 0.01 short of a whole turn. Up to there lib3ds' slerp (no short-way flip),
+/// which 3DA's TCB 4D uses, follows the key's own way round from the two quaternions' signs;
+/// nearer a whole turn the two are nearly opposite and `f32` keys put the slerp's plane
+/// anywhere (errors of 5e-4 at a whole turn), and past it the turn is gone.
+const WHOLE_TURN_KEPT: f64 = std::f64::consts::TAU - 0.01;
+
 pub(super) fn keyed_rot_track(r: &RotationTrack, rate: f64, lo: f64, hi: f64) -> Option<RotTrack> {
     let q = |q: DQuat| q.as_quat().to_array();
     let tcb_key = |frame: u32, value, in_tan, out_tan| TcbKey {
@@ -191,6 +200,12 @@ pub(super) fn keyed_rot_track(r: &RotationTrack, rate: f64, lo: f64, hi: f64) ->
                     matches!(k.interpolation, Interpolation::Step | Interpolation::Bezier { .. })
                 })
             {
+                return None;
+            }
+            // A key turning (nearly) a whole turn or more from the one before: its absolute
+            // quaternion is (nearly) the previous one negated, and slerp between nearly
+            // opposite quaternions loses the turn (past a whole turn, it has no way to say it).
+            if t.keys.iter().skip(1).any(|k| k.value.angle.abs() > WHOLE_TURN_KEPT) {
                 return None;
             }
             let abs = relative_key_quats(t);

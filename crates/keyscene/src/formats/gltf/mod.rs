@@ -231,6 +231,11 @@ pub struct WriteOptions {
     /// resample the rest at every source frame and where the curve needs more (see the module
     /// docs, **Animation**).
     pub resample_fps: Option<f64>,
+    /// Keep source curves that glTF's `CUBICSPLINE` holds exactly as `CUBICSPLINE` samplers
+    /// (CLI `--cubic-spline`); `false` (default): every channel is `LINEAR` or `STEP`, those
+    /// curves resampled like the others, what every client plays right (Blender's importer
+    /// does not import `CUBICSPLINE` tangents as glTF defines them).
+    pub cubic_spline: bool,
     /// Add the axis root node that turns the scene's axes into glTF's +Y up and its unit into
     /// metres (default `true`).
     pub convert_axes: bool,
@@ -264,6 +269,7 @@ impl Default for WriteOptions {
         WriteOptions {
             container: Container::Glb,
             resample_fps: None,
+            cubic_spline: false,
             convert_axes: true,
             source_axes: None,
             source_metres_per_unit: None,

@@ -44,6 +44,9 @@ struct Timeline {
     anchor: f64,
     /// The grid's step in frames (1, or `fps / resample_fps`).
     step: f64,
+    /// Whether a resampling rate was asked for: then the grid's samples are written as they
+    /// are (the rate asked for), not reduced.
+    every_sample: bool,
     /// Every channel's key frames (the grid samples them too).
     keys: Vec<Vec<f64>>,
     /// The shared grid, made on first use ([`Timeline::frames`]): a scene whose every target
@@ -262,7 +265,8 @@ fn thin_eps(size: f64) -> f64 {
 
 /// The channels of target `node` whose part moves, from its samples on the shared grid
 /// (`line`'s frames; translations, rotations, scales: one per grid frame, or none when the part
-/// does not move), each reduced ([`thin_vec3`], [`thin_rotation`]).
+/// does not move), each reduced ([`thin_vec3`], [`thin_rotation`]) unless a resampling rate
+/// was asked for.
 fn grid_outputs(
     node: &OwnNode,
     line: &Timeline,
@@ -270,7 +274,9 @@ fn grid_outputs(
     outputs: &mut Vec<Channel>,
 ) {
     let (k, (rt, rr, rs)) = (node.k, node.rest);
-    let bound = (node.size, thin_eps(node.size), line.fps);
+    // With a resampling rate asked for, every sample is kept: thinning to 0 below.
+    let eps = if line.every_sample { -1.0 } else { thin_eps(node.size) };
+    let bound = (node.size, eps, line.fps);
     let frames = line.frames();
     let v3 = |v: DVec3| v.as_vec3().to_array();
     if tr.iter().any(|&t| v3(t) != v3(rt)) {
@@ -599,7 +605,9 @@ fn timeline(anim: &Animation, resample_fps: Option<f64>) -> Timeline {
     // The sampling grid runs from the animation's first frame (keys before frame 0 keep
     // their phase), from `start` on.
     let anchor = if anim.frame_range.0.is_finite() { anim.frame_range.0.min(start) } else { start };
-    Timeline { fps, range: (start, end), anchor, step, keys, grid: std::cell::OnceCell::new() }
+    let every_sample = resample_fps.is_some();
+    let grid = std::cell::OnceCell::new();
+    Timeline { fps, range: (start, end), anchor, step, every_sample, keys, grid }
 }
 
 /// The samples that need the evaluated scene: of the targets whose glTF TRS is not their own

@@ -64,7 +64,7 @@ pub(super) struct Reduced<const N: usize> {
 /// Samples at `frames` (strictly increasing, at least one) thinned by `curve` to `eps`
 /// ([`resample::thin`]); of samples that fall on one `f32` time (`frame / fps`) the first is
 /// kept. A channel whose every sample is within `eps` of its first is one key; of `rest` (the
-/// target's rest value), one key of `rest`.
+/// target's rest value), one key of `rest`. A negative `eps` keeps every sample.
 fn reduce<V: Copy, C: Curve<V>, const N: usize>(
     frames: Vec<f64>,
     values: Vec<V>,
@@ -75,7 +75,9 @@ fn reduce<V: Copy, C: Curve<V>, const N: usize>(
     let near = |a: V| values.iter().all(|&v| curve.error(a, v) <= eps);
     let at_rest = !values.is_empty() && near(rest);
     let still = at_rest || values.first().is_some_and(|&a| near(a));
-    let s = if still {
+    let s = if eps < 0.0 {
+        Sampled { frames, values, capped: false }
+    } else if still {
         let v = if at_rest { rest } else { values[0] };
         Sampled { frames: frames[..1].to_vec(), values: vec![v], capped: false }
     } else {

@@ -177,7 +177,9 @@ impl Out {
         let mut capped = 0usize;
         for k in 0..rests.len() {
             let own = k < direct.len() && direct[k];
-            let node = OwnNode { k, rest: rests[k], channels: &node_channels[k], size };
+            // Aim helpers (past the scene nodes) have no channels of their own.
+            let channels = node_channels.get(k).map_or(&[][..], Vec::as_slice);
+            let node = OwnNode { k, rest: rests[k], channels, size };
             if own && adaptive {
                 capped += own_outputs(scene, &node, &line, ctx.cubic_spline, &mut outputs);
                 continue;

@@ -65,7 +65,8 @@ fn prepare(src: &Path, name: String, dir: &Path) -> Result<Option<Case>, String>
         return Ok(None);
     }
     let file = write(&scene, &WriteOptions::default()).map_err(|e| e.to_string())?;
-    let (back, _) = read(&file.main, &keyscene::ReadOptions::default()).map_err(|e| e.to_string())?;
+    let (back, _) =
+        read(&file.main, &keyscene::ReadOptions::default()).map_err(|e| e.to_string())?;
     if back.animations.is_empty() {
         return Ok(None);
     }

@@ -42,7 +42,7 @@ struct Timeline {
     range: (f64, f64),
     /// The frame the sampling grid counts from (the animation's first frame).
     anchor: f64,
-    /// The grid's step in frames (1, or `fps / resample_fps`).
+    /// The grid's step in frames (½, or `fps / resample_fps`).
     step: f64,
     /// Whether a resampling rate was asked for: then the grid's samples are written as they
     /// are (the rate asked for), not reduced.
@@ -179,7 +179,8 @@ impl Out {
             let own = k < direct.len() && direct[k];
             // Aim helpers (past the scene nodes) have no channels of their own.
             let channels = node_channels.get(k).map_or(&[][..], Vec::as_slice);
-            let node = OwnNode { k, rest: rests[k], channels, size };
+            let tsize = size / parent_scale(scene, ctx, k);
+            let node = OwnNode { k, rest: rests[k], channels, size, tsize };
             if own && adaptive {
                 capped += own_outputs(scene, &node, &line, ctx.cubic_spline, &mut outputs);
                 continue;
@@ -260,6 +261,26 @@ impl Out {
     }
 }
 
+/// The scale of the world matrix at rest of animation target `k`'s glTF parent (the largest
+/// length of its axes; 1 for a root or a matrix that is not finite): world length per unit of
+/// the target's translation. An aim helper's parent is its node.
+fn parent_scale(scene: &Scene, ctx: &AnimContext, k: usize) -> f64 {
+    let n = scene.nodes.len();
+    let parent = if k < n { scene.nodes[k].parent } else { Some(ctx.helpers[k - n].node) };
+    let Some(m) = parent.and_then(|p| ctx.rest.unaimed.get(p)) else { return 1.0 };
+    let s = m
+        .x_axis
+        .truncate()
+        .length()
+        .max(m.y_axis.truncate().length())
+        .max(m.z_axis.truncate().length());
+    if s.is_finite() && s > 0.0 {
+        s
+    } else {
+        1.0
+    }
+}
+
 /// The thinning bound of [`super::channels`] at the scene size `size`.
 fn thin_eps(size: f64) -> f64 {
     THIN_SHARE * resample::TOLERANCE * size
@@ -282,7 +303,9 @@ fn grid_outputs(
     let frames = line.frames();
     let v3 = |v: DVec3| v.as_vec3().to_array();
     if tr.iter().any(|&t| v3(t) != v3(rt)) {
-        let r = thin_vec3((frames[..tr.len()].to_vec(), tr), rt, false, bound);
+        let eps = if line.every_sample { -1.0 } else { thin_eps(node.tsize) };
+        let tbound = (node.tsize, eps, line.fps);
+        let r = thin_vec3((frames[..tr.len()].to_vec(), tr), rt, false, tbound);
         outputs.push(linear(k, Property::Translation, r, v3(rt)));
     }
     if ro.iter().any(|&r| quat_f32(r) != quat_f32(rr) && quat_f32(-r) != quat_f32(rr)) {
@@ -399,11 +422,12 @@ fn own_outputs(
                     0 => (rest.0, transform.translation),
                     _ => (rest.2, transform.scale),
                 };
+                let size = if part == 0 { node.tsize } else { node.size };
                 keyed_vec3(channels, part == 2, p, line.range, line.fps)
                     .filter(|keys| cubic_ok(keys.interpolation))
                     .map(|keys| {
                         keys.moves(|v| *v == v3(r))
-                            .then(|| keyed_channel(k, path, keys, v3(r), node.size))
+                            .then(|| keyed_channel(k, path, keys, v3(r), size))
                     })
             }
             _ => keyed_rotation(channels, line.range, line.fps).map(|keys| {
@@ -482,15 +506,17 @@ fn adaptive_channel(
         return Some((linear(k, Property::Rotation, red, r), s.capped));
     }
     let s = if part == 0 {
-        // A translation's tolerance is relative to the scene including where the node
-        // goes: the largest coordinate the channel reaches at its seeds.
+        // A translation's tolerance is relative to the scene (in the translation's units,
+        // `tsize`) including where the node goes: the largest coordinate the channel reaches
+        // at its seeds.
         let points: Vec<(f64, DVec3)> = seeds.iter().map(|&f| (f, at(f).0)).collect();
+        let tsize = node.tsize;
         let reach = points
             .iter()
             .map(|p| p.1.abs().max_element())
             .filter(|r| r.is_finite())
-            .fold(size, f64::max);
-        let tol = tol * reach / size;
+            .fold(tsize, f64::max);
+        let tol = (1.0 - THIN_SHARE) * resample::TOLERANCE * reach;
         resample::adaptive_from(points, |f| at(f).0, &resample::Positions, tol, budget)
     } else {
         resample::adaptive(seeds, |f| at(f).2, &resample::Scales { size }, tol, budget)
@@ -500,6 +526,7 @@ fn adaptive_channel(
         return None;
     }
     let path = if part == 0 { Property::Translation } else { Property::Scale };
+    let bound = if part == 0 { (node.tsize, thin_eps(node.tsize), line.fps) } else { bound };
     let red = thin_vec3((s.frames, s.values), r, part == 2, bound);
     Some((linear(k, path, red, v3(r)), s.capped))
 }
@@ -568,7 +595,11 @@ fn part_seeds(channels: &[&ChannelTarget], part: usize, line: &Timeline) -> Vec<
         .map(|c| resample::bending_intervals(c))
         .collect::<Option<Vec<_>>>()
         .map_or_else(|| vec![(lo, hi)], |each| resample::merge_intervals(each.concat()));
-    let step = ((hi - lo) / (resample::ADAPTIVE_BUDGET / 4) as f64).max(1.0);
+    // Every half frame: the error test looks at the middle of an interval of at most a frame
+    // (`resample::SHORT_SPAN`), and a cubic segment that crosses its chord in the middle of a
+    // frame (an S-bend) strays from it at the quarters; from half frames the middles are the
+    // quarters.
+    let step = ((hi - lo) / (resample::ADAPTIVE_BUDGET / 4) as f64).max(1.0) / 2.0;
     let mut grew = false;
     for (a, b) in bends.into_iter().map(|(a, b)| (a.max(lo), b.min(hi))).filter(|(a, b)| a < b) {
         seeds.extend(keep::sample_frames((a, b), line.anchor, step, &keys));
@@ -592,6 +623,10 @@ struct OwnNode<'c> {
     channels: &'c [&'c ChannelTarget],
     /// [`resample::scene_size`] of the rest pose (the tolerance is relative to it).
     size: f64,
+    /// The scene size in the units of the target's translation: `size` over the scale of its
+    /// parent's world matrix at rest ([`parent_scale`]), since a parent scaled ×100 makes a
+    /// local translation error 100 times larger in the world.
+    tsize: f64,
 }
 
 /// The timeline of `anim`: the written range ([`keep::written_range`]) and the grid that
@@ -600,7 +635,10 @@ struct OwnNode<'c> {
 /// the first is kept), made when first asked for.
 fn timeline(anim: &Animation, resample_fps: Option<f64>) -> Timeline {
     let fps = if anim.fps.is_finite() && anim.fps > 0.0 { anim.fps } else { THREE_DS_FPS };
-    let step = resample_fps.filter(|r| r.is_finite() && *r > 0.0).map(|r| fps / r).unwrap_or(1.0);
+    // Without a rate asked for, the grid samples every half frame: its chords are then tested
+    // by the thinning at frames and half frames, and a player looking at any frame or quarter
+    // frame sees the source (the keys left are those the curve needs).
+    let step = resample_fps.filter(|r| r.is_finite() && *r > 0.0).map(|r| fps / r).unwrap_or(0.5);
     let keys: Vec<Vec<f64>> =
         anim.channels.iter().flat_map(|c| keep::key_frames(&c.target)).collect();
     let (start, end) = keep::written_range(anim.frame_range, &keys);

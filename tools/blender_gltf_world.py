@@ -1,10 +1,10 @@
 """World positions of every node of glTF files as Blender's glTF importer plays them.
 
 Usage (bpy 4.2+ as a module, e.g. PyPI `bpy==5.0.1` in CPython 3.11):
-    python blender_gltf_world.py JOB.json
+    python blender_gltf_world.py JOB.json OUT.json
 
 JOB.json: {"files": [{"path": "a.glb", "fps": 30, "frames": [0, 0.5, 1, ...]}, ...]}.
-Prints one JSON document: {"blender": VERSION, "files": [{"path", "error"?, "nodes": {NAME:
+Writes OUT.json (Blender's importer logs to stdout): {"blender": VERSION, "files": [{"path", "error"?, "nodes": {NAME:
 [[x, y, z] per frame]}}]} in glTF's axes (Blender's Z-up world (x, y, z) is glTF (x, z, -y)).
 
 Each file is imported into an empty scene with Blender's own glTF importer
@@ -73,14 +73,15 @@ def one(job):
 
 
 def main():
-    jobs = json.load(open(sys.argv[-1]))
+    jobs = json.load(open(sys.argv[-2]))
     out = {"blender": bpy.app.version_string, "files": []}
     for job in jobs["files"]:
         try:
             out["files"].append(one(job))
         except Exception as e:  # one bad file must not hide the others
             out["files"].append({"path": job["path"], "error": str(e)})
-    json.dump(out, sys.stdout)
+    with open(sys.argv[-1], "w") as f:
+        json.dump(out, f)
 
 
 main()

@@ -11,8 +11,10 @@
 //!   where `shared/oracles/install_oracles.sh` puts PyPI's `bpy==5.0.1`; about 1 GB, so CI's
 //!   `.ci/run` does not install it). Without it every trial is reported ignored, saying why.
 //! - Nodes are matched by name (names two nodes share are left out); at least one must match.
-//!   Tolerance: 1e-4 × the scene size (the largest absolute coordinate of the compared origins
-//!   at the first frame, at least 1e-3) plus `f32` rounding (2⁻²⁰ × the size).
+//!   Tolerance: 1e-4 × the scene size (the writer's, `anim::resample::scene_size`, or the
+//!   largest coordinate of the compared origins when larger) plus `f32` rounding (2⁻²⁰ × the
+//!   size). Skinned mesh nodes are not compared (their transform places nothing); neither are
+//!   frames past Blender's last (1,048,574).
 //! - A file whose first animation runs at a frame rate that is not a whole number is left out
 //!   (Blender's importer turns seconds into frames at the scene's whole-number rate).
 
@@ -45,15 +47,19 @@ fn bpy_python() -> Result<PathBuf, String> {
     }
 }
 
-/// One written file: its path, frame rate and compared frames, and keyscene's world origins
-/// of its uniquely named nodes at those frames.
+/// One written file: its path, frame rate and compared frames, keyscene's world origins of its
+/// uniquely named nodes at those frames, and its scene size.
 struct Case {
     name: String,
     glb: PathBuf,
     fps: f64,
     frames: Vec<f64>,
     want: HashMap<String, Vec<DVec3>>,
+    size: f64,
 }
+
+/// Blender's last frame (`MAXFRAME`, 2²⁰ − 2): frames past it are not compared.
+const BLENDER_MAX_FRAME: f64 = 1_048_574.0;
 
 /// Writes `src` as GLB and evaluates the read-back file; `None` when the file has nothing to
 /// compare (no animation written, a frame rate that is not whole).
@@ -70,7 +76,8 @@ fn prepare(src: &Path, name: String, dir: &Path) -> Result<Option<Case>, String>
     if back.animations.is_empty() {
         return Ok(None);
     }
-    let (lo, hi) = (anim.frame_range.0.max(0.0).ceil(), anim.frame_range.1.floor());
+    let (lo, hi) =
+        (anim.frame_range.0.max(0.0).ceil(), anim.frame_range.1.min(BLENDER_MAX_FRAME).floor());
     if !(lo.is_finite() && hi.is_finite() && hi > lo) {
         return Ok(None);
     }
@@ -79,13 +86,23 @@ fn prepare(src: &Path, name: String, dir: &Path) -> Result<Option<Case>, String>
     let frames: Vec<f64> =
         (0..count).map(|i| lo + (i * span / count) as f64).flat_map(|f| [f, f + 0.5]).collect();
     let want = origins(&back, fps, &frames);
+    // The writer's measure (mesh bounds at rest), or the farthest origin when larger.
+    let rest = back.evaluate(Some(0), Time::Seconds(frames[0] / fps));
+    let size = want
+        .values()
+        .flatten()
+        .map(|p| p.abs().max_element())
+        .filter(|v| v.is_finite())
+        .fold(keyscene::anim::resample::scene_size(&back, &rest.world), f64::max);
     let glb = dir.join(format!("{}.glb", name.replace('/', "__")));
     std::fs::write(&glb, &file.main).map_err(|e| e.to_string())?;
-    Ok(Some(Case { name, glb, fps, frames, want }))
+    Ok(Some(Case { name, glb, fps, frames, want, size }))
 }
 
 /// World origins of the uniquely named nodes of `back` (a read-back glTF scene) over its first
-/// animation at `frames` (seconds `frame / fps`).
+/// animation at `frames` (seconds `frame / fps`); skinned mesh nodes are left out (glTF
+/// §3.7.3.3: their transform does not place the mesh, and Blender parents them to the
+/// armature instead).
 fn origins(back: &Scene, fps: f64, frames: &[f64]) -> HashMap<String, Vec<DVec3>> {
     let mut count: HashMap<&str, usize> = HashMap::new();
     for n in &back.nodes {
@@ -94,7 +111,10 @@ fn origins(back: &Scene, fps: f64, frames: &[f64]) -> HashMap<String, Vec<DVec3>
     let mut out: HashMap<String, Vec<DVec3>> = HashMap::new();
     for &f in frames {
         let pose = back.evaluate(Some(0), Time::Seconds(f / fps));
-        for (i, n) in back.nodes.iter().enumerate().filter(|(_, n)| count[n.name.as_str()] == 1) {
+        let skinned =
+            |n: &keyscene::scene::Node| n.mesh.is_some_and(|m| back.meshes[m].skin.is_some());
+        let unique = |n: &&keyscene::scene::Node| count[n.name.as_str()] == 1 && !skinned(n);
+        for (i, n) in back.nodes.iter().enumerate().filter(|(_, n)| unique(n)) {
             out.entry(n.name.clone()).or_default().push(pose.world[i].col(3).truncate());
         }
     }
@@ -107,13 +127,7 @@ fn compare(case: &Case, got: &serde_json::Value) -> Result<(), Failed> {
         return Err(format!("Blender could not import it: {e}").into());
     }
     let nodes = got["nodes"].as_object().ok_or("no nodes from Blender")?;
-    let size = case
-        .want
-        .values()
-        .filter_map(|v| v.first())
-        .map(|p| p.abs().max_element())
-        .filter(|v| v.is_finite())
-        .fold(1e-3f64, f64::max);
+    let size = case.size;
     let tol = 1e-4 * size + size / (1u64 << 20) as f64;
     let (mut matched, mut worst, mut at) = (0usize, 0.0f64, String::new());
     for (name, want) in &case.want {
@@ -184,9 +198,13 @@ fn main() {
     let job = out.join("job.json");
     let _ = std::fs::write(&job, serde_json::json!({ "files": jobs }).to_string());
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tools/blender_gltf_world.py");
-    let run = Command::new(&py).arg(&script).arg(&job).output();
+    let result_file = out.join("result.json");
+    let _ = std::fs::remove_file(&result_file);
+    let run = Command::new(&py).arg(&script).arg(&job).arg(&result_file).output();
     let result: Result<serde_json::Value, String> = match run {
-        Ok(o) if o.status.success() => serde_json::from_slice(&o.stdout).map_err(|e| e.to_string()),
+        Ok(o) if o.status.success() => std::fs::read(&result_file)
+            .map_err(|e| e.to_string())
+            .and_then(|b| serde_json::from_slice(&b).map_err(|e| e.to_string())),
         Ok(o) => Err(format!("bpy script failed: {}", String::from_utf8_lossy(&o.stderr))),
         Err(e) => Err(format!("could not run {}: {e}", py.display())),
     };

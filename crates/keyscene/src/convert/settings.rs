@@ -508,7 +508,21 @@ mod tests {
         assert_eq!(e, "--fbx-version 7300: expected 7400 or 7500");
         let e = s.set("embed", Value::Int(1)).unwrap_err().to_string();
         assert_eq!(e, "--embed 1: expected true or false");
-        assert_eq!(Settings::NAMES.len(), s.given().len() + 17);
+        assert_eq!(Settings::NAMES.len(), s.given().len() + 18);
+    }
+
+    #[test]
+    fn cubic_spline_is_a_gltf_option() {
+        let mut s = Settings::default();
+        s.set("cubic_spline", Value::Bool(true)).unwrap();
+        assert_eq!(s.given(), ["cubic_spline"]);
+        assert!(s.check(OutputFormat::Glb).is_ok() && s.check(OutputFormat::Gltf).is_ok());
+        let e = s.check(OutputFormat::Fbx).unwrap_err().to_string();
+        assert!(e.starts_with("--cubic-spline does not apply to .fbx output"), "{e}");
+        #[cfg(feature = "gltf")]
+        assert!(s.options(None).unwrap().gltf.cubic_spline);
+        #[cfg(feature = "gltf")]
+        assert!(!Settings::default().options(None).unwrap().gltf.cubic_spline);
     }
 
     #[test]

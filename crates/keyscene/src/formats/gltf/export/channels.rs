@@ -285,3 +285,59 @@ impl Out {
         });
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn channel(k: usize, values: Vec<f32>, at_rest: bool) -> Channel {
+        let times = (0..values.len() / 3).map(|i| i as f32).collect();
+        Channel {
+            k,
+            path: Property::Translation,
+            interpolation: Interpolation::Linear,
+            times,
+            values,
+            width: 3,
+            rest: vec![0.0; 3],
+            at_rest,
+        }
+    }
+
+    #[test]
+    fn a_still_channel_is_left_out_only_when_no_animation_moves_its_property() {
+        // Animation 0 moves node 0 and holds node 1 at rest; animation 1 has no channel for
+        // node 0 and holds node 1 at rest too.
+        let moving = channel(0, vec![0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 2.0, 0.0, 0.0], false);
+        let mut anims = vec![
+            Pending {
+                a: 0,
+                channels: vec![moving, channel(1, vec![0.0; 3], true)],
+                start: 0.0,
+                end: 2.0,
+            },
+            Pending { a: 1, channels: vec![channel(1, vec![0.0; 3], true)], start: 0.0, end: 3.0 },
+        ];
+        settle_still(&mut anims);
+        // Node 1 is at rest in both: no channel anywhere.
+        assert!(anims.iter().all(|p| p.channels.iter().all(|c| c.k == 0)));
+        // Animation 1 gets node 0's rest value, so a client that keeps animation 0's last
+        // value (Blender) shows node 0 at rest; one key at the start and one at its end (the
+        // clip's length).
+        let c = &anims[1].channels[0];
+        assert_eq!(
+            (c.k, c.times.as_slice(), c.values.as_slice()),
+            (0, &[0.0, 3.0][..], &[0.0; 6][..])
+        );
+        assert_eq!(anims[0].channels.len(), 1);
+    }
+
+    #[test]
+    fn step_keys_that_repeat_a_value_are_dropped() {
+        let mut times = vec![0.0, 1.0, 2.0, 3.0, 4.0];
+        let mut values = vec![[1.0f32], [1.0], [2.0], [2.0], [2.0]];
+        thin_step(&mut times, &mut values);
+        assert_eq!(times, [0.0, 2.0, 4.0]);
+        assert_eq!(values, [[1.0], [2.0], [2.0]]);
+    }
+}

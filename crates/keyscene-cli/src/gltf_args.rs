@@ -18,6 +18,12 @@ pub struct GltfArgs {
     /// keys where glTF holds them exactly, resample the rest at one sample per source frame).
     #[arg(long, value_name = "N", help_heading = "glTF output")]
     pub resample_fps: Option<f64>,
+    /// glTF: keep source curves that glTF's CUBICSPLINE holds exactly (Bézier/Hermite keys) as
+    /// CUBICSPLINE samplers. Default: LINEAR/STEP keys only, those curves resampled within
+    /// 1e-4 of the scene size, which every client plays right (Blender's importer mangles
+    /// CUBICSPLINE tangents).
+    #[arg(long, help_heading = "glTF output")]
+    pub cubic_spline: bool,
     /// glTF: keep up to N joint influences per skinned vertex (rounded up to a multiple of 4;
     /// one JOINTS_n/WEIGHTS_n pair per 4). Default 4, what every viewer supports.
     #[arg(long, value_name = "N", default_value_t = 4, help_heading = "glTF output")]

@@ -447,7 +447,7 @@ fn check_fbx(row: &FbxRow, answer: &Value) -> Result<(), Failed> {
 }
 
 /// FBX files posed off-key against ufbx: (file under `fbx/`, sampler interpolation the GLB must
-/// use). Their rotations are not animated (Euler rotations are resampled at whole frames, so
+/// use; CUBICSPLINE ones are written with `cubic_spline`). Their rotations are not animated (Euler rotations are resampled at whole frames, so
 /// off-key they would not be exact).
 const FBX_OFF_KEY: &[(&str, &str)] = &[
     ("ufbx/motionbuilder_tangent_auto_7700_ascii.fbx", "CUBICSPLINE"),
@@ -491,6 +491,9 @@ fn prepare_off_key(
     let fps = scene.animations.first().ok_or("no animation")?.fps;
     let mut opts = WriteOptions::default();
     opts.only_animation = Some(0);
+    // CUBICSPLINE keys are written only when asked for (issue 36 §4: the default is
+    // LINEAR/STEP, which Blender plays right too).
+    opts.cubic_spline = interpolation == "CUBICSPLINE";
     let file = keyscene::formats::gltf::write(&scene, &opts).map_err(|e| e.to_string())?;
     let tag = format!("\"interpolation\":\"{interpolation}\"");
     if !file.main.windows(tag.len()).any(|w| w == tag.as_bytes()) {

@@ -48,6 +48,9 @@ pub struct Settings {
     pub no_animation: bool,
     /// `--resample-fps N`: glTF, resample every channel at N samples per second.
     pub resample_fps: Option<f64>,
+    /// `--cubic-spline`: glTF, keep source curves glTF's CUBICSPLINE holds exactly as
+    /// CUBICSPLINE samplers (default: LINEAR/STEP keys only).
+    pub cubic_spline: bool,
     /// `--max-influences N`: glTF, joint influences kept per vertex (default 4).
     pub max_influences: Option<usize>,
     /// `--fps N`: 3DA, the key frame rate written (default: the animation's own).
@@ -108,6 +111,7 @@ impl Settings {
         "embed",
         "no_animation",
         "resample_fps",
+        "cubic_spline",
         "max_influences",
         "fps",
         "axes",
@@ -178,6 +182,7 @@ impl Settings {
             "embed" => self.embed = flag()?,
             "no_animation" => self.no_animation = flag()?,
             "resample_fps" => self.resample_fps = Some(number()?),
+            "cubic_spline" => self.cubic_spline = flag()?,
             "max_influences" => self.max_influences = Some(whole()? as usize),
             "fps" => self.fps = Some(number()?),
             "axes" => self.axes = Some(parse_3da_axes(&word()?).map_err(|e| bad(&e))?),
@@ -224,6 +229,7 @@ impl Settings {
             self.embed,
             self.no_animation,
             self.resample_fps.is_some(),
+            self.cubic_spline,
             self.max_influences.is_some(),
             self.fps.is_some(),
             self.axes.is_some(),
@@ -311,6 +317,7 @@ impl Settings {
             g.embed = self.embed;
             g.animations = !self.no_animation;
             g.resample_fps = self.resample_fps;
+            g.cubic_spline = self.cubic_spline;
             g.max_influences = max_influences;
             g.source_axes = up.map(AxisSystem::right_handed_with_up);
             g.source_metres_per_unit = metres_per_unit;
@@ -501,7 +508,21 @@ mod tests {
         assert_eq!(e, "--fbx-version 7300: expected 7400 or 7500");
         let e = s.set("embed", Value::Int(1)).unwrap_err().to_string();
         assert_eq!(e, "--embed 1: expected true or false");
-        assert_eq!(Settings::NAMES.len(), s.given().len() + 17);
+        assert_eq!(Settings::NAMES.len(), s.given().len() + 18);
+    }
+
+    #[test]
+    fn cubic_spline_is_a_gltf_option() {
+        let mut s = Settings::default();
+        s.set("cubic_spline", Value::Bool(true)).unwrap();
+        assert_eq!(s.given(), ["cubic_spline"]);
+        assert!(s.check(OutputFormat::Glb).is_ok() && s.check(OutputFormat::Gltf).is_ok());
+        let e = s.check(OutputFormat::Fbx).unwrap_err().to_string();
+        assert!(e.starts_with("--cubic-spline does not apply to .fbx output"), "{e}");
+        #[cfg(feature = "gltf")]
+        assert!(s.options(None).unwrap().gltf.cubic_spline);
+        #[cfg(feature = "gltf")]
+        assert!(!Settings::default().options(None).unwrap().gltf.cubic_spline);
     }
 
     #[test]

@@ -105,7 +105,8 @@
 //! pre/post-rotation; a root or inherit type `RSrs`) are written with those parts, and a part
 //! driven by exactly one channel keeps its **source keys** where glTF holds them exactly
 //! ([`crate::anim::hermite`](mod@crate::anim::hermite)): translation and scale (whole or per component, merged) as
-//! `STEP` when every moving segment steps, `LINEAR` when every one is linear, else
+//! `STEP` when every moving segment steps, `LINEAR` when every one is linear, else (only with
+//! [`WriteOptions::cubic_spline`]; by default such a part is resampled)
 //! `CUBICSPLINE` with (in-tangent, value, out-tangent) per key, tangents in value units per
 //! **second** (slope per frame × fps, glTF 2.0 Appendix C); quaternion tracks that slerp (or
 //! step) throughout as `LINEAR` (or `STEP`), keys in one hemisphere. Keep-slope extrapolation
@@ -121,13 +122,17 @@
 //! frame, so keys before frame 0 keep their phase), every key and 0.001 frame before every
 //! jump, a rotation's seeds first spread by the fastest turn of its keys, then split where the
 //! LINEAR (slerp) chord strays more than 1e-4 × the scene size from the source at a quarter,
-//! half or three quarters of an interval, and thinned where the chord reproduces a sample to
-//! `f32`: exact at every frame and key, within the tolerance between. Every other target and
+//! half or three quarters of an interval (seeded every half frame, so the quarters are
+//! tested). Every other target and
 //! the morph weights (and everything with `resample_fps`) are evaluated on one grid of one
-//! sample per source frame (or at `resample_fps`) with the same anchor, keys and jump leads (3DS
+//! sample per half source frame (or at `resample_fps`) with the same anchor, keys and jump leads (3DS
 //! files repeat a frame to make a value jump; without the lead the jump would be smeared over a
-//! whole step), written as LINEAR. An animation in which nothing moves away from the rest
-//! pose has no channels and is left out. The rest pose (node TRS) is the first animation at
+//! whole step), written as LINEAR. Every LINEAR channel's keys are then reduced to those its
+//! chord needs within a tenth of the tolerance (the adaptive sampler splits to the rest), STEP
+//! keys that repeat a value dropped, a still channel written as one key, or none when it holds
+//! the rest value and no written animation moves that node property (clients differ in what
+//! they reset between animations; `export::channels`). An animation in which nothing moves
+//! away from the rest pose has no channels and is left out. The rest pose (node TRS) is the first animation at
 //! its first frame. Local matrices are `W(parent)⁻¹ · W(node)` for FBX nodes whose inherit
 //! type is not `RSrs`, so world matrices are the evaluator's for every inherit type (shear,
 //! which TRS cannot hold, is lost), and each node whose local translation/rotation/scale
@@ -231,6 +236,11 @@ pub struct WriteOptions {
     /// resample the rest at every source frame and where the curve needs more (see the module
     /// docs, **Animation**).
     pub resample_fps: Option<f64>,
+    /// Keep source curves that glTF's `CUBICSPLINE` holds exactly as `CUBICSPLINE` samplers
+    /// (CLI `--cubic-spline`); `false` (default): every channel is `LINEAR` or `STEP`, those
+    /// curves resampled like the others, what every client plays right (Blender's importer
+    /// does not import `CUBICSPLINE` tangents as glTF defines them).
+    pub cubic_spline: bool,
     /// Add the axis root node that turns the scene's axes into glTF's +Y up and its unit into
     /// metres (default `true`).
     pub convert_axes: bool,
@@ -264,6 +274,7 @@ impl Default for WriteOptions {
         WriteOptions {
             container: Container::Glb,
             resample_fps: None,
+            cubic_spline: false,
             convert_axes: true,
             source_axes: None,
             source_metres_per_unit: None,

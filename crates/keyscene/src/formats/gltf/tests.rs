@@ -594,7 +594,8 @@ fn source_keys_become_cubicspline_and_step_samplers_with_tangents_per_second() {
             },
         ],
     });
-    let file = write(&s, &WriteOptions::default()).unwrap();
+    let cubic = WriteOptions { cubic_spline: true, ..WriteOptions::default() };
+    let file = write(&s, &cubic).unwrap();
     let json = glb::split(&file.main).unwrap().0;
     let json: serde_json::Value = serde_json::from_slice(json).unwrap();
     let anim = &json["animations"][0];
@@ -636,6 +637,22 @@ fn source_keys_become_cubicspline_and_step_samplers_with_tangents_per_second() {
         let got = back.evaluate(Some(0), Time::Seconds(f / 24.0)).world_positions(&back, 0);
         for (g, w) in got.iter().zip(&want) {
             assert!((*g - *w).length() < 1e-5, "frame {f}: {g} vs {w}");
+        }
+    }
+    // By default the Hermite translation is LINEAR keys, within 1e-4 of the scene size (the
+    // largest coordinate the curve reaches, 5) of the source at every frame and between.
+    let file = write(&s, &WriteOptions::default()).unwrap();
+    let json: serde_json::Value =
+        serde_json::from_slice(glb::split(&file.main).unwrap().0).unwrap();
+    for sm in json["animations"][0]["samplers"].as_array().unwrap() {
+        assert_ne!(sm["interpolation"], "CUBICSPLINE");
+    }
+    let back = read_glb(&file.main);
+    for f in (0..=80).map(|q| f64::from(q) * 0.25) {
+        let want = s.evaluate(Some(0), Time::Frame(f)).world_positions(&s, 0);
+        let got = back.evaluate(Some(0), Time::Seconds(f / 24.0)).world_positions(&back, 0);
+        for (g, w) in got.iter().zip(&want) {
+            assert!((*g - *w).length() <= 5e-4 * (1.0 + 1e-6), "frame {f}: {g} vs {w}");
         }
     }
     // Resampling asked for: one LINEAR sample per frame from 0 to 20.

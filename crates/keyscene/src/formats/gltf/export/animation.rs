@@ -3,19 +3,19 @@
 //! one shared grid otherwise ([`super::sampling`]), by the rules of [`crate::anim::keep`]
 //! (see the module docs of [`crate::formats::gltf`], **Animation**).
 
-use std::collections::HashMap;
-
 use glam::{DQuat, DVec3};
 use gltf_json as json;
 use json::animation::{Interpolation, Property};
-use json::validation::Checked::Valid;
 
+use super::channels::{
+    settle_still, thin_rotation, thin_step, thin_vec3, Channel, Pending, Reduced, THIN_SHARE,
+};
 use super::keyed::{keyed_rotation, keyed_vec3, Keyed};
 use super::nodes::{decompose, gltf_local, own_trs_nodes, quat_f32, unaimed_world, Rest, Written};
 use super::sampling::{
     hold_sample, node_samples, own_parts, partial_local, push_sample, varying_targets,
 };
-use super::{Accessor, Helper, Out};
+use super::{Helper, Out};
 use crate::anim::{
     self, keep, resample, Animation, ChannelSampler, ChannelTarget, PartialPose, Time, THREE_DS_FPS,
 };
@@ -30,6 +30,8 @@ struct AnimContext<'a> {
     helpers: &'a [Helper],
     /// (scene node, scene mesh) of every node showing a mesh with morph targets.
     morph_nodes: &'a [(usize, usize)],
+    /// [`WriteOptions::cubic_spline`].
+    cubic_spline: bool,
 }
 
 /// One animation's sample frames.
@@ -40,8 +42,11 @@ struct Timeline {
     range: (f64, f64),
     /// The frame the sampling grid counts from (the animation's first frame).
     anchor: f64,
-    /// The grid's step in frames (1, or `fps / resample_fps`).
+    /// The grid's step in frames (½, or `fps / resample_fps`).
     step: f64,
+    /// Whether a resampling rate was asked for: then the grid's samples are written as they
+    /// are (the rate asked for), not reduced.
+    every_sample: bool,
     /// Every channel's key frames (the grid samples them too).
     keys: Vec<Vec<f64>>,
     /// The shared grid, made on first use ([`Timeline::frames`]): a scene whose every target
@@ -89,16 +94,10 @@ struct Samples {
     mw: Vec<Vec<f32>>,
 }
 
-/// One channel to write: target, path, sampler input (`None`: the shared resampling grid),
-/// interpolation, output.
-type Output = (usize, Property, Option<Accessor>, Interpolation, Accessor);
-
-/// Keyed sampler inputs of one animation by their times' bits, shared by channels whose keys
-/// fall on the same times.
-type KeyedInputs = HashMap<Vec<u32>, Accessor>;
-
 impl Out {
-    /// Writes every animation `opts` asks for (all, or [`WriteOptions::only_animation`]).
+    /// Writes every animation `opts` asks for (all, or [`WriteOptions::only_animation`]):
+    /// each one's channels made ([`Self::animation`]), then the still channels settled across
+    /// them ([`settle_still`]), then written, one buffer view per animation.
     pub(super) fn animations(
         &mut self,
         scene: &Scene,
@@ -113,18 +112,46 @@ impl Out {
             .filter_map(|&(i, _)| scene.nodes[i].mesh.map(|m| (i, m)))
             .filter(|&(_, m)| !scene.meshes[m].morph_targets.is_empty())
             .collect();
-        let ctx = AnimContext { base, rest, helpers: &written.helpers, morph_nodes: &morph_nodes };
+        let ctx = AnimContext {
+            base,
+            rest,
+            helpers: &written.helpers,
+            morph_nodes: &morph_nodes,
+            cubic_spline: opts.cubic_spline,
+        };
+        let mut pending = Vec::new();
         for a in 0..scene.animations.len() {
             if opts.only_animation.is_none_or(|only| only == a) {
-                self.animation(scene, a, &ctx, opts.resample_fps);
+                pending.push(self.animation(scene, a, &ctx, opts.resample_fps));
             }
+        }
+        settle_still(&mut pending);
+        let node_index = |k: usize| {
+            if k < scene.nodes.len() {
+                json::Index::new((ctx.base + k) as u32)
+            } else {
+                ctx.helpers[k - scene.nodes.len()].index
+            }
+        };
+        for p in pending {
+            let anim = &scene.animations[p.a];
+            let name =
+                if anim.name.is_empty() { format!("animation {}", p.a) } else { anim.name.clone() };
+            self.write_animation(name, &p.channels, node_index);
         }
     }
 
-    /// Writes animation `a`: channels from the source keys where glTF holds them exactly,
+    /// The channels of animation `a`: from the source keys where glTF holds them exactly,
     /// else resampled LINEAR channels; everything resampled with `resample_fps` (see the
-    /// module docs).
-    fn animation(&mut self, scene: &Scene, a: usize, ctx: &AnimContext, resample_fps: Option<f64>) {
+    /// module docs). Each channel's keys are reduced to those its interpolation needs
+    /// ([`super::channels`]).
+    fn animation(
+        &mut self,
+        scene: &Scene,
+        a: usize,
+        ctx: &AnimContext,
+        resample_fps: Option<f64>,
+    ) -> Pending {
         let anim = &scene.animations[a];
         let place = format!("animation {a} \"{}\"", anim.name);
         self.unsupported_channels(scene, a, &place);
@@ -139,21 +166,23 @@ impl Out {
             }))
             .collect();
         let direct = own_trs_nodes(scene);
-        let s = pose_samples(scene, a, ctx, &direct, &rests, &line);
+        let mut s = pose_samples(scene, a, ctx, &direct, &rests, &line);
         let node_channels = anim::channels_by_node(scene, Some(a));
         // Without a resampling rate asked for, a node whose glTF TRS is its own is written
         // from its keys where glTF holds them and resampled adaptively per channel where not
         // ([`Self::own_outputs`]); the other targets take the shared grid.
         let adaptive = resample_fps.is_none();
         let size = resample::scene_size(scene, &ctx.rest.pose.world);
-        let mut outputs: Vec<Output> = Vec::new();
-        let mut keyed_inputs = KeyedInputs::new();
+        let mut outputs: Vec<Channel> = Vec::new();
         let mut capped = 0usize;
         for k in 0..rests.len() {
             let own = k < direct.len() && direct[k];
+            // Aim helpers (past the scene nodes) have no channels of their own.
+            let channels = node_channels.get(k).map_or(&[][..], Vec::as_slice);
+            let tsize = size / parent_scale(scene, ctx, k);
+            let node = OwnNode { k, rest: rests[k], channels, size, tsize };
             if own && adaptive {
-                let node = OwnNode { k, rest: rests[k], channels: &node_channels[k], size };
-                capped += self.own_outputs(scene, &node, &line, &mut keyed_inputs, &mut outputs);
+                capped += own_outputs(scene, &node, &line, ctx.cubic_spline, &mut outputs);
                 continue;
             }
             if own {
@@ -161,9 +190,14 @@ impl Out {
                 let (mut tr, mut ro, mut sc) = (Vec::new(), Vec::new(), Vec::new());
                 let (frames, channels) = (line.frames(), &node_channels[k]);
                 node_samples(scene, k, channels, frames, rests[k], &mut tr, &mut ro, &mut sc);
-                self.grid_outputs(k, rests[k], (&tr, &ro, &sc), &mut outputs);
+                grid_outputs(&node, &line, (tr, ro, sc), &mut outputs);
             } else {
-                self.grid_outputs(k, rests[k], (&s.tr[k], &s.ro[k], &s.sc[k]), &mut outputs);
+                let parts = (
+                    std::mem::take(&mut s.tr[k]),
+                    std::mem::take(&mut s.ro[k]),
+                    std::mem::take(&mut s.sc[k]),
+                );
+                grid_outputs(&node, &line, parts, &mut outputs);
             }
         }
         if capped > 0 {
@@ -174,325 +208,9 @@ impl Out {
             );
             self.warnings.push(warning(&place, what));
         }
-        self.morph_outputs(scene, ctx, &s.mw, &mut outputs);
-        self.push_animation(scene, a, ctx, outputs, &line);
-    }
-
-    /// The channels of target `k` whose part moves (as written, `f32`; `rest` is its glTF
-    /// translation, rotation and scale at rest), resampled on the shared grid from its
-    /// `samples` (translations, rotations, scales: one per grid frame, or none when the target
-    /// does not move).
-    fn grid_outputs(
-        &mut self,
-        k: usize,
-        (rt, rr, rs): (DVec3, DQuat, DVec3),
-        (tr, ro, sc): (&[DVec3], &[DQuat], &[DVec3]),
-        outputs: &mut Vec<Output>,
-    ) {
-        let v3 = |v: DVec3| v.as_vec3().to_array();
-        if tr.iter().any(|&t| v3(t) != v3(rt)) {
-            let data: Vec<[f32; 3]> = tr.iter().map(|&v| v3(v)).collect();
-            let output = self.floats(&data, json::accessor::Type::Vec3, None, false);
-            outputs.push((k, Property::Translation, None, Interpolation::Linear, output));
-        }
-        if ro.iter().any(|&r| quat_f32(r) != quat_f32(rr) && quat_f32(-r) != quat_f32(rr)) {
-            let data: Vec<[f32; 4]> = ro.iter().map(|&r| quat_f32(r)).collect();
-            let output = self.floats(&data, json::accessor::Type::Vec4, None, false);
-            outputs.push((k, Property::Rotation, None, Interpolation::Linear, output));
-        }
-        if sc.iter().any(|&s| v3(s) != v3(rs)) {
-            let data: Vec<[f32; 3]> = sc.iter().map(|&v| v3(v)).collect();
-            let output = self.floats(&data, json::accessor::Type::Vec3, None, false);
-            outputs.push((k, Property::Scale, None, Interpolation::Linear, output));
-        }
-    }
-
-    /// The channels of a node whose glTF TRS is its own, for each part that moves (as
-    /// written, `f32`): from the source keys where glTF holds them exactly ([`keyed_vec3`],
-    /// [`keyed_rotation`]), else resampled adaptively ([`Self::adaptive_channel`]). Returns
-    /// how many of its channels passed [`resample::ADAPTIVE_BUDGET`].
-    fn own_outputs(
-        &mut self,
-        scene: &Scene,
-        node: &OwnNode,
-        line: &Timeline,
-        inputs: &mut KeyedInputs,
-        outputs: &mut Vec<Output>,
-    ) -> usize {
-        let (k, channels, rest) = (node.k, node.channels, node.rest);
-        let transform = scene.nodes.get(k).map_or(Transform::IDENTITY, |n| n.transform);
-        let v3 = |v: DVec3| v.as_vec3().to_array();
-        let samplers: Vec<ChannelSampler> = channels.iter().map(|c| c.sampler()).collect();
-        let mut capped = 0;
-        for (part, path) in
-            [(0, Property::Translation), (1, Property::Rotation), (2, Property::Scale)]
-        {
-            let written = match part {
-                0 | 2 => {
-                    let (r, p) = match part {
-                        0 => (rest.0, transform.translation),
-                        _ => (rest.2, transform.scale),
-                    };
-                    keyed_vec3(channels, part == 2, p, line.range, line.fps)
-                        .map(|keys| keys.moves(|v| *v == v3(r)).then(|| self.keyed(&keys, inputs)))
-                }
-                _ => keyed_rotation(channels, line.range, line.fps).map(|keys| {
-                    let (r, n) = (quat_f32(rest.1), quat_f32(-rest.1));
-                    keys.moves(|q| *q == r || *q == n).then(|| self.keyed(&keys, inputs))
-                }),
-            };
-            let written = match written {
-                Some(w) => w,
-                None => {
-                    let seeds = part_seeds(channels, part, line);
-                    // Only the channels of this part: the others do not change it, and
-                    // evaluating them at every sample tripled a rotation's cost (Blender's
-                    // baked T, R and S curves of anim_heavy, docs/benchmarks.md stop 27).
-                    let own: Vec<ChannelSampler> = channels
-                        .iter()
-                        .zip(&samplers)
-                        .filter(|(c, _)| drives(c, part))
-                        .map(|(_, s)| s.clone())
-                        .collect();
-                    let c = self.adaptive_channel(scene, node, part, &own, &seeds, line, inputs);
-                    capped += usize::from(c.as_ref().is_some_and(|c| c.1));
-                    c.map(|c| c.0)
-                }
-            };
-            if let Some((input, interp, output)) = written {
-                outputs.push((k, path, input, interp, output));
-            }
-        }
-        capped
-    }
-
-    /// Part `part` (0 translation, 1 rotation, 2 scale) of an own-TRS node sampled
-    /// adaptively from its own channels' `samplers` ([`crate::anim::resample`]): from
-    /// `seeds` (every frame, key and jump lead; a rotation's with its key segments cut by
-    /// their turn, [`resample::turn_seeds`]), split where the LINEAR chord (slerp for the rotation) strays
-    /// more than [`resample::TOLERANCE`] × the scene size ([`resample::adaptive`]; a
-    /// translation's against the larger of the scene size and the farthest coordinate it
-    /// reaches at its seeds), then thinned to a quarter of `f32` precision
-    /// ([`resample::thin`]). Written as a LINEAR channel with its own input (shared with
-    /// channels sampled at the same times; of samples on one `f32` time the first is kept);
-    /// returned with whether the budget capped it. `None` when the part does not move (every
-    /// sample equals the rest as written).
-    #[allow(clippy::too_many_arguments)]
-    fn adaptive_channel(
-        &mut self,
-        scene: &Scene,
-        node: &OwnNode,
-        part: usize,
-        samplers: &[ChannelSampler],
-        seeds: &[f64],
-        line: &Timeline,
-        inputs: &mut KeyedInputs,
-    ) -> Option<(Written3, bool)> {
-        let (k, size, rest) = (node.k, node.size, node.rest);
-        let tol = resample::TOLERANCE * size;
-        // Thinning keeps every sample's value to a quarter of `f32` precision at the scene size.
-        let eps = size / (1u64 << 22) as f64;
-        let budget = resample::ADAPTIVE_BUDGET;
-        let at = |f: f64| own_parts(scene, k, samplers, f);
-        let v3 = |v: DVec3| v.as_vec3().to_array();
-        let (frames, data, capped): (Vec<f64>, Floats, bool) = if part == 1 {
-            // Key segments cut by their turn (`resample::turn_seeds`), so that whole turns
-            // between two seeds cannot hide from the error test.
-            let mut cut: Vec<f64> = seeds.to_vec();
-            for c in node.channels {
-                if let ChannelTarget::Rotation(r) = c {
-                    cut.extend(resample::turn_seeds(r, line.range, budget / 2));
-                }
-            }
-            cut.sort_by(f64::total_cmp);
-            cut.dedup_by(|b, a| *b - *a < resample::MERGE);
-            let seeds = cut;
-            let curve = resample::Rotations { size };
-            let s = resample::adaptive(&seeds, |f| at(f).1, &curve, tol, budget);
-            let mut s = resample::thin(s, &curve, eps);
-            let (r, n) = (quat_f32(rest.1), quat_f32(-rest.1));
-            if s.values.iter().all(|&q| quat_f32(q) == r || quat_f32(q) == n) {
-                return None;
-            }
-            // Each sample in the hemisphere of the one before (LINEAR slerps the short way).
-            resample::same_hemisphere(&mut s.values);
-            let values = s.values;
-            (s.frames, Floats::Rotation(values), s.capped)
-        } else {
-            let s = if part == 0 {
-                // A translation's tolerance is relative to the scene including where the node
-                // goes: the largest coordinate the channel reaches at its seeds.
-                let points: Vec<(f64, DVec3)> = seeds.iter().map(|&f| (f, at(f).0)).collect();
-                let reach = points
-                    .iter()
-                    .map(|p| p.1.abs().max_element())
-                    .filter(|r| r.is_finite())
-                    .fold(size, f64::max);
-                let (tol, eps) = (tol * reach / size, eps * reach / size);
-                let curve = resample::Positions;
-                let s = resample::adaptive_from(points, |f| at(f).0, &curve, tol, budget);
-                resample::thin(s, &curve, eps)
-            } else {
-                let curve = resample::Scales { size };
-                let s = resample::adaptive(seeds, |f| at(f).2, &curve, tol, budget);
-                resample::thin(s, &curve, eps)
-            };
-            let r = v3(if part == 0 { rest.0 } else { rest.2 });
-            if s.values.iter().all(|&v| v3(v) == r) {
-                return None;
-            }
-            (s.frames, Floats::Vec3(s.values), s.capped)
-        };
-        // Of samples that fall on one `f32` time the first is kept.
-        let mut times: Vec<f32> = Vec::with_capacity(frames.len());
-        let mut kept = Vec::with_capacity(frames.len());
-        for &f in &frames {
-            let t = (f / line.fps) as f32;
-            let new = times.last().is_none_or(|&l| t > l);
-            if new {
-                times.push(t);
-            }
-            kept.push(new);
-        }
-        let bits: Vec<u32> = times.iter().map(|t| t.to_bits()).collect();
-        let input = match inputs.get(&bits) {
-            Some(&input) => input,
-            None => {
-                let data: Vec<[f32; 1]> = times.iter().map(|&t| [t]).collect();
-                let input = self.floats(&data, json::accessor::Type::Scalar, None, true);
-                inputs.insert(bits, input);
-                input
-            }
-        };
-        let output = match data {
-            Floats::Vec3(v) => {
-                let d: Vec<[f32; 3]> =
-                    v.iter().zip(&kept).filter(|p| *p.1).map(|(&v, _)| v3(v)).collect();
-                self.floats(&d, json::accessor::Type::Vec3, None, false)
-            }
-            Floats::Rotation(v) => {
-                let d: Vec<[f32; 4]> =
-                    v.iter().zip(&kept).filter(|p| *p.1).map(|(&q, _)| quat_f32(q)).collect();
-                self.floats(&d, json::accessor::Type::Vec4, None, false)
-            }
-        };
-        Some(((Some(input), Interpolation::Linear, output), capped))
-    }
-
-    /// The morph weight channels of the morph nodes whose weights differ from their rest
-    /// weights at some sample (resampled on the shared grid).
-    fn morph_outputs(
-        &mut self,
-        scene: &Scene,
-        ctx: &AnimContext,
-        mw: &[Vec<f32>],
-        outputs: &mut Vec<Output>,
-    ) {
-        for (k, &(i, m)) in ctx.morph_nodes.iter().enumerate() {
-            let rest: Vec<f32> =
-                deform::gltf_weights(&scene.meshes[m], &ctx.rest.pose.morph_weights[m])
-                    .iter()
-                    .map(|&w| w as f32)
-                    .collect();
-            let n = rest.len().max(1);
-            if mw[k].chunks(n).all(|c| c == rest.as_slice()) {
-                continue;
-            }
-            let data: Vec<[f32; 1]> = mw[k].iter().map(|&w| [w]).collect();
-            let output = self.floats(&data, json::accessor::Type::Scalar, None, false);
-            outputs.push((i, Property::MorphTargetWeights, None, Interpolation::Linear, output));
-        }
-    }
-
-    /// Pushes animation `a` with one sampler and channel per output (the input of the outputs
-    /// that have none of their own, `line`'s grid times, written on first use); an animation
-    /// without channels is left out.
-    fn push_animation(
-        &mut self,
-        scene: &Scene,
-        a: usize,
-        ctx: &AnimContext,
-        outputs: Vec<Output>,
-        line: &Timeline,
-    ) {
-        let node_index = |k: usize| {
-            if k < scene.nodes.len() {
-                json::Index::new((ctx.base + k) as u32)
-            } else {
-                ctx.helpers[k - scene.nodes.len()].index
-            }
-        };
-        let mut input = None;
-        let mut channels = Vec::new();
-        let mut samplers: Vec<json::animation::Sampler> = Vec::new();
-        for (k, path, own_input, interpolation, output) in outputs {
-            let input = match own_input {
-                Some(input) => input,
-                None => *input.get_or_insert_with(|| {
-                    let data: Vec<[f32; 1]> = line.times().iter().map(|&t| [t]).collect();
-                    self.floats(&data, json::accessor::Type::Scalar, None, true)
-                }),
-            };
-            let sampler = json::Index::push(
-                &mut samplers,
-                json::animation::Sampler {
-                    extensions: None,
-                    extras: Default::default(),
-                    input,
-                    interpolation: Valid(interpolation),
-                    output,
-                },
-            );
-            channels.push(json::animation::Channel {
-                sampler,
-                target: json::animation::Target {
-                    extensions: None,
-                    extras: Default::default(),
-                    node: node_index(k),
-                    path: Valid(path),
-                },
-                extensions: None,
-                extras: Default::default(),
-            });
-        }
-        if channels.is_empty() {
-            return;
-        }
-        let anim = &scene.animations[a];
-        self.root.animations.push(json::Animation {
-            extensions: None,
-            extras: Default::default(),
-            channels,
-            name: Some(if anim.name.is_empty() {
-                format!("animation {a}")
-            } else {
-                anim.name.clone()
-            }),
-            samplers,
-        });
-    }
-
-    /// Writes a keyed sampler's output accessor, and its input accessor unless `inputs` (the
-    /// animation's keyed inputs by their times' bits) has one with the same times; returns
-    /// (input, interpolation, output).
-    fn keyed<const N: usize>(
-        &mut self,
-        keyed: &Keyed<N>,
-        inputs: &mut KeyedInputs,
-    ) -> (Option<Accessor>, Interpolation, Accessor) {
-        let bits: Vec<u32> = keyed.times.iter().map(|t| t.to_bits()).collect();
-        let input = match inputs.get(&bits) {
-            Some(&input) => input,
-            None => {
-                let times: Vec<[f32; 1]> = keyed.times.iter().map(|&t| [t]).collect();
-                let input = self.floats(&times, json::accessor::Type::Scalar, None, true);
-                inputs.insert(bits, input);
-                input
-            }
-        };
-        let kind = if N == 4 { json::accessor::Type::Vec4 } else { json::accessor::Type::Vec3 };
-        let output = self.floats(&keyed.values, kind, None, false);
-        (Some(input), keyed.interpolation, output)
+        morph_outputs(scene, ctx, &s.mw, &line, &mut outputs);
+        let (start, end) = (line.range.0 / line.fps, line.range.1 / line.fps);
+        Pending { a, channels: outputs, start: start as f32, end: end as f32 }
     }
 
     /// Warns about animated values glTF (core) cannot carry.
@@ -543,6 +261,316 @@ impl Out {
     }
 }
 
+/// The scale of the world matrix at rest of animation target `k`'s glTF parent (the largest
+/// length of its axes; 1 for a root or a matrix that is not finite): world length per unit of
+/// the target's translation. An aim helper's parent is its node.
+fn parent_scale(scene: &Scene, ctx: &AnimContext, k: usize) -> f64 {
+    let n = scene.nodes.len();
+    let parent = if k < n { scene.nodes[k].parent } else { Some(ctx.helpers[k - n].node) };
+    let Some(m) = parent.and_then(|p| ctx.rest.unaimed.get(p)) else { return 1.0 };
+    let s = m
+        .x_axis
+        .truncate()
+        .length()
+        .max(m.y_axis.truncate().length())
+        .max(m.z_axis.truncate().length());
+    if s.is_finite() && s > 0.0 {
+        s
+    } else {
+        1.0
+    }
+}
+
+/// The thinning bound of [`super::channels`] at the scene size `size`.
+fn thin_eps(size: f64) -> f64 {
+    THIN_SHARE * resample::TOLERANCE * size
+}
+
+/// The channels of target `node` whose part moves, from its samples on the shared grid
+/// (`line`'s frames; translations, rotations, scales: one per grid frame, or none when the part
+/// does not move), each reduced ([`thin_vec3`], [`thin_rotation`]) unless a resampling rate
+/// was asked for.
+fn grid_outputs(
+    node: &OwnNode,
+    line: &Timeline,
+    (tr, ro, sc): (Vec<DVec3>, Vec<DQuat>, Vec<DVec3>),
+    outputs: &mut Vec<Channel>,
+) {
+    let (k, (rt, rr, rs)) = (node.k, node.rest);
+    // With a resampling rate asked for, every sample is kept: thinning to 0 below.
+    let eps = if line.every_sample { -1.0 } else { thin_eps(node.size) };
+    let bound = (node.size, eps, line.fps);
+    let frames = line.frames();
+    let v3 = |v: DVec3| v.as_vec3().to_array();
+    if tr.iter().any(|&t| v3(t) != v3(rt)) {
+        let eps = if line.every_sample { -1.0 } else { thin_eps(node.tsize) };
+        let tbound = (node.tsize, eps, line.fps);
+        let r = thin_vec3((frames[..tr.len()].to_vec(), tr), rt, false, tbound);
+        outputs.push(linear(k, Property::Translation, r, v3(rt)));
+    }
+    if ro.iter().any(|&r| quat_f32(r) != quat_f32(rr) && quat_f32(-r) != quat_f32(rr)) {
+        let r = thin_rotation((frames[..ro.len()].to_vec(), ro), rr, bound);
+        outputs.push(linear(k, Property::Rotation, r, quat_f32(rr)));
+    }
+    if sc.iter().any(|&s| v3(s) != v3(rs)) {
+        let r = thin_vec3((frames[..sc.len()].to_vec(), sc), rs, true, bound);
+        outputs.push(linear(k, Property::Scale, r, v3(rs)));
+    }
+}
+
+/// A LINEAR channel of reduced samples `r` for target `k`'s `path`, whose rest value is `rest`.
+fn linear<const N: usize>(k: usize, path: Property, r: Reduced<N>, rest: [f32; N]) -> Channel {
+    Channel {
+        k,
+        path,
+        interpolation: Interpolation::Linear,
+        times: r.times,
+        values: r.values.concat(),
+        width: N,
+        rest: rest.to_vec(),
+        at_rest: r.at_rest,
+    }
+}
+
+/// A keyed sampler as a channel: LINEAR keys reduced like resampled ones (the keys are the
+/// source curve, so a dropped key is within the bound of it), STEP keys without repeats,
+/// CUBICSPLINE keys as they are. `rest` is the part's rest value as written; `size` the scene
+/// size.
+fn keyed_channel<const N: usize>(
+    k: usize,
+    path: Property,
+    keyed: Keyed<N>,
+    rest: [f32; N],
+    size: f64,
+) -> Channel {
+    let Keyed { interpolation, mut times, mut values } = keyed;
+    let at_rest = |values: &[[f32; N]]| {
+        interpolation != Interpolation::CubicSpline
+            && values.iter().all(|v| *v == rest || (N == 4 && v.map(|c| -c) == rest))
+    };
+    if interpolation == Interpolation::Step {
+        thin_step(&mut times, &mut values);
+    } else if interpolation == Interpolation::Linear && times.len() > 1 {
+        let frames: Vec<f64> = times.iter().map(|&t| f64::from(t)).collect();
+        // Times are seconds here: the fps that turns them back into seconds is 1.
+        let bound = (size, thin_eps(size), 1.0);
+        let r = if N == 4 {
+            let q: Vec<DQuat> =
+                values.iter().map(|v| DQuat::from_slice(&v.map(f64::from))).collect();
+            let rq = DQuat::from_slice(&rest.map(f64::from));
+            let r = thin_rotation((frames, q), rq, bound);
+            (r.times, r.values.concat(), r.at_rest)
+        } else {
+            let v: Vec<DVec3> =
+                values.iter().map(|v| DVec3::from_slice(&v.map(f64::from))).collect();
+            let rv = DVec3::from_slice(&rest.map(f64::from));
+            let r = thin_vec3((frames, v), rv, path == Property::Scale, bound);
+            (r.times, r.values.concat(), r.at_rest)
+        };
+        let at_rest = r.2;
+        return Channel {
+            k,
+            path,
+            interpolation,
+            times: r.0,
+            values: r.1,
+            width: N,
+            rest: rest.to_vec(),
+            at_rest,
+        };
+    }
+    let still = at_rest(&values);
+    if still {
+        times.truncate(1);
+        values = vec![rest];
+    }
+    Channel {
+        k,
+        path,
+        interpolation,
+        times,
+        values: values.concat(),
+        width: N,
+        rest: rest.to_vec(),
+        at_rest: still,
+    }
+}
+
+/// The channels of a node whose glTF TRS is its own, for each part that moves (as written,
+/// `f32`): from the source keys where glTF holds them exactly ([`keyed_vec3`],
+/// [`keyed_rotation`]; CUBICSPLINE only with `cubic_spline`), else resampled adaptively
+/// ([`adaptive_channel`]). Returns how many of its channels passed
+/// [`resample::ADAPTIVE_BUDGET`].
+fn own_outputs(
+    scene: &Scene,
+    node: &OwnNode,
+    line: &Timeline,
+    cubic_spline: bool,
+    outputs: &mut Vec<Channel>,
+) -> usize {
+    let (k, channels, rest) = (node.k, node.channels, node.rest);
+    let transform = scene.nodes.get(k).map_or(Transform::IDENTITY, |n| n.transform);
+    let v3 = |v: DVec3| v.as_vec3().to_array();
+    let samplers: Vec<ChannelSampler> = channels.iter().map(|c| c.sampler()).collect();
+    let cubic_ok = |i: Interpolation| cubic_spline || i != Interpolation::CubicSpline;
+    let mut capped = 0;
+    for (part, path) in [(0, Property::Translation), (1, Property::Rotation), (2, Property::Scale)]
+    {
+        let written = match part {
+            0 | 2 => {
+                let (r, p) = match part {
+                    0 => (rest.0, transform.translation),
+                    _ => (rest.2, transform.scale),
+                };
+                let size = if part == 0 { node.tsize } else { node.size };
+                keyed_vec3(channels, part == 2, p, line.range, line.fps)
+                    .filter(|keys| cubic_ok(keys.interpolation))
+                    .map(|keys| {
+                        keys.moves(|v| *v == v3(r))
+                            .then(|| keyed_channel(k, path, keys, v3(r), size))
+                    })
+            }
+            _ => keyed_rotation(channels, line.range, line.fps).map(|keys| {
+                let (r, n) = (quat_f32(rest.1), quat_f32(-rest.1));
+                keys.moves(|q| *q == r || *q == n)
+                    .then(|| keyed_channel(k, path, keys, r, node.size))
+            }),
+        };
+        let written = match written {
+            Some(w) => w,
+            None => {
+                let seeds = part_seeds(channels, part, line);
+                // Only the channels of this part: the others do not change it, and
+                // evaluating them at every sample tripled a rotation's cost (Blender's
+                // baked T, R and S curves of anim_heavy, docs/benchmarks.md stop 27).
+                let own: Vec<ChannelSampler> = channels
+                    .iter()
+                    .zip(&samplers)
+                    .filter(|(c, _)| drives(c, part))
+                    .map(|(_, s)| s.clone())
+                    .collect();
+                let c = adaptive_channel(scene, node, part, &own, &seeds, line);
+                capped += usize::from(c.as_ref().is_some_and(|c| c.1));
+                c.map(|c| c.0)
+            }
+        };
+        outputs.extend(written);
+    }
+    capped
+}
+
+/// Part `part` (0 translation, 1 rotation, 2 scale) of an own-TRS node sampled adaptively
+/// from its own channels' `samplers` ([`crate::anim::resample`]): from `seeds` (every frame,
+/// key and jump lead; a rotation's with its key segments cut by their turn,
+/// [`resample::turn_seeds`]), split where the LINEAR chord (slerp for the rotation) strays more
+/// than `(1 − THIN_SHARE) ×` [`resample::TOLERANCE`] × the scene size
+/// ([`resample::adaptive`]; a translation's against the larger of the scene size and the
+/// farthest coordinate it reaches at its seeds), then reduced to the samples the chord needs
+/// within the rest of the tolerance ([`thin_vec3`], [`thin_rotation`]). A LINEAR channel,
+/// returned with whether the budget capped it; `None` when the part does not move (every
+/// sample equals the rest as written).
+fn adaptive_channel(
+    scene: &Scene,
+    node: &OwnNode,
+    part: usize,
+    samplers: &[ChannelSampler],
+    seeds: &[f64],
+    line: &Timeline,
+) -> Option<(Channel, bool)> {
+    let (k, size, rest) = (node.k, node.size, node.rest);
+    let tol = (1.0 - THIN_SHARE) * resample::TOLERANCE * size;
+    let bound = (size, thin_eps(size), line.fps);
+    let budget = resample::ADAPTIVE_BUDGET;
+    let at = |f: f64| own_parts(scene, k, samplers, f);
+    let v3 = |v: DVec3| v.as_vec3().to_array();
+    if part == 1 {
+        // Key segments cut by their turn (`resample::turn_seeds`), so that whole turns
+        // between two seeds cannot hide from the error test.
+        let mut cut: Vec<f64> = seeds.to_vec();
+        for c in node.channels {
+            if let ChannelTarget::Rotation(r) = c {
+                cut.extend(resample::turn_seeds(r, line.range, budget / 2));
+            }
+        }
+        cut.sort_by(f64::total_cmp);
+        cut.dedup_by(|b, a| *b - *a < resample::MERGE);
+        let curve = resample::Rotations { size };
+        let mut s = resample::adaptive(&cut, |f| at(f).1, &curve, tol, budget);
+        let (r, n) = (quat_f32(rest.1), quat_f32(-rest.1));
+        if s.values.iter().all(|&q| quat_f32(q) == r || quat_f32(q) == n) {
+            return None;
+        }
+        // Each sample in the hemisphere of the one before (LINEAR slerps the short way).
+        resample::same_hemisphere(&mut s.values);
+        let red = thin_rotation((s.frames, s.values), rest.1, bound);
+        return Some((linear(k, Property::Rotation, red, r), s.capped));
+    }
+    let s = if part == 0 {
+        // A translation's tolerance is relative to the scene (in the translation's units,
+        // `tsize`) including where the node goes: the largest coordinate the channel reaches
+        // at its seeds.
+        let points: Vec<(f64, DVec3)> = seeds.iter().map(|&f| (f, at(f).0)).collect();
+        let tsize = node.tsize;
+        let reach = points
+            .iter()
+            .map(|p| p.1.abs().max_element())
+            .filter(|r| r.is_finite())
+            .fold(tsize, f64::max);
+        let tol = (1.0 - THIN_SHARE) * resample::TOLERANCE * reach;
+        resample::adaptive_from(points, |f| at(f).0, &resample::Positions, tol, budget)
+    } else {
+        resample::adaptive(seeds, |f| at(f).2, &resample::Scales { size }, tol, budget)
+    };
+    let r = if part == 0 { rest.0 } else { rest.2 };
+    if s.values.iter().all(|&v| v3(v) == v3(r)) {
+        return None;
+    }
+    let path = if part == 0 { Property::Translation } else { Property::Scale };
+    let bound = if part == 0 { (node.tsize, thin_eps(node.tsize), line.fps) } else { bound };
+    let red = thin_vec3((s.frames, s.values), r, part == 2, bound);
+    Some((linear(k, path, red, v3(r)), s.capped))
+}
+
+/// The morph weight channels of the morph nodes whose weights differ from their rest weights
+/// at some sample (resampled on the shared grid `line`; `mw` per morph node its weights, sample
+/// after sample); weights that hold one value are one key.
+fn morph_outputs(
+    scene: &Scene,
+    ctx: &AnimContext,
+    mw: &[Vec<f32>],
+    line: &Timeline,
+    outputs: &mut Vec<Channel>,
+) {
+    for (k, &(i, m)) in ctx.morph_nodes.iter().enumerate() {
+        let rest: Vec<f32> =
+            deform::gltf_weights(&scene.meshes[m], &ctx.rest.pose.morph_weights[m])
+                .iter()
+                .map(|&w| w as f32)
+                .collect();
+        let n = rest.len().max(1);
+        if mw[k].chunks(n).all(|c| c == rest.as_slice()) {
+            continue;
+        }
+        let first = mw[k].get(..n).unwrap_or_default();
+        let still = mw[k].chunks(n).all(|c| c == first);
+        let (times, values) = if still {
+            (line.times()[..1].to_vec(), first.to_vec())
+        } else {
+            (line.times().to_vec(), mw[k].clone())
+        };
+        outputs.push(Channel {
+            k: i,
+            path: Property::MorphTargetWeights,
+            interpolation: Interpolation::Linear,
+            times,
+            values,
+            width: n,
+            rest,
+            at_rest: false,
+        });
+    }
+}
+
 /// Whether `channel` drives part `part` (0 translation, 1 rotation, 2 scale) of its node's
 /// glTF TRS (`keep::Part::is_driven_by`, or a layered blend of that part).
 fn drives(channel: &ChannelTarget, part: usize) -> bool {
@@ -567,7 +595,11 @@ fn part_seeds(channels: &[&ChannelTarget], part: usize, line: &Timeline) -> Vec<
         .map(|c| resample::bending_intervals(c))
         .collect::<Option<Vec<_>>>()
         .map_or_else(|| vec![(lo, hi)], |each| resample::merge_intervals(each.concat()));
-    let step = ((hi - lo) / (resample::ADAPTIVE_BUDGET / 4) as f64).max(1.0);
+    // Every half frame: the error test looks at the middle of an interval of at most a frame
+    // (`resample::SHORT_SPAN`), and a cubic segment that crosses its chord in the middle of a
+    // frame (an S-bend) strays from it at the quarters; from half frames the middles are the
+    // quarters.
+    let step = ((hi - lo) / (resample::ADAPTIVE_BUDGET / 4) as f64).max(1.0) / 2.0;
     let mut grew = false;
     for (a, b) in bends.into_iter().map(|(a, b)| (a.max(lo), b.min(hi))).filter(|(a, b)| a < b) {
         seeds.extend(keep::sample_frames((a, b), line.anchor, step, &keys));
@@ -580,9 +612,10 @@ fn part_seeds(channels: &[&ChannelTarget], part: usize, line: &Timeline) -> Vec<
     seeds
 }
 
-/// A node whose glTF TRS is its own, as [`Out::own_outputs`] writes it.
+/// A target and what its channels are reduced against: its index, rest value and channels
+/// (for a node whose glTF TRS is its own, [`own_outputs`]) and the scene size.
 struct OwnNode<'c> {
-    /// Scene node index.
+    /// Animation target index (scene nodes, then aim helpers).
     k: usize,
     /// Its glTF translation, rotation and scale at rest.
     rest: (DVec3, DQuat, DVec3),
@@ -590,15 +623,10 @@ struct OwnNode<'c> {
     channels: &'c [&'c ChannelTarget],
     /// [`resample::scene_size`] of the rest pose (the tolerance is relative to it).
     size: f64,
-}
-
-/// A written sampler: (input, interpolation, output).
-type Written3 = (Option<Accessor>, Interpolation, Accessor);
-
-/// A resampled channel's values.
-enum Floats {
-    Vec3(Vec<DVec3>),
-    Rotation(Vec<DQuat>),
+    /// The scene size in the units of the target's translation: `size` over the scale of its
+    /// parent's world matrix at rest ([`parent_scale`]), since a parent scaled ×100 makes a
+    /// local translation error 100 times larger in the world.
+    tsize: f64,
 }
 
 /// The timeline of `anim`: the written range ([`keep::written_range`]) and the grid that
@@ -607,14 +635,19 @@ enum Floats {
 /// the first is kept), made when first asked for.
 fn timeline(anim: &Animation, resample_fps: Option<f64>) -> Timeline {
     let fps = if anim.fps.is_finite() && anim.fps > 0.0 { anim.fps } else { THREE_DS_FPS };
-    let step = resample_fps.filter(|r| r.is_finite() && *r > 0.0).map(|r| fps / r).unwrap_or(1.0);
+    // Without a rate asked for, the grid samples every half frame: its chords are then tested
+    // by the thinning at frames and half frames, and a player looking at any frame or quarter
+    // frame sees the source (the keys left are those the curve needs).
+    let step = resample_fps.filter(|r| r.is_finite() && *r > 0.0).map(|r| fps / r).unwrap_or(0.5);
     let keys: Vec<Vec<f64>> =
         anim.channels.iter().flat_map(|c| keep::key_frames(&c.target)).collect();
     let (start, end) = keep::written_range(anim.frame_range, &keys);
     // The sampling grid runs from the animation's first frame (keys before frame 0 keep
     // their phase), from `start` on.
     let anchor = if anim.frame_range.0.is_finite() { anim.frame_range.0.min(start) } else { start };
-    Timeline { fps, range: (start, end), anchor, step, keys, grid: std::cell::OnceCell::new() }
+    let every_sample = resample_fps.is_some();
+    let grid = std::cell::OnceCell::new();
+    Timeline { fps, range: (start, end), anchor, step, every_sample, keys, grid }
 }
 
 /// The samples that need the evaluated scene: of the targets whose glTF TRS is not their own

@@ -138,6 +138,54 @@ impl Out {
         self.accessor(view, data.len(), json::accessor::ComponentType::F32, type_, min, max)
     }
 
+    /// Float accessors over one new buffer view (no target, no stride), one per part in order:
+    /// (floats, type, components per element, whether it takes min/max). Each part starts at
+    /// a multiple of 4 bytes, as glTF asks of a float accessor's offset (§3.6.2.4). One view
+    /// for many small accessors (an animation's inputs and outputs) keeps the JSON short.
+    pub(super) fn float_block(
+        &mut self,
+        parts: &[(&[f32], json::accessor::Type, usize, bool)],
+    ) -> Vec<json::Index<json::Accessor>> {
+        let len: usize = parts.iter().map(|p| p.0.len() * 4).sum();
+        let view = self.view_filled(len, None, |bin| {
+            for (data, ..) in parts {
+                if cfg!(target_endian = "little") {
+                    bin.extend_from_slice(bytemuck::cast_slice::<f32, u8>(data));
+                } else {
+                    for x in data.iter() {
+                        bin.extend_from_slice(&x.to_le_bytes());
+                    }
+                }
+            }
+        });
+        let mut offset = 0usize;
+        let mut out = Vec::with_capacity(parts.len());
+        for &(data, type_, n, min_max) in parts {
+            let n = n.max(1);
+            let (min, max) = if min_max {
+                let mut lo = vec![f32::INFINITY; n];
+                let mut hi = vec![f32::NEG_INFINITY; n];
+                for v in data.chunks_exact(n) {
+                    for k in 0..n {
+                        lo[k] = lo[k].min(v[k]);
+                        hi[k] = hi[k].max(v[k]);
+                    }
+                }
+                (Some(json::Value::from(lo)), Some(json::Value::from(hi)))
+            } else {
+                (None, None)
+            };
+            let ct = json::accessor::ComponentType::F32;
+            let a = self.accessor(view, data.len() / n, ct, type_, min, max);
+            if offset > 0 {
+                self.root.accessors[a.value()].byte_offset = Some(USize64(offset as u64));
+            }
+            offset += data.len() * 4;
+            out.push(a);
+        }
+        out
+    }
+
     /// An index accessor: u16 when every index fits below u16's primitive-restart value.
     pub(super) fn indices(
         &mut self,

@@ -26,6 +26,7 @@ mod ahead;
 mod animation;
 mod buffers;
 mod cameras;
+mod channels;
 mod keyed;
 mod materials;
 mod meshes;
@@ -38,9 +39,6 @@ mod textures;
 #[cfg(test)]
 pub(crate) use nodes::axis_rotation;
 pub(crate) use textures::uri_encode;
-
-/// A glTF accessor index.
-type Accessor = json::Index<json::Accessor>;
 
 /// Converts `scene` to glTF in memory (see the module docs for every conversion rule).
 ///

@@ -1,0 +1,613 @@
+//! A material's [`Pbr`] description, read per shading model as ufbx reads its
+//! `ufbx_material.pbr` (ufbx.c `ufbxi_fetch_maps` with the tables of
+//! `ufbxi_shader_pbr_mappings`; docs/materials.md lists them).
+//!
+//! - **Shading model** (ufbx `ufbxi_finalize_scene`): the `ShadingModel` record `lambert`/
+//!   `Lambert` or `phong`/`Phong`; an `Implementation` the material is connected to decides
+//!   instead, by its `RenderAPI` (`ARNOLD_SHADER_ID` Arnold `aiStandardSurface`, `OSL`
+//!   `standardSurface`, `SFX_PBS_SHADER` Stingray PBS, anything else unknown); without one, the
+//!   3ds Max class id (`3dsMax|ClassIDa`/`b`) names the Physical, OpenPBR, glTF and PBR
+//!   materials, whose properties carry a prefix (`3dsMax|Parameters|`, `3dsMax|`,
+//!   `3dsMax|main|`).
+//! - **Names**: with an `Implementation`, a table name is the shader's property; the
+//!   `BindingTable`s under it (`Entry: "Maya|baseColor", "FbxPropertyEntry", "baseColor",
+//!   "FbxSemanticEntry"`) name the material properties holding it (ufbx
+//!   `ufbx_find_shader_prop_bindings`: the first table that binds it, all its entries);
+//!   unbound names are read as they are.
+//! - **Values**: each table entry read in order, a later one found replacing an earlier one:
+//!   the property's numbers (up to four), W set to 1 unless four are stored (colours),
+//!   widened to RGB from one number (opacity), multiplied into the value (OpenPBR
+//!   `emission_luminance`), Phong shininess made roughness `1 − √s ÷ 10` (ufbx
+//!   `ufbxi_mat_transform_unknown_shininess`). `Reference` properties hold no value.
+//! - **Maps**: the first texture connected to the property (`ufbx_find_prop_texture`); 3ds
+//!   Max models look at `<name>_map` first and drop the map when `<name>_map_on` is 0,
+//!   ShaderFX at `TEX_<name>_map` and `use_<name>_map`.
+//! - Then the factors ufbx derives (`ufbxi_update_factor`) and the roughness/glossiness
+//!   switches (`roughness_inv`, `coat_roughness_inv`, `useGlossiness`).
+//!
+//! Blender's Principled BSDF reaches FBX as a Phong material (`DiffuseColor` base colour,
+//! `ReflectionFactor` metalness, `Shininess` from roughness…) and is read as one, as ufbx and
+//! FBX2glTF read it by default (ufbx's `use_blender_pbr_material` is off by default).
+
+use glam::Vec4;
+
+use super::super::objects::{ConnectionKind, Object};
+use super::Importer;
+use crate::scene::{MapSlot, Material, Pbr, PbrProperty as P, ShadingModel, TextureChannel};
+
+/// Table entry flag: W is 1 unless the property stores four numbers
+/// (`UFBXI_SHADER_MAPPING_DEFAULT_W_1`).
+const W1: u8 = 1;
+/// Table entry flag: one stored number is copied to Y and Z
+/// (`UFBXI_SHADER_MAPPING_WIDEN_TO_RGB`).
+const WIDEN: u8 = 2;
+/// Table entry flag: the number multiplies the value read so far
+/// (`UFBXI_SHADER_MAPPING_MULTIPLY_VALUE`).
+const MUL: u8 = 4;
+/// Table entry flag: Phong shininess to roughness, `1 − √x ÷ 10`, negative or NaN to 0
+/// (`ufbxi_mat_transform_unknown_shininess`).
+const SHININESS: u8 = 8;
+
+/// One table entry: the PBR value, flags, property name.
+type Entry = (P, u8, &'static str);
+
+/// ufbx `ufbxi_fbx_phong_shader_pbr_mapping` (also the unknown model's).
+const PHONG: &[Entry] = &[
+    (P::BaseColor, W1, "Diffuse"),
+    (P::BaseColor, W1, "DiffuseColor"),
+    (P::BaseFactor, 0, "DiffuseFactor"),
+    (P::SpecularColor, W1, "Specular"),
+    (P::SpecularColor, W1, "SpecularColor"),
+    (P::SpecularFactor, 0, "SpecularFactor"),
+    (P::Roughness, SHININESS, "Shininess"),
+    (P::Roughness, SHININESS, "ShininessExponent"),
+    (P::TransmissionColor, W1, "Transparent"),
+    (P::TransmissionColor, W1, "TransparentColor"),
+    (P::TransmissionFactor, 0, "TransparentFactor"),
+    (P::TransmissionFactor, 0, "TransparencyFactor"),
+    (P::EmissionColor, W1, "Emissive"),
+    (P::EmissionColor, W1, "EmissiveColor"),
+    (P::EmissionFactor, 0, "EmissiveFactor"),
+    (P::NormalMap, 0, "NormalMap"),
+];
+
+/// ufbx `ufbxi_fbx_lambert_shader_pbr_mapping`.
+const LAMBERT: &[Entry] = &[
+    (P::BaseColor, W1, "Diffuse"),
+    (P::BaseColor, W1, "DiffuseColor"),
+    (P::BaseFactor, 0, "DiffuseFactor"),
+    (P::TransmissionColor, W1, "Transparent"),
+    (P::TransmissionColor, W1, "TransparentColor"),
+    (P::TransmissionFactor, 0, "TransparentFactor"),
+    (P::TransmissionFactor, 0, "TransparencyFactor"),
+    (P::EmissionColor, W1, "Emissive"),
+    (P::EmissionColor, W1, "EmissiveColor"),
+    (P::EmissionFactor, 0, "EmissiveFactor"),
+    (P::NormalMap, 0, "NormalMap"),
+];
+
+/// ufbx `ufbxi_osl_standard_shader_pbr_mapping` (the values the model keeps).
+const OSL_STANDARD: &[Entry] = &[
+    (P::BaseFactor, 0, "base"),
+    (P::BaseColor, W1, "base_color"),
+    (P::Roughness, 0, "specular_roughness"),
+    (P::Metalness, 0, "metalness"),
+    (P::SpecularFactor, 0, "specular"),
+    (P::SpecularColor, W1, "specular_color"),
+    (P::SpecularIor, 0, "specular_IOR"),
+    (P::TransmissionFactor, 0, "transmission"),
+    (P::TransmissionColor, W1, "transmission_color"),
+    (P::SheenFactor, 0, "sheen"),
+    (P::SheenColor, W1, "sheen_color"),
+    (P::SheenRoughness, 0, "sheen_roughness"),
+    (P::CoatFactor, 0, "coat"),
+    (P::CoatColor, W1, "coat_color"),
+    (P::CoatRoughness, 0, "coat_roughness"),
+    (P::CoatNormal, 0, "coat_normal"),
+    (P::EmissionFactor, 0, "emission"),
+    (P::EmissionColor, W1, "emission_color"),
+    (P::Opacity, WIDEN, "opacity"),
+    (P::NormalMap, 0, "NormalMap"),
+    (P::NormalMap, 0, "normalCamera"),
+];
+
+/// ufbx `ufbxi_arnold_shader_pbr_mapping` (the values the model keeps).
+const ARNOLD: &[Entry] = &[
+    (P::BaseFactor, 0, "base"),
+    (P::BaseColor, W1, "baseColor"),
+    (P::Roughness, 0, "specularRoughness"),
+    (P::Metalness, 0, "metalness"),
+    (P::SpecularFactor, 0, "specular"),
+    (P::SpecularColor, W1, "specularColor"),
+    (P::SpecularIor, 0, "specularIOR"),
+    (P::TransmissionFactor, 0, "transmission"),
+    (P::TransmissionColor, W1, "transmissionColor"),
+    (P::SheenFactor, 0, "sheen"),
+    (P::SheenColor, W1, "sheenColor"),
+    (P::SheenRoughness, 0, "sheenRoughness"),
+    (P::CoatFactor, 0, "coat"),
+    (P::CoatColor, W1, "coatColor"),
+    (P::CoatRoughness, 0, "coatRoughness"),
+    (P::CoatNormal, 0, "coatNormal"),
+    (P::EmissionFactor, 0, "emission"),
+    (P::EmissionColor, W1, "emissionColor"),
+    (P::Opacity, WIDEN, "opacity"),
+    (P::NormalMap, 0, "NormalMap"),
+    (P::NormalMap, 0, "normalCamera"),
+];
+
+/// ufbx `ufbxi_3ds_max_physical_material_pbr_mapping` (the values the model keeps).
+const MAX_PHYSICAL: &[Entry] = &[
+    (P::BaseFactor, 0, "base_weight"),
+    (P::BaseColor, W1, "base_color"),
+    (P::Roughness, 0, "roughness"),
+    (P::Metalness, 0, "metalness"),
+    (P::SpecularFactor, 0, "reflectivity"),
+    (P::SpecularColor, W1, "refl_color"),
+    // Not a typo: 3ds Max's Physical Material has one IOR for reflection and refraction.
+    (P::SpecularIor, 0, "trans_ior"),
+    (P::TransmissionFactor, 0, "transparency"),
+    (P::TransmissionColor, W1, "trans_color"),
+    (P::CoatFactor, 0, "coat"),
+    (P::CoatFactor, 0, "coating"),
+    (P::CoatColor, W1, "coat_color"),
+    (P::CoatRoughness, 0, "coat_rough"),
+    (P::CoatRoughness, 0, "coat_roughness"),
+    (P::CoatNormal, 0, "coat_bump"),
+    (P::CoatNormal, 0, "clearcoat_bump_map_amt"),
+    (P::EmissionFactor, 0, "emission"),
+    (P::EmissionColor, W1, "emit_color"),
+    (P::Opacity, WIDEN, "cutout"),
+    (P::NormalMap, 0, "bump"),
+    (P::NormalMap, 0, "bump_map_amt"),
+];
+
+/// ufbx `ufbxi_3ds_max_pbr_metal_rough_pbr_mapping` (the values the model keeps).
+const MAX_PBR_METAL_ROUGH: &[Entry] = &[
+    (P::BaseColor, W1, "base_color"),
+    (P::BaseColor, W1, "baseColor"),
+    (P::Roughness, 0, "roughness"),
+    (P::Roughness, 0, "Roughness_Map"),
+    (P::Metalness, 0, "metalness"),
+    (P::AmbientOcclusion, 0, "ao"),
+    (P::NormalMap, 0, "norm"),
+    (P::EmissionColor, W1, "emit_color"),
+    (P::Opacity, WIDEN, "opacity"),
+];
+
+/// ufbx `ufbxi_3ds_max_pbr_spec_gloss_pbr_mapping` (the values the model keeps): its
+/// `glossiness` is read as roughness, then moved by the `useGlossiness` switch.
+const MAX_PBR_SPEC_GLOSS: &[Entry] = &[
+    (P::BaseColor, W1, "base_color"),
+    (P::BaseColor, W1, "baseColor"),
+    (P::SpecularColor, W1, "Specular"),
+    (P::SpecularColor, W1, "specular"),
+    (P::Roughness, 0, "glossiness"),
+    (P::AmbientOcclusion, 0, "ao"),
+    (P::NormalMap, 0, "norm"),
+    (P::EmissionColor, W1, "emit_color"),
+    (P::Opacity, WIDEN, "opacity"),
+];
+
+/// ufbx `ufbxi_gltf_material_pbr_mapping` (3ds Max glTF Material; the values kept).
+const MAX_GLTF: &[Entry] = &[
+    (P::BaseColor, W1, "main|baseColor"),
+    (P::Roughness, 0, "main|roughness"),
+    (P::Metalness, 0, "main|metalness"),
+    (P::NormalMap, 0, "main|normal"),
+    (P::AmbientOcclusion, 0, "main|ambientOcclusion"),
+    (P::EmissionColor, W1, "main|emission"),
+    (P::EmissionColor, W1, "main|emissionColor"),
+    (P::Opacity, WIDEN, "main|Alpha"),
+    (P::CoatFactor, 0, "extension|clearcoat"),
+    (P::CoatRoughness, 0, "extension|clearcoatRoughness"),
+    (P::CoatNormal, 0, "extension|clearcoatNormal"),
+    (P::SheenColor, W1, "extension|sheenColor"),
+    (P::SheenRoughness, 0, "extension|sheenRoughness"),
+    (P::SpecularFactor, 0, "extension|specular"),
+    (P::SpecularFactor, 0, "extension|Specular"),
+    (P::SpecularColor, W1, "extension|specularcolor"),
+    (P::SpecularColor, W1, "extension|specularColor"),
+    (P::TransmissionFactor, 0, "extension|transmission"),
+    (P::SpecularIor, 0, "extension|indexOfRefraction"),
+];
+
+/// ufbx `ufbxi_openpbr_material_pbr_mapping` (the values the model keeps).
+const OPENPBR: &[Entry] = &[
+    (P::BaseFactor, 0, "base_weight"),
+    (P::BaseColor, W1, "base_color"),
+    (P::Roughness, 0, "specular_roughness"),
+    (P::Metalness, 0, "base_metalness"),
+    (P::SpecularFactor, 0, "specular_weight"),
+    (P::SpecularColor, W1, "specular_color"),
+    (P::SpecularIor, 0, "specular_ior"),
+    (P::TransmissionFactor, 0, "transmission_weight"),
+    (P::TransmissionColor, W1, "transmission_color"),
+    (P::CoatFactor, 0, "coat_weight"),
+    (P::CoatColor, W1, "coat_color"),
+    (P::CoatRoughness, 0, "coat_roughness"),
+    (P::CoatNormal, 0, "coat_normal_map"),
+    (P::SheenFactor, 0, "fuzz_weight"),
+    (P::SheenColor, W1, "fuzz_color"),
+    (P::SheenRoughness, 0, "fuzz_roughness"),
+    (P::EmissionFactor, 0, "emission_weight"),
+    (P::EmissionFactor, MUL, "emission_luminance"),
+    (P::EmissionColor, W1, "emission_color"),
+    (P::NormalMap, 0, "bump"),
+    (P::NormalMap, 0, "bump_map_amt"),
+    (P::CoatNormal, 0, "coat_bump"),
+    (P::CoatNormal, 0, "coat_bump_map_amt"),
+    (P::Opacity, WIDEN, "geometry_opacity"),
+];
+
+/// ufbx `ufbxi_shaderfx_graph_pbr_mapping`: the names of Maya's Stingray PBS preset.
+const STINGRAY_PBS: &[Entry] = &[
+    (P::BaseColor, W1, "color"),
+    (P::BaseColor, W1, "base_color"),
+    (P::Roughness, 0, "roughness"),
+    (P::Metalness, 0, "metallic"),
+    (P::NormalMap, 0, "normal"),
+    (P::EmissionFactor, 0, "emissive_intensity"),
+    (P::EmissionColor, W1, "emissive"),
+    (P::AmbientOcclusion, 0, "ao"),
+];
+
+/// A roughness-as-glossiness switch: the stored roughness value and map (`.1`: 0 the base
+/// layer's, 1 the coat's) are glossiness when property `.2` is on — non-zero, or with `.0`
+/// between 0.5 and 1.5 (ufbx `UFBXI_SHADER_FEATURE_IF_AROUND_1`).
+type Switch = (bool, usize, &'static str);
+
+/// How one shading model is read: its table, name prefix, the names of its maps and map
+/// switches (`prefix`+`name`+`suffix`), its roughness switches.
+struct Model {
+    entries: &'static [Entry],
+    prefix: &'static str,
+    map: Option<(&'static str, &'static str)>,
+    map_on: Option<(&'static str, &'static str)>,
+    switches: &'static [Switch],
+}
+
+/// The reading of `model` (ufbx `ufbxi_shader_pbr_mappings`). `shader`: the material has an
+/// `Implementation` (the 3ds Max prefixes apply only without one).
+fn model(model: ShadingModel, shader: bool) -> Model {
+    let max = |prefix: &'static str| if shader { "" } else { prefix };
+    let plain = |entries| Model { entries, prefix: "", map: None, map_on: None, switches: &[] };
+    match model {
+        ShadingModel::Lambert => plain(LAMBERT),
+        ShadingModel::Unknown | ShadingModel::Phong | ShadingModel::Gltf => plain(PHONG),
+        ShadingModel::OslStandardSurface => plain(OSL_STANDARD),
+        ShadingModel::ArnoldStandardSurface => plain(ARNOLD),
+        ShadingModel::MaxPhysical => Model {
+            entries: MAX_PHYSICAL,
+            prefix: max("3dsMax|Parameters|"),
+            map: Some(("", "_map")),
+            map_on: Some(("", "_map_on")),
+            switches: &[(false, 0, "roughness_inv"), (false, 1, "coat_roughness_inv")],
+        },
+        ShadingModel::MaxPbrMetalRough | ShadingModel::MaxPbrSpecGloss => Model {
+            entries: if model == ShadingModel::MaxPbrMetalRough {
+                MAX_PBR_METAL_ROUGH
+            } else {
+                MAX_PBR_SPEC_GLOSS
+            },
+            prefix: max("3dsMax|main|"),
+            map: Some(("", "_map")),
+            map_on: None,
+            switches: &[(true, 0, "useGlossiness")],
+        },
+        ShadingModel::MaxGltf => Model {
+            entries: MAX_GLTF,
+            prefix: max("3dsMax|"),
+            map: Some(("", "Map")),
+            map_on: None,
+            switches: &[],
+        },
+        ShadingModel::OpenPbr => Model {
+            entries: OPENPBR,
+            prefix: max("3dsMax|Parameters|"),
+            map: Some(("", "_map")),
+            map_on: Some(("", "_map_on")),
+            switches: &[],
+        },
+        ShadingModel::StingrayPbs => Model {
+            entries: STINGRAY_PBS,
+            prefix: "",
+            map: Some(("TEX_", "_map")),
+            map_on: Some(("use_", "_map")),
+            switches: &[],
+        },
+    }
+}
+
+/// The 3ds Max class ids (`3dsMax|ClassIDa`, `3dsMax|ClassIDb`) ufbx recognises.
+const MAX_CLASSES: &[(u32, u32, ShadingModel)] = &[
+    (0x3d6b_1cec, 0xdead_c001, ShadingModel::MaxPhysical),
+    (0xf155_1e33, 0x37fb_1337, ShadingModel::OpenPbr),
+    (0x3842_0192, 0x45fe_4e1b, ShadingModel::MaxGltf),
+    (0xd00f_1e00, 0xbe77_e500, ShadingModel::MaxPbrMetalRough),
+    (0xd00f_1e00, 0x01db_ad33, ShadingModel::MaxPbrSpecGloss),
+];
+
+/// The slot a PBR map has among the Phong maps ([`MapSlot`]), for writers that know only
+/// those: base colour → diffuse, specular → specular, roughness and glossiness → shininess,
+/// opacity → opacity, normal maps → bump, emission → emissive, the rest (metalness,
+/// transmission, sheen, coat, occlusion) → reflection.
+fn phong_slot(p: P) -> MapSlot {
+    match p {
+        P::BaseColor | P::BaseFactor => MapSlot::Diffuse,
+        P::SpecularColor | P::SpecularFactor => MapSlot::Specular,
+        P::Roughness | P::Glossiness => MapSlot::Shininess,
+        P::Opacity => MapSlot::Opacity,
+        P::NormalMap | P::CoatNormal => MapSlot::Bump,
+        P::EmissionColor | P::EmissionFactor => MapSlot::Emissive,
+        _ => MapSlot::Reflection,
+    }
+}
+
+/// Name-to-name bindings of one `BindingTable`: (shader property, material property), sorted
+/// by shader property, file order among equals (ufbx `ufbxi_read_binding_table`).
+type Bindings<'d> = Vec<(&'d str, &'d str)>;
+
+impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
+    /// The shading model of material `obj` and the bindings of its `Implementation` (`None`
+    /// without one), as ufbx's `ufbxi_finalize_scene` finds them.
+    fn shading_model(&self, obj: &Object<'d, 'a>) -> (ShadingModel, Option<Vec<Bindings<'d>>>) {
+        let g = self.graph;
+        let shader = g
+            .parents(obj.id)
+            .filter_map(|c| g.object(c.parent))
+            .find(|o| o.class == "Implementation");
+        if let Some(shader) = shader {
+            let model = match g.get_str(shader.id, "RenderAPI", "") {
+                "ARNOLD_SHADER_ID" => ShadingModel::ArnoldStandardSurface,
+                "OSL" => ShadingModel::OslStandardSurface,
+                "SFX_PBS_SHADER" => ShadingModel::StingrayPbs,
+                _ => ShadingModel::Unknown,
+            };
+            let tables = g
+                .children(shader.id)
+                .filter_map(|c| g.object(c.child))
+                .filter(|o| o.class == "BindingTable")
+                .map(|t| binding_table(t))
+                .collect();
+            return (model, Some(tables));
+        }
+        // FBX 5 materials have no shading model for ufbx (`ufbxi_read_legacy_material`).
+        let record = (g.doc.version >= 6000)
+            .then(|| obj.node.child("ShadingModel").and_then(|n| n.property(0)?.as_str()))
+            .flatten();
+        match record {
+            Some("lambert" | "Lambert") => return (ShadingModel::Lambert, None),
+            Some("phong" | "Phong") => return (ShadingModel::Phong, None),
+            _ => {}
+        }
+        let a = g.get_i64(obj.id, "3dsMax|ClassIDa", 0) as u32;
+        let b = g.get_i64(obj.id, "3dsMax|ClassIDb", 0) as u32;
+        let model = MAX_CLASSES
+            .iter()
+            .find(|&&(x, y, _)| (x, y) == (a, b))
+            .map_or(ShadingModel::Unknown, |&(_, _, m)| m);
+        (model, None)
+    }
+
+    /// The [`Pbr`] of material `obj` (module docs).
+    pub(super) fn pbr(&mut self, obj: &Object<'d, 'a>) -> Pbr {
+        let (shading, bindings) = self.shading_model(obj);
+        let m = model(shading, bindings.is_some());
+        let mut pbr = Pbr::new(shading);
+        let mut enabled = [true; P::ALL.len()];
+        // The material properties a table name stands for (ufbx
+        // `ufbxi_fetch_mapping_maps`): its bindings, else the name with the model's prefix.
+        let names = |name: String| -> Vec<String> {
+            let bound = bindings.as_ref().and_then(|tables| {
+                tables.iter().find_map(|t| {
+                    let hits: Vec<String> = t
+                        .iter()
+                        .filter(|(s, _)| *s == name)
+                        .map(|(_, mp)| mp.to_string())
+                        .collect();
+                    (!hits.is_empty()).then_some(hits)
+                })
+            });
+            bound.unwrap_or_else(|| vec![format!("{}{name}", m.prefix)])
+        };
+        if let Some((pre, suf)) = m.map {
+            for &(p, _, name) in m.entries {
+                for prop in names(format!("{pre}{name}{suf}")) {
+                    self.pbr_texture(obj, &prop, p, &mut pbr);
+                }
+            }
+        }
+        for &(p, flags, name) in m.entries {
+            for prop in names(name.to_string()) {
+                self.pbr_value(obj.id, &prop, p, flags, &mut pbr);
+                self.pbr_texture(obj, &prop, p, &mut pbr);
+            }
+        }
+        if let Some((pre, suf)) = m.map_on {
+            for &(p, _, name) in m.entries {
+                for prop in names(format!("{pre}{name}{suf}")) {
+                    if let Some(v) = self.graph.prop(obj.id, &prop) {
+                        enabled[p as usize] = v.i64().unwrap_or(0) != 0;
+                    }
+                }
+            }
+        }
+        for (v, on) in pbr.values.iter_mut().zip(enabled) {
+            if !on {
+                v.texture = None;
+            }
+        }
+        for (f, c) in [
+            (P::BaseFactor, P::BaseColor),
+            (P::SpecularFactor, P::SpecularColor),
+            (P::EmissionFactor, P::EmissionColor),
+            (P::SheenFactor, P::SheenColor),
+            (P::TransmissionFactor, P::TransmissionColor),
+        ] {
+            pbr.update_factor(f, c);
+        }
+        let mut switched = [false; 2];
+        for &(around_1, k, name) in m.switches {
+            for prop in names(name.to_string()) {
+                let Some(v) = self.graph.prop(obj.id, &prop).filter(|v| !is_reference(v)) else {
+                    continue;
+                };
+                let on = if around_1 {
+                    v.f64().is_some_and(|x| (0.5..=1.5).contains(&x))
+                } else {
+                    v.i64().unwrap_or(0) != 0
+                };
+                switched[k] = on;
+            }
+        }
+        for (k, (rough, gloss)) in
+            [(P::Roughness, P::Glossiness), (P::CoatRoughness, P::CoatGlossiness)]
+                .into_iter()
+                .enumerate()
+        {
+            if switched[k] {
+                let g = std::mem::take(pbr.get_mut(rough));
+                let has = g.has_value;
+                let x = g.value.x;
+                *pbr.get_mut(gloss) = g;
+                if has {
+                    pbr.get_mut(rough).value.x = 1.0 - x;
+                }
+            } else if pbr.get(rough).has_value {
+                pbr.get_mut(gloss).value.x = 1.0 - pbr.get(rough).value.x;
+            }
+        }
+        pbr
+    }
+
+    /// An FBX 6 layer texture patched onto scene material `mat` on property `prop`
+    /// ([`Importer::legacy_textures`]): the map of every table entry of its model named `prop`
+    /// that has none yet, as ufbx reads the patched textures (`ufbxi_fetch_maps` runs after
+    /// the patch).
+    pub(super) fn legacy_pbr_texture(&mut self, mat: usize, prop: &str, tex: &Object<'d, 'a>) {
+        let Some(shading) = self.scene.materials[mat].pbr.as_ref().map(|p| p.model) else {
+            return;
+        };
+        for &(p, _, name) in model(shading, false).entries.iter().filter(|e| e.2 == prop) {
+            let has =
+                self.scene.materials[mat].pbr.as_ref().is_some_and(|b| b.get(p).texture.is_some());
+            if has {
+                continue;
+            }
+            let map = self.texture_map(tex, phong_slot(p));
+            if let Some(pbr) = self.scene.materials[mat].pbr.as_mut() {
+                let out = pbr.get_mut(p);
+                out.texture = Some(map);
+                out.channel = if p.is_color() { TextureChannel::Rgb } else { TextureChannel::R };
+            }
+        }
+    }
+
+    /// Reads property `prop` of material `id` into `p` per the table flags (module docs).
+    fn pbr_value(&self, id: i64, prop: &str, p: P, flags: u8, pbr: &mut Pbr) {
+        let Some(v) = self.graph.prop(id, prop).filter(|v| !is_reference(v)) else { return };
+        let mut n = [0.0f64; 4];
+        let mut count = 0;
+        for (slot, value) in n.iter_mut().zip(v.values) {
+            match value.as_f64() {
+                Some(x) => *slot = x,
+                None => break,
+            }
+            count += 1;
+        }
+        let out = pbr.get_mut(p);
+        let mut x = Vec4::new(n[0] as f32, n[1] as f32, n[2] as f32, n[3] as f32);
+        if flags & MUL != 0 {
+            x = Vec4::new(out.value.x * n[0] as f32, out.value.y, out.value.z, out.value.w);
+        }
+        if flags & SHININESS != 0 {
+            let s = n[0];
+            x.x = if s >= 0.0 { (1.0 - s.sqrt() * 0.1) as f32 } else { s as f32 };
+            if !(x.x >= 0.0) {
+                x.x = 0.0;
+            }
+        }
+        if flags & W1 != 0 && count != 4 {
+            x.w = 1.0;
+        }
+        if flags & WIDEN != 0 && count == 1 {
+            x.y = x.x;
+            x.z = x.x;
+        }
+        out.value = x;
+        out.has_value = true;
+    }
+
+    /// The first texture connected to property `prop` of material `obj`, into `p`'s map when
+    /// there is one (ufbx `ufbx_find_prop_texture`; a `LayeredTexture` gives its first
+    /// texture's file).
+    fn pbr_texture(&mut self, obj: &Object<'d, 'a>, prop: &str, p: P, pbr: &mut Pbr) {
+        let g = self.graph;
+        let tex = g
+            .children(obj.id)
+            .filter(|c| c.kind == ConnectionKind::ObjectProperty)
+            .filter(|c| c.parent_prop() == Some(prop))
+            .filter_map(|c| g.object(c.child))
+            .find(|o| o.class == "Texture" || o.class == "LayeredTexture");
+        let Some(tex) = tex else { return };
+        let file_tex = if tex.class == "LayeredTexture" {
+            g.child_objects(tex.id, "Texture").next().unwrap_or(tex)
+        } else {
+            tex
+        };
+        let map = self.texture_map(file_tex, phong_slot(p));
+        let out = pbr.get_mut(p);
+        out.texture = Some(map);
+        out.channel = if p.is_color() { TextureChannel::Rgb } else { TextureChannel::R };
+    }
+}
+
+/// Whether a property is a `Reference` (3ds Max's map slots), which holds no value (ufbx
+/// `UFBX_PROP_REFERENCE`, by its type name or, when that is unknown, its second name).
+fn is_reference(p: &super::super::objects::Prop<'_, '_>) -> bool {
+    p.ty == "Reference" || p.label == "Reference"
+}
+
+/// A `BindingTable`'s entries: `Entry: material, "FbxPropertyEntry", shader,
+/// "FbxSemanticEntry"` (or the two swapped), sorted by shader property, stable.
+fn binding_table<'d>(t: &Object<'d, '_>) -> Bindings<'d> {
+    let mut out: Bindings<'d> = Vec::new();
+    for e in t.node.children().filter(|n| n.name() == "Entry") {
+        let s = |i: usize| e.property(i).and_then(|p| p.as_str());
+        let (Some(a), Some(at), Some(b), Some(bt)) = (s(0), s(1), s(2), s(3)) else { continue };
+        match (at, bt) {
+            ("FbxPropertyEntry", "FbxSemanticEntry") => out.push((b, a)),
+            ("FbxSemanticEntry", "FbxPropertyEntry") => out.push((a, b)),
+            _ => {}
+        }
+    }
+    out.sort_by(|x, y| x.0.cmp(y.0));
+    out
+}
+
+/// The Phong fields of a PBR material that stores none of its own (Maya's and Arnold's
+/// standard surfaces, OpenPBR): filled from its PBR values so the writers that know only Phong
+/// (3DA, 3DS, OBJ's `Kd`…) show its colours. Diffuse = base colour with the base factor,
+/// specular = specular colour with its factor, shininess = 1 − roughness, emissive = emission
+/// colour with its factor, opacity; its base colour, normal, emission and opacity maps as the
+/// diffuse, bump, emissive and opacity maps.
+pub(super) fn phong_from_pbr(m: &mut Material, pbr: &Pbr) {
+    m.diffuse = pbr.get(P::BaseColor).rgb();
+    m.diffuse_factor = pbr.get(P::BaseFactor).scalar();
+    m.specular = pbr.get(P::SpecularColor).rgb();
+    m.shininess_strength = pbr.get(P::SpecularFactor).scalar();
+    m.shininess = (1.0 - pbr.get(P::Roughness).scalar()).clamp(0.0, 1.0);
+    m.emissive = pbr.get(P::EmissionColor).rgb();
+    m.emissive_factor = pbr.get(P::EmissionFactor).scalar();
+    m.opacity = Some(pbr.opacity());
+    m.update_fbx_derived();
+    for p in [P::BaseColor, P::NormalMap, P::EmissionColor, P::Opacity] {
+        let slot = phong_slot(p);
+        if let Some(t) = &pbr.get(p).texture {
+            if !m.maps.iter().any(|x| x.slot == slot) {
+                m.maps.push(t.clone());
+            }
+        }
+    }
+}

@@ -1,0 +1,224 @@
+//! Material PBR values against the `ufbx` crate (issue 33 §1): every corpus FBX material's
+//! shading model and [`Pbr`] values equal ufbx's `ufbx_material.shader_type` and
+//! `ufbx_material.pbr` maps.
+//!
+//! - Files: every corpus FBX file ufbx loads (default options); the file list is the folder.
+//!   The trial `models` checks that the corpus files named for each shading model (ufbx's test
+//!   names in MANIFEST.md: `maya_arnold_*`, `max_physical_material_*`, `max_openpbr_*`,
+//!   `maya_shaderfx_pbs_*`, `maya_osl_*`, `max_pbr_*`, `max_gltf_*`) are among the files whose
+//!   materials read as that model, so a change on either side cannot empty the test, and
+//!   prints the count per model.
+//! - Materials: paired by name (the n-th of a name with the n-th), ufbx's names made valid UTF-8
+//!   with U+FFFD skipped.
+//! - Values: for each [`PbrProperty`], ufbx's map of the same name: `has_value`, the four
+//!   components of `value_vec4` within 1e-6 relative to their magnitude (at least 1); the
+//!   map: present where ufbx has an enabled texture (`texture_enabled`), its file name one of
+//!   ufbx's raw file names of that texture (a layered texture: of its first file texture).
+//!   Not in files with 3ds Max shader textures (`num_shader_textures` > 0: OSL maps such as
+//!   `OSLBitmap2`, whose file ufbx finds through the shader graph, `ufbxi_propagate_main_textures`;
+//!   keyscene keeps the map with the file name of the texture connected, often none).
+//!
+//! Without a corpus every trial is reported ignored.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use keyscene::scene::{Material, PbrProperty, ShadingModel};
+
+const TOLERANCE: f64 = 1e-6;
+
+/// Our shading model for ufbx's shader type (`None`: one keyscene does not read from FBX).
+fn model_of(t: ufbx::ShaderType) -> Option<ShadingModel> {
+    use ufbx::ShaderType as T;
+    Some(match t {
+        T::Unknown => ShadingModel::Unknown,
+        T::FbxLambert => ShadingModel::Lambert,
+        T::FbxPhong => ShadingModel::Phong,
+        T::OslStandardSurface => ShadingModel::OslStandardSurface,
+        T::ArnoldStandardSurface => ShadingModel::ArnoldStandardSurface,
+        T::E3DsMaxPhysicalMaterial => ShadingModel::MaxPhysical,
+        T::E3DsMaxPbrMetalRough => ShadingModel::MaxPbrMetalRough,
+        T::E3DsMaxPbrSpecGloss => ShadingModel::MaxPbrSpecGloss,
+        T::GltfMaterial => ShadingModel::MaxGltf,
+        T::OpenpbrMaterial => ShadingModel::OpenPbr,
+        T::ShaderfxGraph => ShadingModel::StingrayPbs,
+        T::BlenderPhong | T::WavefrontMtl => return None,
+    })
+}
+
+/// ufbx's map for one of our properties.
+fn their_map(m: &ufbx::MaterialPbrMaps, p: PbrProperty) -> &ufbx::MaterialMap {
+    use PbrProperty as P;
+    match p {
+        P::BaseFactor => &m.base_factor,
+        P::BaseColor => &m.base_color,
+        P::Roughness => &m.roughness,
+        P::Metalness => &m.metalness,
+        P::SpecularFactor => &m.specular_factor,
+        P::SpecularColor => &m.specular_color,
+        P::SpecularIor => &m.specular_ior,
+        P::TransmissionFactor => &m.transmission_factor,
+        P::TransmissionColor => &m.transmission_color,
+        P::SheenFactor => &m.sheen_factor,
+        P::SheenColor => &m.sheen_color,
+        P::SheenRoughness => &m.sheen_roughness,
+        P::CoatFactor => &m.coat_factor,
+        P::CoatColor => &m.coat_color,
+        P::CoatRoughness => &m.coat_roughness,
+        P::CoatNormal => &m.coat_normal,
+        P::EmissionFactor => &m.emission_factor,
+        P::EmissionColor => &m.emission_color,
+        P::Opacity => &m.opacity,
+        P::NormalMap => &m.normal_map,
+        P::AmbientOcclusion => &m.ambient_occlusion,
+        P::Glossiness => &m.glossiness,
+        P::CoatGlossiness => &m.coat_glossiness,
+    }
+}
+
+/// The raw file names ufbx has for a texture (a layered one: its first file texture's).
+fn their_files(t: &ufbx::Texture) -> Vec<Vec<u8>> {
+    let t = match t.file_textures.first() {
+        Some(f) if t.type_ == ufbx::TextureType::Layered => f,
+        _ => t,
+    };
+    let mut out: Vec<Vec<u8>> =
+        [&t.raw_relative_filename, &t.raw_absolute_filename, &t.raw_filename]
+            .iter()
+            .map(|b| b.to_vec())
+            .collect();
+    // keyscene makes invalid UTF-8 valid as ufbx's sanitised names do.
+    out.extend(
+        [&t.relative_filename, &t.absolute_filename, &t.filename].map(|s| s.as_bytes().to_vec()),
+    );
+    out
+}
+
+/// Compares one material; the number of values compared. `maps`: compare the maps too (files
+/// without 3ds Max shader textures, module docs).
+fn compare(ours: &Material, theirs: &ufbx::Material, maps: bool) -> Result<usize, String> {
+    let name = &ours.name;
+    let Some(pbr) = &ours.pbr else { return Err(format!("material {name:?}: no PBR values")) };
+    let want_model = model_of(theirs.shader_type);
+    if want_model != Some(pbr.model) {
+        return Err(format!(
+            "material {name:?}: shading model {:?}, ufbx {:?}",
+            pbr.model, theirs.shader_type
+        ));
+    }
+    let mut compared = 0;
+    for p in PbrProperty::ALL {
+        let ours_v = pbr.get(p);
+        let want = their_map(&theirs.pbr, p);
+        let w = want.value_vec4;
+        let want_v = [w.x, w.y, w.z, w.w];
+        let got = ours_v.value.to_array().map(f64::from);
+        let close =
+            got.iter().zip(want_v).all(|(g, w)| (g - w).abs() <= TOLERANCE * w.abs().max(1.0));
+        if ours_v.has_value != want.has_value || !close {
+            return Err(format!(
+                "material {name:?} ({:?}) {}: keyscene {got:?} stored {}, ufbx {want_v:?} stored {}",
+                pbr.model,
+                p.name(),
+                ours_v.has_value,
+                want.has_value
+            ));
+        }
+        let want_tex = want.texture.as_ref().filter(|_| want.texture_enabled);
+        if !maps {
+            compared += 1;
+            continue;
+        }
+        match (&ours_v.texture, want_tex) {
+            (None, None) => {}
+            (Some(t), Some(w)) => {
+                let files = their_files(w);
+                if !files.iter().any(|f| f[..] == *t.file.as_bytes()) {
+                    return Err(format!(
+                        "material {name:?} {}: map {:?}, ufbx's {:?}",
+                        p.name(),
+                        t.file,
+                        files.iter().map(|f| String::from_utf8_lossy(f)).collect::<Vec<_>>()
+                    ));
+                }
+            }
+            (a, b) => {
+                return Err(format!(
+                    "material {name:?} {}: map {:?}, ufbx {:?}",
+                    p.name(),
+                    a.as_ref().map(|t| &t.file),
+                    b.map(|t| t.element.name.to_string())
+                ))
+            }
+        }
+        compared += 1;
+    }
+    Ok(compared)
+}
+
+/// Compares every material of `path`; the shading models met.
+fn check(path: &Path) -> Result<Vec<ShadingModel>, String> {
+    let (scene, theirs) = common::ufbx_corpus::load_both(path)?;
+    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+    let mut models = Vec::new();
+    for m in theirs.materials.iter() {
+        let name = m.element.name.to_string();
+        if name.contains('\u{FFFD}') {
+            continue;
+        }
+        let k = seen.entry(name.clone()).or_default();
+        let Some(ours) = scene.materials.iter().filter(|o| o.name == name).nth(*k) else {
+            return Err(format!("no keyscene material {name:?} (#{k})"));
+        };
+        *k += 1;
+        compare(ours, m, theirs.metadata.num_shader_textures == 0)?;
+        models.extend(ours.pbr.as_ref().map(|p| p.model));
+    }
+    Ok(models)
+}
+
+/// The corpus file name prefixes that must read as each PBR model.
+const NAMED: &[(&str, ShadingModel)] = &[
+    ("ufbx/maya_arnold_", ShadingModel::ArnoldStandardSurface),
+    ("ufbx/maya_osl_", ShadingModel::OslStandardSurface),
+    ("ufbx/max_physical_material_", ShadingModel::MaxPhysical),
+    ("ufbx/max_openpbr_", ShadingModel::OpenPbr),
+    ("ufbx/maya_shaderfx_pbs_", ShadingModel::StingrayPbs),
+    ("ufbx/max_pbr_metal_rough", ShadingModel::MaxPbrMetalRough),
+    ("ufbx/max_pbr_spec_gloss", ShadingModel::MaxPbrSpecGloss),
+    ("ufbx/max_gltf_material", ShadingModel::MaxGltf),
+];
+
+fn main() {
+    let args = libtest_mimic::Arguments::from_args();
+    let corpus = common::corpus();
+    let files: Vec<_> =
+        common::ufbx_corpus::fbx_files(&corpus).into_iter().filter(|f| f.ufbx_loads).collect();
+    let paths: Vec<(String, std::path::PathBuf)> =
+        files.iter().map(|f| (f.rel.clone(), f.path.clone())).collect();
+    let mut trials = vec![common::corpus_trial("models", &corpus, move |_| {
+        let mut count: BTreeMap<&str, usize> = BTreeMap::new();
+        for (rel, path) in &paths {
+            let models = check(path).unwrap_or_default();
+            for m in &models {
+                *count.entry(m.name()).or_default() += 1;
+            }
+            for (prefix, want) in NAMED {
+                if rel.starts_with(prefix) && !models.contains(want) {
+                    return Err(format!("{rel}: no material read as {}", want.name()).into());
+                }
+            }
+        }
+        eprintln!("materials per shading model: {count:?}");
+        Ok(())
+    })];
+    for file in files {
+        let rel = file.rel.clone();
+        trials.push(common::corpus_trial(format!("pbr::{rel}"), &corpus, move |_| {
+            check(&file.path).map(|_| ()).map_err(Into::into)
+        }));
+    }
+    libtest_mimic::run(&args, trials).exit();
+}

@@ -18,7 +18,12 @@
 //!   `OSLBitmap2`, whose file ufbx finds through the shader graph, `ufbxi_propagate_main_textures`;
 //!   keyscene keeps the map with the file name of the texture connected, often none).
 //!
-//! Without a corpus every trial is reported ignored.
+//! - Generated cases: every file of `tests/data/pbr/` (one small material per shading model,
+//!   hand-built: Arnold through a `BindingTable`, 3ds Max Physical with its map switches and
+//!   roughness-as-glossiness, OpenPBR's luminance, Stingray PBS's `TEX_`/`use_` maps, Phong
+//!   shininess) is compared the same way, corpus or not.
+//!
+//! Without a corpus the corpus trials are reported ignored.
 
 mod common;
 
@@ -214,6 +219,21 @@ fn main() {
         eprintln!("materials per shading model: {count:?}");
         Ok(())
     })];
+    let generated = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/pbr");
+    let mut cases: Vec<_> = std::fs::read_dir(&generated)
+        .map(|d| d.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
+    cases.sort();
+    for path in cases {
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        trials.push(libtest_mimic::Trial::test(format!("generated::{name}"), move || {
+            let models = check(&path)?;
+            if models.is_empty() {
+                return Err(format!("{name}: no material compared").into());
+            }
+            Ok(())
+        }));
+    }
     for file in files {
         let rel = file.rel.clone();
         trials.push(common::corpus_trial(format!("pbr::{rel}"), &corpus, move |_| {

@@ -489,7 +489,7 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
         let Some(shading) = self.scene.materials[mat].pbr.as_ref().map(|p| p.model) else {
             return;
         };
-        for &(p, _, name) in model(shading, false).entries.iter().filter(|e| e.2 == prop) {
+        for &(p, _, _) in model(shading, false).entries.iter().filter(|e| e.2 == prop) {
             let has =
                 self.scene.materials[mat].pbr.as_ref().is_some_and(|b| b.get(p).texture.is_some());
             if has {
@@ -609,5 +609,98 @@ pub(super) fn phong_from_pbr(m: &mut Material, pbr: &Pbr) {
                 m.maps.push(t.clone());
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::load;
+    use super::*;
+    use glam::Vec3;
+
+    fn x(pbr: &Pbr, p: P) -> f32 {
+        pbr.get(p).scalar()
+    }
+
+    #[test]
+    fn arnold_values_come_through_the_binding_table() {
+        // Hand-built after maya_arnold_textures: the Implementation's RenderAPI names Arnold;
+        // the BindingTable maps `baseColor` to `Maya|baseColor`. `specularRoughness` has no
+        // binding and is read under its own name; `Maya|base` is bound to `base`.
+        let text = include_str!("../../../../tests/data/pbr/arnold_binding_table.fbx");
+        let (s, _) = load(text);
+        let m = &s.materials[0];
+        let pbr = m.pbr.as_ref().unwrap();
+        assert_eq!(pbr.model, ShadingModel::ArnoldStandardSurface);
+        assert_eq!(pbr.get(P::BaseColor).value, Vec4::new(0.5, 0.25, 0.125, 1.0));
+        assert_eq!(pbr.get(P::BaseColor).texture.as_ref().unwrap().file, "base.png");
+        assert_eq!((x(pbr, P::BaseFactor), x(pbr, P::Metalness)), (0.8, 1.0));
+        assert_eq!((x(pbr, P::Roughness), x(pbr, P::SpecularIor)), (0.3, 1.52));
+        // Glossiness is 1 − roughness, not stored.
+        assert!((x(pbr, P::Glossiness) - 0.7).abs() < 1e-6 && !pbr.get(P::Glossiness).has_value);
+        // No emission colour stored: its factor is 0 (ufbxi_update_factor).
+        assert_eq!(x(pbr, P::EmissionFactor), 0.0);
+        // The Phong fields show the PBR colour (no DiffuseColor of its own).
+        assert_eq!((m.diffuse, m.diffuse_factor), (Vec3::new(0.5, 0.25, 0.125), 0.8));
+        assert_eq!(m.maps[0].file, "base.png");
+    }
+
+    #[test]
+    fn max_physical_reads_its_prefix_map_switches_and_glossiness() {
+        // 3ds Max Physical Material by class id; `roughness_inv` 1: the stored 0.25 is
+        // glossiness, roughness 0.75; the base colour map is on, the bump map off; `cutout`
+        // widens to RGB; `base_color` is ColorAndAlpha (W as stored, 0.5).
+        let text = include_str!("../../../../tests/data/pbr/max_physical_switches.fbx");
+        let (s, _) = load(text);
+        let pbr = s.materials[0].pbr.as_ref().unwrap();
+        assert_eq!(pbr.model, ShadingModel::MaxPhysical);
+        assert_eq!(pbr.get(P::BaseColor).value, Vec4::splat(0.5));
+        assert_eq!(pbr.get(P::BaseColor).texture.as_ref().unwrap().file, "a.png");
+        assert!(pbr.get(P::NormalMap).texture.is_none());
+        assert_eq!(pbr.get(P::Opacity).value, Vec4::new(0.5, 0.5, 0.5, 0.0));
+        assert_eq!((x(pbr, P::Glossiness), x(pbr, P::Roughness)), (0.25, 0.75));
+        assert!(pbr.get(P::Glossiness).has_value && !pbr.get(P::Roughness).has_value);
+        assert_eq!(x(pbr, P::SpecularIor), 1.33);
+    }
+
+    #[test]
+    fn openpbr_emission_is_weight_times_luminance() {
+        // ufbx multiplies `emission_luminance` into `emission_weight`: 0.5 × 1000 = 500.
+        let text = include_str!("../../../../tests/data/pbr/openpbr_luminance.fbx");
+        let (s, _) = load(text);
+        let pbr = s.materials[0].pbr.as_ref().unwrap();
+        assert_eq!(pbr.model, ShadingModel::OpenPbr);
+        assert_eq!(x(pbr, P::EmissionFactor), 500.0);
+        assert_eq!(pbr.emission(), Vec3::new(500.0, 250.0, 0.0));
+        assert_eq!((x(pbr, P::SheenFactor), x(pbr, P::CoatFactor)), (0.25, 0.75));
+    }
+
+    #[test]
+    fn stingray_pbs_maps_are_tex_and_use_switches() {
+        // ShaderFX: `TEX_color_map` holds the base colour map, `use_color_map` 1 keeps it;
+        // `TEX_roughness_map` with `use_roughness_map` 0 is dropped.
+        let text = include_str!("../../../../tests/data/pbr/stingray_pbs_switches.fbx");
+        let (s, _) = load(text);
+        let pbr = s.materials[0].pbr.as_ref().unwrap();
+        assert_eq!(pbr.model, ShadingModel::StingrayPbs);
+        assert_eq!(pbr.get(P::BaseColor).texture.as_ref().unwrap().file, "c.png");
+        assert!(pbr.get(P::Roughness).texture.is_none());
+        assert_eq!((x(pbr, P::Roughness), x(pbr, P::Metalness)), (0.4, 0.5));
+        // No base factor stored, base colour white: 1 (ufbxi_update_factor).
+        assert_eq!(x(pbr, P::BaseFactor), 1.0);
+    }
+
+    #[test]
+    fn phong_roughness_is_one_minus_root_exponent_over_ten() {
+        // ufbx `ufbxi_mat_transform_unknown_shininess`: exponent 25 → 1 − 5/10 = 0.5;
+        // exponent 400 → 1 − 2 = −1 → 0. A Lambert material has no roughness.
+        let text = include_str!("../../../../tests/data/pbr/phong_shininess.fbx");
+        let (s, _) = load(text);
+        let pbr = |i: usize| s.materials[i].pbr.clone().unwrap();
+        assert_eq!((pbr(0).model, x(&pbr(0), P::Roughness)), (ShadingModel::Phong, 0.5));
+        assert_eq!(pbr(0).get(P::BaseColor).value, Vec4::new(0.2, 0.4, 0.6, 1.0));
+        assert_eq!(x(&pbr(1), P::Roughness), 0.0);
+        assert_eq!(pbr(2).model, ShadingModel::Lambert);
+        assert!(!pbr(2).get(P::Roughness).has_value);
     }
 }

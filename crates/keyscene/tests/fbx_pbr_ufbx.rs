@@ -23,6 +23,10 @@
 //!   roughness-as-glossiness, OpenPBR's luminance, Stingray PBS's `TEX_`/`use_` maps, Phong
 //!   shininess) is compared the same way, corpus or not.
 //!
+//! - OBJ: each generated case and each corpus file with a PBR material written as `.obj` +
+//!   `.mtl` and read by ufbx (its `.mtl` reader, `ufbxi_obj_pbr_mapping`): `Pr` roughness,
+//!   `Pm` metalness, `Ni` IOR and `Ke` emission (colour × factor) equal keyscene's values.
+//!
 //! Without a corpus the corpus trials are reported ignored.
 
 mod common;
@@ -184,6 +188,51 @@ fn check(path: &Path) -> Result<Vec<ShadingModel>, String> {
     Ok(models)
 }
 
+/// Writes `path`'s scene as OBJ and compares ufbx's reading of the `.mtl`'s PBR keys with
+/// keyscene's values (module docs); the number of materials compared.
+fn check_obj(path: &Path) -> Result<usize, String> {
+    use PbrProperty as P;
+    let (scene, _) = keyscene::load(path).map_err(|e| e.to_string())?;
+    let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let obj = dir.path().join("out.obj");
+    let opts = keyscene::formats::obj::SaveOptions { copy_textures: false, source: None };
+    keyscene::formats::obj::save(&scene, None, &obj, &opts).map_err(|e| e.to_string())?;
+    let load = ufbx::LoadOpts { load_external_files: true, ..Default::default() };
+    let theirs = ufbx::load_file(obj.to_str().unwrap_or_default(), load)
+        .map_err(|e| format!("ufbx: {:?}", e.description))?;
+    let mut compared = 0;
+    for ours in &scene.materials {
+        let Some(pbr) = ours.pbr.as_ref().filter(|p| p.model.is_pbr()) else { continue };
+        // The OBJ writer makes names safe (spaces to `_`…): compare the letters and digits.
+        let key = |n: &str| n.chars().filter(|c| c.is_alphanumeric()).collect::<String>();
+        let Some(m) = theirs.materials.iter().find(|m| key(&m.element.name) == key(&ours.name))
+        else {
+            continue;
+        };
+        let want = |p: P| their_map(&m.pbr, p);
+        let mut pairs = vec![
+            ("Pr", pbr.get(P::Roughness).scalar(), want(P::Roughness).value_vec4.x),
+            ("Pm", pbr.get(P::Metalness).scalar(), want(P::Metalness).value_vec4.x),
+        ];
+        if pbr.get(P::SpecularIor).has_value {
+            pairs.push(("Ni", pbr.get(P::SpecularIor).scalar(), want(P::SpecularIor).value_vec4.x));
+        }
+        let e = pbr.emission();
+        let ke = want(P::EmissionColor).value_vec4;
+        if pbr.get(P::EmissionColor).has_value {
+            pairs.extend([("Ke.r", e.x, ke.x), ("Ke.g", e.y, ke.y), ("Ke.b", e.z, ke.z)]);
+        }
+        for (key, got, want) in pairs {
+            let got = f64::from(got);
+            if (got - want).abs() > 1e-5 * want.abs().max(1.0) {
+                return Err(format!("material {:?} {key}: keyscene {got}, ufbx {want}", ours.name));
+            }
+        }
+        compared += 1;
+    }
+    Ok(compared)
+}
+
 /// The corpus file name prefixes that must read as each PBR model.
 const NAMED: &[(&str, ShadingModel)] = &[
     ("ufbx/maya_arnold_", ShadingModel::ArnoldStandardSurface),
@@ -226,6 +275,7 @@ fn main() {
     cases.sort();
     for path in cases {
         let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let (p2, obj_name) = (path.clone(), format!("obj::generated::{name}"));
         trials.push(libtest_mimic::Trial::test(format!("generated::{name}"), move || {
             let models = check(&path)?;
             if models.is_empty() {
@@ -233,6 +283,22 @@ fn main() {
             }
             Ok(())
         }));
+        trials.push(libtest_mimic::Trial::test(obj_name, move || match check_obj(&p2)? {
+            0 if p2.to_string_lossy().contains("phong") => Ok(()),
+            0 => Err("no PBR material compared".into()),
+            _ => Ok(()),
+        }));
+    }
+    for file in files.iter().filter(|f| NAMED.iter().any(|(p, _)| f.rel.starts_with(p))) {
+        let (rel, path) = (file.rel.clone(), file.path.clone());
+        trials.push(common::corpus_trial(
+            format!("obj::{rel}"),
+            &corpus,
+            move |_| match check_obj(&path)? {
+                0 => Err("no PBR material compared".into()),
+                _ => Ok(()),
+            },
+        ));
     }
     for file in files {
         let rel = file.rel.clone();

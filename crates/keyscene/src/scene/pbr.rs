@@ -310,6 +310,49 @@ impl Pbr {
         self.get(PbrProperty::EmissionColor).rgb() * self.get(PbrProperty::EmissionFactor).scalar()
     }
 
+    /// What a Phong material (3DA `.mat`, 3DS `MAT_ENTRY`) cannot carry of this description,
+    /// for the writers that write a PBR material as its closest Phong values to report:
+    /// metalness (not 0, or mapped), the roughness, metalness, glossiness and specular maps,
+    /// an IOR other than 1.5, transmission, clearcoat, sheen, emission brighter than 1.
+    /// Empty for Lambert and Phong models (nothing is lost).
+    pub fn phong_losses(&self) -> Vec<&'static str> {
+        if !self.model.is_pbr() {
+            return Vec::new();
+        }
+        let v = |p: PbrProperty| self.get(p);
+        let mut out = Vec::new();
+        if v(PbrProperty::Metalness).scalar() != 0.0 || v(PbrProperty::Metalness).texture.is_some()
+        {
+            out.push("metalness");
+        }
+        for (p, what) in [
+            (PbrProperty::Roughness, "roughness map"),
+            (PbrProperty::Glossiness, "glossiness map"),
+            (PbrProperty::SpecularColor, "specular map"),
+        ] {
+            if v(p).texture.is_some() {
+                out.push(what);
+            }
+        }
+        let ior = v(PbrProperty::SpecularIor);
+        if ior.has_value && ior.scalar() != 1.5 {
+            out.push("IOR");
+        }
+        if v(PbrProperty::TransmissionFactor).scalar() > 0.0 {
+            out.push("transmission");
+        }
+        if v(PbrProperty::CoatFactor).scalar() > 0.0 {
+            out.push("clearcoat");
+        }
+        if v(PbrProperty::SheenColor).rgb() * v(PbrProperty::SheenFactor).scalar() != Vec3::ZERO {
+            out.push("sheen");
+        }
+        if self.emission().max_element() > 1.0 {
+            out.push("emission above 1");
+        }
+        out
+    }
+
     /// Sets `factor` as ufbx's `ufbxi_update_factor` does when the file stores none: 1 where
     /// `color` is stored and its RGB is not all zero, else 0.
     pub fn update_factor(&mut self, factor: PbrProperty, color: PbrProperty) {
@@ -319,5 +362,38 @@ impl Pbr {
         let c = self.get(color);
         let on = c.has_value && c.value.truncate() != Vec3::ZERO;
         self.get_mut(factor).value = Vec4::new(if on { 1.0 } else { 0.0 }, 0.0, 0.0, 0.0);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn phong_losses_name_what_phong_has_no_place_for() {
+        // A Phong model loses nothing; a PBR one with metalness 1, IOR 1.5 (the default: not
+        // lost), clearcoat 0.5 and emission 2 × white loses metalness, clearcoat, emission.
+        let mut p = Pbr::new(ShadingModel::Phong);
+        *p.get_mut(PbrProperty::Metalness) = PbrValue::stored(Vec4::X);
+        assert!(p.phong_losses().is_empty());
+        p.model = ShadingModel::OpenPbr;
+        *p.get_mut(PbrProperty::SpecularIor) = PbrValue::stored(Vec4::X * 1.5);
+        *p.get_mut(PbrProperty::CoatFactor) = PbrValue::stored(Vec4::X * 0.5);
+        *p.get_mut(PbrProperty::EmissionColor) = PbrValue::stored(Vec4::ONE);
+        *p.get_mut(PbrProperty::EmissionFactor) = PbrValue::stored(Vec4::X * 2.0);
+        assert_eq!(p.phong_losses(), ["metalness", "clearcoat", "emission above 1"]);
+    }
+
+    #[test]
+    fn a_missing_factor_is_one_for_a_coloured_value_and_zero_for_black() {
+        // ufbx `ufbxi_update_factor`: only RGB counts (W is 1 for colours).
+        let mut p = Pbr::new(ShadingModel::Phong);
+        *p.get_mut(PbrProperty::BaseColor) = PbrValue::stored(Vec4::new(0.0, 0.0, 0.0, 1.0));
+        *p.get_mut(PbrProperty::EmissionColor) = PbrValue::stored(Vec4::new(0.0, 0.5, 0.0, 1.0));
+        p.update_factor(PbrProperty::BaseFactor, PbrProperty::BaseColor);
+        p.update_factor(PbrProperty::EmissionFactor, PbrProperty::EmissionColor);
+        assert_eq!(p.get(PbrProperty::BaseFactor).scalar(), 0.0);
+        assert_eq!(p.get(PbrProperty::EmissionFactor).scalar(), 1.0);
+        assert!(!p.get(PbrProperty::EmissionFactor).has_value);
     }
 }

@@ -123,6 +123,9 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
             if pbr.model.is_pbr() && !own_diffuse {
                 pbr::phong_from_pbr(&mut m, &pbr);
             }
+            if pbr.model.is_pbr() {
+                pbr::phong_maps_from_pbr(&mut m, &pbr);
+            }
             let place = format!("Objects › Material \"{}\"", obj.name);
             let insane = insane.into_inner();
             if !insane.is_empty() {

@@ -590,8 +590,7 @@ fn binding_table<'d>(t: &Object<'d, '_>) -> Bindings<'d> {
 /// standard surfaces, OpenPBR): filled from its PBR values so the writers that know only Phong
 /// (3DA, 3DS, OBJ's `Kd`…) show its colours. Diffuse = base colour with the base factor,
 /// specular = specular colour with its factor, shininess = 1 − roughness, emissive = emission
-/// colour with its factor, opacity; its base colour, normal, emission and opacity maps as the
-/// diffuse, bump, emissive and opacity maps.
+/// colour with its factor, opacity.
 pub(super) fn phong_from_pbr(m: &mut Material, pbr: &Pbr) {
     m.diffuse = pbr.get(P::BaseColor).rgb();
     m.diffuse_factor = pbr.get(P::BaseFactor).scalar();
@@ -602,6 +601,13 @@ pub(super) fn phong_from_pbr(m: &mut Material, pbr: &Pbr) {
     m.emissive_factor = pbr.get(P::EmissionFactor).scalar();
     m.opacity = Some(pbr.opacity());
     m.update_fbx_derived();
+}
+
+/// The maps of a PBR material's base colour, normal, emission and opacity, as its diffuse,
+/// bump, emissive and opacity maps where it has none of that slot (3ds Max writes Phong
+/// colours beside a Physical Material but connects its maps to the PBR properties only): what
+/// the writers that know only Phong maps carry.
+pub(super) fn phong_maps_from_pbr(m: &mut Material, pbr: &Pbr) {
     for p in [P::BaseColor, P::NormalMap, P::EmissionColor, P::Opacity] {
         let slot = phong_slot(p);
         if let Some(t) = &pbr.get(p).texture {

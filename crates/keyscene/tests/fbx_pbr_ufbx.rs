@@ -27,6 +27,10 @@
 //!   `.mtl` and read by ufbx (its `.mtl` reader, `ufbxi_obj_pbr_mapping`): `Pr` roughness,
 //!   `Pm` metalness, `Ni` IOR and `Ke` emission (colour × factor) equal keyscene's values.
 //!
+//! - FBX: the same files written as FBX (binary and ASCII) and read by ufbx: every PBR
+//!   material has the shading model and values keyscene read from the source (the written
+//!   file says the same to ufbx as the source did), its maps the same file names.
+//!
 //! Without a corpus the corpus trials are reported ignored.
 
 mod common;
@@ -233,6 +237,30 @@ fn check_obj(path: &Path) -> Result<usize, String> {
     Ok(compared)
 }
 
+/// Writes `path`'s scene as FBX (ASCII when `ascii`) and compares ufbx's reading of every PBR
+/// material with keyscene's values from the source (module docs); the number compared.
+fn check_fbx(path: &Path, ascii: bool) -> Result<usize, String> {
+    let (scene, _) = keyscene::load(path).map_err(|e| e.to_string())?;
+    let mut opts = keyscene::formats::fbx::export::WriteOptions::default();
+    opts.ascii = ascii;
+    let (bytes, _) =
+        keyscene::formats::fbx::export::write(&scene, &opts).map_err(|e| e.to_string())?;
+    let theirs = ufbx::load_memory(&bytes, ufbx::LoadOpts::default())
+        .map_err(|e| format!("ufbx: {:?}", e.description))?;
+    let mut compared = 0;
+    for ours in &scene.materials {
+        if !ours.pbr.as_ref().is_some_and(|p| p.model.is_pbr()) {
+            continue;
+        }
+        let Some(m) = theirs.materials.iter().find(|m| m.element.name == ours.name.as_str()) else {
+            continue;
+        };
+        compare(ours, m, true).map_err(|e| format!("written back: {e}"))?;
+        compared += 1;
+    }
+    Ok(compared)
+}
+
 /// The corpus file name prefixes that must read as each PBR model.
 const NAMED: &[(&str, ShadingModel)] = &[
     ("ufbx/maya_arnold_", ShadingModel::ArnoldStandardSurface),
@@ -275,18 +303,28 @@ fn main() {
     cases.sort();
     for path in cases {
         let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        let (p2, obj_name) = (path.clone(), format!("obj::generated::{name}"));
+        // The Phong case has no PBR material to write back.
+        let phong = name.contains("phong");
+        let need = move |n: usize| -> Result<(), libtest_mimic::Failed> {
+            match n {
+                0 if !phong => Err("no PBR material compared".into()),
+                _ => Ok(()),
+            }
+        };
+        for ascii in [false, true] {
+            let (p3, n) = (path.clone(), format!("fbx::generated::{name}::ascii={ascii}"));
+            trials.push(libtest_mimic::Trial::test(n, move || need(check_fbx(&p3, ascii)?)));
+        }
+        let p2 = path.clone();
+        trials.push(libtest_mimic::Trial::test(format!("obj::generated::{name}"), move || {
+            need(check_obj(&p2)?)
+        }));
         trials.push(libtest_mimic::Trial::test(format!("generated::{name}"), move || {
             let models = check(&path)?;
             if models.is_empty() {
                 return Err(format!("{name}: no material compared").into());
             }
             Ok(())
-        }));
-        trials.push(libtest_mimic::Trial::test(obj_name, move || match check_obj(&p2)? {
-            0 if p2.to_string_lossy().contains("phong") => Ok(()),
-            0 => Err("no PBR material compared".into()),
-            _ => Ok(()),
         }));
     }
     for file in files.iter().filter(|f| NAMED.iter().any(|(p, _)| f.rel.starts_with(p))) {

@@ -694,6 +694,48 @@ pub fn run(
     emit(out, &text)
 }
 
+/// The readable lines of every material: colours, maps, and a PBR model's values.
+fn materials_text(s: &mut String, materials: &[MaterialInfo]) {
+    for m in materials {
+        writeln!(
+            s,
+            "  {}: diffuse {}, ambient {}, specular {}, shininess {}, transparency {}{}",
+            m.name,
+            rgb(m.diffuse),
+            rgb(m.ambient),
+            rgb(m.specular),
+            m.shininess,
+            m.transparency,
+            if m.two_sided { ", two-sided" } else { "" }
+        )
+        .unwrap();
+        for t in &m.maps {
+            let found = match (t.embedded_bytes, &t.resolved) {
+                (Some(n), _) => format!("embedded, {n} bytes"),
+                (None, Some(p)) => format!("found: {p}"),
+                (None, None) => "not found".into(),
+            };
+            writeln!(s, "    {} map: {} ({found})", t.slot, t.file).unwrap();
+        }
+        if !m.pbr.is_empty() {
+            writeln!(s, "    shading model {}:", m.shading_model.unwrap_or("unknown")).unwrap();
+        }
+        for v in &m.pbr {
+            let value = match v.value.as_slice() {
+                [r, g, b] => rgb([*r, *g, *b]),
+                [x] => x.to_string(),
+                _ => String::new(),
+            };
+            let derived = if v.stored { "" } else { " (derived)" };
+            let map = match (&v.map, v.channel) {
+                (Some(f), Some(c)) => format!(", map {f} ({c})"),
+                _ => String::new(),
+            };
+            writeln!(s, "      {} {value}{derived}{map}", v.name).unwrap();
+        }
+    }
+}
+
 fn rgb(c: [f32; 3]) -> String {
     format!("({}, {}, {})", c[0], c[1], c[2])
 }
@@ -802,44 +844,7 @@ pub fn human(r: &Report) -> String {
     if !r.materials.is_empty() {
         writeln!(s, "\nmaterials:").unwrap();
     }
-    for m in &r.materials {
-        writeln!(
-            s,
-            "  {}: diffuse {}, ambient {}, specular {}, shininess {}, transparency {}{}",
-            m.name,
-            rgb(m.diffuse),
-            rgb(m.ambient),
-            rgb(m.specular),
-            m.shininess,
-            m.transparency,
-            if m.two_sided { ", two-sided" } else { "" }
-        )
-        .unwrap();
-        for t in &m.maps {
-            let found = match (t.embedded_bytes, &t.resolved) {
-                (Some(n), _) => format!("embedded, {n} bytes"),
-                (None, Some(p)) => format!("found: {p}"),
-                (None, None) => "not found".into(),
-            };
-            writeln!(s, "    {} map: {} ({found})", t.slot, t.file).unwrap();
-        }
-        if !m.pbr.is_empty() {
-            writeln!(s, "    shading model {}:", m.shading_model.unwrap_or("unknown")).unwrap();
-        }
-        for v in &m.pbr {
-            let value = match v.value.as_slice() {
-                [r, g, b] => rgb([*r, *g, *b]),
-                [x] => x.to_string(),
-                _ => String::new(),
-            };
-            let derived = if v.stored { "" } else { " (derived)" };
-            let map = match (&v.map, v.channel) {
-                (Some(f), Some(c)) => format!(", map {f} ({c})"),
-                _ => String::new(),
-            };
-            writeln!(s, "      {} {value}{derived}{map}", v.name).unwrap();
-        }
-    }
+    materials_text(&mut s, &r.materials);
     for c in &r.cameras {
         writeln!(s, "camera {}: fov {}°", c.name, c.fov_degrees).unwrap();
     }

@@ -227,10 +227,9 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
         }
         if flags & SHININESS != 0 {
             let s = n[0];
-            x.x = if s >= 0.0 { (1.0 - s.sqrt() * 0.1) as f32 } else { s as f32 };
-            if !(x.x >= 0.0) {
-                x.x = 0.0;
-            }
+            // Negative, NaN and below-zero results all end at 0, as ufbx's `!(x >= 0)`.
+            let r = if s >= 0.0 { (1.0 - s.sqrt() * 0.1) as f32 } else { f32::NAN };
+            x.x = if r >= 0.0 { r } else { 0.0 };
         }
         if flags & W1 != 0 && count != 4 {
             x.w = 1.0;

@@ -103,7 +103,10 @@ impl Builder {
                 props.push(value_prop(&name, v.value, last.1));
                 bound.push((name, last.2.to_string()));
             }
-            if let Some(t) = &v.texture {
+            // A map without file or image is not written (`Builder::material_map`).
+            if let Some(t) =
+                v.texture.as_ref().filter(|t| !t.file.is_empty() || t.embedded.is_some())
+            {
                 let tex = match m.map {
                     Some((pre, suf)) => format!("{pre}{}{suf}", first.2),
                     None => first.2.to_string(),

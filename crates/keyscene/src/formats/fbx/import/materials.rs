@@ -123,9 +123,6 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
             if pbr.model.is_pbr() && !own_diffuse {
                 pbr::phong_from_pbr(&mut m, &pbr);
             }
-            if pbr.model.is_pbr() {
-                pbr::phong_maps_from_pbr(&mut m, &pbr);
-            }
             let place = format!("Objects › Material \"{}\"", obj.name);
             let insane = insane.into_inner();
             if !insane.is_empty() {
@@ -168,6 +165,10 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
                 .filter(|c| c.kind != ConnectionKind::PropertyProperty)
                 .filter_map(|c| g.object(c.child))
                 .any(|o| o.class == "Texture" || o.class == "LayeredTexture");
+            // After the material's own maps: a PBR map fills only a Phong slot left empty.
+            if pbr.model.is_pbr() {
+                pbr::phong_maps_from_pbr(&mut m, &pbr);
+            }
             m.pbr = Some(pbr);
             self.ids.materials.insert(id, self.scene.materials.len());
             self.scene.materials.push(m);

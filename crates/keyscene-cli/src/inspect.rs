@@ -78,6 +78,12 @@ pub mod json_num {
         }
     }
 
+    impl<T: Num> Num for Vec<T> {
+        fn put<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            s.collect_seq(self.iter().map(W))
+        }
+    }
+
     /// For `#[serde(serialize_with = "json_num::ser")]`.
     pub fn ser<T: Num, S: Serializer>(v: &T, s: S) -> Result<S::Ok, S::Error> {
         v.put(s)
@@ -299,6 +305,31 @@ pub struct MaterialInfo {
     pub two_sided: bool,
     /// Texture maps.
     pub maps: Vec<MapInfo>,
+    /// The shading model (`scene::ShadingModel::name`: `lambert`, `phong`,
+    /// `arnold_standard_surface`, `openpbr_material`…), or null for sources without one (3DS,
+    /// 3DA, OBJ, plain glTF).
+    pub shading_model: Option<&'static str>,
+    /// The PBR values of a physically based shading model, each apart (colours and their
+    /// factors separately), those the file stores or maps; empty for Lambert, Phong and
+    /// sources without a shading model.
+    pub pbr: Vec<PbrInfo>,
+}
+
+/// One PBR value of a material (`scene::PbrValue`).
+#[derive(Debug, Serialize)]
+pub struct PbrInfo {
+    /// The value's name, as ufbx's `ufbx_material_pbr_maps` fields (`base_color`,
+    /// `base_factor`, `roughness`, `metalness`, `specular_ior`, `emission_factor`…).
+    pub name: &'static str,
+    /// The value: `[r, g, b]` for colours, `[x]` for scalars.
+    #[serde(serialize_with = "json_num::ser")]
+    pub value: Vec<f32>,
+    /// Whether the file stores the value (else derived, e.g. a factor of a stored colour).
+    pub stored: bool,
+    /// The map connected to the value: its file, or null.
+    pub map: Option<String>,
+    /// The channel of the map the value reads (`rgb`, `r`, `g`, `b`, `a`), or null.
+    pub channel: Option<&'static str>,
 }
 
 /// One texture map.
@@ -552,6 +583,25 @@ fn materials_section(scene: &Scene) -> Vec<MaterialInfo> {
                     embedded_bytes: t.embedded.as_ref().map(|b| b.len()),
                 })
                 .collect(),
+            shading_model: m.pbr.as_ref().map(|p| p.model.name()),
+            pbr: pbr_values(m),
+        })
+        .collect()
+}
+
+/// The PBR values `inspect` lists for `m` ([`MaterialInfo::pbr`]).
+fn pbr_values(m: &keyscene::scene::Material) -> Vec<PbrInfo> {
+    let Some(pbr) = m.pbr.as_ref().filter(|p| p.model.is_pbr()) else { return Vec::new() };
+    keyscene::scene::PbrProperty::ALL
+        .iter()
+        .map(|&p| (p, pbr.get(p)))
+        .filter(|(_, v)| v.has_value || v.texture.is_some())
+        .map(|(p, v)| PbrInfo {
+            name: p.name(),
+            value: if p.is_color() { v.rgb().to_array().to_vec() } else { vec![v.scalar()] },
+            stored: v.has_value,
+            map: v.texture.as_ref().map(|t| t.file.clone()),
+            channel: v.texture.as_ref().map(|_| v.channel.name()),
         })
         .collect()
 }
@@ -642,6 +692,48 @@ pub fn run(
         human(&r)
     };
     emit(out, &text)
+}
+
+/// The readable lines of every material: colours, maps, and a PBR model's values.
+fn materials_text(s: &mut String, materials: &[MaterialInfo]) {
+    for m in materials {
+        writeln!(
+            s,
+            "  {}: diffuse {}, ambient {}, specular {}, shininess {}, transparency {}{}",
+            m.name,
+            rgb(m.diffuse),
+            rgb(m.ambient),
+            rgb(m.specular),
+            m.shininess,
+            m.transparency,
+            if m.two_sided { ", two-sided" } else { "" }
+        )
+        .unwrap();
+        for t in &m.maps {
+            let found = match (t.embedded_bytes, &t.resolved) {
+                (Some(n), _) => format!("embedded, {n} bytes"),
+                (None, Some(p)) => format!("found: {p}"),
+                (None, None) => "not found".into(),
+            };
+            writeln!(s, "    {} map: {} ({found})", t.slot, t.file).unwrap();
+        }
+        if !m.pbr.is_empty() {
+            writeln!(s, "    shading model {}:", m.shading_model.unwrap_or("unknown")).unwrap();
+        }
+        for v in &m.pbr {
+            let value = match v.value.as_slice() {
+                [r, g, b] => rgb([*r, *g, *b]),
+                [x] => x.to_string(),
+                _ => String::new(),
+            };
+            let derived = if v.stored { "" } else { " (derived)" };
+            let map = match (&v.map, v.channel) {
+                (Some(f), Some(c)) => format!(", map {f} ({c})"),
+                _ => String::new(),
+            };
+            writeln!(s, "      {} {value}{derived}{map}", v.name).unwrap();
+        }
+    }
 }
 
 fn rgb(c: [f32; 3]) -> String {
@@ -752,28 +844,7 @@ pub fn human(r: &Report) -> String {
     if !r.materials.is_empty() {
         writeln!(s, "\nmaterials:").unwrap();
     }
-    for m in &r.materials {
-        writeln!(
-            s,
-            "  {}: diffuse {}, ambient {}, specular {}, shininess {}, transparency {}{}",
-            m.name,
-            rgb(m.diffuse),
-            rgb(m.ambient),
-            rgb(m.specular),
-            m.shininess,
-            m.transparency,
-            if m.two_sided { ", two-sided" } else { "" }
-        )
-        .unwrap();
-        for t in &m.maps {
-            let found = match (t.embedded_bytes, &t.resolved) {
-                (Some(n), _) => format!("embedded, {n} bytes"),
-                (None, Some(p)) => format!("found: {p}"),
-                (None, None) => "not found".into(),
-            };
-            writeln!(s, "    {} map: {} ({found})", t.slot, t.file).unwrap();
-        }
-    }
+    materials_text(&mut s, &r.materials);
     for c in &r.cameras {
         writeln!(s, "camera {}: fov {}°", c.name, c.fov_degrees).unwrap();
     }

@@ -394,7 +394,13 @@ impl Scene {
 
     /// Every material, as dicts: `name`, `diffuse`, `ambient`, `specular`, `emissive` (linear
     /// RGB 0–1 tuples), `shininess`, `opacity` (0–1), `two_sided`, `maps` (list of dicts:
-    /// `slot`, `file`, `resolved` path or None, `embedded` bool, `strength`).
+    /// `slot`, `file`, `resolved` path or None, `embedded` bool, `strength`), `shading_model`
+    /// (`lambert`, `phong`, `arnold_standard_surface`, `openpbr_material`…, or None for
+    /// sources without one) and `pbr`: for a physically based model a dict from value name
+    /// (`base_color`, `base_factor`, `roughness`, `metalness`, `specular_ior`… as ufbx's
+    /// `ufbx_material_pbr_maps`) to a dict `value` (4 floats as stored), `stored` bool, `map`
+    /// (file or None), `channel` (`rgb`, `r`, `g`, `b`, `a`), for the values stored or
+    /// mapped; an empty dict otherwise (docs/materials.md).
     #[getter]
     fn materials<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
         self.scene()
@@ -421,6 +427,23 @@ impl Scene {
                     maps.append(md)?;
                 }
                 d.set_item("maps", maps)?;
+                d.set_item("shading_model", m.pbr.as_ref().map(|p| p.model.name()))?;
+                let pbr = PyDict::new(py);
+                if let Some(p) = m.pbr.as_ref().filter(|p| p.model.is_pbr()) {
+                    for k in keyscene::scene::PbrProperty::ALL {
+                        let v = p.get(k);
+                        if !v.has_value && v.texture.is_none() {
+                            continue;
+                        }
+                        let vd = PyDict::new(py);
+                        vd.set_item("value", v.value.to_array())?;
+                        vd.set_item("stored", v.has_value)?;
+                        vd.set_item("map", v.texture.as_ref().map(|t| t.file.clone()))?;
+                        vd.set_item("channel", v.channel.name())?;
+                        pbr.set_item(k.name(), vd)?;
+                    }
+                }
+                d.set_item("pbr", pbr)?;
                 Ok(d)
             })
             .collect()

@@ -336,12 +336,42 @@ impl TexturePlan {
     /// different images that would get one name (case-insensitively) get `~N` as `rule` says.
     /// Maps with an empty (or blank) file name get none: no map.
     pub fn with_names(scene: &Scene, rule: FileNames) -> TexturePlan {
+        TexturePlan::planned(scene, rule, false)
+    }
+
+    /// [`TexturePlan::new`] with the maps of the materials' PBR values too (materials whose
+    /// shading model [`is_pbr`](crate::scene::ShadingModel::is_pbr)), after their own maps:
+    /// map index `maps.len() + ` the [`PbrProperty`](crate::scene::PbrProperty)'s index
+    /// ([`TexturePlan::pbr_name`]). What the OBJ writer's `map_Pr`, `map_Pm`, `norm`… name.
+    pub fn with_pbr(scene: &Scene) -> TexturePlan {
+        TexturePlan::planned(scene, FileNames::AsFound, true)
+    }
+
+    /// The file name of material `material`'s PBR map of `p` ([`TexturePlan::with_pbr`]).
+    pub fn pbr_name(
+        &self,
+        scene: &Scene,
+        material: usize,
+        p: crate::scene::PbrProperty,
+    ) -> Option<&str> {
+        let own = scene.materials.get(material)?.maps.len();
+        self.name(material, own + p as usize)
+    }
+
+    fn planned(scene: &Scene, rule: FileNames, pbr: bool) -> TexturePlan {
         let mut plan = TexturePlan::default();
         // Image identity → its name; name (lower-cased) → taken.
         let mut by_image: HashMap<String, String> = HashMap::new();
         let mut taken = std::collections::HashSet::new();
         for (mi, m) in scene.materials.iter().enumerate() {
-            for (k, map) in m.maps.iter().enumerate() {
+            let pbr_maps = m
+                .pbr
+                .as_ref()
+                .filter(|p| pbr && p.model.is_pbr())
+                .into_iter()
+                .flat_map(|p| p.values.iter().enumerate())
+                .filter_map(|(i, v)| Some((m.maps.len() + i, v.texture.as_ref()?)));
+            for (k, map) in m.maps.iter().enumerate().chain(pbr_maps) {
                 if map.file.trim().is_empty() {
                     continue;
                 }

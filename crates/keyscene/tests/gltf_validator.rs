@@ -128,6 +128,10 @@ fn main() {
         let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
         write_and_validate(&gltf_scenes::feature_scene(dir.path()), "features")
     })));
+    trials.push(guard(Trial::test("synthetic/pbr_materials", || {
+        let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+        write_and_validate(&gltf_scenes::pbr_scene(dir.path()), "pbr")
+    })));
     trials.push(guard(Trial::test("synthetic/empty_scene", || {
         write_and_validate(&Scene::default(), "empty")
     })));

@@ -90,7 +90,9 @@ class Scene:
     @property
     def materials(self) -> List[Dict[str, Any]]:
         """name, diffuse, ambient, specular, emissive (linear RGB), shininess, opacity,
-        two_sided, maps (slot, file, resolved, embedded, strength)."""
+        two_sided, maps (slot, file, resolved, embedded, strength), shading_model (str or
+        None), pbr (value name -> {value, stored, map, channel}; empty unless the shading
+        model is physically based)."""
     @property
     def cameras(self) -> List[Dict[str, Any]]:
         """name, fov_degrees, fov_axis, roll_degrees, near, far, aspect, target."""

@@ -26,6 +26,9 @@ use animation::Animation;
 
 pub mod animation;
 pub mod geometry;
+pub mod pbr;
+
+pub use pbr::{Pbr, PbrProperty, PbrValue, ShadingModel, TextureChannel};
 
 /// A node index into [`Scene::nodes`].
 pub type NodeId = usize;
@@ -751,6 +754,11 @@ pub struct Material {
     pub wireframe: bool,
     /// Texture maps in source order.
     pub maps: Vec<TextureMap>,
+    /// The material's shading model and PBR values with their maps ([`pbr`] module docs):
+    /// FBX materials of every shading model, glTF materials; `None` for 3DS, 3DA and OBJ.
+    /// Writers take a material from here when its model [`is_pbr`](ShadingModel::is_pbr),
+    /// else from the Phong fields above.
+    pub pbr: Option<Pbr>,
 }
 
 impl Default for Material {
@@ -774,6 +782,7 @@ impl Default for Material {
             two_sided: false,
             wireframe: false,
             maps: Vec::new(),
+            pbr: None,
         }
     }
 }

@@ -191,3 +191,62 @@ pub fn feature_scene(textures: &Path) -> Scene {
     });
     s
 }
+
+/// [`feature_scene`] with PBR materials (issue 33 §1): the textured material an OpenPBR one
+/// using every `KHR_materials_*` extension the writer knows (emission over 1, IOR, specular,
+/// transmission, clearcoat, sheen) with base colour, greyscale roughness (metalness 0),
+/// normal and occlusion maps; the other an Arnold one whose values are out of range or not
+/// finite (IOR below 1, NaN roughness, negative emission), which the writer must clamp or
+/// leave out.
+pub fn pbr_scene(textures: &Path) -> Scene {
+    use glam::Vec4;
+    use keyscene::scene::{Pbr, PbrProperty as P, PbrValue, ShadingModel, TextureChannel};
+    let mut s = feature_scene(textures);
+    let white = s.materials[0].maps[0].clone();
+    let mut pbr = Pbr::new(ShadingModel::OpenPbr);
+    for (p, v) in [
+        (P::BaseColor, Vec4::new(0.5, 0.25, 0.0, 1.0)),
+        (P::BaseFactor, Vec4::X * 0.8),
+        (P::Roughness, Vec4::X * 0.6),
+        (P::EmissionColor, Vec4::new(1.0, 0.5, 0.0, 1.0)),
+        (P::EmissionFactor, Vec4::X * 40.0),
+        (P::Opacity, Vec4::splat(0.5)),
+        (P::SpecularIor, Vec4::X * 1.33),
+        (P::SpecularFactor, Vec4::X * 0.5),
+        (P::SpecularColor, Vec4::new(1.0, 0.9, 0.8, 1.0)),
+        (P::TransmissionFactor, Vec4::X * 0.2),
+        (P::CoatFactor, Vec4::X * 0.75),
+        (P::CoatRoughness, Vec4::X * 0.1),
+        (P::SheenColor, Vec4::new(0.5, 0.5, 0.5, 1.0)),
+        (P::SheenFactor, Vec4::X * 0.5),
+        (P::SheenRoughness, Vec4::X * 0.3),
+    ] {
+        *pbr.get_mut(p) = PbrValue::stored(v);
+    }
+    for (p, channel) in [
+        (P::BaseColor, TextureChannel::Rgb),
+        (P::Roughness, TextureChannel::R),
+        (P::NormalMap, TextureChannel::Rgb),
+        (P::AmbientOcclusion, TextureChannel::R),
+    ] {
+        let v = pbr.get_mut(p);
+        v.texture = Some(white.clone());
+        v.channel = channel;
+    }
+    s.materials[0].pbr = Some(pbr);
+    let mut odd = Pbr::new(ShadingModel::ArnoldStandardSurface);
+    for (p, v) in [
+        (P::BaseColor, Vec4::new(2.0, -1.0, f32::NAN, 1.0)),
+        (P::BaseFactor, Vec4::X),
+        (P::Roughness, Vec4::X * f32::NAN),
+        (P::Metalness, Vec4::X * 3.0),
+        (P::EmissionColor, Vec4::new(-1.0, f32::INFINITY, 0.5, 1.0)),
+        (P::EmissionFactor, Vec4::X),
+        (P::SpecularIor, Vec4::X * 0.5),
+        (P::CoatFactor, Vec4::X * 2.0),
+    ] {
+        *odd.get_mut(p) = PbrValue::stored(v);
+    }
+    s.materials[1].pbr = Some(odd);
+    s
+}

@@ -72,6 +72,7 @@ mod attributes;
 mod deformers;
 mod geometry;
 mod keys;
+mod pbr;
 mod textures;
 mod transform;
 
@@ -607,7 +608,11 @@ impl Builder {
                     None => {
                         let x = self.id();
                         let mat = &scene.materials[mi];
-                        self.objects.push(material(x, &mat.name, mat));
+                        let mut rec = material(x, &mat.name, mat);
+                        if let Some(pbr) = mat.pbr.as_ref().filter(|p| p.model.is_pbr()) {
+                            self.pbr_material(x, &mut rec, mat, pbr, opts);
+                        }
+                        self.objects.push(rec);
                         self.count("Material");
                         self.material_textures(x, mat, opts);
                         self.material_ids.insert(mi, x);

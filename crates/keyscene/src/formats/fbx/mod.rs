@@ -35,6 +35,7 @@ pub mod export;
 pub mod import;
 pub mod media;
 pub mod objects;
+mod shading;
 mod shared;
 pub mod tree;
 pub mod write;

@@ -767,3 +767,110 @@ fn meshes_built_on_several_threads_give_the_bytes_of_one_thread_and_stay_in_plac
         assert!(got.iter().all(|p| (p.z - f64::from(i)).abs() < 1e-9), "Grid{i} left its plane");
     }
 }
+
+/// A material of shading model `model` with the PBR values of an OpenPBR-like surface:
+/// base (0.5, 0.25, 0) × 0.8, metalness 0.25, roughness 0.6, emission (1, 0.5, 0) × 4,
+/// opacity 0.5, IOR 1.33, specular 0.5 × white, transmission 0.2, coat 0.75 roughness 0.1,
+/// sheen (0.5, 0.5, 0.5) × 0.5 roughness 0.3.
+fn pbr_material(model: crate::scene::ShadingModel) -> crate::scene::Pbr {
+    use crate::scene::{Pbr, PbrProperty as P, PbrValue};
+    use glam::Vec4;
+    let mut pbr = Pbr::new(model);
+    for (p, v) in [
+        (P::BaseColor, Vec4::new(0.5, 0.25, 0.0, 1.0)),
+        (P::BaseFactor, Vec4::X * 0.8),
+        (P::Metalness, Vec4::X * 0.25),
+        (P::Roughness, Vec4::X * 0.6),
+        (P::EmissionColor, Vec4::new(1.0, 0.5, 0.0, 1.0)),
+        (P::EmissionFactor, Vec4::X * 4.0),
+        (P::Opacity, Vec4::new(0.5, 0.5, 0.5, 0.0)),
+        (P::SpecularIor, Vec4::X * 1.33),
+        (P::SpecularFactor, Vec4::X * 0.5),
+        (P::SpecularColor, Vec4::ONE),
+        (P::TransmissionFactor, Vec4::X * 0.2),
+        (P::TransmissionColor, Vec4::ONE),
+        (P::CoatFactor, Vec4::X * 0.75),
+        (P::CoatRoughness, Vec4::X * 0.1),
+        (P::SheenColor, Vec4::new(0.5, 0.5, 0.5, 1.0)),
+        (P::SheenFactor, Vec4::X * 0.5),
+        (P::SheenRoughness, Vec4::X * 0.3),
+    ] {
+        *pbr.get_mut(p) = PbrValue::stored(v);
+    }
+    pbr
+}
+
+#[test]
+fn pbr_materials_write_khr_extensions_and_read_back() {
+    use crate::scene::{PbrProperty as P, ShadingModel};
+    let mut s = mapped_triangle(Vec::new());
+    s.materials[0].pbr = Some(pbr_material(ShadingModel::OpenPbr));
+    let file = write(&s, &WriteOptions::default()).unwrap();
+    let (json, _) = super::glb::split(&file.main).unwrap();
+    let v: serde_json::Value = serde_json::from_slice(json).unwrap();
+    let m = &v["materials"][0];
+    let close = |a: &serde_json::Value, b: f64| (a.as_f64().unwrap() - b).abs() < 1e-6;
+    let pbr = &m["pbrMetallicRoughness"];
+    // Hand-computed: base × factor = (0.4, 0.2, 0), alpha = opacity 0.5 (BLEND).
+    for (i, want) in [0.4, 0.2, 0.0, 0.5].into_iter().enumerate() {
+        assert!(close(&pbr["baseColorFactor"][i], want), "{pbr}");
+    }
+    assert_eq!(m["alphaMode"], "BLEND");
+    assert!(close(&pbr["metallicFactor"], 0.25) && close(&pbr["roughnessFactor"], 0.6));
+    // Emission (4, 2, 0): factor (1, 0.5, 0), strength 4.
+    let x = &m["extensions"];
+    assert!(close(&m["emissiveFactor"][1], 0.5), "{m}");
+    assert!(close(&x["KHR_materials_emissive_strength"]["emissiveStrength"], 4.0));
+    assert!(close(&x["KHR_materials_ior"]["ior"], 1.33));
+    assert!(close(&x["KHR_materials_specular"]["specularFactor"], 0.5));
+    assert!(close(&x["KHR_materials_transmission"]["transmissionFactor"], 0.2));
+    assert!(close(&x["KHR_materials_clearcoat"]["clearcoatFactor"], 0.75));
+    assert!(close(&x["KHR_materials_clearcoat"]["clearcoatRoughnessFactor"], 0.1));
+    assert!(close(&x["KHR_materials_sheen"]["sheenColorFactor"][0], 0.25));
+    assert!(close(&x["KHR_materials_sheen"]["sheenRoughnessFactor"], 0.3));
+    let used: Vec<&str> =
+        v["extensionsUsed"].as_array().unwrap().iter().filter_map(|e| e.as_str()).collect();
+    for e in x.as_object().unwrap().keys() {
+        assert!(used.contains(&e.as_str()), "{e} not in extensionsUsed {used:?}");
+    }
+    assert!(v["extensionsRequired"].is_null());
+    // Read back: the same values, as a glTF material (base factor folded into the colour,
+    // emission factor the strength, sheen factor 1 with the colour scaled).
+    let back = read_glb(&file.main);
+    let got = back.materials[0].pbr.as_ref().expect("PBR values read back");
+    assert_eq!(got.model, ShadingModel::Gltf);
+    let near = |a: glam::Vec3, b: glam::Vec3| (a - b).abs().max_element() < 1e-6;
+    assert!(near(got.base_color(), glam::Vec3::new(0.4, 0.2, 0.0)));
+    assert!(near(got.emission(), glam::Vec3::new(4.0, 2.0, 0.0)));
+    for (p, want) in [
+        (P::Metalness, 0.25),
+        (P::Roughness, 0.6),
+        (P::Opacity, 0.5),
+        (P::SpecularIor, 1.33),
+        (P::SpecularFactor, 0.5),
+        (P::TransmissionFactor, 0.2),
+        (P::CoatFactor, 0.75),
+        (P::CoatRoughness, 0.1),
+        (P::SheenRoughness, 0.3),
+    ] {
+        assert!((got.get(p).scalar() - want).abs() < 1e-6, "{}", p.name());
+    }
+    // Written again, the read-back scene gives the same material.
+    let again = write(&back, &WriteOptions::default()).unwrap();
+    let (json2, _) = super::glb::split(&again.main).unwrap();
+    let v2: serde_json::Value = serde_json::from_slice(json2).unwrap();
+    assert_eq!(v2["materials"][0], v["materials"][0]);
+}
+
+#[test]
+fn phong_and_plain_gltf_materials_take_no_pbr_path() {
+    // A Phong-model Pbr is ignored by the writer (no extension), and a plain glTF material
+    // (metallic 0, no extension) reads back without PBR values.
+    let mut s = mapped_triangle(Vec::new());
+    s.materials[0].pbr = Some(pbr_material(crate::scene::ShadingModel::Phong));
+    let with = write(&s, &WriteOptions::default()).unwrap();
+    s.materials[0].pbr = None;
+    let without = write(&s, &WriteOptions::default()).unwrap();
+    assert_eq!(with.main, without.main);
+    assert!(read_glb(&without.main).materials[0].pbr.is_none());
+}

@@ -203,7 +203,7 @@ pub fn write(scene: &Scene, pose: Option<&Pose>, mtl_file_name: &str) -> Result<
 fn mtl_text(scene: &Scene, material_names: &[String], default_material: Option<&str>) -> String {
     let mut mtl = String::new();
     mtl.push_str("# written by keyscene\n");
-    let textures = crate::output::TexturePlan::new(scene);
+    let textures = crate::output::TexturePlan::with_pbr(scene);
     for (mi, (m, name)) in scene.materials.iter().zip(material_names).enumerate() {
         mtl.push('\n');
         writeln!(mtl, "newmtl {name}").unwrap();
@@ -213,6 +213,9 @@ fn mtl_text(scene: &Scene, material_names: &[String], default_material: Option<&
         writeln!(mtl, "Ns {}", num32(m.shininess * 1000.0)).unwrap();
         writeln!(mtl, "d {}", num32(1.0 - m.transparency)).unwrap();
         mtl.push_str("illum 2\n");
+        if let Some(pbr) = m.pbr.as_ref().filter(|p| p.model.is_pbr()) {
+            pbr_keys(&mut mtl, scene, mi, pbr, &textures);
+        }
         for (k, map) in m.maps.iter().enumerate() {
             let key = match map.slot {
                 MapSlot::Diffuse => "map_Kd",
@@ -232,6 +235,53 @@ fn mtl_text(scene: &Scene, material_names: &[String], default_material: Option<&
         mtl.push_str("Kd 0.8 0.8 0.8\nillum 1\n");
     }
     mtl
+}
+
+/// The PBR extension of MTL (the keys Blender, three.js and ufbx's `ufbxi_obj_pbr_mapping`
+/// read) for a material with PBR values, after its Phong keys: `Pr` roughness, `Pm`
+/// metalness, `Ke` emission colour × factor, `Ni` IOR, `Ps` sheen colour × factor, `Pc`
+/// clearcoat and `Pcr` its roughness (each where stored, sheen and clearcoat where not zero),
+/// and the maps `map_Pr`, `map_Pm`, `map_Ke`, `norm` (normal map), `map_Ps` beside them.
+fn pbr_keys(
+    mtl: &mut String,
+    scene: &Scene,
+    mi: usize,
+    pbr: &crate::scene::Pbr,
+    textures: &crate::output::TexturePlan,
+) {
+    use crate::scene::PbrProperty as P;
+    let v = |p: P| pbr.get(p);
+    if v(P::Roughness).has_value || v(P::Glossiness).has_value {
+        writeln!(mtl, "Pr {}", num32(v(P::Roughness).scalar())).unwrap();
+    }
+    if v(P::Metalness).has_value {
+        writeln!(mtl, "Pm {}", num32(v(P::Metalness).scalar())).unwrap();
+    }
+    if v(P::EmissionColor).has_value {
+        writeln!(mtl, "Ke {}", rgb(pbr.emission())).unwrap();
+    }
+    if v(P::SpecularIor).has_value {
+        writeln!(mtl, "Ni {}", num32(v(P::SpecularIor).scalar())).unwrap();
+    }
+    let sheen = v(P::SheenColor).rgb() * v(P::SheenFactor).scalar();
+    if sheen != Vec3::ZERO {
+        writeln!(mtl, "Ps {}", rgb(sheen)).unwrap();
+    }
+    if v(P::CoatFactor).scalar() != 0.0 {
+        writeln!(mtl, "Pc {}", num32(v(P::CoatFactor).scalar())).unwrap();
+        writeln!(mtl, "Pcr {}", num32(v(P::CoatRoughness).scalar())).unwrap();
+    }
+    for (p, key) in [
+        (P::Roughness, "map_Pr"),
+        (P::Metalness, "map_Pm"),
+        (P::EmissionColor, "map_Ke"),
+        (P::NormalMap, "norm"),
+        (P::SheenColor, "map_Ps"),
+    ] {
+        if let Some(file) = textures.pbr_name(scene, mi, p) {
+            writeln!(mtl, "{key} {file}").unwrap();
+        }
+    }
 }
 
 /// What [`save`] writes besides the `.obj` and `.mtl`.
@@ -280,7 +330,7 @@ pub fn save(
             Some(p) if !p.as_os_str().is_empty() => p,
             _ => Path::new("."),
         };
-        let (images, w) = crate::output::TexturePlan::new(scene).companions(dir);
+        let (images, w) = crate::output::TexturePlan::with_pbr(scene).companions(dir);
         warnings = w;
         let source = opts.source.clone().unwrap_or_else(|| crate::output::source_name(obj_path));
         created = crate::output::write_companions(&images, &source)?;

@@ -1,6 +1,9 @@
 //! Materials as `UsdShade.Material` prims under `/<root>/Materials`, each with a
 //! `UsdPreviewSurface` (diffuse colour, emissive colour, opacity, roughness from the
-//! shininess, the specular workflow with the specular colour) and, for diffuse and emissive
+//! shininess, the specular workflow with the specular colour; a material of a PBR shading
+//! model gets its base colour, emission, opacity and the metallic workflow instead —
+//! `metallic`, `roughness`, `ior`, `clearcoat`, `clearcoatRoughness` from its
+//! [`Pbr`](crate::scene::Pbr) values) and, for diffuse and emissive
 //! maps, a `UsdUVTexture` reading `primvars:st` through a `UsdPrimvarReader_float2`. Images
 //! are PNG or JPEG as found; other formats (TGA, BMP) are transcoded to PNG, since USDZ
 //! holds only PNG, JPEG, EXR and AVIF images. Other maps (opacity, bump, specular,
@@ -131,6 +134,7 @@ fn surface(t: &mut Text, ctx: &mut Ctx, mi: usize, path: &str, images: &Images) 
             .enumerate()
             .find(|(k, m)| m.slot == slot && images.names.contains_key(&(mi, *k)))
     };
+    let pbr = mat.pbr.as_ref().filter(|p| p.model.is_pbr());
     let diffuse_map = map(MapSlot::Diffuse);
     let emissive_map = map(MapSlot::Emissive);
     for (k, m) in mat.maps.iter().enumerate() {
@@ -146,7 +150,7 @@ fn surface(t: &mut Text, ctx: &mut Ctx, mi: usize, path: &str, images: &Images) 
             "color3f inputs:diffuseColor.connect = <{path}/DiffuseMap.outputs:rgb>"
         )),
         None => {
-            let c = color(t, mat.effective_diffuse());
+            let c = color(t, pbr.map_or(mat.effective_diffuse(), |p| p.base_color()));
             t.line(&format!("color3f inputs:diffuseColor = {c}"));
         }
     }
@@ -155,9 +159,17 @@ fn surface(t: &mut Text, ctx: &mut Ctx, mi: usize, path: &str, images: &Images) 
             "color3f inputs:emissiveColor.connect = <{path}/EmissiveMap.outputs:rgb>"
         )),
         None => {
-            let c = color(t, mat.effective_emissive());
+            // A PBR emission keeps its strength (UsdPreviewSurface colours are not capped).
+            let c = match pbr.map(|p| p.emission()).filter(|e| e.is_finite()) {
+                Some(e) => t.vec3(e.max(glam::Vec3::ZERO).as_dvec3()),
+                None => color(t, mat.effective_emissive()),
+            };
             t.line(&format!("color3f inputs:emissiveColor = {c}"));
         }
+    }
+    if let Some(p) = pbr {
+        pbr_inputs(t, p);
+        return surface_maps(t, ctx, mi, path, images, diffuse_map, emissive_map);
     }
     let opacity = clamp(1.0 - mat.transparency);
     t.field("float inputs:opacity", opacity);
@@ -169,6 +181,44 @@ fn surface(t: &mut Text, ctx: &mut Ctx, mi: usize, path: &str, images: &Images) 
     t.field("float inputs:roughness", rough);
     t.line("token outputs:surface");
     t.close();
+    surface_maps(t, ctx, mi, path, images, diffuse_map, emissive_map);
+}
+
+/// The metallic workflow inputs of a PBR material (shading model
+/// [`is_pbr`](crate::scene::ShadingModel::is_pbr)): `opacity`, `metallic`, `roughness`, `ior`
+/// where stored, `clearcoat` and `clearcoatRoughness` where there is a coat; then closes the
+/// surface shader.
+fn pbr_inputs(t: &mut Text, p: &crate::scene::Pbr) {
+    use crate::scene::PbrProperty as P;
+    let clamp = |x: f32| if x.is_finite() { f64::from(x.clamp(0.0, 1.0)) } else { 0.0 };
+    t.field("float inputs:opacity", clamp(p.opacity()));
+    t.line("int inputs:useSpecularWorkflow = 0");
+    t.field("float inputs:metallic", clamp(p.get(P::Metalness).scalar()));
+    t.field("float inputs:roughness", clamp(p.get(P::Roughness).scalar()));
+    let ior = p.get(P::SpecularIor);
+    if ior.has_value && ior.scalar().is_finite() && ior.scalar() >= 1.0 {
+        t.field("float inputs:ior", f64::from(ior.scalar()));
+    }
+    let coat = clamp(p.get(P::CoatFactor).scalar());
+    if coat > 0.0 {
+        t.field("float inputs:clearcoat", coat);
+        t.field("float inputs:clearcoatRoughness", clamp(p.get(P::CoatRoughness).scalar()));
+    }
+    t.line("token outputs:surface");
+    t.close();
+}
+
+/// The texture shaders of material `mi`'s diffuse and emissive maps.
+fn surface_maps(
+    t: &mut Text,
+    ctx: &mut Ctx,
+    mi: usize,
+    path: &str,
+    images: &Images,
+    diffuse_map: Option<(usize, &crate::scene::TextureMap)>,
+    emissive_map: Option<(usize, &crate::scene::TextureMap)>,
+) {
+    let mat = &ctx.scene.materials[mi];
     if diffuse_map.is_none() && emissive_map.is_none() {
         return;
     }
@@ -198,6 +248,50 @@ fn surface(t: &mut Text, ctx: &mut Ctx, mi: usize, path: &str, images: &Images) 
                 mat.name,
                 m.slot.name()
             ));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::scene::{Material, Pbr, PbrProperty as P, PbrValue, Scene, ShadingModel};
+    use glam::Vec4;
+
+    #[test]
+    fn a_pbr_material_gets_the_metallic_workflow() {
+        // Hand-computed: base (0.5, 0.25, 0) × 0.5, metalness 1, roughness 0.25, emission
+        // (1, 1, 1) × 2 (kept above 1), IOR 1.25, coat 0.5 with roughness 0.125, opacity 0.75
+        // (all exact in f32, as the layer prints them).
+        let mut pbr = Pbr::new(ShadingModel::ArnoldStandardSurface);
+        for (p, v) in [
+            (P::BaseColor, Vec4::new(0.5, 0.25, 0.0, 1.0)),
+            (P::BaseFactor, Vec4::X * 0.5),
+            (P::Metalness, Vec4::X),
+            (P::Roughness, Vec4::X * 0.25),
+            (P::EmissionColor, Vec4::ONE),
+            (P::EmissionFactor, Vec4::X * 2.0),
+            (P::SpecularIor, Vec4::X * 1.25),
+            (P::CoatFactor, Vec4::X * 0.5),
+            (P::CoatRoughness, Vec4::X * 0.125),
+            (P::Opacity, Vec4::splat(0.75)),
+        ] {
+            *pbr.get_mut(p) = PbrValue::stored(v);
+        }
+        let mut s = Scene::default();
+        s.materials.push(Material { name: "m".into(), pbr: Some(pbr), ..Material::default() });
+        let text = super::super::write(&s, &Default::default()).unwrap().text;
+        for line in [
+            "color3f inputs:diffuseColor = (0.25, 0.125, 0.0)",
+            "color3f inputs:emissiveColor = (2.0, 2.0, 2.0)",
+            "float inputs:opacity = 0.75",
+            "int inputs:useSpecularWorkflow = 0",
+            "float inputs:metallic = 1.0",
+            "float inputs:roughness = 0.25",
+            "float inputs:ior = 1.25",
+            "float inputs:clearcoat = 0.5",
+            "float inputs:clearcoatRoughness = 0.125",
+        ] {
+            assert!(text.contains(line), "{line} missing in\n{text}");
         }
     }
 }

@@ -117,60 +117,72 @@ impl Builder {
         opts: &WriteOptions,
     ) {
         for map in &material.maps {
-            if map.file.is_empty() && map.embedded.is_none() {
-                continue;
-            }
-            let mut tx = std::mem::take(&mut self.textures);
-            if map.uv_transform != UvTransform::default() {
-                tx.uv_transforms += 1;
-            }
-            let wrap = [
-                wrap_code(map.wrap[0], &mut tx.mirrored),
-                wrap_code(map.wrap[1], &mut tx.mirrored),
-            ];
-            let video_name = map.file.clone();
-            let video = match tx.videos.get(&map.file).copied() {
-                // The image written already without bytes, and this map has them: they go
-                // into that `Video` (each image once, embedded when any of its maps embeds).
-                Some((id, false)) if map.embedded.is_some() => {
-                    let bytes = map.embedded.as_deref().unwrap_or_default().to_vec();
-                    let v =
-                        self.objects.iter_mut().rev().find(|r| {
-                            r.name == "Video" && r.values.first() == Some(&Value::I64(id))
-                        });
-                    if let Some(v) = v {
-                        v.push(Record::with("Content", vec![Value::Raw(bytes)]));
-                        tx.embedded += 1;
-                        tx.videos.insert(map.file.clone(), (id, true));
-                    }
-                    id
-                }
-                Some((id, _)) => id,
-                None => {
-                    let id = self.id();
-                    let bytes = content(map, opts.embed, &mut tx.unreadable);
-                    self.objects.push(video_record(id, map, bytes.as_deref()));
-                    self.count("Video");
-                    tx.embedded += bytes.is_some() as usize;
-                    tx.videos.insert(map.file.clone(), (id, bytes.is_some()));
-                    id
-                }
-            };
-            let key = (map.file.clone(), wrap[0], wrap[1]);
-            let texture = match tx.textures.get(&key) {
-                Some(&id) => id,
-                None => {
-                    let id = self.id();
-                    self.objects.push(texture_record(id, map, &video_name, wrap));
-                    self.count("Texture");
-                    self.oo(video, id);
-                    tx.textures.insert(key, id);
-                    id
-                }
-            };
-            self.op(texture, material_id, property_of(map.slot));
-            self.textures = tx;
+            self.material_map(material_id, map, property_of(map.slot), opts);
         }
+    }
+
+    /// Writes one map of a material (written as object `material_id`) connected to its
+    /// property `prop` ([`Builder::material_textures`]); a map without file or image is
+    /// skipped.
+    pub(super) fn material_map(
+        &mut self,
+        material_id: i64,
+        map: &TextureMap,
+        prop: &str,
+        opts: &WriteOptions,
+    ) {
+        if map.file.is_empty() && map.embedded.is_none() {
+            return;
+        }
+        let mut tx = std::mem::take(&mut self.textures);
+        if map.uv_transform != UvTransform::default() {
+            tx.uv_transforms += 1;
+        }
+        let wrap =
+            [wrap_code(map.wrap[0], &mut tx.mirrored), wrap_code(map.wrap[1], &mut tx.mirrored)];
+        let video_name = map.file.clone();
+        let video = match tx.videos.get(&map.file).copied() {
+            // The image written already without bytes, and this map has them: they go
+            // into that `Video` (each image once, embedded when any of its maps embeds).
+            Some((id, false)) if map.embedded.is_some() => {
+                let bytes = map.embedded.as_deref().unwrap_or_default().to_vec();
+                let v = self
+                    .objects
+                    .iter_mut()
+                    .rev()
+                    .find(|r| r.name == "Video" && r.values.first() == Some(&Value::I64(id)));
+                if let Some(v) = v {
+                    v.push(Record::with("Content", vec![Value::Raw(bytes)]));
+                    tx.embedded += 1;
+                    tx.videos.insert(map.file.clone(), (id, true));
+                }
+                id
+            }
+            Some((id, _)) => id,
+            None => {
+                let id = self.id();
+                let bytes = content(map, opts.embed, &mut tx.unreadable);
+                self.objects.push(video_record(id, map, bytes.as_deref()));
+                self.count("Video");
+                tx.embedded += bytes.is_some() as usize;
+                tx.videos.insert(map.file.clone(), (id, bytes.is_some()));
+                id
+            }
+        };
+        let key = (map.file.clone(), wrap[0], wrap[1]);
+        let texture = match tx.textures.get(&key) {
+            Some(&id) => id,
+            None => {
+                let id = self.id();
+                self.objects.push(texture_record(id, map, &video_name, wrap));
+                self.count("Texture");
+                self.oo(video, id);
+                tx.textures.insert(key, id);
+                id
+            }
+        };
+        self.op(texture, material_id, prop);
+        self.textures = tx;
     }
 }
 

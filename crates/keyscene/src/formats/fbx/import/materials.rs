@@ -8,7 +8,7 @@ use glam::Vec3;
 
 use super::super::objects::{ConnectionKind, Object};
 use super::super::tree::NodeRef;
-use super::{child_i64, child_str, Importer};
+use super::{child_i64, child_str, pbr, Importer};
 use crate::scene::{MapSlot, Material, Mesh, TextureMap, UvTransform, WrapMode};
 
 /// [`child_str`] for names that need not be UTF-8 (file names written in a legacy code page):
@@ -117,6 +117,12 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
                 ..Material::default()
             };
             m.update_fbx_derived();
+            let pbr = self.pbr(obj);
+            let own_diffuse =
+                g.own_props(obj).any(|p| p.name == "DiffuseColor" || p.name == "Diffuse");
+            if pbr.model.is_pbr() && !own_diffuse {
+                pbr::phong_from_pbr(&mut m, &pbr);
+            }
             let place = format!("Objects › Material \"{}\"", obj.name);
             let insane = insane.into_inner();
             if !insane.is_empty() {
@@ -159,6 +165,11 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
                 .filter(|c| c.kind != ConnectionKind::PropertyProperty)
                 .filter_map(|c| g.object(c.child))
                 .any(|o| o.class == "Texture" || o.class == "LayeredTexture");
+            // After the material's own maps: a PBR map fills only a Phong slot left empty.
+            if pbr.model.is_pbr() {
+                pbr::phong_maps_from_pbr(&mut m, &pbr);
+            }
+            m.pbr = Some(pbr);
             self.ids.materials.insert(id, self.scene.materials.len());
             self.scene.materials.push(m);
             self.textured.push(textured);
@@ -176,7 +187,7 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
 
     /// The texture map `tex` makes in `slot`: its file ([`Importer::texture_file`]), that file
     /// found next to the scene, its embedded image and its wrap modes.
-    fn texture_map(&mut self, tex: &Object<'_, '_>, slot: MapSlot) -> TextureMap {
+    pub(super) fn texture_map(&mut self, tex: &Object<'_, '_>, slot: MapSlot) -> TextureMap {
         let g = self.graph;
         let file = self.texture_file(tex);
         let resolved = self.resolve(&file);
@@ -279,6 +290,7 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
             if !done.contains(&mat) {
                 done.push(mat);
             }
+            self.legacy_pbr_texture(mat, prop, textures[t]);
             let Some(slot) = map_slot(prop) else { continue };
             let map = self.texture_map(textures[t], slot);
             self.scene.materials[mat].maps.push(map);

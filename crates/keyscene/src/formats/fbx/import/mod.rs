@@ -102,6 +102,7 @@ mod hierarchy;
 mod materials;
 mod metadata;
 mod nodes;
+mod pbr;
 mod poses;
 
 use glam::DMat4;

@@ -34,6 +34,12 @@ impl Out {
             return ix;
         }
         let mat = &scene.materials[m];
+        if let Some(pbr) = mat.pbr.as_ref().filter(|p| p.model.is_pbr()) {
+            let g = self.pbr_material(mat, pbr, has_uvs);
+            let ix = json::Index::push(&mut self.root.materials, g);
+            self.materials.insert((m, has_uvs), ix);
+            return ix;
+        }
         let clamp = |x: f32| if x.is_finite() { x.clamp(0.0, 1.0) } else { 0.0 };
         let alpha = clamp(1.0 - mat.transparency);
         let d = mat.effective_diffuse().to_array().map(clamp);
@@ -118,6 +124,15 @@ impl Out {
         slot: MapSlot,
     ) -> Option<json::texture::Info> {
         let map = maps.iter().find(|t| t.slot == slot)?;
+        self.map_info(material, map)
+    }
+
+    /// The texture reference for `map` ([`Out::texture_info`]).
+    pub(super) fn map_info(
+        &mut self,
+        material: &str,
+        map: &crate::scene::TextureMap,
+    ) -> Option<json::texture::Info> {
         let index = self.texture(material, map)?;
         let t = map.uv_transform;
         let extensions = (t != crate::scene::UvTransform::default()

@@ -6,7 +6,8 @@
 //! - [`nodes`]: the rest pose, the axis/joint root, one glTF node per scene node and the aim
 //!   helpers of aimed cameras and lights; [`names`]: their names and extras;
 //! - [`meshes`]: primitives, skin influences and morph targets; [`materials`] and
-//!   [`textures`]: materials, textures, images and samplers; [`skins`]: joints and inverse
+//!   [`textures`]: materials, textures, images and samplers ([`pbr`]: the materials of a PBR
+//!   shading model, with their `KHR_materials_*` extensions); [`skins`]: joints and inverse
 //!   bind matrices; [`cameras`]: cameras and KHR_lights_punctual lights;
 //! - [`animation`]: channels and samplers, from the source keys ([`keyed`]) or resampled
 //!   ([`sampling`]), by the key-keeping rules shared with the other writers
@@ -32,6 +33,7 @@ mod materials;
 mod meshes;
 mod names;
 mod nodes;
+mod pbr;
 mod sampling;
 mod skins;
 mod textures;

@@ -94,6 +94,17 @@ fn scene_material(
 ) -> (MatRecord, String) {
     let mut rec = MatRecord { name: layout::make_name(file_name), ..MatRecord::default() };
     colours(s, &mut rec, report);
+    if let Some(pbr) = &s.pbr {
+        let lost = pbr.phong_losses();
+        if !lost.is_empty() {
+            report.warnings.push(format!(
+                "material {} ({}): written as its closest Phong values; not carried: {}",
+                quoted(&s.name),
+                pbr.model.name(),
+                lost.join(", ")
+            ));
+        }
+    }
     let maps = maps(s, mi, textures, &mut rec, report);
     let mut text = String::new();
     text.push_str(&format!("// {file_name}: material {}, written by keyscene\n", quoted(&s.name)));

@@ -36,6 +36,17 @@ impl Builder {
                 }
                 map_names.push(n);
             }
+            if let Some(pbr) = &m.pbr {
+                let lost = pbr.phong_losses();
+                if !lost.is_empty() {
+                    self.report.dropped.push(format!(
+                        "material \"{}\" ({}): written as its closest Phong values; {}",
+                        m.name,
+                        pbr.model.name(),
+                        lost.join(", ")
+                    ));
+                }
+            }
             self.material_names.push(name.clone());
             self.materials.push(MaterialOut { name, m: m.clone(), map_names });
         }

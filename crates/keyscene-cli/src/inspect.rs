@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use keyscene::anim::THREE_DS_FPS;
-use keyscene::scene::{LightKind, MapSlot, Scene, Units};
+use keyscene::scene::{LightKind, MapSlot, Projection, Scene, Units};
 use serde::Serialize;
 
 use crate::{emit, CliError};
@@ -359,6 +359,10 @@ pub struct CameraInfo {
     pub fov_degrees: f64,
     /// The target node index, or null.
     pub target: Option<usize>,
+    /// An orthographic camera's `[xmag, ymag]` (half the view's width and height, scene
+    /// units); absent for a perspective camera.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub orthographic: Option<[f64; 2]>,
 }
 
 /// One light.
@@ -617,6 +621,10 @@ fn cameras_section(scene: &Scene) -> Vec<CameraInfo> {
             name: c.name.clone(),
             fov_degrees: c.fov_degrees,
             target: c.target,
+            orthographic: match c.projection {
+                Projection::Perspective => None,
+                Projection::Orthographic { xmag, ymag } => Some([xmag, ymag]),
+            },
         })
         .collect()
 }
@@ -846,7 +854,11 @@ pub fn human(r: &Report) -> String {
     }
     materials_text(&mut s, &r.materials);
     for c in &r.cameras {
-        writeln!(s, "camera {}: fov {}°", c.name, c.fov_degrees).unwrap();
+        match c.orthographic {
+            Some([x, y]) => writeln!(s, "camera {}: orthographic, xmag {x}, ymag {y}", c.name),
+            None => writeln!(s, "camera {}: fov {}°", c.name, c.fov_degrees),
+        }
+        .unwrap();
     }
     for l in &r.lights {
         writeln!(

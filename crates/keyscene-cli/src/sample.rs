@@ -2,8 +2,10 @@
 //!
 //! Output: `{"samples": [{"frame", "time", "nodes": [...]}, …]}`, one sample per requested
 //! frame/time in the order given. Nodes are in the scene's node order; each has `name`,
-//! `instance`, `kind`, `parent` (node index or null), `world_matrix` (16 numbers, column-major)
-//! and, when the node shows a mesh at that time, `mesh` with `vertex_count`, `face_count`,
+//! `instance`, `kind`, `parent` (node index or null), `world_matrix` (16 numbers, column-major),
+//! `hidden` (the node is hidden at that time: 3DS hide tracks, FBX `Visibility` by ufbx's rule,
+//! glTF `KHR_node_visibility` and its `KHR_animation_pointer` animation; lib3ds dumps call it
+//! `hide`) and, when the node shows a mesh at that time, `mesh` with `vertex_count`, `face_count`,
 //! `world_bbox_min`, `world_bbox_max`, `world_centroid` (mean of the world positions; these three
 //! are null for a mesh without vertices) and `world_sample_vertices`: `[{index, position}]` for
 //! the stored vertices 0, n/2 and n−1, and `world_sample_normals`: `[{corner, vertex, normal}]`
@@ -74,6 +76,8 @@ pub struct NodeOut<'a> {
     pub parent: Option<usize>,
     /// World matrix, column-major.
     pub world_matrix: [f64; 16],
+    /// Hidden at this time (`Pose::hidden`).
+    pub hidden: bool,
     /// World-space facts about the mesh the node shows, when it shows one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mesh: Option<MeshOut>,
@@ -165,6 +169,7 @@ pub fn sample<'a>(
             kind: node.kind.name(),
             parent: node.parent,
             world_matrix: pose.world[id].to_cols_array(),
+            hidden: pose.hidden.get(id).copied().unwrap_or(false),
             mesh: pose.mesh[id].map(|m| {
                 let mesh = &scene.meshes[m];
                 let mut out = mesh_out(&pose.world_positions(scene, id), mesh.polygon_count());

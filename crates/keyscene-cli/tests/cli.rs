@@ -136,7 +136,7 @@ fn sample_nodes_have_the_documented_fields() {
     let keys: Vec<&str> = out.as_object().unwrap().keys().map(String::as_str).collect();
     assert_eq!(keys, vec!["samples"]);
     for n in out["samples"][0]["nodes"].as_array().unwrap() {
-        for k in ["name", "instance", "kind", "parent", "world_matrix"] {
+        for k in ["name", "instance", "kind", "parent", "world_matrix", "hidden"] {
             assert!(n.get(k).is_some(), "node lacks {k}: {n}");
         }
         assert_eq!(n["world_matrix"].as_array().unwrap().len(), 16);
@@ -932,4 +932,48 @@ fn a_second_batch_run_converts_nothing_and_the_manifest_resumes() {
     assert_eq!(resumed["results"][0]["status"], "converted");
     let forced = stdout_json(&keyscene(&["convert", s, o, "--to", "glb", "--json", "--force"]));
     assert_eq!(forced["converted"].as_u64(), Some(4));
+}
+
+#[test]
+fn sample_says_which_nodes_are_hidden_and_a_glb_keeps_it() {
+    // fbx/magnum/animation-visibility.fbx: pCube1's Visibility curve has constant keys 0, 1,
+    // 0, 1 at 0, 1/6, 1/3 and 1/2 s, pCube2's 1, 0, 1 at 0, 1/4 and 1/2 s (KeyTime ÷
+    // 46186158000, KeyAttrFlags 2 = constant); a value of 0 hides. By hand, (pCube1, pCube2)
+    // hidden at 0.1 s: (yes, no); 0.2: (no, no); 0.3: (no, yes); 0.4: (yes, yes); 0.5: (no, no).
+    let Some(corpus) = corpus() else {
+        eprintln!("corpus not found (set KEYSCENE_CORPUS): nothing checked");
+        return;
+    };
+    let fbx = corpus.join("fbx/magnum/animation-visibility.fbx");
+    let dir = tempfile::tempdir().unwrap();
+    let glb = dir.path().join("v.glb");
+    let conv = keyscene(&["convert", fbx.to_str().unwrap(), glb.to_str().unwrap()]);
+    assert!(conv.status.success(), "{}", String::from_utf8_lossy(&conv.stderr));
+    let want = [
+        (0.1, [true, false]),
+        (0.2, [false, false]),
+        (0.3, [false, true]),
+        (0.4, [true, true]),
+        (0.5, [false, false]),
+    ];
+    for file in [&fbx, &glb] {
+        for (t, hidden) in want {
+            let out = stdout_json(&keyscene(&[
+                "sample",
+                file.to_str().unwrap(),
+                "--time",
+                &t.to_string(),
+                "--json",
+            ]));
+            for (name, h) in ["pCube1", "pCube2"].into_iter().zip(hidden) {
+                let node = out["samples"][0]["nodes"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .find(|n| n["name"] == name)
+                    .unwrap_or_else(|| panic!("{name} in {}", file.display()));
+                assert_eq!(node["hidden"], h, "{name} at {t} s in {}", file.display());
+            }
+        }
+    }
 }

@@ -451,7 +451,9 @@ impl Scene {
 
     /// Every camera, as dicts: `name`, `fov_degrees` and `fov_axis` ("horizontal",
     /// "vertical" or "diagonal"), `roll_degrees`, `near`/`far` (scene units or None),
-    /// `aspect` (or None), `target` (node index or None).
+    /// `aspect` (or None), `target` (node index or None), `projection` ("perspective" or
+    /// "orthographic"), `xmag`/`ymag` (an orthographic camera's half width and height in scene
+    /// units, glTF's `xmag`/`ymag`; None for a perspective camera).
     #[getter]
     fn cameras<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
         self.scene()
@@ -467,6 +469,15 @@ impl Scene {
                 d.set_item("far", c.far)?;
                 d.set_item("aspect", c.aspect)?;
                 d.set_item("target", c.target)?;
+                let (projection, mag) = match c.projection {
+                    keyscene::scene::Projection::Perspective => ("perspective", None),
+                    keyscene::scene::Projection::Orthographic { xmag, ymag } => {
+                        ("orthographic", Some((xmag, ymag)))
+                    }
+                };
+                d.set_item("projection", projection)?;
+                d.set_item("xmag", mag.map(|m| m.0))?;
+                d.set_item("ymag", mag.map(|m| m.1))?;
                 Ok(d)
             })
             .collect()

@@ -4,8 +4,11 @@
 //! file's axes, units and stored local transform. Values are typed from the reference files,
 //! not computed by keyscene.
 //!
-//! Not checked (the scene model has no field for them yet): orthographic projection and its
-//! extent, light decay (attenuation coefficients), area and volume light kinds.
+//! The orthographic cameras' sizes are magnum's full view sizes (ufbx `orthographic_size`),
+//! twice keyscene's `xmag`/`ymag`.
+//!
+//! Not checked (the scene model has no field for them yet): light decay (attenuation
+//! coefficients), area and volume light kinds.
 
 mod common;
 
@@ -13,7 +16,7 @@ use std::path::Path;
 
 use glam::{DQuat, DVec3, Vec3};
 use keyscene::anim::Time;
-use keyscene::scene::{Axis, LightKind, NodeKind, Scene, Units};
+use keyscene::scene::{Axis, LightKind, NodeKind, Projection, Scene, Units};
 use libtest_mimic::Failed;
 
 fn load(corpus: &Path, name: &str) -> Result<Scene, Failed> {
@@ -31,11 +34,12 @@ fn close(a: f64, b: f64) -> bool {
 
 fn cameras(corpus: &Path) -> Result<(), Failed> {
     let s = load(corpus, "cameras.fbx")?;
-    // name, near, far (file units), aspect from AspectWidth/AspectHeight = 960/540.
-    for (name, near, far) in [
-        ("cameraPerspective", 0.123, 123.0),
-        ("cameraOrthographicFill", 0.456, 456.0),
-        ("cameraOrthographicOverscan", 0.456, 456.0),
+    // name, near, far (file units), full orthographic size; aspect from AspectWidth/
+    // AspectHeight = 960/540.
+    for (name, near, far, size) in [
+        ("cameraPerspective", 0.123, 123.0, None),
+        ("cameraOrthographicFill", 0.456, 456.0, Some((10.0, 10.0 / (16.0 / 9.0)))),
+        ("cameraOrthographicOverscan", 0.456, 456.0, Some((10.0 * 16.0 / 9.0, 10.0))),
     ] {
         let NodeKind::Camera(c) = node(&s, name)?.kind else {
             return Err(format!("{name} is not a camera").into());
@@ -48,6 +52,16 @@ fn cameras(corpus: &Path) -> Result<(), Failed> {
             return Err(
                 format!("{name}: near {:?} far {:?} aspect {:?}", c.near, c.far, c.aspect).into()
             );
+        }
+        let ok = match (c.projection, size) {
+            (Projection::Perspective, None) => true,
+            (Projection::Orthographic { xmag, ymag }, Some((w, h))) => {
+                close(2.0 * xmag, w) && close(2.0 * ymag, h)
+            }
+            _ => false,
+        };
+        if !ok {
+            return Err(format!("{name}: {:?}, magnum size {size:?}", c.projection).into());
         }
     }
     Ok(())

@@ -8,7 +8,7 @@ use keyscene::anim::{AnimationChoice, Pose, PoseOptions, Time};
 use keyscene::render::{
     first_camera, posed_bounds, range_bounds, world_corner_normals, Image, Renderer, Surface,
 };
-use keyscene::scene::{geometry, FovAxis, LightKind, NodeKind, Scene};
+use keyscene::scene::{geometry, FovAxis, LightKind, NodeKind, Projection, Scene};
 use serde::Serialize;
 use serde_json::{json, Value};
 
@@ -129,6 +129,8 @@ fn scene_doc(
                 "target": c.target,
                 "near": c.near,
                 "far": c.far,
+                "projection": projection_name(c.projection),
+                "orthographic": orthographic(c.projection),
             })
         })
         .collect();
@@ -197,6 +199,22 @@ fn scene_doc(
         },
         "warnings": warnings,
     })
+}
+
+/// `perspective` or `orthographic`.
+fn projection_name(p: Projection) -> &'static str {
+    match p {
+        Projection::Perspective => "perspective",
+        Projection::Orthographic { .. } => "orthographic",
+    }
+}
+
+/// An orthographic camera's `[xmag, ymag]`, else `None`.
+fn orthographic(p: Projection) -> Option<[f64; 2]> {
+    match p {
+        Projection::Perspective => None,
+        Projection::Orthographic { xmag, ymag } => Some([xmag, ymag]),
+    }
 }
 
 fn fov_axis(a: FovAxis) -> &'static str {
@@ -330,6 +348,10 @@ pub struct CameraView {
     pub fov_degrees: f64,
     /// `horizontal` or `vertical`.
     pub fov_axis: &'static str,
+    /// An orthographic camera's `[xmag, ymag]` (half the view's width and height, scene
+    /// units; the page keeps the one along `fov_axis` and fits the other to its aspect, as
+    /// `render::View::from_camera` does); `null` for a perspective camera.
+    pub orthographic: Option<[f64; 2]>,
 }
 
 /// One deformed mesh node at one pose.
@@ -394,6 +416,7 @@ pub fn pose(
                 world_to_camera: view.world_to_camera.to_cols_array(),
                 fov_degrees: pose.camera_fov.get(c).copied().unwrap_or(cam.fov_degrees),
                 fov_axis: fov_axis(cam.fov_axis),
+                orthographic: orthographic(cam.projection),
             })
         })
         .collect();

@@ -31,6 +31,12 @@ function projection(tx, ty, near, far) {
     0, 0, -2 * far * near / (far - near), 0];
 }
 
+// Orthographic projection of half width hx and half height hy (glTF 2.0 §3.10.3's matrix).
+function orthoProjection(hx, hy, near, far) {
+  return [1 / hx, 0, 0, 0, 0, 1 / hy, 0, 0, 0, 0, 2 / (near - far), 0,
+    0, 0, (far + near) / (near - far), 1];
+}
+
 // Inverse transpose of the upper 3×3 of a column-major 4×4 (identity when singular).
 function normalMatrix(m) {
   const a = m[0], b = m[1], c = m[2], d = m[4], e = m[5], f = m[6], g = m[8], h = m[9], i = m[10];
@@ -307,6 +313,11 @@ function currentView() {
         -(w[8] * w[12] + w[9] * w[13] + w[10] * w[14])];
       const centre = b ? scale(add(b[0], b[1]), 0.5) : [0, 0, 0];
       const far = Math.max(near * 10, (Math.hypot(...sub(centre, eye)) + diag) * 2);
+      if (cv.orthographic) {
+        const [xm, ym] = cv.orthographic;
+        const [hx, hy] = cv.fov_axis === "horizontal" ? [xm, xm / aspect()] : [ym * aspect(), ym];
+        return { view: w, proj: orthoProjection(hx, hy, near, far), tx: hx, ty: hy };
+      }
       return { view: w, proj: projection(tx, ty, near, far), tx, ty };
     }
   }

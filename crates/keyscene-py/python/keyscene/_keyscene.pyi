@@ -95,7 +95,9 @@ class Scene:
         model is physically based)."""
     @property
     def cameras(self) -> List[Dict[str, Any]]:
-        """name, fov_degrees, fov_axis, roll_degrees, near, far, aspect, target."""
+        """name, fov_degrees, fov_axis, roll_degrees, near, far, aspect, target, projection
+        ("perspective" or "orthographic"), xmag, ymag (orthographic half width and height in
+        scene units, else None)."""
     @property
     def lights(self) -> List[Dict[str, Any]]:
         """name, kind, color, intensity, hotspot_degrees, falloff_degrees, on, target."""

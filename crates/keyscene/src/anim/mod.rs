@@ -1134,9 +1134,7 @@ impl Animated {
             let (_, pv, rotated) = &mut self.pivots[i];
             *rotated |= set_pivot_component(pv, part, c, v);
         } else if name == "Visibility" {
-            // FBX: shown when the value truncates to a non-zero integer (ufbx
-            // `node->visible`), so 0.5 hides.
-            self.hidden[node] = v.is_nan() || v.abs() < 1.0;
+            self.hidden[node] = visibility_hides(v);
         } else {
             let Some(k) = curve::morph_target_of(name) else { return };
             let Some(m) = scene.nodes[node].mesh else { return };
@@ -1225,6 +1223,21 @@ fn aim(m: DMat4, target: DVec3, up: DVec3, roll_degrees: f64) -> DMat4 {
         DMat4::from_cols(side.extend(0.0), upv.extend(0.0), back.extend(0.0), eye.extend(1.0));
     look * DMat4::from_rotation_z(-roll_degrees.to_radians())
 }
+
+/// Whether an FBX `Visibility` value hides its node: ufbx sets `node->visible` to the value
+/// truncated to an integer (`ufbxi_f64_to_i64`) being non-zero, so values of magnitude below 1
+/// (0, 0.5, −0.9) hide and everything else shows — 1, −2, infinities, and NaN (which ufbx's
+/// conversion turns into `INT64_MIN`). Values within [`VISIBILITY_ROUNDING`] below 1 count as
+/// 1: a cubic segment between keys of 1 evaluates to 1 − 2⁻⁵³ or so by rounding
+/// (`ufbx/maya_slime_7500_*`, `Slime_002:Ctrl_middle` near 0.7667 s), where ufbx's own
+/// rounding lands on 1 and shows the node.
+pub(crate) fn visibility_hides(v: f64) -> bool {
+    v.abs() < 1.0 - VISIBILITY_ROUNDING
+}
+
+/// How far below 1 a `Visibility` value may fall by rounding and still show its node
+/// ([`visibility_hides`]).
+const VISIBILITY_ROUNDING: f64 = 1e-9;
 
 #[cfg(test)]
 mod tests {

@@ -333,6 +333,7 @@ impl<'s> Renderer<'s> {
         }
         let bg = opts.background.map(|c| f32::from(c) / 255.0);
         let mut target = Target::new(opts.width as usize, opts.height as usize, bg, view.near);
+        target.orthographic = view.orthographic.is_some();
         let scene = self.scene;
         let mut surfaces: Vec<Surface> = scene.materials.iter().map(|m| self.surface(m)).collect();
         let default_surface = surfaces.len();
@@ -342,6 +343,8 @@ impl<'s> Renderer<'s> {
         let mut all_positions: Vec<Vec<DVec3>> = Vec::new();
         let camera_rotation = DMat3::from_mat4(view.world_to_camera);
         let eye = view.eye();
+        // Towards the camera from a surface point: an orthographic view's backward axis.
+        let backward = view.orthographic.map(|_| view.world_to_camera.inverse().z_axis.truncate());
         for node in visible_mesh_nodes(scene, pose) {
             let Some(mesh) = pose.mesh[node].and_then(|m| scene.meshes.get(m)) else { continue };
             let positions = pose.world_positions(scene, node);
@@ -367,7 +370,8 @@ impl<'s> Renderer<'s> {
                     let poly = mesh.polygon(p);
                     let Some(&first) = poly.first() else { continue };
                     let n = geometry::newell_normal(&positions, poly);
-                    let to_eye = eye - positions.get(first as usize).copied().unwrap_or_default();
+                    let p = positions.get(first as usize).copied().unwrap_or_default();
+                    let to_eye = backward.unwrap_or(eye - p);
                     if !s.two_sided && n.dot(to_eye) <= 0.0 {
                         continue;
                     }
@@ -747,7 +751,10 @@ fn shade(f: &Fragment, s: &Surface, view: &View, width: usize, height: usize) ->
     // Towards the camera from the surface point, in camera space: −(x_ndc·tx, y_ndc·ty, −1)·w.
     let xn = (f.x as f32 + 0.5) / width as f32 * 2.0 - 1.0;
     let yn = 1.0 - (f.y as f32 + 0.5) / height as f32 * 2.0;
-    let l = Vec3::new(-xn * view.tan_half_fov.x as f32, -yn * view.tan_half_fov.y as f32, 1.0);
+    let l = match view.orthographic {
+        Some(_) => Vec3::Z,
+        None => Vec3::new(-xn * view.tan_half_fov.x as f32, -yn * view.tan_half_fov.y as f32, 1.0),
+    };
     let l = l / l.length();
     let ndl = (n.x * l.x + n.y * l.y + n.z * l.z).max(0.0);
     let base = if s.checker {

@@ -3,10 +3,12 @@
 //!
 //! # Conventions
 //! Clip space is the renderer's own (see [`super::View`]): `x/w` and `y/w` run −1…1 across the
-//! image (y up), `w` is the distance in front of the camera. Pixel `(x, y)` (y down) has its
+//! image (y up), `w` is the distance in front of the camera (perspective) or 1 (orthographic,
+//! [`Target::orthographic`], where `−z` is that distance). Pixel `(x, y)` (y down) has its
 //! sample point at its centre, `(x + ½, y + ½)`. Screen positions are snapped to 1/256 pixel and
 //! the coverage test is exact integer arithmetic, so two triangles sharing an edge cover every
-//! pixel along it exactly once. Depth is `1/w`, larger is nearer; a fragment is drawn only when
+//! pixel along it exactly once. Depth is `z/w` (perspective views set `z = 1`, so `1/w`;
+//! orthographic ones the camera-space `z`), larger is nearer; a fragment is drawn only when
 //! strictly nearer than what is stored, so of two equal depths the first drawn stays.
 
 use glam::DVec4;
@@ -26,7 +28,7 @@ pub const ATTRS: usize = 5;
 /// A vertex after the vertex stage.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ClipVertex {
-    /// Clip-space position `(x, y, unused, w)`.
+    /// Clip-space position `(x, y, z, w)`; `z/w` is the depth (module docs).
     pub clip: DVec4,
     /// The attributes, interpolated perspective-correctly.
     pub attr: [f32; ATTRS],
@@ -54,10 +56,13 @@ pub struct Target {
     pub height: usize,
     /// Row-major colours, top row first.
     pub color: Vec<[f32; 3]>,
-    /// Row-major `1/w` of the nearest surface drawn, 0 where nothing was drawn.
+    /// Row-major depth `z/w` of the nearest surface drawn, −∞ where nothing was drawn.
     pub depth: Vec<f32>,
     /// Clip distance in front of the camera (scene units, > 0).
     pub near: f64,
+    /// The view is orthographic: clip `w` is 1 and the near plane is at `−z = near` (set
+    /// after [`Target::new`], which makes a perspective target).
+    pub orthographic: bool,
 }
 
 /// How a triangle is drawn.
@@ -76,8 +81,18 @@ impl Target {
             width,
             height,
             color: vec![background; width * height],
-            depth: vec![0.0; width * height],
+            depth: vec![f32::NEG_INFINITY; width * height],
             near,
+            orthographic: false,
+        }
+    }
+
+    /// How far clip position `c` is in front of the near plane (≥ 0: in front).
+    fn in_front(&self, c: DVec4) -> f64 {
+        if self.orthographic {
+            -c.z - self.near
+        } else {
+            c.w - self.near
         }
     }
 
@@ -109,9 +124,10 @@ impl Target {
 
     /// The clip planes as signed distances (inside ≥ 0): near, then the four guard planes.
     fn planes(&self) -> [impl Fn(DVec4) -> f64; 5] {
-        let near = self.near;
+        let (near, orthographic) = (self.near, self.orthographic);
         [0, 1, 2, 3, 4].map(move |k| {
             move |c: DVec4| match k {
+                0 if orthographic => -c.z - near,
                 0 => c.w - near,
                 1 => GUARD * c.w - c.x,
                 2 => GUARD * c.w + c.x,
@@ -130,6 +146,7 @@ impl Target {
             x: (sx * ONE as f64).round() as i64,
             y: (sy * ONE as f64).round() as i64,
             iw: iwf,
+            depth: (v.clip.z * iw) as f32,
             attr: v.attr.map(|a| a * iwf),
         }
     }
@@ -185,8 +202,9 @@ impl Target {
                     let l =
                         [e[0] as f32 * inv_area, e[1] as f32 * inv_area, e[2] as f32 * inv_area];
                     let iw = l[0] * v[0].iw + l[1] * v[1].iw + l[2] * v[2].iw;
+                    let depth = l[0] * v[0].depth + l[1] * v[1].depth + l[2] * v[2].depth;
                     let idx = y as usize * self.width + x as usize;
-                    if iw > self.depth[idx] {
+                    if depth > self.depth[idx] {
                         let w = 1.0 / iw;
                         let mut attr = [0.0; ATTRS];
                         for (k, a) in attr.iter_mut().enumerate() {
@@ -197,7 +215,7 @@ impl Target {
                         let c = shade(&frag);
                         self.blend(idx, c);
                         if mode.depth_write {
-                            self.depth[idx] = iw;
+                            self.depth[idx] = depth;
                         }
                     }
                 }
@@ -228,7 +246,7 @@ impl Target {
     /// clipped to the near plane and the image, then stepped one pixel at a time along its
     /// longer axis (digital differential analyser, `f64`).
     pub fn line(&mut self, a: DVec4, b: DVec4, color: [f32; 3]) {
-        let (da, db) = (a.w - self.near, b.w - self.near);
+        let (da, db) = (self.in_front(a), self.in_front(b));
         if da < 0.0 && db < 0.0 {
             return;
         }
@@ -284,6 +302,8 @@ struct Snapped {
     x: i64,
     y: i64,
     iw: f32,
+    /// `z/w`, larger is nearer.
+    depth: f32,
     attr: [f32; ATTRS],
 }
 
@@ -331,7 +351,7 @@ mod tests {
     fn at(x: f64, y: f64, w: usize, h: usize) -> ClipVertex {
         let cx = x / w as f64 * 2.0 - 1.0;
         let cy = 1.0 - y / h as f64 * 2.0;
-        ClipVertex { clip: DVec4::new(cx, cy, 0.0, 1.0), attr: [0.0; ATTRS] }
+        ClipVertex { clip: DVec4::new(cx, cy, 1.0, 1.0), attr: [0.0; ATTRS] }
     }
 
     const BOTH: Mode = Mode { cull_back: false, depth_write: false };
@@ -421,7 +441,7 @@ mod tests {
         // attribute is not.
         let mut t = Target::new(8, 8, [0.0; 3], 1e-3);
         let v = |x: f64, y: f64, w: f64, a: f32| ClipVertex {
-            clip: DVec4::new(x * w, y * w, 0.0, w),
+            clip: DVec4::new(x * w, y * w, 1.0, w),
             attr: [a, 0.0, 0.0, 0.0, 0.0],
         };
         // Bottom edge at y_ndc = −1 (w = 1), top edge at y_ndc = +1 (w = 3).
@@ -443,7 +463,7 @@ mod tests {
     fn near_plane_clips_instead_of_wrapping_behind_the_camera() {
         // One vertex behind the camera: only the part in front is drawn, nothing panics.
         let mut t = Target::new(8, 8, [0.0; 3], 0.1);
-        let a = ClipVertex { clip: DVec4::new(0.0, 0.5, 0.0, -1.0), attr: [0.0; ATTRS] };
+        let a = ClipVertex { clip: DVec4::new(0.0, 0.5, 1.0, -1.0), attr: [0.0; ATTRS] };
         let b = at(1.0, 7.0, 8, 8);
         let c = at(7.0, 7.0, 8, 8);
         let mut n = 0;

@@ -248,3 +248,49 @@ fn a_still_of_fly_draws_the_scene_through_its_camera_or_the_automatic_one() {
     .unwrap_err();
     assert!(e.to_string().contains("no camera of that name"), "{e}");
 }
+
+#[test]
+fn an_orthographic_camera_draws_sizes_independent_of_distance() {
+    // The camera of `scene_with` made orthographic with xmag = 4 (horizontal axis): on a
+    // 200×100 image the view is 8 units wide and 4 high, 25 pixels per unit. A square of
+    // half-size 1 round (2, 0, 1) spans x 1…3, z 0…2 → pixels x 150…199 (100 + 25·2 ± 25),
+    // y 0…49 (50 − 25·1 ± 25), wherever it is along the view axis; a perspective camera
+    // would draw it smaller further away.
+    for y in [0.0, 40.0] {
+        let mut s = scene_with(square(DVec3::new(2.0, y, 1.0), 1.0, Some(0)), vec![red()]);
+        s.cameras[0].projection = crate::scene::Projection::Orthographic { xmag: 4.0, ymag: 1.0 };
+        let pose = s.evaluate(None, Time::Frame(0.0));
+        let view = View::from_camera(&s, &pose, 0, 2.0, 0.01).unwrap();
+        assert_eq!(view.orthographic, Some(DVec2::new(4.0, 2.0)));
+        let p = view.project(DVec3::new(2.0, y, 1.0), 200, 100).unwrap();
+        assert!((p - DVec2::new(150.0, 25.0)).length() < 1e-9, "{p}");
+        let img = Renderer::new(&s, None).render(&pose, &view, &opts(200, 100)).unwrap();
+        let lit: Vec<(u32, u32)> = (0..100)
+            .flat_map(|y| (0..200).map(move |x| (x, y)))
+            .filter(|&(x, y)| img.pixel(x, y) != [0, 0, 0])
+            .collect();
+        let want: Vec<(u32, u32)> = (0..50).flat_map(|y| (125..175).map(move |x| (x, y))).collect();
+        assert_eq!(lit, want, "square at distance {}", 10.0 + y);
+        // Lit head-on everywhere (the light is along the view axis): full red.
+        assert_eq!(img.pixel(130, 10), [255, 0, 0]);
+    }
+}
+
+#[test]
+fn an_orthographic_view_keeps_the_nearer_surface() {
+    // Two squares along the view axis, the nearer (y = 0, red) drawn before the farther (y =
+    // 5, default grey): depth is camera-space z, so the farther one fails the depth test.
+    let mut mesh = square(DVec3::ZERO, 1.0, Some(0));
+    let far = square(DVec3::new(0.0, 5.0, 0.0), 1.0, None);
+    mesh.positions.extend(far.positions);
+    mesh.polygon_starts = vec![0, 4, 8];
+    mesh.corner_vertices = (0..8).collect();
+    mesh.material_slots = vec![Some(0), None];
+    mesh.polygon_materials = vec![0, 1];
+    let mut s = scene_with(mesh, vec![red()]);
+    s.cameras[0].projection = crate::scene::Projection::Orthographic { xmag: 4.0, ymag: 4.0 };
+    let pose = s.evaluate(None, Time::Frame(0.0));
+    let view = View::from_camera(&s, &pose, 0, 1.0, 0.01).unwrap();
+    let img = Renderer::new(&s, None).render(&pose, &view, &opts(64, 64)).unwrap();
+    assert_eq!(img.pixel(32, 32), [255, 0, 0]);
+}

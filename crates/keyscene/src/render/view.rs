@@ -1,9 +1,10 @@
-//! Cameras: a scene camera at a pose, or the automatic camera framing a bounding box.
+//! Cameras: a scene camera (perspective or orthographic) at a pose, or the automatic camera
+//! framing a bounding box.
 
 use glam::{DMat4, DVec2, DVec3, DVec4};
 
 use crate::anim::Pose;
-use crate::scene::{AxisSystem, FovAxis, NodeId, NodeKind, Scene};
+use crate::scene::{AxisSystem, FovAxis, NodeId, NodeKind, Projection, Scene};
 
 /// The automatic camera's vertical field of view, degrees.
 pub const AUTO_FOV_Y_DEGREES: f64 = 40.0;
@@ -15,12 +16,14 @@ pub const AUTO_ELEVATION_DEGREES: f64 = 20.0;
 /// The automatic camera frames a sphere this much larger than the bounding box's sphere.
 pub const AUTO_MARGIN: f64 = 1.1;
 
-/// A perspective view: where the camera is, where it looks and how wide it sees.
+/// A view: where the camera is, where it looks and how wide it sees.
 ///
 /// Camera space is right-handed: the camera at the origin looking down −Z, +Y up on the
 /// image, +X to the right. Clip space (what the rasteriser takes) is
-/// `(x / tan_half_fov.x, y / tan_half_fov.y, 0, −z)` of a camera-space point: `x/w`, `y/w` run
-/// −1…1 across the image and `w` is the distance in front of the camera.
+/// `(x / tan_half_fov.x, y / tan_half_fov.y, 1, −z)` of a camera-space point for a perspective
+/// view — `x/w`, `y/w` run −1…1 across the image and `w` is the distance in front of the
+/// camera — and `(x / half.x, y / half.y, z, 1)` for an orthographic one (`orthographic =
+/// Some(half)`), whose distance in front of the camera is `−z`.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct View {
     /// World → camera space (rigid: rotation and translation only).
@@ -29,6 +32,9 @@ pub struct View {
     pub tan_half_fov: DVec2,
     /// Near clip distance, scene units, > 0.
     pub near: f64,
+    /// Half the width and height of an orthographic view in scene units (glTF
+    /// `xmag`/`ymag`); `None` for a perspective view.
+    pub orthographic: Option<DVec2>,
 }
 
 impl View {
@@ -53,6 +59,7 @@ impl View {
             world_to_camera: camera_to_world.inverse(),
             tan_half_fov,
             near: if near > 0.0 && near.is_finite() { near } else { 1e-3 },
+            orthographic: None,
         })
     }
 
@@ -94,7 +101,10 @@ impl View {
     /// (`meta.format == "fbx"`) where cameras look down +X with +Y up, the FBX SDK's convention.
     /// The animated field of view ([`Pose::camera_fov`]) is kept along the camera's
     /// [`FovAxis`]; the other axis follows the image's aspect (the file's own aspect is not
-    /// used). `None` when the node is no camera or its matrix is degenerate.
+    /// used). An orthographic camera ([`Projection::Orthographic`]) gives an orthographic
+    /// view that keeps its `xmag` (horizontal [`FovAxis`]) or `ymag` (vertical), the other
+    /// following the image's aspect. `None` when the node is no camera or its matrix is
+    /// degenerate.
     pub fn from_camera(
         scene: &Scene,
         pose: &Pose,
@@ -114,13 +124,27 @@ impl View {
         };
         let (x, y, z) = (world.x_axis.truncate(), world.y_axis.truncate(), world.z_axis.truncate());
         let forward = if scene.meta.format == "fbx" { x } else { -z };
-        View::look_to(world.w_axis.truncate(), forward, y, tan, near)
+        let mut view = View::look_to(world.w_axis.truncate(), forward, y, tan, near)?;
+        if let Projection::Orthographic { xmag, ymag } = cam.projection {
+            let half = match cam.fov_axis {
+                FovAxis::Horizontal => DVec2::new(xmag, xmag / aspect),
+                FovAxis::Vertical => DVec2::new(ymag * aspect, ymag),
+            };
+            if !(half.is_finite() && half.min_element() > 0.0) {
+                return None;
+            }
+            view.orthographic = Some(half);
+        }
+        Some(view)
     }
 
     /// `p` (world space) in clip space.
     pub fn clip(&self, p: DVec3) -> DVec4 {
         let c = self.world_to_camera.transform_point3(p);
-        DVec4::new(c.x / self.tan_half_fov.x, c.y / self.tan_half_fov.y, 0.0, -c.z)
+        match self.orthographic {
+            Some(half) => DVec4::new(c.x / half.x, c.y / half.y, c.z, 1.0),
+            None => DVec4::new(c.x / self.tan_half_fov.x, c.y / self.tan_half_fov.y, 1.0, -c.z),
+        }
     }
 
     /// Where `p` (world space) lands on a `width × height` image, in pixels (x right, y down,
@@ -128,7 +152,8 @@ impl View {
     /// plane.
     pub fn project(&self, p: DVec3, width: u32, height: u32) -> Option<DVec2> {
         let c = self.clip(p);
-        (c.w >= self.near).then(|| {
+        let in_front = if self.orthographic.is_some() { -c.z } else { c.w };
+        (in_front >= self.near).then(|| {
             DVec2::new(
                 (c.x / c.w * 0.5 + 0.5) * f64::from(width),
                 (0.5 - c.y / c.w * 0.5) * f64::from(height),

@@ -990,8 +990,31 @@ pub struct Camera {
     pub near: Option<f64>,
     /// Far clip distance in scene units (`None`: not stated).
     pub far: Option<f64>,
-    /// Width ÷ height of the film/viewport, when the source states it.
+    /// Width ÷ height of the camera's frustum (the tangents of its half fields of view, or
+    /// its orthographic half extents), when the source states it; `fov_degrees` along
+    /// `fov_axis` and this give the other axis's field of view. FBX: the film gate fitted to
+    /// the render aspect (ufbx `field_of_view_tan.x / .y`).
     pub aspect: Option<f64>,
+    /// Perspective or orthographic (FBX `CameraProjectionType`, glTF `camera.type`).
+    pub projection: Projection,
+}
+
+/// How a [`Camera`] projects the scene onto its image.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub enum Projection {
+    /// Rays through the camera's position; the field of view sets the image's extent.
+    #[default]
+    Perspective,
+    /// Parallel rays along the view axis (FBX `CameraProjectionType` 1, glTF
+    /// `orthographic`); the field of view is unused.
+    Orthographic {
+        /// Half the image's width in scene units (glTF `xmag`; half of ufbx's
+        /// `orthographic_size.x`, which is the full width).
+        xmag: f64,
+        /// Half the image's height in scene units (glTF `ymag`; half of ufbx's
+        /// `orthographic_size.y`).
+        ymag: f64,
+    },
 }
 
 impl Camera {
@@ -1008,6 +1031,7 @@ impl Camera {
             near: None,
             far: None,
             aspect: None,
+            projection: Projection::Perspective,
         }
     }
 }

@@ -75,6 +75,7 @@ mod keys;
 mod pbr;
 mod textures;
 mod transform;
+mod visibility;
 
 pub use textures::property_of as texture_property;
 

@@ -43,6 +43,10 @@ pub(super) const INDICES: Allowed = Allowed(&[(Scalar, &[U8, U16, U32], Some(fal
 pub(super) const MAT4_FLOAT: Allowed = Allowed(&[(Mat4, &[F32], None)]);
 /// Sampler `input` (key times in seconds), keyscene's `_KEYSCENE_VERTEX`.
 pub(super) const SCALAR_FLOAT: Allowed = Allowed(&[(Scalar, &[F32], None)]);
+/// Outputs of a `KHR_animation_pointer` channel animating a `bool` (unsigned bytes, as the
+/// extension requires; floats accepted).
+pub(super) const SCALAR_BOOL: Allowed =
+    Allowed(&[(Scalar, &[U8], Some(false)), (Scalar, &[F32], None)]);
 /// `rotation` outputs (quaternions).
 pub(super) const ROTATION: Allowed =
     Allowed(&[(Vec4, &[F32], None), (Vec4, &[I8, U8, I16, U16], Some(true))]);

@@ -68,6 +68,10 @@
 //! **Cameras.** Perspective; 3DS stores the horizontal FOV, so `yfov = 2·atan(tan(fov/2) /
 //! aspect)` with the camera's aspect, else [`ASSUMED_ASPECT`] (4:3, 3D Studio's 640×480
 //! output); `znear` is the camera's near distance when positive, else [`DEFAULT_ZNEAR`].
+//! An orthographic camera ([`Projection::Orthographic`](crate::scene::Projection)) is written
+//! `orthographic` with its `xmag`/`ymag` (half the view's width and height, glTF 2.0 §3.10.3);
+//! its `zfar` (required there) is the far distance when beyond `znear`, else `znear` plus
+//! 1000 times the larger magnitude, with a warning. The reader takes both forms back.
 //!
 //! **Lights.** KHR_lights_punctual: point, spot (inner/outer cone = half the hotspot/falloff
 //! full angles, in radians, clamped to `0 ≤ inner < outer ≤ π/2`), directional; `intensity` is
@@ -139,10 +143,13 @@
 //! differs from its rest value gets channels for it (resampled quaternions unit and
 //! hemisphere-continuous).
 //! Times are seconds: `frame / fps`, from frame 0, so glTF time `t` is source frame `t · fps`.
-//! Visibility is not animated (glTF has no visibility; scaling to 0 would move vertices): a
-//! node hidden at rest records `"hidden": true` in its extras. 3DS morph (mesh switch), FOV,
-//! light-colour and other property tracks are not written; a warning says when a scene has
-//! them.
+//! Visibility (issue 33 §4): a node hidden at rest gets `KHR_node_visibility` `visible: false`
+//! and its hide or FBX `Visibility` animation a `KHR_animation_pointer` channel (STEP, unsigned
+//! bytes), both extensions used but not required, where the node has no shown descendant
+//! (the extension hides descendants too; warned otherwise); see `export/visibility.rs`. Its
+//! extras still record `"hidden": true`. The reader takes both back. 3DS morph (mesh switch),
+//! FOV, light-colour and other property tracks are not written; a warning says when a scene
+//! has them.
 //!
 //! **Names.** glTF node names are the source names, except a 3DS `$$$DUMMY` with an instance
 //! name, which is named after the instance. Extras `{"keyscene": {"name", "instance"}}` keep

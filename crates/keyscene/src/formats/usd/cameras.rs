@@ -6,7 +6,10 @@
 //! A camera's field of view becomes a focal length for a film of 36 tenths of a scene unit
 //! along the field of view's axis (USD gives `focalLength` and the apertures in tenths of a
 //! scene unit: millimetres in a centimetre scene); the other aperture follows the aspect ratio
-//! when the source states it (else 4:3). Lights: point → `SphereLight` with `treatAsPoint`,
+//! when the source states it (else 4:3). An orthographic camera is `projection =
+//! "orthographic"` with apertures spanning its view: `horizontalAperture` = 2·`xmag` in
+//! tenths of a scene unit (OpenUSD `GfCamera::GetFrustum`: an orthographic window is the
+//! aperture times `APERTURE_UNIT` 0.1). Lights: point → `SphereLight` with `treatAsPoint`,
 //! spot → `SphereLight` with `ShapingAPI` (cone angle = half the falloff, softness from the
 //! hotspot), directional → `DistantLight`, ambient → `DomeLight`; `inputs:intensity` is the
 //! source's multiplier (1 = nominal), `inputs:color` its colour.
@@ -15,7 +18,7 @@ use glam::DMat4;
 
 use super::text::Text;
 use super::Ctx;
-use crate::scene::{FovAxis, LightKind, NodeKind};
+use crate::scene::{Camera, FovAxis, LightKind, NodeKind, Projection};
 
 /// The film size along the field of view's axis, tenths of a scene unit.
 pub const FILM: f64 = 36.0;
@@ -48,6 +51,17 @@ fn write_turn(t: &mut Text, turn: Option<DMat4>) {
 /// Writes camera `c` of node `k` as the prim `name`.
 pub fn camera(t: &mut Text, ctx: &mut Ctx, k: usize, c: usize, name: &str) {
     let cam = &ctx.scene.cameras[c];
+    if let Projection::Orthographic { xmag, ymag } = cam.projection {
+        let turn = turn(ctx, k);
+        t.open(&format!("def Camera \"{name}\""), &[]);
+        t.line("token projection = \"orthographic\"");
+        t.field("float horizontalAperture", 20.0 * xmag);
+        t.field("float verticalAperture", 20.0 * ymag);
+        clipping_range(t, cam);
+        write_turn(t, turn);
+        t.close();
+        return;
+    }
     let mut fov = cam.fov_degrees;
     if !(fov.is_finite() && fov > 0.0 && fov < 180.0) {
         ctx.warn(format!(
@@ -68,14 +82,20 @@ pub fn camera(t: &mut Text, ctx: &mut Ctx, k: usize, c: usize, name: &str) {
     t.field("float focalLength", focal);
     t.field("float horizontalAperture", h);
     t.field("float verticalAperture", v);
+    clipping_range(t, cam);
+    write_turn(t, turn);
+    t.close();
+}
+
+/// `clippingRange` from the camera's near and far distances, when both are stated and
+/// `0 < near < far`.
+fn clipping_range(t: &mut Text, cam: &Camera) {
     if let (Some(n), Some(f)) = (cam.near, cam.far) {
         if n.is_finite() && f.is_finite() && n > 0.0 && f > n {
             let range = format!("({}, {})", t.num(n), t.num(f));
             t.line(&format!("float2 clippingRange = {range}"));
         }
     }
-    write_turn(t, turn);
-    t.close();
 }
 
 /// Writes light `l` of node `k` as the prim `name`.

@@ -144,6 +144,7 @@ impl Builder {
             let take = Take { scene, ai, layer, fps, range, opts };
             self.attribute_curves(&take)?;
             self.deformer_curves(&take)?;
+            self.visibility_curves(&take, model_ids)?;
         }
         if dropped_morph > 0 {
             self.report.dropped.push(format!("{dropped_morph} 3DS morph (mesh swap) tracks"));

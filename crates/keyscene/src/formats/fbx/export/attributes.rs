@@ -11,7 +11,7 @@ use super::{keys, ktime, name_class, p, p_double, p_enum, p_vec, props70, Builde
 use crate::anim::{ChannelTarget, Track};
 use crate::formats::fbx::write::{Record, Value, WriteError};
 use crate::quoting::quoted;
-use crate::scene::{FovAxis, LightKind, NodeKind, Scene};
+use crate::scene::{FovAxis, LightKind, NodeKind, Projection, Scene};
 
 /// A track an attribute curve comes from.
 enum Src<'t> {
@@ -202,6 +202,10 @@ impl Builder {
 /// `ufbxi_update_camera` and our reader take: `ApertureMode` 1 (horizontal) or 2 (vertical)
 /// with `FieldOfView` in degrees, `AspectWidth`/`AspectHeight` (the aspect over 1, with
 /// `AspectRatioMode` 1, fixed ratio), `NearPlane`/`FarPlane` in scene units, `Roll` in degrees.
+/// An orthographic camera adds `CameraProjectionType` 1 with `OrthoZoom` = full width ÷ 30
+/// (ufbx's extent unit for files not from Blender) and `GateFit` 2 (horizontal: the height is
+/// the width over the aspect), its aspect `xmag / ymag`, so ufbx reads back the same
+/// `orthographic_size`.
 /// Orientation is the node's: FBX cameras look down the node's +X with +Y up, and the node's
 /// rotation carries the turn from the source's axes (`transform::attribute_axes`). A camera
 /// aimed at a target has its aim and roll baked into its node: its `Roll` is written 0
@@ -216,7 +220,14 @@ fn camera_attribute(id: i64, name: &str, c: &crate::scene::Camera, roll_baked: b
         p("FieldOfView", "FieldOfView", "", "A", vec![Value::F64(c.fov_degrees)]),
         p_enum("ApertureMode", mode),
     ];
-    if let Some(a) = c.aspect.filter(|a| a.is_finite() && *a > 0.0) {
+    let mut aspect = c.aspect;
+    if let Projection::Orthographic { xmag, ymag } = c.projection {
+        props.push(p_enum("CameraProjectionType", 1));
+        props.push(p_double("OrthoZoom", 2.0 * xmag / 30.0));
+        props.push(p_enum("GateFit", 2));
+        aspect = Some(xmag / ymag);
+    }
+    if let Some(a) = aspect.filter(|a| a.is_finite() && *a > 0.0) {
         props.push(p_enum("AspectRatioMode", 1));
         props.push(p_double("AspectWidth", a));
         props.push(p_double("AspectHeight", 1.0));

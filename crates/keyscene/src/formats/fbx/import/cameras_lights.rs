@@ -4,33 +4,80 @@
 
 use glam::Vec3;
 
-use super::Importer;
-use crate::scene::{Camera, FovAxis, Light, LightKind};
+use super::{blender_binary_exporter, Importer};
+use crate::scene::{Camera, FovAxis, Light, LightKind, Projection};
+
+/// Film size in inches of each FBX `ApertureFormat` (custom, 16 mm theatrical, super 16 mm,
+/// 35 mm academy, TV projection, full aperture, 1.85 projection, anamorphic, 70 mm
+/// projection, VistaVision, Dynavision, IMAX), as ufbx's `ufbxi_aperture_formats` lists them.
+const APERTURE_FORMATS: [(f64, f64); 12] = [
+    (1.0, 1.0),
+    (0.404, 0.295),
+    (0.493, 0.292),
+    (0.864, 0.630),
+    (0.816, 0.612),
+    (0.980, 0.735),
+    (0.825, 0.446),
+    (0.864, 0.732),
+    (2.066, 0.906),
+    (1.485, 0.991),
+    (2.080, 1.480),
+    (2.772, 2.072),
+];
+
+/// A camera's frustum as [`Importer::camera_frustum`] computes it.
+struct FbxCameraFrustum {
+    /// `ApertureMode` (0–3, default 2).
+    aperture_mode: i64,
+    /// Tangents of half the horizontal and vertical fields of view (ufbx `field_of_view_tan`).
+    tan_half_fov: [f64; 2],
+    /// The field of view as stored along the mode's axis (degrees: `FieldOfViewX` for mode
+    /// 0, `FieldOfView` for 1 and 2, the fallback angle of a degenerate frustum); `None` for
+    /// a focal-length camera.
+    stored_fov: Option<f64>,
+    /// Full width and height in scene units of an orthographic camera's view (ufbx
+    /// `orthographic_size`), `None` for a perspective one.
+    orthographic: Option<[f64; 2]>,
+}
 
 impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
+    /// The camera of `NodeAttribute` (FBX 6: `Model`) `id`: its frustum as ufbx
+    /// `ufbxi_update_camera` computes it ([`FbxCameraFrustum`]), kept as the field of view
+    /// along the axis `ApertureMode` names (vertical for mode 2, else horizontal; the stored
+    /// angle itself for modes 0–2) with the frustum's own width ÷ height as `aspect`, so both
+    /// of ufbx's `field_of_view_deg` follow — where the file states what the aspect comes from
+    /// (`AspectWidth`/`AspectHeight`, `AspectW`/`AspectH`, `FilmWidth`/`FilmHeight`, an
+    /// `ApertureFormat`, or mode 0's two angles); else `aspect` is `None` (ufbx's 1 × 1 inch
+    /// default film is no statement about the image, and writers assume their own); an orthographic camera (`CameraProjectionType` 1) keeps ufbx's
+    /// `orthographic_size` as its half extents.
     pub(super) fn camera(&self, id: i64, name: &str) -> Camera {
         let g = self.graph;
         let f = |n: &str| g.prop(id, n).and_then(|p| p.f64()).filter(|v| v.is_finite());
-        let aspect = match (f("AspectWidth").or(f("AspectW")), f("AspectHeight").or(f("AspectH"))) {
-            (Some(w), Some(h)) if w > 0.0 && h > 0.0 => Some(w / h),
-            _ => match (f("FilmWidth"), f("FilmHeight")) {
-                (Some(w), Some(h)) if w > 0.0 && h > 0.0 => Some(w / h),
-                _ => None,
-            },
+        let frustum = self.camera_frustum(id);
+        let [tan_x, tan_y] = frustum.tan_half_fov;
+        let vertical = frustum.aperture_mode == 2;
+        let half_angle = |t: f64| t.atan().to_degrees() * 2.0;
+        let (fov_degrees, fov_axis) = match frustum.stored_fov {
+            // The stored angle itself (ufbx `field_of_view_deg` along that axis), not its
+            // tangent's angle, which may differ in the last bit and unsettle FBX → FBX.
+            Some(fov) if vertical => (fov, FovAxis::Vertical),
+            Some(fov) => (fov, FovAxis::Horizontal),
+            None if vertical => (half_angle(tan_y), FovAxis::Vertical),
+            None => (half_angle(tan_x), FovAxis::Horizontal),
         };
-        let (fov_degrees, fov_axis) = match g.get_i64(id, "ApertureMode", 2) {
-            0 => (f("FieldOfViewX").or(f("FieldOfView")).unwrap_or(40.0), FovAxis::Horizontal),
-            1 => (f("FieldOfView").unwrap_or(40.0), FovAxis::Horizontal),
-            3 => {
-                let focal = f("FocalLength").unwrap_or(0.0);
-                let aperture = self.camera_aperture_width(id) * 25.4;
-                if focal > 0.0 && aperture > 0.0 {
-                    ((aperture / (2.0 * focal)).atan().to_degrees() * 2.0, FovAxis::Horizontal)
-                } else {
-                    (f("FieldOfView").unwrap_or(40.0), FovAxis::Horizontal)
-                }
-            }
-            _ => (f("FieldOfView").or(f("FieldOfViewY")).unwrap_or(40.0), FovAxis::Vertical),
+        // The aspect only where the file states what it comes from (render aspect, film,
+        // both angles); else none, as before, and writers assume theirs.
+        let stated =
+            ["AspectWidth", "AspectHeight", "AspectW", "AspectH", "FilmWidth", "FilmHeight"]
+                .iter()
+                .any(|n| g.prop(id, n).is_some())
+                || frustum.aperture_mode == 0
+                || g.get_i64(id, "ApertureFormat", 0) != 0;
+        let aspect = tan_x / tan_y;
+        let aspect = (stated && aspect.is_finite() && aspect > 0.0).then_some(aspect);
+        let projection = match frustum.orthographic {
+            Some([w, h]) => Projection::Orthographic { xmag: w * 0.5, ymag: h * 0.5 },
+            None => Projection::Perspective,
         };
         Camera {
             name: name.into(),
@@ -41,24 +88,50 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
             near: f("NearPlane"),
             far: f("FarPlane"),
             aspect,
+            projection,
         }
     }
 
-    /// The width in inches of the film gate a focal-length camera (`ApertureMode` 3) sees
-    /// through, as ufbx `ufbxi_update_camera` derives it: the film (`FilmWidth` ×
-    /// `FilmHeight` · `FilmSqueezeRatio`, 1 × 1 inch when absent) fitted to the render
-    /// aspect by `GateFit` — 1 vertical (the film's height times the aspect), 2 horizontal
-    /// (the film's width), 3 fill (vertical when the render is wider than the film, else
-    /// horizontal), 4 overscan (the other way round), 0 none and 5 stretch (the film as is).
-    /// The render aspect follows `AspectRatioMode`: 0–2 `AspectWidth / AspectHeight`, 3 (fixed
-    /// width) `1 / AspectHeight`, 4 (fixed height) `AspectWidth`; a missing width or height is
-    /// made from the other by the film's ratio.
-    fn camera_aperture_width(&self, id: i64) -> f64 {
+    /// The frustum of camera `id` by the FBX SDK's rules as ufbx `ufbxi_update_camera`
+    /// applies them.
+    ///
+    /// - Film: `FilmWidth` × `FilmHeight` inches (default: the `ApertureFormat`'s size, 1 × 1
+    ///   for custom), its height times `FilmSqueezeRatio` (default 2 for 35 mm anamorphic,
+    ///   else 1).
+    /// - Render aspect from `AspectWidth`/`AspectHeight` (or `AspectW`/`AspectH`) by
+    ///   `AspectRatioMode`: 0–2 `w / h`, 3 (fixed width) `1 / h`, 4 (fixed height) `w`; a
+    ///   missing or non-positive one is made from the other by the film's ratio.
+    /// - `GateFit` fits the film to that aspect: 1 vertical (the aperture is the film's height
+    ///   times the aspect by its height), 2 horizontal (its width by width ÷ aspect), 3 fill
+    ///   (horizontal when the render is wider than the film, else vertical), 4 overscan (the
+    ///   other way round), 0 none and 5 stretch (the film as is).
+    /// - `ApertureMode` 0: `FieldOfViewX` and `FieldOfViewY`; 1: horizontal `FieldOfView`,
+    ///   vertical by the aspect; 2 (default): vertical `FieldOfView`, horizontal by the
+    ///   aspect; 3: the aperture over `FocalLength` (mm).
+    /// - Orthographic (`CameraProjectionType` 1): extent = unit × `OrthoZoom`, the unit 30
+    ///   scene units, or 1 for Blender's binary exporter (which writes its ortho scale there);
+    ///   the view's full width and height are the extent, the height divided (vertical fit:
+    ///   the width multiplied) by the aspect as the gate fit says.
+    ///
+    /// Unset angles are 0 as in ufbx; a frustum that comes out degenerate (a tangent not
+    /// finite or not positive: no field of view, zero focal length) falls back to
+    /// `FieldOfView` (else 40°) along the mode's axis with the render aspect.
+    fn camera_frustum(&self, id: i64) -> FbxCameraFrustum {
         let g = self.graph;
         let f = |n: &str| g.prop(id, n).and_then(|p| p.f64()).filter(|v| v.is_finite());
-        let film_x = f("FilmWidth").unwrap_or(1.0);
-        let film_y0 = f("FilmHeight").unwrap_or(1.0);
-        let film_y = film_y0 * f("FilmSqueezeRatio").unwrap_or(1.0);
+        let enum_in = |n: &str, default: i64, max: i64| {
+            let v = g.get_i64(id, n, default);
+            if (0..=max).contains(&v) {
+                v
+            } else {
+                default
+            }
+        };
+        let format = enum_in("ApertureFormat", 0, 11) as usize;
+        let (fw, fh) = APERTURE_FORMATS[format];
+        let film_x = f("FilmWidth").unwrap_or(fw);
+        let film_y0 = f("FilmHeight").unwrap_or(fh);
+        let film_y = film_y0 * f("FilmSqueezeRatio").unwrap_or(if format == 7 { 2.0 } else { 1.0 });
         let mut ax = f("AspectWidth").or(f("AspectW")).unwrap_or(0.0);
         let mut ay = f("AspectHeight").or(f("AspectH")).unwrap_or(0.0);
         if ax <= 0.0 && ay <= 0.0 {
@@ -71,23 +144,54 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
         } else if ay <= 0.0 {
             ay = if film_x > 0.0 && film_y0 > 0.0 { ax / film_x * film_y0 } else { ax };
         }
-        let aspect = match g.get_i64(id, "AspectRatioMode", 0) {
+        let aspect = match enum_in("AspectRatioMode", 0, 4) {
             3 => 1.0 / ay,
             4 => ax,
             _ => ax / ay,
         };
         let film_ratio = film_x / film_y;
-        let fit = match g.get_i64(id, "GateFit", 0) {
+        let fit = match enum_in("GateFit", 0, 5) {
             3 if aspect > film_ratio => 2,
             3 => 1,
             4 if aspect < film_ratio => 2,
             4 => 1,
             fit => fit,
         };
-        match fit {
-            1 => film_y * aspect,
-            _ => film_x,
+        let (aperture, ortho_scale) = match fit {
+            1 => ([film_y * aspect, film_y], [aspect, 1.0]),
+            2 => ([film_x, film_x / aspect], [1.0, 1.0 / aspect]),
+            _ => ([film_x, film_y], [1.0, 1.0]),
+        };
+        let tan = |deg: f64| (deg.to_radians() * 0.5).tan();
+        let fov = f("FieldOfView").unwrap_or(0.0);
+        let mode = enum_in("ApertureMode", 2, 3);
+        let mut tan_half_fov = match mode {
+            0 => [tan(f("FieldOfViewX").unwrap_or(0.0)), tan(f("FieldOfViewY").unwrap_or(0.0))],
+            1 => [tan(fov), tan(fov) / aspect],
+            2 => [tan(fov) * aspect, tan(fov)],
+            _ => {
+                let focal_inches = f("FocalLength").unwrap_or(0.0) / 25.4;
+                aperture.map(|a| a / focal_inches * 0.5)
+            }
+        };
+        let mut stored_fov = match mode {
+            0 => f("FieldOfViewX"),
+            1 | 2 => Some(fov),
+            _ => None,
+        };
+        if tan_half_fov.iter().any(|t| !t.is_finite() || *t <= 0.0) {
+            let deg = f("FieldOfView").filter(|v| *v > 0.0 && *v < 180.0).unwrap_or(40.0);
+            let t = tan(deg);
+            let aspect = if aspect.is_finite() && aspect > 0.0 { aspect } else { 1.0 };
+            tan_half_fov = if mode == 2 { [t * aspect, t] } else { [t, t / aspect] };
+            stored_fov = Some(deg);
         }
+        let orthographic = (g.get_i64(id, "CameraProjectionType", 0) == 1).then(|| {
+            let unit = if blender_binary_exporter(self.creator()) { 1.0 } else { 30.0 };
+            let extent = unit * f("OrthoZoom").unwrap_or(1.0);
+            [extent * ortho_scale[0], extent * ortho_scale[1]]
+        });
+        FbxCameraFrustum { aperture_mode: mode, tan_half_fov, stored_fov, orthographic }
     }
 
     pub(super) fn light(&self, id: i64, name: &str) -> Light {

@@ -15,7 +15,7 @@
 //!   `RotationSpaceForLimitOnly` (default 0) is zero, as the FBX SDK and ufbx ≥ 0.23 read them;
 //!   otherwise the rotation is XYZ and pre/post rotation are ignored ([`rotation_setup`]).
 //!   `InheritType` → [`InheritType::from_fbx`]; `GeometricTranslation/Rotation/Scaling` →
-//!   [`Node::geometry_transform`] = `T · R(XYZ) · S`; `Visibility` 0 → [`Node::hidden`].
+//!   [`Node::geometry_transform`] = `T · R(XYZ) · S`; `Visibility` below 1 in magnitude (ufbx truncates it to an integer) → [`Node::hidden`].
 //! - **Instances**: models connected to one `Geometry` with the same materials show one
 //!   [`Mesh`] (several nodes with the same [`Node::mesh`], ufbx `ufbx_mesh::instances`); a
 //!   model with other materials gets its own copy, as materials live on the mesh

@@ -195,7 +195,7 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
             pivots: (pivots != Pivots::default()).then_some(pivots),
             inherit: InheritType::from_fbx(props.get_i64(const { t("InheritType") }, 1)),
             geometry: DMat4::from_scale_rotation_translation(gs, gr, gt),
-            hidden: props.get_f64(const { t("Visibility") }, 1.0) == 0.0,
+            hidden: crate::anim::visibility_hides(props.get_f64(const { t("Visibility") }, 1.0)),
         }
     }
 

@@ -137,7 +137,10 @@ impl Out {
             let anim = &scene.animations[p.a];
             let name =
                 if anim.name.is_empty() { format!("animation {}", p.a) } else { anim.name.clone() };
+            let before = self.root.animations.len();
             self.write_animation(name, &p.channels, node_index);
+            let written = (self.root.animations.len() > before).then_some(before);
+            self.visibility_channels(scene, p.a, written, base, rest);
         }
     }
 
@@ -218,11 +221,10 @@ impl Out {
         let mut seen: Vec<&'static str> = Vec::new();
         for ch in &scene.animations[a].channels {
             let what = match &ch.target {
-                ChannelTarget::Hidden(t)
-                    if t.keys.iter().any(|k| k.value != scene.nodes[ch.node].hidden) =>
-                {
-                    "visibility (hide) tracks are not animated"
-                }
+                // Hide tracks and FBX `Visibility`: KHR_animation_pointer channels
+                // (`visibility.rs`).
+                ChannelTarget::Hidden(_) => continue,
+                _ if ch.target.property_name() == Some("Visibility") => continue,
                 ChannelTarget::Morph(t)
                     if t.keys.iter().any(|k| Some(k.value) != scene.nodes[ch.node].mesh) =>
                 {
@@ -242,8 +244,8 @@ impl Out {
                 ChannelTarget::Property { .. } | ChannelTarget::Layered(_)
                     if ch.target.property_name().is_some() && ch.target.key_count() > 1 =>
                 {
-                    "property tracks (FBX Visibility, Intensity …) other than morph weights are \
-                     not animated"
+                    "property tracks (FBX Intensity …) other than morph weights and \
+                     Visibility are not animated"
                 }
                 ChannelTarget::Roll(_) => continue,
                 ChannelTarget::Color(_) | ChannelTarget::Hotspot(_) | ChannelTarget::Falloff(_)

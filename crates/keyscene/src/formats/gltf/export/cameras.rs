@@ -1,15 +1,19 @@
-//! Cameras (perspective, `yfov` from the scene's FOV axis) and KHR_lights_punctual lights.
+//! Cameras (perspective, `yfov` from the scene's FOV axis; orthographic, `xmag`/`ymag`) and
+//! KHR_lights_punctual lights.
 
 use gltf_json as json;
 use json::validation::Checked::Valid;
 
 use super::Out;
 use crate::formats::gltf::{warning, ASSUMED_ASPECT, DEFAULT_ZNEAR};
-use crate::scene::{FovAxis, LightKind, Scene};
+use crate::scene::{Camera, FovAxis, LightKind, Projection, Scene};
 
 impl Out {
     pub(super) fn camera(&mut self, scene: &Scene, c: usize) -> json::Index<json::Camera> {
         let cam = &scene.cameras[c];
+        if let Projection::Orthographic { xmag, ymag } = cam.projection {
+            return self.orthographic(cam, xmag, ymag);
+        }
         let aspect = cam.aspect.filter(|a| a.is_finite() && *a > 0.0).unwrap_or(ASSUMED_ASPECT);
         let mut fov = cam.fov_degrees;
         if !(fov.is_finite() && fov > 0.0 && fov < 180.0) {
@@ -40,6 +44,54 @@ impl Out {
                     extras: Default::default(),
                 }),
                 type_: Valid(json::camera::Type::Perspective),
+                extensions: None,
+                extras: Default::default(),
+            },
+        )
+    }
+
+    /// An orthographic camera: `xmag`/`ymag` (glTF requires them non-zero: a zero or
+    /// non-finite one is written 1 with a warning), `znear` ≥ 0 and `zfar` > `znear`.
+    fn orthographic(&mut self, cam: &Camera, xmag: f64, ymag: f64) -> json::Index<json::Camera> {
+        let mut mag = |m: f64| {
+            if m.is_finite() && m != 0.0 {
+                return m.abs();
+            }
+            self.warnings.push(warning(
+                format!("camera \"{}\"", cam.name),
+                format!("orthographic magnification {m} written as 1"),
+            ));
+            1.0
+        };
+        let (xmag, ymag) = (mag(xmag), mag(ymag));
+        let znear = cam.near.filter(|n| n.is_finite() && *n >= 0.0).unwrap_or(0.0);
+        let zfar = match cam.far.filter(|f| f.is_finite() && *f > znear) {
+            Some(f) => f,
+            None => {
+                let f = znear + 1000.0 * xmag.max(ymag);
+                self.warnings.push(warning(
+                    format!("camera \"{}\"", cam.name),
+                    format!(
+                        "orthographic camera without a far plane beyond its near plane: zfar {f}"
+                    ),
+                ));
+                f
+            }
+        };
+        json::Index::push(
+            &mut self.root.cameras,
+            json::Camera {
+                name: Some(cam.name.clone()),
+                orthographic: Some(json::camera::Orthographic {
+                    xmag: xmag as f32,
+                    ymag: ymag as f32,
+                    zfar: zfar as f32,
+                    znear: znear as f32,
+                    extensions: None,
+                    extras: Default::default(),
+                }),
+                perspective: None,
+                type_: Valid(json::camera::Type::Orthographic),
                 extensions: None,
                 extras: Default::default(),
             },

@@ -37,6 +37,7 @@ mod pbr;
 mod sampling;
 mod skins;
 mod textures;
+mod visibility;
 
 #[cfg(test)]
 pub(crate) use nodes::axis_rotation;
@@ -60,6 +61,9 @@ fn build(scene: &Scene, opts: &WriteOptions) -> Result<Built, Error> {
     let base = out.root_node(scene, opts);
     let rest = nodes::Rest::new(scene);
     let written = out.nodes(scene, base, &rest);
+    out.visibility =
+        visibility::States::new(scene, &rest.pose.hidden, opts.only_animation, opts.animations);
+    out.rest_visibility(scene, base, &rest);
     out.scene(scene, base);
     if opts.animations {
         out.animations(scene, opts, base, &rest, &written);
@@ -169,6 +173,11 @@ struct Out {
     mesh_info: HashMap<u32, meshes::MeshInfo>,
     /// `.gltf` only: buffer as a data URI, images inside it.
     embed: bool,
+    /// `KHR_animation_pointer` channels, added to the JSON by `finish`
+    /// ([`visibility`]: gltf-json cannot hold them).
+    pointer_channels: Vec<visibility::PointerChannel>,
+    /// The sampled hidden states and the nodes glTF cannot hide ([`visibility::States`]).
+    visibility: visibility::States,
 }
 
 impl Out {
@@ -186,6 +195,8 @@ impl Out {
             influence_sets: 1,
             mesh_info: HashMap::new(),
             embed: false,
+            pointer_channels: Vec::new(),
+            visibility: visibility::States::default(),
         }
     }
 
@@ -210,9 +221,18 @@ impl Out {
             });
         }
         let ser = |e: serde_json::Error| Error::Write(format!("JSON: {e}"));
-        let json = match self.container {
-            Container::Glb => serde_json::to_vec(&self.root),
-            Container::Gltf { .. } => serde_json::to_vec_pretty(&self.root),
+        let json = if self.pointer_channels.is_empty() {
+            match self.container {
+                Container::Glb => serde_json::to_vec(&self.root),
+                Container::Gltf { .. } => serde_json::to_vec_pretty(&self.root),
+            }
+        } else {
+            let v = visibility::with_pointer_channels(&self.root, &self.pointer_channels)
+                .map_err(ser)?;
+            match self.container {
+                Container::Glb => serde_json::to_vec(&v),
+                Container::Gltf { .. } => serde_json::to_vec_pretty(&v),
+            }
         }
         .map_err(ser)?;
         Ok(Built {

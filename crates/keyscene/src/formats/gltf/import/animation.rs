@@ -14,6 +14,7 @@ pub(super) fn animations(
     buffers: &[Vec<u8>],
     fps: f64,
     max: u64,
+    pointers: &[super::visibility::PointerChannel],
     scene: &mut Scene,
     warnings: &mut Vec<Warning>,
 ) -> Result<(), Error> {
@@ -23,7 +24,25 @@ pub(super) fn animations(
         .map(|n| n.mesh.map_or(0, |m| scene.meshes[m].morph_targets.len()))
         .collect();
     for a in doc.animations() {
-        let anim = animation(&a, doc.as_json(), buffers, fps, max, &node_targets, warnings)?;
+        let mut anim = animation(&a, doc.as_json(), buffers, fps, max, &node_targets, warnings)?;
+        for p in pointers.iter().filter(|p| p.animation == a.index()) {
+            let n = node_targets.len();
+            let read = super::visibility::hidden_track(&a, p, buffers, fps, max, n, warnings)?;
+            if let Some((node, target)) = read {
+                let keys = crate::anim::keep::key_frames(&target);
+                let frames = keys.iter().flatten().copied();
+                let (lo, hi) = frames
+                    .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), f| (lo.min(f), hi.max(f)));
+                if lo.is_finite() {
+                    anim.frame_range = if anim.channels.is_empty() {
+                        (lo, hi)
+                    } else {
+                        (anim.frame_range.0.min(lo), anim.frame_range.1.max(hi))
+                    };
+                }
+                anim.channels.push(Channel { node, target });
+            }
+        }
         if anim.channels.is_empty() {
             continue;
         }

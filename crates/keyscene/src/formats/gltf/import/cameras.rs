@@ -2,38 +2,29 @@
 
 use glam::Vec3;
 
-use crate::formats::gltf::warning;
-use crate::scene::{Camera, FovAxis, Light, LightKind, Warning};
+use crate::scene::{Camera, FovAxis, Light, LightKind, Projection};
 
-/// A camera: perspective `yfov` as a vertical FOV; an orthographic one as a 45° perspective
-/// camera (warned).
-pub(super) fn camera(c: &gltf::Camera, warnings: &mut Vec<Warning>) -> Camera {
+/// A camera: perspective `yfov` as a vertical field of view; an orthographic one keeps
+/// `xmag`/`ymag` as its half extents ([`Projection::Orthographic`]) and their ratio as its
+/// aspect (glTF 2.0 §5.13, `camera.orthographic`), its field of view the unused 45°.
+pub(super) fn camera(c: &gltf::Camera) -> Camera {
     let name = c.name().unwrap_or("").to_string();
     match c.projection() {
         gltf::camera::Projection::Perspective(p) => Camera {
-            name,
-            target: None,
-            fov_degrees: f64::from(p.yfov()).to_degrees(),
-            fov_axis: FovAxis::Vertical,
-            roll_degrees: 0.0,
             near: Some(f64::from(p.znear())),
             far: p.zfar().map(f64::from),
             aspect: p.aspect_ratio().map(f64::from),
+            ..Camera::new(name, f64::from(p.yfov()).to_degrees(), FovAxis::Vertical)
         },
         gltf::camera::Projection::Orthographic(o) => {
-            warnings.push(warning(
-                format!("cameras[{}]", c.index()),
-                "orthographic camera read as a perspective camera (the model has no orthographic cameras)",
-            ));
+            let (xmag, ymag) = (f64::from(o.xmag()), f64::from(o.ymag()));
+            let aspect = xmag / ymag;
             Camera {
-                name,
-                target: None,
-                fov_degrees: 45.0,
-                fov_axis: FovAxis::Vertical,
-                roll_degrees: 0.0,
                 near: Some(f64::from(o.znear())),
                 far: Some(f64::from(o.zfar())),
-                aspect: None,
+                aspect: (aspect.is_finite() && aspect > 0.0).then_some(aspect),
+                projection: Projection::Orthographic { xmag, ymag },
+                ..Camera::new(name, 45.0, FovAxis::Vertical)
             }
         }
     }

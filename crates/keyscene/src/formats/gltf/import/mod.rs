@@ -16,6 +16,7 @@ mod materials;
 mod meshes;
 mod nodes;
 mod skins;
+mod visibility;
 
 /// glTF-specific reading choices.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -78,7 +79,7 @@ pub fn read_with(
         });
     }
     let fps = if gopts.fps.is_finite() && gopts.fps > 0.0 { gopts.fps } else { DEFAULT_READ_FPS };
-    let (document, blob) = document(bytes)?;
+    let (document, blob, pointers) = document(bytes)?;
     let doc = &document;
     let mut warnings = Vec::new();
     let buffers = buffers(doc, blob, opts, &mut warnings)?;
@@ -100,7 +101,7 @@ pub fn read_with(
         scene.materials.push(materials::material(&m, opts.base_dir.as_deref()));
     }
     for c in doc.cameras() {
-        scene.cameras.push(cameras::camera(&c, &mut warnings));
+        scene.cameras.push(cameras::camera(&c));
     }
     if let Some(lights) = doc.lights() {
         for l in lights {
@@ -112,13 +113,16 @@ pub fn read_with(
     scene
         .validate()
         .map_err(|e| Error::Invalid { place: "nodes".into(), message: e.to_string() })?;
-    animation::animations(doc, &buffers, fps, max, &mut scene, &mut warnings)?;
+    animation::animations(doc, &buffers, fps, max, &pointers, &mut scene, &mut warnings)?;
     Ok((scene, warnings))
 }
 
-/// The glTF document of a `.glb` or `.gltf` file, validated by the `gltf` crate, and the GLB's
-/// BIN chunk.
-fn document(bytes: &[u8]) -> Result<(gltf::Document, Option<Vec<u8>>), Error> {
+/// The glTF document of a `.glb` or `.gltf` file, validated by the `gltf` crate, the GLB's
+/// BIN chunk, and the `KHR_animation_pointer` channels taken out of the JSON first
+/// ([`visibility::split_pointer_channels`]).
+type Document = (gltf::Document, Option<Vec<u8>>, Vec<visibility::PointerChannel>);
+
+fn document(bytes: &[u8]) -> Result<Document, Error> {
     let (json, blob) = if bytes.starts_with(b"glTF") {
         let (json, bin) = super::glb::split(bytes)?;
         (json, bin.map(<[u8]>::to_vec))
@@ -129,6 +133,11 @@ fn document(bytes: &[u8]) -> Result<(gltf::Document, Option<Vec<u8>>), Error> {
         |e: gltf::Error| Error::Invalid { place: "document".into(), message: e.to_string() };
     // Where the JSON starts in the file: after the GLB header and JSON chunk header.
     let json_start = if bytes.starts_with(b"glTF") { 20 } else { 0 };
+    let split = visibility::split_pointer_channels(json);
+    let (json, pointers) = match &split {
+        Some((rest, pointers)) => (rest.as_slice(), pointers.clone()),
+        None => (json, Vec::new()),
+    };
     let root = gltf::Gltf::from_slice_without_validation(json)
         .map_err(|e| json_error(e, json.len() as u64, json_start))?
         .document
@@ -151,7 +160,7 @@ fn document(bytes: &[u8]) -> Result<(gltf::Document, Option<Vec<u8>>), Error> {
             }
         }
     }
-    Ok((gltf::Document::from_json(root).map_err(invalid_doc)?, blob))
+    Ok((gltf::Document::from_json(root).map_err(invalid_doc)?, blob, pointers))
 }
 
 /// Every buffer's bytes (the BIN chunk, a `data:` URI or a file: [`load_uri`]), each at least

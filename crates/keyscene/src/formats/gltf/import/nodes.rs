@@ -107,5 +107,12 @@ fn node_of(node: &gltf::Node) -> Node {
             n.hidden = k["hidden"].as_bool().unwrap_or(false);
         }
     }
+    // KHR_node_visibility `visible: false` hides the node (and, in glTF, its descendants,
+    // which the writer only does where they are hidden too).
+    if node.extension_value("KHR_node_visibility").and_then(|v| v["visible"].as_bool())
+        == Some(false)
+    {
+        n.hidden = true;
+    }
     n
 }

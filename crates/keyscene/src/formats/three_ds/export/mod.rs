@@ -44,7 +44,7 @@ use super::chunks::{id, KeyChunk};
 use super::write::TooLong;
 use crate::anim::{ChannelTarget, Interpolation, RotationTrack, THREE_DS_FPS};
 use crate::output::{FileNames, TexturePlan};
-use crate::scene::Scene;
+use crate::scene::{FovAxis, Projection, Scene};
 
 use crate::quoting::quoted;
 use cameras_lights::{CameraOut, LightOut};
@@ -216,6 +216,14 @@ pub fn write(scene: &Scene, opts: &WriteOptions) -> Result<(Vec<u8>, Report), Wr
         b.report.dropped.push(format!(
             "{} other animations (3DS holds one keyframer)",
             scene.animations.len() - 1
+        ));
+    }
+    for cam in scene.cameras.iter().filter(|c| c.projection != Projection::Perspective) {
+        b.report.warnings.push(format!(
+            "camera \"{}\": orthographic, written as a perspective camera with its field of view ({}° {}): 3DS cameras are perspective only",
+            cam.name,
+            cam.fov_degrees,
+            if cam.fov_axis == FovAxis::Horizontal { "horizontal" } else { "vertical" },
         ));
     }
     b.materials(scene);

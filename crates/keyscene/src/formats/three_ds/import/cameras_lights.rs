@@ -5,7 +5,7 @@ use glam::Vec3;
 
 use super::super::chunks::{CameraChunk, LightChunk};
 use super::Builder;
-use crate::scene::{Camera, FovAxis, Light, LightKind};
+use crate::scene::{Camera, FovAxis, Light, LightKind, Projection};
 
 impl<'f> Builder<'_, 'f> {
     pub(super) fn camera_data(&mut self, name: &str, cam: Option<&CameraChunk>) -> usize {
@@ -24,6 +24,7 @@ impl<'f> Builder<'_, 'f> {
             near: c.ranges.map(|r| r.0.into()),
             far: c.ranges.map(|r| r.1.into()),
             aspect: None,
+            projection: Projection::Perspective,
         });
         self.scene.cameras.len() - 1
     }

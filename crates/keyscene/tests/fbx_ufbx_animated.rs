@@ -415,25 +415,72 @@ fn compare_materials(
         };
         let v = |c: glam::Vec3| c.as_dvec3();
         let s = |x: f32| DVec3::splat(x as f64);
-        let checks = [
-            ("diffuse", v(ours.effective_diffuse()), product(&f.diffuse_color, &f.diffuse_factor)),
-            ("ambient", v(ours.effective_ambient()), product(&f.ambient_color, &f.ambient_factor)),
-            (
-                "emission",
-                v(ours.effective_emissive()),
-                product(&f.emission_color, &f.emission_factor),
-            ),
-            ("diffuse colour", v(ours.diffuse), rgb(&f.diffuse_color)),
-            ("diffuse factor", s(ours.diffuse_factor), scalar(&f.diffuse_factor)),
-            ("ambient colour", v(ours.ambient), rgb(&f.ambient_color)),
-            ("ambient factor", s(ours.ambient_factor), scalar(&f.ambient_factor)),
-            ("specular colour", v(ours.specular), rgb(&f.specular_color)),
-            ("specular factor", s(ours.shininess_strength), scalar(&f.specular_factor)),
-            ("emission colour", v(ours.emissive), rgb(&f.emission_color)),
-            ("emission factor", s(ours.emissive_factor), scalar(&f.emission_factor)),
-            ("transparent colour", v(ours.transparent), rgb(&f.transparency_color)),
-            ("transparency factor", s(ours.transparency_factor), scalar(&f.transparency_factor)),
-        ];
+        // A PBR material (ufbx's shader type) that stores no Phong diffuse of its own (only
+        // its template's): keyscene's Phong fields are filled from its PBR values
+        // (docs/materials.md), so they are compared with ufbx's PBR model instead (the
+        // template's Phong defaults are not the material's colours).
+        let own_diffuse =
+            mat.element.props.props.iter().any(|p| p.name == "DiffuseColor" || p.name == "Diffuse");
+        use ufbx::ShaderType as T;
+        let phong_shader = matches!(
+            mat.shader_type,
+            T::Unknown | T::FbxLambert | T::FbxPhong | T::BlenderPhong | T::WavefrontMtl
+        );
+        if !phong_shader && !own_diffuse {
+            let p = &mat.pbr;
+            let checks = [
+                ("diffuse colour", v(ours.diffuse), rgb(&p.base_color)),
+                ("diffuse factor", s(ours.diffuse_factor), scalar(&p.base_factor)),
+                ("specular colour", v(ours.specular), rgb(&p.specular_color)),
+                ("specular factor", s(ours.shininess_strength), scalar(&p.specular_factor)),
+                ("emission colour", v(ours.emissive), rgb(&p.emission_color)),
+                ("emission factor", s(ours.emissive_factor), scalar(&p.emission_factor)),
+            ];
+            for (what, got, want) in checks {
+                let Some(want) = want else { continue };
+                let err = (got - want).abs().max_element();
+                if !(err <= 1e-4) {
+                    bad |= out.disagree("material colour", || {
+                        format!("PBR material {name:?} at {when}: {what} keyscene {got}, ufbx PBR {want}")
+                    });
+                }
+            }
+        }
+        let checks = if !phong_shader && !own_diffuse {
+            Vec::new()
+        } else {
+            vec![
+                (
+                    "diffuse",
+                    v(ours.effective_diffuse()),
+                    product(&f.diffuse_color, &f.diffuse_factor),
+                ),
+                (
+                    "ambient",
+                    v(ours.effective_ambient()),
+                    product(&f.ambient_color, &f.ambient_factor),
+                ),
+                (
+                    "emission",
+                    v(ours.effective_emissive()),
+                    product(&f.emission_color, &f.emission_factor),
+                ),
+                ("diffuse colour", v(ours.diffuse), rgb(&f.diffuse_color)),
+                ("diffuse factor", s(ours.diffuse_factor), scalar(&f.diffuse_factor)),
+                ("ambient colour", v(ours.ambient), rgb(&f.ambient_color)),
+                ("ambient factor", s(ours.ambient_factor), scalar(&f.ambient_factor)),
+                ("specular colour", v(ours.specular), rgb(&f.specular_color)),
+                ("specular factor", s(ours.shininess_strength), scalar(&f.specular_factor)),
+                ("emission colour", v(ours.emissive), rgb(&f.emission_color)),
+                ("emission factor", s(ours.emissive_factor), scalar(&f.emission_factor)),
+                ("transparent colour", v(ours.transparent), rgb(&f.transparency_color)),
+                (
+                    "transparency factor",
+                    s(ours.transparency_factor),
+                    scalar(&f.transparency_factor),
+                ),
+            ]
+        };
         for (what, got, want) in checks {
             let Some(want) = want else { continue };
             let err = (got - want).abs().max_element();
@@ -452,7 +499,25 @@ fn compare_materials(
             .filter(|s| !s.is_empty())
             .or_else(|| f.diffuse_color.texture.as_ref().map(|t| base(&t.filename)));
         let got = ours.maps.iter().find(|m| m.slot == MapSlot::Diffuse).map(|m| base(&m.file));
+        // Where the Phong diffuse has no file texture, keyscene's diffuse map is the PBR base
+        // colour's (docs/materials.md: 3ds Max and Maya connect maps to the PBR properties
+        // only): ufbx's `pbr.base_color` texture, or one of its file textures (a layered one).
+        let pbr_files: Vec<String> = mat
+            .pbr
+            .base_color
+            .texture
+            .as_ref()
+            .map(|t| {
+                std::iter::once(t)
+                    .chain(t.file_textures.iter())
+                    .flat_map(|t| [base(&t.relative_filename), base(&t.filename)])
+                    .filter(|s| !s.is_empty())
+                    .collect()
+            })
+            .unwrap_or_default();
+        let no_phong_file = want.as_ref().is_none_or(|w| w.is_empty());
         let agree = match (&want, &got) {
+            _ if no_phong_file && got.as_ref().is_some_and(|g| pbr_files.contains(g)) => true,
             (Some(w), Some(g)) => w == g || w.is_empty() && g.is_empty(),
             (None, None) => true,
             (Some(w), None) => w.is_empty(),
@@ -460,7 +525,10 @@ fn compare_materials(
         };
         if !agree {
             bad |= out.disagree("texture file", || {
-                format!("material {name:?}: diffuse texture keyscene {got:?}, ufbx {want:?}")
+                format!(
+                    "material {name:?}: diffuse texture keyscene {got:?}, ufbx {want:?} \
+                     (PBR base colour: {pbr_files:?})"
+                )
             });
         }
     }

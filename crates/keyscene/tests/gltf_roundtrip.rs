@@ -113,14 +113,16 @@ fn matching_node(scene: &Scene, used: &[bool], name: &str, instance: &str) -> Op
 
 /// The hand-built feature scene (TCB, relative rotations with a double key, a scale through
 /// zero, instancing with geometry transforms, aimed camera): every mesh node's world
-/// positions after the round trip equal the source's: to f32 precision at whole frames with
-/// the default one sample per frame, and within 1e-4 × scene size at fractional frames with
+/// positions after the round trip equal the source's: at whole frames with the default one
+/// sample per frame within a tenth of 1e-4 × scene size (12 here: the samples the writer drops
+/// are those its chords reproduce within that share, docs/gltf.md "Keys reduced to what the
+/// interpolation needs"), and within 1e-4 × scene size at fractional frames with
 /// 8 samples per frame (this scene spins 5 rad in 20 frames: linear interpolation between
 /// whole-frame samples is off by ~1e-3 × its size between frames).
 fn synthetic() -> Result<(), Failed> {
     let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
     let src = gltf_scenes::feature_scene(dir.path());
-    check_synthetic(&src, None, &[0.0, 7.0, 19.0, 20.0, 29.0, 30.0, 33.0, 40.0], 1e-5)?;
+    check_synthetic(&src, None, &[0.0, 7.0, 19.0, 20.0, 29.0, 30.0, 33.0, 40.0], 1e-5 * 12.0)?;
     check_synthetic(&src, Some(240.0), &[0.5, 7.3, 19.9, 20.25, 29.5, 33.7], 1e-4 * 12.0)
 }
 

@@ -309,11 +309,13 @@ pub(super) fn phong_from_pbr(m: &mut Material, pbr: &Pbr) {
 /// The maps of a PBR material's base colour, normal, emission and opacity, as its diffuse,
 /// bump, emissive and opacity maps where it has none of that slot (3ds Max writes Phong
 /// colours beside a Physical Material but connects its maps to the PBR properties only): what
-/// the writers that know only Phong maps carry.
+/// the writers that know only Phong maps carry. Maps without a file name are not copied.
 pub(super) fn phong_maps_from_pbr(m: &mut Material, pbr: &Pbr) {
     for p in [P::BaseColor, P::NormalMap, P::EmissionColor, P::Opacity] {
         let slot = phong_slot(p);
-        if let Some(t) = &pbr.get(p).texture {
+        // A map with no file (a 3ds Max OSL or procedural map whose graph is not followed,
+        // docs/materials.md) has nothing a Phong-only writer could show.
+        if let Some(t) = pbr.get(p).texture.as_ref().filter(|t| !t.file.is_empty()) {
             if !m.maps.iter().any(|x| x.slot == slot) {
                 m.maps.push(t.clone());
             }

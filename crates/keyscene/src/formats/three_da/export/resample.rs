@@ -30,17 +30,28 @@ pub(super) fn resample(
     }
     let fr = &cx.frames;
     let rate = fr.range.rate;
-    let key_frames = cx
+    let key_frames: Vec<f64> = cx
         .anim
         .iter()
         .flat_map(|a| &a.channels)
         .flat_map(|c| channel_key_frames(&c.target))
-        .map(|f| f * rate);
-    let (frames, every) = crate::anim::keep::resample_frames(fr.lo, fr.hi, needs.len(), key_frames);
+        .map(|f| f * rate)
+        .collect();
+    // Keys past the animation's range (a 3DS key after KFSEG's end) are written as they are
+    // by the keyed tracks: resampled tracks run to the last key too, so what plays there is
+    // the same motion (up to the last frame a 3DA key can hold).
+    let last_key = key_frames.iter().copied().filter(|f| f.is_finite()).fold(f64::MIN, f64::max);
+    let hi = if last_key.ceil() > fr.hi as f64 {
+        (last_key.ceil() as i64).min(i64::from(i32::MAX) - 1)
+    } else {
+        fr.hi
+    };
+    let (frames, every) =
+        crate::anim::keep::resample_frames(fr.lo, hi, needs.len(), key_frames.into_iter());
     if !every {
         report.warnings.push(format!(
             "{} frames × {} resampled entities pass the budget of {RESAMPLE_BUDGET} samples: resampled at {} frames (the source's keys and an even grid), exact there only",
-            fr.hi - fr.lo + 1,
+            hi - fr.lo + 1,
             needs.len(),
             frames.len()
         ));
@@ -159,7 +170,7 @@ fn write_tracks(
     report: &mut ExportReport,
     fi: usize,
 ) {
-    let fr = &cx.frames;
+    let (lo, hi) = (frames.first().copied().unwrap_or(0), frames.last().copied().unwrap_or(0));
     let mut changing = false;
     let mut lines = Vec::new();
     let source = |why: &str| TrackSource::Resampled { why: why.to_string(), every_frame: every };
@@ -187,9 +198,9 @@ fn write_tracks(
     if frames.len() > 1 && (changing || !cx.node_channels(n.id).is_empty()) {
         report.resampled_entities.push(fi);
         let at = if every {
-            format!("every frame {}..={} (exact at integer frames)", fr.lo, fr.hi)
+            format!("every frame {lo}..={hi} (exact at integer frames)")
         } else {
-            format!("{} frames of {}..={} (exact at those frames)", frames.len(), fr.lo, fr.hi)
+            format!("{} frames of {lo}..={hi} (exact at those frames)", frames.len())
         };
         report.resampled.push(format!(
             "{}: {} resampled as LINEAR tracks at {at}",

@@ -183,3 +183,60 @@ def test_stage_metadata_of_fly(fly, tmp_path):
     assert stage.GetTimeCodesPerSecond() == scene.animations[0].fps
     assert (stage.GetStartTimeCode(), stage.GetEndTimeCode()) == tuple(scene.animations[0].frame_range)
     assert stage.GetDefaultPrim().IsValid()
+
+
+def test_linear_skins_are_usdskel_rigs(tmp_path):
+    """Every skinned mesh of the FBX sources is a UsdSkel rig or named in a warning (never
+    silently posed points): a rig's mesh prim is bound (``SkelBindingAPI``) to a ``Skeleton``
+    with one joint per skin joint, its weights are the file's divided by their sum, and its
+    animation source is a ``SkelAnimation``. The positions of every rig are checked by
+    ``test_usd_opens_validates_and_matches_posed_vertices`` (after ``BakeSkinning``). The
+    corpus has linear skins USD can hold: at least one file must be written with a rig."""
+    if corpus_dir() is None:
+        pytest.skip("corpus not found (set KEYSCENE_CORPUS)")
+    rigged_files = 0
+    for name, path in SOURCES:
+        if not name.startswith("fbx/"):
+            continue
+        try:
+            scene = keyscene.load(path)
+        except keyscene.Error:
+            continue
+        skinned = [n for n in scene.nodes if n.mesh is not None and scene.meshes[n.mesh].skin is not None]
+        if not skinned:
+            continue
+        out = tmp_path / f"{path.stem}.usda"
+        report = keyscene.convert(path, out, force=True)
+        stage = Usd.Stage.Open(str(out))
+        prims = mesh_prims(scene, stage)
+        rigged = 0
+        for n in skinned:
+            prim = prims[n.index]
+            binding = UsdSkel.BindingAPI(prim)
+            targets = binding.GetSkeletonRel().GetTargets() if prim.HasAPI(UsdSkel.BindingAPI) else []
+            if not targets:
+                assert any(f'"{n.name}" written as posed points' in w for w in report.warnings), (
+                    f"{name}: skinned node {n.name!r} is neither a rig nor in a warning"
+                )
+                continue
+            rigged += 1
+            mesh = scene.meshes[n.mesh]
+            skel = UsdSkel.Skeleton(stage.GetPrimAtPath(targets[0]))
+            assert len(skel.GetJointsAttr().Get()) == len(scene.skins[mesh.skin]["joints"])
+            anim = UsdSkel.BindingAPI(skel.GetPrim()).GetAnimationSource()
+            assert anim and anim.IsA(UsdSkel.Animation), f"{name}: {n.name!r} has no SkelAnimation"
+            joints, weights = mesh.skin_weights()
+            want = weights.astype(np.float64) / weights.astype(np.float64).sum(axis=1, keepdims=True)
+            got = np.array(binding.GetJointWeightsPrimvar().Get(), dtype=np.float64)
+            size = binding.GetJointWeightsPrimvar().GetElementSize()
+            got = got.reshape(-1, size)
+            idx = np.array(binding.GetJointIndicesPrimvar().Get()).reshape(-1, size)
+            # The same (joint → weight) per vertex, whatever the padding.
+            for v in range(len(want)):
+                a = {int(j): w for j, w in zip(joints[v], want[v]) if w != 0}
+                b = {int(j): w for j, w in zip(idx[v], got[v]) if w != 0}
+                assert a.keys() == b.keys() and all(abs(a[j] - b[j]) < 1e-6 for j in a), (
+                    f"{name}: {n.name!r} vertex {v}: weights {b}, file {a}"
+                )
+        rigged_files += rigged > 0
+    assert rigged_files >= 1

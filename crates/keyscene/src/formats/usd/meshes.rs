@@ -33,15 +33,16 @@ pub fn rest_points(ctx: &Ctx, k: usize, mesh: &Mesh) -> Points {
 }
 
 /// Writes the mesh prim `name` of node `k` showing mesh `m` with `points`; `deformed`: the
-/// stored normals do not follow the points and are left out.
+/// stored normals do not follow the points and are left out; `rig`: the mesh is bound to
+/// that UsdSkel rig (`SkelBindingAPI`, [`super::skel::write_binding`]).
 pub fn write(
     t: &mut Text,
     ctx: &mut Ctx,
-    k: usize,
-    m: usize,
+    (k, m): (usize, usize),
     name: &str,
     points: &Points,
     deformed: bool,
+    rig: Option<&super::skel::Rig>,
 ) {
     let scene = ctx.scene;
     let mesh = &scene.meshes[m];
@@ -55,9 +56,16 @@ pub fn write(
         ));
     }
     let binding = bindings(ctx, mesh, &faces);
-    let mut meta = Vec::new();
+    let mut apis = Vec::new();
     if binding.direct.is_some() {
-        meta.push("prepend apiSchemas = [\"MaterialBindingAPI\"]".to_string());
+        apis.push("\"MaterialBindingAPI\"");
+    }
+    if rig.is_some() {
+        apis.push("\"SkelBindingAPI\"");
+    }
+    let mut meta = Vec::new();
+    if !apis.is_empty() {
+        meta.push(format!("prepend apiSchemas = [{}]", apis.join(", ")));
     }
     t.open(&format!("def Mesh \"{name}\""), &meta);
     if binding.double_sided {
@@ -93,6 +101,14 @@ pub fn write(
         normals(t, ctx, k, mesh, &faces);
     }
     primvars(t, mesh, &faces);
+    if let Some(rig) = rig {
+        // UsdSkel places skinned points in skeleton space and ignores the prim's transform;
+        // resetting the transform stack makes the prim's own world matrix the skeleton's
+        // (the stage's world), so readers that apply it anyway (and `UsdSkel.BakeSkinning`,
+        // which writes skeleton-space points into `points`) agree.
+        t.line("uniform token[] xformOpOrder = [\"!resetXformStack!\"]");
+        super::skel::write_binding(t, rig);
+    }
     if let Some(path) = &binding.direct {
         t.line(&format!("rel material:binding = <{path}>"));
     }

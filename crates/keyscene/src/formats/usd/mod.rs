@@ -10,13 +10,14 @@
 //!   `displayName`, renames reported);
 //! - [`xform`]: one `xformOp:transform` per node, time-sampled where it moves (source keys
 //!   kept where USD's linear interpolation is exact, adaptive error-bounded samples elsewhere);
-//! - [`meshes`]: `UsdGeom.Mesh` prims; [`deform`]: skinned and blend-shaped meshes as
-//!   `points` time samples;
+//! - [`meshes`]: `UsdGeom.Mesh` prims; [`skel`]: linearly skinned meshes as UsdSkel rigs
+//!   (`Skeleton`, `SkelAnimation`, `SkelBindingAPI`); [`deform`]: the other deformed meshes
+//!   (blend shapes, caches, morphs, rigs USD cannot hold) as `points` time samples;
 //! - [`materials`]: `UsdPreviewSurface` networks and their images; [`cameras`]: cameras and
 //!   `UsdLux` lights;
 //! - [`text`]: the `.usda` grammar; [`usdz`]: the package.
 //!
-//! What USD cannot hold, or this writer does not write yet (UsdSkel rigs, animated camera
+//! What USD cannot hold, or this writer does not write yet (UsdSkel blend shapes, animated camera
 //! and light parameters, visibility over time, other animations), is a warning in the
 //! [`Report`].
 
@@ -33,6 +34,7 @@ pub mod deform;
 pub mod materials;
 pub mod meshes;
 pub mod names;
+pub mod skel;
 pub mod text;
 pub mod usdz;
 pub mod xform;
@@ -124,19 +126,37 @@ pub fn write(scene: &Scene, opts: &WriteOptions) -> Result<Layer, crate::Error> 
     animation_warnings(&mut ctx, &line);
     let images = materials::images(scene, &mut ctx.warnings);
     let root = format!("/{ROOT}");
-    t.open(&format!("def Xform \"{ROOT}\""), &["kind = \"component\"".to_string()]);
+    let skinned: Vec<usize> = deform::deformed_nodes(scene, &line)
+        .into_iter()
+        .filter(|&k| scene.nodes[k].mesh.and_then(|m| scene.meshes.get(m)?.skin).is_some())
+        .collect();
+    let (mut rigs, motion, rig_warnings) = skel::rigs(scene, &line, &skinned);
+    rig_warnings.into_iter().for_each(|w| ctx.warn(w));
+    // A rig's skeleton and mesh must be under one SkelRoot: the root prim is one.
+    let kind = if rigs.is_empty() { "Xform" } else { "SkelRoot" };
+    t.open(&format!("def {kind} \"{ROOT}\""), &["kind = \"component\"".to_string()]);
     let mut siblings = names::Siblings::default();
     siblings.claim("Materials");
     ctx.material_paths = materials::write(&mut t, &mut ctx, &root, &images);
+    if !rigs.is_empty() {
+        siblings.claim("Skeletons");
+        skel::write_skeletons(&mut t, scene, &root, &mut rigs, &motion);
+    }
     let xforms = xform::node_xforms(scene, &line);
     if xforms.iter().any(|x| x.capped) {
         ctx.warn("a node's transform reached the sample budget: written within it, not within the tolerance".into());
     }
-    let points = deformed_points(&mut ctx, &line);
+    let rigged: HashMap<usize, &skel::Rig> = rigs.iter().map(|r| (r.node, r)).collect();
+    let points = deformed_points(&mut ctx, &line, &rigged);
     let rest = scene.evaluate(line.animation, Time::Frame(line.range.0));
     let mut renamed = Vec::new();
-    let prims =
-        Prims { xforms: &xforms, points: &points, hidden: &rest.hidden, mesh_shown: &rest.mesh };
+    let prims = Prims {
+        xforms: &xforms,
+        points: &points,
+        rigs: &rigged,
+        hidden: &rest.hidden,
+        mesh_shown: &rest.mesh,
+    };
     prims.write(&mut t, &mut ctx, siblings, &root, &mut renamed);
     t.close();
     if t.non_finite > 0 {
@@ -230,11 +250,16 @@ fn animation_warnings(ctx: &mut Ctx, line: &xform::Timeline) {
     }
 }
 
-/// The sampled points of every deformed mesh node ([`deform`]).
-fn deformed_points(ctx: &mut Ctx, line: &xform::Timeline) -> HashMap<usize, meshes::Points> {
+/// The sampled points of every deformed mesh node ([`deform`]) but the rigged ones.
+fn deformed_points(
+    ctx: &mut Ctx,
+    line: &xform::Timeline,
+    rigged: &HashMap<usize, &skel::Rig>,
+) -> HashMap<usize, meshes::Points> {
     let scene = ctx.scene;
     let nodes: Vec<(usize, usize)> = deform::deformed_nodes(scene, line)
         .into_iter()
+        .filter(|k| !rigged.contains_key(k))
         .filter_map(|k| Some((k, scene.meshes.get(scene.nodes[k].mesh?)?.positions.len())))
         .collect();
     if nodes.is_empty() {
@@ -242,7 +267,7 @@ fn deformed_points(ctx: &mut Ctx, line: &xform::Timeline) -> HashMap<usize, mesh
     }
     let (points, thinned, incomplete) = deform::sample(scene, line, &nodes);
     ctx.warn(format!(
-        "{} skinned, blend-shaped or morphing mesh(es) written as posed points time samples (UsdSkel skeletons and blend shapes are not written yet)",
+        "{} deformed mesh(es) (blend shapes, caches, morphs, or skins not written as rigs) written as posed points time samples (UsdSkel blend shapes are not written yet)",
         nodes.len()
     ));
     if thinned {
@@ -259,6 +284,7 @@ fn deformed_points(ctx: &mut Ctx, line: &xform::Timeline) -> HashMap<usize, mesh
 struct Prims<'a> {
     xforms: &'a [xform::NodeXform],
     points: &'a HashMap<usize, meshes::Points>,
+    rigs: &'a HashMap<usize, &'a skel::Rig>,
     hidden: &'a [bool],
     mesh_shown: &'a [Option<usize>],
 }
@@ -354,12 +380,15 @@ impl Prims<'_> {
         let Some(m) = node.mesh.filter(|&m| m < scene.meshes.len()) else { return };
         let name = children.claim(&scene.meshes[m].name);
         let deformed = self.points.get(&k);
+        let rig = self.rigs.get(&k).copied();
         let points = match deformed {
             Some(p) => p.clone(),
             None => meshes::rest_points(ctx, k, &scene.meshes[m]),
         };
         let at = t.out.len();
-        meshes::write(t, ctx, k, m, &name, &points, deformed.is_some());
+        // A rig's mesh keeps its rest points; its stored normals are not written (UsdSkel
+        // would skin them, but face-varying normals are skinned by few readers).
+        meshes::write(t, ctx, (k, m), &name, &points, deformed.is_some() || rig.is_some(), rig);
         if self.hidden.get(k).copied().unwrap_or(false)
             || self.mesh_shown.get(k).is_some_and(|s| s.is_none())
         {

@@ -1,0 +1,516 @@
+//! UsdSkel rigs (docs/usd.md, "Skinned meshes as UsdSkel rigs"): a linearly skinned mesh as a
+//! `Skeleton` with its `SkelAnimation`, bound to the mesh prim by `SkelBindingAPI`, so that
+//! USD readers get the rig (joints, bind matrices, weights, joint motion), not only its posed
+//! points.
+//!
+//! # The mapping
+//! keyscene skins a vertex `p` of mesh node `k` as `world = Σⱼ wⱼ · W(boneⱼ) · IBⱼ · G · p`
+//! ([`crate::anim::Pose::world_positions`]; `IBⱼ` the joint's
+//! [`inverse_bind`](crate::scene::SkinJoint::inverse_bind), `G` the node's geometric
+//! transform, weights divided by their sum). UsdSkel skins a mesh prim's `points` `q` in
+//! skeleton space as `Σⱼ wⱼ · Jⱼ(t) · Bⱼ⁻¹ · geomBind · q` and ignores the mesh prim's own
+//! transform (UsdSkel "Schemas In-Depth", skinning). The mesh prim's points are `G · p` (as for
+//! every mesh, [`super::meshes`]), so the rig is written with
+//!
+//! - every joint a **root joint** of the skeleton (`joints` are single path elements: the
+//!   bones' names as identifiers, unique), so that `Jⱼ(t)` is relative to the stage's world;
+//! - `bindTransforms` `Bⱼ = IBⱼ⁻¹ · Cⱼ⁻¹` and no `geomBindTransform` (identity), with `Jⱼ(t) =
+//!   W(t) · Cⱼ⁻¹`: `Jⱼ · Bⱼ⁻¹ = W · IBⱼ` for any `Cⱼ`. `Cⱼ` is the bone's scale at the first
+//!   frame (a diagonal matrix), so that a bone whose scale does not change has scale 1 in the
+//!   animation: `SkelAnimation` scales are `half`s, and a bone scaled 0.01 (an FBX rig in
+//!   centimetres under a metre root) would be rounded by 2e-4 of its size;
+//! - the `Skeleton` prim under `/root/Skeletons` with no transform, and the root prim a
+//!   `SkelRoot`, so that skeleton space is the stage's world space;
+//! - weights divided by their sum, `elementSize` = the most influences of a vertex (shorter
+//!   lists padded with joint 0 at weight 0).
+//!
+//! The joint hierarchy is therefore not kept (every joint is a root); the motion and the
+//! skinning are.
+//!
+//! # Samples
+//! `SkelAnimation` holds `translations` (`float3`), `rotations` (`quatf`) and `scales`
+//! (**`half3`**: 11 significant bits) per joint; USD interpolates translations and scales
+//! linearly and rotations by slerp. The joints are sampled at the timeline's grid (every frame
+//! and key) and between two samples at a quarter, half and three quarters of the interval;
+//! where the interpolated joint matrix strays more than the tolerance from the evaluated one
+//! the interval is split (down to [`resample::min_span`]), as the points sampler
+//! ([`super::deform`]) does. The error of a joint matrix `M` against `W` is bounded by
+//! `‖M₃ − W₃‖_F · rⱼ + |t_M − t_W|`, `rⱼ` the largest distance from the joint of a vertex it
+//! moves (in its bind frame).
+//!
+//! # When a mesh is not rigged
+//! A skinned mesh stays posed `points` time samples ([`super::deform`]) when the rig could
+//! not reproduce keyscene's pose: blend shapes, a geometry cache or a morph track on it; dual
+//! quaternion skinning; a vertex without positive weight (keyscene leaves it with its node);
+//! a joint whose node is missing or whose inverse bind matrix has no inverse; or a bone world
+//! matrix at some sample that TRS with a `half` scale cannot hold within the tolerance (shear
+//! from a non-uniformly scaled parent, a scale `half` rounds too far). Each is a warning.
+
+use glam::{DMat3, DMat4, DQuat, DVec3};
+
+use super::text::Text;
+use super::xform::Timeline;
+use crate::anim::{resample, ChannelTarget, Pose, Time};
+use crate::scene::Scene;
+
+/// Most joint samples (frames × joints, over every rig) the adaptive sampler adds.
+pub const JOINT_BUDGET: usize = 1 << 22;
+
+/// A joint's local transform as `SkelAnimation` stores it: translation, rotation and a scale
+/// rounded to `half`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Trs {
+    /// Translation (`float3`).
+    pub t: DVec3,
+    /// Rotation (`quatf`; written `(w, x, y, z)`).
+    pub r: DQuat,
+    /// Scale, each component rounded to the nearest `half` ([`to_half`]).
+    pub s: DVec3,
+}
+
+impl Trs {
+    /// The matrix USD composes: translate · rotate · scale (column vectors).
+    pub fn matrix(&self) -> DMat4 {
+        DMat4::from_scale_rotation_translation(self.s, self.r, self.t)
+    }
+
+    /// USD's interpolation at `u` in 0..=1: translations and scales linear, rotations slerp.
+    fn lerp(&self, b: &Trs, u: f64) -> Trs {
+        Trs { t: self.t.lerp(b.t, u), r: self.r.slerp(b.r, u), s: self.s.lerp(b.s, u) }
+    }
+}
+
+/// `x` rounded to the nearest IEEE 754 half-precision value (ties to even), infinite past
+/// the largest half (65504); NaN stays NaN.
+pub fn to_half(x: f64) -> f64 {
+    if !x.is_finite() || x == 0.0 {
+        return x;
+    }
+    let a = x.abs();
+    if a >= 65520.0 {
+        return f64::INFINITY.copysign(x);
+    }
+    // Normal halves have 11 significant bits; below 2⁻¹⁴ the step is 2⁻²⁴ (subnormals).
+    let e = a.log2().floor().max(-14.0);
+    let step = (e - 10.0).exp2();
+    let q = a / step;
+    let r = q.round();
+    let r = if (q - q.floor() - 0.5).abs() < f64::EPSILON && r % 2.0 != 0.0 { r - 1.0 } else { r };
+    (r * step).copysign(x)
+}
+
+/// One skinned mesh node written as a rig.
+#[derive(Debug, Clone)]
+pub struct Rig {
+    /// The skinned mesh node.
+    pub node: usize,
+    /// The joints' nodes, in skin order.
+    pub joints: Vec<usize>,
+    /// `bindTransforms`: each joint's `inverse_bind⁻¹ · C⁻¹`.
+    pub bind: Vec<DMat4>,
+    /// Per joint: `C⁻¹`'s diagonal, the inverse of the bone's scale at the first frame (1
+    /// where that scale is 0 or not finite).
+    unscale: Vec<DVec3>,
+    /// Per joint: the largest distance of a vertex it moves from it, in its bind frame.
+    reach: Vec<f64>,
+    /// `primvars:skel:jointIndices`, `elementSize` per vertex.
+    pub indices: Vec<u32>,
+    /// `primvars:skel:jointWeights`, divided by each vertex's sum.
+    pub weights: Vec<f32>,
+    /// Influences per vertex (`elementSize`).
+    pub element_size: usize,
+    /// The skeleton prim's path, set when it is written.
+    pub path: String,
+}
+
+/// The rig of skinned mesh node `k` (without samples), or why it cannot be one; `first`: the
+/// pose at the first frame.
+fn rig_of(scene: &Scene, line: &Timeline, k: usize, first: &Pose) -> Result<Rig, String> {
+    let node = &scene.nodes[k];
+    let mesh = node.mesh.and_then(|m| scene.meshes.get(m)).ok_or("no mesh")?;
+    let skin = mesh.skin.and_then(|s| scene.skins.get(s)).ok_or("no skin")?;
+    if !mesh.morph_targets.is_empty() || mesh.geometry_cache.is_some() {
+        return Err("it also has blend shapes or a geometry cache".into());
+    }
+    let channels = crate::anim::channels_by_node(scene, line.animation);
+    if channels[k].iter().any(|c| matches!(c, ChannelTarget::Morph(_))) {
+        return Err("a morph track switches its mesh".into());
+    }
+    if skin.dq_weights.iter().any(|&d| d != 0.0) {
+        return Err("it is skinned by dual quaternions".into());
+    }
+    let mut bind = Vec::with_capacity(skin.joints.len());
+    let mut unscale = Vec::with_capacity(skin.joints.len());
+    let mut to_joint = Vec::with_capacity(skin.joints.len());
+    for j in &skin.joints {
+        let b = j.inverse_bind.inverse();
+        let w = first.world.get(j.node);
+        let Some(w) = w.filter(|_| b.is_finite() && j.inverse_bind.determinant() != 0.0) else {
+            return Err("a joint's node is missing or its bind matrix has no inverse".into());
+        };
+        let s = w.to_scale_rotation_translation().0;
+        let u = DVec3::from_array(s.to_array().map(|x| {
+            let u = 1.0 / x;
+            if u.is_finite() && u != 0.0 {
+                u
+            } else {
+                1.0
+            }
+        }));
+        bind.push(b * DMat4::from_scale(u));
+        unscale.push(u);
+        to_joint.push(DMat4::from_scale(1.0 / u) * j.inverse_bind * node.geometry_transform());
+    }
+    let n = mesh.positions.len();
+    if skin.influences.len() < n {
+        return Err("a vertex has no weight".into());
+    }
+    let element_size = skin.influences[..n].iter().map(Vec::len).max().unwrap_or(0).max(1);
+    let mut reach = vec![0.0f64; skin.joints.len()];
+    let mut indices = Vec::with_capacity(n * element_size);
+    let mut weights = Vec::with_capacity(n * element_size);
+    for (p, inf) in mesh.positions.iter().zip(&skin.influences) {
+        let total: f64 = inf.iter().map(|&(_, w)| f64::from(w)).sum();
+        if total.is_nan() || total <= 0.0 || total.is_infinite() {
+            return Err("a vertex has no positive total weight".into());
+        }
+        for &(j, w) in inf {
+            let ju = j as usize;
+            let m = to_joint.get(ju).ok_or("a weight names a joint the skin lacks")?;
+            let local = m.transform_point3(*p);
+            reach[ju] = reach[ju].max(local.length());
+            indices.push(j);
+            weights.push((f64::from(w) / total) as f32);
+        }
+        for _ in inf.len()..element_size {
+            indices.push(0);
+            weights.push(0.0);
+        }
+    }
+    let joints = skin.joints.iter().map(|j| j.node).collect();
+    Ok(Rig {
+        node: k,
+        joints,
+        bind,
+        unscale,
+        reach,
+        indices,
+        weights,
+        element_size,
+        path: String::new(),
+    })
+}
+
+/// The bound of the distance a vertex of joint `j` of `rig` moves between joint matrices `m`
+/// and `w` (module docs, "Samples").
+fn joint_error(rig: &Rig, j: usize, m: &DMat4, w: &DMat4) -> f64 {
+    let d = DMat3::from_mat4(*m) - DMat3::from_mat4(*w);
+    let frob =
+        (d.x_axis.length_squared() + d.y_axis.length_squared() + d.z_axis.length_squared()).sqrt();
+    let e = frob * rig.reach[j] + (m.w_axis - w.w_axis).truncate().length();
+    if e.is_nan() {
+        f64::INFINITY
+    } else {
+        e
+    }
+}
+
+/// The TRS of world matrix `w` with its scale rounded to `half`, and the sign of the rotation
+/// chosen next to `prev` (so that slerp between samples takes the short way).
+fn trs(w: &DMat4, prev: Option<&Trs>) -> Trs {
+    let (s, r, t) = w.to_scale_rotation_translation();
+    let r = match prev {
+        Some(p) if p.r.dot(r) < 0.0 => -r,
+        _ => r,
+    };
+    Trs { t, r, s: DVec3::new(to_half(s.x), to_half(s.y), to_half(s.z)) }
+}
+
+/// Every rig's joint matrices `Jⱼ = W · C⁻¹` at frame `f`.
+fn worlds(scene: &Scene, line: &Timeline, rigs: &[Rig], f: f64) -> Vec<Vec<DMat4>> {
+    let pose = scene.evaluate(line.animation, Time::Frame(f));
+    rigs.iter()
+        .map(|r| {
+            r.joints
+                .iter()
+                .zip(&r.unscale)
+                .map(|(&j, &u)| pose.world[j] * DMat4::from_scale(u))
+                .collect()
+        })
+        .collect()
+}
+
+/// The sampled joint motion of every rig: frames, and per frame per rig per joint its
+/// [`Trs`].
+#[derive(Debug, Default)]
+pub struct Motion {
+    /// Sample frames (time codes).
+    pub frames: Vec<f64>,
+    /// `values[i][r][j]`: rig `r`'s joint `j` at `frames[i]`.
+    pub values: Vec<Vec<Vec<Trs>>>,
+}
+
+/// The rigs of `candidates` (skinned mesh nodes) that can be written as UsdSkel rigs, their
+/// sampled motion, and a warning per node that cannot (module docs).
+pub fn rigs(
+    scene: &Scene,
+    line: &Timeline,
+    candidates: &[usize],
+) -> (Vec<Rig>, Motion, Vec<String>) {
+    let mut warnings = Vec::new();
+    let mut rigs = Vec::new();
+    let start = line.grid.first().copied().unwrap_or(line.range.0);
+    let first = scene.evaluate(line.animation, Time::Frame(start));
+    for &k in candidates {
+        match rig_of(scene, line, k, &first) {
+            Ok(r) => rigs.push(r),
+            Err(why) => warnings.push(format!(
+                "skinned mesh node \"{}\" written as posed points, not as a UsdSkel rig: {why}",
+                scene.nodes[k].name
+            )),
+        }
+    }
+    // Rigs whose joints TRS cannot hold at a grid frame drop out, and the grid is sampled
+    // again without them (each round drops at least one rig).
+    loop {
+        if rigs.is_empty() {
+            return (rigs, Motion::default(), warnings);
+        }
+        let (motion, bad) = sample(scene, line, &rigs);
+        if bad.is_empty() {
+            return (rigs, motion, warnings);
+        }
+        for &r in bad.iter().rev() {
+            let rig = rigs.remove(r);
+            warnings.push(format!(
+                "skinned mesh node \"{}\" written as posed points, not as a UsdSkel rig: a bone's world matrix is not translate · rotate · scale with a half-precision scale within the tolerance (shear or scale)",
+                scene.nodes[rig.node].name
+            ));
+        }
+    }
+}
+
+/// Samples `rigs` on the timeline; also returns the rigs (indices) whose joints TRS cannot
+/// hold within the tolerance at some sample.
+fn sample(scene: &Scene, line: &Timeline, rigs: &[Rig]) -> (Motion, Vec<usize>) {
+    let joints: usize = rigs.iter().map(|r| r.joints.len()).sum::<usize>().max(1);
+    let mut budget = JOINT_BUDGET / joints;
+    let mut bad = vec![false; rigs.len()];
+    let mut m = Motion::default();
+    for &f in &line.grid {
+        let w = worlds(scene, line, rigs, f);
+        let here = to_trs(rigs, &w, m.values.last(), line.tol, &mut bad);
+        if let (Some(&fa), Some(a)) = (m.frames.last(), m.values.last().cloned()) {
+            let mut cut = Cut { scene, line, rigs, budget: &mut budget, bad: &mut bad };
+            cut.refine((fa, a), (f, here.clone()), &mut m);
+        }
+        m.frames.push(f);
+        m.values.push(here);
+    }
+    // Each rotation on the side of the one before it: USD's slerp and the sampler's then
+    // take the same (short) way between every two samples.
+    for i in 1..m.values.len() {
+        let (before, after) = m.values.split_at_mut(i);
+        for (pr, ar) in before[i - 1].iter().zip(after[0].iter_mut()) {
+            for (p, a) in pr.iter().zip(ar.iter_mut()) {
+                if p.r.dot(a.r) < 0.0 {
+                    a.r = -a.r;
+                }
+            }
+        }
+    }
+    (m, bad.iter().enumerate().filter(|b| *b.1).map(|b| b.0).collect())
+}
+
+/// The [`Trs`] of every joint of `w` (per rig), next to `prev`; marks in `bad` the rigs whose
+/// TRS strays from `w` past `tol`.
+fn to_trs(
+    rigs: &[Rig],
+    w: &[Vec<DMat4>],
+    prev: Option<&Vec<Vec<Trs>>>,
+    tol: f64,
+    bad: &mut [bool],
+) -> Vec<Vec<Trs>> {
+    rigs.iter()
+        .enumerate()
+        .map(|(r, rig)| {
+            (0..rig.joints.len())
+                .map(|j| {
+                    let x = trs(&w[r][j], prev.map(|p| &p[r][j]));
+                    let e = joint_error(rig, j, &x.matrix(), &w[r][j]);
+                    bad[r] |= e.is_nan() || e > tol;
+                    x
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// The adaptive split of one interval (module docs, "Samples").
+struct Cut<'a> {
+    scene: &'a Scene,
+    line: &'a Timeline,
+    rigs: &'a [Rig],
+    budget: &'a mut usize,
+    bad: &'a mut [bool],
+}
+
+impl Cut<'_> {
+    /// Appends to `m` the samples the interval `a → b` needs strictly between them, in order.
+    fn refine(&mut self, a: (f64, Vec<Vec<Trs>>), b: (f64, Vec<Vec<Trs>>), m: &mut Motion) {
+        let span = b.0 - a.0;
+        if span <= resample::min_span(b.0) || *self.budget == 0 {
+            return;
+        }
+        let tol = self.line.tol;
+        let mut worst = 0.0f64;
+        let mut mid = None;
+        for u in [0.5, 0.25, 0.75] {
+            let w = worlds(self.scene, self.line, self.rigs, a.0 + span * u);
+            for (r, rig) in self.rigs.iter().enumerate() {
+                for (j, wj) in w[r].iter().enumerate() {
+                    let x = a.1[r][j].lerp(&b.1[r][j], u).matrix();
+                    worst = worst.max(joint_error(rig, j, &x, wj));
+                }
+            }
+            if u == 0.5 {
+                mid = Some(w);
+                if worst > tol {
+                    break;
+                }
+            }
+        }
+        if worst <= tol {
+            return;
+        }
+        *self.budget -= 1;
+        let w = mid.unwrap_or_default();
+        let at_mid = to_trs(self.rigs, &w, Some(&a.1), tol, self.bad);
+        let f = a.0 + span / 2.0;
+        self.refine(a, (f, at_mid.clone()), m);
+        m.frames.push(f);
+        m.values.push(at_mid.clone());
+        self.refine((f, at_mid), b, m);
+    }
+}
+
+/// Writes the `Skeletons` scope under `root` with one `Skeleton` (and its `SkelAnimation`)
+/// per rig (named after its mesh node, `<node>_skeleton`, unique), and sets each rig's
+/// [`Rig::path`].
+pub fn write_skeletons(t: &mut Text, scene: &Scene, root: &str, rigs: &mut [Rig], motion: &Motion) {
+    let scope = format!("{root}/Skeletons");
+    t.open("def Scope \"Skeletons\"", &[]);
+    let mut skeletons = super::names::Siblings::default();
+    for (r, rig) in rigs.iter_mut().enumerate() {
+        let name = skeletons.claim(&format!("{}_skeleton", scene.nodes[rig.node].name));
+        rig.path = format!("{scope}/{name}");
+        let mut joint_names = super::names::Siblings::default();
+        let joints: Vec<String> =
+            rig.joints.iter().map(|&j| joint_names.claim(&scene.nodes[j].name)).collect();
+        let tokens = t.array(&joints, |_, j| format!("\"{j}\""));
+        t.open(
+            &format!("def Skeleton \"{name}\""),
+            &["prepend apiSchemas = [\"SkelBindingAPI\"]".to_string()],
+        );
+        t.line(&format!("uniform token[] joints = {tokens}"));
+        let bind = t.array(&rig.bind, |t, &m| t.matrix(m));
+        t.line(&format!("uniform matrix4d[] bindTransforms = {bind}"));
+        let first: Vec<DMat4> = motion.values[0][r].iter().map(Trs::matrix).collect();
+        let rest = t.array(&first, |t, &m| t.matrix(m));
+        t.line(&format!("uniform matrix4d[] restTransforms = {rest}"));
+        t.line(&format!("rel skel:animationSource = <{}/Motion>", rig.path));
+        t.open("def SkelAnimation \"Motion\"", &[]);
+        t.line(&format!("uniform token[] joints = {tokens}"));
+        animation(t, motion, r);
+        t.close();
+        t.close();
+    }
+    t.close();
+}
+
+/// The `translations`, `rotations` and `scales` of rig `r`: one value when it never changes,
+/// else time samples.
+fn animation(t: &mut Text, motion: &Motion, r: usize) {
+    let per_frame: Vec<&Vec<Trs>> = motion.values.iter().map(|v| &v[r]).collect();
+    let still = per_frame.iter().all(|v| *v == per_frame[0]);
+    type Format = fn(&mut Text, &Trs) -> String;
+    let parts: [(&str, Format); 3] = [
+        ("float3[] translations", |t, x| t.vec3(x.t)),
+        ("quatf[] rotations", |t, x| {
+            format!("({}, {}, {}, {})", t.num(x.r.w), t.num(x.r.x), t.num(x.r.y), t.num(x.r.z))
+        }),
+        ("half3[] scales", |t, x| t.vec3(x.s)),
+    ];
+    for (decl, f) in parts {
+        if still || motion.frames.len() == 1 {
+            let v = t.array(per_frame[0], f);
+            t.line(&format!("{decl} = {v}"));
+        } else {
+            t.time_samples(decl, &motion.frames, &per_frame, |t, v| t.array(v.as_slice(), f));
+        }
+    }
+}
+
+/// The mesh prim's binding lines (`SkelBindingAPI` is applied by the caller).
+pub fn write_binding(t: &mut Text, rig: &Rig) {
+    t.line(&format!("rel skel:skeleton = <{}>", rig.path));
+    let idx = t.array(&rig.indices, |_, i| i.to_string());
+    t.line(&format!("int[] primvars:skel:jointIndices = {idx} ("));
+    t.line(&format!("    elementSize = {}", rig.element_size));
+    t.line("    interpolation = \"vertex\"");
+    t.line(")");
+    let w = t.array(&rig.weights, |t, &w| t.num(f64::from(w)));
+    t.line(&format!("float[] primvars:skel:jointWeights = {w} ("));
+    t.line(&format!("    elementSize = {}", rig.element_size));
+    t.line("    interpolation = \"vertex\"");
+    t.line(")");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn half_rounding_matches_ieee_half() {
+        // Exact halves stay; 0.1 is 0x2E66 = 0.0999755859375; 1/3 is 0x3555 =
+        // 0.333251953125; 65504 is the largest; 2⁻²⁴ the smallest subnormal.
+        assert_eq!(to_half(1.0), 1.0);
+        assert_eq!(to_half(100.0), 100.0);
+        assert_eq!(to_half(0.1), 0.0999755859375);
+        assert_eq!(to_half(1.0 / 3.0), 0.333251953125);
+        assert_eq!(to_half(-0.1), -0.0999755859375);
+        assert_eq!(to_half(65504.0), 65504.0);
+        assert_eq!(to_half(1e6), f64::INFINITY);
+        assert_eq!(to_half(2f64.powi(-24)), 2f64.powi(-24));
+        // 1 + 2⁻¹¹ is halfway between 1 and 1 + 2⁻¹⁰: ties to even (1).
+        assert_eq!(to_half(1.0 + 2f64.powi(-11)), 1.0);
+        assert_eq!(to_half(1.0 + 3.0 * 2f64.powi(-11)), 1.0 + 2.0 * 2f64.powi(-10));
+    }
+
+    #[test]
+    fn joint_error_bounds_the_vertex_distance() {
+        // Hand case: a joint 0.001 rad off about z, 0.01 off in x; a vertex 2 from the joint.
+        let rig = Rig {
+            node: 0,
+            joints: vec![0],
+            bind: vec![DMat4::IDENTITY],
+            unscale: vec![DVec3::ONE],
+            reach: vec![2.0],
+            indices: vec![0],
+            weights: vec![1.0],
+            element_size: 1,
+            path: String::new(),
+        };
+        let w = DMat4::IDENTITY;
+        let m = DMat4::from_rotation_translation(
+            DQuat::from_rotation_z(0.001),
+            DVec3::new(0.01, 0.0, 0.0),
+        );
+        let p = DVec3::new(2.0, 0.0, 0.0);
+        let actual = (m.transform_point3(p) - w.transform_point3(p)).length();
+        let bound = joint_error(&rig, 0, &m, &w);
+        assert!(actual <= bound + 1e-15, "{actual} > {bound}");
+        // ‖R − I‖_F = 2·sqrt(1 − cos θ)·… ≈ sqrt(2)·θ for small θ: 0.01 + 2·sqrt(2)·0.001.
+        assert!((bound - (0.01 + 2.0 * 2f64.sqrt() * 0.001)).abs() < 1e-6, "{bound}");
+    }
+}

@@ -34,7 +34,8 @@ pub fn rest_points(ctx: &Ctx, k: usize, mesh: &Mesh) -> Points {
 
 /// Writes the mesh prim `name` of node `k` showing mesh `m` with `points`; `deformed`: the
 /// stored normals do not follow the points and are left out; `rig`: the mesh is bound to
-/// that UsdSkel rig (`SkelBindingAPI`, [`super::skel::write_binding`]).
+/// that UsdSkel rig, whose `Skeleton` prim is the sibling of that name (`SkelBindingAPI`,
+/// [`super::skel::write_binding`]).
 pub fn write(
     t: &mut Text,
     ctx: &mut Ctx,
@@ -42,7 +43,7 @@ pub fn write(
     name: &str,
     points: &Points,
     deformed: bool,
-    rig: Option<&super::skel::Rig>,
+    rig: Option<(&super::skel::Rig, &str)>,
 ) {
     let scene = ctx.scene;
     let mesh = &scene.meshes[m];
@@ -101,13 +102,8 @@ pub fn write(
         normals(t, ctx, k, mesh, &faces);
     }
     primvars(t, mesh, &faces);
-    if let Some(rig) = rig {
-        // UsdSkel places skinned points in skeleton space and ignores the prim's transform;
-        // resetting the transform stack makes the prim's own world matrix the skeleton's
-        // (the stage's world), so readers that apply it anyway (and `UsdSkel.BakeSkinning`,
-        // which writes skeleton-space points into `points`) agree.
-        t.line("uniform token[] xformOpOrder = [\"!resetXformStack!\"]");
-        super::skel::write_binding(t, rig);
+    if let Some((rig, skeleton)) = rig {
+        super::skel::write_binding(t, rig, skeleton);
     }
     if let Some(path) = &binding.direct {
         t.line(&format!("rel material:binding = <{path}>"));

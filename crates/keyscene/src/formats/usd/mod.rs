@@ -130,7 +130,7 @@ pub fn write(scene: &Scene, opts: &WriteOptions) -> Result<Layer, crate::Error> 
         .into_iter()
         .filter(|&k| scene.nodes[k].mesh.and_then(|m| scene.meshes.get(m)?.skin).is_some())
         .collect();
-    let (mut rigs, motion, rig_warnings) = skel::rigs(scene, &line, &skinned);
+    let (rigs, motion, rig_warnings) = skel::rigs(scene, &line, &skinned);
     rig_warnings.into_iter().for_each(|w| ctx.warn(w));
     // A rig's skeleton and mesh must be under one SkelRoot: the root prim is one.
     let kind = if rigs.is_empty() { "Xform" } else { "SkelRoot" };
@@ -138,10 +138,6 @@ pub fn write(scene: &Scene, opts: &WriteOptions) -> Result<Layer, crate::Error> 
     let mut siblings = names::Siblings::default();
     siblings.claim("Materials");
     ctx.material_paths = materials::write(&mut t, &mut ctx, &root, &images);
-    if !rigs.is_empty() {
-        siblings.claim("Skeletons");
-        skel::write_skeletons(&mut t, scene, &root, &mut rigs, &motion);
-    }
     let xforms = xform::node_xforms(scene, &line);
     if xforms.iter().any(|x| x.capped) {
         ctx.warn("a node's transform reached the sample budget: written within it, not within the tolerance".into());
@@ -154,6 +150,7 @@ pub fn write(scene: &Scene, opts: &WriteOptions) -> Result<Layer, crate::Error> 
         xforms: &xforms,
         points: &points,
         rigs: &rigged,
+        motion: &motion,
         hidden: &rest.hidden,
         mesh_shown: &rest.mesh,
     };
@@ -285,6 +282,7 @@ struct Prims<'a> {
     xforms: &'a [xform::NodeXform],
     points: &'a HashMap<usize, meshes::Points>,
     rigs: &'a HashMap<usize, &'a skel::Rig>,
+    motion: &'a skel::Motion,
     hidden: &'a [bool],
     mesh_shown: &'a [Option<usize>],
 }
@@ -380,7 +378,13 @@ impl Prims<'_> {
         let Some(m) = node.mesh.filter(|&m| m < scene.meshes.len()) else { return };
         let name = children.claim(&scene.meshes[m].name);
         let deformed = self.points.get(&k);
-        let rig = self.rigs.get(&k).copied();
+        // A rig's skeleton is the mesh prim's sibling: the skeleton's frame is the node's,
+        // as the mesh's is (formats/usd/skel.rs).
+        let rig = self.rigs.get(&k).map(|&r| {
+            let skeleton = children.claim(&format!("{name}_skeleton"));
+            skel::write_skeleton(t, scene, r, r.index, self.motion, &skeleton);
+            (r, skeleton)
+        });
         let points = match deformed {
             Some(p) => p.clone(),
             None => meshes::rest_points(ctx, k, &scene.meshes[m]),
@@ -388,6 +392,7 @@ impl Prims<'_> {
         let at = t.out.len();
         // A rig's mesh keeps its rest points; its stored normals are not written (UsdSkel
         // would skin them, but face-varying normals are skinned by few readers).
+        let rig = rig.as_ref().map(|(r, s)| (*r, s.as_str()));
         meshes::write(t, ctx, (k, m), &name, &points, deformed.is_some() || rig.is_some(), rig);
         if self.hidden.get(k).copied().unwrap_or(false)
             || self.mesh_shown.get(k).is_some_and(|s| s.is_none())

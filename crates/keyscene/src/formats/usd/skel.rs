@@ -13,14 +13,18 @@
 //! every mesh, [`super::meshes`]), so the rig is written with
 //!
 //! - every joint a **root joint** of the skeleton (`joints` are single path elements: the
-//!   bones' names as identifiers, unique), so that `Jⱼ(t)` is relative to the stage's world;
-//! - `bindTransforms` `Bⱼ = IBⱼ⁻¹ · Cⱼ⁻¹` and no `geomBindTransform` (identity), with `Jⱼ(t) =
-//!   W(t) · Cⱼ⁻¹`: `Jⱼ · Bⱼ⁻¹ = W · IBⱼ` for any `Cⱼ`. `Cⱼ` is the bone's scale at the first
-//!   frame (a diagonal matrix), so that a bone whose scale does not change has scale 1 in the
-//!   animation: `SkelAnimation` scales are `half`s, and a bone scaled 0.01 (an FBX rig in
-//!   centimetres under a metre root) would be rounded by 2e-4 of its size;
-//! - the `Skeleton` prim under `/root/Skeletons` with no transform, and the root prim a
-//!   `SkelRoot`, so that skeleton space is the stage's world space;
+//!   bones' names as identifiers, unique);
+//! - the `Skeleton` prim beside the mesh prim, under the mesh node's prim, so that skeleton
+//!   space is the node's frame `M(t)` (the root prim is a `SkelRoot`, above both); the joints
+//!   are `Jⱼ(t) = M(t)⁻¹ · W(t) · Cⱼ⁻¹` and `bindTransforms` `Bⱼ = IBⱼ⁻¹ · Cⱼ⁻¹`, no
+//!   `geomBindTransform` (identity): `M · Jⱼ · Bⱼ⁻¹ = W · IBⱼ` for any `Cⱼ`;
+//! - `Cⱼ` the scale of `IBⱼ⁻¹` (a diagonal matrix), so that every bind matrix is rigid (a
+//!   bone's rest matrix holds no scale in Blender, which reads `bindTransforms` as rest
+//!   matrices) and a joint at its bind pose has scale exactly 1 (`SkelAnimation` scales are
+//!   `half`s: a bone scaled 0.01, an FBX rig in centimetres, would be rounded by 2e-4 of its
+//!   size);
+//! - the mesh prim keeps its node's frame too (the skinned prim's own transform is ignored by
+//!   UsdSkel, and equal to the skeleton's here, so readers that apply it agree);
 //! - weights divided by their sum, `elementSize` = the most influences of a vertex (shorter
 //!   lists padded with joint 0 at weight 0).
 //!
@@ -32,7 +36,8 @@
 //! (**`half3`**: 11 significant bits) per joint; USD interpolates translations and scales
 //! linearly and rotations by slerp. The joints are sampled at the timeline's grid (every frame
 //! and key) and between two samples at a quarter, half and three quarters of the interval;
-//! where the interpolated joint matrix strays more than the tolerance from the evaluated one
+//! where the interpolated joint matrix, placed by `M`, strays more than the tolerance from the
+//! evaluated one
 //! the interval is split (down to [`resample::min_span`]), as the points sampler
 //! ([`super::deform`]) does. The error of a joint matrix `M` against `W` is bounded by
 //! `‖M₃ − W₃‖_F · rⱼ + |t_M − t_W|`, `rⱼ` the largest distance from the joint of a vertex it
@@ -50,7 +55,7 @@ use glam::{DMat3, DMat4, DQuat, DVec3};
 
 use super::text::Text;
 use super::xform::Timeline;
-use crate::anim::{resample, ChannelTarget, Pose, Time};
+use crate::anim::{resample, ChannelTarget, Time};
 use crate::scene::Scene;
 
 /// Most joint samples (frames × joints, over every rig) the adaptive sampler adds.
@@ -119,13 +124,12 @@ pub struct Rig {
     pub weights: Vec<f32>,
     /// Influences per vertex (`elementSize`).
     pub element_size: usize,
-    /// The skeleton prim's path, set when it is written.
-    pub path: String,
+    /// The rig's index among the written rigs (its place in [`Motion::values`]).
+    pub index: usize,
 }
 
-/// The rig of skinned mesh node `k` (without samples), or why it cannot be one; `first`: the
-/// pose at the first frame.
-fn rig_of(scene: &Scene, line: &Timeline, k: usize, first: &Pose) -> Result<Rig, String> {
+/// The rig of skinned mesh node `k` (without samples), or why it cannot be one.
+fn rig_of(scene: &Scene, line: &Timeline, k: usize) -> Result<Rig, String> {
     let node = &scene.nodes[k];
     let mesh = node.mesh.and_then(|m| scene.meshes.get(m)).ok_or("no mesh")?;
     let skin = mesh.skin.and_then(|s| scene.skins.get(s)).ok_or("no skin")?;
@@ -144,11 +148,10 @@ fn rig_of(scene: &Scene, line: &Timeline, k: usize, first: &Pose) -> Result<Rig,
     let mut to_joint = Vec::with_capacity(skin.joints.len());
     for j in &skin.joints {
         let b = j.inverse_bind.inverse();
-        let w = first.world.get(j.node);
-        let Some(w) = w.filter(|_| b.is_finite() && j.inverse_bind.determinant() != 0.0) else {
+        if j.node >= scene.nodes.len() || !b.is_finite() || j.inverse_bind.determinant() == 0.0 {
             return Err("a joint's node is missing or its bind matrix has no inverse".into());
-        };
-        let s = w.to_scale_rotation_translation().0;
+        }
+        let s = b.to_scale_rotation_translation().0;
         let u = DVec3::from_array(s.to_array().map(|x| {
             let u = 1.0 / x;
             if u.is_finite() && u != 0.0 {
@@ -188,17 +191,7 @@ fn rig_of(scene: &Scene, line: &Timeline, k: usize, first: &Pose) -> Result<Rig,
         }
     }
     let joints = skin.joints.iter().map(|j| j.node).collect();
-    Ok(Rig {
-        node: k,
-        joints,
-        bind,
-        unscale,
-        reach,
-        indices,
-        weights,
-        element_size,
-        path: String::new(),
-    })
+    Ok(Rig { node: k, joints, bind, unscale, reach, indices, weights, element_size, index: 0 })
 }
 
 /// The bound of the distance a vertex of joint `j` of `rig` moves between joint matrices `m`
@@ -226,16 +219,26 @@ fn trs(w: &DMat4, prev: Option<&Trs>) -> Trs {
     Trs { t, r, s: DVec3::new(to_half(s.x), to_half(s.y), to_half(s.z)) }
 }
 
-/// Every rig's joint matrices `Jⱼ = W · C⁻¹` at frame `f`.
-fn worlds(scene: &Scene, line: &Timeline, rigs: &[Rig], f: f64) -> Vec<Vec<DMat4>> {
+/// One rig at one time: its mesh node's world matrix `M` (the skeleton prim's frame) and each
+/// joint's `W · C⁻¹` in world space.
+#[derive(Debug, Clone, Default)]
+struct At {
+    node: DMat4,
+    joints: Vec<DMat4>,
+}
+
+/// Every rig at frame `f`.
+fn worlds(scene: &Scene, line: &Timeline, rigs: &[Rig], f: f64) -> Vec<At> {
     let pose = scene.evaluate(line.animation, Time::Frame(f));
     rigs.iter()
-        .map(|r| {
-            r.joints
+        .map(|r| At {
+            node: pose.world[r.node],
+            joints: r
+                .joints
                 .iter()
                 .zip(&r.unscale)
                 .map(|(&j, &u)| pose.world[j] * DMat4::from_scale(u))
-                .collect()
+                .collect(),
         })
         .collect()
 }
@@ -259,10 +262,8 @@ pub fn rigs(
 ) -> (Vec<Rig>, Motion, Vec<String>) {
     let mut warnings = Vec::new();
     let mut rigs = Vec::new();
-    let start = line.grid.first().copied().unwrap_or(line.range.0);
-    let first = scene.evaluate(line.animation, Time::Frame(start));
     for &k in candidates {
-        match rig_of(scene, line, k, &first) {
+        match rig_of(scene, line, k) {
             Ok(r) => rigs.push(r),
             Err(why) => warnings.push(format!(
                 "skinned mesh node \"{}\" written as posed points, not as a UsdSkel rig: {why}",
@@ -278,6 +279,9 @@ pub fn rigs(
         }
         let (motion, bad) = sample(scene, line, &rigs);
         if bad.is_empty() {
+            for (i, r) in rigs.iter_mut().enumerate() {
+                r.index = i;
+            }
             return (rigs, motion, warnings);
         }
         for &r in bad.iter().rev() {
@@ -322,11 +326,12 @@ fn sample(scene: &Scene, line: &Timeline, rigs: &[Rig]) -> (Motion, Vec<usize>) 
     (m, bad.iter().enumerate().filter(|b| *b.1).map(|b| b.0).collect())
 }
 
-/// The [`Trs`] of every joint of `w` (per rig), next to `prev`; marks in `bad` the rigs whose
-/// TRS strays from `w` past `tol`.
+/// The [`Trs`] of every joint of `w` (per rig) in its mesh node's frame (`M⁻¹ · W · C⁻¹`),
+/// next to `prev`; marks in `bad` the rigs whose TRS, placed by `M`, strays from `W · C⁻¹`
+/// past `tol` (or whose `M` has no inverse).
 fn to_trs(
     rigs: &[Rig],
-    w: &[Vec<DMat4>],
+    w: &[At],
     prev: Option<&Vec<Vec<Trs>>>,
     tol: f64,
     bad: &mut [bool],
@@ -334,10 +339,13 @@ fn to_trs(
     rigs.iter()
         .enumerate()
         .map(|(r, rig)| {
+            let at = &w[r];
+            let inv = at.node.inverse();
+            bad[r] |= !inv.is_finite();
             (0..rig.joints.len())
                 .map(|j| {
-                    let x = trs(&w[r][j], prev.map(|p| &p[r][j]));
-                    let e = joint_error(rig, j, &x.matrix(), &w[r][j]);
+                    let x = trs(&(inv * at.joints[j]), prev.map(|p| &p[r][j]));
+                    let e = joint_error(rig, j, &(at.node * x.matrix()), &at.joints[j]);
                     bad[r] |= e.is_nan() || e > tol;
                     x
                 })
@@ -368,8 +376,8 @@ impl Cut<'_> {
         for u in [0.5, 0.25, 0.75] {
             let w = worlds(self.scene, self.line, self.rigs, a.0 + span * u);
             for (r, rig) in self.rigs.iter().enumerate() {
-                for (j, wj) in w[r].iter().enumerate() {
-                    let x = a.1[r][j].lerp(&b.1[r][j], u).matrix();
+                for (j, wj) in w[r].joints.iter().enumerate() {
+                    let x = w[r].node * a.1[r][j].lerp(&b.1[r][j], u).matrix();
                     worst = worst.max(joint_error(rig, j, &x, wj));
                 }
             }
@@ -394,37 +402,35 @@ impl Cut<'_> {
     }
 }
 
-/// Writes the `Skeletons` scope under `root` with one `Skeleton` (and its `SkelAnimation`)
-/// per rig (named after its mesh node, `<node>_skeleton`, unique), and sets each rig's
-/// [`Rig::path`].
-pub fn write_skeletons(t: &mut Text, scene: &Scene, root: &str, rigs: &mut [Rig], motion: &Motion) {
-    let scope = format!("{root}/Skeletons");
-    t.open("def Scope \"Skeletons\"", &[]);
-    let mut skeletons = super::names::Siblings::default();
-    for (r, rig) in rigs.iter_mut().enumerate() {
-        let name = skeletons.claim(&format!("{}_skeleton", scene.nodes[rig.node].name));
-        rig.path = format!("{scope}/{name}");
-        let mut joint_names = super::names::Siblings::default();
-        let joints: Vec<String> =
-            rig.joints.iter().map(|&j| joint_names.claim(&scene.nodes[j].name)).collect();
-        let tokens = t.array(&joints, |_, j| format!("\"{j}\""));
-        t.open(
-            &format!("def Skeleton \"{name}\""),
-            &["prepend apiSchemas = [\"SkelBindingAPI\"]".to_string()],
-        );
-        t.line(&format!("uniform token[] joints = {tokens}"));
-        let bind = t.array(&rig.bind, |t, &m| t.matrix(m));
-        t.line(&format!("uniform matrix4d[] bindTransforms = {bind}"));
-        let first: Vec<DMat4> = motion.values[0][r].iter().map(Trs::matrix).collect();
-        let rest = t.array(&first, |t, &m| t.matrix(m));
-        t.line(&format!("uniform matrix4d[] restTransforms = {rest}"));
-        t.line(&format!("rel skel:animationSource = <{}/Motion>", rig.path));
-        t.open("def SkelAnimation \"Motion\"", &[]);
-        t.line(&format!("uniform token[] joints = {tokens}"));
-        animation(t, motion, r);
-        t.close();
-        t.close();
-    }
+/// Writes rig `r`'s `Skeleton` prim `name` (a child of its mesh node's prim, beside the mesh
+/// prim) with its `SkelAnimation` child `Motion`; `motion` holds every rig's samples.
+pub fn write_skeleton(
+    t: &mut Text,
+    scene: &Scene,
+    rig: &Rig,
+    r: usize,
+    motion: &Motion,
+    name: &str,
+) {
+    let mut joint_names = super::names::Siblings::default();
+    let joints: Vec<String> =
+        rig.joints.iter().map(|&j| joint_names.claim(&scene.nodes[j].name)).collect();
+    let tokens = t.array(&joints, |_, j| format!("\"{j}\""));
+    t.open(
+        &format!("def Skeleton \"{name}\""),
+        &["prepend apiSchemas = [\"SkelBindingAPI\"]".to_string()],
+    );
+    t.line(&format!("uniform token[] joints = {tokens}"));
+    let bind = t.array(&rig.bind, |t, &m| t.matrix(m));
+    t.line(&format!("uniform matrix4d[] bindTransforms = {bind}"));
+    let first: Vec<DMat4> = motion.values[0][r].iter().map(Trs::matrix).collect();
+    let rest = t.array(&first, |t, &m| t.matrix(m));
+    t.line(&format!("uniform matrix4d[] restTransforms = {rest}"));
+    t.line("rel skel:animationSource = <Motion>");
+    t.open("def SkelAnimation \"Motion\"", &[]);
+    t.line(&format!("uniform token[] joints = {tokens}"));
+    animation(t, motion, r);
+    t.close();
     t.close();
 }
 
@@ -451,9 +457,10 @@ fn animation(t: &mut Text, motion: &Motion, r: usize) {
     }
 }
 
-/// The mesh prim's binding lines (`SkelBindingAPI` is applied by the caller).
-pub fn write_binding(t: &mut Text, rig: &Rig) {
-    t.line(&format!("rel skel:skeleton = <{}>", rig.path));
+/// The mesh prim's binding lines (`SkelBindingAPI` is applied by the caller): `skeleton` is
+/// the name of the `Skeleton` prim beside the mesh prim.
+pub fn write_binding(t: &mut Text, rig: &Rig, skeleton: &str) {
+    t.line(&format!("rel skel:skeleton = <../{skeleton}>"));
     let idx = t.array(&rig.indices, |_, i| i.to_string());
     t.line(&format!("int[] primvars:skel:jointIndices = {idx} ("));
     t.line(&format!("    elementSize = {}", rig.element_size));
@@ -499,7 +506,7 @@ mod tests {
             indices: vec![0],
             weights: vec![1.0],
             element_size: 1,
-            path: String::new(),
+            index: 0,
         };
         let w = DMat4::IDENTITY;
         let m = DMat4::from_rotation_translation(

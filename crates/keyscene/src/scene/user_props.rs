@@ -128,13 +128,17 @@ impl UserValue {
 
     /// The value's kind for an FBX type string (the record's second string, then its FBX 7
     /// label when the type is not known), following ufbx's `ufbxi_prop_type_names` with
-    /// `Enum`, `KTime` and `ColorAndAlpha` kept apart: one of [`UserValue::kind`]'s names, or
+    /// `Enum`, `KTime` and `ColorAndAlpha` kept apart and the FBX SDK's other integer types
+    /// (`Short`, `UShort`, `UInteger`, `LongLong`, `ULongLong`) read as `int`: one of
+    /// [`UserValue::kind`]'s names, or
     /// `None` for types that hold no plain value (`Compound`, `Reference`, `Blob`,
     /// `Lcl Translation` …) and unknown ones.
     pub fn from_fbx_type(ty: &str) -> Option<&'static str> {
         Some(match ty {
             "Bool" | "bool" | "Boolean" => "bool",
             "Integer" | "int" | "Visibility" | "Visibility Inheritance" => "int",
+            // Integer types ufbx does not name (MotionBuilder's `filmboxTypeID` is a `Short`).
+            "Short" | "short" | "UShort" | "UInteger" | "LongLong" | "ULongLong" => "int",
             "Enum" | "enum" => "enum",
             "KTime" => "time",
             "Number" | "double" | "Real" | "Float" | "Intensity" | "Distance" => "number",

@@ -575,7 +575,8 @@ impl Builder {
     fn user_prop_clashes(&mut self, owner: &str, names: Vec<String>) {
         for n in names {
             self.report.dropped.push(format!(
-                "user property {} of {}: the record has a built-in property of that name",
+                "user property {} of {}: the record has a built-in property of that name and \
+                 another value",
                 quoted(&n),
                 quoted(owner)
             ));

@@ -4,8 +4,10 @@
 //! strings), typed as Maya writes them — `Bool`, `Integer` (value, min, max), `Enum` (index,
 //! choices joined by `~`), `Number` (value, min, max), `Vector`, `ColorRGB`/`Color`,
 //! `ColorAndAlpha`, `KString`, `KTime`/`Time` (seconds × 46,186,158,000). A name the record
-//! already holds (`Lcl Translation`, `Visibility`…) is not written again (reported: readers
-//! take the last record of a name, so the user value would replace the built-in one).
+//! already holds (`Lcl Translation`, `Opacity`…) is not written twice (readers take the last
+//! record of a name, so the user value would replace the built-in one): the built-in record
+//! gets the `U` flag when it holds the same values, else the user property is left out
+//! (reported).
 //!
 //! Their curves: per node and property an `AnimationCurveNode` OP-connected to the model's
 //! property, `d|X`/`d|Y`/`d|Z` for vectors and colours, `d|Name` otherwise (as Maya writes
@@ -60,8 +62,10 @@ pub(super) fn user_prop_record(prop: &UserProperty) -> Record {
     p(&prop.name, ty, label, &flags, values)
 }
 
-/// Appends the records of `props` to `record`'s `Properties70` (made when missing), leaving
-/// out names it already holds; returns the names left out.
+/// Appends the records of `props` to `record`'s `Properties70` (made when missing). A name the
+/// record already holds keeps the built-in record, flagged `U` when its values are the user
+/// property's (a source whose built-in property carried `U`, e.g. MotionBuilder's material
+/// `Opacity`), else left out; returns the names left out.
 pub(super) fn append_user_props(record: &mut Record, props: &[UserProperty]) -> Vec<String> {
     if props.is_empty() {
         return Vec::new();
@@ -72,21 +76,52 @@ pub(super) fn append_user_props(record: &mut Record, props: &[UserProperty]) -> 
     let Some(p70) = record.children.iter_mut().find(|c| c.name == "Properties70") else {
         return Vec::new();
     };
-    let name_of = |r: &Record| match r.values.first() {
-        Some(Value::String(s)) => s.clone(),
-        _ => Vec::new(),
-    };
-    let mut taken: Vec<Vec<u8>> = p70.children.iter().map(name_of).collect();
     let mut left_out = Vec::new();
     for prop in props {
-        if taken.iter().any(|t| t.as_slice() == prop.name.as_bytes()) {
-            left_out.push(prop.name.clone());
-            continue;
+        let name = prop.name.as_bytes();
+        let clash = p70
+            .children
+            .iter()
+            .position(|r| matches!(r.values.first(), Some(Value::String(s)) if s == name));
+        let ours = user_prop_record(prop);
+        match clash {
+            None => p70.children.push(ours),
+            Some(k) => {
+                let built_in = &mut p70.children[k];
+                if same_values(&built_in.values[4..], &ours.values[4..]) {
+                    if let Some(Value::String(flags)) = built_in.values.get_mut(3) {
+                        if !flags.contains(&b'U') {
+                            flags.push(b'U');
+                        }
+                    }
+                } else {
+                    left_out.push(prop.name.clone());
+                }
+            }
         }
-        taken.push(prop.name.as_bytes().to_vec());
-        p70.children.push(user_prop_record(prop));
     }
     left_out
+}
+
+/// Whether the built-in record's values are the user record's: each of `built_in` equal to
+/// the value at its place in `user` (numbers within 1e-6 relative: the writer keeps some
+/// material values in `f32`).
+fn same_values(built_in: &[Value], user: &[Value]) -> bool {
+    let num = |v: &Value| match v {
+        Value::Bool(b) => Some(f64::from(u8::from(*b))),
+        Value::I16(x) => Some(f64::from(*x)),
+        Value::I32(x) => Some(f64::from(*x)),
+        Value::I64(x) => Some(*x as f64),
+        Value::F32(x) => Some(f64::from(*x)),
+        Value::F64(x) => Some(*x),
+        _ => None,
+    };
+    !built_in.is_empty()
+        && built_in.len() <= user.len()
+        && built_in.iter().zip(user).all(|(a, b)| match (num(a), num(b)) {
+            (Some(x), Some(y)) => (x - y).abs() <= 1e-6 * x.abs().max(y.abs()).max(1.0),
+            _ => a == b,
+        })
 }
 
 impl Builder {

@@ -827,8 +827,13 @@ fn user_props_text(s: &mut String, indent: &str, props: &[UserPropertyInfo]) {
         }
         if let Some(names) = &p.enum_names {
             let chosen = p.value.as_u64().and_then(|i| names.get(usize::try_from(i).ok()?));
-            write!(line, " [{}{}]", chosen.map_or(String::new(), |c| format!("{c} of ")), names.join("~"))
-                .unwrap();
+            write!(
+                line,
+                " [{}{}]",
+                chosen.map_or(String::new(), |c| format!("{c} of ")),
+                names.join("~")
+            )
+            .unwrap();
         }
         if let (Some(lo), Some(hi)) = (p.min, p.max) {
             write!(line, ", min {lo}, max {hi}").unwrap();

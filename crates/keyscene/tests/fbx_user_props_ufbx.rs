@@ -103,7 +103,9 @@ fn same(ours: &UserValue, theirs: &ufbx::Prop, ktime: i64, bounds: bool) -> Resu
         }
         (UserValue::Time(s), T::Integer) => (s * ktime as f64).round() as i64 == theirs.value_int,
         (UserValue::Int(i), T::Unknown) => *i == theirs.value_int,
-        (UserValue::Number(x), T::Unknown) if !theirs.flags.has_any(ufbx::PropFlags::VALUE_REAL) => {
+        (UserValue::Number(x), T::Unknown)
+            if !theirs.flags.has_any(ufbx::PropFlags::VALUE_REAL) =>
+        {
             close(*x, theirs.value_int as f64)
         }
         (UserValue::Number(x), T::Number | T::Distance | T::Unknown) => close(*x, v.x),
@@ -123,7 +125,13 @@ fn same(ours: &UserValue, theirs: &ufbx::Prop, ktime: i64, bounds: bool) -> Resu
     if ok {
         Ok(true)
     } else {
-        Err(format!("{ours:?}, ufbx {:?} int {} real {:?} str {:?}", theirs.type_, theirs.value_int, (v.x, v.y, v.z), theirs.value_str.as_ref() as &str))
+        Err(format!(
+            "{ours:?}, ufbx {:?} int {} real {:?} str {:?}",
+            theirs.type_,
+            theirs.value_int,
+            (v.x, v.y, v.z),
+            theirs.value_str.as_ref() as &str
+        ))
     }
 }
 
@@ -193,11 +201,7 @@ fn animated(stack: &ufbx::AnimStack) -> (Vec<(u32, String, bool)>, Vec<f64>) {
 /// `Some(false)` by curve nodes without keyed curves only (ufbx then evaluates 0, the FBX SDK
 /// and keyscene the node's `d|` value: left out, as in `fbx_visibility_ufbx`).
 fn animation_of(props: &[(u32, String, bool)], id: u32, name: &str) -> Option<bool> {
-    props
-        .iter()
-        .filter(|(e, n, _)| *e == id && n == name)
-        .map(|(_, _, k)| *k)
-        .reduce(|a, b| a || b)
+    props.iter().filter(|(e, n, _)| *e == id && n == name).map(|(_, _, k)| *k).reduce(|a, b| a || b)
 }
 
 /// Counts of one file: properties compared at rest, animated samples compared, left out.
@@ -257,8 +261,7 @@ fn compare_animated(
 ) -> Result<(), String> {
     let ktime = theirs.metadata.ktime_second;
     for (s, stack) in theirs.anim_stacks.iter().enumerate() {
-        let Some(a) = common::ufbx_corpus::matching_animation(scene, s, &stack.element.name)
-        else {
+        let Some(a) = common::ufbx_corpus::matching_animation(scene, s, &stack.element.name) else {
             continue;
         };
         let (props, keys) = animated(stack);
@@ -321,7 +324,8 @@ fn check_fbx(
     // another value).
     let reported = |owner: &str, name: &str| {
         report.dropped.iter().any(|l| {
-            l.starts_with("user property ") && l.contains(&format!("\"{name}\""))
+            l.starts_with("user property ")
+                && l.contains(&format!("\"{name}\""))
                 && l.contains(&format!("\"{owner}\""))
         })
     };
@@ -367,7 +371,8 @@ fn check_fbx(
         };
         let (props, _) = animated(stack);
         let (f0, f1) = ((stack.time_begin * fps).ceil(), (stack.time_end * fps).floor());
-        let frames: Vec<f64> = (0..=500).map(|k| f0 + f64::from(k)).take_while(|f| *f <= f1).collect();
+        let frames: Vec<f64> =
+            (0..=500).map(|k| f0 + f64::from(k)).take_while(|f| *f <= f1).collect();
         for (src, out) in elements.iter() {
             for p in their_user_props(src) {
                 let pname: &str = p.name.as_ref();
@@ -461,7 +466,10 @@ fn check_gltf(
                 return Err(format!("glTF: {owner}: {} missing", w.name));
             };
             if !json_same(&w.value, &g.value) {
-                return Err(format!("glTF: {owner}: {}: {:?} read back as {:?}", w.name, w.value, g.value));
+                return Err(format!(
+                    "glTF: {owner}: {}: {:?} read back as {:?}",
+                    w.name, w.value, g.value
+                ));
             }
         }
     }

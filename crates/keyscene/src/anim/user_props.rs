@@ -25,7 +25,9 @@ impl Scene {
     pub fn animated_user_property(&self, node: NodeId, name: &str) -> bool {
         self.animations.iter().flat_map(|a| &a.channels).any(|c| {
             c.node == node
-                && c.target.property_name().is_some_and(|p| user_property_component(p, name).is_some())
+                && c.target
+                    .property_name()
+                    .is_some_and(|p| user_property_component(p, name).is_some())
         })
     }
 
@@ -99,7 +101,10 @@ mod tests {
         };
         s.animations.push(Animation {
             fps: 10.0,
-            channels: vec![ch("V|Y", linear(&[(0.0, 0.0), (10.0, 10.0)])), ch("I", linear(&[(0.0, 0.0), (10.0, -10.0)]))],
+            channels: vec![
+                ch("V|Y", linear(&[(0.0, 0.0), (10.0, 10.0)])),
+                ch("I", linear(&[(0.0, 0.0), (10.0, -10.0)])),
+            ],
             ..Animation::default()
         });
         // Frame 5 (0.5 s): V.y = 5, I = trunc(-5.0) = -5; VV is not animated by "V|…".

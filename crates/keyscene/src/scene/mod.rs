@@ -379,7 +379,9 @@ pub struct Node {
     pub inherit: InheritType,
     /// Identity and flags as the source stores them, kept so writers can round-trip them.
     pub source: NodeSource,
-    /// See [`Node::user_properties`]; `None` when the node has none.
+    /// See [`Node::user_properties`]; `None` when the node has none. A boxed `Vec` is one
+    /// word where a `Vec` is three and a boxed slice two: most nodes have none.
+    #[allow(clippy::box_collection)]
     user: Option<Box<Vec<UserProperty>>>,
 }
 

@@ -117,7 +117,9 @@ impl UserValue {
             },
             UserValue::Number(x) => UserValue::Number(at(0, *x)),
             UserValue::Time(x) => UserValue::Time(at(0, *x)),
-            UserValue::Vector(v) => UserValue::Vector(DVec3::new(at(0, v.x), at(1, v.y), at(2, v.z))),
+            UserValue::Vector(v) => {
+                UserValue::Vector(DVec3::new(at(0, v.x), at(1, v.y), at(2, v.z)))
+            }
             UserValue::Color(v) => UserValue::Color(DVec3::new(at(0, v.x), at(1, v.y), at(2, v.z))),
             UserValue::ColorAlpha(v) => {
                 UserValue::ColorAlpha(DVec4::new(at(0, v.x), at(1, v.y), at(2, v.z), at(3, v.w)))

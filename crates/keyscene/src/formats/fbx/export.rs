@@ -635,8 +635,7 @@ impl Builder {
                         if let Some(pbr) = mat.pbr.as_ref().filter(|p| p.model.is_pbr()) {
                             self.pbr_material(x, &mut rec, mat, pbr, opts);
                         }
-                        let clashes =
-                            user_props::append_user_props(&mut rec, &mat.user_properties);
+                        let clashes = user_props::append_user_props(&mut rec, &mat.user_properties);
                         self.user_prop_clashes(&mat.name, clashes);
                         self.objects.push(rec);
                         self.count("Material");

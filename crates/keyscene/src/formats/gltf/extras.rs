@@ -112,8 +112,7 @@ mod tests {
             .iter()
             .map(|x| user_value_from_json(x).map(|u| u.kind()))
             .collect();
-        let want =
-            [Some("bool"), Some("int"), Some("number"), Some("vector"), Some("color_alpha")];
+        let want = [Some("bool"), Some("int"), Some("number"), Some("vector"), Some("color_alpha")];
         assert_eq!(got[..5], want);
         assert_eq!(got[5..], [Some("string"), None, None]);
     }

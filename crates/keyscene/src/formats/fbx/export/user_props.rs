@@ -48,7 +48,7 @@ pub(super) fn user_prop_record(prop: &UserProperty) -> Record {
             ("Integer", "", vec![int(*i), b(prop.min), b(prop.max)])
         }
         UserValue::Enum { index, names } => {
-            ("Enum", "", vec![int(*index), Value::str(&names.join("~"))])
+            ("Enum", "", vec![int(*index), Value::str(names.join("~"))])
         }
         UserValue::Number(x) => {
             ("Number", "", vec![Value::F64(*x), bound(prop.min, *x), bound(prop.max, *x)])
@@ -140,9 +140,11 @@ impl Builder {
             let i = ch.node;
             let Some(channel) = ch.target.property_name() else { continue };
             let Some(props) = scene.nodes.get(i).map(|n| n.user_properties()) else { continue };
-            let Some((k, comp)) = props.iter().enumerate().find_map(|(k, p)| {
-                Some((k, user_property_component(channel, &p.name)?))
-            }) else {
+            let Some((k, comp)) = props
+                .iter()
+                .enumerate()
+                .find_map(|(k, p)| Some((k, user_property_component(channel, &p.name)?)))
+            else {
                 continue;
             };
             let vector = props[k].value.components().len() > 1;
@@ -156,7 +158,9 @@ impl Builder {
             let (lo, hi) = range;
             let exact = match &ch.target {
                 ChannelTarget::Property { track, .. } if track.keys.is_empty() => continue,
-                ChannelTarget::Property { track, .. } => keys::scalar_curve(track, 1.0, fps, lo, hi),
+                ChannelTarget::Property { track, .. } => {
+                    keys::scalar_curve(track, 1.0, fps, lo, hi)
+                }
                 _ => None,
             };
             let curve = match exact {
@@ -169,9 +173,8 @@ impl Builder {
                         format!("animation {}: the {channel} track", quoted(&anim.name))
                     })?;
                     let times: Vec<i64> = f.iter().map(|x| ktime(x / fps)).collect();
-                    let values = f.iter().map(|&x| {
-                        ch.target.sample_property(x).map_or(0.0, |(_, v)| v)
-                    });
+                    let values =
+                        f.iter().map(|&x| ch.target.sample_property(x).map_or(0.0, |(_, v)| v));
                     self.report.resampled.push(Resampled {
                         animation: ai,
                         node: i,

@@ -19,9 +19,7 @@ pub(super) fn gltf_name(name: &str, instance: &str) -> String {
 /// differs or an instance exists) and the hidden-at-rest flag — and one member per user
 /// property (name → value at rest, [`write_user_properties`]); `None` when nothing needs
 /// keeping. Also returns the user properties left out (see [`write_user_properties`]).
-pub(super) fn node_extras(
-    node: &crate::scene::Node,
-) -> (json::extras::Extras, Vec<String>) {
+pub(super) fn node_extras(node: &crate::scene::Node) -> (json::extras::Extras, Vec<String>) {
     let (name, instance) = (&node.name, &node.instance);
     let mut obj = serde_json::Map::new();
     if gltf_name(name, instance) != *name || !instance.is_empty() {

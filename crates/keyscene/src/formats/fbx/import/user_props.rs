@@ -163,4 +163,40 @@ Connections: { Connect: "OO", "Model::A", "Model::Scene" }
         let names = ["a", "b", "c"].map(String::from).to_vec();
         assert_eq!(p[1].value, UserValue::Enum { index: 2, names });
     }
+
+    #[test]
+    fn material_user_properties_are_read_and_their_curves_reported() {
+        let text = r#"; FBX 7.4.0 project file
+Objects: {
+    Model: 10, "Model::A", "Mesh" { }
+    Material: 30, "Material::M", "" { Properties70: {
+        P: "Gloss", "Number", "", "A+U",0.5,0,1
+    } }
+    AnimationStack: 40, "AnimStack::Take", "" { }
+    AnimationLayer: 41, "AnimLayer::Base", "" { }
+    AnimationCurveNode: 42, "AnimCurveNode::Gloss", "" { Properties70: {
+        P: "d|Gloss", "Number", "", "A",0.5
+    } }
+    AnimationCurve: 43, "AnimCurve::", "" {
+        KeyTime: *2 { a: 0,46186158000 }
+        KeyValueFloat: *2 { a: 0,1 }
+        KeyAttrFlags: *1 { a: 4 }
+        KeyAttrDataFloat: *4 { a: 0,0,0,0 }
+        KeyAttrRefCount: *1 { a: 2 }
+    }
+}
+Connections: {
+    C: "OO",10,0
+    C: "OO",30,10
+    C: "OO",41,40
+    C: "OO",42,41
+    C: "OP",42,30, "Gloss"
+    C: "OP",43,42, "d|Gloss"
+}
+"#;
+        let (scene, warnings) = load(text);
+        let m = scene.materials.iter().find(|m| m.name == "M").unwrap();
+        assert_eq!(m.user_properties[0].value, UserValue::Number(0.5));
+        assert!(warnings.iter().any(|w| w.message.contains("user property \"Gloss\" not kept")));
+    }
 }

@@ -25,7 +25,8 @@ pub mod json_num {
         fn put<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error>;
     }
 
-    fn special(v: f64) -> &'static str {
+    /// `"nan"`, `"inf"` or `"-inf"` for a number that is not finite.
+    pub fn special(v: f64) -> &'static str {
         if v.is_nan() {
             "nan"
         } else if v > 0.0 {
@@ -225,6 +226,62 @@ pub struct NodeInfo {
     pub hidden: bool,
     /// The source's node id (3DS NODE_ID), or null.
     pub source_id: Option<i64>,
+    /// User-defined properties (FBX `U` properties, glTF `extras`) at rest, in file order;
+    /// omitted when there are none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub user_properties: Vec<UserPropertyInfo>,
+}
+
+/// One user-defined property (`keyscene::scene::UserProperty`).
+#[derive(Debug, Serialize)]
+pub struct UserPropertyInfo {
+    /// The property's name.
+    pub name: String,
+    /// `bool`, `int`, `enum`, `number`, `vector`, `color`, `color_alpha`, `string` or `time`.
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    /// The value: a boolean, an integer (an enum's index), a number (a time in seconds), an
+    /// array of 3 or 4 numbers, or a string; numbers that are not finite as `json_num` strings.
+    pub value: serde_json::Value,
+    /// An enum's choices, in order; omitted for other types.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub enum_names: Option<Vec<String>>,
+    /// The stored lower bound (FBX `Number`/`Integer`), or null.
+    pub min: Option<f64>,
+    /// The stored upper bound, or null.
+    pub max: Option<f64>,
+    /// An animation animates it.
+    pub animated: bool,
+}
+
+/// [`UserPropertyInfo`] of `p`.
+pub fn user_property_info(p: &keyscene::scene::UserProperty, animated: bool) -> UserPropertyInfo {
+    use keyscene::scene::UserValue;
+    use serde_json::Value;
+    let num = |x: f64| {
+        serde_json::Number::from_f64(x)
+            .map_or_else(|| Value::String(json_num::special(x).into()), Value::Number)
+    };
+    let value = match &p.value {
+        UserValue::Bool(b) => Value::Bool(*b),
+        UserValue::Int(i) | UserValue::Enum { index: i, .. } => Value::from(*i),
+        UserValue::Number(x) | UserValue::Time(x) => num(*x),
+        UserValue::Vector(v) | UserValue::Color(v) => Value::Array(v.to_array().map(num).to_vec()),
+        UserValue::ColorAlpha(v) => Value::Array(v.to_array().map(num).to_vec()),
+        UserValue::String(s) => Value::String(s.clone()),
+    };
+    UserPropertyInfo {
+        name: p.name.clone(),
+        kind: p.value.kind(),
+        value,
+        enum_names: match &p.value {
+            UserValue::Enum { names, .. } => Some(names.clone()),
+            _ => None,
+        },
+        min: p.min,
+        max: p.max,
+        animated,
+    }
 }
 
 /// One mesh.
@@ -313,6 +370,11 @@ pub struct MaterialInfo {
     /// factors separately), those the file stores or maps; empty for Lambert, Phong and
     /// sources without a shading model.
     pub pbr: Vec<PbrInfo>,
+    /// User-defined properties (FBX `U` properties, glTF `extras`), in file order; omitted
+    /// when there are none. Their `animated` is always false: material curves of user
+    /// properties are not kept.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub user_properties: Vec<UserPropertyInfo>,
 }
 
 /// One PBR value of a material (`scene::PbrValue`).
@@ -517,6 +579,11 @@ fn nodes_section(scene: &Scene) -> Vec<NodeInfo> {
             mesh: n.mesh,
             hidden: n.hidden,
             source_id: n.source.id,
+            user_properties: n
+                .user_properties()
+                .iter()
+                .map(|p| user_property_info(p, scene.animated_user_property(index, &p.name)))
+                .collect(),
         })
         .collect()
 }
@@ -589,6 +656,11 @@ fn materials_section(scene: &Scene) -> Vec<MaterialInfo> {
                 .collect(),
             shading_model: m.pbr.as_ref().map(|p| p.model.name()),
             pbr: pbr_values(m),
+            user_properties: m
+                .user_properties
+                .iter()
+                .map(|p| user_property_info(p, false))
+                .collect(),
         })
         .collect()
 }
@@ -741,6 +813,35 @@ fn materials_text(s: &mut String, materials: &[MaterialInfo]) {
             };
             writeln!(s, "      {} {value}{derived}{map}", v.name).unwrap();
         }
+        user_props_text(s, "    ", &m.user_properties);
+    }
+}
+
+/// One line per user property, under `indent`: `user Name (type) = value`, an enum's choice
+/// and choices, the stored bounds, and whether it is animated.
+fn user_props_text(s: &mut String, indent: &str, props: &[UserPropertyInfo]) {
+    for p in props {
+        let mut line = format!("{indent}user {} ({}) = {}", p.name, p.kind, p.value);
+        if p.kind == "time" {
+            line.push_str(" s");
+        }
+        if let Some(names) = &p.enum_names {
+            let chosen = p.value.as_u64().and_then(|i| names.get(usize::try_from(i).ok()?));
+            write!(
+                line,
+                " [{}{}]",
+                chosen.map_or(String::new(), |c| format!("{c} of ")),
+                names.join("~")
+            )
+            .unwrap();
+        }
+        if let (Some(lo), Some(hi)) = (p.min, p.max) {
+            write!(line, ", min {lo}, max {hi}").unwrap();
+        }
+        if p.animated {
+            line.push_str(" (animated)");
+        }
+        writeln!(s, "{line}").unwrap();
     }
 }
 
@@ -846,6 +947,7 @@ pub fn human(r: &Report) -> String {
             line.push_str(" (hidden)");
         }
         writeln!(s, "{line}").unwrap();
+        user_props_text(&mut s, &"  ".repeat(depth + 1), &n.user_properties);
         stack.extend(n.children.iter().rev().map(|&c| (c, depth + 1)));
     }
 

@@ -12,6 +12,8 @@
 //! for the polygon corners 0, c/2 and c−1 of a mesh that stores normals, deformed like the
 //! positions (`Pose::world_corner_normals`). Apart from the normals, the shape matches the lib3ds
 //! reference dumps (`shared/corpus/3ds/reference/*.lib3ds.json`) so the two compare directly.
+//! A node with user properties (FBX `U` properties, glTF `extras`) lists them as
+//! `user_properties`, evaluated at that time, in `inspect`'s form.
 
 use clap::ArgMatches;
 use glam::DVec3;
@@ -81,6 +83,10 @@ pub struct NodeOut<'a> {
     /// World-space facts about the mesh the node shows, when it shows one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mesh: Option<MeshOut>,
+    /// The node's user properties at this time (`Scene::user_properties_at`), as `inspect`
+    /// lists them; omitted when the node has none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub user_properties: Vec<crate::inspect::UserPropertyInfo>,
 }
 
 /// World-space facts about a node's mesh at one time.
@@ -178,6 +184,14 @@ pub fn sample<'a>(
                 }
                 out
             }),
+            user_properties: scene
+                .user_properties_at(animation, id, Time::Frame(frame))
+                .iter()
+                .map(|p| {
+                    let animated = scene.animated_user_property(id, &p.name);
+                    crate::inspect::user_property_info(p, animated)
+                })
+                .collect(),
         })
         .collect();
     Ok(SampleOut { frame, time: frame / fps, nodes })

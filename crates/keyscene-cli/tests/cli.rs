@@ -977,3 +977,35 @@ fn sample_says_which_nodes_are_hidden_and_a_glb_keeps_it() {
         }
     }
 }
+
+/// `inspect --json` and `sample` list a node's user properties (issue 33 §3). Expected values
+/// from the file's text (`maya_user_props_7700_ascii.fbx`): `P: "User_Float_Bounded",
+/// "Number", "", "A+U",0.4,0,1`, `P: "User_Enum", "Enum", "", "A+U",1,
+/// "ValueA~ValueB~ValueC"`, and User_Float_Bounded's curve key 0.5 at KTime 19244232500
+/// (0.41667 s, frame 10 at the file's 24 fps).
+#[test]
+fn inspect_and_sample_list_fbx_user_properties() {
+    let Some(corpus) = corpus() else {
+        eprintln!("corpus not found (set KEYSCENE_CORPUS): nothing checked");
+        return;
+    };
+    let file = corpus.join("fbx/ufbx/maya_user_props_7700_ascii.fbx");
+    let file = file.to_str().unwrap();
+    let report = stdout_json(&keyscene(&["inspect", "--json", file]));
+    let props = report["nodes"][0]["user_properties"].as_array().expect("user_properties");
+    let find = |props: &[Value], name: &str| {
+        props.iter().find(|p| p["name"] == name).cloned().unwrap_or_else(|| panic!("{name}"))
+    };
+    let f = find(props, "User_Float_Bounded");
+    assert_eq!((f["type"].as_str(), f["value"].as_f64()), (Some("number"), Some(0.4)));
+    assert_eq!((f["min"].as_f64(), f["max"].as_f64()), (Some(0.0), Some(1.0)));
+    assert_eq!(f["animated"], true);
+    let e = find(props, "User_Enum");
+    assert_eq!(e["value"], 1);
+    assert_eq!(e["enum_names"], serde_json::json!(["ValueA", "ValueB", "ValueC"]));
+    let text = String::from_utf8(keyscene(&["inspect", file]).stdout).unwrap();
+    assert!(text.contains("user User_Enum (enum) = 1 [ValueB of ValueA~ValueB~ValueC]"), "{text}");
+    let sample = stdout_json(&keyscene(&["sample", "--frame", "10", file]));
+    let props = sample["samples"][0]["nodes"][0]["user_properties"].as_array().expect("listed");
+    assert_eq!(find(props, "User_Float_Bounded")["value"].as_f64(), Some(0.5));
+}

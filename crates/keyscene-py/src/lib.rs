@@ -400,7 +400,8 @@ impl Scene {
     /// (`base_color`, `base_factor`, `roughness`, `metalness`, `specular_ior`… as ufbx's
     /// `ufbx_material_pbr_maps`) to a dict `value` (4 floats as stored), `stored` bool, `map`
     /// (file or None), `channel` (`rgb`, `r`, `g`, `b`, `a`), for the values stored or
-    /// mapped; an empty dict otherwise (docs/materials.md).
+    /// mapped; an empty dict otherwise (docs/materials.md); `user_properties` (name → value, as
+    /// `Node.user_properties`).
     #[getter]
     fn materials<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
         self.scene()
@@ -444,6 +445,7 @@ impl Scene {
                     }
                 }
                 d.set_item("pbr", pbr)?;
+                d.set_item("user_properties", user_properties_dict(py, &m.user_properties)?)?;
                 Ok(d)
             })
             .collect()
@@ -778,6 +780,27 @@ fn check_node(scene: &keyscene::scene::Scene, node: usize) -> PyResult<()> {
 // ---------------------------------------------------------------------------------------------
 // Node
 
+/// User properties as a dict name → value: `bool`, `int` (an enum's index), `float` (a time
+/// in seconds), a tuple of 3 or 4 floats (vector, colour, colour with alpha) or `str`. A copy.
+fn user_properties_dict<'py>(
+    py: Python<'py>,
+    props: &[keyscene::scene::UserProperty],
+) -> PyResult<Bound<'py, PyDict>> {
+    use keyscene::scene::UserValue;
+    let d = PyDict::new(py);
+    for p in props {
+        match &p.value {
+            UserValue::Bool(b) => d.set_item(&p.name, *b)?,
+            UserValue::Int(i) | UserValue::Enum { index: i, .. } => d.set_item(&p.name, *i)?,
+            UserValue::Number(x) | UserValue::Time(x) => d.set_item(&p.name, *x)?,
+            UserValue::Vector(v) | UserValue::Color(v) => d.set_item(&p.name, (v.x, v.y, v.z))?,
+            UserValue::ColorAlpha(v) => d.set_item(&p.name, (v.x, v.y, v.z, v.w))?,
+            UserValue::String(s) => d.set_item(&p.name, s)?,
+        }
+    }
+    Ok(d)
+}
+
 /// One node of the scene graph.
 #[pyclass(frozen, module = "keyscene")]
 struct Node {
@@ -854,6 +877,12 @@ impl Node {
     #[getter]
     fn hidden(&self) -> bool {
         self.node().hidden
+    }
+    /// The node's user-defined properties (FBX `U` properties, glTF `extras`) at rest, as a
+    /// dict name → value, in file order (see [`user_properties_dict`]).
+    #[getter]
+    fn user_properties<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        user_properties_dict(py, self.node().user_properties())
     }
     /// Rest local translation (x, y, z), scene units.
     #[getter]

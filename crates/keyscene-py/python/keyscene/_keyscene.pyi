@@ -92,7 +92,7 @@ class Scene:
         """name, diffuse, ambient, specular, emissive (linear RGB), shininess, opacity,
         two_sided, maps (slot, file, resolved, embedded, strength), shading_model (str or
         None), pbr (value name -> {value, stored, map, channel}; empty unless the shading
-        model is physically based)."""
+        model is physically based), user_properties (name -> value, as Node.user_properties)."""
     @property
     def cameras(self) -> List[Dict[str, Any]]:
         """name, fov_degrees, fov_axis, roll_degrees, near, far, aspect, target, projection
@@ -171,6 +171,11 @@ class Node:
     def light(self) -> Optional[int]: ...
     @property
     def hidden(self) -> bool: ...
+    @property
+    def user_properties(self) -> Dict[str, Union[bool, int, float, str, Tuple[float, ...]]]:
+        """User-defined properties (FBX `U` properties, glTF extras) at rest, name → value:
+        bool, int (an enum's index), float (a time in seconds), a tuple of 3 or 4 floats
+        (vector, colour) or str. A copy."""
     @property
     def translation(self) -> Tuple[float, float, float]:
         """Rest local translation, scene units."""

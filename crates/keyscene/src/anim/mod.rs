@@ -30,6 +30,7 @@ pub mod partial;
 pub mod posing;
 pub mod resample;
 pub mod tcb;
+pub mod user_props;
 
 /// The animation data types live in the scene model ([`crate::scene::animation`], which says
 /// why); they are the same types under both paths.

@@ -27,8 +27,10 @@ use animation::Animation;
 pub mod animation;
 pub mod geometry;
 pub mod pbr;
+pub mod user_props;
 
 pub use pbr::{Pbr, PbrProperty, PbrValue, ShadingModel, TextureChannel};
+pub use user_props::{UserProperty, UserValue};
 
 /// A node index into [`Scene::nodes`].
 pub type NodeId = usize;
@@ -346,8 +348,8 @@ impl NodeKind {
 /// animation channels replace those parts over time (see [`crate::anim`]). The attached mesh
 /// is placed by [`Node::geometry_transform`] in the node's frame, which children do not inherit.
 ///
-/// 264 bytes: the parts few nodes have (geometry transform, pivots, 3DS chunk data, FBX
-/// `Lcl Rotation` angles) are boxed
+/// 272 bytes: the parts few nodes have (geometry transform, pivots, 3DS chunk data, FBX
+/// `Lcl Rotation` angles, user properties) are boxed
 /// and absent when unset, since files with tens of thousands of nodes exist (issue #3 measures
 /// peak memory against the file size).
 #[derive(Debug, Clone)]
@@ -377,6 +379,10 @@ pub struct Node {
     pub inherit: InheritType,
     /// Identity and flags as the source stores them, kept so writers can round-trip them.
     pub source: NodeSource,
+    /// See [`Node::user_properties`]; `None` when the node has none. A boxed `Vec` is one
+    /// word where a `Vec` is three and a boxed slice two: most nodes have none.
+    #[allow(clippy::box_collection)]
+    user: Option<Box<Vec<UserProperty>>>,
 }
 
 impl Node {
@@ -395,7 +401,19 @@ impl Node {
             pivots: None,
             inherit: InheritType::RSrs,
             source: NodeSource::default(),
+            user: None,
         }
+    }
+
+    /// The node's user-defined properties in file order ([`user_props`]: FBX `U` properties
+    /// of the `Model`, glTF node `extras`); empty when it has none.
+    pub fn user_properties(&self) -> &[UserProperty] {
+        self.user.as_deref().map_or(&[], Vec::as_slice)
+    }
+
+    /// Sets [`Node::user_properties`]; an empty list is stored as nothing.
+    pub fn set_user_properties(&mut self, props: Vec<UserProperty>) {
+        self.user = (!props.is_empty()).then(|| Box::new(props));
     }
 
     /// Mesh-to-node matrix applied to the attached mesh only, not inherited by children.
@@ -759,6 +777,9 @@ pub struct Material {
     /// Writers take a material from here when its model [`is_pbr`](ShadingModel::is_pbr),
     /// else from the Phong fields above.
     pub pbr: Option<Pbr>,
+    /// User-defined properties in file order ([`user_props`]: FBX `U` properties of the
+    /// `Material`, glTF material `extras`); their animation is not kept.
+    pub user_properties: Vec<UserProperty>,
 }
 
 impl Default for Material {
@@ -783,6 +804,7 @@ impl Default for Material {
             wireframe: false,
             maps: Vec::new(),
             pbr: None,
+            user_properties: Vec::new(),
         }
     }
 }
@@ -1558,7 +1580,7 @@ pub(crate) mod test_meshes {
 mod size_tests {
     /// The size [`super::Node`]'s docs state.
     #[test]
-    fn node_is_264_bytes() {
-        assert_eq!(std::mem::size_of::<super::Node>(), 264);
+    fn node_is_272_bytes() {
+        assert_eq!(std::mem::size_of::<super::Node>(), 272);
     }
 }

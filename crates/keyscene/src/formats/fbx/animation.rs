@@ -102,6 +102,7 @@ use crate::anim::{
     LayerBlend, LayerContribution, LayeredValue, MaterialChannel, MaterialProperty, MaterialValue,
     RotationTrack, Track,
 };
+use crate::quoting::quoted;
 use crate::scene::{EulerOrder, NodeId, NodeKind, Scene, Warning};
 
 const CONSTANT: u32 = 0x2;
@@ -1278,6 +1279,19 @@ fn read_layer(
                 (ids.materials.get(&obj.id), MaterialProperty::from_fbx(prop))
             {
                 targets.push((Target::Material(m, p), defaults));
+            } else if ids.materials.contains_key(&obj.id)
+                && count > 0
+                && graph.prop(obj.id, prop).is_some_and(|p| p.flags.contains('U'))
+            {
+                warnings.push(Warning {
+                    offset: Some(cn.node.offset()),
+                    place: format!("Material {}", quoted(&obj.name)),
+                    message: format!(
+                        "curves of user property {} not kept (a material's user properties \
+                         are read at rest)",
+                        quoted(prop)
+                    ),
+                });
             } else if obj.id == layer.id && prop == "Weight" {
                 out.weight_curve = curves.iter().flatten().next().cloned();
             }

@@ -47,6 +47,8 @@
 //!   `Weights`, `Transform`, `TransformLink`), one `Pose` BindPose, joints as `LimbNode`s;
 //!   blend shapes: `Deformer` BlendShape → `SubDeformer` BlendShapeChannel → `Geometry` Shape,
 //!   `DeformPercent` curves (`export/deformers.rs`).
+//! - User properties: `P` records of their `Model` or `Material`, and their curves
+//!   (`export/user_props.rs`).
 //! - Texture maps: `Texture` + `Video` objects, each image once, `Content` for embedded
 //!   images (the `export/textures.rs` module docs).
 //! - Encodings: binary 7.4 (7.5 when asked or when the file could pass 2³²−1 bytes) or ASCII
@@ -64,6 +66,7 @@ use glam::DVec3;
 use super::objects::KTIME_PER_SECOND;
 use super::write::{self, BinaryOptions, Record, Value, WriteError};
 use crate::anim::Time;
+use crate::quoting::quoted;
 use crate::scene::{Axis, Mesh, NodeKind, Scene};
 use transform::{local_matrices, model_class, rest_parts, written_worlds};
 
@@ -75,6 +78,7 @@ mod keys;
 mod pbr;
 mod textures;
 mod transform;
+mod user_props;
 mod visibility;
 
 pub use textures::property_of as texture_property;
@@ -459,7 +463,10 @@ impl Builder {
         self.report.models = scene.nodes.len();
         self.report.geometries = self.geometries.len();
         self.report.materials = self.material_ids.len() + self.default_material.is_some() as usize;
-        self.report.dropped = dropped(scene);
+        // Lines the object pass added (user properties left out) come after the scene's.
+        let mut lines = dropped(scene);
+        lines.append(&mut self.report.dropped);
+        self.report.dropped = lines;
         if unskinned > 0 {
             self.report.dropped.push(format!(
                 "{unskinned} skinned meshes whose inverse bind matrices are not affine (FBX \
@@ -548,7 +555,7 @@ impl Builder {
         if node.hidden {
             props.push(p("Visibility", "Visibility", "", "A", vec![Value::F64(0.0)]));
         }
-        let model = Record::with(
+        let mut model = Record::with(
             "Model",
             vec![Value::I64(id), name_class(&node.name, "Model"), Value::str(class)],
         )
@@ -556,9 +563,24 @@ impl Builder {
         .child(props70(props))
         .child(Record::with("Shading", vec![Value::Char(b'T')]))
         .child(Record::one("Culling", "CullingOff"));
+        let clashes = user_props::append_user_props(&mut model, node.user_properties());
+        self.user_prop_clashes(&node.name, clashes);
         self.objects.push(model);
         self.count("Model");
         id
+    }
+
+    /// Reports the user properties of `owner` not written because a built-in property of the
+    /// record has their name.
+    fn user_prop_clashes(&mut self, owner: &str, names: Vec<String>) {
+        for n in names {
+            self.report.dropped.push(format!(
+                "user property {} of {}: the record has a built-in property of that name and \
+                 another value",
+                quoted(&n),
+                quoted(owner)
+            ));
+        }
     }
 
     /// Mesh node `i` (mesh `m`, model `id`): its `Geometry` (one per mesh and geometry
@@ -613,6 +635,8 @@ impl Builder {
                         if let Some(pbr) = mat.pbr.as_ref().filter(|p| p.model.is_pbr()) {
                             self.pbr_material(x, &mut rec, mat, pbr, opts);
                         }
+                        let clashes = user_props::append_user_props(&mut rec, &mat.user_properties);
+                        self.user_prop_clashes(&mat.name, clashes);
                         self.objects.push(rec);
                         self.count("Material");
                         self.material_textures(x, mat, opts);

@@ -1047,6 +1047,32 @@ impl<'d, 'a> ObjectGraph<'d, 'a> {
         self.props[obj.props.0 as usize..obj.props.1 as usize].iter().map(|e| e.view(self.doc))
     }
 
+    /// The object's own properties in file order, a repeated name once, at its first place
+    /// with its last record's values (the record [`ObjectGraph::prop`] reads, as ufbx keeps
+    /// the last of equal names); FBX 5 objects have none.
+    pub fn own_props_in_file_order(&self, obj: &Object<'d, 'a>) -> Vec<Prop<'d, 'a>> {
+        let entries = &self.props[obj.props.0 as usize..obj.props.1 as usize];
+        // Sorted by name, equal names in file order: the last of a run is the one kept.
+        let mut kept: Vec<(NodeId, &PropEntry<'d>)> = Vec::new();
+        for (i, e) in entries.iter().enumerate() {
+            match entries.get(i + 1) {
+                Some(next) if next.name == e.name => {}
+                _ => {
+                    let first = entries[..=i]
+                        .iter()
+                        .rev()
+                        .take_while(|x| x.name == e.name)
+                        .map(|x| x.record)
+                        .min()
+                        .unwrap_or(e.record);
+                    kept.push((first, e));
+                }
+            }
+        }
+        kept.sort_by_key(|(first, _)| *first);
+        kept.into_iter().map(|(_, e)| e.view(self.doc)).collect()
+    }
+
     /// Property `name` of object `id`: its own, else its template's. FBX 5 objects: the
     /// record that holds it ([`legacy_record`]), with empty type, label and flags.
     pub fn prop(&self, id: i64, name: &str) -> Option<Prop<'d, 'a>> {

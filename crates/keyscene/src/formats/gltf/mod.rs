@@ -160,6 +160,7 @@ mod accessors;
 pub mod base64;
 pub mod deform;
 mod export;
+pub mod extras;
 pub mod geometry;
 pub mod glb;
 mod import;

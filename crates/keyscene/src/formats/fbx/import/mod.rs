@@ -60,6 +60,9 @@
 //!   cameras through the film gate as `GateFit` fits it to the render aspect), clip planes,
 //!   aspect `AspectWidth / AspectHeight`. Lights: `LightType`, `Color`, `Intensity ÷ 100`,
 //!   `InnerAngle`/`OuterAngle` (older `HotSpot`/`Cone angle`) in degrees.
+//! - User properties: a model's or material's properties flagged `U` (FBX 7 and 6 alike)
+//!   become [`Node::user_properties`] and [`Material::user_properties`] (`user_props.rs`);
+//!   their curves are node channels like any animated property.
 //! - [`Metadata`]: format `fbx`, version, axes and units from `GlobalSettings`, frame rate from
 //!   `TimeMode`, frame range from `TimeSpanStart/Stop`.
 //!
@@ -82,6 +85,8 @@
 //! [`InheritType::from_fbx`]: crate::scene::InheritType::from_fbx
 //! [`Node::geometry_transform`]: crate::scene::Node::geometry_transform
 //! [`Node::hidden`]: crate::scene::Node::hidden
+//! [`Node::user_properties`]: crate::scene::Node::user_properties
+//! [`Material::user_properties`]: crate::scene::Material::user_properties
 //! [`Mesh`]: crate::scene::Mesh
 //! [`Node::mesh`]: crate::scene::Node::mesh
 //! [`Mapping`]: crate::scene::Mapping
@@ -104,6 +109,7 @@ mod metadata;
 mod nodes;
 mod pbr;
 mod poses;
+mod user_props;
 
 use glam::DMat4;
 
@@ -168,6 +174,7 @@ pub fn import(graph: &ObjectGraph<'_, '_>, opts: &ReadOptions) -> (Scene, Vec<Wa
     im.models();
     im.bind_poses();
     im.hierarchy();
+    im.user_properties();
     super::animation::import(graph, &im.ids, &mut im.scene, &mut im.warnings);
     (im.scene, im.warnings, im.ids)
 }

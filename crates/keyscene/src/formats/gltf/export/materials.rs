@@ -35,7 +35,8 @@ impl Out {
         }
         let mat = &scene.materials[m];
         if let Some(pbr) = mat.pbr.as_ref().filter(|p| p.model.is_pbr()) {
-            let g = self.pbr_material(mat, pbr, has_uvs);
+            let mut g = self.pbr_material(mat, pbr, has_uvs);
+            g.extras = self.material_extras(mat);
             let ix = json::Index::push(&mut self.root.materials, g);
             self.materials.insert((m, has_uvs), ix);
             return ix;
@@ -80,7 +81,7 @@ impl Out {
                 extras: Default::default(),
             }
         });
-        let g = json::Material {
+        let mut g = json::Material {
             alpha_mode: Valid(if alpha < 1.0 {
                 json::material::AlphaMode::Blend
             } else {
@@ -104,9 +105,24 @@ impl Out {
             normal_texture,
             ..Default::default()
         };
+        g.extras = self.material_extras(mat);
         let ix = json::Index::push(&mut self.root.materials, g);
         self.materials.insert((m, has_uvs), ix);
         ix
+    }
+
+    /// The material's user properties as its extras (name → value, docs/gltf.md "User
+    /// properties"), warning about those left out.
+    fn material_extras(&mut self, mat: &crate::scene::Material) -> json::extras::Extras {
+        use crate::formats::gltf::extras::{to_extras, write_user_properties};
+        let mut obj = serde_json::Map::new();
+        for name in write_user_properties(&mut obj, &mat.user_properties) {
+            self.warnings.push(warning(
+                format!("material \"{}\"", mat.name),
+                format!("not carried: user property {}", super::names::user_prop_reason(&name)),
+            ));
+        }
+        to_extras(obj)
     }
 
     /// The texture reference for the first map of `slot`, with KHR_texture_transform when the

@@ -143,7 +143,9 @@ impl Out {
             }
             .unwrap_or(&mut g);
             self.node_object(scene, i, holder);
-            g.extras = node_extras(&node.name, &node.instance, node.hidden);
+            let (extras, left_out) = node_extras(node);
+            g.extras = extras;
+            self.user_property_warnings(scene, i, &left_out);
             self.root.nodes.push(g);
         }
         self.root.nodes.extend(helper_nodes);

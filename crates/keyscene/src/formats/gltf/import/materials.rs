@@ -12,7 +12,8 @@ use crate::scene::{
 };
 
 /// The material, with the writer's mapping inverted: baseColor → diffuse and transparency,
-/// roughness → shininess (`1 − roughness`), emissive → self-illumination relative to diffuse.
+/// roughness → shininess (`1 − roughness`), emissive → self-illumination relative to diffuse;
+/// the members of its extras as user properties.
 pub(super) fn material(m: &gltf::Material, base_dir: Option<&Path>) -> Material {
     let pbr = m.pbr_metallic_roughness();
     let c = pbr.base_color_factor();
@@ -43,6 +44,12 @@ pub(super) fn material(m: &gltf::Material, base_dir: Option<&Path>) -> Material 
         self_illumination,
         two_sided: m.double_sided(),
         maps,
+        user_properties: m
+            .extras()
+            .as_ref()
+            .and_then(|e| serde_json::from_str::<serde_json::Value>(e.get()).ok())
+            .map(|v| crate::formats::gltf::extras::read_user_properties(&v))
+            .unwrap_or_default(),
         ..Material::default()
     }
 }

@@ -72,7 +72,8 @@ pub(super) fn nodes(
 
 /// A glTF node as a scene node without mesh or children: its kind (camera, light, mesh or
 /// null), TRS or matrix as translation, rotation (normalised; a zero quaternion is the
-/// identity) and scale, and the name, instance and hidden flag keyscene's extras restore.
+/// identity) and scale, the name, instance and hidden flag keyscene's extras restore, and
+/// the user properties the other members of the extras hold.
 fn node_of(node: &gltf::Node) -> Node {
     let kind = if let Some(c) = node.camera() {
         NodeKind::Camera(c.index())
@@ -105,6 +106,7 @@ fn node_of(node: &gltf::Node) -> Node {
                 n.instance = instance.into();
             }
             n.hidden = k["hidden"].as_bool().unwrap_or(false);
+            n.set_user_properties(crate::formats::gltf::extras::read_user_properties(&v));
         }
     }
     // KHR_node_visibility `visible: false` hides the node (and, in glTF, its descendants,

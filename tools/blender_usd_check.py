@@ -20,8 +20,10 @@ Blender conventions met: a `upAxis = "Y"` stage is turned to Blender's +Z up,
 (x, y, z) -> (x, -z, y), which the script undoes; Blender frames are the stage's time codes
 (the scene's rate is set to `timeCodesPerSecond`). Blender's USD importer takes `bindTransforms`
 as the bones' rest matrices (no scale) and ignores `geomBindTransform` and
-`!resetXformStack!`; the writer's rigs are built so that this reading agrees with UsdSkel's
-(docs/usd.md, "Skinned meshes as UsdSkel rigs").
+`!resetXformStack!`, and reads blend-shape weights from time samples only; the writer's rigs
+are built so that this reading agrees with UsdSkel's (docs/usd.md, "Skinned meshes as UsdSkel
+rigs"). Blender clamps shape key values to their slider range (0..1 by default): the script
+widens every slider to -10..10 after the import, so weights outside 0..1 apply as stored.
 
 Run (with the PyPI `bpy` module, Python 3.11; `pip install bpy==5.0.1`):
   cargo build --release -p keyscene-cli
@@ -94,6 +96,12 @@ def check(keyscene, src, work):
     bpy.context.scene.render.fps = max(1, round(fps))
     bpy.context.scene.render.fps_base = bpy.context.scene.render.fps / fps if fps > 0 else 1.0
     bpy.ops.wm.usd_import(filepath=usd, apply_unit_conversion_scale=False)
+    # Blender clamps a shape key's value to its slider range (0..1 unless widened), which
+    # cuts blend-shape weights outside it (a negative weight stored in the file): widened.
+    for obj in bpy.context.scene.objects:
+        keys = obj.data.shape_keys if obj.type == "MESH" else None
+        for kb in keys.key_blocks if keys else []:
+            kb.slider_min, kb.slider_max = -10.0, 10.0
     frames = sorted({start, math.floor((start + end) / 2) + 1 if end > start else start, end})
     worst = 0.0
     for f in frames:

@@ -306,7 +306,7 @@ impl Default for SaveOptions {
 /// texture images the `.mtl` names. Each file is written atomically
 /// ([`crate::write_atomically`]); images first, and when the `.obj` cannot be written the
 /// `.mtl` and images just created are removed again. Returns warnings: images that were
-/// named but could not be found or read.
+/// named but could not be found or read, and user properties OBJ cannot hold.
 ///
 /// Errors: [`crate::Error::OutputCollision`] when an image would replace a different file of
 /// the same name (see [`crate::output`]); I/O errors.
@@ -324,6 +324,7 @@ pub fn save(
         .to_owned();
     let text = write(scene, pose, &mtl_name)?;
     let mut warnings = Vec::new();
+    let unwritten = crate::scene::user_props::not_written_warning(scene, "OBJ");
     let mut created = Vec::new();
     if opts.copy_textures {
         let dir = match obj_path.parent() {
@@ -352,6 +353,7 @@ pub fn save(
         }
         return Err(e);
     }
+    warnings.extend(unwritten);
     Ok(warnings)
 }
 

@@ -123,6 +123,9 @@ pub fn write(
         t.line(&format!("rel material:binding = <{path}>"));
         t.close();
     }
+    if let Some((rig, _)) = rig {
+        super::skel::write_shapes(t, rig);
+    }
     t.close();
 }
 

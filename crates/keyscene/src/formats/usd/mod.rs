@@ -124,11 +124,19 @@ pub fn write(scene: &Scene, opts: &WriteOptions) -> Result<Layer, crate::Error> 
     let mut t = Text::default();
     header(&mut t, &mut ctx, opts, &line);
     animation_warnings(&mut ctx, &line);
+    if let Some(w) = crate::scene::user_props::not_written_warning(scene, "this USD writer") {
+        ctx.warn(w);
+    }
     let images = materials::images(scene, &mut ctx.warnings);
     let root = format!("/{ROOT}");
     let skinned: Vec<usize> = deform::deformed_nodes(scene, &line)
         .into_iter()
-        .filter(|&k| scene.nodes[k].mesh.and_then(|m| scene.meshes.get(m)?.skin).is_some())
+        .filter(|&k| {
+            scene.nodes[k]
+                .mesh
+                .and_then(|m| scene.meshes.get(m))
+                .is_some_and(|m| m.skin.is_some() || !m.morph_targets.is_empty())
+        })
         .collect();
     let (rigs, motion, rig_warnings) = skel::rigs(scene, &line, &skinned);
     rig_warnings.into_iter().for_each(|w| ctx.warn(w));

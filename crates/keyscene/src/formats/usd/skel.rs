@@ -126,16 +126,50 @@ pub struct Rig {
     pub element_size: usize,
     /// The rig's index among the written rigs (its place in [`Motion::values`]).
     pub index: usize,
+    /// The mesh (index into [`Scene::meshes`]).
+    pub mesh: usize,
+    /// The mesh's blend shapes, as `UsdSkel.BlendShape`s.
+    pub shapes: Vec<Shape>,
+    /// Per joint: the linear part of `C · inverse_bind`, to bound how far the skinning
+    /// carries a blend shape's error.
+    ib3: Vec<DMat3>,
 }
 
-/// The rig of skinned mesh node `k` (without samples), or why it cannot be one.
+/// One blend shape of a rig: a [`MorphTarget`](crate::scene::MorphTarget) without
+/// in-betweens, its offsets with the vertex weights applied, carried through the node's
+/// geometric transform (as the points are), listed for the vertices it moves.
+#[derive(Debug, Clone)]
+pub struct Shape {
+    /// The `BlendShape` prim's name (the target's name as an identifier, unique on the mesh).
+    pub name: String,
+    /// `pointIndices`.
+    pub indices: Vec<u32>,
+    /// `offsets`, one per index.
+    pub offsets: Vec<DVec3>,
+    /// The longest offset.
+    size: f64,
+}
+
+/// The rig of skinned or blend-shaped mesh node `k` (without samples), or why it cannot be
+/// one.
 fn rig_of(scene: &Scene, line: &Timeline, k: usize) -> Result<Rig, String> {
     let node = &scene.nodes[k];
-    let mesh = node.mesh.and_then(|m| scene.meshes.get(m)).ok_or("no mesh")?;
-    let skin = mesh.skin.and_then(|s| scene.skins.get(s)).ok_or("no skin")?;
-    if !mesh.morph_targets.is_empty() || mesh.geometry_cache.is_some() {
-        return Err("it also has blend shapes or a geometry cache".into());
+    let mi = node.mesh.filter(|&m| m < scene.meshes.len()).ok_or("no mesh")?;
+    let mesh = &scene.meshes[mi];
+    if mesh.geometry_cache.is_some() {
+        return Err("it has a geometry cache".into());
     }
+    if mesh.morph_targets.iter().any(|t| !t.inbetweens.is_empty()) {
+        return Err("a blend shape has in-between shapes".into());
+    }
+    let shapes = shapes(mesh, &node.geometry_transform());
+    let empty =
+        crate::scene::Skin { joints: Vec::new(), influences: Vec::new(), dq_weights: Vec::new() };
+    let skin = match mesh.skin.and_then(|s| scene.skins.get(s)) {
+        Some(s) => s,
+        None if !shapes.is_empty() => &empty,
+        None => return Err("no skin and no blend shape".into()),
+    };
     let channels = crate::anim::channels_by_node(scene, line.animation);
     if channels[k].iter().any(|c| matches!(c, ChannelTarget::Morph(_))) {
         return Err("a morph track switches its mesh".into());
@@ -165,6 +199,28 @@ fn rig_of(scene: &Scene, line: &Timeline, k: usize) -> Result<Rig, String> {
         to_joint.push(DMat4::from_scale(1.0 / u) * j.inverse_bind * node.geometry_transform());
     }
     let n = mesh.positions.len();
+    let ib3 = skin
+        .joints
+        .iter()
+        .zip(&unscale)
+        .map(|(j, &u)| DMat3::from_mat4(DMat4::from_scale(1.0 / u) * j.inverse_bind))
+        .collect();
+    if skin.joints.is_empty() {
+        return Ok(Rig {
+            node: k,
+            joints: Vec::new(),
+            bind,
+            unscale,
+            reach: Vec::new(),
+            indices: Vec::new(),
+            weights: Vec::new(),
+            element_size: 0,
+            index: 0,
+            mesh: mi,
+            shapes,
+            ib3,
+        });
+    }
     if skin.influences.len() < n {
         return Err("a vertex has no weight".into());
     }
@@ -191,7 +247,42 @@ fn rig_of(scene: &Scene, line: &Timeline, k: usize) -> Result<Rig, String> {
         }
     }
     let joints = skin.joints.iter().map(|j| j.node).collect();
-    Ok(Rig { node: k, joints, bind, unscale, reach, indices, weights, element_size, index: 0 })
+    Ok(Rig {
+        node: k,
+        joints,
+        bind,
+        unscale,
+        reach,
+        indices,
+        weights,
+        element_size,
+        index: 0,
+        mesh: mi,
+        shapes,
+        ib3,
+    })
+}
+
+/// The blend shapes of `mesh` ([`Shape`]), offsets through `g`'s linear part.
+fn shapes(mesh: &crate::scene::Mesh, g: &DMat4) -> Vec<Shape> {
+    let g3 = DMat3::from_mat4(*g);
+    let mut names = super::names::Siblings::default();
+    mesh.morph_targets
+        .iter()
+        .map(|t| {
+            let deltas = t.weighted_deltas(None);
+            let (mut indices, mut offsets, mut size) = (Vec::new(), Vec::new(), 0.0f64);
+            for (i, d) in deltas.iter().enumerate().take(mesh.positions.len()) {
+                if *d != DVec3::ZERO {
+                    let o = g3 * *d;
+                    size = size.max(o.length());
+                    indices.push(i as u32);
+                    offsets.push(o);
+                }
+            }
+            Shape { name: names.claim(&t.name), indices, offsets, size }
+        })
+        .collect()
 }
 
 /// The bound of the distance a vertex of joint `j` of `rig` moves between joint matrices `m`
@@ -251,6 +342,120 @@ pub struct Motion {
     pub frames: Vec<f64>,
     /// `values[i][r][j]`: rig `r`'s joint `j` at `frames[i]`.
     pub values: Vec<Vec<Vec<Trs>>>,
+    /// Sample frames of the blend-shape weights (their own: USD samples each attribute
+    /// apart).
+    pub weight_frames: Vec<f64>,
+    /// `weights[i][r][s]`: rig `r`'s blend shape `s` at `weight_frames[i]`.
+    pub weights: Vec<Vec<Vec<f32>>>,
+}
+
+/// Every rig's blend-shape weights at frame `f` ([`crate::anim::Pose::morph_weights`]), and
+/// per rig how much a unit of offset in the mesh's frame can move in the world (a bound: the
+/// largest Frobenius norm of its skinning matrices, or of its node's matrix without a skin).
+fn shape_weights(
+    scene: &Scene,
+    line: &Timeline,
+    rigs: &[Rig],
+    f: f64,
+) -> (Vec<Vec<f32>>, Vec<f64>) {
+    let pose = scene.evaluate(line.animation, Time::Frame(f));
+    let frob = |m: DMat3| {
+        (m.x_axis.length_squared() + m.y_axis.length_squared() + m.z_axis.length_squared()).sqrt()
+    };
+    let weights = rigs
+        .iter()
+        .map(|r| {
+            let w = pose.morph_weights.get(r.mesh).map(Vec::as_slice).unwrap_or(&[]);
+            (0..r.shapes.len()).map(|s| w.get(s).copied().unwrap_or(0.0) as f32).collect()
+        })
+        .collect();
+    let scale = rigs
+        .iter()
+        .map(|r| {
+            if r.joints.is_empty() {
+                return frob(DMat3::from_mat4(pose.world[r.node]));
+            }
+            r.joints
+                .iter()
+                .zip(&r.unscale)
+                .zip(&r.ib3)
+                .map(|((&j, &u), ib)| {
+                    frob(DMat3::from_mat4(pose.world[j] * DMat4::from_scale(u)) * *ib)
+                })
+                .fold(0.0, f64::max)
+        })
+        .collect();
+    (weights, scale)
+}
+
+/// The blend-shape weights of `rigs` on the timeline: its grid, split where the linear
+/// interpolation of the weights moves a vertex more than the tolerance from the evaluated
+/// weights (`Σ |Δw| · longest offset · scale`) at a quarter, half or three quarters of an
+/// interval (down to [`resample::min_span`]). Empty when no rig has a blend shape.
+fn sample_weights(scene: &Scene, line: &Timeline, rigs: &[Rig]) -> (Vec<f64>, Vec<Vec<Vec<f32>>>) {
+    if rigs.iter().all(|r| r.shapes.is_empty()) {
+        return (Vec::new(), Vec::new());
+    }
+    let err = |a: &[Vec<f32>], b: &[Vec<f32>], u: f64, x: &(Vec<Vec<f32>>, Vec<f64>)| {
+        let mut worst = 0.0f64;
+        for (r, rig) in rigs.iter().enumerate() {
+            let mut e = 0.0;
+            for (s, shape) in rig.shapes.iter().enumerate() {
+                let lerp = f64::from(a[r][s]) + (f64::from(b[r][s]) - f64::from(a[r][s])) * u;
+                e += (lerp - f64::from(x.0[r][s])).abs() * shape.size;
+            }
+            worst = worst.max(e * x.1[r]);
+        }
+        if worst.is_nan() {
+            0.0
+        } else {
+            worst
+        }
+    };
+    let (mut frames, mut values): (Vec<f64>, Vec<Vec<Vec<f32>>>) = (Vec::new(), Vec::new());
+    let mut budget = JOINT_BUDGET / rigs.iter().map(|r| r.shapes.len()).sum::<usize>().max(1);
+    // An explicit stack of intervals (no recursion): (start, end, their weights).
+    for &f in &line.grid {
+        let here = shape_weights(scene, line, rigs, f).0;
+        if let (Some(&fa), Some(a)) = (frames.last(), values.last().cloned()) {
+            let mut todo = vec![(fa, a, f, here.clone())];
+            let mut added: Vec<(f64, Vec<Vec<f32>>)> = Vec::new();
+            while let Some((fa, a, fb, b)) = todo.pop() {
+                let span = fb - fa;
+                if span <= resample::min_span(fb) || budget == 0 {
+                    continue;
+                }
+                let mid = shape_weights(scene, line, rigs, fa + span / 2.0);
+                let mut worst = err(&a, &b, 0.5, &mid);
+                for u in [0.25, 0.75] {
+                    if worst <= line.tol {
+                        worst = worst.max(err(
+                            &a,
+                            &b,
+                            u,
+                            &shape_weights(scene, line, rigs, fa + span * u),
+                        ));
+                    }
+                }
+                if worst <= line.tol {
+                    continue;
+                }
+                budget -= 1;
+                let fm = fa + span / 2.0;
+                added.push((fm, mid.0.clone()));
+                todo.push((fa, a, fm, mid.0.clone()));
+                todo.push((fm, mid.0, fb, b));
+            }
+            added.sort_by(|x, y| x.0.total_cmp(&y.0));
+            for (f, v) in added {
+                frames.push(f);
+                values.push(v);
+            }
+        }
+        frames.push(f);
+        values.push(here);
+    }
+    (frames, values)
 }
 
 /// The rigs of `candidates` (skinned mesh nodes) that can be written as UsdSkel rigs, their
@@ -266,7 +471,7 @@ pub fn rigs(
         match rig_of(scene, line, k) {
             Ok(r) => rigs.push(r),
             Err(why) => warnings.push(format!(
-                "skinned mesh node \"{}\" written as posed points, not as a UsdSkel rig: {why}",
+                "deformed mesh node \"{}\" written as posed points, not as a UsdSkel rig: {why}",
                 scene.nodes[k].name
             )),
         }
@@ -277,17 +482,18 @@ pub fn rigs(
         if rigs.is_empty() {
             return (rigs, Motion::default(), warnings);
         }
-        let (motion, bad) = sample(scene, line, &rigs);
+        let (mut motion, bad) = sample(scene, line, &rigs);
         if bad.is_empty() {
             for (i, r) in rigs.iter_mut().enumerate() {
                 r.index = i;
             }
+            (motion.weight_frames, motion.weights) = sample_weights(scene, line, &rigs);
             return (rigs, motion, warnings);
         }
         for &r in bad.iter().rev() {
             let rig = rigs.remove(r);
             warnings.push(format!(
-                "skinned mesh node \"{}\" written as posed points, not as a UsdSkel rig: a bone's world matrix is not translate · rotate · scale with a half-precision scale within the tolerance (shear or scale)",
+                "deformed mesh node \"{}\" written as posed points, not as a UsdSkel rig: a bone's world matrix is not translate · rotate · scale with a half-precision scale within the tolerance (shear or scale)",
                 scene.nodes[rig.node].name
             ));
         }
@@ -430,8 +636,39 @@ pub fn write_skeleton(
     t.open("def SkelAnimation \"Motion\"", &[]);
     t.line(&format!("uniform token[] joints = {tokens}"));
     animation(t, motion, r);
+    if !rig.shapes.is_empty() {
+        let names = t.array(&rig.shapes, |_, s| format!("\"{}\"", s.name));
+        t.line(&format!("uniform token[] blendShapes = {names}"));
+        let per_frame: Vec<&Vec<f32>> = motion.weights.iter().map(|v| &v[r]).collect();
+        let f = |t: &mut Text, w: &f32| t.num(f64::from(*w));
+        // A default value (what USD reads at the default time code, a stage without
+        // animation) and always time samples (one when the weights never change, which USD
+        // holds for all time): Blender's importer reads blend-shape weights from time
+        // samples only.
+        let v = t.array(per_frame[0], f);
+        t.line(&format!("float[] blendShapeWeights = {v}"));
+        let n = if per_frame.iter().all(|v| *v == per_frame[0]) { 1 } else { per_frame.len() };
+        t.time_samples(
+            "float[] blendShapeWeights",
+            &motion.weight_frames[..n],
+            &per_frame[..n],
+            |t, v| t.array(v.as_slice(), f),
+        );
+    }
     t.close();
     t.close();
+}
+
+/// The mesh prim's `BlendShape` children (their names are the rig's shape names).
+pub fn write_shapes(t: &mut Text, rig: &Rig) {
+    for shape in &rig.shapes {
+        t.open(&format!("def BlendShape \"{}\"", shape.name), &[]);
+        let o = t.array(&shape.offsets, |t, &v| t.vec3(v));
+        t.line(&format!("uniform vector3f[] offsets = {o}"));
+        let i = t.array(&shape.indices, |_, i| i.to_string());
+        t.line(&format!("uniform int[] pointIndices = {i}"));
+        t.close();
+    }
 }
 
 /// The `translations`, `rotations` and `scales` of rig `r`: one value when it never changes,
@@ -461,6 +698,15 @@ fn animation(t: &mut Text, motion: &Motion, r: usize) {
 /// the name of the `Skeleton` prim beside the mesh prim.
 pub fn write_binding(t: &mut Text, rig: &Rig, skeleton: &str) {
     t.line(&format!("rel skel:skeleton = <../{skeleton}>"));
+    if !rig.shapes.is_empty() {
+        let names = t.array(&rig.shapes, |_, s| format!("\"{}\"", s.name));
+        t.line(&format!("uniform token[] skel:blendShapes = {names}"));
+        let targets = t.array(&rig.shapes, |_, s| format!("<{}>", s.name));
+        t.line(&format!("rel skel:blendShapeTargets = {targets}"));
+    }
+    if rig.joints.is_empty() {
+        return;
+    }
     let idx = t.array(&rig.indices, |_, i| i.to_string());
     t.line(&format!("int[] primvars:skel:jointIndices = {idx} ("));
     t.line(&format!("    elementSize = {}", rig.element_size));
@@ -507,6 +753,9 @@ mod tests {
             weights: vec![1.0],
             element_size: 1,
             index: 0,
+            mesh: 0,
+            shapes: Vec::new(),
+            ib3: vec![DMat3::IDENTITY],
         };
         let w = DMat4::IDENTITY;
         let m = DMat4::from_rotation_translation(

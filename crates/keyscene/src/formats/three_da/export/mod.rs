@@ -273,6 +273,7 @@ fn export_parts(
     let frames = tracks::frames(anim, opts.fps, &mut report);
     let space = root_space(scene, opts.axes, &mut report);
     geometry::report_geometry_caches(scene, &mut report);
+    report.warnings.extend(crate::scene::user_props::not_written_warning(scene, "3DA"));
     let anim_index = anim.and(opts.animation);
     let channels_of = crate::anim::channels_by_node(scene, anim_index);
     let cx = Context { scene, anim, anim_index, channels_of, ents, frames, space };

@@ -218,6 +218,9 @@ pub fn write(scene: &Scene, opts: &WriteOptions) -> Result<(Vec<u8>, Report), Wr
             scene.animations.len() - 1
         ));
     }
+    if let Some(w) = crate::scene::user_props::not_written_warning(scene, "3DS") {
+        b.report.warnings.push(w);
+    }
     for cam in scene.cameras.iter().filter(|c| c.projection != Projection::Perspective) {
         b.report.warnings.push(format!(
             "camera \"{}\": orthographic, written as a perspective camera with its field of view ({}° {}): 3DS cameras are perspective only",
@@ -257,7 +260,8 @@ pub fn save(scene: &Scene, path: &Path, opts: &WriteOptions) -> Result<Report, c
         };
         let plan = TexturePlan::with_names(scene, FileNames::EightDotThree);
         let (images, warnings) = plan.companions(dir);
-        report.warnings = warnings;
+        // After the writer's own warnings (they were replaced here before).
+        report.warnings.extend(warnings);
         let source = opts.source.clone().unwrap_or_else(|| crate::output::source_name(path));
         created = crate::output::write_companions(&images, &source)?;
     }

@@ -408,6 +408,7 @@ mod tests {
             joints: vec![joint.clone(), joint.clone(), joint],
             influences: vec![vec![(0, 0.25), (1, 1.5), (0, 0.25)], vec![(0, 0.0)], vec![(1, 0.5)]],
             dq_weights: Vec::new(),
+            mesh_bind: None,
         };
         let w = cluster_weights(&skin);
         assert_eq!(w[0], (vec![0], vec![0.25]));

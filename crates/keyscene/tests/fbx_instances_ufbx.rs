@@ -376,6 +376,41 @@ fn check_normals(
     Ok(())
 }
 
+/// The one-bound file without its bind pose and with `InstanceA` moved from its bind
+/// placement, written as FBX and read back by keyscene: `transform_skin` places both
+/// instances where it places them in the source (within 1e-9 × scene size), so the writer's
+/// `BindPose` and `TransformLink` carry the skin's own bind placement (`Skin::mesh_bind`)
+/// rather than a rest world.
+fn check_one_bound_written() -> Result<(), Failed> {
+    let (mut src, _) = keyscene::load(&one_bound()).map_err(|e| e.to_string())?;
+    src.bind_poses.clear();
+    let a = src.nodes.iter().position(|n| n.name == "InstanceA").ok_or("no InstanceA")?;
+    src.nodes[a].transform.translation += DVec3::new(0.0, 2.0, 0.0);
+    let (bytes, _) = keyscene::formats::fbx::export::write(&src, &Default::default())
+        .map_err(|e| e.to_string())?;
+    let (back, _) =
+        keyscene::load_bytes(&bytes, Some(Path::new("written.fbx")), &Default::default())
+            .map_err(|e| e.to_string())?;
+    let opts = PoseOptions::default().skin_follows_node(true);
+    let ((want, _), (got, _)) = (src.pose(&opts)?, back.pose(&opts)?);
+    let size = common::ufbx_corpus::scene_size(want.world.iter());
+    for (i, n) in src.nodes.iter().enumerate().filter(|(_, n)| n.mesh.is_some()) {
+        let j = back.nodes.iter().position(|b| b.name == n.name).ok_or("node not read back")?;
+        let (w, g) = (want.world_positions(&src, i), got.world_positions(&back, j));
+        if w.len() != g.len() {
+            return Err(
+                format!("{}: {} vertices back, {} written", n.name, g.len(), w.len()).into()
+            );
+        }
+        for (v, (p, q)) in w.iter().zip(&g).enumerate() {
+            if !((*p - *q).abs().max_element() <= 1e-9 * size) {
+                return Err(format!("{} vertex {v}: source {p}, written {q}", n.name).into());
+            }
+        }
+    }
+    Ok(())
+}
+
 fn main() {
     let corpus = common::corpus();
     let mut trials = vec![
@@ -392,6 +427,10 @@ fn main() {
         Trial::test(
             "transform_skin::synthetic_skinned_instances_one_bound_7400_ascii.fbx",
             check_one_bound_transform_skin,
+        ),
+        Trial::test(
+            "transform_skin_written::synthetic_skinned_instances_one_bound_7400_ascii.fbx",
+            check_one_bound_written,
         ),
     ];
     let mut found = 0;

@@ -88,7 +88,8 @@ impl Builder {
     /// bind matrix as stored (ufbx `mesh_node_to_bone`: mesh node frame → bone; the baked
     /// geometry transform is already in the vertices, so it is the source's inverse bind
     /// times nothing else) and `TransformLink` the bone's world at bind, `M · Transform⁻¹`
-    /// with `M` the mesh node's world at bind (the scene's bind pose, else its rest world), so
+    /// with `M` the mesh node's world at bind (the scene's bind pose, else the skin's
+    /// [`Skin::mesh_bind`](crate::scene::Skin::mesh_bind), else its rest world), so
     /// that `Transform = TransformLink⁻¹ · M` holds exactly as the SDK reads it. Then one
     /// `Pose` BindPose over every skinned mesh node, bone and their ancestors.
     ///
@@ -110,7 +111,8 @@ impl Builder {
                 unskinned += 1;
                 continue;
             }
-            let mesh_bind = bind_of(d.node).unwrap_or(worlds[d.node]);
+            let stored = skin.mesh_bind.filter(|m| invertible(*m));
+            let mesh_bind = bind_of(d.node).or(stored).unwrap_or(worlds[d.node]);
             pose.entry(d.node).or_insert(mesh_bind);
             let id = self.id();
             let n = scene.meshes[d.mesh].positions.len();

@@ -403,7 +403,8 @@ fn check_one_bound_written() -> Result<(), Failed> {
             );
         }
         for (v, (p, q)) in w.iter().zip(&g).enumerate() {
-            if !((*p - *q).abs().max_element() <= 1e-9 * size) {
+            let err = (*p - *q).abs().max_element();
+            if err.is_nan() || err > 1e-9 * size {
                 return Err(format!("{} vertex {v}: source {p}, written {q}", n.name).into());
             }
         }

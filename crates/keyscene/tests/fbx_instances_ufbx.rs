@@ -18,9 +18,15 @@
 //! - **glTF**: the GLB keyscene writes gives the instance nodes that share a scene mesh (and
 //!   its geometry transform) one glTF mesh.
 //!
-//! The synthetic file also checks `transform_skin` (`PoseOptions::skin_follows_node`): each
+//! `tests/data/synthetic_skinned_instances_one_bound_7400_ascii.fbx` is the same geometry
+//! with only one instance in its `BindPose` (as Maya writes one per skin cluster), bound away
+//! from the origin, with an animated bone and animated instance nodes.
+//!
+//! The synthetic files also check `transform_skin` (`PoseOptions::skin_follows_node`): each
 //! instance's skinned positions are mapped once more by its own node's `geometry_to_world ·
-//! bind⁻¹` (the ufbx reference definition, MANIFEST.md), with ufbx's bind-pose matrices — the
+//! bind⁻¹` (the ufbx reference definition, MANIFEST.md), with ufbx's bind matrices (the
+//! bind-pose entry ufbx gives the node, else its skin cluster's `bind_to_world ·
+//! mesh_node_to_bone`), at the stored pose and, for the animated file, at several times — the
 //! instance at its bind matrix stays, the moved one moves — and each instance's deformed
 //! normals (`Pose::world_corner_normals`, `render::world_corner_normals`) equal ufbx's skinning
 //! matrices' normal matrices applied to its stored normals.
@@ -40,6 +46,12 @@ use libtest_mimic::{Failed, Trial};
 fn synthetic() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/data/synthetic_skinned_instances_7400_ascii.fbx")
+}
+
+/// The same skinned geometry bound with one instance in the bind pose, animated.
+fn one_bound() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/synthetic_skinned_instances_one_bound_7400_ascii.fbx")
 }
 
 /// keyscene's node of each name that names exactly one node.
@@ -229,51 +241,103 @@ fn check(path: &Path) -> Result<(), Failed> {
     Ok(())
 }
 
+/// ufbx's bind matrix of skinned mesh node `node`: its entry in the bind pose ufbx gives it
+/// (`ufbx_node::bind_pose`, the first bind pose listing it), else — an instance no bind pose
+/// lists — its skin's first cluster's `bind_to_world · mesh_node_to_bone` (the mesh node's
+/// world matrix at bind as ufbx resolves the cluster's `TransformLink` and `Transform`).
+fn ufbx_bind(mesh: &ufbx::Mesh, node: &ufbx::Node) -> Option<DMat4> {
+    let listed = node.bind_pose.as_ref().and_then(|p| ufbx::get_bone_pose(p, node));
+    if let Some(b) = listed {
+        return Some(to_dmat4(&b.bone_to_world));
+    }
+    let cluster = mesh.skin_deformers.first()?.clusters.first()?;
+    Some(to_dmat4(&cluster.bind_to_world) * to_dmat4(&cluster.mesh_node_to_bone))
+}
+
+/// `transform_skin` on a synthetic file at `times` (seconds; `None`: the stored pose): every
+/// instance's positions equal ufbx's skinned positions mapped once more by its node's
+/// `geometry_to_world · bind⁻¹` ([`ufbx_bind`]), with no [`keyscene::anim::PoseWarning`], and
+/// its deformed normals (with and without `transform_skin`) equal ufbx's. Returns, per time,
+/// which instances moved more than 1 unit from their plain skinned positions.
+fn check_transform_skin(path: &Path, times: &[Option<f64>]) -> Result<Vec<Vec<bool>>, Failed> {
+    let (scene, loaded) = common::ufbx_corpus::load_both(path)?;
+    let names = unique_names(&scene);
+    let mut moved_at = Vec::new();
+    for &time in times {
+        let evaluated = match (time, loaded.anim_stacks.first()) {
+            (Some(t), Some(stack)) => Some(
+                ufbx::evaluate_scene(&loaded, &stack.anim, t, ufbx::EvaluateOpts::default())
+                    .map_err(|e| format!("ufbx evaluate: {:?}", e.description))?,
+            ),
+            _ => None,
+        };
+        let theirs: &ufbx::Scene = evaluated.as_deref().unwrap_or(&loaded);
+        let groups = instanced(theirs, &names)?;
+        let [(mesh, nodes)] = groups.as_slice() else {
+            return Err(format!("{} instanced meshes, the file has one", groups.len()).into());
+        };
+        let at = |o: PoseOptions| match time {
+            Some(t) => o.at(Time::Seconds(t)),
+            None => o,
+        };
+        let (followed, warnings) =
+            scene.pose(&at(PoseOptions::default().skin_follows_node(true)))?;
+        if !warnings.is_empty() {
+            return Err(format!("at {time:?}: transform_skin warned {warnings:?}").into());
+        }
+        let (plain, _) = scene.pose(&at(PoseOptions::default()))?;
+        let mut moved = Vec::new();
+        for &(node, i) in nodes {
+            let name = &scene.nodes[i].name;
+            let b =
+                ufbx_bind(mesh, node).ok_or_else(|| format!("ufbx: no bind matrix for {name}"))?;
+            let follow = to_dmat4(&node.geometry_to_world) * b.inverse();
+            let got = followed.world_positions(&scene, i);
+            let mut far = 0.0f64;
+            for (v, g) in got.iter().enumerate() {
+                let skinned = ufbx_world(mesh, node, v);
+                let want = follow.transform_point3(skinned);
+                let err = (*g - want).abs().max_element();
+                if err.is_nan() || err > 1e-9 {
+                    return Err(format!(
+                        "transform_skin at {time:?}: {name} vertex {v}: keyscene {g}, want {want}"
+                    )
+                    .into());
+                }
+                far = far.max((*g - skinned).length());
+            }
+            moved.push(far > 1.0);
+            check_normals(&scene, &followed, mesh, node, i, follow)?;
+            check_normals(&scene, &plain, mesh, node, i, DMat4::IDENTITY)?;
+        }
+        moved_at.push(moved);
+    }
+    Ok(moved_at)
+}
+
 /// `transform_skin` and deformed normals on the synthetic skinned instances.
 fn check_synthetic_transform_skin() -> Result<(), Failed> {
-    let (scene, theirs) = common::ufbx_corpus::load_both(&synthetic())?;
-    let names = unique_names(&scene);
-    let groups = instanced(&theirs, &names)?;
-    let [(mesh, nodes)] = groups.as_slice() else {
-        return Err(format!("{} instanced meshes, the file has one", groups.len()).into());
-    };
-    let bind = theirs.poses.iter().find(|p| p.is_bind_pose).ok_or("ufbx: no bind pose")?;
-    let bind_of = |node: &ufbx::Node| {
-        bind.bone_poses
-            .iter()
-            .find(|b| b.bone_node.element.element_id == node.element.element_id)
-            .map(|b| to_dmat4(&b.bone_to_world))
-    };
-    let (followed, _) = scene.pose(&PoseOptions::default().skin_follows_node(true))?;
-    let (plain, _) = scene.pose(&PoseOptions::default())?;
-    let mut moved = Vec::new();
-    for &(node, i) in nodes {
-        let name = &scene.nodes[i].name;
-        let b = bind_of(node).ok_or_else(|| format!("ufbx: {name} not in the bind pose"))?;
-        let follow = to_dmat4(&node.geometry_to_world) * b.inverse();
-        let got = followed.world_positions(&scene, i);
-        let mut far = 0.0f64;
-        for (v, g) in got.iter().enumerate() {
-            let skinned = ufbx_world(mesh, node, v);
-            let want = follow.transform_point3(skinned);
-            let err = (*g - want).abs().max_element();
-            if err.is_nan() || err > 1e-9 {
-                return Err(format!(
-                    "transform_skin: {name} vertex {v}: keyscene {g}, want {want}"
-                )
-                .into());
-            }
-            far = far.max((*g - skinned).length());
-        }
-        moved.push(far > 1.0);
-        check_normals(&scene, &followed, mesh, node, i, follow)?;
-        check_normals(&scene, &plain, mesh, node, i, DMat4::IDENTITY)?;
-    }
+    let moved = check_transform_skin(&synthetic(), &[None])?;
     // Hand facts of the file: InstanceA sits at its bind matrix, InstanceB moved 5 units.
-    if moved != [false, true] {
+    if moved != [[false, true]] {
         return Err(
-            format!("instances moved by transform_skin: {moved:?}, want [false, true]").into()
+            format!("instances moved by transform_skin: {moved:?}, want [[false, true]]").into()
         );
+    }
+    Ok(())
+}
+
+/// `transform_skin` when the bind pose lists one instance only (issue 33 §8), at the stored
+/// pose and at 0, ¼, ½, ¾ and 1 s of the file's animation.
+fn check_one_bound_transform_skin() -> Result<(), Failed> {
+    let times = [None, Some(0.0), Some(0.25), Some(0.5), Some(0.75), Some(1.0)];
+    let moved = check_transform_skin(&one_bound(), &times)?;
+    // Hand facts of the file: InstanceA is at its bind matrix at rest and at 0 s, then moves
+    // 3 units along X by 1 s (0.75 at ¼ s); InstanceB stands 5 units away, turned, throughout.
+    let want =
+        [[false, true], [false, true], [false, true], [true, true], [true, true], [true, true]];
+    if moved != want {
+        return Err(format!("instances moved by transform_skin: {moved:?}, want {want:?}").into());
     }
     Ok(())
 }
@@ -312,6 +376,42 @@ fn check_normals(
     Ok(())
 }
 
+/// The one-bound file without its bind pose and with `InstanceA` moved from its bind
+/// placement, written as FBX and read back by keyscene: `transform_skin` places both
+/// instances where it places them in the source (within 1e-9 × scene size), so the writer's
+/// `BindPose` and `TransformLink` carry the skin's own bind placement (`Skin::mesh_bind`)
+/// rather than a rest world.
+fn check_one_bound_written() -> Result<(), Failed> {
+    let (mut src, _) = keyscene::load(&one_bound()).map_err(|e| e.to_string())?;
+    src.bind_poses.clear();
+    let a = src.nodes.iter().position(|n| n.name == "InstanceA").ok_or("no InstanceA")?;
+    src.nodes[a].transform.translation += DVec3::new(0.0, 2.0, 0.0);
+    let (bytes, _) = keyscene::formats::fbx::export::write(&src, &Default::default())
+        .map_err(|e| e.to_string())?;
+    let (back, _) =
+        keyscene::load_bytes(&bytes, Some(Path::new("written.fbx")), &Default::default())
+            .map_err(|e| e.to_string())?;
+    let opts = PoseOptions::default().skin_follows_node(true);
+    let ((want, _), (got, _)) = (src.pose(&opts)?, back.pose(&opts)?);
+    let size = common::ufbx_corpus::scene_size(want.world.iter());
+    for (i, n) in src.nodes.iter().enumerate().filter(|(_, n)| n.mesh.is_some()) {
+        let j = back.nodes.iter().position(|b| b.name == n.name).ok_or("node not read back")?;
+        let (w, g) = (want.world_positions(&src, i), got.world_positions(&back, j));
+        if w.len() != g.len() {
+            return Err(
+                format!("{}: {} vertices back, {} written", n.name, g.len(), w.len()).into()
+            );
+        }
+        for (v, (p, q)) in w.iter().zip(&g).enumerate() {
+            let err = (*p - *q).abs().max_element();
+            if err.is_nan() || err > 1e-9 * size {
+                return Err(format!("{} vertex {v}: source {p}, written {q}", n.name).into());
+            }
+        }
+    }
+    Ok(())
+}
+
 fn main() {
     let corpus = common::corpus();
     let mut trials = vec![
@@ -322,6 +422,17 @@ fn main() {
         Trial::test("transform_skin::synthetic_skinned_instances_7400_ascii.fbx", || {
             check_synthetic_transform_skin()
         }),
+        Trial::test("instances::synthetic_skinned_instances_one_bound_7400_ascii.fbx", || {
+            check(&one_bound())
+        }),
+        Trial::test(
+            "transform_skin::synthetic_skinned_instances_one_bound_7400_ascii.fbx",
+            check_one_bound_transform_skin,
+        ),
+        Trial::test(
+            "transform_skin_written::synthetic_skinned_instances_one_bound_7400_ascii.fbx",
+            check_one_bound_written,
+        ),
     ];
     let mut found = 0;
     for f in common::ufbx_corpus::fbx_files(&corpus) {

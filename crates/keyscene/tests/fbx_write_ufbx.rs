@@ -274,8 +274,9 @@ fn check(path: &Path, enc: Enc) -> Result<(), String> {
     }
     let theirs = ufbx_load(&bytes)?;
     // Nodes whose first animation is written key for key, themselves and every ancestor: ufbx
-    // must agree with keyscene between frames too. The others were resampled on integer
-    // frames (the report says which) and are compared on integer frames only.
+    // must agree with keyscene between frames too. The others were resampled (the report says
+    // which) and are compared on integer frames here; `fbx_resampled_between_frames` compares
+    // them between frames.
     let resampled: HashSet<usize> =
         report.resampled.iter().filter(|r| r.animation == 0).map(|r| r.node).collect();
     let exact: Vec<bool> = (0..scene.nodes.len())

@@ -389,15 +389,18 @@ impl Pose {
 
     /// Makes every skinned mesh follow its own node's movement since binding, as Maya and the
     /// FBX SDK show it (ufbx's tests call it `transform_skin`): for each node showing a skinned
-    /// mesh, with `bind` the node's world matrix in the first of `bind_poses` that lists it,
-    /// the skin's joints are moved by `F = mesh_to_world · bind⁻¹` for that node
+    /// mesh, with `bind` the node's world matrix in the first of `bind_poses` that lists it —
+    /// or, for a node none lists (an instance of the mesh beside the one Maya's `BindPose`
+    /// names), the mesh's world matrix at bind as its skin stores it
+    /// ([`Skin::mesh_bind`](crate::scene::Skin::mesh_bind), ufbx's cluster
+    /// `bind_to_world · mesh_node_to_bone`) — the skin's joints are moved by `F = mesh_to_world · bind⁻¹` for that node
     /// ([`Pose::skin_follow`]), so its skinned positions ([`Pose::world_positions`]) and
     /// normals come out mapped once more by `F` — the same positions as
     /// [`Pose::world_positions_following_node`] for weighted vertices, but for writers that
     /// take a `Pose`. Each node has its own `F`: instances of one skinned mesh under
     /// differently placed nodes, and meshes sharing joints, each follow their own node; the
     /// joints' world matrices, and nodes parented under them, do not move. Returns the skinned
-    /// mesh nodes no bind pose lists (left as they were).
+    /// mesh nodes that have no such matrix, or a singular one (left as they were).
     pub fn follow_skinned_nodes(
         &mut self,
         scene: &Scene,
@@ -415,17 +418,12 @@ impl Pose {
             else {
                 continue;
             };
-            let Some(bind) = bind_poses.iter().find_map(|p| p.matrix(node)) else {
+            let Some(stored) = scene.skins.get(skin) else { continue };
+            let listed = bind_poses.iter().find_map(|p| p.matrix(node));
+            let Some(bind) = listed.or(stored.mesh_bind).filter(|b| b.determinant() != 0.0) else {
                 missing.push(node);
                 continue;
             };
-            if bind.determinant() == 0.0 {
-                missing.push(node);
-                continue;
-            }
-            if skin >= scene.skins.len() {
-                continue;
-            }
             let m = self.mesh_to_world(scene, node) * bind.inverse();
             self.skin_follow.resize(scene.nodes.len(), None);
             self.skin_follow[node] = Some(m);
@@ -1292,6 +1290,7 @@ mod tests {
             ],
             influences: vec![weights],
             dq_weights: Vec::new(),
+            mesh_bind: None,
         });
         s
     }

@@ -110,7 +110,8 @@ impl std::error::Error for PoseError {}
 #[non_exhaustive]
 pub enum PoseWarning {
     /// [`PoseOptions::skin_follows_node`]: no stored bind pose lists this skinned mesh node
-    /// (or its bind matrix is singular), so it is left as its bones alone pose it.
+    /// and its skin stores no mesh bind matrix ([`Skin::mesh_bind`](crate::scene::Skin::mesh_bind)),
+    /// or that matrix is singular, so it is left as its bones alone pose it.
     SkinNotInBindPose {
         /// The node.
         node: NodeId,
@@ -167,7 +168,9 @@ pub struct PoseOptions {
     pub bind_pose: Option<String>,
     /// Skinned meshes also follow their own node's motion since binding, as Maya shows them
     /// ([`Pose::follow_skinned_nodes`]; default `false`: only the bones move a skin, as the FBX
-    /// SDK evaluates it). Nodes no bind pose lists are reported as [`PoseWarning`]s.
+    /// SDK evaluates it). A node no bind pose lists takes its skin's
+    /// [`Skin::mesh_bind`](crate::scene::Skin::mesh_bind); nodes with neither are reported as
+    /// [`PoseWarning`]s.
     pub skin_follows_node: bool,
     /// Re-express the posed scene in these axes ([`Scene::axis_unit_conversion`]; default:
     /// the file's own).

@@ -697,6 +697,17 @@ pub struct Skin {
     /// linear blending (0), FBX `SkinningType` `DualQuaternion` (all 1) or `Blend`
     /// (`BlendWeights`). Empty: linear blend skinning for every vertex.
     pub dq_weights: Vec<f32>,
+    /// The skinned mesh node's world matrix at bind time as the skin itself stores it, for
+    /// instances of the mesh that no [`BindPose`] lists
+    /// ([`Pose::follow_skinned_nodes`](crate::anim::Pose::follow_skinned_nodes)).
+    /// FBX: `TransformLink · Transform` of the first cluster storing both (ufbx
+    /// `bind_to_world · mesh_node_to_bone`: the bone's world matrix at bind times the mesh
+    /// node's frame in the bone's); when none does, a cluster with `Transform` alone takes its
+    /// bone's matrix from the first bind pose that lists the bone, as ufbx fills
+    /// `bind_to_world`. One matrix for the skin, so every instance of the mesh gets the same
+    /// one (Maya's skinCluster `geomMatrix`). `None` when the source stores no such pair
+    /// (glTF, 3DA, an FBX cluster without `Transform`).
+    pub mesh_bind: Option<DMat4>,
 }
 
 /// A bone of a [`Skin`].

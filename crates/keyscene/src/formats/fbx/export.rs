@@ -30,13 +30,17 @@
 //!     position/scale keys, glTF/3DA tangents), Euler rotations in XYZ order in degrees;
 //!     `KTime = round(frame / fps × 46 186 158 000)`. The rules are in the `export/keys.rs` module docs. Counted in
 //!     [`Report::exact_curves`].
-//!   - **Resampled** otherwise: a key per integer frame of the animation range (and at its
-//!     ends), linear; quaternion keys (slerp), 3DS relative rotations, other Euler orders,
+//!   - **Resampled** otherwise: linear keys from the shared adaptive sampler
+//!     (`anim::resample`): seeds at every integer frame of the animation range, its ends and
+//!     every key, split until FBX's linear keys (Euler components lerped) are within
+//!     1e-4 × the scene size of the source at every quarter, half and three quarters of an
+//!     interval, then thinned to the keys the curve needs; quaternion keys (slerp), 3DS relative rotations, other Euler orders,
 //!     blended layers and keys with no exact form take the evaluated part; baked nodes (pivots,
 //!     other inherit types, targets) the decomposed `parent_world⁻¹ · world`. Euler angles are
 //!     unwrapped so consecutive keys never jump by 360°. Each part is listed in
 //!     [`Report::resampled`] with its reason; a range of more than
-//!     [`WriteOptions::max_keys`] frames to resample is an error (the 10-million-frame Maya
+//!     [`WriteOptions::max_keys`] frames to resample is an error, and a node whose splits
+//!     reach that many keys stops there ([`Report::capped`]) (the 10-million-frame Maya
 //!     files write because their curves are kept).
 //! - Cameras and lights: `Camera` / `Light` models with their `NodeAttribute`
 //!   (`export/attributes.rs`); ambient lights stay `Null`s (reported).
@@ -159,8 +163,12 @@ pub struct Report {
     pub materials: usize,
     /// `AnimationStack`s written.
     pub stacks: usize,
-    /// Nodes with a part (or the whole local matrix) resampled on integer frames (per stack).
+    /// Nodes with a part (or the whole local matrix) resampled (per stack).
     pub resampled_nodes: usize,
+    /// Resampled nodes (per stack) whose sampler reached [`WriteOptions::max_keys`] keys
+    /// before its curves were within the tolerance everywhere: within the budget, not the
+    /// tolerance.
+    pub capped: usize,
     /// `AnimationCurve`s written from the source's keys, key for key (per stack).
     pub exact_curves: usize,
     /// Every resampled part, per stack, with the reason (the report prints counts by reason).
@@ -189,7 +197,7 @@ impl fmt::Display for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "fbx: {} models, {} geometries, {} materials, {} animation stacks; {} curves written key for key, {} node animations resampled on integer frames",
+            "fbx: {} models, {} geometries, {} materials, {} animation stacks; {} curves written key for key, {} node animations resampled",
             self.models,
             self.geometries,
             self.materials,
@@ -206,6 +214,13 @@ impl fmt::Display for Report {
         }
         for (reason, count) in reasons {
             write!(f, "\nresampled: {count} node parts: {reason}")?;
+        }
+        if self.capped > 0 {
+            write!(
+                f,
+                "\nresampled: {} nodes reached the key limit before the tolerance",
+                self.capped
+            )?;
         }
         if self.sheared > 0 {
             write!(f, "; {} sheared local matrices written as their nearest T·R·S", self.sheared)?;

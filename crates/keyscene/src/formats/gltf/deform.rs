@@ -208,6 +208,7 @@ mod tests {
                 (5, 0.05),
             ]],
             dq_weights: Vec::new(),
+            mesh_bind: None,
         };
         let inf = influences(&skin, &prim(1), 1, 1);
         // Kept: 0 (0.3), 4 (0.25), 2 (0.2), 1 (0.1; ties with 5 go to the lower index).
@@ -234,6 +235,7 @@ mod tests {
             joints: vec![crate::scene::SkinJoint { node: 0, inverse_bind: DMat4::IDENTITY }; 2],
             influences: vec![vec![(1, 1.0)], vec![(7, 1.0), (0, -1.0)]],
             dq_weights: Vec::new(),
+            mesh_bind: None,
         };
         let inf = influences(&skin, &prim(2), 1, 1);
         assert!(inf.self_joint);

@@ -283,6 +283,7 @@ fn skinned_morph_scene() -> Scene {
         joints: vec![SkinJoint { node: 1, inverse_bind: DMat4::IDENTITY }],
         influences: vec![vec![(0, 1.0)], vec![(0, 0.5)], vec![]],
         dq_weights: Vec::new(),
+        mesh_bind: None,
     });
     fn lin<T>(frame: f64, value: T) -> Key<T> {
         Key { frame, value, interpolation: Interpolation::Linear }

@@ -188,6 +188,7 @@ fn skins(file: &File, scene: &mut Scene, warnings: &mut Vec<Warning>) {
                 .collect(),
             influences,
             dq_weights: Vec::new(),
+            mesh_bind: None,
         });
         scene.meshes[m].skin = Some(scene.skins.len() - 1);
     }

@@ -1,17 +1,18 @@
 //! The FBX writer's animation pass: per scene animation one `AnimationStack` +
 //! `AnimationLayer`, and per node part (T, R, S) an `AnimationCurveNode` on the model's
-//! `Lcl …` with its `AnimationCurve`s, key for key ([`plan_direct`], `keys.rs`) or resampled on
-//! integer frames (the rules are in the module docs of `export.rs` and docs/fbx.md).
+//! `Lcl …` with its `AnimationCurve`s, key for key ([`plan_direct`], `keys.rs`) or resampled
+//! by the shared adaptive sampler ([`sample`]; the rules are in the module docs of `export.rs`
+//! and docs/fbx.md).
 
 use glam::DVec3;
 
 use super::keys;
-use super::transform::{decompose, euler_xyz, local_matrix, unwrap_near};
+use super::transform::{decompose, euler_xyz, local_matrix, quat_xyz, unwrap_near};
 use super::{
     ktime, name_class, p, p_time, props70, Builder, Resampled, WriteOptions, KEY_DEFAULT_WEIGHTS,
     KEY_FLAGS_LINEAR,
 };
-use crate::anim::{self, Animation, ChannelTarget, RotationTrack, Track};
+use crate::anim::{self, resample, Animation, ChannelTarget, RotationTrack, Track};
 use crate::formats::fbx::write::{Record, Value, WriteError};
 use crate::quoting::quoted;
 use crate::scene::{EulerOrder, Scene};
@@ -135,12 +136,12 @@ impl Builder {
             let layer = self.stack(scene, ai, fps, range);
             let by_node = anim::channels_by_node(scene, Some(ai));
             let plans = plans(scene, &by_node, direct, fps, range);
-            let (times, samples) =
-                sample(scene, ai, &plans, (direct, &by_node, rest), fps, range, opts)?;
+            let samples = sample(scene, ai, &plans, (direct, &by_node, rest), fps, range, opts)?;
             for i in 0..scene.nodes.len() {
                 let node = NodeCurves { ai, i, model: model_ids[i], rest: rest[i], layer };
-                self.node_curves(node, &plans[i], &samples[i], &times);
+                self.node_curves(node, &plans[i], &samples.values[i], &samples.times[i]);
             }
+            self.report.capped += samples.capped;
             let take = Take { scene, ai, layer, fps, range, opts };
             self.attribute_curves(&take)?;
             self.deformer_curves(&take)?;
@@ -322,8 +323,175 @@ fn plans(
         .collect()
 }
 
-/// The key times (KTime) of the resampled parts and, per node that has such a part, its T, R
-/// (unwrapped), S on each integer frame of the range (empty for the other nodes).
+/// Per node, the key times (KTime) of its resampled parts and its T, R (XYZ Euler degrees,
+/// unwrapped), S at each (empty for a node without a resampled part).
+struct NodeSamples {
+    times: Vec<Vec<i64>>,
+    values: Vec<Vec<Parts>>,
+    /// Nodes whose sampler stopped at the key budget before the tolerance was met.
+    capped: usize,
+}
+
+/// The share of [`resample::TOLERANCE`] the thinning of resampled keys may use (the sampler
+/// splits to the rest), as the glTF writer shares it: a tenth.
+const THIN_SHARE: f64 = 0.1;
+
+/// How FBX interpolates a resampled node's linear keys, for the shared adaptive sampler
+/// ([`resample::Curve`]): every component of `Lcl Translation`, `Lcl Rotation` (XYZ Euler
+/// degrees, the second sample's angles moved by whole turns to within 180° of the first's, as
+/// they are written) and `Lcl Scaling` linear from key to key. The error is the sum over the
+/// resampled parts (`parts`: T, R, S) of the translation's distance times the parent's scale
+/// `tscale` (what it moves the node in the world), and the rotation's and scale's effect on a
+/// point at the scene size ([`resample::rotation_error`], [`resample::scale_error`]).
+struct LinearParts {
+    size: f64,
+    tscale: f64,
+    parts: [bool; 3],
+}
+
+impl resample::Curve<Parts> for LinearParts {
+    type Chord = (Parts, Parts);
+    fn chord(&self, a: Parts, b: Parts) -> (Parts, Parts) {
+        (a, (b.0, unwrap_near(b.1, a.1), b.2))
+    }
+    fn at(&self, (a, b): &(Parts, Parts), s: f64) -> Parts {
+        (a.0.lerp(b.0, s), a.1.lerp(b.1, s), a.2.lerp(b.2, s))
+    }
+    fn error(&self, w: Parts, s: Parts) -> f64 {
+        let mut e = 0.0;
+        if self.parts[0] {
+            e += self.tscale * resample::vec3_error(w.0, s.0);
+        }
+        if self.parts[1] {
+            e += resample::rotation_error(quat_xyz(w.1), quat_xyz(s.1), self.size);
+        }
+        if self.parts[2] {
+            e += resample::scale_error(w.2, s.2, self.size);
+        }
+        e
+    }
+}
+
+/// The seeds of node `i`'s resampled parts: every integer and half frame of the range and
+/// its ends (`frames`, [`half_frames`]), every key of its channels and, for a baked node, of its ancestors' (with the
+/// lead before a jump, [`resample::seed_frames`]), and the turn cuts of those rotation
+/// channels ([`resample::turn_seeds`]); sorted, instants closer than [`resample::MERGE`] once.
+fn node_seeds(
+    scene: &Scene,
+    i: usize,
+    by_node: &[Vec<&ChannelTarget>],
+    frames: &[f64],
+    range: (f64, f64),
+    direct: bool,
+) -> Vec<f64> {
+    let mut keys: Vec<Vec<f64>> = Vec::new();
+    let mut turns = Vec::new();
+    let (mut at, mut depth) = (Some(i), 0);
+    while let Some(k) = at.filter(|_| depth <= scene.nodes.len()) {
+        for c in &by_node[k] {
+            keys.extend(anim::keep::key_frames(c));
+            if let ChannelTarget::Rotation(r) = c {
+                turns.extend(resample::turn_seeds(r, range, resample::ADAPTIVE_BUDGET / 2));
+            }
+        }
+        at = if direct { None } else { scene.nodes[k].parent };
+        depth += 1;
+    }
+    let mut seeds = resample::seed_frames(range, keys.iter().map(Vec::as_slice));
+    seeds.extend(half_frames(frames, range));
+    seeds.extend(turns);
+    seeds.sort_by(f64::total_cmp);
+    seeds.dedup_by(|b, a| *b - *a < resample::MERGE);
+    seeds
+}
+
+/// The largest scale of node `i`'s parent's world matrix in `world` (1 for a root): how far a
+/// translation error moves the node.
+fn parent_scale(scene: &Scene, world: &[glam::DMat4], i: usize) -> f64 {
+    scene.nodes[i].parent.and_then(|p| world.get(p)).map_or(1.0, max_scale)
+}
+
+/// The largest column length of `m`'s 3×3 part (1 when it is not a positive number).
+pub(super) fn max_scale(m: &glam::DMat4) -> f64 {
+    let s = (0..3).map(|c| m.col(c).truncate().length()).fold(0.0f64, f64::max);
+    if s.is_finite() && s > 0.0 {
+        s
+    } else {
+        1.0
+    }
+}
+
+/// A scalar FBX interpolates linearly from key to key, its error `|written − source| ×
+/// scale` (scene units per unit of the value).
+struct LinearScalar {
+    scale: f64,
+}
+
+impl resample::Curve<f64> for LinearScalar {
+    type Chord = (f64, f64);
+    fn chord(&self, a: f64, b: f64) -> (f64, f64) {
+        (a, b)
+    }
+    fn at(&self, &(a, b): &(f64, f64), s: f64) -> f64 {
+        a + (b - a) * s
+    }
+    fn error(&self, w: f64, s: f64) -> f64 {
+        (w - s).abs() * self.scale
+    }
+}
+
+/// A scalar track with no FBX form resampled as [`sample`] resamples node parts: seeds at
+/// every integer and half frame of `range`, its ends and every key (`key_frames`, with the
+/// lead before a jump), split where the linear keys stray more than `(1 − THIN_SHARE) × tol`
+/// (scene units; the error of a value is `|Δ| × scale`) from `source`, then thinned within
+/// `THIN_SHARE × tol`. An error when the range has more than `max_keys` frames (`what` names
+/// the track).
+pub(super) fn resample_scalar(
+    mut source: impl FnMut(f64) -> f64,
+    key_frames: &[f64],
+    (range, fps): ((f64, f64), f64),
+    (tol, scale): (f64, f64),
+    max_keys: usize,
+    what: impl Fn() -> String,
+) -> Result<keys::FbxCurve, WriteError> {
+    let frames = resample_frames(range, max_keys, what)?;
+    let mut seeds = resample::seed_frames(range, [key_frames]);
+    seeds.extend(half_frames(&frames, range));
+    seeds.sort_by(f64::total_cmp);
+    seeds.dedup_by(|b, a| *b - *a < resample::MERGE);
+    let curve = LinearScalar { scale };
+    let budget = max_keys.min(resample::ADAPTIVE_BUDGET).max(seeds.len());
+    let s = resample::adaptive(&seeds, &mut source, &curve, (1.0 - THIN_SHARE) * tol, budget);
+    let s = resample::thin(s, &curve, THIN_SHARE * tol);
+    let mut times: Vec<i64> = Vec::with_capacity(s.frames.len());
+    let mut values = Vec::with_capacity(s.frames.len());
+    for (&f, v) in s.frames.iter().zip(s.values) {
+        let t = ktime(f / fps);
+        if times.last().is_none_or(|&l| t > l) {
+            times.push(t);
+            values.push(v);
+        }
+    }
+    Ok(linear_curve(&times, values.into_iter()))
+}
+
+/// The integer frames `frames` of `range` and the half frame after each that is inside it:
+/// seeds that keep every interval the error test sees at most half a frame long, so its test
+/// at the middle looks at every quarter frame (an ease-in-out key segment one frame long is
+/// exact at its middle, so the middle of a whole frame alone would not see it).
+fn half_frames(frames: &[f64], (_, end): (f64, f64)) -> Vec<f64> {
+    frames.iter().flat_map(|&f| [f, f + 0.5]).filter(|&f| f <= end).collect()
+}
+
+/// The resampled parts of every node (docs/fbx.md, "Resampled curves between frames"): per
+/// node with a resampled or baked part, its T, R, S sampled by the shared adaptive sampler
+/// ([`resample::adaptive`]) from [`node_seeds`] — split where FBX's linear keys
+/// ([`LinearParts`]) stray more than `(1 − THIN_SHARE) ×` [`resample::TOLERANCE`] × the
+/// scene size ([`resample::scene_size`] at the range's start) from the evaluated parts at the
+/// middle of an interval (and its quarters when it is longer than a frame) — then thinned ([`resample::thin`]) to the
+/// keys the chord needs within the rest of the tolerance. At most [`WriteOptions::max_keys`]
+/// keys per node (an error when the range alone has more frames; past it in splits the node is
+/// counted in `capped`).
 fn sample(
     scene: &Scene,
     ai: usize,
@@ -332,13 +500,14 @@ fn sample(
     fps: f64,
     range: (f64, f64),
     opts: &WriteOptions,
-) -> Result<(Vec<i64>, Vec<Vec<Parts>>), WriteError> {
+) -> Result<NodeSamples, WriteError> {
     let n = scene.nodes.len();
-    let mut samples: Vec<Vec<Parts>> = vec![Vec::new(); n];
+    let mut out =
+        NodeSamples { times: vec![Vec::new(); n], values: vec![Vec::new(); n], capped: 0 };
     let sampled = |p: &[Plan; 3]| p.iter().any(|x| matches!(x, Plan::Bake | Plan::Resample(_)));
     let wanted: Vec<usize> = (0..n).filter(|&i| sampled(&plans[i])).collect();
     if wanted.is_empty() {
-        return Ok((Vec::new(), samples));
+        return Ok(out);
     }
     let why = || {
         let reason = plans
@@ -353,39 +522,52 @@ fn sample(
         format!("animation {} (a resampled part: {reason})", quoted(&scene.animations[ai].name))
     };
     let frames = resample_frames(range, opts.max_keys, why)?;
+    let start = scene.evaluate(Some(ai), anim::Time::Frame(range.0)).world;
+    let size = resample::scene_size(scene, &start);
+    let tol = (1.0 - THIN_SHARE) * resample::TOLERANCE * size;
+    let eps = THIN_SHARE * resample::TOLERANCE * size;
+    // A direct node's channels are prepared once (a 3DS relative rotation track's keys
+    // accumulated once, not at every sample). The others (and a direct node whose parts are
+    // not finite) take their local matrix from a partial pose: only they and what they depend
+    // on are evaluated, bit for bit as `Scene::evaluate` would (`anim::partial`).
+    let mut pose = anim::PartialPose::new(scene, Some(ai));
     for &i in &wanted {
-        samples[i].reserve(frames.len());
-    }
-    // Per wanted direct node: its channels prepared once (a 3DS relative rotation track's
-    // keys accumulated once, not at every sample). The others (and a direct node whose parts
-    // are not finite) take their local matrix from a partial pose: only they and what they
-    // depend on are evaluated, bit for bit as `Scene::evaluate` would (`anim::partial`).
-    let samplers: Vec<Vec<anim::ChannelSampler>> = wanted
-        .iter()
-        .map(|&i| match direct[i] {
+        let channels: Vec<anim::ChannelSampler> = match direct[i] {
             true => by_node[i].iter().map(|c| c.sampler()).collect(),
             false => Vec::new(),
-        })
-        .collect();
-    let mut pose = anim::PartialPose::new(scene, Some(ai));
-    for &fr in &frames {
-        pose.set_frame(fr);
-        for (&i, channels) in wanted.iter().zip(&samplers) {
-            let parts = if direct[i] { node_parts(scene, i, channels, fr) } else { None };
-            let (t, r, s) = match parts {
+        };
+        let mut source = |fr: f64| -> Parts {
+            let parts = if direct[i] { node_parts(scene, i, &channels, fr) } else { None };
+            match parts {
                 Some((t, q, s)) => (t, euler_xyz(q), s),
                 None => {
+                    pose.set_frame(fr);
                     let parent = scene.nodes[i].parent.map(|p| (p, pose.world(p)));
                     let (world, own) = (pose.world(i), pose.local(i));
                     let (t, r, s, _) = decompose(local_matrix(scene, i, parent, world, own));
                     (t, r, s)
                 }
-            };
-            let r = unwrap_near(r, samples[i].last().map_or(rest[i].1, |prev| prev.1));
-            samples[i].push((t, r, s));
+            }
+        };
+        let seeds = node_seeds(scene, i, by_node, &frames, range, direct[i]);
+        let parts = std::array::from_fn(|k| matches!(plans[i][k], Plan::Bake | Plan::Resample(_)));
+        let curve = LinearParts { size, tscale: parent_scale(scene, &start, i), parts };
+        let budget = opts.max_keys.min(resample::ADAPTIVE_BUDGET).max(seeds.len());
+        let s = resample::adaptive(&seeds, &mut source, &curve, tol, budget);
+        let s = resample::thin(s, &curve, eps);
+        out.capped += usize::from(s.capped);
+        let (times, values) = (&mut out.times[i], &mut out.values[i]);
+        for (&f, v) in s.frames.iter().zip(s.values) {
+            let t = ktime(f / fps);
+            if times.last().is_some_and(|&l| t <= l) {
+                continue;
+            }
+            let r = unwrap_near(v.1, values.last().map_or(rest[i].1, |prev: &Parts| prev.1));
+            times.push(t);
+            values.push((v.0, r, v.2));
         }
     }
-    Ok((frames.iter().map(|f| ktime(f / fps)).collect(), samples))
+    Ok(out)
 }
 
 /// [`anim::node_parts`] with the node's channels prepared for sampling (the same values, bit
@@ -447,7 +629,7 @@ pub(super) fn curve_record(id: i64, default: f64, curve: &keys::FbxCurve) -> Rec
 
 /// Why a baked node's curves are resampled (its written local matrix is not its own T·R·S).
 const BAKED: &str = "baked transform (FBX pivots, pre/post rotation, an inherit type other \
-                     than RSrs, or a camera/light target); resampled on integer frames";
+                     than RSrs, or a camera/light target); resampled";
 
 /// How one part (T, R or S) of a node's local transform is written for one animation.
 #[derive(Debug, Clone)]
@@ -457,9 +639,9 @@ pub(super) enum Plan {
     /// The source's keys: one curve per component (`None`: the component holds its
     /// `d|X`/`d|Y`/`d|Z` default, the evaluator's rest value for it).
     Exact { defaults: DVec3, curves: [Option<keys::FbxCurve>; 3] },
-    /// The part's evaluated values on integer frames, linear (the reason why).
+    /// The part's evaluated values, resampled ([`sample`]), linear (the reason why).
     Resample(&'static str),
-    /// The whole local matrix, `parent_world⁻¹ · world`, decomposed on integer frames.
+    /// The whole local matrix, `parent_world⁻¹ · world`, decomposed and resampled ([`sample`]).
     Bake,
 }
 

@@ -7,10 +7,10 @@ use std::collections::HashMap;
 
 use glam::{DMat3, DMat4, DVec3};
 
-use super::animation::{linear_curve, resample_frames, Take, NO_FORM};
-use super::{keys, ktime, name_class, p, props70, Builder, Resampled};
+use super::animation::{max_scale, resample_scalar, Take, NO_FORM};
+use super::{keys, name_class, p, props70, Builder, Resampled};
 use crate::anim::curve::morph_target_of;
-use crate::anim::ChannelTarget;
+use crate::anim::{resample, ChannelTarget};
 use crate::formats::fbx::write::{Record, Value, WriteError};
 use crate::quoting::quoted;
 use crate::scene::{MorphTarget, Scene, Skin};
@@ -88,7 +88,8 @@ impl Builder {
     /// bind matrix as stored (ufbx `mesh_node_to_bone`: mesh node frame → bone; the baked
     /// geometry transform is already in the vertices, so it is the source's inverse bind
     /// times nothing else) and `TransformLink` the bone's world at bind, `M · Transform⁻¹`
-    /// with `M` the mesh node's world at bind (the scene's bind pose, else its rest world), so
+    /// with `M` the mesh node's world at bind (the scene's bind pose, else the skin's
+    /// [`Skin::mesh_bind`](crate::scene::Skin::mesh_bind), else its rest world), so
     /// that `Transform = TransformLink⁻¹ · M` holds exactly as the SDK reads it. Then one
     /// `Pose` BindPose over every skinned mesh node, bone and their ancestors.
     ///
@@ -110,7 +111,8 @@ impl Builder {
                 unskinned += 1;
                 continue;
             }
-            let mesh_bind = bind_of(d.node).unwrap_or(worlds[d.node]);
+            let stored = skin.mesh_bind.filter(|m| invertible(*m));
+            let mesh_bind = bind_of(d.node).or(stored).unwrap_or(worlds[d.node]);
             pose.entry(d.node).or_insert(mesh_bind);
             let id = self.id();
             let n = scene.meshes[d.mesh].positions.len();
@@ -301,7 +303,9 @@ impl Builder {
 
     /// `DeformPercent` curves of animation `ai`: each `DeformPercent#k` channel of a mesh
     /// node (percent) on every BlendShapeChannel written for that mesh's target `k`, key for
-    /// key where the keys have an FBX form, else sampled on integer frames (reported). Of
+    /// key where the keys have an FBX form, else resampled adaptively within 1e-4 × the scene
+    /// size of vertex motion ([`resample_scalar`](super::animation::resample_scalar);
+    /// reported). Of
     /// several nodes driving one mesh's target the first is written (the evaluator keeps one
     /// weight per mesh too).
     pub(super) fn deformer_curves(&mut self, take: &Take<'_>) -> Result<(), WriteError> {
@@ -328,17 +332,29 @@ impl Builder {
                     c
                 }
                 None => {
-                    let frames = resample_frames(range, opts.max_keys, || {
-                        format!("animation {}: the {name} track", quoted(&anim.name))
-                    })?;
-                    let times: Vec<i64> = frames.iter().map(|f| ktime(f / fps)).collect();
+                    // A percent of weight moves the vertices by a hundredth of the target's
+                    // largest offset, in the node's world scale.
+                    let world = scene.evaluate(Some(ai), crate::anim::Time::Frame(range.0)).world;
+                    let tol = resample::TOLERANCE * resample::scene_size(scene, &world);
+                    let reach = scene.meshes[m].morph_targets.get(k).map_or(0.0, |t| {
+                        t.position_deltas.iter().map(|d| d.length()).fold(0.0, f64::max)
+                    });
+                    let scale = reach / 100.0 * world.get(ch.node).map_or(1.0, max_scale);
+                    let key_frames: Vec<f64> = track.keys.iter().map(|k| k.frame).collect();
                     self.report.resampled.push(Resampled {
                         animation: ai,
                         node: ch.node,
                         part: "DeformPercent",
                         reason: NO_FORM,
                     });
-                    linear_curve(&times, frames.iter().map(|&f| track.sample(f).unwrap_or(0.0)))
+                    resample_scalar(
+                        |f| track.sample(f).unwrap_or(0.0),
+                        &key_frames,
+                        (range, fps),
+                        (tol, scale),
+                        opts.max_keys,
+                        || format!("animation {}: the {name} track", quoted(&anim.name)),
+                    )?
                 }
             };
             for (channel, rest) in targets {
@@ -408,6 +424,7 @@ mod tests {
             joints: vec![joint.clone(), joint.clone(), joint],
             influences: vec![vec![(0, 0.25), (1, 1.5), (0, 0.25)], vec![(0, 0.0)], vec![(1, 0.5)]],
             dq_weights: Vec::new(),
+            mesh_bind: None,
         };
         let w = cluster_weights(&skin);
         assert_eq!(w[0], (vec![0], vec![0.25]));

@@ -78,6 +78,13 @@ pub(super) fn euler_xyz(q: DQuat) -> DVec3 {
     DVec3::new(x, y, z) * (180.0 / std::f64::consts::PI)
 }
 
+/// The rotation of XYZ Euler angles `deg` (degrees; X applied first), as FBX composes
+/// `Lcl Rotation`: the inverse of [`euler_xyz`].
+pub(super) fn quat_xyz(deg: DVec3) -> DQuat {
+    let r = deg * (std::f64::consts::PI / 180.0);
+    DQuat::from_euler(EulerRot::ZYX, r.z, r.y, r.x)
+}
+
 pub(super) fn compose(t: DVec3, euler_deg: DVec3, s: DVec3) -> DMat4 {
     let r = euler_deg * (std::f64::consts::PI / 180.0);
     let q = DQuat::from_euler(EulerRot::ZYX, r.z, r.y, r.x);

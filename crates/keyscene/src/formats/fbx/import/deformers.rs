@@ -78,6 +78,7 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
                         joints: Vec::new(),
                         influences: vec![Vec::new(); n],
                         dq_weights: Vec::new(),
+                        mesh_bind: None,
                     };
                     // `SkinningType` (ufbx `ufbxi_read_skin`): `DualQuaternion` skins every
                     // vertex by dual quaternions, `Blend` mixes per vertex by `BlendWeights`.
@@ -354,17 +355,22 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
     fn cluster(&mut self, cl: &Object<'_, '_>, bone: i64, skin: &mut Skin, n: usize, place: &str) {
         let indexes = child_i64(cl.node, "Indexes");
         let weights = child_f64(cl.node, "Weights");
-        let transform = child_matrix(cl.node, "Transform").unwrap_or(DMat4::IDENTITY);
-        let link = child_matrix(cl.node, "TransformLink").unwrap_or(DMat4::IDENTITY);
+        let stored = child_matrix(cl.node, "Transform");
+        let transform = stored.unwrap_or(DMat4::IDENTITY);
+        let link = child_matrix(cl.node, "TransformLink");
         let joint = skin.joints.len() as u32;
         // Bones may come after the mesh in the file: the node is filled in by `hierarchy`.
         // `Transform` already maps the mesh node's frame into the bone's bind frame (it is
         // `TransformLink⁻¹ · mesh world at bind` as exporters write it; ufbx reads it as
         // `mesh_node_to_bone`), so it is the inverse bind matrix as stored. `TransformLink` (the
-        // bone's world matrix at bind) is only needed for posing from the bind pose.
-        let _ = link;
+        // bone's world matrix at bind) times it is the mesh node's world matrix at bind
+        // (`Skin::mesh_bind`); without a link, `hierarchy` takes the bone's bind-pose matrix.
+        if skin.mesh_bind.is_none() {
+            skin.mesh_bind = stored.zip(link).map(|(t, l)| l * t);
+        }
         skin.joints.push(SkinJoint { node: usize::MAX, inverse_bind: transform });
-        self.pending.push((self.scene.skins.len(), joint as usize, bone));
+        let unlinked = stored.is_some() && link.is_none();
+        self.pending.push((self.scene.skins.len(), joint as usize, bone, unlinked));
         let mut bad = 0usize;
         for (&i, &w) in indexes.iter().zip(&weights) {
             match usize::try_from(i).ok().and_then(|i| skin.influences.get_mut(i)) {

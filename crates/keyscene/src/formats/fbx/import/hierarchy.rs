@@ -69,9 +69,15 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
         for (i, p) in parent.into_iter().enumerate() {
             self.scene.attach(i, (p != NONE).then_some(p as usize));
         }
-        for (skin, joint, bone) in std::mem::take(&mut self.pending) {
-            if let Some(&node) = self.ids.nodes.get(&bone) {
-                self.scene.skins[skin].joints[joint].node = node;
+        for (skin, joint, bone, unlinked) in std::mem::take(&mut self.pending) {
+            let Some(&node) = self.ids.nodes.get(&bone) else { continue };
+            let skin = &mut self.scene.skins[skin];
+            skin.joints[joint].node = node;
+            // A cluster without `TransformLink`: the bone's world matrix at bind from the
+            // first bind pose that lists it, as ufbx fills `bind_to_world`.
+            if unlinked && skin.mesh_bind.is_none() {
+                let link = self.scene.bind_poses.iter().find_map(|p| p.matrix(node));
+                skin.mesh_bind = link.map(|l| l * skin.joints[joint].inverse_bind);
             }
         }
     }

@@ -189,8 +189,9 @@ struct Importer<'g, 'd, 'a> {
     /// per-corner layer indices, morph deltas per channel); see [`Importer::charge`].
     budget: u64,
     /// Skin joints whose bone node is resolved once every model is a node:
-    /// (skin index, joint index, bone model id).
-    pending: Vec<(usize, usize, i64)>,
+    /// (skin index, joint index, bone model id, whether the cluster stores `Transform` but no
+    /// `TransformLink`: its bind-pose matrix may then give [`Skin::mesh_bind`](crate::scene::Skin::mesh_bind)).
+    pending: Vec<(usize, usize, i64, bool)>,
     /// Geometry cache files loaded so far (several deformers name one file): the file as the
     /// FBX names it (`CacheFileName`) → its channels, `None` when it could not be read.
     caches: Vec<(String, Option<(std::path::PathBuf, super::cache::Cache)>)>,

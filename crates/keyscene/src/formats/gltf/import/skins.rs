@@ -54,5 +54,5 @@ pub(super) fn skin(
     if dropped > 0 {
         warnings.push(warning(place, format!("{dropped} influences name no joint: dropped")));
     }
-    Ok(crate::scene::Skin { joints, influences, dq_weights: Vec::new() })
+    Ok(crate::scene::Skin { joints, influences, dq_weights: Vec::new(), mesh_bind: None })
 }

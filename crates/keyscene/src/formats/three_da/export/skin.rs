@@ -195,6 +195,7 @@ mod tests {
             joints: vec![joint(2), joint(3)],
             influences: vec![vec![(0, 1.0)], vec![(0, 0.5), (1, 0.5)], vec![(1, 2.0)]],
             dq_weights: Vec::new(),
+            mesh_bind: None,
         });
         s.meshes[0].skin = Some(0);
         let (file, _, _) = export(&s, &ExportOptions::default()).unwrap();
@@ -237,6 +238,7 @@ mod tests {
             joints: vec![SkinJoint { node: b, inverse_bind: bone_bind.inverse() * mesh_world }],
             influences: vec![vec![(0, 1.0)], vec![(0, 1.0)], vec![]],
             dq_weights: Vec::new(),
+            mesh_bind: None,
         });
         s.meshes[0].skin = Some(0);
         let (file, _, _) = export(&s, &ExportOptions::default()).unwrap();

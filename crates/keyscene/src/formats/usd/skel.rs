@@ -163,8 +163,12 @@ fn rig_of(scene: &Scene, line: &Timeline, k: usize) -> Result<Rig, String> {
         return Err("a blend shape has in-between shapes".into());
     }
     let shapes = shapes(mesh, &node.geometry_transform());
-    let empty =
-        crate::scene::Skin { joints: Vec::new(), influences: Vec::new(), dq_weights: Vec::new() };
+    let empty = crate::scene::Skin {
+        joints: Vec::new(),
+        influences: Vec::new(),
+        dq_weights: Vec::new(),
+        mesh_bind: None,
+    };
     let skin = match mesh.skin.and_then(|s| scene.skins.get(s)) {
         Some(s) => s,
         None if !shapes.is_empty() => &empty,

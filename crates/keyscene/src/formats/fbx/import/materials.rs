@@ -302,7 +302,7 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
 
     /// The texture's file name: `RelativeFilename`, else `FileName`, of the texture or else of
     /// its `Video`.
-    fn texture_file(&self, tex: &Object<'_, '_>) -> String {
+    pub(super) fn texture_file(&self, tex: &Object<'_, '_>) -> String {
         let pick = |n: NodeRef<'_, '_>| {
             let rel = child_str_lossy(n, "RelativeFilename");
             let abs = child_str_lossy(n, "FileName");
@@ -357,7 +357,7 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
     }
 
     /// The texture file next to the scene: the relative path, then the bare file name.
-    fn resolve(&self, file: &str) -> Option<std::path::PathBuf> {
+    pub(super) fn resolve(&self, file: &str) -> Option<std::path::PathBuf> {
         let base = self.opts.base_dir.as_ref()?;
         if file.is_empty() {
             return None;

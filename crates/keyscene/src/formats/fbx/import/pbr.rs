@@ -259,10 +259,77 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
         } else {
             tex
         };
-        let map = self.texture_map(file_tex, phong_slot(p));
+        let mut map = self.texture_map(file_tex, phong_slot(p));
+        if let Some(file) = map.file.is_empty().then(|| self.shader_file(file_tex)).flatten() {
+            map.resolved = self.resolve(&file);
+            map.file = file;
+        }
         let out = pbr.get_mut(p);
         out.texture = Some(map);
         out.channel = if p.is_color() { TextureChannel::Rgb } else { TextureChannel::R };
+    }
+}
+
+/// The OSL shaders ufbx reads a file from (`ufbxi_file_shaders`), by `OSLShaderName`.
+const FILE_SHADERS: [&str; 5] =
+    ["OSLBitmap", "OSLBitmap2", "OSLBitmap3", "UberBitmap", "UberBitmap2"];
+
+/// Arnold's `ai_image` map by its 3ds Max class id (`ClassIDa`, `ClassIDb`), a file shader
+/// for ufbx (`0x7e73161fad53b12a`).
+const AI_IMAGE: (u32, u32) = (0x7e73_161f, 0xad53_b12a);
+
+/// How many output selectors [`Importer::shader_file`] follows (a cycle ends there).
+const SHADER_DEPTH: usize = 16;
+
+impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
+    /// The image file a 3ds Max shader map stands for, as ufbx resolves it
+    /// (`ufbxi_finalize_shader_texture`, `ufbxi_file_shaders`,
+    /// `ufbxi_propagate_main_textures`): the output selector `MULTIOUTPUT_TO_OSLMap` stands
+    /// for the map connected to its `sourceMap` parameter when it selects output 0 (followed
+    /// up to [`SHADER_DEPTH`] maps), and a file shader ([`FILE_SHADERS`], [`AI_IMAGE`]) names
+    /// its file in its `Filename`/`filename` parameter. `None` for any other texture without
+    /// a file (other OSL maps such as `ColorTweak` or `RandomTilingBitmap` are their own
+    /// texture for ufbx, with no file).
+    fn shader_file(&self, tex: &Object<'d, 'a>) -> Option<String> {
+        let g = self.graph;
+        let mut id = tex.id;
+        for _ in 0..SHADER_DEPTH {
+            let o = g.object(id)?;
+            let own = self.texture_file(o);
+            if !own.is_empty() {
+                return Some(own);
+            }
+            let text = |name: &str| g.prop(id, name).and_then(|p| p.str());
+            let int = |name: &str| g.prop(id, name).and_then(|p| p.i64()).unwrap_or(0) as u32;
+            let input =
+                if text("3dsMax|params|OSLShaderName").is_some_and(|n| FILE_SHADERS.contains(&n)) {
+                    Some("Filename")
+                } else if (int("3dsMax|ClassIDa"), int("3dsMax|ClassIDb")) == AI_IMAGE {
+                    Some("filename")
+                } else {
+                    None
+                };
+            if let Some(input) = input {
+                return g
+                    .own_props(o)
+                    .find(|p| p.name.rsplit('|').next() == Some(input))
+                    .and_then(|p| p.str())
+                    .filter(|f| !f.is_empty())
+                    .map(str::to_string);
+            }
+            if text("3dsMax|MaxTexture") != Some("MULTIOUTPUT_TO_OSLMap")
+                || int("3dsMax|parameters|outputChannelIndex") != 0
+            {
+                return None;
+            }
+            id = g
+                .children(id)
+                .filter(|c| c.kind == ConnectionKind::ObjectProperty)
+                .filter(|c| c.parent_prop() == Some("3dsMax|parameters|sourceMap"))
+                .find(|c| g.object(c.child).is_some_and(|t| t.class == "Texture"))?
+                .child;
+        }
+        None
     }
 }
 

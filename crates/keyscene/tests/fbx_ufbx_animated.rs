@@ -439,7 +439,7 @@ fn compare_materials(
             for (what, got, want) in checks {
                 let Some(want) = want else { continue };
                 let err = (got - want).abs().max_element();
-                if !(err <= 1e-4) {
+                if err.is_nan() || err > 1e-4 {
                     bad |= out.disagree("material colour", || {
                         format!("PBR material {name:?} at {when}: {what} keyscene {got}, ufbx PBR {want}")
                     });

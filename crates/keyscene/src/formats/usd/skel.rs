@@ -351,6 +351,8 @@ pub struct Motion {
     pub weight_frames: Vec<f64>,
     /// `weights[i][r][s]`: rig `r`'s blend shape `s` at `weight_frames[i]`.
     pub weights: Vec<Vec<Vec<f32>>>,
+    /// Whether the layer has a timeline (an animation is written).
+    pub animated: bool,
 }
 
 /// Every rig's blend-shape weights at frame `f` ([`crate::anim::Pose::morph_weights`]), and
@@ -492,6 +494,7 @@ pub fn rigs(
                 r.index = i;
             }
             (motion.weight_frames, motion.weights) = sample_weights(scene, line, &rigs);
+            motion.animated = line.animation.is_some();
             return (rigs, motion, warnings);
         }
         for &r in bad.iter().rev() {
@@ -645,19 +648,22 @@ pub fn write_skeleton(
         t.line(&format!("uniform token[] blendShapes = {names}"));
         let per_frame: Vec<&Vec<f32>> = motion.weights.iter().map(|v| &v[r]).collect();
         let f = |t: &mut Text, w: &f32| t.num(f64::from(*w));
-        // A default value (what USD reads at the default time code, a stage without
-        // animation) and always time samples (one when the weights never change, which USD
-        // holds for all time): Blender's importer reads blend-shape weights from time
-        // samples only.
+        // The default value (what USD reads at the default time code: a layer without a
+        // timeline is read there, and `UsdSkel.BakeSkinning` bakes there only when no
+        // attribute has time samples), and with a timeline also time samples (one when the
+        // weights never change, which USD holds for all time): Blender's importer reads
+        // blend-shape weights from time samples only.
         let v = t.array(per_frame[0], f);
         t.line(&format!("float[] blendShapeWeights = {v}"));
-        let n = if per_frame.iter().all(|v| *v == per_frame[0]) { 1 } else { per_frame.len() };
-        t.time_samples(
-            "float[] blendShapeWeights",
-            &motion.weight_frames[..n],
-            &per_frame[..n],
-            |t, v| t.array(v.as_slice(), f),
-        );
+        if motion.animated {
+            let n = if per_frame.iter().all(|v| *v == per_frame[0]) { 1 } else { per_frame.len() };
+            t.time_samples(
+                "float[] blendShapeWeights",
+                &motion.weight_frames[..n],
+                &per_frame[..n],
+                |t, v| t.array(v.as_slice(), f),
+            );
+        }
     }
     t.close();
     t.close();

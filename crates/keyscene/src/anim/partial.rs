@@ -245,8 +245,14 @@ impl<'s> PartialPose<'s> {
     }
 
     /// Moves the pose to `frame` of the animation's clock (what [`super::Time::Frame`] means
-    /// to [`Scene::evaluate`]); every cached value is dropped.
+    /// to [`Scene::evaluate`]); every cached value is dropped, unless `frame` is the frame the
+    /// pose is at (the same bits): then what is cached stays valid and is kept (a writer that
+    /// sets the frame before each node's query then costs one pass over a deep hierarchy,
+    /// not one per node: `synthetic_id_collision_7500_ascii`'s 10,000-node chain).
     pub fn set_frame(&mut self, frame: f64) {
+        if frame.to_bits() == self.frame.to_bits() {
+            return;
+        }
         self.frame = frame;
         self.stamp = self.stamp.wrapping_add(1);
         if self.stamp == 0 {

@@ -2,7 +2,7 @@
 //! (the same scene always gives the same names); the source's name is kept as the prim's
 //! `displayName` when it differs, and every rename is reported.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 /// `name` as a USD identifier (`[A-Za-z_][A-Za-z0-9_]*`, the ASCII form every USD version
 /// reads): each other character becomes `_`, a leading digit gets a `_` before it, an empty
@@ -20,6 +20,10 @@ pub fn identifier(name: &str) -> String {
 #[derive(Debug, Default)]
 pub struct Siblings {
     taken: HashSet<String>,
+    /// Per base identifier, the suffix to try next: every smaller one is taken (names are
+    /// never given back), so 10,000 siblings of one name cost linear time, not quadratic
+    /// (`synthetic_id_collision_7500_ascii`: 13.9 s of its USD conversion before).
+    next: HashMap<String, usize>,
 }
 
 impl Siblings {
@@ -27,13 +31,17 @@ impl Siblings {
     /// already given here by a suffix `_2`, `_3`, … (the first free one, in the order asked).
     pub fn claim(&mut self, name: &str) -> String {
         let base = identifier(name);
-        let mut unique = base.clone();
-        let mut n = 2;
-        while !self.taken.insert(unique.clone()) {
-            unique = format!("{base}_{n}");
-            n += 1;
+        if self.taken.insert(base.clone()) {
+            return base;
         }
-        unique
+        let n = self.next.entry(base.clone()).or_insert(2);
+        loop {
+            let unique = format!("{base}_{n}");
+            *n += 1;
+            if self.taken.insert(unique.clone()) {
+                return unique;
+            }
+        }
     }
 }
 

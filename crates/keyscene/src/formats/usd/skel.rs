@@ -293,9 +293,7 @@ fn shapes(mesh: &crate::scene::Mesh, g: &DMat4) -> Vec<Shape> {
 /// and `w` (module docs, "Samples").
 fn joint_error(rig: &Rig, j: usize, m: &DMat4, w: &DMat4) -> f64 {
     let d = DMat3::from_mat4(*m) - DMat3::from_mat4(*w);
-    let frob =
-        (d.x_axis.length_squared() + d.y_axis.length_squared() + d.z_axis.length_squared()).sqrt();
-    let e = frob * rig.reach[j] + (m.w_axis - w.w_axis).truncate().length();
+    let e = frobenius(d) * rig.reach[j] + (m.w_axis - w.w_axis).truncate().length();
     if e.is_nan() {
         f64::INFINITY
     } else {
@@ -303,14 +301,15 @@ fn joint_error(rig: &Rig, j: usize, m: &DMat4, w: &DMat4) -> f64 {
     }
 }
 
-/// The TRS of world matrix `w` with its scale rounded to `half`, and the sign of the rotation
-/// chosen next to `prev` (so that slerp between samples takes the short way).
-fn trs(w: &DMat4, prev: Option<&Trs>) -> Trs {
+/// The Frobenius norm of `m`: a bound of how far it moves a unit vector.
+fn frobenius(m: DMat3) -> f64 {
+    (m.x_axis.length_squared() + m.y_axis.length_squared() + m.z_axis.length_squared()).sqrt()
+}
+
+/// The TRS of matrix `w` with its scale rounded to `half` (the rotation's sign is settled
+/// once the samples are in order, [`sample`]; the sampler's slerp takes the short way).
+fn trs(w: &DMat4) -> Trs {
     let (s, r, t) = w.to_scale_rotation_translation();
-    let r = match prev {
-        Some(p) if p.r.dot(r) < 0.0 => -r,
-        _ => r,
-    };
     Trs { t, r, s: DVec3::new(to_half(s.x), to_half(s.y), to_half(s.z)) }
 }
 
@@ -365,9 +364,6 @@ fn shape_weights(
     f: f64,
 ) -> (Vec<Vec<f32>>, Vec<f64>) {
     let pose = scene.evaluate(line.animation, Time::Frame(f));
-    let frob = |m: DMat3| {
-        (m.x_axis.length_squared() + m.y_axis.length_squared() + m.z_axis.length_squared()).sqrt()
-    };
     let weights = rigs
         .iter()
         .map(|r| {
@@ -379,14 +375,14 @@ fn shape_weights(
         .iter()
         .map(|r| {
             if r.joints.is_empty() {
-                return frob(DMat3::from_mat4(pose.world[r.node]));
+                return frobenius(DMat3::from_mat4(pose.world[r.node]));
             }
             r.joints
                 .iter()
                 .zip(&r.unscale)
                 .zip(&r.ib3)
                 .map(|((&j, &u), ib)| {
-                    frob(DMat3::from_mat4(pose.world[j] * DMat4::from_scale(u)) * *ib)
+                    frobenius(DMat3::from_mat4(pose.world[j] * DMat4::from_scale(u)) * *ib)
                 })
                 .fold(0.0, f64::max)
         })
@@ -516,7 +512,7 @@ fn sample(scene: &Scene, line: &Timeline, rigs: &[Rig]) -> (Motion, Vec<usize>) 
     let mut m = Motion::default();
     for &f in &line.grid {
         let w = worlds(scene, line, rigs, f);
-        let here = to_trs(rigs, &w, m.values.last(), line.tol, &mut bad);
+        let here = to_trs(rigs, &w, line.tol, &mut bad);
         if let (Some(&fa), Some(a)) = (m.frames.last(), m.values.last().cloned()) {
             let mut cut = Cut { scene, line, rigs, budget: &mut budget, bad: &mut bad };
             cut.refine((fa, a), (f, here.clone()), &mut m);
@@ -540,15 +536,9 @@ fn sample(scene: &Scene, line: &Timeline, rigs: &[Rig]) -> (Motion, Vec<usize>) 
 }
 
 /// The [`Trs`] of every joint of `w` (per rig) in its mesh node's frame (`M⁻¹ · W · C⁻¹`),
-/// next to `prev`; marks in `bad` the rigs whose TRS, placed by `M`, strays from `W · C⁻¹`
+/// marks in `bad` the rigs whose TRS, placed by `M`, strays from `W · C⁻¹`
 /// past `tol` (or whose `M` has no inverse).
-fn to_trs(
-    rigs: &[Rig],
-    w: &[At],
-    prev: Option<&Vec<Vec<Trs>>>,
-    tol: f64,
-    bad: &mut [bool],
-) -> Vec<Vec<Trs>> {
+fn to_trs(rigs: &[Rig], w: &[At], tol: f64, bad: &mut [bool]) -> Vec<Vec<Trs>> {
     rigs.iter()
         .enumerate()
         .map(|(r, rig)| {
@@ -557,7 +547,7 @@ fn to_trs(
             bad[r] |= !inv.is_finite();
             (0..rig.joints.len())
                 .map(|j| {
-                    let x = trs(&(inv * at.joints[j]), prev.map(|p| &p[r][j]));
+                    let x = trs(&(inv * at.joints[j]));
                     let e = joint_error(rig, j, &(at.node * x.matrix()), &at.joints[j]);
                     bad[r] |= e.is_nan() || e > tol;
                     x
@@ -606,7 +596,7 @@ impl Cut<'_> {
         }
         *self.budget -= 1;
         let w = mid.unwrap_or_default();
-        let at_mid = to_trs(self.rigs, &w, Some(&a.1), tol, self.bad);
+        let at_mid = to_trs(self.rigs, &w, tol, self.bad);
         let f = a.0 + span / 2.0;
         self.refine(a, (f, at_mid.clone()), m);
         m.frames.push(f);

@@ -395,7 +395,7 @@ impl Scene {
     /// Every material, as dicts: `name`, `diffuse`, `ambient`, `specular`, `emissive` (linear
     /// RGB 0–1 tuples), `shininess`, `opacity` (0–1), `two_sided`, `maps` (list of dicts:
     /// `slot`, `file`, `resolved` path or None, `embedded` bool, `strength`), `shading_model`
-    /// (`lambert`, `phong`, `arnold_standard_surface`, `openpbr_material`…, or None for
+    /// (`lambert`, `phong`, `blender_phong`, `arnold_standard_surface`, `openpbr_material`…, or None for
     /// sources without one) and `pbr`: for a physically based model a dict from value name
     /// (`base_color`, `base_factor`, `roughness`, `metalness`, `specular_ior`… as ufbx's
     /// `ufbx_material_pbr_maps`) to a dict `value` (4 floats as stored), `stored` bool, `map`

@@ -2,7 +2,8 @@
 //! shading model and [`Pbr`] values equal ufbx's `ufbx_material.shader_type` and
 //! `ufbx_material.pbr` maps.
 //!
-//! - Files: every corpus FBX file ufbx loads (default options); the file list is the folder.
+//! - Files: every corpus FBX file ufbx loads (default options but `use_blender_pbr_material`,
+//!   the Blender rule keyscene always applies); the file list is the folder.
 //!   The trial `models` checks that the corpus files named for each shading model (ufbx's test
 //!   names in MANIFEST.md: `maya_arnold_*`, `max_physical_material_*`, `max_openpbr_*`,
 //!   `maya_shaderfx_pbs_*`, `maya_osl_*`, `max_pbr_*`, `max_gltf_*`) are among the files whose
@@ -25,6 +26,9 @@
 //! - OBJ: each generated case and each corpus file with a PBR material written as `.obj` +
 //!   `.mtl` and read by ufbx (its `.mtl` reader, `ufbxi_obj_pbr_mapping`): `Pr` roughness,
 //!   `Pm` metalness, `Ni` IOR and `Ke` emission (colour × factor) equal keyscene's values.
+//!
+//! - glTF: every `blender_*` corpus file and those named for a PBR model written as glTF:
+//!   `metallicFactor` and `roughnessFactor` of each PBR material = ufbx's values (`check_gltf`).
 //!
 //! - FBX: the same files written as FBX (binary and ASCII) and read by ufbx: every PBR
 //!   material has the shading model and values keyscene read from the source (the written
@@ -56,7 +60,8 @@ fn model_of(t: ufbx::ShaderType) -> Option<ShadingModel> {
         T::GltfMaterial => ShadingModel::MaxGltf,
         T::OpenpbrMaterial => ShadingModel::OpenPbr,
         T::ShaderfxGraph => ShadingModel::StingrayPbs,
-        T::BlenderPhong | T::WavefrontMtl => return None,
+        T::BlenderPhong => ShadingModel::BlenderPhong,
+        T::WavefrontMtl => return None,
     })
 }
 
@@ -170,9 +175,72 @@ fn compare(ours: &Material, theirs: &ufbx::Material, maps: bool) -> Result<usize
     Ok(compared)
 }
 
+/// ufbx's options here: Blender's Principled BSDF read as such (`use_blender_pbr_material`,
+/// which keyscene always applies, docs/materials.md).
+fn blender_opts() -> ufbx::LoadOpts<'static> {
+    ufbx::LoadOpts { use_blender_pbr_material: true, ..Default::default() }
+}
+
+/// `path` loaded by keyscene and by ufbx with [`blender_opts`].
+fn load_both(path: &Path) -> Result<(keyscene::scene::Scene, ufbx::SceneRoot), String> {
+    let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
+    let theirs = ufbx::load_memory(&bytes, blender_opts())
+        .map_err(|e| format!("ufbx: {:?}", e.description))?;
+    let (scene, _) = keyscene::load_bytes(&bytes, Some(path), &Default::default())
+        .map_err(|e| format!("keyscene: {e}"))?;
+    Ok((scene, theirs))
+}
+
+/// A Blender Principled BSDF written back (`export/pbr.rs`): Blender's Phong layout under
+/// keyscene's `Creator`, so ufbx reads it as Phong. Read so, it must say what ufbx's Blender
+/// table says of the source: the same base colour, roughness (both `1 − √ShininessExponent ÷
+/// 10`) and emission (colour × factor), transmission factor (`TransparencyFactor`) 1 − the
+/// opacity, and `ReflectionFactor` the metalness.
+fn compare_blender(path: &Path, ours: &Material, written: &ufbx::Material) -> Result<(), String> {
+    let name = &ours.name;
+    let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
+    let source = ufbx::load_memory(&bytes, blender_opts())
+        .map_err(|e| format!("ufbx: {:?}", e.description))?;
+    let Some(src) = source.materials.iter().find(|m| m.element.name == name.as_str()) else {
+        return Err(format!("ufbx has no source material {name:?}"));
+    };
+    if written.shader_type != ufbx::ShaderType::FbxPhong {
+        return Err(format!("material {name:?} written as {:?}", written.shader_type));
+    }
+    let (s, w) = (&src.pbr, &written.pbr);
+    let emission = |m: &ufbx::MaterialPbrMaps| {
+        let c = m.emission_color.value_vec4;
+        let f = m.emission_factor.value_vec4.x;
+        [c.x * f, c.y * f, c.z * f]
+    };
+    let rgb = |m: &ufbx::MaterialMap| [m.value_vec4.x, m.value_vec4.y, m.value_vec4.z];
+    let reflection = written.element.props.find_prop("ReflectionFactor");
+    let pairs: [(&str, Vec<f64>, Vec<f64>); 5] = [
+        ("base colour", rgb(&w.base_color).to_vec(), rgb(&s.base_color).to_vec()),
+        ("roughness", vec![w.roughness.value_vec4.x], vec![s.roughness.value_vec4.x]),
+        ("emission", emission(w).to_vec(), emission(s).to_vec()),
+        (
+            "1 − TransparencyFactor",
+            vec![1.0 - w.transmission_factor.value_vec4.x],
+            vec![s.opacity.value_vec4.x],
+        ),
+        (
+            "ReflectionFactor",
+            vec![reflection.map_or(0.0, |p| p.value_vec4.x)],
+            vec![s.metalness.value_vec4.x],
+        ),
+    ];
+    for (what, got, want) in pairs {
+        if got.iter().zip(&want).any(|(g, x)| (g - x).abs() > TOLERANCE * x.abs().max(1.0)) {
+            return Err(format!("material {name:?} {what}: written {got:?}, source {want:?}"));
+        }
+    }
+    Ok(())
+}
+
 /// Compares every material of `path`; the shading models met.
 fn check(path: &Path) -> Result<Vec<ShadingModel>, String> {
-    let (scene, theirs) = common::ufbx_corpus::load_both(path)?;
+    let (scene, theirs) = load_both(path)?;
     let mut seen: BTreeMap<String, usize> = BTreeMap::new();
     let mut models = Vec::new();
     for m in theirs.materials.iter() {
@@ -254,7 +322,67 @@ fn check_fbx(path: &Path, ascii: bool) -> Result<usize, String> {
         let Some(m) = theirs.materials.iter().find(|m| m.element.name == ours.name.as_str()) else {
             continue;
         };
-        compare(ours, m, true).map_err(|e| format!("written back: {e}"))?;
+        if ours.pbr.as_ref().is_some_and(|p| p.model == ShadingModel::BlenderPhong) {
+            compare_blender(path, ours, m).map_err(|e| format!("written back: {e}"))?;
+        } else {
+            compare(ours, m, true).map_err(|e| format!("written back: {e}"))?;
+        }
+        compared += 1;
+    }
+    Ok(compared)
+}
+
+/// Writes `path`'s scene as glTF (JSON, no animation) and compares each PBR material's
+/// `metallicFactor` and `roughnessFactor` with ufbx's metalness and roughness clamped to 0–1
+/// (1 where ufbx has an enabled map and the glTF material a `metallicRoughnessTexture`: glTF
+/// multiplies map and factor; a map the writer could not carry leaves the value, docs/gltf.md);
+/// the number of materials compared.
+fn check_gltf(path: &Path) -> Result<usize, String> {
+    let (scene, theirs) = load_both(path)?;
+    let mut opts = keyscene::formats::gltf::WriteOptions::default();
+    opts.container = keyscene::formats::gltf::Container::Gltf { bin_uri: "x.bin".into() };
+    opts.animations = false;
+    opts.copy_textures = false;
+    let file = keyscene::formats::gltf::write(&scene, &opts).map_err(|e| e.to_string())?;
+    let json: serde_json::Value = serde_json::from_slice(&file.main).map_err(|e| e.to_string())?;
+    let written = json["materials"].as_array().cloned().unwrap_or_default();
+    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+    let mut compared = 0;
+    for m in theirs.materials.iter() {
+        let name = m.element.name.to_string();
+        let k = seen.entry(name.clone()).or_default();
+        let nth = *k;
+        *k += 1;
+        let Some(ours) = scene.materials.iter().filter(|o| o.name == name).nth(nth) else {
+            continue;
+        };
+        if !ours.pbr.as_ref().is_some_and(|p| p.model.is_pbr()) {
+            continue;
+        }
+        let Some(g) = written.iter().filter(|g| g["name"] == name.as_str()).nth(nth) else {
+            return Err(format!("glTF has no material {name:?}"));
+        };
+        let mr = &g["pbrMetallicRoughness"];
+        let textured = mr.get("metallicRoughnessTexture").is_some();
+        let factor = |map: &ufbx::MaterialMap| {
+            let x = map.value_vec4.x;
+            if textured && map.texture_enabled && map.texture.is_some() {
+                1.0
+            } else if x.is_finite() {
+                x.clamp(0.0, 1.0)
+            } else {
+                0.0
+            }
+        };
+        for (key, want) in [
+            ("metallicFactor", factor(&m.pbr.metalness)),
+            ("roughnessFactor", factor(&m.pbr.roughness)),
+        ] {
+            let got = mr[key].as_f64().unwrap_or(1.0);
+            if (got - want).abs() > 1e-6 {
+                return Err(format!("material {name:?} {key}: glTF {got}, ufbx {want}"));
+            }
+        }
         compared += 1;
     }
     Ok(compared)
@@ -270,6 +398,7 @@ const NAMED: &[(&str, ShadingModel)] = &[
     ("ufbx/max_pbr_metal_rough", ShadingModel::MaxPbrMetalRough),
     ("ufbx/max_pbr_spec_gloss", ShadingModel::MaxPbrSpecGloss),
     ("ufbx/max_gltf_material", ShadingModel::MaxGltf),
+    ("ufbx/blender_402_material_chart", ShadingModel::BlenderPhong),
 ];
 
 fn main() {
@@ -336,6 +465,14 @@ fn main() {
                 _ => Ok(()),
             },
         ));
+    }
+    for file in files.iter().filter(|f| {
+        f.rel.starts_with("ufbx/blender_") || NAMED.iter().any(|(p, _)| f.rel.starts_with(p))
+    }) {
+        let (rel, path) = (file.rel.clone(), file.path.clone());
+        trials.push(common::corpus_trial(format!("gltf::{rel}"), &corpus, move |_| {
+            check_gltf(&path).map(|_| ()).map_err(Into::into)
+        }));
     }
     for file in files {
         let rel = file.rel.clone();

@@ -26,9 +26,16 @@ pub enum ShadingModel {
     Unknown,
     /// FBX `ShadingModel: "lambert"` (ufbx `UFBX_SHADER_FBX_LAMBERT`).
     Lambert,
-    /// FBX `ShadingModel: "phong"` (ufbx `UFBX_SHADER_FBX_PHONG`); Blender writes its
-    /// Principled BSDF as one (ufbx reads it as Phong unless asked otherwise).
+    /// FBX `ShadingModel: "phong"` (ufbx `UFBX_SHADER_FBX_PHONG`).
     Phong,
+    /// A Principled BSDF as Blender's FBX exporter writes it: Phong properties from which the
+    /// PBR values follow by the exporter's formulas (ufbx `UFBX_SHADER_BLENDER_PHONG`, table
+    /// `ufbxi_blender_phong_shader_pbr_mapping`): every material of a file whose `Creator` is
+    /// Blender's binary exporter, add-on version 4.12 (Blender 2.80) or later. ufbx reads these
+    /// so only with `use_blender_pbr_material`; keyscene always does, as Blender's own FBX
+    /// importer reads every Phong material back into a Principled BSDF by the same formulas
+    /// (docs/materials.md).
+    BlenderPhong,
     /// An OSL `standard_surface` (Maya `standardSurface`: `Implementation` `RenderAPI` "OSL").
     OslStandardSurface,
     /// Arnold `aiStandardSurface` (`RenderAPI` "ARNOLD_SHADER_ID").
@@ -57,6 +64,7 @@ impl ShadingModel {
             ShadingModel::Unknown => "unknown",
             ShadingModel::Lambert => "lambert",
             ShadingModel::Phong => "phong",
+            ShadingModel::BlenderPhong => "blender_phong",
             ShadingModel::OslStandardSurface => "osl_standard_surface",
             ShadingModel::ArnoldStandardSurface => "arnold_standard_surface",
             ShadingModel::MaxPhysical => "3ds_max_physical_material",

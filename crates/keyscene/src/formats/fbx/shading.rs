@@ -17,6 +17,9 @@ pub(crate) const MUL: u8 = 4;
 /// Table entry flag: Phong shininess to roughness, `1 − √x ÷ 10`, negative or NaN to 0
 /// (`ufbxi_mat_transform_unknown_shininess`).
 pub(crate) const SHININESS: u8 = 8;
+/// Table entry flag: the number is replaced by `1 − x` before the W and widening flags apply
+/// (`ufbxi_mat_transform_blender_opacity`: Blender's `TransparencyFactor` to opacity).
+pub(crate) const INVERT: u8 = 16;
 
 /// One table entry: the PBR value, flags, property name.
 pub(crate) type Entry = (P, u8, &'static str);
@@ -222,6 +225,22 @@ const STINGRAY_PBS: &[Entry] = &[
     (P::AmbientOcclusion, 0, "ao"),
 ];
 
+/// ufbx `ufbxi_blender_phong_shader_pbr_mapping`: the Phong properties Blender's FBX exporter
+/// (add-on 4.12 and later) writes from a Principled BSDF — `DiffuseColor` base colour,
+/// `TransparencyFactor` = 1 − alpha, `EmissiveFactor` emission strength, `EmissiveColor`,
+/// `Shininess`/`ShininessExponent` = ((1 − roughness) · 10)², `ReflectionFactor` metallic,
+/// `NormalMap`.
+const BLENDER_PHONG: &[Entry] = &[
+    (P::BaseColor, W1, "DiffuseColor"),
+    (P::Opacity, WIDEN | INVERT, "TransparencyFactor"),
+    (P::EmissionFactor, 0, "EmissiveFactor"),
+    (P::EmissionColor, W1, "EmissiveColor"),
+    (P::Roughness, SHININESS, "Shininess"),
+    (P::Roughness, SHININESS, "ShininessExponent"),
+    (P::Metalness, 0, "ReflectionFactor"),
+    (P::NormalMap, 0, "NormalMap"),
+];
+
 /// A roughness-as-glossiness switch: the stored roughness value and map (`.1`: 0 the base
 /// layer's, 1 the coat's) are glossiness when property `.2` is on — non-zero, or with `.0`
 /// between 0.5 and 1.5 (ufbx `UFBXI_SHADER_FEATURE_IF_AROUND_1`).
@@ -250,6 +269,7 @@ pub(crate) fn model(model: ShadingModel, shader: bool) -> Model {
     match model {
         ShadingModel::Lambert => plain(LAMBERT),
         ShadingModel::Unknown | ShadingModel::Phong | ShadingModel::Gltf => plain(PHONG),
+        ShadingModel::BlenderPhong => plain(BLENDER_PHONG),
         ShadingModel::OslStandardSurface => plain(OSL_STANDARD),
         ShadingModel::ArnoldStandardSurface => plain(ARNOLD),
         ShadingModel::MaxPhysical => Model {

@@ -55,6 +55,21 @@ fn value_prop(name: &str, v: Vec4, flags: u8) -> Record {
     }
 }
 
+/// A Blender Principled BSDF ([`ShadingModel::BlenderPhong`]) written back as Blender's
+/// exporter writes it: the Phong record the material's Phong fields already make (they are the
+/// source's own), plus its metalness as `ReflectionFactor` — the one value of Blender's table
+/// (`shading.rs`) that no Phong field holds. The `Creator` of the written file is keyscene's,
+/// so ufbx (and keyscene) read it back as Phong; Blender's importer reads it back whole.
+fn blender_phong(rec: &mut Record, pbr: &Pbr) {
+    let metal = pbr.get(P::Metalness);
+    if !metal.has_value {
+        return;
+    }
+    if let Some(props) = rec.children.iter_mut().find(|c| c.name == "Properties70") {
+        props.children.push(p_double("ReflectionFactor", f64::from(metal.value.x)));
+    }
+}
+
 impl Builder {
     /// Adds `pbr`'s values (module docs) to material record `rec` (object `material_id`) and
     /// writes the objects and maps they need.
@@ -66,6 +81,9 @@ impl Builder {
         pbr: &Pbr,
         opts: &WriteOptions,
     ) {
+        if pbr.model == ShadingModel::BlenderPhong {
+            return blender_phong(rec, pbr);
+        }
         let written =
             if pbr.model == ShadingModel::Gltf { ShadingModel::MaxGltf } else { pbr.model };
         let api = render_api(written);

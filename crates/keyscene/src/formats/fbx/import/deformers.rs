@@ -13,14 +13,23 @@ use crate::quoting::quoted;
 use crate::scene::{CacheFrame, GeometryCache, Mesh, MorphTarget, Skin, SkinJoint};
 
 /// Whether `creator` (the header's `Creator`) names Blender's binary FBX exporter, by ufbx's
-/// rule (`ufbxi_match_exporter`): case-insensitive `blender`, then past two `-` a version
-/// `a.b.c` (`Blender (stable FBX IO) - 2.79 (sub 0) - 3.7.13`), or past one `-` a version
-/// `a.b`. That exporter writes a shape's per-vertex weights (percent) as its channel's
-/// `FullWeights` (ufbx `blender_full_weights`).
+/// rule (`ufbxi_match_exporter`, [`blender_exporter_version`]). That exporter writes a
+/// shape's per-vertex weights (percent) as its channel's `FullWeights` (ufbx
+/// `blender_full_weights`).
 pub fn blender_binary_exporter(creator: &str) -> bool {
+    blender_exporter_version(creator).is_some()
+}
+
+/// The version of Blender's binary FBX exporter that wrote a file whose `Creator` is
+/// `creator`, as ufbx's `ufbxi_match_exporter` reads it: case-insensitive `blender`, then past
+/// two `-` a version `a.b.c` (`Blender (stable FBX IO) - 2.93.1 - 4.22.0` → `[4, 22, 0]`, the
+/// exporter add-on's own version), or else past one `-` a version `a.b` (`[a, b, 0]`); `None`
+/// for any other creator (also Blender's ASCII exporter, `Blender version 2.79`). Numbers wrap
+/// at 2³² as ufbx's do.
+pub fn blender_exporter_version(creator: &str) -> Option<[u32; 3]> {
     let b = creator.as_bytes();
     if b.len() < 7 || !b[..7].eq_ignore_ascii_case(b"blender") {
-        return false;
+        return None;
     }
     // Past the next `-` from `pos`, or `None` when there is none.
     let past_dash = |pos: usize| b[pos..].iter().position(|&c| c == b'-').map(|k| pos + k + 1);
@@ -29,23 +38,29 @@ pub fn blender_binary_exporter(creator: &str) -> bool {
         while b.get(pos).is_some_and(|&c| c == b' ' || c == b'\t') {
             pos += 1;
         }
-        for part in 0..parts {
+        let mut out = [0u32; 3];
+        for (part, slot) in out.iter_mut().enumerate().take(parts) {
             if part > 0 {
                 if b.get(pos) != Some(&b'.') {
-                    return false;
+                    return None;
                 }
                 pos += 1;
             }
             let digits = b[pos.min(b.len())..].iter().take_while(|c| c.is_ascii_digit()).count();
             if digits == 0 {
-                return false;
+                return None;
+            }
+            for &d in &b[pos..pos + digits] {
+                *slot = slot.wrapping_mul(10).wrapping_add(u32::from(d - b'0'));
             }
             pos += digits;
         }
-        true
+        Some(out)
     };
-    let two = past_dash(7).and_then(past_dash).is_some_and(|p| version(p, 3));
-    two || past_dash(7).is_some_and(|p| version(p, 2))
+    past_dash(7)
+        .and_then(past_dash)
+        .and_then(|p| version(p, 3))
+        .or_else(|| past_dash(7).and_then(|p| version(p, 2)))
 }
 
 /// Per-vertex weights (0–1, one per base vertex of `n`) of shape record `shape` from
@@ -511,6 +526,11 @@ mod tests {
         assert!(!blender_binary_exporter("Blender version 2.79 (sub 0)"));
         assert!(!blender_binary_exporter("FBX SDK/FBX Plugins version 2020.2"));
         assert!(!blender_binary_exporter("Blender (stable FBX IO)"));
+        // The exporter's own version, not Blender's (ufbx compares it with 4.12.0).
+        let v = blender_exporter_version;
+        assert_eq!(v("Blender (stable FBX IO) - 4.0.2 - 5.8.13"), Some([5, 8, 13]));
+        assert_eq!(v("Blender (stable FBX IO) - 2.72 (sub 0)"), Some([2, 72, 0]));
+        assert_eq!(v("Blender (stable FBX IO) - 2.79 (sub 0) - 3.7.13"), Some([3, 7, 13]));
     }
 
     #[test]

@@ -119,7 +119,7 @@ use crate::io::ReadOptions;
 use crate::scene::{Scene, Warning};
 
 pub use super::shared::{rotation_setup, ImportIds, RotationSetup};
-pub use deformers::blender_binary_exporter;
+pub use deformers::{blender_binary_exporter, blender_exporter_version};
 pub use materials::SANE_COLOR_LIMIT;
 
 /// A stored bind pose; lives in the scene model ([`Scene::bind_poses`]).

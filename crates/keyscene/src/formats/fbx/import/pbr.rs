@@ -26,13 +26,16 @@
 //!   switches (`roughness_inv`, `coat_roughness_inv`, `useGlossiness`).
 //!
 //! Blender's Principled BSDF reaches FBX as a Phong material (`DiffuseColor` base colour,
-//! `ReflectionFactor` metalness, `Shininess` from roughness…) and is read as one, as ufbx and
-//! FBX2glTF read it by default (ufbx's `use_blender_pbr_material` is off by default).
+//! `ReflectionFactor` metalness, `Shininess` from roughness…): in a file Blender's binary
+//! exporter wrote (add-on 4.12, Blender 2.80, or later) every material is read by ufbx's Blender
+//! table ([`ShadingModel::BlenderPhong`]), whatever its `ShadingModel` record says, as ufbx does
+//! with `use_blender_pbr_material` — on by default here, as Blender's own importer reads such
+//! files (docs/materials.md says why).
 
 use glam::Vec4;
 
 use super::super::objects::{ConnectionKind, Object};
-use super::super::shading::{model, Bindings, MAX_CLASSES, MUL, SHININESS, W1, WIDEN};
+use super::super::shading::{model, Bindings, INVERT, MAX_CLASSES, MUL, SHININESS, W1, WIDEN};
 use super::Importer;
 use crate::scene::{MapSlot, Material, Pbr, PbrProperty as P, ShadingModel, TextureChannel};
 
@@ -80,6 +83,9 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
         let record = (g.doc.version >= 6000)
             .then(|| obj.node.child("ShadingModel").and_then(|n| n.property(0)?.as_str()))
             .flatten();
+        if self.blender_principled() {
+            return (ShadingModel::BlenderPhong, None);
+        }
         match record {
             Some("lambert" | "Lambert") => return (ShadingModel::Lambert, None),
             Some("phong" | "Phong") => return (ShadingModel::Phong, None),
@@ -92,6 +98,17 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
             .find(|&&(x, y, _)| (x, y) == (a, b))
             .map_or(ShadingModel::Unknown, |&(_, _, m)| m);
         (model, None)
+    }
+
+    /// Whether the file's materials are Principled BSDFs as Blender's exporter writes them
+    /// ([`ShadingModel::BlenderPhong`]): its `Creator` names Blender's binary exporter at
+    /// add-on version 4.12.0 or later, compared as ufbx packs versions
+    /// (`ufbx_pack_version`: `(a · 1000 + b) · 1000 + c` in 32 bits).
+    fn blender_principled(&self) -> bool {
+        let pack = |[a, b, c]: [u32; 3]| {
+            a.wrapping_mul(1000).wrapping_add(b).wrapping_mul(1000).wrapping_add(c)
+        };
+        super::blender_exporter_version(self.creator()).is_some_and(|v| pack(v) >= pack([4, 12, 0]))
     }
 
     /// The [`Pbr`] of material `obj` (module docs).
@@ -224,6 +241,9 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
         let mut x = Vec4::new(n[0] as f32, n[1] as f32, n[2] as f32, n[3] as f32);
         if flags & MUL != 0 {
             x = Vec4::new(out.value.x * n[0] as f32, out.value.y, out.value.z, out.value.w);
+        }
+        if flags & INVERT != 0 {
+            x.x = (1.0 - n[0]) as f32;
         }
         if flags & SHININESS != 0 {
             let s = n[0];
@@ -466,6 +486,32 @@ mod tests {
         assert_eq!((x(pbr, P::Roughness), x(pbr, P::Metalness)), (0.4, 0.5));
         // No base factor stored, base colour white: 1 (ufbxi_update_factor).
         assert_eq!(x(pbr, P::BaseFactor), 1.0);
+    }
+
+    #[test]
+    fn blender_principled_bsdf_follows_the_exporter_formulas() {
+        // Blender's exporter writes TransparencyFactor = 1 − alpha, Shininess(Exponent) =
+        // ((1 − roughness) · 10)², ReflectionFactor = metallic: 0.25 → opacity 0.75, the later
+        // ShininessExponent 25 → roughness 1 − 5/10 = 0.5, metalness 0.7, emission 2 × (1,
+        // 0.5, 0). A lambert record is Blender's Principled BSDF all the same (ufbx sets
+        // BLENDER_PHONG over the record), its values from Blender's template: exponent 20 →
+        // roughness 1 − √20/10, ReflectionFactor 1 → metalness 1.
+        let text = include_str!("../../../../tests/data/pbr/blender_principled.fbx");
+        let (s, _) = load(text);
+        let pbr = |i: usize| s.materials[i].pbr.clone().unwrap();
+        let metal = pbr(0);
+        assert_eq!(metal.model, ShadingModel::BlenderPhong);
+        assert_eq!(metal.get(P::BaseColor).value, Vec4::new(0.8, 0.2, 0.1, 1.0));
+        assert_eq!(metal.get(P::Opacity).value.truncate(), Vec3::splat(0.75));
+        assert_eq!((x(&metal, P::Roughness), x(&metal, P::Metalness)), (0.5, 0.7));
+        assert_eq!(metal.emission(), Vec3::new(2.0, 1.0, 0.0));
+        assert_eq!(pbr(1).model, ShadingModel::BlenderPhong);
+        let rough = (1.0 - 20f64.sqrt() / 10.0) as f32;
+        assert_eq!((x(&pbr(1), P::Roughness), x(&pbr(1), P::Metalness)), (rough, 1.0));
+        // Blender's add-on before 4.12 (Blender 2.79's 3.7.13) wrote no Principled BSDF.
+        let old = text.replace("4.0.2 - 5.8.13", "2.79 (sub 0) - 3.7.13");
+        let (s, _) = load(&old);
+        assert_eq!(s.materials[0].pbr.as_ref().unwrap().model, ShadingModel::Phong);
     }
 
     #[test]

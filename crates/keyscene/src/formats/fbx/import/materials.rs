@@ -185,11 +185,17 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
             .collect()
     }
 
-    /// The texture map `tex` makes in `slot`: its file ([`Importer::texture_file`]), that file
-    /// found next to the scene, its embedded image and its wrap modes.
+    /// The texture map `tex` makes in `slot`: its file ([`Importer::texture_file`], or for a 3ds
+    /// Max shader map the file it stands for, [`Importer::shader_file`]), that file found next
+    /// to the scene, its embedded image and its wrap modes.
     pub(super) fn texture_map(&mut self, tex: &Object<'_, '_>, slot: MapSlot) -> TextureMap {
         let g = self.graph;
-        let file = self.texture_file(tex);
+        let mut file = self.texture_file(tex);
+        // A 3ds Max shader map names its image deeper (an output selector, a file shader),
+        // for every material property as ufbx propagates it (`Importer::shader_file`).
+        if file.is_empty() {
+            file = self.shader_file(tex).unwrap_or_default();
+        }
         let resolved = self.resolve(&file);
         let embedded = self.texture_content(tex);
         // `WrapModeU`/`WrapModeV`: 0 repeat (the default), 1 clamp (ufbx

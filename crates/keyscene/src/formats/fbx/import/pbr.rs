@@ -279,11 +279,7 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
         } else {
             tex
         };
-        let mut map = self.texture_map(file_tex, phong_slot(p));
-        if let Some(file) = map.file.is_empty().then(|| self.shader_file(file_tex)).flatten() {
-            map.resolved = self.resolve(&file);
-            map.file = file;
-        }
+        let map = self.texture_map(file_tex, phong_slot(p));
         let out = pbr.get_mut(p);
         out.texture = Some(map);
         out.channel = if p.is_color() { TextureChannel::Rgb } else { TextureChannel::R };
@@ -310,7 +306,7 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
     /// its file in its `Filename`/`filename` parameter. `None` for any other texture without
     /// a file (other OSL maps such as `ColorTweak` or `RandomTilingBitmap` are their own
     /// texture for ufbx, with no file).
-    fn shader_file(&self, tex: &Object<'d, 'a>) -> Option<String> {
+    pub(super) fn shader_file(&self, tex: &Object<'d, 'a>) -> Option<String> {
         let g = self.graph;
         let mut id = tex.id;
         for _ in 0..SHADER_DEPTH {

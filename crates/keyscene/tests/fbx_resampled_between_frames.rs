@@ -19,6 +19,10 @@
 //! - Tolerance: 1e-4 × the scene size — the largest absolute coordinate of the source's node
 //!   origins and world vertices over the compared frames, or 1 when that is 0 — plus the
 //!   `f32` rounding of the written key values (2⁻²⁰ × the scene size).
+//! - Camera and light attribute properties (`FieldOfView`, `Color`, `InnerAngle`,
+//!   `OuterAngle`) and user properties the writer resampled: `ufbx::evaluate_prop` of the
+//!   written element at the same frames against the source track, within 1e-4 of the track's
+//!   largest key magnitude (at least 1) plus `f32` rounding (`check_property`).
 //! - A file without an animation, or whose animation the writer keeps key for key, passes
 //!   without comparing.
 
@@ -99,6 +103,12 @@ fn frames((f0, f1): (f64, f64)) -> Vec<f64> {
 /// compared).
 fn check(path: &Path) -> Result<bool, Failed> {
     let (src, _) = keyscene::load(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    check_scene(&src)
+}
+
+/// [`check`] of a scene in memory.
+fn check_scene(src: &Scene) -> Result<bool, Failed> {
+    let src = src.clone();
     if src.animations.is_empty() {
         return Ok(false);
     }
@@ -118,7 +128,108 @@ fn check(path: &Path) -> Result<bool, Failed> {
     for a in animations {
         check_animation(&src, &back, &theirs, &matched, a)?;
     }
+    for r in &report.resampled {
+        check_property(&src, &theirs, r.animation, r.node, r.part)?;
+    }
     Ok(true)
+}
+
+/// The source track of written property `part` (an attribute property, or a user property)
+/// of node `i` in animation `a`: the property name ufbx evaluates on the element, its
+/// component, the track's sampler, its largest key magnitude (at least 1). `None` for parts
+/// that are not such a property (node transforms, `DeformPercent`).
+#[allow(clippy::type_complexity)]
+fn property_source<'s>(
+    src: &'s Scene,
+    a: usize,
+    i: usize,
+    part: &str,
+) -> Vec<(String, usize, Box<dyn Fn(f64) -> f64 + 's>, f64)> {
+    use keyscene::anim::ChannelTarget as C;
+    let mut out: Vec<(String, usize, Box<dyn Fn(f64) -> f64 + 's>, f64)> = Vec::new();
+    let mag = |v: &mut dyn Iterator<Item = f64>| v.map(f64::abs).fold(1.0, f64::max);
+    for ch in src.animations[a].channels.iter().filter(|c| c.node == i) {
+        match (&ch.target, part) {
+            (C::Fov(t), "FieldOfView")
+            | (C::Hotspot(t), "InnerAngle")
+            | (C::Falloff(t), "OuterAngle") => {
+                let m = mag(&mut t.keys.iter().map(|k| k.value));
+                out.push((part.into(), 0, Box::new(move |f| t.sample(f).unwrap_or(0.0)), m));
+            }
+            (C::Color(t), "Color") => {
+                for k in 0..3 {
+                    let m = mag(&mut t.keys.iter().map(|x| x.value[k]));
+                    let f = move |f| t.sample(f).map_or(0.0, |v| v[k]);
+                    out.push(("Color".into(), k, Box::new(f), m));
+                }
+            }
+            (C::Property { name, track }, "user property") => {
+                let m = mag(&mut track.keys.iter().map(|k| k.value));
+                let (base, comp) = match name.rsplit_once('|') {
+                    Some((b, "X")) => (b, 0),
+                    Some((b, "Y")) => (b, 1),
+                    Some((b, "Z")) => (b, 2),
+                    _ => (name.as_str(), 0),
+                };
+                out.push((base.into(), comp, Box::new(move |f| track.sample(f).unwrap_or(0.0)), m));
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// A resampled camera/light attribute property or user property of node `i` (issue 33 §9):
+/// `ufbx::evaluate_prop` of the written element (the node's attribute, or the node for a user
+/// property) at every frame and quarter frame within 1e-4 of the track's largest key
+/// magnitude (at least 1) — the writer's bound — plus `f32` rounding.
+fn check_property(
+    src: &Scene,
+    theirs: &ufbx::Scene,
+    a: usize,
+    i: usize,
+    part: &str,
+) -> Result<(), Failed> {
+    let sources = property_source(src, a, i, part);
+    if sources.is_empty() {
+        return Ok(());
+    }
+    let anim = &src.animations[a];
+    let name = if anim.name.is_empty() { format!("Take {:03}", a + 1) } else { anim.name.clone() };
+    let stack = theirs
+        .anim_stacks
+        .iter()
+        .find(|s| *s.element.name == *name)
+        .ok_or_else(|| format!("ufbx: no stack {name:?}"))?;
+    let node_name = clean(&src.nodes[i].name);
+    let node = theirs
+        .nodes
+        .iter()
+        .find(|n| clean(&n.element.name) == node_name)
+        .ok_or_else(|| format!("ufbx: no node {node_name:?}"))?;
+    let element = if part == "user property" {
+        &node.element
+    } else {
+        node.attrib
+            .as_deref()
+            .ok_or_else(|| format!("ufbx: node {node_name:?} has no attribute"))?
+    };
+    let fps = if anim.fps.is_finite() && anim.fps > 0.0 { anim.fps } else { 30.0 };
+    for (prop, comp, source, magnitude) in sources {
+        let tol = 1e-4 * magnitude + magnitude / (1u64 << 20) as f64;
+        for f in frames(anim.frame_range) {
+            let got = ufbx::evaluate_prop(&stack.anim, element, &prop, f / fps);
+            let got = [got.value_vec4.x, got.value_vec4.y, got.value_vec4.z][comp];
+            let want = source(f);
+            if !((got - want).abs() <= tol) {
+                return Err(format!(
+                    "{node_name:?} {prop}[{comp}] at frame {f}: ufbx {got}, source {want} (bound {tol:e})"
+                )
+                .into());
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Compares source animation `a` with its read-back and ufbx evaluations at whole and
@@ -224,6 +335,61 @@ fn check_animation(
     Ok(())
 }
 
+/// A camera whose field of view and a light whose colour have TCB keys with a jump (two keys
+/// on one frame: no FBX curve form, so the writer resamples them), over frames 0–20 at 30 fps:
+/// the generated case of [`check_property`], which no corpus file exercises.
+fn jumping_attributes() -> Scene {
+    use keyscene::scene::animation::{Animation, Channel, Interpolation, Key, Tcb, Track};
+    use keyscene::scene::{Camera, FovAxis, Light, LightKind, Node, NodeKind};
+    let mut s = Scene::default();
+    s.cameras.push(Camera::new("cam", 45.0, FovAxis::Horizontal));
+    s.lights.push(Light {
+        name: "bulb".into(),
+        kind: LightKind::Point,
+        color: glam::Vec3::ONE,
+        intensity: 1.0,
+        hotspot_degrees: 30.0,
+        falloff_degrees: 40.0,
+        attenuation: None,
+        on: true,
+        target: None,
+        roll_degrees: 0.0,
+    });
+    for node in [Node::new("cam", NodeKind::Camera(0)), Node::new("bulb", NodeKind::Light(0))] {
+        s.nodes.push(node);
+        s.attach(s.nodes.len() - 1, None);
+    }
+    let tcb = Tcb { tension: 0.2, continuity: 0.0, bias: 0.3, ease_to: 0.6, ease_from: 0.8 };
+    let key = |frame, value| Key { frame, value, interpolation: Interpolation::Tcb(tcb) };
+    let key3 = |frame, value| Key { frame, value, interpolation: Interpolation::Tcb(tcb) };
+    s.animations.push(Animation {
+        name: "jump".into(),
+        fps: 30.0,
+        frame_range: (0.0, 20.0),
+        channels: vec![
+            Channel {
+                node: 0,
+                target: keyscene::anim::ChannelTarget::Fov(Track::new(vec![
+                    key(0.0, 30.0),
+                    key(7.0, 75.0),
+                    key(7.0, 50.0),
+                    key(20.0, 40.0),
+                ])),
+            },
+            Channel {
+                node: 1,
+                target: keyscene::anim::ChannelTarget::Color(Track::new(vec![
+                    key3(0.0, glam::DVec3::new(1.0, 0.2, 0.0)),
+                    key3(9.0, glam::DVec3::new(0.1, 0.9, 0.5)),
+                    key3(9.0, glam::DVec3::new(0.3, 0.2, 0.5)),
+                    key3(20.0, glam::DVec3::new(0.6, 0.6, 1.0)),
+                ])),
+            },
+        ],
+    });
+    s
+}
+
 /// Every corpus 3DS file and every positive corpus FBX file, in path order.
 fn sources(corpus: &Path) -> Vec<PathBuf> {
     let mut files = common::files_with_ext(&corpus.join("3ds"), &["3ds"]);
@@ -244,6 +410,12 @@ fn main() {
             Err("no 3DS or FBX file found in the corpus".into())
         }));
     }
+    trials.push(Trial::test("generated::camera_fov_and_light_colour_with_a_jump", || {
+        match check_scene(&jumping_attributes())? {
+            true => Ok(()),
+            false => Err("the writer kept the tracks key for key".into()),
+        }
+    }));
     for f in files {
         let dir = corpus.clone().expect("files come from the corpus");
         let rel = f.strip_prefix(&dir).unwrap_or(&f).to_string_lossy().replace('\\', "/");

@@ -475,6 +475,30 @@ pub(super) fn resample_scalar(
     Ok(linear_curve(&times, values.into_iter()))
 }
 
+/// A property track with no FBX form and no scene unit (a camera's `FieldOfView`, a light's
+/// `Color` or `Intensity`, a user property) resampled by [`resample_scalar`] within
+/// [`resample::TOLERANCE`] of its largest key magnitude (at least 1, in the property's own
+/// unit: 4.5e-3° for a 45° field of view, 1e-4 for a colour component) at every frame and
+/// between frames. `keys`: the track's key frames and values.
+pub(super) fn resample_value(
+    source: impl FnMut(f64) -> f64,
+    keys: &[(f64, f64)],
+    take: &Take<'_>,
+    what: impl Fn() -> String,
+) -> Result<keys::FbxCurve, WriteError> {
+    let magnitude = keys.iter().map(|k| k.1.abs()).filter(|m| m.is_finite()).fold(1.0, f64::max);
+    let frames: Vec<f64> = keys.iter().map(|k| k.0).collect();
+    let (range, fps) = ((take.range.0, take.range.1), take.fps);
+    resample_scalar(
+        source,
+        &frames,
+        (range, fps),
+        (resample::TOLERANCE, 1.0 / magnitude),
+        take.opts.max_keys,
+        what,
+    )
+}
+
 /// The integer frames `frames` of `range` and the half frame after each that is inside it:
 /// seeds that keep every interval the error test sees at most half a frame long, so its test
 /// at the middle looks at every quarter frame (an ease-in-out key segment one frame long is

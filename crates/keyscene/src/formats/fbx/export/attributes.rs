@@ -5,9 +5,9 @@ use std::collections::HashMap;
 
 use glam::DVec3;
 
-use super::animation::{linear_curve, resample_frames, Take, NO_FORM};
+use super::animation::{resample_value, Take, NO_FORM};
 use super::transform::aimed;
-use super::{keys, ktime, name_class, p, p_double, p_enum, p_vec, props70, Builder, Resampled};
+use super::{keys, name_class, p, p_double, p_enum, p_vec, props70, Builder, Resampled};
 use crate::anim::{ChannelTarget, Track};
 use crate::formats::fbx::write::{Record, Value, WriteError};
 use crate::quoting::quoted;
@@ -114,9 +114,10 @@ impl Builder {
     /// light `Color` (3DS colour tracks, FBX `Color|X…`), `Intensity` (percent, as stored),
     /// `InnerAngle` (3DS hotspot, FBX `InnerAngle`/`HotSpot`) and `OuterAngle` (3DS falloff,
     /// FBX `OuterAngle`/`Cone angle`). Key for key where the keys have an FBX form, else the
-    /// track sampled on integer frames (reported).
+    /// track resampled adaptively within 1e-4 of its magnitude at every frame and between
+    /// frames ([`resample_value`]; reported).
     pub(super) fn attribute_curves(&mut self, take: &Take<'_>) -> Result<(), WriteError> {
-        let Take { scene, ai, layer, fps, range, opts } = *take;
+        let Take { scene, ai, layer, fps, range, .. } = *take;
         // (node, attribute property, vector?) → per component curve, in first-seen order.
         let mut found: Vec<(usize, &'static str, bool, [Option<keys::FbxCurve>; 3])> = Vec::new();
         let attr_of: HashMap<usize, i64> = self.attributes.iter().copied().collect();
@@ -134,13 +135,7 @@ impl Builder {
                     found.len() - 1
                 }
             };
-            let frames = || {
-                let f = resample_frames(range, opts.max_keys, || {
-                    format!("animation {}: the {prop} track", quoted(&anim.name))
-                })?;
-                let times: Vec<i64> = f.iter().map(|x| ktime(x / fps)).collect();
-                Ok::<_, WriteError>((f, times))
-            };
+            let what = || format!("animation {}: the {prop} track", quoted(&anim.name));
             let (lo, hi) = range;
             let mut resampled = false;
             match src {
@@ -153,8 +148,10 @@ impl Builder {
                         }
                         None => {
                             resampled = true;
-                            let (fr, times) = frames()?;
-                            linear_curve(&times, fr.iter().map(|&f| t.sample(f).unwrap_or(0.0)))
+                            let keys: Vec<(f64, f64)> =
+                                t.keys.iter().map(|k| (k.frame, k.value)).collect();
+                            let source = |f| t.sample(f).unwrap_or(0.0);
+                            resample_value(source, &keys, take, what)?
                         }
                     };
                     found[slot].3[comp] = Some(c);
@@ -167,11 +164,12 @@ impl Builder {
                     }
                     None => {
                         resampled = true;
-                        let (fr, times) = frames()?;
-                        let vals: Vec<DVec3> =
-                            fr.iter().map(|&f| t.sample(f).unwrap_or(DVec3::ZERO)).collect();
-                        found[slot].3 = [0, 1, 2]
-                            .map(|k| Some(linear_curve(&times, vals.iter().map(|v| v[k]))));
+                        for k in 0..3 {
+                            let keys: Vec<(f64, f64)> =
+                                t.keys.iter().map(|x| (x.frame, x.value[k])).collect();
+                            let source = |f| t.sample(f).unwrap_or(DVec3::ZERO)[k];
+                            found[slot].3[k] = Some(resample_value(source, &keys, take, what)?);
+                        }
                     }
                 },
             }

@@ -16,7 +16,7 @@
 
 use glam::DVec3;
 
-use super::animation::{linear_curve, resample_frames, Take, NO_FORM};
+use super::animation::{resample_value, Take, NO_FORM};
 use super::{keys, ktime, p, Builder, Resampled};
 use crate::anim::user_props::user_property_component;
 use crate::anim::ChannelTarget;
@@ -132,7 +132,7 @@ impl Builder {
         take: &Take<'_>,
         model_ids: &[i64],
     ) -> Result<(), WriteError> {
-        let Take { scene, ai, layer, fps, range, opts } = *take;
+        let Take { scene, ai, layer, fps, range, .. } = *take;
         let anim = &scene.animations[ai];
         // (node, property index, vector?) → per component curve, in first-seen order.
         let mut found: Vec<(usize, usize, bool, [Option<keys::FbxCurve>; 3])> = Vec::new();
@@ -169,19 +169,22 @@ impl Builder {
                     c
                 }
                 None => {
-                    let f = resample_frames(range, opts.max_keys, || {
-                        format!("animation {}: the {channel} track", quoted(&anim.name))
-                    })?;
-                    let times: Vec<i64> = f.iter().map(|x| ktime(x / fps)).collect();
-                    let values =
-                        f.iter().map(|&x| ch.target.sample_property(x).map_or(0.0, |(_, v)| v));
+                    let keys: Vec<(f64, f64)> = match &ch.target {
+                        ChannelTarget::Property { track, .. } => {
+                            track.keys.iter().map(|k| (k.frame, k.value)).collect()
+                        }
+                        _ => Vec::new(),
+                    };
+                    let what = || format!("animation {}: the {channel} track", quoted(&anim.name));
+                    let source = |x| ch.target.sample_property(x).map_or(0.0, |(_, v)| v);
+                    let curve = resample_value(source, &keys, take, what)?;
                     self.report.resampled.push(Resampled {
                         animation: ai,
                         node: i,
                         part: "user property",
                         reason: NO_FORM,
                     });
-                    linear_curve(&times, values)
+                    curve
                 }
             };
             found[slot].3[comp.min(2)] = Some(curve);

@@ -17,7 +17,7 @@
 //!   `UsdLux` lights;
 //! - [`text`]: the `.usda` grammar; [`usdz`]: the package.
 //!
-//! What USD cannot hold, or this writer does not write yet (UsdSkel blend shapes, animated camera
+//! What USD cannot hold, or this writer does not write yet (animated camera
 //! and light parameters, visibility over time, other animations), is a warning in the
 //! [`Report`].
 
@@ -272,7 +272,7 @@ fn deformed_points(
     }
     let (points, thinned, incomplete) = deform::sample(scene, line, &nodes);
     ctx.warn(format!(
-        "{} deformed mesh(es) (blend shapes, caches, morphs, or skins not written as rigs) written as posed points time samples (UsdSkel blend shapes are not written yet)",
+        "{} deformed mesh(es) (blend shapes, caches, morphs, or skins not written as rigs) written as posed points time samples (meshes UsdSkel cannot show as keyscene poses them: see the warnings naming them)",
         nodes.len()
     ));
     if thinned {

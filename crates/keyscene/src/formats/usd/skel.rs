@@ -51,7 +51,7 @@
 //! matrix at some sample that TRS with a `half` scale cannot hold within the tolerance (shear
 //! from a non-uniformly scaled parent, a scale `half` rounds too far). Each is a warning.
 
-use glam::{DMat3, DMat4, DQuat, DVec3};
+use glam::{DMat3, DMat4, DQuat, DVec3, Vec3};
 
 use super::text::Text;
 use super::xform::Timeline;
@@ -133,11 +133,16 @@ pub struct Rig {
     /// Per joint: the linear part of `C · inverse_bind`, to bound how far the skinning
     /// carries a blend shape's error.
     ib3: Vec<DMat3>,
+    /// The mesh's normals, one per vertex (`interpolation = "vertex"`), through the normal
+    /// matrix keyscene deforms them with, not normalised (blend-shape normal offsets add to
+    /// them, and UsdSkel normalises after): when every corner of a vertex has the same normal
+    /// ([`vertex_normals`]). `None`: no normals are written on the rig.
+    pub vertex_normals: Option<Vec<DVec3>>,
 }
 
-/// One blend shape of a rig: a [`MorphTarget`](crate::scene::MorphTarget) without
-/// in-betweens, its offsets with the vertex weights applied, carried through the node's
-/// geometric transform (as the points are), listed for the vertices it moves.
+/// One blend shape of a rig: a [`MorphTarget`](crate::scene::MorphTarget), its offsets with
+/// the vertex weights applied, carried through the node's geometric transform (as the points
+/// are), listed for the vertices any of its shapes moves.
 #[derive(Debug, Clone)]
 pub struct Shape {
     /// The `BlendShape` prim's name (the target's name as an identifier, unique on the mesh).
@@ -146,8 +151,59 @@ pub struct Shape {
     pub indices: Vec<u32>,
     /// `offsets`, one per index.
     pub offsets: Vec<DVec3>,
-    /// The longest offset.
+    /// `normalOffsets`, one per index, when the target has normal offsets and the mesh's
+    /// normals are written per vertex ([`Rig::vertex_normals`]).
+    pub normal_offsets: Option<Vec<DVec3>>,
+    /// In-between shapes (`inbetweens:<name>` attributes, `UsdSkelInbetweenShape`): name,
+    /// `weight`, offsets and normal offsets (as above), one per index.
+    pub inbetweens: Vec<Inbetween>,
+    /// How far a unit of channel weight can move a vertex (the steepest segment of the
+    /// piecewise-linear shape over the weight; the longest offset without in-betweens).
     size: f64,
+    /// The weights where the shape's slope over the weight changes: the sub-shape levels (0,
+    /// the in-betweens', 1) but the lowest and the highest (past those both rules extrapolate
+    /// the end segment). Empty without in-betweens.
+    kinks: Vec<f64>,
+}
+
+/// One in-between shape of a [`Shape`].
+#[derive(Debug, Clone)]
+pub struct Inbetween {
+    /// The attribute's name after `inbetweens:`.
+    pub name: String,
+    /// The channel weight at which the shape applies in full (`weight` metadata).
+    pub weight: f64,
+    /// Offsets, one per [`Shape::indices`].
+    pub offsets: Vec<DVec3>,
+    /// Normal offsets, one per [`Shape::indices`], when the shape has normal offsets.
+    pub normal_offsets: Option<Vec<DVec3>>,
+}
+
+/// UsdSkel's tolerance on in-between weights (`EPS` of `UsdSkelBlendShapeQuery`: a weight
+/// this close to 0 or 1 is skipped, sub-shapes this close together blend nothing).
+const INBETWEEN_EPS: f64 = 1e-6;
+
+/// Whether UsdSkel blends the in-betweens of `t` as keyscene does
+/// ([`crate::anim::inbetween_weights`], ufbx's rule), docs/usd.md "Blend shapes". Both put an
+/// empty shape at weight 0 and the target at 1, blend the two shapes around the weight
+/// linearly, and past the first or last shape extrapolate the nearest two: the same rule at
+/// every weight, inside 0–1 and outside, whatever the first in-between's weight. They differ
+/// only for levels UsdSkel does not take: not finite, within [`INBETWEEN_EPS`] of 0 (UsdSkel
+/// skips it and blends from the empty shape, ufbx blends from it) or of 1 and above (keyscene
+/// places the target at 1 after the in-betweens), or two levels that close (UsdSkel blends
+/// nothing between them).
+fn inbetweens_agree(t: &crate::scene::MorphTarget) -> bool {
+    let mut prev = f64::NEG_INFINITY;
+    for &(l, _) in &t.inbetweens {
+        if !l.is_finite() || l.abs() <= INBETWEEN_EPS || l >= 1.0 - INBETWEEN_EPS {
+            return false;
+        }
+        if l - prev <= INBETWEEN_EPS {
+            return false;
+        }
+        prev = l;
+    }
+    true
 }
 
 /// The rig of skinned or blend-shaped mesh node `k` (without samples), or why it cannot be
@@ -159,10 +215,22 @@ fn rig_of(scene: &Scene, line: &Timeline, k: usize) -> Result<Rig, String> {
     if mesh.geometry_cache.is_some() {
         return Err("it has a geometry cache".into());
     }
-    if mesh.morph_targets.iter().any(|t| !t.inbetweens.is_empty()) {
-        return Err("a blend shape has in-between shapes".into());
+    if !mesh.morph_targets.iter().all(inbetweens_agree) {
+        return Err("a blend shape's in-between weights are ones UsdSkel does not blend as keyscene does (not finite, at 0, at or past 1, or two within 1e-6)".into());
     }
-    let shapes = shapes(mesh, &node.geometry_transform());
+    let g = node.geometry_transform();
+    // keyscene's normal matrix: the skinning matrix's inverse transpose (its `G` included),
+    // or without a skin ufbx's "compatible" one, the rotation of `G` only
+    // (`Pose::world_corner_normals`).
+    let nm = if mesh.skin.is_some() {
+        DMat3::from_mat4(g).inverse().transpose()
+    } else {
+        DMat3::from_quat(g.to_scale_rotation_translation().1)
+    };
+    let normals: Option<Vec<DVec3>> = vertex_normals(mesh)
+        .filter(|_| nm.is_finite())
+        .map(|n| n.iter().map(|v| nm * v.as_dvec3()).collect());
+    let shapes = shapes(mesh, &g, normals.as_ref().map(|_| nm));
     let empty = crate::scene::Skin {
         joints: Vec::new(),
         influences: Vec::new(),
@@ -223,6 +291,7 @@ fn rig_of(scene: &Scene, line: &Timeline, k: usize) -> Result<Rig, String> {
             mesh: mi,
             shapes,
             ib3,
+            vertex_normals: normals,
         });
     }
     if skin.influences.len() < n {
@@ -264,29 +333,108 @@ fn rig_of(scene: &Scene, line: &Timeline, k: usize) -> Result<Rig, String> {
         mesh: mi,
         shapes,
         ib3,
+        vertex_normals: normals,
     })
 }
 
-/// The blend shapes of `mesh` ([`Shape`]), offsets through `g`'s linear part.
-fn shapes(mesh: &crate::scene::Mesh, g: &DMat4) -> Vec<Shape> {
+/// The blend shapes of `mesh` ([`Shape`]), offsets through `g`'s linear part, normal offsets
+/// (when the mesh's normals are written per vertex) through their normal matrix `nm`.
+/// A target with in-betweens gets each in-between's normal offsets as its weight times the
+/// target's: keyscene adds a target's normal offsets times the channel weight, whatever its
+/// in-betweens ([`crate::anim::Pose::world_corner_normals`]), and UsdSkel's piecewise-linear
+/// blend of those is that line at every weight.
+fn shapes(mesh: &crate::scene::Mesh, g: &DMat4, nm: Option<DMat3>) -> Vec<Shape> {
     let g3 = DMat3::from_mat4(*g);
+    let gn = nm.unwrap_or(DMat3::IDENTITY);
     let mut names = super::names::Siblings::default();
+    let n = mesh.positions.len();
     mesh.morph_targets
         .iter()
         .map(|t| {
             let deltas = t.weighted_deltas(None);
-            let (mut indices, mut offsets, mut size) = (Vec::new(), Vec::new(), 0.0f64);
-            for (i, d) in deltas.iter().enumerate().take(mesh.positions.len()) {
-                if *d != DVec3::ZERO {
-                    let o = g3 * *d;
-                    size = size.max(o.length());
-                    indices.push(i as u32);
-                    offsets.push(o);
-                }
+            let between: Vec<_> =
+                (0..t.inbetweens.len()).map(|k| t.weighted_deltas(Some(k))).collect();
+            let nd = t.weighted_normal_deltas().filter(|d| nm.is_some() && d.len() >= n);
+            let moved = |i: usize| {
+                deltas.get(i).is_some_and(|d| *d != DVec3::ZERO)
+                    || between.iter().any(|b| b.get(i).is_some_and(|d| *d != DVec3::ZERO))
+                    || nd.as_ref().is_some_and(|d| d[i] != Vec3::ZERO)
+            };
+            let indices: Vec<u32> = (0..n).filter(|&i| moved(i)).map(|i| i as u32).collect();
+            let at = |d: &[DVec3]| -> Vec<DVec3> {
+                indices
+                    .iter()
+                    .map(|&i| g3 * d.get(i as usize).copied().unwrap_or(DVec3::ZERO))
+                    .collect()
+            };
+            let normal_at = |scale: f64| {
+                nd.as_ref().map(|d| {
+                    indices.iter().map(|&i| gn * (d[i as usize].as_dvec3() * scale)).collect()
+                })
+            };
+            let offsets = at(&deltas);
+            let mut levels: Vec<(f64, Vec<DVec3>)> = vec![(0.0, vec![DVec3::ZERO; indices.len()])];
+            let mut ibs = Vec::new();
+            let mut ib_names = super::names::Siblings::default();
+            for (k, b) in between.iter().enumerate() {
+                let w = t.inbetweens[k].0;
+                let o = at(b);
+                levels.push((w, o.clone()));
+                let name = ib_names.claim(&format!("{}_{}", t.name, k + 1));
+                ibs.push(Inbetween { name, weight: w, offsets: o, normal_offsets: normal_at(w) });
             }
-            Shape { name: names.claim(&t.name), indices, offsets, size }
+            levels.push((1.0, offsets.clone()));
+            levels.sort_by(|a, b| a.0.total_cmp(&b.0));
+            let kinks = if ibs.is_empty() {
+                Vec::new()
+            } else {
+                levels[1..levels.len() - 1].iter().map(|l| l.0).collect()
+            };
+            let size = levels
+                .windows(2)
+                .map(|p| {
+                    let dw = p[1].0 - p[0].0;
+                    let most =
+                        p[0].1.iter().zip(&p[1].1).map(|(a, b)| a.distance(*b)).fold(0.0, f64::max);
+                    if dw > 0.0 {
+                        most / dw
+                    } else {
+                        f64::INFINITY
+                    }
+                })
+                .fold(0.0, f64::max);
+            let normal_offsets = normal_at(1.0);
+            Shape {
+                name: names.claim(&t.name),
+                indices,
+                offsets,
+                normal_offsets,
+                inbetweens: ibs,
+                size,
+                kinks,
+            }
         })
         .collect()
+}
+
+/// The mesh's normals as one per vertex, when every corner of a vertex has the same stored
+/// normal (UsdSkel deforms `vertex` normals only: `UsdSkelBakeSkinning` leaves face-varying
+/// normals as they are, and blend-shape normal offsets are per point); `None` otherwise or
+/// without normals.
+pub fn vertex_normals(mesh: &crate::scene::Mesh) -> Option<Vec<Vec3>> {
+    let attr = mesh.normals.as_ref()?;
+    let mut out: Vec<Option<Vec3>> = vec![None; mesh.positions.len()];
+    for p in 0..mesh.polygon_count() {
+        for c in mesh.polygon_corners(p) {
+            let v = mesh.corner_vertices[c] as usize;
+            let n = attr.get(mesh.corner_vertices[c], c, p)?;
+            match out.get_mut(v)? {
+                Some(had) if *had != n => return None,
+                slot => *slot = Some(n),
+            }
+        }
+    }
+    Some(out.into_iter().map(|n| n.unwrap_or(Vec3::ZERO)).collect())
 }
 
 /// The bound of the distance a vertex of joint `j` of `rig` moves between joint matrices `m`
@@ -427,6 +575,13 @@ fn sample_weights(scene: &Scene, line: &Timeline, rigs: &[Rig]) -> (Vec<f64>, Ve
                 if span <= resample::min_span(fb) || budget == 0 {
                     continue;
                 }
+                if let Some((fc, c)) = kink_crossing(scene, line, rigs, (fa, &a), (fb, &b)) {
+                    budget -= 1;
+                    added.push((fc, c.clone()));
+                    todo.push((fa, a, fc, c.clone()));
+                    todo.push((fc, c, fb, b));
+                    continue;
+                }
                 let mid = shape_weights(scene, line, rigs, fa + span / 2.0);
                 let mut worst = err(&a, &b, 0.5, &mid);
                 for u in [0.25, 0.75] {
@@ -458,6 +613,60 @@ fn sample_weights(scene: &Scene, line: &Timeline, rigs: &[Rig]) -> (Vec<f64>, Ve
         values.push(here);
     }
     (frames, values)
+}
+
+/// How close to a kink a sampled weight counts as on it ([`kink_crossing`]).
+const KINK_SNAP: f64 = 1e-6;
+
+/// Where the weights of `rigs` cross a kink of an in-between shape ([`Shape::kinks`]) strictly
+/// inside the interval `a → b`: the time (found by bisection) and the weights there. UsdSkel
+/// blends the in-betweens at the linearly interpolated weight and `UsdSkel.BakeSkinning` bakes
+/// points at the samples and interpolates those: a sample at each kink makes the shape linear
+/// in the weight between samples, so both agree with the evaluated weights within the
+/// weights' own sampling error. `None` when no weight crosses a kink by more than
+/// [`KINK_SNAP`].
+fn kink_crossing(
+    scene: &Scene,
+    line: &Timeline,
+    rigs: &[Rig],
+    a: (f64, &[Vec<f32>]),
+    b: (f64, &[Vec<f32>]),
+) -> Option<(f64, Vec<Vec<f32>>)> {
+    let side = |w: f32, k: f64| {
+        let d = f64::from(w) - k;
+        if d.abs() <= KINK_SNAP {
+            0.0
+        } else {
+            d.signum()
+        }
+    };
+    let (r, s, k) = rigs.iter().enumerate().find_map(|(r, rig)| {
+        rig.shapes.iter().enumerate().find_map(|(s, shape)| {
+            let k = shape.kinks.iter().find(|&&k| side(a.1[r][s], k) * side(b.1[r][s], k) < 0.0)?;
+            Some((r, s, *k))
+        })
+    })?;
+    let start = side(a.1[r][s], k);
+    let (mut lo, mut hi) = (a.0, b.0);
+    let mut at = None;
+    for _ in 0..60 {
+        let mid = lo + (hi - lo) / 2.0;
+        if mid <= lo || mid >= hi {
+            break;
+        }
+        let w = shape_weights(scene, line, rigs, mid).0;
+        let here = side(w[r][s], k);
+        at = Some((mid, w));
+        if here == 0.0 {
+            break;
+        }
+        if here == start {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    at
 }
 
 /// The rigs of `candidates` (skinned mesh nodes) that can be written as UsdSkel rigs, their
@@ -659,10 +868,26 @@ pub fn write_skeleton(
     t.close();
 }
 
-/// The mesh prim's `BlendShape` children (their names are the rig's shape names).
+/// The mesh prim's `BlendShape` children (their names are the rig's shape names), with their
+/// normal offsets and in-between shapes.
 pub fn write_shapes(t: &mut Text, rig: &Rig) {
     for shape in &rig.shapes {
         t.open(&format!("def BlendShape \"{}\"", shape.name), &[]);
+        for ib in &shape.inbetweens {
+            let o = t.array(&ib.offsets, |t, &v| t.vec3(v));
+            t.line(&format!("uniform point3f[] inbetweens:{} = {o} (", ib.name));
+            let w = t.num(ib.weight);
+            t.line(&format!("    weight = {w}"));
+            t.line(")");
+            if let Some(n) = &ib.normal_offsets {
+                let n = t.array(n, |t, &v| t.vec3(v));
+                t.line(&format!("vector3f[] inbetweens:{}:normalOffsets = {n}", ib.name));
+            }
+        }
+        if let Some(n) = &shape.normal_offsets {
+            let n = t.array(n, |t, &v| t.vec3(v));
+            t.line(&format!("uniform vector3f[] normalOffsets = {n}"));
+        }
         let o = t.array(&shape.offsets, |t, &v| t.vec3(v));
         t.line(&format!("uniform vector3f[] offsets = {o}"));
         let i = t.array(&shape.indices, |_, i| i.to_string());
@@ -697,6 +922,12 @@ fn animation(t: &mut Text, motion: &Motion, r: usize) {
 /// The mesh prim's binding lines (`SkelBindingAPI` is applied by the caller): `skeleton` is
 /// the name of the `Skeleton` prim beside the mesh prim.
 pub fn write_binding(t: &mut Text, rig: &Rig, skeleton: &str) {
+    if let Some(n) = &rig.vertex_normals {
+        let n = t.array(n, |t, &v| t.vec3(v));
+        t.line(&format!("normal3f[] normals = {n} ("));
+        t.line("    interpolation = \"vertex\"");
+        t.line(")");
+    }
     t.line(&format!("rel skel:skeleton = <../{skeleton}>"));
     if !rig.shapes.is_empty() {
         let names = t.array(&rig.shapes, |_, s| format!("\"{}\"", s.name));
@@ -756,6 +987,7 @@ mod tests {
             mesh: 0,
             shapes: Vec::new(),
             ib3: vec![DMat3::IDENTITY],
+            vertex_normals: None,
         };
         let w = DMat4::IDENTITY;
         let m = DMat4::from_rotation_translation(

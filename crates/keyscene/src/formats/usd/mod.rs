@@ -398,8 +398,9 @@ impl Prims<'_> {
             None => meshes::rest_points(ctx, k, &scene.meshes[m]),
         };
         let at = t.out.len();
-        // A rig's mesh keeps its rest points; its stored normals are not written (UsdSkel
-        // would skin them, but face-varying normals are skinned by few readers).
+        // A rig's mesh keeps its rest points; its normals are written by the rig when they
+        // are one per vertex (`skel::write_binding`: UsdSkel skins vertex normals only), else
+        // not at all.
         let rig = rig.as_ref().map(|(r, s)| (*r, s.as_str()));
         meshes::write(t, ctx, (k, m), &name, &points, deformed.is_some() || rig.is_some(), rig);
         if self.hidden.get(k).copied().unwrap_or(false)

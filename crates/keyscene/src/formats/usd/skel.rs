@@ -12,12 +12,18 @@
 //! transform (UsdSkel "Schemas In-Depth", skinning). The mesh prim's points are `G · p` (as for
 //! every mesh, [`super::meshes`]), so the rig is written with
 //!
-//! - every joint a **root joint** of the skeleton (`joints` are single path elements: the
-//!   bones' names as identifiers, unique);
+//! - the joints in the bones' **hierarchy** ([`Rig::with_tree`]): a joint's parent is the
+//!   nearest ancestor node of its bone that is a joint of the skin, its path that parent's
+//!   path and its own name (an identifier, unique among its siblings), parents listed before
+//!   children; ancestors that are not joints of the skin fold into the joint's local
+//!   transform;
 //! - the `Skeleton` prim beside the mesh prim, under the mesh node's prim, so that skeleton
 //!   space is the node's frame `M(t)` (the root prim is a `SkelRoot`, above both); the joints
-//!   are `Jⱼ(t) = M(t)⁻¹ · W(t) · Cⱼ⁻¹` and `bindTransforms` `Bⱼ = IBⱼ⁻¹ · Cⱼ⁻¹`, no
-//!   `geomBindTransform` (identity): `M · Jⱼ · Bⱼ⁻¹ = W · IBⱼ` for any `Cⱼ`;
+//!   in skeleton space are `Sⱼ(t) = M(t)⁻¹ · W(t) · Cⱼ⁻¹` and `bindTransforms`
+//!   `Bⱼ = IBⱼ⁻¹ · Cⱼ⁻¹`, no `geomBindTransform` (identity): `M · Sⱼ · Bⱼ⁻¹ = W · IBⱼ` for any
+//!   `Cⱼ`; `SkelAnimation` and `restTransforms` hold each joint relative to its parent as
+//!   written, `Lⱼ = TRS(S̃ₚ⁻¹ · Sⱼ)` with `S̃ₚ` the parent's composed written matrix (so the
+//!   rounding of a parent does not carry into its children), a root joint's `TRS(Sⱼ)`;
 //! - `Cⱼ` the scale of `IBⱼ⁻¹` (a diagonal matrix), so that every bind matrix is rigid (a
 //!   bone's rest matrix holds no scale in Blender, which reads `bindTransforms` as rest
 //!   matrices) and a joint at its bind pose has scale exactly 1 (`SkelAnimation` scales are
@@ -26,10 +32,14 @@
 //! - the mesh prim keeps its node's frame too (the skinned prim's own transform is ignored by
 //!   UsdSkel, and equal to the skeleton's here, so readers that apply it agree);
 //! - weights divided by their sum, `elementSize` = the most influences of a vertex (shorter
-//!   lists padded with joint 0 at weight 0).
+//!   lists padded with joint 0 at weight 0), joint indices in the written joint order;
+//! - the mesh's normals, when every corner of a vertex has the same one, as `vertex` normals
+//!   (UsdSkel skins those; face-varying ones it leaves alone), and blend-shape `normalOffsets`
+//!   with them.
 //!
-//! The joint hierarchy is therefore not kept (every joint is a root); the motion and the
-//! skinning are.
+//! A rig whose local transforms TRS cannot hold (a shear between a joint and its parent that
+//! their skeleton-space matrices do not have) is written with every joint a root, with a
+//! warning.
 //!
 //! # Samples
 //! `SkelAnimation` holds `translations` (`float3`), `rotations` (`quatf`) and `scales`
@@ -45,7 +55,8 @@
 //!
 //! # When a mesh is not rigged
 //! A skinned mesh stays posed `points` time samples ([`super::deform`]) when the rig could
-//! not reproduce keyscene's pose: blend shapes, a geometry cache or a morph track on it; dual
+//! not reproduce keyscene's pose: in-between levels UsdSkel does not blend as keyscene does
+//! (`inbetweens_agree`), a geometry cache or a morph track on it; dual
 //! quaternion skinning; a vertex without positive weight (keyscene leaves it with its node);
 //! a joint whose node is missing or whose inverse bind matrix has no inverse; or a bone world
 //! matrix at some sample that TRS with a `half` scale cannot hold within the tolerance (shear
@@ -109,8 +120,12 @@ pub fn to_half(x: f64) -> f64 {
 pub struct Rig {
     /// The skinned mesh node.
     pub node: usize,
-    /// The joints' nodes, in skin order.
+    /// The joints' nodes, in the written order: parents before their children
+    /// ([`Rig::with_tree`]).
     pub joints: Vec<usize>,
+    /// Per joint: its parent joint (index into [`Rig::joints`]), the nearest ancestor node of
+    /// its node that is a joint of the skin; `None`: a root joint.
+    pub parent: Vec<Option<usize>>,
     /// `bindTransforms`: each joint's `inverse_bind⁻¹ · C⁻¹`.
     pub bind: Vec<DMat4>,
     /// Per joint: `C⁻¹`'s diagonal, the inverse of the bone's scale at the first frame (1
@@ -281,6 +296,7 @@ fn rig_of(scene: &Scene, line: &Timeline, k: usize) -> Result<Rig, String> {
         return Ok(Rig {
             node: k,
             joints: Vec::new(),
+            parent: Vec::new(),
             bind,
             unscale,
             reach: Vec::new(),
@@ -319,10 +335,12 @@ fn rig_of(scene: &Scene, line: &Timeline, k: usize) -> Result<Rig, String> {
             weights.push(0.0);
         }
     }
-    let joints = skin.joints.iter().map(|j| j.node).collect();
-    Ok(Rig {
+    let joints: Vec<usize> = skin.joints.iter().map(|j| j.node).collect();
+    let parent = vec![None; joints.len()];
+    let rig = Rig {
         node: k,
         joints,
+        parent,
         bind,
         unscale,
         reach,
@@ -334,7 +352,94 @@ fn rig_of(scene: &Scene, line: &Timeline, k: usize) -> Result<Rig, String> {
         shapes,
         ib3,
         vertex_normals: normals,
-    })
+    };
+    Ok(rig.with_tree(scene))
+}
+
+/// Most path elements (joints × their depth) of a skeleton's `joints`; past it the joints are
+/// written as roots (a deep chain would make the paths quadratic in its depth).
+const PATH_BUDGET: usize = 1 << 20;
+
+impl Rig {
+    /// The rig with its joints in a tree (docs/usd.md, "The joint hierarchy"): each joint's
+    /// parent is the nearest ancestor node of its node that is a joint of the skin (ancestors
+    /// that are not are folded into the joint's local transform), and the joints are
+    /// reordered parents first (UsdSkel's topology requires it), shallower joints first and
+    /// in skin order within a depth; `jointIndices` follow. Unchanged (every joint a root)
+    /// past [`PATH_BUDGET`].
+    fn with_tree(mut self, scene: &Scene) -> Rig {
+        let n = self.joints.len();
+        let mut of_node: std::collections::HashMap<usize, usize> = Default::default();
+        for (j, &node) in self.joints.iter().enumerate() {
+            of_node.entry(node).or_insert(j);
+        }
+        let skin_parent: Vec<Option<usize>> = self
+            .joints
+            .iter()
+            .map(|&node| {
+                let mut p = scene.nodes.get(node)?.parent;
+                for _ in 0..scene.nodes.len() {
+                    let q = p?;
+                    if let Some(&j) = of_node.get(&q) {
+                        return Some(j);
+                    }
+                    p = scene.nodes.get(q)?.parent;
+                }
+                None
+            })
+            .collect();
+        let mut depth = vec![usize::MAX; n];
+        for j in 0..n {
+            let (mut chain, mut at, mut base) = (Vec::new(), Some(j), 0);
+            while let Some(x) = at {
+                if depth[x] != usize::MAX {
+                    base = depth[x] + 1;
+                    break;
+                }
+                chain.push(x);
+                at = skin_parent[x];
+            }
+            for (d, &x) in chain.iter().rev().enumerate() {
+                depth[x] = base + d;
+            }
+        }
+        if depth.iter().map(|d| d + 1).sum::<usize>() > PATH_BUDGET {
+            return self;
+        }
+        let mut order: Vec<usize> = (0..n).collect();
+        order.sort_by_key(|&j| depth[j]);
+        let mut remap = vec![0u32; n];
+        for (i, &j) in order.iter().enumerate() {
+            remap[j] = i as u32;
+        }
+        fn permuted<T: Clone>(v: &[T], order: &[usize]) -> Vec<T> {
+            order.iter().map(|&j| v[j].clone()).collect()
+        }
+        self.parent = order.iter().map(|&j| skin_parent[j].map(|p| remap[p] as usize)).collect();
+        self.joints = permuted(&self.joints, &order);
+        self.bind = permuted(&self.bind, &order);
+        self.unscale = permuted(&self.unscale, &order);
+        self.reach = permuted(&self.reach, &order);
+        self.ib3 = permuted(&self.ib3, &order);
+        for i in &mut self.indices {
+            *i = remap.get(*i as usize).copied().unwrap_or(*i);
+        }
+        self
+    }
+
+    /// Each joint's skeleton-space matrix from its local ones (`local[j]` relative to its
+    /// parent's, which comes first).
+    fn compose(&self, local: impl Iterator<Item = DMat4>) -> Vec<DMat4> {
+        let mut out: Vec<DMat4> = Vec::with_capacity(self.joints.len());
+        for (j, m) in local.enumerate() {
+            let c = match self.parent.get(j).copied().flatten() {
+                Some(p) => out[p] * m,
+                None => m,
+            };
+            out.push(c);
+        }
+        out
+    }
 }
 
 /// The blend shapes of `mesh` ([`Shape`]), offsets through `g`'s linear part, normal offsets
@@ -687,8 +792,9 @@ pub fn rigs(
             )),
         }
     }
-    // Rigs whose joints TRS cannot hold at a grid frame drop out, and the grid is sampled
-    // again without them (each round drops at least one rig).
+    // Rigs whose joints TRS cannot hold at a grid frame lose their hierarchy, then drop out,
+    // and the grid is sampled again (each round changes at least one rig).
+    let mut flattened = Vec::new();
     loop {
         if rigs.is_empty() {
             return (rigs, Motion::default(), warnings);
@@ -700,9 +806,23 @@ pub fn rigs(
             }
             (motion.weight_frames, motion.weights) = sample_weights(scene, line, &rigs);
             motion.animated = line.animation.is_some();
+            for rig in rigs.iter().filter(|r| flattened.contains(&r.node)) {
+                warnings.push(format!(
+                    "rig of mesh node \"{}\": joints written as roots, not in the bones' hierarchy: a joint relative to its parent is not translate · rotate · scale with a half-precision scale within the tolerance",
+                    scene.nodes[rig.node].name
+                ));
+            }
             return (rigs, motion, warnings);
         }
         for &r in bad.iter().rev() {
+            // First without the hierarchy: a local transform between two joints can hold a
+            // shear their skeleton-space matrices do not.
+            if rigs[r].parent.iter().any(Option::is_some) {
+                let rig = &mut rigs[r];
+                rig.parent = vec![None; rig.joints.len()];
+                flattened.push(rig.node);
+                continue;
+            }
             let rig = rigs.remove(r);
             warnings.push(format!(
                 "deformed mesh node \"{}\" written as posed points, not as a UsdSkel rig: a bone's world matrix is not translate · rotate · scale with a half-precision scale within the tolerance (shear or scale)",
@@ -744,9 +864,11 @@ fn sample(scene: &Scene, line: &Timeline, rigs: &[Rig]) -> (Motion, Vec<usize>) 
     (m, bad.iter().enumerate().filter(|b| *b.1).map(|b| b.0).collect())
 }
 
-/// The [`Trs`] of every joint of `w` (per rig) in its mesh node's frame (`M⁻¹ · W · C⁻¹`),
-/// marks in `bad` the rigs whose TRS, placed by `M`, strays from `W · C⁻¹`
-/// past `tol` (or whose `M` has no inverse).
+/// The [`Trs`] of every joint of `w` (per rig) relative to its parent joint as written (the
+/// skeleton-space `M⁻¹ · W · C⁻¹` of the joint, times the inverse of its parent's composed
+/// written matrix, so that the rounding of one joint does not carry into its children), or to
+/// the mesh node's frame for a root joint; marks in `bad` the rigs whose composed TRS, placed
+/// by `M`, strays from `W · C⁻¹` past `tol` (or whose `M` has no inverse).
 fn to_trs(rigs: &[Rig], w: &[At], tol: f64, bad: &mut [bool]) -> Vec<Vec<Trs>> {
     rigs.iter()
         .enumerate()
@@ -754,10 +876,15 @@ fn to_trs(rigs: &[Rig], w: &[At], tol: f64, bad: &mut [bool]) -> Vec<Vec<Trs>> {
             let at = &w[r];
             let inv = at.node.inverse();
             bad[r] |= !inv.is_finite();
+            let mut composed: Vec<DMat4> = Vec::with_capacity(rig.joints.len());
             (0..rig.joints.len())
                 .map(|j| {
-                    let x = trs(&(inv * at.joints[j]));
-                    let e = joint_error(rig, j, &(at.node * x.matrix()), &at.joints[j]);
+                    let skel = inv * at.joints[j];
+                    let parent = rig.parent.get(j).copied().flatten().map(|p| composed[p]);
+                    let x = trs(&parent.map_or(skel, |p| p.inverse() * skel));
+                    let c = parent.map_or(x.matrix(), |p| p * x.matrix());
+                    composed.push(c);
+                    let e = joint_error(rig, j, &(at.node * c), &at.joints[j]);
                     bad[r] |= e.is_nan() || e > tol;
                     x
                 })
@@ -788,9 +915,9 @@ impl Cut<'_> {
         for u in [0.5, 0.25, 0.75] {
             let w = worlds(self.scene, self.line, self.rigs, a.0 + span * u);
             for (r, rig) in self.rigs.iter().enumerate() {
-                for (j, wj) in w[r].joints.iter().enumerate() {
-                    let x = w[r].node * a.1[r][j].lerp(&b.1[r][j], u).matrix();
-                    worst = worst.max(joint_error(rig, j, &x, wj));
+                let lerped = a.1[r].iter().zip(&b.1[r]).map(|(x, y)| x.lerp(y, u).matrix());
+                for (j, c) in rig.compose(lerped).iter().enumerate() {
+                    worst = worst.max(joint_error(rig, j, &(w[r].node * *c), &w[r].joints[j]));
                 }
             }
             if u == 0.5 {
@@ -824,9 +951,20 @@ pub fn write_skeleton(
     motion: &Motion,
     name: &str,
 ) {
-    let mut joint_names = super::names::Siblings::default();
-    let joints: Vec<String> =
-        rig.joints.iter().map(|&j| joint_names.claim(&scene.nodes[j].name)).collect();
+    // Joint paths: each joint's name (an identifier, unique among its siblings) under its
+    // parent's path.
+    let mut roots = super::names::Siblings::default();
+    let mut children: Vec<super::names::Siblings> =
+        rig.joints.iter().map(|_| Default::default()).collect();
+    let mut joints: Vec<String> = Vec::with_capacity(rig.joints.len());
+    for (i, &j) in rig.joints.iter().enumerate() {
+        let name = &scene.nodes[j].name;
+        let path = match rig.parent.get(i).copied().flatten() {
+            Some(p) => format!("{}/{}", joints[p], children[p].claim(name)),
+            None => roots.claim(name),
+        };
+        joints.push(path);
+    }
     let tokens = t.array(&joints, |_, j| format!("\"{j}\""));
     t.open(
         &format!("def Skeleton \"{name}\""),
@@ -972,11 +1110,53 @@ mod tests {
     }
 
     #[test]
+    fn inbetween_levels_usdskel_skips_fall_back() {
+        // UsdSkelBlendShapeQuery: an in-between within 1e-6 of 0 or 1 is skipped, and two
+        // sub-shapes within 1e-6 blend nothing; keyscene (ufbx) blends them.
+        let with = |levels: &[f64]| crate::scene::MorphTarget {
+            inbetweens: levels.iter().map(|&l| (l, vec![DVec3::X])).collect(),
+            ..Default::default()
+        };
+        assert!(inbetweens_agree(&with(&[])));
+        assert!(inbetweens_agree(&with(&[0.5])));
+        assert!(inbetweens_agree(&with(&[-0.499, -0.249])));
+        assert!(!inbetweens_agree(&with(&[0.0, 0.5])));
+        assert!(!inbetweens_agree(&with(&[0.5, 0.5])));
+        assert!(!inbetweens_agree(&with(&[1.0])));
+        assert!(!inbetweens_agree(&with(&[1.5])));
+        assert!(!inbetweens_agree(&with(&[f64::NAN])));
+    }
+
+    #[test]
+    fn inbetween_shape_slope_and_kinks() {
+        // One vertex: in-between at 0.5 moves it by (0, 2, 0), the target at 1 by (1, 0, 0).
+        // Segments: 0 → 0.5 slope |(0,2,0)| / 0.5 = 4; 0.5 → 1: |(1,-2,0)| / 0.5 = 2·sqrt(5).
+        // Kinks: 0.5 only (below 0 and past 1 the end segments extrapolate).
+        let mesh = crate::scene::Mesh {
+            positions: vec![DVec3::ZERO],
+            morph_targets: vec![crate::scene::MorphTarget {
+                name: "t".into(),
+                position_deltas: vec![DVec3::X],
+                inbetweens: vec![(0.5, vec![DVec3::new(0.0, 2.0, 0.0)])],
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        let s = &shapes(&mesh, &DMat4::IDENTITY, None)[0];
+        assert_eq!(s.indices, vec![0]);
+        assert_eq!(s.inbetweens.len(), 1);
+        assert_eq!(s.inbetweens[0].weight, 0.5);
+        assert_eq!(s.kinks, vec![0.5]);
+        assert!((s.size - 4.0f64.max(2.0 * 5f64.sqrt())).abs() < 1e-12, "{}", s.size);
+    }
+
+    #[test]
     fn joint_error_bounds_the_vertex_distance() {
         // Hand case: a joint 0.001 rad off about z, 0.01 off in x; a vertex 2 from the joint.
         let rig = Rig {
             node: 0,
             joints: vec![0],
+            parent: vec![None],
             bind: vec![DMat4::IDENTITY],
             unscale: vec![DVec3::ONE],
             reach: vec![2.0],

@@ -395,3 +395,70 @@ def test_inbetween_shapes_are_usdskel_inbetweens(tmp_path):
                     assert len(ib.GetOffsets()) == len(shape.GetPointIndicesAttr().Get())
                 written += 1
     assert written >= 1
+
+
+def ufbx_inbetween_weights(w, levels):
+    """The effective weight of each shape of an FBX blend channel at channel weight ``w``, by
+    ufbx's rule (``ufbxi_update_blend_channel`` in ufbx.c, ported here): ``levels`` are the
+    shapes' full weights, sorted; an empty shape sits at 0; the walk goes outwards from 0 on
+    the weight's side until a shape lies beyond ``w``, and ``w`` blends the shape before it
+    and that one linearly (extrapolating past the end)."""
+    eff = [0.0] * len(levels)
+    last_negative = max((i for i, l in enumerate(levels) if l < 0), default=-1)
+    zero = None
+    prev = nxt = zero
+    if w > 0:
+        for i in range(last_negative + 1, len(levels)):
+            prev, nxt = nxt, i
+            if levels[i] > w:
+                break
+    else:
+        if last_negative + 1 < len(levels):
+            prev = last_negative + 1
+        for i in range(last_negative, -1, -1):
+            prev, nxt = nxt, i
+            if levels[i] < w:
+                break
+    level = lambda k: 0.0 if k is None else levels[k]  # noqa: E731
+    delta = level(nxt) - level(prev)
+    if delta != 0:
+        t = (w - level(prev)) / delta
+        if prev is not None:
+            eff[prev] = 1 - t
+        if nxt is not None:
+            eff[nxt] = t
+    return eff
+
+
+def test_usdskel_blends_inbetweens_by_the_ufbx_rule():
+    """The premise of writing FBX in-betweens as UsdSkel in-betweens: OpenUSD's
+    ``UsdSkel.BlendShapeQuery.ComputeSubShapeWeights`` gives every shape the weight ufbx's rule
+    gives it, at weights inside 0..1 and outside (extrapolation), for in-betweens above and
+    below 0 and a first in-between away from 0 (docs/usd.md, "Blend shapes")."""
+    from pxr import Vt
+
+    for inbetweens in ([0.5], [-0.499, -0.249], [0.25, 0.75], [-0.5, 0.5], [0.3, 0.6, 0.9], [-0.75]):
+        stage = Usd.Stage.CreateInMemory()
+        mesh = UsdGeom.Mesh.Define(stage, "/m")
+        shape = UsdSkel.BlendShape.Define(stage, "/m/b")
+        shape.CreateOffsetsAttr([(1, 0, 0)])
+        shape.CreatePointIndicesAttr([0])
+        for i, level in enumerate(inbetweens):
+            ib = shape.CreateInbetween(f"i{i}")
+            ib.SetWeight(level)
+            ib.SetOffsets([(0, 0, 0)])
+        binding = UsdSkel.BindingAPI.Apply(mesh.GetPrim())
+        binding.CreateBlendShapeTargetsRel().SetTargets([shape.GetPath()])
+        query = UsdSkel.BlendShapeQuery(binding)
+        # Sub-shape index -> position in `levels` (the in-betweens, then the shape itself).
+        names = [f"inbetweens:i{i}" for i in range(len(inbetweens))]
+        levels = sorted(inbetweens) + [1.0]
+        for w in sorted(set(np.round(np.linspace(-3, 3, 241), 6)) | set(levels)):
+            want = ufbx_inbetween_weights(w, levels)
+            got = [0.0] * len(levels)
+            weights, _, subs = query.ComputeSubShapeWeights(Vt.FloatArray([w]))
+            for x, s in zip(weights, subs):
+                ib = query.GetInbetween(s)
+                k = levels.index(inbetweens[names.index(ib.GetAttr().GetName())]) if ib else len(levels) - 1
+                got[k] += x
+            assert np.allclose(got, want, atol=1e-5), f"in-betweens {inbetweens}, weight {w}: UsdSkel {got}, ufbx {want}"

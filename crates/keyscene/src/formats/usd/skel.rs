@@ -1151,6 +1151,51 @@ mod tests {
     }
 
     #[test]
+    fn joints_follow_the_bones_parents_parents_first() {
+        use crate::scene::{Node, NodeKind};
+        // Nodes: 0 "hips" (root) → 1 "null" (not a joint) → 2 "spine" → 3 "head";
+        // 0 → 4 "leg". Skin order: head, spine, leg, hips. By hand: hips is the root, spine's
+        // parent is hips (through the null), head's spine, leg's hips; parents first:
+        // hips (depth 0), then spine, leg (depth 1, skin order), then head (depth 2).
+        let mut scene = Scene::default();
+        for (name, parent) in [
+            ("hips", None),
+            ("null", Some(0)),
+            ("spine", Some(1)),
+            ("head", Some(2)),
+            ("leg", Some(0)),
+        ] {
+            let mut n = Node::new(name, NodeKind::Null);
+            n.parent = parent;
+            scene.nodes.push(n);
+        }
+        let m = DMat4::IDENTITY;
+        let rig = Rig {
+            node: 0,
+            joints: vec![3, 2, 4, 0],
+            parent: vec![None; 4],
+            bind: vec![m; 4],
+            unscale: vec![DVec3::ONE; 4],
+            reach: vec![3.0, 2.0, 4.0, 0.0],
+            // One vertex per joint, in skin order.
+            indices: vec![0, 1, 2, 3],
+            weights: vec![1.0; 4],
+            element_size: 1,
+            index: 0,
+            mesh: 0,
+            shapes: Vec::new(),
+            ib3: vec![DMat3::IDENTITY; 4],
+            vertex_normals: None,
+        }
+        .with_tree(&scene);
+        assert_eq!(rig.joints, vec![0, 2, 4, 3]);
+        assert_eq!(rig.parent, vec![None, Some(0), Some(0), Some(1)]);
+        assert_eq!(rig.reach, vec![0.0, 2.0, 4.0, 3.0]);
+        // Skin joint 0 (head) is written 3rd, 1 (spine) 1st, 2 (leg) 2nd, 3 (hips) 0th.
+        assert_eq!(rig.indices, vec![3, 1, 2, 0]);
+    }
+
+    #[test]
     fn joint_error_bounds_the_vertex_distance() {
         // Hand case: a joint 0.001 rad off about z, 0.01 off in x; a vertex 2 from the joint.
         let rig = Rig {

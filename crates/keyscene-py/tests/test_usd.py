@@ -15,6 +15,9 @@ the binary name ``keyscene-py:test_usd`` and run as strict xfails.
 """
 
 import pathlib
+import re
+import struct
+import zlib
 
 import numpy as np
 import pytest
@@ -185,16 +188,41 @@ def test_stage_metadata_of_fly(fly, tmp_path):
     assert stage.GetDefaultPrim().IsValid()
 
 
+def usd_identifier(name):
+    """A name as a USD identifier, by OpenUSD's grammar ([A-Za-z_][A-Za-z0-9_]*): other
+    characters become ``_``, a leading digit (or nothing) gets a ``_``."""
+    out = re.sub(r"[^A-Za-z0-9_]", "_", name)
+    return "_" + out if not out or out[0].isdigit() else out
+
+
+def expected_joint_paths(scene, skin_joints):
+    """Per skin joint (node index): its joint path as the scene's hierarchy gives it: the
+    identifiers of the nodes from its outermost ancestor that is a joint of the skin down to
+    itself (ancestors that are not joints of the skin leave no element)."""
+    in_skin = set(skin_joints)
+    paths = []
+    for node in skin_joints:
+        chain, p = [node], scene.nodes[node].parent
+        while p is not None:
+            if p in in_skin:
+                chain.append(p)
+            p = scene.nodes[p].parent
+        paths.append("/".join(usd_identifier(scene.nodes[k].name) for k in reversed(chain)))
+    return paths
+
+
 def test_linear_skins_are_usdskel_rigs(tmp_path):
     """Every skinned mesh of the FBX sources is a UsdSkel rig or named in a warning (never
     silently posed points): a rig's mesh prim is bound (``SkelBindingAPI``) to a ``Skeleton``
-    with one joint per skin joint, its weights are the file's divided by their sum, and its
-    animation source is a ``SkelAnimation``. The positions of every rig are checked by
-    ``test_usd_opens_validates_and_matches_posed_vertices`` (after ``BakeSkinning``). The
-    corpus has linear skins USD can hold: at least one file must be written with a rig."""
+    with one joint per skin joint, whose joint paths follow the bones' parents in the scene
+    (or, named in a warning, are all roots), its weights are the file's divided by their sum,
+    and its animation source is a ``SkelAnimation``. The positions of every rig are checked
+    by ``test_usd_opens_validates_and_matches_posed_vertices`` (after ``BakeSkinning``). The
+    corpus has linear skins USD can hold: at least one file must be written with a rig, and
+    at least one with a joint hierarchy."""
     if corpus_dir() is None:
         pytest.skip("corpus not found (set KEYSCENE_CORPUS)")
-    rigged_files = 0
+    rigged_files = trees = 0
     for name, path in SOURCES:
         if not name.startswith("fbx/"):
             continue
@@ -222,21 +250,215 @@ def test_linear_skins_are_usdskel_rigs(tmp_path):
             rigged += 1
             mesh = scene.meshes[n.mesh]
             skel = UsdSkel.Skeleton(stage.GetPrimAtPath(targets[0]))
-            assert len(skel.GetJointsAttr().Get()) == len(scene.skins[mesh.skin]["joints"])
+            skin_joints = scene.skins[mesh.skin]["joints"]
+            written = list(skel.GetJointsAttr().Get())
+            assert len(written) == len(skin_joints)
+            # The joint tree: UsdSkel's topology of the written paths is valid (parents first)
+            # and is the scene's bone hierarchy, or every joint is a root with a warning.
+            topology = UsdSkel.Topology(written)
+            assert topology.Validate()[0], f"{name}: {n.name!r}: joint topology invalid"
+            want_paths = expected_joint_paths(scene, skin_joints)
+            if all("/" not in p for p in written) and any("/" in p for p in want_paths):
+                assert any(f'"{n.name}": joints written as roots' in w for w in report.warnings)
+                want_paths = [p.rsplit("/", 1)[-1] for p in want_paths]
+            elif any("/" in p for p in written):
+                trees += 1
+            if len(set(want_paths)) == len(want_paths):
+                assert sorted(written) == sorted(want_paths), f"{name}: {n.name!r}: joint paths"
+                to_written = [written.index(p) for p in want_paths]
+            else:
+                # Bones of one name under one parent: the writer numbers them; the tree is
+                # checked through UsdSkel's topology and the element counts only.
+                assert sorted(p.count("/") for p in written) == sorted(p.count("/") for p in want_paths)
+                to_written = None
             anim = UsdSkel.BindingAPI(skel.GetPrim()).GetAnimationSource()
             assert anim and anim.IsA(UsdSkel.Animation), f"{name}: {n.name!r} has no SkelAnimation"
+            if to_written is None:
+                continue
             joints, weights = mesh.skin_weights()
             want = weights.astype(np.float64) / weights.astype(np.float64).sum(axis=1, keepdims=True)
             got = np.array(binding.GetJointWeightsPrimvar().Get(), dtype=np.float64)
             size = binding.GetJointWeightsPrimvar().GetElementSize()
             got = got.reshape(-1, size)
             idx = np.array(binding.GetJointIndicesPrimvar().Get()).reshape(-1, size)
-            # The same (joint → weight) per vertex, whatever the padding.
+            # The same (joint → weight) per vertex, whatever the padding and the joint order.
             for v in range(len(want)):
-                a = {int(j): w for j, w in zip(joints[v], want[v]) if w != 0}
+                a = {to_written[int(j)]: w for j, w in zip(joints[v], want[v]) if w != 0}
                 b = {int(j): w for j, w in zip(idx[v], got[v]) if w != 0}
                 assert a.keys() == b.keys() and all(abs(a[j] - b[j]) < 1e-6 for j in a), (
                     f"{name}: {n.name!r} vertex {v}: weights {b}, file {a}"
                 )
         rigged_files += rigged > 0
     assert rigged_files >= 1
+    assert trees >= 1
+
+
+def fbx_full_weights(path):
+    """``{channel name: [FullWeights …]}`` of every ``BlendShapeChannel`` deformer of an FBX
+    file, read from the file itself (ASCII or binary FBX 7.x records; FBX SDK's percent)."""
+    data = path.read_bytes()
+    out = {}
+    if not data.startswith(b"Kaydara FBX Binary"):
+        text = data.decode("utf-8", "replace")
+        pattern = r'Deformer: [^,]*, "SubDeformer::([^"]*)", "BlendShapeChannel" \{(.*?)\n\t\}'
+        for name, body in re.findall(pattern, text, re.S):
+            m = re.search(r"FullWeights: \*\d+ \{\s*a: ([^}]*)\}", body)
+            out[name] = [float(x) for x in m.group(1).split(",")] if m else []
+        return out
+    wide = struct.unpack_from("<I", data, 23)[0] >= 7500
+    head = "<QQQB" if wide else "<IIIB"
+
+    def props(pos, count):
+        values = []
+        for _ in range(count):
+            code = chr(data[pos])
+            pos += 1
+            if code in "YCIFDL":
+                size = {"Y": 2, "C": 1, "I": 4, "F": 4, "D": 8, "L": 8}[code]
+                values.append(struct.unpack_from("<" + {"Y": "h", "C": "B", "I": "i", "F": "f", "D": "d", "L": "q"}[code], data, pos)[0])
+                pos += size
+            elif code in "SR":
+                (n,) = struct.unpack_from("<I", data, pos)
+                values.append(data[pos + 4 : pos + 4 + n])
+                pos += 4 + n
+            else:
+                n, enc, clen = struct.unpack_from("<III", data, pos)
+                raw = data[pos + 12 : pos + 12 + clen]
+                raw = zlib.decompress(raw) if enc == 1 else raw
+                values.append(list(struct.unpack("<%d%s" % (n, {"d": "d", "f": "f", "l": "q", "i": "i", "b": "B"}[code]), raw)))
+                pos += 12 + clen
+        return values
+
+    def nodes(pos, end):
+        while pos + struct.calcsize(head) <= end:
+            stop, count, length, n = struct.unpack_from(head, data, pos)
+            if stop == 0:
+                return
+            start = pos + struct.calcsize(head)
+            yield data[start : start + n].decode(), props(start + n, count), (start + n + length, stop)
+            pos = stop
+
+    def walk(pos, end):
+        for name, values, children in nodes(pos, end):
+            if name == "Deformer" and len(values) >= 3 and values[2] == b"BlendShapeChannel":
+                channel = values[1].split(b"\x00\x01")[0].decode()
+                out[channel] = next((list(v[0]) for c, v, _ in nodes(*children) if c == "FullWeights"), [])
+            else:
+                walk(*children)
+
+    walk(27, len(data))
+    return out
+
+
+def test_inbetween_shapes_are_usdskel_inbetweens(tmp_path):
+    """Every blend shape with in-between shapes of the FBX sources is a UsdSkel ``BlendShape``
+    with one ``UsdSkelInbetweenShape`` per in-between, at the weights the file's
+    ``FullWeights`` give (percent / 100, sorted; the highest is the shape itself, at 1), or
+    its mesh is named in a warning. (Their positions, in-betweens blended by UsdSkel, are
+    checked by ``test_usd_opens_validates_and_matches_posed_vertices``.) The corpus has such
+    shapes: at least one must be written."""
+    if corpus_dir() is None:
+        pytest.skip("corpus not found (set KEYSCENE_CORPUS)")
+    written = 0
+    for name, path in SOURCES:
+        if not name.startswith("fbx/"):
+            continue
+        try:
+            scene = keyscene.load(path)
+        except keyscene.Error:
+            continue
+        nodes = [n for n in scene.nodes if n.mesh is not None and any(t["inbetweens"] for t in scene.meshes[n.mesh].blend_shapes)]
+        if not nodes:
+            continue
+        full = fbx_full_weights(path)
+        out = tmp_path / f"{path.stem}.usda"
+        report = keyscene.convert(path, out, force=True)
+        stage = Usd.Stage.Open(str(out))
+        prims = mesh_prims(scene, stage)
+        for n in nodes:
+            prim = prims[n.index]
+            targets = UsdSkel.BindingAPI(prim).GetBlendShapeTargetsRel().GetTargets() if prim.HasAPI(UsdSkel.BindingAPI) else []
+            if not targets:
+                assert any(f'"{n.name}" written as posed points' in w for w in report.warnings), (
+                    f"{name}: node {n.name!r} with in-betweens is neither a rig nor in a warning"
+                )
+                continue
+            shapes = {UsdSkel.BlendShape(stage.GetPrimAtPath(t)).GetPrim().GetName(): UsdSkel.BlendShape(stage.GetPrimAtPath(t)) for t in targets}
+            for channel, weights in full.items():
+                shape = shapes.get(usd_identifier(channel))
+                if shape is None or len(weights) < 2:
+                    continue
+                want = sorted(w / 100 for w in weights)[:-1]
+                got = sorted(ib.GetWeight() for ib in shape.GetInbetweens())
+                assert np.allclose(got, want, atol=1e-6), f"{name}: {channel}: in-between weights {got}, FullWeights {want}"
+                for ib in shape.GetInbetweens():
+                    assert len(ib.GetOffsets()) == len(shape.GetPointIndicesAttr().Get())
+                written += 1
+    assert written >= 1
+
+
+def ufbx_inbetween_weights(w, levels):
+    """The effective weight of each shape of an FBX blend channel at channel weight ``w``, by
+    ufbx's rule (``ufbxi_update_blend_channel`` in ufbx.c, ported here): ``levels`` are the
+    shapes' full weights, sorted; an empty shape sits at 0; the walk goes outwards from 0 on
+    the weight's side until a shape lies beyond ``w``, and ``w`` blends the shape before it
+    and that one linearly (extrapolating past the end)."""
+    eff = [0.0] * len(levels)
+    last_negative = max((i for i, l in enumerate(levels) if l < 0), default=-1)
+    zero = None
+    prev = nxt = zero
+    if w > 0:
+        for i in range(last_negative + 1, len(levels)):
+            prev, nxt = nxt, i
+            if levels[i] > w:
+                break
+    else:
+        if last_negative + 1 < len(levels):
+            prev = last_negative + 1
+        for i in range(last_negative, -1, -1):
+            prev, nxt = nxt, i
+            if levels[i] < w:
+                break
+    level = lambda k: 0.0 if k is None else levels[k]  # noqa: E731
+    delta = level(nxt) - level(prev)
+    if delta != 0:
+        t = (w - level(prev)) / delta
+        if prev is not None:
+            eff[prev] = 1 - t
+        if nxt is not None:
+            eff[nxt] = t
+    return eff
+
+
+def test_usdskel_blends_inbetweens_by_the_ufbx_rule():
+    """The premise of writing FBX in-betweens as UsdSkel in-betweens: OpenUSD's
+    ``UsdSkel.BlendShapeQuery.ComputeSubShapeWeights`` gives every shape the weight ufbx's rule
+    gives it, at weights inside 0..1 and outside (extrapolation), for in-betweens above and
+    below 0 and a first in-between away from 0 (docs/usd.md, "Blend shapes")."""
+    from pxr import Vt
+
+    for inbetweens in ([0.5], [-0.499, -0.249], [0.25, 0.75], [-0.5, 0.5], [0.3, 0.6, 0.9], [-0.75]):
+        stage = Usd.Stage.CreateInMemory()
+        mesh = UsdGeom.Mesh.Define(stage, "/m")
+        shape = UsdSkel.BlendShape.Define(stage, "/m/b")
+        shape.CreateOffsetsAttr([(1, 0, 0)])
+        shape.CreatePointIndicesAttr([0])
+        for i, level in enumerate(inbetweens):
+            ib = shape.CreateInbetween(f"i{i}")
+            ib.SetWeight(level)
+            ib.SetOffsets([(0, 0, 0)])
+        binding = UsdSkel.BindingAPI.Apply(mesh.GetPrim())
+        binding.CreateBlendShapeTargetsRel().SetTargets([shape.GetPath()])
+        query = UsdSkel.BlendShapeQuery(binding)
+        # Sub-shape index -> position in `levels` (the in-betweens, then the shape itself).
+        names = [f"inbetweens:i{i}" for i in range(len(inbetweens))]
+        levels = sorted(inbetweens) + [1.0]
+        for w in sorted(set(np.round(np.linspace(-3, 3, 241), 6)) | set(levels)):
+            want = ufbx_inbetween_weights(w, levels)
+            got = [0.0] * len(levels)
+            weights, _, subs = query.ComputeSubShapeWeights(Vt.FloatArray([w]))
+            for x, s in zip(weights, subs):
+                ib = query.GetInbetween(s)
+                k = levels.index(inbetweens[names.index(ib.GetAttr().GetName())]) if ib else len(levels) - 1
+                got[k] += x
+            assert np.allclose(got, want, atol=1e-5), f"in-betweens {inbetweens}, weight {w}: UsdSkel {got}, ufbx {want}"

@@ -6,8 +6,8 @@
 //! quarters of the interval (down to [`resample::MIN_SPAN`]), shared by every deformed mesh
 //! (one evaluation of the scene serves all). A mesh whose points never change gets one set.
 //!
-//! UsdSkel (skeleton, skin weights, joint animation) and UsdSkel blend shapes are not written
-//! yet: this keeps what a viewer shows, not the rig (docs/usd.md).
+//! These are the deformed meshes UsdSkel cannot show as keyscene poses them (the rigs,
+//! [`super::skel`], name why): this keeps what a viewer shows, not the rig (docs/usd.md).
 
 use glam::{DMat4, Vec3};
 

@@ -17,7 +17,7 @@
 //!   `UsdLux` lights;
 //! - [`text`]: the `.usda` grammar; [`usdz`]: the package.
 //!
-//! What USD cannot hold, or this writer does not write yet (UsdSkel blend shapes, animated camera
+//! What USD cannot hold, or this writer does not write yet (animated camera
 //! and light parameters, visibility over time, other animations), is a warning in the
 //! [`Report`].
 
@@ -272,7 +272,7 @@ fn deformed_points(
     }
     let (points, thinned, incomplete) = deform::sample(scene, line, &nodes);
     ctx.warn(format!(
-        "{} deformed mesh(es) (blend shapes, caches, morphs, or skins not written as rigs) written as posed points time samples (UsdSkel blend shapes are not written yet)",
+        "{} deformed mesh(es) (blend shapes, caches, morphs, or skins not written as rigs) written as posed points time samples (meshes UsdSkel cannot show as keyscene poses them: see the warnings naming them)",
         nodes.len()
     ));
     if thinned {
@@ -398,8 +398,9 @@ impl Prims<'_> {
             None => meshes::rest_points(ctx, k, &scene.meshes[m]),
         };
         let at = t.out.len();
-        // A rig's mesh keeps its rest points; its stored normals are not written (UsdSkel
-        // would skin them, but face-varying normals are skinned by few readers).
+        // A rig's mesh keeps its rest points; its normals are written by the rig when they
+        // are one per vertex (`skel::write_binding`: UsdSkel skins vertex normals only), else
+        // not at all.
         let rig = rig.as_ref().map(|(r, s)| (*r, s.as_str()));
         meshes::write(t, ctx, (k, m), &name, &points, deformed.is_some() || rig.is_some(), rig);
         if self.hidden.get(k).copied().unwrap_or(false)

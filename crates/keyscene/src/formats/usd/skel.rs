@@ -12,12 +12,18 @@
 //! transform (UsdSkel "Schemas In-Depth", skinning). The mesh prim's points are `G · p` (as for
 //! every mesh, [`super::meshes`]), so the rig is written with
 //!
-//! - every joint a **root joint** of the skeleton (`joints` are single path elements: the
-//!   bones' names as identifiers, unique);
+//! - the joints in the bones' **hierarchy** ([`Rig::with_tree`]): a joint's parent is the
+//!   nearest ancestor node of its bone that is a joint of the skin, its path that parent's
+//!   path and its own name (an identifier, unique among its siblings), parents listed before
+//!   children; ancestors that are not joints of the skin fold into the joint's local
+//!   transform;
 //! - the `Skeleton` prim beside the mesh prim, under the mesh node's prim, so that skeleton
 //!   space is the node's frame `M(t)` (the root prim is a `SkelRoot`, above both); the joints
-//!   are `Jⱼ(t) = M(t)⁻¹ · W(t) · Cⱼ⁻¹` and `bindTransforms` `Bⱼ = IBⱼ⁻¹ · Cⱼ⁻¹`, no
-//!   `geomBindTransform` (identity): `M · Jⱼ · Bⱼ⁻¹ = W · IBⱼ` for any `Cⱼ`;
+//!   in skeleton space are `Sⱼ(t) = M(t)⁻¹ · W(t) · Cⱼ⁻¹` and `bindTransforms`
+//!   `Bⱼ = IBⱼ⁻¹ · Cⱼ⁻¹`, no `geomBindTransform` (identity): `M · Sⱼ · Bⱼ⁻¹ = W · IBⱼ` for any
+//!   `Cⱼ`; `SkelAnimation` and `restTransforms` hold each joint relative to its parent as
+//!   written, `Lⱼ = TRS(S̃ₚ⁻¹ · Sⱼ)` with `S̃ₚ` the parent's composed written matrix (so the
+//!   rounding of a parent does not carry into its children), a root joint's `TRS(Sⱼ)`;
 //! - `Cⱼ` the scale of `IBⱼ⁻¹` (a diagonal matrix), so that every bind matrix is rigid (a
 //!   bone's rest matrix holds no scale in Blender, which reads `bindTransforms` as rest
 //!   matrices) and a joint at its bind pose has scale exactly 1 (`SkelAnimation` scales are
@@ -26,10 +32,14 @@
 //! - the mesh prim keeps its node's frame too (the skinned prim's own transform is ignored by
 //!   UsdSkel, and equal to the skeleton's here, so readers that apply it agree);
 //! - weights divided by their sum, `elementSize` = the most influences of a vertex (shorter
-//!   lists padded with joint 0 at weight 0).
+//!   lists padded with joint 0 at weight 0), joint indices in the written joint order;
+//! - the mesh's normals, when every corner of a vertex has the same one, as `vertex` normals
+//!   (UsdSkel skins those; face-varying ones it leaves alone), and blend-shape `normalOffsets`
+//!   with them.
 //!
-//! The joint hierarchy is therefore not kept (every joint is a root); the motion and the
-//! skinning are.
+//! A rig whose local transforms TRS cannot hold (a shear between a joint and its parent that
+//! their skeleton-space matrices do not have) is written with every joint a root, with a
+//! warning.
 //!
 //! # Samples
 //! `SkelAnimation` holds `translations` (`float3`), `rotations` (`quatf`) and `scales`
@@ -45,13 +55,14 @@
 //!
 //! # When a mesh is not rigged
 //! A skinned mesh stays posed `points` time samples ([`super::deform`]) when the rig could
-//! not reproduce keyscene's pose: blend shapes, a geometry cache or a morph track on it; dual
+//! not reproduce keyscene's pose: in-between levels UsdSkel does not blend as keyscene does
+//! (`inbetweens_agree`), a geometry cache or a morph track on it; dual
 //! quaternion skinning; a vertex without positive weight (keyscene leaves it with its node);
 //! a joint whose node is missing or whose inverse bind matrix has no inverse; or a bone world
 //! matrix at some sample that TRS with a `half` scale cannot hold within the tolerance (shear
 //! from a non-uniformly scaled parent, a scale `half` rounds too far). Each is a warning.
 
-use glam::{DMat3, DMat4, DQuat, DVec3};
+use glam::{DMat3, DMat4, DQuat, DVec3, Vec3};
 
 use super::text::Text;
 use super::xform::Timeline;
@@ -109,8 +120,12 @@ pub fn to_half(x: f64) -> f64 {
 pub struct Rig {
     /// The skinned mesh node.
     pub node: usize,
-    /// The joints' nodes, in skin order.
+    /// The joints' nodes, in the written order: parents before their children
+    /// ([`Rig::with_tree`]).
     pub joints: Vec<usize>,
+    /// Per joint: its parent joint (index into [`Rig::joints`]), the nearest ancestor node of
+    /// its node that is a joint of the skin; `None`: a root joint.
+    pub parent: Vec<Option<usize>>,
     /// `bindTransforms`: each joint's `inverse_bind⁻¹ · C⁻¹`.
     pub bind: Vec<DMat4>,
     /// Per joint: `C⁻¹`'s diagonal, the inverse of the bone's scale at the first frame (1
@@ -133,11 +148,16 @@ pub struct Rig {
     /// Per joint: the linear part of `C · inverse_bind`, to bound how far the skinning
     /// carries a blend shape's error.
     ib3: Vec<DMat3>,
+    /// The mesh's normals, one per vertex (`interpolation = "vertex"`), through the normal
+    /// matrix keyscene deforms them with, not normalised (blend-shape normal offsets add to
+    /// them, and UsdSkel normalises after): when every corner of a vertex has the same normal
+    /// ([`vertex_normals`]). `None`: no normals are written on the rig.
+    pub vertex_normals: Option<Vec<DVec3>>,
 }
 
-/// One blend shape of a rig: a [`MorphTarget`](crate::scene::MorphTarget) without
-/// in-betweens, its offsets with the vertex weights applied, carried through the node's
-/// geometric transform (as the points are), listed for the vertices it moves.
+/// One blend shape of a rig: a [`MorphTarget`](crate::scene::MorphTarget), its offsets with
+/// the vertex weights applied, carried through the node's geometric transform (as the points
+/// are), listed for the vertices any of its shapes moves.
 #[derive(Debug, Clone)]
 pub struct Shape {
     /// The `BlendShape` prim's name (the target's name as an identifier, unique on the mesh).
@@ -146,8 +166,59 @@ pub struct Shape {
     pub indices: Vec<u32>,
     /// `offsets`, one per index.
     pub offsets: Vec<DVec3>,
-    /// The longest offset.
+    /// `normalOffsets`, one per index, when the target has normal offsets and the mesh's
+    /// normals are written per vertex ([`Rig::vertex_normals`]).
+    pub normal_offsets: Option<Vec<DVec3>>,
+    /// In-between shapes (`inbetweens:<name>` attributes, `UsdSkelInbetweenShape`): name,
+    /// `weight`, offsets and normal offsets (as above), one per index.
+    pub inbetweens: Vec<Inbetween>,
+    /// How far a unit of channel weight can move a vertex (the steepest segment of the
+    /// piecewise-linear shape over the weight; the longest offset without in-betweens).
     size: f64,
+    /// The weights where the shape's slope over the weight changes: the sub-shape levels (0,
+    /// the in-betweens', 1) but the lowest and the highest (past those both rules extrapolate
+    /// the end segment). Empty without in-betweens.
+    kinks: Vec<f64>,
+}
+
+/// One in-between shape of a [`Shape`].
+#[derive(Debug, Clone)]
+pub struct Inbetween {
+    /// The attribute's name after `inbetweens:`.
+    pub name: String,
+    /// The channel weight at which the shape applies in full (`weight` metadata).
+    pub weight: f64,
+    /// Offsets, one per [`Shape::indices`].
+    pub offsets: Vec<DVec3>,
+    /// Normal offsets, one per [`Shape::indices`], when the shape has normal offsets.
+    pub normal_offsets: Option<Vec<DVec3>>,
+}
+
+/// UsdSkel's tolerance on in-between weights (`EPS` of `UsdSkelBlendShapeQuery`: a weight
+/// this close to 0 or 1 is skipped, sub-shapes this close together blend nothing).
+const INBETWEEN_EPS: f64 = 1e-6;
+
+/// Whether UsdSkel blends the in-betweens of `t` as keyscene does
+/// ([`crate::anim::inbetween_weights`], ufbx's rule), docs/usd.md "Blend shapes". Both put an
+/// empty shape at weight 0 and the target at 1, blend the two shapes around the weight
+/// linearly, and past the first or last shape extrapolate the nearest two: the same rule at
+/// every weight, inside 0–1 and outside, whatever the first in-between's weight. They differ
+/// only for levels UsdSkel does not take: not finite, within [`INBETWEEN_EPS`] of 0 (UsdSkel
+/// skips it and blends from the empty shape, ufbx blends from it) or of 1 and above (keyscene
+/// places the target at 1 after the in-betweens), or two levels that close (UsdSkel blends
+/// nothing between them).
+fn inbetweens_agree(t: &crate::scene::MorphTarget) -> bool {
+    let mut prev = f64::NEG_INFINITY;
+    for &(l, _) in &t.inbetweens {
+        if !l.is_finite() || l.abs() <= INBETWEEN_EPS || l >= 1.0 - INBETWEEN_EPS {
+            return false;
+        }
+        if l - prev <= INBETWEEN_EPS {
+            return false;
+        }
+        prev = l;
+    }
+    true
 }
 
 /// The rig of skinned or blend-shaped mesh node `k` (without samples), or why it cannot be
@@ -159,10 +230,22 @@ fn rig_of(scene: &Scene, line: &Timeline, k: usize) -> Result<Rig, String> {
     if mesh.geometry_cache.is_some() {
         return Err("it has a geometry cache".into());
     }
-    if mesh.morph_targets.iter().any(|t| !t.inbetweens.is_empty()) {
-        return Err("a blend shape has in-between shapes".into());
+    if !mesh.morph_targets.iter().all(inbetweens_agree) {
+        return Err("a blend shape's in-between weights are ones UsdSkel does not blend as keyscene does (not finite, at 0, at or past 1, or two within 1e-6)".into());
     }
-    let shapes = shapes(mesh, &node.geometry_transform());
+    let g = node.geometry_transform();
+    // keyscene's normal matrix: the skinning matrix's inverse transpose (its `G` included),
+    // or without a skin ufbx's "compatible" one, the rotation of `G` only
+    // (`Pose::world_corner_normals`).
+    let nm = if mesh.skin.is_some() {
+        DMat3::from_mat4(g).inverse().transpose()
+    } else {
+        DMat3::from_quat(g.to_scale_rotation_translation().1)
+    };
+    let normals: Option<Vec<DVec3>> = vertex_normals(mesh)
+        .filter(|_| nm.is_finite())
+        .map(|n| n.iter().map(|v| nm * v.as_dvec3()).collect());
+    let shapes = shapes(mesh, &g, normals.as_ref().map(|_| nm));
     let empty = crate::scene::Skin {
         joints: Vec::new(),
         influences: Vec::new(),
@@ -213,6 +296,7 @@ fn rig_of(scene: &Scene, line: &Timeline, k: usize) -> Result<Rig, String> {
         return Ok(Rig {
             node: k,
             joints: Vec::new(),
+            parent: Vec::new(),
             bind,
             unscale,
             reach: Vec::new(),
@@ -223,6 +307,7 @@ fn rig_of(scene: &Scene, line: &Timeline, k: usize) -> Result<Rig, String> {
             mesh: mi,
             shapes,
             ib3,
+            vertex_normals: normals,
         });
     }
     if skin.influences.len() < n {
@@ -250,10 +335,12 @@ fn rig_of(scene: &Scene, line: &Timeline, k: usize) -> Result<Rig, String> {
             weights.push(0.0);
         }
     }
-    let joints = skin.joints.iter().map(|j| j.node).collect();
-    Ok(Rig {
+    let joints: Vec<usize> = skin.joints.iter().map(|j| j.node).collect();
+    let parent = vec![None; joints.len()];
+    let rig = Rig {
         node: k,
         joints,
+        parent,
         bind,
         unscale,
         reach,
@@ -264,29 +351,195 @@ fn rig_of(scene: &Scene, line: &Timeline, k: usize) -> Result<Rig, String> {
         mesh: mi,
         shapes,
         ib3,
-    })
+        vertex_normals: normals,
+    };
+    Ok(rig.with_tree(scene))
 }
 
-/// The blend shapes of `mesh` ([`Shape`]), offsets through `g`'s linear part.
-fn shapes(mesh: &crate::scene::Mesh, g: &DMat4) -> Vec<Shape> {
+/// Most path elements (joints × their depth) of a skeleton's `joints`; past it the joints are
+/// written as roots (a deep chain would make the paths quadratic in its depth).
+const PATH_BUDGET: usize = 1 << 20;
+
+impl Rig {
+    /// The rig with its joints in a tree (docs/usd.md, "The joint hierarchy"): each joint's
+    /// parent is the nearest ancestor node of its node that is a joint of the skin (ancestors
+    /// that are not are folded into the joint's local transform), and the joints are
+    /// reordered parents first (UsdSkel's topology requires it), shallower joints first and
+    /// in skin order within a depth; `jointIndices` follow. Unchanged (every joint a root)
+    /// past [`PATH_BUDGET`].
+    fn with_tree(mut self, scene: &Scene) -> Rig {
+        let n = self.joints.len();
+        let mut of_node: std::collections::HashMap<usize, usize> = Default::default();
+        for (j, &node) in self.joints.iter().enumerate() {
+            of_node.entry(node).or_insert(j);
+        }
+        let skin_parent: Vec<Option<usize>> = self
+            .joints
+            .iter()
+            .map(|&node| {
+                let mut p = scene.nodes.get(node)?.parent;
+                for _ in 0..scene.nodes.len() {
+                    let q = p?;
+                    if let Some(&j) = of_node.get(&q) {
+                        return Some(j);
+                    }
+                    p = scene.nodes.get(q)?.parent;
+                }
+                None
+            })
+            .collect();
+        let mut depth = vec![usize::MAX; n];
+        for j in 0..n {
+            let (mut chain, mut at, mut base) = (Vec::new(), Some(j), 0);
+            while let Some(x) = at {
+                if depth[x] != usize::MAX {
+                    base = depth[x] + 1;
+                    break;
+                }
+                chain.push(x);
+                at = skin_parent[x];
+            }
+            for (d, &x) in chain.iter().rev().enumerate() {
+                depth[x] = base + d;
+            }
+        }
+        if depth.iter().map(|d| d + 1).sum::<usize>() > PATH_BUDGET {
+            return self;
+        }
+        let mut order: Vec<usize> = (0..n).collect();
+        order.sort_by_key(|&j| depth[j]);
+        let mut remap = vec![0u32; n];
+        for (i, &j) in order.iter().enumerate() {
+            remap[j] = i as u32;
+        }
+        fn permuted<T: Clone>(v: &[T], order: &[usize]) -> Vec<T> {
+            order.iter().map(|&j| v[j].clone()).collect()
+        }
+        self.parent = order.iter().map(|&j| skin_parent[j].map(|p| remap[p] as usize)).collect();
+        self.joints = permuted(&self.joints, &order);
+        self.bind = permuted(&self.bind, &order);
+        self.unscale = permuted(&self.unscale, &order);
+        self.reach = permuted(&self.reach, &order);
+        self.ib3 = permuted(&self.ib3, &order);
+        for i in &mut self.indices {
+            *i = remap.get(*i as usize).copied().unwrap_or(*i);
+        }
+        self
+    }
+
+    /// Each joint's skeleton-space matrix from its local ones (`local[j]` relative to its
+    /// parent's, which comes first).
+    fn compose(&self, local: impl Iterator<Item = DMat4>) -> Vec<DMat4> {
+        let mut out: Vec<DMat4> = Vec::with_capacity(self.joints.len());
+        for (j, m) in local.enumerate() {
+            let c = match self.parent.get(j).copied().flatten() {
+                Some(p) => out[p] * m,
+                None => m,
+            };
+            out.push(c);
+        }
+        out
+    }
+}
+
+/// The blend shapes of `mesh` ([`Shape`]), offsets through `g`'s linear part, normal offsets
+/// (when the mesh's normals are written per vertex) through their normal matrix `nm`.
+/// A target with in-betweens gets each in-between's normal offsets as its weight times the
+/// target's: keyscene adds a target's normal offsets times the channel weight, whatever its
+/// in-betweens ([`crate::anim::Pose::world_corner_normals`]), and UsdSkel's piecewise-linear
+/// blend of those is that line at every weight.
+fn shapes(mesh: &crate::scene::Mesh, g: &DMat4, nm: Option<DMat3>) -> Vec<Shape> {
     let g3 = DMat3::from_mat4(*g);
+    let gn = nm.unwrap_or(DMat3::IDENTITY);
     let mut names = super::names::Siblings::default();
+    let n = mesh.positions.len();
     mesh.morph_targets
         .iter()
         .map(|t| {
             let deltas = t.weighted_deltas(None);
-            let (mut indices, mut offsets, mut size) = (Vec::new(), Vec::new(), 0.0f64);
-            for (i, d) in deltas.iter().enumerate().take(mesh.positions.len()) {
-                if *d != DVec3::ZERO {
-                    let o = g3 * *d;
-                    size = size.max(o.length());
-                    indices.push(i as u32);
-                    offsets.push(o);
-                }
+            let between: Vec<_> =
+                (0..t.inbetweens.len()).map(|k| t.weighted_deltas(Some(k))).collect();
+            let nd = t.weighted_normal_deltas().filter(|d| nm.is_some() && d.len() >= n);
+            let moved = |i: usize| {
+                deltas.get(i).is_some_and(|d| *d != DVec3::ZERO)
+                    || between.iter().any(|b| b.get(i).is_some_and(|d| *d != DVec3::ZERO))
+                    || nd.as_ref().is_some_and(|d| d[i] != Vec3::ZERO)
+            };
+            let indices: Vec<u32> = (0..n).filter(|&i| moved(i)).map(|i| i as u32).collect();
+            let at = |d: &[DVec3]| -> Vec<DVec3> {
+                indices
+                    .iter()
+                    .map(|&i| g3 * d.get(i as usize).copied().unwrap_or(DVec3::ZERO))
+                    .collect()
+            };
+            let normal_at = |scale: f64| {
+                nd.as_ref().map(|d| {
+                    indices.iter().map(|&i| gn * (d[i as usize].as_dvec3() * scale)).collect()
+                })
+            };
+            let offsets = at(&deltas);
+            let mut levels: Vec<(f64, Vec<DVec3>)> = vec![(0.0, vec![DVec3::ZERO; indices.len()])];
+            let mut ibs = Vec::new();
+            let mut ib_names = super::names::Siblings::default();
+            for (k, b) in between.iter().enumerate() {
+                let w = t.inbetweens[k].0;
+                let o = at(b);
+                levels.push((w, o.clone()));
+                let name = ib_names.claim(&format!("{}_{}", t.name, k + 1));
+                ibs.push(Inbetween { name, weight: w, offsets: o, normal_offsets: normal_at(w) });
             }
-            Shape { name: names.claim(&t.name), indices, offsets, size }
+            levels.push((1.0, offsets.clone()));
+            levels.sort_by(|a, b| a.0.total_cmp(&b.0));
+            let kinks = if ibs.is_empty() {
+                Vec::new()
+            } else {
+                levels[1..levels.len() - 1].iter().map(|l| l.0).collect()
+            };
+            let size = levels
+                .windows(2)
+                .map(|p| {
+                    let dw = p[1].0 - p[0].0;
+                    let most =
+                        p[0].1.iter().zip(&p[1].1).map(|(a, b)| a.distance(*b)).fold(0.0, f64::max);
+                    if dw > 0.0 {
+                        most / dw
+                    } else {
+                        f64::INFINITY
+                    }
+                })
+                .fold(0.0, f64::max);
+            let normal_offsets = normal_at(1.0);
+            Shape {
+                name: names.claim(&t.name),
+                indices,
+                offsets,
+                normal_offsets,
+                inbetweens: ibs,
+                size,
+                kinks,
+            }
         })
         .collect()
+}
+
+/// The mesh's normals as one per vertex, when every corner of a vertex has the same stored
+/// normal (UsdSkel deforms `vertex` normals only: `UsdSkelBakeSkinning` leaves face-varying
+/// normals as they are, and blend-shape normal offsets are per point); `None` otherwise or
+/// without normals.
+pub fn vertex_normals(mesh: &crate::scene::Mesh) -> Option<Vec<Vec3>> {
+    let attr = mesh.normals.as_ref()?;
+    let mut out: Vec<Option<Vec3>> = vec![None; mesh.positions.len()];
+    for p in 0..mesh.polygon_count() {
+        for c in mesh.polygon_corners(p) {
+            let v = mesh.corner_vertices[c] as usize;
+            let n = attr.get(mesh.corner_vertices[c], c, p)?;
+            match out.get_mut(v)? {
+                Some(had) if *had != n => return None,
+                slot => *slot = Some(n),
+            }
+        }
+    }
+    Some(out.into_iter().map(|n| n.unwrap_or(Vec3::ZERO)).collect())
 }
 
 /// The bound of the distance a vertex of joint `j` of `rig` moves between joint matrices `m`
@@ -427,6 +680,13 @@ fn sample_weights(scene: &Scene, line: &Timeline, rigs: &[Rig]) -> (Vec<f64>, Ve
                 if span <= resample::min_span(fb) || budget == 0 {
                     continue;
                 }
+                if let Some((fc, c)) = kink_crossing(scene, line, rigs, (fa, &a), (fb, &b)) {
+                    budget -= 1;
+                    added.push((fc, c.clone()));
+                    todo.push((fa, a, fc, c.clone()));
+                    todo.push((fc, c, fb, b));
+                    continue;
+                }
                 let mid = shape_weights(scene, line, rigs, fa + span / 2.0);
                 let mut worst = err(&a, &b, 0.5, &mid);
                 for u in [0.25, 0.75] {
@@ -460,6 +720,60 @@ fn sample_weights(scene: &Scene, line: &Timeline, rigs: &[Rig]) -> (Vec<f64>, Ve
     (frames, values)
 }
 
+/// How close to a kink a sampled weight counts as on it ([`kink_crossing`]).
+const KINK_SNAP: f64 = 1e-6;
+
+/// Where the weights of `rigs` cross a kink of an in-between shape ([`Shape::kinks`]) strictly
+/// inside the interval `a → b`: the time (found by bisection) and the weights there. UsdSkel
+/// blends the in-betweens at the linearly interpolated weight and `UsdSkel.BakeSkinning` bakes
+/// points at the samples and interpolates those: a sample at each kink makes the shape linear
+/// in the weight between samples, so both agree with the evaluated weights within the
+/// weights' own sampling error. `None` when no weight crosses a kink by more than
+/// [`KINK_SNAP`].
+fn kink_crossing(
+    scene: &Scene,
+    line: &Timeline,
+    rigs: &[Rig],
+    a: (f64, &[Vec<f32>]),
+    b: (f64, &[Vec<f32>]),
+) -> Option<(f64, Vec<Vec<f32>>)> {
+    let side = |w: f32, k: f64| {
+        let d = f64::from(w) - k;
+        if d.abs() <= KINK_SNAP {
+            0.0
+        } else {
+            d.signum()
+        }
+    };
+    let (r, s, k) = rigs.iter().enumerate().find_map(|(r, rig)| {
+        rig.shapes.iter().enumerate().find_map(|(s, shape)| {
+            let k = shape.kinks.iter().find(|&&k| side(a.1[r][s], k) * side(b.1[r][s], k) < 0.0)?;
+            Some((r, s, *k))
+        })
+    })?;
+    let start = side(a.1[r][s], k);
+    let (mut lo, mut hi) = (a.0, b.0);
+    let mut at = None;
+    for _ in 0..60 {
+        let mid = lo + (hi - lo) / 2.0;
+        if mid <= lo || mid >= hi {
+            break;
+        }
+        let w = shape_weights(scene, line, rigs, mid).0;
+        let here = side(w[r][s], k);
+        at = Some((mid, w));
+        if here == 0.0 {
+            break;
+        }
+        if here == start {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    at
+}
+
 /// The rigs of `candidates` (skinned mesh nodes) that can be written as UsdSkel rigs, their
 /// sampled motion, and a warning per node that cannot (module docs).
 pub fn rigs(
@@ -478,8 +792,9 @@ pub fn rigs(
             )),
         }
     }
-    // Rigs whose joints TRS cannot hold at a grid frame drop out, and the grid is sampled
-    // again without them (each round drops at least one rig).
+    // Rigs whose joints TRS cannot hold at a grid frame lose their hierarchy, then drop out,
+    // and the grid is sampled again (each round changes at least one rig).
+    let mut flattened = Vec::new();
     loop {
         if rigs.is_empty() {
             return (rigs, Motion::default(), warnings);
@@ -491,9 +806,23 @@ pub fn rigs(
             }
             (motion.weight_frames, motion.weights) = sample_weights(scene, line, &rigs);
             motion.animated = line.animation.is_some();
+            for rig in rigs.iter().filter(|r| flattened.contains(&r.node)) {
+                warnings.push(format!(
+                    "rig of mesh node \"{}\": joints written as roots, not in the bones' hierarchy: a joint relative to its parent is not translate · rotate · scale with a half-precision scale within the tolerance",
+                    scene.nodes[rig.node].name
+                ));
+            }
             return (rigs, motion, warnings);
         }
         for &r in bad.iter().rev() {
+            // First without the hierarchy: a local transform between two joints can hold a
+            // shear their skeleton-space matrices do not.
+            if rigs[r].parent.iter().any(Option::is_some) {
+                let rig = &mut rigs[r];
+                rig.parent = vec![None; rig.joints.len()];
+                flattened.push(rig.node);
+                continue;
+            }
             let rig = rigs.remove(r);
             warnings.push(format!(
                 "deformed mesh node \"{}\" written as posed points, not as a UsdSkel rig: a bone's world matrix is not translate · rotate · scale with a half-precision scale within the tolerance (shear or scale)",
@@ -535,9 +864,11 @@ fn sample(scene: &Scene, line: &Timeline, rigs: &[Rig]) -> (Motion, Vec<usize>) 
     (m, bad.iter().enumerate().filter(|b| *b.1).map(|b| b.0).collect())
 }
 
-/// The [`Trs`] of every joint of `w` (per rig) in its mesh node's frame (`M⁻¹ · W · C⁻¹`),
-/// marks in `bad` the rigs whose TRS, placed by `M`, strays from `W · C⁻¹`
-/// past `tol` (or whose `M` has no inverse).
+/// The [`Trs`] of every joint of `w` (per rig) relative to its parent joint as written (the
+/// skeleton-space `M⁻¹ · W · C⁻¹` of the joint, times the inverse of its parent's composed
+/// written matrix, so that the rounding of one joint does not carry into its children), or to
+/// the mesh node's frame for a root joint; marks in `bad` the rigs whose composed TRS, placed
+/// by `M`, strays from `W · C⁻¹` past `tol` (or whose `M` has no inverse).
 fn to_trs(rigs: &[Rig], w: &[At], tol: f64, bad: &mut [bool]) -> Vec<Vec<Trs>> {
     rigs.iter()
         .enumerate()
@@ -545,10 +876,15 @@ fn to_trs(rigs: &[Rig], w: &[At], tol: f64, bad: &mut [bool]) -> Vec<Vec<Trs>> {
             let at = &w[r];
             let inv = at.node.inverse();
             bad[r] |= !inv.is_finite();
+            let mut composed: Vec<DMat4> = Vec::with_capacity(rig.joints.len());
             (0..rig.joints.len())
                 .map(|j| {
-                    let x = trs(&(inv * at.joints[j]));
-                    let e = joint_error(rig, j, &(at.node * x.matrix()), &at.joints[j]);
+                    let skel = inv * at.joints[j];
+                    let parent = rig.parent.get(j).copied().flatten().map(|p| composed[p]);
+                    let x = trs(&parent.map_or(skel, |p| p.inverse() * skel));
+                    let c = parent.map_or(x.matrix(), |p| p * x.matrix());
+                    composed.push(c);
+                    let e = joint_error(rig, j, &(at.node * c), &at.joints[j]);
                     bad[r] |= e.is_nan() || e > tol;
                     x
                 })
@@ -579,9 +915,9 @@ impl Cut<'_> {
         for u in [0.5, 0.25, 0.75] {
             let w = worlds(self.scene, self.line, self.rigs, a.0 + span * u);
             for (r, rig) in self.rigs.iter().enumerate() {
-                for (j, wj) in w[r].joints.iter().enumerate() {
-                    let x = w[r].node * a.1[r][j].lerp(&b.1[r][j], u).matrix();
-                    worst = worst.max(joint_error(rig, j, &x, wj));
+                let lerped = a.1[r].iter().zip(&b.1[r]).map(|(x, y)| x.lerp(y, u).matrix());
+                for (j, c) in rig.compose(lerped).iter().enumerate() {
+                    worst = worst.max(joint_error(rig, j, &(w[r].node * *c), &w[r].joints[j]));
                 }
             }
             if u == 0.5 {
@@ -615,9 +951,20 @@ pub fn write_skeleton(
     motion: &Motion,
     name: &str,
 ) {
-    let mut joint_names = super::names::Siblings::default();
-    let joints: Vec<String> =
-        rig.joints.iter().map(|&j| joint_names.claim(&scene.nodes[j].name)).collect();
+    // Joint paths: each joint's name (an identifier, unique among its siblings) under its
+    // parent's path.
+    let mut roots = super::names::Siblings::default();
+    let mut children: Vec<super::names::Siblings> =
+        rig.joints.iter().map(|_| Default::default()).collect();
+    let mut joints: Vec<String> = Vec::with_capacity(rig.joints.len());
+    for (i, &j) in rig.joints.iter().enumerate() {
+        let name = &scene.nodes[j].name;
+        let path = match rig.parent.get(i).copied().flatten() {
+            Some(p) => format!("{}/{}", joints[p], children[p].claim(name)),
+            None => roots.claim(name),
+        };
+        joints.push(path);
+    }
     let tokens = t.array(&joints, |_, j| format!("\"{j}\""));
     t.open(
         &format!("def Skeleton \"{name}\""),
@@ -659,10 +1006,26 @@ pub fn write_skeleton(
     t.close();
 }
 
-/// The mesh prim's `BlendShape` children (their names are the rig's shape names).
+/// The mesh prim's `BlendShape` children (their names are the rig's shape names), with their
+/// normal offsets and in-between shapes.
 pub fn write_shapes(t: &mut Text, rig: &Rig) {
     for shape in &rig.shapes {
         t.open(&format!("def BlendShape \"{}\"", shape.name), &[]);
+        for ib in &shape.inbetweens {
+            let o = t.array(&ib.offsets, |t, &v| t.vec3(v));
+            t.line(&format!("uniform point3f[] inbetweens:{} = {o} (", ib.name));
+            let w = t.num(ib.weight);
+            t.line(&format!("    weight = {w}"));
+            t.line(")");
+            if let Some(n) = &ib.normal_offsets {
+                let n = t.array(n, |t, &v| t.vec3(v));
+                t.line(&format!("vector3f[] inbetweens:{}:normalOffsets = {n}", ib.name));
+            }
+        }
+        if let Some(n) = &shape.normal_offsets {
+            let n = t.array(n, |t, &v| t.vec3(v));
+            t.line(&format!("uniform vector3f[] normalOffsets = {n}"));
+        }
         let o = t.array(&shape.offsets, |t, &v| t.vec3(v));
         t.line(&format!("uniform vector3f[] offsets = {o}"));
         let i = t.array(&shape.indices, |_, i| i.to_string());
@@ -697,6 +1060,12 @@ fn animation(t: &mut Text, motion: &Motion, r: usize) {
 /// The mesh prim's binding lines (`SkelBindingAPI` is applied by the caller): `skeleton` is
 /// the name of the `Skeleton` prim beside the mesh prim.
 pub fn write_binding(t: &mut Text, rig: &Rig, skeleton: &str) {
+    if let Some(n) = &rig.vertex_normals {
+        let n = t.array(n, |t, &v| t.vec3(v));
+        t.line(&format!("normal3f[] normals = {n} ("));
+        t.line("    interpolation = \"vertex\"");
+        t.line(")");
+    }
     t.line(&format!("rel skel:skeleton = <../{skeleton}>"));
     if !rig.shapes.is_empty() {
         let names = t.array(&rig.shapes, |_, s| format!("\"{}\"", s.name));
@@ -741,11 +1110,98 @@ mod tests {
     }
 
     #[test]
+    fn inbetween_levels_usdskel_skips_fall_back() {
+        // UsdSkelBlendShapeQuery: an in-between within 1e-6 of 0 or 1 is skipped, and two
+        // sub-shapes within 1e-6 blend nothing; keyscene (ufbx) blends them.
+        let with = |levels: &[f64]| crate::scene::MorphTarget {
+            inbetweens: levels.iter().map(|&l| (l, vec![DVec3::X])).collect(),
+            ..Default::default()
+        };
+        assert!(inbetweens_agree(&with(&[])));
+        assert!(inbetweens_agree(&with(&[0.5])));
+        assert!(inbetweens_agree(&with(&[-0.499, -0.249])));
+        assert!(!inbetweens_agree(&with(&[0.0, 0.5])));
+        assert!(!inbetweens_agree(&with(&[0.5, 0.5])));
+        assert!(!inbetweens_agree(&with(&[1.0])));
+        assert!(!inbetweens_agree(&with(&[1.5])));
+        assert!(!inbetweens_agree(&with(&[f64::NAN])));
+    }
+
+    #[test]
+    fn inbetween_shape_slope_and_kinks() {
+        // One vertex: in-between at 0.5 moves it by (0, 2, 0), the target at 1 by (1, 0, 0).
+        // Segments: 0 → 0.5 slope |(0,2,0)| / 0.5 = 4; 0.5 → 1: |(1,-2,0)| / 0.5 = 2·sqrt(5).
+        // Kinks: 0.5 only (below 0 and past 1 the end segments extrapolate).
+        let mesh = crate::scene::Mesh {
+            positions: vec![DVec3::ZERO],
+            morph_targets: vec![crate::scene::MorphTarget {
+                name: "t".into(),
+                position_deltas: vec![DVec3::X],
+                inbetweens: vec![(0.5, vec![DVec3::new(0.0, 2.0, 0.0)])],
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        let s = &shapes(&mesh, &DMat4::IDENTITY, None)[0];
+        assert_eq!(s.indices, vec![0]);
+        assert_eq!(s.inbetweens.len(), 1);
+        assert_eq!(s.inbetweens[0].weight, 0.5);
+        assert_eq!(s.kinks, vec![0.5]);
+        assert!((s.size - 4.0f64.max(2.0 * 5f64.sqrt())).abs() < 1e-12, "{}", s.size);
+    }
+
+    #[test]
+    fn joints_follow_the_bones_parents_parents_first() {
+        use crate::scene::{Node, NodeKind};
+        // Nodes: 0 "hips" (root) → 1 "null" (not a joint) → 2 "spine" → 3 "head";
+        // 0 → 4 "leg". Skin order: head, spine, leg, hips. By hand: hips is the root, spine's
+        // parent is hips (through the null), head's spine, leg's hips; parents first:
+        // hips (depth 0), then spine, leg (depth 1, skin order), then head (depth 2).
+        let mut scene = Scene::default();
+        for (name, parent) in [
+            ("hips", None),
+            ("null", Some(0)),
+            ("spine", Some(1)),
+            ("head", Some(2)),
+            ("leg", Some(0)),
+        ] {
+            let mut n = Node::new(name, NodeKind::Null);
+            n.parent = parent;
+            scene.nodes.push(n);
+        }
+        let m = DMat4::IDENTITY;
+        let rig = Rig {
+            node: 0,
+            joints: vec![3, 2, 4, 0],
+            parent: vec![None; 4],
+            bind: vec![m; 4],
+            unscale: vec![DVec3::ONE; 4],
+            reach: vec![3.0, 2.0, 4.0, 0.0],
+            // One vertex per joint, in skin order.
+            indices: vec![0, 1, 2, 3],
+            weights: vec![1.0; 4],
+            element_size: 1,
+            index: 0,
+            mesh: 0,
+            shapes: Vec::new(),
+            ib3: vec![DMat3::IDENTITY; 4],
+            vertex_normals: None,
+        }
+        .with_tree(&scene);
+        assert_eq!(rig.joints, vec![0, 2, 4, 3]);
+        assert_eq!(rig.parent, vec![None, Some(0), Some(0), Some(1)]);
+        assert_eq!(rig.reach, vec![0.0, 2.0, 4.0, 3.0]);
+        // Skin joint 0 (head) is written 3rd, 1 (spine) 1st, 2 (leg) 2nd, 3 (hips) 0th.
+        assert_eq!(rig.indices, vec![3, 1, 2, 0]);
+    }
+
+    #[test]
     fn joint_error_bounds_the_vertex_distance() {
         // Hand case: a joint 0.001 rad off about z, 0.01 off in x; a vertex 2 from the joint.
         let rig = Rig {
             node: 0,
             joints: vec![0],
+            parent: vec![None],
             bind: vec![DMat4::IDENTITY],
             unscale: vec![DVec3::ONE],
             reach: vec![2.0],
@@ -756,6 +1212,7 @@ mod tests {
             mesh: 0,
             shapes: Vec::new(),
             ib3: vec![DMat3::IDENTITY],
+            vertex_normals: None,
         };
         let w = DMat4::IDENTITY;
         let m = DMat4::from_rotation_translation(

@@ -24,7 +24,7 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use glam::DMat4;
+use glam::{DMat4, DQuat, DVec3};
 
 use crate::anim::{ChannelTarget, Time};
 use crate::scene::{Axis, NodeKind, Scene};
@@ -354,6 +354,9 @@ impl Prims<'_> {
         if x.values.len() == 1 && !x.reset && x.values[0] == DMat4::IDENTITY {
             return;
         }
+        if x.trs {
+            return trs_ops(t, x);
+        }
         if x.values.len() == 1 {
             let m = t.matrix(x.values[0]);
             t.line(&format!("matrix4d xformOp:transform = {m}"));
@@ -469,4 +472,40 @@ pub fn save(scene: &Scene, path: &Path, opts: &WriteOptions) -> Result<Report, c
     }
     put(layer.text.as_bytes())?;
     Ok(layer.report)
+}
+
+/// A moving node's `xformOp:translate`, `xformOp:orient` (`quatd`, `(w, x, y, z)`, each on the
+/// side of the one before it) and `xformOp:scale` ([`xform::trs`] of each sample; an op that
+/// does not change is one default value).
+fn trs_ops(t: &mut Text, x: &xform::NodeXform) {
+    let parts: Vec<(DVec3, DQuat, DVec3)> = x.values.iter().map(xform::trs).collect();
+    let translations: Vec<DVec3> = parts.iter().map(|p| p.0).collect();
+    let mut rotations: Vec<DQuat> = parts.iter().map(|p| p.1).collect();
+    for k in 1..rotations.len() {
+        if rotations[k].dot(rotations[k - 1]) < 0.0 {
+            rotations[k] = -rotations[k];
+        }
+    }
+    let scales: Vec<DVec3> = parts.iter().map(|p| p.2).collect();
+    let quat = |t: &mut Text, q: &DQuat| {
+        format!("({}, {}, {}, {})", t.num(q.w), t.num(q.x), t.num(q.y), t.num(q.z))
+    };
+    fn op<T: PartialEq>(
+        t: &mut Text,
+        decl: &str,
+        frames: &[f64],
+        values: &[T],
+        f: impl Fn(&mut Text, &T) -> String,
+    ) {
+        if values.iter().all(|v| *v == values[0]) {
+            let v = f(t, &values[0]);
+            t.line(&format!("{decl} = {v}"));
+        } else {
+            t.time_samples(decl, frames, values, f);
+        }
+    }
+    op(t, "double3 xformOp:translate", &x.frames, &translations, |t, v| t.vec3(*v));
+    op(t, "quatd xformOp:orient", &x.frames, &rotations, quat);
+    op(t, "double3 xformOp:scale", &x.frames, &scales, |t, v| t.vec3(*v));
+    t.line("uniform token[] xformOpOrder = [\"xformOp:translate\", \"xformOp:orient\", \"xformOp:scale\"]");
 }

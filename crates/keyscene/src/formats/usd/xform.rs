@@ -4,6 +4,11 @@
 //! `parent world⁻¹ · world` (other inherit types, aimed cameras and lights), so every prim
 //! lands where the evaluator places the node — with time samples where it moves.
 //!
+//! A moving node whose samples are all translation · rotation · scale is written as
+//! `xformOp:translate`, `xformOp:orient` (`quatd`) and `xformOp:scale`, which USD interpolates
+//! linearly and by slerp ([`TrsChord`]): far fewer samples than a matrix needs for a turn;
+//! a still node, or one whose local matrix shears, keeps one `xformOp:transform`.
+//!
 //! USD interpolates a `matrix4d` time sample linearly, component by component. The samples
 //! are taken by the library's adaptive, error-bounded sampler ([`resample::adaptive`]): seeds
 //! at every frame and every source key ([`keep::sample_frames`]; a linear or stepped key
@@ -12,8 +17,9 @@
 //! tolerance from the evaluated local matrix ([`MatrixChord`]), then thinned
 //! ([`resample::thin`]).
 
-use glam::{DMat4, DVec4};
+use glam::{DMat4, DQuat, DVec3, DVec4};
 
+use crate::anim::resample::Curve;
 use crate::anim::{keep, resample, ChannelTarget, PartialPose};
 use crate::scene::{InheritType, NodeKind, Scene};
 
@@ -81,6 +87,44 @@ pub struct NodeXform {
     pub reset: bool,
     /// The sampler's budget stopped before the tolerance was met.
     pub capped: bool,
+    /// The samples are written as `xformOp:translate`, `xformOp:orient` and `xformOp:scale`
+    /// ([`trs`] of each value; USD slerps the orientation) instead of one
+    /// `xformOp:transform`: a moving node whose every sample is a translation · rotation ·
+    /// scale ([`TrsChord`]).
+    pub trs: bool,
+}
+
+/// Translation, rotation and scale of `m` (glam's decomposition: a negative determinant
+/// negates the X scale).
+pub fn trs(m: &DMat4) -> (DVec3, DQuat, DVec3) {
+    let (s, r, t) = m.to_scale_rotation_translation();
+    (t, r, s)
+}
+
+/// USD's interpolation of `xformOp:translate`, `xformOp:orient` and `xformOp:scale` time
+/// samples (translation and scale linear, orientation by `GfSlerp`, the short way), measured
+/// as [`MatrixChord`] measures the composed matrices.
+#[derive(Debug, Clone, Copy)]
+pub struct TrsChord {
+    /// The scene size (scene units).
+    pub size: f64,
+}
+
+impl resample::Curve<DMat4> for TrsChord {
+    type Chord = ((DVec3, DQuat, DVec3), (DVec3, DQuat, DVec3));
+    fn chord(&self, a: DMat4, b: DMat4) -> Self::Chord {
+        (trs(&a), trs(&b))
+    }
+    fn at(&self, &(a, b): &Self::Chord, s: f64) -> DMat4 {
+        DMat4::from_scale_rotation_translation(
+            a.2.lerp(b.2, s),
+            a.1.slerp(b.1, s),
+            a.0.lerp(b.0, s),
+        )
+    }
+    fn error(&self, w: DMat4, s: DMat4) -> f64 {
+        MatrixChord { size: self.size }.error(w, s)
+    }
 }
 
 /// Linear interpolation of matrices component by component, as USD interpolates `matrix4d`
@@ -175,32 +219,43 @@ pub fn node_xforms(scene: &Scene, line: &Timeline) -> Vec<NodeXform> {
             if reset {
                 m = local(&mut pose, f, true);
             }
-            out.push(NodeXform { frames: vec![f], values: vec![m], reset, capped: false });
+            let x =
+                NodeXform { frames: vec![f], values: vec![m], reset, capped: false, trs: false };
+            out.push(x);
             continue;
         }
         let seeds = seeds(scene, k, &channels, line, own);
-        let curve = MatrixChord { size: line.size };
-        let mut sample = |reset: bool| {
-            let s = resample::adaptive(
-                &seeds,
-                |f| local(&mut pose, f, reset),
-                &curve,
-                line.tol,
-                resample::ADAPTIVE_BUDGET,
-            );
-            resample::thin(s, &curve, line.tol * 1e-3)
+        let matrix = MatrixChord { size: line.size };
+        let split = TrsChord { size: line.size };
+        // A sample `trs` does not reproduce within this (shear) keeps the matrix op.
+        let exact = |m: &DMat4| {
+            let (t, r, s) = trs(m);
+            matrix.error(*m, DMat4::from_scale_rotation_translation(s, r, t)) <= line.tol * 1e-3
         };
-        let mut s = sample(false);
+        let mut sample = |reset: bool, as_trs: bool| {
+            let f = |f| local(&mut pose, f, reset);
+            let budget = resample::ADAPTIVE_BUDGET;
+            if as_trs {
+                let s = resample::adaptive(&seeds, f, &split, line.tol, budget);
+                resample::thin(s, &split, line.tol * 1e-3)
+            } else {
+                let s = resample::adaptive(&seeds, f, &matrix, line.tol, budget);
+                resample::thin(s, &matrix, line.tol * 1e-3)
+            }
+        };
+        let mut s = sample(false, true);
         let reset = !s.values.iter().all(finite);
-        if reset {
-            s = sample(true);
+        let as_trs = !reset && s.values.iter().all(exact);
+        if !as_trs {
+            s = sample(reset, false);
         }
         if s.values.iter().all(|v| *v == s.values[0]) {
             // "May move" was conservative: one value.
             s.frames.truncate(1);
             s.values.truncate(1);
         }
-        out.push(NodeXform { frames: s.frames, values: s.values, reset, capped: s.capped });
+        let trs = as_trs && s.values.len() > 1;
+        out.push(NodeXform { frames: s.frames, values: s.values, reset, capped: s.capped, trs });
     }
     out
 }
@@ -306,14 +361,21 @@ mod tests {
         });
         let line = Timeline::new(&scene, Some(0));
         let x = &node_xforms(&scene, &line)[0];
-        assert!(x.frames.len() > 2, "a rotation is not linear component by component");
-        let curve = MatrixChord { size: line.size };
-        for w in 0..x.frames.len() - 1 {
-            let (a, b) = (x.frames[w], x.frames[w + 1]);
-            let f = (a + b) / 2.0;
+        // Linear translation and a linear (slerped) quarter turn: translate/orient ops, whose
+        // lerp and slerp reproduce the two keys exactly — where a matrix op needs many samples.
+        assert!(x.trs);
+        assert_eq!(x.frames, [5.0, 25.0]);
+        let curve = TrsChord { size: line.size };
+        for q in 1..8 {
+            let f = 5.0 + 20.0 * q as f64 / 8.0;
             let want = scene.evaluate(Some(0), crate::anim::Time::Frame(f)).world[0];
-            let got = resample::Curve::at(&curve, &(x.values[w], x.values[w + 1]), 0.5);
-            assert!(resample::Curve::error(&curve, got, want) <= line.tol * 1.01, "at frame {f}");
+            let got = curve.at(&curve.chord(x.values[0], x.values[1]), q as f64 / 8.0);
+            assert!(curve.error(got, want) <= line.tol * 1e-6, "at frame {f}");
         }
+        // The same samples as one matrix op stray: a turn is not linear component by component.
+        let m = MatrixChord { size: line.size };
+        let mid = m.at(&m.chord(x.values[0], x.values[1]), 0.5);
+        let want = scene.evaluate(Some(0), crate::anim::Time::Frame(15.0)).world[0];
+        assert!(m.error(mid, want) > line.tol);
     }
 }

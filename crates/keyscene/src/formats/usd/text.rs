@@ -55,13 +55,35 @@ impl Text {
 
     /// A number as USD reads it back exactly (`f64` shortest round trip).
     pub fn num(&mut self, x: f64) -> String {
+        let mut s = String::new();
+        self.put(&mut s, x);
+        s
+    }
+
+    /// [`Text::num`] of `x` appended to `s`: the shortest digits that read back as `x`
+    /// (`zmij`, Schubfach: always a `.0` or an exponent, so USD never reads an integer that
+    /// overflows), `0` for a non-finite number (counted).
+    pub fn put(&mut self, s: &mut String, x: f64) {
         if x.is_finite() {
-            // `{:?}` keeps a `.0` or exponent, never prints an integer that overflows.
-            format!("{x:?}")
+            s.push_str(zmij::Buffer::new().format_finite(x));
         } else {
             self.non_finite += 1;
-            "0".into()
+            s.push('0');
         }
+    }
+
+    /// `(a, b, …)` of `xs` ([`Text::put`]).
+    pub fn tuple(&mut self, xs: &[f64]) -> String {
+        let mut s = String::with_capacity(2 + xs.len() * 12);
+        s.push('(');
+        for (k, &x) in xs.iter().enumerate() {
+            if k > 0 {
+                s.push_str(", ");
+            }
+            self.put(&mut s, x);
+        }
+        s.push(')');
+        s
     }
 
     /// One line `decl = x` ([`Text::num`]).
@@ -72,23 +94,18 @@ impl Text {
 
     /// `(x, y, z)`.
     pub fn vec3(&mut self, v: DVec3) -> String {
-        format!("({}, {}, {})", self.num(v.x), self.num(v.y), self.num(v.z))
+        self.tuple(&[v.x, v.y, v.z])
     }
 
     /// A matrix in USD's row-vector layout: row `i` is glam's column `i` (translation last).
     pub fn matrix(&mut self, m: DMat4) -> String {
-        let mut s = String::from("(");
+        let mut s = String::with_capacity(200);
+        s.push('(');
         for i in 0..4 {
-            let c = m.col(i);
-            let _ = write!(
-                s,
-                "{}({}, {}, {}, {})",
-                if i > 0 { ", " } else { "" },
-                self.num(c.x),
-                self.num(c.y),
-                self.num(c.z),
-                self.num(c.w)
-            );
+            if i > 0 {
+                s.push_str(", ");
+            }
+            s.push_str(&self.tuple(&m.col(i).to_array()));
         }
         s.push(')');
         s
@@ -171,6 +188,13 @@ mod tests {
         assert_eq!(t.num(f64::NAN), "0");
         assert_eq!(t.num(f64::INFINITY), "0");
         assert_eq!(t.non_finite, 2);
+        // Shortest round trip: every value reads back bit for bit (Rust's own parser, as
+        // USD's `strtod` reads them).
+        let mut x = 0.123_456_789_f64;
+        for k in 0..2000 {
+            x = (x * 7.31 + k as f64 * 1e-3).sin() * 10f64.powi(k % 40 - 20);
+            assert_eq!(t.num(x).parse::<f64>().unwrap().to_bits(), x.to_bits(), "{x:?}");
+        }
     }
 
     #[test]

@@ -10,7 +10,8 @@
 //!   scene). The dequantization is a child node carrying the mesh with `translation = offset`,
 //!   `scale = step` (gltfpack's mesh nodes); a skinned mesh's node transform is ignored by glTF,
 //!   so there it is folded into the skin's inverse bind matrices (`IBM · D`). Morph target
-//!   position deltas: `i16` in the same step when they fit, else float.
+//!   position deltas: in the same steps (`D`'s linear part applies to them), `i16` when they
+//!   all fit, else float.
 //! - `NORMAL`, `TANGENT`: normalized `i8` (gltfpack's default; within 0.23° per component).
 //! - `TEXCOORD_n`: normalized `u16` when every value lies in [0, 1] (core glTF), else float
 //!   (no `KHR_texture_transform`: keeps every client's texture lookup the core one).
@@ -21,7 +22,8 @@
 //!
 //! meshopt: vertex views (stride 4–16) and the other float views (as 4-byte elements) are
 //! `ATTRIBUTES` streams (vertex codec version 0, as the extension specifies), index views
-//! `TRIANGLES` (or `INDICES`), images stay plain. The compressed bytes are buffer 0 (the GLB's
+//! `INDICES` (gltfpack uses `TRIANGLES`, whose codec may rotate a triangle's corners: the
+//! sequence codec keeps the corner order the reader rebuilds polygons from), images stay plain. The compressed bytes are buffer 0 (the GLB's
 //! BIN chunk); the views keep their uncompressed layout in buffer 1, a fallback buffer without
 //! data (`extensions.EXT_meshopt_compression.fallback: true`), and both extensions are
 //! required — gltfpack's default.
@@ -340,27 +342,42 @@ impl Doc<'_> {
         self.quantized = true;
     }
 
-    /// A morph target's position deltas as `i16` steps of `vol` (the dequantization's linear
-    /// part applies to them), when every delta fits.
+    /// A morph target's position deltas in steps of `vol` (the dequantization's linear part
+    /// applies to them too): `i16` when every delta fits, else floats in steps.
     fn quantize_delta(&mut self, a: json::Index<json::Accessor>, vol: Volume) {
         let Some((data, 3)) = self.floats(a) else { return };
-        let q: Vec<f64> = data.iter().map(|&d| (f64::from(d) / vol.step).round()).collect();
-        if q.iter().any(|x| !(-32767.0..=32767.0).contains(x)) {
-            return;
-        }
-        let mut bytes = Vec::with_capacity(data.len() / 3 * 8);
-        let (mut lo, mut hi) = ([i64::MAX; 3], [i64::MIN; 3]);
-        for v in q.chunks_exact(3) {
+        let steps: Vec<f64> = data.iter().map(|&d| f64::from(d) / vol.step).collect();
+        let fits = steps.iter().all(|x| (-32767.0..=32767.0).contains(&x.round()));
+        let mut bytes = Vec::with_capacity(data.len() / 3 * if fits { 8 } else { 12 });
+        let (mut lo, mut hi) = ([f64::MAX; 3], [f64::MIN; 3]);
+        for v in steps.chunks_exact(3) {
             for k in 0..3 {
-                let x = v[k] as i16;
-                lo[k] = lo[k].min(i64::from(x));
-                hi[k] = hi[k].max(i64::from(x));
-                bytes.extend_from_slice(&x.to_le_bytes());
+                let x = if fits { v[k].round() } else { f64::from(v[k] as f32) };
+                lo[k] = lo[k].min(x);
+                hi[k] = hi[k].max(x);
+                if fits {
+                    bytes.extend_from_slice(&(x as i16).to_le_bytes());
+                } else {
+                    bytes.extend_from_slice(&(x as f32).to_le_bytes());
+                }
             }
-            bytes.extend_from_slice(&[0, 0]);
+            if fits {
+                bytes.extend_from_slice(&[0, 0]);
+            }
         }
-        let min_max = (lo[0] <= hi[0]).then(|| (lo.to_vec(), hi.to_vec()));
-        self.replace(a, bytes, Some(8), ComponentType::I16, false, min_max);
+        let acc = &self.root.accessors[a.value()];
+        let (min, max) = (acc.min.is_some(), acc.max.is_some());
+        if fits {
+            let min_max = (lo[0] <= hi[0]).then(|| (lo.map(|x| x as i64).to_vec(), hi.map(|x| x as i64).to_vec()));
+            self.replace(a, bytes, Some(8), ComponentType::I16, false, min_max);
+        } else {
+            self.replace(a, bytes, Some(12), ComponentType::F32, false, None);
+            let acc = &mut self.root.accessors[a.value()];
+            if min && max && lo[0] <= hi[0] {
+                acc.min = Some(json::Value::from(lo.map(|x| x as f32).to_vec()));
+                acc.max = Some(json::Value::from(hi.map(|x| x as f32).to_vec()));
+            }
+        }
         self.quantized = true;
     }
 
@@ -578,8 +595,9 @@ enum Plan {
     Plain,
     /// meshopt `ATTRIBUTES` in elements of this many bytes.
     Attributes(usize),
-    /// meshopt `TRIANGLES` (`true`) or `INDICES` of this many bytes per index.
-    Indices(usize, bool),
+    /// meshopt `INDICES` of this many bytes per index (not `TRIANGLES`, whose codec may start
+    /// a triangle at another corner: keyscene's reader rebuilds polygons from corner order).
+    Indices(usize),
 }
 
 /// Each view's [`Plan`] from what refers to it.
@@ -608,22 +626,16 @@ fn plans(root: &json::Root, views: &[Vec<u8>]) -> Vec<Plan> {
             plans[s.values.buffer_view.value()] = Plan::Plain;
         }
     }
-    let mut triangles: HashMap<usize, bool> = HashMap::new();
     for p in root.meshes.iter().flat_map(|m| &m.primitives) {
         let Some(acc) = p.indices.and_then(|a| root.accessors.get(a.value())) else { continue };
         let Some(v) = acc.buffer_view else { continue };
-        let tri = p.mode == Valid(json::mesh::Mode::Triangles) && acc.count.0 % 3 == 0;
-        *triangles.entry(v.value()).or_insert(tri) &= tri;
         let size = match acc.component_type {
             Valid(GenericComponentType(ComponentType::U16)) => 2,
             Valid(GenericComponentType(ComponentType::U32)) => 4,
             _ => 0,
         };
-        plans[v.value()] = if size == 0 || root.buffer_views[v.value()].byte_length.0 as usize % size != 0 {
-            Plan::Plain
-        } else {
-            Plan::Indices(size, triangles[&v.value()])
-        };
+        let whole = size > 0 && root.buffer_views[v.value()].byte_length.0 as usize % size == 0;
+        plans[v.value()] = if whole { Plan::Indices(size) } else { Plan::Plain };
     }
     plans
 }
@@ -660,19 +672,15 @@ fn encode(root: &mut json::Root, views: Vec<Vec<u8>>) -> Result<(Vec<u8>, usize)
                 };
                 (data, "ATTRIBUTES", n)
             }
-            Plan::Indices(size, triangles) => {
+            Plan::Indices(size) => {
                 let indices: Vec<u32> = bytes
                     .chunks_exact(size)
                     .map(|c| if size == 2 { u32::from(u16::from_le_bytes([c[0], c[1]])) } else { u32::from_le_bytes([c[0], c[1], c[2], c[3]]) })
                     .collect();
                 let vertices = indices.iter().max().map_or(0, |&m| m as usize + 1);
-                let data = if triangles {
-                    meshopt::encode_index_buffer(&indices, vertices)
-                } else {
-                    meshopt::encode_index_sequence(&indices, vertices)
-                }
-                .map_err(|e| Error::Write(format!("meshopt index encoding: {e:?}")))?;
-                (data, if triangles { "TRIANGLES" } else { "INDICES" }, size)
+                let data = meshopt::encode_index_sequence(&indices, vertices)
+                    .map_err(|e| Error::Write(format!("meshopt index encoding: {e:?}")))?;
+                (data, "INDICES", size)
             }
         };
         let at = bin.len();

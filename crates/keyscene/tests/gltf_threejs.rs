@@ -21,6 +21,11 @@
 //! Positions are taken relative to keyscene's axis root node (the source's axes and units),
 //! and every vertex the ufbx reference `.obj` group uses must have a three vertex of that node
 //! within the row's tolerance (per component, after `position_scale`, as ufbx compares).
+//!
+//! `--compress`: every 3DS file and every sampled FBX file is also written with
+//! `WriteOptions::compress` (trials `compressed/…`) and loaded with three's `MeshoptDecoder`;
+//! it is held to the same references, FBX ones within the larger of the row's tolerance and
+//! 1e-4 × the reference's bounding-box diagonal (the bound `--compress` keeps to).
 //! A node whose mesh a geometry cache deforms is the exception: the writer leaves caches out
 //! with a warning (docs/gltf.md, "Geometry caches"), so such a group passes only when the
 //! write's warnings say so for its mesh, and its (rest) positions are not compared.
@@ -390,7 +395,15 @@ fn check_fbx(row: &FbxRow, answer: &Value) -> Result<(), Failed> {
     let points = |n: &Value| -> Vec<DVec3> {
         n["vertices"].as_array().into_iter().flatten().filter_map(|v| vec3(&v[1])).collect()
     };
-    let (s, tol) = (row.position_scale, row.tolerance);
+    let (s, mut tol) = (row.position_scale, row.tolerance);
+    if row.compress {
+        // `--compress` keeps positions within 1e-4 of the scene size (docs/gltf.md,
+        // "Compressed output"): 16-bit grids move a vertex up to 1/131,070 of its mesh's
+        // extent, over ufbx's absolute 0.001 in a 400-unit scene.
+        let all: Vec<DVec3> = groups.iter().flat_map(|g| g.1.iter().map(|p| *p * s)).collect();
+        let (lo, hi) = common::bbox(all.into_iter());
+        tol = tol.max(1e-4 * (hi - lo).length());
+    }
     let mut failures = Vec::new();
     let mut worst = 0.0f64;
     // As ufbx matches: groups with fewer names first (a Maya group line names the node and its

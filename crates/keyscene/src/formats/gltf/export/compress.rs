@@ -111,9 +111,13 @@ struct Doc<'a> {
 }
 
 /// Quantizes and compresses `root` over `bin` (its single buffer, not yet in `root.buffers`).
-/// Returns the new buffer 0 and the fallback buffer's length; the caller pushes buffer 0 and
+/// Returns the new buffer 0 and the fallback buffer's length (`None`: no view was worth
+/// compressing, and `EXT_meshopt_compression` is not used); the caller pushes buffer 0 and
 /// then [`fallback_buffer`].
-pub(super) fn compress(root: &mut json::Root, bin: &[u8]) -> Result<(Vec<u8>, usize), Error> {
+pub(super) fn compress(
+    root: &mut json::Root,
+    bin: &[u8],
+) -> Result<(Vec<u8>, Option<usize>), Error> {
     let views = root
         .buffer_views
         .iter()
@@ -131,7 +135,10 @@ pub(super) fn compress(root: &mut json::Root, bin: &[u8]) -> Result<(Vec<u8>, us
     let (bin, fallback) = encode(doc.root, doc.views)?;
     let used = &mut doc.root.extensions_used;
     let required = &mut doc.root.extensions_required;
-    let mut names = vec![MESHOPT];
+    let mut names = Vec::new();
+    if fallback.is_some() {
+        names.push(MESHOPT);
+    }
     if quantized {
         names.push(QUANTIZATION);
     }
@@ -640,6 +647,10 @@ fn plans(root: &json::Root, views: &[Vec<u8>]) -> Vec<Plan> {
     plans
 }
 
+/// About what a view's `EXT_meshopt_compression` object adds to the JSON: a stream must save
+/// more than this to be used.
+const VIEW_JSON: usize = 128;
+
 /// meshopt's vertex codec (version 0) over `bytes` in elements of `N` bytes.
 fn encode_vertices<const N: usize>(bytes: &[u8]) -> Result<Vec<u8>, Error> {
     let elements: Vec<[u8; N]> =
@@ -649,18 +660,24 @@ fn encode_vertices<const N: usize>(bytes: &[u8]) -> Result<Vec<u8>, Error> {
 }
 
 /// Lays out the views: plain ones in buffer 0, compressed ones in buffer 0 with their
-/// uncompressed place in the fallback buffer 1. Returns buffer 0 and buffer 1's length.
-fn encode(root: &mut json::Root, views: Vec<Vec<u8>>) -> Result<(Vec<u8>, usize), Error> {
+/// uncompressed place in the fallback buffer 1. Returns buffer 0 and buffer 1's length
+/// (`None` when no view is compressed). A view stays plain when its stream would not save
+/// [`VIEW_JSON`] bytes.
+fn encode(root: &mut json::Root, views: Vec<Vec<u8>>) -> Result<(Vec<u8>, Option<usize>), Error> {
     let plans = plans(root, &views);
     let mut bin = Vec::new();
     let mut fallback = 0usize;
+    let mut compressed = 0usize;
     for ((view, bytes), plan) in root.buffer_views.iter_mut().zip(views).zip(plans) {
         bin.resize(bin.len().next_multiple_of(4), 0);
+        let plain = |view: &mut json::buffer::View, bin: &mut Vec<u8>, bytes: &[u8]| {
+            view.buffer = json::Index::new(0);
+            view.byte_offset = Some(USize64(bin.len() as u64));
+            bin.extend_from_slice(bytes);
+        };
         let (data, mode, stride) = match plan {
             Plan::Plain => {
-                view.buffer = json::Index::new(0);
-                view.byte_offset = Some(USize64(bin.len() as u64));
-                bin.extend_from_slice(&bytes);
+                plain(view, &mut bin, &bytes);
                 continue;
             }
             Plan::Attributes(n) => {
@@ -683,6 +700,11 @@ fn encode(root: &mut json::Root, views: Vec<Vec<u8>>) -> Result<(Vec<u8>, usize)
                 (data, "INDICES", size)
             }
         };
+        if data.len() + VIEW_JSON >= bytes.len() {
+            plain(view, &mut bin, &bytes);
+            continue;
+        }
+        compressed += 1;
         let at = bin.len();
         bin.extend_from_slice(&data);
         fallback = fallback.next_multiple_of(4);
@@ -703,7 +725,7 @@ fn encode(root: &mut json::Root, views: Vec<Vec<u8>>) -> Result<(Vec<u8>, usize)
         );
         view.extensions = Some(json::extensions::buffer::View { others });
     }
-    Ok((bin, fallback))
+    Ok((bin, (compressed > 0).then_some(fallback)))
 }
 
 #[cfg(test)]

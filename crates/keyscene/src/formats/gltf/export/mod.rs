@@ -212,7 +212,7 @@ impl Out {
             let bin = std::mem::take(&mut self.bin).into_vec();
             let (bin, len) = compress::compress(&mut self.root, &bin)?;
             self.bin = buffers::Bin::from_vec(bin);
-            fallback = Some(len);
+            fallback = len;
         }
         if !self.bin.is_empty() {
             self.bin.pad();

@@ -220,6 +220,43 @@ fn document_follows_the_specs(glb: &[u8]) -> Result<(), String> {
     Ok(())
 }
 
+/// Every byte of the BIN chunk (the meshopt streams) flipped, and each stream's `count` and
+/// `byteStride` set far past what its bytes hold: the reader returns (an error or a scene, the
+/// decoder being safe on garbage), never panics, and refuses the huge counts before
+/// allocating (`Limits::max_bytes`).
+fn corrupt_streams_are_errors(glb: &[u8]) -> Result<(), Failed> {
+    let ro = keyscene::ReadOptions::default();
+    let json_len = u32::from_le_bytes(glb[12..16].try_into().expect("GLB header")) as usize;
+    let bin_start = 20 + json_len + 8;
+    for at in bin_start..glb.len() {
+        let mut bad = glb.to_vec();
+        bad[at] ^= 0xA5;
+        let _ = read(&bad, &ro);
+    }
+    let json = std::str::from_utf8(&glb[20..20 + json_len]).map_err(|e| e.to_string())?;
+    // The first ATTRIBUTES stream's `count` / `byteStride` (its object's keys are sorted, so
+    // they come just before its `mode`).
+    let mode = json.find("\"mode\":\"ATTRIBUTES\"").ok_or("no ATTRIBUTES stream")?;
+    for (key, value) in [("\"count\":", "4000000000000"), ("\"byteStride\":", "252")] {
+        let at = json[..mode].rfind(key).ok_or("no key before mode")? + key.len();
+        let end = at + json[at..].find(',').ok_or("no comma")?;
+        let edited = format!("{}{value}{}", &json[..at], &json[end..]);
+        let to = format!("{key}{value}");
+        let mut bytes = glb[..12].to_vec();
+        let padded = format!("{edited:<width$}", width = edited.len().next_multiple_of(4));
+        bytes.extend_from_slice(&(padded.len() as u32).to_le_bytes());
+        bytes.extend_from_slice(b"JSON");
+        bytes.extend_from_slice(padded.as_bytes());
+        bytes.extend_from_slice(&glb[20 + json_len..]);
+        let total = bytes.len() as u32;
+        bytes[8..12].copy_from_slice(&total.to_le_bytes());
+        if read(&bytes, &ro).is_ok() {
+            return Err(format!("{to}…: read without an error").into());
+        }
+    }
+    Ok(())
+}
+
 fn main() {
     let corpus = common::corpus();
     let missing = validator_missing();
@@ -238,6 +275,14 @@ fn main() {
             validate(&files)?;
         }
         Ok(())
+    }));
+    trials.push(Trial::test("synthetic/corrupt_compressed_streams_are_errors_not_panics", || {
+        let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+        let scene = gltf_scenes::feature_scene(dir.path());
+        let mut opts = WriteOptions::default();
+        opts.compress = true;
+        let glb = keyscene::formats::gltf::write(&scene, &opts).map_err(|e| e.to_string())?.main;
+        corrupt_streams_are_errors(&glb)
     }));
     let mut files: Vec<PathBuf> = Vec::new();
     if let Some(c) = &corpus {

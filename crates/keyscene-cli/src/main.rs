@@ -495,8 +495,9 @@ fn batch_convert(
         )));
     };
     // Every `convert` option but the three a folder takes too.
-    let single_file_options =
-        Settings::NAMES.iter().filter(|n| !matches!(**n, "no_copy_textures" | "force" | "compress"));
+    let single_file_options = Settings::NAMES
+        .iter()
+        .filter(|n| !matches!(**n, "no_copy_textures" | "force" | "compress"));
     let given = single_file_options
         .into_iter()
         .find(|id| sub.value_source(id) == Some(clap::parser::ValueSource::CommandLine));

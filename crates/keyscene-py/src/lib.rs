@@ -1498,7 +1498,12 @@ fn convert_all<'py>(
     opts.force = force;
     opts.manifest = manifest;
     opts.copy_textures = !no_copy_textures;
-    if compress && !matches!(format, keyscene::convert::OutputFormat::Glb | keyscene::convert::OutputFormat::Gltf) {
+    if compress
+        && !matches!(
+            format,
+            keyscene::convert::OutputFormat::Glb | keyscene::convert::OutputFormat::Gltf
+        )
+    {
         return Err(option_error(py, format!("compress applies to glb or gltf, not {to}")));
     }
     opts.compress = compress;

@@ -128,7 +128,8 @@ fn compare(plain: &Scene, packed: &Scene) -> Result<(), String> {
     }
     let (anim, times) = times(plain);
     for t in times {
-        let (pp, pc) = (plain.evaluate(anim, Time::Seconds(t)), packed.evaluate(anim, Time::Seconds(t)));
+        let (pp, pc) =
+            (plain.evaluate(anim, Time::Seconds(t)), packed.evaluate(anim, Time::Seconds(t)));
         let all: Vec<DVec3> =
             (0..plain.nodes.len()).flat_map(|i| pp.world_positions(plain, i)).collect();
         let (lo, hi) = common::bbox(all.iter().copied());
@@ -141,12 +142,22 @@ fn compare(plain: &Scene, packed: &Scene) -> Result<(), String> {
             for (k, want) in a.iter().enumerate() {
                 let off = |got: &Vec<DVec3>| {
                     (got.len() == want.len()).then(|| {
-                        let d = want.iter().zip(got).map(|(w, g)| (*w - *g).abs().max_element()).fold(0.0, f64::max);
-                        if d > tol && want.len() <= 4000 { set_distance(want, got) } else { d }
+                        let d = want
+                            .iter()
+                            .zip(got)
+                            .map(|(w, g)| (*w - *g).abs().max_element())
+                            .fold(0.0, f64::max);
+                        if d > tol && want.len() <= 4000 {
+                            set_distance(want, got)
+                        } else {
+                            d
+                        }
                     })
                 };
                 // The instance nearest to this one (their order may differ).
-                let best = (0..b.len()).filter_map(|j| off(&b[j]).map(|d| (d, j))).min_by(|x, y| x.0.total_cmp(&y.0));
+                let best = (0..b.len())
+                    .filter_map(|j| off(&b[j]).map(|d| (d, j)))
+                    .min_by(|x, y| x.0.total_cmp(&y.0));
                 let Some((d, j)) = best else {
                     return Err(format!("t {t:.4} s: mesh {m} instance {k}: no compressed match"));
                 };
@@ -164,7 +175,12 @@ fn compare(plain: &Scene, packed: &Scene) -> Result<(), String> {
 
 /// Writes `scene` compressed into `dir` (`NAME.glb`, and `NAME.gltf` when `gltf`), checks the
 /// read-back positions ([`compare`]); returns the written files.
-fn write_and_compare(scene: &Scene, dir: &Path, name: &str, gltf: bool) -> Result<Vec<PathBuf>, String> {
+fn write_and_compare(
+    scene: &Scene,
+    dir: &Path,
+    name: &str,
+    gltf: bool,
+) -> Result<Vec<PathBuf>, String> {
     let mut opts = WriteOptions::default();
     let plain = keyscene::formats::gltf::write(scene, &opts).map_err(|e| format!("write: {e}"))?;
     opts.compress = true;
@@ -196,10 +212,13 @@ fn document_follows_the_specs(glb: &[u8]) -> Result<(), String> {
         }
     }
     let fallback = &v["buffers"][1];
-    if fallback["extensions"]["EXT_meshopt_compression"]["fallback"] != true || fallback.get("uri").is_some() {
+    if fallback["extensions"]["EXT_meshopt_compression"]["fallback"] != true
+        || fallback.get("uri").is_some()
+    {
         return Err(format!("buffer 1 is not a fallback buffer: {fallback}"));
     }
-    let (len0, len1) = (bin.map_or(0, <[u8]>::len) as u64, fallback["byteLength"].as_u64().unwrap_or(0));
+    let (len0, len1) =
+        (bin.map_or(0, <[u8]>::len) as u64, fallback["byteLength"].as_u64().unwrap_or(0));
     let mut compressed = 0;
     for (i, view) in v["bufferViews"].as_array().into_iter().flatten().enumerate() {
         let ext = &view["extensions"]["EXT_meshopt_compression"];
@@ -207,10 +226,17 @@ fn document_follows_the_specs(glb: &[u8]) -> Result<(), String> {
             continue;
         }
         compressed += 1;
-        let end = view["byteOffset"].as_u64().unwrap_or(0) + view["byteLength"].as_u64().unwrap_or(0);
-        let stream_end = ext["byteOffset"].as_u64().unwrap_or(0) + ext["byteLength"].as_u64().unwrap_or(0);
+        let end =
+            view["byteOffset"].as_u64().unwrap_or(0) + view["byteLength"].as_u64().unwrap_or(0);
+        let stream_end =
+            ext["byteOffset"].as_u64().unwrap_or(0) + ext["byteLength"].as_u64().unwrap_or(0);
         let raw = ext["count"].as_u64().unwrap_or(0) * ext["byteStride"].as_u64().unwrap_or(0);
-        if view["buffer"] != 1 || end > len1 || ext["buffer"] != 0 || stream_end > len0 || raw != view["byteLength"] {
+        if view["buffer"] != 1
+            || end > len1
+            || ext["buffer"] != 0
+            || stream_end > len0
+            || raw != view["byteLength"]
+        {
             return Err(format!("bufferViews[{i}]: {view}"));
         }
     }
@@ -303,7 +329,9 @@ fn main() {
             rel(chunk.last().expect("chunks are not empty"))
         );
         let (missing, root) = (missing.clone(), root.clone());
-        trials.push(common::corpus_trial(name, &corpus, move |_| check_chunk(&chunk, &root, &missing)));
+        trials.push(common::corpus_trial(name, &corpus, move |_| {
+            check_chunk(&chunk, &root, &missing)
+        }));
     }
     common::run(trials)
 }
@@ -317,7 +345,8 @@ fn check_chunk(chunk: &[PathBuf], root: &Path, missing: &Option<String>) -> Resu
     for (i, file) in chunk.iter().enumerate() {
         let rel = file.strip_prefix(root).unwrap_or(file).display().to_string();
         let Ok((scene, _)) = keyscene::load(file) else { continue };
-        let name = format!("{i:02}_{}", file.file_stem().and_then(|s| s.to_str()).unwrap_or("scene"));
+        let name =
+            format!("{i:02}_{}", file.file_stem().and_then(|s| s.to_str()).unwrap_or("scene"));
         // Every 8th file also as `.gltf` (an external buffer next to a fallback buffer).
         match write_and_compare(&scene, dir.path(), &name, i % 8 == 0) {
             Ok(files) => written.extend(files),

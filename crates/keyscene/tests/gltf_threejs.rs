@@ -81,8 +81,11 @@ fn prepare(
 ) -> Result<(Case, Value), String> {
     let (refj, file) = lib3ds::load(corpus, reference)?;
     let name = lib3ds::name(reference);
-    let (name, stem) =
-        if compress { (format!("compressed/{name}"), format!("{name}_compressed")) } else { (name.clone(), name) };
+    let (name, stem) = if compress {
+        (format!("compressed/{name}"), format!("{name}_compressed"))
+    } else {
+        (name.clone(), name)
+    };
     let (scene, _) = keyscene::load(&file).map_err(|e| format!("{}: {e}", file.display()))?;
     let glb = dir.join(format!("{stem}.glb"));
     let mut opts = WriteOptions::default();

@@ -65,7 +65,9 @@ impl Volume {
 
     /// `p`'s nearest grid point (rounded half away from zero, clamped to the grid).
     pub(crate) fn quantize(&self, p: [f64; 3]) -> [u16; 3] {
-        std::array::from_fn(|k| ((p[k] - self.offset[k]) / self.step).round().clamp(0.0, 65535.0) as u16)
+        std::array::from_fn(|k| {
+            ((p[k] - self.offset[k]) / self.step).round().clamp(0.0, 65535.0) as u16
+        })
     }
 
     /// The dequantization `D` (scale by `step`, then translate by `offset`), as the node and the
@@ -296,7 +298,9 @@ impl Doc<'_> {
         }
         bounds
             .into_iter()
-            .filter_map(|(g, b)| b.filter(|(lo, hi)| lo[0] <= hi[0]).map(|(lo, hi)| (g, Volume::of(lo, hi))))
+            .filter_map(|(g, b)| {
+                b.filter(|(lo, hi)| lo[0] <= hi[0]).map(|(lo, hi)| (g, Volume::of(lo, hi)))
+            })
             .collect()
     }
 
@@ -375,7 +379,8 @@ impl Doc<'_> {
         let acc = &self.root.accessors[a.value()];
         let (min, max) = (acc.min.is_some(), acc.max.is_some());
         if fits {
-            let min_max = (lo[0] <= hi[0]).then(|| (lo.map(|x| x as i64).to_vec(), hi.map(|x| x as i64).to_vec()));
+            let min_max = (lo[0] <= hi[0])
+                .then(|| (lo.map(|x| x as i64).to_vec(), hi.map(|x| x as i64).to_vec()));
             self.replace(a, bytes, Some(8), ComponentType::I16, false, min_max);
         } else {
             self.replace(a, bytes, Some(12), ComponentType::F32, false, None);
@@ -461,7 +466,8 @@ impl Doc<'_> {
         }
         for anim in &mut self.root.animations {
             for ch in &mut anim.channels {
-                let weights = ch.target.path == Valid(json::animation::Property::MorphTargetWeights);
+                let weights =
+                    ch.target.path == Valid(json::animation::Property::MorphTargetWeights);
                 if let Some(&c) = moved.get(&ch.target.node.value()).filter(|_| weights) {
                     ch.target.node = c;
                 }
@@ -474,7 +480,8 @@ impl Doc<'_> {
         let mut done: HashMap<usize, ()> = HashMap::new();
         for m in 0..self.root.meshes.len() {
             for p in 0..self.root.meshes[m].primitives.len() {
-                let attrs: Vec<(Semantic, json::Index<json::Accessor>)> = self.root.meshes[m].primitives[p]
+                let attrs: Vec<(Semantic, json::Index<json::Accessor>)> = self.root.meshes[m]
+                    .primitives[p]
                     .attributes
                     .iter()
                     .filter_map(|(s, a)| match s {
@@ -578,7 +585,8 @@ impl Doc<'_> {
             new_index[i] = next;
             next += u32::from(u);
         }
-        let remap = |v: &mut json::Index<json::buffer::View>| *v = json::Index::new(new_index[v.value()]);
+        let remap =
+            |v: &mut json::Index<json::buffer::View>| *v = json::Index::new(new_index[v.value()]);
         for a in &mut self.root.accessors {
             a.buffer_view.as_mut().map(remap);
             if let Some(s) = &mut a.sparse {
@@ -692,7 +700,13 @@ fn encode(root: &mut json::Root, views: Vec<Vec<u8>>) -> Result<(Vec<u8>, Option
             Plan::Indices(size) => {
                 let indices: Vec<u32> = bytes
                     .chunks_exact(size)
-                    .map(|c| if size == 2 { u32::from(u16::from_le_bytes([c[0], c[1]])) } else { u32::from_le_bytes([c[0], c[1], c[2], c[3]]) })
+                    .map(|c| {
+                        if size == 2 {
+                            u32::from(u16::from_le_bytes([c[0], c[1]]))
+                        } else {
+                            u32::from_le_bytes([c[0], c[1], c[2], c[3]])
+                        }
+                    })
                     .collect();
                 let vertices = indices.iter().max().map_or(0, |&m| m as usize + 1);
                 let data = meshopt::encode_index_sequence(&indices, vertices)

@@ -45,14 +45,17 @@ pub(super) fn decompress(
     buffers: &mut Vec<Vec<u8>>,
     max_bytes: u64,
 ) -> Result<(), Error> {
-    let uses = |n: &str| root.extensions_used.iter().chain(&root.extensions_required).any(|e| e == n);
+    let uses =
+        |n: &str| root.extensions_used.iter().chain(&root.extensions_required).any(|e| e == n);
     if !uses(MESHOPT) && !uses(QUANTIZATION) {
         return Ok(());
     }
     let index = buffers.len() as u32;
     let mut out: Vec<u8> = Vec::new();
     for i in 0..root.buffer_views.len() {
-        let Some(ext) = root.buffer_views[i].extensions.as_ref().and_then(|e| e.others.get(MESHOPT)).cloned() else {
+        let Some(ext) =
+            root.buffer_views[i].extensions.as_ref().and_then(|e| e.others.get(MESHOPT)).cloned()
+        else {
             continue;
         };
         let place = format!("bufferViews[{i}] › extensions › {MESHOPT}");
@@ -92,7 +95,10 @@ fn decode_view(
 ) -> Result<Vec<u8>, Error> {
     let invalid = |message: String| Error::Invalid { place: place.to_string(), message };
     let num = |k: &str, default: Option<u64>| {
-        ext.get(k).and_then(serde_json::Value::as_u64).or(default).ok_or_else(|| invalid(format!("no {k}")))
+        ext.get(k)
+            .and_then(serde_json::Value::as_u64)
+            .or(default)
+            .ok_or_else(|| invalid(format!("no {k}")))
     };
     let buffer = num("buffer", None)? as usize;
     let offset = num("byteOffset", Some(0))? as usize;
@@ -108,7 +114,9 @@ fn decode_view(
     // A compressed stream is at least a header byte per view and a byte per 16 ATTRIBUTES
     // elements / per index triangle: a count far beyond that is refused before allocating.
     let size = count.checked_mul(stride).filter(|&s| s / 64 <= length.saturating_mul(64) + 64);
-    let size = size.ok_or_else(|| invalid(format!("count {count} × byteStride {stride} is not what {length} bytes can hold")))?;
+    let size = size.ok_or_else(|| {
+        invalid(format!("count {count} × byteStride {stride} is not what {length} bytes can hold"))
+    })?;
     if size as u64 > left {
         return Err(Error::Limit {
             place: place.to_string(),
@@ -118,16 +126,26 @@ fn decode_view(
     match mode {
         "ATTRIBUTES" => {
             if stride == 0 || stride % 4 != 0 || stride > 256 {
-                return Err(invalid(format!("ATTRIBUTES byteStride {stride}: expected a multiple of 4 up to 256")));
+                return Err(invalid(format!(
+                    "ATTRIBUTES byteStride {stride}: expected a multiple of 4 up to 256"
+                )));
             }
             let mut words = vec![0u32; size / 4];
             // SAFETY: `words` holds `count · stride` bytes, what the decoder writes; `source`
             // is `length` readable bytes. The decoder checks its input (meshoptimizer.h).
             let rc = unsafe {
-                meshopt::ffi::meshopt_decodeVertexBuffer(words.as_mut_ptr().cast(), count, stride, source.as_ptr(), source.len())
+                meshopt::ffi::meshopt_decodeVertexBuffer(
+                    words.as_mut_ptr().cast(),
+                    count,
+                    stride,
+                    source.as_ptr(),
+                    source.len(),
+                )
             };
             if rc != 0 {
-                return Err(invalid(format!("the ATTRIBUTES stream does not decode (meshopt error {rc})")));
+                return Err(invalid(format!(
+                    "the ATTRIBUTES stream does not decode (meshopt error {rc})"
+                )));
             }
             filter_in_place(&mut words, count, stride, filter).map_err(invalid)?;
             Ok(bytemuck::cast_slice::<u32, u8>(&words).to_vec())
@@ -137,9 +155,13 @@ fn decode_view(
                 return Err(invalid(format!("filter {filter} on {mode}: the spec allows none")));
             }
             let indices: Vec<u32> = match (mode, stride) {
-                ("TRIANGLES", 2 | 4) if count % 3 == 0 => meshopt::decode_index_buffer::<u32>(source, count),
+                ("TRIANGLES", 2 | 4) if count % 3 == 0 => {
+                    meshopt::decode_index_buffer::<u32>(source, count)
+                }
                 ("INDICES", 2 | 4) => meshopt::decode_index_sequence::<u32>(source, count),
-                _ => return Err(invalid(format!("{mode} with byteStride {stride}, count {count}"))),
+                _ => {
+                    return Err(invalid(format!("{mode} with byteStride {stride}, count {count}")))
+                }
             }
             .map_err(|e| invalid(format!("the {mode} stream does not decode ({e:?})")))?;
             Ok(if stride == 2 {
@@ -153,17 +175,28 @@ fn decode_view(
 }
 
 /// Applies an `ATTRIBUTES` stream's filter to its decoded elements.
-fn filter_in_place(words: &mut [u32], count: usize, stride: usize, filter: &str) -> Result<(), String> {
+fn filter_in_place(
+    words: &mut [u32],
+    count: usize,
+    stride: usize,
+    filter: &str,
+) -> Result<(), String> {
     let ptr = words.as_mut_ptr().cast();
     // SAFETY (each call): `words` holds `count · stride` bytes, 4-byte aligned, which the
     // filter rewrites in place; the stride is one the filter accepts (checked first).
     match (filter, stride) {
         ("NONE", _) => {}
-        ("OCTAHEDRAL", 4 | 8) => unsafe { meshopt::ffi::meshopt_decodeFilterOct(ptr, count, stride) },
+        ("OCTAHEDRAL", 4 | 8) => unsafe {
+            meshopt::ffi::meshopt_decodeFilterOct(ptr, count, stride)
+        },
         ("QUATERNION", 8) => unsafe { meshopt::ffi::meshopt_decodeFilterQuat(ptr, count, stride) },
         ("EXPONENTIAL", _) => unsafe { meshopt::ffi::meshopt_decodeFilterExp(ptr, count, stride) },
         ("COLOR", 4 | 8) => unsafe { meshopt::ffi::meshopt_decodeFilterColor(ptr, count, stride) },
-        _ => return Err(format!("filter {filter:?} with byteStride {stride} is not one the spec defines")),
+        _ => {
+            return Err(format!(
+                "filter {filter:?} with byteStride {stride} is not one the spec defines"
+            ))
+        }
     }
     Ok(())
 }
@@ -180,14 +213,18 @@ fn dequantize(root: &mut json::Root, buffers: &mut [Vec<u8>], into: usize) -> Re
             }
         }
         for t in p.targets.iter().flatten() {
-            wanted.extend([t.positions, t.normals, t.tangents].into_iter().flatten().map(|a| a.value()));
+            wanted.extend(
+                [t.positions, t.normals, t.tangents].into_iter().flatten().map(|a| a.value()),
+            );
         }
     }
     wanted.sort_unstable();
     wanted.dedup();
     for a in wanted {
         let place = format!("accessors[{a}]");
-        let Some(floats) = to_floats(root, buffers, a).map_err(|message| Error::Invalid { place, message })? else {
+        let Some(floats) =
+            to_floats(root, buffers, a).map_err(|message| Error::Invalid { place, message })?
+        else {
             continue;
         };
         let out = &mut buffers[into];
@@ -216,7 +253,9 @@ fn dequantize(root: &mut json::Root, buffers: &mut [Vec<u8>], into: usize) -> Re
         let convert = |v: &Option<json::Value>| {
             v.as_ref().and_then(|v| v.as_array()).map(|xs| {
                 json::Value::from(
-                    xs.iter().map(|x| x.as_f64().map_or(0.0, |x| component(x, ct, normalized))).collect::<Vec<_>>(),
+                    xs.iter()
+                        .map(|x| x.as_f64().map_or(0.0, |x| component(x, ct, normalized)))
+                        .collect::<Vec<_>>(),
                 )
             })
         };
@@ -260,9 +299,12 @@ fn to_floats(root: &json::Root, buffers: &[Vec<u8>], a: usize) -> Result<Option<
     let stride = view.byte_stride.map_or(size * n, |s| s.0);
     let count = acc.count.0 as usize;
     let bytes = buffers.get(view.buffer.value()).ok_or("names no buffer")?;
-    let start = view.byte_offset.map_or(0, |o| o.0 as usize) + acc.byte_offset.map_or(0, |o| o.0 as usize);
+    let start =
+        view.byte_offset.map_or(0, |o| o.0 as usize) + acc.byte_offset.map_or(0, |o| o.0 as usize);
     let end = view.byte_offset.map_or(0, |o| o.0 as usize) + view.byte_length.0 as usize;
-    let last = count.checked_sub(1).map_or(Some(start), |k| k.checked_mul(stride)?.checked_add(start + size * n));
+    let last = count
+        .checked_sub(1)
+        .map_or(Some(start), |k| k.checked_mul(stride)?.checked_add(start + size * n));
     if last.is_none_or(|l| l > end || end > bytes.len()) {
         return Err(format!("{count} elements of {stride} bytes are past their buffer view"));
     }

@@ -202,12 +202,15 @@ fn buffers(
     // warning, and an accessor reading it is refused as before.
     for (i, v) in root.buffer_views.iter().enumerate() {
         let len = buffers.get(v.buffer.value()).map_or(0, Vec::len) as u64;
-        let compressed = v.extensions.as_ref().is_some_and(|e| e.others.contains_key(decompress::MESHOPT));
+        let compressed =
+            v.extensions.as_ref().is_some_and(|e| e.others.contains_key(decompress::MESHOPT));
         let (offset, length) = (v.byte_offset.map_or(0, |o| o.0), v.byte_length.0);
         if !compressed && offset.checked_add(length).is_none_or(|end| end > len) {
             warnings.push(warning(
                 format!("bufferViews[{i}]"),
-                format!("byteOffset {offset} + byteLength {length} is past its buffer's {len} bytes"),
+                format!(
+                    "byteOffset {offset} + byteLength {length} is past its buffer's {len} bytes"
+                ),
             ));
         }
     }

@@ -348,7 +348,7 @@ impl Job<'_> {
                 rel,
                 out_rel,
                 self.to,
-                &self.opts,
+                self.opts,
                 self.opts.force || ours,
             );
             let mut outputs: Vec<String> = result.output.iter().cloned().collect();

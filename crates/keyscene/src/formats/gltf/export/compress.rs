@@ -104,6 +104,9 @@ pub(crate) fn unit_weights(weights: &[f32], total: u32) -> Vec<u32> {
     out
 }
 
+/// Smallest and largest coordinates per axis.
+type Bounds = ([f64; 3], [f64; 3]);
+
 /// The document being compressed: its JSON and each buffer view's bytes (by view index).
 struct Doc<'a> {
     root: &'a mut json::Root,
@@ -275,7 +278,7 @@ impl Doc<'_> {
 
     /// The [`Volume`] of each group whose positions are all float `VEC3`.
     fn volumes(&self, mesh_group: &[usize]) -> HashMap<usize, Volume> {
-        let mut bounds: HashMap<usize, Option<([f64; 3], [f64; 3])>> = HashMap::new();
+        let mut bounds: HashMap<usize, Option<Bounds>> = HashMap::new();
         for (i, mesh) in self.root.meshes.iter().enumerate() {
             let entry = bounds.entry(mesh_group[i]).or_insert(Some(([f64::MAX; 3], [f64::MIN; 3])));
             for p in &mesh.primitives {
@@ -310,8 +313,8 @@ impl Doc<'_> {
         let (mesh_group, skin_group) = self.groups();
         let volumes = self.volumes(&mesh_group);
         let mut done: HashMap<usize, ()> = HashMap::new();
-        for i in 0..self.root.meshes.len() {
-            let Some(vol) = volumes.get(&mesh_group[i]).copied() else { continue };
+        for (i, group) in mesh_group.iter().enumerate() {
+            let Some(vol) = volumes.get(group).copied() else { continue };
             for p in 0..self.root.meshes[i].primitives.len() {
                 let prim = &self.root.meshes[i].primitives[p];
                 let pos = prim.attributes.get(&Valid(Semantic::Positions)).copied();
@@ -327,8 +330,8 @@ impl Doc<'_> {
                 }
             }
         }
-        for s in 0..self.root.skins.len() {
-            if let Some(vol) = volumes.get(&skin_group[s]).copied() {
+        for (s, group) in skin_group.iter().enumerate() {
+            if let Some(vol) = volumes.get(group).copied() {
                 self.fold_into_skin(s, vol);
             }
         }
@@ -570,14 +573,18 @@ impl Doc<'_> {
     fn drop_unused_views(&mut self) {
         let mut used = vec![false; self.root.buffer_views.len()];
         for a in &self.root.accessors {
-            a.buffer_view.map(|v| used[v.value()] = true);
+            if let Some(v) = a.buffer_view {
+                used[v.value()] = true;
+            }
             if let Some(s) = &a.sparse {
                 used[s.indices.buffer_view.value()] = true;
                 used[s.values.buffer_view.value()] = true;
             }
         }
         for i in &self.root.images {
-            i.buffer_view.map(|v| used[v.value()] = true);
+            if let Some(v) = i.buffer_view {
+                used[v.value()] = true;
+            }
         }
         let mut new_index = vec![0u32; used.len()];
         let mut next = 0u32;

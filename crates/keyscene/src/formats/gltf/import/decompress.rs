@@ -297,6 +297,9 @@ fn to_floats(root: &json::Root, buffers: &[Vec<u8>], a: usize) -> Result<Option<
     let size = ct.0.size();
     let n = t.multiplicity();
     let stride = view.byte_stride.map_or(size * n, |s| s.0);
+    if stride < size * n {
+        return Err(format!("byteStride {stride} is shorter than the {}-byte element", size * n));
+    }
     let count = acc.count.0 as usize;
     let bytes = buffers.get(view.buffer.value()).ok_or("names no buffer")?;
     let start =

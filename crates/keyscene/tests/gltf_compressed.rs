@@ -18,6 +18,13 @@
 //! used and required, buffer 1 a fallback buffer (`fallback: true`, no `uri`), every compressed
 //! view inside it and its stream inside buffer 0.
 //!
+//! The reader on files it did not write: with `KEYSCENE_GLTFPACK` naming a gltfpack executable
+//! (npm `gltfpack`, 0.24), a sample of the corpus (every 20th file) written plain is packed
+//! by gltfpack (`-c -kn -km -ke -af 0`, keys not resampled: meshopt with its filters, `TRIANGLES` indices, its own
+//! quantization) and read back; the posed bounding box at the times above must lie within
+//! 1e-3 of the diagonal of the plain file's (gltfpack's 14-bit positions and 12-bit rotations
+//! are coarser than keyscene's bound; a wrong decode is far outside).
+//!
 //! Without node or the validator package (`KEYSCENE_NODE_MODULES`) the validator half is
 //! skipped (each trial says so on stderr); without the corpus the corpus trials are ignored.
 
@@ -311,6 +318,7 @@ fn main() {
         corrupt_streams_are_errors(&glb)
     }));
     let mut files: Vec<PathBuf> = Vec::new();
+    let gltfpack = std::env::var_os("KEYSCENE_GLTFPACK").map(PathBuf::from);
     if let Some(c) = &corpus {
         files.extend(
             common::files_with_ext(&c.join("3ds"), &["3ds", "prj"])
@@ -320,6 +328,18 @@ fn main() {
         files.extend(common::files_with_ext(&c.join("fbx"), &["fbx"]));
     }
     let root = corpus.clone().unwrap_or_default();
+    match &gltfpack {
+        None => eprintln!("KEYSCENE_GLTFPACK not set: gltfpack-made files not read"),
+        Some(exe) => {
+            for file in files.iter().step_by(20) {
+                let rel = file.strip_prefix(&root).unwrap_or(file).display().to_string();
+                let (file, exe) = (file.clone(), exe.clone());
+                trials.push(Trial::test(format!("gltfpack/{rel}"), move || {
+                    read_gltfpack(&file, &exe)
+                }));
+            }
+        }
+    }
     for (k, chunk) in files.chunks(CHUNK).enumerate() {
         let chunk: Vec<PathBuf> = chunk.to_vec();
         let rel = |p: &Path| p.strip_prefix(&root).unwrap_or(p).display().to_string();
@@ -334,6 +354,52 @@ fn main() {
         }));
     }
     common::run(trials)
+}
+
+/// `file` written plain, packed by gltfpack, read back by keyscene: its posed bounding boxes
+/// against the plain file's (module docs).
+fn read_gltfpack(file: &Path, exe: &Path) -> Result<(), Failed> {
+    let Ok((scene, _)) = keyscene::load(file) else { return Ok(()) };
+    if scene.meshes.is_empty() {
+        return Ok(());
+    }
+    let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let (plain, packed) = (dir.path().join("plain.glb"), dir.path().join("packed.glb"));
+    save(&scene, &plain, &WriteOptions::default()).map_err(|e| e.to_string())?;
+    let out = Command::new(exe)
+        .args(["-c", "-kn", "-km", "-ke", "-af", "0", "-i"])
+        .arg(&plain)
+        .arg("-o")
+        .arg(&packed)
+        .output()
+        .map_err(|e| format!("cannot run gltfpack: {e}"))?;
+    if !out.status.success() {
+        return Err(format!("gltfpack: {}", String::from_utf8_lossy(&out.stderr)).into());
+    }
+    let ro = keyscene::ReadOptions::default();
+    let read_file = |p: &Path| -> Result<Scene, String> {
+        let bytes = std::fs::read(p).map_err(|e| e.to_string())?;
+        Ok(read(&bytes, &ro).map_err(|e| format!("{}: {e}", p.display()))?.0)
+    };
+    let (a, b) = (read_file(&plain)?, read_file(&packed)?);
+    let (anim, times) = times(&a);
+    for t in times {
+        let bbox = |s: &Scene| {
+            let pose = s.evaluate(anim.filter(|_| !s.animations.is_empty()), Time::Seconds(t));
+            common::bbox((0..s.nodes.len()).flat_map(|i| pose.world_positions(s, i)))
+        };
+        let (pa, pb) = (bbox(&a), bbox(&b));
+        let diag = (pa.1 - pa.0).length();
+        let off = common::bbox_diff(pa, pb);
+        // A scene with non-finite positions (`synthetic_inf_nan`) has no box to compare.
+        let finite = [pa.0, pa.1, pb.0, pb.1].iter().all(|v| v.is_finite());
+        if finite && off > 1e-3 * diag {
+            return Err(
+                format!("t {t:.4} s: bounding box {off:.3e} off (diagonal {diag:.3e})").into()
+            );
+        }
+    }
+    Ok(())
 }
 
 /// One chunk of corpus files: each written, compared and then validated (module docs). A file

@@ -63,6 +63,8 @@ pub struct Options {
     pub shard: Option<Shard>,
     /// Copy texture images beside the outputs (`--no-copy-textures` turns it off).
     pub copy_textures: bool,
+    /// `--compress` ([`keyscene::batch::Options::compress`]).
+    pub compress: bool,
     /// `--force` ([`keyscene::batch::Options::force`]).
     pub force: bool,
     /// `--manifest FILE.jsonl` ([`keyscene::batch::Options::manifest`]).
@@ -87,6 +89,7 @@ pub fn run(
     let mut lib = keyscene::batch::Options::default();
     lib.shard = opts.shard;
     lib.copy_textures = opts.copy_textures;
+    lib.compress = opts.compress;
     lib.force = opts.force;
     lib.manifest = opts.manifest.clone();
     lib.build = keyscene::batch::build_id("executable", std::env::current_exe().ok().as_deref());

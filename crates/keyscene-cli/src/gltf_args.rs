@@ -24,6 +24,13 @@ pub struct GltfArgs {
     /// CUBICSPLINE tangents).
     #[arg(long, help_heading = "glTF output")]
     pub cubic_spline: bool,
+    /// glTF: a web-ready file in one step: vertex attributes quantized (KHR_mesh_quantization;
+    /// positions within 1e-4 of the scene size) and vertex, index, skin and animation data
+    /// compressed with meshopt (EXT_meshopt_compression). Both extensions are required: a
+    /// client needs a meshopt decoder (three.js: GLTFLoader.setMeshoptDecoder). Also with a
+    /// folder and --to glb|gltf.
+    #[arg(long, help_heading = "glTF output")]
+    pub compress: bool,
     /// glTF: keep up to N joint influences per skinned vertex (rounded up to a multiple of 4;
     /// one JOINTS_n/WEIGHTS_n pair per 4). Default 4, what every viewer supports.
     #[arg(long, value_name = "N", default_value_t = 4, help_heading = "glTF output")]

@@ -397,6 +397,7 @@ fn run(cli: Cli, matches: &ArgMatches) -> Result<(), CliError> {
                     report,
                     shard,
                     copy_textures: !no_copy_textures,
+                    compress: gltf.compress,
                     force,
                     manifest,
                 };
@@ -437,6 +438,7 @@ fn run(cli: Cli, matches: &ArgMatches) -> Result<(), CliError> {
             settings.no_animation = gltf.no_animation;
             settings.resample_fps = gltf.resample_fps;
             settings.cubic_spline = gltf.cubic_spline;
+            settings.compress = gltf.compress;
             let sub = matches.subcommand_matches("convert").expect("convert was parsed");
             // Given on the command line, not clap's default of 4.
             settings.max_influences = (sub.value_source("max_influences")
@@ -492,9 +494,10 @@ fn batch_convert(
                 .join("|")
         )));
     };
-    // Every `convert` option but the two a folder takes too.
-    let single_file_options =
-        Settings::NAMES.iter().filter(|n| !matches!(**n, "no_copy_textures" | "force"));
+    // Every `convert` option but the three a folder takes too.
+    let single_file_options = Settings::NAMES
+        .iter()
+        .filter(|n| !matches!(**n, "no_copy_textures" | "force" | "compress"));
     let given = single_file_options
         .into_iter()
         .find(|id| sub.value_source(id) == Some(clap::parser::ValueSource::CommandLine));
@@ -503,6 +506,9 @@ fn batch_convert(
             "--{} applies to converting one file, not a folder",
             id.replace('_', "-")
         )));
+    }
+    if opts.compress && !matches!(to, batch::Target::Glb | batch::Target::Gltf) {
+        return Err(CliError::Msg("--compress applies to --to glb or --to gltf".into()));
     }
     batch::run(input, output, to, opts, out)
 }

@@ -642,6 +642,43 @@ fn batch_convert_succeeds_when_nothing_fails_and_refuses_single_file_options() {
     assert!(!to_on_file.status.success());
 }
 
+/// Issue 36 §4: `--compress` writes glTF with `EXT_meshopt_compression` and
+/// `KHR_mesh_quantization` required (their spec names), for one file and for a folder with
+/// `--to glb`; it is refused for other outputs; the file reads back (`convert out.glb x.obj`).
+#[test]
+fn compress_writes_the_two_extensions_for_a_file_and_a_folder_and_only_for_gltf() {
+    let src = tempfile::tempdir().unwrap();
+    std::fs::copy(fly(), src.path().join("FLY.3DS")).unwrap();
+    let dst = tempfile::tempdir().unwrap();
+    let (s, d) = (src.path().to_str().unwrap(), dst.path().to_str().unwrap());
+    let required = |glb: &Path| {
+        let bytes = std::fs::read(glb).unwrap();
+        let len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
+        let json: Value = serde_json::from_slice(&bytes[20..20 + len]).unwrap();
+        json["extensionsRequired"].clone()
+    };
+    let both = serde_json::json!(["EXT_meshopt_compression", "KHR_mesh_quantization"]);
+    let one = format!("{d}/one.glb");
+    let out = keyscene(&["convert", &fly(), &one, "--compress"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(required(Path::new(&one)), both);
+    let obj = format!("{d}/back.obj");
+    let back = keyscene(&["convert", &one, &obj]);
+    assert!(back.status.success(), "{}", String::from_utf8_lossy(&back.stderr));
+    let folder = format!("{d}/folder");
+    let out = keyscene(&["convert", s, &folder, "--to", "glb", "--compress"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(required(&Path::new(&folder).join("FLY.glb")), both);
+    let obj_folder = keyscene(&["convert", s, &format!("{d}/o"), "--to", "obj", "--compress"]);
+    assert!(!obj_folder.status.success());
+    let err = String::from_utf8_lossy(&obj_folder.stderr);
+    assert!(err.contains("--compress applies to --to glb or --to gltf"), "{err}");
+    let obj_file = keyscene(&["convert", &fly(), &format!("{d}/x.obj"), "--compress"]);
+    assert!(!obj_file.status.success());
+    let err = String::from_utf8_lossy(&obj_file.stderr);
+    assert!(err.contains("--compress does not apply to .obj output"), "{err}");
+}
+
 /// Issue 17 §1: an empty file of any format is an error that names the file and says
 /// "empty", for every command that reads it; `convert` leaves no output behind.
 #[test]

@@ -1421,7 +1421,7 @@ fn settings(py: Python<'_>, kw: Option<&Bound<'_, PyDict>>) -> PyResult<Settings
 /// .fbx, .3ds, .usda, .usdz). Options, by the command line's names with `_` for `-`: `frame`, `time`,
 /// `animation` (index or name), `stack`, `up`, `units`, `space`, `no_extrapolation`,
 /// `bind_pose`, `transform_skin`, `embed`, `no_animation`, `resample_fps`, `cubic_spline`,
-/// `max_influences`, `fps`, `axes`, `fbx_version`, `fbx_ascii`, `fbx_keep_pivots`, `triangulate`,
+/// `compress`, `max_influences`, `fps`, `axes`, `fbx_version`, `fbx_ascii`, `fbx_keep_pivots`, `triangulate`,
 /// `no_copy_textures`, `force` (docs/cli.md). An option that does not apply to the output
 /// format is refused, as by the CLI.
 ///
@@ -1447,20 +1447,21 @@ fn convert(
     Ok(Report::of(&report, &dst))
 }
 
-/// convert_all(src_dir, out_dir, to, *, shard=None, force=False, manifest=None, no_copy_textures=False) -> list
+/// convert_all(src_dir, out_dir, to, *, shard=None, force=False, manifest=None, no_copy_textures=False, compress=False) -> list
 ///
 /// Converts every 3DS, PRJ, FBX, 3DA, glTF and GLB file under `src_dir` into the same
 /// subfolders of `out_dir` as `keyscene convert SRC_DIR OUT_DIR --to TO` does (in parallel,
 /// going on past failures, skipping outputs that are up to date unless `force`, the same
 /// manifest lines): `to` is "glb", "gltf", "3da", "obj", "fbx" or "3ds"; `shard` "I/N" or
-/// (I, N); `manifest` a JSON Lines file. Returns one dict per source, sorted by path:
-/// `input`, `output` (relative paths, output None when it failed), `status` ("converted",
+/// (I, N); `manifest` a JSON Lines file; `compress` (glb/gltf only) as `--compress`. Returns
+/// one dict per source, sorted by path: `input`, `output` (relative paths, output None when it failed), `status` ("converted",
 /// "warnings", "skipped", "failed"), `warnings`, `error`.
 ///
 /// Raises IoError / NotFoundError for the folders and the manifest, OptionError for `to`
 /// or `shard`. Files that fail are results, not exceptions.
 #[pyfunction]
-#[pyo3(signature = (src_dir, out_dir, to, *, shard=None, force=false, manifest=None, no_copy_textures=false))]
+#[pyo3(signature = (src_dir, out_dir, to, *, shard=None, force=false, manifest=None, no_copy_textures=false, compress=false))]
+#[allow(clippy::too_many_arguments)] // Python's keyword arguments, one per batch option.
 fn convert_all<'py>(
     py: Python<'py>,
     src_dir: PathBuf,
@@ -1470,6 +1471,7 @@ fn convert_all<'py>(
     force: bool,
     manifest: Option<PathBuf>,
     no_copy_textures: bool,
+    compress: bool,
 ) -> PyResult<Vec<Bound<'py, PyDict>>> {
     let format = keyscene::convert::OutputFormat::ALL
         .into_iter()
@@ -1496,6 +1498,15 @@ fn convert_all<'py>(
     opts.force = force;
     opts.manifest = manifest;
     opts.copy_textures = !no_copy_textures;
+    if compress
+        && !matches!(
+            format,
+            keyscene::convert::OutputFormat::Glb | keyscene::convert::OutputFormat::Gltf
+        )
+    {
+        return Err(option_error(py, format!("compress applies to glb or gltf, not {to}")));
+    }
+    opts.compress = compress;
     let module: Option<PathBuf> = py
         .import("keyscene._keyscene")
         .and_then(|m| m.getattr("__file__"))

@@ -44,6 +44,10 @@ pub struct Options {
     pub shard: Option<Shard>,
     /// Copy texture images beside the outputs (`--no-copy-textures` turns it off).
     pub copy_textures: bool,
+    /// glTF outputs quantized and meshopt-compressed (`--compress`,
+    /// [`WriteOptions::compress`](crate::formats::gltf::WriteOptions::compress)); ignored for the
+    /// other formats.
+    pub compress: bool,
     /// Convert every file, replacing existing outputs (`--force`). Without it a file whose
     /// output is up to date is skipped, and an existing output that is not up to date is
     /// replaced only when the manifest records it as this source's output (else the file
@@ -344,7 +348,7 @@ impl Job<'_> {
                 rel,
                 out_rel,
                 self.to,
-                self.opts.copy_textures,
+                self.opts,
                 self.opts.force || ours,
             );
             let mut outputs: Vec<String> = result.output.iter().cloned().collect();
@@ -397,11 +401,11 @@ fn convert_one(
     rel: &Path,
     out_rel: &Path,
     to: OutputFormat,
-    copy_textures: bool,
+    opts: &Options,
     replace: bool,
 ) -> (FileResult, Vec<PathBuf>) {
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        convert_file(input, output, to, copy_textures, replace)
+        convert_file(input, output, to, opts, replace)
     }))
     .unwrap_or_else(|panic| {
         let what = panic
@@ -444,7 +448,7 @@ fn convert_file(
     input: &Path,
     output: &Path,
     to: OutputFormat,
-    copy_textures: bool,
+    batch: &Options,
     replace: bool,
 ) -> Result<(Vec<String>, Vec<PathBuf>), Error> {
     let source = crate::output::source_name(input);
@@ -458,7 +462,8 @@ fn convert_file(
     }
     // `output`'s extension is `to`'s: the library picks the writer from it.
     let _ = to;
-    let opts = ConvertOptions::default().copy_textures(copy_textures).source(source);
+    let mut opts = ConvertOptions::default().copy_textures(batch.copy_textures).source(source);
+    opts.gltf.compress = batch.compress;
     let report = crate::convert(&scene, output, &opts)?;
     warnings.extend(report.warnings);
     Ok((warnings, report.files))

@@ -21,6 +21,11 @@
 //! Positions are taken relative to keyscene's axis root node (the source's axes and units),
 //! and every vertex the ufbx reference `.obj` group uses must have a three vertex of that node
 //! within the row's tolerance (per component, after `position_scale`, as ufbx compares).
+//!
+//! `--compress`: every 3DS file and every sampled FBX file is also written with
+//! `WriteOptions::compress` (trials `compressed/…`) and loaded with three's `MeshoptDecoder`;
+//! it is held to the same references, FBX ones within the larger of the row's tolerance and
+//! 1e-4 × the reference's bounding-box diagonal (the bound `--compress` keeps to).
 //! A node whose mesh a geometry cache deforms is the exception: the writer leaves caches out
 //! with a warning (docs/gltf.md, "Geometry caches"), so such a group passes only when the
 //! write's warnings say so for its mesh, and its (rest) positions are not compared.
@@ -66,12 +71,26 @@ struct Case {
 }
 
 /// Writes the GLB of the file `reference` names into `dir` and builds the page's job entry.
-fn prepare(corpus: &Path, reference: &Path, dir: &Path) -> Result<(Case, Value), String> {
+/// `compress`: written with [`WriteOptions::compress`] (named `compressed/NAME`), so three.js's
+/// `MeshoptDecoder` and its dequantization are held to the same lib3ds reference.
+fn prepare(
+    corpus: &Path,
+    reference: &Path,
+    dir: &Path,
+    compress: bool,
+) -> Result<(Case, Value), String> {
     let (refj, file) = lib3ds::load(corpus, reference)?;
     let name = lib3ds::name(reference);
+    let (name, stem) = if compress {
+        (format!("compressed/{name}"), format!("{name}_compressed"))
+    } else {
+        (name.clone(), name)
+    };
     let (scene, _) = keyscene::load(&file).map_err(|e| format!("{}: {e}", file.display()))?;
-    let glb = dir.join(format!("{name}.glb"));
-    save(&scene, &glb, &WriteOptions::default()).map_err(|e| e.to_string())?;
+    let glb = dir.join(format!("{stem}.glb"));
+    let mut opts = WriteOptions::default();
+    opts.compress = compress;
+    save(&scene, &glb, &opts).map_err(|e| e.to_string())?;
     let samples = refj["samples"].as_array().ok_or("reference without samples")?;
     let times: Vec<f64> =
         samples.iter().filter_map(|s| s["frame"].as_f64()).map(|f| f / 30.0).collect();
@@ -98,7 +117,7 @@ fn prepare(corpus: &Path, reference: &Path, dir: &Path) -> Result<(Case, Value),
         "file": glb,
         "times": times,
         "vertices": vertices,
-        "screenshot": dir.join(format!("{name}.png")),
+        "screenshot": dir.join(format!("{stem}.png")),
     });
     Ok((Case { name, reference: refj, glb }, job))
 }
@@ -237,6 +256,8 @@ struct FbxRow {
     /// The nodes showing a mesh a geometry cache deforms, and whether the glTF writer warned
     /// that it left that mesh's cache out (filled by [`prepare_fbx`]).
     cached: Vec<(String, bool)>,
+    /// Written with [`WriteOptions::compress`] (the trial is named `compressed/fbx/…`).
+    compress: bool,
 }
 
 /// The `time` rows of `references.tsv` in the file's own space with no extra options, one per
@@ -268,6 +289,7 @@ fn fbx_rows(corpus: &Path) -> Vec<FbxRow> {
             tolerance,
             position_scale: row.position_scale.parse().unwrap_or(1.0),
             cached: Vec::new(),
+            compress: false,
         });
     }
     rows.sort_by(|a, b| a.fbx.cmp(&b.fbx));
@@ -283,8 +305,9 @@ fn prepare_fbx(row: &mut FbxRow, dir: &Path) -> Result<Value, &'static str> {
     if vertices == 0 || vertices > FBX_MAX_VERTICES {
         return Err("no mesh or too large");
     }
-    let file = keyscene::formats::gltf::write(&scene, &WriteOptions::default())
-        .map_err(|_| "glTF write fails")?;
+    let mut opts = WriteOptions::default();
+    opts.compress = row.compress;
+    let file = keyscene::formats::gltf::write(&scene, &opts).map_err(|_| "glTF write fails")?;
     let has = |s: &str| file.main.windows(s.len()).any(|w| w == s.as_bytes());
     if !scene.skins.is_empty() && !has("\"skins\"") {
         return Err("skinned, skins not written");
@@ -375,7 +398,15 @@ fn check_fbx(row: &FbxRow, answer: &Value) -> Result<(), Failed> {
     let points = |n: &Value| -> Vec<DVec3> {
         n["vertices"].as_array().into_iter().flatten().filter_map(|v| vec3(&v[1])).collect()
     };
-    let (s, tol) = (row.position_scale, row.tolerance);
+    let (s, mut tol) = (row.position_scale, row.tolerance);
+    if row.compress {
+        // `--compress` keeps positions within 1e-4 of the scene size (docs/gltf.md,
+        // "Compressed output"): 16-bit grids move a vertex up to 1/131,070 of its mesh's
+        // extent, over ufbx's absolute 0.001 in a 400-unit scene.
+        let all: Vec<DVec3> = groups.iter().flat_map(|g| g.1.iter().map(|p| *p * s)).collect();
+        let (lo, hi) = common::bbox(all.into_iter());
+        tol = tol.max(1e-4 * (hi - lo).length());
+    }
     let mut failures = Vec::new();
     let mut worst = 0.0f64;
     // As ufbx matches: groups with fewer names first (a Maya group line names the node and its
@@ -618,12 +649,13 @@ fn main() {
             let _ = std::fs::create_dir_all(&dir);
             let mut cases = Vec::new();
             let mut jobs = Vec::new();
-            for r in &refs {
+            for (r, compress) in refs.iter().flat_map(|r| [(r, false), (r, true)]) {
                 let name = lib3ds::name(r);
+                let name = if compress { format!("compressed/{name}") } else { name };
                 if !selected(&args, &name) {
                     continue;
                 }
-                match prepare(c, r, &dir) {
+                match prepare(c, r, &dir, compress) {
                     Ok((case, job)) => {
                         cases.push(case);
                         jobs.push(job);
@@ -631,8 +663,19 @@ fn main() {
                     Err(e) => trials.push(Trial::test(name, move || Err(e.into()))),
                 }
             }
-            let rows: Vec<FbxRow> =
-                fbx_rows(c).into_iter().filter(|r| selected(&args, &r.name)).collect();
+            // Each row also written with `--compress` (`compressed/fbx/…`): the sample then
+            // holds the meshopt decoder, the dequantization nodes and the skins' folded inverse
+            // bind matrices to the same ufbx references.
+            let rows: Vec<FbxRow> = fbx_rows(c)
+                .into_iter()
+                .flat_map(|r| {
+                    let mut z = r.clone();
+                    z.compress = true;
+                    z.name = format!("compressed/{}", r.name);
+                    [r, z]
+                })
+                .filter(|r| selected(&args, &r.name))
+                .collect();
             let mut fbx_cases = Vec::new();
             let mut left_out: BTreeMap<&str, usize> = BTreeMap::new();
             for row in &rows {
@@ -647,9 +690,13 @@ fn main() {
                 rows.len(),
                 fbx_cases.len()
             );
-            // Spread the sample over the sorted list.
-            let step = fbx_cases.len().div_ceil(FBX_SAMPLE).max(1);
-            let fbx_cases: Vec<(FbxRow, Value)> = fbx_cases.into_iter().step_by(step).collect();
+            // Spread the sample over the sorted list of files (each file with both variants).
+            let mut files: Vec<PathBuf> = fbx_cases.iter().map(|(r, _)| r.fbx.clone()).collect();
+            files.dedup();
+            let step = files.len().div_ceil(FBX_SAMPLE).max(1);
+            let sample: Vec<PathBuf> = files.into_iter().step_by(step).collect();
+            let fbx_cases: Vec<(FbxRow, Value)> =
+                fbx_cases.into_iter().filter(|(r, _)| sample.contains(&r.fbx)).collect();
             jobs.extend(fbx_cases.iter().map(|(_, j)| j.clone()));
             let mut off_key = Vec::new();
             for &(rel, interpolation) in FBX_OFF_KEY {

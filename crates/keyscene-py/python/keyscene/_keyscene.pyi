@@ -50,10 +50,12 @@ def convert_all(
     force: bool = False,
     manifest: Optional[_PathLike] = None,
     no_copy_textures: bool = False,
+    compress: bool = False,
 ) -> List[Dict[str, Any]]:
     """Convert every scene file under ``src_dir`` to format ``to`` ("glb", "gltf", "3da",
     "obj", "fbx", "3ds") as ``keyscene convert SRC_DIR OUT_DIR --to TO``: one dict per source
-    (``input``, ``output``, ``status``, ``warnings``, ``error``), sorted by path."""
+    (``input``, ``output``, ``status``, ``warnings``, ``error``), sorted by path.
+    ``compress=True`` (glb/gltf only): ``--compress``, quantized and meshopt-compressed."""
 
 @final
 class Scene:

@@ -51,6 +51,9 @@ pub struct Settings {
     /// `--cubic-spline`: glTF, keep source curves glTF's CUBICSPLINE holds exactly as
     /// CUBICSPLINE samplers (default: LINEAR/STEP keys only).
     pub cubic_spline: bool,
+    /// `--compress`: glTF, quantize vertex attributes (`KHR_mesh_quantization`) and
+    /// meshopt-compress the buffer views (`EXT_meshopt_compression`).
+    pub compress: bool,
     /// `--max-influences N`: glTF, joint influences kept per vertex (default 4).
     pub max_influences: Option<usize>,
     /// `--fps N`: 3DA, the key frame rate written (default: the animation's own).
@@ -112,6 +115,7 @@ impl Settings {
         "no_animation",
         "resample_fps",
         "cubic_spline",
+        "compress",
         "max_influences",
         "fps",
         "axes",
@@ -183,6 +187,7 @@ impl Settings {
             "no_animation" => self.no_animation = flag()?,
             "resample_fps" => self.resample_fps = Some(number()?),
             "cubic_spline" => self.cubic_spline = flag()?,
+            "compress" => self.compress = flag()?,
             "max_influences" => self.max_influences = Some(whole()? as usize),
             "fps" => self.fps = Some(number()?),
             "axes" => self.axes = Some(parse_3da_axes(&word()?).map_err(|e| bad(&e))?),
@@ -230,6 +235,7 @@ impl Settings {
             self.no_animation,
             self.resample_fps.is_some(),
             self.cubic_spline,
+            self.compress,
             self.max_influences.is_some(),
             self.fps.is_some(),
             self.axes.is_some(),
@@ -318,6 +324,7 @@ impl Settings {
             g.animations = !self.no_animation;
             g.resample_fps = self.resample_fps;
             g.cubic_spline = self.cubic_spline;
+            g.compress = self.compress;
             g.max_influences = max_influences;
             g.source_axes = up.map(AxisSystem::right_handed_with_up);
             g.source_metres_per_unit = metres_per_unit;
@@ -508,7 +515,19 @@ mod tests {
         assert_eq!(e, "--fbx-version 7300: expected 7400 or 7500");
         let e = s.set("embed", Value::Int(1)).unwrap_err().to_string();
         assert_eq!(e, "--embed 1: expected true or false");
-        assert_eq!(Settings::NAMES.len(), s.given().len() + 18);
+        assert_eq!(Settings::NAMES.len(), s.given().len() + 19);
+    }
+
+    #[test]
+    fn compress_is_a_gltf_option() {
+        let mut s = Settings::default();
+        s.set("compress", Value::Bool(true)).unwrap();
+        assert_eq!(s.given(), ["compress"]);
+        assert!(s.check(OutputFormat::Glb).is_ok() && s.check(OutputFormat::Gltf).is_ok());
+        let e = s.check(OutputFormat::Obj).unwrap_err().to_string();
+        assert!(e.starts_with("--compress does not apply to .obj output"), "{e}");
+        #[cfg(feature = "gltf")]
+        assert!(s.options(None).unwrap().gltf.compress);
     }
 
     #[test]

@@ -249,6 +249,11 @@ pub struct WriteOptions {
     /// curves resampled like the others, what every client plays right (Blender's importer
     /// does not import `CUBICSPLINE` tangents as glTF defines them).
     pub cubic_spline: bool,
+    /// Quantize vertex attributes (`KHR_mesh_quantization`) and compress vertex, index, skin and
+    /// animation buffer views with meshopt (`EXT_meshopt_compression`, both required, with a
+    /// fallback buffer without data, as gltfpack does; CLI `--compress`). Positions stay within
+    /// 1e-4 of the scene size (16-bit grids, docs/gltf.md "Compressed output"). Default `false`.
+    pub compress: bool,
     /// Add the axis root node that turns the scene's axes into glTF's +Y up and its unit into
     /// metres (default `true`).
     pub convert_axes: bool,
@@ -283,6 +288,7 @@ impl Default for WriteOptions {
             container: Container::Glb,
             resample_fps: None,
             cubic_spline: false,
+            compress: false,
             convert_axes: true,
             source_axes: None,
             source_metres_per_unit: None,

@@ -48,6 +48,11 @@ impl Bin {
         self.segments.last_mut().expect("a segment was just pushed")
     }
 
+    /// A buffer of exactly `bytes`.
+    pub(super) fn from_vec(bytes: Vec<u8>) -> Bin {
+        Bin { len: bytes.len(), segments: vec![bytes] }
+    }
+
     /// The segments in order (their concatenation is the buffer).
     pub(super) fn segments(&self) -> Vec<&[u8]> {
         self.segments.iter().map(Vec::as_slice).collect()

@@ -12,7 +12,8 @@
 //! - [`animation`]: channels and samplers, from the source keys ([`keyed`]) or resampled
 //!   ([`sampling`]), by the key-keeping rules shared with the other writers
 //!   ([`crate::anim::keep`]);
-//! - [`buffers`]: buffer views and accessors.
+//! - [`buffers`]: buffer views and accessors; [`compress`]: `KHR_mesh_quantization` and
+//!   `EXT_meshopt_compression` over the finished document (`--compress`).
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -28,6 +29,7 @@ mod animation;
 mod buffers;
 mod cameras;
 mod channels;
+mod compress;
 mod keyed;
 mod materials;
 mod meshes;
@@ -57,6 +59,7 @@ fn build(scene: &Scene, opts: &WriteOptions) -> Result<Built, Error> {
     let mut out = Out::new(opts.container.clone());
     out.influence_sets = opts.max_influences.max(1).div_ceil(4);
     out.embed = opts.embed;
+    out.compress = opts.compress;
     out.root.asset.generator = Some(format!("keyscene {}", env!("CARGO_PKG_VERSION")));
     let base = out.root_node(scene, opts);
     let rest = nodes::Rest::new(scene);
@@ -173,6 +176,8 @@ struct Out {
     mesh_info: HashMap<u32, meshes::MeshInfo>,
     /// `.gltf` only: buffer as a data URI, images inside it.
     embed: bool,
+    /// Quantize and meshopt-compress the finished document ([`compress`]).
+    compress: bool,
     /// `KHR_animation_pointer` channels, added to the JSON by `finish`
     /// ([`visibility`]: gltf-json cannot hold them).
     pointer_channels: Vec<visibility::PointerChannel>,
@@ -195,12 +200,20 @@ impl Out {
             influence_sets: 1,
             mesh_info: HashMap::new(),
             embed: false,
+            compress: false,
             pointer_channels: Vec::new(),
             visibility: visibility::States::default(),
         }
     }
 
     fn finish(mut self) -> Result<Built, Error> {
+        let mut fallback = None;
+        if self.compress && !self.root.buffer_views.is_empty() {
+            let bin = std::mem::take(&mut self.bin).into_vec();
+            let (bin, len) = compress::compress(&mut self.root, &bin)?;
+            self.bin = buffers::Bin::from_vec(bin);
+            fallback = len;
+        }
         if !self.bin.is_empty() {
             self.bin.pad();
             let byte_length = USize64(self.bin.len() as u64);
@@ -219,6 +232,9 @@ impl Out {
                 extensions: None,
                 extras: Default::default(),
             });
+        }
+        if let Some(len) = fallback {
+            self.root.buffers.push(compress::fallback_buffer(len));
         }
         let ser = |e: serde_json::Error| Error::Write(format!("JSON: {e}"));
         let json = if self.pointer_channels.is_empty() {

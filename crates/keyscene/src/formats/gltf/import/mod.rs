@@ -12,6 +12,7 @@ use crate::ReadOptions;
 
 mod animation;
 mod cameras;
+mod decompress;
 mod materials;
 mod meshes;
 mod nodes;
@@ -79,10 +80,14 @@ pub fn read_with(
         });
     }
     let fps = if gopts.fps.is_finite() && gopts.fps > 0.0 { gopts.fps } else { DEFAULT_READ_FPS };
-    let (document, blob, pointers) = document(bytes)?;
-    let doc = &document;
+    let (mut root, blob, pointers) = document(bytes)?;
     let mut warnings = Vec::new();
-    let buffers = buffers(doc, blob, opts, &mut warnings)?;
+    let mut buffers = buffers(&root, blob, opts, &mut warnings)?;
+    decompress::decompress(&mut root, &mut buffers, opts.limits.max_bytes)?;
+    let invalid_doc =
+        |e: gltf::Error| Error::Invalid { place: "document".into(), message: e.to_string() };
+    let document = gltf::Document::from_json(root).map_err(invalid_doc)?;
+    let doc = &document;
     let max = opts.limits.max_elements;
     let check = |place: &str, n: usize| -> Result<(), Error> {
         if n as u64 > max {
@@ -117,10 +122,10 @@ pub fn read_with(
     Ok((scene, warnings))
 }
 
-/// The glTF document of a `.glb` or `.gltf` file, validated by the `gltf` crate, the GLB's
-/// BIN chunk, and the `KHR_animation_pointer` channels taken out of the JSON first
-/// ([`visibility::split_pointer_channels`]).
-type Document = (gltf::Document, Option<Vec<u8>>, Vec<visibility::PointerChannel>);
+/// The glTF JSON of a `.glb` or `.gltf` file (to be validated by the `gltf` crate once
+/// [`decompress`] has made it plain glTF), the GLB's BIN chunk, and the `KHR_animation_pointer`
+/// channels taken out of the JSON first ([`visibility::split_pointer_channels`]).
+type Document = (gltf_json::Root, Option<Vec<u8>>, Vec<visibility::PointerChannel>);
 
 fn document(bytes: &[u8]) -> Result<Document, Error> {
     let (json, blob) = if bytes.starts_with(b"glTF") {
@@ -129,8 +134,6 @@ fn document(bytes: &[u8]) -> Result<Document, Error> {
     } else {
         (bytes, None)
     };
-    let invalid_doc =
-        |e: gltf::Error| Error::Invalid { place: "document".into(), message: e.to_string() };
     // Where the JSON starts in the file: after the GLB header and JSON chunk header.
     let json_start = if bytes.starts_with(b"glTF") { 20 } else { 0 };
     let split = visibility::split_pointer_channels(json);
@@ -160,31 +163,36 @@ fn document(bytes: &[u8]) -> Result<Document, Error> {
             }
         }
     }
-    Ok((gltf::Document::from_json(root).map_err(invalid_doc)?, blob, pointers))
+    Ok((root, blob, pointers))
 }
 
 /// Every buffer's bytes (the BIN chunk, a `data:` URI or a file: [`load_uri`]), each at least
-/// as long as it declares; a buffer view past its buffer is a warning.
+/// as long as it declares; a buffer view past its buffer is a warning. An
+/// `EXT_meshopt_compression` fallback buffer has no bytes ([`decompress`] moves its views).
 fn buffers(
-    doc: &gltf::Document,
+    root: &gltf_json::Root,
     blob: Option<Vec<u8>>,
     opts: &ReadOptions,
     warnings: &mut Vec<Warning>,
 ) -> Result<Vec<Vec<u8>>, Error> {
     let mut buffers: Vec<Vec<u8>> = Vec::new();
-    for b in doc.buffers() {
-        let place = format!("buffers[{}]", b.index());
-        let data = match b.source() {
-            gltf::buffer::Source::Bin => blob.clone().ok_or_else(|| Error::Invalid {
+    for (i, b) in root.buffers.iter().enumerate() {
+        let place = format!("buffers[{i}]");
+        let data = match &b.uri {
+            None if decompress::is_fallback(b) => {
+                buffers.push(Vec::new());
+                continue;
+            }
+            None => blob.clone().ok_or_else(|| Error::Invalid {
                 place: place.clone(),
                 message: "GLB has no BIN chunk".into(),
             })?,
-            gltf::buffer::Source::Uri(uri) => load_uri(uri, opts, &place)?,
+            Some(uri) => load_uri(uri, opts, &place)?,
         };
-        if data.len() < b.length() {
+        if (data.len() as u64) < b.byte_length.0 {
             return Err(Error::Invalid {
                 place,
-                message: format!("declares {} bytes but has {}", b.length(), data.len()),
+                message: format!("declares {} bytes but has {}", b.byte_length.0, data.len()),
             });
         }
         buffers.push(data);
@@ -192,15 +200,16 @@ fn buffers(
     // Every buffer view lies inside its buffer (glTF 2.0 §3.6.1), whether or not an accessor
     // this reader uses names it (image views are not read here): one that does not is a
     // warning, and an accessor reading it is refused as before.
-    for v in doc.views() {
-        let len = buffers.get(v.buffer().index()).map_or(0, Vec::len);
-        if v.offset().checked_add(v.length()).is_none_or(|end| end > len) {
+    for (i, v) in root.buffer_views.iter().enumerate() {
+        let len = buffers.get(v.buffer.value()).map_or(0, Vec::len) as u64;
+        let compressed =
+            v.extensions.as_ref().is_some_and(|e| e.others.contains_key(decompress::MESHOPT));
+        let (offset, length) = (v.byte_offset.map_or(0, |o| o.0), v.byte_length.0);
+        if !compressed && offset.checked_add(length).is_none_or(|end| end > len) {
             warnings.push(warning(
-                format!("bufferViews[{}]", v.index()),
+                format!("bufferViews[{i}]"),
                 format!(
-                    "byteOffset {} + byteLength {} is past its buffer's {len} bytes",
-                    v.offset(),
-                    v.length()
+                    "byteOffset {offset} + byteLength {length} is past its buffer's {len} bytes"
                 ),
             ));
         }

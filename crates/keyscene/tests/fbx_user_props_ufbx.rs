@@ -32,6 +32,9 @@
 //!   type, value and bounds, and evaluates the curves to the hand-computed values at 0, 0.25
 //!   and 1 s — and to glTF, read back by keyscene with the JSON types (two animated
 //!   properties reported).
+//! - **Generated material curves**: a material's animated number and vector user properties
+//!   evaluate as ufbx evaluates them on the material, in the source and in the FBX written
+//!   back, and as hand-computed ([`material_curves`]).
 //! - **glTF written back**: the glTF keyscene writes, read back by keyscene, holds every user
 //!   property of every paired node and material at its stored value, typed as JSON types it
 //!   (enum → its index, colour → a vector, time → seconds).
@@ -301,6 +304,104 @@ fn compare_animated(
                         }
                     }
                 }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A material's animated user properties (a number and a vector with linear keys, the way Maya
+/// writes an animated material attribute), as text.
+const MATERIAL_CURVES: &str = r#"; FBX 7.4.0 project file
+Objects: {
+    Model: 10, "Model::A", "Mesh" { }
+    Geometry: 20, "Geometry::A", "Mesh" {
+        Vertices: *9 { a: 0,0,0,1,0,0,0,1,0 }
+        PolygonVertexIndex: *3 { a: 0,1,-3 }
+    }
+    Material: 30, "Material::M", "" { Properties70: {
+        P: "Gloss", "Number", "", "A+U",0.5,0,1
+        P: "Tint", "Vector", "", "A+U",1,2,3
+    } }
+    AnimationStack: 40, "AnimStack::Take", "" { Properties70: {
+        P: "LocalStop", "KTime", "Time", "",46186158000
+    } }
+    AnimationLayer: 41, "AnimLayer::Base", "" { }
+    AnimationCurveNode: 42, "AnimCurveNode::Gloss", "" { Properties70: {
+        P: "d|Gloss", "Number", "", "A",0.5
+    } }
+    AnimationCurve: 43, "AnimCurve::", "" {
+        KeyTime: *2 { a: 0,46186158000 }
+        KeyValueFloat: *2 { a: 0.25,1 }
+        KeyAttrFlags: *1 { a: 4 }
+        KeyAttrDataFloat: *4 { a: 0,0,0,0 }
+        KeyAttrRefCount: *1 { a: 2 }
+    }
+    AnimationCurveNode: 44, "AnimCurveNode::Tint", "" { Properties70: {
+        P: "d|X", "Number", "", "A",1
+        P: "d|Y", "Number", "", "A",2
+        P: "d|Z", "Number", "", "A",3
+    } }
+    AnimationCurve: 45, "AnimCurve::", "" {
+        KeyTime: *2 { a: 0,46186158000 }
+        KeyValueFloat: *2 { a: 4,-4 }
+        KeyAttrFlags: *1 { a: 4 }
+        KeyAttrDataFloat: *4 { a: 0,0,0,0 }
+        KeyAttrRefCount: *1 { a: 2 }
+    }
+}
+Connections: {
+    C: "OO",10,0
+    C: "OO",20,10
+    C: "OO",30,10
+    C: "OO",41,40
+    C: "OO",42,41
+    C: "OO",44,41
+    C: "OP",42,30, "Gloss"
+    C: "OP",43,42, "d|Gloss"
+    C: "OP",44,30, "Tint"
+    C: "OP",45,44, "d|Y"
+}
+"#;
+
+/// [`MATERIAL_CURVES`]: keyscene's `Scene::material_at` user properties equal ufbx's
+/// `evaluate_prop` on the material at 0, 0.25, 0.5 and 1 s (hand-computed too: Gloss 0.25 →
+/// 1, Tint.y 4 → −4 linearly, X and Z the curve node's 1 and 3), and so does ufbx's
+/// evaluation of the material of the FBX keyscene writes from it (the curves written back).
+fn material_curves() -> Result<(), String> {
+    let bytes = MATERIAL_CURVES.as_bytes();
+    let (scene, warnings) =
+        keyscene::load_bytes(bytes, Some(Path::new("m.fbx")), &Default::default())
+            .map_err(|e| e.to_string())?;
+    if !warnings.is_empty() {
+        return Err(format!("warnings: {warnings:?}"));
+    }
+    let mut opts = keyscene::formats::fbx::export::WriteOptions::default();
+    opts.ascii = false;
+    let (written, _) =
+        keyscene::formats::fbx::export::write(&scene, &opts).map_err(|e| e.to_string())?;
+    let hand = |t: f64| (0.25 + 0.75 * t, [1.0, 4.0 - 8.0 * t, 3.0]);
+    for (what, file) in [("source", bytes), ("written", &written[..])] {
+        let theirs = ufbx::load_memory(file, ufbx::LoadOpts::default())
+            .map_err(|e| format!("ufbx ({what}): {:?}", e.description))?;
+        let m = theirs.materials.iter().find(|m| m.element.name == "M").ok_or("no material M")?;
+        let stack = theirs.anim_stacks.first().ok_or("no stack")?;
+        for t in [0.0, 0.25, 0.5, 1.0] {
+            let ours = scene
+                .material_at(Some(0), 0, Time::Seconds(t))
+                .ok_or("no material")?
+                .user_properties;
+            let gloss = ufbx::evaluate_prop(&stack.anim, &m.element, "Gloss", t).value_vec4.x;
+            let tint = ufbx::evaluate_prop(&stack.anim, &m.element, "Tint", t).value_vec4;
+            let (hg, ht) = hand(t);
+            let got = (ours[0].value.components(), ours[1].value.components());
+            let want = (vec![gloss], vec![tint.x, tint.y, tint.z]);
+            let near = |a: &[f64], b: &[f64]| a.iter().zip(b).all(|(x, y)| close(*x, *y));
+            if !near(&got.0, &want.0) || !near(&got.1, &want.1) {
+                return Err(format!("{what} at {t} s: keyscene {got:?}, ufbx {want:?}"));
+            }
+            if !near(&want.0, &[hg]) || !near(&want.1, &ht) {
+                return Err(format!("{what} at {t} s: ufbx {want:?}, hand {hg} {ht:?}"));
             }
         }
     }
@@ -584,6 +685,9 @@ fn main() {
     let corpus = common::corpus();
     let mut trials =
         vec![libtest_mimic::Trial::test("user_props::generated_every_type", || Ok(generated()?))];
+    trials.push(libtest_mimic::Trial::test("user_props::generated_material_curves", || {
+        Ok(material_curves()?)
+    }));
     for f in common::ufbx_corpus::fbx_files(&corpus) {
         if !f.ufbx_loads || common::is_negative_fbx(&f.rel) {
             continue;

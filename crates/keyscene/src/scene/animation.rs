@@ -442,6 +442,10 @@ pub enum MaterialProperty {
     TransparencyFactor,
     /// `Opacity` → [`Material::opacity`](super::Material::opacity).
     Opacity,
+    /// A user property (FBX `U` flag): index into
+    /// [`Material::user_properties`](super::Material::user_properties), its components in the
+    /// property's own units ([`UserValue::components`](super::UserValue::components)).
+    User(u16),
 }
 
 impl MaterialProperty {
@@ -482,6 +486,18 @@ impl MaterialProperty {
             TransparentColor => "TransparentColor",
             TransparencyFactor => "TransparencyFactor",
             Opacity => "Opacity",
+            User(_) => "user property",
+        }
+    }
+
+    /// The FBX name of the property on material `m`: [`MaterialProperty::fbx_name`], or a user
+    /// property's own name.
+    pub fn name_on(self, m: &super::Material) -> String {
+        match self {
+            MaterialProperty::User(k) => {
+                m.user_properties.get(usize::from(k)).map_or_else(String::new, |p| p.name.clone())
+            }
+            p => p.fbx_name().to_string(),
         }
     }
 }

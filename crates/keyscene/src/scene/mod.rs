@@ -880,6 +880,14 @@ impl Material {
             TransparentColor => self.transparent.as_dvec3(),
             TransparencyFactor => s(self.transparency_factor),
             Opacity => s(self.opacity.unwrap_or(1.0 - self.transparency)),
+            User(k) => {
+                let c = self
+                    .user_properties
+                    .get(usize::from(k))
+                    .map_or_else(Vec::new, |p| p.value.components());
+                let at = |i: usize| c.get(i).copied().unwrap_or(0.0);
+                DVec3::new(at(0), at(1), at(2))
+            }
         }
     }
 
@@ -904,6 +912,12 @@ impl Material {
             TransparentColor => self.transparent = c,
             TransparencyFactor => self.transparency_factor = x,
             Opacity => self.opacity = Some(x),
+            User(k) => {
+                if let Some(p) = self.user_properties.get_mut(usize::from(k)) {
+                    p.value =
+                        p.value.with_components(&[Some(value.x), Some(value.y), Some(value.z)]);
+                }
+            }
         }
         if matches!(
             property,

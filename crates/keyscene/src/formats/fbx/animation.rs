@@ -102,7 +102,6 @@ use crate::anim::{
     LayerBlend, LayerContribution, LayeredValue, MaterialChannel, MaterialProperty, MaterialValue,
     RotationTrack, Track,
 };
-use crate::quoting::quoted;
 use crate::scene::{EulerOrder, NodeId, NodeKind, Scene, Warning};
 
 const CONSTANT: u32 = 0x2;
@@ -615,6 +614,12 @@ pub(crate) fn import(
     let fps = if fps > 0.0 && fps.is_finite() { fps } else { 24.0 };
     let ktime = graph.settings.ktime_per_second.max(1);
     let mesh_nodes = mesh_nodes(scene);
+    // Each material's user property names, in `Material::user_properties` order.
+    let material_props: Vec<Vec<String>> = scene
+        .materials
+        .iter()
+        .map(|m| m.user_properties.iter().map(|p| p.name.clone()).collect())
+        .collect();
     let mut attr_nodes: HashMap<i64, NodeId> = HashMap::new();
     for (&id, &cam) in &ids.cameras {
         if let Some(n) = scene.nodes.iter().position(|n| n.kind == NodeKind::Camera(cam)) {
@@ -639,8 +644,7 @@ pub(crate) fn import(
                 graph,
                 layer,
                 ids,
-                &mesh_nodes,
-                &attr_nodes,
+                (&mesh_nodes, &attr_nodes, &material_props),
                 ktime,
                 fps,
                 warnings,
@@ -1175,8 +1179,11 @@ fn read_layer(
     graph: &ObjectGraph<'_, '_>,
     layer: &Object<'_, '_>,
     ids: &ImportIds,
-    mesh_nodes: &HashMap<usize, Vec<NodeId>>,
-    attr_nodes: &HashMap<i64, NodeId>,
+    (mesh_nodes, attr_nodes, material_props): (
+        &HashMap<usize, Vec<NodeId>>,
+        &HashMap<i64, NodeId>,
+        &[Vec<String>],
+    ),
     ktime: i64,
     fps: f64,
     warnings: &mut Vec<Warning>,
@@ -1279,19 +1286,11 @@ fn read_layer(
                 (ids.materials.get(&obj.id), MaterialProperty::from_fbx(prop))
             {
                 targets.push((Target::Material(m, p), defaults));
-            } else if ids.materials.contains_key(&obj.id)
-                && count > 0
-                && graph.prop(obj.id, prop).is_some_and(|p| p.flags.contains('U'))
-            {
-                warnings.push(Warning {
-                    offset: Some(cn.node.offset()),
-                    place: format!("Material {}", quoted(&obj.name)),
-                    message: format!(
-                        "curves of user property {} not kept (a material's user properties \
-                         are read at rest)",
-                        quoted(prop)
-                    ),
-                });
+            } else if let Some((m, k)) = ids.materials.get(&obj.id).and_then(|&m| {
+                let k = material_props.get(m)?.iter().position(|n| n == prop)?;
+                Some((m, u16::try_from(k).ok()?))
+            }) {
+                targets.push((Target::Material(m, MaterialProperty::User(k)), defaults));
             } else if obj.id == layer.id && prop == "Weight" {
                 out.weight_curve = curves.iter().flatten().next().cloned();
             }
@@ -1405,7 +1404,7 @@ fn merge_layers(
                     constants: p.defaults,
                 }
             } else {
-                let value = LayeredValue::Property(property.fbx_name().to_string());
+                let value = LayeredValue::Property(property.name_on(&scene.materials[material]));
                 let rest = scene.materials[material].property(property);
                 MaterialValue::Layered(Box::new(layer_blend(&layers, &members, value, rest, None)))
             };

@@ -185,9 +185,11 @@ pub struct Report {
 pub struct Resampled {
     /// The animation (index into `Scene::animations`).
     pub animation: usize,
-    /// The scene node.
+    /// The scene node (`usize::MAX` for a material's user property).
     pub node: usize,
-    /// `translation`, `rotation`, `scale`, or `transform` (the whole local matrix, baked).
+    /// `translation`, `rotation`, `scale`, or `transform` (the whole local matrix, baked);
+    /// an attribute property (`FieldOfView`, `Color`…), `user property`, `material user
+    /// property`.
     pub part: &'static str,
     /// Why no exact curve was written, in words.
     pub reason: &'static str,

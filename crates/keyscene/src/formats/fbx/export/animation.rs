@@ -147,6 +147,7 @@ impl Builder {
             self.deformer_curves(&take)?;
             self.visibility_curves(&take, model_ids)?;
             self.user_property_curves(&take, model_ids)?;
+            self.material_user_property_curves(&take)?;
         }
         if dropped_morph > 0 {
             self.report.dropped.push(format!("{dropped_morph} 3DS morph (mesh swap) tracks"));

@@ -22,6 +22,7 @@ use crate::anim::user_props::user_property_component;
 use crate::anim::ChannelTarget;
 use crate::formats::fbx::write::{Record, Value, WriteError};
 use crate::quoting::quoted;
+use crate::scene::animation::{MaterialProperty, MaterialValue};
 use crate::scene::{UserProperty, UserValue};
 
 /// The `P` record of `prop`.
@@ -204,6 +205,72 @@ impl Builder {
                 vec![(scalar.as_str(), rest)]
             };
             self.curve_node(&prop.name, layer, (model_ids[i], &prop.name), &comps, &curves);
+        }
+        Ok(())
+    }
+
+    /// The curves of animation `take.ai`'s material user properties
+    /// ([`MaterialProperty::User`] channels) on the written materials: key for key where a
+    /// component's keys have an FBX form, else (and for layered channels) resampled
+    /// adaptively ([`resample_value`]; reported).
+    pub(super) fn material_user_property_curves(
+        &mut self,
+        take: &Take<'_>,
+    ) -> Result<(), WriteError> {
+        let Take { scene, ai, layer, fps, range, .. } = *take;
+        let anim = &scene.animations[ai];
+        for ch in scene.material_channels.iter().filter(|c| c.animation == ai) {
+            let MaterialProperty::User(k) = ch.property else { continue };
+            let (Some(&owner), Some(mat)) =
+                (self.material_ids.get(&ch.material), scene.materials.get(ch.material))
+            else {
+                continue;
+            };
+            let Some(prop) = mat.user_properties.get(usize::from(k)) else { continue };
+            let n = prop.value.components().len().clamp(1, 3);
+            let stored = mat.property(ch.property);
+            let what = || format!("animation {}: the {} track", quoted(&anim.name), prop.name);
+            let mut curves: [Option<keys::FbxCurve>; 3] = [None, None, None];
+            let mut resampled = false;
+            for (c, out) in curves.iter_mut().enumerate().take(n) {
+                let track = match &ch.value {
+                    MaterialValue::Curves { curves, .. } => curves[c].as_ref(),
+                    MaterialValue::Layered(_) => None,
+                };
+                let exact = track.and_then(|t| keys::scalar_curve(t, 1.0, fps, range.0, range.1));
+                *out = match exact {
+                    Some(curve) => {
+                        self.report.exact_curves += 1;
+                        Some(curve)
+                    }
+                    None if track.is_none() && matches!(ch.value, MaterialValue::Curves { .. }) => {
+                        None
+                    }
+                    None => {
+                        resampled = true;
+                        let keys: Vec<(f64, f64)> = track.map_or_else(Vec::new, |t| {
+                            t.keys.iter().map(|x| (x.frame, x.value)).collect()
+                        });
+                        let source = |f| ch.sample(f, stored)[c];
+                        Some(resample_value(source, &keys, take, what)?)
+                    }
+                };
+            }
+            if resampled {
+                self.report.resampled.push(Resampled {
+                    animation: ai,
+                    node: usize::MAX,
+                    part: "material user property",
+                    reason: NO_FORM,
+                });
+            }
+            let scalar = format!("d|{}", prop.name);
+            let comps: Vec<(&str, DVec3)> = if n > 1 {
+                vec![("d|X", stored), ("d|Y", stored), ("d|Z", stored)]
+            } else {
+                vec![(scalar.as_str(), stored)]
+            };
+            self.curve_node(&prop.name, layer, (owner, &prop.name), &comps, &curves);
         }
         Ok(())
     }

@@ -371,8 +371,7 @@ pub struct MaterialInfo {
     /// sources without a shading model.
     pub pbr: Vec<PbrInfo>,
     /// User-defined properties (FBX `U` properties, glTF `extras`), in file order; omitted
-    /// when there are none. Their `animated` is always false: material curves of user
-    /// properties are not kept.
+    /// when there are none; `animated`: an animation has curves on it.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub user_properties: Vec<UserPropertyInfo>,
 }
@@ -659,7 +658,14 @@ fn materials_section(scene: &Scene) -> Vec<MaterialInfo> {
             user_properties: m
                 .user_properties
                 .iter()
-                .map(|p| user_property_info(p, false))
+                .enumerate()
+                .map(|(k, p)| {
+                    let animated = scene.material_channels.iter().any(|c| {
+                        c.material == index
+                            && c.property == keyscene::anim::MaterialProperty::User(k as u16)
+                    });
+                    user_property_info(p, animated)
+                })
                 .collect(),
         })
         .collect()

@@ -789,7 +789,8 @@ pub struct Material {
     /// else from the Phong fields above.
     pub pbr: Option<Pbr>,
     /// User-defined properties in file order ([`user_props`]: FBX `U` properties of the
-    /// `Material`, glTF material `extras`); their animation is not kept.
+    /// `Material`, glTF material `extras`); their curves are [`Scene::material_channels`]
+    /// ([`animation::MaterialProperty::User`]).
     pub user_properties: Vec<UserProperty>,
 }
 

@@ -14,8 +14,10 @@
 //! [`ChannelTarget::Property`](super::animation::ChannelTarget::Property) on the node, named
 //! after the property (`Name`) for a one-value property and `Name|X`, `Name|Y`, `Name|Z` for
 //! the components of a vector or colour. [`Scene::user_properties_at`](crate::anim) evaluates them;
-//! [`Scene::animated_user_property`](crate::anim) says whether any animation does. Animated
-//! material user properties are not kept (their curves are dropped when read, docs/fbx.md).
+//! [`Scene::animated_user_property`](crate::anim) says whether any animation does. A material's
+//! are [`MaterialChannel`](super::animation::MaterialChannel)s with
+//! [`MaterialProperty::User`](super::animation::MaterialProperty::User), evaluated by
+//! [`Scene::material_at`](crate::anim).
 //!
 //! # Units
 //! Values are the source's own, except [`UserValue::Time`]: seconds (FBX `KTime` ticks ÷ the

@@ -1280,6 +1280,34 @@ impl Pose {
     fn hidden(&self) -> Vec<bool> {
         self.pose.hidden.clone()
     }
+    /// Field of view of every camera (`Scene.cameras` order) at this instant, degrees along
+    /// the camera's field-of-view axis (3DS FOV tracks): list of float.
+    #[getter]
+    fn camera_fov(&self) -> Vec<f64> {
+        self.pose.camera_fov.clone()
+    }
+    /// Colour of every light (`Scene.lights` order) at this instant, linear RGB 0–1 (3DS
+    /// colour tracks, FBX `Color` curves): list of (r, g, b).
+    #[getter]
+    fn light_color(&self) -> Vec<(f64, f64, f64)> {
+        self.pose.light_color.iter().map(|c| (c.x, c.y, c.z)).collect()
+    }
+    /// Intensity multiplier of every light at this instant (1 nominal; an FBX `Intensity`
+    /// curve ÷ 100): list of float.
+    #[getter]
+    fn light_intensity(&self) -> Vec<f64> {
+        self.pose.light_intensity.clone()
+    }
+    /// Hotspot (inner cone) full angle of every light at this instant, degrees: list of float.
+    #[getter]
+    fn light_hotspot(&self) -> Vec<f64> {
+        self.pose.light_hotspot.clone()
+    }
+    /// Falloff (outer cone) full angle of every light at this instant, degrees: list of float.
+    #[getter]
+    fn light_falloff(&self) -> Vec<f64> {
+        self.pose.light_falloff.clone()
+    }
     /// world_positions(node) -> numpy.ndarray
     ///
     /// The world-space vertices of the mesh `node` shows at this instant, skinned (linear

@@ -257,6 +257,21 @@ class Pose:
         """(nodes, 4, 4) float64 view, relative to the parent."""
     @property
     def hidden(self) -> List[bool]: ...
+    @property
+    def camera_fov(self) -> List[float]:
+        """Field of view of every camera, degrees."""
+    @property
+    def light_color(self) -> List[Tuple[float, float, float]]:
+        """Linear RGB colour of every light."""
+    @property
+    def light_intensity(self) -> List[float]:
+        """Intensity multiplier of every light (1 nominal)."""
+    @property
+    def light_hotspot(self) -> List[float]:
+        """Hotspot (inner cone) full angle of every light, degrees."""
+    @property
+    def light_falloff(self) -> List[float]:
+        """Falloff (outer cone) full angle of every light, degrees."""
     def world_positions(self, node: int) -> npt.NDArray[np.float64]:
         """(n, 3) float64 skinned, blend-shaped world-space vertices."""
     def world_normals(self, node: int) -> Optional[npt.NDArray[np.float64]]:

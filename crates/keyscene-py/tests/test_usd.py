@@ -462,3 +462,157 @@ def test_usdskel_blends_inbetweens_by_the_ufbx_rule():
                 k = levels.index(inbetweens[names.index(ib.GetAttr().GetName())]) if ib else len(levels) - 1
                 got[k] += x
             assert np.allclose(got, want, atol=1e-5), f"in-betweens {inbetweens}, weight {w}: UsdSkel {got}, ufbx {want}"
+
+
+def all_corpus_sources():
+    """(id, path) of every 3DS/PRJ and FBX file of the corpus (scanned from the folders)."""
+    c = corpus_dir()
+    if c is None:
+        return []
+    out = [(f"3ds/{p.relative_to(c / '3ds').as_posix()}", p) for p in corpus_3ds_files()]
+    fbx = sorted(p for p in (c / "fbx").rglob("*") if p.suffix.lower() == ".fbx" and p.is_file())
+    return out + [(f"fbx/{p.relative_to(c / 'fbx').as_posix()}", p) for p in fbx]
+
+
+def node_prims(scene, stage):
+    """Node index -> its Xform prim (as ``mesh_prims`` walks them)."""
+    def xform_children(prim):
+        return [c for c in prim.GetChildren() if c.GetTypeName() == "Xform"]
+
+    roots = [n.index for n in scene.nodes if n.parent is None]
+    out, todo = {}, list(zip(roots, xform_children(stage.GetDefaultPrim())))
+    while todo:
+        k, prim = todo.pop()
+        out[k] = prim
+        todo.extend(zip(scene.nodes[k].children, xform_children(prim)))
+    return out
+
+
+def animated_tracks(scene, properties):
+    """Tracks of the first animation whose property is in ``properties`` and that have more
+    than one key and keys of more than one value."""
+    if not scene.animations:
+        return []
+    return [
+        t
+        for t in scene.animations[0].tracks
+        if t["property"] in properties and len(t["times"]) > 1 and np.ptp(t["values"]) > 0
+    ]
+
+
+def check_times(stage, key_frames, limit=4000):
+    """Whole and quarter frames of the stage's range, and every key frame with a point just
+    before and after it and the middle of every two keys (within the range), at most
+    ``limit`` of them, evenly thinned."""
+    start, end = stage.GetStartTimeCode(), stage.GetEndTimeCode()
+    times = set(np.arange(start, end + 1e-9, 0.25).tolist())
+    keys = sorted(k for k in key_frames if start <= k <= end)
+    for a, b in zip(keys, keys[1:]):
+        times.add(0.5 * (a + b))
+    for k in keys:
+        times.update((k - 1e-3, k + 1e-3))
+    times = sorted(t for t in times if start <= t <= end)
+    step = max(1, len(times) // limit)
+    return times[::step]
+
+
+def test_visibility_over_time_matches_the_evaluated_hidden_state(tmp_path):
+    """Every mesh whose visibility is animated (3DS hide tracks, FBX ``Visibility`` curves;
+    corpus files found by scanning their tracks) gets ``token visibility`` time samples on its
+    Mesh prim: OpenUSD's ``ComputeVisibility`` at whole and quarter frames, around every key
+    and between keys equals keyscene's ``Pose.hidden`` of the node. At least one file must
+    change a mesh's visibility."""
+    if corpus_dir() is None:
+        pytest.skip("corpus not found (set KEYSCENE_CORPUS)")
+    checked = 0
+    for name, path in all_corpus_sources():
+        try:
+            scene = keyscene.load(path)
+        except keyscene.Error:
+            continue
+        tracks = [t for t in animated_tracks(scene, ("hidden", "Visibility")) if scene.nodes[t["node"]].mesh is not None]
+        if not tracks:
+            continue
+        out = tmp_path / f"{path.stem}.usda"
+        keyscene.convert(path, out, force=True)
+        stage = Usd.Stage.Open(str(out))
+        assert not validation_errors(stage), name
+        prims = mesh_prims(scene, stage)
+        fps = scene.animations[0].fps
+        nodes = sorted({t["node"] for t in tracks})
+        keys = [k * fps for t in tracks for k in t["times"]]
+        seen = {k: set() for k in nodes}
+        for t in check_times(stage, keys):
+            hidden = scene.pose(frame=t).hidden
+            for k in nodes:
+                usd = UsdGeom.Imageable(prims[k]).ComputeVisibility(t)
+                assert (usd == UsdGeom.Tokens.invisible) == hidden[k], f"{name} node {scene.nodes[k].name!r} frame {t}"
+                seen[k].add(hidden[k])
+        checked += sum(len(s) == 2 for s in seen.values())
+    assert checked > 0, "no corpus mesh changes its visibility in the written range"
+
+
+def test_animated_camera_and_light_parameters_match_the_pose(tmp_path):
+    """Cameras with an animated field of view and lights with an animated colour, intensity
+    or cone (corpus files found by scanning their tracks: 3DS FOV/colour/hotspot/falloff
+    tracks, FBX ``Color``/``Intensity``/``InnerAngle``/``OuterAngle`` curves) have time
+    samples OpenUSD interpolates to keyscene's ``Pose`` values at whole and quarter frames:
+    ``GfCamera.GetFieldOfView`` within 1e-4 relative of ``Pose.camera_fov`` (the focal length
+    is sampled within 1e-4 of itself), ``inputs:color``, ``inputs:intensity``,
+    ``inputs:shaping:cone:angle`` (half the falloff) and ``softness`` (the share of the
+    falloff outside the hotspot) within 1e-4 of the value's largest magnitude (at least 1),
+    plus ``float`` rounding. At least one camera and one light must change."""
+    from pxr import Gf
+
+    if corpus_dir() is None:
+        pytest.skip("corpus not found (set KEYSCENE_CORPUS)")
+    camera_props = ("fov",)
+    light_props = ("color", "hotspot", "falloff", "Color|X", "Color|Y", "Color|Z", "Intensity", "InnerAngle", "OuterAngle", "HotSpot", "Cone angle", "ConeAngle")
+    changed = {"camera": 0, "light": 0}
+    f32 = 1e-6
+    for name, path in all_corpus_sources():
+        try:
+            scene = keyscene.load(path)
+        except keyscene.Error:
+            continue
+        cams = {t["node"] for t in animated_tracks(scene, camera_props) if scene.nodes[t["node"]].camera is not None}
+        lights = {t["node"] for t in animated_tracks(scene, light_props) if scene.nodes[t["node"]].light is not None}
+        if not cams and not lights:
+            continue
+        out = tmp_path / f"{path.stem}.usda"
+        keyscene.convert(path, out, force=True)
+        stage = Usd.Stage.Open(str(out))
+        assert not validation_errors(stage), name
+        prims = node_prims(scene, stage)
+        times = check_times(stage, [])
+        poses = [scene.pose(frame=t) for t in times]
+        for k in sorted(cams):
+            c = scene.nodes[k].camera
+            prim = next(p for p in prims[k].GetChildren() if p.GetTypeName() == "Camera")
+            axis = Gf.Camera.FOVHorizontal if scene.cameras[c]["fov_axis"] == "horizontal" else Gf.Camera.FOVVertical
+            want = np.array([p.camera_fov[c] for p in poses])
+            got = np.array([UsdGeom.Camera(prim).GetCamera(t).GetFieldOfView(axis) for t in times])
+            err = np.abs(got - want) / np.abs(want)
+            assert err.max() <= TOLERANCE + f32, f"{name} camera {c}: {err.max()} at frame {times[int(err.argmax())]}"
+            changed["camera"] += int(np.ptp(want) > 0)
+        for k in sorted(lights):
+            li = scene.nodes[k].light
+            light = scene.lights[li]
+            prim = next(p for p in prims[k].GetChildren() if p.GetTypeName().endswith("Light"))
+            get = lambda attr: np.array([np.array(prim.GetAttribute(attr).Get(t), dtype=np.float64) for t in times])
+            fall = np.clip([p.light_falloff[li] for p in poses], 0, 360)
+            hot = np.minimum(np.clip([p.light_hotspot[li] for p in poses], 0, None), fall)
+            cases = [
+                ("inputs:color", np.array([p.light_color[li] for p in poses])),
+                ("inputs:intensity", np.array([p.light_intensity[li] if light["on"] else 0.0 for p in poses])),
+            ]
+            if light["kind"] == "spot":
+                soft = np.where(fall > 0, (fall - hot) / np.where(fall > 0, fall, 1), 0)
+                cases += [("inputs:shaping:cone:angle", fall / 2), ("inputs:shaping:cone:softness", soft)]
+            for attr, want in cases:
+                got = get(attr).reshape(want.shape)
+                scale = max(1.0, float(np.abs(want).max()))
+                err = np.abs(got - want).max() / scale
+                assert err <= TOLERANCE + f32, f"{name} light {light['name']!r} {attr}: {err}"
+                changed["light"] += int(np.ptp(want) > 0)
+    assert changed["camera"] > 0 and changed["light"] > 0, changed

@@ -39,6 +39,7 @@ pub mod params;
 pub mod skel;
 pub mod text;
 pub mod usdz;
+pub mod user_props;
 pub mod xform;
 
 use text::{string, Text};
@@ -128,8 +129,9 @@ pub fn write(scene: &Scene, opts: &WriteOptions) -> Result<Layer, crate::Error> 
     let mut t = Text::default();
     header(&mut t, &mut ctx, opts, &line);
     animation_warnings(&mut ctx, &line);
-    if let Some(w) = crate::scene::user_props::not_written_warning(scene, "this USD writer") {
-        ctx.warn(w);
+    let mats = scene.materials.iter().filter(|m| !m.user_properties.is_empty()).count();
+    if mats > 0 {
+        ctx.warn(format!("not written: the user properties of {mats} material(s) (node user properties are written as userProperties: attributes; FBX and glTF extras keep material ones)"));
     }
     let images = materials::images(scene, &mut ctx.warnings);
     let root = format!("/{ROOT}");
@@ -344,6 +346,7 @@ impl Prims<'_> {
             }
             t.open(&format!("def Xform \"{name}\""), &meta);
             self.transform(t, k);
+            user_props::write(t, scene, ctx.line, k);
             let mut children = names::Siblings::default();
             self.attachment(t, ctx, k, &mut children);
             open.push((name, children));

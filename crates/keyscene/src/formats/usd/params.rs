@@ -67,15 +67,8 @@ pub fn visibility(scene: &Scene, line: &Timeline) -> HashMap<usize, Vec<(f64, bo
         })
         .collect();
     for (j, &k) in driven.iter().enumerate() {
-        let mut changes = vec![(line.grid[0], states[0][j])];
-        for i in 1..line.grid.len() {
-            let new = states[i][j];
-            if new != states[i - 1][j] {
-                let at =
-                    change_time((line.grid[i - 1], line.grid[i]), new, |f| mesh_off(&off(f), k));
-                changes.push((at, new));
-            }
-        }
+        let at_grid: Vec<bool> = states.iter().map(|s| s[j]).collect();
+        let changes = held_changes(&line.grid, &at_grid, |f| mesh_off(&off(f), k));
         if changes.len() > 1 {
             out.insert(k, changes);
         }
@@ -83,27 +76,61 @@ pub fn visibility(scene: &Scene, line: &Timeline) -> HashMap<usize, Vec<(f64, bo
     out
 }
 
-/// The earliest time in `(a, b]` (within [`CHANGE_PRECISION`]) at which `state` is `new`,
-/// given that it is at `b` and is not at `a`: `b` itself when it is not yet `new` just before
-/// `b` (a step key on `b`), else by bisection.
-fn change_time((a, b): (f64, f64), new: bool, mut state: impl FnMut(f64) -> bool) -> f64 {
-    let just_before = b - CHANGE_PRECISION;
-    if just_before <= a || state(just_before) != new {
-        return b;
-    }
-    let (mut lo, mut hi) = (a, just_before);
-    while hi - lo > CHANGE_PRECISION {
-        let mid = 0.5 * (lo + hi);
-        if mid <= lo || mid >= hi {
-            break;
+/// The samples of a value USD holds between samples (a token, bool or int): the first of
+/// `values` (the value at each of `frames`) and one at every change, placed at the earliest
+/// time the value `at(frame)` takes the new value, within [`CHANGE_PRECISION`] (a change on a
+/// frame of `frames` itself, a step key, is placed there exactly). Between two frames the
+/// interval is halved until each change is alone (one that changes and changes back inside an
+/// interval of the grid is not seen).
+pub fn held_changes<V: PartialEq + Clone>(
+    frames: &[f64],
+    values: &[V],
+    mut at: impl FnMut(f64) -> V,
+) -> Vec<(f64, V)> {
+    let mut out: Vec<(f64, V)> = Vec::new();
+    let (Some(&f0), Some(v0)) = (frames.first(), values.first()) else { return out };
+    out.push((f0, v0.clone()));
+    for i in 1..frames.len().min(values.len()) {
+        if values[i] == values[i - 1] {
+            continue;
         }
-        if state(mid) == new {
-            hi = mid;
-        } else {
-            lo = mid;
+        let (a, b) = (frames[i - 1], frames[i]);
+        // The value just before `b`: a step key on `b` changes there exactly.
+        let before = b - CHANGE_PRECISION;
+        if before <= a || at(before) != values[i] {
+            split(&mut out, (a, values[i - 1].clone()), (before.max(a), None), &mut at);
+            out.push((b, values[i].clone()));
+            continue;
         }
+        split(&mut out, (a, values[i - 1].clone()), (b, Some(values[i].clone())), &mut at);
     }
-    hi
+    out
+}
+
+/// The changes inside `(a, b]` (`vb`: the value at `b`, `None` to evaluate it), pushed in
+/// time order, by halving the interval down to [`CHANGE_PRECISION`].
+fn split<V: PartialEq + Clone>(
+    out: &mut Vec<(f64, V)>,
+    (a, va): (f64, V),
+    (b, vb): (f64, Option<V>),
+    at: &mut impl FnMut(f64) -> V,
+) {
+    // An explicit stack, last interval first (depth ≤ log₂ of the span / precision).
+    let vb = vb.unwrap_or_else(|| at(b));
+    let mut stack = vec![(a, va, b, vb)];
+    while let Some((a, va, b, vb)) = stack.pop() {
+        if va == vb {
+            continue;
+        }
+        let m = 0.5 * (a + b);
+        if b - a <= CHANGE_PRECISION || m <= a || m >= b {
+            out.push((b, vb));
+            continue;
+        }
+        let vm = at(m);
+        stack.push((m, vm.clone(), b, vb));
+        stack.push((a, va, m, vm));
+    }
 }
 
 /// `token visibility` of a mesh prim: the rest state as the default value (when hidden) and
@@ -165,7 +192,7 @@ fn node_channels(
 
 /// USD's linear interpolation of a vector of `N` values, the error the largest of
 /// `|Δᵢ| / scaleᵢ` over the components `only` (all when empty).
-struct Relative<const N: usize> {
+pub(super) struct Relative<const N: usize> {
     scale: [f64; N],
     only: std::ops::Range<usize>,
 }
@@ -185,7 +212,7 @@ impl<const N: usize> resample::Curve<[f64; N]> for Relative<N> {
 
 /// Samples `source` over `line` (module docs) and thins each group of components in `groups`
 /// on its own: per group, its frames and values; `None` for a group whose value never changes.
-fn sample<const N: usize>(
+pub(super) fn sample<const N: usize>(
     line: &Timeline,
     mut source: impl FnMut(f64) -> [f64; N],
     scale: impl Fn(&[[f64; N]]) -> [f64; N],
@@ -351,4 +378,35 @@ pub fn light_values(
         && out.cone_angle.is_none()
         && out.cone_softness.is_none();
     (!none).then_some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn held_changes_are_placed_where_the_value_changes() {
+        // A truncated ramp: value ⌊2.5·f⌋ changes at f = k / 2.5 (0.4, 0.8, …, 2.8), several
+        // times between two grid frames; a step on a grid frame (2.0) lands on it exactly.
+        let at = |f: f64| (2.5 * f).floor() as i64;
+        let frames = [0.0, 1.0, 2.0, 3.0];
+        let values: Vec<i64> = frames.iter().map(|&f| at(f)).collect();
+        let got = held_changes(&frames, &values, at);
+        let want: Vec<(f64, i64)> = (0..8).map(|k| (f64::from(k) / 2.5, i64::from(k))).collect();
+        assert_eq!(got.len(), want.len(), "{got:?}");
+        for ((gf, gv), (wf, wv)) in got.iter().zip(&want) {
+            assert_eq!(gv, wv);
+            assert!((gf - wf).abs() <= CHANGE_PRECISION, "{gf} vs {wf}");
+            assert!(at(*gf) == *gv, "the sample's own time shows the new value");
+        }
+        assert_eq!(got[5].0, 2.0);
+    }
+
+    #[test]
+    fn a_step_key_on_a_grid_frame_is_written_on_it() {
+        let at = |f: f64| f >= 2.0;
+        let frames = [0.0, 1.0, 2.0, 3.0];
+        let values: Vec<bool> = frames.iter().map(|&f| at(f)).collect();
+        assert_eq!(held_changes(&frames, &values, at), vec![(0.0, false), (2.0, true)]);
+    }
 }

@@ -884,6 +884,22 @@ impl Node {
     fn user_properties<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         user_properties_dict(py, self.node().user_properties())
     }
+    /// user_properties_at(frame, animation=0) -> dict
+    ///
+    /// The node's user properties at `frame` (a frame of the animation's clock, fractional
+    /// allowed) of animation `animation` (index; None or past the end: the stored values):
+    /// each animated component from its curve (integers, enum indices and booleans truncated
+    /// toward zero, as ufbx), the others as stored. A dict as `user_properties`, a copy.
+    #[pyo3(signature = (frame, animation=Some(0)))]
+    fn user_properties_at<'py>(
+        &self,
+        py: Python<'py>,
+        frame: f64,
+        animation: Option<usize>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let time = keyscene::anim::Time::Frame(frame);
+        user_properties_dict(py, &self.data.scene.user_properties_at(animation, self.index, time))
+    }
     /// Rest local translation (x, y, z), scene units.
     #[getter]
     fn translation(&self) -> (f64, f64, f64) {

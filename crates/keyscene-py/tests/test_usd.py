@@ -616,3 +616,139 @@ def test_animated_camera_and_light_parameters_match_the_pose(tmp_path):
                 assert err <= TOLERANCE + f32, f"{name} light {light['name']!r} {attr}: {err}"
                 changed["light"] += int(np.ptp(want) > 0)
     assert changed["camera"] > 0 and changed["light"] > 0, changed
+
+
+FBX_USD_TYPES = {
+    "Vector": "double3", "Vector3D": "double3", "Integer": "int", "int": "int", "KString": "string",
+    "String": "string", "Number": "double", "double": "double", "Float": "double", "Bool": "bool",
+    "bool": "bool", "Enum": "int", "enum": "int", "Color": "color3d", "ColorRGB": "color3d", "KTime": "double",
+}
+
+
+def fbx_text_user_properties(path):
+    """name -> (FBX type, value fields as text) of every user-defined (``U`` flag) property of
+    an ASCII FBX file: FBX 7 ``P: name, type, label, flags, values…`` and FBX 6.1
+    ``Property: name, type, flags, values…`` records."""
+    import csv
+
+    out = {}
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        m = re.match(r"\s*(P|Property):\s*(.*)$", line)
+        if not m:
+            continue
+        f = next(csv.reader([m.group(2)], skipinitialspace=True))
+        flags_at = 3 if m.group(1) == "P" else 2
+        if len(f) > flags_at and "U" in f[flags_at]:
+            out[f[0]] = (f[1], f[flags_at + 1:])
+    return out
+
+
+def usd_user_attributes(prim):
+    return {a.GetName()[len("userProperties:"):]: a for a in prim.GetAttributes() if a.GetName().startswith("userProperties:")}
+
+
+def close(a, b, tol):
+    a, b = np.atleast_1d(np.asarray(a, dtype=np.float64)), np.atleast_1d(np.asarray(b, dtype=np.float64))
+    return a.shape == b.shape and np.abs(a - b).max() <= tol * max(1.0, float(np.abs(b).max()))
+
+
+def test_user_properties_are_userproperties_attributes(tmp_path):
+    """Node user properties are ``custom`` attributes ``userProperties:<name>`` of the node
+    prim (Blender's convention), typed as ``docs/usd.md`` says, their default the value the
+    ASCII FBX text stores (a binary file is checked against its ASCII twin's text), an enum's
+    choices in ``customData``; an animated property's time samples equal its keys' values at
+    the key frames (truncated for integers and booleans) and ``Node.user_properties_at`` at
+    whole and quarter frames within 1e-4 of its magnitude (held types exactly). Corpus files
+    found by scanning for FBX files whose nodes carry user properties; the
+    ``maya_user_props_*`` files must be among them and animate some."""
+    if corpus_dir() is None:
+        pytest.skip("corpus not found (set KEYSCENE_CORPUS)")
+    checked, animated = set(), 0
+    for name, path in all_corpus_sources():
+        if not name.startswith("fbx/") or "user_prop" not in path.name:
+            continue
+        scene = keyscene.load(path)
+        twin = path.with_name(path.name.replace("_binary", "_ascii"))
+        text = fbx_text_user_properties(twin) if twin.exists() else {}
+        out = tmp_path / f"{path.stem}.usda"
+        report = keyscene.convert(path, out, force=True)
+        assert not any("user properties" in w and "node(s)" in w for w in report.warnings), report.warnings
+        stage = Usd.Stage.Open(str(out))
+        assert not validation_errors(stage), name
+        prims = node_prims(scene, stage)
+        fps = scene.animations[0].fps if scene.animations else 30.0
+        for node in scene.nodes:
+            if not node.user_properties:
+                continue
+            attrs = usd_user_attributes(prims[node.index])
+            assert set(attrs) == set(node.user_properties), f"{name} {node.name}"
+            for prop, value in node.user_properties.items():
+                attr = attrs[prop]
+                assert attr.IsCustom()
+                if prop in text:
+                    ty, fields = text[prop]
+                    assert str(attr.GetTypeName()) == FBX_USD_TYPES[ty], f"{name} {prop}: {attr.GetTypeName()} for {ty}"
+                    got = attr.Get()
+                    if ty in ("KString", "String"):
+                        assert got == fields[0]
+                    elif ty in ("Bool", "bool"):
+                        assert got == (float(fields[0]) != 0)
+                    elif ty in ("Enum", "enum"):
+                        assert got == int(fields[0])
+                        assert list(attr.GetCustomDataByKey("choices")) == fields[1].split("~")
+                    else:
+                        n = 3 if FBX_USD_TYPES[ty] in ("double3", "color3d") else 1
+                        assert close(got, [float(x) for x in fields[:n]], 1e-12), f"{name} {prop}"
+                checked.add(path.name)
+            tracks = [t for a in scene.animations[:1] for t in a.tracks if t["node"] == node.index]
+            start, end = stage.GetStartTimeCode(), stage.GetEndTimeCode()
+            for t in tracks:
+                base, _, comp = t["property"].partition("|")
+                if base not in attrs or not stage.HasAuthoredTimeCodeRange():
+                    continue
+                held = str(attrs[base].GetTypeName()) in ("int", "int64", "bool")
+                i = "XYZ".index(comp) if comp else 0
+                for k, v in zip(t["times"] * fps, t["values"]):
+                    if start <= k <= end:
+                        got = np.atleast_1d(np.asarray(attrs[base].Get(float(k)), dtype=np.float64))[i]
+                        want = float(int(v)) if held else v
+                        if str(attrs[base].GetTypeName()) == "bool":
+                            want = float(int(v) != 0)
+                        assert abs(got - want) <= 1e-4 * max(1.0, abs(want)), f"{name} {t['property']} key at {k}"
+                animated += attrs[base].GetNumTimeSamples() > 1
+            for f in check_times(stage, []):
+                at = node.user_properties_at(f)
+                for prop, attr in attrs.items():
+                    if attr.GetNumTimeSamples() == 0:
+                        continue
+                    held = str(attr.GetTypeName()) in ("int", "int64", "bool")
+                    assert close(attr.Get(f), at[prop], 0.0 if held else 1e-4), f"{name} {prop} at {f}: {attr.Get(f)} vs {at[prop]}"
+    assert {p for p in checked if p.startswith("maya_user_props_")} and animated > 0, (checked, animated)
+
+
+def test_generated_user_properties_keep_their_types(tmp_path):
+    """glTF ``extras`` (a generated file, values written by the test) become typed
+    ``userProperties:`` attributes: bool, int (``int64`` past 32 bits), double, string,
+    double3 for three numbers, color4d for four; a name that is not an identifier is made one
+    and keeps its own as ``displayName``."""
+    import json
+
+    extras = {"flag": True, "count": 7, "big": 3_000_000_000, "ratio": 0.25, "label": 'say "hi"', "dir": [1.5, -2.0, 3.25], "rgba": [0.1, 0.2, 0.3, 0.4], "bad name!": 2.5}
+    gltf = {"asset": {"version": "2.0"}, "scene": 0, "scenes": [{"nodes": [0]}], "nodes": [{"name": "n", "extras": extras}]}
+    src = tmp_path / "props.gltf"
+    src.write_text(json.dumps(gltf), encoding="utf-8")
+    out = tmp_path / "props.usda"
+    keyscene.convert(src, out, force=True)
+    stage = Usd.Stage.Open(str(out))
+    assert not validation_errors(stage)
+    prim = node_prims(keyscene.load(src), stage)[0]
+    attrs = usd_user_attributes(prim)
+    want_types = {"flag": "bool", "count": "int", "big": "int64", "ratio": "double", "label": "string", "dir": "double3", "rgba": "color4d", "bad_name_": "double"}
+    assert {k: str(a.GetTypeName()) for k, a in attrs.items()} == want_types
+    for k, v in extras.items():
+        a = attrs[re.sub(r"[^A-Za-z0-9_]", "_", k)]
+        if isinstance(v, (bool, int, str)):
+            assert a.Get() == v
+        else:
+            assert close(a.Get(), v, 1e-12)
+    assert attrs["bad_name_"].GetDisplayName() == "bad name!"

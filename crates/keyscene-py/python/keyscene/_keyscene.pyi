@@ -176,6 +176,11 @@ class Node:
         """User-defined properties (FBX `U` properties, glTF extras) at rest, name → value:
         bool, int (an enum's index), float (a time in seconds), a tuple of 3 or 4 floats
         (vector, colour) or str. A copy."""
+    def user_properties_at(
+        self, frame: float, animation: Optional[int] = 0
+    ) -> Dict[str, Union[bool, int, float, str, Tuple[float, ...]]]:
+        """The user properties at `frame` of animation `animation` (None: as stored), each
+        animated component from its curve. A copy."""
     @property
     def translation(self) -> Tuple[float, float, float]:
         """Rest local translation, scene units."""

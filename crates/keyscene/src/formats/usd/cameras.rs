@@ -12,7 +12,8 @@
 //! aperture times `APERTURE_UNIT` 0.1). Lights: point → `SphereLight` with `treatAsPoint`,
 //! spot → `SphereLight` with `ShapingAPI` (cone angle = half the falloff, softness from the
 //! hotspot), directional → `DistantLight`, ambient → `DomeLight`; `inputs:intensity` is the
-//! source's multiplier (1 = nominal), `inputs:color` its colour.
+//! source's multiplier (1 = nominal), `inputs:color` its colour. Animated field of view,
+//! colour, intensity and cone are time samples ([`super::params`]).
 
 use glam::DMat4;
 

@@ -186,7 +186,6 @@ fn node_channels(
         fps: anim.fps,
         frame_range: anim.frame_range,
         channels,
-        ..Animation::default()
     })
 }
 
@@ -210,6 +209,9 @@ impl<const N: usize> resample::Curve<[f64; N]> for Relative<N> {
     }
 }
 
+/// Sample frames and values of `N` components.
+pub(super) type Sampled<const N: usize> = (Vec<f64>, Vec<[f64; N]>);
+
 /// Samples `source` over `line` (module docs) and thins each group of components in `groups`
 /// on its own: per group, its frames and values; `None` for a group whose value never changes.
 pub(super) fn sample<const N: usize>(
@@ -217,7 +219,7 @@ pub(super) fn sample<const N: usize>(
     mut source: impl FnMut(f64) -> [f64; N],
     scale: impl Fn(&[[f64; N]]) -> [f64; N],
     groups: &[std::ops::Range<usize>],
-) -> Vec<Option<(Vec<f64>, Vec<[f64; N]>)>> {
+) -> Vec<Option<Sampled<N>>> {
     let seeds = seeds(line);
     let at_seeds: Vec<[f64; N]> = seeds.iter().map(|&f| source(f)).collect();
     let curve = Relative { scale: scale(&at_seeds), only: 0..N };
@@ -286,7 +288,7 @@ pub fn camera_focal(
     // below by the smallest sampled one.
     let scale =
         |v: &[[f64; 1]]| [v.iter().map(|x| x[0].abs()).fold(f64::INFINITY, f64::min).max(1e-12)];
-    let mut s = sample(line, focal, scale, &[0..1]);
+    let mut s = sample(line, focal, scale, std::slice::from_ref(&(0..1)));
     s.pop().flatten().map(|(f, v)| (f, v.into_iter().map(|x| x[0]).collect()))
 }
 
@@ -360,19 +362,16 @@ pub fn light_values(
     let spot = light.kind == LightKind::Spot;
     let groups = [0..3, 3..4, 4..5, 5..6];
     let mut s = sample(line, source, scale, &groups).into_iter();
-    let mut out = LightSamples::default();
-    out.color = s
+    let color = s
         .next()
         .flatten()
         .map(|(f, v)| (f, v.iter().map(|x| DVec3::new(x[0], x[1], x[2])).collect()));
-    let one = |s: Option<(Vec<f64>, Vec<[f64; 6]>)>, i: usize| {
-        s.map(|(f, v)| (f, v.iter().map(|x| x[i]).collect()))
-    };
-    out.intensity = one(s.next().flatten(), 3);
-    if spot {
-        out.cone_angle = one(s.next().flatten(), 4);
-        out.cone_softness = one(s.next().flatten(), 5);
-    }
+    let one =
+        |s: Option<Sampled<6>>, i: usize| s.map(|(f, v)| (f, v.iter().map(|x| x[i]).collect()));
+    let intensity = one(s.next().flatten(), 3);
+    let (cone_angle, cone_softness) =
+        if spot { (one(s.next().flatten(), 4), one(s.next().flatten(), 5)) } else { (None, None) };
+    let out = LightSamples { color, intensity, cone_angle, cone_softness };
     let none = out.color.is_none()
         && out.intensity.is_none()
         && out.cone_angle.is_none()

@@ -151,7 +151,8 @@ fn samples(
         let scale = |v: &[[f64; 4]]| {
             std::array::from_fn(|j| v.iter().map(|x| x[j].abs()).fold(1.0, f64::max))
         };
-        let Some(Some((frames, values))) = params::sample(line, source, scale, &[0..n]).pop()
+        let Some(Some((frames, values))) =
+            params::sample(line, source, scale, std::slice::from_ref(&(0..n))).pop()
         else {
             return;
         };

@@ -884,6 +884,22 @@ impl Node {
     fn user_properties<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         user_properties_dict(py, self.node().user_properties())
     }
+    /// user_properties_at(frame, animation=0) -> dict
+    ///
+    /// The node's user properties at `frame` (a frame of the animation's clock, fractional
+    /// allowed) of animation `animation` (index; None or past the end: the stored values):
+    /// each animated component from its curve (integers, enum indices and booleans truncated
+    /// toward zero, as ufbx), the others as stored. A dict as `user_properties`, a copy.
+    #[pyo3(signature = (frame, animation=Some(0)))]
+    fn user_properties_at<'py>(
+        &self,
+        py: Python<'py>,
+        frame: f64,
+        animation: Option<usize>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let time = keyscene::anim::Time::Frame(frame);
+        user_properties_dict(py, &self.data.scene.user_properties_at(animation, self.index, time))
+    }
     /// Rest local translation (x, y, z), scene units.
     #[getter]
     fn translation(&self) -> (f64, f64, f64) {
@@ -1279,6 +1295,34 @@ impl Pose {
     #[getter]
     fn hidden(&self) -> Vec<bool> {
         self.pose.hidden.clone()
+    }
+    /// Field of view of every camera (`Scene.cameras` order) at this instant, degrees along
+    /// the camera's field-of-view axis (3DS FOV tracks): list of float.
+    #[getter]
+    fn camera_fov(&self) -> Vec<f64> {
+        self.pose.camera_fov.clone()
+    }
+    /// Colour of every light (`Scene.lights` order) at this instant, linear RGB 0–1 (3DS
+    /// colour tracks, FBX `Color` curves): list of (r, g, b).
+    #[getter]
+    fn light_color(&self) -> Vec<(f64, f64, f64)> {
+        self.pose.light_color.iter().map(|c| (c.x, c.y, c.z)).collect()
+    }
+    /// Intensity multiplier of every light at this instant (1 nominal; an FBX `Intensity`
+    /// curve ÷ 100): list of float.
+    #[getter]
+    fn light_intensity(&self) -> Vec<f64> {
+        self.pose.light_intensity.clone()
+    }
+    /// Hotspot (inner cone) full angle of every light at this instant, degrees: list of float.
+    #[getter]
+    fn light_hotspot(&self) -> Vec<f64> {
+        self.pose.light_hotspot.clone()
+    }
+    /// Falloff (outer cone) full angle of every light at this instant, degrees: list of float.
+    #[getter]
+    fn light_falloff(&self) -> Vec<f64> {
+        self.pose.light_falloff.clone()
     }
     /// world_positions(node) -> numpy.ndarray
     ///

@@ -462,3 +462,293 @@ def test_usdskel_blends_inbetweens_by_the_ufbx_rule():
                 k = levels.index(inbetweens[names.index(ib.GetAttr().GetName())]) if ib else len(levels) - 1
                 got[k] += x
             assert np.allclose(got, want, atol=1e-5), f"in-betweens {inbetweens}, weight {w}: UsdSkel {got}, ufbx {want}"
+
+
+def all_corpus_sources():
+    """(id, path) of every 3DS/PRJ and FBX file of the corpus (scanned from the folders)."""
+    c = corpus_dir()
+    if c is None:
+        return []
+    out = [(f"3ds/{p.relative_to(c / '3ds').as_posix()}", p) for p in corpus_3ds_files()]
+    fbx = sorted(p for p in (c / "fbx").rglob("*") if p.suffix.lower() == ".fbx" and p.is_file())
+    return out + [(f"fbx/{p.relative_to(c / 'fbx').as_posix()}", p) for p in fbx]
+
+
+def node_prims(scene, stage):
+    """Node index -> its Xform prim (as ``mesh_prims`` walks them)."""
+    def xform_children(prim):
+        return [c for c in prim.GetChildren() if c.GetTypeName() == "Xform"]
+
+    roots = [n.index for n in scene.nodes if n.parent is None]
+    out, todo = {}, list(zip(roots, xform_children(stage.GetDefaultPrim())))
+    while todo:
+        k, prim = todo.pop()
+        out[k] = prim
+        todo.extend(zip(scene.nodes[k].children, xform_children(prim)))
+    return out
+
+
+def animated_tracks(scene, properties):
+    """Tracks of the first animation whose property is in ``properties`` and that have more
+    than one key and keys of more than one value."""
+    if not scene.animations:
+        return []
+    return [
+        t
+        for t in scene.animations[0].tracks
+        if t["property"] in properties and len(t["times"]) > 1 and np.ptp(t["values"]) > 0
+    ]
+
+
+def check_times(stage, key_frames, limit=4000):
+    """Whole and quarter frames of the stage's range, and every key frame with a point just
+    before and after it and the middle of every two keys (within the range), at most
+    ``limit`` of them, evenly thinned."""
+    start, end = stage.GetStartTimeCode(), stage.GetEndTimeCode()
+    times = set(np.arange(start, end + 1e-9, 0.25).tolist())
+    keys = sorted(k for k in key_frames if start <= k <= end)
+    for a, b in zip(keys, keys[1:]):
+        times.add(0.5 * (a + b))
+    for k in keys:
+        times.update((k - 1e-3, k + 1e-3))
+    times = sorted(t for t in times if start <= t <= end)
+    step = max(1, len(times) // limit)
+    return times[::step]
+
+
+def test_visibility_over_time_matches_the_evaluated_hidden_state(tmp_path):
+    """Every mesh whose visibility is animated (3DS hide tracks, FBX ``Visibility`` curves;
+    corpus files found by scanning their tracks) gets ``token visibility`` time samples on its
+    Mesh prim: OpenUSD's ``ComputeVisibility`` at whole and quarter frames, around every key
+    and between keys equals keyscene's ``Pose.hidden`` of the node. At least one file must
+    change a mesh's visibility."""
+    if corpus_dir() is None:
+        pytest.skip("corpus not found (set KEYSCENE_CORPUS)")
+    checked = 0
+    for name, path in all_corpus_sources():
+        try:
+            scene = keyscene.load(path)
+        except keyscene.Error:
+            continue
+        tracks = [t for t in animated_tracks(scene, ("hidden", "Visibility")) if scene.nodes[t["node"]].mesh is not None]
+        if not tracks:
+            continue
+        out = tmp_path / f"{path.stem}.usda"
+        keyscene.convert(path, out, force=True)
+        stage = Usd.Stage.Open(str(out))
+        assert not validation_errors(stage), name
+        prims = mesh_prims(scene, stage)
+        fps = scene.animations[0].fps
+        nodes = sorted({t["node"] for t in tracks})
+        keys = [k * fps for t in tracks for k in t["times"]]
+        seen = {k: set() for k in nodes}
+        for t in check_times(stage, keys):
+            hidden = scene.pose(frame=t).hidden
+            for k in nodes:
+                usd = UsdGeom.Imageable(prims[k]).ComputeVisibility(t)
+                assert (usd == UsdGeom.Tokens.invisible) == hidden[k], f"{name} node {scene.nodes[k].name!r} frame {t}"
+                seen[k].add(hidden[k])
+        checked += sum(len(s) == 2 for s in seen.values())
+    assert checked > 0, "no corpus mesh changes its visibility in the written range"
+
+
+def test_animated_camera_and_light_parameters_match_the_pose(tmp_path):
+    """Cameras with an animated field of view and lights with an animated colour, intensity
+    or cone (corpus files found by scanning their tracks: 3DS FOV/colour/hotspot/falloff
+    tracks, FBX ``Color``/``Intensity``/``InnerAngle``/``OuterAngle`` curves) have time
+    samples OpenUSD interpolates to keyscene's ``Pose`` values at whole and quarter frames:
+    ``GfCamera.GetFieldOfView`` within 1e-4 relative of ``Pose.camera_fov`` (the focal length
+    is sampled within 1e-4 of itself), ``inputs:color``, ``inputs:intensity``,
+    ``inputs:shaping:cone:angle`` (half the falloff) and ``softness`` (the share of the
+    falloff outside the hotspot) within 1e-4 of the value's largest magnitude (at least 1),
+    plus ``float`` rounding. At least one camera and one light must change."""
+    from pxr import Gf
+
+    if corpus_dir() is None:
+        pytest.skip("corpus not found (set KEYSCENE_CORPUS)")
+    camera_props = ("fov",)
+    light_props = ("color", "hotspot", "falloff", "Color|X", "Color|Y", "Color|Z", "Intensity", "InnerAngle", "OuterAngle", "HotSpot", "Cone angle", "ConeAngle")
+    changed = {"camera": 0, "light": 0}
+    f32 = 1e-6
+    for name, path in all_corpus_sources():
+        try:
+            scene = keyscene.load(path)
+        except keyscene.Error:
+            continue
+        cams = {t["node"] for t in animated_tracks(scene, camera_props) if scene.nodes[t["node"]].camera is not None}
+        lights = {t["node"] for t in animated_tracks(scene, light_props) if scene.nodes[t["node"]].light is not None}
+        if not cams and not lights:
+            continue
+        out = tmp_path / f"{path.stem}.usda"
+        keyscene.convert(path, out, force=True)
+        stage = Usd.Stage.Open(str(out))
+        assert not validation_errors(stage), name
+        prims = node_prims(scene, stage)
+        times = check_times(stage, [])
+        poses = [scene.pose(frame=t) for t in times]
+        for k in sorted(cams):
+            c = scene.nodes[k].camera
+            prim = next(p for p in prims[k].GetChildren() if p.GetTypeName() == "Camera")
+            axis = Gf.Camera.FOVHorizontal if scene.cameras[c]["fov_axis"] == "horizontal" else Gf.Camera.FOVVertical
+            want = np.array([p.camera_fov[c] for p in poses])
+            got = np.array([UsdGeom.Camera(prim).GetCamera(t).GetFieldOfView(axis) for t in times])
+            err = np.abs(got - want) / np.abs(want)
+            assert err.max() <= TOLERANCE + f32, f"{name} camera {c}: {err.max()} at frame {times[int(err.argmax())]}"
+            changed["camera"] += int(np.ptp(want) > 0)
+        for k in sorted(lights):
+            li = scene.nodes[k].light
+            light = scene.lights[li]
+            prim = next(p for p in prims[k].GetChildren() if p.GetTypeName().endswith("Light"))
+            get = lambda attr: np.array([np.array(prim.GetAttribute(attr).Get(t), dtype=np.float64) for t in times])
+            fall = np.clip([p.light_falloff[li] for p in poses], 0, 360)
+            hot = np.minimum(np.clip([p.light_hotspot[li] for p in poses], 0, None), fall)
+            cases = [
+                ("inputs:color", np.array([p.light_color[li] for p in poses])),
+                ("inputs:intensity", np.array([p.light_intensity[li] if light["on"] else 0.0 for p in poses])),
+            ]
+            if light["kind"] == "spot":
+                soft = np.where(fall > 0, (fall - hot) / np.where(fall > 0, fall, 1), 0)
+                cases += [("inputs:shaping:cone:angle", fall / 2), ("inputs:shaping:cone:softness", soft)]
+            for attr, want in cases:
+                got = get(attr).reshape(want.shape)
+                scale = max(1.0, float(np.abs(want).max()))
+                err = np.abs(got - want).max() / scale
+                assert err <= TOLERANCE + f32, f"{name} light {light['name']!r} {attr}: {err}"
+                changed["light"] += int(np.ptp(want) > 0)
+    assert changed["camera"] > 0 and changed["light"] > 0, changed
+
+
+FBX_USD_TYPES = {
+    "Vector": "double3", "Vector3D": "double3", "Integer": "int", "int": "int", "KString": "string",
+    "String": "string", "Number": "double", "double": "double", "Float": "double", "Bool": "bool",
+    "bool": "bool", "Enum": "int", "enum": "int", "Color": "color3d", "ColorRGB": "color3d", "KTime": "double",
+}
+
+
+def fbx_text_user_properties(path):
+    """name -> (FBX type, value fields as text) of every user-defined (``U`` flag) property of
+    an ASCII FBX file: FBX 7 ``P: name, type, label, flags, values…`` and FBX 6.1
+    ``Property: name, type, flags, values…`` records."""
+    import csv
+
+    out = {}
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        m = re.match(r"\s*(P|Property):\s*(.*)$", line)
+        if not m:
+            continue
+        f = next(csv.reader([m.group(2)], skipinitialspace=True))
+        flags_at = 3 if m.group(1) == "P" else 2
+        if len(f) > flags_at and "U" in f[flags_at]:
+            out[f[0]] = (f[1], f[flags_at + 1:])
+    return out
+
+
+def usd_user_attributes(prim):
+    return {a.GetName()[len("userProperties:"):]: a for a in prim.GetAttributes() if a.GetName().startswith("userProperties:")}
+
+
+def close(a, b, tol):
+    a, b = np.atleast_1d(np.asarray(a, dtype=np.float64)), np.atleast_1d(np.asarray(b, dtype=np.float64))
+    return a.shape == b.shape and np.abs(a - b).max() <= tol * max(1.0, float(np.abs(b).max()))
+
+
+def test_user_properties_are_userproperties_attributes(tmp_path):
+    """Node user properties are ``custom`` attributes ``userProperties:<name>`` of the node
+    prim (Blender's convention), typed as ``docs/usd.md`` says, their default the value the
+    ASCII FBX text stores (a binary file is checked against its ASCII twin's text), an enum's
+    choices in ``customData``; an animated property's time samples equal its keys' values at
+    the key frames (truncated for integers and booleans) and ``Node.user_properties_at`` at
+    whole and quarter frames within 1e-4 of its magnitude (held types exactly). Corpus files
+    found by scanning for FBX files whose nodes carry user properties; the
+    ``maya_user_props_*`` files must be among them and animate some."""
+    if corpus_dir() is None:
+        pytest.skip("corpus not found (set KEYSCENE_CORPUS)")
+    checked, animated = set(), 0
+    for name, path in all_corpus_sources():
+        if not name.startswith("fbx/") or "user_prop" not in path.name:
+            continue
+        scene = keyscene.load(path)
+        twin = path.with_name(path.name.replace("_binary", "_ascii"))
+        text = fbx_text_user_properties(twin) if twin.exists() else {}
+        out = tmp_path / f"{path.stem}.usda"
+        report = keyscene.convert(path, out, force=True)
+        assert not any("user properties" in w and "node(s)" in w for w in report.warnings), report.warnings
+        stage = Usd.Stage.Open(str(out))
+        assert not validation_errors(stage), name
+        prims = node_prims(scene, stage)
+        fps = scene.animations[0].fps if scene.animations else 30.0
+        for node in scene.nodes:
+            if not node.user_properties:
+                continue
+            attrs = usd_user_attributes(prims[node.index])
+            assert set(attrs) == set(node.user_properties), f"{name} {node.name}"
+            for prop, value in node.user_properties.items():
+                attr = attrs[prop]
+                assert attr.IsCustom()
+                if prop in text:
+                    ty, fields = text[prop]
+                    assert str(attr.GetTypeName()) == FBX_USD_TYPES[ty], f"{name} {prop}: {attr.GetTypeName()} for {ty}"
+                    got = attr.Get()
+                    if ty in ("KString", "String"):
+                        assert got == fields[0]
+                    elif ty in ("Bool", "bool"):
+                        assert got == (float(fields[0]) != 0)
+                    elif ty in ("Enum", "enum"):
+                        assert got == int(fields[0])
+                        assert list(attr.GetCustomDataByKey("choices")) == fields[1].split("~")
+                    else:
+                        n = 3 if FBX_USD_TYPES[ty] in ("double3", "color3d") else 1
+                        assert close(got, [float(x) for x in fields[:n]], 1e-12), f"{name} {prop}"
+                checked.add(path.name)
+            tracks = [t for a in scene.animations[:1] for t in a.tracks if t["node"] == node.index]
+            start, end = stage.GetStartTimeCode(), stage.GetEndTimeCode()
+            for t in tracks:
+                base, _, comp = t["property"].partition("|")
+                if base not in attrs or not stage.HasAuthoredTimeCodeRange():
+                    continue
+                held = str(attrs[base].GetTypeName()) in ("int", "int64", "bool")
+                i = "XYZ".index(comp) if comp else 0
+                for k, v in zip(t["times"] * fps, t["values"]):
+                    if start <= k <= end:
+                        got = np.atleast_1d(np.asarray(attrs[base].Get(float(k)), dtype=np.float64))[i]
+                        want = float(int(v)) if held else v
+                        if str(attrs[base].GetTypeName()) == "bool":
+                            want = float(int(v) != 0)
+                        assert abs(got - want) <= 1e-4 * max(1.0, abs(want)), f"{name} {t['property']} key at {k}"
+                animated += attrs[base].GetNumTimeSamples() > 1
+            for f in check_times(stage, []):
+                at = node.user_properties_at(f)
+                for prop, attr in attrs.items():
+                    if attr.GetNumTimeSamples() == 0:
+                        continue
+                    held = str(attr.GetTypeName()) in ("int", "int64", "bool")
+                    assert close(attr.Get(f), at[prop], 0.0 if held else 1e-4), f"{name} {prop} at {f}: {attr.Get(f)} vs {at[prop]}"
+    assert {p for p in checked if p.startswith("maya_user_props_")} and animated > 0, (checked, animated)
+
+
+def test_generated_user_properties_keep_their_types(tmp_path):
+    """glTF ``extras`` (a generated file, values written by the test) become typed
+    ``userProperties:`` attributes: bool, int (``int64`` past 32 bits), double, string,
+    double3 for three numbers, color4d for four; a name that is not an identifier is made one
+    and keeps its own as ``displayName``."""
+    import json
+
+    extras = {"flag": True, "count": 7, "big": 3_000_000_000, "ratio": 0.25, "label": 'say "hi"', "dir": [1.5, -2.0, 3.25], "rgba": [0.1, 0.2, 0.3, 0.4], "bad name!": 2.5}
+    gltf = {"asset": {"version": "2.0"}, "scene": 0, "scenes": [{"nodes": [0]}], "nodes": [{"name": "n", "extras": extras}]}
+    src = tmp_path / "props.gltf"
+    src.write_text(json.dumps(gltf), encoding="utf-8")
+    out = tmp_path / "props.usda"
+    keyscene.convert(src, out, force=True)
+    stage = Usd.Stage.Open(str(out))
+    assert not validation_errors(stage)
+    prim = node_prims(keyscene.load(src), stage)[0]
+    attrs = usd_user_attributes(prim)
+    want_types = {"flag": "bool", "count": "int", "big": "int64", "ratio": "double", "label": "string", "dir": "double3", "rgba": "color4d", "bad_name_": "double"}
+    assert {k: str(a.GetTypeName()) for k, a in attrs.items()} == want_types
+    for k, v in extras.items():
+        a = attrs[re.sub(r"[^A-Za-z0-9_]", "_", k)]
+        if isinstance(v, (bool, int, str)):
+            assert a.Get() == v
+        else:
+            assert close(a.Get(), v, 1e-12)
+    assert attrs["bad_name_"].GetDisplayName() == "bad name!"

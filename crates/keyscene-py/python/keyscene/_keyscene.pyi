@@ -178,6 +178,11 @@ class Node:
         """User-defined properties (FBX `U` properties, glTF extras) at rest, name → value:
         bool, int (an enum's index), float (a time in seconds), a tuple of 3 or 4 floats
         (vector, colour) or str. A copy."""
+    def user_properties_at(
+        self, frame: float, animation: Optional[int] = 0
+    ) -> Dict[str, Union[bool, int, float, str, Tuple[float, ...]]]:
+        """The user properties at `frame` of animation `animation` (None: as stored), each
+        animated component from its curve. A copy."""
     @property
     def translation(self) -> Tuple[float, float, float]:
         """Rest local translation, scene units."""
@@ -259,6 +264,21 @@ class Pose:
         """(nodes, 4, 4) float64 view, relative to the parent."""
     @property
     def hidden(self) -> List[bool]: ...
+    @property
+    def camera_fov(self) -> List[float]:
+        """Field of view of every camera, degrees."""
+    @property
+    def light_color(self) -> List[Tuple[float, float, float]]:
+        """Linear RGB colour of every light."""
+    @property
+    def light_intensity(self) -> List[float]:
+        """Intensity multiplier of every light (1 nominal)."""
+    @property
+    def light_hotspot(self) -> List[float]:
+        """Hotspot (inner cone) full angle of every light, degrees."""
+    @property
+    def light_falloff(self) -> List[float]:
+        """Falloff (outer cone) full angle of every light, degrees."""
     def world_positions(self, node: int) -> npt.NDArray[np.float64]:
         """(n, 3) float64 skinned, blend-shaped world-space vertices."""
     def world_normals(self, node: int) -> Optional[npt.NDArray[np.float64]]:

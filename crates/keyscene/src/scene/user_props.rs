@@ -178,8 +178,8 @@ impl std::fmt::Display for UserValue {
     }
 }
 
-/// The warning of a writer whose format has no place for user properties (3DA, 3DS, OBJ, USD
-/// for now), naming how many nodes and materials carry them; `None` when none does.
+/// The warning of a writer whose format has no place for user properties (3DA, 3DS, OBJ),
+/// naming how many nodes and materials carry them; `None` when none does.
 pub fn not_written_warning(scene: &super::Scene, format: &str) -> Option<String> {
     let nodes = scene.nodes.iter().filter(|n| !n.user_properties().is_empty()).count();
     let mats = scene.materials.iter().filter(|m| !m.user_properties.is_empty()).count();

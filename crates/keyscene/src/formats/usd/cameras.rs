@@ -12,7 +12,8 @@
 //! aperture times `APERTURE_UNIT` 0.1). Lights: point → `SphereLight` with `treatAsPoint`,
 //! spot → `SphereLight` with `ShapingAPI` (cone angle = half the falloff, softness from the
 //! hotspot), directional → `DistantLight`, ambient → `DomeLight`; `inputs:intensity` is the
-//! source's multiplier (1 = nominal), `inputs:color` its colour.
+//! source's multiplier (1 = nominal), `inputs:color` its colour. Animated field of view,
+//! colour, intensity and cone are time samples ([`super::params`]).
 
 use glam::DMat4;
 
@@ -70,7 +71,7 @@ pub fn camera(t: &mut Text, ctx: &mut Ctx, k: usize, c: usize, name: &str) {
         ));
         fov = 45.0;
     }
-    let focal = FILM / 2.0 / (fov.to_radians() / 2.0).tan();
+    let focal = super::params::focal_length(fov, FILM).unwrap_or(FILM);
     let aspect = cam.aspect.filter(|a| a.is_finite() && *a > 0.0).unwrap_or(4.0 / 3.0);
     let (h, v) = match cam.fov_axis {
         FovAxis::Horizontal => (FILM, FILM / aspect),
@@ -80,6 +81,11 @@ pub fn camera(t: &mut Text, ctx: &mut Ctx, k: usize, c: usize, name: &str) {
     t.open(&format!("def Camera \"{name}\""), &[]);
     t.line("token projection = \"perspective\"");
     t.field("float focalLength", focal);
+    if let Some((frames, values)) =
+        super::params::camera_focal(ctx.scene, ctx.line, (k, c), FILM, fov)
+    {
+        t.time_samples("float focalLength", &frames, &values, |t, &v| t.num(v));
+    }
     t.field("float horizontalAperture", h);
     t.field("float verticalAperture", v);
     clipping_range(t, cam);
@@ -120,21 +126,26 @@ pub fn light(t: &mut Text, ctx: &mut Ctx, k: usize, l: usize, name: &str) {
     };
     let turn = turn(ctx, k);
     t.open(&format!("def {ty} \"{name}\""), &meta);
+    let animated = super::params::light_values(ctx.scene, ctx.line, (k, l)).unwrap_or_default();
     let c = light.color.as_dvec3();
     let c = t.vec3(c);
     t.line(&format!("color3f inputs:color = {c}"));
+    if let Some((frames, values)) = &animated.color {
+        t.time_samples("color3f inputs:color", frames, values, |t, &v| t.vec3(v));
+    }
     let i = if light.on { light.intensity } else { 0.0 };
     t.field("float inputs:intensity", i);
+    scalar_samples(t, "float inputs:intensity", &animated.intensity);
     if ty == "SphereLight" {
         t.line("bool treatAsPoint = 1");
         t.line("float inputs:radius = 0");
     }
     if shaping {
-        let fall = light.falloff_degrees.clamp(0.0, 360.0);
-        let hot = light.hotspot_degrees.clamp(0.0, fall);
-        t.field("float inputs:shaping:cone:angle", fall / 2.0);
-        let soft = if fall > 0.0 { (fall - hot) / fall } else { 0.0 };
+        let (angle, soft) = super::params::cone(light.falloff_degrees, light.hotspot_degrees);
+        t.field("float inputs:shaping:cone:angle", angle);
+        scalar_samples(t, "float inputs:shaping:cone:angle", &animated.cone_angle);
         t.field("float inputs:shaping:cone:softness", soft);
+        scalar_samples(t, "float inputs:shaping:cone:softness", &animated.cone_softness);
     }
     if light.attenuation.is_some() {
         ctx.warn(format!(
@@ -144,4 +155,11 @@ pub fn light(t: &mut Text, ctx: &mut Ctx, k: usize, l: usize, name: &str) {
     }
     write_turn(t, turn);
     t.close();
+}
+
+/// `decl`'s time samples, when there are any.
+fn scalar_samples(t: &mut Text, decl: &str, samples: &Option<(Vec<f64>, Vec<f64>)>) {
+    if let Some((frames, values)) = samples {
+        t.time_samples(decl, frames, values, |t, &v| t.num(v));
+    }
 }

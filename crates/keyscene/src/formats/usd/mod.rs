@@ -17,9 +17,10 @@
 //!   `UsdLux` lights;
 //! - [`text`]: the `.usda` grammar; [`usdz`]: the package.
 //!
-//! What USD cannot hold, or this writer does not write yet (animated camera
-//! and light parameters, visibility over time, other animations), is a warning in the
-//! [`Report`].
+//! - [`params`]: visibility over time, animated camera and light parameters.
+//!
+//! What USD cannot hold, or this writer does not write yet (other animations, light roll,
+//! animated material properties), is a warning in the [`Report`].
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -34,9 +35,11 @@ pub mod deform;
 pub mod materials;
 pub mod meshes;
 pub mod names;
+pub mod params;
 pub mod skel;
 pub mod text;
 pub mod usdz;
+pub mod user_props;
 pub mod xform;
 
 use text::{string, Text};
@@ -96,6 +99,8 @@ pub struct Layer {
 /// What the passes share.
 pub struct Ctx<'s> {
     scene: &'s Scene,
+    /// The written timeline.
+    line: &'s xform::Timeline,
     /// Each material's prim path (`None`: not written).
     material_paths: Vec<Option<String>>,
     warnings: Vec<String>,
@@ -120,12 +125,13 @@ pub fn write(scene: &Scene, opts: &WriteOptions) -> Result<Layer, crate::Error> 
         .validate()
         .map_err(|e| crate::Error::Unsupported(format!("usd: inconsistent scene: {e}")))?;
     let line = xform::Timeline::new(scene, opts.animation);
-    let mut ctx = Ctx { scene, material_paths: Vec::new(), warnings: Vec::new() };
+    let mut ctx = Ctx { scene, line: &line, material_paths: Vec::new(), warnings: Vec::new() };
     let mut t = Text::default();
     header(&mut t, &mut ctx, opts, &line);
     animation_warnings(&mut ctx, &line);
-    if let Some(w) = crate::scene::user_props::not_written_warning(scene, "this USD writer") {
-        ctx.warn(w);
+    let mats = scene.materials.iter().filter(|m| !m.user_properties.is_empty()).count();
+    if mats > 0 {
+        ctx.warn(format!("not written: the user properties of {mats} material(s) (node user properties are written as userProperties: attributes; FBX and glTF extras keep material ones)"));
     }
     let images = materials::images(scene, &mut ctx.warnings);
     let root = format!("/{ROOT}");
@@ -153,6 +159,7 @@ pub fn write(scene: &Scene, opts: &WriteOptions) -> Result<Layer, crate::Error> 
     let rigged: HashMap<usize, &skel::Rig> = rigs.iter().map(|r| (r.node, r)).collect();
     let points = deformed_points(&mut ctx, &line, &rigged);
     let rest = scene.evaluate(line.animation, Time::Frame(line.range.0));
+    let visibility = params::visibility(scene, &line);
     let mut renamed = Vec::new();
     let prims = Prims {
         xforms: &xforms,
@@ -161,6 +168,7 @@ pub fn write(scene: &Scene, opts: &WriteOptions) -> Result<Layer, crate::Error> 
         motion: &motion,
         hidden: &rest.hidden,
         mesh_shown: &rest.mesh,
+        visibility: &visibility,
     };
     prims.write(&mut t, &mut ctx, siblings, &root, &mut renamed);
     t.close();
@@ -215,8 +223,8 @@ fn header(t: &mut Text, ctx: &mut Ctx, opts: &WriteOptions, line: &xform::Timeli
     t.line("");
 }
 
-/// Warnings for what of the animation is not written: other animations, animated camera,
-/// light and visibility channels, animated material properties.
+/// Warnings for what of the animation is not written: other animations, animated light
+/// roll, animated material properties.
 fn animation_warnings(ctx: &mut Ctx, line: &xform::Timeline) {
     let scene = ctx.scene;
     let others = scene.animations.len().saturating_sub(usize::from(line.animation.is_some()));
@@ -227,8 +235,6 @@ fn animation_warnings(ctx: &mut Ctx, line: &xform::Timeline) {
     let mut kinds: Vec<&str> = Vec::new();
     for c in &anim.channels {
         let kind = match &c.target {
-            ChannelTarget::Hidden(_) => "visibility",
-            ChannelTarget::Fov(_) => "camera field of view",
             ChannelTarget::Roll(_)
                 if !matches!(
                     scene.nodes.get(c.node).map(|n| &n.kind),
@@ -237,8 +243,6 @@ fn animation_warnings(ctx: &mut Ctx, line: &xform::Timeline) {
             {
                 "light roll"
             }
-            ChannelTarget::Color(_) => "light colour",
-            ChannelTarget::Hotspot(_) | ChannelTarget::Falloff(_) => "spotlight cone",
             _ => continue,
         };
         if !kinds.contains(&kind) {
@@ -293,6 +297,8 @@ struct Prims<'a> {
     motion: &'a skel::Motion,
     hidden: &'a [bool],
     mesh_shown: &'a [Option<usize>],
+    /// Mesh nodes whose shown state changes: [`params::visibility`].
+    visibility: &'a HashMap<usize, Vec<(f64, bool)>>,
 }
 
 impl Prims<'_> {
@@ -340,6 +346,7 @@ impl Prims<'_> {
             }
             t.open(&format!("def Xform \"{name}\""), &meta);
             self.transform(t, k);
+            user_props::write(t, scene, ctx.line, k);
             let mut children = names::Siblings::default();
             self.attachment(t, ctx, k, &mut children);
             open.push((name, children));
@@ -401,19 +408,18 @@ impl Prims<'_> {
             None => meshes::rest_points(ctx, k, &scene.meshes[m]),
         };
         let at = t.out.len();
+        // Visibility goes on the mesh prim (not the node's, so its children show):
+        // docs/usd.md, "Visibility".
+        let mut vis = t.child();
+        let rest_hidden = self.hidden.get(k).copied().unwrap_or(false)
+            || self.mesh_shown.get(k).is_some_and(|s| s.is_none());
+        params::write_visibility(&mut vis, rest_hidden, self.visibility.get(&k).map(Vec::as_slice));
         // A rig's mesh keeps its rest points; its normals are written by the rig when they
         // are one per vertex (`skel::write_binding`: UsdSkel skins vertex normals only), else
         // not at all.
         let rig = rig.as_ref().map(|(r, s)| (*r, s.as_str()));
         meshes::write(t, ctx, (k, m), &name, &points, deformed.is_some() || rig.is_some(), rig);
-        if self.hidden.get(k).copied().unwrap_or(false)
-            || self.mesh_shown.get(k).is_some_and(|s| s.is_none())
-        {
-            // Hidden at the first frame: the mesh prim (not the node's, so its children show).
-            if let Some(brace) = t.out[at..].find("{\n") {
-                t.out.insert_str(at + brace + 2, "        token visibility = \"invisible\"\n");
-            }
-        }
+        t.insert_after_open(at, vis);
     }
 }
 

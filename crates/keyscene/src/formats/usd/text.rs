@@ -47,6 +47,21 @@ impl Text {
         self.depth += 1;
     }
 
+    /// An empty text one level deeper than this one: lines written to it belong inside the
+    /// next prim opened here (to be inserted there, [`Text::insert_after_open`]).
+    pub fn child(&self) -> Text {
+        Text { out: String::new(), depth: self.depth + 1, non_finite: 0 }
+    }
+
+    /// Inserts `lines` ([`Text::child`]'s text) right after the first `{` line at or after
+    /// byte `at`: as the first lines of the prim opened there. Nothing when there is none.
+    pub fn insert_after_open(&mut self, at: usize, lines: Text) {
+        if let Some(brace) = self.out[at..].find("{\n") {
+            self.out.insert_str(at + brace + 2, &lines.out);
+            self.non_finite += lines.non_finite;
+        }
+    }
+
     /// Closes the prim [`Text::open`] opened.
     pub fn close(&mut self) {
         self.depth = self.depth.saturating_sub(1);

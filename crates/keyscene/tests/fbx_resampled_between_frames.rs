@@ -221,7 +221,7 @@ fn check_property(
             let got = ufbx::evaluate_prop(&stack.anim, element, &prop, f / fps);
             let got = [got.value_vec4.x, got.value_vec4.y, got.value_vec4.z][comp];
             let want = source(f);
-            if !((got - want).abs() <= tol) {
+            if (got - want).abs().is_nan() || (got - want).abs() > tol {
                 return Err(format!(
                     "{node_name:?} {prop}[{comp}] at frame {f}: ufbx {got}, source {want} (bound {tol:e})"
                 )

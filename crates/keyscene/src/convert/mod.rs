@@ -367,6 +367,42 @@ pub fn convert(scene: &Scene, output: &Path, opts: &ConvertOptions) -> Result<Re
     Ok(report)
 }
 
+/// The OBJ arm of [`write_output`]: posed as `opts.pose` says (at a time, with the materials
+/// of that time), its warnings into `report`.
+#[cfg(feature = "obj")]
+fn write_obj(
+    scene: &Scene,
+    output: &Path,
+    opts: &ConvertOptions,
+    animation: Option<usize>,
+    report: &mut Report,
+) -> Result<(), Error> {
+    let obj = crate::formats::obj::SaveOptions {
+        copy_textures: opts.copy_textures,
+        source: opts.source.clone(),
+    };
+    let pose = if opts.pose.is_as_stored() {
+        None
+    } else {
+        let mut p = opts.pose.clone();
+        p.animation = opts.animation.clone();
+        let (pose, warnings) = scene.pose(&p)?;
+        report.pose_warnings = warnings;
+        Some(pose)
+    };
+    // Posed at a time, the materials are those of that time (animated colours).
+    let at_time;
+    let scene = match opts.pose.time.filter(|_| pose.is_some()) {
+        Some(t) if !scene.animated_material_properties(animation).is_empty() => {
+            at_time = Scene { materials: scene.materials_at(animation, t), ..scene.clone() };
+            &at_time
+        }
+        _ => scene,
+    };
+    report.warnings = crate::formats::obj::save(scene, pose.as_ref(), output, &obj)?;
+    Ok(())
+}
+
 /// [`convert`] without the record of the files written.
 fn write_output(scene: &Scene, output: &Path, opts: &ConvertOptions) -> Result<Report, Error> {
     let format = OutputFormat::of(output)?;
@@ -383,32 +419,7 @@ fn write_output(scene: &Scene, output: &Path, opts: &ConvertOptions) -> Result<R
     match format {
         OutputFormat::Obj => {
             #[cfg(feature = "obj")]
-            {
-                let obj = crate::formats::obj::SaveOptions {
-                    copy_textures: opts.copy_textures,
-                    source: opts.source.clone(),
-                };
-                let pose = if opts.pose.is_as_stored() {
-                    None
-                } else {
-                    let mut p = opts.pose.clone();
-                    p.animation = opts.animation.clone();
-                    let (pose, warnings) = scene.pose(&p)?;
-                    report.pose_warnings = warnings;
-                    Some(pose)
-                };
-                // Posed at a time, the materials are those of that time (animated colours).
-                let at_time;
-                let scene = match opts.pose.time.filter(|_| pose.is_some()) {
-                    Some(t) if !scene.animated_material_properties(animation).is_empty() => {
-                        at_time =
-                            Scene { materials: scene.materials_at(animation, t), ..scene.clone() };
-                        &at_time
-                    }
-                    _ => scene,
-                };
-                report.warnings = crate::formats::obj::save(scene, pose.as_ref(), output, &obj)?;
-            }
+            write_obj(scene, output, opts, animation, &mut report)?;
             #[cfg(not(feature = "obj"))]
             return Err(off("obj"));
         }

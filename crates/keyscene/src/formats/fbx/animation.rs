@@ -1174,16 +1174,17 @@ fn read_cubic_key(data: &[f64], mut pos: usize, key_ver: i64) -> Result<(CubicKe
     Ok((CubicKey { auto, right_slope, next_left_slope, right_weight, next_left_weight }, pos))
 }
 
+/// What a curve node's target object may stand for, besides the graph's own: the nodes
+/// instancing each mesh, the node of each camera/light attribute object, each material's user
+/// property names.
+type Owners<'a> = (&'a HashMap<usize, Vec<NodeId>>, &'a HashMap<i64, NodeId>, &'a [Vec<String>]);
+
 #[allow(clippy::too_many_arguments)]
 fn read_layer(
     graph: &ObjectGraph<'_, '_>,
     layer: &Object<'_, '_>,
     ids: &ImportIds,
-    (mesh_nodes, attr_nodes, material_props): (
-        &HashMap<usize, Vec<NodeId>>,
-        &HashMap<i64, NodeId>,
-        &[Vec<String>],
-    ),
+    (mesh_nodes, attr_nodes, material_props): Owners<'_>,
     ktime: i64,
     fps: f64,
     warnings: &mut Vec<Warning>,

@@ -183,12 +183,7 @@ fn blender_opts() -> ufbx::LoadOpts<'static> {
 
 /// `path` loaded by keyscene and by ufbx with [`blender_opts`].
 fn load_both(path: &Path) -> Result<(keyscene::scene::Scene, ufbx::SceneRoot), String> {
-    let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
-    let theirs = ufbx::load_memory(&bytes, blender_opts())
-        .map_err(|e| format!("ufbx: {:?}", e.description))?;
-    let (scene, _) = keyscene::load_bytes(&bytes, Some(path), &Default::default())
-        .map_err(|e| format!("keyscene: {e}"))?;
-    Ok((scene, theirs))
+    common::ufbx_corpus::load_both_with(path, blender_opts())
 }
 
 /// A Blender Principled BSDF written back (`export/pbr.rs`): Blender's Phong layout under

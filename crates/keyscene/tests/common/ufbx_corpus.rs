@@ -60,9 +60,18 @@ pub fn difference(got: DMat4, want: DMat4, size: f64) -> (f64, f64) {
 pub fn load_both(
     path: &std::path::Path,
 ) -> Result<(keyscene::scene::Scene, ufbx::SceneRoot), String> {
+    load_both_with(path, ufbx::LoadOpts::default())
+}
+
+/// [`load_both`] with ufbx loading by `opts`.
+#[allow(dead_code)] // not every test binary that includes `common` calls it
+pub fn load_both_with(
+    path: &std::path::Path,
+    opts: ufbx::LoadOpts<'static>,
+) -> Result<(keyscene::scene::Scene, ufbx::SceneRoot), String> {
     let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
-    let theirs = ufbx::load_memory(&bytes, ufbx::LoadOpts::default())
-        .map_err(|e| format!("ufbx: {:?}", e.description))?;
+    let theirs =
+        ufbx::load_memory(&bytes, opts).map_err(|e| format!("ufbx: {:?}", e.description))?;
     let (scene, _) = keyscene::load_bytes(&bytes, Some(path), &Default::default())
         .map_err(|e| format!("keyscene: {e}"))?;
     Ok((scene, theirs))

@@ -493,9 +493,6 @@ fn trs_ops(t: &mut Text, x: &xform::NodeXform) {
         }
     }
     let scales: Vec<DVec3> = parts.iter().map(|p| p.2).collect();
-    let quat = |t: &mut Text, q: &DQuat| {
-        format!("({}, {}, {}, {})", t.num(q.w), t.num(q.x), t.num(q.y), t.num(q.z))
-    };
     fn op<T: PartialEq>(
         t: &mut Text,
         decl: &str,
@@ -511,7 +508,7 @@ fn trs_ops(t: &mut Text, x: &xform::NodeXform) {
         }
     }
     op(t, "double3 xformOp:translate", &x.frames, &translations, |t, v| t.vec3(*v));
-    op(t, "quatd xformOp:orient", &x.frames, &rotations, quat);
+    op(t, "quatd xformOp:orient", &x.frames, &rotations, |t, q| t.quat(*q));
     op(t, "double3 xformOp:scale", &x.frames, &scales, |t, v| t.vec3(*v));
     t.line("uniform token[] xformOpOrder = [\"xformOp:translate\", \"xformOp:orient\", \"xformOp:scale\"]");
 }

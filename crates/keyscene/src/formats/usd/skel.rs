@@ -1042,9 +1042,7 @@ fn animation(t: &mut Text, motion: &Motion, r: usize) {
     type Format = fn(&mut Text, &Trs) -> String;
     let parts: [(&str, Format); 3] = [
         ("float3[] translations", |t, x| t.vec3(x.t)),
-        ("quatf[] rotations", |t, x| {
-            format!("({}, {}, {}, {})", t.num(x.r.w), t.num(x.r.x), t.num(x.r.y), t.num(x.r.z))
-        }),
+        ("quatf[] rotations", |t, x| t.quat(x.r)),
         ("half3[] scales", |t, x| t.vec3(x.s)),
     ];
     for (decl, f) in parts {

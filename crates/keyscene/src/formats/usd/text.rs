@@ -112,6 +112,11 @@ impl Text {
         self.tuple(&[v.x, v.y, v.z])
     }
 
+    /// A quaternion as USD writes `quatf`/`quatd`: `(w, x, y, z)`.
+    pub fn quat(&mut self, q: glam::DQuat) -> String {
+        self.tuple(&[q.w, q.x, q.y, q.z])
+    }
+
     /// A matrix in USD's row-vector layout: row `i` is glam's column `i` (translation last).
     pub fn matrix(&mut self, m: DMat4) -> String {
         let mut s = String::with_capacity(200);

@@ -55,7 +55,7 @@ mod common;
 
 use common::ufbx_corpus::to_dmat4;
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use glam::{DMat4, DVec3};
@@ -505,6 +505,12 @@ fn compare(
         None => vec![(None, false)],
     };
     let fps = scene.animations.first().map_or(30.0, |a| a.fps);
+    // The source nodes of each name (NULs left out, as ufbx reads them), made once: a
+    // 10,000-node file (`synthetic_id_collision`) would otherwise scan every node per node.
+    let mut by_name: HashMap<String, Vec<usize>> = HashMap::new();
+    for (i, n) in scene.nodes.iter().enumerate() {
+        by_name.entry(clean(&n.name)).or_default().push(i);
+    }
     // ufbx deforms meshes (blend shapes, then skin) only when asked.
     let deforms = !theirs.skin_deformers.is_empty() || !theirs.blend_deformers.is_empty();
     let opts = || ufbx::EvaluateOpts { evaluate_skinning: deforms, ..Default::default() };
@@ -557,7 +563,8 @@ fn compare(
         if t.is_some() {
             for n in nodes.iter().filter(|n| !n.is_root) {
                 let name = n.element.name.to_string();
-                check_animated_attributes(scene, &ours, &name, n, between, exact)
+                let src = by_name.get(name.as_str()).map_or(&[][..], Vec::as_slice);
+                check_animated_attributes(scene, &ours, (&name, src), n, between, exact)
                     .map_err(|e| format!("at {}: {e}", t.map_or(0.0, |f| f)))?;
             }
         }
@@ -566,11 +573,17 @@ fn compare(
     let size = common::ufbx_corpus::scene_size(
         posed.iter().flat_map(|(_, _, _, w)| w.iter().map(|x| &x.1)),
     );
-    let names: Vec<String> = scene.nodes.iter().map(|n| clean(&n.name)).collect();
     for (k, (t, between, pose, worlds)) in posed.iter().enumerate() {
         let when = t.map_or("the rest pose".to_string(), |f| format!("frame {f}"));
+        // How many ufbx nodes of each name came before (both read the file's node order).
+        let mut seen: HashMap<&str, usize> = HashMap::new();
         for (name, want, _, verts, ufbx_skinned) in worlds {
-            let cands: Vec<usize> = (0..names.len()).filter(|&i| names[i] == *name).collect();
+            let rank = seen.entry(name.as_str()).or_default();
+            let cands = by_name.get(name.as_str()).map_or(&[][..], Vec::as_slice);
+            // The source node of the same rank among its name first: when it agrees, the
+            // others are not scanned (10,000 nodes of one name make the scan quadratic).
+            let ranked = cands.get(*rank).copied();
+            *rank += 1;
             // Between frames, a name that a resampled node shares (a 3DS camera and its
             // target) is left out: the ufbx node may be the resampled one.
             if *between && cands.iter().any(|&i| !exact[i]) {
@@ -579,15 +592,14 @@ fn compare(
             if cands.is_empty() {
                 return Err(format!("ufbx node {name:?} has no source node of that name"));
             }
-            let (err, i) = cands
-                .iter()
-                .map(|&i| {
-                    let ours = pose.world[i] * attribute_turn(scene, i);
-                    let (l, tr) = common::ufbx_corpus::difference(ours, *want, size);
-                    (l.max(tr), i)
-                })
-                .min_by(|a, b| a.0.total_cmp(&b.0))
-                .unwrap();
+            let err_of = |i: usize| {
+                let ours = pose.world[i] * attribute_turn(scene, i);
+                let (l, tr) = common::ufbx_corpus::difference(ours, *want, size);
+                (l.max(tr), i)
+            };
+            let (err, i) = ranked.map(err_of).filter(|e| e.0 <= 1e-4).unwrap_or_else(|| {
+                cands.iter().map(|&i| err_of(i)).min_by(|a, b| a.0.total_cmp(&b.0)).unwrap()
+            });
             if err.is_nan() || err > 1e-4 {
                 return Err(format!(
                     "node {name:?} at {when}: world differs by {err:e}\nkeyscene {}\nufbx     {want}",
@@ -602,16 +614,16 @@ fn compare(
             }
             // Of several nodes with this name (LOD groups), the one placed so with as many
             // vertices.
-            let i = cands
-                .iter()
-                .copied()
-                .find(|&c| {
-                    let (l, tr) = common::ufbx_corpus::difference(pose.world[c], *want, size);
-                    l.max(tr) <= 1e-4
-                        && scene.nodes[c]
-                            .mesh
-                            .is_some_and(|m| scene.meshes[m].positions.len() == verts.len())
-                })
+            let fits = |c: usize| {
+                let (l, tr) = common::ufbx_corpus::difference(pose.world[c], *want, size);
+                l.max(tr) <= 1e-4
+                    && scene.nodes[c]
+                        .mesh
+                        .is_some_and(|m| scene.meshes[m].positions.len() == verts.len())
+            };
+            let i = Some(i)
+                .filter(|&i| fits(i))
+                .or_else(|| cands.iter().copied().find(|&c| fits(c)))
                 .unwrap_or(i);
             let node = &scene.nodes[i];
             let Some(m) = node.mesh else { continue };
@@ -725,7 +737,8 @@ fn check_view_axes(
     Ok(())
 }
 
-/// One ufbx node's evaluated camera field of view and light colour and intensity against
+/// One ufbx node's evaluated camera field of view and light colour and intensity (`named`: the
+/// source nodes of its name) against
 /// keyscene's pose of the source (`Pose::camera_fov`, `light_color`, `light_intensity`).
 /// Between frames only sources written key for key (`exact`) are compared. FBX sources whose
 /// camera `FieldOfView` is animated are skipped: keyscene's evaluator does not apply that
@@ -733,7 +746,7 @@ fn check_view_axes(
 fn check_animated_attributes(
     scene: &Scene,
     pose: &keyscene::anim::Pose,
-    name: &str,
+    (name, named): (&str, &[usize]),
     n: &ufbx::Node,
     between: bool,
     exact: &[bool],
@@ -741,9 +754,7 @@ fn check_animated_attributes(
     use keyscene::anim::ChannelTarget;
     use keyscene::scene::{FovAxis, NodeKind};
     let close = |a: f64, b: f64| (a - b).abs() <= 1e-4 * a.abs().max(1.0);
-    let src: Vec<usize> = (0..scene.nodes.len())
-        .filter(|&i| clean(&scene.nodes[i].name) == name && (!between || exact[i]))
-        .collect();
+    let src: Vec<usize> = named.iter().copied().filter(|&i| !between || exact[i]).collect();
     let channels = |i: usize| {
         scene.animations.first().into_iter().flat_map(|a| &a.channels).filter(move |c| c.node == i)
     };

@@ -15,7 +15,7 @@ use super::nodes::{decompose, gltf_local, own_trs_nodes, quat_f32, unaimed_world
 use super::sampling::{
     hold_sample, node_samples, own_parts, partial_local, push_sample, varying_targets,
 };
-use super::{Helper, Out};
+use super::{refine, Helper, Out};
 use crate::anim::{
     self, keep, resample, Animation, ChannelSampler, ChannelTarget, PartialPose, Time, THREE_DS_FPS,
 };
@@ -88,6 +88,8 @@ impl Timeline {
 /// scale at every sample frame, or none when a part does not move; per morph node its glTF
 /// target weights, sample after sample.
 struct Samples {
+    /// Whether each target may move in the animation (those that do not are held samples).
+    varies: Vec<bool>,
     tr: Vec<Vec<DVec3>>,
     ro: Vec<Vec<DQuat>>,
     sc: Vec<Vec<DVec3>>,
@@ -178,6 +180,7 @@ impl Out {
         let size = resample::scene_size(scene, &ctx.rest.pose.world);
         let mut outputs: Vec<Channel> = Vec::new();
         let mut capped = 0usize;
+        let mut refine_pose: Option<PartialPose> = None;
         for k in 0..rests.len() {
             let own = k < direct.len() && direct[k];
             // Aim helpers (past the scene nodes) have no channels of their own.
@@ -193,14 +196,25 @@ impl Out {
                 let (mut tr, mut ro, mut sc) = (Vec::new(), Vec::new(), Vec::new());
                 let (frames, channels) = (line.frames(), &node_channels[k]);
                 node_samples(scene, k, channels, frames, rests[k], &mut tr, &mut ro, &mut sc);
-                grid_outputs(&node, &line, (tr, ro, sc), &mut outputs);
+                grid_outputs(&node, &line, (frames, (tr, ro, sc)), &mut outputs);
             } else {
                 let parts = (
                     std::mem::take(&mut s.tr[k]),
                     std::mem::take(&mut s.ro[k]),
                     std::mem::take(&mut s.sc[k]),
                 );
-                grid_outputs(&node, &line, parts, &mut outputs);
+                if adaptive && s.varies[k] && parts.0.len() == line.frames().len() {
+                    // Refined between the grid's samples (`refine`).
+                    let pose = refine_pose.get_or_insert_with(|| PartialPose::new(scene, Some(a)));
+                    let cuts = refine::turn_cuts(scene, ctx.helpers, &node_channels, k, line.range);
+                    let grid = (line.frames(), parts);
+                    let (frames, parts, c) =
+                        refine::refine(scene, ctx.helpers, pose, k, grid, cuts, (size, tsize));
+                    capped += usize::from(c);
+                    grid_outputs(&node, &line, (&frames, parts), &mut outputs);
+                } else {
+                    grid_outputs(&node, &line, (line.frames(), parts), &mut outputs);
+                }
             }
         }
         if capped > 0 {
@@ -288,21 +302,21 @@ fn thin_eps(size: f64) -> f64 {
     THIN_SHARE * resample::TOLERANCE * size
 }
 
-/// The channels of target `node` whose part moves, from its samples on the shared grid
-/// (`line`'s frames; translations, rotations, scales: one per grid frame, or none when the part
-/// does not move), each reduced ([`thin_vec3`], [`thin_rotation`]) unless a resampling rate
+/// The channels of target `node` whose part moves, from its samples at `frames` (the shared
+/// grid's, or those [`refine::refine`] made of them; translations, rotations, scales: one per
+/// frame, or none when the part does not move), each reduced ([`thin_vec3`], [`thin_rotation`]) unless a resampling rate
 /// was asked for.
+#[allow(clippy::type_complexity)]
 fn grid_outputs(
     node: &OwnNode,
     line: &Timeline,
-    (tr, ro, sc): (Vec<DVec3>, Vec<DQuat>, Vec<DVec3>),
+    (frames, (tr, ro, sc)): (&[f64], (Vec<DVec3>, Vec<DQuat>, Vec<DVec3>)),
     outputs: &mut Vec<Channel>,
 ) {
     let (k, (rt, rr, rs)) = (node.k, node.rest);
     // With a resampling rate asked for, every sample is kept: thinning to 0 below.
     let eps = if line.every_sample { -1.0 } else { thin_eps(node.size) };
     let bound = (node.size, eps, line.fps);
-    let frames = line.frames();
     let v3 = |v: DVec3| v.as_vec3().to_array();
     if tr.iter().any(|&t| v3(t) != v3(rt)) {
         let eps = if line.every_sample { -1.0 } else { thin_eps(node.tsize) };
@@ -675,6 +689,7 @@ fn pose_samples(
     let pose_targets: Vec<usize> =
         (0..targets).filter(|&k| k >= direct.len() || !direct[k]).collect();
     let mut s = Samples {
+        varies: varies.clone(),
         tr: vec![Vec::new(); targets],
         ro: vec![Vec::new(); targets],
         sc: vec![Vec::new(); targets],

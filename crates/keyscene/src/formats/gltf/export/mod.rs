@@ -36,6 +36,7 @@ mod meshes;
 mod names;
 mod nodes;
 mod pbr;
+mod refine;
 mod sampling;
 mod skins;
 mod textures;

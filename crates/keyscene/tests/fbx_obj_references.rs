@@ -94,18 +94,10 @@ fn main() {
     };
     let oracles = common::refs::oracles(&dir);
     let out_dir = tempfile::tempdir().expect("temporary folder");
-    let mut trials = Vec::new();
     let all = reference_rows(&dir.join("fbx"));
     assert!(all.len() >= 100, "references.tsv has {} rows", all.len());
-    let args = libtest_mimic::Arguments::from_args();
-    for (k, row) in all.iter().enumerate() {
-        let name = row.name();
-        // The checks run here, not in the trials, because whether a row is ignored depends on
-        // its outcome; honour the name filter so a filtered run stays quick.
-        if args.filter.as_deref().is_some_and(|f| !name.contains(f)) {
-            continue;
-        }
-        trials.push(check(&dir, &oracles, row, out_dir.path(), k).into_trial(name));
-    }
+    let trials = common::refs::checked_trials(&all, "", |k, row| {
+        check(&dir, &oracles, row, out_dir.path(), k)
+    });
     common::run(trials)
 }

@@ -359,16 +359,10 @@ fn fbx_trials(corpus: &Option<PathBuf>) -> Vec<Trial> {
     let Some(dir) = corpus.clone() else { return Vec::new() };
     let oracles = common::refs::oracles(&dir);
     let out_dir = tempfile::tempdir().expect("temporary folder");
-    let args = libtest_mimic::Arguments::from_args();
-    let mut trials = Vec::new();
-    for (k, row) in reference_rows(&dir.join("fbx")).iter().enumerate() {
-        let name = format!("fbx {}", row.name());
-        if args.filter.as_deref().is_some_and(|f| !name.contains(f)) {
-            continue;
-        }
-        trials.push(check_fbx(&dir, &oracles, row, out_dir.path(), k).into_trial(name));
-    }
-    trials
+    let rows = reference_rows(&dir.join("fbx"));
+    common::refs::checked_trials(&rows, "fbx ", |k, row| {
+        check_fbx(&dir, &oracles, row, out_dir.path(), k)
+    })
 }
 
 fn main() {

@@ -190,3 +190,45 @@ pub fn reference_rows(fbx_dir: &Path) -> Vec<RefRow> {
         })
         .collect()
 }
+
+/// The trials of `rows` (named `prefix` + [`RefRow::name`]) whose name passes the command
+/// line's filter, each checked by `check(k, row)` (`k`: the row's index) before the harness
+/// starts — whether a row is ignored depends on its outcome — on every core at once: each
+/// check waits for a Python `obj_compare.py` process, and one after another they took minutes.
+/// Trials come out in row order.
+pub fn checked_trials<F>(rows: &[RefRow], prefix: &str, check: F) -> Vec<Trial>
+where
+    F: Fn(usize, &RefRow) -> Outcome + Sync,
+{
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Mutex;
+    let args = libtest_mimic::Arguments::from_args();
+    let picked: Vec<(usize, String)> = rows
+        .iter()
+        .enumerate()
+        .map(|(k, r)| (k, format!("{prefix}{}", r.name())))
+        .filter(|(_, name)| args.filter.as_deref().is_none_or(|f| name.contains(f)))
+        .collect();
+    let outcomes: Mutex<Vec<Option<Outcome>>> =
+        Mutex::new((0..picked.len()).map(|_| None).collect());
+    let next = AtomicUsize::new(0);
+    let workers = std::thread::available_parallelism().map_or(2, |n| n.get()).min(picked.len());
+    std::thread::scope(|s| {
+        for _ in 0..workers {
+            s.spawn(|| loop {
+                let j = next.fetch_add(1, Ordering::Relaxed);
+                let Some((k, _)) = picked.get(j) else { break };
+                let o = check(*k, &rows[*k]);
+                outcomes.lock().unwrap_or_else(|e| e.into_inner())[j] = Some(o);
+            });
+        }
+    });
+    let outcomes = outcomes.into_inner().unwrap_or_else(|e| e.into_inner());
+    picked
+        .into_iter()
+        .zip(outcomes)
+        .map(|((_, name), o)| {
+            o.unwrap_or_else(|| Outcome::Fail("the check did not finish".into())).into_trial(name)
+        })
+        .collect()
+}

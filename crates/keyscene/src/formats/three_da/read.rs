@@ -4,7 +4,7 @@
 //! hold, chains are followed at most their declared length and checked for cycles, and nothing
 //! recurses (EULER sub-tracks must be 1D tracks, which point at nothing but keys).
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 
 use super::issue::{Issue, Severity};
 use super::layout::{
@@ -103,8 +103,12 @@ struct Parser<'a> {
     issues: Vec<Issue>,
     locs: Locations,
     /// Byte ranges of the records followed (header, material table, entities, surfaces,
-    /// track headers): `(start, end, what)`.
-    records: Vec<(u64, u64, String)>,
+    /// track headers) by start: `start → (end, what)`. Records of different starts are
+    /// disjoint ([`Self::fetch_record`] refuses an overlap); one reached again from its start
+    /// (a shared track) keeps the larger end. Ordered, so that the overlap and containment
+    /// tests are one lookup each (a list scanned per record made a 10,000-entity file
+    /// quadratic: 3.4 s to check 3 MB).
+    records: BTreeMap<u64, (u64, String)>,
     /// Byte ranges of the data tables (index tables, streams, key tables):
     /// `(start, end, field_at, what)`. None may overlap a record.
     blocks: Vec<(u64, u64, u64, String)>,
@@ -118,7 +122,7 @@ impl<'a> Parser<'a> {
             limits,
             issues: Vec::new(),
             locs: Locations::default(),
-            records: vec![(0, Header::SIZE as u64, "the Anim_c header".into())],
+            records: BTreeMap::from([(0, (Header::SIZE as u64, "the Anim_c header".into()))]),
             blocks: Vec::new(),
         }
     }
@@ -189,7 +193,7 @@ impl<'a> Parser<'a> {
     /// itself or into another record).
     fn inside_record(&self, off: u32) -> bool {
         let off = u64::from(off);
-        self.records.iter().any(|r| r.0 <= off && off < r.1)
+        self.records.range(..=off).next_back().is_some_and(|(_, r)| off < r.0)
     }
 
     /// [`Self::fetch`] for a record (an `entity_s`, `surface_s`, track header, the material
@@ -206,21 +210,32 @@ impl<'a> Parser<'a> {
         if let Some((s, e, _, w)) = self.blocks.pop() {
             // The same record reached twice (a shared track) starts where it started before;
             // any other overlap means an offset points into another record.
-            if let Some(r) = self.records.iter().find(|r| r.0 != s && r.0 < e && s < r.1) {
-                self.error(field_at, overlap(&w, s, e, r));
+            if let Some(r) = self.record_overlapping(s, e) {
+                self.error(field_at, overlap(&w, s, e, &r));
                 return None;
             }
-            self.records.push((s, e, w));
+            let r = self.records.entry(s).or_insert((e, w));
+            r.0 = r.0.max(e);
         }
         Some(b)
+    }
+
+    /// A record other than one starting at `s` that overlaps `s..e` (`(start, end, what)`):
+    /// one starting inside `s + 1..e`, or the last one starting before `s` when it reaches past
+    /// `s` (the records are disjoint, so no earlier one can).
+    fn record_overlapping(&self, s: u64, e: u64) -> Option<(u64, u64, String)> {
+        let inside =
+            (e > s.saturating_add(1)).then(|| self.records.range(s + 1..e).next()).flatten();
+        let before = self.records.range(..s).next_back().filter(|(_, r)| r.0 > s);
+        inside.or(before).map(|(&rs, (re, w))| (rs, *re, w.clone()))
     }
 
     /// Errors for data tables that overlap a record (e.g. a stream offset pointed at its own
     /// `surface_s`, a key table at its own track header): such bytes are not what the table
     /// claims to hold.
     fn overlaps(&mut self) {
-        let mut rec = std::mem::take(&mut self.records);
-        rec.sort_by_key(|r| r.0);
+        let rec = std::mem::take(&mut self.records);
+        let rec = rec.into_iter().map(|(s, (e, w))| (s, e, w));
         // Disjoint union of the records, each keeping the first record's name.
         let mut merged: Vec<(u64, u64, String)> = Vec::new();
         for (s, e, w) in rec {

@@ -38,7 +38,7 @@
 
 mod common;
 
-use common::ufbx_corpus::to_dmat4;
+use common::ufbx_corpus::{to_dmat4, NodesByName};
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -133,18 +133,6 @@ fn stack_times(stack: &ufbx::AnimStack, fps: f64) -> Vec<f64> {
     t
 }
 
-/// Which keyscene node each ufbx node pairs with: same name, closest world matrix.
-fn pair(scene: &Scene, world: &[DMat4], name: &str, want: DMat4, size: f64) -> Option<usize> {
-    (0..scene.nodes.len())
-        .filter(|&i| scene.nodes[i].name == name)
-        .map(|i| {
-            let (l, t) = common::ufbx_corpus::difference(world[i], want, size);
-            (l.max(t), i)
-        })
-        .min_by(|a, b| a.0.total_cmp(&b.0))
-        .map(|(_, i)| i)
-}
-
 fn close(a: f64, b: f64, tol: f64) -> bool {
     (a - b).abs() <= tol || (a.is_nan() && b.is_nan())
 }
@@ -152,7 +140,7 @@ fn close(a: f64, b: f64, tol: f64) -> bool {
 /// Compares one posed time; returns whether everything agreed.
 #[allow(clippy::too_many_arguments)]
 fn compare_time(
-    scene: &Scene,
+    (scene, by_name): (&Scene, &NodesByName),
     anim: Option<usize>,
     theirs: &ufbx::Scene,
     t: f64,
@@ -166,23 +154,31 @@ fn compare_time(
     };
     let tol = 1e-4 * size;
     let mut bad = false;
-    for node in theirs.nodes.iter().filter(|n| !n.is_root) {
+    let nodes: Vec<&ufbx::Node> =
+        theirs.nodes.iter().map(|n| &**n).filter(|n| !n.is_root).collect();
+    let ranks = NodesByName::ranks(nodes.iter().map(|n| &*n.element.name));
+    for (node, rank) in nodes.into_iter().zip(ranks) {
         let name: &str = &node.element.name;
         let want = to_dmat4(&node.node_to_world);
         // Of several nodes with one name and one place (Maya's LOD groups), a mesh node pairs
         // with the one showing a mesh of the same counts.
         let same_mesh = node.mesh.as_ref().and_then(|mesh| {
-            (0..scene.nodes.len()).find(|&i| {
+            by_name.named(name).iter().copied().find(|&i| {
                 let (l, t) = common::ufbx_corpus::difference(pose.world[i], want, size);
-                scene.nodes[i].name == name
-                    && l.max(t) <= 1e-4
+                l.max(t) <= 1e-4
                     && pose.mesh[i].map(|m| &scene.meshes[m]).is_some_and(|m| {
                         (m.positions.len(), m.corner_vertices.len())
                             == (mesh.num_vertices, mesh.num_indices)
                     })
             })
         });
-        let Some(i) = same_mesh.or_else(|| pair(scene, &pose.world, name, want, size)) else {
+        let pair = || {
+            by_name.pair(name, rank, 1e-4, |i| {
+                let (l, t) = common::ufbx_corpus::difference(pose.world[i], want, size);
+                l.max(t)
+            })
+        };
+        let Some(i) = same_mesh.or_else(|| pair().map(|p| p.1)) else {
             continue;
         };
         let (l, tr) = common::ufbx_corpus::difference(pose.world[i], want, size);
@@ -584,13 +580,14 @@ fn check(fbx_dir: &Path, rel: &str) -> Result<Outcome, String> {
         .fold(1.0f64, f64::max);
 
     let mut out = Outcome::default();
+    let by_name = NodesByName::new(&scene, str::to_string);
     for (ours, t, when, s) in &posed {
         out.pairs += 1;
         if theirs.anim_stacks.len() > 0 && ours.is_none() {
             out.disagree("animation missing", || format!("{when}: keyscene has no such stack"));
             continue;
         }
-        if compare_time(&scene, *ours, s, *t, when, size, &mut out) {
+        if compare_time((&scene, &by_name), *ours, s, *t, when, size, &mut out) {
             out.agreeing += 1;
         }
     }

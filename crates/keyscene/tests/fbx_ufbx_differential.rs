@@ -22,7 +22,7 @@
 
 mod common;
 
-use common::ufbx_corpus::to_dmat4;
+use common::ufbx_corpus::{to_dmat4, NodesByName};
 
 use std::path::Path;
 
@@ -95,20 +95,19 @@ fn check(fbx_dir: &Path, rel: &str) -> Result<(), String> {
     }
     let size =
         common::ufbx_corpus::scene_size(posed.iter().flat_map(|(_, w)| w.iter().map(|(_, m)| m)));
+    let by_name = NodesByName::new(&scene, str::to_string);
     for (t, worlds) in &posed {
         let pose = match t {
             Some(t) => scene.evaluate(Some(0), Time::Seconds(*t)),
             None => scene.evaluate(None, Time::Frame(0.0)),
         };
-        for (name, want) in worlds {
-            let best = (0..scene.nodes.len())
-                .filter(|&i| scene.nodes[i].name == *name)
-                .map(|i| {
-                    let (l, tr) = common::ufbx_corpus::difference(pose.world[i], *want, size);
-                    (l.max(tr), pose.world[i])
-                })
-                .min_by(|a, b| a.0.total_cmp(&b.0));
-            let Some((err, got)) = best else { continue };
+        let ranks = NodesByName::ranks(worlds.iter().map(|w| w.0.as_str()));
+        for ((name, want), rank) in worlds.iter().zip(ranks) {
+            let best = by_name.pair(name, rank, 1e-4, |i| {
+                let (l, tr) = common::ufbx_corpus::difference(pose.world[i], *want, size);
+                l.max(tr)
+            });
+            let Some((err, got)) = best.map(|(e, i)| (e, pose.world[i])) else { continue };
             if err.is_nan() || err > 1e-4 {
                 let when = t.map_or("the stored pose".to_string(), |t| format!("t = {t} s"));
                 return Err(format!(

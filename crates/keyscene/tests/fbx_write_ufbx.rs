@@ -53,9 +53,9 @@
 
 mod common;
 
-use common::ufbx_corpus::to_dmat4;
+use common::ufbx_corpus::{to_dmat4, NodesByName};
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use glam::{DMat4, DVec3};
@@ -505,12 +505,8 @@ fn compare(
         None => vec![(None, false)],
     };
     let fps = scene.animations.first().map_or(30.0, |a| a.fps);
-    // The source nodes of each name (NULs left out, as ufbx reads them), made once: a
-    // 10,000-node file (`synthetic_id_collision`) would otherwise scan every node per node.
-    let mut by_name: HashMap<String, Vec<usize>> = HashMap::new();
-    for (i, n) in scene.nodes.iter().enumerate() {
-        by_name.entry(clean(&n.name)).or_default().push(i);
-    }
+    // The source nodes of each name (NULs left out, as ufbx reads them).
+    let by_name = NodesByName::new(scene, clean);
     // ufbx deforms meshes (blend shapes, then skin) only when asked.
     let deforms = !theirs.skin_deformers.is_empty() || !theirs.blend_deformers.is_empty();
     let opts = || ufbx::EvaluateOpts { evaluate_skinning: deforms, ..Default::default() };
@@ -563,7 +559,7 @@ fn compare(
         if t.is_some() {
             for n in nodes.iter().filter(|n| !n.is_root) {
                 let name = n.element.name.to_string();
-                let src = by_name.get(name.as_str()).map_or(&[][..], Vec::as_slice);
+                let src = by_name.named(&name);
                 check_animated_attributes(scene, &ours, (&name, src), n, between, exact)
                     .map_err(|e| format!("at {}: {e}", t.map_or(0.0, |f| f)))?;
             }
@@ -575,15 +571,9 @@ fn compare(
     );
     for (k, (t, between, pose, worlds)) in posed.iter().enumerate() {
         let when = t.map_or("the rest pose".to_string(), |f| format!("frame {f}"));
-        // How many ufbx nodes of each name came before (both read the file's node order).
-        let mut seen: HashMap<&str, usize> = HashMap::new();
-        for (name, want, _, verts, ufbx_skinned) in worlds {
-            let rank = seen.entry(name.as_str()).or_default();
-            let cands = by_name.get(name.as_str()).map_or(&[][..], Vec::as_slice);
-            // The source node of the same rank among its name first: when it agrees, the
-            // others are not scanned (10,000 nodes of one name make the scan quadratic).
-            let ranked = cands.get(*rank).copied();
-            *rank += 1;
+        let ranks = NodesByName::ranks(worlds.iter().map(|w| w.0.as_str()));
+        for ((name, want, _, verts, ufbx_skinned), rank) in worlds.iter().zip(ranks) {
+            let cands = by_name.named(name);
             // Between frames, a name that a resampled node shares (a 3DS camera and its
             // target) is left out: the ufbx node may be the resampled one.
             if *between && cands.iter().any(|&i| !exact[i]) {
@@ -592,14 +582,13 @@ fn compare(
             if cands.is_empty() {
                 return Err(format!("ufbx node {name:?} has no source node of that name"));
             }
-            let err_of = |i: usize| {
+            let Some((err, i)) = by_name.pair(name, rank, 1e-4, |i| {
                 let ours = pose.world[i] * attribute_turn(scene, i);
                 let (l, tr) = common::ufbx_corpus::difference(ours, *want, size);
-                (l.max(tr), i)
+                l.max(tr)
+            }) else {
+                continue;
             };
-            let (err, i) = ranked.map(err_of).filter(|e| e.0 <= 1e-4).unwrap_or_else(|| {
-                cands.iter().map(|&i| err_of(i)).min_by(|a, b| a.0.total_cmp(&b.0)).unwrap()
-            });
             if err.is_nan() || err > 1e-4 {
                 return Err(format!(
                     "node {name:?} at {when}: world differs by {err:e}\nkeyscene {}\nufbx     {want}",

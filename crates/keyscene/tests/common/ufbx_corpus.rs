@@ -96,3 +96,63 @@ pub fn matching_animation(scene: &keyscene::scene::Scene, k: usize, name: &str) 
         .position(|a| a.name == name)
         .or((k < scene.animations.len()).then_some(k))
 }
+
+/// The source scene's nodes by name, for pairing ufbx's nodes with keyscene's: both read a
+/// file's nodes in its order, so the k-th ufbx node of a name is first tried against the k-th
+/// source node of that name ([`NodesByName::pair`]); only when that one does not agree are the
+/// others of the name measured. Scanning every node of a name for every ufbx node was
+/// quadratic: `synthetic_id_collision` has 10,000 nodes of one name.
+#[allow(dead_code)] // not every test binary that includes `common` calls it
+pub struct NodesByName {
+    of: std::collections::HashMap<String, Vec<usize>>,
+}
+
+#[allow(dead_code)]
+impl NodesByName {
+    /// The index of `scene`'s node names, each name as `key` makes it.
+    pub fn new(scene: &keyscene::scene::Scene, key: impl Fn(&str) -> String) -> NodesByName {
+        let mut of: std::collections::HashMap<String, Vec<usize>> = Default::default();
+        for (i, n) in scene.nodes.iter().enumerate() {
+            of.entry(key(&n.name)).or_default().push(i);
+        }
+        NodesByName { of }
+    }
+
+    /// The source nodes named `name` (as the index's key made it), in node order.
+    pub fn named(&self, name: &str) -> &[usize] {
+        self.of.get(name).map_or(&[][..], Vec::as_slice)
+    }
+
+    /// For each name of `names` (ufbx's nodes in order), how many before it had that name.
+    pub fn ranks<'n>(names: impl IntoIterator<Item = &'n str>) -> Vec<usize> {
+        let mut seen: std::collections::HashMap<&str, usize> = Default::default();
+        names
+            .into_iter()
+            .map(|n| {
+                let r = seen.entry(n).or_default();
+                *r += 1;
+                *r - 1
+            })
+            .collect()
+    }
+
+    /// The source node named `name` with the smallest `err` and that error: the node of rank
+    /// `rank` among them when its error is at most `good`, else the smallest over all of
+    /// them. `None` when no node has the name.
+    pub fn pair(
+        &self,
+        name: &str,
+        rank: usize,
+        good: f64,
+        err: impl Fn(usize) -> f64,
+    ) -> Option<(f64, usize)> {
+        let all = self.named(name);
+        if let Some(&i) = all.get(rank) {
+            let e = err(i);
+            if e <= good {
+                return Some((e, i));
+            }
+        }
+        all.iter().map(|&i| (err(i), i)).min_by(|a, b| a.0.total_cmp(&b.0))
+    }
+}

@@ -12,6 +12,7 @@
 
 mod common;
 
+use common::ufbx_corpus::NodesByName;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -65,7 +66,9 @@ fn check_file(fbx_dir: &Path, path: &Path) -> Result<(), libtest_mimic::Failed> 
         let pose = scene.evaluate(None, Time::Frame(0.0));
         // ufbx orders nodes by hierarchy, keyscene by file: pair them by name (the best of
         // several equally named nodes); names ufbx sanitised differently are skipped.
-        for theirs in &their_models {
+        let by_name = NodesByName::new(&scene, str::to_string);
+        let ranks = NodesByName::ranks(their_models.iter().map(|t| &*t.element.name));
+        for (theirs, rank) in their_models.iter().zip(ranks) {
             let their_name: &str = &theirs.element.name;
             let m = &theirs.geometry_to_world;
             let want = DMat4::from_cols_array(&[
@@ -73,27 +76,22 @@ fn check_file(fbx_dir: &Path, path: &Path) -> Result<(), libtest_mimic::Failed> 
                 m.m03, m.m13, m.m23, 1.0,
             ]);
             let scale = want.to_cols_array().iter().fold(1.0f64, |a, v| a.max(v.abs()));
-            let best = (0..scene.nodes.len())
-                .filter(|&i| scene.nodes[i].name == their_name)
-                .map(|i| {
+            let best = by_name
+                .pair(their_name, rank, 1e-4, |i| {
                     let got = pose.mesh_to_world(&scene, i);
-                    (
-                        (got - want).to_cols_array().iter().fold(0.0f64, |a, v| a.max(v.abs()))
-                            / scale,
-                        got,
-                    )
+                    (got - want).to_cols_array().iter().fold(0.0f64, |a, v| a.max(v.abs())) / scale
                 })
-                .min_by(|a, b| a.0.total_cmp(&b.0));
+                .map(|(e, i)| (e, pose.mesh_to_world(&scene, i)));
             if let (Some(theirs_mesh), Some(ours)) = (
                 theirs.mesh.as_ref(),
-                scene.nodes.iter().find(|n| n.name == their_name).and_then(|n| n.mesh),
+                by_name.named(their_name).first().and_then(|&i| scene.nodes[i].mesh),
             ) {
                 let ours = &scene.meshes[ours];
                 let counts =
                     (ours.positions.len(), ours.corner_vertices.len(), ours.polygon_count());
                 let want =
                     (theirs_mesh.num_vertices, theirs_mesh.num_indices, theirs_mesh.num_faces);
-                let unique = scene.nodes.iter().filter(|n| n.name == their_name).count() == 1;
+                let unique = by_name.named(their_name).len() == 1;
                 if counts != want && unique {
                     return Err(format!("{rel}: mesh of {their_name:?} has (vertices, corners, polygons) {counts:?}, ufbx {want:?}").into());
                 }

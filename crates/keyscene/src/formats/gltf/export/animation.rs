@@ -217,6 +217,8 @@ impl Out {
                 }
             }
         }
+        let refining = adaptive.then_some((a, &mut refine_pose, size));
+        capped += morph_outputs(scene, ctx, &s.mw, &line, refining, &mut outputs);
         if capped > 0 {
             let what = format!(
                 "{capped} resampled channels passed the budget of {} samples each: they are \
@@ -225,7 +227,6 @@ impl Out {
             );
             self.warnings.push(warning(&place, what));
         }
-        morph_outputs(scene, ctx, &s.mw, &line, &mut outputs);
         let (start, end) = (line.range.0 / line.fps, line.range.1 / line.fps);
         Pending { a, channels: outputs, start: start as f32, end: end as f32 }
     }
@@ -550,13 +551,15 @@ fn adaptive_channel(
 /// The morph weight channels of the morph nodes whose weights differ from their rest weights
 /// at some sample (resampled on the shared grid `line`; `mw` per morph node its weights, sample
 /// after sample); weights that hold one value are one key.
-fn morph_outputs(
-    scene: &Scene,
+fn morph_outputs<'s>(
+    scene: &'s Scene,
     ctx: &AnimContext,
     mw: &[Vec<f32>],
     line: &Timeline,
+    mut refining: Option<(usize, &mut Option<PartialPose<'s>>, f64)>,
     outputs: &mut Vec<Channel>,
-) {
+) -> usize {
+    let mut capped = 0;
     for (k, &(i, m)) in ctx.morph_nodes.iter().enumerate() {
         let rest: Vec<f32> =
             deform::gltf_weights(&scene.meshes[m], &ctx.rest.pose.morph_weights[m])
@@ -571,6 +574,26 @@ fn morph_outputs(
         let still = mw[k].chunks(n).all(|c| c == first);
         let (times, values) = if still {
             (line.times()[..1].to_vec(), first.to_vec())
+        } else if let Some((a, pose, size)) = refining.as_mut() {
+            // Refined between the grid's samples (`refine::refine_weights`).
+            let pose = pose.get_or_insert_with(|| PartialPose::new(scene, Some(*a)));
+            let mesh = &scene.meshes[m];
+            let w = &ctx.rest.pose.world[i];
+            let scale = [w.x_axis, w.y_axis, w.z_axis]
+                .iter()
+                .map(|c| c.truncate().length())
+                .filter(|l| l.is_finite())
+                .fold(0.0, f64::max);
+            let reach = refine::target_reach(mesh, scale);
+            let tol = (1.0 - THIN_SHARE) * resample::TOLERANCE * *size;
+            let mut at = |f: f64| {
+                pose.set_frame(f);
+                deform::gltf_weights(mesh, &pose.morph_weights(m))
+            };
+            let (frames, values, c) =
+                refine::refine_weights(&mut at, line.frames(), &mw[k], &reach, tol);
+            capped += usize::from(c);
+            seconds_of(&frames, values, n, line.fps)
         } else {
             (line.times().to_vec(), mw[k].clone())
         };
@@ -585,6 +608,22 @@ fn morph_outputs(
             at_rest: false,
         });
     }
+    capped
+}
+
+/// Key times in seconds (`frame / fps` as `f32`) of `frames` with their `values` (`n` per
+/// frame): of frames that fall on one `f32` time the first is kept, as the grid does.
+fn seconds_of(frames: &[f64], values: Vec<f32>, n: usize, fps: f64) -> (Vec<f32>, Vec<f32>) {
+    let mut times: Vec<f32> = Vec::with_capacity(frames.len());
+    let mut kept = Vec::with_capacity(values.len());
+    for (f, v) in frames.iter().zip(values.chunks(n)) {
+        let t = (f / fps) as f32;
+        if times.last().is_none_or(|&l| t > l) {
+            times.push(t);
+            kept.extend_from_slice(v);
+        }
+    }
+    (times, kept)
 }
 
 /// Whether `channel` drives part `part` (0 translation, 1 rotation, 2 scale) of its node's

@@ -4,7 +4,8 @@
 //! chords between them stray from the evaluated local transform — a fast turn or an S-bend
 //! inside half a frame — by the library's adaptive sampler ([`resample::adaptive_from`]), so
 //! the written curve is within the tolerance between grid samples too, as the per-channel
-//! sampler of own-TRS targets is.
+//! sampler of own-TRS targets is. Morph weights, on the same grid, are refined the same way
+//! ([`refine_weights`]).
 
 use glam::{DQuat, DVec3};
 
@@ -14,7 +15,8 @@ use super::sampling::partial_local;
 use super::Helper;
 use crate::anim::resample::{self, Curve, Positions, Rotations, Scales, SlerpChord};
 use crate::anim::{ChannelTarget, PartialPose};
-use crate::scene::Scene;
+use crate::formats::gltf::deform;
+use crate::scene::{Mesh, Scene};
 
 /// A glTF local transform as written: translation, rotation (unit quaternion), scale.
 pub(super) type Trs = (DVec3, DQuat, DVec3);
@@ -136,6 +138,99 @@ pub(super) fn refine(
     (s.frames, (tr, ro, sc), s.capped)
 }
 
+/// How far each glTF morph target of `mesh` ([`deform::target_layout`] order) moves a vertex
+/// at weight 1, in world units: its largest weighted offset ([`crate::scene::MorphTarget::weighted_deltas`])
+/// times `scale`, the largest axis scale of the node's world matrix at rest. A weight error
+/// `δ` on that target moves a vertex at most `δ ×` this.
+pub(super) fn target_reach(mesh: &Mesh, scale: f64) -> Vec<f64> {
+    deform::target_layout(mesh)
+        .into_iter()
+        .map(|s| {
+            let d = mesh.morph_targets[s.target].weighted_deltas(s.shape);
+            let most = d.iter().map(|v| v.length()).filter(|l| l.is_finite()).fold(0.0, f64::max);
+            most * scale
+        })
+        .collect()
+}
+
+/// A morph node's glTF weights on the grid (`frames`, sorted; `weights`: `reach.len()` per
+/// frame) refined where glTF's LINEAR interpolation strays from the source's weights
+/// (`at(frame)`, [`deform::gltf_weights`] of the evaluated pose) by more than `tol` (scene
+/// units): the error of an instant is `Σ |written − source| × reach` over the targets (each
+/// target's [`target_reach`]). An interval is tested at its middle (grid intervals are half
+/// frames, [`resample::SHORT_SPAN`] or less) and split there while longer than twice
+/// [`resample::min_span`], at most [`resample::ADAPTIVE_BUDGET`] samples in all. Returns the
+/// frames, the weights (as written, `f32`) and whether the budget stopped a split.
+pub(super) fn refine_weights(
+    at: &mut impl FnMut(f64) -> Vec<f64>,
+    frames: &[f64],
+    weights: &[f32],
+    reach: &[f64],
+    tol: f64,
+) -> (Vec<f64>, Vec<f32>, bool) {
+    let n = reach.len();
+    if n == 0 || weights.len() != frames.len() * n {
+        return (frames.to_vec(), weights.to_vec(), false);
+    }
+    let mut out: Vec<(f64, Vec<f64>)> = Vec::with_capacity(frames.len());
+    let mut budget = resample::ADAPTIVE_BUDGET.saturating_sub(frames.len());
+    let mut capped = false;
+    for (i, &f) in frames.iter().enumerate() {
+        let w: Vec<f64> = weights[i * n..(i + 1) * n].iter().map(|&x| f64::from(x)).collect();
+        if let Some(prev) = out.last().cloned() {
+            let mut split = Split { at: &mut *at, reach, tol, budget: &mut budget, capped: false };
+            split.between(prev, (f, w.clone()), &mut out);
+            capped |= split.capped;
+        }
+        out.push((f, w));
+    }
+    let frames = out.iter().map(|p| p.0).collect();
+    let weights = out.iter().flat_map(|p| p.1.iter().map(|&w| w as f32)).collect();
+    (frames, weights, capped)
+}
+
+/// The recursive split of [`refine_weights`].
+struct Split<'a, F> {
+    at: &'a mut F,
+    reach: &'a [f64],
+    tol: f64,
+    budget: &'a mut usize,
+    capped: bool,
+}
+
+impl<F: FnMut(f64) -> Vec<f64>> Split<'_, F> {
+    /// Pushes onto `out` the samples needed strictly between `a` and `b`, in frame order.
+    /// Each level halves the interval and stops at `2 × min_span`, so the depth is bounded.
+    fn between(&mut self, a: (f64, Vec<f64>), b: (f64, Vec<f64>), out: &mut Vec<(f64, Vec<f64>)>) {
+        let span = b.0 - a.0;
+        if span.is_nan() || span < 2.0 * resample::min_span(a.0.abs().max(b.0.abs())) {
+            return;
+        }
+        let m = 0.5 * (a.0 + b.0);
+        let src = (self.at)(m);
+        let err: f64 = (0..self.reach.len())
+            .map(|j| {
+                let (x, y) =
+                    (a.1.get(j).copied().unwrap_or(0.0), b.1.get(j).copied().unwrap_or(0.0));
+                let s = src.get(j).copied().unwrap_or(0.0);
+                (0.5 * (x + y) - s).abs() * self.reach[j]
+            })
+            .sum();
+        if !(err > self.tol) {
+            return;
+        }
+        if *self.budget == 0 {
+            self.capped = true;
+            return;
+        }
+        *self.budget -= 1;
+        let mid = (m, src);
+        self.between(a, mid.clone(), out);
+        out.push(mid.clone());
+        self.between(mid, b, out);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -165,5 +260,34 @@ mod tests {
         let a = (DVec3::ZERO, DQuat::IDENTITY, DVec3::ONE);
         let nan = (DVec3::NAN, DQuat::IDENTITY, DVec3::ONE);
         assert!(c.error(a, nan).is_nan());
+    }
+
+    /// A weight that rises as `f²` over frames 0–1 on a grid of 0, 0.5, 1: the chord of each
+    /// half strays `1/16` at its middle; with reach 1 and tolerance 0.01 (hand-computed:
+    /// a span `h` strays `h²/4`), halves are split until `h²/4 ≤ 0.01`, i.e. down to `h = 1/8`.
+    #[test]
+    fn weights_are_split_until_the_chord_is_within_the_tolerance() {
+        let mut at = |f: f64| vec![f * f];
+        let (frames, w, capped) =
+            refine_weights(&mut at, &[0.0, 0.5, 1.0], &[0.0, 0.25, 1.0], &[1.0], 0.01);
+        assert!(!capped);
+        let want: Vec<f64> = (0..=8).map(|k| k as f64 / 8.0).collect();
+        assert_eq!(frames, want);
+        for (f, w) in frames.iter().zip(&w) {
+            assert!((f64::from(*w) - f * f).abs() < 1e-7);
+        }
+    }
+
+    #[test]
+    fn linear_weights_keep_the_grid() {
+        let mut at = |f: f64| vec![f, 1.0 - f];
+        let (frames, _, _) = refine_weights(
+            &mut at,
+            &[0.0, 0.5, 1.0],
+            &[0.0, 1.0, 0.5, 0.5, 1.0, 0.0],
+            &[3.0, 3.0],
+            1e-9,
+        );
+        assert_eq!(frames, vec![0.0, 0.5, 1.0]);
     }
 }

@@ -347,7 +347,7 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
                 continue;
             }
             let decoded = match super::super::media::content(video.node, g.doc.encoding) {
-                Ok(bytes) => bytes.map(std::sync::Arc::<[u8]>::from),
+                Ok(bytes) => bytes.map(|b| std::sync::Arc::<[u8]>::from(&*b)),
                 Err(e) => {
                     let place = format!("Video \"{}\"", video.name);
                     self.warn(Some(video.node), &place, e.to_string());

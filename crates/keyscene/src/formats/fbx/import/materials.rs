@@ -118,8 +118,7 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
             };
             m.update_fbx_derived();
             let pbr = self.pbr(obj);
-            let own_diffuse =
-                g.own_props(obj).any(|p| p.name == "DiffuseColor" || p.name == "Diffuse");
+            let own_diffuse = g.own_prop_names(obj).any(|n| n == "DiffuseColor" || n == "Diffuse");
             if pbr.model.is_pbr() && !own_diffuse {
                 pbr::phong_from_pbr(&mut m, &pbr);
             }

@@ -675,8 +675,7 @@ pub(crate) fn import(
         // `ufbx_anim_stack.time_begin/time_end` are the properties as they are); one only
         // from the template, or backwards, gives way to the keys' span.
         let declared = graph.object(stack.id).is_some_and(|o| {
-            graph.own_props(&o).filter(|p| p.name == "LocalStart" || p.name == "LocalStop").count()
-                == 2
+            graph.own_prop_names(o).filter(|n| *n == "LocalStart" || *n == "LocalStop").count() == 2
         });
         anim.frame_range = match (begin, end) {
             (Some(b), Some(e)) if e > b || (e == b && declared) => (to_frame(b), to_frame(e)),

@@ -14,6 +14,8 @@
 //!   does this reader ([`ContentError`]).
 //! - `Content` missing or empty: no embedded bytes (the file only names the image on disk).
 
+use std::borrow::Cow;
+
 use super::tree::{Encoding, NodeRef, Property};
 
 /// The `Content` of a `Video` could not be decoded (ASCII base64 only; binary content is
@@ -38,12 +40,15 @@ impl std::fmt::Display for ContentError {
 /// The embedded bytes of `record` (a `Video` or `Audio` object), from its `Content` child.
 /// `Ok(None)` when there is no `Content` or it holds no bytes.
 ///
-/// The result is never longer than the record's own values (base64 shrinks by a quarter),
-/// so it needs no limit of its own.
-pub fn content(
-    record: NodeRef<'_, '_>,
+/// Binary content in one value (what the FBX SDK writes) is borrowed from the record tree,
+/// hence from the input: the caller makes the one copy it keeps. Content split over several
+/// values, and ASCII content, is joined (decoded) into a new buffer. The result is never
+/// longer than the record's own values (base64 shrinks by a quarter), so it needs no limit of
+/// its own.
+pub fn content<'d>(
+    record: NodeRef<'d, '_>,
     encoding: Encoding,
-) -> Result<Option<Vec<u8>>, ContentError> {
+) -> Result<Option<Cow<'d, [u8]>>, ContentError> {
     let Some(node) = record.child("Content") else {
         return Ok(None);
     };
@@ -54,6 +59,12 @@ pub fn content(
             _ => None,
         })
     };
+    let mut nonempty = pieces().filter(|p| !p.is_empty());
+    if encoding == Encoding::Binary {
+        if let (Some(only), None) = (nonempty.next(), nonempty.next()) {
+            return Ok(Some(Cow::Borrowed(only)));
+        }
+    }
     // Room for the whole result up front (a split `Content` would otherwise regrow the
     // buffer piece by piece): base64 is 4 characters per 3 bytes.
     let stored: usize = pieces().map(<[u8]>::len).sum();
@@ -71,7 +82,7 @@ pub fn content(
             }
         }
     }
-    Ok((!out.is_empty()).then_some(out))
+    Ok((!out.is_empty()).then_some(Cow::Owned(out)))
 }
 
 /// Appends the bytes of the base64 text `src` to `out`; `false` (and `out` partly written)

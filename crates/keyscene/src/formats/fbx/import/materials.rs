@@ -118,8 +118,7 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
             };
             m.update_fbx_derived();
             let pbr = self.pbr(obj);
-            let own_diffuse =
-                g.own_props(obj).any(|p| p.name == "DiffuseColor" || p.name == "Diffuse");
+            let own_diffuse = g.own_prop_names(obj).any(|n| n == "DiffuseColor" || n == "Diffuse");
             if pbr.model.is_pbr() && !own_diffuse {
                 pbr::phong_from_pbr(&mut m, &pbr);
             }
@@ -347,7 +346,7 @@ impl<'g, 'd, 'a> Importer<'g, 'd, 'a> {
                 continue;
             }
             let decoded = match super::super::media::content(video.node, g.doc.encoding) {
-                Ok(bytes) => bytes.map(std::sync::Arc::<[u8]>::from),
+                Ok(bytes) => bytes.map(|b| std::sync::Arc::<[u8]>::from(&*b)),
                 Err(e) => {
                     let place = format!("Video \"{}\"", video.name);
                     self.warn(Some(video.node), &place, e.to_string());

@@ -45,9 +45,8 @@ pub(crate) fn read_user_properties(
     ktime: i64,
 ) -> Vec<UserProperty> {
     graph
-        .own_props_in_file_order(obj)
+        .own_props_with_flag_in_file_order(obj, 'U')
         .iter()
-        .filter(|p| p.flags.contains('U'))
         .filter_map(|p| user_property(p, ktime))
         .collect()
 }

@@ -583,7 +583,7 @@ fn check(fbx_dir: &Path, rel: &str) -> Result<Outcome, String> {
     let by_name = NodesByName::new(&scene, str::to_string);
     for (ours, t, when, s) in &posed {
         out.pairs += 1;
-        if theirs.anim_stacks.len() > 0 && ours.is_none() {
+        if !theirs.anim_stacks.is_empty() && ours.is_none() {
             out.disagree("animation missing", || format!("{when}: keyscene has no such stack"));
             continue;
         }

@@ -753,7 +753,7 @@ fn pose_samples(
         };
         for &k in pose_targets.iter().filter(|&&k| !varies[k]) {
             let local = if k < scene.nodes.len() {
-                gltf_local(scene, &pose, &unaimed, k)
+                gltf_local(scene, pose, unaimed, k)
             } else {
                 let h = &helpers[k - scene.nodes.len()];
                 unaimed[h.node].inverse() * pose.world[h.node] * h.turn

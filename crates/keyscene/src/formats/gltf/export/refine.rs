@@ -216,7 +216,8 @@ impl<F: FnMut(f64) -> Vec<f64>> Split<'_, F> {
                 (0.5 * (x + y) - s).abs() * self.reach[j]
             })
             .sum();
-        if !(err > self.tol) {
+        // A NaN error (no value to follow) is within the tolerance, as `adaptive` counts it.
+        if err.is_nan() || err <= self.tol {
             return;
         }
         if *self.budget == 0 {

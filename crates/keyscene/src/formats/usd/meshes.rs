@@ -77,8 +77,8 @@ pub fn write(
             let (lo, hi) = bounds(p.iter().copied());
             let e = format!("[{}, {}]", t.vec3(lo), t.vec3(hi));
             t.line(&format!("float3[] extent = {e}"));
-            let arr = t.array(p, |t, &v| t.vec3(v));
-            t.line(&format!("point3f[] points = {arr}"));
+            let arr = t.array_with(p, |t, s, v| t.put_tuple(s, &v.to_array()));
+            t.line_parts(&["point3f[] points = ", &arr]);
         }
         Points::Sampled { frames, values } => {
             let boxes: Vec<(DVec3, DVec3)> =
@@ -87,7 +87,7 @@ pub fn write(
                 format!("[{}, {}]", t.vec3(lo), t.vec3(hi))
             });
             t.time_samples("point3f[] points", frames, values, |t, v| {
-                t.array(v, |t, p| t.vec3(p.as_dvec3()))
+                t.array_with(v, |t, s, p| t.put_tuple(s, &p.as_dvec3().to_array()))
             });
         }
     }

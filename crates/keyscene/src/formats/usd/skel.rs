@@ -1044,18 +1044,19 @@ pub fn write_shapes(t: &mut Text, rig: &Rig) {
 fn animation(t: &mut Text, motion: &Motion, r: usize) {
     let per_frame: Vec<&Vec<Trs>> = motion.values.iter().map(|v| &v[r]).collect();
     let still = per_frame.iter().all(|v| *v == per_frame[0]);
-    type Format = fn(&mut Text, &Trs) -> String;
+    type Format = fn(&mut Text, &mut String, &Trs);
     let parts: [(&str, Format); 3] = [
-        ("float3[] translations", |t, x| t.vec3(x.t)),
-        ("quatf[] rotations", |t, x| t.quat(x.r)),
-        ("half3[] scales", |t, x| t.vec3(x.s)),
+        ("float3[] translations", |t, s, x| t.put_tuple(s, &x.t.to_array())),
+        ("quatf[] rotations", |t, s, x| t.put_quat(s, x.r)),
+        ("half3[] scales", |t, s, x| t.put_tuple(s, &x.s.to_array())),
     ];
     for (decl, f) in parts {
         if still || motion.frames.len() == 1 {
-            let v = t.array(per_frame[0], f);
-            t.line(&format!("{decl} = {v}"));
+            let v = t.array_with(per_frame[0], f);
+            t.line_parts(&[decl, " = ", &v]);
         } else {
-            t.time_samples(decl, &motion.frames, &per_frame, |t, v| t.array(v.as_slice(), f));
+            let each = |t: &mut Text, v: &&Vec<Trs>| t.array_with(v.as_slice(), f);
+            t.time_samples(decl, &motion.frames, &per_frame, each);
         }
     }
 }

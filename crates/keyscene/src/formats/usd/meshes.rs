@@ -1,5 +1,5 @@
-//! `UsdGeom.Mesh` prims: the topology as stored (n-gons kept; polygons of fewer than three
-//! corners left out), points in the node prim's frame with the node's geometric transform
+//! `UsdGeom.Mesh` prims: the topology as stored (n-gons kept, or split into triangles with
+//! [`super::WriteOptions::triangulate`]; polygons of fewer than three corners left out), points in the node prim's frame with the node's geometric transform
 //! baked in, face-varying normals, UV sets (`primvars:st`, `primvars:st1`, …) and vertex
 //! colours (`primvars:displayColor`/`displayOpacity`), `extent`, `orientation`
 //! (`rightHanded`: counter-clockwise corners face the viewer, keyscene's convention), no
@@ -46,7 +46,13 @@ pub fn write(
     rig: Option<(&super::skel::Rig, &str)>,
 ) {
     let scene = ctx.scene;
-    let mesh = &scene.meshes[m];
+    let split;
+    let mesh = if ctx.triangulate {
+        split = crate::scene::geometry::triangulated(&scene.meshes[m]).0;
+        &split
+    } else {
+        &scene.meshes[m]
+    };
     let faces: Vec<usize> =
         (0..mesh.polygon_count()).filter(|&p| mesh.polygon_corners(p).len() >= 3).collect();
     if faces.len() < mesh.polygon_count() {

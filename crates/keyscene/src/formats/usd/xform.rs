@@ -111,16 +111,15 @@ pub struct TrsChord {
 }
 
 impl resample::Curve<DMat4> for TrsChord {
-    type Chord = ((DVec3, DQuat, DVec3), (DVec3, DQuat, DVec3));
+    /// The translations and scales at both ends, and the rotations' slerp with its angle
+    /// worked out once ([`resample::SlerpChord`]: glam's slerp bit for bit).
+    type Chord = ((DVec3, DVec3), resample::SlerpChord, (DVec3, DVec3));
     fn chord(&self, a: DMat4, b: DMat4) -> Self::Chord {
-        (trs(&a), trs(&b))
+        let ((ta, ra, sa), (tb, rb, sb)) = (trs(&a), trs(&b));
+        ((ta, tb), resample::SlerpChord::new(ra, rb), (sa, sb))
     }
-    fn at(&self, &(a, b): &Self::Chord, s: f64) -> DMat4 {
-        DMat4::from_scale_rotation_translation(
-            a.2.lerp(b.2, s),
-            a.1.slerp(b.1, s),
-            a.0.lerp(b.0, s),
-        )
+    fn at(&self, &(t, r, sc): &Self::Chord, s: f64) -> DMat4 {
+        DMat4::from_scale_rotation_translation(sc.0.lerp(sc.1, s), r.at(s), t.0.lerp(t.1, s))
     }
     fn error(&self, w: DMat4, s: DMat4) -> f64 {
         MatrixChord { size: self.size }.error(w, s)

@@ -228,7 +228,7 @@ enum Command {
         /// (default: baked into the subset every importer handles).
         #[arg(long, help_heading = "FBX output")]
         fbx_keep_pivots: bool,
-        /// FBX: split polygons into triangles (default: n-gons kept).
+        /// FBX and USD: split polygons into triangles (default: n-gons kept).
         #[arg(long, help_heading = "FBX output")]
         triangulate: bool,
         /// OBJ, .gltf, 3DA (and folders): do not copy the texture images the output names

@@ -752,3 +752,54 @@ def test_generated_user_properties_keep_their_types(tmp_path):
         else:
             assert close(a.Get(), v, 1e-12)
     assert attrs["bad_name_"].GetDisplayName() == "bad name!"
+
+
+def ngon_sources(limit=4):
+    """Up to `limit` corpus sources (in SOURCES' order: the scanned 3DS folder, then the FBX
+    reference files) that load and hold a polygon of more than three corners."""
+    out = []
+    for _, path in SOURCES:
+        try:
+            scene = keyscene.load(path)
+        except keyscene.Error:
+            continue
+        if any(np.diff(m.polygon_starts.astype(np.int64)).max(initial=0) > 3 for m in scene.meshes):
+            out.append(path)
+        if len(out) == limit:
+            break
+    return out
+
+
+def test_triangulate_writes_triangles_at_the_same_world_positions(tmp_path):
+    """`triangulate=True`: OpenUSD reads every face as a triangle (`faceVertexCounts` all 3),
+    the stage validates, and every mesh's world-space points at the first frame equal those of
+    the file written without it (triangulation moves no vertex)."""
+    paths = ngon_sources()
+    if not paths:
+        pytest.skip("no corpus file with n-gons (set KEYSCENE_CORPUS)")
+    for path in paths:
+        scene = keyscene.load(path)
+        stages = {}
+        for split in (False, True):
+            out = tmp_path / f"{path.stem}_{int(split)}.usda"
+            keyscene.convert(path, out, force=True, triangulate=split)
+            stages[split] = Usd.Stage.Open(str(out))
+            assert stages[split], f"{path.name}: Usd.Stage.Open failed"
+        errors = validation_errors(stages[True])
+        assert not errors, f"{path.name}: " + "\n".join(errors[:20])
+        plain, split = (mesh_prims(scene, stages[s]) for s in (False, True))
+        t = stages[True].GetStartTimeCode() if stages[True].HasAuthoredTimeCodeRange() else Usd.TimeCode.Default()
+        t = Usd.TimeCode(t)
+        caches = {s: UsdGeom.XformCache(t) for s in (False, True)}
+        ngons = 0
+        for k, prim in split.items():
+            counts = np.array(prim.GetAttribute("faceVertexCounts").Get(t), dtype=np.int64)
+            assert (counts == 3).all(), f"{path.name} {prim.GetPath()}: faces of {sorted(set(counts))} corners"
+            before = np.array(plain[k].GetAttribute("faceVertexCounts").Get(t), dtype=np.int64)
+            # n - 2 triangles per polygon of n corners (ufbx_triangulate_face's count).
+            assert len(counts) == int(np.sum(before - 2)), f"{path.name} {prim.GetPath()}"
+            ngons += int(np.sum(before > 3))
+            got = usd_world_points(stages[True], prim, t, caches[True])
+            want = usd_world_points(stages[False], plain[k], t, caches[False])
+            np.testing.assert_array_equal(got, want, err_msg=f"{path.name} {prim.GetPath()}")
+        assert ngons > 0, f"{path.name}: no n-gon written"

@@ -937,27 +937,62 @@ impl Scene {
                 a.apply(self, ch, frame);
             }
         }
-        let local = self.local_matrices(&parts, a.pivots);
+        let local = self.local_matrices(&parts, std::mem::take(&mut a.pivots));
         let world = self.aimed_world(&local, &a.camera_roll);
-        let seconds = frame / fps;
+        a.into_pose(frame, frame / fps, local, world)
+    }
+
+    /// [`Scene::evaluate_animation`] without the matrices: what the channels set besides the
+    /// nodes' transforms (hidden states, shown meshes, camera field of view and roll, light
+    /// colour, intensity and cone, morph weights) at `time`, bit for bit the values
+    /// `evaluate_animation` returns; [`Pose::local`] and [`Pose::world`] are empty, and the
+    /// channels of transform parts are not sampled. For a writer that samples a camera's,
+    /// light's or mesh's parameters at many times (a whole pose costs every node's matrices).
+    pub fn evaluate_values(&self, anim: Option<&Animation>, time: Time) -> Pose {
+        let fps = anim.map(|a| a.fps).unwrap_or(THREE_DS_FPS);
+        let frame = time.to_frame(fps);
+        let mut a = Animated::rest(self);
+        for ch in anim.map_or(&[][..], |a| &a.channels) {
+            let part = match &ch.target {
+                ChannelTarget::Translation(_)
+                | ChannelTarget::Rotation(_)
+                | ChannelTarget::Scale(_)
+                | ChannelTarget::TranslationXyz(_)
+                | ChannelTarget::ScaleXyz(_) => true,
+                ChannelTarget::Layered(b) => b.transform_part().is_some(),
+                _ => false,
+            };
+            if !part && ch.node < self.nodes.len() {
+                a.apply(self, ch, frame);
+            }
+        }
+        a.into_pose(frame, frame / fps, Vec::new(), Vec::new())
+    }
+}
+
+impl Animated {
+    /// The pose of these values with matrices `local` and `world`.
+    fn into_pose(self, frame: f64, seconds: f64, local: Vec<DMat4>, world: Vec<DMat4>) -> Pose {
         Pose {
             frame,
             seconds,
             local,
             world,
-            hidden: a.hidden,
-            mesh: a.mesh,
-            camera_fov: a.camera_fov,
-            camera_roll: a.camera_roll,
-            light_color: a.light_color,
-            light_intensity: a.light_intensity,
-            light_hotspot: a.light_hotspot,
-            light_falloff: a.light_falloff,
-            morph_weights: a.morph_weights,
+            hidden: self.hidden,
+            mesh: self.mesh,
+            camera_fov: self.camera_fov,
+            camera_roll: self.camera_roll,
+            light_color: self.light_color,
+            light_intensity: self.light_intensity,
+            light_hotspot: self.light_hotspot,
+            light_falloff: self.light_falloff,
+            morph_weights: self.morph_weights,
             skin_follow: Vec::new(),
         }
     }
+}
 
+impl Scene {
     /// Local matrices of the nodes from their transform parts at this time, through their
     /// pivots; a node with animated pivot properties (`pivots`: node, pivots at this time,
     /// rotations changed) uses those.

@@ -683,6 +683,33 @@ mod tests {
     }
 
     #[test]
+    fn values_without_matrices_equal_the_full_evaluation() {
+        let s = scene();
+        let anim = s.animations.first();
+        for frame in [0.0, 2.5, 5.0, 10.0, 12.0] {
+            let full = s.evaluate_animation(anim, Time::Frame(frame));
+            let v = s.evaluate_values(anim, Time::Frame(frame));
+            assert!(v.local.is_empty() && v.world.is_empty());
+            assert_eq!(v.hidden, full.hidden, "at {frame}");
+            assert_eq!(v.mesh, full.mesh);
+            let f = |x: &[f64]| x.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+            assert_eq!(f(&v.camera_fov), f(&full.camera_fov));
+            assert_eq!(f(&v.camera_roll), f(&full.camera_roll));
+            assert_eq!(v.light_color, full.light_color);
+            assert_eq!(f(&v.light_intensity), f(&full.light_intensity));
+            assert_eq!(f(&v.light_hotspot), f(&full.light_hotspot));
+            assert_eq!(f(&v.light_falloff), f(&full.light_falloff));
+            assert_eq!(v.morph_weights, full.morph_weights);
+        }
+        // By hand: node 5's field of view keyed linearly 30° → 60° over frames 0–10 is 45° at
+        // frame 5, and node 3 stays shown by its one hide key (false).
+        let v = s.evaluate_values(anim, Time::Frame(5.0));
+        let NodeKind::Camera(c) = s.nodes[5].kind else { panic!("node 5 is a camera") };
+        assert_eq!(v.camera_fov[c], 45.0);
+        assert!(!v.hidden[3]);
+    }
+
+    #[test]
     fn motion_says_what_each_channel_and_link_moves() {
         let mut s = scene();
         let m = s.motion(Some(0));

@@ -107,7 +107,7 @@ impl OutputFormat {
 /// [`ConvertOptions::pose`]; `up`/`units`/`space` for glTF and USD (the *source's* axes and unit; [`ConvertOptions::usd`]),
 /// `embed`, `no_animation`, `resample_fps`, `cubic_spline`, `compress`, `max_influences`: [`ConvertOptions::gltf`];
 /// `fps`, `axes`: [`ConvertOptions::three_da`]; `fbx_version`, `fbx_ascii`, `fbx_keep_pivots`, `triangulate`, and
-/// `embed` for FBX: [`ConvertOptions::fbx`]; `no_copy_textures`:
+/// `embed` for FBX: [`ConvertOptions::fbx`] (`triangulate` for USD: [`ConvertOptions::usd`]); `no_copy_textures`:
 /// [`ConvertOptions::copy_textures`].
 pub const APPLIES_TO: &[(&str, &[OutputFormat], &str)] = {
     use OutputFormat::*;
@@ -136,7 +136,7 @@ pub const APPLIES_TO: &[(&str, &[OutputFormat], &str)] = {
         ("fbx_version", &[Fbx], ""),
         ("fbx_ascii", &[Fbx], ""),
         ("fbx_keep_pivots", &[Fbx], ""),
-        ("triangulate", &[Fbx], ""),
+        ("triangulate", &[Fbx, Usda, Usdz], ""),
         ("axes", &[ThreeDa], ""),
     ]
 };

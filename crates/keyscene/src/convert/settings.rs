@@ -66,7 +66,7 @@ pub struct Settings {
     pub fbx_ascii: bool,
     /// `--fbx-keep-pivots`: FBX, keep the full transform stack and the source's keys.
     pub fbx_keep_pivots: bool,
-    /// `--triangulate`: FBX, split polygons into triangles.
+    /// `--triangulate`: FBX and USD, split polygons into triangles.
     pub triangulate: bool,
     /// `--no-copy-textures`: do not copy texture images beside the output.
     pub no_copy_textures: bool,
@@ -333,6 +333,7 @@ impl Settings {
         {
             opts.usd.up = up;
             opts.usd.metres_per_unit = metres_per_unit;
+            opts.usd.triangulate = self.triangulate;
         }
         #[cfg(feature = "three_da")]
         {

@@ -102,27 +102,19 @@ pub fn sample(
             .collect();
         grid.dedup();
     }
-    let mut frames = Vec::new();
-    let mut values: Vec<Vec<Option<Vec<Vec3>>>> = Vec::new();
-    let mut budget = POINT_BUDGET.saturating_sub(grid.len() * verts) / verts;
+    let budget = POINT_BUDGET.saturating_sub(grid.len() * verts) / verts;
+    let mut cut = Refine { scene, line, nodes, budget, frames: Vec::new(), values: Vec::new() };
     for (j, &f) in grid.iter().enumerate() {
         let (_, here) = posed(scene, line, nodes, f);
         if j > 0 && !thinned {
-            let a = frames.len() - 1;
-            refine(
-                scene,
-                line,
-                nodes,
-                (frames[a], values[a].clone()),
-                (f, here.clone()),
-                &mut budget,
-                &mut frames,
-                &mut values,
-            );
+            let a = cut.frames.len() - 1;
+            let before = (cut.frames[a], cut.values[a].clone());
+            cut.refine(before, (f, here.clone()), None);
         }
-        frames.push(f);
-        values.push(here);
+        cut.frames.push(f);
+        cut.values.push(here);
     }
+    let Refine { frames, values, .. } = cut;
     let points = (0..nodes.len())
         .map(|i| {
             let first = values.first().and_then(|v| v[i].clone()).unwrap_or_default();
@@ -139,38 +131,58 @@ pub fn sample(
     (points, thinned, incomplete)
 }
 
-/// Appends the frames (and their points) that the interval `a → b` needs, in order, between
-/// them (exclusive).
-#[allow(clippy::too_many_arguments)]
-fn refine(
-    scene: &Scene,
-    line: &Timeline,
-    nodes: &[(usize, usize)],
-    a: (f64, Vec<Option<Vec<Vec3>>>),
-    b: (f64, Vec<Option<Vec<Vec3>>>),
-    budget: &mut usize,
-    frames: &mut Vec<f64>,
-    values: &mut Vec<Vec<Option<Vec<Vec3>>>>,
-) {
-    let span = b.0 - a.0;
-    if span <= resample::min_span(b.0) || *budget == 0 {
-        return;
-    }
-    let mid = a.0 + span / 2.0;
-    let (pose, at_mid) = posed(scene, line, nodes, mid);
-    let mut err = chord_error(&pose, nodes, &a.1, &b.1, &at_mid, 0.5);
-    if err <= line.tol {
-        for s in [0.25, 0.75] {
-            let (pose, x) = posed(scene, line, nodes, a.0 + span * s);
-            err = err.max(chord_error(&pose, nodes, &a.1, &b.1, &x, s as f32));
+/// Points of every node at one frame (`None`: a node not carried into its frame), with the
+/// pose they were taken from.
+type Posed = (Pose, Vec<Option<Vec<Vec3>>>);
+
+/// The adaptive split of the intervals of the grid (module docs), appending to `frames` and
+/// `values`.
+struct Refine<'a> {
+    scene: &'a Scene,
+    line: &'a Timeline,
+    nodes: &'a [(usize, usize)],
+    budget: usize,
+    frames: Vec<f64>,
+    values: Vec<Vec<Option<Vec<Vec3>>>>,
+}
+
+impl Refine<'_> {
+    /// Appends the frames (and their points) that the interval `a → b` needs, in order,
+    /// between them (exclusive). `known`: the points at a frame already posed (a quarter of
+    /// the parent interval), taken as the middle's when it is that frame (the same bits).
+    fn refine(
+        &mut self,
+        a: (f64, Vec<Option<Vec<Vec3>>>),
+        b: (f64, Vec<Option<Vec<Vec3>>>),
+        known: Option<(f64, Posed)>,
+    ) {
+        let span = b.0 - a.0;
+        if span <= resample::min_span(b.0) || self.budget == 0 {
+            return;
         }
+        let mid = a.0 + span / 2.0;
+        let (pose, at_mid) = match known {
+            Some((k, p)) if k.to_bits() == mid.to_bits() => p,
+            _ => posed(self.scene, self.line, self.nodes, mid),
+        };
+        let mut err = chord_error(&pose, self.nodes, &a.1, &b.1, &at_mid, 0.5);
+        let mut quarters = [None, None];
+        if err <= self.line.tol {
+            for (q, s) in [0.25, 0.75].into_iter().enumerate() {
+                let f = a.0 + span * s;
+                let (pose, x) = posed(self.scene, self.line, self.nodes, f);
+                err = err.max(chord_error(&pose, self.nodes, &a.1, &b.1, &x, s as f32));
+                quarters[q] = Some((f, (pose, x)));
+            }
+        }
+        if err <= self.line.tol {
+            return;
+        }
+        self.budget -= 1;
+        let [first, second] = quarters;
+        self.refine(a, (mid, at_mid.clone()), first);
+        self.frames.push(mid);
+        self.values.push(at_mid.clone());
+        self.refine((mid, at_mid), b, second);
     }
-    if err <= line.tol {
-        return;
-    }
-    *budget -= 1;
-    refine(scene, line, nodes, a, (mid, at_mid.clone()), budget, frames, values);
-    frames.push(mid);
-    values.push(at_mid.clone());
-    refine(scene, line, nodes, (mid, at_mid), b, budget, frames, values);
 }

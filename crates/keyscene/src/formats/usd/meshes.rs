@@ -1,5 +1,5 @@
-//! `UsdGeom.Mesh` prims: the topology as stored (n-gons kept; polygons of fewer than three
-//! corners left out), points in the node prim's frame with the node's geometric transform
+//! `UsdGeom.Mesh` prims: the topology as stored (n-gons kept, or split into triangles with
+//! [`super::WriteOptions::triangulate`]; polygons of fewer than three corners left out), points in the node prim's frame with the node's geometric transform
 //! baked in, face-varying normals, UV sets (`primvars:st`, `primvars:st1`, …) and vertex
 //! colours (`primvars:displayColor`/`displayOpacity`), `extent`, `orientation`
 //! (`rightHanded`: counter-clockwise corners face the viewer, keyscene's convention), no
@@ -46,7 +46,13 @@ pub fn write(
     rig: Option<(&super::skel::Rig, &str)>,
 ) {
     let scene = ctx.scene;
-    let mesh = &scene.meshes[m];
+    let split;
+    let mesh = if ctx.triangulate {
+        split = crate::scene::geometry::triangulated(&scene.meshes[m]).0;
+        &split
+    } else {
+        &scene.meshes[m]
+    };
     let faces: Vec<usize> =
         (0..mesh.polygon_count()).filter(|&p| mesh.polygon_corners(p).len() >= 3).collect();
     if faces.len() < mesh.polygon_count() {
@@ -77,8 +83,8 @@ pub fn write(
             let (lo, hi) = bounds(p.iter().copied());
             let e = format!("[{}, {}]", t.vec3(lo), t.vec3(hi));
             t.line(&format!("float3[] extent = {e}"));
-            let arr = t.array(p, |t, &v| t.vec3(v));
-            t.line(&format!("point3f[] points = {arr}"));
+            let arr = t.array_with(p, |t, s, v| t.put_tuple(s, &v.to_array()));
+            t.line_parts(&["point3f[] points = ", &arr]);
         }
         Points::Sampled { frames, values } => {
             let boxes: Vec<(DVec3, DVec3)> =
@@ -87,7 +93,7 @@ pub fn write(
                 format!("[{}, {}]", t.vec3(lo), t.vec3(hi))
             });
             t.time_samples("point3f[] points", frames, values, |t, v| {
-                t.array(v, |t, p| t.vec3(p.as_dvec3()))
+                t.array_with(v, |t, s, p| t.put_tuple(s, &p.as_dvec3().to_array()))
             });
         }
     }

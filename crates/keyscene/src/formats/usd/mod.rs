@@ -61,6 +61,10 @@ pub struct WriteOptions {
     pub copy_textures: bool,
     /// The source's name for [`crate::output`]'s rule (`None`: the output's path).
     pub source: Option<String>,
+    /// Split every polygon of more than three corners into triangles
+    /// ([`crate::scene::geometry::triangulated`], as the FBX writer's `--triangulate`) instead
+    /// of keeping n-gons (default `false`).
+    pub triangulate: bool,
 }
 
 impl Default for WriteOptions {
@@ -71,6 +75,7 @@ impl Default for WriteOptions {
             metres_per_unit: None,
             copy_textures: true,
             source: None,
+            triangulate: false,
         }
     }
 }
@@ -103,6 +108,8 @@ pub struct Ctx<'s> {
     line: &'s xform::Timeline,
     /// Each material's prim path (`None`: not written).
     material_paths: Vec<Option<String>>,
+    /// [`WriteOptions::triangulate`].
+    triangulate: bool,
     warnings: Vec<String>,
 }
 
@@ -125,7 +132,13 @@ pub fn write(scene: &Scene, opts: &WriteOptions) -> Result<Layer, crate::Error> 
         .validate()
         .map_err(|e| crate::Error::Unsupported(format!("usd: inconsistent scene: {e}")))?;
     let line = xform::Timeline::new(scene, opts.animation);
-    let mut ctx = Ctx { scene, line: &line, material_paths: Vec::new(), warnings: Vec::new() };
+    let mut ctx = Ctx {
+        scene,
+        line: &line,
+        material_paths: Vec::new(),
+        triangulate: opts.triangulate,
+        warnings: Vec::new(),
+    };
     let mut t = Text::default();
     header(&mut t, &mut ctx, opts, &line);
     animation_warnings(&mut ctx, &line);

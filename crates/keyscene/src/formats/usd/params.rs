@@ -4,7 +4,7 @@
 //! - **Visibility** ([`visibility`]): a mesh's shown state over time, as `token visibility`
 //!   time samples on its `Mesh` prim. USD holds a token between samples, so a sample is
 //!   written at the first frame and at every time the evaluated state changes: the states
-//!   of [`Scene::evaluate`] at every frame and key of the timeline, each change found to
+//!   of [`Scene::evaluate_values`] at every frame and key of the timeline, each change found to
 //!   within [`CHANGE_PRECISION`] of a frame by bisection (a step key lands on its own frame).
 //! - **Camera and light parameters** ([`camera_focal`], [`light_values`]): the field of view
 //!   as `focalLength`, a light's colour, intensity and spot cone, sampled by the library's
@@ -57,7 +57,8 @@ pub fn visibility(scene: &Scene, line: &Timeline) -> HashMap<usize, Vec<(f64, bo
     if driven.is_empty() {
         return out;
     }
-    let off = |f: f64| scene.evaluate(line.animation, Time::Frame(f));
+    // Hidden states and shown meshes only: no matrices.
+    let off = |f: f64| scene.evaluate_values(Some(anim), Time::Frame(f));
     let states: Vec<Vec<bool>> = line
         .grid
         .iter()
@@ -169,7 +170,7 @@ fn seeds(line: &Timeline) -> Vec<f64> {
 }
 
 /// The channels of animation `anim` on node `k` that `keep` accepts, as an animation of their
-/// own (the rest of the scene at rest): what [`Scene::evaluate_animation`] needs to evaluate
+/// own (the rest of the scene at rest): what [`Scene::evaluate_values`] needs to evaluate
 /// one camera's or light's parameters. `None` when there are none.
 fn node_channels(
     anim: &Animation,
@@ -274,7 +275,7 @@ pub fn camera_focal(
         });
         property.unwrap_or_else(|| {
             scene
-                .evaluate_animation(Some(&own), Time::Frame(f))
+                .evaluate_values(Some(&own), Time::Frame(f))
                 .camera_fov
                 .get(c)
                 .copied()
@@ -349,7 +350,7 @@ pub fn light_values(
     let own = node_channels(anim, k, drives_light)?;
     let on = light.on;
     let source = |f: f64| {
-        let p = scene.evaluate_animation(Some(&own), Time::Frame(f));
+        let p = scene.evaluate_values(Some(&own), Time::Frame(f));
         let c = p.light_color.get(l).copied().unwrap_or(DVec3::ONE);
         let i = if on { p.light_intensity.get(l).copied().unwrap_or(1.0) } else { 0.0 };
         let hot = p.light_hotspot.get(l).copied().unwrap_or(0.0);

@@ -66,7 +66,7 @@ use glam::{DMat3, DMat4, DQuat, DVec3, Vec3};
 
 use super::text::Text;
 use super::xform::Timeline;
-use crate::anim::{resample, ChannelTarget, Time};
+use crate::anim::{resample, ChannelTarget, PartialPose};
 use crate::scene::Scene;
 
 /// Most joint samples (frames × joints, over every rig) the adaptive sampler adds.
@@ -574,17 +574,18 @@ struct At {
     joints: Vec<DMat4>,
 }
 
-/// Every rig at frame `f`.
-fn worlds(scene: &Scene, line: &Timeline, rigs: &[Rig], f: f64) -> Vec<At> {
-    let pose = scene.evaluate(line.animation, Time::Frame(f));
+/// Every rig at frame `f`: the world matrices of the rigs' nodes and joints only (and of what
+/// they depend on), from `pose` ([`PartialPose`]: bit for bit [`Scene::evaluate`]'s).
+fn worlds(pose: &mut PartialPose, rigs: &[Rig], f: f64) -> Vec<At> {
+    pose.set_frame(f);
     rigs.iter()
         .map(|r| At {
-            node: pose.world[r.node],
+            node: pose.world(r.node),
             joints: r
                 .joints
                 .iter()
                 .zip(&r.unscale)
-                .map(|(&j, &u)| pose.world[j] * DMat4::from_scale(u))
+                .map(|(&j, &u)| pose.world(j) * DMat4::from_scale(u))
                 .collect(),
         })
         .collect()
@@ -610,17 +611,12 @@ pub struct Motion {
 /// Every rig's blend-shape weights at frame `f` ([`crate::anim::Pose::morph_weights`]), and
 /// per rig how much a unit of offset in the mesh's frame can move in the world (a bound: the
 /// largest Frobenius norm of its skinning matrices, or of its node's matrix without a skin).
-fn shape_weights(
-    scene: &Scene,
-    line: &Timeline,
-    rigs: &[Rig],
-    f: f64,
-) -> (Vec<Vec<f32>>, Vec<f64>) {
-    let pose = scene.evaluate(line.animation, Time::Frame(f));
+fn shape_weights(pose: &mut PartialPose, rigs: &[Rig], f: f64) -> (Vec<Vec<f32>>, Vec<f64>) {
+    pose.set_frame(f);
     let weights = rigs
         .iter()
         .map(|r| {
-            let w = pose.morph_weights.get(r.mesh).map(Vec::as_slice).unwrap_or(&[]);
+            let w = pose.morph_weights(r.mesh);
             (0..r.shapes.len()).map(|s| w.get(s).copied().unwrap_or(0.0) as f32).collect()
         })
         .collect();
@@ -628,14 +624,14 @@ fn shape_weights(
         .iter()
         .map(|r| {
             if r.joints.is_empty() {
-                return frobenius(DMat3::from_mat4(pose.world[r.node]));
+                return frobenius(DMat3::from_mat4(pose.world(r.node)));
             }
             r.joints
                 .iter()
                 .zip(&r.unscale)
                 .zip(&r.ib3)
                 .map(|((&j, &u), ib)| {
-                    frobenius(DMat3::from_mat4(pose.world[j] * DMat4::from_scale(u)) * *ib)
+                    frobenius(DMat3::from_mat4(pose.world(j) * DMat4::from_scale(u)) * *ib)
                 })
                 .fold(0.0, f64::max)
         })
@@ -669,9 +665,10 @@ fn sample_weights(scene: &Scene, line: &Timeline, rigs: &[Rig]) -> (Vec<f64>, Ve
     };
     let (mut frames, mut values): (Vec<f64>, Vec<Vec<Vec<f32>>>) = (Vec::new(), Vec::new());
     let mut budget = JOINT_BUDGET / rigs.iter().map(|r| r.shapes.len()).sum::<usize>().max(1);
+    let pose = &mut PartialPose::new(scene, line.animation);
     // An explicit stack of intervals (no recursion): (start, end, their weights).
     for &f in &line.grid {
-        let here = shape_weights(scene, line, rigs, f).0;
+        let here = shape_weights(pose, rigs, f).0;
         if let (Some(&fa), Some(a)) = (frames.last(), values.last().cloned()) {
             let mut todo = vec![(fa, a, f, here.clone())];
             let mut added: Vec<(f64, Vec<Vec<f32>>)> = Vec::new();
@@ -680,23 +677,19 @@ fn sample_weights(scene: &Scene, line: &Timeline, rigs: &[Rig]) -> (Vec<f64>, Ve
                 if span <= resample::min_span(fb) || budget == 0 {
                     continue;
                 }
-                if let Some((fc, c)) = kink_crossing(scene, line, rigs, (fa, &a), (fb, &b)) {
+                if let Some((fc, c)) = kink_crossing(pose, rigs, (fa, &a), (fb, &b)) {
                     budget -= 1;
                     added.push((fc, c.clone()));
                     todo.push((fa, a, fc, c.clone()));
                     todo.push((fc, c, fb, b));
                     continue;
                 }
-                let mid = shape_weights(scene, line, rigs, fa + span / 2.0);
+                let mid = shape_weights(pose, rigs, fa + span / 2.0);
                 let mut worst = err(&a, &b, 0.5, &mid);
                 for u in [0.25, 0.75] {
                     if worst <= line.tol {
-                        worst = worst.max(err(
-                            &a,
-                            &b,
-                            u,
-                            &shape_weights(scene, line, rigs, fa + span * u),
-                        ));
+                        worst =
+                            worst.max(err(&a, &b, u, &shape_weights(pose, rigs, fa + span * u)));
                     }
                 }
                 if worst <= line.tol {
@@ -731,8 +724,7 @@ const KINK_SNAP: f64 = 1e-6;
 /// weights' own sampling error. `None` when no weight crosses a kink by more than
 /// [`KINK_SNAP`].
 fn kink_crossing(
-    scene: &Scene,
-    line: &Timeline,
+    pose: &mut PartialPose,
     rigs: &[Rig],
     a: (f64, &[Vec<f32>]),
     b: (f64, &[Vec<f32>]),
@@ -759,7 +751,7 @@ fn kink_crossing(
         if mid <= lo || mid >= hi {
             break;
         }
-        let w = shape_weights(scene, line, rigs, mid).0;
+        let w = shape_weights(pose, rigs, mid).0;
         let here = side(w[r][s], k);
         at = Some((mid, w));
         if here == 0.0 {
@@ -839,12 +831,13 @@ fn sample(scene: &Scene, line: &Timeline, rigs: &[Rig]) -> (Motion, Vec<usize>) 
     let mut budget = JOINT_BUDGET / joints;
     let mut bad = vec![false; rigs.len()];
     let mut m = Motion::default();
+    let pose = &mut PartialPose::new(scene, line.animation);
     for &f in &line.grid {
-        let w = worlds(scene, line, rigs, f);
+        let w = worlds(pose, rigs, f);
         let here = to_trs(rigs, &w, line.tol, &mut bad);
         if let (Some(&fa), Some(a)) = (m.frames.last(), m.values.last().cloned()) {
-            let mut cut = Cut { scene, line, rigs, budget: &mut budget, bad: &mut bad };
-            cut.refine((fa, a), (f, here.clone()), &mut m);
+            let mut cut = Cut { pose, line, rigs, budget: &mut budget, bad: &mut bad };
+            cut.refine((fa, a), (f, here.clone()), None, &mut m);
         }
         m.frames.push(f);
         m.values.push(here);
@@ -894,50 +887,62 @@ fn to_trs(rigs: &[Rig], w: &[At], tol: f64, bad: &mut [bool]) -> Vec<Vec<Trs>> {
 }
 
 /// The adaptive split of one interval (module docs, "Samples").
-struct Cut<'a> {
-    scene: &'a Scene,
+struct Cut<'a, 's> {
+    pose: &'a mut PartialPose<'s>,
     line: &'a Timeline,
     rigs: &'a [Rig],
     budget: &'a mut usize,
     bad: &'a mut [bool],
 }
 
-impl Cut<'_> {
+impl Cut<'_, '_> {
     /// Appends to `m` the samples the interval `a → b` needs strictly between them, in order.
-    fn refine(&mut self, a: (f64, Vec<Vec<Trs>>), b: (f64, Vec<Vec<Trs>>), m: &mut Motion) {
+    /// `known`: the rigs at some frame already evaluated (a quarter of the parent interval),
+    /// taken as the middle's when it is that frame (the same bits).
+    fn refine(
+        &mut self,
+        a: (f64, Vec<Vec<Trs>>),
+        b: (f64, Vec<Vec<Trs>>),
+        mut known: Option<(f64, Vec<At>)>,
+        m: &mut Motion,
+    ) {
         let span = b.0 - a.0;
         if span <= resample::min_span(b.0) || *self.budget == 0 {
             return;
         }
         let tol = self.line.tol;
         let mut worst = 0.0f64;
-        let mut mid = None;
-        for u in [0.5, 0.25, 0.75] {
-            let w = worlds(self.scene, self.line, self.rigs, a.0 + span * u);
+        // The rigs at the middle, a quarter and three quarters, as far as tested.
+        let mut at: [Option<(f64, Vec<At>)>; 3] = [None, None, None];
+        for (i, u) in [0.5, 0.25, 0.75].into_iter().enumerate() {
+            let f = a.0 + span * u;
+            let w = match known.take() {
+                Some((k, w)) if i == 0 && k.to_bits() == f.to_bits() => w,
+                _ => worlds(self.pose, self.rigs, f),
+            };
             for (r, rig) in self.rigs.iter().enumerate() {
                 let lerped = a.1[r].iter().zip(&b.1[r]).map(|(x, y)| x.lerp(y, u).matrix());
                 for (j, c) in rig.compose(lerped).iter().enumerate() {
                     worst = worst.max(joint_error(rig, j, &(w[r].node * *c), &w[r].joints[j]));
                 }
             }
-            if u == 0.5 {
-                mid = Some(w);
-                if worst > tol {
-                    break;
-                }
+            at[i] = Some((f, w));
+            if i == 0 && worst > tol {
+                break;
             }
         }
         if worst <= tol {
             return;
         }
         *self.budget -= 1;
-        let w = mid.unwrap_or_default();
+        let [mid, first, second] = at;
+        let w = mid.map(|m| m.1).unwrap_or_default();
         let at_mid = to_trs(self.rigs, &w, tol, self.bad);
         let f = a.0 + span / 2.0;
-        self.refine(a, (f, at_mid.clone()), m);
+        self.refine(a, (f, at_mid.clone()), first, m);
         m.frames.push(f);
         m.values.push(at_mid.clone());
-        self.refine((f, at_mid), b, m);
+        self.refine((f, at_mid), b, second, m);
     }
 }
 
@@ -1039,18 +1044,19 @@ pub fn write_shapes(t: &mut Text, rig: &Rig) {
 fn animation(t: &mut Text, motion: &Motion, r: usize) {
     let per_frame: Vec<&Vec<Trs>> = motion.values.iter().map(|v| &v[r]).collect();
     let still = per_frame.iter().all(|v| *v == per_frame[0]);
-    type Format = fn(&mut Text, &Trs) -> String;
+    type Format = fn(&mut Text, &mut String, &Trs);
     let parts: [(&str, Format); 3] = [
-        ("float3[] translations", |t, x| t.vec3(x.t)),
-        ("quatf[] rotations", |t, x| t.quat(x.r)),
-        ("half3[] scales", |t, x| t.vec3(x.s)),
+        ("float3[] translations", |t, s, x| t.put_tuple(s, &x.t.to_array())),
+        ("quatf[] rotations", |t, s, x| t.put_quat(s, x.r)),
+        ("half3[] scales", |t, s, x| t.put_tuple(s, &x.s.to_array())),
     ];
     for (decl, f) in parts {
         if still || motion.frames.len() == 1 {
-            let v = t.array(per_frame[0], f);
-            t.line(&format!("{decl} = {v}"));
+            let v = t.array_with(per_frame[0], f);
+            t.line_parts(&[decl, " = ", &v]);
         } else {
-            t.time_samples(decl, &motion.frames, &per_frame, |t, v| t.array(v.as_slice(), f));
+            let each = |t: &mut Text, v: &&Vec<Trs>| t.array_with(v.as_slice(), f);
+            t.time_samples(decl, &motion.frames, &per_frame, each);
         }
     }
 }

@@ -30,6 +30,17 @@ impl Text {
         self.out.push('\n');
     }
 
+    /// One line of `parts` at the current indentation ([`Text::line`] of their concatenation).
+    pub fn line_parts(&mut self, parts: &[&str]) {
+        for _ in 0..self.depth.min(MAX_INDENT) {
+            self.out.push_str("    ");
+        }
+        for p in parts {
+            self.out.push_str(p);
+        }
+        self.out.push('\n');
+    }
+
     /// Opens a prim: `head` (`def Xform "Name"`), its metadata lines (inside `( … )`, none
     /// for no parentheses), then `{`.
     pub fn open(&mut self, head: &str, metadata: &[String]) {
@@ -90,15 +101,20 @@ impl Text {
     /// `(a, b, …)` of `xs` ([`Text::put`]).
     pub fn tuple(&mut self, xs: &[f64]) -> String {
         let mut s = String::with_capacity(2 + xs.len() * 12);
+        self.put_tuple(&mut s, xs);
+        s
+    }
+
+    /// [`Text::tuple`] of `xs` appended to `s`.
+    pub fn put_tuple(&mut self, s: &mut String, xs: &[f64]) {
         s.push('(');
         for (k, &x) in xs.iter().enumerate() {
             if k > 0 {
                 s.push_str(", ");
             }
-            self.put(&mut s, x);
+            self.put(s, x);
         }
         s.push(')');
-        s
     }
 
     /// One line `decl = x` ([`Text::num`]).
@@ -114,7 +130,14 @@ impl Text {
 
     /// A quaternion as USD writes `quatf`/`quatd`: `(w, x, y, z)`.
     pub fn quat(&mut self, q: glam::DQuat) -> String {
-        self.tuple(&[q.w, q.x, q.y, q.z])
+        let mut s = String::with_capacity(64);
+        self.put_quat(&mut s, q);
+        s
+    }
+
+    /// [`Text::quat`] of `q` appended to `s`.
+    pub fn put_quat(&mut self, s: &mut String, q: glam::DQuat) {
+        self.put_tuple(s, &[q.w, q.x, q.y, q.z]);
     }
 
     /// A matrix in USD's row-vector layout: row `i` is glam's column `i` (translation last).
@@ -133,13 +156,26 @@ impl Text {
 
     /// `[a, b, …]` of `items` each formatted by `f`.
     pub fn array<T>(&mut self, items: &[T], mut f: impl FnMut(&mut Text, &T) -> String) -> String {
+        self.array_with(items, |t, s, it| {
+            let v = f(t, it);
+            s.push_str(&v);
+        })
+    }
+
+    /// [`Text::array`] with each item appended by `f` to the array's text (no string per
+    /// item: the large arrays, points and joint samples).
+    pub fn array_with<T>(
+        &mut self,
+        items: &[T],
+        mut f: impl FnMut(&mut Text, &mut String, &T),
+    ) -> String {
         let mut s = String::with_capacity(items.len() * 8 + 2);
         s.push('[');
         for (k, it) in items.iter().enumerate() {
             if k > 0 {
                 s.push_str(", ");
             }
-            s.push_str(&f(self, it));
+            f(self, &mut s, it);
         }
         s.push(']');
         s
@@ -155,10 +191,14 @@ impl Text {
     ) {
         self.line(&format!("{decl}.timeSamples = {{"));
         self.depth += 1;
+        let mut head = String::new();
         for (&t, v) in frames.iter().zip(values) {
-            let t = self.num(t);
+            head.clear();
+            self.put(&mut head, t);
+            head.push_str(": ");
             let v = f(self, v);
-            self.line(&format!("{t}: {v},"));
+            // One line `t: v,` written in place (`v` may be a large array).
+            self.line_parts(&[&head, &v, ","]);
         }
         self.depth -= 1;
         self.line("}");

@@ -111,16 +111,15 @@ pub struct TrsChord {
 }
 
 impl resample::Curve<DMat4> for TrsChord {
-    type Chord = ((DVec3, DQuat, DVec3), (DVec3, DQuat, DVec3));
+    /// The translations and scales at both ends, and the rotations' slerp with its angle
+    /// worked out once ([`resample::SlerpChord`]: glam's slerp bit for bit).
+    type Chord = ((DVec3, DVec3), resample::SlerpChord, (DVec3, DVec3));
     fn chord(&self, a: DMat4, b: DMat4) -> Self::Chord {
-        (trs(&a), trs(&b))
+        let ((ta, ra, sa), (tb, rb, sb)) = (trs(&a), trs(&b));
+        ((ta, tb), resample::SlerpChord::new(ra, rb), (sa, sb))
     }
-    fn at(&self, &(a, b): &Self::Chord, s: f64) -> DMat4 {
-        DMat4::from_scale_rotation_translation(
-            a.2.lerp(b.2, s),
-            a.1.slerp(b.1, s),
-            a.0.lerp(b.0, s),
-        )
+    fn at(&self, &(t, r, sc): &Self::Chord, s: f64) -> DMat4 {
+        DMat4::from_scale_rotation_translation(sc.0.lerp(sc.1, s), r.at(s), t.0.lerp(t.1, s))
     }
     fn error(&self, w: DMat4, s: DMat4) -> f64 {
         MatrixChord { size: self.size }.error(w, s)
@@ -232,22 +231,27 @@ pub fn node_xforms(scene: &Scene, line: &Timeline) -> Vec<NodeXform> {
             let (t, r, s) = trs(m);
             matrix.error(*m, DMat4::from_scale_rotation_translation(s, r, t)) <= line.tol * 1e-3
         };
-        let mut sample = |reset: bool, as_trs: bool| {
-            let f = |f| local(&mut pose, f, reset);
-            let budget = resample::ADAPTIVE_BUDGET;
-            if as_trs {
-                let s = resample::adaptive(&seeds, f, &split, line.tol, budget);
-                resample::thin(s, &split, line.tol * 1e-3)
-            } else {
-                let s = resample::adaptive(&seeds, f, &matrix, line.tol, budget);
-                resample::thin(s, &matrix, line.tol * 1e-3)
-            }
+        // Every local matrix the TRS pass evaluates, for the matrix pass after it (a shear):
+        // that one asks for the same seeds and many of the same middles.
+        let mut seen: Vec<(f64, DMat4)> = Vec::new();
+        let budget = resample::ADAPTIVE_BUDGET;
+        let first = |f: f64| {
+            let m = local(&mut pose, f, false);
+            seen.push((f, m));
+            m
         };
-        let mut s = sample(false, true);
+        let s = resample::adaptive(&seeds, first, &split, line.tol, budget);
+        let mut s = resample::thin(s, &split, line.tol * 1e-3);
         let reset = !s.values.iter().all(finite);
         let as_trs = !reset && s.values.iter().all(exact);
         if !as_trs {
-            s = sample(reset, false);
+            seen.sort_by(|a, b| a.0.total_cmp(&b.0));
+            let again = |f: f64| match seen.binary_search_by(|x| x.0.total_cmp(&f)) {
+                Ok(i) if !reset => seen[i].1,
+                _ => local(&mut pose, f, reset),
+            };
+            let m = resample::adaptive(&seeds, again, &matrix, line.tol, budget);
+            s = resample::thin(m, &matrix, line.tol * 1e-3);
         }
         if s.values.iter().all(|v| *v == s.values[0]) {
             // "May move" was conservative: one value.

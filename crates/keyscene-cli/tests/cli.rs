@@ -385,7 +385,7 @@ const MISPLACED_OPTIONS: &[(&str, &[&str], &str)] = &[
     (
         "fly.3ds",
         &["--triangulate"],
-        "--triangulate does not apply to .3ds output: it applies to .fbx only",
+        "--triangulate does not apply to .3ds output: it applies to .fbx, .usda and .usdz only",
     ),
     (
         "fly.obj",
@@ -446,6 +446,7 @@ fn convert_accepts_each_option_with_an_output_it_applies_to() {
         ("fly.3da", &["--fps", "30", "--axes", "source"]),
         ("fly.fbx", &["--fbx-ascii", "--triangulate", "--embed"]),
         ("fly.fbx", &["--fbx-version", "7500"]),
+        ("fly.usda", &["--triangulate"]),
     ];
     for (name, options) in accepted {
         let dir = tempfile::tempdir().unwrap();

@@ -62,8 +62,9 @@ struct Worker {
     child: Child,
     stdin: ChildStdin,
     stdout: BufReader<ChildStdout>,
-    /// The process's stderr, drained by a thread (so it never blocks), for failure messages.
+    /// The process's stderr, drained by `drain` (so it never blocks), for failure messages.
     stderr: Arc<Mutex<String>>,
+    drain: std::thread::JoinHandle<()>,
 }
 
 /// Idle validator processes; a trial checks one out (or spawns one) and puts it back after a
@@ -92,7 +93,7 @@ impl Worker {
         };
         let stderr = Arc::new(Mutex::new(String::new()));
         let sink = Arc::clone(&stderr);
-        std::thread::spawn(move || {
+        let drain = std::thread::spawn(move || {
             let mut buf = [0u8; 4096];
             while let Ok(n @ 1..) = err.read(&mut buf) {
                 let mut s = sink.lock().unwrap_or_else(|e| e.into_inner());
@@ -102,7 +103,7 @@ impl Worker {
                 }
             }
         });
-        Ok(Worker { child, stdin, stdout: BufReader::new(stdout), stderr })
+        Ok(Worker { child, stdin, stdout: BufReader::new(stdout), stderr, drain })
     }
 
     /// Sends one request and reads the answer up to its `{"done":N}` line. `Err` when the
@@ -138,8 +139,8 @@ impl Worker {
             Ok(s) => s.to_string(),
             Err(e) => format!("unknown exit ({e})"),
         };
-        // Give the draining thread a moment to take the last of stderr.
-        std::thread::sleep(std::time::Duration::from_millis(50));
+        // The process has ended, so its stderr is at EOF and the drain thread ends.
+        let _ = self.drain.join();
         let err = self.stderr.lock().unwrap_or_else(|e| e.into_inner()).clone();
         format!("validator: {why}\n(node {status})\n{err}")
     }

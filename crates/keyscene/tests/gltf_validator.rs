@@ -9,16 +9,21 @@
 //! is converted to 3DA in memory (`formats::three_da::export` + `write`), read back with the
 //! 3DA reader, and the glTF written from that scene must get 0 errors (`corpus-3da/…`).
 //!
-//! The validator runs through `tools/validate_gltf.mjs` with Node.js; the npm package is found
-//! in `KEYSCENE_NODE_MODULES` (default `/opt/keyscene-oracles/node/node_modules`). When node
-//! or the package is missing every trial is reported ignored, with a message saying why.
+//! The validator runs through `tools/validate_gltf.mjs --stdin` with Node.js: a pool of
+//! long-lived processes (one per test thread, spawned on first use), so a trial pays only the
+//! validation, not node's start-up; a process that dies fails its trial with its stderr and is
+//! replaced. The npm package is found in `KEYSCENE_NODE_MODULES` (default
+//! `/opt/keyscene-oracles/node/node_modules`). When node or the package is missing every trial
+//! is reported ignored, with a message saying why.
 
 mod common;
 #[path = "gltf_scenes/mod.rs"]
 mod gltf_scenes;
 
+use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::sync::{Arc, Mutex};
 
 use keyscene::formats::gltf::{save, WriteOptions};
 use keyscene::formats::three_da;
@@ -52,21 +57,118 @@ fn validator_missing() -> Option<String> {
     }
 }
 
-/// Runs the validator on `files`; fails with its report when any has an error.
+/// One `node tools/validate_gltf.mjs --stdin` process, kept alive across trials.
+struct Worker {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+    /// The process's stderr, drained by `drain` (so it never blocks), for failure messages.
+    stderr: Arc<Mutex<String>>,
+    drain: std::thread::JoinHandle<()>,
+}
+
+/// Idle validator processes; a trial checks one out (or spawns one) and puts it back after a
+/// complete answer, so there are at most as many as test threads.
+static POOL: Mutex<Vec<Worker>> = Mutex::new(Vec::new());
+
+impl Worker {
+    fn spawn() -> Result<Worker, String> {
+        // The validator walks the node tree recursively: a 10 000-deep chain (ufbx
+        // `synthetic_id_collision`) overflows node's default 984 KB stack. 4000 KB stays below
+        // the usual 8 MB main-thread limit.
+        let mut child = Command::new("node")
+            .arg("--stack-size=4000")
+            .arg(script())
+            .arg("--stdin")
+            .env("KEYSCENE_NODE_MODULES", node_modules())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| format!("cannot run node: {e}"))?;
+        let (Some(stdin), Some(stdout), Some(mut err)) =
+            (child.stdin.take(), child.stdout.take(), child.stderr.take())
+        else {
+            return Err("node started without its pipes".into());
+        };
+        let stderr = Arc::new(Mutex::new(String::new()));
+        let sink = Arc::clone(&stderr);
+        let drain = std::thread::spawn(move || {
+            let mut buf = [0u8; 4096];
+            while let Ok(n @ 1..) = err.read(&mut buf) {
+                let mut s = sink.lock().unwrap_or_else(|e| e.into_inner());
+                // Keep the start (the crash message) and bound the memory.
+                if s.len() < 64 * 1024 {
+                    s.push_str(&String::from_utf8_lossy(&buf[..n]));
+                }
+            }
+        });
+        Ok(Worker { child, stdin, stdout: BufReader::new(stdout), stderr, drain })
+    }
+
+    /// Sends one request and reads the answer up to its `{"done":N}` line. `Err` when the
+    /// process could not be written to or ended before the marker (it is then unusable).
+    fn request(&mut self, files: &[PathBuf]) -> Result<(Vec<String>, u64), String> {
+        let paths: Vec<String> = files.iter().map(|f| f.to_string_lossy().into_owned()).collect();
+        let line = serde_json::to_string(&paths).map_err(|e| e.to_string())?;
+        writeln!(self.stdin, "{line}")
+            .and_then(|_| self.stdin.flush())
+            .map_err(|e| format!("cannot write to the validator: {e}"))?;
+        let mut lines = Vec::new();
+        loop {
+            let mut l = String::new();
+            match self.stdout.read_line(&mut l) {
+                Ok(0) => {
+                    return Err(format!("validator ended before answering: {}", lines.join("")))
+                }
+                Ok(_) => {}
+                Err(e) => return Err(format!("cannot read the validator: {e}")),
+            }
+            let v = serde_json::from_str::<serde_json::Value>(&l).ok();
+            if let Some(n) = v.as_ref().and_then(|v| v.get("done")).and_then(|d| d.as_u64()) {
+                return Ok((lines, n));
+            }
+            lines.push(l);
+        }
+    }
+
+    /// The message for a worker that failed with `why`: its exit status and stderr.
+    fn failure(mut self, why: String) -> String {
+        drop(self.stdin);
+        let status = match self.child.wait() {
+            Ok(s) => s.to_string(),
+            Err(e) => format!("unknown exit ({e})"),
+        };
+        // The process has ended, so its stderr is at EOF and the drain thread ends.
+        let _ = self.drain.join();
+        let err = self.stderr.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        format!("validator: {why}\n(node {status})\n{err}")
+    }
+}
+
+/// Runs the validator on `files` (a pooled `--stdin` process); returns its JSON lines, or
+/// fails with its report when any file has an error, could not be validated, or the process
+/// died (it is then dropped; the next trial spawns a new one).
 fn validate(files: &[PathBuf]) -> Result<String, Failed> {
-    // The validator walks the node tree recursively: a 10 000-deep chain (ufbx
-    // `synthetic_id_collision`) overflows node's default 984 KB stack. 4000 KB stays below the
-    // usual 8 MB main-thread limit.
-    let out = Command::new("node")
-        .arg("--stack-size=4000")
-        .arg(script())
-        .args(files)
-        .env("KEYSCENE_NODE_MODULES", node_modules())
-        .output()
-        .map_err(|e| format!("cannot run node: {e}"))?;
-    let report = String::from_utf8_lossy(&out.stdout).into_owned();
-    if !out.status.success() {
-        return Err(format!("validator: {report}{}", String::from_utf8_lossy(&out.stderr)).into());
+    let pooled = POOL.lock().unwrap_or_else(|e| e.into_inner()).pop();
+    let mut worker = match pooled {
+        Some(w) => w,
+        None => Worker::spawn()?,
+    };
+    let (lines, done) = match worker.request(files) {
+        Ok(answer) => answer,
+        Err(why) => return Err(worker.failure(why).into()),
+    };
+    POOL.lock().unwrap_or_else(|e| e.into_inner()).push(worker);
+    let report = lines.concat();
+    let failed = lines.len() != files.len()
+        || done != files.len() as u64
+        || lines.iter().any(|l| match serde_json::from_str::<serde_json::Value>(l) {
+            Ok(v) => v.get("error").is_some() || v["errors"].as_u64() != Some(0),
+            Err(_) => true,
+        });
+    if failed {
+        return Err(format!("validator: {report}").into());
     }
     Ok(report)
 }

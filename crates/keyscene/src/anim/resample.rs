@@ -370,6 +370,37 @@ pub fn turn_seeds(track: &RotationTrack, range: (f64, f64), budget: usize) -> Ve
     out
 }
 
+/// The [`turn_seeds`] of the rotation channels of node `k` and, unless `own_only`, of every
+/// ancestor (`channels`: [`crate::anim::channels_by_node`]), over `range`: what a writer
+/// seeds a node's sampler with when its written transform turns with its ancestors' turns
+/// (a matrix relative to a parent that is not the node's own, an aim helper), so that a
+/// whole turn between two seeds cannot hide from the error test. Unsorted; the walk stops
+/// after as many steps as there are nodes (a cycle in the parents is not followed).
+pub fn ancestry_turn_seeds(
+    scene: &crate::scene::Scene,
+    channels: &[Vec<&ChannelTarget>],
+    k: usize,
+    range: (f64, f64),
+    own_only: bool,
+) -> Vec<f64> {
+    let mut seeds = Vec::new();
+    let mut at = Some(k);
+    let mut depth = 0;
+    while let Some(i) = at {
+        for c in channels.get(i).map_or(&[][..], Vec::as_slice) {
+            if let ChannelTarget::Rotation(r) = c {
+                seeds.extend(turn_seeds(r, range, ADAPTIVE_BUDGET / 2));
+            }
+        }
+        at = if own_only { None } else { scene.nodes.get(i).and_then(|n| n.parent) };
+        depth += 1;
+        if depth > scene.nodes.len() {
+            break;
+        }
+    }
+    seeds
+}
+
 /// The cuts of [`turn_seeds`] for one track whose segments turn `turn(a, b)` radians.
 fn segment_cuts<T>(
     t: &Track<T>,

@@ -274,20 +274,7 @@ fn seeds(
     own: bool,
 ) -> Vec<f64> {
     let mut seeds = line.grid.clone();
-    let mut at = Some(k);
-    let mut depth = 0;
-    while let Some(i) = at {
-        for c in &channels[i] {
-            if let ChannelTarget::Rotation(r) = c {
-                seeds.extend(resample::turn_seeds(r, line.range, resample::ADAPTIVE_BUDGET / 2));
-            }
-        }
-        at = if own { None } else { scene.nodes[i].parent };
-        depth += 1;
-        if depth > scene.nodes.len() {
-            break;
-        }
-    }
+    seeds.extend(resample::ancestry_turn_seeds(scene, channels, k, line.range, own));
     seeds.sort_by(f64::total_cmp);
     seeds.dedup_by(|b, a| *b - *a < resample::MERGE);
     seeds

@@ -62,9 +62,8 @@ impl Curve<Trs> for TrsParts {
 }
 
 /// The seeds of target `k` (scene nodes, then aim helpers) beyond the grid: the turn cuts
-/// ([`resample::turn_seeds`]) of the rotation channels of its node and every ancestor, whose
-/// turns all move its glTF local transform, so that a whole turn between two grid samples
-/// cannot hide from the error test.
+/// of the rotation channels of its node and every ancestor ([`resample::ancestry_turn_seeds`]),
+/// whose turns all move its glTF local transform.
 pub(super) fn turn_cuts(
     scene: &Scene,
     helpers: &[Helper],
@@ -73,19 +72,8 @@ pub(super) fn turn_cuts(
     range: (f64, f64),
 ) -> Vec<f64> {
     let n = scene.nodes.len();
-    let mut at = Some(if k < n { k } else { helpers[k - n].node });
-    let mut cuts = Vec::new();
-    let mut depth = 0;
-    while let Some(i) = at.filter(|_| depth <= n) {
-        for c in channels.get(i).map_or(&[][..], Vec::as_slice) {
-            if let ChannelTarget::Rotation(r) = c {
-                cuts.extend(resample::turn_seeds(r, range, resample::ADAPTIVE_BUDGET / 2));
-            }
-        }
-        at = scene.nodes[i].parent;
-        depth += 1;
-    }
-    cuts
+    let node = if k < n { k } else { helpers[k - n].node };
+    resample::ancestry_turn_seeds(scene, channels, node, range, false)
 }
 
 /// Target `k`'s grid samples (`frames`, sorted, and the parts at each) refined by

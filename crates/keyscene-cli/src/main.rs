@@ -439,6 +439,7 @@ fn run(cli: Cli, matches: &ArgMatches) -> Result<(), CliError> {
             settings.resample_fps = gltf.resample_fps;
             settings.cubic_spline = gltf.cubic_spline;
             settings.compress = gltf.compress;
+            settings.tolerance = gltf.tolerance;
             let sub = matches.subcommand_matches("convert").expect("convert was parsed");
             // Given on the command line, not clap's default of 4.
             settings.max_influences = (sub.value_source("max_influences")

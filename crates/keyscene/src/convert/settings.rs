@@ -56,6 +56,9 @@ pub struct Settings {
     pub compress: bool,
     /// `--max-influences N`: glTF, joint influences kept per vertex (default 4).
     pub max_influences: Option<usize>,
+    /// `--tolerance R`: glTF, the animation error bound relative to the scene size (default
+    /// 1e-4; [`crate::formats::gltf::WriteOptions::tolerance`]).
+    pub tolerance: Option<f64>,
     /// `--fps N`: 3DA, the key frame rate written (default: the animation's own).
     pub fps: Option<f64>,
     /// `--axes max|source`: 3DA, the axes written (default `max`).
@@ -117,6 +120,7 @@ impl Settings {
         "cubic_spline",
         "compress",
         "max_influences",
+        "tolerance",
         "fps",
         "axes",
         "fbx_version",
@@ -129,7 +133,7 @@ impl Settings {
 
     /// Sets the option `name` (a [`Settings::NAMES`] entry) to `value`, parsed as the command
     /// line parses its word: flags take [`Value::Bool`]; `frame`, `time`, `resample_fps`,
-    /// `fps` a number; `animation` an index, or a name (then it sets `stack`);
+    /// `tolerance`, `fps` a number; `animation` an index, or a name (then it sets `stack`);
     /// `max_influences` and `fbx_version` a whole number; `up` an axis word (`x` … `-z`),
     /// `units` a unit word (`m`, `cm`, `mm`, `in`, `ft`, `unitless`) or a number of metres per
     /// unit, `space` `AXIS_up_UNIT`, `axes` `max` or `source`, `stack`/`bind_pose` a name.
@@ -189,6 +193,7 @@ impl Settings {
             "cubic_spline" => self.cubic_spline = flag()?,
             "compress" => self.compress = flag()?,
             "max_influences" => self.max_influences = Some(whole()? as usize),
+            "tolerance" => self.tolerance = Some(number()?),
             "fps" => self.fps = Some(number()?),
             "axes" => self.axes = Some(parse_3da_axes(&word()?).map_err(|e| bad(&e))?),
             "fbx_version" => {
@@ -237,6 +242,7 @@ impl Settings {
             self.cubic_spline,
             self.compress,
             self.max_influences.is_some(),
+            self.tolerance.is_some(),
             self.fps.is_some(),
             self.axes.is_some(),
             self.fbx_version.is_some(),
@@ -289,7 +295,7 @@ impl Settings {
     /// is the source's recorded name ([`crate::output::source_name`]).
     ///
     /// Errors: [`Error::Option`] for a resample rate or 3DA rate that is not a positive
-    /// number, or `max_influences` 0.
+    /// number, a tolerance not in (0, 1], or `max_influences` 0.
     pub fn options(&self, source: Option<String>) -> Result<ConvertOptions, Error> {
         let (up, units) = match self.space {
             Some((a, u)) => (Some(a), Some(u)),
@@ -326,6 +332,15 @@ impl Settings {
             g.cubic_spline = self.cubic_spline;
             g.compress = self.compress;
             g.max_influences = max_influences;
+            if let Some(t) = self.tolerance {
+                if !(t > 0.0 && t <= 1.0) {
+                    return Err(Error::Option(format!(
+                        "--tolerance {t}: expected a number above 0 and at most 1 (relative \
+                         to the scene size)"
+                    )));
+                }
+                g.tolerance = t;
+            }
             g.source_axes = up.map(AxisSystem::right_handed_with_up);
             g.source_metres_per_unit = metres_per_unit;
         }
@@ -516,7 +531,7 @@ mod tests {
         assert_eq!(e, "--fbx-version 7300: expected 7400 or 7500");
         let e = s.set("embed", Value::Int(1)).unwrap_err().to_string();
         assert_eq!(e, "--embed 1: expected true or false");
-        assert_eq!(Settings::NAMES.len(), s.given().len() + 19);
+        assert_eq!(Settings::NAMES.len(), s.given().len() + 20);
     }
 
     #[test]
@@ -543,6 +558,21 @@ mod tests {
         assert!(s.options(None).unwrap().gltf.cubic_spline);
         #[cfg(feature = "gltf")]
         assert!(!Settings::default().options(None).unwrap().gltf.cubic_spline);
+    }
+
+    #[test]
+    #[cfg(feature = "gltf")]
+    fn tolerance_reaches_the_gltf_writer_within_zero_to_one() {
+        let mut s = Settings::default();
+        assert_eq!(s.options(None).unwrap().gltf.tolerance, 1e-4);
+        s.set("tolerance", Value::Float(0.01)).unwrap();
+        assert_eq!(s.options(None).unwrap().gltf.tolerance, 0.01);
+        assert!(s.check(OutputFormat::Fbx).unwrap_err().to_string().starts_with("--tolerance"));
+        for bad in [0.0, -1e-4, 1.5, f64::NAN, f64::INFINITY] {
+            let s = Settings { tolerance: Some(bad), ..Settings::default() };
+            let e = s.options(None).unwrap_err().to_string();
+            assert!(e.contains("--tolerance") && e.contains("at most 1"), "{e}");
+        }
     }
 
     #[test]

@@ -249,6 +249,17 @@ pub struct WriteOptions {
     /// curves resampled like the others, what every client plays right (Blender's importer
     /// does not import `CUBICSPLINE` tangents as glTF defines them).
     pub cubic_spline: bool,
+    /// The animation error bound, relative to the scene size
+    /// ([`crate::anim::resample::scene_size`]; CLI `--tolerance`): resampled channels are
+    /// sampled until LINEAR chords stay within it at every frame and between frames, and keys
+    /// that LINEAR interpolation reproduces within a tenth of it are dropped, as
+    /// gltf-transform's `resample` does with its `tolerance`. Default
+    /// [`crate::anim::resample::TOLERANCE`] (1e-4, the corpus checks' bound); larger values
+    /// trade exactness for fewer keys (FBX2glTF's knight.fbx is off by 6.2e-2 of the scene
+    /// size, docs/gltf.md "Size and exactness"). Must be finite and in (0, 1]: [`write`](fn@write)
+    /// refuses other values. Rotations are measured by their effect at the scene size from the
+    /// pivot. Source keys glTF holds exactly are kept as they are.
+    pub tolerance: f64,
     /// Quantize vertex attributes (`KHR_mesh_quantization`) and compress vertex, index, skin and
     /// animation buffer views with meshopt (`EXT_meshopt_compression`, both required, with a
     /// fallback buffer without data, as gltfpack does; CLI `--compress`). Positions stay within
@@ -288,6 +299,7 @@ impl Default for WriteOptions {
             container: Container::Glb,
             resample_fps: None,
             cubic_spline: false,
+            tolerance: crate::anim::resample::TOLERANCE,
             compress: false,
             convert_axes: true,
             source_axes: None,

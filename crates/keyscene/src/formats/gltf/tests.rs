@@ -4,7 +4,7 @@ use glam::{DMat4, DQuat, DVec3};
 
 use super::*;
 use crate::anim::{Animation, Channel, ChannelTarget, Interpolation, Key, Time, Track};
-use crate::scene::{AxisSystem, Mesh, Node, NodeKind, Scene};
+use crate::scene::{AxisSystem, Mesh, MorphTarget, Node, NodeKind, Scene};
 
 /// One triangle (0,0,0) (1,0,0) (0,1,0) on a node at (1,2,3), in a Z-up scene.
 fn triangle_scene() -> Scene {
@@ -265,7 +265,7 @@ fn malformed_input_is_an_error_not_a_panic() {
 /// influence, so it follows "m"), with one morph target moving vertex 0 by +Z. The bone turns
 /// 0 → 90° about Z over frames 0–10 (linear), the target's DeformPercent goes 0 → 50.
 fn skinned_morph_scene() -> Scene {
-    use crate::scene::{MorphTarget, Skin, SkinJoint};
+    use crate::scene::{Skin, SkinJoint};
     let mut s = triangle_scene();
     s.meta.axes = AxisSystem::Y_UP_RIGHT_HANDED;
     s.meshes[0].positions = vec![DVec3::X, DVec3::new(2.0, 0.0, 0.0), DVec3::new(1.0, 1.0, 0.0)];
@@ -874,4 +874,118 @@ fn phong_and_plain_gltf_materials_take_no_pbr_path() {
     let without = write(&s, &WriteOptions::default()).unwrap();
     assert_eq!(with.main, without.main);
     assert!(read_glb(&without.main).materials[0].pbr.is_none());
+}
+
+/// The JSON chunk of a GLB.
+fn glb_json(glb: &[u8]) -> serde_json::Value {
+    let len = u32::from_le_bytes(glb[12..16].try_into().unwrap()) as usize;
+    serde_json::from_slice(&glb[20..20 + len]).unwrap()
+}
+
+#[test]
+fn morph_deltas_are_sparse_where_that_is_fewer_bytes() {
+    // "lift" moves vertex 0 only and has no normal deltas; "all" moves every vertex and its
+    // normals. glTF 2.0 §3.6.2.3: a sparse accessor over zeros holds "lift" (one u8 index,
+    // 4 bytes padded, and one VEC3: 16 bytes, against 36 dense); its zero normals too (one
+    // element at least, §5.1.6: vertex 0's zero); "all" stays dense.
+    let mut s = skinned_morph_scene();
+    let all = vec![DVec3::new(0.0, 0.0, 2.0), DVec3::new(0.0, 1.0, 0.0), DVec3::new(1.0, 0.0, 0.0)];
+    s.meshes[0].morph_targets.push(MorphTarget {
+        name: "all".into(),
+        position_deltas: all.clone(),
+        normal_deltas: Some(vec![glam::Vec3::X; 3]),
+        ..MorphTarget::default()
+    });
+    let file = write(&s, &WriteOptions::default()).unwrap();
+    let j = glb_json(&file.main);
+    let targets = &j["meshes"][0]["primitives"][0]["targets"];
+    let acc = |t: usize, a: &str| &j["accessors"][targets[t][a].as_u64().unwrap() as usize];
+    let lift = acc(0, "POSITION");
+    assert!(lift.get("bufferView").is_none(), "{lift}");
+    assert_eq!(lift["sparse"]["count"], 1);
+    assert_eq!(lift["sparse"]["indices"]["componentType"], 5121);
+    assert_eq!(lift["min"], serde_json::json!([0.0, 0.0, 0.0]));
+    assert_eq!(lift["max"], serde_json::json!([0.0, 0.0, 1.0]));
+    let zero_normals = acc(0, "NORMAL");
+    assert!(zero_normals.get("bufferView").is_none());
+    assert_eq!(zero_normals["sparse"]["count"], 1);
+    assert_eq!(zero_normals["count"], 3);
+    assert!(acc(1, "POSITION").get("bufferView").is_some());
+    assert!(acc(1, "POSITION").get("sparse").is_none());
+    // Read back: every delta as it was.
+    let back = read_glb(&file.main);
+    let mesh = back.meshes.iter().find(|m| m.morph_targets.len() == 2).unwrap();
+    assert_eq!(mesh.morph_targets[0].position_deltas, vec![DVec3::Z, DVec3::ZERO, DVec3::ZERO]);
+    assert_eq!(mesh.morph_targets[1].position_deltas, all);
+    let zero = Some(vec![glam::Vec3::ZERO; 3]);
+    assert!(
+        mesh.morph_targets[0].normal_deltas.is_none()
+            || mesh.morph_targets[0].normal_deltas == zero
+    );
+}
+
+#[test]
+fn tolerance_bounds_the_error_between_frames_and_looser_writes_fewer_keys() {
+    // The triangle (rest bounding box: largest coordinate 1, so the scene size is 1) moves
+    // along a TCB path over 5 units and turns 3 rad about Z in 20 frames: both resampled.
+    // Each part is within the tolerance of its own measure (docs/gltf.md, Animation): the
+    // rotation's at the scene size (1), the translation's at the farthest coordinate it
+    // reaches (5), so a vertex is within 6 × the tolerance, between frames too.
+    let mut s = triangle_scene();
+    s.meta.axes = AxisSystem::Y_UP_RIGHT_HANDED;
+    s.nodes[0].transform.translation = DVec3::ZERO;
+    let tcb = Interpolation::Tcb(crate::anim::Tcb::default());
+    let key = |frame: f64, value: DVec3| Key { frame, value, interpolation: tcb.clone() };
+    let keys = vec![
+        key(0.0, DVec3::ZERO),
+        key(10.0, DVec3::X * 5.0),
+        key(20.0, DVec3::new(5.0, 5.0, 0.0)),
+    ];
+    let tcb_rot = |frame: f64, a: f64| Key {
+        frame,
+        value: DQuat::from_rotation_z(a),
+        interpolation: Interpolation::Tcb(crate::anim::Tcb::default()),
+    };
+    let rot = vec![tcb_rot(0.0, 0.0), tcb_rot(8.0, 1.0), tcb_rot(20.0, 3.0)];
+    s.animations.push(Animation {
+        name: "take".into(),
+        fps: 30.0,
+        frame_range: (0.0, 20.0),
+        channels: vec![
+            Channel { node: 0, target: ChannelTarget::Translation(Track::new(keys)) },
+            Channel {
+                node: 0,
+                target: ChannelTarget::Rotation(crate::anim::RotationTrack::Quat(Track::new(rot))),
+            },
+        ],
+    });
+    let mut counts = Vec::new();
+    for tolerance in [1e-4, 1e-2] {
+        let opts = WriteOptions { tolerance, ..WriteOptions::default() };
+        let file = write(&s, &opts).unwrap();
+        let j = glb_json(&file.main);
+        let keys: u64 = j["animations"][0]["samplers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|sm| {
+                j["accessors"][sm["input"].as_u64().unwrap() as usize]["count"].as_u64().unwrap()
+            })
+            .sum();
+        counts.push(keys);
+        let back = read_glb(&file.main);
+        let m = back.nodes.iter().position(|n| n.mesh.is_some()).unwrap();
+        for q in 0..=80 {
+            let f = f64::from(q) / 4.0;
+            let want = s.evaluate(Some(0), Time::Frame(f)).world_positions(&s, 0);
+            let got = back.evaluate(Some(0), Time::Seconds(f / 30.0)).world_positions(&back, m);
+            for (g, w) in got.iter().zip(&want) {
+                let bound = 6.0 * tolerance;
+                assert!((*g - *w).length() <= bound, "{tolerance}: frame {f}: {g} vs {w}");
+            }
+        }
+    }
+    assert!(counts[1] * 2 < counts[0], "keys at 1e-4 and 1e-2: {counts:?}");
+    let bad = WriteOptions { tolerance: 0.0, ..WriteOptions::default() };
+    assert!(write(&s, &bad).unwrap_err().to_string().contains("tolerance 0"));
 }

@@ -32,6 +32,8 @@ struct AnimContext<'a> {
     morph_nodes: &'a [(usize, usize)],
     /// [`WriteOptions::cubic_spline`].
     cubic_spline: bool,
+    /// [`WriteOptions::tolerance`]: the error bound relative to the scene size.
+    tolerance: f64,
 }
 
 /// One animation's sample frames.
@@ -47,6 +49,8 @@ struct Timeline {
     /// Whether a resampling rate was asked for: then the grid's samples are written as they
     /// are (the rate asked for), not reduced.
     every_sample: bool,
+    /// The error bound relative to the scene size ([`WriteOptions::tolerance`]).
+    tolerance: f64,
     /// Every channel's key frames (the grid samples them too).
     keys: Vec<Vec<f64>>,
     /// The shared grid, made on first use ([`Timeline::frames`]): a scene whose every target
@@ -120,6 +124,7 @@ impl Out {
             helpers: &written.helpers,
             morph_nodes: &morph_nodes,
             cubic_spline: opts.cubic_spline,
+            tolerance: opts.tolerance,
         };
         let mut pending = Vec::new();
         for a in 0..scene.animations.len() {
@@ -160,7 +165,7 @@ impl Out {
         let anim = &scene.animations[a];
         let place = format!("animation {a} \"{}\"", anim.name);
         self.unsupported_channels(scene, a, &place);
-        let line = timeline(anim, resample_fps);
+        let line = timeline(anim, resample_fps, ctx.tolerance);
         let rests: Vec<(DVec3, DQuat, DVec3)> = ctx
             .rest
             .trs
@@ -208,8 +213,9 @@ impl Out {
                     let pose = refine_pose.get_or_insert_with(|| PartialPose::new(scene, Some(a)));
                     let cuts = refine::turn_cuts(scene, ctx.helpers, &node_channels, k, line.range);
                     let grid = (line.frames(), parts);
+                    let sizes = (size, tsize, line.tolerance);
                     let (frames, parts, c) =
-                        refine::refine(scene, ctx.helpers, pose, k, grid, cuts, (size, tsize));
+                        refine::refine(scene, ctx.helpers, pose, k, grid, cuts, sizes);
                     capped += usize::from(c);
                     grid_outputs(&node, &line, (&frames, parts), &mut outputs);
                 } else {
@@ -298,9 +304,10 @@ fn parent_scale(scene: &Scene, ctx: &AnimContext, k: usize) -> f64 {
     }
 }
 
-/// The thinning bound of [`super::channels`] at the scene size `size`.
-fn thin_eps(size: f64) -> f64 {
-    THIN_SHARE * resample::TOLERANCE * size
+/// The thinning bound of [`super::channels`] at the scene size `size` and the relative
+/// tolerance `tolerance` ([`WriteOptions::tolerance`]).
+fn thin_eps(size: f64, tolerance: f64) -> f64 {
+    THIN_SHARE * tolerance * size
 }
 
 /// The channels of target `node` whose part moves, from its samples at `frames` (the shared
@@ -316,11 +323,11 @@ fn grid_outputs(
 ) {
     let (k, (rt, rr, rs)) = (node.k, node.rest);
     // With a resampling rate asked for, every sample is kept: thinning to 0 below.
-    let eps = if line.every_sample { -1.0 } else { thin_eps(node.size) };
+    let eps = if line.every_sample { -1.0 } else { thin_eps(node.size, line.tolerance) };
     let bound = (node.size, eps, line.fps);
     let v3 = |v: DVec3| v.as_vec3().to_array();
     if tr.iter().any(|&t| v3(t) != v3(rt)) {
-        let eps = if line.every_sample { -1.0 } else { thin_eps(node.tsize) };
+        let eps = if line.every_sample { -1.0 } else { thin_eps(node.tsize, line.tolerance) };
         let tbound = (node.tsize, eps, line.fps);
         let r = thin_vec3((frames[..tr.len()].to_vec(), tr), rt, false, tbound);
         outputs.push(linear(k, Property::Translation, r, v3(rt)));
@@ -352,13 +359,13 @@ fn linear<const N: usize>(k: usize, path: Property, r: Reduced<N>, rest: [f32; N
 /// A keyed sampler as a channel: LINEAR keys reduced like resampled ones (the keys are the
 /// source curve, so a dropped key is within the bound of it), STEP keys without repeats,
 /// CUBICSPLINE keys as they are. `rest` is the part's rest value as written; `size` the scene
-/// size.
+/// size, `tolerance` the bound relative to it ([`WriteOptions::tolerance`]).
 fn keyed_channel<const N: usize>(
     k: usize,
     path: Property,
     keyed: Keyed<N>,
     rest: [f32; N],
-    size: f64,
+    (size, tolerance): (f64, f64),
 ) -> Channel {
     let Keyed { interpolation, mut times, mut values } = keyed;
     let at_rest = |values: &[[f32; N]]| {
@@ -370,7 +377,7 @@ fn keyed_channel<const N: usize>(
     } else if interpolation == Interpolation::Linear && times.len() > 1 {
         let frames: Vec<f64> = times.iter().map(|&t| f64::from(t)).collect();
         // Times are seconds here: the fps that turns them back into seconds is 1.
-        let bound = (size, thin_eps(size), 1.0);
+        let bound = (size, thin_eps(size, tolerance), 1.0);
         let r = if N == 4 {
             let q: Vec<DQuat> =
                 values.iter().map(|v| DQuat::from_slice(&v.map(f64::from))).collect();
@@ -444,13 +451,13 @@ fn own_outputs(
                     .filter(|keys| cubic_ok(keys.interpolation))
                     .map(|keys| {
                         keys.moves(|v| *v == v3(r))
-                            .then(|| keyed_channel(k, path, keys, v3(r), size))
+                            .then(|| keyed_channel(k, path, keys, v3(r), (size, line.tolerance)))
                     })
             }
             _ => keyed_rotation(channels, line.range, line.fps).map(|keys| {
                 let (r, n) = (quat_f32(rest.1), quat_f32(-rest.1));
                 keys.moves(|q| *q == r || *q == n)
-                    .then(|| keyed_channel(k, path, keys, r, node.size))
+                    .then(|| keyed_channel(k, path, keys, r, (node.size, line.tolerance)))
             }),
         };
         let written = match written {
@@ -480,7 +487,7 @@ fn own_outputs(
 /// from its own channels' `samplers` ([`crate::anim::resample`]): from `seeds` (every frame,
 /// key and jump lead; a rotation's with its key segments cut by their turn,
 /// [`resample::turn_seeds`]), split where the LINEAR chord (slerp for the rotation) strays more
-/// than `(1 − THIN_SHARE) ×` [`resample::TOLERANCE`] × the scene size
+/// than `(1 − THIN_SHARE) ×` the tolerance ([`WriteOptions::tolerance`]) × the scene size
 /// ([`resample::adaptive`]; a translation's against the larger of the scene size and the
 /// farthest coordinate it reaches at its seeds), then reduced to the samples the chord needs
 /// within the rest of the tolerance ([`thin_vec3`], [`thin_rotation`]). A LINEAR channel,
@@ -495,8 +502,8 @@ fn adaptive_channel(
     line: &Timeline,
 ) -> Option<(Channel, bool)> {
     let (k, size, rest) = (node.k, node.size, node.rest);
-    let tol = (1.0 - THIN_SHARE) * resample::TOLERANCE * size;
-    let bound = (size, thin_eps(size), line.fps);
+    let tol = (1.0 - THIN_SHARE) * line.tolerance * size;
+    let bound = (size, thin_eps(size, line.tolerance), line.fps);
     let budget = resample::ADAPTIVE_BUDGET;
     let at = |f: f64| own_parts(scene, k, samplers, f);
     let v3 = |v: DVec3| v.as_vec3().to_array();
@@ -533,7 +540,7 @@ fn adaptive_channel(
             .map(|p| p.1.abs().max_element())
             .filter(|r| r.is_finite())
             .fold(tsize, f64::max);
-        let tol = (1.0 - THIN_SHARE) * resample::TOLERANCE * reach;
+        let tol = (1.0 - THIN_SHARE) * line.tolerance * reach;
         resample::adaptive_from(points, |f| at(f).0, &resample::Positions, tol, budget)
     } else {
         resample::adaptive(seeds, |f| at(f).2, &resample::Scales { size }, tol, budget)
@@ -543,7 +550,11 @@ fn adaptive_channel(
         return None;
     }
     let path = if part == 0 { Property::Translation } else { Property::Scale };
-    let bound = if part == 0 { (node.tsize, thin_eps(node.tsize), line.fps) } else { bound };
+    let bound = if part == 0 {
+        (node.tsize, thin_eps(node.tsize, line.tolerance), line.fps)
+    } else {
+        bound
+    };
     let red = thin_vec3((s.frames, s.values), r, part == 2, bound);
     Some((linear(k, path, red, v3(r)), s.capped))
 }
@@ -585,7 +596,7 @@ fn morph_outputs<'s>(
                 .filter(|l| l.is_finite())
                 .fold(0.0, f64::max);
             let reach = refine::target_reach(mesh, scale);
-            let tol = (1.0 - THIN_SHARE) * resample::TOLERANCE * *size;
+            let tol = (1.0 - THIN_SHARE) * line.tolerance * *size;
             let mut at = |f: f64| {
                 pose.set_frame(f);
                 deform::gltf_weights(mesh, &pose.morph_weights(m))
@@ -688,7 +699,7 @@ struct OwnNode<'c> {
 /// samples it at every frame, or every `fps / resample_fps` frames, with every key and the
 /// instant before every jump ([`keep::sample_frames`]; of frames that fall on one `f32` time
 /// the first is kept), made when first asked for.
-fn timeline(anim: &Animation, resample_fps: Option<f64>) -> Timeline {
+fn timeline(anim: &Animation, resample_fps: Option<f64>, tolerance: f64) -> Timeline {
     let fps = if anim.fps.is_finite() && anim.fps > 0.0 { anim.fps } else { THREE_DS_FPS };
     // Without a rate asked for, the grid samples every half frame: its chords are then tested
     // by the thinning at frames and half frames, and a player looking at any frame or quarter
@@ -702,7 +713,7 @@ fn timeline(anim: &Animation, resample_fps: Option<f64>) -> Timeline {
     let anchor = if anim.frame_range.0.is_finite() { anim.frame_range.0.min(start) } else { start };
     let every_sample = resample_fps.is_some();
     let grid = std::cell::OnceCell::new();
-    Timeline { fps, range: (start, end), anchor, step, every_sample, keys, grid }
+    Timeline { fps, range: (start, end), anchor, step, every_sample, tolerance, keys, grid }
 }
 
 /// The samples that need the evaluated scene: of the targets whose glTF TRS is not their own

@@ -143,6 +143,102 @@ impl Out {
         self.accessor(view, data.len(), json::accessor::ComponentType::F32, type_, min, max)
     }
 
+    /// A morph target's VEC3 deltas (positions or normals, one per vertex of the primitive)
+    /// in the smallest form glTF 2.0 gives them (§3.6.2.3, sparse accessors), read back the
+    /// same by every conforming client: a sparse accessor over zeros (no buffer view; strictly
+    /// increasing vertex indices, then the non-zero deltas — vertex 0's zero when none is
+    /// non-zero) when that is fewer bytes than every delta, else dense ([`Self::floats`]). Blend shapes move a
+    /// few vertices of a mesh, and a target without normals carries zero normal deltas, so
+    /// most targets are sparse or empty. `min_max`: the bounds of all deltas, zeros included
+    /// (the spec requires them on POSITION).
+    pub(super) fn deltas(
+        &mut self,
+        data: &[[f32; 3]],
+        min_max: bool,
+    ) -> json::Index<json::Accessor> {
+        use json::accessor::{sparse, ComponentType, IndexComponentType, Type};
+        let mut moved: Vec<u32> =
+            (0..data.len()).filter(|&i| data[i] != [0.0; 3]).map(|i| i as u32).collect();
+        if moved.is_empty() && !data.is_empty() {
+            // A sparse accessor has at least one element (§5.1.6, `count` ≥ 1), and an
+            // accessor without a buffer view or sparse data, though zeros by the spec, is
+            // refused by the Rust `gltf` crate (Bevy's loader): vertex 0's zero delta.
+            moved.push(0);
+        }
+        let (index_size, index_type) = match data.len() {
+            n if n <= 1 << 8 => (1, IndexComponentType(ComponentType::U8)),
+            n if n <= 1 << 16 => (2, IndexComponentType(ComponentType::U16)),
+            _ => (4, IndexComponentType(ComponentType::U32)),
+        };
+        let sparse_bytes = (moved.len() * index_size).next_multiple_of(4) + moved.len() * 12;
+        if moved.is_empty() || sparse_bytes >= data.len() * 12 {
+            let vb = Some(json::buffer::Target::ArrayBuffer);
+            return self.floats(data, Type::Vec3, vb, min_max);
+        }
+        let sparse = {
+            let indices = self.view_filled(moved.len() * index_size, None, |bin| {
+                for &i in &moved {
+                    bin.extend_from_slice(&i.to_le_bytes()[..index_size]);
+                }
+            });
+            let values = self.view_filled(moved.len() * 12, None, |bin| {
+                for &i in &moved {
+                    for x in data[i as usize] {
+                        bin.extend_from_slice(&x.to_le_bytes());
+                    }
+                }
+            });
+            sparse::Sparse {
+                count: USize64(moved.len() as u64),
+                indices: sparse::Indices {
+                    buffer_view: indices,
+                    byte_offset: USize64(0),
+                    component_type: Valid(index_type),
+                    extensions: None,
+                    extras: Default::default(),
+                },
+                values: sparse::Values {
+                    buffer_view: values,
+                    byte_offset: USize64(0),
+                    extensions: None,
+                    extras: Default::default(),
+                },
+                extensions: None,
+                extras: Default::default(),
+            }
+        };
+        let (min, max) = if min_max {
+            let mut lo = [f32::INFINITY; 3];
+            let mut hi = [f32::NEG_INFINITY; 3];
+            for v in data {
+                for k in 0..3 {
+                    lo[k] = lo[k].min(v[k]);
+                    hi[k] = hi[k].max(v[k]);
+                }
+            }
+            (Some(json::Value::from(lo.to_vec())), Some(json::Value::from(hi.to_vec())))
+        } else {
+            (None, None)
+        };
+        json::Index::push(
+            &mut self.root.accessors,
+            json::Accessor {
+                buffer_view: None,
+                byte_offset: None,
+                count: USize64(data.len() as u64),
+                component_type: Valid(json::accessor::GenericComponentType(ComponentType::F32)),
+                extensions: None,
+                extras: Default::default(),
+                type_: Valid(Type::Vec3),
+                min,
+                max,
+                name: None,
+                normalized: false,
+                sparse: Some(sparse),
+            },
+        )
+    }
+
     /// Float accessors over one new buffer view (no target, no stride), one per part in order:
     /// (floats, type, components per element, whether it takes min/max). Each part starts at
     /// a multiple of 4 bytes, as glTF asks of a float accessor's offset (§3.6.2.4). One view

@@ -181,15 +181,19 @@ fn find(parent: &mut [usize], mut i: usize) -> usize {
 }
 
 impl Doc<'_> {
-    /// An accessor's float components (`F32`, no sparse) and its components per element.
+    /// An accessor's float components (`F32`) and its components per element; a sparse one
+    /// over zeros (no buffer view: the writer's morph deltas) as its dense elements.
     fn floats(&self, a: json::Index<json::Accessor>) -> Option<(Vec<f32>, usize)> {
         let acc = self.root.accessors.get(a.value())?;
         let float = matches!(acc.component_type, Valid(GenericComponentType(ComponentType::F32)));
-        if acc.sparse.is_some() || !float {
+        if !float {
             return None;
         }
         let Valid(t) = acc.type_ else { return None };
         let n = t.multiplicity();
+        if let Some(sparse) = &acc.sparse {
+            return self.sparse_floats(acc, sparse, n).map(|v| (v, n));
+        }
         let view = acc.buffer_view?.value();
         let stride = self.root.buffer_views[view].byte_stride.map_or(n * 4, |s| s.0);
         let bytes = self.views.get(view)?;
@@ -203,6 +207,40 @@ impl Doc<'_> {
             }
         }
         Some((out, n))
+    }
+
+    /// The dense elements of a sparse float accessor `acc` over zeros (`n` components each);
+    /// `None` for one over a buffer view or with data out of bounds.
+    fn sparse_floats(
+        &self,
+        acc: &json::Accessor,
+        sparse: &json::accessor::sparse::Sparse,
+        n: usize,
+    ) -> Option<Vec<f32>> {
+        if acc.buffer_view.is_some() {
+            return None;
+        }
+        let mut out = vec![0.0f32; acc.count.0 as usize * n];
+        let Valid(json::accessor::IndexComponentType(ct)) = sparse.indices.component_type else {
+            return None;
+        };
+        let size = ct.size();
+        let idx = self.views.get(sparse.indices.buffer_view.value())?;
+        let vals = self.views.get(sparse.values.buffer_view.value())?;
+        let (i0, v0) =
+            (sparse.indices.byte_offset.0 as usize, sparse.values.byte_offset.0 as usize);
+        for j in 0..sparse.count.0 as usize {
+            let b = idx.get(i0 + j * size..i0 + (j + 1) * size)?;
+            let mut word = [0u8; 4];
+            word[..size].copy_from_slice(b);
+            let i = u32::from_le_bytes(word) as usize;
+            for k in 0..n {
+                let at = v0 + (j * n + k) * 4;
+                let b = vals.get(at..at + 4)?;
+                *out.get_mut(i * n + k)? = f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+            }
+        }
+        Some(out)
     }
 
     /// Points accessor `a` at a new vertex buffer view holding `data` (elements `stride` bytes
@@ -233,6 +271,7 @@ impl Doc<'_> {
         self.views.push(data);
         let acc = &mut self.root.accessors[a.value()];
         acc.buffer_view = Some(view);
+        acc.sparse = None;
         acc.byte_offset = None;
         acc.component_type = Valid(GenericComponentType(ct));
         acc.normalized = normalized;

@@ -140,12 +140,10 @@ impl Out {
             let targets = data
                 .iter()
                 .map(|d| {
-                    use json::accessor::Type;
-                    let vb = Some(json::buffer::Target::ArrayBuffer);
-                    let positions = Some(self.floats(&d.positions, Type::Vec3, vb, true));
+                    let positions = Some(self.deltas(&d.positions, true));
                     let normals = with_normals.then(|| {
                         let zero = vec![[0.0; 3]; d.positions.len()];
-                        self.floats(d.normals.as_ref().unwrap_or(&zero), Type::Vec3, vb, false)
+                        self.deltas(d.normals.as_ref().unwrap_or(&zero), false)
                     });
                     json::mesh::MorphTarget { positions, normals, tangents: None }
                 })

@@ -48,8 +48,9 @@ pub(crate) use textures::uri_encode;
 
 /// Converts `scene` to glTF in memory (see the module docs for every conversion rule).
 ///
-/// Fails only when the result cannot be represented (a GLB over 4 GiB) or serialised; what is
-/// converted inexactly or left out is reported in [`GltfFile::warnings`].
+/// Fails only when the result cannot be represented (a GLB over 4 GiB) or serialised, or
+/// [`WriteOptions::tolerance`] is not in (0, 1]; what is converted inexactly or left out is
+/// reported in [`GltfFile::warnings`].
 pub fn write(scene: &Scene, opts: &WriteOptions) -> Result<GltfFile, Error> {
     build(scene, opts)?.into_file()
 }
@@ -57,6 +58,12 @@ pub fn write(scene: &Scene, opts: &WriteOptions) -> Result<GltfFile, Error> {
 /// [`write`] stopped before the GLB is packed, so that [`save`] can stream it.
 fn build(scene: &Scene, opts: &WriteOptions) -> Result<Built, Error> {
     scene.validate().map_err(|e| Error::Write(format!("inconsistent scene: {e}")))?;
+    if !(opts.tolerance > 0.0 && opts.tolerance <= 1.0) {
+        let t = opts.tolerance;
+        return Err(Error::Write(format!(
+            "tolerance {t}: expected a number above 0 and at most 1 (relative to the scene size)"
+        )));
+    }
     let mut out = Out::new(opts.container.clone());
     out.influence_sets = opts.max_influences.max(1).div_ceil(4);
     out.embed = opts.embed;

@@ -77,8 +77,9 @@ pub(super) fn turn_cuts(
 }
 
 /// Target `k`'s grid samples (`frames`, sorted, and the parts at each) refined by
-/// [`resample::adaptive_from`] with [`TrsParts`] to `(1 − THIN_SHARE) ×`
-/// [`resample::TOLERANCE`] × `size` (the thinning that follows takes the rest), from the grid
+/// [`resample::adaptive_from`] with [`TrsParts`] to `(1 − THIN_SHARE) × tolerance × size`
+/// (`tolerance`: [`crate::formats::gltf::WriteOptions::tolerance`]; the thinning that follows
+/// takes the rest), from the grid
 /// samples and the `cuts` (evaluated here) as seeds; new samples come from `pose`
 /// ([`partial_local`]). `tsize`: the scene size in the translation's units. Returns the
 /// frames, the parts (rotations in one hemisphere after another) and whether the budget
@@ -91,7 +92,7 @@ pub(super) fn refine(
     k: usize,
     (frames, (tr, ro, sc)): (&[f64], (Vec<DVec3>, Vec<DQuat>, Vec<DVec3>)),
     mut cuts: Vec<f64>,
-    (size, tsize): (f64, f64),
+    (size, tsize, tolerance): (f64, f64, f64),
 ) -> (Vec<f64>, (Vec<DVec3>, Vec<DQuat>, Vec<DVec3>), bool) {
     let mut at = |f: f64| {
         pose.set_frame(f);
@@ -114,7 +115,7 @@ pub(super) fn refine(
         .filter(|r| r.is_finite())
         .fold(tsize, f64::max);
     let curve = TrsParts { size, reach: if reach > 0.0 { reach } else { 1.0 } };
-    let tol = (1.0 - THIN_SHARE) * resample::TOLERANCE * size;
+    let tol = (1.0 - THIN_SHARE) * tolerance * size;
     let s = resample::adaptive_from(points, at, &curve, tol, resample::ADAPTIVE_BUDGET);
     let (mut tr, mut ro, mut sc) = (Vec::new(), Vec::new(), Vec::new());
     for (t, r, sv) in s.values {

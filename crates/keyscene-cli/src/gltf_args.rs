@@ -42,4 +42,14 @@ pub struct GltfArgs {
     /// exactly are kept.
     #[arg(long, value_name = "R", help_heading = "glTF output")]
     pub tolerance: Option<f64>,
+    /// glTF: leave out the mesh of every node hidden throughout (at rest and in every written
+    /// animation), as Blender's "Visible Objects" and FBX2glTF do; the node stays. Default:
+    /// hidden meshes are written hidden (KHR_node_visibility).
+    #[arg(long, help_heading = "glTF output")]
+    pub visible_only: bool,
+    /// glTF: write the _KEYSCENE_VERTEX attribute (each vertex's index in the source mesh, 4
+    /// bytes a vertex), from which keyscene's reader restores the source vertex order. Default:
+    /// not written (no other client reads it).
+    #[arg(long, help_heading = "glTF output")]
+    pub source_vertex_ids: bool,
 }

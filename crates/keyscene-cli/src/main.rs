@@ -440,6 +440,8 @@ fn run(cli: Cli, matches: &ArgMatches) -> Result<(), CliError> {
             settings.cubic_spline = gltf.cubic_spline;
             settings.compress = gltf.compress;
             settings.tolerance = gltf.tolerance;
+            settings.visible_only = gltf.visible_only;
+            settings.source_vertex_ids = gltf.source_vertex_ids;
             let sub = matches.subcommand_matches("convert").expect("convert was parsed");
             // Given on the command line, not clap's default of 4.
             settings.max_influences = (sub.value_source("max_influences")

@@ -1465,7 +1465,7 @@ fn settings(py: Python<'_>, kw: Option<&Bound<'_, PyDict>>) -> PyResult<Settings
 /// .fbx, .3ds, .usda, .usdz). Options, by the command line's names with `_` for `-`: `frame`, `time`,
 /// `animation` (index or name), `stack`, `up`, `units`, `space`, `no_extrapolation`,
 /// `bind_pose`, `transform_skin`, `embed`, `no_animation`, `resample_fps`, `cubic_spline`,
-/// `compress`, `max_influences`, `tolerance`, `fps`, `axes`, `fbx_version`, `fbx_ascii`, `fbx_keep_pivots`, `triangulate`,
+/// `compress`, `max_influences`, `tolerance`, `visible_only`, `source_vertex_ids`, `fps`, `axes`, `fbx_version`, `fbx_ascii`, `fbx_keep_pivots`, `triangulate`,
 /// `no_copy_textures`, `force` (docs/cli.md). An option that does not apply to the output
 /// format is refused, as by the CLI.
 ///

@@ -37,7 +37,10 @@ use common::lib3ds;
 use common::try_vec3 as vec3;
 
 fn glb_round(scene: &Scene) -> Result<Scene, String> {
-    let file = gltf::write(scene, &gltf::WriteOptions::default()).map_err(|e| e.to_string())?;
+    // With `_KEYSCENE_VERTEX`: the GLB's meshes keep the source vertex order.
+    let mut opts = gltf::WriteOptions::default();
+    opts.source_vertex_ids = true;
+    let file = gltf::write(scene, &opts).map_err(|e| e.to_string())?;
     Ok(gltf::read(&file.main, &ReadOptions::default()).map_err(|e| e.to_string())?.0)
 }
 

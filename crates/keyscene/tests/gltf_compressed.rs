@@ -189,6 +189,8 @@ fn write_and_compare(
     gltf: bool,
 ) -> Result<Vec<PathBuf>, String> {
     let mut opts = WriteOptions::default();
+    // The plain file keeps the source vertex order (`_KEYSCENE_VERTEX`) to compare by index.
+    opts.source_vertex_ids = true;
     let plain = keyscene::formats::gltf::write(scene, &opts).map_err(|e| format!("write: {e}"))?;
     opts.compress = true;
     let glb = dir.join(format!("{name}.glb"));

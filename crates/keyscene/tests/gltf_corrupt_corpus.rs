@@ -343,9 +343,10 @@ fn trial(name: String, corpus: &Option<std::path::PathBuf>, rel: String, seed: u
         let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
         let (scene, _) = keyscene::load_bytes(&bytes, Some(&path), &Default::default())
             .map_err(|e| format!("{rel}: {e}"))?;
-        let glb = gltf::write(&scene, &gltf::WriteOptions::default())
-            .map_err(|e| format!("{rel}: writing GLB: {e}"))?
-            .main;
+        // With `_KEYSCENE_VERTEX`, so that its reader is corrupted too.
+        let mut opts = gltf::WriteOptions::default();
+        opts.source_vertex_ids = true;
+        let glb = gltf::write(&scene, &opts).map_err(|e| format!("{rel}: writing GLB: {e}"))?.main;
         if glb.len() > MAX_BYTES {
             eprintln!("{rel}: GLB of {} bytes not corrupted (over {MAX_BYTES})", glb.len());
             return Ok(());

@@ -68,6 +68,8 @@ fn check(path: &Path) -> Result<bool, Failed> {
     // Without the axis root the read-back scene is in the source's axes and unit; the
     // animation channels are the same as with it (the root is static).
     let mut opts = WriteOptions::default();
+    // Compared by source vertex index (`_KEYSCENE_VERTEX`).
+    opts.source_vertex_ids = true;
     opts.convert_axes = false;
     let glb = write(&src, &opts).map_err(|e| e.to_string())?;
     let (back, _) =

@@ -49,10 +49,18 @@ use libtest_mimic::{Failed, Trial};
 use common::lib3ds;
 use common::try_vec3 as vec3;
 
+/// The writer's defaults with `_KEYSCENE_VERTEX` ([`WriteOptions::source_vertex_ids`]): the
+/// read-back meshes are compared with the source by vertex index.
+fn ids() -> WriteOptions {
+    let mut o = WriteOptions::default();
+    o.source_vertex_ids = true;
+    o
+}
+
 fn check(corpus: &Path, reference: &Path) -> Result<(), Failed> {
     let (refj, file) = lib3ds::load(corpus, reference)?;
     let (src, _) = keyscene::load(&file).map_err(|e| format!("{}: {e}", file.display()))?;
-    let glb = write(&src, &WriteOptions::default()).map_err(|e| e.to_string())?;
+    let glb = write(&src, &ids()).map_err(|e| e.to_string())?;
     let (back, _) =
         read(&glb.main, &keyscene::ReadOptions::default()).map_err(|e| e.to_string())?;
     let anim = (!back.animations.is_empty()).then_some(0);
@@ -133,7 +141,7 @@ fn check_synthetic(
     tol: f64,
 ) -> Result<(), Failed> {
     let src = src.clone();
-    let mut opts = WriteOptions::default();
+    let mut opts = ids();
     opts.resample_fps = resample_fps;
     let glb = write(&src, &opts).map_err(|e| e.to_string())?;
     let (back, _) =
@@ -236,7 +244,7 @@ fn check_fbx(corpus: &Path, oracles: &Path, row: &RefRow, out_dir: &Path, k: usi
         "y_up_cm" => src.axis_unit_conversion(AxisSystem::Y_UP_RIGHT_HANDED, Some(0.01)),
         other => return Outcome::Fail(format!("unknown conversion {other}")),
     };
-    let glb = match write(&src, &WriteOptions::default()) {
+    let glb = match write(&src, &ids()) {
         Ok(g) => g,
         Err(e) => return Outcome::Fail(format!("write: {e}")),
     };

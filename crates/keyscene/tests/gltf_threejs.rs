@@ -90,6 +90,8 @@ fn prepare(
     let glb = dir.join(format!("{stem}.glb"));
     let mut opts = WriteOptions::default();
     opts.compress = compress;
+    // lib3ds's sample vertices are found by source index (`_KEYSCENE_VERTEX`).
+    opts.source_vertex_ids = true;
     save(&scene, &glb, &opts).map_err(|e| e.to_string())?;
     let samples = refj["samples"].as_array().ok_or("reference without samples")?;
     let times: Vec<f64> =
@@ -307,6 +309,8 @@ fn prepare_fbx(row: &mut FbxRow, dir: &Path) -> Result<Value, &'static str> {
     }
     let mut opts = WriteOptions::default();
     opts.compress = row.compress;
+    // Source vertices are found by index (`_KEYSCENE_VERTEX`).
+    opts.source_vertex_ids = true;
     let file = keyscene::formats::gltf::write(&scene, &opts).map_err(|_| "glTF write fails")?;
     let has = |s: &str| file.main.windows(s.len()).any(|w| w == s.as_bytes());
     if !scene.skins.is_empty() && !has("\"skins\"") {

@@ -105,7 +105,7 @@ impl OutputFormat {
 /// The options and the [`ConvertOptions`] fields they set: `frame`, `time`,
 /// `no_extrapolation`, `bind_pose`, `transform_skin`, and for OBJ `up`/`units`/`space`:
 /// [`ConvertOptions::pose`]; `up`/`units`/`space` for glTF and USD (the *source's* axes and unit; [`ConvertOptions::usd`]),
-/// `embed`, `no_animation`, `resample_fps`, `cubic_spline`, `compress`, `max_influences`, `tolerance`: [`ConvertOptions::gltf`];
+/// `embed`, `no_animation`, `resample_fps`, `cubic_spline`, `compress`, `max_influences`, `tolerance`, `visible_only`, `source_vertex_ids`: [`ConvertOptions::gltf`];
 /// `fps`, `axes`: [`ConvertOptions::three_da`]; `fbx_version`, `fbx_ascii`, `fbx_keep_pivots`, `triangulate`, and
 /// `embed` for FBX: [`ConvertOptions::fbx`] (`triangulate` for USD: [`ConvertOptions::usd`]); `no_copy_textures`:
 /// [`ConvertOptions::copy_textures`].
@@ -133,6 +133,8 @@ pub const APPLIES_TO: &[(&str, &[OutputFormat], &str)] = {
         ("compress", &[Gltf, Glb], ""),
         ("max_influences", &[Gltf, Glb], ""),
         ("tolerance", &[Gltf, Glb], ""),
+        ("visible_only", &[Gltf, Glb], ""),
+        ("source_vertex_ids", &[Gltf, Glb], ""),
         ("fps", &[ThreeDa], ""),
         ("fbx_version", &[Fbx], ""),
         ("fbx_ascii", &[Fbx], ""),

@@ -59,6 +59,12 @@ pub struct Settings {
     /// `--tolerance R`: glTF, the animation error bound relative to the scene size (default
     /// 1e-4; [`crate::formats::gltf::WriteOptions::tolerance`]).
     pub tolerance: Option<f64>,
+    /// `--visible-only`: glTF, leave out meshes hidden throughout
+    /// ([`crate::formats::gltf::WriteOptions::visible_only`]).
+    pub visible_only: bool,
+    /// `--source-vertex-ids`: glTF, write `_KEYSCENE_VERTEX`
+    /// ([`crate::formats::gltf::WriteOptions::source_vertex_ids`]).
+    pub source_vertex_ids: bool,
     /// `--fps N`: 3DA, the key frame rate written (default: the animation's own).
     pub fps: Option<f64>,
     /// `--axes max|source`: 3DA, the axes written (default `max`).
@@ -121,6 +127,8 @@ impl Settings {
         "compress",
         "max_influences",
         "tolerance",
+        "visible_only",
+        "source_vertex_ids",
         "fps",
         "axes",
         "fbx_version",
@@ -194,6 +202,8 @@ impl Settings {
             "compress" => self.compress = flag()?,
             "max_influences" => self.max_influences = Some(whole()? as usize),
             "tolerance" => self.tolerance = Some(number()?),
+            "visible_only" => self.visible_only = flag()?,
+            "source_vertex_ids" => self.source_vertex_ids = flag()?,
             "fps" => self.fps = Some(number()?),
             "axes" => self.axes = Some(parse_3da_axes(&word()?).map_err(|e| bad(&e))?),
             "fbx_version" => {
@@ -243,6 +253,8 @@ impl Settings {
             self.compress,
             self.max_influences.is_some(),
             self.tolerance.is_some(),
+            self.visible_only,
+            self.source_vertex_ids,
             self.fps.is_some(),
             self.axes.is_some(),
             self.fbx_version.is_some(),
@@ -331,6 +343,8 @@ impl Settings {
             g.resample_fps = self.resample_fps;
             g.cubic_spline = self.cubic_spline;
             g.compress = self.compress;
+            g.visible_only = self.visible_only;
+            g.source_vertex_ids = self.source_vertex_ids;
             g.max_influences = max_influences;
             if let Some(t) = self.tolerance {
                 if !(t > 0.0 && t <= 1.0) {
@@ -531,7 +545,7 @@ mod tests {
         assert_eq!(e, "--fbx-version 7300: expected 7400 or 7500");
         let e = s.set("embed", Value::Int(1)).unwrap_err().to_string();
         assert_eq!(e, "--embed 1: expected true or false");
-        assert_eq!(Settings::NAMES.len(), s.given().len() + 20);
+        assert_eq!(Settings::NAMES.len(), s.given().len() + 22);
     }
 
     #[test]

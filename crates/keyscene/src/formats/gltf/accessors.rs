@@ -126,6 +126,9 @@ pub(super) fn check(
     let element = acc.size();
     if let Some(view) = acc.view() {
         view_bytes(&view, buffers, acc.offset(), count, element, &what)?;
+    } else if acc.offset() != 0 {
+        // §5.1 accessor.byteOffset: "MUST NOT be defined when bufferView is undefined".
+        return Err(format!("{what}: byteOffset {} without a bufferView", acc.offset()));
     }
     if let Some(sparse) = acc.sparse() {
         let k = sparse.count();

@@ -179,8 +179,9 @@ pub const AXIS_ROOT_NAME: &str = "keyscene axis conversion";
 /// joints of a skin the common root glTF requires, when they lie in separate trees.
 pub const JOINT_ROOT_NAME: &str = "keyscene root";
 
-/// The vertex attribute holding each glTF vertex's index in the source mesh (written for
-/// meshes under 2^24 vertices, exact in f32; read back to restore the source vertex order).
+/// The vertex attribute holding each glTF vertex's index in the source mesh (written with
+/// [`WriteOptions::source_vertex_ids`] for meshes under 2^24 vertices, exact in f32; read back
+/// to restore the source vertex order).
 pub const SOURCE_VERTEX_ATTRIBUTE: &str = "_KEYSCENE_VERTEX";
 
 /// Width ÷ height assumed for a camera whose source states no aspect, to turn 3DS's horizontal
@@ -260,6 +261,18 @@ pub struct WriteOptions {
     /// refuses other values. Rotations are measured by their effect at the scene size from the
     /// pivot. Source keys glTF holds exactly are kept as they are.
     pub tolerance: f64,
+    /// Leave out the mesh of every node hidden throughout: at rest and at every sample of
+    /// every written animation (CLI `--visible-only`, as Blender's exporter's "Visible
+    /// Objects" and FBX2glTF, which never writes a hidden mesh); the node stays (its children
+    /// and animation do), and a warning names the meshes left out. Default `false`: hidden
+    /// meshes are written hidden (`KHR_node_visibility`).
+    pub visible_only: bool,
+    /// Write [`SOURCE_VERTEX_ATTRIBUTE`] (`_KEYSCENE_VERTEX`, 4 bytes a vertex), from which
+    /// keyscene's reader restores the source vertex order (CLI `--source-vertex-ids`), for
+    /// a GLB that keyscene reads back to compare or convert by vertex index. Default `false`:
+    /// no other client uses it (FBX2glTF, gltfpack and Blender write nothing like it), and it
+    /// was a tenth of a static mesh's bytes (issue 36 §4). Not written with [`Self::compress`].
+    pub source_vertex_ids: bool,
     /// Quantize vertex attributes (`KHR_mesh_quantization`) and compress vertex, index, skin and
     /// animation buffer views with meshopt (`EXT_meshopt_compression`, both required, with a
     /// fallback buffer without data, as gltfpack does; CLI `--compress`). Positions stay within
@@ -300,6 +313,8 @@ impl Default for WriteOptions {
             resample_fps: None,
             cubic_spline: false,
             tolerance: crate::anim::resample::TOLERANCE,
+            visible_only: false,
+            source_vertex_ids: false,
             compress: false,
             convert_axes: true,
             source_axes: None,

@@ -989,3 +989,44 @@ fn tolerance_bounds_the_error_between_frames_and_looser_writes_fewer_keys() {
     let bad = WriteOptions { tolerance: 0.0, ..WriteOptions::default() };
     assert!(write(&s, &bad).unwrap_err().to_string().contains("tolerance 0"));
 }
+
+#[test]
+fn visible_only_leaves_out_meshes_hidden_throughout() {
+    // Three triangles: "shown"; "hidden" (hidden, no animation shows it); "appears" (hidden
+    // at rest, a hide track shows it at frame 5). Only "hidden"'s mesh is left out.
+    let mut s = triangle_scene();
+    for name in ["hidden", "appears"] {
+        let mut n = s.nodes[0].clone();
+        n.name = name.into();
+        n.hidden = true;
+        n.children.clear();
+        s.nodes.push(n);
+        let i = s.nodes.len() - 1;
+        s.attach(i, None);
+    }
+    s.nodes[0].name = "shown".into();
+    let key = |frame: f64, value: bool| Key { frame, value, interpolation: Interpolation::Step };
+    s.animations.push(Animation {
+        name: "take".into(),
+        fps: 30.0,
+        frame_range: (0.0, 10.0),
+        channels: vec![Channel {
+            node: 2,
+            target: ChannelTarget::Hidden(Track::new(vec![key(0.0, true), key(5.0, false)])),
+        }],
+    });
+    let mesh_of = |j: &serde_json::Value, name: &str| {
+        let nodes = j["nodes"].as_array().unwrap();
+        nodes.iter().find(|n| n["name"] == name).unwrap().get("mesh").is_some()
+    };
+    let all = write(&s, &WriteOptions::default()).unwrap();
+    let j = glb_json(&all.main);
+    assert!(mesh_of(&j, "shown") && mesh_of(&j, "hidden") && mesh_of(&j, "appears"));
+    let opts = WriteOptions { visible_only: true, ..WriteOptions::default() };
+    let some = write(&s, &opts).unwrap();
+    let j = glb_json(&some.main);
+    assert!(mesh_of(&j, "shown") && !mesh_of(&j, "hidden") && mesh_of(&j, "appears"));
+    let w: Vec<String> = some.warnings.iter().map(ToString::to_string).collect();
+    assert!(w.iter().any(|w| w.contains("\"hidden\"") && w.contains("--visible-only")), "{w:?}");
+    assert_eq!(w.len(), 1, "{w:?}");
+}

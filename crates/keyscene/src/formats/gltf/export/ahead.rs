@@ -48,13 +48,16 @@ pub(super) struct Ahead {
 }
 
 impl Ahead {
-    /// The meshes of `scene`'s nodes in node order, none built yet.
-    pub(super) fn new(scene: &Scene) -> Ahead {
+    /// The meshes of `scene`'s nodes in node order (but those of nodes `left_out` marks),
+    /// none built yet.
+    pub(super) fn new(scene: &Scene, left_out: &[bool]) -> Ahead {
         let mut seen = std::collections::HashSet::new();
         let order = scene
             .nodes
             .iter()
-            .filter_map(|node| {
+            .zip(left_out)
+            .filter(|(_, out)| !**out)
+            .filter_map(|(node, _)| {
                 let (key, bake) = mesh_key(node)?;
                 seen.insert(key).then_some((key, bake))
             })

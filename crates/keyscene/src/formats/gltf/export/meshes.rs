@@ -207,7 +207,7 @@ impl Out {
             attributes
                 .insert(Valid(Semantic::Tangents), self.floats(tangents, Type::Vec4, vb, false));
         }
-        if p.source_vertices.iter().all(|&v| v < MAX_EXACT_F32_INT) {
+        if self.source_vertex_ids && p.source_vertices.iter().all(|&v| v < MAX_EXACT_F32_INT) {
             let ids: Vec<[f32; 1]> = p.source_vertices.iter().map(|&v| [v as f32]).collect();
             let semantic = Semantic::Extras(SOURCE_VERTEX_ATTRIBUTE[1..].to_string());
             attributes.insert(Valid(semantic), self.floats(&ids, Type::Scalar, vb, false));

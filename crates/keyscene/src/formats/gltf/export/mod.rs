@@ -68,12 +68,16 @@ fn build(scene: &Scene, opts: &WriteOptions) -> Result<Built, Error> {
     out.influence_sets = opts.max_influences.max(1).div_ceil(4);
     out.embed = opts.embed;
     out.compress = opts.compress;
+    out.source_vertex_ids = opts.source_vertex_ids;
     out.root.asset.generator = Some(format!("keyscene {}", env!("CARGO_PKG_VERSION")));
     let base = out.root_node(scene, opts);
     let rest = nodes::Rest::new(scene);
-    let written = out.nodes(scene, base, &rest);
     out.visibility =
         visibility::States::new(scene, &rest.pose.hidden, opts.only_animation, opts.animations);
+    let left_out: Vec<bool> = (0..scene.nodes.len())
+        .map(|i| opts.visible_only && out.visibility.hidden_throughout(scene, i, &rest.pose.hidden))
+        .collect();
+    let written = out.nodes(scene, base, &rest, &left_out);
     out.rest_visibility(scene, base, &rest);
     out.scene(scene, base);
     if opts.animations {
@@ -186,6 +190,8 @@ struct Out {
     embed: bool,
     /// Quantize and meshopt-compress the finished document ([`compress`]).
     compress: bool,
+    /// Write `_KEYSCENE_VERTEX` ([`WriteOptions::source_vertex_ids`]).
+    source_vertex_ids: bool,
     /// `KHR_animation_pointer` channels, added to the JSON by `finish`
     /// ([`visibility`]: gltf-json cannot hold them).
     pointer_channels: Vec<visibility::PointerChannel>,
@@ -209,6 +215,7 @@ impl Out {
             mesh_info: HashMap::new(),
             embed: false,
             compress: false,
+            source_vertex_ids: false,
             pointer_channels: Vec::new(),
             visibility: visibility::States::default(),
         }

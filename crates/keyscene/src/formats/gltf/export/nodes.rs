@@ -93,14 +93,21 @@ impl Out {
     }
 
     /// Pushes a glTF node per scene node (glTF index `base + i`) and the aim helpers after
-    /// them, with meshes, cameras, lights, skins and children.
-    pub(super) fn nodes(&mut self, scene: &Scene, base: usize, rest: &Rest) -> Written {
+    /// them, with meshes (but those of nodes `left_out` marks, with a warning), cameras,
+    /// lights, skins and children.
+    pub(super) fn nodes(
+        &mut self,
+        scene: &Scene,
+        base: usize,
+        rest: &Rest,
+        left_out: &[bool],
+    ) -> Written {
         let n = scene.nodes.len();
         let mut children: Vec<Vec<json::Index<json::Node>>> = vec![Vec::new(); n];
         let mut helpers: Vec<Helper> = Vec::new();
         let mut helper_nodes: Vec<json::Node> = Vec::new();
         let mut meshes = MeshCache::new();
-        let mut ahead = Ahead::new(scene);
+        let mut ahead = Ahead::new(scene, left_out);
         let mut mesh_nodes: Vec<(usize, json::Index<json::Mesh>)> = Vec::new();
         for (i, node) in scene.nodes.iter().enumerate() {
             let (t, r, s) = rest.trs[i];
@@ -109,7 +116,11 @@ impl Out {
                 ..Default::default()
             };
             set_trs(&mut g, t, r, s);
-            if let Some(ix) = self.node_mesh(scene, i, &rest.pose, &mut meshes, &mut ahead, &mut g)
+            if left_out[i] {
+                let what = "mesh hidden throughout: left out (--visible-only)";
+                self.warnings.push(warning(&format!("node \"{}\"", node.name), what));
+            } else if let Some(ix) =
+                self.node_mesh(scene, i, &rest.pose, &mut meshes, &mut ahead, &mut g)
             {
                 mesh_nodes.push((i, ix));
             }

@@ -119,6 +119,22 @@ impl States {
     }
 }
 
+impl States {
+    /// Whether node `i` is hidden at rest (`rest_hidden`) and in every written animation:
+    /// at each sample of one that drives visibility, by its own `hidden` flag in one that
+    /// does not ([`WriteOptions::visible_only`](crate::formats::gltf::WriteOptions::visible_only)).
+    pub(super) fn hidden_throughout(&self, scene: &Scene, i: usize, rest_hidden: &[bool]) -> bool {
+        rest_hidden.get(i).copied().unwrap_or(false)
+            && self.per_animation.iter().all(|(frames, states)| {
+                if frames.is_empty() {
+                    scene.nodes[i].hidden
+                } else {
+                    states.iter().all(|h| h.get(i).copied().unwrap_or(false))
+                }
+            })
+    }
+}
+
 /// Whether node `i` is hidden in `hidden` while one of its descendants shows.
 fn hides_shown(scene: &Scene, i: usize, hidden: &[bool]) -> bool {
     hidden.get(i).copied().unwrap_or(false) && shows_below(scene, i, hidden)

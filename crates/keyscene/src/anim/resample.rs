@@ -547,13 +547,15 @@ pub fn adaptive_from<V: Copy, C: Curve<V>>(
 
 /// The error test of [`adaptive`] for the interval from sample `a` to `b`: the interval to
 /// split, with its error and the source's value at its middle, or `None` when it is within
-/// `tol` or too short to split.
+/// `tol` or too short to split. With `exact` false the error is only compared with `tol`
+/// ([`Curve::error_above`]: the same intervals are split, and the error returned is at least
+/// `tol` but not the worst one), as depth-first splitting needs; the largest-first splitting of
+/// a capped channel orders intervals by their exact error.
 fn test_interval<V: Copy, C: Curve<V>>(
     a: (f64, V),
     b: (f64, V),
     source: &mut impl FnMut(f64) -> V,
-    curve: &C,
-    tol: f64,
+    (curve, tol, exact): (&C, f64, bool),
 ) -> Option<Interval<V>> {
     let span = b.0 - a.0;
     if span.is_nan() || span < 2.0 * min_span(a.0.abs().max(b.0.abs())) {
@@ -568,7 +570,8 @@ fn test_interval<V: Copy, C: Curve<V>>(
         if s == 0.5 {
             mid = v;
         }
-        let e = curve.error(curve.at(&chord, s), v);
+        let w = curve.at(&chord, s);
+        let e = if exact { curve.error(w, v) } else { curve.error_above(w, v, tol) };
         worst = worst.max(if e.is_finite() { e } else { 0.0 });
     }
     (worst > tol).then_some(Interval { error: worst, a, b, mid })
@@ -594,7 +597,7 @@ fn split_in_order<V: Copy, C: Curve<V>>(
     let mut stack = Vec::new();
     for w in points.windows(2) {
         out.push(w[0]);
-        if let Some(iv) = test_interval(w[0], w[1], source, curve, tol) {
+        if let Some(iv) = test_interval(w[0], w[1], source, (curve, tol, false)) {
             stack.push(Step::Split(iv));
         }
         while let Some(step) = stack.pop() {
@@ -610,8 +613,8 @@ fn split_in_order<V: Copy, C: Curve<V>>(
             }
             taken += 1;
             let m = (0.5 * (iv.a.0 + iv.b.0), iv.mid);
-            let first = test_interval(iv.a, m, source, curve, tol);
-            if let Some(second) = test_interval(m, iv.b, source, curve, tol) {
+            let first = test_interval(iv.a, m, source, (curve, tol, false));
+            if let Some(second) = test_interval(m, iv.b, source, (curve, tol, false)) {
                 stack.push(Step::Split(second));
             }
             stack.push(Step::Take(m));
@@ -636,7 +639,7 @@ fn split_by_error<V: Copy, C: Curve<V>>(
 ) -> (Vec<(f64, V)>, bool) {
     let mut heap = BinaryHeap::new();
     for w in points.windows(2) {
-        if let Some(iv) = test_interval(w[0], w[1], source, curve, tol) {
+        if let Some(iv) = test_interval(w[0], w[1], source, (curve, tol, true)) {
             heap.push(iv);
         }
     }
@@ -649,7 +652,7 @@ fn split_by_error<V: Copy, C: Curve<V>>(
         let m = (0.5 * (iv.a.0 + iv.b.0), iv.mid);
         points.push(m);
         for (a, b) in [(iv.a, m), (m, iv.b)] {
-            if let Some(child) = test_interval(a, b, source, curve, tol) {
+            if let Some(child) = test_interval(a, b, source, (curve, tol, true)) {
                 heap.push(child);
             }
         }

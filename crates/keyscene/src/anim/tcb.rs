@@ -500,8 +500,22 @@ mod q4 {
         [c[0] * sinom, c[1] * sinom, c[2] * sinom, om.cos()]
     }
 
-    /// `lib3ds_quat_slerp`: no flip to the short way.
-    pub fn slerp(a: Q, b: Q, t: f64) -> Q {
+    /// How [`slerp`] turns from `a` to `b`: what lib3ds' `lib3ds_quat_slerp` works out from
+    /// the two ends alone, before it looks at the fraction.
+    #[derive(Debug, Clone, Copy)]
+    pub enum Arc {
+        /// Through the angle `om` (radians, the arc cosine of the ends' dot product, clamped
+        /// to ±1) with its sine `sinom` (beyond `EPSILON`).
+        Turn { om: f64, sinom: f64 },
+        /// Ends so close that the sine is within `EPSILON` of 0: a linear blend.
+        Blend,
+        /// Opposite ends (dot product within `EPSILON` of −1): through the quaternion a
+        /// quarter turn from `a`.
+        Opposite,
+    }
+
+    /// The [`Arc`] from `a` to `b`.
+    pub fn arc(a: Q, b: Q) -> Arc {
         let mut l = dot(a, b);
         if 1.0 + l > EPSILON {
             if l.abs() > 1.0 {
@@ -509,33 +523,43 @@ mod q4 {
             }
             let om = l.acos();
             let sinom = om.sin();
-            let (sp, sq) = if sinom.abs() > EPSILON {
-                (((1.0 - t) * om).sin() / sinom, (t * om).sin() / sinom)
+            if sinom.abs() > EPSILON {
+                Arc::Turn { om, sinom }
             } else {
-                (1.0 - t, t)
-            };
-            [
-                sp * a[0] + sq * b[0],
-                sp * a[1] + sq * b[1],
-                sp * a[2] + sq * b[2],
-                sp * a[3] + sq * b[3],
-            ]
+                Arc::Blend
+            }
         } else {
-            let q = [-a[1], a[0], -a[3], a[2]];
-            let half = std::f64::consts::FRAC_PI_2;
-            let sp = ((1.0 - t) * half).sin();
-            let sq = (t * half).sin();
-            [
-                sp * a[0] + sq * q[0],
-                sp * a[1] + sq * q[1],
-                sp * a[2] + sq * q[2],
-                sp * a[3] + sq * q[3],
-            ]
+            Arc::Opposite
         }
     }
 
+    /// `lib3ds_quat_slerp`: no flip to the short way.
+    pub fn slerp(a: Q, b: Q, t: f64) -> Q {
+        slerp_on(a, b, arc(a, b), t)
+    }
+
+    /// [`slerp`] from `a` to `b` along their `arc` ([`arc`]`(a, b)`, worked out once for many
+    /// fractions `t`): the same operations on the same values, so the same bits.
+    pub fn slerp_on(a: Q, b: Q, arc: Arc, t: f64) -> Q {
+        let (b, sp, sq) = match arc {
+            Arc::Turn { om, sinom } => (b, ((1.0 - t) * om).sin() / sinom, (t * om).sin() / sinom),
+            Arc::Blend => (b, 1.0 - t, t),
+            Arc::Opposite => {
+                let half = std::f64::consts::FRAC_PI_2;
+                ([-a[1], a[0], -a[3], a[2]], ((1.0 - t) * half).sin(), (t * half).sin())
+            }
+        };
+        [sp * a[0] + sq * b[0], sp * a[1] + sq * b[1], sp * a[2] + sq * b[2], sp * a[3] + sq * b[3]]
+    }
+
     pub fn squad(a: Q, p: Q, q: Q, b: Q, t: f64) -> Q {
-        slerp(slerp(a, b, t), slerp(p, q, t), 2.0 * t * (1.0 - t))
+        squad_on(a, p, q, b, (arc(a, b), arc(p, q)), t)
+    }
+
+    /// [`squad`] with the arcs of its two outer slerps, `arc(a, b)` and `arc(p, q)`, worked out
+    /// beforehand: the same bits.
+    pub fn squad_on(a: Q, p: Q, q: Q, b: Q, (ab, pq): (Arc, Arc), t: f64) -> Q {
+        slerp(slerp_on(a, b, ab, t), slerp_on(p, q, pq, t), 2.0 * t * (1.0 - t))
     }
 }
 
@@ -594,31 +618,40 @@ fn quat_tangents(track: &Track<AxisAngle>, abs: &[q4::Q], i: usize) -> (q4::Q, q
 pub(crate) fn sample_relative(track: &Track<AxisAngle>, frame: f64) -> Option<DQuat> {
     track.keys.first()?;
     let abs = accumulate_raw(track);
-    sample_with(track, &abs, |i| quat_tangents(track, &abs, i), frame, None)
+    sample_with(track, &abs, |i| quat_tangents(track, &abs, i), None, frame, None)
 }
 
 /// A 3DS relative rotation track's keys accumulated into absolute orientations once, with
-/// every key's quaternion tangents ([`sample_relative`] accumulates the keys and works out
-/// the two tangents it needs at every sample), for sampling many frames.
+/// every key's quaternion tangents and every segment's slerp arcs ([`sample_relative`]
+/// accumulates the keys and works out the two tangents and the arcs it needs at every
+/// sample), for sampling many frames.
 #[derive(Debug, Clone)]
 pub(crate) struct Accumulated {
     abs: Vec<q4::Q>,
     /// Per key its incoming and outgoing tangent ([`quat_tangents`]).
     tangents: Vec<(q4::Q, q4::Q)>,
+    /// Per segment (key `i` to `i + 1`) the arcs of squad's two outer slerps: from key to key
+    /// and from key `i`'s outgoing tangent to key `i + 1`'s incoming one ([`q4::arc`]).
+    arcs: Vec<(q4::Arc, q4::Arc)>,
 }
 
 impl Accumulated {
-    /// The keys of `track` accumulated, and their tangents.
+    /// The keys of `track` accumulated, their tangents and the arcs between them.
     pub(crate) fn new(track: &Track<AxisAngle>) -> Accumulated {
         let abs = accumulate_raw(track);
-        let tangents = (0..abs.len()).map(|i| quat_tangents(track, &abs, i)).collect();
-        Accumulated { abs, tangents }
+        let tangents: Vec<_> = (0..abs.len()).map(|i| quat_tangents(track, &abs, i)).collect();
+        let arcs = abs
+            .windows(2)
+            .zip(tangents.windows(2))
+            .map(|(q, t)| (q4::arc(q[0], q[1]), q4::arc(t[0].1, t[1].0)))
+            .collect();
+        Accumulated { abs, tangents, arcs }
     }
 }
 
-/// [`sample_relative`] with the keys accumulated and their tangents worked out beforehand
-/// (`abs` from [`Accumulated::new`] of the same track), the key search starting at `cursor`
-/// ([`KeyCursor`]): the same value, bit for bit.
+/// [`sample_relative`] with the keys accumulated and their tangents and arcs worked out
+/// beforehand (`abs` from [`Accumulated::new`] of the same track), the key search starting at
+/// `cursor` ([`KeyCursor`]): the same value, bit for bit.
 pub(crate) fn sample_accumulated(
     track: &Track<AxisAngle>,
     abs: &Accumulated,
@@ -626,15 +659,17 @@ pub(crate) fn sample_accumulated(
     cursor: Option<&KeyCursor>,
 ) -> Option<DQuat> {
     track.keys.first()?;
-    sample_with(track, &abs.abs, |i| abs.tangents[i], frame, cursor)
+    sample_with(track, &abs.abs, |i| abs.tangents[i], Some(&abs.arcs), frame, cursor)
 }
 
 /// The value of `track` at `frame` from its accumulated keys `abs` and `tangents(i)`, key
-/// `i`'s incoming and outgoing tangents (the key search starting at `cursor`).
+/// `i`'s incoming and outgoing tangents, with each segment's arcs from `arcs` when given
+/// ([`Accumulated`], else worked out here; the key search starting at `cursor`).
 fn sample_with(
     track: &Track<AxisAngle>,
     abs: &[q4::Q],
     tangents: impl Fn(usize) -> (q4::Q, q4::Q),
+    arcs: Option<&[(q4::Arc, q4::Arc)]>,
     frame: f64,
     cursor: Option<&KeyCursor>,
 ) -> Option<DQuat> {
@@ -643,15 +678,17 @@ fn sample_with(
         Place::Between(i, u) => (i, u),
     };
     let (a, b) = (*abs.get(i)?, *abs.get(i + 1)?);
+    let arcs = arcs.and_then(|arcs| arcs.get(i));
     let q = match track.keys[i].interpolation {
         Interpolation::Step => a,
         Interpolation::StepNext if u > 0.0 => b,
         Interpolation::StepNext => a,
-        Interpolation::Linear => q4::slerp(a, b, u),
+        Interpolation::Linear => q4::slerp_on(a, b, arcs.map_or_else(|| q4::arc(a, b), |c| c.0), u),
         _ => {
             let (_, dd) = tangents(i);
             let (ds, _) = tangents(i + 1);
-            q4::squad(a, dd, ds, b, u)
+            let arcs = arcs.copied().unwrap_or_else(|| (q4::arc(a, b), q4::arc(dd, ds)));
+            q4::squad_on(a, dd, ds, b, arcs, u)
         }
     };
     Some(to_dquat(q))

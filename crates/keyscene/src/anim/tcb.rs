@@ -85,14 +85,60 @@ pub trait Vector:
 {
     /// The zero vector.
     const ZERO: Self;
+
+    /// Per key of a track its incoming and outgoing tangents, as the key search keeps them
+    /// for sampling many frames ([`Tangents`]). By default none are kept (they are worked out
+    /// at each sample).
+    fn into_tangents(t: Vec<(Self, Self)>) -> Tangents {
+        let _ = t;
+        Tangents::None
+    }
+
+    /// The tangents [`Vector::into_tangents`] made, when they are of this type.
+    fn of_tangents(t: &Tangents) -> Option<&[(Self, Self)]> {
+        let _ = t;
+        None
+    }
 }
 
 impl Vector for f64 {
     const ZERO: f64 = 0.0;
+    fn into_tangents(t: Vec<(f64, f64)>) -> Tangents {
+        Tangents::Scalar(t)
+    }
+    fn of_tangents(t: &Tangents) -> Option<&[(f64, f64)]> {
+        match t {
+            Tangents::Scalar(t) => Some(t),
+            _ => None,
+        }
+    }
 }
 
 impl Vector for DVec3 {
     const ZERO: DVec3 = DVec3::ZERO;
+    fn into_tangents(t: Vec<(DVec3, DVec3)>) -> Tangents {
+        Tangents::Vec3(t)
+    }
+    fn of_tangents(t: &Tangents) -> Option<&[(DVec3, DVec3)]> {
+        match t {
+            Tangents::Vec3(t) => Some(t),
+            _ => None,
+        }
+    }
+}
+
+/// Every key's incoming and outgoing tangents ([`vector_key_tangents`]) of one vector track,
+/// worked out once for sampling it at many frames (they depend on the keys alone, and a TCB
+/// segment needs two of them at every sample).
+#[derive(Debug, Clone, Default)]
+pub enum Tangents {
+    /// None kept: worked out at each sample.
+    #[default]
+    None,
+    /// Of a scalar track.
+    Scalar(Vec<(f64, f64)>),
+    /// Of a vector track.
+    Vec3(Vec<(DVec3, DVec3)>),
 }
 
 /// Where a frame falls in a track.
@@ -135,17 +181,27 @@ fn boundary<T>(keys: &[Key<T>], t: f64) -> Option<usize> {
 /// searches, since there the search's answer depends on its probes. The hint is atomic
 /// (relaxed) so that a shared [`super::ChannelSampler`] stays `Sync`: two threads sampling
 /// one track at once only spoil each other's hint.
+///
+/// A cursor of a vector track with TCB keys also keeps every key's tangents
+/// ([`KeyCursor::with_tangents`]), which TCB segments otherwise work out at every sample: the
+/// same operations on the same keys, so the same values.
 #[derive(Debug, Default)]
 pub(crate) struct KeyCursor {
     /// Whether the track's key frames are non-decreasing (none NaN).
     ordered: bool,
     /// The last [`boundary`] found (0 before the first sample).
     hint: AtomicUsize,
+    /// The track's key tangents, when kept.
+    tangents: Tangents,
 }
 
 impl Clone for KeyCursor {
     fn clone(&self) -> KeyCursor {
-        KeyCursor { ordered: self.ordered, hint: AtomicUsize::new(self.hint.load(Relaxed)) }
+        KeyCursor {
+            ordered: self.ordered,
+            hint: AtomicUsize::new(self.hint.load(Relaxed)),
+            tangents: self.tangents.clone(),
+        }
     }
 }
 
@@ -153,7 +209,18 @@ impl KeyCursor {
     /// A cursor for `track`, before its first sample.
     pub(crate) fn new<T>(track: &Track<T>) -> KeyCursor {
         let ordered = track.keys.windows(2).all(|w| w[0].frame <= w[1].frame);
-        KeyCursor { ordered, hint: AtomicUsize::new(0) }
+        KeyCursor { ordered, hint: AtomicUsize::new(0), tangents: Tangents::None }
+    }
+
+    /// [`KeyCursor::new`] for a vector track, with every key's tangents kept when a key is
+    /// TCB (one pair a key: memory in proportion to the track, as the keys themselves).
+    pub(crate) fn with_tangents<V: Vector>(track: &Track<V>) -> KeyCursor {
+        let mut c = KeyCursor::new(track);
+        if track.keys.iter().any(|k| matches!(k.interpolation, Interpolation::Tcb(_))) {
+            let t = (0..track.keys.len()).map(|i| key_tangents(track, i)).collect();
+            c.tangents = V::into_tangents(t);
+        }
+        c
     }
 
     /// [`boundary`]`(keys, t)`: the hint or one of its neighbours when the keys around it
@@ -337,6 +404,10 @@ pub(crate) fn sample_inside<V: Vector>(
     };
     let a = &track.keys[i];
     let b = &track.keys[i + 1];
+    // Key `j`'s tangents: kept by the cursor, else worked out.
+    let kept = cursor.and_then(|c| V::of_tangents(&c.tangents));
+    let tangents =
+        |j: usize| kept.and_then(|t| t.get(j).copied()).unwrap_or_else(|| key_tangents(track, j));
     match &a.interpolation {
         Interpolation::Step => Some(a.value),
         Interpolation::StepNext => Some(if u > 0.0 { b.value } else { a.value }),
@@ -347,13 +418,13 @@ pub(crate) fn sample_inside<V: Vector>(
             let span = b.frame - a.frame;
             let tb = match &b.interpolation {
                 Interpolation::Hermite { in_tangent, .. } => *in_tangent,
-                _ => key_tangents(track, i + 1).0,
+                _ => tangents(i + 1).0,
             };
             Some(hermite(a.value, *out_tangent * span, tb * span, b.value, u))
         }
         Interpolation::Tcb(_) => {
-            let (_, dd) = key_tangents(track, i);
-            let (ds, _) = key_tangents(track, i + 1);
+            let (_, dd) = tangents(i);
+            let (ds, _) = tangents(i + 1);
             Some(hermite(a.value, dd, ds, b.value, u))
         }
         Interpolation::Bezier { out_slope, out_weight, .. } => {

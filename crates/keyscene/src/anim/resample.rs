@@ -1471,6 +1471,48 @@ mod tests {
     }
 
     #[test]
+    fn a_chord_s_middle_is_within_the_bound_only_when_its_slerp_is() {
+        // Chords from 1e-9 rad to a quarter turn, sources around the middle at distances just
+        // under, at and over the bound: whenever `middle_within` says yes, the error of the
+        // slerp's middle (what the error test measures otherwise) is within the bound.
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            seed = seed
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (seed >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let (mut yes, mut no) = (0, 0);
+        for i in 0..3000 {
+            let euler = |r: f64| r * std::f64::consts::TAU - std::f64::consts::PI;
+            let a =
+                DQuat::from_euler(glam::EulerRot::XYZ, euler(next()), euler(next()), euler(next()));
+            let axis = DVec3::new(next() - 0.5, next() - 0.5, next() - 0.5).normalize();
+            let turn = std::f64::consts::FRAC_PI_2 * 10f64.powf(-9.0 * next());
+            let b = a * DQuat::from_axis_angle(axis, turn);
+            // The other sign of `b` is the same rotation: the chord flips it back.
+            let b = if i % 3 == 0 { -b } else { b };
+            let off = DVec3::new(next() - 0.5, next() - 0.5, next() - 0.5).normalize();
+            let v = SlerpChord::new(a, b).at(0.5) * DQuat::from_axis_angle(off, 1e-4 * next());
+            for size in [1.0, 1e-3, 250.0] {
+                let curve = Rotations { size };
+                let e = curve.error(SlerpChord::new(a, b).at(0.5), v);
+                for bound in [e * (1.0 - 1e-9), e, e * (1.0 + 1e-9), e * 1.01, 2.0 * e + 1e-300] {
+                    if curve.middle_within(a, b, v, bound) {
+                        let got = curve.error_above(SlerpChord::new(a, b).at(0.5), v, bound);
+                        assert!(got <= bound && e <= bound, "{a:?} {b:?} {v:?} {size} {bound}");
+                        yes += 1;
+                    } else {
+                        no += 1;
+                    }
+                }
+            }
+        }
+        // Most bounds well above the error are seen without the slerp.
+        assert!(yes > 10_000 && no > 10_000, "{yes} {no}");
+    }
+
+    #[test]
     fn same_hemisphere_flips_against_the_flipped_neighbour() {
         // q, −q, q: the second is flipped to q; the third, compared with that flipped q,
         // stays.

@@ -218,22 +218,60 @@ pub fn sample_frames(range: (f64, f64), anchor: f64, step: f64, keys: &[Vec<f64>
     }
     frames.sort_by(f64::total_cmp);
     let merge = SAMPLE_MERGE * step;
+    // The key frames (no NaN) and the grid, both in order: the key at or after each grid
+    // sample is found by walking, not searching (the same index: `k < f` holds on a prefix).
+    let walk = frames.iter().all(|k| !k.is_nan()) && grid.is_sorted_by(|a, b| a < b);
+    let mut i = 0;
     grid.retain(|&f| {
-        let i = frames.partition_point(|&k| k < f);
+        if walk {
+            while frames.get(i).is_some_and(|&k| k < f) {
+                i += 1;
+            }
+        } else {
+            i = frames.partition_point(|&k| k < f);
+        }
         let near = |j: usize| frames.get(j).is_some_and(|&k| k != f && (k - f).abs() < merge);
         !(near(i) || (i > 0 && near(i - 1)))
     });
-    frames.extend(grid);
     let before = JUMP_LEAD * step;
+    let mut leads = Vec::new();
     for k in keys {
         for w in k.windows(2).filter(|w| w[0] == w[1]) {
             if w[0] - before > start && w[0] <= end {
-                frames.push(w[0] - before);
+                leads.push(w[0] - before);
             }
         }
     }
-    frames.sort_by(f64::total_cmp);
-    frames
+    leads.sort_by(f64::total_cmp);
+    // Three runs in `total_cmp` order merged: the order one sort of them all gives (frames
+    // equal by `total_cmp` have the same bits).
+    let frames = merge_sorted(&frames, &leads);
+    if grid.is_sorted_by(|a, b| a.total_cmp(b).is_le()) {
+        merge_sorted(&frames, &grid)
+    } else {
+        let mut all = frames;
+        all.extend(grid);
+        all.sort_by(f64::total_cmp);
+        all
+    }
+}
+
+/// Two slices in `total_cmp` order merged into one in that order.
+fn merge_sorted(a: &[f64], b: &[f64]) -> Vec<f64> {
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        if b[j].total_cmp(&a[i]).is_lt() {
+            out.push(b[j]);
+            j += 1;
+        } else {
+            out.push(a[i]);
+            i += 1;
+        }
+    }
+    out.extend_from_slice(&a[i..]);
+    out.extend_from_slice(&b[j..]);
+    out
 }
 
 /// Most (entity, frame) samples one frame-based export (3DA) resamples. A range whose every

@@ -176,10 +176,13 @@ impl ChannelTarget {
         };
         let one = |c: tcb::KeyCursor| [c, Default::default(), Default::default()];
         let each = |xyz: &[Option<Track<f64>>; 3]| {
-            xyz.each_ref().map(|t| t.as_ref().map(tcb::KeyCursor::new).unwrap_or_default())
+            xyz.each_ref()
+                .map(|t| t.as_ref().map(tcb::KeyCursor::with_tangents).unwrap_or_default())
         };
         let cursors = match self {
-            ChannelTarget::Translation(t) | ChannelTarget::Scale(t) => one(tcb::KeyCursor::new(t)),
+            ChannelTarget::Translation(t) | ChannelTarget::Scale(t) => {
+                one(tcb::KeyCursor::with_tangents(t))
+            }
             ChannelTarget::Rotation(RotationTrack::Quat(t)) => one(tcb::KeyCursor::new(t)),
             ChannelTarget::Rotation(RotationTrack::Relative(t)) => one(tcb::KeyCursor::new(t)),
             ChannelTarget::Rotation(RotationTrack::Euler { xyz, .. })
@@ -275,9 +278,10 @@ impl ChannelTarget {
 
 /// A channel prepared for sampling at many frames ([`ChannelTarget::sampler`]): the same
 /// values as the channel's own methods, bit for bit, without redoing per sample what does not
-/// depend on the time (a 3DS relative rotation track's accumulated keys) and with each
-/// track's key search starting at the segment of its last sample (so sampling frames in
-/// order, or near each other, costs no binary search; any order gives the same values).
+/// depend on the time (a 3DS relative rotation track's accumulated keys, a TCB track's key
+/// tangents) and with each track's key search starting at the segment of its last sample (so
+/// sampling frames in order, or near each other, costs no binary search; any order gives the
+/// same values).
 #[derive(Debug, Clone)]
 pub struct ChannelSampler<'a> {
     target: &'a ChannelTarget,

@@ -177,6 +177,11 @@ pub struct PartialPose<'s> {
     morph_channels: Vec<Vec<u32>>,
     /// Nodes reachable from the roots (others keep the identity world matrix).
     reachable: Vec<bool>,
+    /// Whether a node inherits from its parent other than its whole matrix (an inherit type
+    /// other than `RSrs`): only then are the unscaled world matrices and inherited scales of
+    /// [`WorldCache`] needed (3DS scenes and most FBX ones need neither, and decomposing every
+    /// local matrix for them was a tenth of sampling an aimed camera's helper).
+    split_scale: bool,
     up: DVec3,
     frame: f64,
     stamp: u32,
@@ -223,6 +228,8 @@ impl<'s> PartialPose<'s> {
             crate::scene::Axis::PosX | crate::scene::Axis::NegX => DVec3::X,
             _ => DVec3::Y,
         };
+        let split_scale =
+            scene.nodes.iter().any(|n| n.parent.is_some() && n.inherit != InheritType::RSrs);
         PartialPose {
             scene,
             anim,
@@ -235,6 +242,7 @@ impl<'s> PartialPose<'s> {
             roll_channels,
             morph_channels,
             reachable,
+            split_scale,
             up,
             frame: 0.0,
             stamp: 1,
@@ -445,8 +453,23 @@ impl<'s> PartialPose<'s> {
         }
         for &node in chain.iter().rev() {
             let local = self.local(node);
-            let (s, r, t) = local.to_scale_rotation_translation();
             let parent = self.scene.nodes[node].parent.filter(|&p| p < n);
+            if !self.split_scale {
+                // Every node inherits its parent's whole matrix (`RSrs` below).
+                let world = match parent {
+                    None => local,
+                    Some(p) => self.worlds[p].world * local,
+                };
+                self.worlds[node] = WorldCache {
+                    stamp: self.stamp,
+                    world,
+                    unscaled: DMat4::IDENTITY,
+                    inherit_scale: DVec3::ONE,
+                    scale_source: None,
+                };
+                continue;
+            }
+            let (s, r, t) = local.to_scale_rotation_translation();
             let mode =
                 if parent.is_some() { self.scene.nodes[node].inherit } else { InheritType::RSrs };
             let c = match (parent, mode) {
@@ -643,8 +666,19 @@ mod tests {
 
     #[test]
     fn partial_pose_equals_the_full_evaluation_bit_for_bit() {
-        let s = scene();
-        let mut pose = PartialPose::new(&s, Some(0));
+        // The scene as it is (three nodes inherit other than `RSrs`) and with every node
+        // inheriting its parent's whole matrix (the pose then keeps no unscaled matrices).
+        let mut whole = scene();
+        whole.nodes.iter_mut().for_each(|n| n.inherit = InheritType::RSrs);
+        assert!(!PartialPose::new(&whole, Some(0)).split_scale);
+        for s in [whole, scene()] {
+            equals_the_full_evaluation(&s);
+        }
+    }
+
+    /// The assertions of [`partial_pose_equals_the_full_evaluation_bit_for_bit`] on `s`.
+    fn equals_the_full_evaluation(s: &Scene) {
+        let mut pose = PartialPose::new(s, Some(0));
         for frame in [0.0, 2.5, 7.0, 10.0, 12.0, 2.5] {
             let full = s.evaluate(Some(0), Time::Frame(frame));
             let unaimed = s.compose_world(&full.local);
@@ -654,16 +688,16 @@ mod tests {
             for id in (0..s.nodes.len()).rev() {
                 assert_eq!(bits(pose.world(id)), bits(full.world[id]), "world {id} at {frame}");
             }
-            for id in 0..s.nodes.len() {
+            for (id, &u) in unaimed.iter().enumerate() {
                 assert_eq!(bits(pose.local(id)), bits(full.local[id]), "local {id} at {frame}");
-                assert_eq!(bits(pose.unaimed_world(id)), bits(unaimed[id]), "unaimed {id}");
+                assert_eq!(bits(pose.unaimed_world(id)), bits(u), "unaimed {id}");
             }
             for c in 0..s.cameras.len() {
                 assert_eq!(pose.camera_roll(c).to_bits(), full.camera_roll[c].to_bits());
             }
             assert_eq!(pose.morph_weights(0), full.morph_weights[0]);
             // One node alone, on a fresh pose: the aim chain 5 → 4 → 2 resolved from nothing.
-            let mut alone = PartialPose::new(&s, Some(0));
+            let mut alone = PartialPose::new(s, Some(0));
             alone.set_frame(frame);
             assert_eq!(bits(alone.world(5)), bits(full.world[5]), "camera 5 alone at {frame}");
         }

@@ -547,19 +547,23 @@ pub fn adaptive_from<V: Copy, C: Curve<V>>(
 
 /// The error test of [`adaptive`] for the interval from sample `a` to `b`: the interval to
 /// split, with its error and the source's value at its middle, or `None` when it is within
-/// `tol` or too short to split.
+/// `tol` or too short to split. With `exact` false the error is only compared with `tol`
+/// ([`Curve::error_above`], [`Curve::middle_within`]: the same intervals are split, and the
+/// error returned is at least `tol` but not the worst one), as depth-first splitting needs;
+/// the largest-first splitting of a capped channel orders intervals by their exact error.
 fn test_interval<V: Copy, C: Curve<V>>(
     a: (f64, V),
     b: (f64, V),
     source: &mut impl FnMut(f64) -> V,
-    curve: &C,
-    tol: f64,
+    (curve, tol, exact): (&C, f64, bool),
 ) -> Option<Interval<V>> {
     let span = b.0 - a.0;
     if span.is_nan() || span < 2.0 * min_span(a.0.abs().max(b.0.abs())) {
         return None;
     }
-    let chord = curve.chord(a.1, b.1);
+    // The chord is made when a test needs it: a middle within the tolerance by
+    // `Curve::middle_within` needs none.
+    let mut chord = None;
     let mut worst = 0.0f64;
     let mut mid = a.1;
     let at: &[f64] = if span <= SHORT_SPAN { &[0.5] } else { &[0.5, 0.25, 0.75] };
@@ -567,8 +571,16 @@ fn test_interval<V: Copy, C: Curve<V>>(
         let v = source(a.0 + s * span);
         if s == 0.5 {
             mid = v;
+            if !exact && curve.middle_within(a.1, b.1, v, tol) {
+                continue;
+            }
         }
-        let e = curve.error(curve.at(&chord, s), v);
+        let chord = chord.get_or_insert_with(|| curve.chord(a.1, b.1));
+        let e = if exact {
+            curve.error(curve.at(chord, s), v)
+        } else {
+            curve.error_above(curve.at(chord, s), v, tol)
+        };
         worst = worst.max(if e.is_finite() { e } else { 0.0 });
     }
     (worst > tol).then_some(Interval { error: worst, a, b, mid })
@@ -594,7 +606,7 @@ fn split_in_order<V: Copy, C: Curve<V>>(
     let mut stack = Vec::new();
     for w in points.windows(2) {
         out.push(w[0]);
-        if let Some(iv) = test_interval(w[0], w[1], source, curve, tol) {
+        if let Some(iv) = test_interval(w[0], w[1], source, (curve, tol, false)) {
             stack.push(Step::Split(iv));
         }
         while let Some(step) = stack.pop() {
@@ -610,8 +622,8 @@ fn split_in_order<V: Copy, C: Curve<V>>(
             }
             taken += 1;
             let m = (0.5 * (iv.a.0 + iv.b.0), iv.mid);
-            let first = test_interval(iv.a, m, source, curve, tol);
-            if let Some(second) = test_interval(m, iv.b, source, curve, tol) {
+            let first = test_interval(iv.a, m, source, (curve, tol, false));
+            if let Some(second) = test_interval(m, iv.b, source, (curve, tol, false)) {
                 stack.push(Step::Split(second));
             }
             stack.push(Step::Take(m));
@@ -636,7 +648,7 @@ fn split_by_error<V: Copy, C: Curve<V>>(
 ) -> (Vec<(f64, V)>, bool) {
     let mut heap = BinaryHeap::new();
     for w in points.windows(2) {
-        if let Some(iv) = test_interval(w[0], w[1], source, curve, tol) {
+        if let Some(iv) = test_interval(w[0], w[1], source, (curve, tol, true)) {
             heap.push(iv);
         }
     }
@@ -649,7 +661,7 @@ fn split_by_error<V: Copy, C: Curve<V>>(
         let m = (0.5 * (iv.a.0 + iv.b.0), iv.mid);
         points.push(m);
         for (a, b) in [(iv.a, m), (m, iv.b)] {
-            if let Some(child) = test_interval(a, b, source, curve, tol) {
+            if let Some(child) = test_interval(a, b, source, (curve, tol, true)) {
                 heap.push(child);
             }
         }
@@ -747,6 +759,14 @@ pub trait Curve<V: Copy> {
         let _ = bound;
         self.error(written, source)
     }
+    /// `true` only when the written value at the middle of the chord from `a` to `b` is
+    /// within `bound` of `source`, [`Curve::error_above`]`(at(chord(a, b), 0.5), source,
+    /// bound) ≤ bound`, by a test cheaper than making the chord; `false` when unsure
+    /// (default: always unsure).
+    fn middle_within(&self, a: V, b: V, source: V, bound: f64) -> bool {
+        let _ = (a, b, source, bound);
+        false
+    }
     /// Whether two samples may be joined by one chord (default: always).
     fn joinable(&self, _a: V, _b: V) -> bool {
         true
@@ -835,10 +855,28 @@ impl Curve<DQuat> for Rotations {
         }
         error_of_distance(d, self.size)
     }
+    /// The middle of a [`SlerpChord`] is `(a + b′)·k` for a scalar `k > 0` (`b′` is `b` in the
+    /// hemisphere of `a`, as the chord takes it: the slerp's two sines are equal there), and
+    /// [`chord_distance`] normalizes what it compares, so the middle's distance to `source` is
+    /// that of `a + b′`, with no arc cosine or sine. The two differ only by the rounding of
+    /// the slerp (a few ulps of a unit quaternion); [`MIDDLE_SLACK`] more than covers it, so
+    /// the bound [`Curve::error_above`] tests first (`2 size × d`, with its 1e-12 margin)
+    /// passes for the chord's middle whenever it passes here.
+    fn middle_within(&self, a: DQuat, b: DQuat, source: DQuat, bound: f64) -> bool {
+        let b = if a.dot(b) < 0.0 { -b } else { b };
+        let most = 2.0 * self.size * (chord_distance(a + b, source) + MIDDLE_SLACK);
+        most * (1.0 + 1e-12) <= bound
+    }
     fn joinable(&self, a: DQuat, b: DQuat) -> bool {
         a.angle_between(b) <= std::f64::consts::FRAC_PI_2
     }
 }
+
+/// What [`Rotations`]' [`Curve::middle_within`] adds to the [`chord_distance`] of a chord's
+/// middle it works out without the slerp: 1e-10, far above the slerp's rounding (a few ulps
+/// of a unit quaternion, ~1e-15) and far below the distances the writers' tolerances allow
+/// (~1e-5: a test that close to the tolerance takes the exact path).
+const MIDDLE_SLACK: f64 = 1e-10;
 
 /// A slerp from `a` to `b` the short way with its angle worked out once: [`SlerpChord::at`]
 /// gives glam's `DQuat::slerp(a, b, s)` bit for bit (the same operations in the same order)
@@ -1430,6 +1468,48 @@ mod tests {
         // A NaN is never left out.
         let nan = DQuat::from_xyzw(f64::NAN, 0.0, 0.0, 1.0);
         assert!(Rotations { size: 1.0 }.error_above(nan, DQuat::IDENTITY, 1.0).is_nan());
+    }
+
+    #[test]
+    fn a_chord_s_middle_is_within_the_bound_only_when_its_slerp_is() {
+        // Chords from 1e-9 rad to a quarter turn, sources around the middle at distances just
+        // under, at and over the bound: whenever `middle_within` says yes, the error of the
+        // slerp's middle (what the error test measures otherwise) is within the bound.
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            seed = seed
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (seed >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let (mut yes, mut no) = (0, 0);
+        for i in 0..3000 {
+            let euler = |r: f64| r * std::f64::consts::TAU - std::f64::consts::PI;
+            let a =
+                DQuat::from_euler(glam::EulerRot::XYZ, euler(next()), euler(next()), euler(next()));
+            let axis = DVec3::new(next() - 0.5, next() - 0.5, next() - 0.5).normalize();
+            let turn = std::f64::consts::FRAC_PI_2 * 10f64.powf(-9.0 * next());
+            let b = a * DQuat::from_axis_angle(axis, turn);
+            // The other sign of `b` is the same rotation: the chord flips it back.
+            let b = if i % 3 == 0 { -b } else { b };
+            let off = DVec3::new(next() - 0.5, next() - 0.5, next() - 0.5).normalize();
+            let v = SlerpChord::new(a, b).at(0.5) * DQuat::from_axis_angle(off, 1e-4 * next());
+            for size in [1.0, 1e-3, 250.0] {
+                let curve = Rotations { size };
+                let e = curve.error(SlerpChord::new(a, b).at(0.5), v);
+                for bound in [e * (1.0 - 1e-9), e, e * (1.0 + 1e-9), e * 1.01, 2.0 * e + 1e-300] {
+                    if curve.middle_within(a, b, v, bound) {
+                        let got = curve.error_above(SlerpChord::new(a, b).at(0.5), v, bound);
+                        assert!(got <= bound && e <= bound, "{a:?} {b:?} {v:?} {size} {bound}");
+                        yes += 1;
+                    } else {
+                        no += 1;
+                    }
+                }
+            }
+        }
+        // Most bounds well above the error are seen without the slerp.
+        assert!(yes > 10_000 && no > 10_000, "{yes} {no}");
     }
 
     #[test]

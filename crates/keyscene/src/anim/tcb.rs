@@ -85,14 +85,60 @@ pub trait Vector:
 {
     /// The zero vector.
     const ZERO: Self;
+
+    /// Per key of a track its incoming and outgoing tangents, as the key search keeps them
+    /// for sampling many frames ([`Tangents`]). By default none are kept (they are worked out
+    /// at each sample).
+    fn into_tangents(t: Vec<(Self, Self)>) -> Tangents {
+        let _ = t;
+        Tangents::None
+    }
+
+    /// The tangents [`Vector::into_tangents`] made, when they are of this type.
+    fn of_tangents(t: &Tangents) -> Option<&[(Self, Self)]> {
+        let _ = t;
+        None
+    }
 }
 
 impl Vector for f64 {
     const ZERO: f64 = 0.0;
+    fn into_tangents(t: Vec<(f64, f64)>) -> Tangents {
+        Tangents::Scalar(t)
+    }
+    fn of_tangents(t: &Tangents) -> Option<&[(f64, f64)]> {
+        match t {
+            Tangents::Scalar(t) => Some(t),
+            _ => None,
+        }
+    }
 }
 
 impl Vector for DVec3 {
     const ZERO: DVec3 = DVec3::ZERO;
+    fn into_tangents(t: Vec<(DVec3, DVec3)>) -> Tangents {
+        Tangents::Vec3(t)
+    }
+    fn of_tangents(t: &Tangents) -> Option<&[(DVec3, DVec3)]> {
+        match t {
+            Tangents::Vec3(t) => Some(t),
+            _ => None,
+        }
+    }
+}
+
+/// Every key's incoming and outgoing tangents ([`vector_key_tangents`]) of one vector track,
+/// worked out once for sampling it at many frames (they depend on the keys alone, and a TCB
+/// segment needs two of them at every sample).
+#[derive(Debug, Clone, Default)]
+pub enum Tangents {
+    /// None kept: worked out at each sample.
+    #[default]
+    None,
+    /// Of a scalar track.
+    Scalar(Vec<(f64, f64)>),
+    /// Of a vector track.
+    Vec3(Vec<(DVec3, DVec3)>),
 }
 
 /// Where a frame falls in a track.
@@ -135,17 +181,27 @@ fn boundary<T>(keys: &[Key<T>], t: f64) -> Option<usize> {
 /// searches, since there the search's answer depends on its probes. The hint is atomic
 /// (relaxed) so that a shared [`super::ChannelSampler`] stays `Sync`: two threads sampling
 /// one track at once only spoil each other's hint.
+///
+/// A cursor of a vector track with TCB keys also keeps every key's tangents
+/// ([`KeyCursor::with_tangents`]), which TCB segments otherwise work out at every sample: the
+/// same operations on the same keys, so the same values.
 #[derive(Debug, Default)]
 pub(crate) struct KeyCursor {
     /// Whether the track's key frames are non-decreasing (none NaN).
     ordered: bool,
     /// The last [`boundary`] found (0 before the first sample).
     hint: AtomicUsize,
+    /// The track's key tangents, when kept.
+    tangents: Tangents,
 }
 
 impl Clone for KeyCursor {
     fn clone(&self) -> KeyCursor {
-        KeyCursor { ordered: self.ordered, hint: AtomicUsize::new(self.hint.load(Relaxed)) }
+        KeyCursor {
+            ordered: self.ordered,
+            hint: AtomicUsize::new(self.hint.load(Relaxed)),
+            tangents: self.tangents.clone(),
+        }
     }
 }
 
@@ -153,7 +209,18 @@ impl KeyCursor {
     /// A cursor for `track`, before its first sample.
     pub(crate) fn new<T>(track: &Track<T>) -> KeyCursor {
         let ordered = track.keys.windows(2).all(|w| w[0].frame <= w[1].frame);
-        KeyCursor { ordered, hint: AtomicUsize::new(0) }
+        KeyCursor { ordered, hint: AtomicUsize::new(0), tangents: Tangents::None }
+    }
+
+    /// [`KeyCursor::new`] for a vector track, with every key's tangents kept when a key is
+    /// TCB (one pair a key: memory in proportion to the track, as the keys themselves).
+    pub(crate) fn with_tangents<V: Vector>(track: &Track<V>) -> KeyCursor {
+        let mut c = KeyCursor::new(track);
+        if track.keys.iter().any(|k| matches!(k.interpolation, Interpolation::Tcb(_))) {
+            let t = (0..track.keys.len()).map(|i| key_tangents(track, i)).collect();
+            c.tangents = V::into_tangents(t);
+        }
+        c
     }
 
     /// [`boundary`]`(keys, t)`: the hint or one of its neighbours when the keys around it
@@ -337,6 +404,10 @@ pub(crate) fn sample_inside<V: Vector>(
     };
     let a = &track.keys[i];
     let b = &track.keys[i + 1];
+    // Key `j`'s tangents: kept by the cursor, else worked out.
+    let kept = cursor.and_then(|c| V::of_tangents(&c.tangents));
+    let tangents =
+        |j: usize| kept.and_then(|t| t.get(j).copied()).unwrap_or_else(|| key_tangents(track, j));
     match &a.interpolation {
         Interpolation::Step => Some(a.value),
         Interpolation::StepNext => Some(if u > 0.0 { b.value } else { a.value }),
@@ -347,13 +418,13 @@ pub(crate) fn sample_inside<V: Vector>(
             let span = b.frame - a.frame;
             let tb = match &b.interpolation {
                 Interpolation::Hermite { in_tangent, .. } => *in_tangent,
-                _ => key_tangents(track, i + 1).0,
+                _ => tangents(i + 1).0,
             };
             Some(hermite(a.value, *out_tangent * span, tb * span, b.value, u))
         }
         Interpolation::Tcb(_) => {
-            let (_, dd) = key_tangents(track, i);
-            let (ds, _) = key_tangents(track, i + 1);
+            let (_, dd) = tangents(i);
+            let (ds, _) = tangents(i + 1);
             Some(hermite(a.value, dd, ds, b.value, u))
         }
         Interpolation::Bezier { out_slope, out_weight, .. } => {
@@ -500,8 +571,22 @@ mod q4 {
         [c[0] * sinom, c[1] * sinom, c[2] * sinom, om.cos()]
     }
 
-    /// `lib3ds_quat_slerp`: no flip to the short way.
-    pub fn slerp(a: Q, b: Q, t: f64) -> Q {
+    /// How [`slerp`] turns from `a` to `b`: what lib3ds' `lib3ds_quat_slerp` works out from
+    /// the two ends alone, before it looks at the fraction.
+    #[derive(Debug, Clone, Copy)]
+    pub enum Arc {
+        /// Through the angle `om` (radians, the arc cosine of the ends' dot product, clamped
+        /// to ±1) with its sine `sinom` (beyond `EPSILON`).
+        Turn { om: f64, sinom: f64 },
+        /// Ends so close that the sine is within `EPSILON` of 0: a linear blend.
+        Blend,
+        /// Opposite ends (dot product within `EPSILON` of −1): through the quaternion a
+        /// quarter turn from `a`.
+        Opposite,
+    }
+
+    /// The [`Arc`] from `a` to `b`.
+    pub fn arc(a: Q, b: Q) -> Arc {
         let mut l = dot(a, b);
         if 1.0 + l > EPSILON {
             if l.abs() > 1.0 {
@@ -509,33 +594,43 @@ mod q4 {
             }
             let om = l.acos();
             let sinom = om.sin();
-            let (sp, sq) = if sinom.abs() > EPSILON {
-                (((1.0 - t) * om).sin() / sinom, (t * om).sin() / sinom)
+            if sinom.abs() > EPSILON {
+                Arc::Turn { om, sinom }
             } else {
-                (1.0 - t, t)
-            };
-            [
-                sp * a[0] + sq * b[0],
-                sp * a[1] + sq * b[1],
-                sp * a[2] + sq * b[2],
-                sp * a[3] + sq * b[3],
-            ]
+                Arc::Blend
+            }
         } else {
-            let q = [-a[1], a[0], -a[3], a[2]];
-            let half = std::f64::consts::FRAC_PI_2;
-            let sp = ((1.0 - t) * half).sin();
-            let sq = (t * half).sin();
-            [
-                sp * a[0] + sq * q[0],
-                sp * a[1] + sq * q[1],
-                sp * a[2] + sq * q[2],
-                sp * a[3] + sq * q[3],
-            ]
+            Arc::Opposite
         }
     }
 
+    /// `lib3ds_quat_slerp`: no flip to the short way.
+    pub fn slerp(a: Q, b: Q, t: f64) -> Q {
+        slerp_on(a, b, arc(a, b), t)
+    }
+
+    /// [`slerp`] from `a` to `b` along their `arc` ([`arc`]`(a, b)`, worked out once for many
+    /// fractions `t`): the same operations on the same values, so the same bits.
+    pub fn slerp_on(a: Q, b: Q, arc: Arc, t: f64) -> Q {
+        let (b, sp, sq) = match arc {
+            Arc::Turn { om, sinom } => (b, ((1.0 - t) * om).sin() / sinom, (t * om).sin() / sinom),
+            Arc::Blend => (b, 1.0 - t, t),
+            Arc::Opposite => {
+                let half = std::f64::consts::FRAC_PI_2;
+                ([-a[1], a[0], -a[3], a[2]], ((1.0 - t) * half).sin(), (t * half).sin())
+            }
+        };
+        [sp * a[0] + sq * b[0], sp * a[1] + sq * b[1], sp * a[2] + sq * b[2], sp * a[3] + sq * b[3]]
+    }
+
     pub fn squad(a: Q, p: Q, q: Q, b: Q, t: f64) -> Q {
-        slerp(slerp(a, b, t), slerp(p, q, t), 2.0 * t * (1.0 - t))
+        squad_on(a, p, q, b, (arc(a, b), arc(p, q)), t)
+    }
+
+    /// [`squad`] with the arcs of its two outer slerps, `arc(a, b)` and `arc(p, q)`, worked out
+    /// beforehand: the same bits.
+    pub fn squad_on(a: Q, p: Q, q: Q, b: Q, (ab, pq): (Arc, Arc), t: f64) -> Q {
+        slerp(slerp_on(a, b, ab, t), slerp_on(p, q, pq, t), 2.0 * t * (1.0 - t))
     }
 }
 
@@ -594,31 +689,40 @@ fn quat_tangents(track: &Track<AxisAngle>, abs: &[q4::Q], i: usize) -> (q4::Q, q
 pub(crate) fn sample_relative(track: &Track<AxisAngle>, frame: f64) -> Option<DQuat> {
     track.keys.first()?;
     let abs = accumulate_raw(track);
-    sample_with(track, &abs, |i| quat_tangents(track, &abs, i), frame, None)
+    sample_with(track, &abs, |i| quat_tangents(track, &abs, i), None, frame, None)
 }
 
 /// A 3DS relative rotation track's keys accumulated into absolute orientations once, with
-/// every key's quaternion tangents ([`sample_relative`] accumulates the keys and works out
-/// the two tangents it needs at every sample), for sampling many frames.
+/// every key's quaternion tangents and every segment's slerp arcs ([`sample_relative`]
+/// accumulates the keys and works out the two tangents and the arcs it needs at every
+/// sample), for sampling many frames.
 #[derive(Debug, Clone)]
 pub(crate) struct Accumulated {
     abs: Vec<q4::Q>,
     /// Per key its incoming and outgoing tangent ([`quat_tangents`]).
     tangents: Vec<(q4::Q, q4::Q)>,
+    /// Per segment (key `i` to `i + 1`) the arcs of squad's two outer slerps: from key to key
+    /// and from key `i`'s outgoing tangent to key `i + 1`'s incoming one ([`q4::arc`]).
+    arcs: Vec<(q4::Arc, q4::Arc)>,
 }
 
 impl Accumulated {
-    /// The keys of `track` accumulated, and their tangents.
+    /// The keys of `track` accumulated, their tangents and the arcs between them.
     pub(crate) fn new(track: &Track<AxisAngle>) -> Accumulated {
         let abs = accumulate_raw(track);
-        let tangents = (0..abs.len()).map(|i| quat_tangents(track, &abs, i)).collect();
-        Accumulated { abs, tangents }
+        let tangents: Vec<_> = (0..abs.len()).map(|i| quat_tangents(track, &abs, i)).collect();
+        let arcs = abs
+            .windows(2)
+            .zip(tangents.windows(2))
+            .map(|(q, t)| (q4::arc(q[0], q[1]), q4::arc(t[0].1, t[1].0)))
+            .collect();
+        Accumulated { abs, tangents, arcs }
     }
 }
 
-/// [`sample_relative`] with the keys accumulated and their tangents worked out beforehand
-/// (`abs` from [`Accumulated::new`] of the same track), the key search starting at `cursor`
-/// ([`KeyCursor`]): the same value, bit for bit.
+/// [`sample_relative`] with the keys accumulated and their tangents and arcs worked out
+/// beforehand (`abs` from [`Accumulated::new`] of the same track), the key search starting at
+/// `cursor` ([`KeyCursor`]): the same value, bit for bit.
 pub(crate) fn sample_accumulated(
     track: &Track<AxisAngle>,
     abs: &Accumulated,
@@ -626,15 +730,17 @@ pub(crate) fn sample_accumulated(
     cursor: Option<&KeyCursor>,
 ) -> Option<DQuat> {
     track.keys.first()?;
-    sample_with(track, &abs.abs, |i| abs.tangents[i], frame, cursor)
+    sample_with(track, &abs.abs, |i| abs.tangents[i], Some(&abs.arcs), frame, cursor)
 }
 
 /// The value of `track` at `frame` from its accumulated keys `abs` and `tangents(i)`, key
-/// `i`'s incoming and outgoing tangents (the key search starting at `cursor`).
+/// `i`'s incoming and outgoing tangents, with each segment's arcs from `arcs` when given
+/// ([`Accumulated`], else worked out here; the key search starting at `cursor`).
 fn sample_with(
     track: &Track<AxisAngle>,
     abs: &[q4::Q],
     tangents: impl Fn(usize) -> (q4::Q, q4::Q),
+    arcs: Option<&[(q4::Arc, q4::Arc)]>,
     frame: f64,
     cursor: Option<&KeyCursor>,
 ) -> Option<DQuat> {
@@ -643,15 +749,17 @@ fn sample_with(
         Place::Between(i, u) => (i, u),
     };
     let (a, b) = (*abs.get(i)?, *abs.get(i + 1)?);
+    let arcs = arcs.and_then(|arcs| arcs.get(i));
     let q = match track.keys[i].interpolation {
         Interpolation::Step => a,
         Interpolation::StepNext if u > 0.0 => b,
         Interpolation::StepNext => a,
-        Interpolation::Linear => q4::slerp(a, b, u),
+        Interpolation::Linear => q4::slerp_on(a, b, arcs.map_or_else(|| q4::arc(a, b), |c| c.0), u),
         _ => {
             let (_, dd) = tangents(i);
             let (ds, _) = tangents(i + 1);
-            q4::squad(a, dd, ds, b, u)
+            let arcs = arcs.copied().unwrap_or_else(|| (q4::arc(a, b), q4::arc(dd, ds)));
+            q4::squad_on(a, dd, ds, b, arcs, u)
         }
     };
     Some(to_dquat(q))
@@ -826,6 +934,55 @@ mod tests {
         // Two quarter turns about Z: X ends at −X.
         let q = sample_relative(&t, 20.0).unwrap();
         assert!((q * DVec3::X - DVec3::NEG_X).length() < 1e-12);
+    }
+
+    #[test]
+    fn kept_tangents_and_arcs_sample_the_bits_of_the_keys_worked_out_each_time() {
+        // A TCB vector track with uneven gaps, tension, continuity and bias, smooth (cyclic
+        // tangents), and a relative rotation track with a linear segment, a half turn and a
+        // key beyond a whole turn: sampled with the tangents (and arcs) kept, and without.
+        let tcb = |tension, continuity, bias| Tcb { tension, continuity, bias, ..Tcb::default() };
+        let frames = [0.0, 3.0, 4.0, 11.0, 12.5, 20.0];
+        let mut keys: Vec<Key<DVec3>> = frames
+            .iter()
+            .enumerate()
+            .map(|(i, &f)| Key {
+                frame: f,
+                value: DVec3::new(f.sin(), f * 0.5, (i * i) as f64),
+                interpolation: Interpolation::Tcb(tcb(0.1 * i as f32, -0.3, 0.2)),
+            })
+            .collect();
+        keys[2].interpolation = Interpolation::Linear;
+        let mut t = Track::new(keys);
+        t.cyclic_tangents = true;
+        let cursor = KeyCursor::with_tangents(&t);
+        assert!(matches!(cursor.tangents, Tangents::Vec3(ref k) if k.len() == frames.len()));
+        let mut rk: Vec<Key<AxisAngle>> = [
+            (0.0, 0.4, DVec3::Z),
+            (5.0, PI, DVec3::X),
+            (9.0, 7.0, DVec3::new(1.0, 1.0, 0.0)),
+            (12.0, 0.0, DVec3::Y),
+            (20.0, 1.0, DVec3::new(0.2, -1.0, 0.5)),
+        ]
+        .into_iter()
+        .map(|(f, angle, axis)| rot(f, angle, axis))
+        .collect();
+        rk[2].interpolation = Interpolation::Linear;
+        let r = Track::new(rk);
+        let acc = Accumulated::new(&r);
+        for i in -8..=96 {
+            let f = f64::from(i) * 0.25;
+            let (a, b) = (sample_inside(&t, f, Some(&cursor)), sample_inside(&t, f, None));
+            assert_eq!(
+                a.map(|v| v.to_array().map(f64::to_bits)),
+                b.map(|v| v.to_array().map(f64::to_bits))
+            );
+            let (a, b) = (sample_accumulated(&r, &acc, f, None), sample_relative(&r, f));
+            assert_eq!(
+                a.map(|q| q.to_array().map(f64::to_bits)),
+                b.map(|q| q.to_array().map(f64::to_bits))
+            );
+        }
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! USD output: a [`Scene`] as one USD layer, as text (`.usda`) or in a USDZ package
-//! (`.usdz`, [`usdz`]), with the whole of one animation. The mapping is documented in
+//! (`.usdz`, [`usdz`]), with every animation (several: the variants of the root prim's
+//! variant set `animation`, [`takes`]). The mapping is documented in
 //! `docs/usd.md`; this folder implements it as passes over one layer being written, in the
 //! shape of the other writers:
 //!
@@ -17,9 +18,11 @@
 //!   `UsdLux` lights;
 //! - [`text`]: the `.usda` grammar; [`usdz`]: the package.
 //!
-//! - [`params`]: visibility over time, animated camera and light parameters.
+//! - [`params`]: visibility over time, animated camera and light parameters;
+//! - [`takes`]: several animations as variants, each holding the node prims as it moves
+//!   them.
 //!
-//! What USD cannot hold, or this writer does not write yet (other animations, light roll,
+//! What USD cannot hold, or this writer does not write yet (light roll,
 //! animated material properties), is a warning in the [`Report`].
 
 use std::collections::HashMap;
@@ -200,7 +203,8 @@ pub fn write(scene: &Scene, opts: &WriteOptions) -> Result<Layer, crate::Error> 
                 // Every take names its prims alike: report the renames once.
                 let mut again = Vec::new();
                 let into = if i == 0 { &mut renamed } else { &mut again };
-                take.prims().write(&mut t, &mut ctx, siblings.clone(), &root, into);
+                let prims = Prims { absolute: true, ..take.prims() };
+                prims.write(&mut t, &mut ctx, siblings.clone(), &root, into);
                 t.close();
                 per_take.add(i, std::mem::replace(&mut ctx.warnings, before));
             }
@@ -284,6 +288,7 @@ impl Take {
             hidden: &self.hidden,
             mesh_shown: &self.mesh_shown,
             visibility: &self.visibility,
+            absolute: false,
         }
     }
 }
@@ -405,6 +410,8 @@ struct Prims<'a> {
     mesh_shown: &'a [Option<usize>],
     /// Mesh nodes whose shown state changes: [`params::visibility`].
     visibility: &'a HashMap<usize, Vec<(f64, bool)>>,
+    /// Rig relationships name absolute paths (inside a variant, [`takes`]), not relative ones.
+    absolute: bool,
 }
 
 impl Prims<'_> {
@@ -454,7 +461,16 @@ impl Prims<'_> {
             self.transform(t, k);
             user_props::write(t, scene, ctx.line, k);
             let mut children = names::Siblings::default();
-            self.attachment(t, ctx, k, &mut children);
+            // Rig targets inside a variant are absolute: the node prim's whole path.
+            let at = (self.absolute && self.rigs.contains_key(&k)).then(|| {
+                let mut p = root.to_string();
+                for (n, _) in &open {
+                    p.push('/');
+                    p.push_str(n);
+                }
+                format!("{p}/{name}")
+            });
+            self.attachment(t, ctx, (k, at.as_deref()), &mut children);
             open.push((name, children));
             stack.push(Step::Close);
             stack.extend(node.children.iter().rev().map(|&c| Step::Open(c)));
@@ -484,8 +500,15 @@ impl Prims<'_> {
         t.line(&format!("uniform token[] xformOpOrder = [{order}]"));
     }
 
-    /// The node's mesh, camera or light, as a child prim.
-    fn attachment(&self, t: &mut Text, ctx: &mut Ctx, k: usize, children: &mut names::Siblings) {
+    /// The node's mesh, camera or light, as a child prim; `at`: the node prim's path when rig
+    /// relationships are absolute ([`Prims::absolute`]).
+    fn attachment(
+        &self,
+        t: &mut Text,
+        ctx: &mut Ctx,
+        (k, at): (usize, Option<&str>),
+        children: &mut names::Siblings,
+    ) {
         let scene = ctx.scene;
         let node = &scene.nodes[k];
         match node.kind {
@@ -506,8 +529,11 @@ impl Prims<'_> {
         // as the mesh's is (formats/usd/skel.rs).
         let rig = self.rigs.get(&k).map(|&r| {
             let skeleton = children.claim(&format!("{name}_skeleton"));
-            skel::write_skeleton(t, scene, r, r.index, self.motion, &skeleton);
-            (r, skeleton)
+            skel::write_skeleton(t, scene, (r, r.index), self.motion, &skeleton, at);
+            match at {
+                Some(p) => (r, format!("{p}/{skeleton}"), format!("{p}/{name}/")),
+                None => (r, format!("../{skeleton}"), String::new()),
+            }
         });
         let points = match deformed {
             Some(p) => p.clone(),
@@ -523,7 +549,7 @@ impl Prims<'_> {
         // A rig's mesh keeps its rest points; its normals are written by the rig when they
         // are one per vertex (`skel::write_binding`: UsdSkel skins vertex normals only), else
         // not at all.
-        let rig = rig.as_ref().map(|(r, s)| (*r, s.as_str()));
+        let rig = rig.as_ref().map(|(r, s, b)| (*r, s.as_str(), b.as_str()));
         meshes::write(t, ctx, (k, m), &name, &points, deformed.is_some() || rig.is_some(), rig);
         t.insert_after_open(at, vis);
     }

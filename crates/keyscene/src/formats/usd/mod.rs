@@ -262,7 +262,8 @@ impl Take {
         if xforms.iter().any(|x| x.capped) {
             ctx.warn("a node's transform reached the sample budget: written within it, not within the tolerance".into());
         }
-        let rigged: HashMap<usize, usize> = rigs.iter().enumerate().map(|(i, r)| (r.node, i)).collect();
+        let rigged: HashMap<usize, usize> =
+            rigs.iter().enumerate().map(|(i, r)| (r.node, i)).collect();
         let points = deformed_points(ctx, line, &rigged);
         let rest = scene.evaluate(line.animation, Time::Frame(line.range.0));
         let visibility = params::visibility(scene, line);

@@ -19,7 +19,9 @@ pub const VARIANT_SET: &str = "animation";
 /// for ([`WriteOptions::animation`] `None` or past the end).
 pub fn chosen(scene: &Scene, opts: &WriteOptions) -> (Option<Vec<usize>>, usize) {
     match opts.animation {
-        Some(a) if opts.all_animations && scene.animations.len() > 1 && a < scene.animations.len() => {
+        Some(a)
+            if opts.all_animations && scene.animations.len() > 1 && a < scene.animations.len() =>
+        {
             (Some((0..scene.animations.len()).collect()), a)
         }
         _ => (None, 0),
@@ -211,7 +213,10 @@ mod tests {
         let renamed: Vec<_> = layer.report.renamed.iter().map(|r| (&r.1[..], &r.2[..])).collect();
         assert_eq!(
             renamed,
-            [("Walk cycle", "/root{animation=Walk_cycle}"), ("Walk_cycle", "/root{animation=Walk_cycle_2}")]
+            [
+                ("Walk cycle", "/root{animation=Walk_cycle}"),
+                ("Walk_cycle", "/root{animation=Walk_cycle_2}")
+            ]
         );
         assert!(!layer.report.warnings.iter().any(|w| w.contains("other animation")));
     }
@@ -230,7 +235,10 @@ mod tests {
         let mut w = Warnings::default();
         w.add(0, vec!["a".into(), "b".into()]);
         w.add(1, vec!["a".into(), "c".into()]);
-        assert_eq!(w.merged(&["Walk", "Run"]), ["a", "animation \"Walk\": b", "animation \"Run\": c"]);
+        assert_eq!(
+            w.merged(&["Walk", "Run"]),
+            ["a", "animation \"Walk\": b", "animation \"Run\": c"]
+        );
         let mut one = Warnings::default();
         one.add(0, vec!["a".into()]);
         assert_eq!(one.merged(&[]), ["a"]);

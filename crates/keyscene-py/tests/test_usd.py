@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 
 pxr = pytest.importorskip("pxr")
-from pxr import Usd, UsdGeom, UsdSkel, UsdValidation  # noqa: E402
+from pxr import Usd, UsdGeom, UsdSkel, UsdValidation, Vt  # noqa: E402
 
 import keyscene  # noqa: E402
 from conftest import corpus_3ds_files, corpus_dir, reference_rows  # noqa: E402
@@ -752,6 +752,149 @@ def test_generated_user_properties_keep_their_types(tmp_path):
         else:
             assert close(a.Get(), v, 1e-12)
     assert attrs["bad_name_"].GetDisplayName() == "bad name!"
+
+
+def multi_animation_sources():
+    """(id, path, scene) of every corpus source (3DS/PRJ and FBX, scanned) that loads with
+    more than one animation."""
+    out = []
+    for name, path in all_corpus_sources():
+        try:
+            scene = keyscene.load(path)
+        except keyscene.Error:
+            continue
+        if len(scene.animations) > 1:
+            out.append((name, path, scene))
+    return out
+
+
+def unique_identifiers(names):
+    """The names as USD identifiers made unique in order, as docs/usd.md states the rule
+    for prim names: the first keeps the identifier, the next get ``_2``, ``_3``, … (the first
+    suffix not taken)."""
+    taken, out = set(), []
+    for n in names:
+        base = usd_identifier(n)
+        name, k = base, 2
+        while name in taken:
+            name, k = f"{base}_{k}", k + 1
+        taken.add(name)
+        out.append(name)
+    return out
+
+
+def test_every_animation_is_a_variant_at_the_posed_vertices(tmp_path):
+    """Every corpus file with several animations (FBX takes/stacks) is written with all of
+    them: the root prim has the variant set ``animation``, one variant per animation named as
+    a USD identifier (unique), the first selected, the selected one's range the stage's. For
+    each animation, its variant selected (``VariantSet.SetVariantSelection`` in the session layer), the stage passes
+    OpenUSD's validators, the variant's ``customData`` names the animation and its rate, and at
+    its first frame, a quarter frame past its middle and its last frame every mesh's world
+    vertices (joint rigs read UsdSkel's way, others after ``UsdSkel.BakeSkinning``;
+    ``UsdGeom.XformCache``: ``take_positions``) equal
+    ``Scene.pose(frame=…, animation=i).world_positions`` within 1e-4 of the scene size."""
+    if corpus_dir() is None:
+        pytest.skip("corpus not found (set KEYSCENE_CORPUS)")
+    found = multi_animation_sources()
+    assert found, "no corpus file with several animations"
+    failures = []
+    for name, path, scene in found:
+        out = tmp_path / f"{path.stem}.usda"
+        keyscene.convert(path, out, force=True)
+        stage = Usd.Stage.Open(str(out))
+        root = stage.GetDefaultPrim()
+        sets = root.GetVariantSets()
+        assert sets.GetNames() == ["animation"], name
+        vset = sets.GetVariantSet("animation")
+        want = unique_identifiers([a.name for a in scene.animations])
+        assert sorted(vset.GetVariantNames()) == sorted(want), name
+        assert vset.GetVariantSelection() == want[0], name
+        assert (stage.GetStartTimeCode(), stage.GetEndTimeCode()) == (
+            root.GetCustomData()["startTimeCode"],
+            root.GetCustomData()["endTimeCode"],
+        ), name
+        for i, variant in enumerate(want):
+            with Usd.EditContext(stage, stage.GetSessionLayer()):
+                vset.SetVariantSelection(variant)
+            data = root.GetCustomData()
+            assert data["animationName"] == scene.animations[i].name, (name, variant)
+            assert data["timeCodesPerSecond"] == scene.animations[i].fps, (name, variant)
+            errors = validation_errors(stage)
+            if errors:
+                failures.append(f"{name} {variant}: " + "; ".join(errors[:5]))
+                continue
+            start, end = data["startTimeCode"], data["endTimeCode"]
+            frames = [start, (start + end) / 2 + 0.25, end] if end > start else [start]
+            worst, size = take_positions(scene, stage, i, frames)
+            print(f"{name} {variant}: frames {frames}, worst {worst[0] / size:.3g} of the size")
+            if worst[0] > TOLERANCE * size:
+                failures.append(f"{name} {variant}: {worst[1]}: {worst[0]:.6g} > {TOLERANCE} x {size:.6g}")
+    print(f"{len(found)} files, {sum(len(s.animations) for _, _, s in found)} animations")
+    assert not failures, "\n".join(failures)
+
+
+def skinned_world_points(query, mesh, t):
+    """A rig's skinned points read UsdSkel's way at ``t`` (``SkeletonQuery.
+    ComputeSkinningTransforms`` at the time, ``SkinningQuery.ComputeSkinnedPoints``, placed by
+    the skeleton prim's world matrix), or None when ``mesh`` is not a joint rig without blend
+    shapes."""
+    if query is None:
+        return None
+    skinning = query.GetSkinningQuery(mesh)
+    if not skinning or not skinning.HasJointInfluences() or skinning.HasBlendShapes():
+        return None
+    skel = UsdSkel.BindingAPI(mesh).GetInheritedSkeleton()
+    xforms = query.GetSkelQuery(skel).ComputeSkinningTransforms(t)
+    points = Vt.Vec3fArray(mesh.GetAttribute("points").Get(t))
+    if not skinning.ComputeSkinnedPoints(xforms, points, t):
+        return None
+    m = np.array(UsdGeom.XformCache(t).GetLocalToWorldTransform(skel.GetPrim()), dtype=np.float64)
+    return np.array(points, dtype=np.float64).reshape(-1, 3) @ m[:3, :3] + m[3, :3]
+
+
+def take_positions(scene, stage, animation, frames):
+    """The largest distance between a mesh vertex of the stage as selected (flattened) and
+    keyscene's posed vertex of ``animation`` at ``frames``, where, and the size. A joint rig
+    without blend shapes is read UsdSkel's way at the time (``skinned_world_points``), every
+    other mesh after ``UsdSkel.BakeSkinning``: the bake poses points at the joints' samples and
+    interpolates the points between them, which strays from UsdSkel's reading where a joint
+    turns between samples (docs/usd.md: ``blender_279_sausage``, 3.6e-3 baked and 1.1e-6 read
+    UsdSkel's way at frame 9.75 of its ``Spin`` take)."""
+    flat = Usd.Stage.Open(stage.Flatten())
+    baked = Usd.Stage.Open(stage.Flatten())
+    assert UsdSkel.BakeSkinning(baked.Traverse())
+    prims = mesh_prims(scene, baked)
+    rigs = mesh_prims(scene, flat)
+    root = UsdSkel.Root(flat.GetDefaultPrim())
+    query = None
+    if root:
+        query = UsdSkel.Cache()
+        query.Populate(root, Usd.TraverseInstanceProxies())
+    expected = {}
+    for f in frames:
+        pose = scene.pose(frame=f, animation=animation)
+        expected.update({(f, k): pose.world_positions(k) for k in prims})
+    finite = [v[np.isfinite(v).all(axis=1)] for v in expected.values() if len(v)]
+    allv = np.concatenate(finite) if finite else np.zeros((0, 3))
+    size = float(np.linalg.norm(allv.max(axis=0) - allv.min(axis=0))) if len(allv) else 1.0
+    worst = (0.0, None)
+    for f in frames:
+        t = Usd.TimeCode(f)
+        cache = UsdGeom.XformCache(t)
+        for k, prim in prims.items():
+            want = expected[(f, k)]
+            if len(want) == 0:
+                continue
+            got = skinned_world_points(query, rigs[k], f)
+            if got is None:
+                got = usd_world_points(baked, prim, t, cache)
+            assert got.shape == want.shape, f"{prim.GetPath()} at {f}"
+            ok = np.isfinite(want).all(axis=1)
+            if ok.any():
+                d = float(np.linalg.norm(got[ok] - want[ok], axis=1).max())
+                if d > worst[0]:
+                    worst = (d, f"{prim.GetPath()} at frame {f}")
+    return worst, size or 1.0
 
 
 def ngon_sources(limit=4):

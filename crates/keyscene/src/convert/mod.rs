@@ -357,8 +357,8 @@ impl Report {
 /// - `.fbx`: binary FBX 7.4 (7.5 or ASCII as [`ConvertOptions::fbx`] asks), every animation
 ///   (or the one chosen);
 /// - `.3ds`: [`ConvertOptions::three_ds`], the chosen animation (3DS holds one);
-/// - `.usda`/`.usdz`: [`ConvertOptions::usd`], the chosen animation (a USD layer holds one
-///   timeline).
+/// - `.usda`/`.usdz`: [`ConvertOptions::usd`], every animation as a variant of the root
+///   prim's `animation` variant set, the chosen one selected (one animation: written plainly).
 ///
 /// Errors: [`Error::UnknownFormat`] for another extension; [`Error::Pose`] for an animation
 /// or bind pose the scene lacks; [`Error::Unsupported`] when the format's feature is off or
@@ -526,11 +526,11 @@ fn write_output(scene: &Scene, output: &Path, opts: &ConvertOptions) -> Result<R
                         .iter()
                         .map(|(k, a, b)| format!("renamed {k} {} to prim {b}", quoted(a))),
                 );
-                report.warnings.extend(animated_materials_not_written(
-                    scene,
-                    animation.as_slice(),
-                    false,
-                ));
+                let animations = match crate::formats::usd::takes::chosen(scene, &usd).0 {
+                    Some(all) => all,
+                    None => animation.into_iter().collect(),
+                };
+                report.warnings.extend(animated_materials_not_written(scene, &animations, false));
                 report.usd = Some(written);
             }
             #[cfg(not(feature = "usd"))]

@@ -34,8 +34,8 @@ pub fn rest_points(ctx: &Ctx, k: usize, mesh: &Mesh) -> Points {
 
 /// Writes the mesh prim `name` of node `k` showing mesh `m` with `points`; `deformed`: the
 /// stored normals do not follow the points and are left out; `rig`: the mesh is bound to
-/// that UsdSkel rig, whose `Skeleton` prim is the sibling of that name (`SkelBindingAPI`,
-/// [`super::skel::write_binding`]).
+/// that UsdSkel rig, with its `Skeleton` prim's target path and its blend shapes' target
+/// prefix (`SkelBindingAPI`, [`super::skel::write_binding`]).
 pub fn write(
     t: &mut Text,
     ctx: &mut Ctx,
@@ -43,7 +43,7 @@ pub fn write(
     name: &str,
     points: &Points,
     deformed: bool,
-    rig: Option<(&super::skel::Rig, &str)>,
+    rig: Option<(&super::skel::Rig, &str, &str)>,
 ) {
     let scene = ctx.scene;
     let split;
@@ -108,8 +108,8 @@ pub fn write(
         normals(t, ctx, k, mesh, &faces);
     }
     primvars(t, mesh, &faces);
-    if let Some((rig, skeleton)) = rig {
-        super::skel::write_binding(t, rig, skeleton);
+    if let Some((rig, skeleton, shapes)) = rig {
+        super::skel::write_binding(t, rig, skeleton, shapes);
     }
     if let Some(path) = &binding.direct {
         t.line(&format!("rel material:binding = <{path}>"));
@@ -129,7 +129,7 @@ pub fn write(
         t.line(&format!("rel material:binding = <{path}>"));
         t.close();
     }
-    if let Some((rig, _)) = rig {
+    if let Some((rig, _, _)) = rig {
         super::skel::write_shapes(t, rig);
     }
     t.close();

@@ -1,5 +1,6 @@
 //! USD output: a [`Scene`] as one USD layer, as text (`.usda`) or in a USDZ package
-//! (`.usdz`, [`usdz`]), with the whole of one animation. The mapping is documented in
+//! (`.usdz`, [`usdz`]), with every animation (several: the variants of the root prim's
+//! variant set `animation`, [`takes`]). The mapping is documented in
 //! `docs/usd.md`; this folder implements it as passes over one layer being written, in the
 //! shape of the other writers:
 //!
@@ -17,9 +18,11 @@
 //!   `UsdLux` lights;
 //! - [`text`]: the `.usda` grammar; [`usdz`]: the package.
 //!
-//! - [`params`]: visibility over time, animated camera and light parameters.
+//! - [`params`]: visibility over time, animated camera and light parameters;
+//! - [`takes`]: several animations as variants, each holding the node prims as it moves
+//!   them.
 //!
-//! What USD cannot hold, or this writer does not write yet (other animations, light roll,
+//! What USD cannot hold, or this writer does not write yet (light roll,
 //! animated material properties), is a warning in the [`Report`].
 
 use std::collections::HashMap;
@@ -37,6 +40,7 @@ pub mod meshes;
 pub mod names;
 pub mod params;
 pub mod skel;
+pub mod takes;
 pub mod text;
 pub mod usdz;
 pub mod user_props;
@@ -48,8 +52,14 @@ use text::{string, Text};
 #[derive(Debug, Clone)]
 pub struct WriteOptions {
     /// The animation written (index into [`Scene::animations`]; `None` or past the end: the
-    /// rest pose, no time samples). A USD layer holds one timeline.
+    /// rest pose, no time samples). With [`WriteOptions::all_animations`] and several
+    /// animations, the selected variant of the root prim's `animation` variant set
+    /// ([`takes`]), whose timeline is the stage's.
     pub animation: Option<usize>,
+    /// Write every animation of the scene, as the variants of the root prim's `animation`
+    /// variant set ([`takes`]; default `true`); `false`: [`WriteOptions::animation`] alone,
+    /// the others a warning.
+    pub all_animations: bool,
     /// The source's up axis, when the file does not say it right (`--up`); the stage's
     /// `upAxis` (USD knows `Y` and `Z` only).
     pub up: Option<Axis>,
@@ -71,6 +81,7 @@ impl Default for WriteOptions {
     fn default() -> Self {
         WriteOptions {
             animation: Some(0),
+            all_animations: true,
             up: None,
             metres_per_unit: None,
             copy_textures: true,
@@ -126,65 +137,86 @@ pub const ROOT: &str = "root";
 
 /// Writes `scene` as one USD layer in memory.
 ///
+/// A scene with several animations (and [`WriteOptions::all_animations`]) gets them all as the
+/// variants of the root prim's variant set `animation` ([`takes`]), the one
+/// [`WriteOptions::animation`] names selected; otherwise the one animation is written plainly.
+///
 /// Errors: [`crate::Error::Unsupported`] for an inconsistent scene ([`Scene::validate`]).
 pub fn write(scene: &Scene, opts: &WriteOptions) -> Result<Layer, crate::Error> {
     scene
         .validate()
         .map_err(|e| crate::Error::Unsupported(format!("usd: inconsistent scene: {e}")))?;
-    let line = xform::Timeline::new(scene, opts.animation);
+    let (animations, selected) = takes::chosen(scene, opts);
+    let lines: Vec<xform::Timeline> = match &animations {
+        Some(all) => all.iter().map(|&a| xform::Timeline::new(scene, Some(a))).collect(),
+        None => vec![xform::Timeline::new(scene, opts.animation)],
+    };
+    let default = &lines[selected];
     let mut ctx = Ctx {
         scene,
-        line: &line,
+        line: default,
         material_paths: Vec::new(),
         triangulate: opts.triangulate,
         warnings: Vec::new(),
     };
     let mut t = Text::default();
-    header(&mut t, &mut ctx, opts, &line);
-    animation_warnings(&mut ctx, &line);
+    header(&mut t, &mut ctx, opts, default);
     let mats = scene.materials.iter().filter(|m| !m.user_properties.is_empty()).count();
     if mats > 0 {
         ctx.warn(format!("not written: the user properties of {mats} material(s) (node user properties are written as userProperties: attributes; FBX and glTF extras keep material ones)"));
     }
     let images = materials::images(scene, &mut ctx.warnings);
     let root = format!("/{ROOT}");
-    let skinned: Vec<usize> = deform::deformed_nodes(scene, &line)
-        .into_iter()
-        .filter(|&k| {
-            scene.nodes[k]
-                .mesh
-                .and_then(|m| scene.meshes.get(m))
-                .is_some_and(|m| m.skin.is_some() || !m.morph_targets.is_empty())
-        })
-        .collect();
-    let (rigs, motion, rig_warnings) = skel::rigs(scene, &line, &skinned);
-    rig_warnings.into_iter().for_each(|w| ctx.warn(w));
+    let mut per_take = takes::Warnings::default();
+    let mut sampled = Vec::with_capacity(lines.len());
+    for (i, line) in lines.iter().enumerate() {
+        ctx.line = line;
+        let before = std::mem::take(&mut ctx.warnings);
+        animation_warnings(&mut ctx, line, animations.is_none());
+        sampled.push(Take::sample(&mut ctx, line));
+        per_take.add(i, std::mem::replace(&mut ctx.warnings, before));
+    }
+    ctx.line = default;
     // A rig's skeleton and mesh must be under one SkelRoot: the root prim is one.
-    let kind = if rigs.is_empty() { "Xform" } else { "SkelRoot" };
-    t.open(&format!("def {kind} \"{ROOT}\""), &["kind = \"component\"".to_string()]);
+    let kind = if sampled.iter().any(|s| !s.rigs.is_empty()) { "SkelRoot" } else { "Xform" };
+    let variants = animations.as_ref().map(|all| takes::Variants::new(scene, all, &lines));
+    let mut meta = vec!["kind = \"component\"".to_string()];
+    if let Some(v) = &variants {
+        meta.extend(v.root_metadata(selected));
+    }
+    t.open(&format!("def {kind} \"{ROOT}\""), &meta);
     let mut siblings = names::Siblings::default();
     siblings.claim("Materials");
     ctx.material_paths = materials::write(&mut t, &mut ctx, &root, &images);
-    let xforms = xform::node_xforms(scene, &line);
-    if xforms.iter().any(|x| x.capped) {
-        ctx.warn("a node's transform reached the sample budget: written within it, not within the tolerance".into());
-    }
-    let rigged: HashMap<usize, &skel::Rig> = rigs.iter().map(|r| (r.node, r)).collect();
-    let points = deformed_points(&mut ctx, &line, &rigged);
-    let rest = scene.evaluate(line.animation, Time::Frame(line.range.0));
-    let visibility = params::visibility(scene, &line);
     let mut renamed = Vec::new();
-    let prims = Prims {
-        xforms: &xforms,
-        points: &points,
-        rigs: &rigged,
-        motion: &motion,
-        hidden: &rest.hidden,
-        mesh_shown: &rest.mesh,
-        visibility: &visibility,
-    };
-    prims.write(&mut t, &mut ctx, siblings, &root, &mut renamed);
+    match &variants {
+        None => sampled[0].prims().write(&mut t, &mut ctx, siblings, &root, &mut renamed),
+        Some(v) => {
+            v.report_renames(&mut renamed);
+            v.rate_warnings(selected).into_iter().for_each(|w| ctx.warn(w));
+            t.open_with("variantSet \"animation\" =", &[]);
+            for (i, (take, line)) in sampled.iter().zip(&lines).enumerate() {
+                ctx.line = line;
+                let before = std::mem::take(&mut ctx.warnings);
+                let meta = v.metadata(&mut t, i);
+                t.open_with(&string(&v.names[i]), &meta);
+                // Every take names its prims alike: report the renames once.
+                let mut again = Vec::new();
+                let into = if i == 0 { &mut renamed } else { &mut again };
+                let prims = Prims { absolute: true, ..take.prims() };
+                prims.write(&mut t, &mut ctx, siblings.clone(), &root, into);
+                t.close();
+                per_take.add(i, std::mem::replace(&mut ctx.warnings, before));
+            }
+            t.close();
+        }
+    }
     t.close();
+    let names: Vec<&str> = match &animations {
+        Some(all) => all.iter().map(|&a| scene.animations[a].name.as_str()).collect(),
+        None => Vec::new(),
+    };
+    per_take.merged(&names).into_iter().for_each(|w| ctx.warn(w));
     if t.non_finite > 0 {
         ctx.warn(format!("{} non-finite number(s) written as 0", t.non_finite));
     }
@@ -193,6 +225,73 @@ pub fn write(scene: &Scene, opts: &WriteOptions) -> Result<Layer, crate::Error> 
         images: images.files,
         report: Report { warnings: ctx.warnings, renamed },
     })
+}
+
+/// One animation's node prims, sampled before anything is written (the root prim's type
+/// depends on whether any animation has a rig).
+struct Take {
+    rigs: Vec<skel::Rig>,
+    motion: skel::Motion,
+    xforms: Vec<xform::NodeXform>,
+    points: HashMap<usize, meshes::Points>,
+    /// The nodes' hidden state and shown mesh at the timeline's first frame.
+    hidden: Vec<bool>,
+    mesh_shown: Vec<Option<usize>>,
+    visibility: HashMap<usize, Vec<(f64, bool)>>,
+    /// Rig index by mesh node.
+    rigged: HashMap<usize, usize>,
+}
+
+impl Take {
+    /// Samples the node prims of `line` ([`skel::rigs`], [`xform::node_xforms`],
+    /// [`deform`], [`params::visibility`]); warnings go to `ctx`.
+    fn sample(ctx: &mut Ctx, line: &xform::Timeline) -> Take {
+        let scene = ctx.scene;
+        let skinned: Vec<usize> = deform::deformed_nodes(scene, line)
+            .into_iter()
+            .filter(|&k| {
+                scene.nodes[k]
+                    .mesh
+                    .and_then(|m| scene.meshes.get(m))
+                    .is_some_and(|m| m.skin.is_some() || !m.morph_targets.is_empty())
+            })
+            .collect();
+        let (rigs, motion, rig_warnings) = skel::rigs(scene, line, &skinned);
+        rig_warnings.into_iter().for_each(|w| ctx.warn(w));
+        let xforms = xform::node_xforms(scene, line);
+        if xforms.iter().any(|x| x.capped) {
+            ctx.warn("a node's transform reached the sample budget: written within it, not within the tolerance".into());
+        }
+        let rigged: HashMap<usize, usize> =
+            rigs.iter().enumerate().map(|(i, r)| (r.node, i)).collect();
+        let points = deformed_points(ctx, line, &rigged);
+        let rest = scene.evaluate(line.animation, Time::Frame(line.range.0));
+        let visibility = params::visibility(scene, line);
+        Take {
+            rigs,
+            motion,
+            xforms,
+            points,
+            hidden: rest.hidden,
+            mesh_shown: rest.mesh,
+            visibility,
+            rigged,
+        }
+    }
+
+    /// The node prims' inputs.
+    fn prims(&self) -> Prims<'_> {
+        Prims {
+            xforms: &self.xforms,
+            points: &self.points,
+            rigs: self.rigged.iter().map(|(&k, &i)| (k, &self.rigs[i])).collect(),
+            motion: &self.motion,
+            hidden: &self.hidden,
+            mesh_shown: &self.mesh_shown,
+            visibility: &self.visibility,
+            absolute: false,
+        }
+    }
 }
 
 /// The layer's metadata.
@@ -236,12 +335,12 @@ fn header(t: &mut Text, ctx: &mut Ctx, opts: &WriteOptions, line: &xform::Timeli
     t.line("");
 }
 
-/// Warnings for what of the animation is not written: other animations, animated light
-/// roll, animated material properties.
-fn animation_warnings(ctx: &mut Ctx, line: &xform::Timeline) {
+/// Warnings for what of the animation is not written: other animations (when `alone`: the
+/// layer holds this one only), animated light roll, animated material properties.
+fn animation_warnings(ctx: &mut Ctx, line: &xform::Timeline, alone: bool) {
     let scene = ctx.scene;
     let others = scene.animations.len().saturating_sub(usize::from(line.animation.is_some()));
-    if others > 0 {
+    if alone && others > 0 {
         ctx.warn(format!("not written: {others} other animation(s) (a USD layer holds one timeline; choose one with --animation or --stack)"));
     }
     let Some(anim) = line.animation.and_then(|a| scene.animations.get(a)) else { return };
@@ -276,7 +375,7 @@ fn animation_warnings(ctx: &mut Ctx, line: &xform::Timeline) {
 fn deformed_points(
     ctx: &mut Ctx,
     line: &xform::Timeline,
-    rigged: &HashMap<usize, &skel::Rig>,
+    rigged: &HashMap<usize, usize>,
 ) -> HashMap<usize, meshes::Points> {
     let scene = ctx.scene;
     let nodes: Vec<(usize, usize)> = deform::deformed_nodes(scene, line)
@@ -306,12 +405,14 @@ fn deformed_points(
 struct Prims<'a> {
     xforms: &'a [xform::NodeXform],
     points: &'a HashMap<usize, meshes::Points>,
-    rigs: &'a HashMap<usize, &'a skel::Rig>,
+    rigs: HashMap<usize, &'a skel::Rig>,
     motion: &'a skel::Motion,
     hidden: &'a [bool],
     mesh_shown: &'a [Option<usize>],
     /// Mesh nodes whose shown state changes: [`params::visibility`].
     visibility: &'a HashMap<usize, Vec<(f64, bool)>>,
+    /// Rig relationships name absolute paths (inside a variant, [`takes`]), not relative ones.
+    absolute: bool,
 }
 
 impl Prims<'_> {
@@ -361,7 +462,16 @@ impl Prims<'_> {
             self.transform(t, k);
             user_props::write(t, scene, ctx.line, k);
             let mut children = names::Siblings::default();
-            self.attachment(t, ctx, k, &mut children);
+            // Rig targets inside a variant are absolute: the node prim's whole path.
+            let at = (self.absolute && self.rigs.contains_key(&k)).then(|| {
+                let mut p = root.to_string();
+                for (n, _) in &open {
+                    p.push('/');
+                    p.push_str(n);
+                }
+                format!("{p}/{name}")
+            });
+            self.attachment(t, ctx, (k, at.as_deref()), &mut children);
             open.push((name, children));
             stack.push(Step::Close);
             stack.extend(node.children.iter().rev().map(|&c| Step::Open(c)));
@@ -391,8 +501,15 @@ impl Prims<'_> {
         t.line(&format!("uniform token[] xformOpOrder = [{order}]"));
     }
 
-    /// The node's mesh, camera or light, as a child prim.
-    fn attachment(&self, t: &mut Text, ctx: &mut Ctx, k: usize, children: &mut names::Siblings) {
+    /// The node's mesh, camera or light, as a child prim; `at`: the node prim's path when rig
+    /// relationships are absolute ([`Prims::absolute`]).
+    fn attachment(
+        &self,
+        t: &mut Text,
+        ctx: &mut Ctx,
+        (k, at): (usize, Option<&str>),
+        children: &mut names::Siblings,
+    ) {
         let scene = ctx.scene;
         let node = &scene.nodes[k];
         match node.kind {
@@ -413,8 +530,11 @@ impl Prims<'_> {
         // as the mesh's is (formats/usd/skel.rs).
         let rig = self.rigs.get(&k).map(|&r| {
             let skeleton = children.claim(&format!("{name}_skeleton"));
-            skel::write_skeleton(t, scene, r, r.index, self.motion, &skeleton);
-            (r, skeleton)
+            skel::write_skeleton(t, scene, (r, r.index), self.motion, &skeleton, at);
+            match at {
+                Some(p) => (r, format!("{p}/{skeleton}"), format!("{p}/{name}/")),
+                None => (r, format!("../{skeleton}"), String::new()),
+            }
         });
         let points = match deformed {
             Some(p) => p.clone(),
@@ -430,7 +550,7 @@ impl Prims<'_> {
         // A rig's mesh keeps its rest points; its normals are written by the rig when they
         // are one per vertex (`skel::write_binding`: UsdSkel skins vertex normals only), else
         // not at all.
-        let rig = rig.as_ref().map(|(r, s)| (*r, s.as_str()));
+        let rig = rig.as_ref().map(|(r, s, b)| (*r, s.as_str(), b.as_str()));
         meshes::write(t, ctx, (k, m), &name, &points, deformed.is_some() || rig.is_some(), rig);
         t.insert_after_open(at, vis);
     }

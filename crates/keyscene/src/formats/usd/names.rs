@@ -17,7 +17,7 @@ pub fn identifier(name: &str) -> String {
 }
 
 /// The names taken among one prim's children.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct Siblings {
     taken: HashSet<String>,
     /// Per base identifier, the suffix to try next: every smaller one is taken (names are

@@ -947,14 +947,17 @@ impl Cut<'_, '_> {
 }
 
 /// Writes rig `r`'s `Skeleton` prim `name` (a child of its mesh node's prim, beside the mesh
-/// prim) with its `SkelAnimation` child `Motion`; `motion` holds every rig's samples.
+/// prim) with its `SkelAnimation` child `Motion`; `motion` holds every rig's samples. `at`: the
+/// node prim's absolute path when the relationship must name it absolutely (inside a variant,
+/// where OpenUSD refuses a relative target: its anchor would hold the variant selection);
+/// `None`: relative (`<Motion>`).
 pub fn write_skeleton(
     t: &mut Text,
     scene: &Scene,
-    rig: &Rig,
-    r: usize,
+    (rig, r): (&Rig, usize),
     motion: &Motion,
     name: &str,
+    at: Option<&str>,
 ) {
     // Joint paths: each joint's name (an identifier, unique among its siblings) under its
     // parent's path.
@@ -981,7 +984,10 @@ pub fn write_skeleton(
     let first: Vec<DMat4> = motion.values[0][r].iter().map(Trs::matrix).collect();
     let rest = t.array(&first, |t, &m| t.matrix(m));
     t.line(&format!("uniform matrix4d[] restTransforms = {rest}"));
-    t.line("rel skel:animationSource = <Motion>");
+    match at {
+        Some(p) => t.line(&format!("rel skel:animationSource = <{p}/{name}/Motion>")),
+        None => t.line("rel skel:animationSource = <Motion>"),
+    }
     t.open("def SkelAnimation \"Motion\"", &[]);
     t.line(&format!("uniform token[] joints = {tokens}"));
     animation(t, motion, r);
@@ -1062,19 +1068,21 @@ fn animation(t: &mut Text, motion: &Motion, r: usize) {
 }
 
 /// The mesh prim's binding lines (`SkelBindingAPI` is applied by the caller): `skeleton` is
-/// the name of the `Skeleton` prim beside the mesh prim.
-pub fn write_binding(t: &mut Text, rig: &Rig, skeleton: &str) {
+/// the path of the `Skeleton` prim beside the mesh prim as written (`../Name`, or absolute),
+/// `shapes` what goes before a blend shape's name in its target path (`""`: the mesh prim's
+/// child, relative; or the mesh prim's absolute path and `/`, [`write_skeleton`]'s `at`).
+pub fn write_binding(t: &mut Text, rig: &Rig, skeleton: &str, shapes: &str) {
     if let Some(n) = &rig.vertex_normals {
         let n = t.array(n, |t, &v| t.vec3(v));
         t.line(&format!("normal3f[] normals = {n} ("));
         t.line("    interpolation = \"vertex\"");
         t.line(")");
     }
-    t.line(&format!("rel skel:skeleton = <../{skeleton}>"));
+    t.line(&format!("rel skel:skeleton = <{skeleton}>"));
     if !rig.shapes.is_empty() {
         let names = t.array(&rig.shapes, |_, s| format!("\"{}\"", s.name));
         t.line(&format!("uniform token[] skel:blendShapes = {names}"));
-        let targets = t.array(&rig.shapes, |_, s| format!("<{}>", s.name));
+        let targets = t.array(&rig.shapes, |_, s| format!("<{shapes}{}>", s.name));
         t.line(&format!("rel skel:blendShapeTargets = {targets}"));
     }
     if rig.joints.is_empty() {

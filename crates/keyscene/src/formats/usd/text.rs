@@ -58,6 +58,23 @@ impl Text {
         self.depth += 1;
     }
 
+    /// Opens a block whose head and braces share lines, as a variant set and its variants
+    /// need (`variantSet "x" = {`, `"name" (` metadata `) {`); [`Text::close`] closes it.
+    pub fn open_with(&mut self, head: &str, metadata: &[String]) {
+        if metadata.is_empty() {
+            self.line(&format!("{head} {{"));
+        } else {
+            self.line(&format!("{head} ("));
+            self.depth += 1;
+            for m in metadata {
+                self.line(m);
+            }
+            self.depth -= 1;
+            self.line(") {");
+        }
+        self.depth += 1;
+    }
+
     /// An empty text one level deeper than this one: lines written to it belong inside the
     /// next prim opened here (to be inserted there, [`Text::insert_after_open`]).
     pub fn child(&self) -> Text {

@@ -118,7 +118,7 @@ impl Out {
             set_trs(&mut g, t, r, s);
             if left_out[i] {
                 let what = "mesh hidden throughout: left out (--visible-only)";
-                self.warnings.push(warning(&format!("node \"{}\"", node.name), what));
+                self.warnings.push(warning(format!("node \"{}\"", node.name), what));
             } else if let Some(ix) =
                 self.node_mesh(scene, i, &rest.pose, &mut meshes, &mut ahead, &mut g)
             {

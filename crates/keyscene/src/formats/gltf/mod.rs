@@ -40,7 +40,8 @@
 //! binormal's side; MikkTSpace where one is missing or degenerate), else on normal-mapped
 //! primitives, TEXCOORD_n from every UV set n with V flipped
 //! (`v' = 1 − v`: glTF's V runs down, 3DS/OBJ/FBX's up), COLOR_0 when the mesh has colours, `u16` indices when a
-//! primitive has fewer than 65 535 vertices, else `u32`. An application-specific attribute
+//! primitive has fewer than 65 535 vertices, else `u32`. With
+//! [`WriteOptions::source_vertex_ids`], an application-specific attribute
 //! [`SOURCE_VERTEX_ATTRIBUTE`] (FLOAT scalar) gives every glTF vertex its index in the source
 //! mesh, so the reader can restore the source's vertex order that glTF's per-corner splitting
 //! loses (other clients ignore it, as the glTF spec requires for `_`-prefixed attributes).

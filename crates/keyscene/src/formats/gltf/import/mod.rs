@@ -57,7 +57,9 @@ pub fn read(bytes: &[u8], opts: &ReadOptions) -> Result<(Scene, Vec<Warning>), E
 /// copied), influences from every `JOINTS_n`/`WEIGHTS_n` pair; morph targets become
 /// [`MorphTarget`](crate::scene::MorphTarget)s named by the mesh's `extras.targetNames`, with
 /// the mesh's `weights` as defaults; weight channels become `DeformPercent#k` property tracks
-/// in percent. The writer's `_KEYSCENE_VERTEX` restores the source vertex order of all of them.
+/// in percent. The writer's `_KEYSCENE_VERTEX` (written on request,
+/// `WriteOptions::source_vertex_ids`) restores the source vertex order of all of them; without
+/// it the vertices are glTF's.
 ///
 /// Errors: [`Error::Limit`] past `opts.limits`; [`Error::Invalid`] (with the JSON place) for
 /// a document the `gltf` crate refuses, a buffer shorter than it declares, a node with two

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs every test suite: the Rust workspace (`cargo test --workspace`), then the Python
+# Runs every test suite: the Rust workspace (`cargo test --workspace`, then `cargo doc` of the
+# library and CLI with warnings as errors: no broken intra-doc link), then the Python
 # package built and installed into a virtual environment (`pip install ./crates/keyscene-py`,
 # as a user installs it) and its pytest suite. README.md names this script as the test
 # command; .ci/run calls it.
@@ -16,6 +17,8 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 
 cargo test --workspace --no-fail-fast
+# Every intra-doc link resolves (a renamed item leaves no dangling reference in the docs).
+RUSTDOCFLAGS="-D warnings" cargo doc --no-deps -p keyscene -p keyscene-cli
 
 venv="${KEYSCENE_VENV:-$root/target/test-venv}"
 python="${PYTHON:-python3}"

@@ -186,8 +186,8 @@ pub fn channel_span(target: &ChannelTarget) -> Span {
 
 /// Where `target`'s value can bend, as sorted, disjoint frame intervals (each its first and
 /// last frame): the key segments of its tracks that do not hold a value, merged where they
-/// touch. A segment that leaves its key with [`Interpolation::Step`] or
-/// [`Interpolation::StepNext`] holds a value between its keys (it jumps at a key, where the
+/// touch. A segment that leaves its key with [`Interpolation::Step`](crate::anim::Interpolation::Step) or
+/// [`Interpolation::StepNext`](crate::anim::Interpolation::StepNext) holds a value between its keys (it jumps at a key, where the
 /// writers seed already), so it adds none; neither does a track of one key. `None` where the
 /// value can bend anywhere: a track that repeats or cycles outside its keys (3DS repeat, FBX
 /// `R`/`A`/`M`) or has a key at a non-finite frame, and values FBX animation layers blend.
@@ -244,9 +244,9 @@ pub fn bending_intervals(target: &ChannelTarget) -> Option<Vec<(f64, f64)>> {
 /// Where `target`'s value holds, as sorted, disjoint **open** frame intervals: strictly
 /// inside them every frame gives the same value (bit for bit), so a writer sampling them may
 /// take one sample for all. A track holds inside a segment that leaves its key with
-/// [`Interpolation::Step`] or [`Interpolation::StepNext`], before its first key when it
-/// extrapolates with [`Extrapolation::Constant`] or [`Extrapolation::HoldLast`] (the first or
-/// the last key's value) and after its last key with [`Extrapolation::Constant`]; a track of
+/// [`Interpolation::Step`](crate::anim::Interpolation::Step) or [`Interpolation::StepNext`](crate::anim::Interpolation::StepNext), before its first key when it
+/// extrapolates with [`Extrapolation::Constant`](crate::anim::Extrapolation::Constant) or [`Extrapolation::HoldLast`](crate::anim::Extrapolation::HoldLast) (the first or
+/// the last key's value) and after its last key with [`Extrapolation::Constant`](crate::anim::Extrapolation::Constant); a track of
 /// no keys holds everywhere. A value of several tracks (per-component curves) holds where all
 /// of them do. Layered blends ([`ChannelTarget::Layered`]) never hold. Frames are the
 /// animation's clock; intervals may be unbounded (`±∞`).
@@ -840,7 +840,7 @@ impl Curve<DQuat> for Rotations {
     fn error(&self, written: DQuat, source: DQuat) -> f64 {
         rotation_error(written, source, self.size)
     }
-    /// The measure `size × 2 sin(2 asin(d / 2))` of the [`chord_distance`] `d` is
+    /// The measure `size × 2 sin(2 asin(d / 2))` of the `chord_distance` `d` is
     /// `2 size × d √(1 − d²/4)`, at most `2 size × d`. glibc's `asin` and `sin` are within
     /// about an ulp (its manual's table of errors: 1 each on x86_64), and `d` is 0 or far
     /// above the subnormals (it is a square root), so the computed measure is within a few
@@ -857,9 +857,9 @@ impl Curve<DQuat> for Rotations {
     }
     /// The middle of a [`SlerpChord`] is `(a + b′)·k` for a scalar `k > 0` (`b′` is `b` in the
     /// hemisphere of `a`, as the chord takes it: the slerp's two sines are equal there), and
-    /// [`chord_distance`] normalizes what it compares, so the middle's distance to `source` is
+    /// `chord_distance` normalizes what it compares, so the middle's distance to `source` is
     /// that of `a + b′`, with no arc cosine or sine. The two differ only by the rounding of
-    /// the slerp (a few ulps of a unit quaternion); [`MIDDLE_SLACK`] more than covers it, so
+    /// the slerp (a few ulps of a unit quaternion); `MIDDLE_SLACK` (1e-10) more than covers it, so
     /// the bound [`Curve::error_above`] tests first (`2 size × d`, with its 1e-12 margin)
     /// passes for the chord's middle whenever it passes here.
     fn middle_within(&self, a: DQuat, b: DQuat, source: DQuat, bound: f64) -> bool {

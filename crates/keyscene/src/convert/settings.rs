@@ -267,7 +267,7 @@ impl Settings {
         Self::NAMES.iter().zip(set).filter(|(_, on)| *on).map(|(n, _)| *n).collect()
     }
 
-    /// Refuses options that `format` does not use ([`APPLIES_TO`]) and option pairs that
+    /// Refuses options that `format` does not use ([`APPLIES_TO`](crate::convert::APPLIES_TO)) and option pairs that
     /// exclude each other, naming the option as the command line does (`--fbx-ascii does not
     /// apply to .glb output: it applies to .fbx only`), so that nothing is silently ignored.
     ///

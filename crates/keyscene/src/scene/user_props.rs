@@ -7,7 +7,7 @@
 //!   `UFBX_PROP_FLAG_USER_DEFINED`), on a `Model` (→ [`Node`](super::Node)) or a `Material`.
 //!   The type comes from the record's type string, else its FBX 7 label ([`UserValue::from_fbx_type`]).
 //! - glTF: the members of a node's or material's `extras` object other than keyscene's own
-//!   `keyscene` member, typed from JSON ([`UserValue::from_json`]).
+//!   `keyscene` member, typed from JSON (`formats/gltf/extras.rs`).
 //!
 //! # Animation
 //! A property's curves are animation channels like any other animated property:

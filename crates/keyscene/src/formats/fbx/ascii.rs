@@ -325,7 +325,7 @@ pub(crate) enum Lit {
     Word,
 }
 
-/// Why a number loaded but deserves a warning ([`Warning::OddNumber`]).
+/// Why a number loaded but deserves a warning ([`Warning::OddNumbers`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum OddNumber {
     /// `inf`, `-nan(ind)`, `1.#INF`, `1.#IND`, …, or a literal past f64's range (`1e400`).

@@ -87,7 +87,7 @@ mod visibility;
 
 pub use textures::property_of as texture_property;
 
-/// Options for [`write`] and [`save`] (the CLI's `--fbx-version`, `--fbx-ascii`,
+/// Options for [`write`](fn@write) and [`save`] (the CLI's `--fbx-version`, `--fbx-ascii`,
 /// `--triangulate`, `--embed`).
 #[derive(Debug, Clone)]
 #[non_exhaustive]
@@ -142,7 +142,7 @@ impl Default for WriteOptions {
     }
 }
 
-/// What [`write`] carried over, approximated and left out.
+/// What [`write`](fn@write) carried over, approximated and left out.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Report {
     /// The FBX version written (7400 or 7500; see [`WriteOptions::binary`]).
@@ -319,7 +319,7 @@ pub fn write(scene: &Scene, opts: &WriteOptions) -> Result<(Vec<u8>, Report), Wr
     Ok((write::encode(&records, &binary)?, report))
 }
 
-/// Writes `scene` to `path` as FBX ([`write`]: binary, or ASCII), atomically (a temporary
+/// Writes `scene` to `path` as FBX ([`write`](fn@write): binary, or ASCII), atomically (a temporary
 /// file renamed into place).
 pub fn save(scene: &Scene, path: &Path, opts: &WriteOptions) -> Result<Report, crate::Error> {
     let (bytes, report) = write(scene, opts)

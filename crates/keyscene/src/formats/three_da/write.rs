@@ -35,13 +35,13 @@ pub fn write(file: &File) -> Result<Vec<u8>, Error> {
     Ok(w.b)
 }
 
-/// [`write`] straight into `out`, from its current position on. The same bytes as [`write`],
+/// [`write`](fn@write) straight into `out`, from its current position on. The same bytes as [`write`](fn@write),
 /// but at most about [`SPILL`] of them are held in memory: finished parts are written out as they come,
 /// and the offsets that point forward (each entity's and surface's `next_offset`, its record,
 /// the header) are patched by seeking back once everything else is out. `out` is left
 /// positioned at the end of the file.
 ///
-/// Errors: those of [`write`], and [`Error::Io`] when `out` fails; `out` then holds a partial
+/// Errors: those of [`write`](fn@write), and [`Error::Io`] when `out` fails; `out` then holds a partial
 /// file (callers writing to disk use [`crate::write_atomically`], which removes it).
 pub fn write_to<W: Write + Seek>(file: &File, out: &mut W) -> Result<(), Error> {
     write_spilling(file, out, SPILL)

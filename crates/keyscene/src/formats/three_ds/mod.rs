@@ -7,7 +7,7 @@
 //!   [`crate::anim::Animation`] at [`crate::anim::THREE_DS_FPS`] that evaluates as lib3ds 1.3
 //!   does (rules in [`crate::anim::tcb`]); a folder of passes, one file per thing it builds.
 //!
-//! - [`write`] and [`export`]: the writer, [`Scene`] → chunks → bytes (issue #14 §2).
+//! - [`write`](mod@write) and [`export`]: the writer, [`Scene`] → chunks → bytes (issue #14 §2).
 //!
 //! Coordinates stay as stored: Z up, right-handed, unitless (`MASTER_SCALE` is kept as a
 //! property).

@@ -4,7 +4,7 @@
 //! `docs/usd.md`; this folder implements it as passes over one layer being written, in the
 //! shape of the other writers:
 //!
-//! - [`save`]/[`write`]: stage metadata (`defaultPrim`, `upAxis`, `metersPerUnit`,
+//! - [`save`]/[`write`](fn@write): stage metadata (`defaultPrim`, `upAxis`, `metersPerUnit`,
 //!   `timeCodesPerSecond` = the animation's frame rate, `startTimeCode`/`endTimeCode` its
 //!   written frames: **time codes are frames**), then the prims;
 //! - [`names`]: prim names (valid identifiers, unique among siblings, source names kept as

@@ -12,7 +12,7 @@
 //! transform (UsdSkel "Schemas In-Depth", skinning). The mesh prim's points are `G · p` (as for
 //! every mesh, [`super::meshes`]), so the rig is written with
 //!
-//! - the joints in the bones' **hierarchy** ([`Rig::with_tree`]): a joint's parent is the
+//! - the joints in the bones' **hierarchy** (`Rig::with_tree`): a joint's parent is the
 //!   nearest ancestor node of its bone that is a joint of the skin, its path that parent's
 //!   path and its own name (an identifier, unique among its siblings), parents listed before
 //!   children; ancestors that are not joints of the skin fold into the joint's local
@@ -121,7 +121,7 @@ pub struct Rig {
     /// The skinned mesh node.
     pub node: usize,
     /// The joints' nodes, in the written order: parents before their children
-    /// ([`Rig::with_tree`]).
+    /// (`Rig::with_tree`).
     pub joints: Vec<usize>,
     /// Per joint: its parent joint (index into [`Rig::joints`]), the nearest ancestor node of
     /// its node that is a joint of the skin; `None`: a root joint.

@@ -46,7 +46,7 @@ pub fn read(bytes: &[u8], opts: &ReadOptions) -> Result<(Scene, Vec<Warning>), E
 ///
 /// What becomes what: every glTF node is a scene node (TRS or matrix → translation, rotation,
 /// scale), named by `name` unless keyscene's extras restore a source name/instance; a mesh's
-/// primitives (triangles, strips and fans) are merged into one [`Mesh`] with one material slot
+/// primitives (triangles, strips and fans) are merged into one [`Mesh`](crate::scene::Mesh) with one material slot
 /// per glTF material, POSITION/NORMAL/TEXCOORD_n (V flipped back up)/COLOR_0 per vertex;
 /// perspective cameras keep `yfov` as a vertical FOV; KHR_lights_punctual lights become
 /// lights (cone half angles → full hotspot/falloff degrees); animation channels become tracks

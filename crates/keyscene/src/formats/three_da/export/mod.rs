@@ -36,7 +36,7 @@
 //!   keys outside the range are cut exactly. A root under the axis conversion keeps its keys
 //!   turned when the conversion is a rotation (translation and quaternion keys turned; an
 //!   EULER track only when the turn is about its outermost axis). Parts that FBX animation
-//!   layers blend ([`ChannelTarget::Layered`]) have no key form and are resampled ("animation
+//!   layers blend ([`ChannelTarget::Layered`](crate::anim::ChannelTarget::Layered)) have no key form and are resampled ("animation
 //!   layers blended"). Everything else is
 //!   **resampled** into LINEAR tracks — at every integer frame, or, past
 //!   [`RESAMPLE_BUDGET`] samples, at the source's key frames and an even grid (warned) — and

@@ -68,7 +68,7 @@ pub const MAX_MATERIAL_NAME: usize = 16;
 /// Most vertices (and faces) one 3DS object holds (`POINT_ARRAY`/`FACE_ARRAY` counts are u16).
 pub const MAX_OBJECT_ELEMENTS: usize = 65_535;
 
-/// Options for [`write`] and [`save`].
+/// Options for [`write`](fn@write) and [`save`].
 #[derive(Debug, Clone)]
 pub struct WriteOptions {
     /// Write this animation (index into `Scene::animations`); `None`: the first.
@@ -98,7 +98,7 @@ impl Default for WriteOptions {
     }
 }
 
-/// What [`write`] carried over, approximated and left out.
+/// What [`write`](fn@write) carried over, approximated and left out.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Report {
     /// `NAMED_OBJECT`s with a mesh written.
@@ -246,7 +246,7 @@ pub fn write(scene: &Scene, opts: &WriteOptions) -> Result<(Vec<u8>, Report), Wr
 /// first, and when the `.3ds` cannot be written the images just created are removed again.
 /// Images named but not found are the report's `warnings`.
 ///
-/// Errors: [`crate::Error::Unsupported`] for a scene [`write`] refuses;
+/// Errors: [`crate::Error::Unsupported`] for a scene [`write`](fn@write) refuses;
 /// [`crate::Error::OutputCollision`] when an image would replace a different file of the same
 /// name ([`crate::output`]); I/O errors.
 pub fn save(scene: &Scene, path: &Path, opts: &WriteOptions) -> Result<Report, crate::Error> {

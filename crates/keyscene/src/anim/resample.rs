@@ -1425,18 +1425,23 @@ mod tests {
         }
     }
 
+    /// Numbers in [0, 1) from a 64-bit linear congruential generator (Knuth's MMIX
+    /// constants) seeded with `seed`: the same sequence on every run.
+    fn uniform(mut seed: u64) -> impl FnMut() -> f64 {
+        move || {
+            seed = seed
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (seed >> 11) as f64 / (1u64 << 53) as f64
+        }
+    }
+
     #[test]
     fn a_rotation_error_is_left_out_only_when_it_is_within_the_bound() {
         // Pairs from far apart to 1e-9 rad, and bounds just under, at and over the measure:
         // `error_above` gives the measure's bits, or a value at most a bound the measure is
         // within too.
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = || {
-            seed = seed
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            (seed >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut next = uniform(0x9e37_79b9_7f4a_7c15);
         let mut skipped = 0;
         for i in 0..4000 {
             let euler = |r: f64| r * std::f64::consts::TAU - std::f64::consts::PI;
@@ -1475,13 +1480,7 @@ mod tests {
         // Chords from 1e-9 rad to a quarter turn, sources around the middle at distances just
         // under, at and over the bound: whenever `middle_within` says yes, the error of the
         // slerp's middle (what the error test measures otherwise) is within the bound.
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut next = || {
-            seed = seed
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            (seed >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut next = uniform(0x2545_f491_4f6c_dd1d);
         let (mut yes, mut no) = (0, 0);
         for i in 0..3000 {
             let euler = |r: f64| r * std::f64::consts::TAU - std::f64::consts::PI;

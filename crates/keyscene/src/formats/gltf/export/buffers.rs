@@ -127,19 +127,7 @@ impl Out {
                 }
             }
         });
-        let (min, max) = if min_max {
-            let mut lo = [f32::INFINITY; N];
-            let mut hi = [f32::NEG_INFINITY; N];
-            for v in data {
-                for k in 0..N {
-                    lo[k] = lo[k].min(v[k]);
-                    hi[k] = hi[k].max(v[k]);
-                }
-            }
-            (Some(json::Value::from(lo.to_vec())), Some(json::Value::from(hi.to_vec())))
-        } else {
-            (None, None)
-        };
+        let (min, max) = if min_max { bounds(data.as_flattened(), N) } else { (None, None) };
         self.accessor(view, data.len(), json::accessor::ComponentType::F32, type_, min, max)
     }
 
@@ -207,19 +195,7 @@ impl Out {
                 extras: Default::default(),
             }
         };
-        let (min, max) = if min_max {
-            let mut lo = [f32::INFINITY; 3];
-            let mut hi = [f32::NEG_INFINITY; 3];
-            for v in data {
-                for k in 0..3 {
-                    lo[k] = lo[k].min(v[k]);
-                    hi[k] = hi[k].max(v[k]);
-                }
-            }
-            (Some(json::Value::from(lo.to_vec())), Some(json::Value::from(hi.to_vec())))
-        } else {
-            (None, None)
-        };
+        let (min, max) = if min_max { bounds(data.as_flattened(), 3) } else { (None, None) };
         json::Index::push(
             &mut self.root.accessors,
             json::Accessor {
@@ -263,19 +239,7 @@ impl Out {
         let mut out = Vec::with_capacity(parts.len());
         for &(data, type_, n, min_max) in parts {
             let n = n.max(1);
-            let (min, max) = if min_max {
-                let mut lo = vec![f32::INFINITY; n];
-                let mut hi = vec![f32::NEG_INFINITY; n];
-                for v in data.chunks_exact(n) {
-                    for k in 0..n {
-                        lo[k] = lo[k].min(v[k]);
-                        hi[k] = hi[k].max(v[k]);
-                    }
-                }
-                (Some(json::Value::from(lo)), Some(json::Value::from(hi)))
-            } else {
-                (None, None)
-            };
+            let (min, max) = if min_max { bounds(data, n) } else { (None, None) };
             let ct = json::accessor::ComponentType::F32;
             let a = self.accessor(view, data.len() / n, ct, type_, min, max);
             if offset > 0 {
@@ -339,4 +303,18 @@ impl Out {
             },
         )
     }
+}
+
+/// An accessor's `min` and `max` (glTF 2.0 §5.1: per component, over every element) of the
+/// floats `data`, `n` components per element (a trailing partial element is not counted).
+fn bounds(data: &[f32], n: usize) -> (Option<json::Value>, Option<json::Value>) {
+    let mut lo = vec![f32::INFINITY; n];
+    let mut hi = vec![f32::NEG_INFINITY; n];
+    for v in data.chunks_exact(n) {
+        for k in 0..n {
+            lo[k] = lo[k].min(v[k]);
+            hi[k] = hi[k].max(v[k]);
+        }
+    }
+    (Some(json::Value::from(lo)), Some(json::Value::from(hi)))
 }

@@ -56,8 +56,8 @@ pub fn camera(t: &mut Text, ctx: &mut Ctx, k: usize, c: usize, name: &str) {
         let turn = turn(ctx, k);
         t.open(&format!("def Camera \"{name}\""), &[]);
         t.line("token projection = \"orthographic\"");
-        t.field("float horizontalAperture", 20.0 * xmag);
-        t.field("float verticalAperture", 20.0 * ymag);
+        t.field_f("float horizontalAperture", 20.0 * xmag);
+        t.field_f("float verticalAperture", 20.0 * ymag);
         clipping_range(t, cam);
         write_turn(t, turn);
         t.close();
@@ -80,14 +80,14 @@ pub fn camera(t: &mut Text, ctx: &mut Ctx, k: usize, c: usize, name: &str) {
     let turn = turn(ctx, k);
     t.open(&format!("def Camera \"{name}\""), &[]);
     t.line("token projection = \"perspective\"");
-    t.field("float focalLength", focal);
+    t.field_f("float focalLength", focal);
     if let Some((frames, values)) =
         super::params::camera_focal(ctx.scene, ctx.line, (k, c), FILM, fov)
     {
-        t.time_samples("float focalLength", &frames, &values, |t, &v| t.num(v));
+        t.time_samples("float focalLength", &frames, &values, |t, &v| t.num_f(v));
     }
-    t.field("float horizontalAperture", h);
-    t.field("float verticalAperture", v);
+    t.field_f("float horizontalAperture", h);
+    t.field_f("float verticalAperture", v);
     clipping_range(t, cam);
     write_turn(t, turn);
     t.close();
@@ -98,7 +98,7 @@ pub fn camera(t: &mut Text, ctx: &mut Ctx, k: usize, c: usize, name: &str) {
 fn clipping_range(t: &mut Text, cam: &Camera) {
     if let (Some(n), Some(f)) = (cam.near, cam.far) {
         if n.is_finite() && f.is_finite() && n > 0.0 && f > n {
-            let range = format!("({}, {})", t.num(n), t.num(f));
+            let range = format!("({}, {})", t.num_f(n), t.num_f(f));
             t.line(&format!("float2 clippingRange = {range}"));
         }
     }
@@ -128,13 +128,13 @@ pub fn light(t: &mut Text, ctx: &mut Ctx, k: usize, l: usize, name: &str) {
     t.open(&format!("def {ty} \"{name}\""), &meta);
     let animated = super::params::light_values(ctx.scene, ctx.line, (k, l)).unwrap_or_default();
     let c = light.color.as_dvec3();
-    let c = t.vec3(c);
+    let c = t.vec3_f(c);
     t.line(&format!("color3f inputs:color = {c}"));
     if let Some((frames, values)) = &animated.color {
-        t.time_samples("color3f inputs:color", frames, values, |t, &v| t.vec3(v));
+        t.time_samples("color3f inputs:color", frames, values, |t, &v| t.vec3_f(v));
     }
     let i = if light.on { light.intensity } else { 0.0 };
-    t.field("float inputs:intensity", i);
+    t.field_f("float inputs:intensity", i);
     scalar_samples(t, "float inputs:intensity", &animated.intensity);
     if ty == "SphereLight" {
         t.line("bool treatAsPoint = 1");
@@ -142,9 +142,9 @@ pub fn light(t: &mut Text, ctx: &mut Ctx, k: usize, l: usize, name: &str) {
     }
     if shaping {
         let (angle, soft) = super::params::cone(light.falloff_degrees, light.hotspot_degrees);
-        t.field("float inputs:shaping:cone:angle", angle);
+        t.field_f("float inputs:shaping:cone:angle", angle);
         scalar_samples(t, "float inputs:shaping:cone:angle", &animated.cone_angle);
-        t.field("float inputs:shaping:cone:softness", soft);
+        t.field_f("float inputs:shaping:cone:softness", soft);
         scalar_samples(t, "float inputs:shaping:cone:softness", &animated.cone_softness);
     }
     if light.attenuation.is_some() {
@@ -160,6 +160,6 @@ pub fn light(t: &mut Text, ctx: &mut Ctx, k: usize, l: usize, name: &str) {
 /// `decl`'s time samples, when there are any.
 fn scalar_samples(t: &mut Text, decl: &str, samples: &Option<(Vec<f64>, Vec<f64>)>) {
     if let Some((frames, values)) = samples {
-        t.time_samples(decl, frames, values, |t, &v| t.num(v));
+        t.time_samples(decl, frames, values, |t, &v| t.num_f(v));
     }
 }

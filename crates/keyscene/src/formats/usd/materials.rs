@@ -126,8 +126,9 @@ pub fn write(t: &mut Text, ctx: &mut Ctx, root: &str, images: &Images) -> Vec<Op
 fn surface(t: &mut Text, ctx: &mut Ctx, mi: usize, path: &str, images: &Images) {
     let mat = &ctx.scene.materials[mi];
     let clamp = |x: f32| if x.is_finite() { f64::from(x.clamp(0.0, 1.0)) } else { 0.0 };
-    let color =
-        |t: &mut Text, c: glam::Vec3| t.vec3(glam::DVec3::new(clamp(c.x), clamp(c.y), clamp(c.z)));
+    let color = |t: &mut Text, c: glam::Vec3| {
+        t.vec3_f(glam::DVec3::new(clamp(c.x), clamp(c.y), clamp(c.z)))
+    };
     let map = |slot: MapSlot| {
         mat.maps
             .iter()
@@ -161,7 +162,7 @@ fn surface(t: &mut Text, ctx: &mut Ctx, mi: usize, path: &str, images: &Images) 
         None => {
             // A PBR emission keeps its strength (UsdPreviewSurface colours are not capped).
             let c = match pbr.map(|p| p.emission()).filter(|e| e.is_finite()) {
-                Some(e) => t.vec3(e.max(glam::Vec3::ZERO).as_dvec3()),
+                Some(e) => t.vec3_f(e.max(glam::Vec3::ZERO).as_dvec3()),
                 None => color(t, mat.effective_emissive()),
             };
             t.line(&format!("color3f inputs:emissiveColor = {c}"));
@@ -172,13 +173,13 @@ fn surface(t: &mut Text, ctx: &mut Ctx, mi: usize, path: &str, images: &Images) 
         return surface_maps(t, ctx, mi, path, images, diffuse_map, emissive_map);
     }
     let opacity = clamp(1.0 - mat.transparency);
-    t.field("float inputs:opacity", opacity);
+    t.field_f("float inputs:opacity", opacity);
     t.line("int inputs:useSpecularWorkflow = 1");
     let spec = color(t, mat.specular * mat.shininess_strength.clamp(0.0, 1.0));
     t.line(&format!("color3f inputs:specularColor = {spec}"));
     // Blinn-Phong exponent ↔ roughness: shininess 0..1 taken as glossiness.
     let rough = 1.0 - clamp(mat.shininess);
-    t.field("float inputs:roughness", rough);
+    t.field_f("float inputs:roughness", rough);
     t.line("token outputs:surface");
     t.close();
     surface_maps(t, ctx, mi, path, images, diffuse_map, emissive_map);
@@ -191,18 +192,18 @@ fn surface(t: &mut Text, ctx: &mut Ctx, mi: usize, path: &str, images: &Images) 
 fn pbr_inputs(t: &mut Text, p: &crate::scene::Pbr) {
     use crate::scene::PbrProperty as P;
     let clamp = |x: f32| if x.is_finite() { f64::from(x.clamp(0.0, 1.0)) } else { 0.0 };
-    t.field("float inputs:opacity", clamp(p.opacity()));
+    t.field_f("float inputs:opacity", clamp(p.opacity()));
     t.line("int inputs:useSpecularWorkflow = 0");
-    t.field("float inputs:metallic", clamp(p.get(P::Metalness).scalar()));
-    t.field("float inputs:roughness", clamp(p.get(P::Roughness).scalar()));
+    t.field_f("float inputs:metallic", clamp(p.get(P::Metalness).scalar()));
+    t.field_f("float inputs:roughness", clamp(p.get(P::Roughness).scalar()));
     let ior = p.get(P::SpecularIor);
     if ior.has_value && ior.scalar().is_finite() && ior.scalar() >= 1.0 {
-        t.field("float inputs:ior", f64::from(ior.scalar()));
+        t.field_f("float inputs:ior", f64::from(ior.scalar()));
     }
     let coat = clamp(p.get(P::CoatFactor).scalar());
     if coat > 0.0 {
-        t.field("float inputs:clearcoat", coat);
-        t.field("float inputs:clearcoatRoughness", clamp(p.get(P::CoatRoughness).scalar()));
+        t.field_f("float inputs:clearcoat", coat);
+        t.field_f("float inputs:clearcoatRoughness", clamp(p.get(P::CoatRoughness).scalar()));
     }
     t.line("token outputs:surface");
     t.close();

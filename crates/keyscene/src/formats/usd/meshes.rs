@@ -81,19 +81,19 @@ pub fn write(
     match points {
         Points::Static(p) => {
             let (lo, hi) = bounds(p.iter().copied());
-            let e = format!("[{}, {}]", t.vec3(lo), t.vec3(hi));
+            let e = format!("[{}, {}]", t.vec3_f(lo), t.vec3_f(hi));
             t.line(&format!("float3[] extent = {e}"));
-            let arr = t.array_with(p, |t, s, v| t.put_tuple(s, &v.to_array()));
+            let arr = t.array_with(p, |t, s, v| t.put_tuple_f(s, &v.to_array()));
             t.line_parts(&["point3f[] points = ", &arr]);
         }
         Points::Sampled { frames, values } => {
             let boxes: Vec<(DVec3, DVec3)> =
                 values.iter().map(|v| bounds(v.iter().map(|p| p.as_dvec3()))).collect();
             t.time_samples("float3[] extent", frames, &boxes, |t, &(lo, hi)| {
-                format!("[{}, {}]", t.vec3(lo), t.vec3(hi))
+                format!("[{}, {}]", t.vec3_f(lo), t.vec3_f(hi))
             });
             t.time_samples("point3f[] points", frames, values, |t, v| {
-                t.array_with(v, |t, s, p| t.put_tuple(s, &p.as_dvec3().to_array()))
+                t.array_with(v, |t, s, p| t.put_tuple_f(s, &p.as_dvec3().to_array()))
             });
         }
     }
@@ -162,7 +162,7 @@ fn normals(t: &mut Text, ctx: &Ctx, k: usize, mesh: &Mesh, faces: &[usize]) {
             out.push((nm * n.as_dvec3()).normalize_or_zero());
         }
     }
-    let arr = t.array(&out, |t, &n| t.vec3(n));
+    let arr = t.array(&out, |t, &n| t.vec3_f(n));
     t.line(&format!("normal3f[] normals = {arr} ("));
     t.line("    interpolation = \"faceVarying\"");
     t.line(")");
@@ -172,18 +172,12 @@ fn normals(t: &mut Text, ctx: &Ctx, k: usize, mesh: &Mesh, faces: &[usize]) {
 fn primvars(t: &mut Text, mesh: &Mesh, faces: &[usize]) {
     let corners = || faces.iter().flat_map(|&p| mesh.polygon_corners(p).map(move |c| (p, c)));
     for (i, set) in mesh.uv_sets.iter().enumerate() {
-        let uvs: Option<Vec<String>> = corners()
-            .map(|(p, c)| {
-                set.uvs.get(mesh.corner_vertices[c], c, p).map(|uv| {
-                    let uv = uv.as_dvec2();
-                    let f = |x: f64| if x.is_finite() { format!("{x:?}") } else { "0".into() };
-                    format!("({}, {})", f(uv.x), f(uv.y))
-                })
-            })
-            .collect();
+        let uvs: Option<Vec<glam::Vec2>> =
+            corners().map(|(p, c)| set.uvs.get(mesh.corner_vertices[c], c, p)).collect();
         let Some(uvs) = uvs else { continue };
         let name = if i == 0 { "st".to_string() } else { format!("st{i}") };
-        t.line(&format!("texCoord2f[] primvars:{name} = [{}] (", uvs.join(", ")));
+        let arr = t.array_with(&uvs, |t, s, uv| t.put_tuple_f(s, &uv.as_dvec2().to_array()));
+        t.line_parts(&[&format!("texCoord2f[] primvars:{name} = "), &arr, " ("]);
         t.line("    interpolation = \"faceVarying\"");
         t.line(")");
     }
@@ -191,12 +185,12 @@ fn primvars(t: &mut Text, mesh: &Mesh, faces: &[usize]) {
     let values: Option<Vec<_>> =
         corners().map(|(p, c)| colors.get(mesh.corner_vertices[c], c, p)).collect();
     let Some(values) = values else { return };
-    let rgb = t.array(&values, |t, c| t.vec3(c.truncate().as_dvec3()));
+    let rgb = t.array(&values, |t, c| t.vec3_f(c.truncate().as_dvec3()));
     t.line(&format!("color3f[] primvars:displayColor = {rgb} ("));
     t.line("    interpolation = \"faceVarying\"");
     t.line(")");
     if values.iter().any(|c| c.w != 1.0) {
-        let a = t.array(&values, |t, c| t.num(f64::from(c.w)));
+        let a = t.array(&values, |t, c| t.num_f(f64::from(c.w)));
         t.line(&format!("float[] primvars:displayOpacity = {a} ("));
         t.line("    interpolation = \"faceVarying\"");
         t.line(")");

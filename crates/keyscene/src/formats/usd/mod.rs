@@ -29,6 +29,7 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use glam::{DMat4, DQuat, DVec3};
+use rayon::prelude::*;
 
 use crate::anim::{ChannelTarget, Time};
 use crate::scene::{Axis, NodeKind, Scene};
@@ -168,15 +169,23 @@ pub fn write(scene: &Scene, opts: &WriteOptions) -> Result<Layer, crate::Error> 
     let images = materials::images(scene, &mut ctx.warnings);
     let root = format!("/{ROOT}");
     let mut per_take = takes::Warnings::default();
+    // The animations are sampled on the thread pool, each with warnings of its own; the
+    // samples do not depend on the order (nor the text on the threads).
+    let alone = animations.is_none();
+    let each: Vec<(Take, Vec<String>)> = lines
+        .par_iter()
+        .map(|line| {
+            let mut c = Ctx { line, material_paths: Vec::new(), warnings: Vec::new(), ..ctx };
+            animation_warnings(&mut c, line, alone);
+            let take = Take::sample(&mut c, line);
+            (take, c.warnings)
+        })
+        .collect();
     let mut sampled = Vec::with_capacity(lines.len());
-    for (i, line) in lines.iter().enumerate() {
-        ctx.line = line;
-        let before = std::mem::take(&mut ctx.warnings);
-        animation_warnings(&mut ctx, line, animations.is_none());
-        sampled.push(Take::sample(&mut ctx, line));
-        per_take.add(i, std::mem::replace(&mut ctx.warnings, before));
+    for (i, (take, warnings)) in each.into_iter().enumerate() {
+        sampled.push(take);
+        per_take.add(i, warnings);
     }
-    ctx.line = default;
     // A rig's skeleton and mesh must be under one SkelRoot: the root prim is one.
     let kind = if sampled.iter().any(|s| !s.rigs.is_empty()) { "SkelRoot" } else { "Xform" };
     let variants = animations.as_ref().map(|all| takes::Variants::new(scene, all, &lines));
@@ -195,18 +204,31 @@ pub fn write(scene: &Scene, opts: &WriteOptions) -> Result<Layer, crate::Error> 
             v.report_renames(&mut renamed);
             v.rate_warnings(selected).into_iter().for_each(|w| ctx.warn(w));
             t.open_with("variantSet \"animation\" =", &[]);
-            for (i, (take, line)) in sampled.iter().zip(&lines).enumerate() {
-                ctx.line = line;
-                let before = std::mem::take(&mut ctx.warnings);
-                let meta = v.metadata(&mut t, i);
-                t.open_with(&string(&v.names[i]), &meta);
+            // Each variant's text is written on the thread pool, then appended in order.
+            let parts: Vec<VariantText> = sampled
+                .par_iter()
+                .zip(&lines)
+                .enumerate()
+                .map(|(i, (take, line))| {
+                    let paths = ctx.material_paths.clone();
+                    let mut c = Ctx { line, material_paths: paths, warnings: Vec::new(), ..ctx };
+                    let mut vt = t.beside();
+                    let meta = v.metadata(&mut vt, i);
+                    vt.open_with(&string(&v.names[i]), &meta);
+                    let mut names = Vec::new();
+                    let prims = Prims { absolute: true, ..take.prims() };
+                    prims.write(&mut vt, &mut c, siblings.clone(), &root, &mut names);
+                    vt.close();
+                    (vt, c.warnings, names)
+                })
+                .collect();
+            for (i, (vt, warnings, names)) in parts.into_iter().enumerate() {
+                t.append(vt);
+                per_take.add(i, warnings);
                 // Every take names its prims alike: report the renames once.
-                let mut again = Vec::new();
-                let into = if i == 0 { &mut renamed } else { &mut again };
-                let prims = Prims { absolute: true, ..take.prims() };
-                prims.write(&mut t, &mut ctx, siblings.clone(), &root, into);
-                t.close();
-                per_take.add(i, std::mem::replace(&mut ctx.warnings, before));
+                if i == 0 {
+                    renamed.extend(names);
+                }
             }
             t.close();
         }
@@ -226,6 +248,9 @@ pub fn write(scene: &Scene, opts: &WriteOptions) -> Result<Layer, crate::Error> 
         report: Report { warnings: ctx.warnings, renamed },
     })
 }
+
+/// One variant as written on a thread: its text, its warnings and the prim renames it made.
+type VariantText = (Text, Vec<String>, Vec<(String, String, String)>);
 
 /// One animation's node prims, sampled before anything is written (the root prim's type
 /// depends on whether any animation has a rig).

@@ -995,7 +995,7 @@ pub fn write_skeleton(
         let names = t.array(&rig.shapes, |_, s| format!("\"{}\"", s.name));
         t.line(&format!("uniform token[] blendShapes = {names}"));
         let per_frame: Vec<&Vec<f32>> = motion.weights.iter().map(|v| &v[r]).collect();
-        let f = |t: &mut Text, w: &f32| t.num(f64::from(*w));
+        let f = |t: &mut Text, w: &f32| t.num_f(f64::from(*w));
         // The default value (what USD reads at the default time code: a layer without a
         // timeline is read there, and `UsdSkel.BakeSkinning` bakes there only when no
         // attribute has time samples), and with a timeline also time samples (one when the
@@ -1023,21 +1023,21 @@ pub fn write_shapes(t: &mut Text, rig: &Rig) {
     for shape in &rig.shapes {
         t.open(&format!("def BlendShape \"{}\"", shape.name), &[]);
         for ib in &shape.inbetweens {
-            let o = t.array(&ib.offsets, |t, &v| t.vec3(v));
+            let o = t.array(&ib.offsets, |t, &v| t.vec3_f(v));
             t.line(&format!("uniform point3f[] inbetweens:{} = {o} (", ib.name));
-            let w = t.num(ib.weight);
+            let w = t.num_f(ib.weight);
             t.line(&format!("    weight = {w}"));
             t.line(")");
             if let Some(n) = &ib.normal_offsets {
-                let n = t.array(n, |t, &v| t.vec3(v));
+                let n = t.array(n, |t, &v| t.vec3_f(v));
                 t.line(&format!("vector3f[] inbetweens:{}:normalOffsets = {n}", ib.name));
             }
         }
         if let Some(n) = &shape.normal_offsets {
-            let n = t.array(n, |t, &v| t.vec3(v));
+            let n = t.array(n, |t, &v| t.vec3_f(v));
             t.line(&format!("uniform vector3f[] normalOffsets = {n}"));
         }
-        let o = t.array(&shape.offsets, |t, &v| t.vec3(v));
+        let o = t.array(&shape.offsets, |t, &v| t.vec3_f(v));
         t.line(&format!("uniform vector3f[] offsets = {o}"));
         let i = t.array(&shape.indices, |_, i| i.to_string());
         t.line(&format!("uniform int[] pointIndices = {i}"));
@@ -1052,9 +1052,9 @@ fn animation(t: &mut Text, motion: &Motion, r: usize) {
     let still = per_frame.iter().all(|v| *v == per_frame[0]);
     type Format = fn(&mut Text, &mut String, &Trs);
     let parts: [(&str, Format); 3] = [
-        ("float3[] translations", |t, s, x| t.put_tuple(s, &x.t.to_array())),
-        ("quatf[] rotations", |t, s, x| t.put_quat(s, x.r)),
-        ("half3[] scales", |t, s, x| t.put_tuple(s, &x.s.to_array())),
+        ("float3[] translations", |t, s, x| t.put_tuple_f(s, &x.t.to_array())),
+        ("quatf[] rotations", |t, s, x| t.put_quat_f(s, x.r)),
+        ("half3[] scales", |t, s, x| t.put_tuple_f(s, &x.s.to_array())),
     ];
     for (decl, f) in parts {
         if still || motion.frames.len() == 1 {
@@ -1073,7 +1073,7 @@ fn animation(t: &mut Text, motion: &Motion, r: usize) {
 /// child, relative; or the mesh prim's absolute path and `/`, [`write_skeleton`]'s `at`).
 pub fn write_binding(t: &mut Text, rig: &Rig, skeleton: &str, shapes: &str) {
     if let Some(n) = &rig.vertex_normals {
-        let n = t.array(n, |t, &v| t.vec3(v));
+        let n = t.array(n, |t, &v| t.vec3_f(v));
         t.line(&format!("normal3f[] normals = {n} ("));
         t.line("    interpolation = \"vertex\"");
         t.line(")");
@@ -1093,7 +1093,7 @@ pub fn write_binding(t: &mut Text, rig: &Rig, skeleton: &str, shapes: &str) {
     t.line(&format!("    elementSize = {}", rig.element_size));
     t.line("    interpolation = \"vertex\"");
     t.line(")");
-    let w = t.array(&rig.weights, |t, &w| t.num(f64::from(w)));
+    let w = t.array(&rig.weights, |t, &w| t.num_f(f64::from(w)));
     t.line(&format!("float[] primvars:skel:jointWeights = {w} ("));
     t.line(&format!("    elementSize = {}", rig.element_size));
     t.line("    interpolation = \"vertex\"");

@@ -81,6 +81,18 @@ impl Text {
         Text { out: String::new(), depth: self.depth + 1, non_finite: 0 }
     }
 
+    /// An empty text at this one's indentation: lines written to it go where this text ends,
+    /// once [`Text::append`]ed (so that parts can be written on threads).
+    pub fn beside(&self) -> Text {
+        Text { out: String::new(), depth: self.depth, non_finite: 0 }
+    }
+
+    /// Appends `other` ([`Text::beside`]'s text) and its count of non-finite numbers.
+    pub fn append(&mut self, other: Text) {
+        self.out.push_str(&other.out);
+        self.non_finite += other.non_finite;
+    }
+
     /// Inserts `lines` ([`Text::child`]'s text) right after the first `{` line at or after
     /// byte `at`: as the first lines of the prim opened there. Nothing when there is none.
     pub fn insert_after_open(&mut self, at: usize, lines: Text) {
@@ -113,6 +125,61 @@ impl Text {
             self.non_finite += 1;
             s.push('0');
         }
+    }
+
+    /// [`Text::put`] for a number of a single-precision attribute (`float`, `half`, `point3f`,
+    /// `normal3f`, `vector3f`, `color3f`, `texCoord2f`, `quatf` and their arrays): `x` rounded
+    /// to `f32` (to nearest, as USD rounds the `double` it parses into such an attribute) and
+    /// written in the shortest digits that read back as that `f32` — what OpenUSD's own text
+    /// writer writes for a `float` (`TfStringify`: shortest single-precision digits). USD
+    /// reads the same `f32` as from [`Text::put`]'s digits of `x`, in about half the text. A
+    /// number non-finite as `f32` (non-finite, or past `f32::MAX`) is written `0` and counted.
+    pub fn put_f(&mut self, s: &mut String, x: f64) {
+        let x = x as f32;
+        if x.is_finite() {
+            s.push_str(zmij::Buffer::new().format_finite(x));
+        } else {
+            self.non_finite += 1;
+            s.push('0');
+        }
+    }
+
+    /// [`Text::put_f`] of `x` as a string.
+    pub fn num_f(&mut self, x: f64) -> String {
+        let mut s = String::new();
+        self.put_f(&mut s, x);
+        s
+    }
+
+    /// [`Text::put_tuple`] of a single-precision tuple ([`Text::put_f`]).
+    pub fn put_tuple_f(&mut self, s: &mut String, xs: &[f64]) {
+        s.push('(');
+        for (k, &x) in xs.iter().enumerate() {
+            if k > 0 {
+                s.push_str(", ");
+            }
+            self.put_f(s, x);
+        }
+        s.push(')');
+    }
+
+    /// [`Text::vec3`] of a single-precision attribute (`float3`, `point3f`, `normal3f`,
+    /// `vector3f`, `color3f`; [`Text::put_f`]).
+    pub fn vec3_f(&mut self, v: DVec3) -> String {
+        let mut s = String::with_capacity(40);
+        self.put_tuple_f(&mut s, &[v.x, v.y, v.z]);
+        s
+    }
+
+    /// [`Text::put_quat`] of a `quatf` ([`Text::put_f`]).
+    pub fn put_quat_f(&mut self, s: &mut String, q: glam::DQuat) {
+        self.put_tuple_f(s, &[q.w, q.x, q.y, q.z]);
+    }
+
+    /// [`Text::field`] of a single-precision attribute ([`Text::put_f`]).
+    pub fn field_f(&mut self, decl: &str, x: f64) {
+        let x = self.num_f(x);
+        self.line(&format!("{decl} = {x}"));
     }
 
     /// `(a, b, …)` of `xs` ([`Text::put`]).
@@ -271,6 +338,35 @@ mod tests {
         for k in 0..2000 {
             x = (x * 7.31 + k as f64 * 1e-3).sin() * 10f64.powi(k % 40 - 20);
             assert_eq!(t.num(x).parse::<f64>().unwrap().to_bits(), x.to_bits(), "{x:?}");
+        }
+    }
+
+    #[test]
+    fn single_precision_numbers_are_the_f32_usd_reads() {
+        let mut t = Text::default();
+        // The shortest digits of the nearest `f32`, not of the `f64` (the expected digits are
+        // numpy's `repr(np.float32(x))`).
+        assert_eq!(t.num_f(0.1), "0.1");
+        assert_eq!(t.num_f(f64::from(0.1f32)), "0.1");
+        assert_eq!(t.num(f64::from(0.1f32)), "0.10000000149011612");
+        assert_eq!(t.num_f(0.499_999_978_145_429_8), "0.49999997");
+        assert_eq!(t.num_f(5.338_667_419_852_785_6e-8), "5.3386675e-8");
+        assert_eq!(t.num_f(1.0), "1.0");
+        // Past f32::MAX USD would read infinity: written 0 and counted, as a NaN is.
+        assert_eq!(t.num_f(1e39), "0");
+        assert_eq!(t.num_f(f64::NAN), "0");
+        assert_eq!(t.non_finite, 2);
+        // USD parses the digits as a `double` (`strtod`) and rounds that to `float`: the digits
+        // must give back the `f32` of the value through that double rounding, for values of
+        // every magnitude (here 200,000 of them, halves and subnormals included).
+        let mut x = 0.123_456_789_f64;
+        for k in 0..200_000 {
+            x = (x * 7.31 + k as f64 * 1e-3).sin() * 10f64.powi(k % 90 - 45);
+            let want = x as f32;
+            let got = t.num_f(x).parse::<f64>().unwrap() as f32;
+            if want.is_finite() {
+                assert_eq!(got.to_bits(), want.to_bits(), "{x:?}");
+            }
         }
     }
 

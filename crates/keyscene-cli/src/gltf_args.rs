@@ -35,11 +35,11 @@ pub struct GltfArgs {
     /// one JOINTS_n/WEIGHTS_n pair per 4). Default 4, what every viewer supports.
     #[arg(long, value_name = "N", default_value_t = 4, help_heading = "glTF output")]
     pub max_influences: usize,
-    /// glTF: the animation error bound R, relative to the scene size (default 1e-4, in (0, 1]).
-    /// Resampled channels stay within it at every frame and between frames, and keys that
-    /// LINEAR interpolation reproduces within a tenth of it are dropped: a larger R writes
-    /// fewer keys (a smaller file) that follow the source less closely. Source keys glTF holds
-    /// exactly are kept.
+    /// glTF and USD: the animation error bound R, relative to the scene size (default 1e-4, in
+    /// (0, 1]). Resampled channels (USD: time samples) stay within it at every frame and
+    /// between frames, and glTF keys that LINEAR interpolation reproduces within a tenth of it
+    /// are dropped: a larger R writes fewer keys (a smaller file, sooner) that follow the
+    /// source less closely. Source keys glTF holds exactly are kept.
     #[arg(long, value_name = "R", help_heading = "glTF output")]
     pub tolerance: Option<f64>,
     /// glTF: leave out the mesh of every node hidden throughout (at rest and in every written

@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 
 pxr = pytest.importorskip("pxr")
-from pxr import Usd, UsdGeom, UsdSkel, UsdValidation, Vt  # noqa: E402
+from pxr import Sdf, Usd, UsdGeom, UsdSkel, UsdValidation, Vt  # noqa: E402
 
 import keyscene  # noqa: E402
 from conftest import corpus_3ds_files, corpus_dir, reference_rows  # noqa: E402
@@ -946,3 +946,76 @@ def test_triangulate_writes_triangles_at_the_same_world_positions(tmp_path):
             want = usd_world_points(stages[False], plain[k], t, caches[False])
             np.testing.assert_array_equal(got, want, err_msg=f"{path.name} {prim.GetPath()}")
         assert ngons > 0, f"{path.name}: no n-gon written"
+
+
+def moving_sources(per_kind=3):
+    """Up to `per_kind` 3DS and `per_kind` FBX corpus sources (SOURCES' order) whose first
+    animation moves a mesh vertex between its first and last frame."""
+    out, counts = [], {"3ds": 0, "fbx": 0}
+    for key, path in SOURCES:
+        kind = key.split("/")[0]
+        if counts[kind] == per_kind:
+            continue
+        try:
+            scene = keyscene.load(path)
+        except keyscene.Error:
+            continue
+        if not scene.animations or not any(n.mesh is not None for n in scene.nodes):
+            continue
+        a, b = scene.animations[0].frame_range
+        if not (np.isfinite(a) and np.isfinite(b) and b > a):
+            continue
+        first, last = scene.pose(frame=a, animation=0), scene.pose(frame=b, animation=0)
+        meshes = [k for k, n in enumerate(scene.nodes) if n.mesh is not None]
+        if any(not np.allclose(first.world_positions(k), last.world_positions(k), equal_nan=True) for k in meshes):
+            out.append(path)
+            counts[kind] += 1
+    return out
+
+
+def test_tolerance_bounds_the_posed_vertices_and_thins_the_samples(tmp_path):
+    """`tolerance=1e-2` (CLI `--tolerance`): every mesh's world-space vertices read through
+    OpenUSD (skinning baked) at every quarter frame of the first ten frames and at the last
+    frame are within 1e-2 of the scene size of keyscene's own pose, and the layer holds no more
+    time samples than at the default 1e-4 (fewer for some file: what is resampled thins)."""
+    paths = moving_sources()
+    if not paths:
+        pytest.skip("no animated corpus file (set KEYSCENE_CORPUS)")
+    fewer = []
+    for path in paths:
+        scene = keyscene.load(path)
+        samples = {}
+        for r in (1e-4, 1e-2):
+            out = tmp_path / f"{path.stem}_{r}.usda"
+            keyscene.convert(path, out, force=True, tolerance=r)
+            layer = Sdf.Layer.FindOrOpen(str(out))
+            count = []
+            layer.Traverse(Sdf.Path.absoluteRootPath, lambda p: count.append(layer.GetNumTimeSamplesForPath(p)) if p.IsPropertyPath() else None)
+            samples[r] = sum(count)
+        # Source keys USD holds exactly and the frame grid stay at any bound; only what is
+        # resampled between them thins.
+        assert samples[1e-2] <= samples[1e-4], f"{path.name}: {samples}"
+        fewer.append(samples[1e-2] < samples[1e-4])
+        stage = Usd.Stage.Open(str(tmp_path / f"{path.stem}_0.01.usda"))
+        assert not validation_errors(stage)
+        baked = Usd.Stage.Open(stage.Flatten())
+        assert UsdSkel.BakeSkinning(baked.Traverse())
+        prims = mesh_prims(scene, baked)
+        start, end = baked.GetStartTimeCode(), baked.GetEndTimeCode()
+        frames = sorted({min(start + q / 4, end) for q in range(41)} | {end})
+        poses = {f: scene.pose(frame=f, animation=0) for f in frames}
+        want = {(f, k): poses[f].world_positions(k) for f in frames for k in prims}
+        allv = np.concatenate([v[np.isfinite(v).all(axis=1)] for v in want.values() if len(v)])
+        size = float(np.linalg.norm(allv.max(axis=0) - allv.min(axis=0))) or 1.0
+        for f in frames:
+            t = Usd.TimeCode(f)
+            cache = UsdGeom.XformCache(t)
+            for k, prim in prims.items():
+                w = want[(f, k)]
+                ok = np.isfinite(w).all(axis=1)
+                if not ok.any():
+                    continue
+                got = usd_world_points(baked, prim, t, cache)
+                d = float(np.linalg.norm(got[ok] - w[ok], axis=1).max())
+                assert d <= 1e-2 * size, f"{path.name} {prim.GetPath()} at {f}: {d:.3g} > 1e-2 x {size:.3g}"
+    assert any(fewer), f"no file thinned at 1e-2: {[p.name for p in paths]}"

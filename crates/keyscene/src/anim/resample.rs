@@ -54,6 +54,19 @@ use crate::scene::Scene;
 /// tolerance (issue 16, goal 3).
 pub const TOLERANCE: f64 = 1e-4;
 
+/// Whether `r` can be a writer's tolerance relative to the scene size (glTF's and USD's
+/// `tolerance`, CLI `--tolerance`): a number above 0 and at most 1. Errors: the message
+/// `tolerance R: expected …`, in words, for the caller to wrap.
+pub fn check_tolerance(r: f64) -> Result<f64, String> {
+    if r > 0.0 && r <= 1.0 {
+        Ok(r)
+    } else {
+        Err(format!(
+            "tolerance {r}: expected a number above 0 and at most 1 (relative to the scene size)"
+        ))
+    }
+}
+
 /// Seeds (keys, range ends) closer than this many frames are one sample: well below any
 /// frame a player shows, and above `f32` seconds' resolution for the first ~10⁴ s at 30 fps.
 pub const MERGE: f64 = 1e-4;

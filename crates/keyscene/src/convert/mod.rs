@@ -132,7 +132,7 @@ pub const APPLIES_TO: &[(&str, &[OutputFormat], &str)] = {
         ("cubic_spline", &[Gltf, Glb], ""),
         ("compress", &[Gltf, Glb], ""),
         ("max_influences", &[Gltf, Glb], ""),
-        ("tolerance", &[Gltf, Glb], ""),
+        ("tolerance", &[Gltf, Glb, Usda, Usdz], ""),
         ("visible_only", &[Gltf, Glb], ""),
         ("source_vertex_ids", &[Gltf, Glb], ""),
         ("fps", &[ThreeDa], ""),

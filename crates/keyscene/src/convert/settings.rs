@@ -56,8 +56,9 @@ pub struct Settings {
     pub compress: bool,
     /// `--max-influences N`: glTF, joint influences kept per vertex (default 4).
     pub max_influences: Option<usize>,
-    /// `--tolerance R`: glTF, the animation error bound relative to the scene size (default
-    /// 1e-4; [`crate::formats::gltf::WriteOptions::tolerance`]).
+    /// `--tolerance R`: glTF and USD, the animation error bound relative to the scene size
+    /// (default 1e-4; [`crate::formats::gltf::WriteOptions::tolerance`],
+    /// [`crate::formats::usd::WriteOptions::tolerance`]).
     pub tolerance: Option<f64>,
     /// `--visible-only`: glTF, leave out meshes hidden throughout
     /// ([`crate::formats::gltf::WriteOptions::visible_only`]).
@@ -319,18 +320,25 @@ impl Settings {
                 return Err(Error::Option(format!("--{name} {r}: expected a positive number")));
             }
         }
-        let mut pose = PoseOptions::default();
-        pose.time = self.frame.map(Time::Frame).or(self.time.map(Time::Seconds));
-        pose.extrapolation = !self.no_extrapolation;
-        pose.bind_pose = self.bind_pose.clone();
-        pose.skin_follows_node = self.transform_skin;
-        pose.target_axes = up.map(AxisSystem::right_handed_with_up);
-        pose.target_units = metres_per_unit;
+        let pose = PoseOptions {
+            time: self.frame.map(Time::Frame).or(self.time.map(Time::Seconds)),
+            extrapolation: !self.no_extrapolation,
+            bind_pose: self.bind_pose.clone(),
+            skin_follows_node: self.transform_skin,
+            target_axes: up.map(AxisSystem::right_handed_with_up),
+            target_units: metres_per_unit,
+            ..PoseOptions::default()
+        };
         let mut opts = ConvertOptions::default()
             .animation(self.animation_choice())
             .pose(pose)
             .copy_textures(!self.no_copy_textures);
         opts.source = source;
+        let tolerance = self
+            .tolerance
+            .map(crate::anim::resample::check_tolerance)
+            .transpose()
+            .map_err(|e| Error::Option(format!("--{e}")))?;
         #[cfg(feature = "gltf")]
         {
             let max_influences = self.max_influences.unwrap_or(4);
@@ -346,13 +354,7 @@ impl Settings {
             g.visible_only = self.visible_only;
             g.source_vertex_ids = self.source_vertex_ids;
             g.max_influences = max_influences;
-            if let Some(t) = self.tolerance {
-                if !(t > 0.0 && t <= 1.0) {
-                    return Err(Error::Option(format!(
-                        "--tolerance {t}: expected a number above 0 and at most 1 (relative \
-                         to the scene size)"
-                    )));
-                }
+            if let Some(t) = tolerance {
                 g.tolerance = t;
             }
             g.source_axes = up.map(AxisSystem::right_handed_with_up);
@@ -363,6 +365,9 @@ impl Settings {
             opts.usd.up = up;
             opts.usd.metres_per_unit = metres_per_unit;
             opts.usd.triangulate = self.triangulate;
+            if let Some(t) = tolerance {
+                opts.usd.tolerance = t;
+            }
         }
         #[cfg(feature = "three_da")]
         {
@@ -576,11 +581,16 @@ mod tests {
 
     #[test]
     #[cfg(feature = "gltf")]
-    fn tolerance_reaches_the_gltf_writer_within_zero_to_one() {
+    fn tolerance_reaches_the_gltf_and_usd_writers_within_zero_to_one() {
         let mut s = Settings::default();
         assert_eq!(s.options(None).unwrap().gltf.tolerance, 1e-4);
+        #[cfg(feature = "usd")]
+        assert_eq!(s.options(None).unwrap().usd.tolerance, 1e-4);
         s.set("tolerance", Value::Float(0.01)).unwrap();
         assert_eq!(s.options(None).unwrap().gltf.tolerance, 0.01);
+        #[cfg(feature = "usd")]
+        assert_eq!(s.options(None).unwrap().usd.tolerance, 0.01);
+        assert!(s.check(OutputFormat::Usda).is_ok() && s.check(OutputFormat::Usdz).is_ok());
         assert!(s.check(OutputFormat::Fbx).unwrap_err().to_string().starts_with("--tolerance"));
         for bad in [0.0, -1e-4, 1.5, f64::NAN, f64::INFINITY] {
             let s = Settings { tolerance: Some(bad), ..Settings::default() };

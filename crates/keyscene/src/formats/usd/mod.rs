@@ -31,7 +31,7 @@ use std::path::Path;
 use glam::{DMat4, DQuat, DVec3};
 use rayon::prelude::*;
 
-use crate::anim::{ChannelTarget, Time};
+use crate::anim::{resample, ChannelTarget, Time};
 use crate::scene::{Axis, NodeKind, Scene};
 
 pub mod cameras;
@@ -76,6 +76,12 @@ pub struct WriteOptions {
     /// ([`crate::scene::geometry::triangulated`], as the FBX writer's `--triangulate`) instead
     /// of keeping n-gons (default `false`).
     pub triangulate: bool,
+    /// The error bound of the written animation relative to the scene size
+    /// ([`resample::scene_size`]; CLI `--tolerance`, as for glTF): the resampled transforms,
+    /// joints, points and parameters stay within it at every frame and between frames
+    /// (docs/usd.md, "Transforms"). Default [`resample::TOLERANCE`] (1e-4); a number in
+    /// (0, 1], else [`write`] fails. A larger bound writes fewer time samples, sooner.
+    pub tolerance: f64,
 }
 
 impl Default for WriteOptions {
@@ -88,6 +94,7 @@ impl Default for WriteOptions {
             copy_textures: true,
             source: None,
             triangulate: false,
+            tolerance: resample::TOLERANCE,
         }
     }
 }
@@ -147,10 +154,12 @@ pub fn write(scene: &Scene, opts: &WriteOptions) -> Result<Layer, crate::Error> 
     scene
         .validate()
         .map_err(|e| crate::Error::Unsupported(format!("usd: inconsistent scene: {e}")))?;
+    let tol = resample::check_tolerance(opts.tolerance)
+        .map_err(|e| crate::Error::Unsupported(format!("usd: {e}")))?;
     let (animations, selected) = takes::chosen(scene, opts);
     let lines: Vec<xform::Timeline> = match &animations {
-        Some(all) => all.iter().map(|&a| xform::Timeline::new(scene, Some(a))).collect(),
-        None => vec![xform::Timeline::new(scene, opts.animation)],
+        Some(all) => all.iter().map(|&a| xform::Timeline::new(scene, Some(a), tol)).collect(),
+        None => vec![xform::Timeline::new(scene, opts.animation, tol)],
     };
     let default = &lines[selected];
     let mut ctx = Ctx {

@@ -10,7 +10,7 @@
 //!   as `focalLength`, a light's colour, intensity and spot cone, sampled by the library's
 //!   adaptive sampler ([`resample::adaptive`], [`resample::thin`]) for USD's linear
 //!   interpolation of `float`/`color3f` samples. Each value's error is relative: the focal
-//!   length within [`resample::TOLERANCE`] of itself, the others within it times their
+//!   length within the tolerance ([`super::WriteOptions::tolerance`]) of itself, the others within it times their
 //!   largest magnitude (at least 1, as the FBX writer's resampled properties: 1e-4 of a colour
 //!   component, 4.5e-3° of a 45° cone), at every frame and between frames (seeds at every
 //!   whole and half frame, so the error test looks at every quarter frame).
@@ -225,7 +225,7 @@ pub(super) fn sample<const N: usize>(
     let at_seeds: Vec<[f64; N]> = seeds.iter().map(|&f| source(f)).collect();
     let curve = Relative { scale: scale(&at_seeds), only: 0..N };
     let points = seeds.into_iter().zip(at_seeds).collect();
-    let tol = resample::TOLERANCE;
+    let tol = line.relative;
     let budget = resample::ADAPTIVE_BUDGET;
     let all = resample::adaptive_from(points, &mut source, &curve, 0.75 * tol, budget);
     groups

@@ -39,14 +39,17 @@ pub struct Timeline {
     /// The scene size ([`resample::scene_size`] of the first frame's pose).
     pub size: f64,
     /// The tolerance of each sampled curve (scene units): a quarter of
-    /// [`resample::TOLERANCE`] × the size, so that a node's error and its parents' together
+    /// [`Timeline::relative`] × the size, so that a node's error and its parents' together
     /// stay within the tolerance.
     pub tol: f64,
+    /// The error bound relative to the scene size ([`super::WriteOptions::tolerance`]).
+    pub relative: f64,
 }
 
 impl Timeline {
-    /// The timeline of animation `animation` of `scene` (`None` or past the end: none).
-    pub fn new(scene: &Scene, animation: Option<usize>) -> Timeline {
+    /// The timeline of animation `animation` of `scene` (`None` or past the end: none), with
+    /// the error bound `relative` to the scene size ([`super::WriteOptions::tolerance`]).
+    pub fn new(scene: &Scene, animation: Option<usize>, relative: f64) -> Timeline {
         let anim = animation.and_then(|a| scene.animations.get(a));
         let fps = scene.frame_rate(animation);
         let (range, grid) = match anim {
@@ -70,7 +73,7 @@ impl Timeline {
         let animation = anim.and(animation);
         let world = scene.evaluate(animation, crate::anim::Time::Frame(range.0)).world;
         let size = resample::scene_size(scene, &world);
-        Timeline { animation, range, fps, grid, size, tol: resample::TOLERANCE * size / 4.0 }
+        Timeline { animation, range, fps, grid, size, tol: relative * size / 4.0, relative }
     }
 }
 
@@ -315,7 +318,7 @@ mod tests {
 
     #[test]
     fn time_codes_are_frames_from_the_range_to_the_last_key() {
-        let line = Timeline::new(&linear_scene(), Some(0));
+        let line = Timeline::new(&linear_scene(), Some(0), resample::TOLERANCE);
         assert_eq!(line.fps, 24.0);
         // Written from the range's start to the later of its end and the last key.
         assert_eq!(line.range, (5.0, 25.0));
@@ -327,7 +330,7 @@ mod tests {
     #[test]
     fn a_linear_key_segment_keeps_its_two_keys() {
         let scene = linear_scene();
-        let line = Timeline::new(&scene, Some(0));
+        let line = Timeline::new(&scene, Some(0), resample::TOLERANCE);
         let x = &node_xforms(&scene, &line)[0];
         assert!(!x.reset && !x.capped);
         assert_eq!(x.frames, [5.0, 25.0]);
@@ -350,7 +353,7 @@ mod tests {
                 q(25.0, 0.25),
             ]))),
         });
-        let line = Timeline::new(&scene, Some(0));
+        let line = Timeline::new(&scene, Some(0), resample::TOLERANCE);
         let x = &node_xforms(&scene, &line)[0];
         // Linear translation and a linear (slerped) quarter turn: translate/orient ops, whose
         // lerp and slerp reproduce the two keys exactly — where a matrix op needs many samples.
@@ -368,5 +371,51 @@ mod tests {
         let mid = m.at(&m.chord(x.values[0], x.values[1]), 0.5);
         let want = scene.evaluate(Some(0), crate::anim::Time::Frame(15.0)).world[0];
         assert!(m.error(mid, want) > line.tol);
+    }
+
+    /// One root node on a cubic Hermite path (x from 0 to 10 over frames 5–25, leaving at 3
+    /// units a frame, arriving at −1), written at the bound `relative`: its samples, and the
+    /// largest distance between USD's interpolation of them and the evaluated position at
+    /// every quarter frame (the hand-made curve's own values, through the evaluator).
+    fn hermite_at(relative: f64) -> (usize, f64, f64) {
+        let mut scene = linear_scene();
+        let key = |frame, x, t_in, t_out| Key {
+            frame,
+            value: DVec3::new(x, 0.0, 0.0),
+            interpolation: Interpolation::Hermite {
+                in_tangent: DVec3::new(t_in, 0.0, 0.0),
+                out_tangent: DVec3::new(t_out, 0.0, 0.0),
+            },
+        };
+        scene.animations[0].channels[0].target = ChannelTarget::Translation(Track::new(vec![
+            key(5.0, 0.0, 0.0, 3.0),
+            key(25.0, 10.0, -1.0, 0.0),
+        ]));
+        let line = Timeline::new(&scene, Some(0), relative);
+        let x = &node_xforms(&scene, &line)[0];
+        assert!(!x.capped);
+        let mut worst = 0.0f64;
+        for q in 0..=80 {
+            let f = 5.0 + q as f64 / 4.0;
+            let i = x.frames.partition_point(|&s| s <= f).clamp(1, x.frames.len() - 1);
+            let (fa, fb) = (x.frames[i - 1], x.frames[i]);
+            let u = ((f - fa) / (fb - fa)).clamp(0.0, 1.0);
+            let got = x.values[i - 1].w_axis.lerp(x.values[i].w_axis, u).truncate();
+            let want = scene.evaluate(Some(0), crate::anim::Time::Frame(f)).world[0];
+            worst = worst.max((got - want.w_axis.truncate()).length());
+        }
+        (x.frames.len(), worst, relative * line.size)
+    }
+
+    #[test]
+    fn the_tolerance_bounds_the_written_path_and_a_larger_one_writes_fewer_samples() {
+        let (fine, fine_err, fine_bound) = hermite_at(resample::TOLERANCE);
+        let (coarse, coarse_err, coarse_bound) = hermite_at(1e-2);
+        assert!(fine_err <= fine_bound, "{fine_err} > {fine_bound}");
+        assert!(coarse_err <= coarse_bound, "{coarse_err} > {coarse_bound}");
+        // A cubic's chord error shrinks with the square of the interval: 100× the bound
+        // needs about a tenth of the samples.
+        assert!(coarse * 4 < fine, "{coarse} samples at 1e-2, {fine} at 1e-4");
+        assert!(coarse >= 3, "a curve is not one chord");
     }
 }

@@ -128,6 +128,7 @@ impl Builder {
                     .collect();
             }
         }
+        let mut smoothed: Option<(usize, u32)> = None;
         for (corners, p) in tris {
             let mut face = [0u16; 3];
             if whole {
@@ -158,7 +159,14 @@ impl Builder {
             }
             let f = part.faces.len() as u16;
             part.faces.push(face);
-            part.smoothing.push(smoothing(p));
+            // A polygon's triangles come one after another: its group is worked out once (per
+            // triangle it cost the polygon's corners again, quadratic in an n-gon's size).
+            let group = match smoothed {
+                Some((q, g)) if q == p => g,
+                _ => smoothing(p),
+            };
+            smoothed = Some((p, group));
+            part.smoothing.push(group);
             let slot =
                 if mesh.polygon_materials.is_empty() { 0 } else { mesh.polygon_materials[p] };
             if let Some(g) = group_faces.get_mut(slot as usize) {

@@ -371,6 +371,39 @@ impl resample::Curve<Parts> for LinearParts {
         }
         e
     }
+    /// The error, or, when a bound of it without the rotations' quaternions is within `bound`,
+    /// that bound: the angle θ between two XYZ Euler rotations `Rz·Ry·Rx` is at most the sum
+    /// of the three angles' differences (the angle between rotations is the same on either
+    /// side of a product, so one goes to the other by three turns about one axis each), and
+    /// the rotation error `size × 2 sin(θ/2)` at most `size × θ`. The bound stands for the
+    /// rotation's term in the same sum [`resample::Curve::error`] makes, larger by a slack
+    /// over every rounding of that term (the degrees' conversion, the quaternions', `asin`,
+    /// `sin`: about 1e-14 rad and 1e-16 of the angles' magnitude; the slack is 1e-12 of
+    /// both), so a test or a thinning it settles is settled as the error would settle it:
+    /// the written keys do not change. Without a rotation part, or with values not finite,
+    /// the error itself.
+    fn error_above(&self, w: Parts, s: Parts, bound: f64) -> f64 {
+        if !self.parts[1] {
+            return self.error(w, s);
+        }
+        const SLACK: f64 = 1e-12;
+        let rad = std::f64::consts::PI / 180.0;
+        let turns = (w.1 - s.1).abs().element_sum() * rad;
+        let magnitude = (w.1.abs().element_sum() + s.1.abs().element_sum()) * rad;
+        let mut e = 0.0;
+        if self.parts[0] {
+            e += self.tscale * resample::vec3_error(w.0, s.0);
+        }
+        e += self.size * (turns * (1.0 + SLACK) + SLACK * (1.0 + magnitude));
+        if self.parts[2] {
+            e += resample::scale_error(w.2, s.2, self.size);
+        }
+        if e.is_finite() && e <= bound {
+            e
+        } else {
+            self.error(w, s)
+        }
+    }
 }
 
 /// The seeds of node `i`'s resampled parts: every integer and half frame of the range and
@@ -766,3 +799,58 @@ pub(super) fn plan_direct(
 pub(super) const NO_FORM: &str =
     "keys with no exact FBX curve form (jumps, 3DS repeat/hold-last ends, \
                        glTF/3DA tangents or TCB past what the Hermite form holds)";
+
+#[cfg(test)]
+mod tests {
+    use resample::Curve;
+
+    use super::*;
+
+    #[test]
+    fn a_turn_about_one_axis_errs_by_its_chord() {
+        // Hand-computed: rotations δ apart about one axis move a point at distance `size` by
+        // the chord size × 2 sin(δ/2).
+        let curve = LinearParts { size: 2.0, tscale: 1.0, parts: [false, true, false] };
+        let parts = |deg: DVec3| (DVec3::ZERO, deg, DVec3::ONE);
+        let (a, b) = (DVec3::new(10.0, 20.0, 30.0), DVec3::new(10.0, 20.0, 31.0));
+        let want = 2.0 * 2.0 * (0.5f64.to_radians()).sin();
+        assert!((curve.error(parts(a), parts(b)) - want).abs() < 1e-12);
+    }
+
+    #[test]
+    fn the_quaternion_free_bound_settles_tests_as_the_error_would() {
+        // Random XYZ Euler pairs, near and far, with translations and scales: whenever
+        // `error_above` answers at most `bound`, the error is at most `bound` too; otherwise
+        // it answers the error itself.
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut uniform = move || {
+            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            (seed >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let mut settled = 0;
+        for k in 0..20_000 {
+            let curve = LinearParts {
+                size: 0.01 + 100.0 * uniform(),
+                tscale: 0.5 + uniform(),
+                parts: [k % 2 == 0, true, k % 3 == 0],
+            };
+            let v = |u: &mut dyn FnMut() -> f64, r: f64| {
+                DVec3::new(u() - 0.5, u() - 0.5, u() - 0.5) * r
+            };
+            let rot = v(&mut uniform, 1440.0);
+            let step = 10f64.powf(-9.0 * uniform());
+            let w = (v(&mut uniform, 1.0), rot, DVec3::ONE + v(&mut uniform, 0.1));
+            let s = (w.0 + v(&mut uniform, step), rot + v(&mut uniform, step), w.2);
+            let exact = curve.error(w, s);
+            let bound = exact * (0.5 + uniform());
+            let got = curve.error_above(w, s, bound);
+            if got <= bound {
+                assert!(exact <= bound, "{w:?} {s:?}: {exact} > {bound}");
+                settled += usize::from(got != exact);
+            } else {
+                assert_eq!(got, exact);
+            }
+        }
+        assert!(settled > 1_000, "the bound settled {settled} tests only");
+    }
+}

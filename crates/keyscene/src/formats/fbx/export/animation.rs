@@ -594,10 +594,29 @@ fn sample(
             true => by_node[i].iter().map(|c| c.sampler()).collect(),
             false => Vec::new(),
         };
+        // Strictly inside an interval where every channel of a direct node holds its value
+        // (bit for bit, `resample::held_intervals`), its parts are those of the last frame
+        // sampled there: a node whose tracks hold one key is evaluated near its key only.
+        let held = match direct[i] {
+            true => by_node[i].iter().fold(vec![(f64::NEG_INFINITY, f64::INFINITY)], |h, c| {
+                resample::intersect_intervals(&h, &resample::held_intervals(c))
+            }),
+            false => Vec::new(),
+        };
+        let mut last: Option<(f64, Parts)> = None;
         let mut source = |fr: f64| -> Parts {
+            if let Some((f, v)) = last {
+                if resample::both_held(&held, f.min(fr), f.max(fr)) {
+                    return v;
+                }
+            }
             let parts = if direct[i] { node_parts(scene, i, &channels, fr) } else { None };
             match parts {
-                Some((t, q, s)) => (t, euler_xyz(q), s),
+                Some((t, q, s)) => {
+                    let v = (t, euler_xyz(q), s);
+                    last = Some((fr, v));
+                    v
+                }
                 None => {
                     pose.set_frame(fr);
                     let parent = scene.nodes[i].parent.map(|p| (p, pose.world(p)));

@@ -82,8 +82,12 @@ fn to_obj(scene: &Scene) -> usize {
     obj::write(scene, None, "scene.mtl").map_or(0, |t| t.obj.len() + t.mtl.len())
 }
 
-/// The writers `--to` can name, with what the table calls them.
-const WRITERS: &[(&str, &str, fn(&Scene) -> usize)] = &[
+/// A writer `--to` can name: its name there, what the table calls it, and the writer (scene →
+/// bytes written, in memory).
+type Writer = (&'static str, &'static str, fn(&Scene) -> usize);
+
+/// The writers `--to` can name.
+const WRITERS: &[Writer] = &[
     ("glb", "GLB", to_glb),
     ("3da", "3DA", to_3da),
     ("usda", "USDA", to_usda),
@@ -209,7 +213,7 @@ fn main() {
 }
 
 /// The table, file by file, then the class totals.
-fn print_rows(rows: &[Row], writers: &[&(&str, &str, fn(&Scene) -> usize)]) {
+fn print_rows(rows: &[Row], writers: &[&Writer]) {
     let mut head = format!("{:<64} {:>9}", "file", "load ms");
     for (_, w, _) in writers {
         head += &format!(" {:>9}", format!("+{w} ms"));

@@ -721,7 +721,7 @@ fn held_value(
         if b <= x {
             continue;
         }
-        if a > x || !(lo < hi) {
+        if a > x || lo.partial_cmp(&hi) != Some(std::cmp::Ordering::Less) {
             return None;
         }
         if a == x {
@@ -952,7 +952,7 @@ mod tests {
         assert_eq!(held_value(&[(-INF, 5.0), (6.0, INF)], (0.0, 10.0), |_| v(1.0)), None);
         // Held up to the range's end: the end is asked too.
         assert_eq!(held_value(&[(-INF, 10.0)], (0.0, 10.0), |_| v(1.0)), v(1.0));
-        assert_eq!(held_value(&[(-INF, 10.0)], (0.0, 10.0), |f| v(f)), None);
+        assert_eq!(held_value(&[(-INF, 10.0)], (0.0, 10.0), &v), None);
         // Nothing held, or everything.
         assert_eq!(held_value(&[], (0.0, 10.0), |_| v(1.0)), None);
         assert_eq!(held_value(&[(-INF, INF)], (0.0, 10.0), |_| v(1.0)), v(1.0));

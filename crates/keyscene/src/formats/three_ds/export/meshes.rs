@@ -2,8 +2,6 @@
 //! at UV seams and into parts), material groups, smoothing groups, and their `N_TRI_OBJECT`
 //! chunks.
 
-use std::collections::HashMap;
-
 use glam::{DMat4, DVec3};
 
 use super::super::chunks::id;
@@ -98,7 +96,8 @@ impl Builder {
             uv.is_none_or(|u| matches!(u.mapping, crate::scene::Mapping::PerVertex));
         let mut parts = Vec::new();
         let mut part = TriOut { matrix: mesh_matrix(matrix), ..TriOut::default() };
-        let mut remap: HashMap<(u32, [u32; 2]), u16> = HashMap::new();
+        // Looked up only, never iterated: the hasher does not reach the output.
+        let mut remap: foldhash::HashMap<(u32, [u32; 2]), u16> = foldhash::HashMap::default();
         let mut group_faces: Vec<Vec<u16>> = vec![Vec::new(); slots.len()];
         let whole = per_vertex_uv
             && tris

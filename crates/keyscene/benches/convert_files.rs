@@ -1,26 +1,34 @@
-//! Conversion against loading, file by file (issue #16 goal 1: "no corpus file above 5×"):
-//! for each file the best time of `load_bytes` alone, of `load_bytes` then the glTF writer to
-//! GLB bytes in memory, of `load_bytes` then the 3DA exporter and writer in memory (default
-//! options, as the `convert` bench), and of `load_bytes` then the USD writer's `.usda` layer in
-//! memory (issue 34: at most 2× the load), and the ratios conversion ÷ load.
+//! Conversion against loading, file by file (issue #16 goal 1: "no corpus file above 5×";
+//! issue 37 goals 1 and 4: every writer, per class and per file): for each file the best time
+//! of `load_bytes` alone and of `load_bytes` then a writer to bytes in memory, and the ratios
+//! conversion ÷ load. The writers, each with default options as the CLI's `convert` uses them:
+//! - `glb`: the glTF writer to GLB bytes;
+//! - `3da`: the 3DA exporter and writer (as the `convert` bench);
+//! - `usda`: the USD writer's `.usda` layer (issue 34: at most 2× the load);
+//! - `fbx`: the binary FBX 7.4 writer (`fbx::export::write`, every animation);
+//! - `3ds`: the 3DS writer (`three_ds::export::write`, the first animation; 3DS sources keep
+//!   their keys, other sources are resampled);
+//! - `obj`: the OBJ and MTL texts (`obj::write`, the geometry as stored, no pose).
 //!
 //! ```text
 //! KEYSCENE_CORPUS=$PWD/../shared/corpus cargo bench -p keyscene --bench convert_files
 //! KEYSCENE_CORPUS=… cargo bench -p keyscene --bench convert_files -- --all   # every file
 //! KEYSCENE_CORPUS=… cargo bench -p keyscene --bench convert_files -- maze    # paths with "maze"
 //! KEYSCENE_CORPUS=… cargo bench -p keyscene --bench convert_files -- --to=glb maze  # one writer
+//! KEYSCENE_CORPUS=… cargo bench -p keyscene --bench convert_files -- --to=fbx,3ds   # two
 //! ```
 //!
-//! `--to=glb`, `--to=3da` or `--to=usda` times only that writer (the other columns read 0;
-//! without `--to` GLB and 3DA are timed, USDA is not, as before issue 34), which keeps a
-//! `perf record` of the bench binary on one writer; `--budget=MS` sets the time per side.
+//! `--to=W[,W…]` times only those writers (`glb`, `3da`, `usda`, `fbx`, `3ds`, `obj`); without
+//! `--to` GLB and 3DA are timed, as before issue 34. One writer keeps a `perf record` of the
+//! bench binary on it; `--budget=MS` sets the time per side.
 //!
 //! Files: by default the benchmark files (MANIFEST.md's FBX list and every 3DS/PRJ file, the
 //! `convert` bench's classes); with `--all`, every `.fbx`, `.3ds` and `.prj` file under the
 //! corpus (the whole measure of how conversion scales on files nobody tuned for). Each side
 //! runs at least 3 times and about 0.2 s (`--all`: 0.05 s). A file that fails to load is
-//! listed as such; a writer that refuses a file costs its refusal. Rows are sorted by the GLB
-//! ratio, worst last, then the summed times and the count above 2× and 5× are printed.
+//! listed as such; a writer that refuses a file costs its refusal. Rows are sorted by the first
+//! writer's ratio, worst last; then per class (binary FBX, ASCII FBX, 3DS) the summed times,
+//! each writer's summed ratio, and how many files are above 2× and 5× with any timed writer.
 
 #[path = "common/fbx_files.rs"]
 #[allow(dead_code)]
@@ -34,7 +42,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use fbx_files::best_time;
-use keyscene::formats::{gltf, three_da, usd};
+use keyscene::formats::{fbx, gltf, obj, three_da, three_ds, usd};
 use keyscene::scene::Scene;
 use keyscene::ReadOptions;
 
@@ -59,6 +67,44 @@ fn to_3da(scene: &Scene) -> usize {
 
 fn to_usda(scene: &Scene) -> usize {
     usd::write(scene, &usd::WriteOptions::default()).map_or(0, |l| l.text.len())
+}
+
+fn to_fbx(scene: &Scene) -> usize {
+    fbx::export::write(scene, &fbx::export::WriteOptions::default()).map_or(0, |(b, _)| b.len())
+}
+
+fn to_3ds(scene: &Scene) -> usize {
+    three_ds::export::write(scene, &three_ds::export::WriteOptions::default())
+        .map_or(0, |(b, _)| b.len())
+}
+
+fn to_obj(scene: &Scene) -> usize {
+    obj::write(scene, None, "scene.mtl").map_or(0, |t| t.obj.len() + t.mtl.len())
+}
+
+/// A writer `--to` can name: its name there, what the table calls it, and the writer (scene →
+/// bytes written, in memory).
+type Writer = (&'static str, &'static str, fn(&Scene) -> usize);
+
+/// The writers `--to` can name.
+const WRITERS: &[Writer] = &[
+    ("glb", "GLB", to_glb),
+    ("3da", "3DA", to_3da),
+    ("usda", "USDA", to_usda),
+    ("fbx", "FBX", to_fbx),
+    ("3ds", "3DS", to_3ds),
+    ("obj", "OBJ", to_obj),
+];
+
+/// The benchmark class of a file (`docs/benchmarks.md`'s names).
+fn class_of(name: &str, bytes: &[u8]) -> &'static str {
+    if !name.to_ascii_lowercase().ends_with(".fbx") {
+        "3DS"
+    } else if bytes.starts_with(b"Kaydara FBX Binary") {
+        "binary FBX"
+    } else {
+        "ASCII FBX"
+    }
 }
 
 /// Every `.fbx`, `.3ds`, `.prj` file under `root`, sorted, as (path relative to `root`, path).
@@ -86,18 +132,36 @@ fn all_files(root: &Path) -> Vec<(String, PathBuf)> {
 
 struct Row {
     name: String,
+    class: &'static str,
     load: Duration,
-    glb: Duration,
-    three_da: Duration,
-    usda: Duration,
+    /// Load + writer, per timed writer.
+    with: Vec<Duration>,
+}
+
+fn ratio(a: Duration, b: Duration) -> f64 {
+    a.as_secs_f64() / b.as_secs_f64().max(1e-9)
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
 }
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let all = args.iter().any(|a| a == "--all");
     let filter = args.iter().find(|a| !a.starts_with('-')).cloned();
-    let to = args.iter().find_map(|a| a.strip_prefix("--to=")).unwrap_or("");
+    let to = args.iter().find_map(|a| a.strip_prefix("--to=")).unwrap_or("glb,3da");
     let budget_ms = args.iter().find_map(|a| a.strip_prefix("--budget=")?.parse::<u64>().ok());
+    let writers: Vec<_> = to
+        .split(',')
+        .filter_map(|w| {
+            let found = WRITERS.iter().find(|(k, _, _)| *k == w);
+            if found.is_none() {
+                eprintln!("convert_files bench: no writer {w:?} (glb, 3da, usda, fbx, 3ds, obj)");
+            }
+            found
+        })
+        .collect();
     let Some(corpus) = three_ds_files::corpus() else {
         eprintln!(
             "convert_files bench: no corpus (set KEYSCENE_CORPUS); skipped, nothing measured"
@@ -130,88 +194,63 @@ fn main() {
         let load_t = time(&|| {
             black_box(load(name, black_box(bytes)));
         });
-        let glb_t = if to.is_empty() || to == "glb" {
-            time(&|| {
-                black_box(load(name, black_box(bytes)).map(|s| to_glb(&s)));
+        let with = writers
+            .iter()
+            .map(|(_, _, write)| {
+                time(&|| {
+                    black_box(load(name, black_box(bytes)).map(|s| write(&s)));
+                })
             })
-        } else {
-            Duration::ZERO
-        };
-        let tda_t = if to.is_empty() || to == "3da" {
-            time(&|| {
-                black_box(load(name, black_box(bytes)).map(|s| to_3da(&s)));
-            })
-        } else {
-            Duration::ZERO
-        };
-        let usda_t = if to == "usda" {
-            time(&|| {
-                black_box(load(name, black_box(bytes)).map(|s| to_usda(&s)));
-            })
-        } else {
-            Duration::ZERO
-        };
-        rows.push(Row {
-            name: name.clone(),
-            load: load_t,
-            glb: glb_t,
-            three_da: tda_t,
-            usda: usda_t,
-        });
+            .collect();
+        rows.push(Row { name: name.clone(), class: class_of(name, bytes), load: load_t, with });
     }
-    let ratio = |a: Duration, b: Duration| a.as_secs_f64() / b.as_secs_f64().max(1e-9);
-    let key = |r: &Row| if to == "usda" { ratio(r.usda, r.load) } else { ratio(r.glb, r.load) };
+    let key = |r: &Row| r.with.first().map_or(0.0, |&w| ratio(w, r.load));
     rows.sort_by(|a, b| key(a).total_cmp(&key(b)));
-    let ms = |d: Duration| d.as_secs_f64() * 1e3;
-    println!(
-        "{:<64} {:>9} {:>9} {:>9} {:>9} {:>7} {:>7} {:>7}",
-        "file", "load ms", "+GLB ms", "+3DA ms", "+USDA ms", "GLB ×", "3DA ×", "USDA ×"
-    );
-    for r in &rows {
-        println!(
-            "{:<64} {:>9.3} {:>9.3} {:>9.3} {:>9.3} {:>7.2} {:>7.2} {:>7.2}",
-            r.name,
-            ms(r.load),
-            ms(r.glb),
-            ms(r.three_da),
-            ms(r.usda),
-            ratio(r.glb, r.load),
-            ratio(r.three_da, r.load),
-            ratio(r.usda, r.load)
-        );
+    print_rows(&rows, &writers);
+    if !failed.is_empty() {
+        println!("not loaded ({}): {}", failed.len(), failed.join(", "));
     }
-    for class in ["fbx/", "3ds/"] {
-        let of: Vec<&Row> = rows.iter().filter(|r| r.name.starts_with(class)).collect();
+}
+
+/// The table, file by file, then the class totals.
+fn print_rows(rows: &[Row], writers: &[&Writer]) {
+    let mut head = format!("{:<64} {:>9}", "file", "load ms");
+    for (_, w, _) in writers {
+        head += &format!(" {:>9}", format!("+{w} ms"));
+    }
+    for (_, w, _) in writers {
+        head += &format!(" {:>7}", format!("{w} ×"));
+    }
+    println!("{head}");
+    for r in rows {
+        let mut line = format!("{:<64} {:>9.3}", r.name, ms(r.load));
+        for w in &r.with {
+            line += &format!(" {:>9.3}", ms(*w));
+        }
+        for w in &r.with {
+            line += &format!(" {:>7.2}", ratio(*w, r.load));
+        }
+        println!("{line}");
+    }
+    for class in ["binary FBX", "ASCII FBX", "3DS"] {
+        let of: Vec<&Row> = rows.iter().filter(|r| r.class == class).collect();
         if of.is_empty() {
             continue;
         }
-        let sum = |f: fn(&Row) -> Duration| of.iter().map(|r| f(r)).sum::<Duration>();
-        let (l, g, t, u) = (sum(|r| r.load), sum(|r| r.glb), sum(|r| r.three_da), sum(|r| r.usda));
-        let above = |k: f64| {
-            of.iter()
-                .filter(|r| {
-                    ratio(r.glb, r.load) > k
-                        || ratio(r.three_da, r.load) > k
-                        || ratio(r.usda, r.load) > k
-                })
-                .count()
-        };
-        println!(
-            "total {class:<5} {} files: load {:.2} ms, +GLB {:.2} ms ({:.2}×), +3DA {:.2} ms ({:.2}×), \
-             +USDA {:.2} ms ({:.2}×); above 2×: {}, above 5×: {}",
-            of.len(),
-            ms(l),
-            ms(g),
-            ratio(g, l),
-            ms(t),
-            ratio(t, l),
-            ms(u),
-            ratio(u, l),
-            above(2.0),
-            above(5.0)
-        );
-    }
-    if !failed.is_empty() {
-        println!("not loaded ({}): {}", failed.len(), failed.join(", "));
+        let load: Duration = of.iter().map(|r| r.load).sum();
+        let mut line = format!("total {class} ({} files): load {:.2} ms", of.len(), ms(load));
+        for (i, (_, w, _)) in writers.iter().enumerate() {
+            let with: Duration = of.iter().map(|r| r.with[i]).sum();
+            let worst = of.iter().map(|r| ratio(r.with[i], r.load)).fold(0.0, f64::max);
+            line += &format!(
+                ", +{w} {:.2} ms ({:.2}×, worst file {worst:.2}×)",
+                ms(with),
+                ratio(with, load)
+            );
+        }
+        let above =
+            |k: f64| of.iter().filter(|r| r.with.iter().any(|&w| ratio(w, r.load) > k)).count();
+        line += &format!("; above 2×: {}, above 5×: {}", above(2.0), above(5.0));
+        println!("{line}");
     }
 }

@@ -350,6 +350,32 @@ struct LinearParts {
     parts: [bool; 3],
 }
 
+impl LinearParts {
+    /// Whether [`resample::Curve::error`] stays within `bound` between the written
+    /// interpolation of two samples of value `v` (at any fraction) and `v`: the interpolation
+    /// moves a value by its rounding only (`v (1 − s) + v s`: within 1e-15 of each component),
+    /// and this bounds the error's terms for such a move as `error_above` bounds them, with
+    /// the same slack. `false` for a value not finite.
+    fn rounding_within(&self, v: Parts, bound: f64) -> bool {
+        const SLACK: f64 = 1e-12;
+        const ROUNDING: f64 = 1e-15;
+        let rad = std::f64::consts::PI / 180.0;
+        let magnitude = 2.0 * v.1.abs().element_sum() * rad;
+        let mut e = 0.0;
+        if self.parts[0] {
+            e += self.tscale * ROUNDING * v.0.abs().element_sum() * (1.0 + SLACK);
+        }
+        if self.parts[1] {
+            e += self.size * (ROUNDING * magnitude * (1.0 + SLACK) + SLACK * (1.0 + magnitude));
+        }
+        if self.parts[2] {
+            e += self.size * ROUNDING * v.2.abs().max_element() * (1.0 + SLACK);
+        }
+        let finite = v.0.is_finite() && v.1.is_finite() && v.2.is_finite();
+        finite && e.is_finite() && e <= bound
+    }
+}
+
 impl resample::Curve<Parts> for LinearParts {
     type Chord = (Parts, Parts);
     fn chord(&self, a: Parts, b: Parts) -> (Parts, Parts) {
@@ -370,6 +396,39 @@ impl resample::Curve<Parts> for LinearParts {
             e += resample::scale_error(w.2, s.2, self.size);
         }
         e
+    }
+    /// The error, or, when a bound of it without the rotations' quaternions is within `bound`,
+    /// that bound: the angle θ between two XYZ Euler rotations `Rz·Ry·Rx` is at most the sum
+    /// of the three angles' differences (the angle between rotations is the same on either
+    /// side of a product, so one goes to the other by three turns about one axis each), and
+    /// the rotation error `size × 2 sin(θ/2)` at most `size × θ`. The bound stands for the
+    /// rotation's term in the same sum [`resample::Curve::error`] makes, larger by a slack
+    /// over every rounding of that term (the degrees' conversion, the quaternions', `asin`,
+    /// `sin`: about 1e-14 rad and 1e-16 of the angles' magnitude; the slack is 1e-12 of
+    /// both), so a test or a thinning it settles is settled as the error would settle it:
+    /// the written keys do not change. Without a rotation part, or with values not finite,
+    /// the error itself.
+    fn error_above(&self, w: Parts, s: Parts, bound: f64) -> f64 {
+        if !self.parts[1] {
+            return self.error(w, s);
+        }
+        const SLACK: f64 = 1e-12;
+        let rad = std::f64::consts::PI / 180.0;
+        let turns = (w.1 - s.1).abs().element_sum() * rad;
+        let magnitude = (w.1.abs().element_sum() + s.1.abs().element_sum()) * rad;
+        let mut e = 0.0;
+        if self.parts[0] {
+            e += self.tscale * resample::vec3_error(w.0, s.0);
+        }
+        e += self.size * (turns * (1.0 + SLACK) + SLACK * (1.0 + magnitude));
+        if self.parts[2] {
+            e += resample::scale_error(w.2, s.2, self.size);
+        }
+        if e.is_finite() && e <= bound {
+            e
+        } else {
+            self.error(w, s)
+        }
     }
 }
 
@@ -561,10 +620,29 @@ fn sample(
             true => by_node[i].iter().map(|c| c.sampler()).collect(),
             false => Vec::new(),
         };
+        // Strictly inside an interval where every channel of a direct node holds its value
+        // (bit for bit, `resample::held_intervals`), its parts are those of the last frame
+        // sampled there: a node whose tracks hold one key is evaluated near its key only.
+        let held = match direct[i] {
+            true => by_node[i].iter().fold(vec![(f64::NEG_INFINITY, f64::INFINITY)], |h, c| {
+                resample::intersect_intervals(&h, &resample::held_intervals(c))
+            }),
+            false => Vec::new(),
+        };
+        let mut last: Option<(f64, Parts)> = None;
         let mut source = |fr: f64| -> Parts {
+            if let Some((f, v)) = last {
+                if resample::both_held(&held, f.min(fr), f.max(fr)) {
+                    return v;
+                }
+            }
             let parts = if direct[i] { node_parts(scene, i, &channels, fr) } else { None };
             match parts {
-                Some((t, q, s)) => (t, euler_xyz(q), s),
+                Some((t, q, s)) => {
+                    let v = (t, euler_xyz(q), s);
+                    last = Some((fr, v));
+                    v
+                }
                 None => {
                     pose.set_frame(fr);
                     let parent = scene.nodes[i].parent.map(|p| (p, pose.world(p)));
@@ -578,8 +656,27 @@ fn sample(
         let parts = std::array::from_fn(|k| matches!(plans[i][k], Plan::Bake | Plan::Resample(_)));
         let curve = LinearParts { size, tscale: parent_scale(scene, &start, i), parts };
         let budget = opts.max_keys.min(resample::ADAPTIVE_BUDGET).max(seeds.len());
-        let s = resample::adaptive(&seeds, &mut source, &curve, tol, budget);
-        let s = resample::thin(s, &curve, eps);
+        let span = (seeds.first().copied(), seeds.last().copied());
+        let one = match span {
+            (Some(lo), Some(hi)) if seeds.len() > 2 && direct[i] => {
+                let probe = |f: f64| node_parts(scene, i, &channels, f);
+                held_value(&held, (lo, hi), probe)
+                    .map(|(t, q, s)| (t, euler_xyz(q), s))
+                    .filter(|v| curve.rounding_within(*v, eps.min(tol)))
+                    .map(|v| (lo, hi, v))
+            }
+            _ => None,
+        };
+        let s = match one {
+            // What sampling and thinning would keep of a value every frame gives: its ends.
+            Some((lo, hi, v)) => {
+                resample::Sampled { frames: vec![lo, hi], values: vec![v, v], capped: false }
+            }
+            None => {
+                let s = resample::adaptive(&seeds, &mut source, &curve, tol, budget);
+                resample::thin(s, &curve, eps)
+            }
+        };
         out.capped += usize::from(s.capped);
         let (times, values) = (&mut out.times[i], &mut out.values[i]);
         for (&f, v) in s.frames.iter().zip(s.values) {
@@ -593,6 +690,57 @@ fn sample(
         }
     }
     Ok(out)
+}
+
+/// The one value `probe` gives at every frame of `[lo, hi]`, bit for bit, when it does: `held`
+/// (sorted, disjoint open intervals where the value holds, `resample::held_intervals`)
+/// leaves only isolated frames of `[lo, hi]` outside it, and `probe` gives the same bits at
+/// each of those and at one frame inside each interval. `None` otherwise, or when `probe`
+/// gives `None` anywhere it is asked.
+fn held_value(
+    held: &[(f64, f64)],
+    (lo, hi): (f64, f64),
+    mut probe: impl FnMut(f64) -> Option<(DVec3, glam::DQuat, DVec3)>,
+) -> Option<(DVec3, glam::DQuat, DVec3)> {
+    let bits = |(t, q, s): (DVec3, glam::DQuat, DVec3)| {
+        let q = q.to_array();
+        [t.x, t.y, t.z, q[0], q[1], q[2], q[3], s.x, s.y, s.z].map(f64::to_bits)
+    };
+    let mut first = None;
+    let mut same = |f: f64| -> Option<()> {
+        let v = probe(f)?;
+        match first {
+            None => first = Some(v),
+            Some(w) => (bits(v) == bits(w)).then_some(())?,
+        }
+        Some(())
+    };
+    // Every frame of [lo, x) is accounted for; x is not.
+    let mut x = lo;
+    for &(a, b) in held {
+        if b <= x {
+            continue;
+        }
+        if a > x || lo.partial_cmp(&hi) != Some(std::cmp::Ordering::Less) {
+            return None;
+        }
+        if a == x {
+            same(x)?;
+        }
+        let (from, to) = (a.max(lo), b.min(hi));
+        let inside = from + 0.5 * (to - from);
+        if !(a < inside && inside < b) {
+            return None;
+        }
+        same(inside)?;
+        x = b;
+        if x > hi {
+            return first;
+        }
+    }
+    (x == hi).then_some(())?;
+    same(x)?;
+    first
 }
 
 /// [`anim::node_parts`] with the node's channels prepared for sampling (the same values, bit
@@ -766,3 +914,86 @@ pub(super) fn plan_direct(
 pub(super) const NO_FORM: &str =
     "keys with no exact FBX curve form (jumps, 3DS repeat/hold-last ends, \
                        glTF/3DA tangents or TCB past what the Hermite form holds)";
+
+#[cfg(test)]
+mod tests {
+    use resample::Curve;
+
+    use super::*;
+
+    #[test]
+    fn a_turn_about_one_axis_errs_by_its_chord() {
+        // Hand-computed: rotations δ apart about one axis move a point at distance `size` by
+        // the chord size × 2 sin(δ/2).
+        let curve = LinearParts { size: 2.0, tscale: 1.0, parts: [false, true, false] };
+        let parts = |deg: DVec3| (DVec3::ZERO, deg, DVec3::ONE);
+        let (a, b) = (DVec3::new(10.0, 20.0, 30.0), DVec3::new(10.0, 20.0, 31.0));
+        let want = 2.0 * 2.0 * (0.5f64.to_radians()).sin();
+        assert!((curve.error(parts(a), parts(b)) - want).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_held_value_is_probed_inside_each_interval_and_at_each_point_between() {
+        const INF: f64 = f64::INFINITY;
+        let v = |x: f64| Some((DVec3::splat(x), glam::DQuat::IDENTITY, DVec3::ONE));
+        let mut asked = Vec::new();
+        let mut probe = |f: f64| {
+            asked.push(f);
+            v(1.0)
+        };
+        // One key at 5 (held before and after it): inside, at 5, inside.
+        let two = [(-INF, 5.0), (5.0, INF)];
+        assert_eq!(held_value(&two, (0.0, 10.0), &mut probe), v(1.0));
+        assert_eq!(asked, [2.5, 5.0, 7.5]);
+        // The key's own value differs: not one value.
+        let at_key = |f: f64| if f == 5.0 { v(2.0) } else { v(1.0) };
+        assert_eq!(held_value(&two, (0.0, 10.0), at_key), None);
+        // A stretch between 5 and 6 where the value may bend: not held.
+        assert_eq!(held_value(&[(-INF, 5.0), (6.0, INF)], (0.0, 10.0), |_| v(1.0)), None);
+        // Held up to the range's end: the end is asked too.
+        assert_eq!(held_value(&[(-INF, 10.0)], (0.0, 10.0), |_| v(1.0)), v(1.0));
+        assert_eq!(held_value(&[(-INF, 10.0)], (0.0, 10.0), &v), None);
+        // Nothing held, or everything.
+        assert_eq!(held_value(&[], (0.0, 10.0), |_| v(1.0)), None);
+        assert_eq!(held_value(&[(-INF, INF)], (0.0, 10.0), |_| v(1.0)), v(1.0));
+        // A value the probe cannot give.
+        assert_eq!(held_value(&[(-INF, INF)], (0.0, 10.0), |_| None), None);
+    }
+
+    #[test]
+    fn the_quaternion_free_bound_settles_tests_as_the_error_would() {
+        // Random XYZ Euler pairs, near and far, with translations and scales: whenever
+        // `error_above` answers at most `bound`, the error is at most `bound` too; otherwise
+        // it answers the error itself.
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut uniform = move || {
+            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            (seed >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let mut settled = 0;
+        for k in 0..20_000 {
+            let curve = LinearParts {
+                size: 0.01 + 100.0 * uniform(),
+                tscale: 0.5 + uniform(),
+                parts: [k % 2 == 0, true, k % 3 == 0],
+            };
+            let v = |u: &mut dyn FnMut() -> f64, r: f64| {
+                DVec3::new(u() - 0.5, u() - 0.5, u() - 0.5) * r
+            };
+            let rot = v(&mut uniform, 1440.0);
+            let step = 10f64.powf(-9.0 * uniform());
+            let w = (v(&mut uniform, 1.0), rot, DVec3::ONE + v(&mut uniform, 0.1));
+            let s = (w.0 + v(&mut uniform, step), rot + v(&mut uniform, step), w.2);
+            let exact = curve.error(w, s);
+            let bound = exact * (0.5 + uniform());
+            let got = curve.error_above(w, s, bound);
+            if got <= bound {
+                assert!(exact <= bound, "{w:?} {s:?}: {exact} > {bound}");
+                settled += usize::from(got != exact);
+            } else {
+                assert_eq!(got, exact);
+            }
+        }
+        assert!(settled > 1_000, "the bound settled {settled} tests only");
+    }
+}

@@ -2,8 +2,6 @@
 //! at UV seams and into parts), material groups, smoothing groups, and their `N_TRI_OBJECT`
 //! chunks.
 
-use std::collections::HashMap;
-
 use glam::{DMat4, DVec3};
 
 use super::super::chunks::id;
@@ -98,7 +96,8 @@ impl Builder {
             uv.is_none_or(|u| matches!(u.mapping, crate::scene::Mapping::PerVertex));
         let mut parts = Vec::new();
         let mut part = TriOut { matrix: mesh_matrix(matrix), ..TriOut::default() };
-        let mut remap: HashMap<(u32, [u32; 2]), u16> = HashMap::new();
+        // Looked up only, never iterated: the hasher does not reach the output.
+        let mut remap: foldhash::HashMap<(u32, [u32; 2]), u16> = foldhash::HashMap::default();
         let mut group_faces: Vec<Vec<u16>> = vec![Vec::new(); slots.len()];
         let whole = per_vertex_uv
             && tris
@@ -128,6 +127,7 @@ impl Builder {
                     .collect();
             }
         }
+        let mut smoothed: Option<(usize, u32)> = None;
         for (corners, p) in tris {
             let mut face = [0u16; 3];
             if whole {
@@ -158,7 +158,14 @@ impl Builder {
             }
             let f = part.faces.len() as u16;
             part.faces.push(face);
-            part.smoothing.push(smoothing(p));
+            // A polygon's triangles come one after another: its group is worked out once (per
+            // triangle it cost the polygon's corners again, quadratic in an n-gon's size).
+            let group = match smoothed {
+                Some((q, g)) if q == p => g,
+                _ => smoothing(p),
+            };
+            smoothed = Some((p, group));
+            part.smoothing.push(group);
             let slot =
                 if mesh.polygon_materials.is_empty() { 0 } else { mesh.polygon_materials[p] };
             if let Some(g) = group_faces.get_mut(slot as usize) {

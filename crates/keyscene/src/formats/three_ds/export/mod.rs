@@ -424,6 +424,26 @@ mod tests {
     }
 
     #[test]
+    fn clashing_names_take_the_lowest_free_number_also_after_many_clashes() {
+        let mut names = Names::default();
+        let mut r = Report::default();
+        // "Box~2" taken first: the third "Box" skips it.
+        assert_eq!(names.unique("object", "Box~2", 10, &mut r), "Box~2");
+        let got: Vec<String> = (0..4).map(|_| names.unique("object", "Box", 10, &mut r)).collect();
+        assert_eq!(got, ["Box", "Box~1", "Box~3", "Box~4"]);
+        // 10,000 clashes of a ten-character name: the number replaces its tail.
+        let got: Vec<String> =
+            (0..10_000).map(|_| names.unique("object", "Rectangle1", 10, &mut r)).collect();
+        assert_eq!(got[0], "Rectangle1");
+        assert_eq!(got[1], "Rectangl~1");
+        assert_eq!(got[9], "Rectangl~9");
+        assert_eq!(got[10], "Rectang~10");
+        assert_eq!(got[9_999], "Recta~9999");
+        // Another kind keeps its own names.
+        assert_eq!(names.unique("material", "Box", 16, &mut r), "Box");
+    }
+
+    #[test]
     fn relative_rotation_key_turns_by_minus_its_angle_as_lib3ds_reads_it() {
         // A quarter turn about +Z: lib3ds' key (a, axis) turns by −a, so a = −π/2 about +Z.
         let q = DQuat::from_rotation_z(std::f64::consts::FRAC_PI_2);

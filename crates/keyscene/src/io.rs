@@ -173,21 +173,53 @@ pub fn write_atomically_seekable<E>(
 where
     E: From<Error>,
 {
+    let mut tmp = staging_file(path)?;
+    fill(tmp.as_file_mut())?;
+    persist_staged(tmp, path)?;
+    Ok(())
+}
+
+/// The folder `path` will be written in (`.` for a bare file name), or an [`Error::Io`] naming
+/// `path` that says plainly the folder does not exist (a temporary file's made-up name would
+/// only confuse).
+fn output_dir(path: &Path) -> Result<&Path, Error> {
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
-    let io = |source| Error::Io { path: path.into(), source };
     if !dir.is_dir() {
-        // Say so plainly (the temporary file's made-up name would only confuse).
         let missing = std::io::Error::new(
             std::io::ErrorKind::NotFound,
             format!("the output folder {} does not exist", dir.display()),
         );
-        return Err(io(missing).into());
+        return Err(Error::Io { path: path.into(), source: missing });
     }
-    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(io)?;
-    fill(tmp.as_file_mut())?;
+    Ok(dir)
+}
+
+/// A named temporary file in `path`'s folder, for bytes that become `path` once whole
+/// ([`persist_staged`]); dropping it (on any error) removes it. Errors: [`Error::Io`] naming
+/// `path`.
+pub(crate) fn staging_file(path: &Path) -> Result<tempfile::NamedTempFile, Error> {
+    let dir = output_dir(path)?;
+    tempfile::NamedTempFile::new_in(dir).map_err(|source| Error::Io { path: path.into(), source })
+}
+
+/// An unnamed temporary file in `path`'s folder (on Linux `O_TMPFILE`: no name, so nothing is
+/// left behind even when the process is killed), for a writer to stage bytes that are copied
+/// into `path` later (the GLB writer's binary chunk). In `path`'s folder so that the copy
+/// stays on one file system, where the kernel copies without a user-space buffer. Errors:
+/// [`Error::Io`] naming `path`.
+pub(crate) fn unnamed_staging_file(path: &Path) -> Result<std::fs::File, Error> {
+    let dir = output_dir(path)?;
+    tempfile::tempfile_in(dir).map_err(|source| Error::Io { path: path.into(), source })
+}
+
+/// Renames the whole staged file `tmp` over `path`, with the permissions a plainly created
+/// file would have, and records `path` as written ([`recording_writes`]). On error `tmp` is
+/// removed and an existing `path` is untouched.
+pub(crate) fn persist_staged(tmp: tempfile::NamedTempFile, path: &Path) -> Result<(), Error> {
+    let io = |source| Error::Io { path: path.into(), source };
     set_default_permissions(tmp.as_file(), path).map_err(io)?;
     tmp.persist(path).map_err(|e| io(e.error))?;
     note_written(path);

@@ -48,6 +48,24 @@ pub(crate) fn write_glb(
     bin: &[&[u8]],
 ) -> Result<(), GlbWriteError> {
     let bin_bytes: usize = bin.iter().map(|b| b.len()).sum();
+    write_glb_with(out, json, bin_bytes, |out| {
+        for piece in bin {
+            out.write_all(piece)?;
+        }
+        Ok(())
+    })
+}
+
+/// [`write_glb`] of a buffer of `bin_bytes` bytes that `write_bin` writes into `out` when its
+/// turn comes (after the BIN chunk's header; the padding follows it). Generic over `out` so
+/// that a file-to-file copy in `write_bin` stays one (`std::io::copy` between files is
+/// `copy_file_range` on Linux). `write_bin` must write exactly `bin_bytes` bytes.
+pub(crate) fn write_glb_with<W: std::io::Write + ?Sized>(
+    out: &mut W,
+    json: &[u8],
+    bin_bytes: usize,
+    write_bin: impl FnOnce(&mut W) -> std::io::Result<()>,
+) -> Result<(), GlbWriteError> {
     let (total, json_len, bin_len) = glb_len(json, bin_bytes).map_err(GlbWriteError::Glb)?;
     let mut head = Vec::with_capacity(20);
     head.extend_from_slice(&MAGIC.to_le_bytes());
@@ -64,9 +82,7 @@ pub(crate) fn write_glb(
         head.extend_from_slice(&bin_len.to_le_bytes());
         head.extend_from_slice(&CHUNK_BIN.to_le_bytes());
         out.write_all(&head).map_err(io)?;
-        for piece in bin {
-            out.write_all(piece).map_err(io)?;
-        }
+        write_bin(out).map_err(io)?;
         out.write_all(&[0u8; 3][..bin_len as usize - bin_bytes]).map_err(io)?;
     }
     Ok(())

@@ -178,6 +178,83 @@ fn saved_glb_is_streamed_as_the_container_says() {
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
 }
 
+/// [`skinned_morph_scene`] plus a 100 × 100-vertex grid (120,000 bytes of positions, more than
+/// the staging writer's 64 KiB buffer) on a second mesh node: views of every kind (positions,
+/// normals, u16 indices of 6 bytes that need padding, skin, morph, animation).
+fn many_views_scene() -> Scene {
+    let mut s = skinned_morph_scene();
+    let n = 100;
+    let positions = (0..n * n).map(|i| DVec3::new((i % n) as f64, (i / n) as f64, 0.0)).collect();
+    let mut corner_vertices = Vec::new();
+    for y in 0..n - 1 {
+        for x in 0..n - 1 {
+            let v = y * n + x;
+            corner_vertices.extend([v, v + 1, v + n + 1, v + n].map(|v| v as u32));
+        }
+    }
+    let polygon_starts = (0..=(n - 1) * (n - 1)).map(|q| (q * 4) as u32).collect();
+    s.meshes.push(Mesh {
+        name: "grid".into(),
+        positions,
+        polygon_starts,
+        corner_vertices,
+        ..Mesh::default()
+    });
+    let mut g = Node::new("Grid", NodeKind::Mesh);
+    g.mesh = Some(1);
+    s.nodes.push(g);
+    s.attach(2, None);
+    s
+}
+
+#[test]
+fn staged_glb_and_bin_keep_the_spec_layout_and_the_in_memory_bytes() {
+    // `save` stages the binary buffer on disk; glTF 2.0 §4.4: the header's length is the
+    // file's, each chunk's length a multiple of 4, the BIN chunk the buffer of byteLength
+    // bytes (§5.10). The bytes are those `write` makes in memory.
+    let scene = many_views_scene();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("grid.glb");
+    save(&scene, &path, &WriteOptions::default()).unwrap();
+    let saved = std::fs::read(&path).unwrap();
+    let word = |at: usize| u32::from_le_bytes(saved[at..at + 4].try_into().unwrap()) as usize;
+    assert_eq!((&saved[..4], word(4), word(8)), (&b"glTF"[..], 2, saved.len()));
+    let json_len = word(12);
+    let bin_at = 20 + json_len;
+    assert_eq!((json_len % 4, &saved[16..20]), (0, &b"JSON"[..]));
+    assert_eq!((word(bin_at) % 4, &saved[bin_at + 4..bin_at + 8]), (0, &b"BIN\0"[..]));
+    assert_eq!(bin_at + 8 + word(bin_at), saved.len());
+    assert!(word(bin_at) > 120_000, "{}", word(bin_at));
+    let json: serde_json::Value =
+        serde_json::from_slice(saved[20..bin_at].trim_ascii_end()).unwrap();
+    assert_eq!(json["buffers"][0]["byteLength"].as_u64().unwrap() as usize, word(bin_at));
+    assert_eq!(saved, write(&scene, &WriteOptions::default()).unwrap().main);
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "no staging file left");
+    // `.gltf`: the staged file becomes `grid.bin`, the buffer `write` returns.
+    let gltf = dir.path().join("grid.gltf");
+    save(&scene, &gltf, &WriteOptions::default()).unwrap();
+    let opts = WriteOptions { container: container_for(&gltf), ..WriteOptions::default() };
+    let (_, bin) = write(&scene, &opts).unwrap().bin.unwrap();
+    assert_eq!(std::fs::read(dir.path().join("grid.bin")).unwrap(), bin);
+    assert_eq!(std::fs::read(&gltf).unwrap(), write(&scene, &opts).unwrap().main);
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 3);
+}
+
+#[test]
+fn a_failed_save_leaves_no_output_and_no_staging_file() {
+    // The staging file exists from the start of `save`; an error after it (here the tolerance,
+    // checked by the writer) must remove it and write nothing.
+    let dir = tempfile::tempdir().unwrap();
+    let opts = WriteOptions { tolerance: 0.0, ..WriteOptions::default() };
+    for name in ["x.glb", "x.gltf"] {
+        assert!(save(&many_views_scene(), &dir.path().join(name), &opts).is_err());
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "{name}");
+    }
+    // A missing output folder is said plainly, before anything is built.
+    let e = save(&triangle_scene(), &dir.path().join("no/x.glb"), &WriteOptions::default());
+    assert!(e.unwrap_err().to_string().contains("does not exist"));
+}
+
 #[test]
 fn cubicspline_and_step_channels_read_as_hermite_and_step_keys() {
     // Translation x: CUBICSPLINE keys at 0 s (value 0, out-tangent 3 /s) and 1 s (value 1,

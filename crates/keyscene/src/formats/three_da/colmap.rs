@@ -19,7 +19,7 @@
 use glam::{DMat4, DQuat, DVec3, Vec3};
 
 use super::layout::{name_str, COLLISION_HULL, NO_PARENT};
-use super::model::File;
+use super::model::{Entity, File};
 
 /// The block's first four bytes.
 pub const MAGIC: [u8; 4] = *b"KSAB";
@@ -547,60 +547,99 @@ pub fn build_for_file(file: &File, frame: f64, warnings: &mut Vec<String>) -> Ve
 /// tree 0 over every entity except `CollisionHull_0`, tree 1 over `CollisionHull_0` (and its
 /// surfaces only) when the file has it.
 pub fn build_trees_for_file(file: &File, frame: f64, warnings: &mut Vec<String>) -> Colmap {
-    let n = file.entities.len();
-    let mut world = vec![DMat4::IDENTITY; n];
+    let mut gather = Gather::new(file, frame);
     for (i, e) in file.entities.iter().enumerate() {
-        let t = e.position.as_ref().and_then(|t| t.sample(frame)).unwrap_or(DVec3::ZERO);
-        let r = e.rotation.as_ref().and_then(|t| t.sample(frame)).unwrap_or(DQuat::IDENTITY);
-        let s = e.scale.as_ref().and_then(|t| t.sample(frame)).unwrap_or(DVec3::ONE);
-        let l = DMat4::from_scale_rotation_translation(s, r, t);
-        let p = usize::from(e.parent_idx);
-        world[i] = if e.parent_idx != NO_PARENT && p < i { world[p] * l } else { l };
+        gather.add(i, e);
     }
-    let hull = file.entities.iter().position(|e| name_str(&e.name) == COLLISION_HULL);
-    let gather = |pick: &dyn Fn(usize) -> bool| {
-        let mut vertices: Vec<[f32; 3]> = Vec::new();
-        let mut index: foldhash::HashMap<[u32; 3], u32> = foldhash::HashMap::default();
-        let mut triangles = Vec::new();
-        for (i, e) in file.entities.iter().enumerate().filter(|(i, _)| pick(*i)) {
-            for s in &e.surfaces {
-                let Some(xyz) = &s.xyz else { continue };
-                let ids: Vec<u32> = xyz
-                    .iter()
-                    .map(|p| {
-                        let w = world[i]
-                            .transform_point3(DVec3::from(p.map(f64::from)))
-                            .as_vec3()
-                            .to_array();
-                        *index.entry(w.map(f32::to_bits)).or_insert_with(|| {
-                            vertices.push(w);
-                            vertices.len() as u32 - 1
-                        })
+    gather.build(warnings)
+}
+
+/// The collision map's triangles gathered entity by entity, in file order, so that a writer
+/// can drop each entity's surfaces once it is written ([`build_trees_for_file`] of the whole
+/// file is this, one entity after the other).
+pub(crate) struct Gather {
+    /// Each entity's world matrix at the frame (file order).
+    world: Vec<DMat4>,
+    /// The file index of `CollisionHull_0`.
+    hull: Option<usize>,
+    /// Tree 0's vertices and triangles, and tree 1's (the hull's).
+    all: Soup,
+    hull_soup: Soup,
+}
+
+/// Distinct world-space vertices (by bits) and the triangles over them.
+#[derive(Default)]
+struct Soup {
+    vertices: Vec<[f32; 3]>,
+    index: foldhash::HashMap<[u32; 3], u32>,
+    triangles: Vec<[u32; 4]>,
+}
+
+impl Gather {
+    /// Ready for `file`'s entities, posed by their tracks at `frame` (their surfaces are not
+    /// read here; only names, parents and tracks).
+    pub(crate) fn new(file: &File, frame: f64) -> Gather {
+        let n = file.entities.len();
+        let mut world = vec![DMat4::IDENTITY; n];
+        for (i, e) in file.entities.iter().enumerate() {
+            let t = e.position.as_ref().and_then(|t| t.sample(frame)).unwrap_or(DVec3::ZERO);
+            let r = e.rotation.as_ref().and_then(|t| t.sample(frame)).unwrap_or(DQuat::IDENTITY);
+            let s = e.scale.as_ref().and_then(|t| t.sample(frame)).unwrap_or(DVec3::ONE);
+            let l = DMat4::from_scale_rotation_translation(s, r, t);
+            let p = usize::from(e.parent_idx);
+            world[i] = if e.parent_idx != NO_PARENT && p < i { world[p] * l } else { l };
+        }
+        let hull = file.entities.iter().position(|e| name_str(&e.name) == COLLISION_HULL);
+        Gather { world, hull, all: Soup::default(), hull_soup: Soup::default() }
+    }
+
+    /// Adds the triangles of entity `i` (file order; each entity once, in order) with its
+    /// surfaces.
+    pub(crate) fn add(&mut self, i: usize, e: &Entity) {
+        let soup = if Some(i) == self.hull { &mut self.hull_soup } else { &mut self.all };
+        let world = self.world[i];
+        for s in &e.surfaces {
+            let Some(xyz) = &s.xyz else { continue };
+            let ids: Vec<u32> = xyz
+                .iter()
+                .map(|p| {
+                    let w =
+                        world.transform_point3(DVec3::from(p.map(f64::from))).as_vec3().to_array();
+                    *soup.index.entry(w.map(f32::to_bits)).or_insert_with(|| {
+                        soup.vertices.push(w);
+                        soup.vertices.len() as u32 - 1
                     })
-                    .collect();
-                for t in s.tri_list.chunks_exact(3) {
-                    let [a, b, c] =
-                        [t[0], t[1], t[2]].map(|x| ids.get(usize::from(x)).copied().unwrap_or(0));
-                    if a != b && b != c && a != c {
-                        triangles.push([a, b, c, i as u32]);
-                    }
+                })
+                .collect();
+            for t in s.tri_list.chunks_exact(3) {
+                let [a, b, c] =
+                    [t[0], t[1], t[2]].map(|x| ids.get(usize::from(x)).copied().unwrap_or(0));
+                if a != b && b != c && a != c {
+                    soup.triangles.push([a, b, c, i as u32]);
                 }
             }
         }
-        (vertices, triangles)
-    };
-    let mut map = Colmap::default();
-    let (v, t) = gather(&|i| Some(i) != hull);
-    map.trees.push(Tree::build(KIND_ALL, v, t));
-    if let Some(h) = hull {
-        let (v, t) = gather(&|i| i == h);
-        if t.is_empty() {
-            warnings
-                .push(format!("{COLLISION_HULL} has no triangles: its collision tree is empty"));
-        }
-        map.trees.push(Tree::build(KIND_HULL, v, t));
     }
-    map
+
+    /// The trees over what was added (the vertex index is dropped first).
+    pub(crate) fn build(self, warnings: &mut Vec<String>) -> Colmap {
+        let Gather { hull, all, hull_soup, .. } = self;
+        let mut map = Colmap::default();
+        let Soup { vertices, index, triangles } = all;
+        drop(index);
+        map.trees.push(Tree::build(KIND_ALL, vertices, triangles));
+        if hull.is_some() {
+            let Soup { vertices, index, triangles } = hull_soup;
+            drop(index);
+            if triangles.is_empty() {
+                warnings.push(format!(
+                    "{COLLISION_HULL} has no triangles: its collision tree is empty"
+                ));
+            }
+            map.trees.push(Tree::build(KIND_HULL, vertices, triangles));
+        }
+        map
+    }
 }
 
 #[cfg(test)]

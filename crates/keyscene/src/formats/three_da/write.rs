@@ -21,7 +21,7 @@ use super::colmap::Colmap;
 use super::layout::{
     EulerHeader, Header, KeyRecord, SurfaceRecord, TrackHeader, Variant, Wr, FILE_ID, FILE_VERSION,
 };
-use super::model::{File, FloatTrack, KeyTrack, RotTrack, Surface, VecTrack};
+use super::model::{Entity, File, FloatTrack, KeyTrack, RotTrack, Surface, VecTrack};
 use super::Error;
 
 /// Writes `file` in its [`File::variant`] layout. `m_vptr`, `m_copy` and padding bytes are
@@ -45,23 +45,6 @@ pub fn write(file: &File) -> Result<Vec<u8>, Error> {
 /// file (callers writing to disk use [`crate::write_atomically`], which removes it).
 pub fn write_to<W: Write + Seek>(file: &File, out: &mut W) -> Result<(), Error> {
     write_spilling(file, out, SPILL)
-}
-
-/// [`write_to`] for a file whose collision map comes as trees, not bytes (`file.colmap` is
-/// then ignored): the map is encoded straight into `out` ([`Colmap::write_to`]), so the model
-/// and its trees are never joined by a third copy, the block's bytes. The same bytes as
-/// [`write_to`] of the file with `colmap: Some(colmap.encode())`.
-///
-/// Errors: those of [`write_to`].
-pub(crate) fn write_to_with_colmap<W: Write + Seek>(
-    file: &File,
-    colmap: Option<&Colmap>,
-    out: &mut W,
-) -> Result<(), Error> {
-    let origin = out.stream_position().map_err(Error::Io)?;
-    let mut w = Writer::new(file.variant, Some(out), origin, SPILL);
-    w.file(file, colmap.map(ColmapPart::Trees))?;
-    w.finish()
 }
 
 /// [`write_to`], writing out whenever `spill_at` bytes are gathered.
@@ -98,6 +81,50 @@ struct Writer<'a> {
     /// at the end.
     late: Vec<(u64, Vec<u8>)>,
     variant: Variant,
+}
+
+/// Where [`Writer::file`] is between its entities: the header being filled in and the
+/// `next_offset` field of the last entity written (`None`: none yet).
+struct Chain {
+    header: Header,
+    prev_next: Option<u32>,
+}
+
+/// A file written entity by entity (issue 37 goal 6: the exporter builds, writes and drops
+/// one entity's surfaces at a time): [`Streamer::new`] writes the header and the material
+/// table, [`Streamer::entity`] each entity in file order, [`Streamer::finish`] the collision
+/// map and the header's counts and bounds. The bytes are [`write_to`]'s of the whole file
+/// with its collision map encoded. Errors: those of [`write_to`].
+pub(crate) struct Streamer<'a> {
+    w: Writer<'a>,
+    chain: Chain,
+    /// Entities written so far.
+    written: usize,
+}
+
+impl<'a> Streamer<'a> {
+    /// Starts `file` at `out`'s position: `file`'s variant, frames, materials and entity
+    /// count are final; its entities' surfaces, counts and bounds are not read.
+    pub(crate) fn new<W: Write + Seek>(file: &File, out: &'a mut W) -> Result<Self, Error> {
+        let origin = out.stream_position().map_err(Error::Io)?;
+        let mut w = Writer::new(file.variant, Some(out), origin, SPILL);
+        let chain = w.begin(file)?;
+        Ok(Streamer { w, chain, written: 0 })
+    }
+
+    /// Writes the next entity (file order), its surfaces and tracks.
+    pub(crate) fn entity(&mut self, e: &Entity) -> Result<(), Error> {
+        self.w.entity(&mut self.chain, self.written, e)?;
+        self.written += 1;
+        Ok(())
+    }
+
+    /// Writes the collision map and patches the header with `file`'s face and vertex counts,
+    /// bounds and collision map id; `out` is left at the file's end.
+    pub(crate) fn finish(mut self, file: &File, colmap: Option<&Colmap>) -> Result<(), Error> {
+        self.w.end(self.chain, file, colmap.map(ColmapPart::Trees))?;
+        self.w.finish()
+    }
 }
 
 /// A sink [`write_to`] can seek back in.
@@ -221,6 +248,15 @@ impl<'a> Writer<'a> {
     }
 
     fn file(&mut self, file: &File, colmap: Option<ColmapPart<'_>>) -> Result<(), Error> {
+        let mut chain = self.begin(file)?;
+        for (i, e) in file.entities.iter().enumerate() {
+            self.entity(&mut chain, i, e)?;
+        }
+        self.end(chain, file, colmap)
+    }
+
+    /// The header (patched by [`Writer::end`]) and the material table of `file`.
+    fn begin(&mut self, file: &File) -> Result<Chain, Error> {
         let mut header = Header {
             file_id: FILE_ID,
             version: FILE_VERSION,
@@ -240,40 +276,55 @@ impl<'a> Writer<'a> {
                 m.encode(&mut self.b);
             }
         }
-        let mut prev_next: Option<u32> = None;
-        for (i, e) in file.entities.iter().enumerate() {
-            self.align();
-            let at = self.pos()?;
-            match prev_next {
-                None => header.offset_first_entity = at,
-                Some(field) => self.patch(field, |w| w.u32(at)),
-            }
-            let mut rec = e.record();
-            rec.encode(&mut self.b);
-            rec.num_surfaces = count_u32(e.surfaces.len(), "surface count")?;
-            let mut prev_surface: Option<u32> = None;
-            for (j, s) in e.surfaces.iter().enumerate() {
-                self.align();
-                let sat = self.pos()?;
-                match prev_surface {
-                    None => rec.surfaces_offset = sat,
-                    Some(field) => self.patch(field, |w| w.u32(sat)),
-                }
-                self.surface(s, sat, &format!("entity {i} surface {j}"))?;
-                prev_surface = Some(sat + 64);
-            }
-            if let Some(t) = &e.position {
-                rec.pos_track_offset = self.vec_track(t)?;
-            }
-            if let Some(t) = &e.rotation {
-                rec.rot_track_offset = self.rot_track(t)?;
-            }
-            if let Some(t) = &e.scale {
-                rec.scl_track_offset = self.vec_track(t)?;
-            }
-            self.patch(at, |w| rec.encode(w));
-            prev_next = Some(at + 148);
+        Ok(Chain { header, prev_next: None })
+    }
+
+    /// Entity `i` (file order) with its surfaces and tracks, chained after the one before.
+    fn entity(&mut self, chain: &mut Chain, i: usize, e: &Entity) -> Result<(), Error> {
+        self.align();
+        let at = self.pos()?;
+        match chain.prev_next {
+            None => chain.header.offset_first_entity = at,
+            Some(field) => self.patch(field, |w| w.u32(at)),
         }
+        let mut rec = e.record();
+        rec.encode(&mut self.b);
+        rec.num_surfaces = count_u32(e.surfaces.len(), "surface count")?;
+        let mut prev_surface: Option<u32> = None;
+        for (j, s) in e.surfaces.iter().enumerate() {
+            self.align();
+            let sat = self.pos()?;
+            match prev_surface {
+                None => rec.surfaces_offset = sat,
+                Some(field) => self.patch(field, |w| w.u32(sat)),
+            }
+            self.surface(s, sat, &format!("entity {i} surface {j}"))?;
+            prev_surface = Some(sat + 64);
+        }
+        if let Some(t) = &e.position {
+            rec.pos_track_offset = self.vec_track(t)?;
+        }
+        if let Some(t) = &e.rotation {
+            rec.rot_track_offset = self.rot_track(t)?;
+        }
+        if let Some(t) = &e.scale {
+            rec.scl_track_offset = self.vec_track(t)?;
+        }
+        self.patch(at, |w| rec.encode(w));
+        chain.prev_next = Some(at + 148);
+        Ok(())
+    }
+
+    /// The collision map, then the header patched with `file`'s counts and bounds.
+    fn end(
+        &mut self,
+        chain: Chain,
+        file: &File,
+        colmap: Option<ColmapPart<'_>>,
+    ) -> Result<(), Error> {
+        let mut header = chain.header;
+        (header.num_faces, header.num_vertices) = (file.num_faces, file.num_vertices);
+        (header.bounds, header.colmap_id) = (file.bounds, file.colmap_id);
         if let Some(c) = colmap {
             self.align();
             header.offset_colmap = self.pos()?;

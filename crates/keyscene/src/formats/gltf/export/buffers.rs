@@ -5,14 +5,42 @@ use json::validation::{Checked::Valid, USize64};
 
 use super::Out;
 
-/// The binary buffer, kept as segments that are never reallocated: a view's bytes go into the
+/// The binary buffer, in memory or staged on disk ([`Bin::staged`]).
+///
+/// In memory it is kept as segments that are never reallocated: a view's bytes go into the
 /// last segment when it has room, else into a new one. One growing `Vec` would copy the whole
 /// buffer at each doubling and hold old and new copies at once (a peak of twice the buffer);
 /// the segments' concatenation is exactly that `Vec`'s bytes.
+///
+/// Staged, each view's bytes are written to a file as they are made and dropped, so the
+/// buffer never sits in memory (issue 37 goal 6: a GLB's binary chunk follows its JSON chunk,
+/// which is known only at the end, so the chunk waits on disk, not in memory).
 #[derive(Default)]
 pub(super) struct Bin {
     segments: Vec<Vec<u8>>,
     len: usize,
+    /// Where the bytes go when staged (`segments` is then empty).
+    staged: Option<Staged>,
+}
+
+/// A [`Bin`] staged on disk.
+struct Staged {
+    file: std::io::BufWriter<std::fs::File>,
+    /// The bytes of the view being filled, written out and cleared after each view.
+    scratch: Vec<u8>,
+    /// The first write that failed (later writes are skipped); returned by
+    /// [`Bin::into_staged`].
+    error: Option<std::io::Error>,
+}
+
+impl Staged {
+    fn write(&mut self, bytes: &[u8]) {
+        if self.error.is_none() {
+            if let Err(e) = std::io::Write::write_all(&mut self.file, bytes) {
+                self.error = Some(e);
+            }
+        }
+    }
 }
 
 /// The smallest and largest capacity of a new [`Bin`] segment; in between, a segment is as
@@ -20,6 +48,19 @@ pub(super) struct Bin {
 const SEGMENT: std::ops::RangeInclusive<usize> = (64 << 10)..=(32 << 20);
 
 impl Bin {
+    /// An empty buffer whose bytes go to `file` (from its current position) as they are
+    /// made; [`Bin::into_staged`] hands the file back.
+    pub(super) fn staged(file: std::fs::File) -> Bin {
+        let file = std::io::BufWriter::with_capacity(*SEGMENT.start(), file);
+        let staged = Staged { file, scratch: Vec::new(), error: None };
+        Bin { segments: Vec::new(), len: 0, staged: Some(staged) }
+    }
+
+    /// Whether the bytes are staged on disk rather than kept in memory.
+    pub(super) fn is_staged(&self) -> bool {
+        self.staged.is_some()
+    }
+
     /// The buffer's length in bytes.
     pub(super) fn len(&self) -> usize {
         self.len
@@ -32,10 +73,34 @@ impl Bin {
     /// Zero bytes up to the next multiple of 4.
     pub(super) fn pad(&mut self) {
         let to = self.len.next_multiple_of(4);
-        if let Some(last) = self.segments.last_mut() {
+        if let Some(staged) = &mut self.staged {
+            staged.write(&[0u8; 3][..to - self.len]);
+            self.len = to;
+        } else if let Some(last) = self.segments.last_mut() {
             last.resize(last.len() + (to - self.len), 0);
             self.len = to;
         }
+    }
+
+    /// Appends the bytes `fill` pushes (`len` of them, as a view declares) and returns how
+    /// many it pushed.
+    fn append(&mut self, len: usize, fill: impl FnOnce(&mut Vec<u8>)) -> usize {
+        let written = if let Some(staged) = &mut self.staged {
+            let mut scratch = std::mem::take(&mut staged.scratch);
+            scratch.clear();
+            scratch.reserve(len);
+            fill(&mut scratch);
+            staged.write(&scratch);
+            staged.scratch = scratch;
+            staged.scratch.len()
+        } else {
+            let segment = self.room(len);
+            let before = segment.len();
+            fill(segment);
+            segment.len() - before
+        };
+        self.len += written;
+        written
     }
 
     /// The segment the next `len` bytes go to, with room for them.
@@ -50,20 +115,32 @@ impl Bin {
 
     /// A buffer of exactly `bytes`.
     pub(super) fn from_vec(bytes: Vec<u8>) -> Bin {
-        Bin { len: bytes.len(), segments: vec![bytes] }
+        Bin { len: bytes.len(), segments: vec![bytes], staged: None }
     }
 
-    /// The segments in order (their concatenation is the buffer).
+    /// The segments in order (their concatenation is the buffer; none when staged).
     pub(super) fn segments(&self) -> Vec<&[u8]> {
+        debug_assert!(self.staged.is_none(), "a staged buffer's bytes are in its file");
         self.segments.iter().map(Vec::as_slice).collect()
     }
 
-    /// The buffer as one `Vec` (one copy, unless it is a single segment).
+    /// The buffer as one `Vec` (one copy, unless it is a single segment). In memory only.
     pub(super) fn into_vec(mut self) -> Vec<u8> {
+        debug_assert!(self.staged.is_none(), "a staged buffer's bytes are in its file");
         if self.segments.len() == 1 {
             return self.segments.pop().unwrap_or_default();
         }
         self.segments.concat()
+    }
+
+    /// The file of a staged buffer, every byte written and the position after the last
+    /// (`None` in memory), or the first write error.
+    pub(super) fn into_staged(self) -> std::io::Result<Option<std::fs::File>> {
+        let Some(staged) = self.staged else { return Ok(None) };
+        if let Some(e) = staged.error {
+            return Err(e);
+        }
+        staged.file.into_inner().map(Some).map_err(|e| e.into_error())
     }
 }
 
@@ -78,7 +155,8 @@ impl Out {
     }
 
     /// Appends a buffer view of `len` bytes (4-byte aligned) that `fill` writes straight into
-    /// the buffer (no intermediate copy of large arrays).
+    /// the buffer (no intermediate copy of large arrays; staged, into a scratch vector that is
+    /// written out and reused).
     fn view_filled(
         &mut self,
         len: usize,
@@ -87,12 +165,8 @@ impl Out {
     ) -> json::Index<json::buffer::View> {
         self.bin.pad();
         let offset = self.bin.len;
-        let segment = self.bin.room(len);
-        let before = segment.len();
-        fill(segment);
-        let written = segment.len() - before;
+        let written = self.bin.append(len, fill);
         debug_assert_eq!(written, len, "a view's fill wrote its declared length");
-        self.bin.len += written;
         json::Index::push(
             &mut self.root.buffer_views,
             json::buffer::View {
@@ -317,4 +391,47 @@ fn bounds(data: &[f32], n: usize) -> (Option<json::Value>, Option<json::Value>) 
         }
     }
     (Some(json::Value::from(lo)), Some(json::Value::from(hi)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Bin;
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_staged_write_that_fails_is_returned_not_lost() {
+        // /dev/full refuses every write with ENOSPC (Linux): the error surfaces when the
+        // staged file is taken back, whichever view's write met it first.
+        let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") else {
+            return;
+        };
+        let mut bin = Bin::staged(full);
+        let written = bin.append(100_000, |v| v.resize(100_000, 7));
+        bin.pad();
+        assert_eq!((written, bin.len()), (100_000, 100_000));
+        let e = bin.into_staged().unwrap_err();
+        assert_eq!(e.raw_os_error(), Some(28), "{e}"); // ENOSPC
+    }
+
+    #[test]
+    fn a_staged_buffer_holds_the_bytes_and_padding_of_the_in_memory_one() {
+        let file = tempfile::tempfile().unwrap();
+        let (mut staged, mut memory) = (Bin::staged(file), Bin::default());
+        for bin in [&mut staged, &mut memory] {
+            bin.append(3, |v| v.extend_from_slice(&[1, 2, 3]));
+            bin.pad();
+            bin.append(70_000, |v| v.resize(v.len() + 70_000, 9));
+            bin.append(1, |v| v.push(4));
+            bin.pad();
+        }
+        let mut file = staged.into_staged().unwrap().unwrap();
+        std::io::Seek::rewind(&mut file).unwrap();
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut file, &mut bytes).unwrap();
+        // 3 bytes + 1 zero, 70,000 nines, a 4 and 3 zeros: 70,008 bytes.
+        assert_eq!(bytes.len(), 70_008);
+        assert_eq!(&bytes[..5], &[1, 2, 3, 0, 9]);
+        assert_eq!(&bytes[70_003..], &[9, 4, 0, 0, 0]);
+        assert_eq!(bytes, memory.into_vec());
+    }
 }

@@ -52,11 +52,12 @@ pub(crate) use textures::uri_encode;
 /// [`WriteOptions::tolerance`] is not in (0, 1]; what is converted inexactly or left out is
 /// reported in [`GltfFile::warnings`].
 pub fn write(scene: &Scene, opts: &WriteOptions) -> Result<GltfFile, Error> {
-    build(scene, opts)?.into_file()
+    build(scene, opts, buffers::Bin::default())?.into_file()
 }
 
-/// [`write`] stopped before the GLB is packed, so that [`save`] can stream it.
-fn build(scene: &Scene, opts: &WriteOptions) -> Result<Built, Error> {
+/// [`write`] stopped before the GLB is packed, so that [`save`] can stream it; the binary
+/// buffer goes into `bin` (in memory, or staged on disk by [`save`]).
+fn build(scene: &Scene, opts: &WriteOptions, bin: buffers::Bin) -> Result<Built, Error> {
     scene.validate().map_err(|e| Error::Write(format!("inconsistent scene: {e}")))?;
     if !(opts.tolerance > 0.0 && opts.tolerance <= 1.0) {
         let t = opts.tolerance;
@@ -65,6 +66,7 @@ fn build(scene: &Scene, opts: &WriteOptions) -> Result<Built, Error> {
         )));
     }
     let mut out = Out::new(opts.container.clone());
+    out.bin = bin;
     out.influence_sets = opts.max_influences.max(1).div_ceil(4);
     out.embed = opts.embed;
     out.compress = opts.compress;
@@ -90,71 +92,147 @@ fn build(scene: &Scene, opts: &WriteOptions) -> Result<Built, Error> {
 /// `opts.container`), atomically: each file goes to a temporary file that is renamed into
 /// place. For `.gltf` the buffer `<stem>.bin` and the referenced images are written beside it
 /// first, the `.gltf` last. Returns the conversion warnings.
+///
+/// The binary buffer is staged on disk as it is made, never whole in memory (but with
+/// [`WriteOptions::compress`], which rewrites the finished buffer, and a `.gltf` with
+/// [`WriteOptions::embed`], which puts it in the JSON): for `.gltf` in the temporary file
+/// that becomes `<stem>.bin`, for `.glb` in an unnamed temporary file in `path`'s folder,
+/// copied after the JSON chunk at the end (by the kernel, `copy_file_range`, where it can).
+/// Neither is left behind on an error.
 pub fn save(scene: &Scene, path: &Path, opts: &WriteOptions) -> Result<Vec<Warning>, crate::Error> {
     let mut opts = opts.clone();
     opts.container = super::container_for(path);
-    let built = build(scene, &opts)?;
+    let glb = matches!(opts.container, Container::Glb);
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
-    // Each file written atomically from its pieces, in order.
-    let put = |dest: &Path, pieces: &[&[u8]]| {
-        crate::write_atomically::<crate::Error>(dest, |w| {
-            for piece in pieces {
-                w.write_all(piece)
-                    .map_err(|source| crate::Error::Io { path: dest.into(), source })?;
+    let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("scene");
+    let bin_path = dir.join(format!("{stem}.bin"));
+    let stage = !opts.compress && (glb || !opts.embed);
+    // `.gltf`: the staged buffer becomes `<stem>.bin` once whole (`bin_name` is its
+    // temporary name, removed when dropped).
+    let (bin, bin_name) = match (stage, glb) {
+        (false, _) => (buffers::Bin::default(), None),
+        (true, true) => (buffers::Bin::staged(crate::io::unnamed_staging_file(path)?), None),
+        (true, false) => {
+            let (file, name) = crate::io::staging_file(&bin_path)?.into_parts();
+            (buffers::Bin::staged(file), Some(name))
+        }
+    };
+    let mut built = build(scene, &opts, bin)?;
+    let bin = std::mem::take(&mut built.bin);
+    let bin_len = bin.len();
+    let (staged, memory) = if bin.is_staged() {
+        let at = if glb { path.to_path_buf() } else { bin_path.clone() };
+        let file = bin.into_staged().map_err(|source| crate::Error::Io { path: at, source })?;
+        (file, buffers::Bin::default())
+    } else {
+        (None, bin)
+    };
+    if glb {
+        if opts.copy_textures {
+            copy_images(&built.images, dir, path, &opts)?;
+        }
+        save_glb(path, &built.json, staged, &memory)?;
+        return Ok(built.warnings);
+    }
+    if bin_len > 0 {
+        match (staged, bin_name) {
+            (Some(file), Some(name)) => crate::io::persist_staged(
+                tempfile::NamedTempFile::from_parts(file, name),
+                &bin_path,
+            )?,
+            _ => put(&bin_path, &memory.segments())?,
+        }
+    }
+    if opts.copy_textures {
+        copy_images(&built.images, dir, path, &opts)?;
+    }
+    put(path, &[&built.json])?;
+    Ok(built.warnings)
+}
+
+/// Writes `dest` atomically from `pieces`, in order.
+fn put(dest: &Path, pieces: &[&[u8]]) -> Result<(), crate::Error> {
+    crate::write_atomically::<crate::Error>(dest, |w| {
+        for piece in pieces {
+            w.write_all(piece).map_err(|source| crate::Error::Io { path: dest.into(), source })?;
+        }
+        Ok(())
+    })
+}
+
+/// Copies the external `images` of a `.gltf` beside it in `dir` (`path` is the `.gltf`),
+/// each atomically; an image already in place is left alone.
+fn copy_images(
+    images: &[ExternalImage],
+    dir: &Path,
+    path: &Path,
+    opts: &WriteOptions,
+) -> Result<(), crate::Error> {
+    let mut companions = Vec::new();
+    for img in images {
+        let dest = dir.join(&img.file_name);
+        let bytes: std::sync::Arc<[u8]> = match &img.bytes {
+            Some(b) => b.clone(),
+            None => {
+                let same = match (dest.canonicalize(), img.source.canonicalize()) {
+                    (Ok(a), Ok(b)) => a == b,
+                    _ => false,
+                };
+                if same {
+                    continue;
+                }
+                std::fs::read(&img.source)
+                    .map_err(|source| crate::Error::Io { path: img.source.clone(), source })?
+                    .into()
+            }
+        };
+        companions.push(crate::output::Companion {
+            path: dest,
+            bytes,
+            what: format!("the image {}", img.file_name),
+        });
+    }
+    let source = opts.source.clone().unwrap_or_else(|| crate::output::source_name(path));
+    crate::output::write_companions(&companions, &source)?;
+    Ok(())
+}
+
+/// Writes the GLB of `json` and the binary buffer to `path` atomically: the buffer is the
+/// `staged` file's bytes (from its start; copied file to file, by the kernel where it can)
+/// or else `memory`'s segments. Nothing is gathered in memory: the header and chunk headers
+/// are known from the lengths.
+fn save_glb(
+    path: &Path,
+    json: &[u8],
+    staged: Option<std::fs::File>,
+    memory: &buffers::Bin,
+) -> Result<(), crate::Error> {
+    let io = |source| crate::Error::Io { path: path.into(), source };
+    let err = |e| match e {
+        super::glb::GlbWriteError::Glb(e) => e.into(),
+        super::glb::GlbWriteError::Io(source) => io(source),
+    };
+    let Some(mut staged) = staged else {
+        return crate::write_atomically::<crate::Error>(path, |w| {
+            super::glb::write_glb(w, json, &memory.segments()).map_err(err)
+        });
+    };
+    let len = std::io::Seek::stream_position(&mut staged).map_err(io)?;
+    std::io::Seek::rewind(&mut staged).map_err(io)?;
+    crate::write_atomically_seekable::<crate::Error>(path, |out| {
+        super::glb::write_glb_with(out, json, len as usize, |out| {
+            let copied = std::io::copy(&mut staged, out)?;
+            if copied != len {
+                let message = format!("the staged binary chunk gave {copied} of {len} bytes");
+                return Err(std::io::Error::new(std::io::ErrorKind::UnexpectedEof, message));
             }
             Ok(())
         })
-    };
-    let glb = matches!(built.container, Container::Glb);
-    if !glb && !built.bin.is_empty() {
-        let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("scene");
-        put(&dir.join(format!("{stem}.bin")), &built.bin.segments())?;
-    }
-    if opts.copy_textures {
-        let mut images = Vec::new();
-        for img in &built.images {
-            let dest = dir.join(&img.file_name);
-            let bytes: std::sync::Arc<[u8]> = match &img.bytes {
-                Some(b) => b.clone(),
-                None => {
-                    let same = match (dest.canonicalize(), img.source.canonicalize()) {
-                        (Ok(a), Ok(b)) => a == b,
-                        _ => false,
-                    };
-                    if same {
-                        continue;
-                    }
-                    std::fs::read(&img.source)
-                        .map_err(|source| crate::Error::Io { path: img.source.clone(), source })?
-                        .into()
-                }
-            };
-            images.push(crate::output::Companion {
-                path: dest,
-                bytes,
-                what: format!("the image {}", img.file_name),
-            });
-        }
-        let source = opts.source.clone().unwrap_or_else(|| crate::output::source_name(path));
-        crate::output::write_companions(&images, &source)?;
-    }
-    if glb {
-        // Streamed: the buffer is not copied into a whole-file `Vec` first.
-        crate::write_atomically::<crate::Error>(path, |w| {
-            super::glb::write_glb(w, &built.json, &built.bin.segments()).map_err(|e| match e {
-                super::glb::GlbWriteError::Glb(e) => e.into(),
-                super::glb::GlbWriteError::Io(source) => {
-                    crate::Error::Io { path: path.into(), source }
-                }
-            })
-        })?;
-    } else {
-        put(path, &[&built.json])?;
-    }
-    Ok(built.warnings)
+        .map_err(err)
+    })
 }
 
 /// A helper node carrying an aimed camera or light, or the camera or light of an FBX scene:

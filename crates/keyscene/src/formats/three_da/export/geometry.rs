@@ -42,20 +42,18 @@ pub(super) fn report_geometry_caches(scene: &Scene, report: &mut ExportReport) {
     }
 }
 
-/// Fills in the surfaces and bounds of entity `e` (slot `k`) from scene mesh `m`: skinned
-/// when [`BindPoses`] binds it, morph targets and UV sets past 1 reported dropped, the
-/// geometry transform baked. Adds the surfaces' figures to `totals`.
-#[allow(clippy::too_many_arguments)]
+/// The report lines of mesh entity `e` (slot `k`, scene mesh `m`) that its surfaces do not
+/// decide: skinned when [`BindPoses`] binds it, morph targets and UV sets past 1 reported
+/// dropped, the geometry transform baked. What the surfaces decide ([`mesh_surfaces`]) comes
+/// later, when they are built; its places in the report are kept in the returned [`Late`].
 pub(super) fn mesh_entity(
     scene: &Scene,
     ents: &Entities,
     (k, m): (usize, usize),
     bind: &BindPoses,
-    surfaces: MeshSurfaces,
-    totals: &mut Totals,
     e: &mut Entity,
     report: &mut ExportReport,
-) {
+) -> Late {
     let (id, name) = (ents.nodes[k], &ents.names[k]);
     let node = &scene.nodes[id];
     let mesh = &scene.meshes[m];
@@ -84,33 +82,110 @@ pub(super) fn mesh_entity(
             quoted(name)
         ));
     }
-    let MeshSurfaces { built, warnings } = surfaces;
-    report.warnings.extend(warnings.into_iter().map(|w| format!("{}: {w}", quoted(name))));
-    for s in &built {
-        totals.acmr_before += s.acmr_before * s.triangles as f64;
-        totals.acmr_after += s.acmr_after * s.triangles as f64;
-        totals.triangles += s.triangles;
+    let late = Late { warnings_at: report.warnings.len(), converted_at: report.converted.len() };
+    report.converted.push(String::new());
+    late
+}
+
+/// Where a mesh entity's surface warnings and its `converted` line go in the report
+/// ([`mesh_entity`] keeps the places; [`LateLines`] fills them).
+#[derive(Clone, Copy)]
+pub(super) struct Late {
+    warnings_at: usize,
+    converted_at: usize,
+}
+
+/// What the surfaces of mesh entities add to the report, gathered as they are built (in file
+/// order) and put at their places by [`LateLines::apply`]: the report reads as if every
+/// entity's surfaces had been built in slot order.
+#[derive(Default)]
+pub(super) struct LateLines {
+    /// Per slot: its place, warnings and `converted` line.
+    lines: Vec<Option<(Late, Vec<String>, String)>>,
+    /// Per slot: each surface's ACMR before and after, and triangles (summed in slot order).
+    figures: Vec<Vec<(f64, f64, usize)>>,
+}
+
+impl LateLines {
+    pub(super) fn new(slots: usize) -> LateLines {
+        LateLines { lines: vec![None; slots], figures: vec![Vec::new(); slots] }
     }
+
+    /// Inserts the lines at their places (in reverse slot order, so the earlier places hold)
+    /// and returns the totals over every surface, summed in slot order.
+    pub(super) fn apply(self, report: &mut ExportReport) -> Totals {
+        for (late, warnings, converted) in self.lines.into_iter().rev().flatten() {
+            report.converted[late.converted_at] = converted;
+            report.warnings.splice(late.warnings_at..late.warnings_at, warnings);
+        }
+        let mut totals = Totals::default();
+        for (before, after, triangles) in self.figures.into_iter().flatten() {
+            totals.acmr_before += before * triangles as f64;
+            totals.acmr_after += after * triangles as f64;
+            totals.triangles += triangles;
+        }
+        totals
+    }
+}
+
+/// Fills in the surfaces and bounds of mesh entity `e` (slot `k`) and keeps what they add
+/// to the report in `lines` at the places `late` holds ([`mesh_entity`]).
+pub(super) fn mesh_surfaces(
+    scene: &Scene,
+    ents: &Entities,
+    (k, late): (usize, Late),
+    surfaces: MeshSurfaces,
+    e: &mut Entity,
+    lines: &mut LateLines,
+) {
+    let (id, name) = (ents.nodes[k], &ents.names[k]);
+    let node = &scene.nodes[id];
+    let MeshSurfaces { built, warnings } = surfaces;
+    let warnings = warnings.into_iter().map(|w| format!("{}: {w}", quoted(name))).collect();
+    lines.figures[k] = built.iter().map(|s| (s.acmr_before, s.acmr_after, s.triangles)).collect();
     e.surfaces = built.into_iter().map(|s| s.surface).collect();
     e.bounds =
         bounds(e.surfaces.iter().flat_map(|s| s.xyz.iter().flatten()).map(|p| p.map(f64::from)));
-    report.converted.push(format!(
+    let converted = format!(
         "node {id} {} → mesh entity {}: {} surfaces, {} triangles",
         quoted(&node.name),
         quoted(name),
         e.surfaces.len(),
         e.surfaces.iter().map(|s| s.tri_list.len() / 3).sum::<usize>()
-    ));
+    );
+    lines.lines[k] = Some((late, warnings, converted));
 }
 
 /// The box around `points` (the default, empty box when there are none).
 pub(super) fn bounds(points: impl Iterator<Item = [f64; 3]>) -> Extents {
-    let (mut lo, mut hi) = (DVec3::splat(f64::INFINITY), DVec3::splat(f64::NEG_INFINITY));
+    extents(grow(EMPTY, points))
+}
+
+/// A box as its lowest and highest corner; [`EMPTY`] holds no point.
+pub(super) type Box3 = (DVec3, DVec3);
+
+/// The box of no point (its minimum above its maximum).
+pub(super) const EMPTY: Box3 = (DVec3::INFINITY, DVec3::NEG_INFINITY);
+
+/// `b` grown over `points`, one after the other. Growing box by box ([`union`]) in the
+/// points' order gives the same box: `min` and `max` pick the same point among equals.
+pub(super) fn grow(b: Box3, points: impl Iterator<Item = [f64; 3]>) -> Box3 {
+    let (mut lo, mut hi) = b;
     for p in points {
         let p = DVec3::from(p);
         lo = lo.min(p);
         hi = hi.max(p);
     }
+    (lo, hi)
+}
+
+/// The box around `a` and `b`.
+pub(super) fn union(a: Box3, b: Box3) -> Box3 {
+    (a.0.min(b.0), a.1.max(b.1))
+}
+
+/// `b` as a file's extents (the default, empty extents for [`EMPTY`]).
+pub(super) fn extents((lo, hi): Box3) -> Extents {
     if lo.x > hi.x {
         return Extents::default();
     }
@@ -252,7 +327,7 @@ impl<'a> Corners<'a> {
     }
 }
 
-/// Corners of mesh entities from which [`build_surfaces`] builds them on rayon's pool (with
+/// Corners of mesh entities from which [`SurfacesAhead`] builds a batch on rayon's pool (with
 /// two or more mesh entities): below it, as in every corpus file, the pool's start costs
 /// more than it saves (the glTF writer's threshold, `gltf/export/ahead.rs`).
 const PARALLEL_CORNERS: usize = 1 << 16;
@@ -263,7 +338,7 @@ pub(super) type SlotMaterials = foldhash::HashMap<u32, usize>;
 /// The material table index of every material slot `mesh`'s polygons use, asked of `mats` in
 /// first-use polygon order (the table grows in first-use order, so this is the one part of a
 /// mesh entity that must run in scene order; the surfaces are then built from it on any
-/// thread, [`build_surfaces`]).
+/// thread, [`SurfacesAhead`]).
 pub(super) fn slot_materials(mesh: &Mesh, mats: &mut Materials) -> SlotMaterials {
     let mut table = SlotMaterials::default();
     for p in 0..mesh.polygon_count() {
@@ -292,75 +367,130 @@ pub(super) struct MeshSurfaces {
 /// none: their blend streams name their own joints.
 type SurfaceKey = (usize, [u64; 16], Vec<(u32, usize)>);
 
+/// Corners one batch of [`SurfacesAhead`] may hold beyond its first mesh entity (the glTF
+/// writer's batch, `gltf/export/ahead.rs`).
+const BATCH_CORNERS: usize = 1 << 18;
+
 /// [`MeshSurfaces`] of the mesh entities `jobs` (slot `k`, mesh `m`, its
-/// [`slot_materials`]), in the order given. Entities with one [`SurfaceKey`] (instances of a
-/// mesh: Blender's linked duplicates, 3ds Max instances) are built once and copied. They read nothing but the scene, so with [`PARALLEL_CORNERS`] or
-/// more corners among two or more distinct entities they are built on rayon's pool (issue #16
-/// goal 6); the result is the same whatever the number of threads.
-pub(super) fn build_surfaces(
-    scene: &Scene,
-    ents: &Entities,
-    bind: &BindPoses,
+/// [`slot_materials`]), handed out in the order of `jobs` and built a batch ahead (at most
+/// [`BATCH_CORNERS`] corners beyond its first entity), so that a writer holds one batch of
+/// surfaces, not the whole file's. Entities with one [`SurfaceKey`] (instances of a mesh:
+/// Blender's linked duplicates, 3ds Max instances) are built once and copied; the first is
+/// kept until its last copy is handed out. They read nothing but the scene, so a batch with
+/// [`PARALLEL_CORNERS`] or more corners among two or more distinct entities is built on
+/// rayon's pool (issue #16 goal 6); the result is the same whatever the number of threads.
+pub(super) struct SurfacesAhead<'a> {
+    scene: &'a Scene,
+    ents: &'a Entities,
+    bind: &'a BindPoses,
     jobs: Vec<(usize, usize, SlotMaterials)>,
-) -> Vec<MeshSurfaces> {
-    let skin_of = |k: usize, m: usize| {
-        scene.meshes[m].skin.and_then(|si| scene.skins.get(si)).zip(
-            bind.joints.get(&k).map(|j| (j.as_slice(), bind.unweighted(k, &ents.file_index, j))),
-        )
-    };
-    // Each job's first job with the same key (itself when it is the first).
-    let mut first: foldhash::HashMap<SurfaceKey, usize> = foldhash::HashMap::default();
-    let source: Vec<usize> = jobs
-        .iter()
-        .enumerate()
-        .map(|(j, (k, m, table))| {
-            if skin_of(*k, *m).is_some() {
-                return j;
+    /// Each job's first job with the same key (itself when it is the first).
+    source: Vec<usize>,
+    /// Per first job: the later jobs still to copy it.
+    copies: Vec<usize>,
+    /// The first job not built yet (copies count as built).
+    next: usize,
+    /// Built and not handed out yet (first jobs kept for their copies included), by job.
+    ready: foldhash::HashMap<usize, MeshSurfaces>,
+}
+
+impl<'a> SurfacesAhead<'a> {
+    pub(super) fn new(
+        scene: &'a Scene,
+        ents: &'a Entities,
+        bind: &'a BindPoses,
+        jobs: Vec<(usize, usize, SlotMaterials)>,
+    ) -> SurfacesAhead<'a> {
+        let mut ahead = SurfacesAhead {
+            scene,
+            ents,
+            bind,
+            source: Vec::new(),
+            copies: vec![0; jobs.len()],
+            jobs,
+            next: 0,
+            ready: foldhash::HashMap::default(),
+        };
+        let mut first: foldhash::HashMap<SurfaceKey, usize> = foldhash::HashMap::default();
+        let source: Vec<usize> = (0..ahead.jobs.len())
+            .map(|j| {
+                let (k, m, table) = &ahead.jobs[j];
+                if ahead.skin_of(*k, *m).is_some() {
+                    return j;
+                }
+                let g = scene.nodes[ents.nodes[*k]].geometry_transform().to_cols_array();
+                let mut slots: Vec<(u32, usize)> = table.iter().map(|(&s, &t)| (s, t)).collect();
+                slots.sort_unstable();
+                *first.entry((*m, g.map(f64::to_bits), slots)).or_insert(j)
+            })
+            .collect();
+        for (j, &f) in source.iter().enumerate() {
+            if f != j {
+                ahead.copies[f] += 1;
             }
-            let g = scene.nodes[ents.nodes[*k]].geometry_transform().to_cols_array();
-            let mut slots: Vec<(u32, usize)> = table.iter().map(|(&s, &t)| (s, t)).collect();
-            slots.sort_unstable();
-            *first.entry((*m, g.map(f64::to_bits), slots)).or_insert(j)
-        })
-        .collect();
-    let one = |(k, m, table): &(usize, usize, SlotMaterials)| {
-        let g = scene.nodes[ents.nodes[*k]].geometry_transform();
-        surfaces(&scene.meshes[*m], g, skin_of(*k, *m), table)
-    };
-    let unique: Vec<&(usize, usize, SlotMaterials)> =
-        jobs.iter().enumerate().filter(|(j, _)| source[*j] == *j).map(|(_, job)| job).collect();
-    let corners: usize =
-        unique.iter().map(|&&(_, m, _)| scene.meshes[m].corner_vertices.len()).sum();
-    let mut made: Vec<Option<MeshSurfaces>> = if unique.len() >= 2 && corners >= PARALLEL_CORNERS {
-        use rayon::prelude::*;
-        unique.into_par_iter().map(one).map(Some).collect()
-    } else {
-        unique.into_iter().map(one).map(Some).collect()
-    };
-    // Built surfaces by job: a first job's own, or a copy of its first job's.
-    let mut at = vec![usize::MAX; jobs.len()];
-    let mut next = 0;
-    for j in 0..jobs.len() {
-        if source[j] == j {
-            at[j] = next;
-            next += 1;
         }
+        ahead.source = source;
+        ahead
     }
-    let mut out: Vec<Option<MeshSurfaces>> = (0..jobs.len()).map(|_| None).collect();
-    // Copies first (they read the first job's surfaces), then the first jobs take theirs.
-    for j in 0..jobs.len() {
-        let f = source[j];
+
+    fn skin_of(&self, k: usize, m: usize) -> Option<SkinUse<'a>> {
+        let (scene, bind) = (self.scene, self.bind);
+        scene.meshes[m].skin.and_then(|si| scene.skins.get(si)).zip(
+            bind.joints
+                .get(&k)
+                .map(|j| (j.as_slice(), bind.unweighted(k, &self.ents.file_index, j))),
+        )
+    }
+
+    /// The surfaces of job `j`; jobs are taken in order, each once.
+    pub(super) fn take(&mut self, j: usize) -> MeshSurfaces {
+        if j >= self.next {
+            self.build_batch(j);
+        }
+        let f = self.source[j];
         if f != j {
-            let copy = made[at[f]].clone().expect("built above");
-            out[j] = Some(copy);
+            self.copies[f] -= 1;
+            if self.copies[f] == 0 {
+                return self.ready.remove(&f).expect("kept for its copies");
+            }
+            return self.ready[&f].clone();
         }
-    }
-    for j in 0..jobs.len() {
-        if source[j] == j {
-            out[j] = made[at[j]].take();
+        if self.copies[j] > 0 {
+            return self.ready[&j].clone();
         }
+        self.ready.remove(&j).expect("built ahead")
     }
-    out.into_iter().map(|s| s.expect("every job built")).collect()
+
+    /// Builds the first jobs from `next` on (at least up to `j`) that fit a batch.
+    fn build_batch(&mut self, j: usize) {
+        let mut corners = 0;
+        let mut end = self.next;
+        while end < self.jobs.len() {
+            let c = self.scene.meshes[self.jobs[end].1].corner_vertices.len();
+            let firsts = self.source[end] == end;
+            if end > j && firsts && corners + c > BATCH_CORNERS {
+                break;
+            }
+            if firsts {
+                corners += c;
+            }
+            end += 1;
+        }
+        let unique: Vec<usize> = (self.next..end).filter(|&i| self.source[i] == i).collect();
+        let one = |&i: &usize| {
+            let (k, m, table) = &self.jobs[i];
+            let g = self.scene.nodes[self.ents.nodes[*k]].geometry_transform();
+            (i, surfaces(&self.scene.meshes[*m], g, self.skin_of(*k, *m), table))
+        };
+        let made: Vec<(usize, MeshSurfaces)> = if unique.len() >= 2 && corners >= PARALLEL_CORNERS {
+            use rayon::prelude::*;
+            unique.par_iter().map(one).collect()
+        } else {
+            unique.iter().map(one).collect()
+        };
+        self.ready.extend(made);
+        self.next = end;
+    }
 }
 
 /// The surfaces of one mesh: triangles grouped by material, vertices de-duplicated, split at

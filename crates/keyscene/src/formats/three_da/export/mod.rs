@@ -47,15 +47,15 @@
 
 use glam::{DMat3, DMat4, DQuat, DVec3};
 
-use self::geometry::Totals;
 use self::materials::Materials;
 use self::names::Entities;
 pub use self::skin::blend_weights;
 use self::skin::BindPoses;
 use self::tracks::Frames;
-use super::colmap::Colmap;
-use super::layout::{entity_type, Extents};
+use super::colmap::{Colmap, Gather};
+use super::layout::entity_type;
 use super::model::{Entity, File};
+use super::write::Streamer;
 use super::{layout, Error};
 pub use crate::anim::keep::RESAMPLE_BUDGET;
 use crate::quoting::quoted;
@@ -248,24 +248,39 @@ pub struct MaterialScript {
 /// be written (more than 255 entities referenced as bones, counts past the format's fields).
 ///
 /// The passes, in order (each a module of `three_da/export/`): entities and names
-/// (`names`), the written frames (`tracks`), the axes of the file's root, the entities with
-/// their surfaces (`geometry`, `skin`, `materials`) and tracks (`tracks`, `keyed`,
-/// `resample`), the file's bounds, the material table and scripts, and the collision map.
+/// (`names`), the written frames (`tracks`), the axes of the file's root, the entities and
+/// their tracks (`tracks`, `keyed`, `resample`, `skin`), the material table and scripts
+/// (`materials`), then entity by entity in file order the surfaces (`geometry`), with the
+/// file's bounds and the collision map gathered from them.
 pub fn export(
     scene: &Scene,
     opts: &ExportOptions,
 ) -> Result<(File, Vec<MaterialScript>, ExportReport), Error> {
-    let (mut file, colmap, scripts, report) = export_parts(scene, opts)?;
+    let plan = plan(scene, opts)?;
+    let (mut file, colmap, scripts, report) = plan.stream(None)?;
     file.colmap = colmap.map(|c| c.encode());
     Ok((file, scripts, report))
 }
 
-/// [`export`] with the collision map left as trees (`File::colmap` is `None`), for [`save`]
-/// to encode it straight into the output.
-fn export_parts(
-    scene: &Scene,
-    opts: &ExportOptions,
-) -> Result<(File, Option<Colmap>, Vec<MaterialScript>, ExportReport), Error> {
+/// Everything of the file but its surfaces, which [`Plan::stream`] builds entity by entity:
+/// the entities with their tracks (file order), the material table and scripts, and the
+/// mesh entities' jobs.
+struct Plan<'a> {
+    cx: Context<'a>,
+    bind: BindPoses,
+    /// Mesh entities in file order: slot, scene mesh, [`geometry::slot_materials`].
+    jobs: Vec<(usize, usize, geometry::SlotMaterials)>,
+    /// Per slot: where a mesh entity's surface lines go in the report.
+    late: Vec<Option<geometry::Late>>,
+    /// The file without surfaces, counts and bounds.
+    file: File,
+    scripts: Vec<MaterialScript>,
+    report: ExportReport,
+    collision_map: bool,
+}
+
+/// The passes of [`export`] before the surfaces ([`Plan`]).
+fn plan<'a>(scene: &'a Scene, opts: &ExportOptions) -> Result<Plan<'a>, Error> {
     let mut report = ExportReport::default();
     let ents = names::entities(scene, &mut report)?;
     let mut mats = Materials::new(scene);
@@ -277,25 +292,89 @@ fn export_parts(
     let anim_index = anim.and(opts.animation);
     let channels_of = crate::anim::channels_by_node(scene, anim_index);
     let cx = Context { scene, anim, anim_index, channels_of, ents, frames, space };
-    let (entities, totals) = entities(&cx, &mut mats, &mut report);
-    let bounds = file_bounds(&cx, &entities);
+    let (entities, bind, mut jobs, late) = entities(&cx, &mut mats, &mut report);
     let textures = crate::output::TexturePlan::new(scene);
     let (materials, scripts) =
         mats.finish(opts.model.as_deref(), opts.source.as_deref(), &textures, &mut report);
-    report.triangles = totals.triangles;
-    if totals.triangles > 0 {
-        report.acmr_before = totals.acmr_before / totals.triangles as f64;
-        report.acmr_after = totals.acmr_after / totals.triangles as f64;
-    }
-    let mut file = assemble(cx.frames.hi, bounds, materials, entities)?;
-    let colmap = if opts.collision_map {
-        let lo = cx.frames.lo as f64;
-        Some(super::colmap::build_trees_for_file(&file, lo, &mut report.warnings))
-    } else {
-        file.colmap_id = layout::colmap_type::UNKNOWN;
-        None
+    jobs.sort_by_key(|j| cx.ents.file_index[j.0]);
+    let colmap_id = match opts.collision_map {
+        true => layout::colmap_type::AABBTREE,
+        false => layout::colmap_type::UNKNOWN,
     };
-    Ok((file, colmap, scripts, report))
+    let frames = (cx.frames.hi + 1) as u32;
+    let file = File { frames, colmap_id, materials, entities, ..File::default() };
+    Ok(Plan { cx, bind, jobs, late, file, scripts, report, collision_map: opts.collision_map })
+}
+
+impl Plan<'_> {
+    /// Builds each entity's surfaces in file order (a batch ahead,
+    /// [`geometry::SurfacesAhead`]), gathers from them the file's counts and bounds and the
+    /// collision map, and, with `out`, writes the file there entity by entity
+    /// ([`super::write::Streamer`]), dropping each entity's surfaces once written (issue 37
+    /// goal 6: the surfaces of the whole file are never in memory at once). Returns the file
+    /// (without surfaces when written to `out`) and the collision map as trees.
+    ///
+    /// Errors: counts past the format's fields, and those of [`super::write_to`].
+    fn stream(
+        self,
+        out: Option<&mut std::fs::File>,
+    ) -> Result<(File, Option<Colmap>, Vec<MaterialScript>, ExportReport), Error> {
+        let Plan { cx, bind, jobs, late, mut file, scripts, mut report, collision_map } = self;
+        let ents = &cx.ents;
+        let world_k = first_frame_worlds(&cx, &file.entities);
+        let mut gather = collision_map.then(|| Gather::new(&file, cx.frames.lo as f64));
+        let mut job_of = vec![None; ents.nodes.len()];
+        for (j, job) in jobs.iter().enumerate() {
+            job_of[job.0] = Some(j);
+        }
+        let mut ahead = geometry::SurfacesAhead::new(cx.scene, ents, &bind, jobs);
+        let mut lines = geometry::LateLines::new(ents.nodes.len());
+        let mut boxes = vec![geometry::EMPTY; ents.nodes.len()];
+        let (mut faces, mut vertices) = (0usize, 0usize);
+        let mut streamer = match out {
+            Some(out) => Some(Streamer::new(&file, out)?),
+            None => None,
+        };
+        for (i, &k) in ents.order.iter().enumerate() {
+            let e = &mut file.entities[i];
+            if let (Some(j), Some(late)) = (job_of[k], late[k]) {
+                geometry::mesh_surfaces(cx.scene, ents, (k, late), ahead.take(j), e, &mut lines);
+            }
+            faces += e.surfaces.iter().map(|s| s.tri_list.len() / 3).sum::<usize>();
+            vertices += e.surfaces.iter().map(|s| s.s_size as usize).sum::<usize>();
+            let world = world_k[k];
+            boxes[k] = geometry::grow(
+                geometry::EMPTY,
+                e.surfaces
+                    .iter()
+                    .flat_map(|s| s.xyz.iter().flatten())
+                    .map(|p| world.transform_point3(DVec3::from(p.map(f64::from))).to_array()),
+            );
+            if let Some(g) = &mut gather {
+                g.add(i, e);
+            }
+            if let Some(w) = &mut streamer {
+                w.entity(e)?;
+                e.surfaces = Vec::new();
+            }
+        }
+        let totals = lines.apply(&mut report);
+        report.triangles = totals.triangles;
+        if totals.triangles > 0 {
+            report.acmr_before = totals.acmr_before / totals.triangles as f64;
+            report.acmr_after = totals.acmr_after / totals.triangles as f64;
+        }
+        file.bounds = geometry::extents(boxes.into_iter().fold(geometry::EMPTY, geometry::union));
+        file.num_faces =
+            i32::try_from(faces).map_err(|_| Error::Invalid("too many faces".into()))?;
+        file.num_vertices =
+            i32::try_from(vertices).map_err(|_| Error::Invalid("too many vertices".into()))?;
+        let colmap = gather.map(|g| g.build(&mut report.warnings));
+        if let Some(w) = streamer {
+            w.finish(&file, colmap.as_ref())?;
+        }
+        Ok((file, colmap, scripts, report))
+    }
 }
 
 /// What the passes after the first few read: the scene, the written animation, the
@@ -376,14 +455,23 @@ fn pure_rotation(m: DMat4) -> Option<DQuat> {
     ok.then(|| DQuat::from_mat3(&r).normalize())
 }
 
-/// Every entity, in file order, with its surfaces and tracks; the bind poses of skins go
-/// into `bone_init_tm` ([`skin::bind_poses`], chosen at the first written frame). Fills in
-/// the report's per-entity lists ([`ExportReport::tracks`], `entity_nodes`).
+/// Every entity, in file order, with its tracks but not its surfaces; the bind poses of skins
+/// go into `bone_init_tm` ([`skin::bind_poses`], chosen at the first written frame). Fills in
+/// the report's per-entity lists ([`ExportReport::tracks`], `entity_nodes`). Returns besides
+/// the bind poses, the mesh entities' jobs (slot order: their [`geometry::slot_materials`]
+/// grow the material table in first use) and where each one's surface lines go in the
+/// report.
+#[allow(clippy::type_complexity)]
 fn entities(
     cx: &Context,
     mats: &mut Materials,
     report: &mut ExportReport,
-) -> (Vec<Entity>, Totals) {
+) -> (
+    Vec<Entity>,
+    BindPoses,
+    Vec<(usize, usize, geometry::SlotMaterials)>,
+    Vec<Option<geometry::Late>>,
+) {
     let ents = &cx.ents;
     let first_world = cx.world_at(cx.frames.lo);
     let bind = skin::bind_poses(
@@ -399,7 +487,6 @@ fn entities(
     let mut entities: Vec<Option<Entity>> = vec![None; n];
     let mut sources: Vec<Option<EntityTracks>> = vec![None; n];
     let mut needs = Vec::new();
-    let mut totals = Totals::default();
     let pivots_animated = tracks::pivots_animated(cx.scene, cx.anim);
     let ancestors_unscaled = tracks::ancestors_unscaled(cx.scene, cx.anim);
     // Children per entity, counted once (a count per entity over every entity was quadratic).
@@ -407,21 +494,18 @@ fn entities(
     for &p in ents.parents.iter().flatten() {
         children[p] += 1;
     }
-    // Material table indices in scene order, then every mesh entity's surfaces at once (on
-    // several threads for large scenes: `geometry::build_surfaces`).
+    // Material table indices in scene order (the surfaces are built later, in file order:
+    // `Plan::stream`).
     let mut jobs = Vec::new();
     for k in 0..n {
         if let Some(m) = mesh_of(cx, k) {
             jobs.push((k, m, geometry::slot_materials(&cx.scene.meshes[m], mats)));
         }
     }
-    let slots: Vec<usize> = jobs.iter().map(|j| j.0).collect();
-    let mut built: Vec<Option<geometry::MeshSurfaces>> = (0..n).map(|_| None).collect();
-    for (k, b) in slots.into_iter().zip(geometry::build_surfaces(cx.scene, ents, &bind, jobs)) {
-        built[k] = Some(b);
-    }
+    let mut late = vec![None; n];
     for k in 0..n {
-        let mut e = entity(cx, (k, children[k]), &bind, built[k].take(), &mut totals, report);
+        let mut e;
+        (e, late[k]) = entity(cx, (k, children[k]), &bind, report);
         let (t, need) = tracks::plan(cx, k, &pivots_animated, &ancestors_unscaled, &mut e, report);
         needs.extend(need);
         sources[ents.file_index[k]] = Some(t);
@@ -433,7 +517,7 @@ fn entities(
     let entities: Vec<Entity> =
         entities.into_iter().map(|e| e.expect("every slot filled")).collect();
     report.entity_nodes = ents.order.iter().map(|&k| ents.nodes[k]).collect();
-    (entities, totals)
+    (entities, bind, jobs, late)
 }
 
 /// The scene mesh of entity slot `k` when it is written as a mesh entity (a mesh node with a
@@ -443,17 +527,15 @@ fn mesh_of(cx: &Context, k: usize) -> Option<usize> {
     node.mesh.filter(|_| matches!(node.kind, NodeKind::Mesh))
 }
 
-/// The entity of slot `k` (with `children` child entities) without its tracks: type, name,
-/// `bone_init_tm`, parent and child count, and for a mesh its `surfaces` (built ahead,
-/// [`geometry::build_surfaces`]) and bounds ([`geometry::mesh_entity`]).
+/// The entity of slot `k` (with `children` child entities) without its tracks and surfaces:
+/// type, name, `bone_init_tm`, parent and child count, and for a mesh its report lines
+/// ([`geometry::mesh_entity`], which also says where the surfaces' lines go).
 fn entity(
     cx: &Context,
     (k, children): (usize, usize),
     bind: &BindPoses,
-    surfaces: Option<geometry::MeshSurfaces>,
-    totals: &mut Totals,
     report: &mut ExportReport,
-) -> Entity {
+) -> (Entity, Option<geometry::Late>) {
     let (scene, ents) = (cx.scene, &cx.ents);
     let id = ents.nodes[k];
     let node = &scene.nodes[id];
@@ -468,8 +550,9 @@ fn entity(
     }
     e.parent_idx = ents.parents[k].map_or(layout::NO_PARENT, |p| ents.file_index[p] as u16);
     e.num_children = children as u16;
-    if let (Some(m), Some(surfaces)) = (mesh_of(cx, k), surfaces) {
-        geometry::mesh_entity(scene, ents, (k, m), bind, surfaces, totals, &mut e, report);
+    let mut late = None;
+    if let Some(m) = mesh_of(cx, k) {
+        late = Some(geometry::mesh_entity(scene, ents, (k, m), bind, &mut e, report));
     } else {
         if matches!(node.kind, NodeKind::Mesh) {
             report.warnings.push(format!(
@@ -485,12 +568,12 @@ fn entity(
             quoted(&ents.names[k])
         ));
     }
-    e
+    (e, late)
 }
 
-/// The file's bounds at the first frame: every mesh entity's `xyz` stream (its baked
-/// vertices), in slot order, through the entities' exported local matrices composed.
-fn file_bounds(cx: &Context, entities: &[Entity]) -> Extents {
+/// Per slot: the entity's world matrix at the first frame, its exported local matrices
+/// composed (the file's bounds are its baked vertices through these).
+fn first_frame_worlds(cx: &Context, entities: &[Entity]) -> Vec<DMat4> {
     let (ents, lo) = (&cx.ents, cx.frames.lo as f64);
     let mut world_k = vec![DMat4::IDENTITY; ents.nodes.len()];
     for &k in &ents.order {
@@ -501,39 +584,7 @@ fn file_bounds(cx: &Context, entities: &[Entity]) -> Extents {
         let l = DMat4::from_scale_rotation_translation(s, r, t);
         world_k[k] = ents.parents[k].map_or(l, |p| world_k[p] * l);
     }
-    geometry::bounds((0..ents.nodes.len()).flat_map(|k| {
-        let surfaces = &entities[ents.file_index[k]].surfaces;
-        let world = world_k[k];
-        surfaces
-            .iter()
-            .flat_map(|s| s.xyz.iter().flatten())
-            .map(move |p| world.transform_point3(DVec3::from(p.map(f64::from))).to_array())
-    }))
-}
-
-/// The file record: frames `0..=hi`, the face and vertex counts of the surfaces (errors when
-/// they pass an `i32`), an AABB-tree collision map id (the block is added by the caller).
-fn assemble(
-    hi: i64,
-    bounds: Extents,
-    materials: Vec<layout::Material>,
-    entities: Vec<Entity>,
-) -> Result<File, Error> {
-    let num_faces: usize =
-        entities.iter().flat_map(|e| &e.surfaces).map(|s| s.tri_list.len() / 3).sum();
-    let num_vertices: usize =
-        entities.iter().flat_map(|e| &e.surfaces).map(|s| s.s_size as usize).sum();
-    Ok(File {
-        frames: (hi + 1) as u32,
-        num_faces: i32::try_from(num_faces).map_err(|_| Error::Invalid("too many faces".into()))?,
-        num_vertices: i32::try_from(num_vertices)
-            .map_err(|_| Error::Invalid("too many vertices".into()))?,
-        bounds,
-        colmap_id: layout::colmap_type::AABBTREE,
-        materials,
-        entities,
-        ..File::default()
-    })
+    world_k
 }
 
 fn f3(v: DVec3) -> [f32; 3] {
@@ -544,7 +595,8 @@ fn f3(v: DVec3) -> [f32; 3] {
 /// beside it (names in docs/3da.md, "Material scripts") and, with
 /// [`ExportOptions::copy_textures`], the texture images the scripts name. Each file is written
 /// atomically ([`crate::write_atomically`]), the scripts and images before the model, which
-/// is streamed ([`super::write_to`]: about 1 MiB of its bytes in memory at a time), and if any
+/// is built and written entity by entity (one batch of surfaces and about 1 MiB of its bytes
+/// in memory at a time; [`super::write_to`]), and if any
 /// write fails the files this call created are removed again, so a failure leaves no partial
 /// output. Images that could not be found are
 /// the report's warnings.
@@ -562,14 +614,15 @@ pub fn save(
     }
     let source = opts.source.clone().unwrap_or_else(|| crate::output::source_name(path));
     opts.source = Some(source.clone());
-    // The collision map stays trees until it is written (`write_to_with_colmap`): its
-    // encoded bytes would be a third copy beside the model and the trees.
-    let (file, colmap, scripts, mut report) = export_parts(scene, &opts)?;
+    // The model is written entity by entity (`Plan::stream`) after its companions: the
+    // scripts are known before any surface is built.
+    let plan = plan(scene, &opts)?;
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => std::path::PathBuf::from("."),
     };
-    let mut companions: Vec<crate::output::Companion> = scripts
+    let mut companions: Vec<crate::output::Companion> = plan
+        .scripts
         .iter()
         .map(|s| crate::output::Companion {
             path: dir.join(&s.file_name),
@@ -577,25 +630,35 @@ pub fn save(
             what: format!("the material script {}", s.file_name),
         })
         .collect();
+    let mut texture_warnings = Vec::new();
     if opts.copy_textures {
         let (images, warnings) = crate::output::TexturePlan::new(scene).companions(&dir);
         companions.extend(images);
-        report.warnings.extend(warnings);
+        texture_warnings = warnings;
     }
     let created = crate::output::write_companions(&companions, &source)?;
+    let mut report = None;
     let r = crate::write_atomically_seekable(path, |w| {
-        super::write::write_to_with_colmap(&file, colmap.as_ref(), w).map_err(|e| match e {
+        let (.., r) = plan.stream(Some(w)).map_err(|e| match e {
             super::Error::Io(source) => crate::Error::Io { path: path.into(), source },
             e => e.into(),
-        })
+        })?;
+        report = Some(r);
+        Ok(())
     });
-    if let Err(e) = r {
-        for p in created {
-            let _ = std::fs::remove_file(p);
+    match r {
+        Ok(()) => {
+            let mut report = report.expect("set by the write that succeeded");
+            report.warnings.extend(texture_warnings);
+            Ok(report)
         }
-        return Err(e);
+        Err(e) => {
+            for p in created {
+                let _ = std::fs::remove_file(p);
+            }
+            Err(e)
+        }
     }
-    Ok(report)
 }
 
 #[cfg(test)]
@@ -646,6 +709,59 @@ mod tests {
         let pose = scene.evaluate(Some(0), crate::anim::Time::Frame(0.0));
         let z: Vec<f64> = pose.world_positions(&scene, 0).iter().map(|p| p.z).collect();
         assert_eq!(z, vec![5.0; 3]);
+    }
+
+    #[test]
+    fn a_model_written_entity_by_entity_is_the_exported_file() {
+        // `save` builds, writes and drops surfaces entity by entity, a batch ahead; `export`
+        // keeps the whole file. Eight grids of 40,006 corners make two batches; the last
+        // node is an instance of the first grid (its surfaces copied across the batches, at
+        // another height), one grid is the collision hull (its own tree), one mirrored
+        // grid reverses its winding.
+        let mut s = Scene::default();
+        for i in 0..8u32 {
+            let name = format!("g{i}");
+            s.meshes.push(crate::scene::test_meshes::grid_mesh(&name, 100, f64::from(i)));
+            let node_name = match i {
+                5 => super::super::layout::COLLISION_HULL.to_string(),
+                _ => format!("Grid{i}"),
+            };
+            let mut n = Node::new(node_name, NodeKind::Mesh);
+            n.mesh = Some(i as usize);
+            if i == 3 {
+                n.set_geometry_transform(DMat4::from_scale(DVec3::new(-1.0, 1.0, 1.0)));
+            }
+            s.nodes.push(n);
+            s.attach(i as usize, None);
+        }
+        let mut copy = Node::new("Copy", NodeKind::Mesh);
+        copy.mesh = Some(0);
+        copy.transform.translation = DVec3::new(0.0, 0.0, 20.0);
+        s.nodes.push(copy);
+        s.attach(8, None);
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("m.3da");
+        let saved = save(&s, &out, &ExportOptions::default()).unwrap();
+        // `save` names the material table after the model's stem; so must `export`.
+        let opts = ExportOptions { model: Some("m".into()), ..ExportOptions::default() };
+        let (file, _, exported) = export(&s, &opts).unwrap();
+        let bytes = std::fs::read(&out).unwrap();
+        assert!(bytes == super::super::write(&file).unwrap(), "streamed bytes differ");
+        assert_eq!(saved.to_string(), exported.to_string());
+        assert_eq!(saved.triangles, 9 * 20_004);
+        // The reader, an independent path, finds each grid whole at its height.
+        let (back, _) = super::super::read(&bytes, &crate::limits::Limits::default()).unwrap();
+        assert_eq!(back.entities.len(), 9);
+        for e in &back.entities {
+            let tris: usize = e.surfaces.iter().map(|s| s.tri_list.len() / 3).sum();
+            assert_eq!(tris, 20_004, "{}", layout::name_str(&e.name));
+        }
+        assert_eq!(back.num_faces, 9 * 20_004);
+        // No temporary file left beside the model.
+        for f in std::fs::read_dir(dir.path()).unwrap() {
+            let name = f.unwrap().file_name().into_string().unwrap();
+            assert!(name == "m.3da" || name.ends_with(".mat"), "{name}");
+        }
     }
 
     #[test]

@@ -59,12 +59,7 @@ pub fn write(scene: &Scene, opts: &WriteOptions) -> Result<GltfFile, Error> {
 /// buffer goes into `bin` (in memory, or staged on disk by [`save`]).
 fn build(scene: &Scene, opts: &WriteOptions, bin: buffers::Bin) -> Result<Built, Error> {
     scene.validate().map_err(|e| Error::Write(format!("inconsistent scene: {e}")))?;
-    if !(opts.tolerance > 0.0 && opts.tolerance <= 1.0) {
-        let t = opts.tolerance;
-        return Err(Error::Write(format!(
-            "tolerance {t}: expected a number above 0 and at most 1 (relative to the scene size)"
-        )));
-    }
+    crate::anim::resample::check_tolerance(opts.tolerance).map_err(Error::Write)?;
     let mut out = Out::new(opts.container.clone());
     out.bin = bin;
     out.influence_sets = opts.max_influences.max(1).div_ceil(4);

@@ -80,7 +80,7 @@ pub struct WriteOptions {
     /// ([`resample::scene_size`]; CLI `--tolerance`, as for glTF): the resampled transforms,
     /// joints, points and parameters stay within it at every frame and between frames
     /// (docs/usd.md, "Transforms"). Default [`resample::TOLERANCE`] (1e-4); a number in
-    /// (0, 1], else [`write`] fails. A larger bound writes fewer time samples, sooner.
+    /// (0, 1], else [`write()`] fails. A larger bound writes fewer time samples, sooner.
     pub tolerance: f64,
 }
 

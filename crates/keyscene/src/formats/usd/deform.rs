@@ -167,7 +167,7 @@ impl Refine<'_> {
         };
         let mut err = chord_error(&pose, self.nodes, &a.1, &b.1, &at_mid, 0.5);
         let mut quarters = [None, None];
-        if err <= self.line.tol {
+        if err <= self.line.tol() {
             for (q, s) in [0.25, 0.75].into_iter().enumerate() {
                 let f = a.0 + span * s;
                 let (pose, x) = posed(self.scene, self.line, self.nodes, f);
@@ -175,7 +175,7 @@ impl Refine<'_> {
                 quarters[q] = Some((f, (pose, x)));
             }
         }
-        if err <= self.line.tol {
+        if err <= self.line.tol() {
             return;
         }
         self.budget -= 1;

@@ -687,12 +687,12 @@ fn sample_weights(scene: &Scene, line: &Timeline, rigs: &[Rig]) -> (Vec<f64>, Ve
                 let mid = shape_weights(pose, rigs, fa + span / 2.0);
                 let mut worst = err(&a, &b, 0.5, &mid);
                 for u in [0.25, 0.75] {
-                    if worst <= line.tol {
+                    if worst <= line.tol() {
                         worst =
                             worst.max(err(&a, &b, u, &shape_weights(pose, rigs, fa + span * u)));
                     }
                 }
-                if worst <= line.tol {
+                if worst <= line.tol() {
                     continue;
                 }
                 budget -= 1;
@@ -834,7 +834,7 @@ fn sample(scene: &Scene, line: &Timeline, rigs: &[Rig]) -> (Motion, Vec<usize>) 
     let pose = &mut PartialPose::new(scene, line.animation);
     for &f in &line.grid {
         let w = worlds(pose, rigs, f);
-        let here = to_trs(rigs, &w, line.tol, &mut bad);
+        let here = to_trs(rigs, &w, line.tol(), &mut bad);
         if let (Some(&fa), Some(a)) = (m.frames.last(), m.values.last().cloned()) {
             let mut cut = Cut { pose, line, rigs, budget: &mut budget, bad: &mut bad };
             cut.refine((fa, a), (f, here.clone()), None, &mut m);
@@ -910,7 +910,7 @@ impl Cut<'_, '_> {
         if span <= resample::min_span(b.0) || *self.budget == 0 {
             return;
         }
-        let tol = self.line.tol;
+        let tol = self.line.tol();
         let mut worst = 0.0f64;
         // The rigs at the middle, a quarter and three quarters, as far as tested.
         let mut at: [Option<(f64, Vec<At>)>; 3] = [None, None, None];

@@ -119,12 +119,31 @@ impl Text {
     /// (`zmij`, Schubfach: always a `.0` or an exponent, so USD never reads an integer that
     /// overflows), `0` for a non-finite number (counted).
     pub fn put(&mut self, s: &mut String, x: f64) {
-        if x.is_finite() {
+        self.put_digits(s, x, x.is_finite());
+    }
+
+    /// The shortest digits of `x` (`f64` or `f32`) appended to `s` when `finite`, else `0`
+    /// (counted): what [`Text::put`] and [`Text::put_f`] share.
+    fn put_digits<F: zmij::Float>(&mut self, s: &mut String, x: F, finite: bool) {
+        if finite {
             s.push_str(zmij::Buffer::new().format_finite(x));
         } else {
             self.non_finite += 1;
             s.push('0');
         }
+    }
+
+    /// `(a, b, …)` of `xs`, each appended by `put`: what [`Text::put_tuple`] and
+    /// [`Text::put_tuple_f`] share.
+    fn put_tuple_by(&mut self, s: &mut String, xs: &[f64], put: fn(&mut Text, &mut String, f64)) {
+        s.push('(');
+        for (k, &x) in xs.iter().enumerate() {
+            if k > 0 {
+                s.push_str(", ");
+            }
+            put(self, s, x);
+        }
+        s.push(')');
     }
 
     /// [`Text::put`] for a number of a single-precision attribute (`float`, `half`, `point3f`,
@@ -136,12 +155,7 @@ impl Text {
     /// number non-finite as `f32` (non-finite, or past `f32::MAX`) is written `0` and counted.
     pub fn put_f(&mut self, s: &mut String, x: f64) {
         let x = x as f32;
-        if x.is_finite() {
-            s.push_str(zmij::Buffer::new().format_finite(x));
-        } else {
-            self.non_finite += 1;
-            s.push('0');
-        }
+        self.put_digits(s, x, x.is_finite());
     }
 
     /// [`Text::put_f`] of `x` as a string.
@@ -153,14 +167,7 @@ impl Text {
 
     /// [`Text::put_tuple`] of a single-precision tuple ([`Text::put_f`]).
     pub fn put_tuple_f(&mut self, s: &mut String, xs: &[f64]) {
-        s.push('(');
-        for (k, &x) in xs.iter().enumerate() {
-            if k > 0 {
-                s.push_str(", ");
-            }
-            self.put_f(s, x);
-        }
-        s.push(')');
+        self.put_tuple_by(s, xs, Text::put_f);
     }
 
     /// [`Text::vec3`] of a single-precision attribute (`float3`, `point3f`, `normal3f`,
@@ -191,14 +198,7 @@ impl Text {
 
     /// [`Text::tuple`] of `xs` appended to `s`.
     pub fn put_tuple(&mut self, s: &mut String, xs: &[f64]) {
-        s.push('(');
-        for (k, &x) in xs.iter().enumerate() {
-            if k > 0 {
-                s.push_str(", ");
-            }
-            self.put(s, x);
-        }
-        s.push(')');
+        self.put_tuple_by(s, xs, Text::put);
     }
 
     /// One line `decl = x` ([`Text::num`]).

@@ -38,15 +38,18 @@ pub struct Timeline {
     pub grid: Vec<f64>,
     /// The scene size ([`resample::scene_size`] of the first frame's pose).
     pub size: f64,
-    /// The tolerance of each sampled curve (scene units): a quarter of
-    /// [`Timeline::relative`] × the size, so that a node's error and its parents' together
-    /// stay within the tolerance.
-    pub tol: f64,
     /// The error bound relative to the scene size ([`super::WriteOptions::tolerance`]).
     pub relative: f64,
 }
 
 impl Timeline {
+    /// The tolerance of each sampled curve (scene units): a quarter of
+    /// [`Timeline::relative`] × the size, so that a node's error and its parents' together
+    /// stay within the tolerance.
+    pub fn tol(&self) -> f64 {
+        self.relative * self.size / 4.0
+    }
+
     /// The timeline of animation `animation` of `scene` (`None` or past the end: none), with
     /// the error bound `relative` to the scene size ([`super::WriteOptions::tolerance`]).
     pub fn new(scene: &Scene, animation: Option<usize>, relative: f64) -> Timeline {
@@ -73,7 +76,7 @@ impl Timeline {
         let animation = anim.and(animation);
         let world = scene.evaluate(animation, crate::anim::Time::Frame(range.0)).world;
         let size = resample::scene_size(scene, &world);
-        Timeline { animation, range, fps, grid, size, tol: relative * size / 4.0, relative }
+        Timeline { animation, range, fps, grid, size, relative }
     }
 }
 
@@ -232,7 +235,7 @@ pub fn node_xforms(scene: &Scene, line: &Timeline) -> Vec<NodeXform> {
         // A sample `trs` does not reproduce within this (shear) keeps the matrix op.
         let exact = |m: &DMat4| {
             let (t, r, s) = trs(m);
-            matrix.error(*m, DMat4::from_scale_rotation_translation(s, r, t)) <= line.tol * 1e-3
+            matrix.error(*m, DMat4::from_scale_rotation_translation(s, r, t)) <= line.tol() * 1e-3
         };
         // Every local matrix the TRS pass evaluates, for the matrix pass after it (a shear):
         // that one asks for the same seeds and many of the same middles.
@@ -243,8 +246,8 @@ pub fn node_xforms(scene: &Scene, line: &Timeline) -> Vec<NodeXform> {
             seen.push((f, m));
             m
         };
-        let s = resample::adaptive(&seeds, first, &split, line.tol, budget);
-        let mut s = resample::thin(s, &split, line.tol * 1e-3);
+        let s = resample::adaptive(&seeds, first, &split, line.tol(), budget);
+        let mut s = resample::thin(s, &split, line.tol() * 1e-3);
         let reset = !s.values.iter().all(finite);
         let as_trs = !reset && s.values.iter().all(exact);
         if !as_trs {
@@ -253,8 +256,8 @@ pub fn node_xforms(scene: &Scene, line: &Timeline) -> Vec<NodeXform> {
                 Ok(i) if !reset => seen[i].1,
                 _ => local(&mut pose, f, reset),
             };
-            let m = resample::adaptive(&seeds, again, &matrix, line.tol, budget);
-            s = resample::thin(m, &matrix, line.tol * 1e-3);
+            let m = resample::adaptive(&seeds, again, &matrix, line.tol(), budget);
+            s = resample::thin(m, &matrix, line.tol() * 1e-3);
         }
         if s.values.iter().all(|v| *v == s.values[0]) {
             // "May move" was conservative: one value.
@@ -364,13 +367,13 @@ mod tests {
             let f = 5.0 + 20.0 * q as f64 / 8.0;
             let want = scene.evaluate(Some(0), crate::anim::Time::Frame(f)).world[0];
             let got = curve.at(&curve.chord(x.values[0], x.values[1]), q as f64 / 8.0);
-            assert!(curve.error(got, want) <= line.tol * 1e-6, "at frame {f}");
+            assert!(curve.error(got, want) <= line.tol() * 1e-6, "at frame {f}");
         }
         // The same samples as one matrix op stray: a turn is not linear component by component.
         let m = MatrixChord { size: line.size };
         let mid = m.at(&m.chord(x.values[0], x.values[1]), 0.5);
         let want = scene.evaluate(Some(0), crate::anim::Time::Frame(15.0)).world[0];
-        assert!(m.error(mid, want) > line.tol);
+        assert!(m.error(mid, want) > line.tol());
     }
 
     /// One root node on a cubic Hermite path (x from 0 to 10 over frames 5–25, leaving at 3
